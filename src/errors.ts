@@ -1,0 +1,82 @@
+/**
+ * The error vocabulary of recall. Every failure a user can meet is a `RecallError` with a stable
+ * `code`, a one-line lower-case `message` naming the offending value, an optional `hint` (the next
+ * command to run) and the process `exitCode`. Only `src/cli.ts` catches and prints them
+ * (`recall: <message>` + hint on stderr); library layers throw and never print.
+ * Exit codes follow the grep/ripgrep convention (docs/style.md §4): 0 success, 1 failure, 2 usage.
+ */
+
+/** Stable machine-readable error codes; part of the `--json` error contract. */
+export type RecallErrorCode =
+  | "USAGE"
+  | "INDEX_MISSING"
+  | "INDEX_LOCKED"
+  | "INDEX_CORRUPT"
+  | "INDEX_MODEL_MISMATCH"
+  | "SOURCE_UNREADABLE"
+  | "SESSION_NOT_FOUND"
+  | "SESSION_AMBIGUOUS"
+  | "MODEL_MISSING"
+  | "MODEL_DOWNLOAD"
+  | "EMBED_FAILED"
+  | "ENDPOINT_UNREACHABLE"
+  | "INTERNAL";
+
+/**
+ * Base class of every expected failure.
+ * @param code stable code, e.g. `INDEX_MISSING`
+ * @param message one lower-case line naming the path or value involved
+ * @param hint optional next step, e.g. "run `recall index` first"
+ * @param exitCode 1 for failures (default), 2 for usage errors
+ */
+export class RecallError extends Error {
+  readonly code: RecallErrorCode;
+  readonly hint: string | undefined;
+  readonly exitCode: 1 | 2;
+
+  constructor(code: RecallErrorCode, message: string, options: { hint?: string; exitCode?: 1 | 2; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = options.hint;
+    this.exitCode = options.exitCode ?? 1;
+  }
+}
+
+/** Bad flag, bad value, empty query: exit code 2. */
+export class UsageError extends RecallError {
+  constructor(message: string, hint?: string) {
+    super("USAGE", message, { hint, exitCode: 2 });
+  }
+}
+
+/** The index is missing, locked by another run, corrupt, or built with another model: exit code 1. */
+export class IndexError extends RecallError {}
+
+/** A source (file, database) cannot be read as a whole; carries the path and, when known, the 1-based line. */
+export class SourceError extends RecallError {
+  readonly path: string;
+  readonly line: number | undefined;
+  constructor(message: string, path: string, options: { line?: number; hint?: string; cause?: unknown } = {}) {
+    super("SOURCE_UNREADABLE", message, { hint: options.hint, cause: options.cause });
+    this.path = path;
+    this.line = options.line;
+  }
+}
+
+/** The embedding model file is missing or unloadable, or the remote endpoint failed: exit code 1. */
+export class EmbedError extends RecallError {}
+
+/** A session id or prefix matched nothing, or more than one session. */
+export class SessionLookupError extends RecallError {
+  readonly candidates: string[];
+  constructor(code: "SESSION_NOT_FOUND" | "SESSION_AMBIGUOUS", message: string, candidates: string[] = [], hint?: string) {
+    super(code, message, { hint });
+    this.candidates = candidates;
+  }
+}
+
+/** Narrowing helper: true when `error` is one of ours (and so safe to print without a stack). */
+export function isRecallError(error: unknown): error is RecallError {
+  return error instanceof RecallError;
+}

@@ -1,0 +1,173 @@
+/**
+ * The normalized model every parser produces (`Session`, `Turn`, `ToolCall`) and the `Parser`
+ * contract each source implements. Nothing after the parsers knows which tool wrote a session
+ * except to print `source`. Times are epoch milliseconds UTC everywhere past this point.
+ * Lifecycle (docs/style.md §4, after ccusage's adapter contract):
+ *   scan (stats only) → listUnits (cheap listing) → parse (one session, optionally resumed).
+ */
+
+/** Source ids, in display order. Adding a tool = adding one id here and one parser file. */
+export const sourceIds = ["claude-code", "opencode"] as const;
+
+/** One of {@link sourceIds}. */
+export type SourceId = (typeof sourceIds)[number];
+
+/**
+ * One tool invocation inside a turn, in one vocabulary for every source
+ * (`Bash`, `Read`, `Edit`, `Write`, `Grep`, `Glob`, `WebFetch`, `WebSearch`, `Task`, `TodoWrite`,
+ * MCP tools as `mcp__<server>__<tool>`, anything else kept as the tool named it).
+ */
+export interface ToolCall {
+  /** Normalized tool name, e.g. `Bash`. */
+  name: string;
+  /** Compact input for display and search: the file path, command, pattern, url or description; may be "". */
+  input: string;
+  /** The file this call read or wrote, when it is a file tool; absolute or as the tool gave it. */
+  filePath?: string;
+  /** True when the tool reported an error (Claude `is_error`, OpenCode `state.status == "error"`). */
+  isError: boolean;
+  /** Lines added / removed for edits and writes, when derivable from the input (for `[Edit] x (+12 −3)`). */
+  linesAdded?: number;
+  linesRemoved?: number;
+  /** Full output text; present only when parsed with `withOutputs` (level 3). */
+  output?: string;
+}
+
+/**
+ * A human prompt plus everything the agent did until the next human prompt (DESIGN.md "Turn").
+ * `number` is 1-based in conversation order; turn numbers are stable across re-parses of an
+ * unchanged prefix, which the incremental indexer relies on.
+ */
+export interface Turn {
+  sessionId: string;
+  number: number;
+  /** Time of the prompt, epoch ms UTC (0 when the source has none). */
+  timestamp: number;
+  /** The human prompt text, whole (slash-command wrappers reduced to `/cmd args`). */
+  prompt: string;
+  /** Assistant prose of the turn (text blocks joined with blank lines; no thinking, no tool payloads). */
+  response: string;
+  toolCalls: ToolCall[];
+  /** Files touched by file tools in this turn, unique, in first-touch order. */
+  files: string[];
+  /** True when the turn belongs to a sub-agent session. */
+  isSubagent: boolean;
+}
+
+/** One session as the tool knows it. */
+export interface Session {
+  /** The tool's own session id, unchanged (so `claude -r <id>` / `opencode -s <id>` work). */
+  id: string;
+  source: SourceId;
+  /** Absolute project path from the records (Claude `cwd`, OpenCode `directory`/worktree), "" when unknown. */
+  projectPath: string;
+  /** Short project name: the last path component of `projectPath` (or "" when unknown). */
+  projectName: string;
+  /** Git branch when recorded ("" and "HEAD" are reported as null). */
+  gitBranch: string | null;
+  /** First and last record time, epoch ms UTC (0 when unknown). */
+  startedAt: number;
+  endedAt: number;
+  /** Title from the tool (Claude ai-title/summary/slug, OpenCode title), or null. */
+  title: string | null;
+  turnCount: number;
+  /** For sub-agent sessions: the parent session's id; otherwise null. */
+  parentSessionId: string | null;
+  isSubagent: boolean;
+  /** Where it lives on disk: the JSONL file, or the database / storage folder. */
+  location: string;
+}
+
+/** Count of input that could not be read, and the first offending place (for one stderr line). */
+export interface SkipReport {
+  /** Lines, records or files skipped. */
+  count: number;
+  /** First offending place, e.g. `/x/y.jsonl:17: not JSON`; undefined when count is 0. */
+  first?: string;
+}
+
+/**
+ * A container is the unit of change detection by file stats alone: one Claude JSONL file, one
+ * OpenCode database (with its WAL), one OpenCode JSON storage folder.
+ */
+export interface SourceContainer {
+  source: SourceId;
+  /** Absolute path of the file or folder; unique across all containers. */
+  path: string;
+  /** Stats-only fingerprint (sizes and mtimes); equal fingerprints mean "unchanged". */
+  fingerprint: string;
+  /** Size in bytes of the main file (0 for folders). */
+  sizeBytes: number;
+}
+
+/** One session to parse, inside a container. */
+export interface SourceUnit {
+  source: SourceId;
+  /** Unique, stable key of this unit across runs, e.g. the JSONL path or `<db path>#<session id>`. */
+  key: string;
+  /** The session id this unit will produce. */
+  sessionId: string;
+  /** Path of the container it belongs to. */
+  containerPath: string;
+  /** Cheap change key (Claude: size + mtime; OpenCode: the session's `time_updated`). */
+  changeKey: string;
+  /** Parser-specific locator data (JSON-serializable), opaque to the index. */
+  locator?: Record<string, string | number | boolean | null>;
+}
+
+/** Options of {@link Parser.parse}. */
+export interface ParseOptions {
+  /** Keep full tool outputs in `ToolCall.output` (level 3 `show`); default false. */
+  withOutputs?: boolean;
+  /** Resume state returned by an earlier parse of the same unit; the parser may ignore it. */
+  resume?: ResumeState;
+}
+
+/** Opaque, JSON-serializable state that lets a parser continue where the last parse stopped. */
+export type ResumeState = { kind: string } & Record<string, unknown>;
+
+/** What {@link Parser.parse} returns. */
+export interface ParseResult {
+  session: Session;
+  /**
+   * Turns numbered `fromTurn..session.turnCount`, in order. A full parse has `fromTurn` 1; a resumed
+   * parse returns only the turns that changed or are new, and the caller replaces turns >= fromTurn.
+   */
+  turns: Turn[];
+  fromTurn: number;
+  /** State for the next resumed parse, or undefined when this unit cannot be resumed. */
+  resume?: ResumeState;
+  /** Bytes actually read from disk for this parse (lets tests prove an append re-reads only new bytes). */
+  bytesRead: number;
+  skipped: SkipReport;
+}
+
+/** Optional callbacks; parsers never print. */
+export interface ParserHooks {
+  /** A container or record that was skipped, as one line (e.g. `opencode.db: database disk image is malformed`). */
+  onWarning?(message: string): void;
+}
+
+/** Where a parser looks: resolved roots for its source. */
+export interface ScanResult {
+  containers: SourceContainer[];
+  /** Roots that were given but do not exist or cannot be read (reported, not fatal). */
+  missingRoots: string[];
+}
+
+/**
+ * The contract of one source. Implementations must never throw on broken content (count and skip
+ * instead); they throw `SourceError` only when a whole container is structurally unreadable.
+ */
+export interface Parser {
+  readonly id: SourceId;
+  /** Stats only, no content reads: every container below the given roots with its fingerprint. */
+  scan(roots: string[]): ScanResult;
+  /**
+   * The sessions inside ALL containers of this source (called only when at least one fingerprint
+   * changed). Deduplicates sessions that exist in two containers (e.g. OpenCode db + JSON storage).
+   */
+  listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[];
+  /** Parse one session. Broken lines/records are skipped and counted in `skipped`. */
+  parse(unit: SourceUnit, options?: ParseOptions): ParseResult;
+}
