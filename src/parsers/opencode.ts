@@ -1,0 +1,131 @@
+/**
+ * The OpenCode parser (sst/opencode, now anomalyco/opencode).
+ * Data: `$XDG_DATA_HOME/opencode` else `~/.local/share/opencode`; `--opencode-dir` (repeatable) or
+ * `RECALL_OPENCODE_DIRS` override (paths.ts). Formats: docs/formats.md §2 — SQLite `opencode*.db`
+ * (§2.1), JSON `storage/` (§2.2), legacy `project/<id>/storage` (§2.3); live-db access per
+ * runtime-notes §5. Versions checked: 0.5.28, 1.1.44, 1.2.25, 1.17.3 (../shared/corpus/opencode).
+ * Pieces: opencode/scan.ts (containers), sqlite.ts, json-storage.ts, legacy.ts (reading),
+ * messages.ts (turn rules). Sessions present in a db and in JSON storage are listed once (db wins).
+ */
+import { SourceError } from "../errors.ts";
+import type { ParseOptions, ParseResult, Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
+import { buildSession, buildTurns, noteSkip, sortMessages, type RawConversation } from "./opencode/messages.ts";
+import { containerKind, scanOpencodeRoots, type ContainerKind } from "./opencode/scan.ts";
+import { listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
+import { listJsonSessions, loadJsonConversation, type JsonSessionEntry } from "./opencode/json-storage.ts";
+import { listLegacySessions, loadLegacyConversation } from "./opencode/legacy.ts";
+
+export { closeOpencodeDatabases, openOpencodeDatabase, type DatabaseHandle, type OpenMode } from "./opencode/sqlite.ts";
+export { containerKind, scanOpencodeRoots, fingerprintJsonStorage, fingerprintDatabase } from "./opencode/scan.ts";
+export { buildTurns, extractPrompt } from "./opencode/messages.ts";
+
+/** Options of {@link createOpencodeParser}. */
+export interface OpencodeParserOptions {
+  /** How long a database read waits for a writer's lock before the db is skipped with a warning, ms. Default 2000. */
+  busyTimeoutMs?: number;
+  /** Always read databases through a temp copy (tests of the read-only-folder fallback). Default false. */
+  forceCopy?: boolean;
+}
+
+/** Preference when one session id appears in several containers: databases first (formats.md §2.2). */
+const kindRank: Record<ContainerKind, number> = { db: 0, json: 1, legacy: 2 };
+
+interface Candidate {
+  unit: SourceUnit;
+  rank: number;
+  timeUpdated: number;
+}
+
+/** Keep one candidate per session id: the lower rank, then the newer `time_updated`. */
+function offer(candidates: Map<string, Candidate>, candidate: Candidate): void {
+  const current = candidates.get(candidate.unit.sessionId);
+  const isBetter =
+    !current || candidate.rank < current.rank || (candidate.rank === current.rank && candidate.timeUpdated > current.timeUpdated);
+  if (isBetter) candidates.set(candidate.unit.sessionId, candidate);
+}
+
+function makeUnit(containerPath: string, sessionId: string, changeKey: string, locator: SourceUnit["locator"]): SourceUnit {
+  return { source: "opencode", key: `${containerPath}#${sessionId}`, sessionId, containerPath, changeKey, locator };
+}
+
+/** Units of one container; a db that cannot be opened or queried becomes a warning, never an exception. */
+function listContainerUnits(container: SourceContainer, options: OpencodeParserOptions, hooks: ParserHooks | undefined): Candidate[] {
+  const kind = containerKind(container.path);
+  const warn = (place: string) => hooks?.onWarning?.(`skipped ${place}`);
+  if (kind === "db") {
+    try {
+      const handle = openOpencodeDatabase(container.path, { busyTimeoutMs: options.busyTimeoutMs ?? 2000, forceCopy: options.forceCopy });
+      return listDbSessions(handle).map((row) => ({
+        unit: makeUnit(container.path, row.id, `${row.timeUpdated}:${row.messageCount}:${row.lastMessageUpdatedMs}`, { kind }),
+        rank: kindRank.db,
+        timeUpdated: row.timeUpdated,
+      }));
+    } catch (error) {
+      hooks?.onWarning?.(error instanceof SourceError ? error.message : `${container.path}: ${(error as Error).message}`);
+      return [];
+    }
+  }
+  const entries: JsonSessionEntry[] = kind === "json" ? listJsonSessions(container.path, warn) : listLegacySessions(container.path, warn);
+  return entries.map((entry) => ({
+    unit: makeUnit(container.path, entry.session.id, entry.changeKey, { kind, projectDir: entry.projectDir }),
+    rank: kindRank[kind],
+    timeUpdated: entry.session.timeUpdated,
+  }));
+}
+
+/** Read one unit's raw conversation from its container. @throws SourceError when the container or session is unreadable */
+function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): RawConversation {
+  const kind = containerKind(unit.containerPath);
+  let conversation: RawConversation | null;
+  try {
+    if (kind === "db") {
+      const handle = openOpencodeDatabase(unit.containerPath, { busyTimeoutMs: options.busyTimeoutMs ?? 2000, forceCopy: options.forceCopy });
+      conversation = loadDbConversation(handle, unit.sessionId);
+    } else if (kind === "json") {
+      conversation = loadJsonConversation(unit.containerPath, String(unit.locator?.projectDir ?? ""), unit.sessionId);
+    } else {
+      conversation = loadLegacyConversation(unit.containerPath, unit.sessionId);
+    }
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    throw new SourceError(`${unit.containerPath}: ${(error as Error).message}`, unit.containerPath, { cause: error });
+  }
+  if (!conversation) throw new SourceError(`session ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
+  return conversation;
+}
+
+/**
+ * Build an OpenCode parser.
+ * scan: stats only (scan.ts). listUnits: one unit per session, key `<container>#<ses_id>`,
+ * changeKey `<time_updated>:<message count>:<newest message stamp>` (db: max `message.time_updated`;
+ * JSON/legacy: newest mtime of message files and part folders). parse: full parse only (no resume).
+ */
+export function createOpencodeParser(options: OpencodeParserOptions = {}): Parser {
+  return {
+    id: "opencode",
+    scan: scanOpencodeRoots,
+    listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
+      const ordered = containers
+        .filter((container) => container.source === "opencode")
+        .sort((a, b) => kindRank[containerKind(a.path)] - kindRank[containerKind(b.path)]);
+      const candidates = new Map<string, Candidate>();
+      for (const container of ordered) for (const candidate of listContainerUnits(container, options, hooks)) offer(candidates, candidate);
+      return [...candidates.values()].map((candidate) => candidate.unit);
+    },
+    parse(unit: SourceUnit, parseOptions: ParseOptions = {}): ParseResult {
+      const conversation = loadConversation(unit, options);
+      const messages = sortMessages(conversation.messages);
+      for (const message of messages) {
+        const role = message.data.role;
+        if (role !== "user" && role !== "assistant") noteSkip(conversation.skipped, `${conversation.location}: message ${message.id}: no role`);
+      }
+      const isSubagent = conversation.session.parentId !== null;
+      const turns = buildTurns(conversation.session.id, messages, isSubagent, parseOptions.withOutputs ?? false);
+      const session = buildSession(conversation.session, messages, turns.length, conversation.location);
+      return { session, turns, fromTurn: 1, bytesRead: conversation.bytesRead, skipped: conversation.skipped };
+    },
+  };
+}
+
+/** The OpenCode parser with default options (busy timeout 2000 ms, in-place reads). */
+export const opencodeParser: Parser = createOpencodeParser();
