@@ -1,0 +1,146 @@
+/**
+ * The incremental index run (`recall index`, and the automatic re-index before a search).
+ * Pipeline, per source:
+ *   1. plan: scan container stats, list units only if a container changed (plan.ts);
+ *   2. remove sessions whose unit vanished (one transaction);
+ *   3. parse changed units (resumed where a resume state exists) and write them in batches, one
+ *      transaction per batch, so a `kill -9` loses at most the batch in flight and the next run
+ *      redoes exactly that (a unit's change key is stored in the same transaction as its rows);
+ *   4. store the container fingerprints and the source digest (the staleness check compares it).
+ * The run holds RECALL_HOME/index.lock; searches keep reading the last committed state (WAL).
+ * Never prints: progress and warnings go through `IndexHooks`.
+ */
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { parsers, type Parser, type SourceContainer, type SourceId } from "../parsers/index.ts";
+import { isRecallError } from "../errors.ts";
+import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
+import { acquireIndexLock, type IndexLock } from "./lock.ts";
+import { digestContainers, planSource, type SourcePlan } from "./plan.ts";
+import { openIndex, writeMeta } from "./schema.ts";
+import { deleteSessionRow, writeParsedSession } from "./writer.ts";
+
+/** Progress and warning callbacks of an index run. */
+export interface IndexHooks {
+  /** Called after each parsed session; `total` is the number of sessions to parse in this source. */
+  onProgress?(progress: { source: SourceId; done: number; total: number }): void;
+  /** One line per skipped file or container, e.g. `<path>:17: not JSON (and 3 more lines)`. */
+  onWarning?(message: string): void;
+}
+
+/** Options of {@link runIndex}. */
+export interface IndexOptions {
+  recallHome: string;
+  /** Roots per source (see parsers/paths.ts). */
+  roots: Record<SourceId, string[]>;
+  /** Re-parse every session, ignoring stored change keys and resume states; default false. */
+  full?: boolean;
+  /** How long to wait for another run's lock, in ms; default 0 (fail at once with INDEX_LOCKED). */
+  lockWaitMs?: number;
+  /** Sessions per transaction; default 100. */
+  batchSize?: number;
+  hooks?: IndexHooks;
+}
+
+/** What a run did; counts are sessions unless named otherwise. */
+export interface IndexSummary {
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** Turns written in this run (new or re-parsed). */
+  turns: number;
+  /** Lines/records skipped as unreadable, and the first such place. */
+  skippedLines: number;
+  firstSkipped?: string;
+  /** Files or containers that could not be read at all (warned). */
+  failedUnits: number;
+  /** True when anything was skipped or failed (the JSON marks the run degraded). */
+  degraded: boolean;
+  elapsedMs: number;
+  /** Roots that do not exist, per source. */
+  missingRoots: Record<SourceId, string[]>;
+}
+
+/** Meta key holding the container digest of a source after its last complete run. */
+export const digestMetaKey = (source: SourceId): string => `containers_digest:${source}`;
+
+/**
+ * Run an incremental (or `full`) index.
+ * @throws IndexError INDEX_LOCKED when another run holds the lock past `lockWaitMs`,
+ *         INDEX_CORRUPT when the database cannot be opened
+ */
+export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  ensureRecallHome(options.recallHome);
+  const lock: IndexLock = await acquireIndexLock(join(options.recallHome, homeFiles.lock), options.lockWaitMs ?? 0);
+  const db = openIndex(databasePath(options.recallHome));
+  const summary: IndexSummary = {
+    added: 0, updated: 0, removed: 0, unchanged: 0, turns: 0, skippedLines: 0, failedUnits: 0,
+    degraded: false, elapsedMs: 0, missingRoots: { "claude-code": [], opencode: [] },
+  };
+  try {
+    for (const parser of parsers) indexSource(db, parser, options, summary);
+    db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
+  } finally {
+    db.close();
+    lock.release();
+  }
+  summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0;
+  summary.elapsedMs = performance.now() - started;
+  return summary;
+}
+
+function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): void {
+  const hooks = options.hooks ?? {};
+  const plan = planSource(db, parser, options.roots[parser.id], options.full ?? false, { onWarning: hooks.onWarning });
+  summary.missingRoots[parser.id] = plan.missingRoots;
+  summary.unchanged += plan.unchanged;
+  if (plan.toRemove.length > 0) {
+    db.transaction(() => plan.toRemove.forEach((rowid) => deleteSessionRow(db, rowid))).immediate();
+    summary.removed += plan.toRemove.length;
+  }
+  parseAndWrite(db, parser, plan, options, summary);
+  storeContainers(db, parser.id, plan.containers);
+}
+
+function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: IndexOptions, summary: IndexSummary): void {
+  const hooks = options.hooks ?? {};
+  const batchSize = options.batchSize ?? 100;
+  const total = plan.toParse.length;
+  for (let start = 0; start < total; start += batchSize) {
+    const batch = plan.toParse.slice(start, start + batchSize);
+    const parsed = batch.flatMap(({ unit, resume, isNew }) => {
+      try {
+        const result = parser.parse(unit, { resume });
+        if (result.skipped.count > 0) {
+          summary.skippedLines += result.skipped.count;
+          summary.firstSkipped ??= result.skipped.first;
+        }
+        return [{ unit, result, isNew }];
+      } catch (error) {
+        summary.failedUnits++;
+        hooks.onWarning?.(isRecallError(error) ? error.message : `${unit.key}: ${(error as Error).message}`);
+        return [];
+      }
+    });
+    db.transaction(() => {
+      for (const { unit, result, isNew } of parsed) {
+        writeParsedSession(db, unit, result);
+        summary.turns += result.turns.length;
+        if (isNew) summary.added++;
+        else summary.updated++;
+      }
+    }).immediate();
+    hooks.onProgress?.({ source: parser.id, done: Math.min(start + batchSize, total), total });
+  }
+}
+
+function storeContainers(db: Database, source: SourceId, containers: SourceContainer[]): void {
+  db.transaction(() => {
+    db.query("DELETE FROM containers WHERE source = ?").run(source);
+    const insert = db.query("INSERT OR REPLACE INTO containers(path, source, fingerprint, size_bytes) VALUES (?, ?, ?, ?)");
+    for (const container of containers) insert.run(container.path, source, container.fingerprint, container.sizeBytes);
+    writeMeta(db, digestMetaKey(source), digestContainers(containers));
+  }).immediate();
+}

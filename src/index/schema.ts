@@ -1,0 +1,191 @@
+/**
+ * The SQLite schema of the index and its migrations, and opening the database (bun:sqlite, WAL).
+ * Tables: `meta` (schema version, last index time, embedding fingerprint), `containers` (stats
+ * fingerprints per source file/db), `sessions`, `turns`, `documents` (one session document and one
+ * document per turn; the text FTS5 searches) with `documents_fts` (external-content FTS5, porter +
+ * unicode61), and `chunks` (the embedding units cut from documents; a chunk id is its vector row id).
+ * SQLite is the source of truth: vector files can always be rebuilt from it (DESIGN.md "Store").
+ */
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync } from "node:fs";
+import { IndexError } from "../errors.ts";
+
+/** Schema version this code writes. Migrations bring older databases up to it. */
+export const schemaVersion = 1;
+
+/**
+ * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
+ * Never edit a released migration: append a new one.
+ */
+const migrations: string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE containers (
+    path TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL
+  );
+  CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    source TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    unit_key TEXT NOT NULL UNIQUE,
+    container_path TEXT NOT NULL,
+    change_key TEXT NOT NULL,
+    project_path TEXT NOT NULL,
+    project_name TEXT NOT NULL,
+    git_branch TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER NOT NULL,
+    title TEXT,
+    turn_count INTEGER NOT NULL,
+    parent_session_id TEXT,
+    is_subagent INTEGER NOT NULL,
+    location TEXT NOT NULL,
+    files TEXT NOT NULL,
+    resume_state TEXT,
+    skipped_lines INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (source, session_id)
+  );
+  CREATE INDEX sessions_container ON sessions(container_path);
+  CREATE INDEX sessions_session_id ON sessions(session_id);
+  CREATE INDEX sessions_ended ON sessions(ended_at);
+  CREATE TABLE turns (
+    session_rowid INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    timestamp INTEGER NOT NULL,
+    prompt TEXT NOT NULL,
+    response TEXT NOT NULL,
+    tools TEXT NOT NULL,
+    files TEXT NOT NULL,
+    PRIMARY KEY (session_rowid, number)
+  ) WITHOUT ROWID;
+  CREATE TABLE documents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_rowid INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    level TEXT NOT NULL CHECK (level IN ('session', 'turn')),
+    turn_number INTEGER NOT NULL, -- 0 for the session document
+    heading TEXT NOT NULL,
+    body TEXT NOT NULL,
+    extra TEXT NOT NULL,
+    embed_text TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX documents_session ON documents(session_rowid, level, turn_number);
+  CREATE VIRTUAL TABLE documents_fts USING fts5(
+    heading, body, extra,
+    content = 'documents', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (new.id, new.heading, new.body, new.extra);
+  END;
+  CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, heading, body, extra) VALUES ('delete', old.id, old.heading, old.body, old.extra);
+  END;
+  CREATE TRIGGER documents_au AFTER UPDATE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, heading, body, extra) VALUES ('delete', old.id, old.heading, old.body, old.extra);
+    INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (new.id, new.heading, new.body, new.extra);
+  END;
+  CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    chunk_index INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    status INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (document_id, chunk_index)
+  );
+  CREATE INDEX chunks_status ON chunks(status);
+  `,
+];
+
+/** Chunk status values stored in `chunks.status`. */
+export const chunkStatus = { pending: 0, embedded: 1, failed: 2 } as const;
+
+/** Options of {@link openIndex}. */
+export interface OpenIndexOptions {
+  /** Open without write access (search during an index run); default false. */
+  readonly?: boolean;
+  /** Create and migrate when missing; default true unless readonly. */
+  create?: boolean;
+  /** busy_timeout in ms for lock waits; default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Open (and create/migrate) the index database.
+ * WAL journal, foreign keys on, synchronous NORMAL (durable across process crashes, which is what a
+ * `kill -9` test checks; an OS crash may lose the last transaction, never corrupt the file).
+ * @throws IndexError INDEX_MISSING when the file is absent and `create` is false,
+ *         INDEX_CORRUPT when it is not a recall database or was written by a newer recall
+ */
+export function openIndex(path: string, options: OpenIndexOptions = {}): Database {
+  const readonly = options.readonly ?? false;
+  const create = options.create ?? !readonly;
+  const isNew = !existsSync(path);
+  if (isNew && !create) {
+    throw new IndexError("INDEX_MISSING", `no index at ${path}`, { hint: "run `recall index` first" });
+  }
+  let db: Database;
+  try {
+    db = readonly ? new Database(path, { readonly: true }) : new Database(path, { create: true, readwrite: true });
+    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (!readonly) {
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
+    }
+    db.exec("PRAGMA foreign_keys = ON");
+  } catch (error) {
+    throw new IndexError("INDEX_CORRUPT", `cannot open the index at ${path}: ${(error as Error).message}`, {
+      hint: "delete it and run `recall index --full`",
+      cause: error,
+    });
+  }
+  if (isNew) for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+  migrate(db, path, readonly);
+  return db;
+}
+
+/** Current schema version stored in the database (0 for an empty one). */
+function readVersion(db: Database): number {
+  const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
+  return row?.user_version ?? 0;
+}
+
+function migrate(db: Database, path: string, readonly: boolean): void {
+  let version: number;
+  try {
+    version = readVersion(db);
+  } catch (error) {
+    db.close();
+    throw new IndexError("INDEX_CORRUPT", `the index at ${path} is not a recall database`, {
+      hint: "delete it and run `recall index --full`",
+      cause: error,
+    });
+  }
+  if (version > schemaVersion) {
+    db.close();
+    throw new IndexError("INDEX_CORRUPT", `the index at ${path} was written by a newer recall (schema ${version})`, {
+      hint: "upgrade recall, or delete the index and run `recall index --full`",
+    });
+  }
+  if (version === schemaVersion) return;
+  if (readonly) {
+    db.close();
+    throw new IndexError("INDEX_MISSING", `the index at ${path} needs an upgrade`, { hint: "run `recall index`" });
+  }
+  db.transaction(() => {
+    for (let step = version; step < schemaVersion; step++) db.exec(migrations[step]!);
+    db.exec(`PRAGMA user_version = ${schemaVersion}`);
+  }).immediate();
+}
+
+/** Read a `meta` value, or undefined. */
+export function readMeta(db: Database, key: string): string | undefined {
+  return db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value;
+}
+
+/** Write a `meta` value (inside the caller's transaction when there is one). */
+export function writeMeta(db: Database, key: string, value: string): void {
+  db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+}

@@ -1,0 +1,112 @@
+/**
+ * Writes one parsed session into the index inside the caller's transaction. Rows are updated in
+ * place where they did not change, so a resumed parse (an appended Claude file) touches only the
+ * turns from `fromTurn` on, and unchanged documents keep their ids (and so their chunks and
+ * vectors): an append of one turn re-embeds one turn document and the session document only.
+ */
+import type { Database } from "bun:sqlite";
+import type { ParseResult, SourceUnit, Turn } from "../parsers/index.ts";
+import { buildSessionDocument, buildTurnDocument, type DocumentText } from "./documents.ts";
+
+/** The tools column of `turns`: compact calls without outputs (JSON array). */
+export type StoredToolCall = Pick<Turn["toolCalls"][number], "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved">;
+
+const storedCalls = (turn: Turn): StoredToolCall[] =>
+  turn.toolCalls.map(({ name, input, isError, filePath, linesAdded, linesRemoved }) => ({
+    name,
+    input,
+    isError,
+    ...(filePath === undefined ? {} : { filePath }),
+    ...(linesAdded === undefined ? {} : { linesAdded }),
+    ...(linesRemoved === undefined ? {} : { linesRemoved }),
+  }));
+
+/** Id of the indexed session row for a unit (by unit key or by source + session id), or undefined. */
+export function findSessionRow(db: Database, unit: Pick<SourceUnit, "key" | "source" | "sessionId">): { id: number; unit_key: string } | undefined {
+  return (
+    db.query<{ id: number; unit_key: string }, [string]>("SELECT id, unit_key FROM sessions WHERE unit_key = ?").get(unit.key) ??
+    db.query<{ id: number; unit_key: string }, [string, string]>("SELECT id, unit_key FROM sessions WHERE source = ? AND session_id = ?").get(unit.source, unit.sessionId) ??
+    undefined
+  );
+}
+
+/** Delete one session and everything derived from it (turns, documents, chunks cascade). */
+export function deleteSessionRow(db: Database, rowid: number): void {
+  db.query("DELETE FROM sessions WHERE id = ?").run(rowid);
+}
+
+/**
+ * Insert or update the session of `result` and its turns from `result.fromTurn` on.
+ * @returns the session's rowid
+ */
+export function writeParsedSession(db: Database, unit: SourceUnit, result: ParseResult): number {
+  const existing = findSessionRow(db, unit);
+  const fromTurn = existing ? result.fromTurn : 1;
+  const rowid = upsertSessionRow(db, unit, result, existing?.id);
+  db.query("DELETE FROM turns WHERE session_rowid = ? AND number >= ?").run(rowid, fromTurn);
+  const insertTurn = db.query(
+    "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  for (const turn of result.turns) {
+    if (turn.number < fromTurn) continue;
+    insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, JSON.stringify(storedCalls(turn)), JSON.stringify(turn.files));
+    upsertDocument(db, rowid, "turn", turn.number, buildTurnDocument(turn));
+  }
+  db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(rowid, result.session.turnCount);
+  refreshSessionDocument(db, rowid, result);
+  return rowid;
+}
+
+function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, existingId: number | undefined): number {
+  const s = result.session;
+  const values = [
+    s.source, s.id, unit.key, unit.containerPath, unit.changeKey, s.projectPath, s.projectName, s.gitBranch,
+    s.startedAt, s.endedAt, s.title, s.turnCount, s.parentSessionId, s.isSubagent ? 1 : 0, s.location,
+    result.resume ? JSON.stringify(result.resume) : null, result.skipped.count,
+  ] as const;
+  if (existingId === undefined) {
+    const row = db
+      .query<{ id: number }, typeof values extends readonly (infer T)[] ? T[] : never>(
+        `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, project_path, project_name, git_branch,
+           started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, files, resume_state, skipped_lines)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id`,
+      )
+      .get(...values);
+    return row!.id;
+  }
+  db.query(
+    `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, project_path = ?,
+       project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, turn_count = ?, parent_session_id = ?,
+       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ? WHERE id = ?`,
+  ).run(...values, existingId);
+  return existingId;
+}
+
+/** Insert a document, or update it in place when its text changed (keeping its id). */
+function upsertDocument(db: Database, rowid: number, level: "session" | "turn", turnNumber: number, text: DocumentText): void {
+  const current = db
+    .query<{ id: number; heading: string; body: string; extra: string; embed_text: string }, [number, string, number]>(
+      "SELECT id, heading, body, extra, embed_text FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
+    )
+    .get(rowid, level, turnNumber);
+  if (!current) {
+    db.query("INSERT INTO documents(session_rowid, level, turn_number, heading, body, extra, embed_text) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+      rowid, level, turnNumber, text.heading, text.body, text.extra, text.embedText,
+    );
+    return;
+  }
+  if (current.heading === text.heading && current.body === text.body && current.extra === text.extra && current.embed_text === text.embedText) return;
+  db.query("UPDATE documents SET heading = ?, body = ?, extra = ?, embed_text = ? WHERE id = ?").run(
+    text.heading, text.body, text.extra, text.embedText, current.id,
+  );
+}
+
+/** Rebuild the session document and the session's file list from all of its stored turns. */
+function refreshSessionDocument(db: Database, rowid: number, result: ParseResult): void {
+  const rows = db.query<{ prompt: string; files: string }, [number]>("SELECT prompt, files FROM turns WHERE session_rowid = ? ORDER BY number").all(rowid);
+  const files = new Set<string>();
+  for (const row of rows) for (const file of JSON.parse(row.files) as string[]) files.add(file);
+  const fileList = [...files];
+  db.query("UPDATE sessions SET files = ? WHERE id = ?").run(JSON.stringify(fileList), rowid);
+  upsertDocument(db, rowid, "session", 0, buildSessionDocument(result.session, rows.map((row) => row.prompt), fileList));
+}

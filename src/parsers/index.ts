@@ -1,0 +1,27 @@
+/**
+ * The parsers layer's public surface: the normalized model, the source registry, and root
+ * resolution. The registry is a plain list; `parserFor` covers every `SourceId` with a
+ * `satisfies never` switch so adding a source fails typecheck until it is registered.
+ */
+import { claudeCodeParser } from "./claude-code.ts";
+import { opencodeParser } from "./opencode.ts";
+import type { Parser, SourceId } from "./types.ts";
+
+export * from "./types.ts";
+export { resolveSourceRoots, expandPath, type Environment, type SourceRoots } from "./paths.ts";
+export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
+
+/** Every parser, in display order. */
+export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser];
+
+/** The parser of one source. */
+export function parserFor(source: SourceId): Parser {
+  switch (source) {
+    case "claude-code":
+      return claudeCodeParser;
+    case "opencode":
+      return opencodeParser;
+    default:
+      return source satisfies never;
+  }
+}

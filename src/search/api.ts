@@ -1,0 +1,138 @@
+/**
+ * The level-1/2 search API shared by the CLI, the skill and any other front end.
+ * Pipeline of `searchIndex`:
+ *   1. parse the user text (query.ts); an empty query is a usage error;
+ *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
+ *      vector: the injected `VectorLeg`, absent when no vectors or model are available);
+ *   3. fuse by Relative Score Fusion (fusion.ts), keyed by session (level 1) or turn document (level 2);
+ *   4. down-rank sub-agent sessions (× 0.85) when they are included;
+ *   5. hydrate the top `limit` from SQLite (hydrate.ts).
+ * Never prints; notices (e.g. "keyword-only: no vectors") are returned in the response.
+ */
+import type { Database } from "bun:sqlite";
+import { UsageError } from "../errors.ts";
+import { filterSql, type SearchFilters } from "./filters.ts";
+import { defaultAlpha, fuseRelativeScores, type FusedHit } from "./fusion.ts";
+import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
+import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
+import { parseLexicalQuery } from "./query.ts";
+
+/** Which legs run: both (default), or one. */
+export type SearchMode = "hybrid" | "keyword" | "vector";
+
+/** A candidate of the vector leg; same shape as a keyword hit, `score` = cosine similarity (−1…1). */
+export type VectorHit = LexicalHit;
+
+/**
+ * The vector leg, provided by the caller when vectors and a model are available.
+ * `search` must apply the filters before its top-k cut and return at most `candidates` hits,
+ * one per session at level 1 (its best chunk) or one per turn document at level 2.
+ */
+export interface VectorLeg {
+  search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]>;
+}
+
+/** A search request. */
+export interface SearchRequest {
+  query: string;
+  level: SearchLevel;
+  filters: SearchFilters;
+  /** Results wanted; default 5 sessions or 10 turns. */
+  limit?: number;
+  /** Requested mode; the response says which actually ran. Default hybrid. */
+  mode?: SearchMode;
+  /** Vector weight for RSF, 0–1; default 0.7. */
+  alpha?: number;
+}
+
+/** What was searched (after filters). */
+export interface SearchedScope {
+  sessions: number;
+  projects: number;
+  sources: string[];
+}
+
+/** The response; `mode` is what actually ran. */
+export interface SearchResponse {
+  query: string;
+  level: SearchLevel;
+  mode: SearchMode;
+  searched: SearchedScope;
+  results: SessionResult[] | TurnResult[];
+  /** One-line notices for stderr, e.g. why the search fell back to keyword-only. */
+  notices: string[];
+}
+
+/** Default limits per level (issue 3). */
+export const defaultLimits: Record<SearchLevel, number> = { session: 5, turn: 10 };
+
+/** Sub-agent sessions keep this share of their score when included (down-ranked, not hidden). */
+export const subagentScoreFactor = 0.85;
+
+/**
+ * Search the index.
+ * @param vectorLeg absent → keyword-only with a notice (unless mode is "keyword", which needs none)
+ * @throws UsageError for an empty query, an alpha outside 0–1, or mode "vector" without a vector leg
+ */
+export async function searchIndex(db: Database, request: SearchRequest, vectorLeg?: VectorLeg): Promise<SearchResponse> {
+  const text = request.query.trim();
+  if (text.length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  const alpha = request.alpha ?? defaultAlpha;
+  if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
+  const limit = request.limit ?? defaultLimits[request.level];
+  const candidates = Math.max(4 * limit, 100);
+  const notices: string[] = [];
+  let mode: SearchMode = request.mode ?? "hybrid";
+  if (mode !== "keyword" && !vectorLeg) {
+    if (mode === "vector") throw new UsageError("vector search needs embeddings, and none are available", "run `recall index` with a model (see `recall model pull`)");
+    notices.push("keyword-only search: no embeddings are available yet (run `recall index` with a model to add them)");
+    mode = "keyword";
+  }
+  const query = parseLexicalQuery(text);
+  const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
+  const vectorHits = mode === "keyword" || !vectorLeg ? [] : await vectorLeg.search(text, request.level, request.filters, candidates);
+  const fused = fuseHits(keywordHits, vectorHits, request.level, mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha);
+  const ranked = downRankSubagents(db, fused, request.filters).slice(0, limit);
+  const results =
+    request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
+  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices };
+}
+
+/** A fused candidate with the document that represents it. */
+export type RankedHit = FusedHit<number> & { hit: LexicalHit };
+
+function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel, alpha: number): RankedHit[] {
+  const keyOf = (hit: LexicalHit) => (level === "session" ? hit.sessionRowid : hit.documentId);
+  const best = new Map<number, LexicalHit>();
+  for (const hit of [...vector, ...keyword]) best.set(keyOf(hit), hit); // keyword's best document wins the preview
+  const fused = fuseRelativeScores(
+    keyword.map((hit) => ({ key: keyOf(hit), score: hit.score })),
+    vector.map((hit) => ({ key: keyOf(hit), score: hit.score })),
+    alpha,
+  );
+  return fused.map((entry) => ({ ...entry, hit: best.get(entry.key)! }));
+}
+
+function downRankSubagents(db: Database, hits: RankedHit[], filters: SearchFilters): RankedHit[] {
+  if (!filters.includeSubagents || hits.length === 0) return hits;
+  const ids = [...new Set(hits.map((hit) => hit.hit.sessionRowid))];
+  const subagents = new Set(
+    db
+      .query<{ id: number }, number[]>(`SELECT id FROM sessions WHERE is_subagent = 1 AND id IN (${ids.map(() => "?").join(",")})`)
+      .all(...ids)
+      .map((row) => row.id),
+  );
+  return hits
+    .map((hit) => (subagents.has(hit.hit.sessionRowid) ? { ...hit, score: hit.score * subagentScoreFactor } : hit))
+    .sort((a, b) => b.score - a.score);
+}
+
+function countSearched(db: Database, filters: SearchFilters): SearchedScope {
+  const filter = filterSql(filters);
+  const row = db
+    .query<{ sessions: number; projects: number; sources: string | null }, Array<string | number>>(
+      `SELECT count(*) AS sessions, count(DISTINCT s.project_path) AS projects, group_concat(DISTINCT s.source) AS sources FROM sessions s WHERE ${filter.where}`,
+    )
+    .get(...filter.params);
+  return { sessions: row?.sessions ?? 0, projects: row?.projects ?? 0, sources: row?.sources ? row.sources.split(",").sort() : [] };
+}

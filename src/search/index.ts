@@ -1,0 +1,11 @@
+/**
+ * The search layer's public surface: one API (`searchIndex`) for every front end, the filters,
+ * fusion, and the query parser (exported for tests and the docs' examples).
+ */
+export { searchIndex, defaultLimits, subagentScoreFactor, type SearchMode, type SearchRequest, type SearchResponse, type SearchedScope, type VectorLeg, type VectorHit } from "./api.ts";
+export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./filters.ts";
+export { fuseRelativeScores, normalizeMinMax, defaultAlpha, type LegHit, type FusedHit } from "./fusion.ts";
+export { parseLexicalQuery, tokenize, type LexicalQuery } from "./query.ts";
+export { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
+export { makePreview, type Preview } from "./preview.ts";
+export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";

@@ -1,0 +1,99 @@
+/**
+ * User text → FTS5 MATCH expressions. Queries are user text, never FTS5 syntax: every token is
+ * emitted inside double quotes, so `AND`, `NEAR`, `*`, `:`, `-`, `(` and quotes are plain text.
+ * The tokens mirror the index tokenizer (`unicode61`: letters and digits are token characters,
+ * everything else separates), so an identifier becomes a phrase of its parts and matches exactly
+ * where those parts stand side by side:
+ *   `ERR_MODULE_NOT_FOUND`          → "err" "module" "not" "found" as one phrase
+ *   `src/path/file.ts`              → "src path file ts" (phrase)
+ *   `--no-verify`                   → "no verify" (phrase)
+ *   `7acd37a`                       → "7acd37a"* (id-like words also match as prefixes)
+ *   `how did we fix the login test` → all terms: "fix" "login" "test"; any term: "fix" OR "login" OR "test"
+ * Stop words are dropped from loose words (not from phrases or user-quoted text) unless the query
+ * has nothing else.
+ */
+
+/** A parsed query: its terms as FTS5 fragments, and the two MATCH strings built from them. */
+export interface LexicalQuery {
+  /** Terms as FTS5 fragments, each already quoted (`"fix"` or `"src path file ts"`). */
+  terms: string[];
+  /** Every term must match (FTS5 implicit AND); empty string when there are no terms. */
+  allTerms: string;
+  /** Any term may match (OR), ranked by BM25; equal to `allTerms` for a single term. */
+  anyTerm: string;
+  /** Plain words for highlighting previews (lower-case, unique). */
+  highlightWords: string[];
+}
+
+/** Longest query text considered, in characters; the rest of a 10 KB paste is ignored. */
+export const maxQueryChars = 2000;
+/** Most terms kept; FTS5 query cost grows with terms, and 32 words already pin a topic. */
+export const maxQueryTerms = 32;
+
+/** English stop words dropped from natural-language questions (a short list: only function words). */
+const stopWords = new Set(
+  `a about above after again all am an and any are as at be because been before being below between both but by can
+  could did do does doing down during each few for from further had has have having he her here hers him his how i if
+  in into is it its itself just me more most my no nor not now of off on once only or other our ours out over own same
+  she should so some such than that the their theirs them then there these they this those through to too under until
+  up very was we were what when where which while who whom why will with would you your yours yourself yourselves
+  ever find found show tell session sessions remember recall please`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+const tokenCharacters = /[\p{L}\p{N}]+/gu;
+
+/** Split text into index tokens (lower-case letter/digit runs), like FTS5 `unicode61`. */
+export function tokenize(text: string): string[] {
+  return (text.normalize("NFKC").toLowerCase().match(tokenCharacters) ?? []).slice(0, 256);
+}
+
+const quote = (tokens: string[]): string => `"${tokens.join(" ")}"`;
+
+/** Id-like words (6+ characters mixing letters and digits, e.g. a hex id prefix `7acd37a`) also match as prefixes. */
+const isIdentifierPrefix = (token: string): boolean => token.length >= 6 && /\d/.test(token) && /[a-z]/.test(token);
+
+/** Remove control characters and lone surrogates, and cap the length. */
+export function sanitizeQueryText(text: string): string {
+  return text
+    .slice(0, maxQueryChars)
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, " ");
+}
+
+/**
+ * Parse user text into a {@link LexicalQuery}.
+ * User-quoted spans ("exact words") become phrases; whitespace-separated chunks that split into
+ * several tokens (identifiers, paths, flags) become phrases; single words become terms.
+ * Returns empty `terms` when the text has no letters or digits at all.
+ */
+export function parseLexicalQuery(text: string): LexicalQuery {
+  const clean = sanitizeQueryText(text);
+  const phrases: string[][] = [];
+  const words: string[] = [];
+  const quotedSpan = /"([^"]*)"/g;
+  let rest = clean;
+  for (const match of clean.matchAll(quotedSpan)) {
+    const tokens = tokenize(match[1] ?? "");
+    if (tokens.length > 0) phrases.push(tokens);
+    rest = rest.replace(match[0], " ");
+  }
+  for (const chunk of rest.split(/\s+/)) {
+    const tokens = tokenize(chunk);
+    if (tokens.length === 1) words.push(tokens[0]!);
+    else if (tokens.length > 1) phrases.push(tokens);
+  }
+  const contentWords = words.filter((word) => !stopWords.has(word));
+  const keptWords = contentWords.length > 0 || phrases.length > 0 ? contentWords : words;
+  const seen = new Set<string>();
+  const terms: string[] = [];
+  for (const tokens of [...phrases, ...keptWords.map((word) => [word])]) {
+    const term = tokens.length === 1 && isIdentifierPrefix(tokens[0]!) ? `${quote(tokens)}*` : quote(tokens);
+    if (seen.has(term) || terms.length >= maxQueryTerms) continue;
+    seen.add(term);
+    terms.push(term);
+  }
+  const highlightWords = [...new Set([...phrases.flat(), ...keptWords])];
+  return { terms, allTerms: terms.join(" "), anyTerm: terms.join(" OR "), highlightWords };
+}
