@@ -85,6 +85,10 @@ function buildMetadata(options: BertModelOptions, vocab: Vocab): [string, MetaVa
     ["tokenizer.ggml.padding_token_id", u32(vocab.padId)],
     ["tokenizer.ggml.cls_token_id", u32(vocab.clsId)],
     ["tokenizer.ggml.mask_token_id", u32(vocab.maskId)],
+    // llama.cpp's WPM defaults bos to 101 (BGE's [CLS]); node-llama-cpp prepends bos and appends sep, so point
+    // bos at this vocab's [CLS] or the synthetic vocab would start every input with an ordinary token.
+    ["tokenizer.ggml.bos_token_id", u32(vocab.clsId)],
+    ["tokenizer.ggml.eos_token_id", u32(vocab.sepId)],
   ];
 }
 

@@ -1,0 +1,159 @@
+/**
+ * Decides which embedding backend to use from flags, the environment and `RECALL_HOME/.env`:
+ * `EMBEDDINGS_URL` set → remote OpenAI-compatible endpoint, else a local GGUF (preset name or file path from
+ * `--model` / `RECALL_MODEL`, default qwen3-embedding-0.6b). `RECALL_OFFLINE=1` forbids all network access:
+ * no downloads, no remote endpoint. Reads at most one small file; opens no model and no socket.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { EmbedError, UsageError } from "../errors.ts";
+import { defaultPresetName, findPreset, modelPresets, presetDownloadUrl, type ModelPreset } from "./presets.ts";
+
+/** A local model: a file under RECALL_HOME/models (preset) or any .gguf path the user gave. */
+export interface LocalEmbedConfig {
+  kind: "local";
+  /** preset name, or the file's base name without .gguf */
+  name: string;
+  /** absolute path of the .gguf file (may not exist yet for presets) */
+  modelPath: string;
+  /** set for presets; a custom path has dims and pooling read from the file */
+  preset: ModelPreset | undefined;
+  /** where a missing preset file is downloaded from (undefined for custom paths) */
+  downloadUrl: string | undefined;
+  offline: boolean;
+}
+
+/** An OpenAI-compatible `/v1/embeddings` endpoint. */
+export interface RemoteEmbedConfig {
+  kind: "remote";
+  /** full endpoint URL ending in /embeddings */
+  url: string;
+  apiKey: string | undefined;
+  /** `EMBEDDINGS_MODEL`; "default" when unset (llama-server ignores it) */
+  model: string;
+  /** `EMBEDDINGS_MAX_TOKENS`: the token budget per text the chunker should respect; default 512 */
+  maxTokens: number;
+  /** `EMBEDDINGS_QUERY_PREFIX`, else the preset's when EMBEDDINGS_MODEL names a preset, else "" */
+  queryPrefix: string;
+  /** `EMBEDDINGS_DOCUMENT_PREFIX`, else the preset's when EMBEDDINGS_MODEL names a preset, else "" */
+  documentPrefix: string;
+}
+
+export type EmbedConfig = LocalEmbedConfig | RemoteEmbedConfig;
+
+/**
+ * Parses a `.env` file: `KEY=VALUE` lines, optional `export `, `#` comments, single or double quotes
+ * (double quotes expand \n, \t, \", \\), and ` #` comments after unquoted values. Invalid lines are skipped.
+ *   `A=1` → {A:"1"};  `export B="x y" # c` → {B:"x y"};  `C='a#b'` → {C:"a#b"};  `D=v # c` → {D:"v"}
+ */
+export function parseDotEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rawLine of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$/.exec(rawLine);
+    if (!match) continue;
+    const key = match[1]!;
+    const rest = match[2]!.trim();
+    const quote = rest[0];
+    if ((quote === '"' || quote === "'") && rest.indexOf(quote, 1) > 0) {
+      const inner = rest.slice(1, rest.indexOf(quote, 1));
+      out[key] = quote === '"' ? inner.replace(/\\([nt"\\])/g, (_, c: string) => ({ n: "\n", t: "\t" } as Record<string, string>)[c] ?? c) : inner;
+    } else {
+      out[key] = rest.replace(/\s+#.*$/, "");
+    }
+  }
+  return out;
+}
+
+/** `env` overlaid on `RECALL_HOME/.env` (the environment wins). Missing file → `env` unchanged. */
+export function loadEnvWithDotEnv(env: Record<string, string | undefined>, home: string): Record<string, string | undefined> {
+  const path = join(home, ".env");
+  if (!existsSync(path)) return env;
+  const fromFile = parseDotEnv(readFileSync(path, "utf8"));
+  const merged: Record<string, string | undefined> = { ...fromFile };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
+  return merged;
+}
+
+/**
+ * Normalizes an endpoint to the full embeddings URL:
+ *   `http://h:8080/v1` → `http://h:8080/v1/embeddings`;  `http://h/v1/embeddings/` → `http://h/v1/embeddings`;
+ *   `http://h:8080` → `http://h:8080/v1/embeddings`
+ * @throws UsageError when the value is not an http(s) URL
+ */
+export function normalizeEmbeddingsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new UsageError(`EMBEDDINGS_URL is not a url: ${value}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`EMBEDDINGS_URL must be http or https: ${value}`);
+  const path = url.pathname.replace(/\/+$/, "");
+  url.pathname = path.endsWith("/embeddings") ? path : path.endsWith("/v1") ? `${path}/embeddings` : `${path}/v1/embeddings`;
+  return url.toString();
+}
+
+/** True for RECALL_OFFLINE=1/true/yes. */
+export function isOffline(env: Record<string, string | undefined>): boolean {
+  return /^(1|true|yes)$/i.test(env.RECALL_OFFLINE ?? "");
+}
+
+/**
+ * Resolves the embedding backend. Precedence: `modelFlag` > `RECALL_MODEL` > `EMBEDDINGS_URL` > default preset;
+ * an explicit model (flag or RECALL_MODEL) always means local.
+ * @param options.env process environment (pass `process.env`); merged over `<home>/.env`
+ * @param options.home RECALL_HOME (models live in `<home>/models/`)
+ * @param options.modelFlag `--model` value: a preset name or a path ending in .gguf / containing a slash
+ * @param options.cwd base for relative model paths (default process.cwd())
+ * @throws UsageError for an unknown preset name or a bad EMBEDDINGS_URL;
+ *   EmbedError(ENDPOINT_UNREACHABLE) when a remote endpoint is configured but RECALL_OFFLINE=1
+ */
+export function resolveEmbedConfig(options: {
+  env: Record<string, string | undefined>; home: string; modelFlag?: string | undefined; cwd?: string;
+}): EmbedConfig {
+  const env = loadEnvWithDotEnv(options.env, options.home);
+  const offline = isOffline(env);
+  const explicitModel = options.modelFlag ?? env.RECALL_MODEL;
+  if (!explicitModel && env.EMBEDDINGS_URL) {
+    if (offline) {
+      throw new EmbedError("ENDPOINT_UNREACHABLE", "RECALL_OFFLINE=1 forbids the remote embedding endpoint in EMBEDDINGS_URL", {
+        hint: "unset RECALL_OFFLINE or EMBEDDINGS_URL",
+      });
+    }
+    const maxTokens = Number.parseInt(env.EMBEDDINGS_MAX_TOKENS ?? "", 10);
+    const preset = env.EMBEDDINGS_MODEL ? findPreset(env.EMBEDDINGS_MODEL) : undefined;
+    return {
+      kind: "remote",
+      url: normalizeEmbeddingsUrl(env.EMBEDDINGS_URL),
+      apiKey: env.EMBEDDINGS_API_KEY || undefined,
+      model: env.EMBEDDINGS_MODEL || "default",
+      maxTokens: Number.isFinite(maxTokens) && maxTokens > 0 ? maxTokens : 512,
+      queryPrefix: env.EMBEDDINGS_QUERY_PREFIX ?? preset?.queryPrefix ?? "",
+      documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX ?? preset?.documentPrefix ?? "",
+    };
+  }
+  return resolveLocalModel(explicitModel ?? defaultPresetName, options.home, options.cwd ?? process.cwd(), env, offline);
+}
+
+function resolveLocalModel(
+  model: string, home: string, cwd: string, env: Record<string, string | undefined>, offline: boolean,
+): LocalEmbedConfig {
+  const isPath = model.endsWith(".gguf") || model.includes("/") || model.includes("\\");
+  if (isPath) {
+    const modelPath = isAbsolute(model) ? model : resolve(cwd, model);
+    const name = modelPath.replace(/^.*[\\/]/, "").replace(/\.gguf$/, "");
+    return { kind: "local", name, modelPath, preset: undefined, downloadUrl: undefined, offline };
+  }
+  const preset = findPreset(model);
+  if (!preset) {
+    throw new UsageError(`unknown model: ${model}`, `use one of ${Object.keys(modelPresets).join(", ")}, or a path to a .gguf file`);
+  }
+  return {
+    kind: "local",
+    name: preset.name,
+    modelPath: join(home, "models", preset.fileName),
+    preset,
+    downloadUrl: presetDownloadUrl(preset, env.RECALL_MODEL_BASE_URL || undefined),
+    offline,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * In-process embedding through node-llama-cpp (llama.cpp) with a GGUF model. Texts go one by one through a
+ * single embedding context: node-llama-cpp 3.21 has no batch API (`getEmbeddingFor` takes one input), and
+ * with maxThreads = cores one text already uses both cores (runtime-notes §1, §6). node-llama-cpp returns
+ * unnormalized vectors (norms 6–20 seen), so every vector is L2-normalized here. Model download is model-files.ts.
+ */
+import { availableParallelism } from "node:os";
+import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
+import { EmbedError } from "../errors.ts";
+import type { LocalEmbedConfig } from "./config.ts";
+import { readGgufModelInfo } from "./gguf-header.ts";
+import { getSharedLlama } from "./load-runtime.ts";
+import { hashModelFile } from "./model-hash.ts";
+import { fingerprintString, normalizeVector, type Embedder, type EmbedHooks, type ModelFingerprint } from "./types.ts";
+
+/** Options of `createLocalEmbedder`. */
+export interface LocalEmbedderOptions {
+  /** cap on the context size in tokens (memory grows with it); default 2048, never above the model's training context */
+  maxContextTokens?: number;
+}
+
+/**
+ * Loads the model and one embedding context (bge-small shape: ~220 ms load, runtime-notes §6).
+ * @returns an Embedder whose contextTokens = min(train context, maxContextTokens) - 1 (node-llama-cpp requires
+ *   input length < context size; BOS/EOS included in the count)
+ * @throws EmbedError(MODEL_MISSING) when the file is missing or not GGUF; EmbedError(EMBED_FAILED) when
+ *   llama.cpp cannot load it
+ */
+export async function createLocalEmbedder(config: LocalEmbedConfig, options: LocalEmbedderOptions = {}): Promise<Embedder> {
+  const info = readGgufModelInfo(config.modelPath);
+  const fileHash = await hashModelFile(config.modelPath);
+  const llama = await getSharedLlama();
+  let model: LlamaModel;
+  try {
+    model = await llama.loadModel({ modelPath: config.modelPath });
+  } catch (cause) {
+    throw new EmbedError("EMBED_FAILED", `cannot load model ${config.modelPath}: ${String(cause)}`, { cause });
+  }
+  const contextSize = Math.max(8, Math.min(model.trainContextSize, options.maxContextTokens ?? 2048));
+  let context: LlamaEmbeddingContext;
+  try {
+    context = await model.createEmbeddingContext({ contextSize, batchSize: contextSize, threads: availableParallelism() });
+  } catch (cause) {
+    await model.dispose();
+    throw new EmbedError("EMBED_FAILED", `cannot create an embedding context for ${config.modelPath}: ${String(cause)}`, { cause });
+  }
+  const fingerprint: ModelFingerprint = {
+    name: config.name,
+    fileHash,
+    dims: model.embeddingVectorSize,
+    pooling: config.preset?.pooling ?? info.pooling,
+    queryPrefix: config.preset?.queryPrefix ?? "",
+    documentPrefix: config.preset?.documentPrefix ?? "",
+  };
+  return new LocalEmbedder(model, context, fingerprint, contextSize - 1);
+}
+
+class LocalEmbedder implements Embedder {
+  readonly fingerprintKey: string;
+  readonly dims: number;
+  private disposed = false;
+
+  constructor(
+    private readonly model: LlamaModel,
+    private readonly context: LlamaEmbeddingContext,
+    readonly fingerprint: ModelFingerprint,
+    readonly contextTokens: number,
+  ) {
+    this.fingerprintKey = fingerprintString(fingerprint);
+    this.dims = fingerprint.dims;
+  }
+
+  countTokens(text: string): number {
+    return this.context.calculateInputLength(this.fingerprint.documentPrefix + text);
+  }
+
+  /** Tokenizes and truncates to the context (BOS/EOS are added by node-llama-cpp: keep 2 spare). */
+  private tokenizeTruncated(text: string): Token[] {
+    const tokens = this.model.tokenize(text);
+    const budget = this.contextTokens - 2;
+    return tokens.length > budget ? tokens.slice(0, budget) : tokens;
+  }
+
+  private async embedOne(text: string): Promise<Float32Array | null> {
+    if (this.disposed) throw new EmbedError("EMBED_FAILED", "embedder was disposed");
+    const embedding = await this.context.getEmbeddingFor(this.tokenizeTruncated(text));
+    return normalizeVector(embedding.vector);
+  }
+
+  async embedDocuments(texts: string[], hooks: EmbedHooks = {}): Promise<(Float32Array | null)[]> {
+    const vectors: (Float32Array | null)[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      let vector: Float32Array | null = null;
+      try {
+        vector = await this.embedOne(this.fingerprint.documentPrefix + texts[i]!);
+        if (vector === null) hooks.onTextFailed?.(i, new Error("model returned an empty or non-finite vector"));
+      } catch (error) {
+        if (this.disposed) throw error;
+        hooks.onTextFailed?.(i, error);
+      }
+      vectors.push(vector);
+      hooks.onProgress?.(i + 1, texts.length);
+    }
+    return vectors;
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    let vector: Float32Array | null;
+    try {
+      vector = await this.embedOne(this.fingerprint.queryPrefix + text);
+    } catch (cause) {
+      throw cause instanceof EmbedError ? cause : new EmbedError("EMBED_FAILED", `query embedding failed: ${String(cause)}`, { cause });
+    }
+    if (!vector) throw new EmbedError("EMBED_FAILED", "query embedding failed: the model returned an empty vector");
+    return vector;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.context.dispose();
+    await this.model.dispose();
+  }
+}
