@@ -124,7 +124,10 @@ function findContainerPaths(dir: string): string[] {
     if (dbNamePattern.test(name) && statOrNull(join(dir, name))?.isFile()) found.push(join(dir, name));
   }
   if (isDir(join(dir, "storage", "session"))) found.push(join(dir, "storage"));
-  if (basename(dir) === "storage" && isDir(join(dir, "session")) && !isDir(join(dir, "session", "info"))) found.push(dir);
+  if (basename(dir) === "storage" && isDir(join(dir, "session"))) {
+    // a storage folder given directly: JSON storage, or legacy when it sits at project/<id>/storage
+    if (isDir(join(dir, "session", "info")) === (containerKind(dir) === "legacy")) found.push(dir);
+  }
   for (const project of listDir(join(dir, "project"))) {
     const legacy = join(dir, "project", project, "storage");
     if (isDir(join(legacy, "session", "info"))) found.push(legacy);

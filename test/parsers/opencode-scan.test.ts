@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { containerKind, opencodeParser } from "../../src/parsers/opencode.ts";
+
+const fixtures = resolve(import.meta.dir, "../fixtures/opencode");
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fake home: `.local/share/opencode` with a db, a credentials file, JSON storage and a legacy project. */
+function makeDataRoot(): { home: string; data: string } {
+  const home = mkdtempSync(join(tmpdir(), "recall-oc-scan-"));
+  tempDirs.push(home);
+  const data = join(home, ".local", "share", "opencode");
+  mkdirSync(data, { recursive: true });
+  cpSync(join(fixtures, "json-storage", "storage"), join(data, "storage"), { recursive: true });
+  cpSync(join(fixtures, "legacy", "project"), join(data, "project"), { recursive: true });
+  writeFileSync(join(data, "opencode-stable.db"), "");
+  writeFileSync(join(data, "auth.json"), '{"anthropic":{"type":"oauth","access":"SECRET"}}');
+  writeFileSync(join(data, "notes.db"), "");
+  return { home, data };
+}
+
+const fingerprintOf = (storage: string) => opencodeParser.scan([storage]).containers[0]?.fingerprint;
+
+describe("OpenCode scan (stats only)", () => {
+  test("a data folder yields its databases, its JSON storage and each legacy project storage, and no credential file", () => {
+    const { data } = makeDataRoot();
+    const { containers, missingRoots } = opencodeParser.scan([data]);
+    expect(missingRoots).toEqual([]);
+    expect(containers.map((container) => container.path)).toEqual([
+      join(data, "opencode-stable.db"),
+      join(data, "storage"),
+      join(data, "project", "prj_old", "storage"),
+    ]);
+    expect(containers.map((container) => containerKind(container.path))).toEqual(["db", "json", "legacy"]);
+    expect(JSON.stringify(containers)).not.toContain("auth.json");
+  });
+
+  test("the parent folder, the home folder, the storage folder or the db file itself work as roots too", () => {
+    const { home, data } = makeDataRoot();
+    const pathsFrom = (root: string) => opencodeParser.scan([root]).containers.map((container) => container.path);
+    expect(pathsFrom(join(home, ".local", "share"))).toEqual(pathsFrom(data));
+    expect(pathsFrom(home)).toEqual(pathsFrom(data));
+    expect(pathsFrom(join(data, "storage"))).toEqual([join(data, "storage")]);
+    expect(pathsFrom(join(data, "opencode-stable.db"))).toEqual([join(data, "opencode-stable.db")]);
+  });
+
+  test("the same container reached through two roots is listed once; a missing root is reported", () => {
+    const { home, data } = makeDataRoot();
+    const { containers, missingRoots } = opencodeParser.scan([data, home, join(home, "nope")]);
+    expect(containers).toHaveLength(3);
+    expect(missingRoots).toEqual([join(home, "nope")]);
+  });
+
+  test("the JSON storage fingerprint is stable, and changes when a message or a part is added or a message rewritten", () => {
+    const { data } = makeDataRoot();
+    const storage = join(data, "storage");
+    const first = fingerprintOf(storage);
+    expect(fingerprintOf(storage)).toBe(first);
+
+    mkdirSync(join(storage, "part", "msg_new"));
+    writeFileSync(join(storage, "part", "msg_new", "prt_new.json"), "{}");
+    const afterPartFolder = fingerprintOf(storage);
+    expect(afterPartFolder).not.toBe(first);
+
+    writeFileSync(join(storage, "part", "msg_009", "prt_009z.json"), "{}");
+    utimesSync(join(storage, "part", "msg_009"), new Date(), new Date(Date.now() + 5000));
+    const afterPart = fingerprintOf(storage);
+    expect(afterPart).not.toBe(afterPartFolder);
+
+    writeFileSync(join(storage, "message", "ses_main", "msg_011.json"), "{}");
+    const afterMessage = fingerprintOf(storage);
+    expect(afterMessage).not.toBe(afterPart);
+
+    utimesSync(join(storage, "message", "ses_main", "msg_001.json"), new Date(), new Date(Date.now() + 9000));
+    expect(fingerprintOf(storage)).not.toBe(afterMessage);
+  });
+
+  test("the legacy storage fingerprint changes when a part is added", () => {
+    const { data } = makeDataRoot();
+    const legacy = join(data, "project", "prj_old", "storage");
+    const before = fingerprintOf(legacy);
+    const partDir = join(legacy, "session", "part", "ses_legacy", "msg_l4");
+    writeFileSync(join(partDir, "prt_l5.json"), "{}");
+    utimesSync(partDir, new Date(), new Date(Date.now() + 5000));
+    expect(fingerprintOf(legacy)).not.toBe(before);
+  });
+
+  test("a session's change key moves when a message is added to it", () => {
+    const { data } = makeDataRoot();
+    const storage = join(data, "storage");
+    const keyOf = () =>
+      opencodeParser.listUnits(opencodeParser.scan([storage]).containers).find((unit) => unit.sessionId === "ses_child")?.changeKey;
+    const before = keyOf();
+    writeFileSync(join(storage, "message", "ses_child", "msg_c03.json"), JSON.stringify({ role: "user", time: { created: 1300 } }, null, 2));
+    expect(keyOf()).not.toBe(before);
+  });
+
+  test("an empty or unrelated folder yields no containers and is not missing", () => {
+    const empty = mkdtempSync(join(tmpdir(), "recall-oc-empty-"));
+    tempDirs.push(empty);
+    expect(opencodeParser.scan([empty])).toEqual({ containers: [], missingRoots: [] });
+  });
+});
