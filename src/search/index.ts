@@ -9,3 +9,4 @@ export { parseLexicalQuery, tokenize, type LexicalQuery } from "./query.ts";
 export { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
+export { findSession, listSessions, reparseSession, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";

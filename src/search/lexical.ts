@@ -35,9 +35,10 @@ function runMatch(db: Database, match: string, level: SearchLevel, filters: Sear
   const inner = `SELECT d.id AS document_id, d.session_rowid, d.turn_number, bm25(documents_fts, ${bm25Weights}) AS rank
     FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid JOIN sessions s ON s.id = d.session_rowid ${levelJoin}
     WHERE documents_fts MATCH ? ${levelWhere} AND ${filter.where}`;
+  // bm25() cannot run inside a flattened subquery, so the level-1 grouping reads a materialized CTE.
   const sql =
     level === "session"
-      ? `SELECT session_rowid, document_id, turn_number, min(rank) AS rank FROM (${inner}) GROUP BY session_rowid ORDER BY rank LIMIT ?`
+      ? `WITH hits AS MATERIALIZED (${inner}) SELECT session_rowid, document_id, turn_number, min(rank) AS rank FROM hits GROUP BY session_rowid ORDER BY rank LIMIT ?`
       : `${inner} ORDER BY rank LIMIT ?`;
   const rows = db
     .query<{ session_rowid: number; document_id: number; turn_number: number; rank: number }, Array<string | number>>(sql)

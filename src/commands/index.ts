@@ -1,0 +1,24 @@
+/**
+ * `recall index`: bring the index up to date with the sources (incremental; `--full` re-parses all).
+ */
+import { command, flag } from "cmd-ts";
+import { renderIndexSummaryJson } from "../render/index-summary.ts";
+import { indexWithProgress, resolveHistory, sourceArgs } from "./context.ts";
+
+/** The `index` subcommand. */
+export const indexCommand = command({
+  name: "index",
+  description: "Index new and changed sessions (incremental); prints a summary line on stderr",
+  args: {
+    ...sourceArgs,
+    full: flag({ long: "full", description: "Re-parse every session instead of only new and changed ones" }),
+    wait: flag({ long: "wait", description: "Wait (up to 10 min) for another running index instead of exiting with an error" }),
+    json: flag({ long: "json", description: "Print the summary as one JSON object on stdout" }),
+  },
+  handler: async (args) => {
+    const context = resolveHistory(args);
+    const summary = await indexWithProgress(context, { full: args.full, lockWaitMs: args.wait ? 600_000 : 0, quiet: args.json });
+    if (args.json) process.stdout.write(`${renderIndexSummaryJson(summary)}\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,63 @@
+/**
+ * `recall search "<query>"`: level 1 (sessions, default) or level 2 (`--depth 2`, turns).
+ * Cheap validation first (no database, no model), then one call to the search API, then render.
+ */
+import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
+import { UsageError } from "../errors.ts";
+import { paletteFor } from "../render/format.ts";
+import { renderSearchJson, renderSearchText } from "../render/search.ts";
+import { defaultAlpha, defaultLimits, findSession, parseDateFilter, parseSource, searchIndex, type SearchFilters, type SearchMode } from "../search/index.ts";
+import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
+
+/** The `search` subcommand. */
+export const searchCommand = command({
+  name: "search",
+  description: "Search sessions (level 1) or turns (level 2, --depth 2) by keyword and meaning",
+  args: {
+    query: positional({ type: string, displayName: "query", description: "What to look for, in your own words (not FTS syntax)" }),
+    moreWords: restPositionals({ type: string, displayName: "words", description: "More query words (joined with spaces)" }),
+    depth: option({ long: "depth", short: "d", type: oneOf(["1", "2"]), defaultValue: () => "1" as const, description: "1 = sessions (default), 2 = turns" }),
+    session: option({ long: "session", type: optional(string), description: "Level 2 only: search inside one session (id or 8+ char prefix)" }),
+    project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
+    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code or opencode" }),
+    since: option({ long: "since", type: optional(string), description: "Only activity since this date (2026-03-01) or age (7d, 2w, 3m)" }),
+    until: option({ long: "until", type: optional(string), description: "Only activity until this date or age" }),
+    branch: option({ long: "branch", short: "b", type: optional(string), description: "Only sessions on this git branch" }),
+    limit: option({ long: "limit", short: "n", type: optional(number), description: "Results to show (default 5 sessions, 10 turns)" }),
+    alpha: option({ long: "alpha", type: optional(number), description: `Weight of the semantic leg in hybrid fusion, 0-1 (default ${defaultAlpha})` }),
+    includeSubagents: flag({ long: "include-subagents", description: "Also search sub-agent sessions (down-ranked)" }),
+    keywordOnly: flag({ long: "keyword-only", description: "Run only the keyword (BM25) leg" }),
+    vectorOnly: flag({ long: "vector-only", description: "Run only the semantic (embedding) leg" }),
+    noReindex: flag({ long: "no-reindex", description: "Do not update the index before searching" }),
+    json: flag({ long: "json", description: "Print one JSON object (see README: JSON output)" }),
+    ...sourceArgs,
+  },
+  handler: async (args) => {
+    const query = [args.query, ...args.moreWords].join(" ");
+    if (query.trim().length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+    if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
+    const level = args.depth === "2" ? "turn" : "session";
+    if (args.session && level !== "turn") throw new UsageError("--session needs --depth 2");
+    if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 1 || args.limit > 1000)) throw new UsageError(`--limit must be a whole number from 1 to 1000, got ${args.limit}`);
+    const filters: SearchFilters = {
+      project: args.project,
+      source: args.source === undefined ? undefined : parseSource(args.source),
+      since: args.since === undefined ? undefined : parseDateFilter(args.since),
+      until: args.until === undefined ? undefined : parseDateFilter(args.until, Date.now(), true),
+      branch: args.branch,
+      includeSubagents: args.includeSubagents,
+    };
+    const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
+    const context = resolveHistory(args);
+    const db = await openFreshIndex(context, { reindex: !args.noReindex });
+    try {
+      if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
+      const response = await searchIndex(db, { query, level, filters, limit: args.limit ?? defaultLimits[level], mode, alpha: args.alpha });
+      for (const notice of response.notices) warn(`recall: ${notice}`);
+      process.stdout.write(args.json ? `${renderSearchJson(response)}\n` : renderSearchText(response, paletteFor(process.stdout)));
+    } finally {
+      db.close();
+    }
+    return 0;
+  },
+});

@@ -1,0 +1,76 @@
+/**
+ * Small formatting helpers shared by the text renderers: colors (only on a TTY, never with
+ * NO_COLOR), dates, truncation, byte sizes. Colors come from picocolors.
+ */
+import picocolors from "picocolors";
+import type { Preview } from "../search/index.ts";
+
+/** A color palette; all identity functions when color is off. */
+export type Palette = ReturnType<typeof picocolors.createColors>;
+
+/** Palette for a stream: colors only when it is a TTY and NO_COLOR / RECALL_NO_COLOR are unset. */
+export function paletteFor(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): Palette {
+  return picocolors.createColors(Boolean(stream.isTTY) && !env.NO_COLOR && !env.RECALL_NO_COLOR);
+}
+
+/** Epoch ms → ISO-8601 UTC (`2026-03-01T10:00:00.000Z`), or null for 0/unknown. */
+export function isoTime(ms: number): string | null {
+  return ms > 0 ? new Date(ms).toISOString() : null;
+}
+
+/** Epoch ms → `YYYY-MM-DD` (UTC), or `unknown`. */
+export function isoDate(ms: number): string {
+  return ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "unknown";
+}
+
+/** Epoch ms → `YYYY-MM-DD HH:MM` (UTC), or `unknown`. */
+export function isoMinute(ms: number): string {
+  return ms > 0 ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "unknown";
+}
+
+/** Collapse whitespace and cut to `maxChars` with `…`. */
+export function oneLine(text: string, maxChars: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+
+/** Bytes → `12.3 MB` (decimal units). */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "kB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * A preview with its matches marked: bold yellow on a color terminal, `[word]` otherwise
+ * (so a pipe or an agent still sees what matched).
+ */
+export function highlight(preview: Preview, palette: Palette): string {
+  let out = "";
+  let at = 0;
+  const mark = palette.isColorSupported ? (text: string) => palette.bold(palette.yellow(text)) : (text: string) => `[${text}]`;
+  for (const [start, end] of preview.highlights) {
+    if (start < at) continue;
+    out += preview.text.slice(at, start) + mark(preview.text.slice(start, end));
+    at = end;
+  }
+  return out + preview.text.slice(at);
+}
+
+/** Round a score for output (4 decimals); undefined stays undefined. */
+export function roundScore(score: number | undefined): number | undefined {
+  return score === undefined ? undefined : Math.round(score * 10_000) / 10_000;
+}
+
+/** A session id shortened to 12 characters for text output (JSON always carries the full id). */
+export const shortId = (id: string): string => id.slice(0, 12);
+
+/** Quote a query for a shell command line hint. */
+export function quoteForShell(text: string): string {
+  return /^[\w./:-]+$/.test(text) ? text : `"${text.replace(/(["\\$`])/g, "\\$1")}"`;
+}

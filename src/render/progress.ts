@@ -1,0 +1,33 @@
+/**
+ * Progress on stderr: a cli-progress bar when stderr is a TTY, nothing at all on a pipe (an agent
+ * reading stdout/stderr never sees bar frames). Returns hooks for the indexer.
+ */
+import { SingleBar } from "cli-progress";
+import type { IndexHooks } from "../index/index.ts";
+
+/** A progress display; `stop()` clears the bar. */
+export interface ProgressDisplay {
+  onProgress: NonNullable<IndexHooks["onProgress"]>;
+  stop(): void;
+}
+
+/** Create a progress display for an index run (no-op when stderr is not a TTY). */
+export function createIndexProgress(stream: NodeJS.WriteStream = process.stderr): ProgressDisplay {
+  if (!stream.isTTY) return { onProgress() {}, stop() {} };
+  let bar: SingleBar | undefined;
+  let current = "";
+  return {
+    onProgress({ source, done, total }) {
+      if (current !== source) {
+        bar?.stop();
+        current = source;
+        bar = new SingleBar({ stream, format: `indexing ${source.padEnd(11)} [{bar}] {value}/{total} sessions`, clearOnComplete: true, hideCursor: true });
+        bar.start(total, 0);
+      }
+      bar?.update(done);
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}

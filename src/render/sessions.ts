@@ -1,0 +1,80 @@
+/**
+ * Rendering of `recall sessions` and `recall status`.
+ * `sessions --json`: {"sessions": [{"session_id", "source", "project", "project_path", "title",
+ * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent"}]} (ISO-8601 times, full ids).
+ */
+import type { IndexStatus, SessionSummary } from "../search/index.ts";
+import { formatBytes, isoDate, isoMinute, isoTime, oneLine, type Palette } from "./format.ts";
+
+/** `recall sessions --json`. */
+export function renderSessionsJson(sessions: SessionSummary[]): string {
+  return JSON.stringify({
+    sessions: sessions.map((s) => ({
+      session_id: s.sessionId,
+      source: s.source,
+      project: s.project,
+      project_path: s.projectPath,
+      title: s.title,
+      started_at: isoTime(s.startedAt),
+      ended_at: isoTime(s.endedAt),
+      turns: s.turns,
+      parent_session_id: s.parentSessionId,
+      git_branch: s.gitBranch,
+      is_subagent: s.isSubagent,
+    })),
+  });
+}
+
+/** `recall sessions`: one line per session, newest first. */
+export function renderSessionsText(sessions: SessionSummary[], palette: Palette): string {
+  if (sessions.length === 0) return "No sessions match.\n";
+  const lines = sessions.map(
+    (s) =>
+      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** Extra facts `status` shows beside the index counts. */
+export interface StatusExtras {
+  recallHome: string;
+  stale: boolean;
+  staleSources: string[];
+  usingExamples: boolean;
+}
+
+/** `recall status --json`. */
+export function renderStatusJson(status: IndexStatus, extras: StatusExtras): string {
+  return JSON.stringify({
+    recall_home: extras.recallHome,
+    sessions: status.sessions,
+    turns: status.turns,
+    subagent_sessions: status.subagentSessions,
+    by_source: status.bySource,
+    by_project: status.byProject.map((p) => ({ project: p.project, project_path: p.projectPath, sessions: p.sessions, turns: p.turns })),
+    database_bytes: status.databaseBytes,
+    last_indexed_at: status.lastIndexedAt ? isoTime(status.lastIndexedAt) : null,
+    stale: extras.stale,
+    stale_sources: extras.staleSources,
+    chunks: { embedded: status.embeddedChunks, pending: status.pendingChunks, failed: status.failedChunks },
+    using_examples: extras.usingExamples,
+  });
+}
+
+/** `recall status`. */
+export function renderStatusText(status: IndexStatus, extras: StatusExtras, palette: Palette): string {
+  const lines = [
+    `index: ${extras.recallHome}${extras.usingExamples ? " (example history)" : ""}`,
+    `sessions: ${status.sessions} (${status.subagentSessions} sub-agent), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
+    `last indexed: ${status.lastIndexedAt ? `${isoMinute(status.lastIndexedAt)} UTC` : "never"}`,
+    `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
+    `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed`,
+    "",
+    "by source:",
+    ...status.bySource.map((s) => `  ${s.source.padEnd(12)} ${String(s.sessions).padStart(6)} sessions ${String(s.turns).padStart(8)} turns`),
+    "by project:",
+    ...status.byProject.slice(0, 30).map((p) => `  ${oneLine(p.project || "?", 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(p.projectPath)}`),
+  ];
+  if (status.byProject.length > 30) lines.push(palette.dim(`  … and ${status.byProject.length - 30} more projects`));
+  return `${lines.join("\n")}\n`;
+}

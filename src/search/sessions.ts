@@ -1,0 +1,170 @@
+/**
+ * Session lookups that are not ranked searches: resolve an id or prefix (`recall show`), list
+ * sessions newest first (`recall sessions`), re-parse one session from its source (level 3), and
+ * summarize the index (`recall status`).
+ */
+import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { SessionLookupError } from "../errors.ts";
+import { readMeta } from "../index/index.ts";
+import { parserFor, type ParseResult, type SourceId, type SourceUnit } from "../parsers/index.ts";
+import { filterSql, type SearchFilters } from "./filters.ts";
+
+/** An indexed session as listed by `recall sessions` (times in epoch ms). */
+export interface SessionSummary {
+  rowid: number;
+  sessionId: string;
+  source: SourceId;
+  project: string;
+  projectPath: string;
+  title: string | null;
+  gitBranch: string | null;
+  startedAt: number;
+  endedAt: number;
+  turns: number;
+  parentSessionId: string | null;
+  isSubagent: boolean;
+  location: string;
+}
+
+interface SessionRow {
+  id: number;
+  session_id: string;
+  source: SourceId;
+  project_name: string;
+  project_path: string;
+  title: string | null;
+  git_branch: string | null;
+  started_at: number;
+  ended_at: number;
+  turn_count: number;
+  parent_session_id: string | null;
+  is_subagent: number;
+  location: string;
+}
+
+const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
+  s.turn_count, s.parent_session_id, s.is_subagent, s.location`;
+
+const toSummary = (row: SessionRow): SessionSummary => ({
+  rowid: row.id,
+  sessionId: row.session_id,
+  source: row.source,
+  project: row.project_name,
+  projectPath: row.project_path,
+  title: row.title,
+  gitBranch: row.git_branch,
+  startedAt: row.started_at,
+  endedAt: row.ended_at,
+  turns: row.turn_count,
+  parentSessionId: row.parent_session_id,
+  isSubagent: row.is_subagent === 1,
+  location: row.location,
+});
+
+/** Shortest id prefix accepted when it is not a whole id. */
+export const minimumPrefixLength = 8;
+
+/**
+ * Resolve a full session id or a unique prefix of at least 8 characters.
+ * @throws SessionLookupError SESSION_NOT_FOUND ("no session matches <id>") or SESSION_AMBIGUOUS (with candidates)
+ */
+export function findSession(db: Database, idOrPrefix: string): SessionSummary {
+  const exact = db.query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.session_id = ?`).all(idOrPrefix);
+  if (exact.length === 1) return toSummary(exact[0]!);
+  const rows =
+    exact.length > 1 || idOrPrefix.length < minimumPrefixLength
+      ? exact
+      : db
+          .query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.ended_at DESC LIMIT 21`)
+          .all(idOrPrefix);
+  if (rows.length === 1) return toSummary(rows[0]!);
+  if (rows.length === 0) {
+    const hint = idOrPrefix.length < minimumPrefixLength ? `give at least ${minimumPrefixLength} characters of the id` : "list ids with `recall sessions`";
+    throw new SessionLookupError("SESSION_NOT_FOUND", `no session matches ${idOrPrefix}`, [], hint);
+  }
+  const candidates = rows.slice(0, 20).map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
+  throw new SessionLookupError("SESSION_AMBIGUOUS", `${idOrPrefix} matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`, candidates, "give more characters of the id");
+}
+
+/** List sessions newest first (by last activity), filtered. */
+export function listSessions(db: Database, filters: SearchFilters, limit: number): SessionSummary[] {
+  const filter = filterSql(filters);
+  return db
+    .query<SessionRow, Array<string | number>>(`SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ?`)
+    .all(...filter.params, limit)
+    .map(toSummary);
+}
+
+/**
+ * Re-parse one indexed session from its source with full tool outputs (level 3).
+ * @throws SourceError when the source file or database is gone or unreadable
+ */
+export function reparseSession(db: Database, session: SessionSummary): ParseResult {
+  const row = db
+    .query<{ unit_key: string; container_path: string; change_key: string; unit_locator: string | null }, [number]>(
+      "SELECT unit_key, container_path, change_key, unit_locator FROM sessions WHERE id = ?",
+    )
+    .get(session.rowid)!;
+  const unit: SourceUnit = {
+    source: session.source,
+    key: row.unit_key,
+    sessionId: session.sessionId,
+    containerPath: row.container_path,
+    changeKey: row.change_key,
+    ...(row.unit_locator ? { locator: JSON.parse(row.unit_locator) as SourceUnit["locator"] } : {}),
+  };
+  return parserFor(session.source).parse(unit, { withOutputs: true });
+}
+
+/** Counts for `recall status`. */
+export interface IndexStatus {
+  sessions: number;
+  turns: number;
+  subagentSessions: number;
+  bySource: Array<{ source: string; sessions: number; turns: number }>;
+  byProject: Array<{ project: string; projectPath: string; sessions: number; turns: number }>;
+  databaseBytes: number;
+  /** Epoch ms of the last completed index run, or undefined. */
+  lastIndexedAt: number | undefined;
+  embeddedChunks: number;
+  pendingChunks: number;
+  failedChunks: number;
+}
+
+/** Summarize the index (read-only). */
+export function readIndexStatus(db: Database, databasePath: string): IndexStatus {
+  const totals = db.query<{ sessions: number; turns: number; subagents: number }, []>(
+    "SELECT count(*) AS sessions, coalesce(sum(turn_count), 0) AS turns, coalesce(sum(is_subagent), 0) AS subagents FROM sessions",
+  ).get()!;
+  const chunks = db.query<{ status: number; n: number }, []>("SELECT status, count(*) AS n FROM chunks GROUP BY status").all();
+  const chunkCount = (status: number) => chunks.find((row) => row.status === status)?.n ?? 0;
+  let databaseBytes = 0;
+  for (const suffix of ["", "-wal"]) {
+    try {
+      databaseBytes += statSync(databasePath + suffix).size;
+    } catch {
+      // no WAL file: nothing to add
+    }
+  }
+  const last = readMeta(db, "last_indexed_at");
+  return {
+    sessions: totals.sessions,
+    turns: totals.turns,
+    subagentSessions: totals.subagents,
+    bySource: db.query<{ source: string; sessions: number; turns: number }, []>(
+      "SELECT source, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY source ORDER BY source",
+    ).all(),
+    byProject: db
+      .query<{ project: string; project_path: string; sessions: number; turns: number }, []>(
+        "SELECT project_name AS project, project_path, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY project_path ORDER BY sessions DESC, project_path",
+      )
+      .all()
+      .map((row) => ({ project: row.project, projectPath: row.project_path, sessions: row.sessions, turns: row.turns })),
+    databaseBytes,
+    lastIndexedAt: last ? Number(last) : undefined,
+    embeddedChunks: chunkCount(1),
+    pendingChunks: chunkCount(0),
+    failedChunks: chunkCount(2),
+  };
+}
