@@ -1,0 +1,7 @@
+/**
+ * Preloaded before every test file (bunfig.toml): the suite never touches the network for models
+ * (issue 4: RECALL_OFFLINE=1 forbids every download), never reads the developer's real history, and
+ * never prints colors.
+ */
+process.env.RECALL_OFFLINE = "1";
+process.env.NO_COLOR = "1";
