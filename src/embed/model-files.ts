@@ -23,7 +23,7 @@ export interface DownloadOptions {
   stallTimeoutMs?: number;
 }
 
-/** Streams one HTTP response body into `fd`; returns bytes written. Throws on a dropped or stalled connection. */
+/** Streams one HTTP response body into `fd`, reporting each chunk's size. Throws on a dropped or stalled connection. */
 async function writeBody(response: Response, fd: number, onBytes: (count: number) => void, stallTimeoutMs: number): Promise<void> {
   const reader = response.body!.getReader();
   for (;;) {
@@ -75,7 +75,11 @@ export async function downloadFile(url: string, targetPath: string, options: Dow
     let downloadedBytes = isResumed ? offsetBytes : 0;
     const fd = openSync(partPath, isResumed ? "a" : "w");
     try {
-      await writeBody(response, fd, (count) => options.onProgress?.((downloadedBytes += count), totalBytes), options.stallTimeoutMs ?? 60_000);
+      const onBytes = (count: number) => {
+        downloadedBytes += count;
+        options.onProgress?.(downloadedBytes, totalBytes);
+      };
+      await writeBody(response, fd, onBytes, options.stallTimeoutMs ?? 60_000);
     } catch (error) {
       lastError = error;
       continue;
