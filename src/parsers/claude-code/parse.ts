@@ -1,0 +1,266 @@
+/**
+ * Parsing one Claude Code transcript into a `Session` and its `Turn`s, fully or resumed from a
+ * {@link ClaudeResumeState} (docs/formats.md §1.2–§1.9). Pipeline, the same for both:
+ *   1. decode lines → drop excluded lines (inline sidechains of a main file; the parent copy inside
+ *      `acompact`/`aside_question` agent files) → metadata + tree records;
+ *   2. active branch (tree.ts) → turns (turns.ts) → `Turn`s;
+ *   3. resume state = records from the last turn's prompt onward + metadata + byte offset.
+ * A resumed parse re-groups only the last turn's records plus the new ones, and falls back to a full
+ * parse whenever that could differ (file shrank, prefix window changed, the branch left the last turn,
+ * a new `summary` record, other options).
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { SourceError } from "../../errors.ts";
+import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
+import { applyMeta, createMeta, matchSummaries, pickTitle, projectNameOf, type MetaState } from "./meta.ts";
+import { decodeLines, toRec, type RawLine, type Rec, type RecOptions, type SkipCounter } from "./records.ts";
+import { hashOf, isUsableState, readRange, tailWindowBytes, windowHashAt, type ClaudeResumeState } from "./resume.ts";
+import { describePath, type PathInfo } from "./scan.ts";
+import { createOutputResolver } from "./tool-results.ts";
+import { findActivePath } from "./tree.ts";
+import { finishTurn, groupTurns, type TurnDraft } from "./turns.ts";
+
+/** Per-parse context: the file, its kind, and the options. */
+interface Context {
+  unit: SourceUnit;
+  path: string;
+  info: PathInfo;
+  withOutputs: boolean;
+  recOptions: RecOptions;
+  /** Uuids of the parent main file (copy agents only): lines with these uuids are the copied conversation. */
+  copyUuids: Set<string> | null;
+  bytesRead: number;
+  skipped: SkipCounter;
+}
+
+/** Mutable ingest state: metadata, sub-agent mode, records and every uuid seen (for summary leaves). */
+interface Ingest {
+  meta: MetaState;
+  agentMode: boolean | null;
+  recs: Rec[];
+  uuids: Set<string>;
+  sawSummary: boolean;
+}
+
+/**
+ * Parse one transcript, resuming when `options.resume` is a usable state for this file.
+ * @throws SourceError when the file cannot be opened or read at all
+ */
+export function parseClaudeUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
+  const context = createContext(unit, options.withOutputs === true);
+  if (isUsableState(options.resume, context.withOutputs)) {
+    const resumed = parseResumed(context, options.resume);
+    if (resumed) return resumed;
+  }
+  return parseFull(context);
+}
+
+function createContext(unit: SourceUnit, withOutputs: boolean): Context {
+  const path = unit.key;
+  const context: Context = {
+    unit, path, info: describePath(path), withOutputs, copyUuids: null, bytesRead: 0, skipped: { count: 0 },
+    recOptions: { withOutputs, resolveOutput: (text) => text },
+  };
+  if (withOutputs) context.recOptions.resolveOutput = createOutputResolver(path, (bytes) => (context.bytesRead += bytes));
+  return context;
+}
+
+function parseFull(context: Context): ParseResult {
+  const bytes = readWhole(context.path);
+  context.bytesRead += bytes.length;
+  if (context.info.kind === "acompact" || context.info.kind === "aside_question") context.copyUuids = readParentUuids(context);
+  context.skipped = { count: 0 };
+  const decoded = decodeLines(bytes, 1, context.path, context.skipped);
+  const ingest: Ingest = { meta: createMeta(), agentMode: context.info.kind === "main" ? null : true, recs: [], uuids: new Set(), sawSummary: false };
+  ingestLines(context, ingest, decoded.lines);
+  const windowHash = windowHashAt(bytes, 0, decoded.completeBytes);
+  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, windowHash };
+  const result = finish(context, ingest, decoded.partial, null, 1, position, null);
+  if (!result) throw new Error("unreachable: a full parse has no anchor to miss");
+  return result;
+}
+
+function parseResumed(context: Context, state: ClaudeResumeState): ParseResult | null {
+  let size: number;
+  try {
+    size = statSync(context.path).size;
+  } catch {
+    return null;
+  }
+  if (size < state.offset) return null;
+  const windowStart = Math.max(0, state.offset - tailWindowBytes);
+  let bytes: Buffer;
+  try {
+    bytes = readRange(context.path, windowStart, size);
+  } catch {
+    return null;
+  }
+  context.bytesRead += bytes.length;
+  if (bytes.length < state.offset - windowStart || windowHashAt(bytes, windowStart, state.offset) !== state.windowHash) return null;
+  const fresh = bytes.subarray(state.offset - windowStart);
+  const decoded = decodeLines(fresh, state.lineCount + 1, context.path, context.skipped);
+  const meta = structuredClone(state.meta);
+  const ingest: Ingest = { meta, agentMode: state.agentMode, recs: [...state.tail], uuids: new Set(), sawSummary: false };
+  ingestLines(context, ingest, decoded.lines);
+  if (ingest.sawSummary) return null;
+  const offset = state.offset + decoded.completeBytes;
+  const windowHash = windowHashAt(bytes, windowStart, offset);
+  const position = { offset, lineCount: state.lineCount + decoded.lineCount, windowHash };
+  return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, position, state.lastTurnHash);
+}
+
+function readWhole(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new SourceError(`cannot read claude code transcript ${path}: ${reason}`, path, { cause: error });
+  }
+}
+
+/** Uuids of the parent main file of a copy agent (`<dir>/<session>.jsonl`), or null when it is missing. */
+function readParentUuids(context: Context): Set<string> | null {
+  const parentId = context.info.parentFromPath;
+  if (!parentId) return null;
+  const parentPath = join(dirname(dirname(dirname(context.path))), `${parentId}.jsonl`);
+  if (!existsSync(parentPath)) return null;
+  try {
+    const text = readFileSync(parentPath, "utf8");
+    context.bytesRead += Buffer.byteLength(text);
+    const uuids = new Set<string>();
+    for (const match of text.matchAll(/"uuid":\s*"([^"]+)"/g)) uuids.add(match[1] as string);
+    return uuids;
+  } catch {
+    return null;
+  }
+}
+
+function ingestLines(context: Context, ingest: Ingest, lines: readonly RawLine[]): void {
+  for (const { value } of lines) ingestOne(context, ingest, value);
+}
+
+function ingestOne(context: Context, ingest: Ingest, value: Record<string, unknown>): void {
+  const uuid = typeof value.uuid === "string" ? value.uuid : null;
+  if (uuid !== null) ingest.uuids.add(uuid);
+  if (uuid !== null && context.copyUuids?.has(uuid)) return;
+  if (ingest.agentMode === null && (value.type === "user" || value.type === "assistant")) {
+    // A file not named agent-* whose first message is a sidechain line is a sub-agent transcript (§1.8).
+    ingest.agentMode = value.isSidechain === true;
+  }
+  if (ingest.agentMode === false && value.isSidechain === true) return;
+  if (value.type === "summary") ingest.sawSummary = true;
+  applyMeta(ingest.meta, value);
+  const rec = toRec(value, context.recOptions);
+  if (rec) ingest.recs.push(rec);
+}
+
+interface Position {
+  offset: number;
+  lineCount: number;
+  windowHash: string;
+}
+
+/** Steps 2–3 of the pipeline for full (anchor null, firstNumber 1) and resumed parses. */
+function finish(
+  context: Context, ingest: Ingest, partial: RawLine | null, anchor: string | null, firstNumber: number,
+  position: Position, lastTurnHash: string | null,
+): ParseResult | null {
+  const stateMeta = structuredClone(ingest.meta);
+  const stateAgentMode = ingest.agentMode;
+  const completeRecs = ingest.recs;
+  if (partial) {
+    ingest.recs = [...completeRecs];
+    ingestOne(context, ingest, partial.value);
+  }
+  matchSummaries(ingest.meta, ingest.uuids);
+  const drafts = draftsOf(ingest.recs, anchor, firstNumber);
+  if (!drafts) return null;
+  const isSubagent = ingest.agentMode === true;
+  const isWarmup = isSubagent && drafts[0]?.number === 1 && drafts[0].prompt === "Warmup";
+  const turns = isWarmup ? [] : drafts.map((draft) => finishTurn(draft, context.unit.sessionId, isSubagent, context.withOutputs));
+  let fromTurn = anchor === null ? 1 : firstNumber;
+  if (anchor !== null && turns[0] && lastTurnHash === hashOf(JSON.stringify(turns[0]))) {
+    turns.shift();
+    fromTurn++;
+  }
+  const turnCount = isWarmup ? 0 : (drafts.at(-1)?.number ?? firstNumber - 1);
+  const session = buildSession(context, ingest, turnCount, isSubagent);
+  // Copy agents (acompact, aside_question) are written once and need the parent's uuids: never resumed.
+  const resumable = !isWarmup && (context.info.kind === "main" || context.info.kind === "task");
+  let resume: ClaudeResumeState | undefined;
+  if (resumable) {
+    const stateDrafts = partial ? draftsOf(completeRecs, anchor, firstNumber) : drafts;
+    if (stateDrafts) {
+      matchSummaries(stateMeta, ingest.uuids);
+      resume = buildState(context, completeRecs, stateDrafts, firstNumber, position, stateMeta, stateAgentMode, isSubagent);
+    }
+  }
+  return { session, turns, fromTurn, resume, bytesRead: context.bytesRead, skipped: { ...context.skipped } };
+}
+
+function draftsOf(recs: readonly Rec[], anchor: string | null, firstNumber: number): TurnDraft[] | null {
+  const path = findActivePath(recs, anchor);
+  if (!path.reachedAnchor) return null;
+  return groupTurns(recs, path.onPath, firstNumber);
+}
+
+function buildState(
+  context: Context, recs: Rec[], drafts: TurnDraft[], firstNumber: number, position: Position,
+  meta: MetaState, agentMode: boolean | null, isSubagent: boolean,
+): ClaudeResumeState {
+  const last = drafts.at(-1);
+  const lastTurn = last ? finishTurn(last, context.unit.sessionId, isSubagent, context.withOutputs) : null;
+  return {
+    kind: "claude-code/v1",
+    offset: position.offset,
+    lineCount: position.lineCount,
+    windowHash: position.windowHash,
+    withOutputs: context.withOutputs,
+    anchor: last ? (recs[last.promptIndex]?.u ?? null) : null,
+    anchorTurn: last ? last.number : firstNumber,
+    lastTurnHash: lastTurn ? hashOf(JSON.stringify(lastTurn)) : null,
+    tail: last ? recs.slice(last.promptIndex) : recs,
+    meta,
+    agentMode,
+  };
+}
+
+function buildSession(context: Context, ingest: Ingest, turnCount: number, isSubagent: boolean): Session {
+  const { meta } = ingest;
+  const projectPath = meta.cwd ?? "";
+  let parentSessionId: string | null = null;
+  if (isSubagent) {
+    parentSessionId = meta.sessionIdField ?? context.info.parentFromPath;
+    if (parentSessionId === context.unit.sessionId) parentSessionId = null;
+  }
+  return {
+    id: context.unit.sessionId,
+    source: "claude-code",
+    projectPath,
+    projectName: projectNameOf(projectPath),
+    gitBranch: meta.branch,
+    startedAt: meta.startedAt,
+    endedAt: meta.endedAt,
+    title: pickTitle(meta, isSubagent ? readAgentDescription(context) : null),
+    turnCount,
+    parentSessionId,
+    isSubagent,
+    location: context.path,
+  };
+}
+
+/** `description` of `agent-<id>.meta.json` next to a nested sub-agent file (§1.1), or null. */
+function readAgentDescription(context: Context): string | null {
+  const metaPath = context.path.replace(/\.jsonl$/, ".meta.json");
+  if (metaPath === context.path || !existsSync(metaPath)) return null;
+  try {
+    const text = readFileSync(metaPath, "utf8");
+    context.bytesRead += Buffer.byteLength(text);
+    const value: unknown = JSON.parse(text);
+    const description = (value as { description?: unknown } | null)?.description;
+    return typeof description === "string" && description.trim() ? description.trim() : null;
+  } catch {
+    return null;
+  }
+}

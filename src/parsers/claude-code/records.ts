@@ -1,0 +1,267 @@
+/**
+ * Claude Code JSONL lines → compact, JSON-serializable tree records (`Rec`). Owns the line split,
+ * JSON decoding with skip counting, and the classification of user lines (docs/formats.md §1.2,
+ * §1.4–§1.6). Knows nothing about branches or turns (tree.ts, turns.ts) or session metadata (meta.ts).
+ */
+import { buildToolCall, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
+import type { ToolCall } from "../types.ts";
+
+/** Kind of a tree record: a human prompt, an assistant line, a tool-result line, or anything else on the tree. */
+export type RecKind = "prompt" | "assistant" | "result" | "other";
+
+/** One assistant content block kept for turns: prose text, or a tool call (built without output). */
+export interface RecBlock {
+  text?: string;
+  tool?: { id: string; call: ToolCall };
+}
+
+/** One tool result carried by a user line (§1.4 `tool_result`). */
+export interface RecResult {
+  id: string;
+  isError: boolean;
+  /** Result text (string content or text blocks joined by "\n"); only kept when parsing with outputs. */
+  output?: string;
+}
+
+/**
+ * A line that sits on the `uuid → parentUuid` tree (§1.7: user, assistant, system, attachment, progress),
+ * reduced to what turns need. JSON-serializable so the tail of a session can live in the resume state.
+ */
+export interface Rec {
+  u: string;
+  p: string | null;
+  /** `logicalParentUuid` of a `compact_boundary` (§1.7), bridging the compaction. */
+  lp?: string;
+  k: RecKind;
+  /** True for `user`/`assistant` lines: candidates for the leaf of the active branch. */
+  conv: boolean;
+  /** Record time, epoch ms UTC; 0 when missing. */
+  t: number;
+  prompt?: string;
+  /** Assistant `message.id` (falls back to the line uuid). */
+  mid?: string;
+  blocks?: RecBlock[];
+  results?: RecResult[];
+}
+
+/** A decoded JSON line with its 1-based line number. */
+export interface RawLine {
+  line: number;
+  value: Record<string, unknown>;
+}
+
+/** Lines skipped while decoding: count and first place (`<path>:<line>: <reason>`). */
+export interface SkipCounter {
+  count: number;
+  first?: string;
+}
+
+/** Options of {@link toRec}. */
+export interface RecOptions {
+  withOutputs: boolean;
+  /** Replaces a `<persisted-output>` preview with the full text when it can (§1.8); identity otherwise. */
+  resolveOutput: (text: string) => string;
+}
+
+/**
+ * Split `bytes` into complete JSON lines, decoding each. A last segment without a trailing "\n" is
+ * returned separately in `partial` (decoded when it is valid JSON, else counted as skipped).
+ * @param bytes UTF-8 bytes of a range that starts at a line start
+ * @param firstLine 1-based number of the first line in `bytes`
+ * @param path file path for skip messages
+ * @returns decoded complete lines, the decoded unterminated last line (or null), `completeBytes` = bytes up
+ *   to and including the last "\n" (0 when none), and `lineCount` = number of complete lines
+ * Examples: `{"a":1}\n{"b"` → lines [{a:1}], partial null (skipped: incomplete last line), completeBytes 8.
+ */
+export function decodeLines(
+  bytes: Buffer,
+  firstLine: number,
+  path: string,
+  skipped: SkipCounter,
+): { lines: RawLine[]; partial: RawLine | null; completeBytes: number; lineCount: number } {
+  const lines: RawLine[] = [];
+  const lastNewline = bytes.lastIndexOf(10);
+  const pieces = lastNewline < 0 ? [] : bytes.toString("utf8", 0, lastNewline).split("\n");
+  for (let i = 0; i < pieces.length; i++) {
+    const value = decodeOne(pieces[i] as string, firstLine + i, path, skipped);
+    if (value) lines.push({ line: firstLine + i, value });
+  }
+  let partial: RawLine | null = null;
+  const rest = bytes.toString("utf8", lastNewline + 1);
+  if (rest.trim().length > 0) {
+    const value = decodeOne(rest, firstLine + pieces.length, path, skipped, "incomplete last line");
+    if (value) partial = { line: firstLine + pieces.length, value };
+  }
+  return { lines, partial, completeBytes: lastNewline + 1, lineCount: pieces.length };
+}
+
+function decodeOne(piece: string, line: number, path: string, skipped: SkipCounter, reason = "not JSON"): Record<string, unknown> | null {
+  if (piece.length === 0 || piece.trim().length === 0) return null;
+  try {
+    const value: unknown = JSON.parse(piece);
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    noteSkip(skipped, `${path}:${line}: not a JSON object`);
+  } catch {
+    noteSkip(skipped, `${path}:${line}: ${reason}`);
+  }
+  return null;
+}
+
+/** Count one skipped line, remembering the first place. */
+export function noteSkip(skipped: SkipCounter, where: string): void {
+  skipped.count++;
+  if (skipped.first === undefined) skipped.first = where;
+}
+
+const treeTypes = new Set(["user", "assistant", "system", "attachment", "progress"]);
+
+/** Epoch ms of an ISO timestamp field, 0 when missing or unparsable. */
+export function timeOf(value: unknown): number {
+  if (typeof value !== "string") return 0;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/**
+ * Reduce one decoded line to a tree record, or null when the line is not on the tree (no uuid, or
+ * a kind such as `summary`, `file-history-snapshot`, `queue-operation` — §1.3, §1.7).
+ */
+export function toRec(value: Record<string, unknown>, options: RecOptions): Rec | null {
+  const type = value.type;
+  const uuid = value.uuid;
+  if (typeof type !== "string" || !treeTypes.has(type) || typeof uuid !== "string") return null;
+  const rec: Rec = {
+    u: uuid,
+    p: typeof value.parentUuid === "string" ? value.parentUuid : null,
+    k: "other",
+    conv: type === "user" || type === "assistant",
+    t: timeOf(value.timestamp),
+  };
+  if (type === "system" && value.subtype === "compact_boundary" && typeof value.logicalParentUuid === "string") {
+    rec.lp = value.logicalParentUuid;
+  } else if (type === "assistant") {
+    fillAssistant(rec, value);
+  } else if (type === "user") {
+    fillUser(rec, value, options);
+  }
+  return rec;
+}
+
+function fillAssistant(rec: Rec, value: Record<string, unknown>): void {
+  const message = asObject(value.message);
+  rec.k = "assistant";
+  rec.mid = typeof message?.id === "string" ? message.id : rec.u;
+  // §1.5: synthetic lines carry user-facing API errors, not assistant prose.
+  const synthetic = message?.model === "<synthetic>" || value.isApiErrorMessage === true;
+  const blocks: RecBlock[] = [];
+  const content = message?.content;
+  if (typeof content === "string") {
+    if (!synthetic && content.trim()) blocks.push({ text: content });
+  } else if (Array.isArray(content)) {
+    for (const item of content) {
+      const block = asObject(item);
+      if (!block) continue;
+      if (block.type === "text" && typeof block.text === "string" && block.text.trim() && !synthetic) {
+        blocks.push({ text: block.text });
+      } else if (block.type === "tool_use" && typeof block.id === "string") {
+        const name = normalizeToolName(typeof block.name === "string" ? block.name : "unknown");
+        blocks.push({ tool: { id: block.id, call: buildToolCall(name, normalizeToolInput(block.input), false) } });
+      }
+    }
+  }
+  rec.blocks = blocks;
+}
+
+function fillUser(rec: Rec, value: Record<string, unknown>, options: RecOptions): void {
+  const content = asObject(value.message)?.content;
+  if (value.isCompactSummary === true) return;
+  if (Array.isArray(content) && content.some((item) => asObject(item)?.type === "tool_result")) {
+    rec.k = "result";
+    rec.results = collectResults(content, options);
+    return;
+  }
+  if (value.isMeta === true) return;
+  const prompt = classifyPromptText(content);
+  if (prompt !== null) {
+    rec.k = "prompt";
+    rec.prompt = prompt;
+  }
+}
+
+function collectResults(content: unknown[], options: RecOptions): RecResult[] {
+  const results: RecResult[] = [];
+  for (const item of content) {
+    const block = asObject(item);
+    if (block?.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+    const result: RecResult = { id: block.tool_use_id, isError: block.is_error === true };
+    if (options.withOutputs) result.output = options.resolveOutput(resultText(block.content));
+    results.push(result);
+  }
+  return results;
+}
+
+/** Text of a `tool_result.content`: a string, or text blocks joined by "\n" (images as `[image]`). */
+export function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const item of content) {
+    const block = asObject(item);
+    if (block?.type === "text" && typeof block.text === "string") parts.push(block.text);
+    else if (block?.type === "image") parts.push("[image]");
+  }
+  return parts.join("\n");
+}
+
+const commandName = /<command-name>\s*\/?([^<]*?)\s*<\/command-name>/;
+const commandArgs = /<command-args>([\s\S]*?)<\/command-args>/;
+const bashInput = /^<bash-input>([\s\S]*?)<\/bash-input>/;
+
+/**
+ * The prompt a human typed, from a non-meta user line's `message.content` (§1.6), or null when the
+ * line is not a prompt (command output, interrupt marker, bash output, empty).
+ * Slash commands are prompts reduced to `/cmd args`; bash mode becomes `! cmd`.
+ * Examples: `"<command-name>/model</command-name><command-args></command-args>"` → `/model`;
+ *   `"<bash-input>ls</bash-input>"` → `! ls`; `"[Request interrupted by user]"` → null;
+ *   `[{type:"image"}]` → `[image]`.
+ */
+export function classifyPromptText(content: unknown): string | null {
+  let text = "";
+  let hasImage = false;
+  if (typeof content === "string") text = content;
+  else if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const item of content) {
+      const block = asObject(item);
+      if (block?.type === "text" && typeof block.text === "string") parts.push(block.text);
+      else if (block?.type === "image" || block?.type === "document") hasImage = true;
+    }
+    text = parts.join("\n");
+  }
+  text = text.trim();
+  if (text.length === 0) return hasImage ? "[image]" : null;
+  if (text.charCodeAt(0) === 60 /* < */) return classifyTagged(text);
+  if (text.startsWith("[Request interrupted by user")) return null;
+  return text;
+}
+
+function classifyTagged(text: string): string | null {
+  const head = text.slice(0, 400);
+  if (head.includes("<command-name>")) {
+    const name = commandName.exec(text)?.[1]?.trim() ?? "";
+    const args = commandArgs.exec(text)?.[1]?.trim() ?? "";
+    if (name) return args ? `/${name} ${args}` : `/${name}`;
+  }
+  if (text.startsWith("<bash-input>")) {
+    const command = bashInput.exec(text)?.[1]?.trim() ?? "";
+    return command ? `! ${command}` : null;
+  }
+  const outputTags = ["<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<bash-stdout>", "<bash-stderr>"];
+  if (outputTags.some((tag) => text.startsWith(tag))) return null;
+  return text;
+}
+
+/** The value as a plain object, or undefined. */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}

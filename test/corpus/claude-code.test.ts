@@ -1,0 +1,149 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { claudeCodeParser, unitForContainer } from "../../src/parsers/claude-code.ts";
+import type { ParseResult } from "../../src/parsers/types.ts";
+import { claudeCorpusRoots, corpusDir, hasCorpus } from "../helpers/corpus.ts";
+import { lineBoundaries, replayAt, unitOfFile } from "../parsers/claude-code-replay.ts";
+
+const cc = join(corpusDir, "claude-code");
+const idaho = join(cc, "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT");
+const paas = join(cc, "Xu-Wentao__dotfile/.claude/projects/-Users-xuwentao-Projects-tele-paas-controller");
+const rabbit = join(cc, "iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-coderabbit-review-helper");
+const files = {
+  compaction: join(idaho, "744827a2-a4c6-4a5b-9997-81d6e9384d8d.jsonl"),
+  inlineSidechain: join(cc, "d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"),
+  nestedParent: join(paas, "f8f80429-8398-46a9-a8aa-05543b114478.jsonl"),
+  nestedAgent: join(paas, "f8f80429-8398-46a9-a8aa-05543b114478/subagents/agent-a933ed4308097ae4b.jsonl"),
+  flatMain: join(rabbit, "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"),
+  flatAgent: join(rabbit, "agent-9fa17969.jsonl"),
+};
+const parseFile = (path: string): ParseResult => claudeCodeParser.parse(unitOfFile(path));
+
+describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../shared/corpus)", () => {
+  const scan = hasCorpus ? claudeCodeParser.scan(claudeCorpusRoots()) : { containers: [], missingRoots: [] };
+
+  test("scan finds the transcripts and no side file", () => {
+    expect(scan.missingRoots).toEqual([]);
+    expect(scan.containers.length).toBeGreaterThan(150);
+    for (const container of scan.containers) {
+      expect(container.path.endsWith(".jsonl")).toBe(true);
+      expect(container.path.endsWith("/history.jsonl")).toBe(false);
+      expect(container.path.includes("/tool-results/")).toBe(false);
+    }
+  });
+
+  test("every real file parses without an exception and keeps the turn invariants", () => {
+    const ids = new Set<string>();
+    for (const container of scan.containers) {
+      for (const withOutputs of [false, true]) {
+        const { session, turns, fromTurn } = claudeCodeParser.parse(unitForContainer(container), { withOutputs });
+        expect(fromTurn).toBe(1);
+        expect(turns.map((turn) => turn.number)).toEqual(turns.map((_, index) => index + 1));
+        expect(session.turnCount).toBe(turns.length);
+        let last = 0;
+        for (const turn of turns) {
+          expect(turn.prompt.trim().length).toBeGreaterThan(0);
+          expect(turn.sessionId).toBe(session.id);
+          expect(turn.isSubagent).toBe(session.isSubagent);
+          if (turn.timestamp > 0) {
+            expect(turn.timestamp).toBeGreaterThanOrEqual(last);
+            last = turn.timestamp;
+          }
+        }
+        if (session.startedAt > 0) expect(session.endedAt).toBeGreaterThanOrEqual(session.startedAt);
+        if (!withOutputs) ids.add(`${container.path}#${session.id}`);
+      }
+    }
+    const units = claudeCodeParser.listUnits(scan.containers);
+    expect(new Set(units.map((unit) => unit.key)).size).toBe(units.length);
+  });
+
+  // Expected values below were read from the files with jq/python (file-order scan of user/assistant lines).
+  test("compaction session (2.1.88): 73 prompts, turn 3 tools and text", () => {
+    const { session, turns } = parseFile(files.compaction);
+    expect(session.turnCount).toBe(73);
+    expect(turns[0]?.prompt).toBe("/model");
+    expect(turns[2]?.prompt).toBe("1PASSWORD implementation");
+    expect(turns[2]?.response.startsWith("I see 1Password reference docs captured (CLI, SSH agent)")).toBe(true);
+    expect(turns[2]?.toolCalls.map((call) => [call.name, call.isError])).toEqual([
+      ["Read", true], ["Glob", false], ["Read", false], ["Glob", false], ["Read", false], ["Read", true], ["Read", false],
+    ]);
+    expect(turns[2]?.toolCalls[1]?.input).toBe(".smart-env/multi/*1Password*");
+    expect(turns[2]?.files[0]).toBe("C:\\Users\\loganf\\Documents\\IDAHO-VAULT\\response_49b88b5b-c06e-4a9e-b5a5-32e087d8a356\\1");
+    expect(session.projectName).toBe("IDAHO-VAULT");
+    expect(turns.some((turn) => turn.prompt.startsWith("This session is being continued"))).toBe(false);
+  });
+
+  test("1.0.98 session with inline sidechains: 2 prompts, sub-agent lines kept out", () => {
+    const { session, turns } = parseFile(files.inlineSidechain);
+    expect(turns.map((turn) => turn.prompt)).toEqual(["/orchestrator create TODO app by Next.js", "Thanks! Please update CLAUDE.md for current changes"]);
+    const tasks = turns[0]?.toolCalls.filter((call) => call.name === "Task").map((call) => call.input);
+    expect(tasks).toEqual(["Setup Next.js project", "Create data models", "Build TODO components", "Implement state management", "Create main page integration"]);
+    expect(turns[0]?.toolCalls.filter((call) => call.name === "TodoWrite")).toHaveLength(3);
+    expect(turns[1]?.toolCalls.map((call) => [call.name, call.filePath])).toEqual([["Write", "/path/to/Demo/CLAUDE.md"]]);
+    expect(turns[1]?.response).toBe(
+      "I'll create a CLAUDE.md file to document the current TODO app project structure and key information for future reference.\n\n" +
+        "CLAUDE.md has been created with comprehensive documentation of the TODO app project, including structure, tech stack, features, development commands, and architecture details.",
+    );
+    expect(session.title).toBe("Empty Repo Setup: CLAUDE.md Foundation Created");
+  });
+
+  test("2.1.87 nested sub-agent: own session with the parent's id, task prompt as turn 1", () => {
+    const parent = parseFile(files.nestedParent);
+    expect(parent.session.turnCount).toBe(2);
+    expect(parent.turns[0]?.toolCalls.map((call) => [call.name, call.input])).toEqual([["Task", "Explore aisuite module"]]);
+    const agent = parseFile(files.nestedAgent);
+    expect(agent.session).toMatchObject({
+      id: "agent-a933ed4308097ae4b", isSubagent: true, parentSessionId: "f8f80429-8398-46a9-a8aa-05543b114478",
+      title: "Design aisuite improvement plan", projectName: "paas-controller",
+    });
+    expect(agent.turns).toHaveLength(1);
+    expect(agent.turns[0]?.prompt.startsWith("Based on my deep exploration of the AISuite module")).toBe(true);
+    expect(agent.turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Bash", "Bash", "Bash", "Read", "Read", "Read"]);
+    expect(agent.turns[0]?.files).toEqual([
+      "/Users/xuwentao/Projects/tele/paas-controller/pkg/backend/aisuite/controller/aisuite.go",
+      "/Users/xuwentao/Projects/tele/paas-controller/pkg/backend/aisuite/aisuite.go",
+      "/Users/xuwentao/Projects/tele/paas-controller/pkg/backend/aisuite/register.go",
+    ]);
+  });
+
+  test("2.0.37 main session and flat agent file", () => {
+    const main = parseFile(files.flatMain);
+    expect(main.session.turnCount).toBe(5);
+    expect(main.turns[1]?.toolCalls.map((call) => [call.name, call.filePath])).toEqual([
+      ["Edit", "/Users/dain/workspace/coderabbit-review-helper/README.md"],
+      ["Edit", "/Users/dain/workspace/coderabbit-review-helper/README.md"],
+    ]);
+    const agent = parseFile(files.flatAgent);
+    expect(agent.session).toMatchObject({ id: "agent-9fa17969", isSubagent: true, parentSessionId: "741790a4-4fe2-4644-9a51-fb4482074060" });
+    expect(agent.session.gitBranch).toBe("fix/comment-attribution-and-pagination");
+    expect(agent.turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Read", "Grep", "Grep", "Read", "Read"]);
+    expect(agent.turns[0]?.response.startsWith("I'll investigate why \"Outside diff range comments\"")).toBe(true);
+  });
+
+  test("real files split at line boundaries resume to the same result as a full parse, reading only new bytes", () => {
+    const chosen = [
+      files.compaction, files.inlineSidechain, files.nestedParent, files.nestedAgent, files.flatMain,
+      join(idaho, "237326ca-5e6a-4313-b3dd-44df36143943.jsonl"),
+      join(cc, "iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"),
+      join(cc, "obra__episodic-memory/test/fixtures/long-conversation.jsonl"),
+      join(cc, "Xu-Wentao__dotfile/.claude/projects/-Users-xuwentao-Projects-github-volcano/7ef4b236-d946-48a6-a856-e45b02af7be7.jsonl"),
+    ];
+    let resumedCheaply = 0;
+    let replays = 0;
+    for (const file of chosen) {
+      const cuts = lineBoundaries(readFileSync(file));
+      const picks = [1, 2, 3, 4, 5, 6].map((k) => cuts[Math.floor((cuts.length * k) / 7)] as number);
+      for (const cut of picks) {
+        const replay = replayAt(file, cut);
+        expect(replay.resumed.session).toEqual(replay.full.session);
+        expect(replay.merged).toEqual(replay.full.turns);
+        replays++;
+        if (replay.resumed.bytesRead <= replay.appendedBytes + 4096) resumedCheaply++;
+      }
+    }
+    // Falls back only on a rewind onto an earlier turn; most real appends continue the last turn.
+    expect(resumedCheaply).toBeGreaterThan(replays * 0.8);
+  });
+});
