@@ -16,12 +16,24 @@ export interface DocumentText {
   embedText: string;
 }
 
+/**
+ * Split camelCase and PascalCase runs so their parts are searchable words:
+ * `JSSoundRecorder` → `JS Sound Recorder`, `getUserById` → `get User By Id`. Returns "" when nothing splits.
+ */
+export function splitCamelCase(text: string): string {
+  const parts: string[] = [];
+  for (const word of text.match(/[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*/g) ?? []) {
+    parts.push(word.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2"));
+  }
+  return parts.join(" ");
+}
+
 const toolLine = (call: Pick<ToolCall, "name" | "input">): string => (call.input ? `${call.name} ${call.input}` : call.name);
 
 /** Build the document of one turn. */
 export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "toolCalls" | "files">): DocumentText {
   const toolNames = [...new Set(turn.toolCalls.map((call) => call.name))];
-  const extra = [...turn.toolCalls.map(toolLine), ...turn.files].join("\n");
+  const extra = [...turn.toolCalls.map(toolLine), ...turn.files, splitCamelCase(turn.files.join(" "))].filter(Boolean).join("\n");
   const embedParts = [turn.prompt, turn.response];
   if (toolNames.length > 0) embedParts.push(`Tools: ${toolNames.join(", ")}`);
   if (turn.files.length > 0) embedParts.push(`Files: ${turn.files.join(", ")}`);
@@ -33,13 +45,14 @@ export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "tool
  * @param prompts every turn's prompt, turn 1 first
  * @param files every file touched in the session, unique
  */
-export function buildSessionDocument(session: Pick<Session, "title">, prompts: readonly string[], files: readonly string[]): DocumentText {
+export function buildSessionDocument(session: Pick<Session, "title" | "projectName">, prompts: readonly string[], files: readonly string[]): DocumentText {
   const title = session.title ?? "";
   const body = prompts.join("\n\n");
+  const names = [session.projectName, ...files].join(" ");
   return {
     heading: title,
     body,
-    extra: files.join("\n"),
+    extra: [session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n"),
     embedText: [title, body].filter(Boolean).join("\n\n"),
   };
 }

@@ -50,6 +50,8 @@ export interface IndexSummary {
   unchanged: number;
   /** Turns written in this run (new or re-parsed). */
   turns: number;
+  /** Bytes the parsers read from disk in this run (an appended Claude file costs only its new bytes). */
+  bytesRead: number;
   /** Lines/records skipped as unreadable, and the first such place. */
   skippedLines: number;
   firstSkipped?: string;
@@ -76,7 +78,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   const lock: IndexLock = await acquireIndexLock(join(options.recallHome, homeFiles.lock), options.lockWaitMs ?? 0);
   const db = openIndex(databasePath(options.recallHome));
   const summary: IndexSummary = {
-    added: 0, updated: 0, removed: 0, unchanged: 0, turns: 0, skippedLines: 0, failedUnits: 0,
+    added: 0, updated: 0, removed: 0, unchanged: 0, turns: 0, bytesRead: 0, skippedLines: 0, failedUnits: 0,
     degraded: false, elapsedMs: 0, missingRoots: { "claude-code": [], opencode: [] },
   };
   try {
@@ -113,6 +115,7 @@ function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: 
     const parsed = batch.flatMap(({ unit, resume, isNew }) => {
       try {
         const result = parser.parse(unit, { resume });
+        summary.bytesRead += result.bytesRead;
         if (result.skipped.count > 0) {
           summary.skippedLines += result.skipped.count;
           summary.firstSkipped ??= result.skipped.first;

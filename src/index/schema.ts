@@ -33,6 +33,7 @@ const migrations: string[] = [
     unit_key TEXT NOT NULL UNIQUE,
     container_path TEXT NOT NULL,
     change_key TEXT NOT NULL,
+    unit_locator TEXT,
     project_path TEXT NOT NULL,
     project_name TEXT NOT NULL,
     git_branch TEXT,

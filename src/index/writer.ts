@@ -60,22 +60,22 @@ export function writeParsedSession(db: Database, unit: SourceUnit, result: Parse
 function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, existingId: number | undefined): number {
   const s = result.session;
   const values = [
-    s.source, s.id, unit.key, unit.containerPath, unit.changeKey, s.projectPath, s.projectName, s.gitBranch,
+    s.source, s.id, unit.key, unit.containerPath, unit.changeKey, unit.locator ? JSON.stringify(unit.locator) : null, s.projectPath, s.projectName, s.gitBranch,
     s.startedAt, s.endedAt, s.title, s.turnCount, s.parentSessionId, s.isSubagent ? 1 : 0, s.location,
     result.resume ? JSON.stringify(result.resume) : null, result.skipped.count,
   ] as const;
   if (existingId === undefined) {
     const row = db
       .query<{ id: number }, typeof values extends readonly (infer T)[] ? T[] : never>(
-        `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, project_path, project_name, git_branch,
+        `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
            started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, files, resume_state, skipped_lines)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id`,
       )
       .get(...values);
     return row!.id;
   }
   db.query(
-    `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, project_path = ?,
+    `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, unit_locator = ?, project_path = ?,
        project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, turn_count = ?, parent_session_id = ?,
        is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ? WHERE id = ?`,
   ).run(...values, existingId);
