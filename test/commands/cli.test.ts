@@ -1,0 +1,140 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { writeClaudeSession } from "../helpers/claude-writer.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "recall-cli-"));
+const emptyHome = join(work, "home");
+mkdirSync(emptyHome);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+
+/** Run the CLI as a user would; RECALL_HOME is private to the test, HOME is empty. */
+function recall(args: string[], options: { home?: string; recallHome?: string } = {}) {
+  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
+    cwd: repo,
+    env: { ...process.env, HOME: options.home ?? emptyHome, RECALL_HOME: options.recallHome ?? join(work, "recall-home"), XDG_CACHE_HOME: "", XDG_DATA_HOME: "", CLAUDE_CONFIG_DIR: "", RECALL_CLAUDE_DIRS: "", RECALL_OPENCODE_DIRS: "" },
+  });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+describe("recall CLI", () => {
+  test("--help lists the commands on stdout and exits 0; --version prints the version", () => {
+    const help = recall(["--help"]);
+    expect(help.code).toBe(0);
+    for (const name of ["search", "show", "sessions", "index", "status"]) expect(help.stdout).toContain(name);
+    const version = recall(["--version"]);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  test("usage errors exit 2 with a one-line reason and no stack trace", () => {
+    for (const args of [["search", "   ", ...examples], ["search", "x", "--depth", "3"], ["search", "x", "--bogus"], ["serch", "x"], ["search", "x", "--since", "yesterday-ish", ...examples], ["search", "x", "--session", "abc"]]) {
+      const result = recall(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).not.toMatch(/\n\s+at .*:\d+/);
+    }
+    expect(recall(["search", "   ", ...examples]).stderr).toContain("the search query is empty");
+  });
+
+  test("search --json follows the documented contract and finds the session by its own words", () => {
+    const result = recall(["search", "containers cannot reach postgres on the host", "--json", ...examples]);
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response).toMatchObject({ version: 1, level: "session", mode: "keyword", searched: { sessions: 12, projects: 6, sources: ["claude-code", "opencode"] } });
+    const first = response.results[0];
+    expect(first.session_id).toBe("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
+    expect(first).toMatchObject({ source: "claude-code", project: "platform-deploy", project_path: "/home/dev/infra/platform-deploy", turns: 4 });
+    expect(first.started_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(first.score).toBeGreaterThan(0);
+    expect(first.score).toBeLessThanOrEqual(1);
+    expect(typeof first.preview).toBe("string");
+    expect(Array.isArray(first.files)).toBe(true);
+    expect(first.next_command).toContain("--depth 2 --session 23d3db6a-c189-41e8-b15e-e3dfa565d49f");
+    // The fallback to keyword-only is said on stderr, never mixed into stdout.
+    expect(result.stderr).toContain("keyword-only");
+  });
+
+  test("level 2 inside one session by id prefix returns turns with the whole prompt and a show command", () => {
+    const result = recall(["search", "curl 172.17.0.1", "--depth", "2", "--session", "23d3db6a", "--json", ...examples]);
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response.level).toBe("turn");
+    expect(response.results.length).toBeGreaterThan(0);
+    for (const turn of response.results) expect(turn.session_id).toBe("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
+    const best = response.results[0];
+    expect(best.prompt).toContain("curl 172.17.0.1:5432");
+    expect(best.show_command).toMatch(/^recall show 23d3db6a-c189-41e8-b15e-e3dfa565d49f:\d+-\d+$/);
+  });
+
+  test("text output has the header, the session line, the preview and the drill-deeper hint", () => {
+    const result = recall(["search", "flaky login test timezone", ...examples]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Searched 12 sessions across 6 projects \(claude-code, opencode\)/);
+    expect(result.stdout).toMatch(/\[\d\.\d\d\] \[claude-code\] session=f7dd9101-a59 project=shop-web date=2026-02-\d\d turns=4/);
+    expect(result.stdout).toContain("[login]");
+    expect(result.stdout).toContain("→ drill deeper: recall search");
+  });
+
+  test("show prints the header, the prompt and compact tool calls of the chosen turns", () => {
+    const result = recall(["show", "23d3db6a:1-2", ...examples]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Showing turns 1-2 of 4");
+    expect(result.stdout).toContain("project: /home/dev/infra/platform-deploy");
+    expect(result.stdout).toMatch(/\[Bash\] \S/);
+    expect(result.stdout).toContain("── Turn 2 ");
+    expect(result.stdout).not.toContain("── Turn 3 ");
+    const json = JSON.parse(recall(["show", "23d3db6a:2", "--json", ...examples]).stdout);
+    expect(json.turns.map((turn: { turn: number }) => turn.turn)).toEqual([2]);
+    expect(json.session.session_id).toBe("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
+  });
+
+  test("show of an unknown id exits 1 with 'no session matches'; an ambiguous prefix lists the candidates", () => {
+    const unknown = recall(["show", "ffffffff-0000", ...examples]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no session matches ffffffff-0000");
+    const root = join(work, "ambiguous");
+    for (const suffix of ["1111", "2222"]) {
+      const id = `abcdef12-0000-4000-8000-00000000${suffix}`;
+      writeClaudeSession(join(root, "-x", `${id}.jsonl`), { sessionId: id, cwd: "/x", turns: [{ prompt: `hello ${suffix}`, response: "hi" }] });
+    }
+    const ambiguous = recall(["show", "abcdef12", "--claude-dir", root, "--opencode-dir", join(work, "none")], { recallHome: join(work, "recall-ambiguous") });
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain("abcdef12 matches 2 sessions");
+    expect(ambiguous.stderr).toContain("abcdef12-0000-4000-8000-000000001111");
+    expect(ambiguous.stderr).toContain("abcdef12-0000-4000-8000-000000002222");
+  });
+
+  test("sessions --json lists newest first with full ids and ISO times", () => {
+    const result = recall(["sessions", "--json", "--source", "opencode", ...examples]);
+    expect(result.code).toBe(0);
+    const { sessions } = JSON.parse(result.stdout);
+    expect(sessions.length).toBe(4);
+    const ended = sessions.map((s: { ended_at: string }) => Date.parse(s.ended_at));
+    expect([...ended].sort((a, b) => b - a)).toEqual(ended);
+    for (const session of sessions) {
+      expect(session.session_id).toMatch(/^ses_/);
+      expect(Object.keys(session)).toEqual(expect.arrayContaining(["session_id", "source", "project", "project_path", "title", "started_at", "ended_at", "turns", "parent_session_id"]));
+    }
+  });
+
+  test("status --json reports counts per source and that the index is up to date", () => {
+    recall(["index", ...examples]);
+    const result = recall(["status", "--json", ...examples]);
+    expect(result.code).toBe(0);
+    const status = JSON.parse(result.stdout);
+    expect(status.sessions).toBe(13);
+    expect(status.stale).toBe(false);
+    expect(status.by_source.map((row: { source: string }) => row.source)).toEqual(["claude-code", "opencode"]);
+  });
+
+  test("a machine with no agent history says so in one line and searches the shipped examples", () => {
+    const result = recall(["search", "websocket memory leak", "--json"], { recallHome: join(work, "recall-fresh") });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("no Claude Code or OpenCode history found");
+    expect(JSON.parse(result.stdout).results[0].session_id).toBe("7a5e3b10-8c95-4851-9e9b-75de80faf166");
+  });
+});
