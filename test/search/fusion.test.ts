@@ -1,0 +1,32 @@
+import { describe, expect, test } from "bun:test";
+import { fuseRelativeScores, normalizeMinMax } from "../../src/search/index.ts";
+
+describe("Relative Score Fusion", () => {
+  test("min-max normalization maps each leg to 0-1", () => {
+    const normalized = normalizeMinMax([{ key: "a", score: 2 }, { key: "b", score: 4 }, { key: "c", score: 6 }]);
+    expect([...normalized.entries()]).toEqual([["a", 0], ["b", 0.5], ["c", 1]]);
+    expect([...normalizeMinMax([{ key: "only", score: -3 }]).values()]).toEqual([1]);
+  });
+
+  test("fused = alpha * vector + (1 - alpha) * keyword, a missing leg counting 0", () => {
+    const fused = fuseRelativeScores(
+      [{ key: "a", score: 10 }, { key: "b", score: 0 }],
+      [{ key: "b", score: 0.9 }, { key: "c", score: 0.1 }],
+      0.7,
+    );
+    expect(fused.map((hit) => hit.key)).toEqual(["b", "a", "c"]);
+    const byKey = Object.fromEntries(fused.map((hit) => [hit.key, hit]));
+    expect(byKey.b!.score).toBeCloseTo(0.7, 10);
+    expect(byKey.a!.score).toBeCloseTo(0.3, 10);
+    expect(byKey.c!.score).toBeCloseTo(0, 10);
+    expect(byKey.a!.vectorScore).toBeUndefined();
+    expect(byKey.c!.keywordScore).toBeUndefined();
+  });
+
+  test("alpha 0 is keyword order and alpha 1 is vector order", () => {
+    const keyword = [{ key: 1, score: 3 }, { key: 2, score: 2 }, { key: 3, score: 1 }];
+    const vector = [{ key: 3, score: 0.9 }, { key: 2, score: 0.5 }, { key: 1, score: 0.1 }];
+    expect(fuseRelativeScores(keyword, vector, 0).map((hit) => hit.key)).toEqual([1, 2, 3]);
+    expect(fuseRelativeScores(keyword, vector, 1).map((hit) => hit.key)).toEqual([3, 2, 1]);
+  });
+});
