@@ -12,11 +12,18 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
 
+/** The test's environment without anything that points at real history (unset, not empty: Bun reads an empty XDG_CACHE_HOME as the cwd). */
+function userEnv(overrides: Record<string, string>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, ...overrides };
+  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS"]) delete env[key];
+  return env;
+}
+
 /** Run the CLI as a user would; RECALL_HOME is private to the test, HOME is empty. */
 function recall(args: string[], options: { home?: string; recallHome?: string } = {}) {
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
     cwd: repo,
-    env: { ...process.env, HOME: options.home ?? emptyHome, RECALL_HOME: options.recallHome ?? join(work, "recall-home"), XDG_CACHE_HOME: "", XDG_DATA_HOME: "", CLAUDE_CONFIG_DIR: "", RECALL_CLAUDE_DIRS: "", RECALL_OPENCODE_DIRS: "" },
+    env: userEnv({ HOME: options.home ?? emptyHome, RECALL_HOME: options.recallHome ?? join(work, "recall-home") }),
   });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
