@@ -56,28 +56,23 @@ describe("OpenCode scan (stats only)", () => {
     expect(missingRoots).toEqual([join(home, "nope")]);
   });
 
-  test("the JSON storage fingerprint is stable, and changes when a message or a part is added or a message rewritten", () => {
+  test("the JSON storage fingerprint is stable, and changes when a session, message or part is added or the newest message rewritten", () => {
     const { data } = makeDataRoot();
     const storage = join(data, "storage");
-    const first = fingerprintOf(storage);
-    expect(fingerprintOf(storage)).toBe(first);
-
-    mkdirSync(join(storage, "part", "msg_new"));
-    writeFileSync(join(storage, "part", "msg_new", "prt_new.json"), "{}");
-    const afterPartFolder = fingerprintOf(storage);
-    expect(afterPartFolder).not.toBe(first);
-
-    writeFileSync(join(storage, "part", "msg_009", "prt_009z.json"), "{}");
-    utimesSync(join(storage, "part", "msg_009"), new Date(), new Date(Date.now() + 5000));
-    const afterPart = fingerprintOf(storage);
-    expect(afterPart).not.toBe(afterPartFolder);
-
-    writeFileSync(join(storage, "message", "ses_main", "msg_011.json"), "{}");
-    const afterMessage = fingerprintOf(storage);
-    expect(afterMessage).not.toBe(afterPart);
-
-    utimesSync(join(storage, "message", "ses_main", "msg_001.json"), new Date(), new Date(Date.now() + 9000));
-    expect(fingerprintOf(storage)).not.toBe(afterMessage);
+    const steps: Array<() => void> = [
+      () => writeFileSync(join(storage, "part", "msg_c02", "prt_c02c.json"), "{}"),
+      () => utimesSync(join(storage, "message", "ses_child", "msg_c02.json"), new Date(), new Date(Date.now() + 9000)),
+      () => writeFileSync(join(storage, "message", "ses_child", "msg_c03.json"), "{}"),
+      () => writeFileSync(join(storage, "session", "prj_app", "ses_new.json"), "{}"),
+    ];
+    let previous = fingerprintOf(storage);
+    expect(fingerprintOf(storage)).toBe(previous);
+    for (const step of steps) {
+      step();
+      const next = fingerprintOf(storage);
+      expect(next).not.toBe(previous);
+      previous = next;
+    }
   });
 
   test("the legacy storage fingerprint changes when a part is added", () => {

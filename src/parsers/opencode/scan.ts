@@ -74,42 +74,51 @@ export function fingerprintDatabase(dbPath: string): string {
 }
 
 /**
- * Fingerprint of a JSON storage folder (§2.2), stats only: every session file, every
- * `message/<ses>/` folder and message file, and every `part/<msg>/` folder. A new message or
- * part changes a folder mtime, a rewritten message changes its file's mtime. Not covered: a part
- * file rewritten in place with no message rewrite (OpenCode rewrites the message when it completes).
+ * Fingerprint of a JSON storage folder (§2.2), stats only, about 4 stat/readdir calls per session
+ * (not per message: a 4,000-message folder cost 31–61 ms when every message was statted, see
+ * scripts/bench/parse-opencode.ts). Covered: each session file, each `message/<ses>/` folder (a new
+ * message changes its mtime), the session's newest message file (rewritten when it completes) and
+ * that message's `part/<msg>/` folder (new parts land in the newest message). Not covered: a part
+ * added to an older message with nothing else changing; OpenCode only writes to the newest one.
  */
 export function fingerprintJsonStorage(storagePath: string): string {
   const digest = new StatsDigest();
+  digest.add(join(storagePath, "message"));
+  digest.add(join(storagePath, "part"));
   for (const project of listDir(join(storagePath, "session"))) {
     const projectDir = join(storagePath, "session", project);
     digest.add(projectDir);
-    for (const file of listDir(projectDir)) digest.add(join(projectDir, file));
+    for (const file of listDir(projectDir)) {
+      digest.add(join(projectDir, file));
+      const sessionId = file.replace(/\.json$/, "");
+      addNewestMessage(digest, join(storagePath, "message", sessionId), (messageId) => join(storagePath, "part", messageId));
+    }
   }
-  addTwoLevels(digest, join(storagePath, "message"), true);
-  addTwoLevels(digest, join(storagePath, "part"), false);
   return digest.toString();
 }
 
-/** Fingerprint of a legacy `project/<id>/storage` folder (§2.3), same idea as {@link fingerprintJsonStorage}. */
+/** Fingerprint of a legacy `project/<id>/storage` folder (§2.3), same scheme as {@link fingerprintJsonStorage}. */
 export function fingerprintLegacyStorage(storagePath: string): string {
   const digest = new StatsDigest();
   const sessionDir = join(storagePath, "session");
   digest.add(join(sessionDir, "info"));
-  for (const file of listDir(join(sessionDir, "info"))) digest.add(join(sessionDir, "info", file));
-  addTwoLevels(digest, join(sessionDir, "message"), true);
-  for (const session of listDir(join(sessionDir, "part"))) addTwoLevels(digest, join(sessionDir, "part", session), false);
+  for (const file of listDir(join(sessionDir, "info"))) {
+    digest.add(join(sessionDir, "info", file));
+    const sessionId = file.replace(/\.json$/, "");
+    digest.add(join(sessionDir, "part", sessionId));
+    addNewestMessage(digest, join(sessionDir, "message", sessionId), (messageId) => join(sessionDir, "part", sessionId, messageId));
+  }
   return digest.toString();
 }
 
-/** Add `dir`, its child folders and (when `withFiles`) the files inside them. */
-function addTwoLevels(digest: StatsDigest, dir: string, withFiles: boolean): void {
-  digest.add(dir);
-  for (const child of listDir(dir)) {
-    const childPath = join(dir, child);
-    digest.add(childPath);
-    if (withFiles) for (const file of listDir(childPath)) digest.add(join(childPath, file));
-  }
+/** Add a session's message folder, its newest message file (ids ascend with time) and that message's part folder. */
+function addNewestMessage(digest: StatsDigest, messageDir: string, partDirOf: (messageId: string) => string): void {
+  digest.add(messageDir);
+  let newest: string | undefined;
+  for (const name of listDir(messageDir)) if (newest === undefined || name > newest) newest = name;
+  if (newest === undefined) return;
+  digest.add(join(messageDir, newest));
+  digest.add(partDirOf(newest.replace(/\.json$/, "")));
 }
 
 /** The folders a root may stand for: itself, `<root>/opencode` and `<root>/.local/share/opencode`. */
