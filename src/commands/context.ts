@@ -64,7 +64,7 @@ export function resolveHistory(args: { claudeDir: string[]; opencodeDir: string[
 
 /** Run an index with a progress bar (TTY only) and warnings on stderr; prints the summary line unless `quiet`. */
 export async function indexWithProgress(context: HistoryContext, options: { full?: boolean; lockWaitMs?: number; quiet?: boolean }): Promise<IndexSummary> {
-  const progress = createIndexProgress();
+  const progress = await createIndexProgress();
   try {
     const summary = await runIndex({
       recallHome: context.recallHome,

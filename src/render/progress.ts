@@ -2,7 +2,7 @@
  * Progress on stderr: a cli-progress bar when stderr is a TTY, nothing at all on a pipe (an agent
  * reading stdout/stderr never sees bar frames). Returns hooks for the indexer.
  */
-import { SingleBar } from "cli-progress";
+import type { SingleBar } from "cli-progress";
 import type { IndexHooks } from "../index/index.ts";
 
 /** A progress display; `stop()` clears the bar. */
@@ -11,9 +11,13 @@ export interface ProgressDisplay {
   stop(): void;
 }
 
-/** Create a progress display for an index run (no-op when stderr is not a TTY). */
-export function createIndexProgress(stream: NodeJS.WriteStream = process.stderr): ProgressDisplay {
+/**
+ * Create a progress display for an index run (no-op when stderr is not a TTY). cli-progress is
+ * imported only here, on a TTY, so searches from agents and pipes never pay for loading it.
+ */
+export async function createIndexProgress(stream: NodeJS.WriteStream = process.stderr): Promise<ProgressDisplay> {
   if (!stream.isTTY) return { onProgress() {}, stop() {} };
+  const { SingleBar } = await import("cli-progress");
   let bar: SingleBar | undefined;
   let current = "";
   return {

@@ -1,0 +1,44 @@
+/**
+ * Shared helpers of the benchmark scripts: percentiles, the machine/commit stamp, one JSON line
+ * per measurement on stdout, and timing a command (wall time of a child process).
+ */
+import { cpus } from "node:os";
+
+/** Machine label: CPU model and core count. */
+export const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
+
+/** Short commit hash of the checkout (or "unknown"). */
+export const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim() || "unknown";
+
+/** The p-th percentile (0–100) of `values` (nearest rank); NaN for an empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Print one measurement as a JSON line {name, n, p50_ms, p95_ms, ...extra, machine, commit}. */
+export function report(name: string, samplesMs: readonly number[], extra: Record<string, unknown> = {}): void {
+  const round = (value: number) => Math.round(value * 100) / 100;
+  console.log(JSON.stringify({ name, n: samplesMs.length, p50_ms: round(percentile(samplesMs, 50)), p95_ms: round(percentile(samplesMs, 95)), ...extra, machine, commit }));
+}
+
+/** Wall time in ms of running `command` to completion; throws when it exits non-zero. */
+export function timeCommand(command: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): number {
+  const started = performance.now();
+  const result = Bun.spawnSync(command, { cwd: options.cwd, env: options.env ?? process.env, stdout: "ignore", stderr: "pipe" });
+  const elapsed = performance.now() - started;
+  if (result.exitCode !== 0) throw new Error(`${command.join(" ")} exited ${result.exitCode}: ${result.stderr.toString().slice(0, 500)}`);
+  return elapsed;
+}
+
+/** Run `fn` `runs` times and return the wall times in ms. */
+export function sample(runs: number, fn: () => number | void): number[] {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const measured = fn();
+    samples.push(typeof measured === "number" ? measured : performance.now() - started);
+  }
+  return samples;
+}
