@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { UsageError } from "../../src/errors.ts";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { searchIndex } from "../../src/search/index.ts";
+import { generateHostileQueries, identifierQueries } from "../fixtures/hostile-queries.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const home = mkdtempSync(join(tmpdir(), "recall-hostile-"));
+const roots = { "claude-code": [join(repo, "examples/claude-code")], opencode: [join(repo, "examples/opencode")] };
+let db: Database;
+
+beforeAll(async () => {
+  await runIndex({ recallHome: home, roots });
+  db = openIndex(databasePath(home), { readonly: true });
+});
+afterAll(() => {
+  db.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe("hostile queries", () => {
+  const queries = generateHostileQueries(600, 1);
+
+  test("600 generated hostile queries search at both levels without throwing (an empty one is a usage error)", async () => {
+    expect(queries.length).toBeGreaterThanOrEqual(500);
+    let searched = 0;
+    for (const query of queries) {
+      for (const level of ["session", "turn"] as const) {
+        try {
+          const response = await searchIndex(db, { query, level, filters: {}, mode: "keyword" });
+          expect(Array.isArray(response.results)).toBe(true);
+          searched++;
+        } catch (error) {
+          // Only a query with nothing but whitespace may be refused, and only as a usage error.
+          expect(error).toBeInstanceOf(UsageError);
+          expect(query.trim()).toBe("");
+        }
+      }
+    }
+    expect(searched).toBeGreaterThan(900);
+  });
+
+  test("through the CLI, hostile queries exit 0 (or 2 when empty) and never print a stack trace", () => {
+    // Command-line arguments cannot carry NUL bytes (an OS rule), so those inputs are only tested in process above.
+    const sample = queries.filter((query, index) => index % 25 === 0 && !query.includes("\u0000"));
+    for (const query of sample) {
+      const result = Bun.spawnSync(["bun", "src/cli.ts", "search", query, "--json", "--no-reindex", "--claude-dir", roots["claude-code"][0]!, "--opencode-dir", roots.opencode[0]!], {
+        cwd: repo,
+        env: { ...process.env, RECALL_HOME: home },
+      });
+      const stderr = result.stderr.toString();
+      expect(stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
+      expect(stderr).not.toContain("unexpected error");
+      if (result.exitCode === 0) expect(JSON.parse(result.stdout.toString()).results).toBeArray();
+      else expect(result.exitCode).toBe(2);
+    }
+  });
+
+  test("exact identifiers from the example history find their session first", async () => {
+    expect(identifierQueries.length).toBeGreaterThan(10);
+    const misses: string[] = [];
+    for (const { query, sessionId } of identifierQueries) {
+      const response = await searchIndex(db, { query, level: "session", filters: { includeSubagents: true }, mode: "keyword" });
+      const first = (response.results as Array<{ sessionId: string }>)[0]?.sessionId;
+      if (first !== sessionId) misses.push(`${query} → ${first ?? "nothing"} (expected ${sessionId})`);
+    }
+    expect(misses).toEqual([]);
+  });
+
+  test("a natural-language question still finds the session when not every word occurs", async () => {
+    const response = await searchIndex(db, { query: "how did we fix the failing login test?", level: "session", filters: {}, mode: "keyword" });
+    expect((response.results as Array<{ sessionId: string }>)[0]?.sessionId).toBe("f7dd9101-a59e-4327-a0b0-db9c860b0a97");
+  });
+});
