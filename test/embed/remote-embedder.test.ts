@@ -92,13 +92,14 @@ describe("remote embedder against a local /v1/embeddings server", () => {
   });
 
   test("retries a request that outlives the client timeout", async () => {
-    const remote = await createRemoteEmbedder(remoteConfig(), { ...fast, timeoutMs: 150 });
+    // 500 ms leaves room for other processes on a busy 2-core machine; the stalled reply would take 3 s.
+    const remote = await createRemoteEmbedder(remoteConfig(), { ...fast, timeoutMs: 500 });
     server.requests.length = 0;
-    server.setPlan((_, index) => (index === 0 ? { sleepMs: 600 } : "ok"));
+    server.setPlan((_, index) => (index === 0 ? { sleepMs: 3000 } : "ok"));
     const warnings: string[] = [];
     const [vector] = await remote.embedDocuments(["slow"], { onWarning: (message) => warnings.push(message) });
     expect(vector).not.toBeNull();
-    expect(warnings[0]).toContain("timed out after 150 ms");
+    expect(warnings[0]).toContain("timed out after 500 ms");
   });
 
   test("embeds the texts of a batch that always fails one by one", async () => {
