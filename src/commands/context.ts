@@ -13,6 +13,7 @@ import { checkStaleness, databasePath, openIndex, resolveRecallHome, runIndex, t
 import { parsers, resolveSourceRoots, type SourceId } from "../parsers/index.ts";
 import { createIndexProgress } from "../render/progress.ts";
 import { renderIndexSummaryText } from "../render/index-summary.ts";
+import type { EmbedderOpener } from "./embedder.ts";
 import { findExamplesRoot } from "./examples.ts";
 
 /** cmd-ts arguments shared by every command that reads sources. */
@@ -63,7 +64,10 @@ export function resolveHistory(args: { claudeDir: string[]; opencodeDir: string[
 }
 
 /** Run an index with a progress bar (TTY only) and warnings on stderr; prints the summary line unless `quiet`. */
-export async function indexWithProgress(context: HistoryContext, options: { full?: boolean; lockWaitMs?: number; quiet?: boolean }): Promise<IndexSummary> {
+export async function indexWithProgress(
+  context: HistoryContext,
+  options: { full?: boolean; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; alwaysEmbed?: boolean },
+): Promise<IndexSummary> {
   const progress = await createIndexProgress();
   try {
     const summary = await runIndex({
@@ -71,7 +75,14 @@ export async function indexWithProgress(context: HistoryContext, options: { full
       roots: context.roots,
       full: options.full,
       lockWaitMs: options.lockWaitMs,
-      hooks: { onProgress: progress.onProgress, onWarning: (message) => warn(`recall: warning: ${message}`) },
+      hooks: {
+        onProgress: progress.onProgress,
+        onEmbedProgress: ({ done, total }) => progress.onProgress({ source: "embeddings", done, total }),
+        onWarning: (message) => warn(`recall: warning: ${message}`),
+        onNotice: options.quiet ? undefined : (message) => warn(`recall: ${message}`),
+      },
+      openEmbedder: options.embedder ? () => options.embedder!.open() : undefined,
+      alwaysEmbed: options.alwaysEmbed,
     });
     progress.stop();
     if (!options.quiet) warn(renderIndexSummaryText(summary));
@@ -87,7 +98,7 @@ export async function indexWithProgress(context: HistoryContext, options: { full
  * run holds the lock, the search answers from the last committed state and says so.
  * @throws IndexError INDEX_MISSING when there is no index and `reindex` is false
  */
-export async function openFreshIndex(context: HistoryContext, options: { reindex: boolean }): Promise<Database> {
+export async function openFreshIndex(context: HistoryContext, options: { reindex: boolean; embedder?: EmbedderOpener }): Promise<Database> {
   const path = databasePath(context.recallHome);
   if (options.reindex) {
     let stale = !existsSync(path);
@@ -101,7 +112,7 @@ export async function openFreshIndex(context: HistoryContext, options: { reindex
     }
     if (stale) {
       try {
-        await indexWithProgress(context, { lockWaitMs: existsSync(path) ? 0 : 60_000, quiet: true });
+        await indexWithProgress(context, { lockWaitMs: existsSync(path) ? 0 : 60_000, quiet: true, embedder: options.embedder });
       } catch (error) {
         if (!(error instanceof IndexError && error.code === "INDEX_LOCKED" && existsSync(path))) throw error;
         warn("recall: another index run is in progress; answering from the last committed index");

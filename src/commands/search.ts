@@ -8,6 +8,8 @@ import { paletteFor } from "../render/format.ts";
 import { renderSearchJson, renderSearchText } from "../render/search.ts";
 import { defaultAlpha, defaultLimits, findSession, parseDateFilter, parseSource, searchIndex, type SearchFilters, type SearchMode } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
+import { createEmbedderOpener, modelArg } from "./embedder.ts";
+import { openVectorLeg } from "./vector-leg.ts";
 
 /** The `search` subcommand. */
 export const searchCommand = command({
@@ -30,6 +32,7 @@ export const searchCommand = command({
     vectorOnly: flag({ long: "vector-only", description: "Run only the semantic (embedding) leg" }),
     noReindex: flag({ long: "no-reindex", description: "Do not update the index before searching" }),
     json: flag({ long: "json", description: "Print one JSON object (see README: JSON output)" }),
+    ...modelArg,
     ...sourceArgs,
   },
   handler: async (args) => {
@@ -48,15 +51,22 @@ export const searchCommand = command({
       includeSubagents: args.includeSubagents,
     };
     const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
+    if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1)) throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
     const context = resolveHistory(args);
-    const db = await openFreshIndex(context, { reindex: !args.noReindex });
+    // Keyword-only searches never touch the embedding runtime (cold start stays fast).
+    const embedder = mode === "keyword" ? undefined : createEmbedderOpener(context.recallHome, args.model, false);
+    const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder });
     try {
       if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
-      const response = await searchIndex(db, { query, level, filters, limit: args.limit ?? defaultLimits[level], mode, alpha: args.alpha });
-      for (const notice of response.notices) warn(`recall: ${notice}`);
+      const vector = embedder ? await openVectorLeg(db, context.recallHome, embedder) : { leg: undefined, notice: undefined };
+      if (vector.notice) warn(`recall: ${vector.notice}`);
+      if (mode === "vector" && !vector.leg) throw new UsageError("vector search needs embeddings, and none are usable", "run `recall index` with a model (see `recall model pull`)");
+      const response = await searchIndex(db, { query, level, filters, limit: args.limit ?? defaultLimits[level], mode, alpha: args.alpha }, vector.leg);
+      for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
       process.stdout.write(args.json ? `${renderSearchJson(response)}\n` : renderSearchText(response, paletteFor(process.stdout)));
     } finally {
       db.close();
+      await embedder?.dispose();
     }
     return 0;
   },

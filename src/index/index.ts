@@ -9,3 +9,5 @@ export { checkStaleness, type StalenessReport } from "./staleness.ts";
 export { buildTurnDocument, buildSessionDocument, type DocumentText } from "./documents.ts";
 export { tryAcquireIndexLock, acquireIndexLock, type IndexLock } from "./lock.ts";
 export type { StoredToolCall } from "./writer.ts";
+export { embedPending, openLevelStore, vectorLevels, embedFingerprintKey, type EmbeddingHooks, type EmbeddingSummary } from "./embedding.ts";
+export { splitIntoChunks, chunkBudget } from "./chunking.ts";

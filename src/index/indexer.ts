@@ -13,7 +13,9 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { parsers, type Parser, type SourceContainer, type SourceId } from "../parsers/index.ts";
+import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
+import { embedPending, type EmbeddingSummary } from "./embedding.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
 import { acquireIndexLock, type IndexLock } from "./lock.ts";
 import { digestContainers, planSource, type SourcePlan } from "./plan.ts";
@@ -26,6 +28,10 @@ export interface IndexHooks {
   onProgress?(progress: { source: SourceId; done: number; total: number }): void;
   /** One line per skipped file or container, e.g. `<path>:17: not JSON (and 3 more lines)`. */
   onWarning?(message: string): void;
+  /** Embedding progress, in chunks. */
+  onEmbedProgress?(progress: { done: number; total: number }): void;
+  /** One-line notices: keyword-only because no model, model changed, ... */
+  onNotice?(message: string): void;
 }
 
 /** Options of {@link runIndex}. */
@@ -40,6 +46,14 @@ export interface IndexOptions {
   /** Sessions per transaction; default 100. */
   batchSize?: number;
   hooks?: IndexHooks;
+  /**
+   * Opens the embedding model, called only when some document lacks vectors (or `alwaysEmbed`).
+   * Absent: keyword-only index (documents stay marked as lacking vectors for a later run).
+   * A rejection is reported as a notice and the run stays keyword-only.
+   */
+  openEmbedder?: () => Promise<Embedder>;
+  /** Open the embedder even when nothing is pending (to detect a changed model); default false. */
+  alwaysEmbed?: boolean;
 }
 
 /** What a run did; counts are sessions unless named otherwise. */
@@ -62,6 +76,8 @@ export interface IndexSummary {
   elapsedMs: number;
   /** Roots that do not exist, per source. */
   missingRoots: Record<SourceId, string[]>;
+  /** What the embedding phase did, or undefined when it did not run (no model). */
+  embedding?: EmbeddingSummary;
 }
 
 /** Meta key holding the container digest of a source after its last complete run. */
@@ -84,6 +100,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   try {
     for (const parser of parsers) indexSource(db, parser, options, summary);
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
+    summary.embedding = await runEmbedding(db, options);
   } finally {
     db.close();
     lock.release();
@@ -91,6 +108,28 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0;
   summary.elapsedMs = performance.now() - started;
   return summary;
+}
+
+/** True when some document has no chunks yet or some chunk is not embedded. */
+function hasPendingEmbeddings(db: Database): boolean {
+  return (
+    db.query("SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) LIMIT 1").get() !== null ||
+    db.query("SELECT 1 FROM chunks WHERE status != 1 LIMIT 1").get() !== null
+  );
+}
+
+async function runEmbedding(db: Database, options: IndexOptions): Promise<EmbeddingSummary | undefined> {
+  if (!options.openEmbedder || !(options.alwaysEmbed || hasPendingEmbeddings(db))) return undefined;
+  const hooks = options.hooks ?? {};
+  let embedder: Embedder;
+  try {
+    embedder = await options.openEmbedder();
+  } catch (error) {
+    hooks.onNotice?.(`keyword-only index: ${isRecallError(error) ? error.message : (error as Error).message} (documents without vectors are embedded by a later run)`);
+    return undefined;
+  }
+  // The embedder belongs to the caller (a search reuses it for the query), so it is not disposed here.
+  return await embedPending(db, options.recallHome, embedder, { onProgress: hooks.onEmbedProgress, onNotice: hooks.onNotice });
 }
 
 function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): void {

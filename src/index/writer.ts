@@ -99,6 +99,8 @@ function upsertDocument(db: Database, rowid: number, level: "session" | "turn", 
   db.query("UPDATE documents SET heading = ?, body = ?, extra = ?, embed_text = ? WHERE id = ?").run(
     text.heading, text.body, text.extra, text.embedText, current.id,
   );
+  // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
+  if (current.embed_text !== text.embedText) db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
 }
 
 /** Rebuild the session document and the session's file list from all of its stored turns. */

@@ -3,11 +3,10 @@
  * reading stdout/stderr never sees bar frames). Returns hooks for the indexer.
  */
 import type { SingleBar } from "cli-progress";
-import type { IndexHooks } from "../index/index.ts";
 
 /** A progress display; `stop()` clears the bar. */
 export interface ProgressDisplay {
-  onProgress: NonNullable<IndexHooks["onProgress"]>;
+  onProgress(progress: { source: string; done: number; total: number }): void;
   stop(): void;
 }
 
@@ -25,7 +24,7 @@ export async function createIndexProgress(stream: NodeJS.WriteStream = process.s
       if (current !== source) {
         bar?.stop();
         current = source;
-        bar = new SingleBar({ stream, format: `indexing ${source.padEnd(11)} [{bar}] {value}/{total} sessions`, clearOnComplete: true, hideCursor: true });
+        bar = new SingleBar({ stream, format: `${source === "embeddings" ? "embedding  " : `indexing ${source.padEnd(11)}`} [{bar}] {value}/{total} ${source === "embeddings" ? "chunks" : "sessions"}`, clearOnComplete: true, hideCursor: true });
         bar.start(total, 0);
       }
       bar?.update(done);

@@ -11,3 +11,4 @@ export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
 export { findSession, listSessions, reparseSession, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
 export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";
+export { createVectorLeg } from "./vector.ts";

@@ -1,0 +1,52 @@
+/**
+ * Opening the embedding model for a command, lazily and at most once: `index` may download the
+ * default model on first use (when online); a search only uses a model that is already present, so
+ * a query never triggers a download. The opener owns the embedder and disposes it.
+ */
+import { option, optional, string } from "cmd-ts";
+import { EmbedError } from "../errors.ts";
+import { openEmbedder, resolveEmbedConfig, type Embedder } from "../embed/index.ts";
+import { existsSync } from "node:fs";
+
+/** The `--model` option shared by `index` and `search`. */
+export const modelArg = {
+  model: option({
+    long: "model",
+    type: optional(string),
+    description: "Embedding model: a preset name (qwen3-embedding-0.6b default, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2) or a path to a .gguf file (env RECALL_MODEL)",
+  }),
+};
+
+/** A memoized embedder opener. */
+export interface EmbedderOpener {
+  open(): Promise<Embedder>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Create an opener.
+ * @param allowDownload fetch a missing preset model (index only; never during a search)
+ */
+export function createEmbedderOpener(recallHome: string, modelFlag: string | undefined, allowDownload: boolean, env = process.env): EmbedderOpener {
+  let pending: Promise<Embedder> | undefined;
+  return {
+    open() {
+      pending ??= (async () => {
+        const config = resolveEmbedConfig({ env, home: recallHome, modelFlag });
+        if (config.kind === "local" && !allowDownload && !existsSync(config.modelPath)) {
+          throw new EmbedError("MODEL_MISSING", `the embedding model ${config.name} is not downloaded`, { hint: `run \`recall model pull ${config.name}\`` });
+        }
+        return openEmbedder({ env, home: recallHome, modelFlag, config });
+      })();
+      return pending;
+    },
+    async dispose() {
+      if (!pending) return;
+      try {
+        await (await pending).dispose();
+      } catch {
+        // opening failed: nothing to dispose
+      }
+    },
+  };
+}
