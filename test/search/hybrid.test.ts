@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { databasePath } from "../../src/index/index.ts";
+import { getTestModelPath } from "../helpers/models.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "recall-hybrid-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+const model = getTestModelPath();
+const otherModel = getTestModelPath({ seed: 7 });
+
+function recall(args: string[], home: string, extraEnv: Record<string, string> = {}) {
+  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, ...extraEnv } });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+const home = join(work, "home");
+
+describe("hybrid search with a generated model", () => {
+  test("index embeds every document; status shows no pending chunk", () => {
+    const indexed = recall(["index", ...examples, "--model", model, "--json"], home);
+    expect(indexed.code).toBe(0);
+    expect(JSON.parse(indexed.stdout).added).toBe(13);
+    const status = JSON.parse(recall(["status", "--json", ...examples], home).stdout);
+    expect(status.chunks.pending).toBe(0);
+    expect(status.chunks.failed).toBe(0);
+    expect(status.chunks.embedded).toBeGreaterThanOrEqual(13 + 43);
+  });
+
+  test("--vector-only with a query equal to a turn document's text finds that turn first", () => {
+    const db = new Database(databasePath(home), { readonly: true });
+    const row = db
+      .query("SELECT s.session_id, d.turn_number, c.text FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid WHERE d.level = 'turn' AND s.is_subagent = 0 ORDER BY d.id LIMIT 1 OFFSET 7")
+      .get() as { session_id: string; turn_number: number; text: string };
+    db.close();
+    const result = recall(["search", row.text, "--depth", "2", "--vector-only", "--json", "--model", model, ...examples], home);
+    expect(result.code).toBe(0);
+    const response = JSON.parse(result.stdout);
+    expect(response.mode).toBe("vector");
+    expect(response.results[0]).toMatchObject({ session_id: row.session_id, turn: row.turn_number });
+    expect(response.results[0].vector_score).toBe(1);
+  });
+
+  test("hybrid results carry both leg scores and the fused score follows alpha", () => {
+    const result = recall(["search", "refresh token 401 after idle", "--json", "--alpha", "0.7", "--model", model, ...examples], home);
+    const response = JSON.parse(result.stdout);
+    expect(response.mode).toBe("hybrid");
+    for (const hit of response.results) {
+      const expected = 0.7 * (hit.vector_score ?? 0) + 0.3 * (hit.keyword_score ?? 0);
+      expect(hit.score).toBeCloseTo(expected, 3);
+    }
+  });
+
+  test("filters apply before the top-k cut: a project filter still fills the limit with that project only", () => {
+    const response = JSON.parse(recall(["search", "fix the bug", "--vector-only", "--depth", "2", "--project", "shop-api", "--limit", "8", "--json", "--model", model, ...examples], home).stdout);
+    expect(response.results.length).toBe(8);
+    for (const hit of response.results) expect(hit.project).toBe("shop-api");
+  });
+
+  test("a search with a different model than the vectors falls back to keyword-only and says why", () => {
+    const result = recall(["search", "websocket leak", "--json", "--model", otherModel, ...examples], home);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).mode).toBe("keyword");
+    expect(result.stderr).toContain("built with another model");
+  });
+
+  test("indexing with another model re-embeds everything with a clear notice", () => {
+    const copy = join(work, "home-model-change");
+    recall(["index", ...examples, "--model", model], copy);
+    const changed = recall(["index", ...examples, "--model", otherModel], copy);
+    expect(changed.code).toBe(0);
+    expect(changed.stderr).toContain("the embedding model changed");
+    expect(JSON.parse(recall(["search", "websocket leak", "--json", "--model", otherModel, ...examples], copy).stdout).mode).toBe("hybrid");
+  });
+
+  test("offline without a model, index stays keyword-only and says so in one line", () => {
+    const offline = join(work, "home-offline");
+    const result = recall(["index", ...examples], offline, { RECALL_OFFLINE: "1" });
+    expect(result.code).toBe(0);
+    const notices = result.stderr.split("\n").filter((line) => line.includes("keyword-only"));
+    expect(notices.length).toBe(1);
+    expect(JSON.parse(recall(["search", "websocket leak", "--json", ...examples], offline, { RECALL_OFFLINE: "1" }).stdout).mode).toBe("keyword");
+  });
+});
