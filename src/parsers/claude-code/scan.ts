@@ -6,7 +6,7 @@
  * `tool-results/`, `file-history/` and the other auxiliary folders are skipped by name.
  */
 import { readdirSync, statSync, type Dirent } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname } from "node:path";
 import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1). */
@@ -46,32 +46,31 @@ export function describePath(path: string): PathInfo {
 
 /**
  * Every transcript below `roots`, with a stats-only fingerprint `<size>:<mtimeMs>`.
- * @returns containers sorted by path and deduplicated (overlapping roots), plus the roots that do not
+ * Cost: one readdir per folder and one stat per transcript. Session folders (`<id>/` next to `<id>.jsonl`)
+ * are only entered through their `subagents/` folder, which saves a readdir per ≥ 2.1 session.
+ * Measured 2026-11 on the 2-core EPYC dev VM: see scripts/bench/parse-claude.ts (`claude-scan-*`).
+ * @returns containers deduplicated (overlapping roots) and sorted by path, plus the roots that do not
  *   exist or cannot be read. Never throws; unreadable sub-folders are skipped.
  */
 export function scanClaudeRoots(roots: readonly string[]): ScanResult {
-  const found = new Map<string, SourceContainer>();
+  const found: SourceContainer[] = [];
+  const seen = new Set<string>();
   const missingRoots: string[] = [];
   for (const root of roots) {
-    let isDirectory: boolean;
-    try {
-      isDirectory = statSync(root).isDirectory();
-    } catch {
-      missingRoots.push(root);
-      continue;
-    }
-    if (isDirectory) walk(root, 0, found);
-    else if (isTranscriptName(basename(root))) addFile(root, found);
+    const stat = statSync(root, { throwIfNoEntry: false });
+    if (!stat) missingRoots.push(root);
+    else if (stat.isDirectory()) walk(root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root, 0, found, seen);
+    else if (isTranscriptName(basename(root))) addFile(root, found, seen);
   }
-  const containers = [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { containers, missingRoots };
+  found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { containers: found, missingRoots };
 }
 
 function isTranscriptName(name: string): boolean {
   return name.endsWith(".jsonl") && name !== "history.jsonl";
 }
 
-function walk(dir: string, depth: number, found: Map<string, SourceContainer>): void {
+function walk(dir: string, depth: number, found: SourceContainer[], seen: Set<string>): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -79,43 +78,50 @@ function walk(dir: string, depth: number, found: Map<string, SourceContainer>): 
     return;
   }
   // A `.claude` folder (or a root holding `projects/`): only `projects/` holds transcripts.
-  const projects = entries.find((entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()));
-  if (projects && (depth === 0 || basename(dir) === ".claude")) {
-    walk(join(dir, "projects"), depth + 1, found);
+  if (depth === 0 || dir.endsWith("/.claude")) {
+    const projects = entries.find((entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()));
+    if (projects) return walk(`${dir}/projects`, depth + 1, found, seen);
+  }
+  const stems = new Set<string>();
+  for (const entry of entries) {
+    if (!entry.isFile() || !isTranscriptName(entry.name)) continue;
+    addFile(`${dir}/${entry.name}`, found, seen);
+    stems.add(entry.name.slice(0, -6));
+  }
+  if (depth >= maxDepth) return;
+  for (const entry of entries) {
+    if (entry.isFile() || skippedDirs.has(entry.name)) continue;
+    const path = `${dir}/${entry.name}`;
+    if (stems.has(entry.name)) walkSubagents(`${path}/subagents`, found, seen);
+    else if (entry.isDirectory()) walk(path, depth + 1, found, seen);
+    else if (entry.isSymbolicLink()) walkLink(path, entry.name, depth, found, seen);
+  }
+}
+
+/** The `subagents/` folder of a session folder (§1.1): agent transcripts only, no deeper folders. */
+function walkSubagents(dir: string, found: SourceContainer[], seen: Set<string>): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
     return;
   }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isFile()) {
-      if (isTranscriptName(entry.name)) addFile(path, found);
-    } else if (entry.isDirectory() || entry.isSymbolicLink()) {
-      if (skippedDirs.has(entry.name) || depth >= maxDepth) continue;
-      if (entry.isSymbolicLink() && !isDirectoryPath(path)) {
-        if (isTranscriptName(entry.name)) addFile(path, found);
-        continue;
-      }
-      walk(path, depth + 1, found);
-    }
-  }
+  for (const name of names) if (isTranscriptName(name)) addFile(`${dir}/${name}`, found, seen);
 }
 
-function isDirectoryPath(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+function walkLink(path: string, name: string, depth: number, found: SourceContainer[], seen: Set<string>): void {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) walk(path, depth + 1, found, seen);
+  else if (stat?.isFile() && isTranscriptName(name)) addFile(path, found, seen);
 }
 
-function addFile(path: string, found: Map<string, SourceContainer>): void {
-  if (found.has(path)) return;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) return;
-    found.set(path, { source: "claude-code", path, fingerprint: `${stat.size}:${stat.mtimeMs}`, sizeBytes: stat.size });
-  } catch {
-    // Vanished between readdir and stat (a session being rotated): not a container.
-  }
+function addFile(path: string, found: SourceContainer[], seen: Set<string>): void {
+  if (seen.has(path)) return;
+  // May vanish between readdir and stat (a session being rotated): then it is not a container.
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return;
+  seen.add(path);
+  found.push({ source: "claude-code", path, fingerprint: `${stat.size}:${stat.mtimeMs}`, sizeBytes: stat.size });
 }
 
 /**
