@@ -146,6 +146,15 @@ describe("claude code scan and units", () => {
     expect(container?.sizeBytes).toBe(statSync(container?.path ?? "").size);
   });
 
+  test("a projects folder, a project folder and a single file are roots too", () => {
+    const paths = (roots: string[]) => claudeCodeParser.scan(roots).containers.map((container) => container.path);
+    const all = paths([join(fixtures, "dot-claude")]);
+    expect(paths([join(fixtures, "dot-claude", "projects")])).toEqual(all);
+    expect(paths([projW])).toEqual(all.filter((path) => path.startsWith(projW)));
+    expect(paths([join(projW, `${S2}.jsonl`)])).toEqual([join(projW, `${S2}.jsonl`)]);
+    expect(paths([join(fixtures, "dot-claude", "history.jsonl")])).toEqual([]);
+  });
+
   test("a copy of the same .claude is deduplicated in listUnits and sub-agent ids never equal the parent's", () => {
     const copy = mkdtempSync(join(tmpdir(), "recall-cc-"));
     try {
