@@ -8,10 +8,13 @@
  */
 import { binary, runSafely, subcommands } from "cmd-ts";
 import packageJson from "../package.json" with { type: "json" };
+import { doctorCommand } from "./commands/doctor.ts";
 import { indexCommand } from "./commands/index.ts";
+import { modelCommand } from "./commands/model.ts";
 import { searchCommand } from "./commands/search.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
 import { showCommand } from "./commands/show.ts";
+import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
 import { isRecallError, SessionLookupError } from "./errors.ts";
 
@@ -28,7 +31,10 @@ const app = subcommands({
     show: showCommand,
     sessions: sessionsCommand,
     index: indexCommand,
+    model: modelCommand,
     status: statusCommand,
+    doctor: doctorCommand,
+    skill: skillCommand,
   },
 });
 

@@ -1,0 +1,52 @@
+/**
+ * `recall model pull [name]` and `recall model list`: fetch an embedding model into
+ * RECALL_HOME/models (progress on a TTY, resumable), and show what is present.
+ */
+import { command, flag, optional, positional, string, subcommands } from "cmd-ts";
+import { defaultPresetName, listModels, modelPresets, pullModel } from "../embed/index.ts";
+import { resolveRecallHome } from "../index/index.ts";
+import { formatBytes, paletteFor } from "../render/format.ts";
+import { renderModelsJson, renderModelsText } from "../render/models.ts";
+import { warn } from "./context.ts";
+
+const pull = command({
+  name: "pull",
+  description: "Download an embedding model preset into RECALL_HOME/models (resumes a partial download)",
+  args: {
+    name: positional({ type: optional(string), displayName: "name", description: `Preset name (default ${defaultPresetName}; see \`recall model list\`)` }),
+  },
+  handler: async (args) => {
+    const home = resolveRecallHome();
+    let lastPercent = -1;
+    const path = await pullModel({
+      home,
+      env: process.env,
+      name: args.name ?? defaultPresetName,
+      onProgress: process.stderr.isTTY
+        ? (done, total) => {
+            const percent = total ? Math.floor((done / total) * 100) : -1;
+            if (percent !== lastPercent) process.stderr.write(`\rdownloading ${formatBytes(done)}${total ? ` of ${formatBytes(total)} (${percent}%)` : ""}   `);
+            lastPercent = percent;
+          }
+        : undefined,
+    });
+    if (process.stderr.isTTY) process.stderr.write("\n");
+    warn(`recall: model ready: ${path}`);
+    return 0;
+  },
+});
+
+const list = command({
+  name: "list",
+  description: "Show the model files present (size, dims, pooling) and the presets that can be pulled",
+  args: { json: flag({ long: "json", description: "Print one JSON object" }) },
+  handler: async (args) => {
+    const files = listModels(resolveRecallHome());
+    const presets = Object.values(modelPresets);
+    process.stdout.write(args.json ? `${renderModelsJson(files, presets, defaultPresetName)}\n` : renderModelsText(files, presets, defaultPresetName, paletteFor(process.stdout)));
+    return 0;
+  },
+});
+
+/** The `model` subcommand group. */
+export const modelCommand = subcommands({ name: "model", description: "Manage embedding model files (pull, list)", cmds: { pull, list } });

@@ -1,0 +1,51 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { getTestModelPath } from "../helpers/models.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "recall-model-cmd-"));
+const modelBytes = readFileSync(getTestModelPath());
+const requests: string[] = [];
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(request) {
+    requests.push(new URL(request.url).pathname);
+    return new Response(modelBytes, { headers: { "content-type": "application/octet-stream" } });
+  },
+});
+afterAll(() => {
+  server.stop(true);
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Async spawn: the HTTP server lives in this process, so a blocking spawnSync would deadlock it. */
+async function recall(args: string[], env: Record<string, string | undefined>) {
+  const merged: Record<string, string | undefined> = { ...process.env, RECALL_HOME: join(work, "home"), HOME: work, RECALL_MODEL_BASE_URL: `http://127.0.0.1:${server.port}`, ...env };
+  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
+  const child = Bun.spawn(["bun", "src/cli.ts", ...args], { cwd: repo, env: merged, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+describe("recall model", () => {
+  test("pull under RECALL_OFFLINE=1 makes no request and says how to fix it", async () => {
+    const result = await recall(["model", "pull", "bge-small-en-v1.5"], { RECALL_OFFLINE: "1" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("RECALL_OFFLINE=1 forbids downloading");
+    expect(requests).toEqual([]);
+  });
+
+  test("pull downloads a preset from the configured host, and list shows its size and dims", async () => {
+    const pulled = await recall(["model", "pull", "bge-small-en-v1.5"], { RECALL_OFFLINE: undefined });
+    expect(pulled.code).toBe(0);
+    expect(requests.length).toBe(1);
+    expect(requests[0]).toEndWith(".gguf");
+    const listed = JSON.parse((await recall(["model", "list", "--json"], {})).stdout);
+    expect(listed.present).toHaveLength(1);
+    expect(listed.present[0]).toMatchObject({ preset: "bge-small-en-v1.5", size_bytes: modelBytes.length, dims: 64 });
+    expect(listed.default).toBe("qwen3-embedding-0.6b");
+  });
+});
