@@ -1,0 +1,190 @@
+/// <reference lib="esnext.float16" />
+/**
+ * The brute-force scan: score every allowed row of a mapped segment against a query and keep the best in a
+ * small binary min-heap (no sort of all rows). Filters (allow-list, shadowed duplicates) are applied before a
+ * row is scored, so they act before the top-k cut and a filtered search never comes back short.
+ * Owns the inner loops only; which segments to scan and the f32 re-score of quantized candidates are in
+ * vector-store.ts. Speeds of each loop are measured by scripts/bench/vector-scan.ts.
+ */
+import type { DotKernels } from "./simsimd.ts";
+import type { MappedSegment } from "./vector-file.ts";
+
+/** A search result: document id (SQLite rowid) and cosine similarity in [-1, 1]. */
+export interface VectorHit {
+  readonly id: number;
+  readonly score: number;
+}
+
+/**
+ * A bounded min-heap of (score, segment index, row) triples holding the best `capacity` scores seen.
+ * push is O(log capacity); rows scoring ≤ the current minimum of a full heap are rejected in O(1).
+ */
+export class TopK {
+  readonly capacity: number;
+  size = 0;
+  readonly scores: Float64Array;
+  readonly segs: Int32Array;
+  readonly rows: Int32Array;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+    this.scores = new Float64Array(capacity);
+    this.segs = new Int32Array(capacity);
+    this.rows = new Int32Array(capacity);
+  }
+
+  /** The score a new row must beat to enter: -Infinity until the heap is full. */
+  threshold(): number {
+    return this.size < this.capacity ? -Infinity : this.scores[0]!;
+  }
+
+  /** Offers a row; keeps it when the heap has room or it beats the current minimum. */
+  push(score: number, seg: number, row: number): void {
+    if (this.capacity === 0) return;
+    if (this.size < this.capacity) {
+      this.siftUp(this.size++, score, seg, row);
+    } else if (score > this.scores[0]!) {
+      this.siftDown(score, seg, row);
+    }
+  }
+
+  private place(i: number, score: number, seg: number, row: number): void {
+    this.scores[i] = score;
+    this.segs[i] = seg;
+    this.rows[i] = row;
+  }
+
+  private siftUp(i: number, score: number, seg: number, row: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.scores[parent]! <= score) break;
+      this.place(i, this.scores[parent]!, this.segs[parent]!, this.rows[parent]!);
+      i = parent;
+    }
+    this.place(i, score, seg, row);
+  }
+
+  private siftDown(score: number, seg: number, row: number): void {
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && this.scores[child + 1]! < this.scores[child]!) child++;
+      if (this.scores[child]! >= score) break;
+      this.place(i, this.scores[child]!, this.segs[child]!, this.rows[child]!);
+      i = child;
+    }
+    this.place(i, score, seg, row);
+  }
+
+  /** Returns the held entries ordered by score descending (ties: lower segment index, then lower row first). */
+  sorted(): { score: number; seg: number; row: number }[] {
+    const out = [];
+    for (let i = 0; i < this.size; i++) out.push({ score: this.scores[i]!, seg: this.segs[i]!, row: this.rows[i]! });
+    return out.sort((a, b) => b.score - a.score || a.seg - b.seg || a.row - b.row);
+  }
+}
+
+/**
+ * Per-scan inputs shared by the loops. `allow[id]` must be non-zero for a row to be scored (ids past the end
+ * are not allowed); `shadow[row]` non-zero means a newer segment holds the same id. Both undefined = no filter.
+ */
+export interface ScanFilter {
+  readonly allow: Uint8Array | undefined;
+  readonly shadow: Uint8Array | undefined;
+}
+
+/** Returns the f32 dot product of `q` with the row at element offset `off` of `all` (4 accumulators). */
+export function dotF32At(q: Float32Array, all: Float32Array | Float16Array, off: number): number {
+  const n = q.length;
+  const n4 = n - (n % 4);
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (let j = 0; j < n4; j += 4) {
+    s0 += q[j]! * all[off + j]!;
+    s1 += q[j + 1]! * all[off + j + 1]!;
+    s2 += q[j + 2]! * all[off + j + 2]!;
+    s3 += q[j + 3]! * all[off + j + 3]!;
+  }
+  for (let j = n4; j < n; j++) s0 += q[j]! * all[off + j]!;
+  return s0 + s1 + (s2 + s3);
+}
+
+/** Returns the int8 dot product of `q` with the row at element offset `off` of `all`; needs q.length % 4 == 0. */
+function dotI8At(q: Int8Array, all: Int8Array, off: number): number {
+  const n = q.length;
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (let j = 0; j < n; j += 4) {
+    s0 += q[j]! * all[off + j]!;
+    s1 += q[j + 1]! * all[off + j + 1]!;
+    s2 += q[j + 2]! * all[off + j + 2]!;
+    s3 += q[j + 3]! * all[off + j + 3]!;
+  }
+  return s0 + s1 + (s2 + s3);
+}
+
+function isSkipped(filter: ScanFilter, id: number, row: number): boolean {
+  return (filter.shadow !== undefined && filter.shadow[row] !== 0) || (filter.allow !== undefined && !filter.allow[id]);
+}
+
+/** Scans the f32 rows of `seg` into `heap` with the kernels' f32 dot (simsimd: one N-API call per row). */
+export function scanF32(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+  const { ids, f32 } = seg;
+  const dims = q.length;
+  const useJs = kernels.name === "js";
+  const dot = kernels.dotF32;
+  for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
+    if (isSkipped(filter, ids[row]!, row)) continue;
+    // The JS path reads by offset: creating a subarray per row costs more than the call it feeds.
+    const score = useJs ? dotF32At(q, f32, off) : dot(q, f32.subarray(off, off + dims));
+    if (score > heap.threshold()) heap.push(score, segIndex, row);
+  }
+}
+
+/** Returns the int8 quantization of a normalized query and its scale (same scheme as the rows). */
+export function quantizeQueryI8(q: Float32Array): { q8: Int8Array; scale: number } {
+  let maxAbs = 0;
+  for (let j = 0; j < q.length; j++) maxAbs = Math.max(maxAbs, Math.abs(q[j]!));
+  const scale = maxAbs > 0 ? maxAbs / 127 : 1;
+  const q8 = new Int8Array(q.length);
+  for (let j = 0; j < q.length; j++) q8[j] = Math.round(q[j]! / scale);
+  return { q8, scale };
+}
+
+/**
+ * Scans the int8 rows of an i8 segment; pushes approximate cosines (i8 dot × row scale × query scale).
+ * Throws TypeError when `seg` is not an i8 segment.
+ */
+export function scanI8(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+  const { ids, i8, scales } = seg;
+  if (i8 === undefined || scales === undefined) throw new TypeError(`${seg.path} is not an int8 segment`);
+  const dims = q.length;
+  const { q8, scale: qScale } = quantizeQueryI8(q);
+  const inline = kernels.name === "js" && dims % 4 === 0;
+  const dot = kernels.dotI8;
+  for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
+    if (isSkipped(filter, ids[row]!, row)) continue;
+    const raw = inline ? dotI8At(q8, i8, off) : dot(q8, i8.subarray(off, off + dims));
+    const score = raw * scales[row]! * qScale;
+    if (score > heap.threshold()) heap.push(score, segIndex, row);
+  }
+}
+
+/** Scans the f16 rows of an f16 segment in TypeScript (simsimd's JS binding takes no f16). Throws TypeError otherwise. */
+export function scanF16(seg: MappedSegment, segIndex: number, q: Float32Array, filter: ScanFilter, heap: TopK): void {
+  const { ids, f16 } = seg;
+  if (f16 === undefined) throw new TypeError(`${seg.path} is not an f16 segment`);
+  const dims = q.length;
+  for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
+    if (isSkipped(filter, ids[row]!, row)) continue;
+    const score = dotF32At(q, f16, off);
+    if (score > heap.threshold()) heap.push(score, segIndex, row);
+  }
+}
+
+/** Scans one segment with the loop for its element type. */
+export function scanSegment(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+  const type = seg.header.elementType;
+  if (type === "f32") scanF32(seg, segIndex, q, kernels, filter, heap);
+  else if (type === "i8") scanI8(seg, segIndex, q, kernels, filter, heap);
+  else scanF16(seg, segIndex, q, filter, heap);
+}

@@ -1,0 +1,283 @@
+/**
+ * A vector store level ("session" or "turn") = its immutable segment files in RECALL_HOME/vectors, memory-mapped.
+ * Appends write one new segment (O(new rows) bytes; old files are never touched), compaction rewrites the live
+ * rows into one new segment and then deletes the old ones, reset deletes everything. Every write goes to a temp
+ * name and is renamed, so a crash at any point leaves a readable store. If an id occurs in several segments (a
+ * crash after a segment rename but before the caller's DB commit, then re-embedding) the newest row wins.
+ * SQLite stays the source of truth: `ids()` lets the caller verify and re-embed what is missing.
+ */
+import { mkdirSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { IndexError } from "../errors.ts";
+import { listSegments, nameSegment, nameTemp, removeStaleTemps, type VectorLevel } from "./segment-dir.ts";
+import { loadDotKernels, type DotKernels } from "./simsimd.ts";
+import { hashFingerprint, mapSegment, writeSegmentFile, type ElementType, type MappedSegment } from "./vector-file.ts";
+import { scanSegment, TopK, type VectorHit } from "./vector-scan.ts";
+import { computeShadows, normalizeRow, toIdArray, type Shadows } from "./vector-rows.ts";
+
+/** Options of `openVectorStore`. */
+export interface VectorStoreOptions {
+  /** Directory of the segment files (RECALL_HOME/vectors); created on the first write. */
+  readonly dir: string;
+  readonly level: VectorLevel;
+  /** Embedding width (e.g. 384, 1024). */
+  readonly dims: number;
+  /** Which model wrote the vectors (e.g. "<model file sha256>:<dims>:<pooling>"); stored as a 16-byte hash. */
+  readonly fingerprint: string;
+  /** Element type of new segments; default "f32" (the measured choice, see scripts/bench/vector-scan.ts). */
+  readonly elementType?: ElementType;
+  /** For quantized segments: candidates kept per wanted hit before the exact f32 re-score; default 4. */
+  readonly rescoreFactor?: number;
+  /** Dot kernels to use instead of `loadDotKernels()` (tests and benches pass `jsKernels`). */
+  readonly kernels?: DotKernels;
+  /** Receives one-line warnings: simsimd fallback, unreadable segment skipped, stale temp files removed. */
+  readonly onWarning?: (message: string) => void;
+}
+
+/** What is on disk for one level, for status output and compaction decisions. */
+export interface VectorStoreStats {
+  readonly segments: number;
+  /** Rows in all segments, shadowed duplicates included. */
+  readonly physicalRows: number;
+  /** Distinct ids (= `count`). */
+  readonly uniqueRows: number;
+}
+
+/** A found mismatch between the stored vectors and the model the store was opened for. */
+export interface ModelMismatch {
+  /** First ≤ 32 bytes of the fingerprint that wrote the stored vectors. */
+  readonly storedFingerprint: string;
+  readonly storedDims: number;
+}
+
+interface LoadedState {
+  segments: MappedSegment[];
+  shadows: Shadows;
+  mismatch: ModelMismatch | undefined;
+}
+
+/**
+ * Opens (never creates) the store of `level` in `dir`. An absent directory or no segment files is an empty store.
+ * Unreadable segments are skipped with a warning. A fingerprint or dims mismatch does not throw here: it is
+ * reported by `mismatch`, and search/append/compact then throw IndexError INDEX_MODEL_MISMATCH until `reset()`.
+ */
+export function openVectorStore(options: VectorStoreOptions): VectorStore {
+  return new VectorStore(options);
+}
+
+/** A memory-mapped, append-only vector store of one level. Not safe for concurrent writers: hold the index lock. */
+export class VectorStore {
+  readonly dims: number;
+  readonly fingerprint: string;
+  readonly level: VectorLevel;
+  readonly elementType: ElementType;
+  private readonly dir: string;
+  private readonly fingerprintHash: string;
+  private readonly rescoreFactor: number;
+  private readonly onWarning: ((message: string) => void) | undefined;
+  private readonly kernels: DotKernels;
+  private state: LoadedState;
+  private closed = false;
+
+  constructor(options: VectorStoreOptions) {
+    this.dir = options.dir;
+    this.level = options.level;
+    this.dims = options.dims;
+    this.fingerprint = options.fingerprint;
+    this.fingerprintHash = hashFingerprint(options.fingerprint);
+    this.elementType = options.elementType ?? "f32";
+    this.rescoreFactor = Math.max(1, options.rescoreFactor ?? 4);
+    this.onWarning = options.onWarning;
+    this.kernels = options.kernels ?? loadDotKernels(options.onWarning);
+    this.state = this.load([]);
+  }
+
+  /** Distinct document ids stored (shadowed duplicates counted once). */
+  get count(): number {
+    return this.state.shadows.uniqueRows;
+  }
+
+  /** The model mismatch found on open, or undefined when every segment was written with this fingerprint and dims. */
+  get mismatch(): ModelMismatch | undefined {
+    return this.state.mismatch;
+  }
+
+  /** Which dot kernels score rows: "simsimd" or the "js" fallback. */
+  get kernelName(): "simsimd" | "js" {
+    return this.kernels.name;
+  }
+
+  /** Returns segment and row counts. */
+  stats(): VectorStoreStats {
+    const physicalRows = this.state.segments.reduce((n, s) => n + s.ids.length, 0);
+    return { segments: this.state.segments.length, physicalRows, uniqueRows: this.count };
+  }
+
+  /** Maps the level's segment files, reusing `previous` mappings by path; computes shadows and mismatch. */
+  private load(previous: MappedSegment[]): LoadedState {
+    const byPath = new Map(previous.map((s) => [s.path, s]));
+    const segments: MappedSegment[] = [];
+    let mismatch: ModelMismatch | undefined;
+    for (const entry of listSegments(this.dir, this.level)) {
+      const path = join(this.dir, entry.name);
+      try {
+        const seg = byPath.get(path) ?? mapSegment(path, entry.seq);
+        const { fingerprintHash, dims, fingerprintLabel } = seg.header;
+        if (fingerprintHash !== this.fingerprintHash || dims !== this.dims) {
+          mismatch ??= { storedFingerprint: fingerprintLabel, storedDims: dims };
+        }
+        segments.push(seg);
+      } catch (error) {
+        this.onWarning?.(`skipping vector segment ${path}: ${(error as Error).message}`);
+      }
+    }
+    return { segments, shadows: computeShadows(segments), mismatch };
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new IndexError("INTERNAL", `vector store ${this.level} in ${this.dir} is closed`);
+    const m = this.state.mismatch;
+    if (m === undefined) return;
+    throw new IndexError(
+      "INDEX_MODEL_MISMATCH",
+      `the ${this.level} vectors in ${this.dir} were built with another model (${m.storedFingerprint}, ${m.storedDims} dims)`,
+      { hint: "run `recall index --rebuild` to re-embed with the current model" },
+    );
+  }
+
+  /**
+   * Returns the best `k` rows by cosine similarity to `query` (normalized here; length must be dims), best first,
+   * score in [-1, 1], each id at most once. `allow[id]` non-zero admits id (ids past its end are not admitted);
+   * the filter applies before the top-k cut. Quantized segments are scanned approximately, then the best
+   * k × rescoreFactor candidates are re-scored exactly in f32. Throws RangeError on a wrong query length,
+   * IndexError on a model mismatch or a closed store.
+   */
+  search(query: Float32Array, k: number, allow?: Uint8Array): VectorHit[] {
+    this.assertUsable();
+    if (query.length !== this.dims) throw new RangeError(`query has ${query.length} dims, the store has ${this.dims}`);
+    const { segments, shadows } = this.state;
+    if (k <= 0 || segments.length === 0) return [];
+    const q = normalizeRow(query);
+    const exact = segments.every((s) => s.header.elementType === "f32");
+    const pool = new TopK(exact ? k : k * this.rescoreFactor);
+    segments.forEach((seg, i) => scanSegment(seg, i, q, this.kernels, { allow, shadow: shadows.masks[i] }, pool));
+    const final = exact ? pool : this.rescore(q, pool, k);
+    return final.sorted().map((c) => ({ id: segments[c.seg]!.ids[c.row]!, score: Math.max(-1, Math.min(1, c.score)) }));
+  }
+
+  private rescore(q: Float32Array, pool: TopK, k: number): TopK {
+    const { segments } = this.state;
+    const final = new TopK(k);
+    for (let i = 0; i < pool.size; i++) {
+      const seg = segments[pool.segs[i]!]!;
+      const row = pool.rows[i]!;
+      final.push(this.kernels.dotF32(q, seg.f32.subarray(row * this.dims, (row + 1) * this.dims)), pool.segs[i]!, row);
+    }
+    return final;
+  }
+
+  /**
+   * Writes `vectors` (each dims long, normalized on write) for document `ids` (integers 0…2^31−1) as one new
+   * segment; returns its size in bytes (0 and no file for an empty append). Existing files are not touched.
+   * A later row with the same id wins over earlier ones. Throws RangeError on bad ids or lengths, IndexError on
+   * a model mismatch, node:fs errors on I/O failure (the store is then unchanged).
+   */
+  append(ids: ArrayLike<number>, vectors: readonly Float32Array[]): number {
+    this.assertUsable();
+    if (ids.length !== vectors.length) throw new RangeError(`${ids.length} ids but ${vectors.length} vectors`);
+    if (ids.length === 0) return 0;
+    const idArray = toIdArray(ids);
+    const rows = vectors.map((v, i) => {
+      if (v.length !== this.dims) throw new RangeError(`vector ${i} has ${v.length} dims, the store has ${this.dims}`);
+      return normalizeRow(v);
+    });
+    return this.writeSegment(idArray, (i) => rows[i]!);
+  }
+
+  private writeSegment(ids: Int32Array, getRow: (row: number) => Float32Array): number {
+    mkdirSync(this.dir, { recursive: true });
+    this.removeTemps();
+    const lastSeq = listSegments(this.dir, this.level).at(-1)?.seq ?? 0;
+    const finalName = nameSegment(this.level, lastSeq + 1);
+    const src = { elementType: this.elementType, dims: this.dims, fingerprint: this.fingerprint, ids, getRow };
+    const sizeBytes = writeSegmentFile(this.dir, nameTemp(finalName), finalName, src);
+    this.state = this.load(this.state.segments);
+    return sizeBytes;
+  }
+
+  private removeTemps(): void {
+    const removed = removeStaleTemps(this.dir, this.level);
+    if (removed.length > 0) this.onWarning?.(`removed ${removed.length} unfinished vector temp file(s) in ${this.dir}`);
+  }
+
+  /** Returns every distinct stored id (the newest copy of each), in segment then row order. */
+  ids(): Int32Array {
+    const { segments, shadows } = this.state;
+    const out = new Int32Array(shadows.uniqueRows);
+    let n = 0;
+    segments.forEach((seg, i) => {
+      const mask = shadows.masks[i];
+      for (let row = 0; row < seg.ids.length; row++) if (mask === undefined || mask[row] === 0) out[n++] = seg.ids[row]!;
+    });
+    return out;
+  }
+
+  /** Returns the fraction (0–1) of physical rows that are shadowed or not in `live` (0 for an empty store). */
+  deadFraction(live: Uint8Array): number {
+    const { physicalRows } = this.stats();
+    if (physicalRows === 0) return 0;
+    let alive = 0;
+    for (const id of this.ids()) if (live[id]) alive++;
+    return (physicalRows - alive) / physicalRows;
+  }
+
+  /**
+   * Rewrites the rows whose id is live (`live[id]` non-zero; undefined = all distinct rows) into one new segment
+   * in this store's element type, then deletes the older segments. A crash before the deletes leaves duplicates
+   * that the newest-wins rule hides. Throws IndexError on a model mismatch, node:fs errors on I/O failure.
+   */
+  compact(live?: Uint8Array): void {
+    this.assertUsable();
+    const { segments, shadows } = this.state;
+    const keepSeg: number[] = [];
+    const keepRow: number[] = [];
+    segments.forEach((seg, i) => {
+      const mask = shadows.masks[i];
+      for (let row = 0; row < seg.ids.length; row++) {
+        if ((mask === undefined || mask[row] === 0) && (live === undefined || live[seg.ids[row]!])) keepSeg.push(i), keepRow.push(row);
+      }
+    });
+    const old = listSegments(this.dir, this.level);
+    if (keepRow.length > 0) {
+      const ids = Int32Array.from(keepRow, (row, j) => segments[keepSeg[j]!]!.ids[row]!);
+      const d = this.dims;
+      this.writeSegment(ids, (j) => segments[keepSeg[j]!]!.f32.subarray(keepRow[j]! * d, (keepRow[j]! + 1) * d));
+    }
+    for (const entry of old) unlinkSync(join(this.dir, entry.name));
+    this.state = this.load([]);
+  }
+
+  /**
+   * Compacts when more than `maxDeadFraction` (default 0.3) of the rows are dead or there are more than
+   * `maxSegments` (default 64) segment files; returns whether it did.
+   */
+  compactIfNeeded(live: Uint8Array, maxDeadFraction = 0.3, maxSegments = 64): boolean {
+    if (this.stats().segments <= maxSegments && this.deadFraction(live) <= maxDeadFraction) return false;
+    this.compact(live);
+    return true;
+  }
+
+  /** Deletes every segment and temp file of this level (after a model change); the store is then empty and usable. */
+  reset(): void {
+    if (this.closed) throw new IndexError("INTERNAL", `vector store ${this.level} in ${this.dir} is closed`);
+    for (const entry of listSegments(this.dir, this.level)) unlinkSync(join(this.dir, entry.name));
+    removeStaleTemps(this.dir, this.level);
+    this.state = this.load([]);
+  }
+
+  /** Drops the mappings (Bun unmaps when the views are garbage-collected); later calls throw. */
+  close(): void {
+    this.closed = true;
+    this.state = { segments: [], shadows: computeShadows([]), mismatch: undefined };
+  }
+}
