@@ -77,16 +77,25 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
-function timeRuns(runs: number, fn: () => unknown): { p50: number; p95: number } {
-  for (let i = 0; i < 2; i++) fn();
-  const ms: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    fn();
-    ms.push(performance.now() - t0);
+/** Times every method once per round, round-robin, so background load hits all methods alike; 2 warm-up rounds. */
+function timeInterleaved(runs: number, fns: (() => unknown)[]): { p50: number; p95: number }[] {
+  const ms = fns.map(() => [] as number[]);
+  for (let round = 0; round < runs + 2; round++) {
+    fns.forEach((fn, i) => {
+      const t0 = performance.now();
+      fn();
+      if (round >= 2) ms[i]!.push(performance.now() - t0);
+    });
   }
-  ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 0.5), p95: percentile(ms, 0.95) };
+  return ms.map((m) => (m.sort((a, b) => a - b), { p50: percentile(m, 0.5), p95: percentile(m, 0.95) }));
+}
+
+/** Returns the ms of the first search right after opening (view cache empty): what a one-shot CLI search pays. */
+function timeFirstSearch(openStore: () => VectorStore, query: Float32Array): number {
+  const store = openStore();
+  const t0 = performance.now();
+  store.search(query, 10);
+  return performance.now() - t0;
 }
 
 function recallAt10(store: VectorStore, queries: Float32Array[], truth: number[][]): number {
@@ -167,10 +176,19 @@ async function main(): Promise<void> {
     ["js-f32-unrolled4", open("f32", true), undefined],
     ["simsimd-i8+f32-rescore-x4", open("i8"), undefined],
     ["simsimd-i8+f32-rescore-x2", open("i8", false, 2), undefined],
-    ["js-i8+f32-rescore-x4", open("i8", true), undefined],
+    ["simsimd-i8-no-rescore", open("i8", false, 1), undefined],
+    ["js-on-i8-store(scans-f32-block)", open("i8", true), undefined],
     ["js-f16+f32-rescore-x4", open("f16", true), undefined],
   ];
-  for (const [name, store, allow] of methods) add(name, timeRuns(runs, () => store.search(rowQuery, 10, allow)), recallAt10(store, queries, truth));
+  // The JS loops run as a second group: the f16 loop allocates and its GC pauses land on whatever runs next.
+  for (const group of [methods.filter(([n]) => !n.startsWith("js-")), methods.filter(([n]) => n.startsWith("js-"))]) {
+    const times = timeInterleaved(runs, group.map(([, store, allow]) => () => store.search(rowQuery, 10, allow)));
+    group.forEach(([name, store], i) => add(name, times[i]!, recallAt10(store, queries, truth)));
+  }
+  for (const type of ["f32", "i8"] as ElementType[]) {
+    const first = Array.from({ length: 5 }, () => timeFirstSearch(() => open(type), rowQuery)).sort((a, b) => a - b);
+    add(`simsimd-${type}-first-search-after-open`, { p50: first[2]!, p95: first[4]! }, null);
+  }
 
   const path = join(root, "f32", "turn-00000001.vec");
   const workers = await startWorkers(path, rows, dims, 2);

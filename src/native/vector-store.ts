@@ -24,9 +24,14 @@ export interface VectorStoreOptions {
   readonly dims: number;
   /** Which model wrote the vectors (e.g. "<model file sha256>:<dims>:<pooling>"); stored as a 16-byte hash. */
   readonly fingerprint: string;
-  /** Element type of new segments; default "f32" (the measured choice, see scripts/bench/vector-scan.ts). */
+  /**
+   * Element type of new segments; default "i8": int8 rows scanned with simsimd, then the best k × rescoreFactor
+   * re-scored exactly from the f32 rows stored beside them (1.25× the disk of f32). Measured on 100k×1024
+   * (scripts/bench/vector-scan.ts, 2026-11-21, 2-vCPU EPYC): i8 17 ms p50 (1.09× the C f32 scan, recall@10 1.0),
+   * simsimd f32 29 ms (1.8×), JS f32 80 ms, JS f16 900 ms; i8 also reads 4× fewer bytes on a cold page cache.
+   */
   readonly elementType?: ElementType;
-  /** For quantized segments: candidates kept per wanted hit before the exact f32 re-score; default 4. */
+  /** For quantized segments: candidates kept per wanted hit before the exact f32 re-score; default 4 (×2 and ×4 both gave recall@10 1.0, no re-score 0.99). */
   readonly rescoreFactor?: number;
   /** Dot kernels to use instead of `loadDotKernels()` (tests and benches pass `jsKernels`). */
   readonly kernels?: DotKernels;
@@ -85,7 +90,7 @@ export class VectorStore {
     this.dims = options.dims;
     this.fingerprint = options.fingerprint;
     this.fingerprintHash = hashFingerprint(options.fingerprint);
-    this.elementType = options.elementType ?? "f32";
+    this.elementType = options.elementType ?? "i8";
     this.rescoreFactor = Math.max(1, options.rescoreFactor ?? 4);
     this.onWarning = options.onWarning;
     this.kernels = options.kernels ?? loadDotKernels(options.onWarning);

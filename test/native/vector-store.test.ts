@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildIdFilter, jsKernels, openVectorStore, type ElementType, type VectorStoreOptions } from "../../src/native/index.ts";
 import { IndexError } from "../../src/errors.ts";
+import { computeLayout } from "../../src/native/vector-file.ts";
 
 const DIMS = 64;
 let dir: string;
@@ -54,12 +55,12 @@ describe("vector store search", () => {
     expect(store.ids()).toEqual(new Int32Array(0));
   });
 
-  test("the TypeScript fallback returns the same ids and scores as simsimd", () => {
+  test.each(["f32", "i8"] as ElementType[])("the TypeScript fallback returns the same ids and scores as simsimd on %s rows", (elementType) => {
     const vectors = makeVectors(800, 4);
-    const native = open();
+    const native = open({ elementType });
     expect(native.kernelName).toBe("simsimd");
     native.append(range(800), vectors);
-    const fallback = open({ kernels: jsKernels });
+    const fallback = open({ elementType, kernels: jsKernels });
     for (const q of makeVectors(5, 5)) {
       const a = native.search(q, 10);
       const b = fallback.search(q, 10);
@@ -70,7 +71,7 @@ describe("vector store search", () => {
 
   test.each(["i8", "f16"] as ElementType[])("%s rows with the f32 re-score give the same top-10 as exact f32", (type) => {
     const vectors = makeVectors(2000, 6);
-    const exact = openVectorStore({ dir: join(dir, "f32"), level: "turn", dims: DIMS, fingerprint: "m" });
+    const exact = openVectorStore({ dir: join(dir, "f32"), level: "turn", dims: DIMS, fingerprint: "m", elementType: "f32" });
     const quantized = openVectorStore({ dir: join(dir, type), level: "turn", dims: DIMS, fingerprint: "m", elementType: type });
     exact.append(range(2000), vectors);
     quantized.append(range(2000), vectors);
@@ -91,8 +92,8 @@ describe("vector store search", () => {
 });
 
 describe("vector store files", () => {
-  test("append writes one new segment and leaves the old segment byte-identical, same inode and mtime", () => {
-    const store = open();
+  test.each(["f32", "i8"] as ElementType[])("append of %s rows writes one new segment and leaves the old one byte-identical, same inode and mtime", (elementType) => {
+    const store = open({ elementType });
     store.append(range(300), makeVectors(300, 9));
     const [first] = readdirSync(dir);
     const before = statSync(join(dir, first!));
@@ -106,8 +107,9 @@ describe("vector store files", () => {
     expect(readFileSync(join(dir, first!)).equals(bytesBefore)).toBe(true);
     const second = statSync(join(dir, files[1]!));
     expect(second.size).toBe(written);
-    // 64-byte header + 2 ids padded to 64 + 2 rows × 64 dims × 4 bytes: O(new rows), not O(store).
-    expect(written).toBe(64 + 64 + 2 * DIMS * 4);
+    // O(new rows), not O(store): for f32, 64-byte header + 2 ids padded to 64 + 2 rows × 64 dims × 4 bytes.
+    expect(written).toBe(computeLayout(elementType, DIMS, 2).totalBytes);
+    if (elementType === "f32") expect(written).toBe(64 + 64 + 2 * DIMS * 4);
     expect(store.count).toBe(302);
   });
 
@@ -165,6 +167,22 @@ describe("vector store files", () => {
     expect(store.count).toBe(3);
     expect(Array.from(store.ids()).sort()).toEqual([1, 2, 3]);
     expect(store.stats()).toEqual({ segments: 2, physicalRows: 4, uniqueRows: 3 });
+  });
+
+  test("a crash after compaction's rename but before the old segments are deleted still returns each id once", () => {
+    const vectors = makeVectors(4, 25);
+    const store = open();
+    store.append([1, 2, 3], vectors.slice(0, 3));
+    store.append([2], [vectors[3]!]);
+    const saved = readdirSync(dir).map((name) => [name, readFileSync(join(dir, name))] as const);
+    store.compact();
+    for (const [name, bytes] of saved) writeFileSync(join(dir, name), bytes);
+    const reopened = open();
+    expect(reopened.stats()).toEqual({ segments: 3, physicalRows: 7, uniqueRows: 3 });
+    const hits = reopened.search(vectors[3]!, 10);
+    expect(hits.map((h) => h.id).sort()).toEqual([1, 2, 3]);
+    expect(hits[0]!.id).toBe(2);
+    expect(hits[0]!.score).toBeCloseTo(1, 5);
   });
 
   test("a store written by another model reports the mismatch, refuses to search, and works after reset", () => {
