@@ -4,7 +4,9 @@
  * Everything else in src/ uses `import type` only; test/embed/lazy-import.test.ts enforces that.
  */
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import type { Llama } from "node-llama-cpp";
+import { extractEmbeddedGroup, isCompiledBinary } from "../binary/embedded-files.ts";
 import { EmbedError } from "../errors.ts";
 
 /** The node-llama-cpp module namespace. */
@@ -18,11 +20,22 @@ let llamaPromise: Promise<Llama> | undefined;
  * @throws EmbedError(EMBED_FAILED) when the package or its native binary cannot be loaded
  */
 export function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
-  modulePromise ??= import("node-llama-cpp").catch((cause: unknown) => {
+  modulePromise ??= (isCompiledBinary() ? importEmbeddedRuntime() : import("node-llama-cpp")).catch((cause: unknown) => {
     modulePromise = undefined;
     throw new EmbedError("EMBED_FAILED", `cannot load node-llama-cpp: ${String(cause)}`, { cause });
   });
   return modulePromise;
+}
+
+/**
+ * Compiled binary only: extracts the pre-bundled node-llama-cpp (dist/index.js, llama/*.json, bins/<platform>)
+ * into RECALL_HOME/runtime on first use and imports it by absolute path, since a compiled Bun binary cannot
+ * resolve packages from disk and node-llama-cpp finds its native libs relative to its own file (runtime-notes §2).
+ * The build patches out the 3 "testBindingBinary.js is not independent" console.warn lines (scripts/build/runtime.ts).
+ */
+async function importEmbeddedRuntime(): Promise<NodeLlamaCpp> {
+  const dir = extractEmbeddedGroup("node-llama-cpp");
+  return (await import(join(dir, "dist", "index.js"))) as NodeLlamaCpp;
 }
 
 /** A log sink for llama.cpp's native messages (level name, one message). */
