@@ -1,0 +1,215 @@
+/**
+ * `recall doctor`'s checks: sources, index, vectors, model, endpoint. Each returns one CheckResult
+ * (OK / WARN / FAIL with the fix to run). Nothing here prints, writes the index or loads a model unless
+ * asked (`loadModel`); the network is used only for a configured EMBEDDINGS_URL and never under RECALL_OFFLINE=1.
+ * The cleanup-period check lives in cleanup-period.ts.
+ */
+import { accessSync, constants, existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import type { RecallErrorCode } from "../errors.ts";
+import { createLocalEmbedder, isOffline, loadEnvWithDotEnv, readGgufModelInfo, resolveEmbedConfig, type EmbedConfig } from "../embed/index.ts";
+import { chunkStatus, checkStaleness, databasePath, homeFiles, openIndex } from "../index/index.ts";
+import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
+import { parsers, type SourceContainer, type SourceId } from "../parsers/index.ts";
+
+/** OK: nothing to do; WARN: works, but something is missing or at risk; FAIL: broken (doctor exits 1). */
+export type CheckStatus = "ok" | "warn" | "fail";
+
+/** One line of the doctor report. */
+export interface CheckResult {
+  /** short stable name: "sources", "index", "vectors", "model", "endpoint", "cleanup" */
+  id: string;
+  status: CheckStatus;
+  /** one line, what was found */
+  message: string;
+  /** the command or change that fixes it (WARN/FAIL) */
+  fix?: string;
+  /** the error code the CLI exits with when this check fails */
+  errorCode?: RecallErrorCode;
+}
+
+/** Containers of every source, scanned once and shared by the checks (stats only, no parsing). */
+export type ScannedSources = Record<SourceId, { containers: SourceContainer[]; missingRoots: string[]; roots: string[] }>;
+
+/** Scans the roots of every source (the parsers' stats-only scan). */
+export function scanSources(roots: Record<SourceId, string[]>): ScannedSources {
+  const out = {} as ScannedSources;
+  for (const parser of parsers) {
+    const scan = parser.scan(roots[parser.id]);
+    out[parser.id] = { containers: scan.containers, missingRoots: scan.missingRoots, roots: roots[parser.id] };
+  }
+  return out;
+}
+
+/** Sources found and readable: WARN when a source has no sessions, FAIL when a found file cannot be read. */
+export function checkSources(scanned: ScannedSources): CheckResult {
+  const parts: string[] = [];
+  const unreadable: string[] = [];
+  for (const [source, scan] of Object.entries(scanned)) {
+    parts.push(`${source}: ${scan.containers.length} file(s) in ${scan.roots.join(", ") || "(none)"}`);
+    for (const container of scan.containers) {
+      try {
+        accessSync(container.path, constants.R_OK);
+      } catch {
+        unreadable.push(container.path);
+      }
+    }
+  }
+  const message = parts.join("; ");
+  if (unreadable.length > 0) {
+    return { id: "sources", status: "fail", message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`, fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir", errorCode: "SOURCE_UNREADABLE" };
+  }
+  if (Object.values(scanned).every((scan) => scan.containers.length === 0)) {
+    return { id: "sources", status: "warn", message: `no history found (${message})`, fix: "point recall at your history: --claude-dir DIR, --opencode-dir DIR, or RECALL_CLAUDE_DIRS / RECALL_OPENCODE_DIRS" };
+  }
+  return { id: "sources", status: "ok", message };
+}
+
+/**
+ * Index healthy: the database exists, `PRAGMA integrity_check` and the FTS5 'integrity-check' command pass,
+ * and it is not stale. Returns the open database (read-write, for the FTS5 command) for the vector check, or
+ * undefined when there is none to check.
+ */
+export function checkIndex(recallHome: string, roots: Record<SourceId, string[]>): { result: CheckResult; db: Database | undefined } {
+  const path = databasePath(recallHome);
+  if (!existsSync(path)) return { result: { id: "index", status: "warn", message: `no index yet at ${path}`, fix: "run `recall index`" }, db: undefined };
+  const rebuild = `delete ${path} and run \`recall index --full\``;
+  let db: Database;
+  try {
+    db = openIndex(path, { create: false });
+  } catch (error) {
+    return { result: { id: "index", status: "fail", message: (error as Error).message, fix: rebuild, errorCode: "INDEX_CORRUPT" }, db: undefined };
+  }
+  try {
+    const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
+    if (rows.length !== 1 || rows[0]!.integrity_check !== "ok") throw new Error(`integrity_check: ${rows.map((row) => row.integrity_check).slice(0, 3).join("; ")}`);
+    db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')");
+  } catch (error) {
+    return { result: { id: "index", status: "fail", message: `index at ${path} is damaged (${(error as Error).message})`, fix: rebuild, errorCode: "INDEX_CORRUPT" }, db };
+  }
+  const sessions = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n ?? 0;
+  const staleness = checkStaleness(db, roots);
+  if (staleness.stale) {
+    return { result: { id: "index", status: "warn", message: `${sessions} sessions indexed, but ${staleness.staleSources.join(", ")} changed since`, fix: "run `recall index` (search does it too unless --no-reindex)" }, db };
+  }
+  return { result: { id: "index", status: "ok", message: `${sessions} sessions indexed at ${path}; SQLite and FTS5 integrity checks pass` }, db };
+}
+
+/** Ids of chunks marked embedded in the database, per level. */
+function embeddedChunkIds(db: Database, level: VectorLevel): Set<number> {
+  const rows = db
+    .query<{ id: number }, [string, number]>("SELECT chunks.id AS id FROM chunks JOIN documents ON documents.id = chunks.document_id WHERE documents.level = ? AND chunks.status = ?")
+    .all(level, chunkStatus.embedded);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Vector files match the database: every chunk the database marks embedded has a row in the level's segment
+ * files (src/native VectorStore.ids()); rows of deleted chunks are only counted (compaction drops them). Also
+ * names the dot-product kernels (simsimd, or the JS fallback: WARN on Linux, where the addon should load).
+ */
+export function checkVectors(db: Database, recallHome: string): CheckResult {
+  const dir = join(recallHome, homeFiles.vectors);
+  const notes: string[] = [];
+  let missingTotal = 0;
+  for (const level of ["session", "turn"] as const) {
+    const expected = embeddedChunkIds(db, level);
+    // dims/fingerprint only matter for search; ids() reads any segment.
+    const store = openVectorStore({ dir, level, dims: 1, fingerprint: "recall-doctor" });
+    try {
+      const stored = new Set(store.ids());
+      let missing = 0;
+      for (const id of expected) if (!stored.has(id)) missing++;
+      let dead = 0;
+      for (const id of stored) if (!expected.has(id)) dead++;
+      missingTotal += missing;
+      notes.push(`${level}: ${expected.size} embedded, ${stored.size} stored${missing ? `, ${missing} missing` : ""}${dead ? `, ${dead} unused (compacted later)` : ""}`);
+    } finally {
+      store.close();
+    }
+  }
+  let kernelNote = "";
+  const kernels = loadDotKernels((message) => void (kernelNote = message));
+  notes.push(`dot product: ${kernels.name}`);
+  if (missingTotal > 0) {
+    return { id: "vectors", status: "warn", message: `${missingTotal} embedded chunk(s) have no vector (${notes.join("; ")})`, fix: "run `recall index --full` to re-embed them" };
+  }
+  if (kernels.name === "js" && process.platform === "linux" && process.env.RECALL_NO_SIMSIMD !== "1") {
+    return { id: "vectors", status: "warn", message: `${notes.join("; ")}; ${kernelNote}`, fix: "vector search works but is ~2x slower; reinstall recall (the simsimd addon should be inside the binary)" };
+  }
+  return { id: "vectors", status: "ok", message: notes.join("; ") };
+}
+
+/** Resolves the embedding config; a config error becomes a FAIL (bad value) or WARN (remote under offline). */
+export function resolveConfigForDoctor(env: Record<string, string | undefined>, recallHome: string, modelFlag: string | undefined): { config?: EmbedConfig; result?: CheckResult } {
+  try {
+    return { config: resolveEmbedConfig({ env, home: recallHome, modelFlag }) };
+  } catch (error) {
+    const hint = (error as { hint?: string }).hint;
+    if ((error as { code?: string }).code === "ENDPOINT_UNREACHABLE") {
+      return { result: { id: "endpoint", status: "warn", message: "EMBEDDINGS_URL is set but RECALL_OFFLINE=1: the endpoint is not checked and not used", fix: hint ?? "unset RECALL_OFFLINE to use it" } };
+    }
+    return { result: { id: "model", status: "fail", message: (error as Error).message, fix: hint ?? "fix RECALL_MODEL / EMBEDDINGS_URL", errorCode: "USAGE" } };
+  }
+}
+
+/**
+ * Local model present (GGUF header readable: dims, pooling) and, with `load`, loadable: node-llama-cpp loads
+ * it and embeds one probe text (slow: the import alone is ~150 ms, runtime-notes §1).
+ */
+export async function checkLocalModel(config: Extract<EmbedConfig, { kind: "local" }>, load: boolean): Promise<CheckResult> {
+  if (!existsSync(config.modelPath)) {
+    const fix = config.preset
+      ? config.offline ? "download it while online (RECALL_OFFLINE=1 forbids it), or set EMBEDDINGS_URL" : "it is downloaded on the first `recall index`; or set EMBEDDINGS_URL to use a remote endpoint"
+      : "check the path in --model / RECALL_MODEL";
+    return { id: "model", status: config.preset ? "warn" : "fail", message: `model ${config.name} not found at ${config.modelPath}; search is keyword-only`, fix, errorCode: "MODEL_MISSING" };
+  }
+  let info: { dims: number; pooling: string };
+  try {
+    const header = readGgufModelInfo(config.modelPath);
+    info = { dims: header.dims, pooling: header.pooling };
+  } catch (error) {
+    return { id: "model", status: "fail", message: `${config.modelPath} is not a readable GGUF model (${(error as Error).message})`, fix: "delete it and download it again", errorCode: "MODEL_MISSING" };
+  }
+  const described = `model ${config.name} (${info.dims} dims, ${info.pooling} pooling) at ${config.modelPath}`;
+  if (!load) return { id: "model", status: "ok", message: `${described}; not loaded (use --check-model)` };
+  const startedMs = performance.now();
+  try {
+    const embedder = await createLocalEmbedder(config);
+    try {
+      const vector = await embedder.embedQuery("recall doctor probe");
+      return { id: "model", status: "ok", message: `${described}; loaded and embedded a probe (${vector.length} dims) in ${Math.round(performance.now() - startedMs)} ms` };
+    } finally {
+      await embedder.dispose();
+    }
+  } catch (error) {
+    return { id: "model", status: "fail", message: `${described} cannot be loaded: ${(error as Error).message.split("\n")[0]}`, fix: "download the model again, or set EMBEDDINGS_URL to embed remotely", errorCode: "EMBED_FAILED" };
+  }
+}
+
+/** The remote endpoint answers one embeddings request (5 s timeout by default) with a vector. */
+export async function checkEndpoint(config: Extract<EmbedConfig, { kind: "remote" }>, timeoutMs = 5000): Promise<CheckResult> {
+  const fix = "check EMBEDDINGS_URL (and EMBEDDINGS_API_KEY), or unset it to embed locally";
+  try {
+    const response = await fetch(config.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+      body: JSON.stringify({ input: ["recall doctor probe"], model: config.model }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!response.ok) return { id: "endpoint", status: "fail", message: `${config.url} answered HTTP ${response.status}`, fix, errorCode: "ENDPOINT_UNREACHABLE" };
+    const body = (await response.json()) as { data?: Array<{ embedding?: unknown }> };
+    const vector = body.data?.[0]?.embedding;
+    if (!Array.isArray(vector)) return { id: "endpoint", status: "fail", message: `${config.url} answered without data[0].embedding`, fix, errorCode: "ENDPOINT_UNREACHABLE" };
+    return { id: "endpoint", status: "ok", message: `${config.url} reachable (model ${config.model}, ${vector.length} dims)` };
+  } catch (error) {
+    return { id: "endpoint", status: "fail", message: `${config.url} unreachable: ${(error as Error).message}`, fix, errorCode: "ENDPOINT_UNREACHABLE" };
+  }
+}
+
+/** The environment the embedding checks see: `env` over RECALL_HOME/.env (as the index does). */
+export function effectiveEnv(env: Record<string, string | undefined>, recallHome: string): { env: Record<string, string | undefined>; offline: boolean } {
+  const merged = loadEnvWithDotEnv(env, recallHome);
+  return { env: merged, offline: isOffline(merged) };
+}

@@ -1,0 +1,71 @@
+/**
+ * `recall doctor`: runs every check in order and renders the report (text or JSON). Library code: prints
+ * nothing; the command writes what `renderDoctorText` / `renderDoctorJson` return.
+ */
+import type { SourceId } from "../parsers/index.ts";
+import { checkEndpoint, checkIndex, checkLocalModel, checkSources, checkVectors, effectiveEnv, resolveConfigForDoctor, scanSources, type CheckResult } from "./checks.ts";
+import { checkCleanupPeriod, claudeSettingsPaths } from "./cleanup-period.ts";
+
+export type { CheckResult, CheckStatus } from "./checks.ts";
+export { checkCleanupPeriod, claudeSettingsPaths, readCleanupPeriodDays, defaultCleanupPeriodDays } from "./cleanup-period.ts";
+
+/** Inputs of one doctor run. */
+export interface DoctorOptions {
+  recallHome: string;
+  roots: Record<SourceId, string[]>;
+  /** process environment (RECALL_HOME/.env is merged under it) */
+  env: Record<string, string | undefined>;
+  /** home folder, for ~/.claude/settings.json */
+  home: string;
+  /** load the local model and embed a probe text (slow) */
+  loadModel?: boolean;
+  /** `--model` value */
+  modelFlag?: string | undefined;
+  /** remote endpoint timeout in ms; default 5000 */
+  endpointTimeoutMs?: number;
+}
+
+/**
+ * Runs the checks: sources, index, vectors (when an index exists and is intact), model or endpoint, cleanup.
+ * @returns one result per check, in report order; never throws for a failing check
+ */
+export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const scanned = scanSources(options.roots);
+  results.push(checkSources(scanned));
+  const { result: indexResult, db } = checkIndex(options.recallHome, options.roots);
+  results.push(indexResult);
+  try {
+    if (db && indexResult.status !== "fail") results.push(checkVectors(db, options.recallHome));
+    const { env, offline } = effectiveEnv(options.env, options.recallHome);
+    const { config, result } = resolveConfigForDoctor(env, options.recallHome, options.modelFlag);
+    if (result) results.push(result);
+    else if (config?.kind === "local") results.push(await checkLocalModel(config, options.loadModel ?? false));
+    else if (config?.kind === "remote" && !offline) results.push(await checkEndpoint(config, options.endpointTimeoutMs));
+    results.push(checkCleanupPeriod({ claudeContainers: scanned["claude-code"].containers, db, settingsPaths: claudeSettingsPaths(env, options.home) }));
+  } finally {
+    db?.close();
+  }
+  return results;
+}
+
+const labels = { ok: "OK  ", warn: "WARN", fail: "FAIL" } as const;
+
+/** Text report: `OK   <id>  <message>` per check, `     fix: <fix>` under WARN/FAIL, and a closing summary line. */
+export function renderDoctorText(results: readonly CheckResult[]): string {
+  const width = Math.max(...results.map((result) => result.id.length));
+  const lines = results.flatMap((result) => {
+    const head = `${labels[result.status]} ${result.id.padEnd(width)}  ${result.message}`;
+    return result.fix && result.status !== "ok" ? [head, `${" ".repeat(width + 7)}fix: ${result.fix}`] : [head];
+  });
+  const failed = results.filter((result) => result.status === "fail").length;
+  const warned = results.filter((result) => result.status === "warn").length;
+  lines.push(failed > 0 ? `${failed} check(s) failed, ${warned} warning(s)` : warned > 0 ? `no failures, ${warned} warning(s)` : "all checks passed");
+  return `${lines.join("\n")}\n`;
+}
+
+/** JSON report: `{"ok": <no FAIL>, "checks": [{id, status, message, fix}]}` on one line. */
+export function renderDoctorJson(results: readonly CheckResult[]): string {
+  const checks = results.map(({ id, status, message, fix }) => ({ id, status, message, fix: fix ?? null }));
+  return JSON.stringify({ ok: results.every((result) => result.status !== "fail"), checks });
+}
