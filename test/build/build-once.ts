@@ -1,0 +1,67 @@
+/**
+ * Builds the compiled binary once per test run for every test file that needs it (bun test runs the files in
+ * one process, so a module-level promise is shared), into build/test-dist/ (git-ignored). A build whose
+ * outputs are newer than every input (src/, skill/, examples/, scripts/build*, package.json) is reused, so a
+ * second `bun test` costs nothing. Building takes ~15 s here (2 vCPUs), most of it gzip for the archive.
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { hostTargetId } from "../../scripts/build/targets.ts";
+
+export const repo = resolve(import.meta.dir, "../..");
+export const testDistDir = join(repo, "build", "test-dist");
+/** Id of the host target ("linux-x64" here). */
+export const hostTarget = hostTargetId() ?? "unknown";
+
+/**
+ * True when this machine can build the binary: a supported host with its node-llama-cpp platform package
+ * installed (the build never downloads for the host target).
+ */
+export const canBuildBinary: boolean =
+  (hostTarget === "linux-x64" || hostTarget === "linux-arm64") && existsSync(join(repo, "node_modules", "@node-llama-cpp", hostTarget, "bins"));
+
+/** Paths of a finished build. */
+export interface BuiltBinary {
+  binary: string;
+  archive: string;
+  checksumFile: string;
+  formula: string;
+  embedDir: string;
+}
+
+function newestMtimeMs(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtimeMs(join(path, name))), stat.mtimeMs);
+}
+
+function outputsOf(): BuiltBinary {
+  return {
+    binary: join(testDistDir, "recall"),
+    archive: join(testDistDir, `recall-${hostTarget}.tar.gz`),
+    checksumFile: join(testDistDir, `recall-${hostTarget}.tar.gz.sha256`),
+    formula: join(testDistDir, "recall.rb"),
+    embedDir: join(repo, "build", hostTarget, "embed"),
+  };
+}
+
+function isFresh(outputs: BuiltBinary): boolean {
+  if (!Object.values(outputs).every((path) => existsSync(path))) return false;
+  const inputs = ["src", "skill", "examples", "scripts/build", "scripts/build.ts", "package.json", "packaging"].map((name) => newestMtimeMs(join(repo, name)));
+  return statSync(outputs.checksumFile).mtimeMs > Math.max(...inputs);
+}
+
+let building: Promise<BuiltBinary> | undefined;
+
+/** Builds (or reuses) the host binary and release files in build/test-dist/. @throws Error when the build fails */
+export function buildBinaryOnce(): Promise<BuiltBinary> {
+  building ??= (async () => {
+    const outputs = outputsOf();
+    if (isFresh(outputs)) return outputs;
+    const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--out", testDistDir], { cwd: repo, stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    if (code !== 0) throw new Error(`build failed (exit ${code}):\n${stderr}`);
+    return outputs;
+  })();
+  return building;
+}
