@@ -145,7 +145,7 @@ describe("the Claude Code cleanup-period warning", () => {
     cpSync(join(repo, "examples", "claude-code", "projects"), projects, { recursive: true });
     writeFileSync(join(home, ".claude", "settings.json"), '{"cleanupPeriodDays": 10}');
     const old = join(projects, "-home-dev-src-tidy-rs", "938e69b8-d823-4d86-8dca-2ae00303666c.jsonl");
-    const eightDaysAgo = new Date(Date.now() - 8 * 86_400_000);
+    const eightDaysAgo = new Date(Date.now() - 8 * 86_400_000 + 3_600_000); // 7 days 23 h: 2 whole days left
     utimesSync(old, eightDaysAgo, eightDaysAgo);
     const homeRoots = { "claude-code": [projects], opencode: [] as string[] };
     const recallHome = join(work, "cleanup-recall");
