@@ -26,7 +26,7 @@ interface SimsimdAddon {
 
 /**
  * Returns the f32 dot product of `a` and `b` (same length) with a 4×-unrolled loop and 4 accumulators.
- * Measured 56 ms best vs 47–51 ms for simsimd per row on 100k×1024 (runtime-notes §3); see scripts/bench/vector-scan.ts.
+ * Used for pairwise calls (re-scoring); the full scan uses vector-scan.ts's offset-based 8-accumulator loop.
  */
 export function dotF32Js(a: Float32Array, b: Float32Array): number {
   const n = a.length;

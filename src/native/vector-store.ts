@@ -27,8 +27,10 @@ export interface VectorStoreOptions {
   /**
    * Element type of new segments; default "i8": int8 rows scanned with simsimd, then the best k × rescoreFactor
    * re-scored exactly from the f32 rows stored beside them (1.25× the disk of f32). Measured on 100k×1024
-   * (scripts/bench/vector-scan.ts, 2026-11-21, 2-vCPU EPYC): i8 17 ms p50 (1.09× the C f32 scan, recall@10 1.0),
-   * simsimd f32 29 ms (1.8×), JS f32 80 ms, JS f16 900 ms; i8 also reads 4× fewer bytes on a cold page cache.
+   * (scripts/bench/vector-scan.ts, 2026-11-21, 2-vCPU EPYC): i8 15.7–21 ms p50, 1.09–1.35× the C f32 scan
+   * (the spread is load from other processes; recall@10 1.0), simsimd f32 26–30 ms (1.8–1.95×), JS f32 45 ms, JS f16 950 ms;
+   * i8 also reads 4× fewer bytes on a cold page cache. Anisotropic clustered 384-d data: recall@10 0.96 without
+   * re-score, 1.0 with ×2 or ×4.
    */
   readonly elementType?: ElementType;
   /** For quantized segments: candidates kept per wanted hit before the exact f32 re-score; default 4 (×2 and ×4 both gave recall@10 1.0, no re-score 0.99). */
