@@ -2,7 +2,7 @@
  * Public surface of src/native: the simsimd dot kernels and the memory-mapped vector store.
  * Other layers import from "../native", never from the files behind it.
  */
-export { loadDotKernels, jsKernels, type DotKernels } from "./simsimd.ts";
+export { createDotKernels, jsKernels, loadDotKernels, type AddonLoader, type DotKernels, type SimsimdAddon } from "./simsimd.ts";
 export { openVectorStore, VectorStore, type VectorStoreOptions, type VectorStoreStats, type ModelMismatch } from "./vector-store.ts";
 export { buildIdFilter, MAX_VECTOR_ID } from "./vector-rows.ts";
 export type { VectorLevel } from "./segment-dir.ts";

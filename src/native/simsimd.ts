@@ -20,10 +20,6 @@ export interface DotKernels {
   readonly dotI8: DotFn<Int8Array>;
 }
 
-interface SimsimdAddon {
-  inner(a: Float32Array | Int8Array, b: Float32Array | Int8Array): number;
-}
-
 /**
  * Returns the f32 dot product of `a` and `b` (same length) with a 4×-unrolled loop and 4 accumulators.
  * Used for pairwise calls (re-scoring); the full scan uses vector-scan.ts's offset-based 8-accumulator loop.
@@ -68,27 +64,44 @@ function requireAddon(): SimsimdAddon {
   throw new Error(`no simsimd prebuild for ${process.platform}-${process.arch}`);
 }
 
-let cached: DotKernels | undefined;
+/** Loads the native addon; throws when there is no prebuild for this platform or it fails to load. */
+export type AddonLoader = () => SimsimdAddon;
+
+/** The slice of the simsimd addon used here: `inner` is the dot product (runtime-notes §3). */
+export interface SimsimdAddon {
+  inner(a: Float32Array | Int8Array, b: Float32Array | Int8Array): number;
+}
 
 /**
- * Returns the dot kernels: simsimd when its prebuilt addon loads (cached after the first call), otherwise the
- * TypeScript fallback, after calling `onWarning` once with a one-line reason. Never throws, never prints.
- * Set RECALL_NO_SIMSIMD=1 to force the fallback (used by tests and benches).
+ * Returns simsimd kernels from `loadAddon` after a self-test, or the TypeScript fallback after calling
+ * `onWarning` with a one-line reason when loading or the self-test fails. Never throws, never prints, never caches.
  */
-export function loadDotKernels(onWarning?: (message: string) => void): DotKernels {
-  if (cached) return cached;
-  if (process.env.RECALL_NO_SIMSIMD === "1") return jsKernels;
+export function createDotKernels(loadAddon: AddonLoader, onWarning?: (message: string) => void): DotKernels {
   try {
-    const addon = requireAddon();
+    const addon = loadAddon();
     const probe = addon.inner(new Float32Array([1, 2]), new Float32Array([3, 4]));
     if (probe !== 11) throw new Error(`simsimd self-test returned ${probe}, expected 11`);
     // The N-API function needs no `this`; passing it unwrapped saves a JS frame per row.
     const inner = addon.inner as DotFn<Float32Array> & DotFn<Int8Array>;
-    cached = { name: "simsimd", dotF32: inner, dotI8: inner };
-    return cached;
+    return { name: "simsimd", dotF32: inner, dotI8: inner };
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     onWarning?.(`simsimd native addon unavailable (${reason}); using the slower TypeScript dot product`);
     return jsKernels;
   }
+}
+
+let cached: DotKernels | undefined;
+
+/**
+ * Returns the process-wide dot kernels: simsimd through the static relative require, else the TypeScript fallback
+ * (each call then reports the one-line reason to `onWarning`). The simsimd result is cached. Never throws or prints.
+ * Set RECALL_NO_SIMSIMD=1 to force the fallback without a warning (benches, comparisons).
+ */
+export function loadDotKernels(onWarning?: (message: string) => void): DotKernels {
+  if (cached) return cached;
+  if (process.env.RECALL_NO_SIMSIMD === "1") return jsKernels;
+  const kernels = createDotKernels(requireAddon, onWarning);
+  if (kernels.name === "simsimd") cached = kernels;
+  return kernels;
 }

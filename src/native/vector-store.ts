@@ -261,7 +261,8 @@ export class VectorStore {
       this.writeSegment(ids, (j) => segments[keepSeg[j]!]!.f32.subarray(keepRow[j]! * d, (keepRow[j]! + 1) * d));
     }
     for (const entry of old) unlinkSync(join(this.dir, entry.name));
-    this.state = this.load([]);
+    // Reuses the new segment's mapping (and its cached row views); the deleted files drop out of the listing.
+    this.state = this.load(this.state.segments);
   }
 
   /**
