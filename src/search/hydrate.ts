@@ -8,6 +8,7 @@ import type { StoredToolCall } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import type { RankedHit } from "./api.ts";
 import { makePreview, type Preview } from "./preview.ts";
+import { loadSessionSummaries } from "./sessions.ts";
 
 /** Scores of a result: fused (0–1) and each leg's normalized score (undefined when that leg did not find it). */
 export interface ResultScores {
@@ -58,22 +59,6 @@ export interface TurnResult extends ResultScores {
   files: string[];
 }
 
-interface SessionRow {
-  id: number;
-  session_id: string;
-  source: SourceId;
-  project_name: string;
-  project_path: string;
-  title: string | null;
-  git_branch: string | null;
-  started_at: number;
-  ended_at: number;
-  turn_count: number;
-  is_subagent: number;
-  parent_session_id: string | null;
-  files: string;
-}
-
 /** Shell command that resumes a session in the tool that wrote it. */
 export function resumeCommandFor(source: SourceId, sessionId: string, projectPath: string): string {
   const cd = projectPath ? `cd ${shellQuote(projectPath)} && ` : "";
@@ -85,22 +70,11 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-function loadSessions(db: Database, rowids: number[]): Map<number, SessionRow> {
-  if (rowids.length === 0) return new Map();
-  const rows = db
-    .query<SessionRow, number[]>(
-      `SELECT id, session_id, source, project_name, project_path, title, git_branch, started_at, ended_at, turn_count,
-         is_subagent, parent_session_id, files FROM sessions WHERE id IN (${rowids.map(() => "?").join(",")})`,
-    )
-    .all(...rowids);
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
 const scoresOf = (hit: RankedHit): ResultScores => ({ score: hit.score, keywordScore: hit.keywordScore, vectorScore: hit.vectorScore });
 
 /** Hydrate level-1 candidates (already cut to the limit). */
 export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]): SessionResult[] {
-  const sessions = loadSessions(db, hits.map((hit) => hit.hit.sessionRowid));
+  const sessions = loadSessionSummaries(db, hits.map((hit) => hit.hit.sessionRowid));
   const documentQuery = db.query<{ heading: string; body: string; extra: string }, [number]>("SELECT heading, body, extra FROM documents WHERE id = ?");
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
@@ -110,21 +84,21 @@ export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]
     return [
       {
         ...scoresOf(hit),
-        sessionId: row.session_id,
+        sessionId: row.sessionId,
         source: row.source,
-        project: row.project_name,
-        projectPath: row.project_path,
+        project: row.project,
+        projectPath: row.projectPath,
         title: row.title,
-        gitBranch: row.git_branch,
-        startedAt: row.started_at,
-        endedAt: row.ended_at,
-        turns: row.turn_count,
-        isSubagent: row.is_subagent === 1,
-        parentSessionId: row.parent_session_id,
+        gitBranch: row.gitBranch,
+        startedAt: row.startedAt,
+        endedAt: row.endedAt,
+        turns: row.turns,
+        isSubagent: row.isSubagent,
+        parentSessionId: row.parentSessionId,
         preview: makePreview(previewSource, words),
         bestTurn: hit.hit.turnNumber,
-        files: (JSON.parse(row.files) as string[]).slice(0, 20),
-        resumeCommand: resumeCommandFor(row.source, row.session_id, row.project_path),
+        files: row.files.slice(0, 20),
+        resumeCommand: resumeCommandFor(row.source, row.sessionId, row.projectPath),
       },
     ];
   });
@@ -132,7 +106,7 @@ export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]
 
 /** Hydrate level-2 candidates (already cut to the limit). */
 export function hydrateTurns(db: Database, hits: RankedHit[], words: string[]): TurnResult[] {
-  const sessions = loadSessions(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
+  const sessions = loadSessionSummaries(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
   const turnQuery = db.query<{ timestamp: number; prompt: string; response: string; tools: string; files: string }, [number, number]>(
     "SELECT timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? AND number = ?",
   );
@@ -144,13 +118,13 @@ export function hydrateTurns(db: Database, hits: RankedHit[], words: string[]): 
     return [
       {
         ...scoresOf(hit),
-        sessionId: row.session_id,
+        sessionId: row.sessionId,
         source: row.source,
-        project: row.project_name,
-        projectPath: row.project_path,
+        project: row.project,
+        projectPath: row.projectPath,
         title: row.title,
         turn: hit.hit.turnNumber,
-        totalTurns: row.turn_count,
+        totalTurns: row.turns,
         timestamp: turn.timestamp,
         prompt: turn.prompt,
         responseExcerpt: makePreview(turn.response, words, 400),

@@ -25,6 +25,8 @@ export interface SessionSummary {
   parentSessionId: string | null;
   isSubagent: boolean;
   location: string;
+  /** Files touched in the session, unique, in first-touch order. */
+  files: string[];
 }
 
 interface SessionRow {
@@ -41,10 +43,11 @@ interface SessionRow {
   parent_session_id: string | null;
   is_subagent: number;
   location: string;
+  files: string;
 }
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
-  s.turn_count, s.parent_session_id, s.is_subagent, s.location`;
+  s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files`;
 
 const toSummary = (row: SessionRow): SessionSummary => ({
   rowid: row.id,
@@ -60,7 +63,15 @@ const toSummary = (row: SessionRow): SessionSummary => ({
   parentSessionId: row.parent_session_id,
   isSubagent: row.is_subagent === 1,
   location: row.location,
+  files: JSON.parse(row.files) as string[],
 });
+
+/** Summaries of the given session rowids, keyed by rowid (missing rowids are absent). */
+export function loadSessionSummaries(db: Database, rowids: readonly number[]): Map<number, SessionSummary> {
+  if (rowids.length === 0) return new Map();
+  const rows = db.query<SessionRow, number[]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.id IN (${rowids.map(() => "?").join(",")})`).all(...rowids);
+  return new Map(rows.map((row) => [row.id, toSummary(row)]));
+}
 
 /** Shortest id prefix accepted when it is not a whole id. */
 export const minimumPrefixLength = 8;
