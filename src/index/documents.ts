@@ -5,6 +5,7 @@
  * (extra). FTS5 indexes all three columns; `embedText` is what the embedding model sees: prompt,
  * prose, tool names and files, never tool payloads (they are most of the bytes and little meaning).
  */
+import type { Database } from "bun:sqlite";
 import type { Session, ToolCall, Turn } from "../parsers/index.ts";
 
 /** The text of one document, ready for the `documents` table. */
@@ -55,4 +56,45 @@ export function buildSessionDocument(session: Pick<Session, "title" | "projectNa
     extra: [session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n"),
     embedText: [title, body].filter(Boolean).join("\n\n"),
   };
+}
+
+/** Hash of a document's searched columns and of its embedded text (Bun.hash wyhash, hex). */
+export function hashDocument(text: DocumentText): { textHash: string; embedHash: string } {
+  return {
+    textHash: Bun.hash(`${text.heading}\u0000${text.body}\u0000${text.extra}`).toString(16),
+    embedHash: Bun.hash(text.embedText).toString(16),
+  };
+}
+
+/**
+ * Rebuild the text of stored documents from the rows they derive from (turns, sessions): the FTS
+ * table is contentless, so this is the one place document text comes from after indexing.
+ * @returns a map from document id to its text; ids that do not exist are absent
+ */
+export function loadDocumentTexts(db: Database, documentIds: readonly number[]): Map<number, DocumentText> {
+  const texts = new Map<number, DocumentText>();
+  for (let start = 0; start < documentIds.length; start += 500) {
+    const ids = documentIds.slice(start, start + 500);
+    const marks = ids.map(() => "?").join(",");
+    const turnRows = db
+      .query<{ id: number; prompt: string; response: string; tools: string; files: string }, number[]>(
+        `SELECT d.id, t.prompt, t.response, t.tools, t.files FROM documents d JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
+         WHERE d.level = 'turn' AND d.id IN (${marks})`,
+      )
+      .all(...ids);
+    for (const row of turnRows) {
+      texts.set(row.id, buildTurnDocument({ prompt: row.prompt, response: row.response, toolCalls: JSON.parse(row.tools) as ToolCall[], files: JSON.parse(row.files) as string[] }));
+    }
+    const sessionRows = db
+      .query<{ id: number; session_rowid: number; title: string | null; project_name: string; files: string }, number[]>(
+        `SELECT d.id, d.session_rowid, s.title, s.project_name, s.files FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE d.level = 'session' AND d.id IN (${marks})`,
+      )
+      .all(...ids);
+    const prompts = db.query<{ prompt: string }, [number]>("SELECT prompt FROM turns WHERE session_rowid = ? ORDER BY number");
+    for (const row of sessionRows) {
+      const sessionPrompts = prompts.all(row.session_rowid).map((turn) => turn.prompt);
+      texts.set(row.id, buildSessionDocument({ title: row.title, projectName: row.project_name }, sessionPrompts, JSON.parse(row.files) as string[]));
+    }
+  }
+  return texts;
 }

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import type { Embedder } from "../embed/index.ts";
 import { buildIdFilter, openVectorStore, type VectorStore } from "../native/index.ts";
 import { chunkBudget, splitIntoChunks } from "./chunking.ts";
+import { loadDocumentTexts } from "./documents.ts";
 import { homeFiles } from "./home.ts";
 import { chunkStatus, readMeta, writeMeta } from "./schema.ts";
 
@@ -91,12 +92,14 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
 /** Create chunk rows (pending) for every document that has none. */
 function chunkNewDocuments(db: Database, embedder: Embedder): void {
   const budget = chunkBudget(embedder.contextTokens);
-  const documents = db
-    .query<{ id: number; embed_text: string }, []>("SELECT d.id, d.embed_text FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)")
-    .all();
+  const ids = db
+    .query<{ id: number }, []>("SELECT d.id FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)")
+    .all()
+    .map((row) => row.id);
   const insert = db.query("INSERT INTO chunks(document_id, chunk_index, text, status) VALUES (?, ?, ?, ?)");
-  for (let start = 0; start < documents.length; start += 500) {
-    const slice = documents.slice(start, start + 500).map((document) => ({ id: document.id, chunks: splitIntoChunks(document.embed_text, budget, (text) => embedder.countTokens(text)) }));
+  for (let start = 0; start < ids.length; start += 500) {
+    const texts = loadDocumentTexts(db, ids.slice(start, start + 500));
+    const slice = [...texts].map(([id, text]) => ({ id, chunks: splitIntoChunks(text.embedText, budget, (part) => embedder.countTokens(part)) }));
     db.transaction(() => {
       for (const document of slice) document.chunks.forEach((text, index) => insert.run(document.id, index, text, chunkStatus.pending));
     }).immediate();

@@ -6,7 +6,7 @@ export { resolveRecallHome, ensureRecallHome, databasePath, homeFiles } from "./
 export { openIndex, readMeta, writeMeta, schemaVersion, chunkStatus, type OpenIndexOptions } from "./schema.ts";
 export { runIndex, type IndexHooks, type IndexOptions, type IndexSummary } from "./indexer.ts";
 export { checkStaleness, type StalenessReport } from "./staleness.ts";
-export { buildTurnDocument, buildSessionDocument, type DocumentText } from "./documents.ts";
+export { buildTurnDocument, buildSessionDocument, loadDocumentTexts, hashDocument, type DocumentText } from "./documents.ts";
 export { tryAcquireIndexLock, acquireIndexLock, type IndexLock } from "./lock.ts";
 export type { StoredToolCall } from "./writer.ts";
 export { embedPending, openLevelStore, vectorLevels, embedFingerprintKey, type EmbeddingHooks, type EmbeddingSummary } from "./embedding.ts";

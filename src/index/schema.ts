@@ -2,8 +2,8 @@
  * The SQLite schema of the index and its migrations, and opening the database (bun:sqlite, WAL).
  * Tables: `meta` (schema version, last index time, embedding fingerprint), `containers` (stats
  * fingerprints per source file/db), `sessions`, `turns`, `documents` (one session document and one
- * document per turn; the text FTS5 searches) with `documents_fts` (external-content FTS5, porter +
- * unicode61), and `chunks` (the embedding units cut from documents; a chunk id is its vector row id).
+ * document per turn, with hashes of their text) with `documents_fts` (contentless FTS5, porter +
+ * unicode61; the text itself is rebuilt from turns by documents.ts), and `chunks` (the embedding units cut from documents; a chunk id is its vector row id).
  * SQLite is the source of truth: vector files can always be rebuilt from it (DESIGN.md "Store").
  */
 import { Database } from "bun:sqlite";
@@ -70,26 +70,19 @@ const migrations: string[] = [
     session_rowid INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
     level TEXT NOT NULL CHECK (level IN ('session', 'turn')),
     turn_number INTEGER NOT NULL, -- 0 for the session document
-    heading TEXT NOT NULL,
-    body TEXT NOT NULL,
-    extra TEXT NOT NULL,
-    embed_text TEXT NOT NULL
+    text_hash TEXT NOT NULL,      -- hash of the searched columns: unchanged text keeps its id and FTS row
+    embed_hash TEXT NOT NULL      -- hash of the embedded text: unchanged text keeps its chunks and vectors
   );
   CREATE UNIQUE INDEX documents_session ON documents(session_rowid, level, turn_number);
+  -- Contentless: the text lives once, in turns/sessions, and documents.ts rebuilds it when needed
+  -- (measured: half the write time of an external-content table that stores the text again).
   CREATE VIRTUAL TABLE documents_fts USING fts5(
     heading, body, extra,
-    content = 'documents', content_rowid = 'id',
+    content = '', contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
   );
-  CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
-    INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (new.id, new.heading, new.body, new.extra);
-  END;
   CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, heading, body, extra) VALUES ('delete', old.id, old.heading, old.body, old.extra);
-  END;
-  CREATE TRIGGER documents_au AFTER UPDATE ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, heading, body, extra) VALUES ('delete', old.id, old.heading, old.body, old.extra);
-    INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (new.id, new.heading, new.body, new.extra);
+    DELETE FROM documents_fts WHERE rowid = old.id;
   END;
   CREATE TABLE chunks (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

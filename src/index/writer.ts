@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ParseResult, SourceUnit, Turn } from "../parsers/index.ts";
-import { buildSessionDocument, buildTurnDocument, type DocumentText } from "./documents.ts";
+import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
 export type StoredToolCall = Pick<Turn["toolCalls"][number], "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved">;
@@ -82,25 +82,35 @@ function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, e
   return existingId;
 }
 
-/** Insert a document, or update it in place when its text changed (keeping its id). */
+/**
+ * Insert a document, or replace its FTS row in place when its text changed (keeping its id, so its
+ * chunks and vectors survive when only the searched columns changed, not the embedded text).
+ */
 function upsertDocument(db: Database, rowid: number, level: "session" | "turn", turnNumber: number, text: DocumentText): void {
+  const { textHash, embedHash } = hashDocument(text);
   const current = db
-    .query<{ id: number; heading: string; body: string; extra: string; embed_text: string }, [number, string, number]>(
-      "SELECT id, heading, body, extra, embed_text FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
+    .query<{ id: number; text_hash: string; embed_hash: string }, [number, string, number]>(
+      "SELECT id, text_hash, embed_hash FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
     )
     .get(rowid, level, turnNumber);
+  const insertFts = db.query("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
   if (!current) {
-    db.query("INSERT INTO documents(session_rowid, level, turn_number, heading, body, extra, embed_text) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-      rowid, level, turnNumber, text.heading, text.body, text.extra, text.embedText,
-    );
+    const row = db
+      .query<{ id: number }, [number, string, number, string, string]>(
+        "INSERT INTO documents(session_rowid, level, turn_number, text_hash, embed_hash) VALUES (?, ?, ?, ?, ?) RETURNING id",
+      )
+      .get(rowid, level, turnNumber, textHash, embedHash)!;
+    insertFts.run(row.id, text.heading, text.body, text.extra);
     return;
   }
-  if (current.heading === text.heading && current.body === text.body && current.extra === text.extra && current.embed_text === text.embedText) return;
-  db.query("UPDATE documents SET heading = ?, body = ?, extra = ?, embed_text = ? WHERE id = ?").run(
-    text.heading, text.body, text.extra, text.embedText, current.id,
-  );
+  if (current.text_hash === textHash && current.embed_hash === embedHash) return;
+  db.query("UPDATE documents SET text_hash = ?, embed_hash = ? WHERE id = ?").run(textHash, embedHash, current.id);
+  if (current.text_hash !== textHash) {
+    db.query("DELETE FROM documents_fts WHERE rowid = ?").run(current.id);
+    insertFts.run(current.id, text.heading, text.body, text.extra);
+  }
   // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
-  if (current.embed_text !== text.embedText) db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
+  if (current.embed_hash !== embedHash) db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
 }
 
 /** Rebuild the session document and the session's file list from all of its stored turns. */

@@ -4,7 +4,7 @@
  * Times are epoch ms here; render/ formats them (ISO-8601 in JSON).
  */
 import type { Database } from "bun:sqlite";
-import type { StoredToolCall } from "../index/index.ts";
+import { loadDocumentTexts, type StoredToolCall } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import type { RankedHit } from "./api.ts";
 import { makePreview, type Preview } from "./preview.ts";
@@ -75,11 +75,11 @@ const scoresOf = (hit: RankedHit): ResultScores => ({ score: hit.score, keywordS
 /** Hydrate level-1 candidates (already cut to the limit). */
 export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]): SessionResult[] {
   const sessions = loadSessionSummaries(db, hits.map((hit) => hit.hit.sessionRowid));
-  const documentQuery = db.query<{ heading: string; body: string; extra: string }, [number]>("SELECT heading, body, extra FROM documents WHERE id = ?");
+  const documents = loadDocumentTexts(db, hits.map((hit) => hit.hit.documentId));
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
     if (!row) return [];
-    const document = documentQuery.get(hit.hit.documentId);
+    const document = documents.get(hit.hit.documentId);
     const previewSource = document ? [document.heading, document.body, document.extra].filter(Boolean).join(" — ") : "";
     return [
       {

@@ -33,9 +33,13 @@ function dump(home: string): string[] {
   const rows = [
     ...db.query("SELECT source, session_id, unit_key, change_key, project_path, title, turn_count, started_at, ended_at, files, resume_state FROM sessions ORDER BY session_id").all(),
     ...db.query("SELECT s.session_id, t.number, t.timestamp, t.prompt, t.response, t.tools, t.files FROM turns t JOIN sessions s ON s.id = t.session_rowid ORDER BY 1, 2").all(),
-    ...db.query("SELECT s.session_id, d.level, d.turn_number, d.heading, d.body, d.extra, d.embed_text FROM documents d JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3").all(),
+    ...db.query("SELECT s.session_id, d.level, d.turn_number, d.text_hash, d.embed_hash FROM documents d JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3").all(),
     ...db.query("SELECT path, fingerprint FROM containers ORDER BY path").all(),
     db.query("SELECT count(*) AS fts_rows FROM documents_fts").get(),
+    // What the FTS index answers, not only its size.
+    ...["question", "target", "cache", "worker"].map((word) =>
+      db.query("SELECT s.session_id, d.level, d.turn_number FROM documents_fts f JOIN documents d ON d.id = f.rowid JOIN sessions s ON s.id = d.session_rowid WHERE documents_fts MATCH ? ORDER BY 1, 2, 3").all(word),
+    ),
   ].map((row) => JSON.stringify(row));
   db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')");
   db.close();
