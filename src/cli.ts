@@ -17,6 +17,7 @@ import { showCommand } from "./commands/show.ts";
 import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
 import { isRecallError, SessionLookupError } from "./errors.ts";
+import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
 const app = subcommands({
   name: "recall",
@@ -42,18 +43,18 @@ function reportError(error: unknown, wantsJson: boolean): number {
   if (isRecallError(error)) {
     const candidates = error instanceof SessionLookupError ? error.candidates : [];
     if (wantsJson) {
-      process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null, candidates } })}\n`);
+      writeErr(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null, candidates } })}\n`);
     } else {
-      process.stderr.write(`recall: ${error.message}\n`);
-      for (const candidate of candidates) process.stderr.write(`  ${candidate}\n`);
-      if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+      writeErr(`recall: ${error.message}\n`);
+      for (const candidate of candidates) writeErr(`  ${candidate}\n`);
+      if (error.hint) writeErr(`hint: ${error.hint}\n`);
     }
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`recall: unexpected error: ${message.split("\n")[0]}\n`);
-  if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  else process.stderr.write("hint: run again with RECALL_DEBUG=1 for details, and report it\n");
+  writeErr(`recall: unexpected error: ${message.split("\n")[0]}\n`);
+  if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
+  else writeErr("hint: run again with RECALL_DEBUG=1 for details, and report it\n");
   return 1;
 }
 
@@ -64,18 +65,16 @@ export async function main(argv: string[]): Promise<number> {
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
     if (result._tag === "ok") return 0;
     const { exitCode, message, into } = result.error.config;
-    (into === "stdout" ? process.stdout : process.stderr).write(`${message}\n`);
+    (into === "stdout" ? writeOut : writeErr)(`${message}\n`);
     // cmd-ts exits 1 on its own parse errors; usage errors are 2 in recall (grep convention).
     return exitCode === 0 ? 0 : 2;
   } catch (error) {
+    if (error instanceof ClosedOutputError) return 0; // `recall … | head`: the reader has what it wanted
     return reportError(error, wantsJson);
   }
 }
 
 if (import.meta.main) {
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
-  });
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
 }

@@ -13,6 +13,7 @@ import { checkStaleness, databasePath, openIndex, resolveRecallHome, runIndex, t
 import { parsers, resolveSourceRoots, type SourceId } from "../parsers/index.ts";
 import { createIndexProgress } from "../render/progress.ts";
 import { renderIndexSummaryText } from "../render/index-summary.ts";
+import { writeErr } from "../render/terminal.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { findExamplesRoot } from "./examples.ts";
 
@@ -39,7 +40,7 @@ export interface HistoryContext {
 }
 
 /** Write one line to stderr. */
-export const warn = (line: string): void => void process.stderr.write(`${line}\n`);
+export const warn = (line: string): void => writeErr(`${line}\n`);
 
 /**
  * Resolve roots and RECALL_HOME. When no source was named (flags or env) and the default places

@@ -9,6 +9,7 @@ import { RecallError } from "../errors.ts";
 import { resolveRecallHome } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
 import { sourceArgs } from "./context.ts";
+import { writeOut } from "../render/terminal.ts";
 
 /** The `doctor` subcommand. */
 export const doctorCommand = command({
@@ -32,7 +33,7 @@ export const doctorCommand = command({
       loadModel: args.checkModel,
       modelFlag: args.model,
     });
-    process.stdout.write(args.json ? `${renderDoctorJson(results)}\n` : renderDoctorText(results));
+    writeOut(args.json ? `${renderDoctorJson(results)}\n` : renderDoctorText(results));
     const failed = results.filter((result) => result.status === "fail");
     if (failed.length > 0) {
       throw new RecallError(failed[0]!.errorCode ?? "INTERNAL", `doctor: ${failed.length} check(s) failed (${failed.map((result) => result.id).join(", ")})`, { hint: "run the fix shown under each FAIL line" });

@@ -5,6 +5,7 @@ import { command, flag } from "cmd-ts";
 import { renderIndexSummaryJson } from "../render/index-summary.ts";
 import { indexWithProgress, resolveHistory, sourceArgs } from "./context.ts";
 import { createEmbedderOpener, modelArg } from "./embedder.ts";
+import { writeOut } from "../render/terminal.ts";
 
 /** The `index` subcommand. */
 export const indexCommand = command({
@@ -29,7 +30,7 @@ export const indexCommand = command({
         embedder,
         alwaysEmbed: args.model !== undefined || process.env.RECALL_MODEL !== undefined,
       });
-      if (args.json) process.stdout.write(`${renderIndexSummaryJson(summary)}\n`);
+      if (args.json) writeOut(`${renderIndexSummaryJson(summary)}\n`);
     } finally {
       await embedder?.dispose();
     }

@@ -6,6 +6,7 @@ import { command, flag, optional, positional, string, subcommands } from "cmd-ts
 import { defaultPresetName, listModels, modelPresets, pullModel } from "../embed/index.ts";
 import { resolveRecallHome } from "../index/index.ts";
 import { formatBytes, paletteFor } from "../render/format.ts";
+import { isTerminal, writeErr, writeOut } from "../render/terminal.ts";
 import { renderModelsJson, renderModelsText } from "../render/models.ts";
 import { warn } from "./context.ts";
 
@@ -22,15 +23,15 @@ const pull = command({
       home,
       env: process.env,
       name: args.name ?? defaultPresetName,
-      onProgress: process.stderr.isTTY
+      onProgress: isTerminal(2)
         ? (done, total) => {
             const percent = total ? Math.floor((done / total) * 100) : -1;
-            if (percent !== lastPercent) process.stderr.write(`\rdownloading ${formatBytes(done)}${total ? ` of ${formatBytes(total)} (${percent}%)` : ""}   `);
+            if (percent !== lastPercent) writeErr(`\rdownloading ${formatBytes(done)}${total ? ` of ${formatBytes(total)} (${percent}%)` : ""}   `);
             lastPercent = percent;
           }
         : undefined,
     });
-    if (process.stderr.isTTY) process.stderr.write("\n");
+    if (isTerminal(2)) writeErr("\n");
     warn(`recall: model ready: ${path}`);
     return 0;
   },
@@ -43,7 +44,7 @@ const list = command({
   handler: async (args) => {
     const files = listModels(resolveRecallHome());
     const presets = Object.values(modelPresets);
-    process.stdout.write(args.json ? `${renderModelsJson(files, presets, defaultPresetName)}\n` : renderModelsText(files, presets, defaultPresetName, paletteFor(process.stdout)));
+    writeOut(args.json ? `${renderModelsJson(files, presets, defaultPresetName)}\n` : renderModelsText(files, presets, defaultPresetName, await paletteFor(1)));
     return 0;
   },
 });

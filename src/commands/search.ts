@@ -5,6 +5,7 @@
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
 import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
+import { writeOut } from "../render/terminal.ts";
 import { renderSearchJson, renderSearchText } from "../render/search.ts";
 import { defaultAlpha, defaultLimits, findSession, parseDateFilter, parseSource, searchIndex, type SearchFilters, type SearchMode } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
@@ -63,7 +64,7 @@ export const searchCommand = command({
       if (mode === "vector" && !vector.leg) throw new UsageError("vector search needs embeddings, and none are usable", "run `recall index` with a model (see `recall model pull`)");
       const response = await searchIndex(db, { query, level, filters, limit: args.limit ?? defaultLimits[level], mode, alpha: args.alpha }, vector.leg);
       for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
-      process.stdout.write(args.json ? `${renderSearchJson(response)}\n` : renderSearchText(response, paletteFor(process.stdout)));
+      writeOut(args.json ? `${renderSearchJson(response)}\n` : renderSearchText(response, await paletteFor(1)));
     } finally {
       db.close();
       await embedder?.dispose();

@@ -4,6 +4,7 @@
 import { command, flag, number, option, optional, string } from "cmd-ts";
 import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
+import { writeOut } from "../render/terminal.ts";
 import { renderSessionsJson, renderSessionsText } from "../render/sessions.ts";
 import { listSessions, parseDateFilter, parseSource } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs } from "./context.ts";
@@ -34,7 +35,7 @@ export const sessionsCommand = command({
     const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
     try {
       const sessions = listSessions(db, filters, limit);
-      process.stdout.write(args.json ? `${renderSessionsJson(sessions)}\n` : renderSessionsText(sessions, paletteFor(process.stdout)));
+      writeOut(args.json ? `${renderSessionsJson(sessions)}\n` : renderSessionsText(sessions, await paletteFor(1)));
     } finally {
       db.close();
     }

@@ -5,6 +5,7 @@
 import { command, flag, positional, string } from "cmd-ts";
 import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
+import { writeOut } from "../render/terminal.ts";
 import { renderShowJson, renderShowText } from "../render/show.ts";
 import { findSession, reparseSession, resumeCommandFor } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs } from "./context.ts";
@@ -56,7 +57,7 @@ export const showCommand = command({
         to,
         resumeCommand: resumeCommandFor(parsed.session.source, parsed.session.id, parsed.session.projectPath),
       };
-      process.stdout.write(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, paletteFor(process.stdout)));
+      writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));
     } finally {
       db.close();
     }

@@ -5,6 +5,7 @@
 import { command, option, optional, string, subcommands } from "cmd-ts";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { writeOut, writeErr } from "../render/terminal.ts";
 
 const installCommand = command({
   name: "install",
@@ -16,8 +17,8 @@ const installCommand = command({
     const { defaultSkillDir, installSkill, recallCommandLine } = await import("../binary/install-skill.ts");
     const target = args.dir ? resolve(args.dir) : defaultSkillDir(process.env, process.env.HOME || homedir());
     const files = installSkill(target);
-    process.stdout.write(`installed the recall skill in ${target} (${files.length} files)\n`);
-    process.stderr.write(`the skill runs: ${recallCommandLine()}\nnext: in Claude Code, ask "have we seen this error before?"; the first use walks you through setup (references/FIRST_RUN.md)\n`);
+    writeOut(`installed the recall skill in ${target} (${files.length} files)\n`);
+    writeErr(`the skill runs: ${recallCommandLine()}\nnext: in Claude Code, ask "have we seen this error before?"; the first use walks you through setup (references/FIRST_RUN.md)\n`);
     return 0;
   },
 });

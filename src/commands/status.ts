@@ -5,6 +5,7 @@
 import { command, flag } from "cmd-ts";
 import { checkStaleness, databasePath, openIndex } from "../index/index.ts";
 import { paletteFor } from "../render/format.ts";
+import { writeOut } from "../render/terminal.ts";
 import { renderStatusJson, renderStatusText } from "../render/sessions.ts";
 import { readIndexStatus } from "../search/index.ts";
 import { resolveHistory, sourceArgs } from "./context.ts";
@@ -25,7 +26,7 @@ export const statusCommand = command({
       const status = readIndexStatus(db, path);
       const staleness = checkStaleness(db, context.roots);
       const extras = { recallHome: context.recallHome, stale: staleness.stale, staleSources: staleness.staleSources, usingExamples: context.usingExamples };
-      process.stdout.write(args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, paletteFor(process.stdout)));
+      writeOut(args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)));
     } finally {
       db.close();
     }

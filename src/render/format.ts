@@ -1,17 +1,11 @@
 /**
  * Small formatting helpers shared by the text renderers: colors (only on a TTY, never with
- * NO_COLOR), dates, truncation, byte sizes. Colors come from picocolors.
+ * NO_COLOR; see terminal.ts), dates, truncation, byte sizes.
  */
-import picocolors from "picocolors";
 import type { Preview } from "../search/index.ts";
+import type { Palette } from "./terminal.ts";
 
-/** A color palette; all identity functions when color is off. */
-export type Palette = ReturnType<typeof picocolors.createColors>;
-
-/** Palette for a stream: colors only when it is a TTY and NO_COLOR / RECALL_NO_COLOR are unset. */
-export function paletteFor(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): Palette {
-  return picocolors.createColors(Boolean(stream.isTTY) && !env.NO_COLOR && !env.RECALL_NO_COLOR);
-}
+export { paletteFor, type Palette } from "./terminal.ts";
 
 /** Epoch ms → ISO-8601 UTC (`2026-03-01T10:00:00.000Z`), or null for 0/unknown. */
 export function isoTime(ms: number): string | null {

@@ -3,6 +3,7 @@
  * reading stdout/stderr never sees bar frames). Returns hooks for the indexer.
  */
 import type { SingleBar } from "cli-progress";
+import { isTerminal } from "./terminal.ts";
 
 /** A progress display; `stop()` clears the bar. */
 export interface ProgressDisplay {
@@ -14,8 +15,9 @@ export interface ProgressDisplay {
  * Create a progress display for an index run (no-op when stderr is not a TTY). cli-progress is
  * imported only here, on a TTY, so searches from agents and pipes never pay for loading it.
  */
-export async function createIndexProgress(stream: NodeJS.WriteStream = process.stderr): Promise<ProgressDisplay> {
-  if (!stream.isTTY) return { onProgress() {}, stop() {} };
+export async function createIndexProgress(): Promise<ProgressDisplay> {
+  if (!isTerminal(2)) return { onProgress() {}, stop() {} };
+  const stream = process.stderr;
   const { SingleBar } = await import("cli-progress");
   let bar: SingleBar | undefined;
   let current = "";
