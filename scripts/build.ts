@@ -63,12 +63,26 @@ function prepareEmbedDir(target: BuildTarget, version: string): string {
   return embedDir;
 }
 
+/**
+ * What `recall --help` and `recall --version` print, captured from the application itself (so the
+ * binary's fast path can never drift from cmd-ts' own output; see src/cli.ts).
+ */
+function precomputedOutput(): { help: string; version: string } {
+  const capture = (flag: string) => {
+    const result = Bun.spawnSync(["bun", join(repo, "src", "cli.ts"), flag], { cwd: repo, env: { ...process.env, NO_COLOR: "1" } });
+    if (result.exitCode !== 0) throw new Error(`recall ${flag} failed: ${result.stderr.toString()}`);
+    return result.stdout.toString();
+  };
+  return { help: capture("--help"), version: capture("--version") };
+}
+
 /** Compiles the binary for `target` into `<outDir>/recall-<target>/recall`; returns its path. */
 function compile(target: BuildTarget, embedDir: string, outDir: string): string {
   const binaryDir = join(outDir, `recall-${target.id}`);
   mkdirSync(binaryDir, { recursive: true });
   const outfile = join(binaryDir, "recall");
   const command = ["bun", "build", "--compile", join(repo, "src", "cli.ts"), "--outfile", outfile, "--minify", "--bytecode", "--format=esm",
+    "--define", `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`,
     "--external", "node-llama-cpp", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
     "--asset", "./node-llama-cpp", "--asset", "./examples", "--asset", "./skill", "--asset", "./recall-embedded.json"];
   if (target.id !== hostTargetId()) {

@@ -1,0 +1,74 @@
+/**
+ * The application: wires the subcommands and is the only place that catches errors.
+ * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
+ * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
+ * `--json`); an unexpected error prints one line, and its stack only with RECALL_DEBUG=1.
+ * A closed stdout (`recall search … | head`) exits 0 quietly.
+ */
+import { binary, runSafely, subcommands } from "cmd-ts";
+import packageJson from "../package.json" with { type: "json" };
+import { doctorCommand } from "./commands/doctor.ts";
+import { indexCommand } from "./commands/index.ts";
+import { modelCommand } from "./commands/model.ts";
+import { searchCommand } from "./commands/search.ts";
+import { sessionsCommand } from "./commands/sessions.ts";
+import { showCommand } from "./commands/show.ts";
+import { skillCommand } from "./commands/skill.ts";
+import { statusCommand } from "./commands/status.ts";
+import { isRecallError, SessionLookupError } from "./errors.ts";
+import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
+
+const app = subcommands({
+  name: "recall",
+  version: packageJson.version,
+  description:
+    "Search your AI coding sessions (Claude Code, OpenCode) by keyword and by meaning.\n" +
+    "  recall search \"docker bridge network\"        which session was it? (level 1)\n" +
+    "  recall search \"...\" --depth 2 --session ID   which exchange? (level 2)\n" +
+    "  recall show ID:5-9                            everything around it (level 3)",
+  cmds: {
+    search: searchCommand,
+    show: showCommand,
+    sessions: sessionsCommand,
+    index: indexCommand,
+    model: modelCommand,
+    status: statusCommand,
+    doctor: doctorCommand,
+    skill: skillCommand,
+  },
+});
+
+function reportError(error: unknown, wantsJson: boolean): number {
+  if (isRecallError(error)) {
+    const candidates = error instanceof SessionLookupError ? error.candidates : [];
+    if (wantsJson) {
+      writeErr(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null, candidates } })}\n`);
+    } else {
+      writeErr(`recall: ${error.message}\n`);
+      for (const candidate of candidates) writeErr(`  ${candidate}\n`);
+      if (error.hint) writeErr(`hint: ${error.hint}\n`);
+    }
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  writeErr(`recall: unexpected error: ${message.split("\n")[0]}\n`);
+  if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
+  else writeErr("hint: run again with RECALL_DEBUG=1 for details, and report it\n");
+  return 1;
+}
+
+/** Run the CLI with the given arguments (without `bun` and the script path); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const wantsJson = argv.includes("--json");
+  try {
+    const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
+    if (result._tag === "ok") return 0;
+    const { exitCode, message, into } = result.error.config;
+    (into === "stdout" ? writeOut : writeErr)(`${message}\n`);
+    // cmd-ts exits 1 on its own parse errors; usage errors are 2 in recall (grep convention).
+    return exitCode === 0 ? 0 : 2;
+  } catch (error) {
+    if (error instanceof ClosedOutputError) return 0; // `recall … | head`: the reader has what it wanted
+    return reportError(error, wantsJson);
+  }
+}
