@@ -14,7 +14,7 @@ describe("splitIntoChunks", () => {
   test("a session document is packed at turn boundaries without exceeding the budget", () => {
     const turns = [paragraph(30, "a"), paragraph(30, "b"), paragraph(30, "c")];
     const chunks = splitIntoChunks(turns.join("\n\n"), 70, words);
-    expect(chunks).toEqual([`${turns[0]}\n\n${turns[1]}`, turns[2]]);
+    expect(chunks).toEqual([`${turns[0]!}\n\n${turns[1]!}`, turns[2]!]);
     for (const chunk of chunks) expect(words(chunk)).toBeLessThanOrEqual(70);
   });
 
