@@ -60,11 +60,11 @@ for (const bench of corpora) {
   const home = join(tmpdir(), `recall-bench-home-${bench.label}`);
   rmSync(home, { recursive: true, force: true });
   const sourceFlags = [...bench.claude.flatMap((dir) => ["--claude-dir", dir]), ...bench.opencode.flatMap((dir) => ["--opencode-dir", dir])];
-  const env = { ...process.env, RECALL_HOME: home, NO_COLOR: "1" };
+  const env = { ...process.env, RECALL_HOME: home, NO_COLOR: "1", RECALL_OFFLINE: "1" };
   const cli = (args: string[]) => ["bun", join(repo, "src/cli.ts"), ...args];
   const roots = { "claude-code": bench.claude, opencode: bench.opencode };
 
-  const fullMs = timeCommand(cli(["index", ...sourceFlags]), { env, cwd: repo });
+  const fullMs = timeCommand(cli(["index", "--keyword-only", ...sourceFlags]), { env, cwd: repo });
   const db = openIndex(databasePath(home), { readonly: true });
   const indexed = (db.query("SELECT count(*) AS n, sum(turn_count) AS t FROM sessions").get() as { n: number; t: number });
   report(`index.full.${bench.label}`, [fullMs], { sessions: indexed.n, turns: indexed.t });
@@ -76,7 +76,7 @@ for (const bench of corpora) {
   const noChange: number[] = [];
   for (let i = 0; i < 10; i++) noChange.push((await runIndex({ recallHome: home, roots })).elapsedMs);
   report(`index.no_change.in_process.${bench.label}`, noChange, { target_ms: bench.label === "real" ? 50 : undefined });
-  report(`index.no_change.cli.${bench.label}`, sample(10, () => timeCommand(cli(["index", ...sourceFlags]), { env, cwd: repo })));
+  report(`index.no_change.cli.${bench.label}`, sample(10, () => timeCommand(cli(["index", "--keyword-only", ...sourceFlags]), { env, cwd: repo })));
 
   const helloMs = sample(runs, () => timeCommand(["bun", hello]));
   const queries = ["docker network bridge", "fix failing test", "ERR_MODULE_NOT_FOUND", "refactor parser session", "how did we configure the cache?"];

@@ -6,7 +6,24 @@
 import { option, optional, string } from "cmd-ts";
 import { EmbedError } from "../errors.ts";
 import { openEmbedder, resolveEmbedConfig, type Embedder } from "../embed/index.ts";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * After a failed automatic download, `recall index` does not try again for this long (ms), so an
+ * offline laptop does not pay a network timeout on every run; `recall model pull` always tries.
+ */
+export const autoDownloadRetryMs = 60 * 60 * 1000;
+
+const failureMarker = (recallHome: string) => join(recallHome, "models", ".auto-download-failed");
+
+function recentlyFailed(recallHome: string): boolean {
+  try {
+    return Date.now() - statSync(failureMarker(recallHome)).mtimeMs < autoDownloadRetryMs;
+  } catch {
+    return false;
+  }
+}
 
 /** The `--model` option shared by `index` and `search`. */
 export const modelArg = {
@@ -33,10 +50,22 @@ export function createEmbedderOpener(recallHome: string, modelFlag: string | und
     open() {
       pending ??= (async () => {
         const config = resolveEmbedConfig({ env, home: recallHome, modelFlag });
-        if (config.kind === "local" && !allowDownload && !existsSync(config.modelPath)) {
-          throw new EmbedError("MODEL_MISSING", `the embedding model ${config.name} is not downloaded`, { hint: `run \`recall model pull ${config.name}\`` });
+        const missing = config.kind === "local" && !existsSync(config.modelPath);
+        if (missing && (!allowDownload || recentlyFailed(recallHome))) {
+          const why = allowDownload ? "its last automatic download failed less than an hour ago" : "it is not downloaded";
+          throw new EmbedError("MODEL_MISSING", `the embedding model ${config.name} is missing: ${why}`, { hint: `run \`recall model pull ${config.name}\`` });
         }
-        return openEmbedder({ env, home: recallHome, modelFlag, config });
+        try {
+          const embedder = await openEmbedder({ env, home: recallHome, modelFlag, config });
+          if (missing) rmSync(failureMarker(recallHome), { force: true });
+          return embedder;
+        } catch (error) {
+          if (missing && error instanceof EmbedError && error.code === "MODEL_DOWNLOAD") {
+            mkdirSync(join(recallHome, "models"), { recursive: true, mode: 0o700 });
+            writeFileSync(failureMarker(recallHome), new Date().toISOString());
+          }
+          throw error;
+        }
       })();
       return pending;
     },

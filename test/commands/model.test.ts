@@ -16,8 +16,18 @@ const server = Bun.serve({
     return new Response(modelBytes, { headers: { "content-type": "application/octet-stream" } });
   },
 });
+const failedRequests: string[] = [];
+const failingServer = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(request) {
+    failedRequests.push(new URL(request.url).pathname);
+    return new Response("unavailable", { status: 503 });
+  },
+});
 afterAll(() => {
   server.stop(true);
+  failingServer.stop(true);
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -47,5 +57,19 @@ describe("recall model", () => {
     expect(listed.present).toHaveLength(1);
     expect(listed.present[0]).toMatchObject({ preset: "bge-small-en-v1.5", size_bytes: modelBytes.length, dims: 64 });
     expect(listed.default).toBe("qwen3-embedding-0.6b");
+  });
+
+  test("index tries to fetch a missing default model, falls back to keyword-only, and does not retry within the hour", async () => {
+    const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+    const env = { RECALL_OFFLINE: undefined, RECALL_HOME: join(work, "home-failing"), RECALL_MODEL_BASE_URL: `http://127.0.0.1:${failingServer.port}` };
+    const first = await recall(["index", ...examples], env);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain("keyword-only index");
+    const afterFirst = failedRequests.length;
+    expect(afterFirst).toBeGreaterThan(0);
+    const second = await recall(["index", ...examples], env);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain("last automatic download failed less than an hour ago");
+    expect(failedRequests.length).toBe(afterFirst);
   });
 });
