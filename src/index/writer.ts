@@ -50,10 +50,10 @@ export function writeParsedSession(db: Database, unit: SourceUnit, result: Parse
   for (const turn of result.turns) {
     if (turn.number < fromTurn) continue;
     insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, JSON.stringify(storedCalls(turn)), JSON.stringify(turn.files));
-    upsertDocument(db, rowid, "turn", turn.number, buildTurnDocument(turn));
+    upsertDocument(db, rowid, "turn", turn.number, buildTurnDocument(turn), existing === undefined);
   }
   db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(rowid, result.session.turnCount);
-  refreshSessionDocument(db, rowid, result);
+  refreshSessionDocument(db, rowid, result, existing === undefined);
   return rowid;
 }
 
@@ -86,9 +86,10 @@ function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, e
  * Insert a document, or replace its FTS row in place when its text changed (keeping its id, so its
  * chunks and vectors survive when only the searched columns changed, not the embedded text).
  */
-function upsertDocument(db: Database, rowid: number, level: "session" | "turn", turnNumber: number, text: DocumentText): void {
+function upsertDocument(db: Database, rowid: number, level: "session" | "turn", turnNumber: number, text: DocumentText, isNewSession = false): void {
   const { textHash, embedHash } = hashDocument(text);
-  const current = db
+  // A session inserted in this transaction has no documents yet: skip the lookup.
+  const current = isNewSession ? null : db
     .query<{ id: number; text_hash: string; embed_hash: string }, [number, string, number]>(
       "SELECT id, text_hash, embed_hash FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
     )
@@ -114,11 +115,11 @@ function upsertDocument(db: Database, rowid: number, level: "session" | "turn", 
 }
 
 /** Rebuild the session document and the session's file list from all of its stored turns. */
-function refreshSessionDocument(db: Database, rowid: number, result: ParseResult): void {
+function refreshSessionDocument(db: Database, rowid: number, result: ParseResult, isNewSession: boolean): void {
   const rows = db.query<{ prompt: string; files: string }, [number]>("SELECT prompt, files FROM turns WHERE session_rowid = ? ORDER BY number").all(rowid);
   const files = new Set<string>();
   for (const row of rows) for (const file of JSON.parse(row.files) as string[]) files.add(file);
   const fileList = [...files];
   db.query("UPDATE sessions SET files = ? WHERE id = ?").run(JSON.stringify(fileList), rowid);
-  upsertDocument(db, rowid, "session", 0, buildSessionDocument(result.session, rows.map((row) => row.prompt), fileList));
+  upsertDocument(db, rowid, "session", 0, buildSessionDocument(result.session, rows.map((row) => row.prompt), fileList), isNewSession);
 }
