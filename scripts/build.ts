@@ -81,7 +81,8 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
   const binaryDir = join(outDir, `recall-${target.id}`);
   mkdirSync(binaryDir, { recursive: true });
   const outfile = join(binaryDir, "recall");
-  const command = ["bun", "build", "--compile", join(repo, "src", "cli.ts"), "--outfile", outfile, "--minify", "--bytecode", "--format=esm",
+  // The parse worker is a second entry point: a compiled binary can only start workers it contains.
+  const command = ["bun", "build", "--compile", join(repo, "src", "cli.ts"), join(repo, "src", "index", "parse-worker.ts"), "--outfile", outfile, "--minify", "--bytecode", "--format=esm",
     "--define", `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`,
     "--external", "node-llama-cpp", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
     "--asset", "./node-llama-cpp", "--asset", "./examples", "--asset", "./skill", "--asset", "./recall-embedded.json"];

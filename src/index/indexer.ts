@@ -12,7 +12,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { parsers, type Parser, type SourceContainer, type SourceId } from "../parsers/index.ts";
+import { parsers, type ParseResult, type Parser, type SourceContainer, type SourceId, type SourceUnit } from "../parsers/index.ts";
+import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
 import { embedPending, type EmbeddingSummary } from "./embedding.ts";
@@ -98,7 +99,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     degraded: false, elapsedMs: 0, missingRoots: { "claude-code": [], opencode: [] },
   };
   try {
-    for (const parser of parsers) indexSource(db, parser, options, summary);
+    for (const parser of parsers) await indexSource(db, parser, options, summary);
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     summary.embedding = await runEmbedding(db, options);
   } finally {
@@ -132,7 +133,7 @@ async function runEmbedding(db: Database, options: IndexOptions): Promise<Embedd
   return await embedPending(db, options.recallHome, embedder, { onProgress: hooks.onEmbedProgress, onNotice: hooks.onNotice });
 }
 
-function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): void {
+async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
   const plan = planSource(db, parser, options.roots[parser.id], options.full ?? false, { onWarning: hooks.onWarning });
   summary.missingRoots[parser.id] = plan.missingRoots;
@@ -141,41 +142,47 @@ function indexSource(db: Database, parser: Parser, options: IndexOptions, summar
     db.transaction(() => plan.toRemove.forEach((rowid) => deleteSessionRow(db, rowid))).immediate();
     summary.removed += plan.toRemove.length;
   }
-  parseAndWrite(db, parser, plan, options, summary);
+  await parseAndWrite(db, parser, plan, options, summary);
   storeContainers(db, parser.id, plan.containers);
 }
 
-function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: IndexOptions, summary: IndexSummary): void {
+async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
   const batchSize = options.batchSize ?? 100;
   const total = plan.toParse.length;
-  for (let start = 0; start < total; start += batchSize) {
-    const batch = plan.toParse.slice(start, start + batchSize);
-    const parsed = batch.flatMap(({ unit, resume, isNew }) => {
-      try {
-        const result = parser.parse(unit, { resume });
-        summary.bytesRead += result.bytesRead;
-        if (result.skipped.count > 0) {
-          summary.skippedLines += result.skipped.count;
-          summary.firstSkipped ??= result.skipped.first;
-        }
-        return [{ unit, result, isNew }];
-      } catch (error) {
-        summary.failedUnits++;
-        hooks.onWarning?.(isRecallError(error) ? error.message : `${unit.key}: ${(error as Error).message}`);
-        return [];
-      }
-    });
+  let batch: Array<{ unit: SourceUnit; result: ParseResult; isNew: boolean }> = [];
+  let done = 0;
+  const flush = () => {
     db.transaction(() => {
-      for (const { unit, result, isNew } of parsed) {
+      for (const { unit, result, isNew } of batch) {
         writeParsedSession(db, unit, result);
         summary.turns += result.turns.length;
         if (isNew) summary.added++;
         else summary.updated++;
       }
     }).immediate();
-    hooks.onProgress?.({ source: parser.id, done: Math.min(start + batchSize, total), total });
+    batch = [];
+    hooks.onProgress?.({ source: parser.id, done, total });
+  };
+  let index = 0;
+  for await (const outcome of parseAhead(parser.id, plan.toParse)) {
+    const { unit, isNew } = plan.toParse[index++]!;
+    done++;
+    if (!outcome.ok) {
+      summary.failedUnits++;
+      hooks.onWarning?.(outcome.error.includes(unit.key) ? outcome.error : `${unit.key}: ${outcome.error}`);
+    } else {
+      const { result } = outcome;
+      summary.bytesRead += result.bytesRead;
+      if (result.skipped.count > 0) {
+        summary.skippedLines += result.skipped.count;
+        summary.firstSkipped ??= result.skipped.first;
+      }
+      batch.push({ unit, result, isNew });
+    }
+    if (batch.length >= batchSize || done === total) flush();
   }
+  if (batch.length > 0) flush();
 }
 
 function storeContainers(db: Database, source: SourceId, containers: SourceContainer[]): void {

@@ -1,0 +1,40 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAhead, workerThreshold, type ParseJob, type ParseOutcome } from "../../src/index/parse-pipeline.ts";
+import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
+import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+
+const root = mkdtempSync(join(tmpdir(), "recall-pipeline-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+for (let s = 0; s < workerThreshold + 36; s++) {
+  const id = `${String(s).padStart(8, "0")}-bbbb-4bbb-8bbb-${String(s).padStart(12, "0")}`;
+  writeClaudeSession(join(root, `-p${s % 3}`, `${id}.jsonl`), {
+    sessionId: id,
+    cwd: `/p${s % 3}`,
+    turns: Array.from({ length: 3 }, (_, t) => ({ prompt: `q${t} ${fillerText(s + t, 12)}`, response: fillerText(s * 7 + t, 40), tools: [{ name: "Read", input: { file_path: `/p/f${t}.ts` }, output: "x" }] })),
+  });
+}
+
+describe("parseAhead", () => {
+  test("the worker pipeline yields exactly the in-thread results, in job order", async () => {
+    const jobs: ParseJob[] = claudeCodeParser.listUnits(claudeCodeParser.scan([root]).containers).map((unit) => ({ unit, resume: undefined }));
+    expect(jobs.length).toBeGreaterThanOrEqual(workerThreshold);
+    const viaWorker: ParseOutcome[] = [];
+    for await (const outcome of parseAhead("claude-code", jobs, 8)) viaWorker.push(outcome);
+    const inThread: ParseOutcome[] = jobs.map((job) => ({ ok: true, result: claudeCodeParser.parse(job.unit) }));
+    expect(viaWorker).toEqual(inThread);
+  });
+
+  test("a unit that cannot be read becomes an error outcome, not a failed run", async () => {
+    const jobs: ParseJob[] = claudeCodeParser.listUnits(claudeCodeParser.scan([root]).containers).map((unit) => ({ unit, resume: undefined }));
+    const broken = { ...jobs[5]!, unit: { ...jobs[5]!.unit, key: join(root, "missing.jsonl"), containerPath: join(root, "missing.jsonl") } };
+    const outcomes: ParseOutcome[] = [];
+    for await (const outcome of parseAhead("claude-code", [...jobs.slice(0, 5), broken, ...jobs.slice(6)])) outcomes.push(outcome);
+    expect(outcomes.length).toBe(jobs.length);
+    expect(outcomes[5]!.ok).toBe(false);
+    expect(outcomes.filter((outcome) => outcome.ok).length).toBe(jobs.length - 1);
+  });
+});
