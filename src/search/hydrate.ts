@@ -8,7 +8,7 @@ import { loadDocumentTexts, type StoredToolCall } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import type { RankedHit } from "./api.ts";
 import { makePreview, type Preview } from "./preview.ts";
-import { loadSessionSummaries } from "./sessions.ts";
+import { loadSessionSummaries, type SessionSummary } from "./sessions.ts";
 
 /** Scores of a result: fused (0–1) and each leg's normalized score (undefined when that leg did not find it). */
 export interface ResultScores {
@@ -17,36 +17,18 @@ export interface ResultScores {
   vectorScore: number | undefined;
 }
 
-/** A level-1 result: one session. */
-export interface SessionResult extends ResultScores {
-  sessionId: string;
-  source: SourceId;
-  project: string;
-  projectPath: string;
-  title: string | null;
-  gitBranch: string | null;
-  startedAt: number;
-  endedAt: number;
-  turns: number;
-  isSubagent: boolean;
-  parentSessionId: string | null;
+/** A level-1 result: one session (its summary without storage details, plus what matched). */
+export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid" | "location"> {
   /** Best matching text (a turn or the session's prompts), with match spans. */
   preview: Preview;
   /** The turn holding the best match (0 when it was the session document). */
   bestTurn: number;
-  /** Files touched in the session (first 20). */
-  files: string[];
   /** Shell command that resumes the session in its tool. */
   resumeCommand: string;
 }
 
 /** A level-2 result: one turn. */
-export interface TurnResult extends ResultScores {
-  sessionId: string;
-  source: SourceId;
-  project: string;
-  projectPath: string;
-  title: string | null;
+export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionId" | "source" | "project" | "projectPath" | "title"> {
   turn: number;
   totalTurns: number;
   timestamp: number;
@@ -81,23 +63,14 @@ export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]
     if (!row) return [];
     const document = documents.get(hit.hit.documentId);
     const previewSource = document ? [document.heading, document.body, document.extra].filter(Boolean).join(" — ") : "";
+    const { rowid: _rowid, location: _location, ...summary } = row;
     return [
       {
         ...scoresOf(hit),
-        sessionId: row.sessionId,
-        source: row.source,
-        project: row.project,
-        projectPath: row.projectPath,
-        title: row.title,
-        gitBranch: row.gitBranch,
-        startedAt: row.startedAt,
-        endedAt: row.endedAt,
-        turns: row.turns,
-        isSubagent: row.isSubagent,
-        parentSessionId: row.parentSessionId,
+        ...summary,
+        files: summary.files.slice(0, 20),
         preview: makePreview(previewSource, words),
         bestTurn: hit.hit.turnNumber,
-        files: row.files.slice(0, 20),
         resumeCommand: resumeCommandFor(row.source, row.sessionId, row.projectPath),
       },
     ];
