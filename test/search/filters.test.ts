@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { UsageError } from "../../src/errors.ts";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { parseDateFilter, searchIndex, subagentScoreFactor, type SearchFilters, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const home = mkdtempSync(join(tmpdir(), "recall-filters-"));
+let db: Database;
+beforeAll(async () => {
+  await runIndex({ recallHome: home, roots: { "claude-code": [join(repo, "examples/claude-code")], opencode: [join(repo, "examples/opencode")] } });
+  db = openIndex(databasePath(home), { readonly: true });
+});
+afterAll(() => {
+  db.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** A broad query that matches most example sessions, so filters have something to remove. */
+const broad = "fix the error in the test and the config";
+const sessions = async (filters: SearchFilters, limit = 50) =>
+  (await searchIndex(db, { query: broad, level: "session", filters, limit, mode: "keyword" })).results as SessionResult[];
+const turns = async (filters: SearchFilters, limit = 100) =>
+  (await searchIndex(db, { query: broad, level: "turn", filters, limit, mode: "keyword" })).results as TurnResult[];
+
+describe("search filters", () => {
+  test("the broad query finds sessions across several projects and both sources without filters", async () => {
+    const all = await sessions({});
+    expect(new Set(all.map((s) => s.project)).size).toBeGreaterThan(3);
+    expect(new Set(all.map((s) => s.source))).toEqual(new Set(["claude-code", "opencode"]));
+  });
+
+  test("--project keeps only projects whose path or name contains the text, at both levels", async () => {
+    const level1 = await sessions({ project: "SHOP" });
+    expect(level1.length).toBeGreaterThan(1);
+    for (const s of level1) expect(s.projectPath.toLowerCase()).toContain("shop");
+    for (const t of await turns({ project: "shop-api" })) expect(t.project).toBe("shop-api");
+  });
+
+  test("--source, --branch and --since/--until narrow the sessions", async () => {
+    for (const s of await sessions({ source: "opencode" })) expect(s.source).toBe("opencode");
+    const onBranch = await sessions({ branch: "main" });
+    expect(onBranch.map((s) => s.sessionId).sort()).toEqual(["938e69b8-d823-4d86-8dca-2ae00303666c", "f7dd9101-a59e-4327-a0b0-db9c860b0a97"]);
+    const since = parseDateFilter("2026-03-01");
+    for (const s of await sessions({ since })) expect(s.endedAt).toBeGreaterThanOrEqual(since);
+    const until = parseDateFilter("2026-02-10", Date.now(), true);
+    const early = await sessions({ until });
+    expect(early.length).toBeGreaterThan(0);
+    for (const s of early) expect(s.startedAt).toBeLessThanOrEqual(until);
+    for (const t of await turns({ since })) expect(t.timestamp).toBeGreaterThanOrEqual(since);
+  });
+
+  test("sub-agent sessions are hidden by default and down-ranked, not hidden, with includeSubagents", async () => {
+    const query = "find websocket cleanup gaps";
+    const hidden = (await searchIndex(db, { query, level: "session", filters: {}, mode: "keyword" })).results as SessionResult[];
+    expect(hidden.some((s) => s.isSubagent)).toBe(false);
+    const shown = (await searchIndex(db, { query, level: "session", filters: { includeSubagents: true }, mode: "keyword" })).results as SessionResult[];
+    const subagent = shown.find((s) => s.isSubagent);
+    expect(subagent?.parentSessionId).toBe("7a5e3b10-8c95-4851-9e9b-75de80faf166");
+    // Keyword mode: the fused score is the keyword score, times the sub-agent factor.
+    expect(subagent!.score).toBeCloseTo((subagent!.keywordScore ?? 0) * subagentScoreFactor, 5);
+  });
+
+  test("dates: ISO days, ISO times, relative ages; anything else is a usage error", () => {
+    const now = Date.UTC(2026, 10, 21, 12, 0, 0);
+    expect(parseDateFilter("7d", now)).toBe(now - 7 * 86_400_000);
+    expect(parseDateFilter("2w", now)).toBe(now - 14 * 86_400_000);
+    expect(parseDateFilter("12h", now)).toBe(now - 12 * 3_600_000);
+    expect(parseDateFilter("2026-03-01")).toBe(Date.UTC(2026, 2, 1));
+    expect(parseDateFilter("2026-03-01", now, true)).toBe(Date.UTC(2026, 2, 2) - 1);
+    expect(parseDateFilter("2026-03-01T10:30:00Z")).toBe(Date.UTC(2026, 2, 1, 10, 30));
+    for (const bad of ["yesterday", "7", "2026-13-45", "d7"]) expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
+  });
+});
