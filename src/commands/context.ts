@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { array, multioption, string } from "cmd-ts";
 import { IndexError } from "../errors.ts";
 import { checkStaleness, databasePath, openIndex, resolveRecallHome, runIndex, type IndexSummary } from "../index/index.ts";
-import { parsers, resolveSourceRoots, type SourceId } from "../parsers/index.ts";
+import { parsers, resolveSourceRoots, type SourceContainer, type SourceId } from "../parsers/index.ts";
 import { createIndexProgress } from "../render/progress.ts";
 import { renderIndexSummaryText } from "../render/index-summary.ts";
 import { writeErr } from "../render/terminal.ts";
@@ -37,6 +37,8 @@ export interface HistoryContext {
   roots: Record<SourceId, string[]>;
   /** True when the machine has no history and the shipped examples are used (separate index). */
   usingExamples: boolean;
+  /** Containers already scanned to decide on the examples (default roots only), reused by the staleness check. */
+  scanned: Partial<Record<SourceId, SourceContainer[]>>;
 }
 
 /** Write one line to stderr. */
@@ -50,17 +52,17 @@ export const warn = (line: string): void => writeErr(`${line}\n`);
 export function resolveHistory(args: { claudeDir: string[]; opencodeDir: string[] }, env = process.env): HistoryContext {
   const resolved = resolveSourceRoots({ "claude-code": args.claudeDir, opencode: args.opencodeDir }, env);
   const recallHome = resolveRecallHome(env);
-  const anyExplicit = Object.values(resolved.explicit).some(Boolean);
-  if (anyExplicit || parsers.some((parser) => parser.scan(resolved.roots[parser.id]).containers.length > 0)) {
-    return { recallHome, roots: resolved.roots, usingExamples: false };
-  }
+  if (Object.values(resolved.explicit).some(Boolean)) return { recallHome, roots: resolved.roots, usingExamples: false, scanned: {} };
+  const scanned = Object.fromEntries(parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id]).containers])) as Record<SourceId, SourceContainer[]>;
+  if (Object.values(scanned).some((containers) => containers.length > 0)) return { recallHome, roots: resolved.roots, usingExamples: false, scanned };
   const examples = findExamplesRoot();
-  if (!examples) return { recallHome, roots: resolved.roots, usingExamples: false };
+  if (!examples) return { recallHome, roots: resolved.roots, usingExamples: false, scanned };
   warn(`recall: no Claude Code or OpenCode history found (looked in ${[...resolved.roots["claude-code"], ...resolved.roots.opencode].join(", ")}); using the example history shipped with recall`);
   return {
     recallHome: join(recallHome, "examples"),
     roots: { "claude-code": [join(examples, "claude-code")], opencode: [join(examples, "opencode")] },
     usingExamples: true,
+    scanned: {},
   };
 }
 
@@ -106,7 +108,7 @@ export async function openFreshIndex(context: HistoryContext, options: { reindex
     if (!stale) {
       const db = openIndex(path, { readonly: true });
       try {
-        stale = checkStaleness(db, context.roots).stale;
+        stale = checkStaleness(db, context.roots, context.scanned).stale;
       } finally {
         db.close();
       }

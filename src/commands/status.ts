@@ -24,7 +24,7 @@ export const statusCommand = command({
     const db = openIndex(path, { readonly: true });
     try {
       const status = readIndexStatus(db, path);
-      const staleness = checkStaleness(db, context.roots);
+      const staleness = checkStaleness(db, context.roots, context.scanned);
       const extras = { recallHome: context.recallHome, stale: staleness.stale, staleSources: staleness.staleSources, usingExamples: context.usingExamples };
       writeOut(args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)));
     } finally {

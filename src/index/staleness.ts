@@ -5,7 +5,7 @@
  * `bun run bench` (a few ms on the real corpus).
  */
 import type { Database } from "bun:sqlite";
-import { parsers, type SourceId } from "../parsers/index.ts";
+import { parsers, type SourceContainer, type SourceId } from "../parsers/index.ts";
 import { digestMetaKey } from "./indexer.ts";
 import { digestContainers } from "./plan.ts";
 import { readMeta } from "./schema.ts";
@@ -17,11 +17,14 @@ export interface StalenessReport {
   staleSources: SourceId[];
 }
 
-/** Compare current container stats with the stored digests (read-only; never writes). */
-export function checkStaleness(db: Database, roots: Record<SourceId, string[]>): StalenessReport {
+/**
+ * Compare current container stats with the stored digests (read-only; never writes).
+ * @param scanned containers a caller already scanned in this process for these roots (not scanned again)
+ */
+export function checkStaleness(db: Database, roots: Record<SourceId, string[]>, scanned: Partial<Record<SourceId, SourceContainer[]>> = {}): StalenessReport {
   const staleSources: SourceId[] = [];
   for (const parser of parsers) {
-    const digest = digestContainers(parser.scan(roots[parser.id]).containers);
+    const digest = digestContainers(scanned[parser.id] ?? parser.scan(roots[parser.id]).containers);
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
   }
   return { stale: staleSources.length > 0, staleSources };
