@@ -61,7 +61,6 @@ export const searchCommand = command({
       if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
       const vector = embedder ? await openVectorLeg(db, context.recallHome, embedder) : { leg: undefined, notice: undefined };
       if (vector.notice) warn(`recall: ${vector.notice}`);
-      if (mode === "vector" && !vector.leg) throw new UsageError("vector search needs embeddings, and none are usable", "run `recall index` with a model (see `recall model pull`)");
       const response = await searchIndex(db, { query, level, filters, limit: args.limit ?? defaultLimits[level], mode, alpha: args.alpha }, vector.leg);
       for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
       writeOut(args.json ? `${renderSearchJson(response)}\n` : renderSearchText(response, await paletteFor(1)));
