@@ -27,20 +27,24 @@ export function showCommand(sessionId: string, turn: number, totalTurns: number)
   return `recall show ${sessionId}:${from}-${to}`;
 }
 
+/** The session fields both result shapes start with. */
+function identityJson(result: SessionResult | TurnResult) {
+  return { session_id: result.sessionId, source: result.source, project: result.project, project_path: result.projectPath, title: result.title };
+}
+
+/** Fused and per-leg scores, rounded; a leg that did not find the result is null. */
+function scoresJson(result: SessionResult | TurnResult) {
+  return { score: roundScore(result.score), keyword_score: roundScore(result.keywordScore) ?? null, vector_score: roundScore(result.vectorScore) ?? null };
+}
+
 function sessionJson(query: string, result: SessionResult) {
   return {
-    session_id: result.sessionId,
-    source: result.source,
-    project: result.project,
-    project_path: result.projectPath,
-    title: result.title,
+    ...identityJson(result),
     git_branch: result.gitBranch,
     started_at: isoTime(result.startedAt),
     ended_at: isoTime(result.endedAt),
     turns: result.turns,
-    score: roundScore(result.score),
-    keyword_score: roundScore(result.keywordScore) ?? null,
-    vector_score: roundScore(result.vectorScore) ?? null,
+    ...scoresJson(result),
     preview: result.preview.text,
     best_turn: result.bestTurn,
     files: result.files,
@@ -53,11 +57,7 @@ function sessionJson(query: string, result: SessionResult) {
 
 function turnJson(result: TurnResult) {
   return {
-    session_id: result.sessionId,
-    source: result.source,
-    project: result.project,
-    project_path: result.projectPath,
-    title: result.title,
+    ...identityJson(result),
     turn: result.turn,
     total_turns: result.totalTurns,
     prompt: result.prompt,
@@ -65,9 +65,7 @@ function turnJson(result: TurnResult) {
     tools: result.tools,
     files: result.files,
     timestamp: isoTime(result.timestamp),
-    score: roundScore(result.score),
-    keyword_score: roundScore(result.keywordScore) ?? null,
-    vector_score: roundScore(result.vectorScore) ?? null,
+    ...scoresJson(result),
     show_command: showCommand(result.sessionId, result.turn, result.totalTurns),
   };
 }
