@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+/**
+ * Root `postinstall` (runs under Node, before Bun exists): installs the two platform packages this machine
+ * needs — Bun's runtime (`@oven/bun-<os>-<arch>`) and node-llama-cpp's prebuilt binaries
+ * (`@node-llama-cpp/<platform>`) — exactly at the version and sha512 that package-lock.json records.
+ *
+ * Why: set-up installs with `--omit=optional` so that node-llama-cpp's CUDA/Vulkan builds (≈ 610 MB on
+ * Linux) stay out, but that also omits these two. Bun's own postinstall would then fetch its runtime by a
+ * second, unlocked route (a nested `npm install`, then a hard-coded download host), so package.json denies it
+ * in `allowScripts` and this script does its job from the lock instead: `npm pack` through the configured
+ * registry and cache (a company mirror is enough), sha512 checked against the lock, extracted atomically,
+ * and the runtime linked to `node_modules/bun/bin/bun.exe` where Bun's npm shim expects it.
+ *
+ * Exit 1 with one line naming the package when it cannot be fetched or does not match the lock.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Platform packages per host, keyed `<process.platform>-<process.arch>`. Names follow each project's own
+ * table: Bun's `install.js` (`bun-linux-aarch64`, `bun-darwin-aarch64`), node-llama-cpp's optionalDependencies
+ * (Metal for Apple silicon and Intel Macs alike is `mac-arm64-metal` / `mac-x64`).
+ */
+export const hostPackages = {
+  "linux-x64": { bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64" },
+  "linux-arm64": { bun: "@oven/bun-linux-aarch64", llama: "@node-llama-cpp/linux-arm64" },
+  "darwin-arm64": { bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal" },
+  "darwin-x64": { bun: "@oven/bun-darwin-x64", llama: "@node-llama-cpp/mac-x64" },
+};
+
+/**
+ * Returns the platform packages for a host, or undefined when recall has no build for it (musl Linux,
+ * Windows, FreeBSD).
+ * @param platform `process.platform`; @param arch `process.arch`; @param isMusl true on musl libc (Alpine)
+ */
+export function packagesForHost(platform, arch, isMusl) {
+  if (isMusl) return undefined;
+  return hostPackages[`${platform}-${arch}`];
+}
+
+/**
+ * Reads `{version, integrity}` of `node_modules/<name>` from a package-lock.json (lockfileVersion 2 or 3).
+ * @throws Error when the lock has no such entry or the entry has no integrity
+ */
+export function lockedPackage(lock, name) {
+  const entry = lock.packages?.[`node_modules/${name}`];
+  if (!entry?.version || !entry.integrity) throw new Error(`package-lock.json has no locked version of ${name}; run \`npm install --package-lock-only\``);
+  return { version: entry.version, integrity: entry.integrity };
+}
+
+/**
+ * Checks bytes against an SRI string such as "sha512-<base64>" (the lock's `integrity`; several
+ * space-separated hashes are allowed, one must match). Returns true on a match.
+ */
+export function matchesIntegrity(bytes, integrity) {
+  return integrity.split(/\s+/).some((entry) => {
+    const dash = entry.indexOf("-");
+    const algorithm = entry.slice(0, dash);
+    if (!["sha512", "sha384", "sha256", "sha1"].includes(algorithm)) return false;
+    return createHash(algorithm).update(bytes).digest("base64") === entry.slice(dash + 1);
+  });
+}
+
+function installedVersion(dir) {
+  try {
+    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
+  } catch {
+    return undefined;
+  }
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
+  if (result.status !== 0) {
+    const detail = (result.stderr || result.stdout || String(result.error ?? "")).trim().split("\n").filter((line) => !line.includes("Unknown user config")).slice(-3).join(" | ");
+    throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status}): ${detail}`);
+  }
+  return result.stdout;
+}
+
+/**
+ * Installs `name` at its locked version into `<repo>/node_modules/<name>` unless that version is already
+ * there: `npm pack` (configured registry and cache), integrity check, extraction into a temp folder beside the
+ * target, rename. Returns the package folder.
+ * @throws Error when npm cannot fetch it or the tarball does not match the lock
+ */
+export function installLockedPackage(repo, lock, name) {
+  const { version, integrity } = lockedPackage(lock, name);
+  const target = join(repo, "node_modules", name);
+  if (installedVersion(target) === version) return target;
+  mkdirSync(dirname(target), { recursive: true });
+  const work = mkdtempSync(join(dirname(target), ".recall-setup-"));
+  try {
+    const packed = JSON.parse(run("npm", ["pack", `${name}@${version}`, "--json", "--pack-destination", work], { cwd: work }));
+    const tarball = join(work, packed[0].filename);
+    if (!matchesIntegrity(readFileSync(tarball), integrity)) throw new Error(`${name}@${version} from the registry does not match the integrity in package-lock.json`);
+    const extracted = join(work, "package");
+    mkdirSync(extracted);
+    run("tar", ["-xzf", tarball, "-C", extracted, "--strip-components=1"]);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(extracted, target);
+    return target;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Puts the platform runtime where Bun's npm shim looks for it (`node_modules/bun/bin/bun.exe`, and `bunx.exe`),
+ * as Bun's own postinstall does: a hard link, or a copy across devices. Returns the linked path.
+ */
+export function linkBunRuntime(repo, runtimePackageDir) {
+  const binary = join(runtimePackageDir, "bin", "bun");
+  const shimDir = join(repo, "node_modules", "bun", "bin");
+  if (!existsSync(shimDir)) throw new Error("node_modules/bun is missing; run `npm ci` first");
+  for (const name of ["bun.exe", "bunx.exe"]) {
+    const dest = join(shimDir, name);
+    rmSync(dest, { force: true });
+    try {
+      linkSync(binary, dest);
+    } catch {
+      copyFileSync(binary, dest);
+    }
+    chmodSync(dest, 0o755);
+  }
+  return join(shimDir, "bun.exe");
+}
+
+function isMuslLinux() {
+  if (process.platform !== "linux") return false;
+  const header = process.report?.getReport?.()?.header;
+  return header ? !header.glibcVersionRuntime : existsSync("/etc/alpine-release");
+}
+
+function main() {
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+  if (!existsSync(join(repo, "node_modules", "bun"))) return; // installed as someone else's dependency: nothing to do
+  const packages = packagesForHost(process.platform, process.arch, isMuslLinux());
+  if (!packages) {
+    console.error(`recall set-up: no Bun/llama.cpp build for ${process.platform}-${process.arch}${isMuslLinux() ? " (musl)" : ""}; supported: ${Object.keys(hostPackages).join(", ")} (glibc)`);
+    process.exit(1);
+  }
+  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8"));
+  const runtime = installLockedPackage(repo, lock, packages.bun);
+  const bun = linkBunRuntime(repo, runtime);
+  run(bun, ["--version"]);
+  installLockedPackage(repo, lock, packages.llama);
+  // npm leaves no trace of packages it did not install; drop temp folders of an interrupted earlier run.
+  for (const scope of ["@oven", "@node-llama-cpp"]) {
+    const dir = join(repo, "node_modules", scope);
+    if (existsSync(dir)) for (const entry of readdirSync(dir)) if (entry.startsWith(".recall-setup-")) rmSync(join(dir, entry), { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (error) {
+    console.error(`recall set-up: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
