@@ -146,13 +146,32 @@ export interface ParseResult {
 export interface ParserHooks {
   /** A container or record that was skipped, as one line (e.g. `opencode.db: database disk image is malformed`). */
   onWarning?(message: string): void;
+  /**
+   * A container that exists but cannot be read right now (locked or zero-byte database, missing tables,
+   * EACCES): "unavailable", never "empty" (DESIGN.md "Decisions"). The index keeps every session stored
+   * for that container untouched and retries it on the next run. Called from `listUnits`.
+   */
+  onUnavailable?(containerPath: string, reason: string): void;
+}
+
+/** A file or folder below a root that exists but could not be read during a scan. */
+export interface UnavailablePath {
+  /** Absolute path; sessions whose container is this path or lies below it are kept as they are. */
+  path: string;
+  /** One lower-case phrase, e.g. "permission denied". */
+  reason: string;
 }
 
 /** Where a parser looks: resolved roots for its source. */
 export interface ScanResult {
   containers: SourceContainer[];
-  /** Roots that were given but do not exist or cannot be read (reported, not fatal). */
+  /** Roots that were given but do not exist (reported, not fatal; their sessions stay in the archive). */
   missingRoots: string[];
+  /**
+   * Roots, folders or files that exist but could not be read now (EACCES, ELOOP, I/O error). Sessions
+   * stored for containers at or below these paths are neither re-parsed nor marked deleted in this run.
+   */
+  unavailable: UnavailablePath[];
 }
 
 /**

@@ -98,6 +98,6 @@ describe("OpenCode scan (stats only)", () => {
   test("an empty or unrelated folder yields no containers and is not missing", () => {
     const empty = mkdtempSync(join(tmpdir(), "recall-oc-empty-"));
     tempDirs.push(empty);
-    expect(opencodeParser.scan([empty])).toEqual({ containers: [], missingRoots: [] });
+    expect(opencodeParser.scan([empty])).toEqual({ containers: [], missingRoots: [], unavailable: [] });
   });
 });

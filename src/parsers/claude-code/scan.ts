@@ -63,7 +63,7 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
     else if (isTranscriptName(basename(root))) addFile(root, found, seen);
   }
   found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { containers: found, missingRoots };
+  return { containers: found, missingRoots, unavailable: [] };
 }
 
 function isTranscriptName(name: string): boolean {

@@ -175,5 +175,5 @@ export function scanOpencodeRoots(roots: string[]): ScanResult {
       containers.push(describeContainer(path));
     }
   }
-  return { containers, missingRoots };
+  return { containers, missingRoots, unavailable: [] };
 }
