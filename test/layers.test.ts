@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from "node:path";
 const ranks: Record<string, number> = {
   "errors.ts": 0,
   parsers: 1,
+  redact: 1,
   native: 1,
   index: 2,
   binary: 3,
