@@ -6,22 +6,26 @@
  * runtime-notes §5. Versions checked: 0.5.28, 1.1.44, 1.2.25, 1.17.3 (../shared/corpus/opencode).
  * Pieces: opencode/scan.ts (containers), sqlite.ts, json-storage.ts, legacy.ts (reading),
  * messages.ts (turn rules). Sessions present in a db and in JSON storage are listed once (db wins).
+ * A container that exists but cannot be read now (locked, empty or foreign database, unreadable folder)
+ * is reported through `onUnavailable` and yields no units: "unavailable", never "empty" (issue 9).
  */
+import { relative } from "node:path";
 import { SourceError } from "../errors.ts";
+import { errorCode, fsReason } from "./file-stats.ts";
 import type { ParseOptions, ParseResult, Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { buildSession, buildTurns, noteSkip, sortMessages, type RawConversation } from "./opencode/messages.ts";
 import { containerKind, scanOpencodeRoots, type ContainerKind } from "./opencode/scan.ts";
-import { listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
+import { describeDatabaseError, listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
 import { listJsonSessions, loadJsonConversation, type JsonSessionEntry } from "./opencode/json-storage.ts";
 import { listLegacySessions, loadLegacyConversation } from "./opencode/legacy.ts";
 
-export { closeOpencodeDatabases, openOpencodeDatabase, type DatabaseHandle, type OpenMode } from "./opencode/sqlite.ts";
+export { closeOpencodeDatabases, describeDatabaseError, openOpencodeDatabase, type DatabaseHandle, type OpenMode } from "./opencode/sqlite.ts";
 export { containerKind, scanOpencodeRoots, fingerprintJsonStorage, fingerprintDatabase } from "./opencode/scan.ts";
 export { buildTurns, extractPrompt } from "./opencode/messages.ts";
 
 /** Options of {@link createOpencodeParser}. */
 export interface OpencodeParserOptions {
-  /** How long a database read waits for a writer's lock before the db is skipped with a warning, ms. Default 2000. */
+  /** How long a database read waits for a writer's lock before the db is reported unavailable, ms. Default 2000. */
   busyTimeoutMs?: number;
   /** Always read databases through a temp copy (tests of the read-only-folder fallback). Default false. */
   forceCopy?: boolean;
@@ -48,7 +52,24 @@ function makeUnit(containerPath: string, sessionId: string, changeKey: string, l
   return { source: "opencode", key: `${containerPath}#${sessionId}`, sessionId, containerPath, changeKey, locator };
 }
 
-/** Units of one container; a db that cannot be opened or queried becomes a warning, never an exception. */
+/** Report a container that cannot be read now: `onUnavailable`, or (for callers without it) a warning. */
+function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason: string): void {
+  if (hooks?.onUnavailable) hooks.onUnavailable(path, reason);
+  else hooks?.onWarning?.(`${path}: ${reason}`);
+}
+
+/** One phrase for a file-system error inside a storage folder, naming the place: `permission denied (session/prj)`. */
+function storageReason(containerPath: string, error: unknown): string {
+  const place = (error as { path?: unknown }).path;
+  const where = typeof place === "string" ? relative(containerPath, place) : "";
+  return where ? `${fsReason(error)} (${where})` : fsReason(error);
+}
+
+/**
+ * Units of one container. A db that cannot be opened or queried now, or a storage folder with a folder
+ * or session file that cannot be read, is reported unavailable and yields no units; never an exception.
+ * Db change key: `<session.time_updated>:<messages>:<newest message.time_updated>:<parts>:<newest part.time_updated>`.
+ */
 function listContainerUnits(container: SourceContainer, options: OpencodeParserOptions, hooks: ParserHooks | undefined): Candidate[] {
   const kind = containerKind(container.path);
   const warn = (place: string) => hooks?.onWarning?.(`skipped ${place}`);
@@ -56,16 +77,23 @@ function listContainerUnits(container: SourceContainer, options: OpencodeParserO
     try {
       const handle = openOpencodeDatabase(container.path, { busyTimeoutMs: options.busyTimeoutMs ?? 2000, forceCopy: options.forceCopy });
       return listDbSessions(handle).map((row) => ({
-        unit: makeUnit(container.path, row.id, `${row.timeUpdated}:${row.messageCount}:${row.lastMessageUpdatedMs}`, { kind }),
+        unit: makeUnit(container.path, row.id, `${row.timeUpdated}:${row.messageCount}:${row.lastMessageUpdatedMs}:${row.partCount}:${row.lastPartUpdatedMs}`, { kind }),
         rank: kindRank.db,
         timeUpdated: row.timeUpdated,
       }));
     } catch (error) {
-      hooks?.onWarning?.(error instanceof SourceError ? error.message : `${container.path}: ${(error as Error).message}`);
+      reportUnavailable(hooks, container.path, describeDatabaseError(error));
       return [];
     }
   }
-  const entries: JsonSessionEntry[] = kind === "json" ? listJsonSessions(container.path, warn) : listLegacySessions(container.path, warn);
+  let entries: JsonSessionEntry[];
+  try {
+    entries = kind === "json" ? listJsonSessions(container.path, warn) : listLegacySessions(container.path, warn);
+  } catch (error) {
+    if (errorCode(error) === undefined) throw error; // a bug, not the disk
+    reportUnavailable(hooks, container.path, storageReason(container.path, error));
+    return [];
+  }
   return entries.map((entry) => ({
     unit: makeUnit(container.path, entry.session.id, entry.changeKey, { kind, projectDir: entry.projectDir }),
     rank: kindRank[kind],
@@ -73,7 +101,11 @@ function listContainerUnits(container: SourceContainer, options: OpencodeParserO
   }));
 }
 
-/** Read one unit's raw conversation from its container. @throws SourceError when the container or session is unreadable */
+/**
+ * Read one unit's raw conversation from its container.
+ * @throws SourceError when the container or a file of the session cannot be read now, e.g.
+ *   `cannot read /d/storage/part/msg_1/prt_1.json: permission denied`, or the session is gone
+ */
 function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): RawConversation {
   const kind = containerKind(unit.containerPath);
   let conversation: RawConversation | null;
@@ -88,6 +120,10 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
     }
   } catch (error) {
     if (error instanceof SourceError) throw error;
+    const place = (error as { path?: unknown }).path;
+    if (errorCode(error) !== undefined && typeof place === "string") {
+      throw new SourceError(`cannot read ${place}: ${fsReason(error)}`, unit.containerPath, { cause: error });
+    }
     throw new SourceError(`${unit.containerPath}: ${(error as Error).message}`, unit.containerPath, { cause: error });
   }
   if (!conversation) throw new SourceError(`session ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
@@ -96,9 +132,11 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
 
 /**
  * Build an OpenCode parser.
- * scan: stats only (scan.ts). listUnits: one unit per session, key `<container>#<ses_id>`,
- * changeKey `<time_updated>:<message count>:<newest message stamp>` (db: max `message.time_updated`;
- * JSON/legacy: newest mtime of message files and part folders). parse: full parse only (no resume).
+ * scan: stats only (scan.ts). listUnits: one unit per session, key `<container>#<ses_id>`, a change
+ * key that moves with any message or part added or updated (db: counts and newest `time_updated` of
+ * messages and parts; JSON/legacy: `fileSessionChangeKey`); unavailable containers are reported
+ * through `hooks.onUnavailable` (or `onWarning` when the caller has no such hook). parse: full parse
+ * only (no resume).
  */
 export function createOpencodeParser(options: OpencodeParserOptions = {}): Parser {
   return {

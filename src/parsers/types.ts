@@ -94,7 +94,7 @@ export interface SourceContainer {
   source: SourceId;
   /** Absolute path of the file or folder; unique across all containers. */
   path: string;
-  /** Stats-only fingerprint (sizes and mtimes); equal fingerprints mean "unchanged". */
+  /** Stats-only fingerprint (sizes, mtimes, ctimes, inodes: file-stats.ts); equal fingerprints mean "unchanged". */
   fingerprint: string;
   /** Size in bytes of the main file (0 for folders). */
   sizeBytes: number;
@@ -109,7 +109,10 @@ export interface SourceUnit {
   sessionId: string;
   /** Path of the container it belongs to. */
   containerPath: string;
-  /** Cheap change key (Claude: size + mtime; OpenCode: the session's `time_updated`). */
+  /**
+   * Cheap change key that moves with any change a full parse would see (Claude: the file's fingerprint, plus
+   * the parent transcript's for copy agents; OpenCode: counts and newest times of the session's messages and parts).
+   */
   changeKey: string;
   /** Parser-specific locator data (JSON-serializable), opaque to the index. */
   locator?: Record<string, string | number | boolean | null>;
@@ -137,8 +140,13 @@ export interface ParseResult {
   fromTurn: number;
   /** State for the next resumed parse, or undefined when this unit cannot be resumed. */
   resume?: ResumeState;
-  /** Bytes actually read from disk for this parse (lets tests prove an append re-reads only new bytes). */
+  /**
+   * Bytes read from disk and decoded for this parse (lets tests prove an append decodes only new bytes).
+   * Bytes read only to prove that an already-parsed prefix is unchanged are in `bytesVerified`.
+   */
   bytesRead: number;
+  /** Bytes read only to hash the already-parsed prefix of a resumed parse (Claude Code); absent or 0 otherwise. */
+  bytesVerified?: number;
   skipped: SkipReport;
 }
 

@@ -10,7 +10,10 @@
  *   `7acd37a`                       → "7acd37a"* (id-like words also match as prefixes)
  *   `how did we fix the login test` → all terms: "fix" "login" "test"; any term: "fix" OR "login" OR "test"
  * Stop words are dropped from loose words (not from phrases or user-quoted text) unless the query
- * has nothing else.
+ * has nothing else. Invisible format characters (U+200B zero-width space, U+FEFF BOM, U+00AD soft
+ * hyphen, bidi controls, other Cf / default-ignorable code points) are removed first, so
+ * `dock\u200Ber` searches for `docker`; ZWJ/ZWNJ stay (they join or split letters in Indic and
+ * Persian words, and the index tokenizer splits at them too).
  */
 
 /** A parsed query: its terms as FTS5 fragments, and the two MATCH strings built from them. */
@@ -54,12 +57,34 @@ const quote = (tokens: string[]): string => `"${tokens.join(" ")}"`;
 /** Id-like words (6+ characters mixing letters and digits, e.g. a hex id prefix `7acd37a`) also match as prefixes. */
 const isIdentifierPrefix = (token: string): boolean => token.length >= 6 && /\d/.test(token) && /[a-z]/.test(token);
 
-/** Remove control characters and lone surrogates, and cap the length. */
+/** Invisible format characters removed from queries, except ZWNJ/ZWJ (U+200C, U+200D), which are meaningful inside words. */
+const invisibleCharacters = /(?![\u200c\u200d])[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** Anything a reader can see: not whitespace, not a control or format character, not default-ignorable. */
+const visibleCharacter = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * Remove control characters and lone surrogates (→ space), remove invisible format characters, and cap
+ * the length at {@link maxQueryChars}.
+ *   `"a\u0000b"` → `"a b"`;  `"dock\u200Ber"` → `"docker"`;  `"\uFEFF\u200B"` → `""`
+ */
 export function sanitizeQueryText(text: string): string {
   return text
     .slice(0, maxQueryChars)
     .replace(/[\u0000-\u001f\u007f]/g, " ")
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, " ");
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, " ")
+    .replace(invisibleCharacters, "");
+}
+
+/**
+ * The text the vector leg embeds: {@link sanitizeQueryText} with whitespace runs collapsed and trimmed,
+ * or null when nothing visible is left (a query of only U+200B, BOMs or bidi marks: embedding it fails or
+ * means nothing, so the search runs keyword-only; issue 9).
+ *   `"  docker\u200B  network "` → `"docker network"`;  `"\u200B\u200B"` → null;  `"🐳"` → `"🐳"`
+ */
+export function embeddableQueryText(text: string): string | null {
+  const clean = sanitizeQueryText(text).replace(/\s+/gu, " ").trim();
+  return visibleCharacter.test(clean) ? clean : null;
 }
 
 /**

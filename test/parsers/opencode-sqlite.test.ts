@@ -34,10 +34,14 @@ function makeDb(generation: SchemaGeneration, dir = makeTempDir(), name = "openc
   return path;
 }
 
-function listAll(parser = opencodeParser, roots: string[]): { units: SourceUnit[]; warnings: string[] } {
+function listAll(parser = opencodeParser, roots: string[]): { units: SourceUnit[]; warnings: string[]; unavailable: Array<[string, string]> } {
   const warnings: string[] = [];
-  const units = parser.listUnits(parser.scan(roots).containers, { onWarning: (message) => warnings.push(message) });
-  return { units, warnings };
+  const unavailable: Array<[string, string]> = [];
+  const units = parser.listUnits(parser.scan(roots).containers, {
+    onWarning: (message) => warnings.push(message),
+    onUnavailable: (path, reason) => unavailable.push([path, reason]),
+  });
+  return { units, warnings, unavailable };
 }
 
 /** Run a script in a child bun process (another connection in another process, as OpenCode would be). */
@@ -144,18 +148,41 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
     expect(units.map((unit) => unit.sessionId).sort()).toEqual(["ses_child", "ses_main", "ses_shared"]);
   });
 
-  test("a corrupt database becomes a warning, not an exception, and parsing it throws SourceError", () => {
+  test("issue 9: a file that is not a database is unavailable, not empty, and parsing it throws SourceError", () => {
     const dir = makeTempDir();
     const path = join(dir, "opencode.db");
     writeFileSync(path, "this is not a database ".repeat(200));
-    const { units, warnings } = listAll(opencodeParser, [dir]);
+    const { units, warnings, unavailable } = listAll(opencodeParser, [dir]);
     expect(units).toEqual([]);
-    expect(warnings).toEqual([`${path}: file is not a database`]);
+    expect(unavailable).toEqual([[path, "file is not a database"]]);
+    expect(warnings).toEqual([]);
+    // A caller without onUnavailable still hears about it as a warning.
+    const warned: string[] = [];
+    expect(opencodeParser.listUnits(opencodeParser.scan([dir]).containers, { onWarning: (message) => warned.push(message) })).toEqual([]);
+    expect(warned).toEqual([`${path}: file is not a database`]);
     const unit: SourceUnit = { source: "opencode", key: `${path}#ses_x`, sessionId: "ses_x", containerPath: path, changeKey: "1" };
     expect(() => opencodeParser.parse(unit)).toThrow(SourceError);
   });
 
-  test("a database locked exclusively by another process is skipped with a warning after the busy timeout", async () => {
+  test("issue 9: a zero-byte database or one without the transcript tables is unavailable, with the reason", () => {
+    const dir = makeTempDir();
+    const empty = join(dir, "opencode.db");
+    writeFileSync(empty, "");
+    const foreign = join(dir, "opencode-beta.db");
+    const db = new Database(foreign);
+    db.run("create table session (id text primary key)");
+    db.close();
+    const { units, unavailable } = listAll(opencodeParser, [dir]);
+    expect(units).toEqual([]);
+    expect(unavailable).toEqual([
+      [foreign, "not an opencode database (no message, part table)"],
+      [empty, "empty database file (0 bytes)"],
+    ]);
+    const unit: SourceUnit = { source: "opencode", key: `${empty}#ses_a`, sessionId: "ses_a", containerPath: empty, changeKey: "1" };
+    expect(() => opencodeParser.parse(unit)).toThrow(`${empty}: empty database file (0 bytes)`);
+  });
+
+  test("issue 9: a database locked exclusively by another process is unavailable after the busy timeout", async () => {
     const path = makeDb("1.17");
     const holder = spawnBun(
       `const { Database } = require("bun:sqlite"); const db = new Database(process.argv[1]);
@@ -164,9 +191,9 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
     );
     try {
       expect(await readFirstLine(holder)).toBe("locked");
-      const { units, warnings } = listAll(createOpencodeParser({ busyTimeoutMs: 200 }), [path]);
+      const { units, unavailable } = listAll(createOpencodeParser({ busyTimeoutMs: 200 }), [path]);
       expect(units).toEqual([]);
-      expect(warnings[0]).toContain("locked");
+      expect(unavailable).toEqual([[path, "database is locked"]]);
     } finally {
       holder.kill();
       await holder.exited;

@@ -3,9 +3,10 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { UsageError } from "../../src/errors.ts";
+import { EmbedError, UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex } from "../../src/search/index.ts";
+import type { VectorLeg } from "../../src/search/api.ts";
 import { generateHostileQueries, identifierQueries } from "../fixtures/hostile-queries.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -74,5 +75,31 @@ describe("hostile queries", () => {
   test("a natural-language question still finds the session when not every word occurs", async () => {
     const response = await searchIndex(db, { query: "how did we fix the failing login test?", level: "session", filters: {}, mode: "keyword" });
     expect((response.results as Array<{ sessionId: string }>)[0]?.sessionId).toBe("f7dd9101-a59e-4327-a0b0-db9c860b0a97");
+  });
+
+  test("issue 9: a query of only invisible characters runs keyword-only, says so, and never reaches the embedder", async () => {
+    // Stands in for the vector leg: records what it is asked to embed and fails on text with nothing
+    // visible, as llama.cpp and remote endpoints did (EMBED_FAILED) before queries were normalized.
+    const asked: string[] = [];
+    const leg: VectorLeg = {
+      async search(query) {
+        asked.push(query);
+        if (!/[\p{L}\p{N}\p{S}\p{P}]/u.test(query)) throw new EmbedError("EMBED_FAILED", "query embedding failed: empty input");
+        return [];
+      },
+    };
+    for (const query of ["\u200b", "\u200b\u200b\ufeff", "\u202e\u2066\u00ad", " \u200b "]) {
+      for (const mode of ["hybrid", "vector"] as const) {
+        const response = await searchIndex(db, { query, level: "session", filters: {}, mode }, leg);
+        expect(response.mode).toBe("keyword");
+        expect(response.results).toEqual([]);
+        expect(response.notices).toContain("keyword-only search: the query has no visible characters to embed");
+      }
+    }
+    expect(asked).toEqual([]);
+    const response = await searchIndex(db, { query: "login\u200b test\ufeff", level: "session", filters: {}, mode: "hybrid" }, leg);
+    expect(response.mode).toBe("hybrid");
+    expect(asked).toEqual(["login test"]);
+    expect(response.results.length).toBeGreaterThan(0);
   });
 });

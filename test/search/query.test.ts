@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseLexicalQuery, tokenize } from "../../src/search/index.ts";
+import { embeddableQueryText, sanitizeQueryText } from "../../src/search/query.ts";
 
 describe("parseLexicalQuery", () => {
   test("identifiers become phrases of their parts, so they match exactly where the parts stand together", () => {
@@ -48,5 +49,29 @@ describe("parseLexicalQuery", () => {
 
   test("tokenize lower-cases and splits like the unicode61 tokenizer", () => {
     expect(tokenize("Fix the CSS-grid, v2.0!")).toEqual(["fix", "the", "css", "grid", "v2", "0"]);
+  });
+});
+
+describe("invisible characters in queries (issue 9)", () => {
+  const invisibles = ["\u200b", "\ufeff", "\u00ad", "\u200e", "\u200f", "\u202e", "\u2060", "\u2066", "\u180e", "\u{e0041}", "\u200c", "\u200d"];
+
+  test("a query of only zero-width spaces, BOMs, bidi marks or other format characters has nothing to embed or match", () => {
+    for (const text of [...invisibles, invisibles.join(""), "\u200b \u200b\t\ufeff", "\u200b".repeat(5000)]) {
+      expect(embeddableQueryText(text)).toBeNull();
+      expect(parseLexicalQuery(text).terms).toEqual([]);
+    }
+  });
+
+  test("invisible characters inside words are removed, so a pasted word still matches", () => {
+    expect(sanitizeQueryText("dock\u200ber net\u00adwork\ufeff")).toBe("docker network");
+    expect(parseLexicalQuery("dock\u200ber").terms).toEqual(['"docker"']);
+    expect(embeddableQueryText("  \u200bdocker\u200b   network  ")).toBe("docker network");
+  });
+
+  test("visible text keeps its meaning: emoji, punctuation, non-Latin scripts and ZWNJ inside Persian words", () => {
+    expect(embeddableQueryText("🐳")).toBe("🐳");
+    expect(embeddableQueryText("((( ***")).toBe("((( ***");
+    expect(embeddableQueryText("می\u200cخواهم")).toBe("می\u200cخواهم");
+    expect(embeddableQueryText("데이터베이스 연결")).toBe("데이터베이스 연결");
   });
 });

@@ -4,19 +4,20 @@
  *   1. decode lines → drop excluded lines (inline sidechains of a main file; the parent copy inside
  *      `acompact`/`aside_question` agent files) → metadata + tree records;
  *   2. active branch (tree.ts) → turns (turns.ts) → `Turn`s;
- *   3. resume state = records from the last turn's prompt onward + metadata + byte offset.
- * A resumed parse re-groups only the last turn's records plus the new ones, and falls back to a full
- * parse whenever that could differ (file shrank, prefix window changed, the branch left the last turn,
- * a new `summary` record, other options).
+ *   3. resume state = records from the last turn's prompt onward + metadata + byte offset + prefix hash.
+ * A resumed parse hashes the already-parsed prefix (resume.ts), decodes only the appended bytes,
+ * re-groups only the last turn's records plus the new ones, and falls back to a full parse whenever
+ * that could differ (file shrank, any prefix byte changed, the branch left the last turn, a new
+ * `summary` record, other options).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
+import { fsReason } from "../file-stats.ts";
 import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
 import { applyMeta, createMeta, matchSummaries, pickTitle, projectNameOf, type MetaState } from "./meta.ts";
 import { decodeLines, toRec, type RawLine, type Rec, type RecOptions, type SkipCounter } from "./records.ts";
-import { hashOf, isUsableState, readRange, tailWindowBytes, windowHashAt, type ClaudeResumeState } from "./resume.ts";
-import { describePath, type PathInfo } from "./scan.ts";
+import { hashOf, isUsableState, prefixHashOf, readAppended, type AppendedRead, type ClaudeResumeState } from "./resume.ts";
+import { describePath, parentTranscriptPath, type PathInfo } from "./scan.ts";
 import { createOutputResolver } from "./tool-results.ts";
 import { findActivePath } from "./tree.ts";
 import { finishTurn, groupTurns, type TurnDraft } from "./turns.ts";
@@ -30,7 +31,10 @@ interface Context {
   recOptions: RecOptions;
   /** Uuids of the parent main file (copy agents only): lines with these uuids are the copied conversation. */
   copyUuids: Set<string> | null;
+  /** Bytes read and decoded (the whole file, or only what was appended, plus side files). */
   bytesRead: number;
+  /** Bytes read only to hash the already-parsed prefix of a resumed parse. */
+  bytesVerified: number;
   skipped: SkipCounter;
 }
 
@@ -45,7 +49,9 @@ interface Ingest {
 
 /**
  * Parse one transcript, resuming when `options.resume` is a usable state for this file.
- * @throws SourceError when the file cannot be opened or read at all
+ * @throws SourceError when the file cannot be opened or read at all, e.g.
+ *   `cannot read claude code transcript /x/s.jsonl: permission denied` (the index keeps what it stored
+ *   and retries the file on its next run)
  */
 export function parseClaudeUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
   const context = createContext(unit, options.withOutputs === true);
@@ -59,7 +65,7 @@ export function parseClaudeUnit(unit: SourceUnit, options: ParseOptions = {}): P
 function createContext(unit: SourceUnit, withOutputs: boolean): Context {
   const path = unit.key;
   const context: Context = {
-    unit, path, info: describePath(path), withOutputs, copyUuids: null, bytesRead: 0, skipped: { count: 0 },
+    unit, path, info: describePath(path), withOutputs, copyUuids: null, bytesRead: 0, bytesVerified: 0, skipped: { count: 0 },
     recOptions: { withOutputs, resolveOutput: (text) => text },
   };
   if (withOutputs) context.recOptions.resolveOutput = createOutputResolver(path, (bytes) => (context.bytesRead += bytes));
@@ -74,39 +80,29 @@ function parseFull(context: Context): ParseResult {
   const decoded = decodeLines(bytes, 1, context.path, context.skipped);
   const ingest: Ingest = { meta: createMeta(), agentMode: context.info.kind === "main" ? null : true, recs: [], uuids: new Set(), sawSummary: false };
   ingestLines(context, ingest, decoded.lines);
-  const windowHash = windowHashAt(bytes, 0, decoded.completeBytes);
-  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, windowHash };
+  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, prefixHash: prefixHashOf(bytes, decoded.completeBytes) };
   const result = finish(context, ingest, decoded.partial, null, 1, position, null);
   if (!result) throw new Error("unreachable: a full parse has no anchor to miss");
   return result;
 }
 
 function parseResumed(context: Context, state: ClaudeResumeState): ParseResult | null {
-  let size: number;
+  let read: AppendedRead | null;
   try {
-    size = statSync(context.path).size;
+    read = readAppended(context.path, state);
   } catch {
-    return null;
+    return null; // the full parse reports why the file cannot be read
   }
-  if (size < state.offset) return null;
-  const windowStart = Math.max(0, state.offset - tailWindowBytes);
-  let bytes: Buffer;
-  try {
-    bytes = readRange(context.path, windowStart, size);
-  } catch {
-    return null;
-  }
-  context.bytesRead += bytes.length;
-  if (bytes.length < state.offset - windowStart || windowHashAt(bytes, windowStart, state.offset) !== state.windowHash) return null;
-  const fresh = bytes.subarray(state.offset - windowStart);
-  const decoded = decodeLines(fresh, state.lineCount + 1, context.path, context.skipped);
+  if (!read) return null;
+  context.bytesVerified += state.offset;
+  context.bytesRead += read.appended.length;
+  const decoded = decodeLines(read.appended, state.lineCount + 1, context.path, context.skipped);
   const meta = structuredClone(state.meta);
   const ingest: Ingest = { meta, agentMode: state.agentMode, recs: [...state.tail], uuids: new Set(), sawSummary: false };
   ingestLines(context, ingest, decoded.lines);
   if (ingest.sawSummary) return null;
   const offset = state.offset + decoded.completeBytes;
-  const windowHash = windowHashAt(bytes, windowStart, offset);
-  const position = { offset, lineCount: state.lineCount + decoded.lineCount, windowHash };
+  const position = { offset, lineCount: state.lineCount + decoded.lineCount, prefixHash: read.digestThrough(decoded.completeBytes) };
   return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, position, state.lastTurnHash);
 }
 
@@ -114,26 +110,28 @@ function readWhole(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new SourceError(`cannot read claude code transcript ${path}: ${reason}`, path, { cause: error });
+    throw new SourceError(`cannot read claude code transcript ${path}: ${fsReason(error)}`, path, { cause: error });
   }
 }
 
-/** Uuids of the parent main file of a copy agent (`<dir>/<session>.jsonl`), or null when it is missing. */
+/**
+ * Uuids of the parent main file of a copy agent (`<dir>/<session>.jsonl`), or null when it is missing.
+ * @throws SourceError when the parent exists but cannot be read
+ */
 function readParentUuids(context: Context): Set<string> | null {
-  const parentId = context.info.parentFromPath;
-  if (!parentId) return null;
-  const parentPath = join(dirname(dirname(dirname(context.path))), `${parentId}.jsonl`);
-  if (!existsSync(parentPath)) return null;
+  const parentPath = parentTranscriptPath(context.path);
+  if (parentPath === null || !existsSync(parentPath)) return null;
+  let text: string;
   try {
-    const text = readFileSync(parentPath, "utf8");
-    context.bytesRead += Buffer.byteLength(text);
-    const uuids = new Set<string>();
-    for (const match of text.matchAll(/"uuid":\s*"([^"]+)"/g)) uuids.add(match[1] as string);
-    return uuids;
-  } catch {
-    return null;
+    text = readFileSync(parentPath, "utf8");
+  } catch (error) {
+    // Without the parent's uuids the copied conversation would be indexed twice: fail, be retried.
+    throw new SourceError(`cannot read ${parentPath}, the parent transcript of ${context.path}: ${fsReason(error)}`, context.path, { cause: error });
   }
+  context.bytesRead += Buffer.byteLength(text);
+  const uuids = new Set<string>();
+  for (const match of text.matchAll(/"uuid":\s*"([^"]+)"/g)) uuids.add(match[1] as string);
+  return uuids;
 }
 
 function ingestLines(context: Context, ingest: Ingest, lines: readonly RawLine[]): void {
@@ -158,7 +156,7 @@ function ingestOne(context: Context, ingest: Ingest, value: Record<string, unkno
 interface Position {
   offset: number;
   lineCount: number;
-  windowHash: string;
+  prefixHash: string;
 }
 
 /** Steps 2–3 of the pipeline for full (anchor null, firstNumber 1) and resumed parses. */
@@ -196,7 +194,7 @@ function finish(
       resume = buildState(context, completeRecs, stateDrafts, firstNumber, position, stateMeta, stateAgentMode, isSubagent);
     }
   }
-  return { session, turns, fromTurn, resume, bytesRead: context.bytesRead, skipped: { ...context.skipped } };
+  return { session, turns, fromTurn, resume, bytesRead: context.bytesRead, bytesVerified: context.bytesVerified, skipped: { ...context.skipped } };
 }
 
 function draftsOf(recs: readonly Rec[], anchor: string | null, firstNumber: number): TurnDraft[] | null {
@@ -212,10 +210,10 @@ function buildState(
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, isSubagent, context.withOutputs) : null;
   return {
-    kind: "claude-code/v1",
+    kind: "claude-code/v2",
     offset: position.offset,
     lineCount: position.lineCount,
-    windowHash: position.windowHash,
+    prefixHash: position.prefixHash,
     withOutputs: context.withOutputs,
     anchor: last ? (recs[last.promptIndex]?.u ?? null) : null,
     anchorTurn: last ? last.number : firstNumber,

@@ -4,10 +4,13 @@
  * `projects` folder, any copy or archive of them (transcripts at any depth), or one `.jsonl` file.
  * Side files are never sessions: `history.jsonl`, `*.json` (sessions-index, meta, todos), `memory/*.md`,
  * `tool-results/`, `file-history/` and the other auxiliary folders are skipped by name.
+ * Symbolic links are followed once: a folder or file reached twice (same device + inode) is walked or
+ * listed once, so link cycles and links to a parent folder cost nothing (issue 9).
  */
-import { readdirSync, statSync, type Dirent } from "node:fs";
-import { basename, dirname } from "node:path";
-import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
+import type { ScanResult, SourceContainer, SourceUnit, UnavailablePath } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1). */
 const skippedDirs = new Set([
@@ -15,7 +18,7 @@ const skippedDirs = new Set([
   "telemetry", "statsig", "memory", "plans", "tasks", "node_modules", ".git",
 ]);
 
-/** Deepest folder level walked below a root (guards against symlink loops). */
+/** Deepest folder level walked below a root (a guard for very deep real trees; links are deduplicated). */
 const maxDepth = 16;
 
 /** Kind of transcript file, from its path only. */
@@ -45,89 +48,168 @@ export function describePath(path: string): PathInfo {
 }
 
 /**
- * Every transcript below `roots`, with a stats-only fingerprint `<size>:<mtimeMs>`.
- * Cost: one readdir per folder and one stat per transcript. Session folders (`<id>/` next to `<id>.jsonl`)
- * are only entered through their `subagents/` folder, which saves a readdir per ≥ 2.1 session.
- * Measured 2026-11 on the 2-core EPYC dev VM: see scripts/bench/parse-claude.ts (`claude-scan-*`).
- * @returns containers deduplicated (overlapping roots) and sorted by path, plus the roots that do not
- *   exist or cannot be read. Never throws; unreadable sub-folders are skipped.
+ * The main transcript a nested sub-agent file belongs to: `<dir>/<session>.jsonl` for
+ * `<dir>/<session>/subagents/agent-*.jsonl`; null for main files and flat agent files.
+ */
+export function parentTranscriptPath(path: string): string | null {
+  const { parentFromPath } = describePath(path);
+  return parentFromPath === null ? null : join(dirname(dirname(dirname(path))), `${parentFromPath}.jsonl`);
+}
+
+/** Mutable state of one scan. */
+interface Walk {
+  found: SourceContainer[];
+  /** Identities (dev:ino) of folders already walked and of files already listed. */
+  walkedDirs: Set<string>;
+  listedFiles: Set<string>;
+  /** Symbolic links met during the walk, followed after every real path (so real paths win). */
+  links: Array<{ path: string; name: string; depth: number }>;
+  unavailable: UnavailablePath[];
+}
+
+/**
+ * Every transcript below `roots`, with a stats-only fingerprint (file-stats.ts `statFingerprint`; a nested
+ * sub-agent's also covers its `.meta.json`, which gives its title).
+ * Cost: one readdir and one stat per folder, one stat per transcript. Session folders (`<id>/` next to
+ * `<id>.jsonl`) are only entered through their `subagents/` folder, which saves a readdir per ≥ 2.1 session.
+ * Links: followed once, after the real tree, skipped when their target was already walked (dev + ino).
+ * Measured 2026-11 on the 2-core dev VM: see scripts/bench/parse-claude.ts (`claude-scan-*`).
+ * @returns containers deduplicated by identity (overlapping roots, links, hard links) and sorted by path;
+ *   roots that do not exist in `missingRoots`; roots, folders and files that exist but cannot be read
+ *   (permission denied, symbolic link loop, i/o error) in `unavailable`, sorted by path. Never throws.
  */
 export function scanClaudeRoots(roots: readonly string[]): ScanResult {
-  const found: SourceContainer[] = [];
-  const seen = new Set<string>();
+  const walk: Walk = { found: [], walkedDirs: new Set(), listedFiles: new Set(), links: [], unavailable: [] };
   const missingRoots: string[] = [];
-  for (const root of roots) {
-    const stat = statSync(root, { throwIfNoEntry: false });
-    if (!stat) missingRoots.push(root);
-    else if (stat.isDirectory()) walk(root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root, 0, found, seen);
-    else if (isTranscriptName(basename(root))) addFile(root, found, seen);
+  for (const given of roots) {
+    const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
+    let stat: Stats;
+    try {
+      stat = statSync(root);
+    } catch (error) {
+      if (isMissingError(error)) missingRoots.push(given);
+      else walk.unavailable.push({ path: root, reason: fsReason(error) });
+      continue;
+    }
+    if (stat.isDirectory()) walkDir(root, 0, walk, stat);
+    else if (isTranscriptName(basename(root))) addFile(root, walk);
   }
-  found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { containers: found, missingRoots, unavailable: [] };
+  // Links found while following links are appended and followed too; walked identities stop cycles.
+  for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return { containers: walk.found.sort(byPath), missingRoots, unavailable: walk.unavailable.sort(byPath) };
 }
 
 function isTranscriptName(name: string): boolean {
   return name.endsWith(".jsonl") && name !== "history.jsonl";
 }
 
-function walk(dir: string, depth: number, found: SourceContainer[], seen: Set<string>): void {
-  let entries: Dirent[];
+/** Read a folder's entries, or record it as unavailable; null when it cannot be read. */
+function readEntries(dir: string, walk: Walk): Dirent[] | null {
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    // A folder that vanished between listing and reading (a session being cleaned up) is simply gone.
+    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
+    return null;
+  }
+}
+
+function walkDir(dir: string, depth: number, walk: Walk, known?: Stats): void {
+  let stat = known;
+  try {
+    stat ??= statSync(dir);
+  } catch (error) {
+    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
     return;
   }
+  const identity = fileIdentity(stat);
+  if (walk.walkedDirs.has(identity)) return;
+  walk.walkedDirs.add(identity);
+  const entries = readEntries(dir, walk);
+  if (!entries) return;
   // A `.claude` folder (or a root holding `projects/`): only `projects/` holds transcripts.
   if (depth === 0 || dir.endsWith("/.claude")) {
     const projects = entries.find((entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()));
-    if (projects) return walk(`${dir}/projects`, depth + 1, found, seen);
+    if (projects) return walkDir(`${dir}/projects`, depth + 1, walk);
   }
   const stems = new Set<string>();
   for (const entry of entries) {
     if (!entry.isFile() || !isTranscriptName(entry.name)) continue;
-    addFile(`${dir}/${entry.name}`, found, seen);
+    addFile(`${dir}/${entry.name}`, walk);
     stems.add(entry.name.slice(0, -6));
   }
   if (depth >= maxDepth) return;
   for (const entry of entries) {
     if (entry.isFile() || skippedDirs.has(entry.name)) continue;
     const path = `${dir}/${entry.name}`;
-    if (stems.has(entry.name)) walkSubagents(`${path}/subagents`, found, seen);
-    else if (entry.isDirectory()) walk(path, depth + 1, found, seen);
-    else if (entry.isSymbolicLink()) walkLink(path, entry.name, depth, found, seen);
+    if (stems.has(entry.name)) walkSubagents(`${path}/subagents`, walk);
+    else if (entry.isDirectory()) walkDir(path, depth + 1, walk);
+    else if (entry.isSymbolicLink()) walk.links.push({ path, name: entry.name, depth });
   }
 }
 
 /** The `subagents/` folder of a session folder (§1.1): agent transcripts only, no deeper folders. */
-function walkSubagents(dir: string, found: SourceContainer[], seen: Set<string>): void {
+function walkSubagents(dir: string, walk: Walk): void {
   let names: string[];
   try {
     names = readdirSync(dir);
-  } catch {
+  } catch (error) {
+    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
     return;
   }
-  for (const name of names) if (isTranscriptName(name)) addFile(`${dir}/${name}`, found, seen);
+  const present = new Set(names);
+  for (const name of names) {
+    if (isTranscriptName(name)) addFile(`${dir}/${name}`, walk, present.has(`${name.slice(0, -6)}.meta.json`));
+  }
 }
 
-function walkLink(path: string, name: string, depth: number, found: SourceContainer[], seen: Set<string>): void {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) walk(path, depth + 1, found, seen);
-  else if (stat?.isFile() && isTranscriptName(name)) addFile(path, found, seen);
+function followLink(link: { path: string; name: string; depth: number }, walk: Walk): void {
+  let stat: Stats;
+  try {
+    stat = statSync(link.path);
+  } catch (error) {
+    // A dangling link holds nothing; a loop (`a -> a`) or a forbidden target is reported.
+    if (!isMissingError(error)) walk.unavailable.push({ path: link.path, reason: fsReason(error) });
+    return;
+  }
+  if (stat.isDirectory()) walkDir(link.path, link.depth + 1, walk, stat);
+  else if (stat.isFile() && isTranscriptName(link.name)) addFile(link.path, walk);
 }
 
-function addFile(path: string, found: SourceContainer[], seen: Set<string>): void {
-  if (seen.has(path)) return;
-  // May vanish between readdir and stat (a session being rotated): then it is not a container.
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat?.isFile()) return;
-  seen.add(path);
-  found.push({ source: "claude-code", path, fingerprint: `${stat.size}:${stat.mtimeMs}`, sizeBytes: stat.size });
+/**
+ * List one transcript. `hasMeta`: whether a nested sub-agent's `.meta.json` exists (known from the
+ * folder listing, so an absent one costs no stat); undefined = find out.
+ */
+function addFile(path: string, walk: Walk, hasMeta?: boolean): void {
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    // May vanish between readdir and stat (a session being rotated): then it is not a container.
+    if (!isMissingError(error)) walk.unavailable.push({ path, reason: fsReason(error) });
+    return;
+  }
+  if (!stat.isFile()) return;
+  const identity = fileIdentity(stat);
+  if (walk.listedFiles.has(identity)) return;
+  walk.listedFiles.add(identity);
+  walk.found.push({ source: "claude-code", path, fingerprint: fingerprintTranscript(path, stat, hasMeta), sizeBytes: stat.size });
+}
+
+/** A transcript's fingerprint; a nested sub-agent's adds its `.meta.json` (title source), `meta-` when absent. */
+function fingerprintTranscript(path: string, stat: Stats, hasMeta: boolean | undefined): string {
+  const own = statFingerprint(stat);
+  if (basename(dirname(path)) !== "subagents") return own;
+  const meta = hasMeta === false ? undefined : statOrUndefined(path.replace(/\.jsonl$/, ".meta.json"));
+  return `${own}|meta${meta ? statFingerprint(meta) : "-"}`;
 }
 
 /**
  * The unit of one transcript file. `sessionId` is the file stem: the Claude session id for main files,
  * `agent-<agentId>` for sub-agent files (never equal to a parent's UUID). `locator` carries
- * `isSubagent`, `agentKind` and `parentFromPath` (nested layout only).
+ * `isSubagent`, `agentKind` and `parentFromPath` (nested layout only). `changeKey` is the fingerprint;
+ * {@link listClaudeUnits} extends it for copy agents.
  */
 export function unitForContainer(container: SourceContainer): SourceUnit {
   const info = describePath(container.path);
@@ -144,6 +226,9 @@ export function unitForContainer(container: SourceContainer): SourceUnit {
 /**
  * Units of all containers; when the same session file exists in two places (a copy of `.claude` next to
  * the original), the larger file wins (ties: the later mtime, then the first path).
+ * Copy agents (`acompact`, `aside_question`, §1.8) are parsed against their parent's uuids, so their change
+ * key also holds the parent transcript's stats (`|parent<fingerprint>`, `|parent-` when it is missing):
+ * a change to the parent re-parses them, as a full index would (one stat per copy agent).
  */
 export function listClaudeUnits(containers: readonly SourceContainer[]): SourceUnit[] {
   const best = new Map<string, SourceContainer>();
@@ -153,7 +238,22 @@ export function listClaudeUnits(containers: readonly SourceContainer[]): SourceU
     const current = best.get(identity);
     if (!current || isPreferred(container, current)) best.set(identity, container);
   }
-  return [...best.values()].map(unitForContainer);
+  return [...best.values()].map((container) => {
+    const unit = unitForContainer(container);
+    const kind = unit.locator?.agentKind;
+    if (kind !== "acompact" && kind !== "aside_question") return unit;
+    const parentPath = parentTranscriptPath(container.path);
+    const parent = parentPath === null ? undefined : statOrUndefined(parentPath);
+    return { ...unit, changeKey: `${unit.changeKey}|parent${parent?.isFile() ? statFingerprint(parent) : "-"}` };
+  });
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 function isPreferred(candidate: SourceContainer, current: SourceContainer): boolean {

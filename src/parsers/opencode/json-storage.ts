@@ -3,19 +3,20 @@
  * `storage/message/<ses>/<msg>.json`, `storage/part/<msg>/<prt>.json`, pretty-printed. Ids come
  * from FILE PATHS, not from the JSON (older migrations moved files without rewriting them).
  * Also holds the file helpers legacy.ts reuses. Turn building is left to messages.ts.
+ * A file or folder that exists but cannot be read (permission denied, i/o error) is never taken for
+ * an empty one: the fs error is thrown, so listing reports the container unavailable and parsing fails
+ * (and is retried); only content that is not JSON is skipped and counted.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isMissingError, StatsDigest } from "../file-stats.ts";
 import type { SkipReport } from "../types.ts";
 import { asObject, noteSkip, numberOf, stringOf, type RawConversation, type RawMessage, type RawPart, type RawSession } from "./messages.ts";
+import { addNewestMessage, readNames } from "./scan.ts";
 
-/** Names in a folder (sorted), [] when it is missing or unreadable. */
+/** Names in a folder (sorted), [] when it is missing. @throws the fs error when it exists but cannot be read */
 export function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
+  return readNames(dir);
 }
 
 /** `.json` files of a folder as [id, path] pairs, id = file name without `.json`, sorted by id. */
@@ -31,13 +32,17 @@ export interface ReadTally {
   skipped: SkipReport;
 }
 
-/** Read a JSON object file; undefined (and one skip counted) when unreadable or not an object. */
+/**
+ * Read a JSON object file; undefined (and one skip counted) when it vanished or is not a JSON object.
+ * @throws the fs error when the file exists but cannot be read
+ */
 export function readJsonObject(path: string, tally: ReadTally): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    noteSkip(tally.skipped, `${path}: ${(error as Error).message}`);
+    if (!isMissingError(error)) throw error;
+    noteSkip(tally.skipped, `${path}: file vanished while reading`);
     return undefined;
   }
   tally.bytesRead += Buffer.byteLength(text);
@@ -51,17 +56,21 @@ export function readJsonObject(path: string, tally: ReadTally): Record<string, u
   return undefined;
 }
 
-/** Newest mtime (ms) among the given paths; missing paths count as 0. */
-export function newestMtimeMs(paths: string[]): number {
-  let newest = 0;
-  for (const path of paths) {
-    try {
-      newest = Math.max(newest, statSync(path).mtimeMs);
-    } catch {
-      // a file that vanished between readdir and stat simply does not count
-    }
+/**
+ * Change key of one session stored as files: `<time.updated>:<message files>:<StatsDigest>` where the
+ * digest covers every message file and part folder (stats only) plus the newest message's part files,
+ * so a message or part added, or a part of the newest message rewritten in place, re-parses it.
+ * @throws the fs error when a folder exists but cannot be read
+ */
+export function fileSessionChangeKey(timeUpdated: number, messageDir: string, partDirOf: (messageId: string) => string): string {
+  const messages = listJsonFiles(messageDir);
+  const digest = new StatsDigest();
+  for (const [messageId, file] of messages) {
+    digest.add(file);
+    digest.add(partDirOf(messageId));
   }
-  return newest;
+  addNewestMessage(digest, messageDir, partDirOf);
+  return `${timeUpdated}:${messages.length}:${digest}`;
 }
 
 /** `time.created` / `time.updated` of a JSON object, 0 when absent. */
@@ -120,9 +129,10 @@ export function toRawSession(id: string, data: Record<string, unknown>, worktree
 }
 
 /**
- * List the sessions of a JSON storage folder. Change key = `time.updated`, message file count and
- * newest mtime of message files and part folders (so a message or part added without a session
- * rewrite still re-parses). Unreadable session files are reported through `onSkip`.
+ * List the sessions of a JSON storage folder. Change key: {@link fileSessionChangeKey} (so a message or
+ * part added without a session rewrite still re-parses). Session files that are not JSON objects are
+ * reported through `onSkip`.
+ * @throws the fs error when a folder or session file exists but cannot be read (the container is unavailable)
  */
 export function listJsonSessions(storagePath: string, onSkip: (place: string) => void): JsonSessionEntry[] {
   const entries: JsonSessionEntry[] = [];
@@ -137,9 +147,8 @@ export function listJsonSessions(storagePath: string, onSkip: (place: string) =>
       }
       const projectId = stringOf(data.projectID) || projectDir;
       const session = toRawSession(sessionId, data, readWorktree(storagePath, projectId, worktrees));
-      const messages = listJsonFiles(join(storagePath, "message", sessionId));
-      const newest = newestMtimeMs([...messages.map(([, file]) => file), ...messages.map(([id]) => join(storagePath, "part", id))]);
-      entries.push({ session, projectDir, changeKey: `${session.timeUpdated}:${messages.length}:${newest}` });
+      const changeKey = fileSessionChangeKey(session.timeUpdated, join(storagePath, "message", sessionId), (id) => join(storagePath, "part", id));
+      entries.push({ session, projectDir, changeKey });
     }
   }
   return entries;
@@ -148,7 +157,8 @@ export function listJsonSessions(storagePath: string, onSkip: (place: string) =>
 /**
  * Load one session from JSON storage.
  * @param projectDir the `session/<projectDir>/` folder the session file was listed in
- * @returns null when the session file is gone or unreadable
+ * @returns null when the session file is gone or not a JSON object
+ * @throws the fs error when a file or folder of the session exists but cannot be read
  */
 export function loadJsonConversation(storagePath: string, projectDir: string, sessionId: string): RawConversation | null {
   const tally: ReadTally = { bytesRead: 0, skipped: { count: 0 } };

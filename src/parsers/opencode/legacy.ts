@@ -7,7 +7,7 @@
  */
 import { dirname, join } from "node:path";
 import { asObject, stringOf, type RawConversation } from "./messages.ts";
-import { listJsonFiles, loadMessages, newestMtimeMs, readJsonObject, toRawSession, type JsonSessionEntry, type ReadTally } from "./json-storage.ts";
+import { fileSessionChangeKey, listJsonFiles, loadMessages, readJsonObject, toRawSession, type JsonSessionEntry, type ReadTally } from "./json-storage.ts";
 
 /** `path.cwd` (else `path.root`) from `project/<id>/app.json`; "" when absent (the real 0.5.28 file is `{}`). */
 function readAppDirectory(storagePath: string): string {
@@ -17,8 +17,9 @@ function readAppDirectory(storagePath: string): string {
 }
 
 /**
- * List the sessions of one legacy `project/<id>/storage` folder. Change key as in JSON storage:
- * `time.updated`, message file count, newest mtime of message files and part folders.
+ * List the sessions of one legacy `project/<id>/storage` folder. Change key as in JSON storage
+ * (json-storage.ts `fileSessionChangeKey`).
+ * @throws the fs error when a folder or session file exists but cannot be read (the container is unavailable)
  */
 export function listLegacySessions(storagePath: string, onSkip: (place: string) => void): JsonSessionEntry[] {
   const sessionDir = join(storagePath, "session");
@@ -33,17 +34,16 @@ export function listLegacySessions(storagePath: string, onSkip: (place: string) 
     }
     const session = toRawSession(sessionId, data, "");
     session.directory ||= directory;
-    const messages = listJsonFiles(join(sessionDir, "message", sessionId));
-    const partDirs = messages.map(([id]) => join(sessionDir, "part", sessionId, id));
-    const newest = newestMtimeMs([...messages.map(([, file]) => file), ...partDirs]);
-    entries.push({ session, projectDir: "", changeKey: `${session.timeUpdated}:${messages.length}:${newest}` });
+    const changeKey = fileSessionChangeKey(session.timeUpdated, join(sessionDir, "message", sessionId), (id) => join(sessionDir, "part", sessionId, id));
+    entries.push({ session, projectDir: "", changeKey });
   }
   return entries;
 }
 
 /**
  * Load one legacy session.
- * @returns null when its info file is gone or unreadable
+ * @returns null when its info file is gone or not a JSON object
+ * @throws the fs error when a file or folder of the session exists but cannot be read
  */
 export function loadLegacyConversation(storagePath: string, sessionId: string): RawConversation | null {
   const sessionDir = join(storagePath, "session");

@@ -1,13 +1,15 @@
 /**
  * OpenCode scan: roots → containers with stats-only fingerprints (no content reads).
  * Containers (docs/formats.md §2): each database `opencode.db` / `opencode-<channel>.db`
- * (fingerprint = size+mtime of the db and of its `-wal`), the JSON `storage/` folder (§2.2) and
+ * (fingerprint = stats of the db and of its `-wal`), the JSON `storage/` folder (§2.2) and
  * each legacy `project/<id>/storage` folder (§2.3). Credential files (`auth.json`,
- * `mcp-auth.json`) are never listed. Reading the containers is left to the other modules.
+ * `mcp-auth.json`) are never listed. A folder that exists but cannot be read is reported as
+ * unavailable, never as empty (issue 9). Reading the containers is left to the other modules.
  */
-import { readdirSync, statSync, type Stats } from "node:fs";
-import { basename, join, resolve } from "node:path";
-import type { ScanResult, SourceContainer } from "../types.ts";
+import { accessSync, constants, readdirSync, statSync, type Stats } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import { fsReason, isMissingError, statFingerprint, StatsDigest } from "../file-stats.ts";
+import type { ScanResult, SourceContainer, UnavailablePath } from "../types.ts";
 
 /** Which storage generation a container path holds. */
 export type ContainerKind = "db" | "json" | "legacy";
@@ -22,73 +24,73 @@ export function containerKind(path: string): ContainerKind {
   return "json";
 }
 
-function statOrNull(path: string): Stats | null {
+/** Where a scan notes paths that exist but cannot be read; absent = ignore such errors (fingerprints). */
+type Unreadable = UnavailablePath[] | undefined;
+
+/** Stats of a path; null when it does not exist or (noted in `unreadable`) cannot be stat'ed. */
+function statOrNull(path: string, unreadable?: Unreadable): Stats | null {
   try {
     return statSync(path);
-  } catch {
+  } catch (error) {
+    if (!isMissingError(error)) unreadable?.push({ path, reason: fsReason(error) });
     return null;
   }
 }
 
-function isDir(path: string): boolean {
-  return statOrNull(path)?.isDirectory() ?? false;
+function isDir(path: string, unreadable?: Unreadable): boolean {
+  return statOrNull(path, unreadable)?.isDirectory() ?? false;
 }
 
-function listDir(path: string): string[] {
+/**
+ * Names in a folder; [] when it is missing.
+ * @param sorted sort the names (default true; fingerprints are order-independent and skip it)
+ * @throws the fs error when it exists but cannot be read
+ */
+export function readNames(path: string, sorted = true): string[] {
   try {
-    return readdirSync(path);
-  } catch {
+    const names = readdirSync(path);
+    return sorted ? names.sort() : names;
+  } catch (error) {
+    if (isMissingError(error)) return [];
+    throw error;
+  }
+}
+
+/** Names in a folder; [] when missing or (noted in `unreadable`) unreadable. */
+function listDir(path: string, unreadable?: Unreadable): string[] {
+  try {
+    return readNames(path);
+  } catch (error) {
+    unreadable?.push({ path, reason: fsReason(error) });
     return [];
   }
 }
 
-/**
- * Commutative digest of many file stats (order-independent, so readdir order does not matter):
- * entry count, total size in bytes, newest mtime and a modular sum of mtimes in µs.
- */
-class StatsDigest {
-  private count = 0;
-  private sizeBytes = 0;
-  private maxMtimeMs = 0;
-  private mtimeSum = 0;
-
-  add(path: string): void {
-    const stats = statOrNull(path);
-    if (!stats) return;
-    this.count += 1;
-    this.sizeBytes += stats.isDirectory() ? 0 : stats.size;
-    this.maxMtimeMs = Math.max(this.maxMtimeMs, stats.mtimeMs);
-    this.mtimeSum = (this.mtimeSum + (Math.round(stats.mtimeMs * 1000) % 1_000_000_007)) % 1_000_000_007;
-  }
-
-  toString(): string {
-    return `n${this.count}:s${this.sizeBytes}:m${this.maxMtimeMs}:h${this.mtimeSum}`;
-  }
-}
-
-/** Fingerprint of a database: size + mtime of the db and of its `-wal` ("-" when absent). */
+/** Fingerprint of a database: {@link statFingerprint} of the db and of its `-wal` ("-" when absent). */
 export function fingerprintDatabase(dbPath: string): string {
   const db = statOrNull(dbPath);
   const wal = statOrNull(`${dbPath}-wal`);
-  return `db${db?.size ?? 0}:${db?.mtimeMs ?? 0}|wal${wal ? `${wal.size}:${wal.mtimeMs}` : "-"}`;
+  return `db${db ? statFingerprint(db) : "-"}|wal${wal ? statFingerprint(wal) : "-"}`;
 }
 
 /**
- * Fingerprint of a JSON storage folder (§2.2), stats only, about 4 stat/readdir calls per session
- * (not per message: a 4,000-message folder cost 31–61 ms when every message was statted, see
+ * Fingerprint of a JSON storage folder (§2.2), stats only, a few stat/readdir calls per session (not
+ * per message: a 4,000-message folder cost 31–61 ms when every message was statted, see
  * scripts/bench/parse-opencode.ts). Covered: each session file, each `message/<ses>/` folder (a new
- * message changes its mtime), the session's newest message file (rewritten when it completes) and
- * that message's `part/<msg>/` folder (new parts land in the newest message). Not covered: a part
- * added to an older message with nothing else changing; OpenCode only writes to the newest one.
+ * message changes its mtime), the session's newest message file (rewritten when it completes), that
+ * message's `part/<msg>/` folder (new parts) and every part file in it (a part rewritten in place,
+ * e.g. a tool call completing). Not covered: a part of an older message changing with nothing else
+ * changing; OpenCode only writes to the newest one.
+ * @throws the fs error when a folder or file exists but cannot be read (the scan reports the folder unavailable)
  */
 export function fingerprintJsonStorage(storagePath: string): string {
   const digest = new StatsDigest();
   digest.add(join(storagePath, "message"));
   digest.add(join(storagePath, "part"));
-  for (const project of listDir(join(storagePath, "session"))) {
+  for (const project of readNames(join(storagePath, "session"), false)) {
     const projectDir = join(storagePath, "session", project);
     digest.add(projectDir);
-    for (const file of listDir(projectDir)) {
+    for (const file of readNames(projectDir, false)) {
       digest.add(join(projectDir, file));
       const sessionId = file.replace(/\.json$/, "");
       addNewestMessage(digest, join(storagePath, "message", sessionId), (messageId) => join(storagePath, "part", messageId));
@@ -102,7 +104,7 @@ export function fingerprintLegacyStorage(storagePath: string): string {
   const digest = new StatsDigest();
   const sessionDir = join(storagePath, "session");
   digest.add(join(sessionDir, "info"));
-  for (const file of listDir(join(sessionDir, "info"))) {
+  for (const file of readNames(join(sessionDir, "info"), false)) {
     digest.add(join(sessionDir, "info", file));
     const sessionId = file.replace(/\.json$/, "");
     digest.add(join(sessionDir, "part", sessionId));
@@ -111,40 +113,80 @@ export function fingerprintLegacyStorage(storagePath: string): string {
   return digest.toString();
 }
 
-/** Add a session's message folder, its newest message file (ids ascend with time) and that message's part folder. */
-function addNewestMessage(digest: StatsDigest, messageDir: string, partDirOf: (messageId: string) => string): void {
+/**
+ * Add a session's message folder, its newest message file (ids ascend with time), that message's part
+ * folder and each part file in it. Shared with the listing's change keys (json-storage.ts, legacy.ts).
+ */
+export function addNewestMessage(digest: StatsDigest, messageDir: string, partDirOf: (messageId: string) => string): void {
   digest.add(messageDir);
   let newest: string | undefined;
-  for (const name of listDir(messageDir)) if (newest === undefined || name > newest) newest = name;
+  for (const name of readNames(messageDir, false)) if (newest === undefined || name > newest) newest = name;
   if (newest === undefined) return;
   digest.add(join(messageDir, newest));
-  digest.add(partDirOf(newest.replace(/\.json$/, "")));
+  const partDir = partDirOf(newest.replace(/\.json$/, ""));
+  if (!digest.add(partDir)) return;
+  for (const part of readNames(partDir, false)) digest.add(join(partDir, part));
 }
 
 /** The folders a root may stand for: itself, `<root>/opencode` and `<root>/.local/share/opencode`. */
-function candidateDirs(root: string): string[] {
-  return [root, join(root, "opencode"), join(root, ".local", "share", "opencode")].filter(isDir);
+function candidateDirs(root: string, unreadable: Unreadable): string[] {
+  const noted: UnavailablePath[] = [];
+  const dirs = [root, ...[join(root, "opencode"), join(root, ".local", "share", "opencode")].filter((dir) => isDir(dir, noted))];
+  // A root that cannot be entered is reported once (by findContainerPaths), not once more per probe below it.
+  if (isEnterable(root)) unreadable?.push(...noted);
+  return dirs;
+}
+
+function isEnterable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.R_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Container paths inside one OpenCode data folder (or a `storage` folder given directly). */
-function findContainerPaths(dir: string): string[] {
+function findContainerPaths(dir: string, unreadable: Unreadable): string[] {
   const found: string[] = [];
-  for (const name of listDir(dir)) {
-    if (dbNamePattern.test(name) && statOrNull(join(dir, name))?.isFile()) found.push(join(dir, name));
+  let names: string[];
+  try {
+    names = readNames(dir);
+  } catch (error) {
+    unreadable?.push({ path: dir, reason: fsReason(error) }); // covers everything below it
+    return found;
   }
-  if (isDir(join(dir, "storage", "session"))) found.push(join(dir, "storage"));
-  if (basename(dir) === "storage" && isDir(join(dir, "session"))) {
+  for (const name of names) {
+    if (dbNamePattern.test(name) && statOrNull(join(dir, name), unreadable)?.isFile()) found.push(join(dir, name));
+  }
+  if (isStorageDir(join(dir, "storage"), "session", unreadable)) found.push(join(dir, "storage"));
+  if (basename(dir) === "storage" && isStorageDir(dir, "session", unreadable)) {
     // a storage folder given directly: JSON storage, or legacy when it sits at project/<id>/storage
     if (isDir(join(dir, "session", "info")) === (containerKind(dir) === "legacy")) found.push(dir);
   }
-  for (const project of listDir(join(dir, "project"))) {
+  for (const project of listDir(join(dir, "project"), unreadable)) {
     const legacy = join(dir, "project", project, "storage");
-    if (isDir(join(legacy, "session", "info"))) found.push(legacy);
+    if (isStorageDir(legacy, join("session", "info"), unreadable)) found.push(legacy);
   }
   return found;
 }
 
-/** Build one container record with its fingerprint. */
+/**
+ * Whether `storage/<marker>` is a folder. When it cannot be stat'ed (a folder on the way cannot be
+ * entered), the storage folder itself is reported unavailable: that is the container path the index
+ * keeps sessions under.
+ */
+function isStorageDir(storage: string, marker: string, unreadable: Unreadable): boolean {
+  const noted: UnavailablePath[] = [];
+  const found = isDir(join(storage, marker), noted);
+  for (const entry of noted) unreadable?.push({ path: storage, reason: `${entry.reason} (${relative(storage, entry.path)})` });
+  return found;
+}
+
+/**
+ * Build one container record with its fingerprint.
+ * @throws the fs error when a folder of a storage container cannot be read
+ */
 export function describeContainer(path: string): SourceContainer {
   const kind = containerKind(path);
   const fingerprint =
@@ -155,25 +197,43 @@ export function describeContainer(path: string): SourceContainer {
 /**
  * Scan roots (each a data folder like `~/.local/share/opencode`, its parent, a home folder, a
  * `storage` folder, or a `.db` file) for containers. Stats only.
- * @returns containers unique by absolute path, in discovery order; roots that do not exist in `missingRoots`
+ * @returns containers unique by absolute path, in discovery order; roots that do not exist in
+ *   `missingRoots`; folders and files that exist but cannot be read (e.g. permission denied) in
+ *   `unavailable` — a storage container with an unreadable folder inside is reported as the container
+ *   path itself, with the folder in the reason, so the index keeps all its sessions. Never throws.
  */
 export function scanOpencodeRoots(roots: string[]): ScanResult {
   const containers: SourceContainer[] = [];
   const missingRoots: string[] = [];
+  const unavailable: UnavailablePath[] = [];
   const seen = new Set<string>();
   for (const given of roots) {
     const root = resolve(given);
-    const stats = statOrNull(root);
-    if (!stats) {
-      missingRoots.push(root);
+    let stats: Stats;
+    try {
+      stats = statSync(root);
+    } catch (error) {
+      if (isMissingError(error)) missingRoots.push(root);
+      else unavailable.push({ path: root, reason: fsReason(error) });
       continue;
     }
-    const paths = stats.isFile() ? (root.endsWith(".db") ? [root] : []) : candidateDirs(root).flatMap(findContainerPaths);
+    const paths = stats.isFile() ? (root.endsWith(".db") ? [root] : []) : candidateDirs(root, unavailable).flatMap((dir) => findContainerPaths(dir, unavailable));
     for (const path of paths) {
       if (seen.has(path)) continue;
       seen.add(path);
-      containers.push(describeContainer(path));
+      try {
+        containers.push(describeContainer(path));
+      } catch (error) {
+        const where = relative(path, String((error as { path?: unknown }).path ?? path)) || ".";
+        unavailable.push({ path, reason: `${fsReason(error)} (${where})` });
+      }
     }
   }
-  return { containers, missingRoots, unavailable: [] };
+  return { containers, missingRoots, unavailable: dedupe(unavailable) };
+}
+
+function dedupe(entries: UnavailablePath[]): UnavailablePath[] {
+  const byPath = new Map<string, UnavailablePath>();
+  for (const entry of entries) if (!byPath.has(entry.path)) byPath.set(entry.path, entry);
+  return [...byPath.values()];
 }

@@ -4,12 +4,16 @@
  * copy-to-temp fallback for folders we cannot write to, and the session/message/part queries.
  * Only the `session`, `project`, `message` and `part` tables are ever read — never `account`,
  * `control_account`, `credential` or `account_state`. Turn building is left to messages.ts.
+ * A database that cannot be read now (locked, empty, not a database, no transcript tables) is
+ * reported with one phrase ({@link describeDatabaseError}); the parser calls it "unavailable" (issue 9).
  */
 import { Database, constants } from "bun:sqlite";
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { SourceError } from "../../errors.ts";
+import { errorCode, fsReason } from "../file-stats.ts";
+import { fingerprintDatabase } from "./scan.ts";
 import { asObject, noteSkip, type RawConversation, type RawMessage, type RawSession } from "./messages.ts";
 
 /** How a database was opened: in place, in place as `immutable` (no WAL file exists), or from a temp copy. */
@@ -23,7 +27,21 @@ export interface DatabaseHandle {
   copyDir: string | null;
   /** Older schemas might lack `part.session_id`; then parts are found through `message`. */
   hasPartSessionId: boolean;
+  /** Whether `part.time_updated` exists (every schema seen has it; the change key uses it when present). */
+  hasPartTimeUpdated: boolean;
 }
+
+/** What {@link prepareConnection} learns about the schema. */
+interface SchemaInfo {
+  hasPartSessionId: boolean;
+  hasPartTimeUpdated: boolean;
+}
+
+/** A database without the transcript tables (not OpenCode's, or created but not yet migrated). */
+class MissingTablesError extends Error {}
+
+/** A zero-byte database file: OpenCode is creating it, or it was truncated. */
+class EmptyDatabaseError extends Error {}
 
 /** Options of {@link openOpencodeDatabase}. */
 export interface OpenOptions {
@@ -33,7 +51,8 @@ export interface OpenOptions {
   forceCopy?: boolean;
 }
 
-const handles = new Map<string, DatabaseHandle>();
+/** Cached connections by path, with the db + WAL fingerprint they were opened at. */
+const handles = new Map<string, { handle: DatabaseHandle; fingerprint: string }>();
 let isExitHookSet = false;
 
 /** True when the db header says WAL mode (file format bytes 18–19 == 2, sqlite.org/fileformat2). */
@@ -48,11 +67,31 @@ function isWalModeFile(path: string): boolean {
 }
 
 /** Apply busy_timeout and touch the schema so lock / format / shm errors surface now, not mid-parse. */
-function prepareConnection(db: Database, busyTimeoutMs: number): boolean {
+function prepareConnection(db: Database, busyTimeoutMs: number): SchemaInfo {
   db.run(`pragma busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   const tables = new Set(db.query<{ name: string }, []>("select name from sqlite_master where type = 'table'").all().map((row) => row.name));
-  if (!tables.has("session") || !tables.has("message") || !tables.has("part")) throw new Error("not an opencode database (no session/message/part tables)");
-  return db.query<{ name: string }, []>("pragma table_info(part)").all().some((column) => column.name === "session_id");
+  const missing = ["session", "message", "part"].filter((name) => !tables.has(name));
+  if (missing.length > 0) throw new MissingTablesError(`not an opencode database (no ${missing.join(", ")} table)`);
+  const partColumns = new Set(db.query<{ name: string }, []>("pragma table_info(part)").all().map((column) => column.name));
+  return { hasPartSessionId: partColumns.has("session_id"), hasPartTimeUpdated: partColumns.has("time_updated") };
+}
+
+/**
+ * One lower-case phrase for why a database cannot be read now, for "unavailable" reports:
+ *   SQLITE_BUSY → "database is locked"; SQLITE_NOTADB → "file is not a database";
+ *   SQLITE_CORRUPT → "database disk image is malformed"; missing tables → "not an opencode database (no part table)";
+ *   EACCES → "permission denied"; a SourceError from {@link openOpencodeDatabase} → the phrase it was built from.
+ */
+export function describeDatabaseError(error: unknown): string {
+  const cause = error instanceof SourceError && error.cause !== undefined ? error.cause : error;
+  const code = errorCode(cause) ?? "";
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "database is locked";
+  if (code.startsWith("SQLITE_NOTADB")) return "file is not a database";
+  if (code.startsWith("SQLITE_CORRUPT")) return "database disk image is malformed";
+  if (code.startsWith("SQLITE_")) return String((cause as Error).message).toLowerCase();
+  if (cause instanceof MissingTablesError || cause instanceof EmptyDatabaseError) return cause.message;
+  if (code) return fsReason(cause);
+  return String((cause as Error | null)?.message ?? cause).toLowerCase();
 }
 
 /**
@@ -69,7 +108,7 @@ function openInPlace(path: string, busyTimeoutMs: number): DatabaseHandle {
       ? new Database(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI)
       : new Database(path, { readonly: true });
   try {
-    return { path, db, mode, copyDir: null, hasPartSessionId: prepareConnection(db, busyTimeoutMs) };
+    return { path, db, mode, copyDir: null, ...prepareConnection(db, busyTimeoutMs) };
   } catch (error) {
     db.close();
     throw error;
@@ -90,7 +129,7 @@ export function openCopy(path: string, busyTimeoutMs: number): DatabaseHandle {
     if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copyPath}-wal`);
     const db = new Database(copyPath, { readonly: true });
     try {
-      return { path, db, mode: "copy", copyDir, hasPartSessionId: prepareConnection(db, busyTimeoutMs) };
+      return { path, db, mode: "copy", copyDir, ...prepareConnection(db, busyTimeoutMs) };
     } catch (error) {
       db.close();
       throw error;
@@ -108,16 +147,25 @@ function isPlacementError(error: unknown): boolean {
 }
 
 /**
- * Open (or reuse) the process-wide connection to one OpenCode database.
- * @returns the cached handle; the same object for every later call with the same path
- * @throws SourceError when the file is not a readable OpenCode database (corrupt, locked past
- *   `busyTimeoutMs`, missing tables); the caller turns it into a warning
+ * Open (or reuse) the process-wide connection to one OpenCode database. A cached connection is reused
+ * while the db and WAL stats are unchanged; after a change it is reopened, because an `immutable` or
+ * `copy` connection never sees later writes and a replaced file keeps the old one open (long-lived
+ * processes, and tests that index twice in one process).
+ * @returns the cached handle; the same object for every later call while the database is unchanged
+ * @throws SourceError `<path>: <phrase>` when the file is not a readable OpenCode database now (empty,
+ *   corrupt, locked past `busyTimeoutMs`, missing tables, permission denied); the listing reports the
+ *   database unavailable, a parse fails (and the index retries it)
  */
 export function openOpencodeDatabase(path: string, options: OpenOptions): DatabaseHandle {
+  const fingerprint = fingerprintDatabase(path);
   const cached = handles.get(path);
-  if (cached) return cached;
+  if (cached?.fingerprint === fingerprint) return cached.handle;
+  if (cached) closeHandle(cached.handle);
+  handles.delete(path);
   let handle: DatabaseHandle;
   try {
+    // SQLite opens a zero-byte file as an empty database; say what it is instead of "no tables".
+    if (statSync(path).size === 0) throw new EmptyDatabaseError("empty database file (0 bytes)");
     if (options.forceCopy) handle = openCopy(path, options.busyTimeoutMs);
     else {
       try {
@@ -128,9 +176,9 @@ export function openOpencodeDatabase(path: string, options: OpenOptions): Databa
       }
     }
   } catch (error) {
-    throw new SourceError(`${path}: ${(error as Error).message}`, path, { cause: error });
+    throw new SourceError(`${path}: ${describeDatabaseError(error)}`, path, { cause: error });
   }
-  handles.set(path, handle);
+  handles.set(path, { handle, fingerprint });
   if (!isExitHookSet) {
     isExitHookSet = true;
     process.on("exit", closeOpencodeDatabases);
@@ -140,21 +188,26 @@ export function openOpencodeDatabase(path: string, options: OpenOptions): Databa
 
 /** Close every cached connection and delete temp copies. Safe to call repeatedly; also runs at process exit. */
 export function closeOpencodeDatabases(): void {
-  for (const handle of handles.values()) {
-    try {
-      handle.db.close();
-    } catch {
-      // closing a broken connection must not stop the others from closing
-    }
-    if (handle.copyDir) rmSync(handle.copyDir, { recursive: true, force: true });
-  }
+  for (const { handle } of handles.values()) closeHandle(handle);
   handles.clear();
+}
+
+function closeHandle(handle: DatabaseHandle): void {
+  try {
+    handle.db.close();
+  } catch {
+    // closing a broken connection must not stop the others from closing
+  }
+  if (handle.copyDir) rmSync(handle.copyDir, { recursive: true, force: true });
 }
 
 /** One listed db session plus its cheap change key ingredients. */
 export interface DbSessionRow extends RawSession {
   messageCount: number;
   lastMessageUpdatedMs: number;
+  /** Parts of the session, and the newest `part.time_updated` (0 when the column is absent). */
+  partCount: number;
+  lastPartUpdatedMs: number;
 }
 
 interface SessionRowRecord {
@@ -167,6 +220,8 @@ interface SessionRowRecord {
   worktree: string | null;
   n: number | null;
   mu: number | null;
+  pn: number | null;
+  pu: number | null;
 }
 
 function toRawSession(row: SessionRowRecord): RawSession {
@@ -184,15 +239,34 @@ function toRawSession(row: SessionRowRecord): RawSession {
 const sessionSelect = `select s.id, s.parent_id, s.directory, s.title, s.time_created, s.time_updated, p.worktree
   from session s left join project p on p.id = s.project_id`;
 
-/** Every session of a database with message count and newest message `time_updated` (for the change key). */
+/**
+ * Every session of a database with its change key ingredients: message count and newest message
+ * `time_updated`, part count and newest part `time_updated`. Parts matter on their own: OpenCode adds
+ * and updates parts of the newest message without moving `message.time_updated` or
+ * `session.time_updated` (6 of 91 messages of the real 1.17.3 corpus db; issue 9).
+ * Cost, measured 2026-11-23 on the 2-core dev VM, warm cache, generated db of 5,000 sessions / 47,716
+ * messages / 150,518 parts (362 MB): message stats alone 33–42 ms; with part count + newest part time
+ * about 90 ms more (the part times need a table scan; the count alone is a 20 ms index scan).
+ */
 export function listDbSessions(handle: DatabaseHandle): DbSessionRow[] {
+  const partUpdated = handle.hasPartTimeUpdated ? "max(p.time_updated)" : "0";
+  const partStats = handle.hasPartSessionId
+    ? `select p.session_id, count(*) pn, ${partUpdated} pu from part p group by p.session_id`
+    : `select m.session_id, count(*) pn, ${partUpdated} pu from part p join message m on m.id = p.message_id group by m.session_id`;
   const rows = handle.db
     .query<SessionRowRecord, []>(
-      `select x.*, m.n, m.mu from (${sessionSelect}) x
-       left join (select session_id, count(*) n, max(time_updated) mu from message group by session_id) m on m.session_id = x.id`,
+      `select x.*, m.n, m.mu, p.pn, p.pu from (${sessionSelect}) x
+       left join (select session_id, count(*) n, max(time_updated) mu from message group by session_id) m on m.session_id = x.id
+       left join (${partStats}) p on p.session_id = x.id`,
     )
     .all();
-  return rows.map((row) => ({ ...toRawSession(row), messageCount: Number(row.n ?? 0), lastMessageUpdatedMs: Number(row.mu ?? 0) }));
+  return rows.map((row) => ({
+    ...toRawSession(row),
+    messageCount: Number(row.n ?? 0),
+    lastMessageUpdatedMs: Number(row.mu ?? 0),
+    partCount: Number(row.pn ?? 0),
+    lastPartUpdatedMs: Number(row.pu ?? 0),
+  }));
 }
 
 /** Parts whose JSON we need (prose and tools); other types (file data URLs can be MBs) are not fetched. */
