@@ -9,22 +9,20 @@
  *      batch; the store keeps the newest row of an id). Texts that still fail are marked failed and
  *      retried next run; they never get a zero vector;
  *   4. compact a level when more than 30% of its rows are dead.
+ * Before this phase, each run repairs deleted or damaged vector files (vector-files.ts `repairVectorFiles`).
  * A chunk id is its vector row id. Never prints: hooks carry progress and notices.
+ * Every transaction that changes which chunks are embedded also records the segment files on disk
+ * (vector-files.ts), so a search can tell in O(files) that none was deleted or damaged since (issue 9).
  */
 import type { Database } from "bun:sqlite";
-import { join } from "node:path";
 import type { Embedder } from "../embed/index.ts";
-import { buildIdFilter, openVectorStore, type VectorStore } from "../native/index.ts";
+import { buildIdFilter, type VectorStore } from "../native/index.ts";
 import { chunkBudget, splitIntoChunks } from "./chunking.ts";
 import { loadDocumentTexts } from "./documents.ts";
-import { homeFiles } from "./home.ts";
 import { chunkStatus, readMeta, writeMeta } from "./schema.ts";
+import { embedFingerprintKey, openLevelStore, recordVectorFiles, vectorLevels } from "./vector-files.ts";
 
-/** Levels of vector stores: one per document level. */
-export const vectorLevels = ["session", "turn"] as const;
-
-/** Meta key of the fingerprint of the model that wrote the stored vectors. */
-export const embedFingerprintKey = "embed_fingerprint";
+export { embedFingerprintKey, openLevelStore, vectorLevels };
 
 /** Hooks of the embedding phase. */
 export interface EmbeddingHooks {
@@ -40,11 +38,6 @@ export interface EmbeddingSummary {
   reembedAll: boolean;
 }
 
-/** Open the vector store of one level for a model. */
-export function openLevelStore(recallHome: string, level: (typeof vectorLevels)[number], embedder: Pick<Embedder, "dims" | "fingerprintKey">, onWarning?: (message: string) => void): VectorStore {
-  return openVectorStore({ dir: join(recallHome, homeFiles.vectors), level, dims: embedder.dims, fingerprint: embedder.fingerprintKey, onWarning });
-}
-
 /** Chunks per embedding batch (and per checkpoint). */
 const batchSize = 32;
 
@@ -58,6 +51,7 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
     db.transaction(() => {
       db.exec("DELETE FROM chunks");
       writeMeta(db, embedFingerprintKey, embedder.fingerprintKey);
+      recordVectorFiles(db, recallHome, stores);
     }).immediate();
   }
   chunkNewDocuments(db, embedder);
@@ -75,7 +69,10 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
       stores[level].append(rows.map((row) => row.id), rows.map((row) => row.vector));
     }
     const mark = db.query("UPDATE chunks SET status = ? WHERE id = ?");
-    db.transaction(() => batch.forEach((chunk, i) => mark.run(vectors[i] ? chunkStatus.embedded : chunkStatus.failed, chunk.id))).immediate();
+    db.transaction(() => {
+      batch.forEach((chunk, i) => mark.run(vectors[i] ? chunkStatus.embedded : chunkStatus.failed, chunk.id));
+      recordVectorFiles(db, recallHome, stores);
+    }).immediate();
     const failed = vectors.filter((vector) => !vector).length;
     summary.failed += failed;
     summary.embedded += batch.length - failed;
@@ -84,8 +81,10 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
   for (const level of vectorLevels) {
     const live = db.query<{ id: number }, [string, number]>("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.level = ? AND c.status = ?").all(level, chunkStatus.embedded);
     stores[level].compactIfNeeded(buildIdFilter(live.map((row) => row.id)));
-    stores[level].close();
   }
+  // After a compaction (a crash before this commit only costs the next search an exact check).
+  db.transaction(() => recordVectorFiles(db, recallHome, stores)).immediate();
+  for (const level of vectorLevels) stores[level].close();
   return summary;
 }
 

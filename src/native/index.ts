@@ -3,7 +3,7 @@
  * Other layers import from "../native", never from the files behind it.
  */
 export { createDotKernels, jsKernels, loadDotKernels, type AddonLoader, type DotKernels, type SimsimdAddon } from "./simsimd.ts";
-export { openVectorStore, VectorStore, type VectorStoreOptions, type VectorStoreStats, type ModelMismatch } from "./vector-store.ts";
+export { openVectorStore, VectorStore, type VectorStoreOptions, type VectorStoreStats, type ModelMismatch, type SegmentDigest, type UnusableSegment } from "./vector-store.ts";
 export { buildIdFilter, MAX_VECTOR_ID } from "./vector-rows.ts";
 export type { VectorLevel } from "./segment-dir.ts";
 export type { ElementType } from "./vector-file.ts";

@@ -3,8 +3,8 @@
  * the cleanup of temp files left by a crashed writer. A store level is exactly the set of its complete segment
  * files `<level>-<seq>.vec`; anything else (temp files `<level>-<seq>.vec.tmp-<pid>-<ms>`) is ignored when reading.
  */
-import { existsSync, readdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 /** The two logical stores: one row per session summary document, one per turn document. */
 export type VectorLevel = "session" | "turn";
@@ -25,6 +25,22 @@ export function nameSegment(level: VectorLevel, seq: number): string {
 /** Returns a temp name for `finalName` unique to this process and moment: "<final>.tmp-<pid>-<ms>". */
 export function nameTemp(finalName: string): string {
   return `${finalName}.tmp-${process.pid}-${Date.now()}`;
+}
+
+/**
+ * Creates `dir` (and missing parents) as 0700 whatever the umask, so vectors of private history are never
+ * group- or world-readable (issue 9: `vectors/` was 0755, 0777 under umask 000). A folder that already exists
+ * keeps its mode: recall never changes the mode of something it did not create. Returns `dir`.
+ */
+export function ensurePrivateDir(dir: string): string {
+  const first = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (first === undefined) return dir;
+  // mkdir's mode is masked by the umask; set it explicitly on every folder this call created.
+  for (let path = dir; ; path = dirname(path)) {
+    chmodSync(path, 0o700);
+    if (path === first || dirname(path) === path) break;
+  }
+  return dir;
 }
 
 /** Returns the complete segments of `level` in `dir`, oldest first; [] when the directory does not exist. */

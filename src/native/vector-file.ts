@@ -6,7 +6,7 @@
  * empty file fails with EINVAL, truncating a mapped file kills Bun with SIGBUS, typed-array views need
  * byteOffset % BYTES_PER_ELEMENT == 0, and a renamed-over file keeps serving old mappings their old bytes.
  */
-import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { IndexError } from "../errors.ts";
 
@@ -109,7 +109,7 @@ function encodeHeader(header: SegmentHeader, fingerprint: string): Uint8Array {
 export function decodeHeader(bytes: Uint8Array, path: string): SegmentHeader {
   const corrupt = (why: string) =>
     new IndexError("INDEX_CORRUPT", `vector segment ${path} is unreadable: ${why}`, {
-      hint: "run `recall index --rebuild` to rewrite the vector files",
+      hint: "run `recall index` to rebuild the missing vectors",
     });
   if (bytes.byteLength < HEADER_BYTES) throw corrupt(`${bytes.byteLength} bytes, shorter than the header`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
@@ -206,8 +206,8 @@ function writePadding(fd: number, fromOffset: number, toOffset: number): void {
 
 /**
  * Writes `src` as a complete segment to `dir/tempName`, fsyncs it, renames it to `dir/finalName`, and fsyncs the
- * directory; so a crash leaves either no `finalName` or a complete one (a stray temp file at worst).
- * Returns the bytes written. Throws node:fs errors (ENOSPC, EACCES…) after removing the temp file.
+ * directory; so a crash leaves either no `finalName` or a complete one (a stray temp file at worst). The file is
+ * created 0600 whatever the umask. Returns the bytes written. Throws node:fs errors (ENOSPC, EACCES…) after removing the temp file.
  */
 export function writeSegmentFile(dir: string, tempName: string, finalName: string, src: SegmentSource): number {
   const { elementType, dims, ids } = src;
@@ -215,8 +215,9 @@ export function writeSegmentFile(dir: string, tempName: string, finalName: strin
   const layout = computeLayout(elementType, dims, rowCount);
   const header: SegmentHeader = { elementType, dims, rowCount, fingerprintHash: hashFingerprint(src.fingerprint), fingerprintLabel: "" };
   const tempPath = join(dir, tempName);
-  const fd = openSync(tempPath, "wx");
+  const fd = openSync(tempPath, "wx", 0o600);
   try {
+    fchmodSync(fd, 0o600); // 0600 whatever the umask (issue 9: segments were 0644, 0666 under umask 000)
     writeAll(fd, encodeHeader(header, src.fingerprint));
     writeAll(fd, new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength));
     let offset = layout.idsOffset + ids.byteLength;

@@ -6,12 +6,12 @@
  * crash after a segment rename but before the caller's DB commit, then re-embedding) the newest row wins.
  * SQLite stays the source of truth: `ids()` lets the caller verify and re-embed what is missing.
  */
-import { mkdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { unlinkSync } from "node:fs";
+import { basename, join } from "node:path";
 import { IndexError } from "../errors.ts";
-import { listSegments, nameSegment, nameTemp, removeStaleTemps, type VectorLevel } from "./segment-dir.ts";
+import { ensurePrivateDir, listSegments, nameSegment, nameTemp, removeStaleTemps, type VectorLevel } from "./segment-dir.ts";
 import { loadDotKernels, type DotKernels } from "./simsimd.ts";
-import { hashFingerprint, mapSegment, writeSegmentFile, type ElementType, type MappedSegment } from "./vector-file.ts";
+import { computeLayout, hashFingerprint, mapSegment, writeSegmentFile, type ElementType, type MappedSegment } from "./vector-file.ts";
 import { scanSegment, TopK, type VectorHit } from "./vector-scan.ts";
 import { computeShadows, normalizeRow, toIdArray, type Shadows } from "./vector-rows.ts";
 
@@ -57,16 +57,33 @@ export interface ModelMismatch {
   readonly storedDims: number;
 }
 
+/** A segment file the store cannot use, and why: a phrase that follows the file name ("is 96 bytes, its header says 4160"). */
+export interface UnusableSegment {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** A loaded segment file as an index records it, to notice later that it was replaced or rewritten. */
+export interface SegmentDigest {
+  readonly name: string;
+  readonly sizeBytes: number;
+  /** wyhash (64-bit, hex) of the segment's ids block: catches ids overwritten in a file of unchanged size. */
+  readonly idsHash: string;
+}
+
 interface LoadedState {
   segments: MappedSegment[];
   shadows: Shadows;
   mismatch: ModelMismatch | undefined;
+  damaged: UnusableSegment[];
+  foreign: UnusableSegment[];
 }
 
 /**
  * Opens (never creates) the store of `level` in `dir`. An absent directory or no segment files is an empty store.
- * Unreadable segments are skipped with a warning. A fingerprint or dims mismatch does not throw here: it is
- * reported by `mismatch`, and search/append/compact then throw IndexError INDEX_MODEL_MISMATCH until `reset()`.
+ * Unreadable segments are skipped with a warning and listed in `damaged`. A fingerprint or dims mismatch does not
+ * throw here: it is reported by `mismatch` (and the segments in `foreign`), and search/append/compact then throw
+ * IndexError INDEX_MODEL_MISMATCH until `reset()` or `discardUnusable()`.
  */
 export function openVectorStore(options: VectorStoreOptions): VectorStore {
   return new VectorStore(options);
@@ -109,6 +126,32 @@ export class VectorStore {
     return this.state.mismatch;
   }
 
+  /**
+   * Segment files skipped on open because they cannot be read: bad magic, version or element type, a size that
+   * differs from what the header says, an I/O error (issue 9: truncated or overwritten `.vec` files). A file
+   * deleted between listing and mapping (a concurrent compaction) is not counted.
+   */
+  get damaged(): readonly UnusableSegment[] {
+    return this.state.damaged;
+  }
+
+  /** Readable segment files written with another fingerprint or dims than this store's (they set `mismatch`). */
+  get foreign(): readonly UnusableSegment[] {
+    return this.state.foreign;
+  }
+
+  /**
+   * Returns a digest of every loaded segment (usable or of another model; damaged files are not loaded), oldest
+   * first. Cost: one hash over 4 bytes per row (~0.1 ms per 100k rows).
+   */
+  segmentDigests(): SegmentDigest[] {
+    return this.state.segments.map((seg) => {
+      const { elementType, dims, rowCount } = seg.header;
+      const idsBytes = new Uint8Array(seg.ids.buffer, seg.ids.byteOffset, seg.ids.byteLength);
+      return { name: basename(seg.path), sizeBytes: computeLayout(elementType, dims, rowCount).totalBytes, idsHash: Bun.hash.wyhash(idsBytes).toString(16) };
+    });
+  }
+
   /** Which dot kernels score rows: "simsimd" or the "js" fallback. */
   get kernelName(): "simsimd" | "js" {
     return this.kernels.name;
@@ -124,6 +167,8 @@ export class VectorStore {
   private load(previous: MappedSegment[]): LoadedState {
     const byPath = new Map(previous.map((s) => [s.path, s]));
     const segments: MappedSegment[] = [];
+    const damaged: UnusableSegment[] = [];
+    const foreign: UnusableSegment[] = [];
     let mismatch: ModelMismatch | undefined;
     for (const entry of listSegments(this.dir, this.level)) {
       const path = join(this.dir, entry.name);
@@ -132,13 +177,19 @@ export class VectorStore {
         const { fingerprintHash, dims, fingerprintLabel } = seg.header;
         if (fingerprintHash !== this.fingerprintHash || dims !== this.dims) {
           mismatch ??= { storedFingerprint: fingerprintLabel, storedDims: dims };
+          foreign.push({ path, reason: `was written by another model (${fingerprintLabel || "unnamed"}, ${dims} dims)` });
         }
         segments.push(seg);
       } catch (error) {
-        this.onWarning?.(`skipping vector segment ${path}: ${(error as Error).message}`);
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // removed by a compaction after the listing
+        const message = (error as Error).message;
+        const prefix = `vector segment ${path} `;
+        const reason = message.startsWith(prefix) ? message.slice(prefix.length) : `is unreadable: ${(error as NodeJS.ErrnoException).code ?? message}`;
+        damaged.push({ path, reason });
+        this.onWarning?.(`skipping vector segment ${path}: ${message}`);
       }
     }
-    return { segments, shadows: computeShadows(segments), mismatch };
+    return { segments, shadows: computeShadows(segments), mismatch, damaged, foreign };
   }
 
   private assertUsable(): void {
@@ -148,7 +199,7 @@ export class VectorStore {
     throw new IndexError(
       "INDEX_MODEL_MISMATCH",
       `the ${this.level} vectors in ${this.dir} were built with another model (${m.storedFingerprint}, ${m.storedDims} dims)`,
-      { hint: "run `recall index --rebuild` to re-embed with the current model" },
+      { hint: "run `recall index` to re-embed with the current model" },
     );
   }
 
@@ -202,7 +253,7 @@ export class VectorStore {
   }
 
   private writeSegment(ids: Int32Array, getRow: (row: number) => Float32Array): number {
-    mkdirSync(this.dir, { recursive: true });
+    ensurePrivateDir(this.dir);
     this.removeTemps();
     const lastSeq = listSegments(this.dir, this.level).at(-1)?.seq ?? 0;
     const finalName = nameSegment(this.level, lastSeq + 1);
@@ -283,9 +334,30 @@ export class VectorStore {
     this.state = this.load([]);
   }
 
+  /**
+   * Deletes the `damaged` and `foreign` segment files (their rows must be re-embedded: SQLite is the source of
+   * truth) and reloads, so the store is usable again with its remaining segments. Returns what was deleted.
+   * Call only while holding the index lock. Throws node:fs errors other than ENOENT.
+   */
+  discardUnusable(): UnusableSegment[] {
+    if (this.closed) throw new IndexError("INTERNAL", `vector store ${this.level} in ${this.dir} is closed`);
+    const unusable = [...this.state.damaged, ...this.state.foreign];
+    if (unusable.length === 0) return [];
+    for (const { path } of unusable) {
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+    const gone = new Set(unusable.map((entry) => entry.path));
+    this.state = this.load(this.state.segments.filter((seg) => !gone.has(seg.path)));
+    return unusable;
+  }
+
   /** Drops the mappings (Bun unmaps when the views are garbage-collected); later calls throw. */
   close(): void {
     this.closed = true;
-    this.state = { segments: [], shadows: computeShadows([]), mismatch: undefined };
+    this.state = { segments: [], shadows: computeShadows([]), mismatch: undefined, damaged: [], foreign: [] };
   }
 }

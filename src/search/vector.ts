@@ -3,12 +3,14 @@
  * built from SQLite (only embedded chunks of sessions that pass the filters), so the filters apply
  * before the top-k cut and a filtered search never comes back short. Level 1 searches both stores
  * (session chunks and turn chunks) and keeps each session's best chunk; level 2 searches turn chunks
- * and keeps each turn's best chunk. Scores are cosine similarities (−1…1).
+ * and keeps each turn's best chunk. Scores are cosine similarities (−1…1). Whether the vector files can be
+ * trusted is decided before a leg is created (commands/vector-leg.ts, index/vector-files.ts `findVectorDamage`).
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder } from "../embed/index.ts";
-import { chunkStatus, openLevelStore, vectorLevels } from "../index/index.ts";
-import { buildIdFilter } from "../native/index.ts";
+import { chunkStatus, openLevelStore, vectorLevels, type VectorLevelName } from "../index/index.ts";
+import { buildIdFilter, type VectorStore } from "../native/index.ts";
+import { redactText } from "../redact/index.ts";
 import type { VectorHit, VectorLeg } from "./api.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import type { SearchLevel } from "./lexical.ts";
@@ -31,21 +33,29 @@ function allowedChunks(db: Database, level: "session" | "turn", filters: SearchF
   return new Map(rows.map((row) => [row.id, { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number }]));
 }
 
+/** Maps both levels' vector stores of `embedder`'s model (cheap: mmap plus one pass over the stored ids). */
+export function openVectorStores(recallHome: string, embedder: Pick<Embedder, "dims" | "fingerprintKey">): Record<VectorLevelName, VectorStore> {
+  return Object.fromEntries(vectorLevels.map((level) => [level, openLevelStore(recallHome, level, embedder)])) as Record<VectorLevelName, VectorStore>;
+}
+
 /**
  * Create the vector leg for an index and a loaded embedder (the model that wrote the vectors).
  * @param recallHome RECALL_HOME holding `vectors/`
+ * @param stores stores already opened with `openVectorStores` (kept open across searches); default: each search
+ *   maps the files itself and closes them after
  */
-export function createVectorLeg(db: Database, recallHome: string, embedder: Embedder): VectorLeg {
+export function createVectorLeg(db: Database, recallHome: string, embedder: Embedder, stores?: Record<VectorLevelName, VectorStore>): VectorLeg {
   return {
     async search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]> {
-      const vector = await embedder.embedQuery(query);
+      // Documents were embedded redacted; a secret typed into a query is not sent to an endpoint either.
+      const vector = await embedder.embedQuery(redactText(query));
       const levels = level === "turn" ? (["turn"] as const) : vectorLevels;
       const best = new Map<number, VectorHit>();
       const keyOf = (owner: ChunkOwner) => (level === "session" ? owner.sessionRowid : owner.documentId);
       for (const storeLevel of levels) {
         const owners = allowedChunks(db, storeLevel, filters, level === "turn");
         if (owners.size === 0) continue;
-        const store = openLevelStore(recallHome, storeLevel, embedder);
+        const store = stores?.[storeLevel] ?? openLevelStore(recallHome, storeLevel, embedder);
         try {
           if (store.mismatch) continue;
           const allow = buildIdFilter(owners.keys());
@@ -61,7 +71,7 @@ export function createVectorLeg(db: Database, recallHome: string, embedder: Embe
             if (best.size >= candidates || hits.length < k) break;
           }
         } finally {
-          store.close();
+          if (!stores) store.close();
         }
       }
       return [...best.values()].sort((a, b) => b.score - a.score).slice(0, candidates);

@@ -212,3 +212,39 @@ describe("vector store files", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 });
+
+describe("unusable segments and digests (issue 9)", () => {
+  test("damaged and foreign segments are listed with a reason, and discardUnusable deletes exactly those", () => {
+    const store = open();
+    store.append(range(4), makeVectors(4, 30));
+    store.append(range(2, 10), makeVectors(2, 31));
+    writeFileSync(join(dir, "turn-00000003.vec"), readFileSync(join(dir, "turn-00000001.vec")).subarray(0, 100));
+    openVectorStore({ dir: join(dir, "b"), level: "turn", dims: DIMS, fingerprint: "model-b:64" }).append([30], makeVectors(1, 33));
+    writeFileSync(join(dir, "turn-00000004.vec"), readFileSync(join(dir, "b", "turn-00000001.vec")));
+    const reopened = open();
+    expect(reopened.damaged).toEqual([{ path: join(dir, "turn-00000003.vec"), reason: expect.stringMatching(/^is 100 bytes, its header says \d+$/) }]);
+    expect(reopened.foreign).toEqual([{ path: join(dir, "turn-00000004.vec"), reason: "was written by another model (model-b:64, 64 dims)" }]);
+    expect(reopened.mismatch).toBeDefined();
+    const discarded = reopened.discardUnusable();
+    expect(discarded.map((d) => d.path)).toEqual([join(dir, "turn-00000003.vec"), join(dir, "turn-00000004.vec")]);
+    expect(reopened.mismatch).toBeUndefined();
+    expect(reopened.damaged).toEqual([]);
+    expect(readdirSync(dir).filter((name) => name.endsWith(".vec")).sort()).toEqual(["turn-00000001.vec", "turn-00000002.vec"]);
+    expect(Array.from(reopened.ids()).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 10, 11]);
+    expect(reopened.search(makeVectors(1, 34)[0]!, 3)).toHaveLength(3);
+  });
+
+  test("segment digests change when a file's ids are overwritten in place, and not otherwise", () => {
+    const store = open();
+    store.append(range(5), makeVectors(5, 35));
+    const before = open().segmentDigests();
+    expect(before).toEqual([{ name: "turn-00000001.vec", sizeBytes: statSync(join(dir, "turn-00000001.vec")).size, idsHash: expect.stringMatching(/^[0-9a-f]+$/) }]);
+    expect(open().segmentDigests()).toEqual(before);
+    const bytes = readFileSync(join(dir, "turn-00000001.vec"));
+    bytes.writeInt32LE(99, 64);
+    writeFileSync(join(dir, "turn-00000001.vec"), bytes);
+    const after = open().segmentDigests();
+    expect(after[0]!.sizeBytes).toBe(before[0]!.sizeBytes);
+    expect(after[0]!.idsHash).not.toBe(before[0]!.idsHash);
+  });
+});
