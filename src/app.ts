@@ -8,6 +8,8 @@
 import { binary, runSafely, subcommands } from "cmd-ts";
 import packageJson from "../package.json" with { type: "json" };
 import { doctorCommand } from "./commands/doctor.ts";
+import { exportCommand } from "./commands/export.ts";
+import { forgetCommand } from "./commands/forget.ts";
 import { indexCommand } from "./commands/index.ts";
 import { modelCommand } from "./commands/model.ts";
 import { searchCommand } from "./commands/search.ts";
@@ -16,6 +18,7 @@ import { showCommand } from "./commands/show.ts";
 import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
 import { isRecallError, SessionLookupError } from "./errors.ts";
+import { neutralizeControls } from "./render/escapes.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
 const app = subcommands({
@@ -34,6 +37,8 @@ const app = subcommands({
     model: modelCommand,
     status: statusCommand,
     doctor: doctorCommand,
+    forget: forgetCommand,
+    export: exportCommand,
     skill: skillCommand,
   },
 });
@@ -44,14 +49,15 @@ function reportError(error: unknown, wantsJson: boolean): number {
     if (wantsJson) {
       writeErr(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null, candidates } })}\n`);
     } else {
-      writeErr(`recall: ${error.message}\n`);
-      for (const candidate of candidates) writeErr(`  ${candidate}\n`);
+      // Messages can carry session titles and file names: never let their control characters reach the terminal.
+      writeErr(`recall: ${neutralizeControls(error.message)}\n`);
+      for (const candidate of candidates) writeErr(`  ${neutralizeControls(candidate)}\n`);
       if (error.hint) writeErr(`hint: ${error.hint}\n`);
     }
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  writeErr(`recall: unexpected error: ${message.split("\n")[0]}\n`);
+  writeErr(`recall: unexpected error: ${neutralizeControls(message.split("\n")[0]!)}\n`);
   if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
   else writeErr("hint: run again with RECALL_DEBUG=1 for details, and report it\n");
   return 1;

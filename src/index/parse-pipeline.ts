@@ -1,11 +1,14 @@
 /**
  * Parses units ahead of the writer: on a 2-core machine one worker parses (JSON decoding, turn
- * grouping) while the main thread writes the previous results into SQLite (FTS5 tokenizing), so a
- * full index costs about the larger of the two instead of their sum. Results come back in order.
- * Small runs (under `workerThreshold` units) and any failure to start the worker parse in-thread;
- * the results are the same either way.
+ * grouping, secret redaction) while the main thread writes the previous results into SQLite (FTS5
+ * tokenizing), so a full index costs about the larger of the two instead of their sum. Results come
+ * back in order. Small runs (under `workerThreshold` units) and any failure to start the worker parse
+ * in-thread; the results are the same either way. Every result is redacted (issue 9) before it leaves
+ * this module, so nothing unredacted reaches the index, the resume state or the embedder.
  */
 import { parserFor, type ParseResult, type ResumeState, type SourceId, type SourceUnit } from "../parsers/index.ts";
+import { redactParseResult } from "../redact/index.ts";
+import { capArchivedOutput } from "./archive.ts";
 import type { ParseReply, ParseRequest } from "./parse-worker.ts";
 
 /** Below this many units a worker's start-up (~40 ms) costs more than it saves. */
@@ -20,9 +23,20 @@ export interface ParseJob {
   resume: ResumeState | undefined;
 }
 
+/**
+ * Parse one unit with tool outputs and redact the result (redactParseResult, issue 9): the one path both the
+ * in-thread parse and parse-worker.ts take. Tool outputs come back capped to what the writer archives
+ * (archive.ts: 40 lines / 4 KB), because only that much is ever stored and redacting whole outputs would
+ * cost more than the rest of the run. Throws what the parser throws.
+ */
+export function parseRedacted(source: SourceId, unit: SourceUnit, resume: ResumeState | undefined): ParseResult {
+  // With outputs: the writer archives them (capped) for level 3 once the source is gone (issue 9).
+  return redactParseResult(parserFor(source).parse(unit, { resume, withOutputs: true }), { capOutput: capArchivedOutput });
+}
+
 function parseInThread(source: SourceId, job: ParseJob): ParseOutcome {
   try {
-    return { ok: true, result: parserFor(source).parse(job.unit, { resume: job.resume }) };
+    return { ok: true, result: parseRedacted(source, job.unit, job.resume) };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }

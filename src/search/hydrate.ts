@@ -28,7 +28,7 @@ export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid
 }
 
 /** A level-2 result: one turn. */
-export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionId" | "source" | "project" | "projectPath" | "title"> {
+export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionId" | "source" | "project" | "projectPath" | "title" | "sourceStatus" | "lastSeenAt"> {
   turn: number;
   totalTurns: number;
   timestamp: number;
@@ -41,13 +41,24 @@ export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionI
   files: string[];
 }
 
-/** Shell command that resumes a session in the tool that wrote it. */
+/**
+ * Shell command that resumes a session in the tool that wrote it, every part quoted (issue 9: a session id
+ * or project path taken from a crafted file name must not run anything when the line is pasted).
+ * Examples: `claude --resume 2c5941bd-…`; `cd '/work/my app' && opencode --session ses_1`;
+ *   id `$(touch x)` → `claude --resume '$(touch x)'`.
+ */
 export function resumeCommandFor(source: SourceId, sessionId: string, projectPath: string): string {
-  const cd = projectPath ? `cd ${shellQuote(projectPath)} && ` : "";
-  return source === "claude-code" ? `${cd}claude --resume ${sessionId}` : `${cd}opencode --session ${sessionId}`;
+  const cd = projectPath ? `cd ${projectPath.startsWith("-") ? "-- " : ""}${shellQuote(projectPath)} && ` : "";
+  return source === "claude-code" ? `${cd}claude --resume ${shellQuote(sessionId)}` : `${cd}opencode --session ${shellQuote(sessionId)}`;
 }
 
-/** Quote a value for a POSIX shell when it needs it. */
+/**
+ * Quote one word for a POSIX shell (sh, bash, zsh): unchanged when it holds only characters no shell treats
+ * specially, else in single quotes (inside which nothing expands; a `'` becomes `'\''`). The one quoting
+ * function of recall's printed commands (render/ uses it too). A word that starts with `-` is still an
+ * option to the command: callers put it after `--`.
+ * Examples: `src/app.ts` → `src/app.ts`; `my app` → `'my app'`; `it's` → `'it'\''s'`; `$(id)` → `'$(id)'`; `` → `''`.
+ */
 export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
@@ -96,6 +107,8 @@ export function hydrateTurns(db: Database, hits: RankedHit[], words: string[]): 
         project: row.project,
         projectPath: row.projectPath,
         title: row.title,
+        sourceStatus: row.sourceStatus,
+        lastSeenAt: row.lastSeenAt,
         turn: hit.hit.turnNumber,
         totalTurns: row.turns,
         timestamp: turn.timestamp,

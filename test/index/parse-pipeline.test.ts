@@ -2,9 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAhead, workerThreshold, type ParseJob, type ParseOutcome } from "../../src/index/parse-pipeline.ts";
+import { parseAhead, parseRedacted, workerThreshold, type ParseJob, type ParseOutcome } from "../../src/index/parse-pipeline.ts";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { findLeaks, plantedSecrets } from "../helpers/secrets.ts";
 
 const root = mkdtempSync(join(tmpdir(), "recall-pipeline-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -14,7 +15,12 @@ for (let s = 0; s < workerThreshold + 36; s++) {
   writeClaudeSession(join(root, `-p${s % 3}`, `${id}.jsonl`), {
     sessionId: id,
     cwd: `/p${s % 3}`,
-    turns: Array.from({ length: 3 }, (_, t) => ({ prompt: `q${t} ${fillerText(s + t, 12)}`, response: fillerText(s * 7 + t, 40), tools: [{ name: "Read", input: { file_path: `/p/f${t}.ts` }, output: "x" }] })),
+    turns: Array.from({ length: 3 }, (_, t) => ({
+      prompt: `q${t} ${fillerText(s + t, 12)}`,
+      response: fillerText(s * 7 + t, 40),
+      // Every session carries planted secrets (issue 9): in a tool input and a tool output.
+      tools: [{ name: "Bash", input: { command: plantedSecrets[(s + t) % plantedSecrets.length]!.carrier }, output: plantedSecrets[(s * 3 + t) % plantedSecrets.length]!.carrier }],
+    })),
   });
 }
 
@@ -24,8 +30,22 @@ describe("parseAhead", () => {
     expect(jobs.length).toBeGreaterThanOrEqual(workerThreshold);
     const viaWorker: ParseOutcome[] = [];
     for await (const outcome of parseAhead("claude-code", jobs, 8)) viaWorker.push(outcome);
-    const inThread: ParseOutcome[] = jobs.map((job) => ({ ok: true, result: claudeCodeParser.parse(job.unit) }));
+    const inThread: ParseOutcome[] = jobs.map((job) => ({ ok: true, result: parseRedacted("claude-code", job.unit, undefined) }));
     expect(viaWorker).toEqual(inThread);
+  });
+
+  test("both paths redact every result before it leaves the pipeline (issue 9)", async () => {
+    const jobs: ParseJob[] = claudeCodeParser.listUnits(claudeCodeParser.scan([root]).containers).map((unit) => ({ unit, resume: undefined }));
+    const raw = JSON.stringify(jobs.map((job) => claudeCodeParser.parse(job.unit, { withOutputs: true })));
+    expect(findLeaks(raw).length).toBeGreaterThan(38);
+    // All jobs go through the worker; three (under workerThreshold) are parsed in-thread.
+    for (const batch of [jobs, jobs.slice(0, 3)]) {
+      const outcomes: ParseOutcome[] = [];
+      for await (const outcome of parseAhead("claude-code", batch)) outcomes.push(outcome);
+      const text = JSON.stringify(outcomes);
+      expect(text).toContain("[REDACTED:");
+      expect(findLeaks(text)).toEqual([]);
+    }
   });
 
   test("a unit that cannot be read becomes an error outcome, not a failed run", async () => {

@@ -1,0 +1,50 @@
+/**
+ * Output safety for text that came from sessions (issue 9): a transcript can hold terminal control
+ * sequences (OSC `ESC ] 0;title BEL` retitles the window, `ESC [2J` clears the screen, C1 `CSI` does the
+ * same in one code point), and printing them raw lets a session drive the reader's terminal. Text output
+ * shows every C0/C1 control except newline and tab as `\xNN`, the same form `recall export` uses;
+ * recall's own colours are added after this, so they still work. JSON output escapes them too.
+ */
+
+/** C0 controls except tab and newline, DEL, and C1 controls (U+0080–U+009F). */
+const controls = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+const hexOf = (char: string): string => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`;
+
+/**
+ * `text` with control characters shown as `\xNN` (newline and tab kept; a CR of a CRLF line end dropped).
+ * Examples: `"\u001b]0;pwned\u0007"` → `"\x1b]0;pwned\x07"`; `"a\r\nb"` → `"a\nb"`; `"a\rb"` → `"a\x0db"`.
+ */
+export function neutralizeControls(text: string): string {
+  controls.lastIndex = 0;
+  if (!controls.test(text)) return text;
+  return text.replace(/\r\n/g, "\n").replace(controls, hexOf);
+}
+
+/**
+ * A copy of `value` with {@link neutralizeControls} applied to every string inside it (objects and arrays
+ * are copied, other values kept), except under the keys in `skip` (e.g. previews whose highlight offsets
+ * refer to the raw text; the caller neutralizes those piecewise).
+ */
+export function neutralizeStrings<T>(value: T, skip: ReadonlySet<string> = new Set()): T {
+  if (typeof value === "string") return neutralizeControls(value) as T;
+  if (Array.isArray(value)) return value.map((item) => neutralizeStrings(item, skip)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key];
+      out[key] = skip.has(key) ? item : neutralizeStrings(item, skip);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * `JSON.stringify(value)` with DEL and the C1 controls escaped as `\u00NN` as well: JSON.stringify escapes
+ * only U+0000–U+001F, and a terminal that shows the JSON would act on a raw U+009B (CSI). Still valid JSON
+ * with the same value.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007F-\u009F]/g, (char) => `\\u00${char.charCodeAt(0).toString(16)}`);
+}
