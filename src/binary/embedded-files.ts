@@ -3,7 +3,8 @@
  *
  * A `bun build --compile` binary cannot resolve packages from disk, and node-llama-cpp looks for its native
  * libraries next to its own files (runtime-notes §2), so the build embeds whole folders with `--asset` and this
- * module writes them out into `RECALL_HOME/runtime/<group>-<hash12>/` the first time a command needs them:
+ * module writes them out into `<cache>/runtime/<group>-<hash12>/` (`$XDG_CACHE_HOME/recall`, or RECALL_HOME;
+ * re-creatable, so never in the data folder) the first time a command needs them:
  *   - "node-llama-cpp": the pre-bundled package (dist/index.js, llama/*.json, bins/<platform>/*) — only for
  *     commands that embed;
  *   - "examples": the example history (used when a machine has no agent history);
@@ -18,7 +19,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { resolveRecallHome } from "../index/home.ts";
+import { homeFiles, resolveRecallPaths } from "../index/home.ts";
 
 /** The embedded groups, each extracted into its own folder on demand. */
 export type EmbeddedGroup = "node-llama-cpp" | "examples" | "skill";
@@ -82,11 +83,12 @@ export function hashFileList(files: readonly EmbeddedFileEntry[]): string {
 }
 
 /**
- * Returns the folder an extraction of `group` lives in: `<recallHome>/runtime/<group>-<hash12>`.
+ * Returns the folder an extraction of `group` lives in: `<cacheHome>/runtime/<group>-<hash12>`.
+ * @param cacheHome the cache folder (src/index/home.ts `RecallPaths.cache`)
  * @param hash the group hash from the manifest (64 hex chars)
  */
-export function extractionDir(recallHome: string, group: EmbeddedGroup, hash: string): string {
-  return join(recallHome, "runtime", `${group}-${hash.slice(0, 12)}`);
+export function extractionDir(cacheHome: string, group: EmbeddedGroup, hash: string): string {
+  return join(cacheHome, homeFiles.runtime, `${group}-${hash.slice(0, 12)}`);
 }
 
 /** Writes the group's files into `tmp`, checking each against the manifest. @throws Error on a hash mismatch */
@@ -117,15 +119,15 @@ function isComplete(dir: string, hash: string, files: readonly EmbeddedFileEntry
 
 /**
  * Extracts one embedded group (once; later calls and later runs reuse the folder) and returns its folder.
- * Uses `recallHome` (default: resolveRecallHome()) and falls back to `os.tmpdir()/recall-<uid>` when that
- * cannot be written. Costs: "node-llama-cpp" is ~32 MB (~0.2 s the first time, runtime-notes §2); the others
+ * Uses `cacheHome` (default: the cache folder, `resolveRecallPaths().cache`) and falls back to
+ * `os.tmpdir()/recall-<uid>` when that cannot be written. Costs: "node-llama-cpp" is ~32 MB (~0.2 s the first time, runtime-notes §2); the others
  * are a few hundred KB.
  * @throws Error outside a compiled binary, or when an embedded file fails its checksum
  */
-export function extractEmbeddedGroup(group: EmbeddedGroup, recallHome: string = resolveRecallHome()): string {
+export function extractEmbeddedGroup(group: EmbeddedGroup, cacheHome: string = resolveRecallPaths().cache): string {
   const { hash, files } = readEmbeddedManifest().groups[group];
   try {
-    return extractInto(recallHome, group, hash, files);
+    return extractInto(cacheHome, group, hash, files);
   } catch (error) {
     if (error instanceof Error && error.message.includes("checksum")) throw error;
     return extractInto(join(tmpdir(), `recall-${process.getuid?.() ?? "user"}`), group, hash, files);

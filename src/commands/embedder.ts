@@ -6,8 +6,9 @@
 import { option, optional, string } from "cmd-ts";
 import { EmbedError } from "../errors.ts";
 import { openEmbedder, resolveEmbedConfig, type Embedder } from "../embed/index.ts";
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { asRecallPaths, makePrivateDirs, modelsDir, type RecallPaths } from "../index/index.ts";
 
 /**
  * After a failed automatic download, `recall index` does not try again for this long (ms), so an
@@ -15,11 +16,11 @@ import { join } from "node:path";
  */
 export const autoDownloadRetryMs = 60 * 60 * 1000;
 
-const failureMarker = (recallHome: string) => join(recallHome, "models", ".auto-download-failed");
+const failureMarker = (paths: RecallPaths) => join(modelsDir(paths), ".auto-download-failed");
 
-function recentlyFailed(recallHome: string): boolean {
+function recentlyFailed(paths: RecallPaths): boolean {
   try {
-    return Date.now() - statSync(failureMarker(recallHome)).mtimeMs < autoDownloadRetryMs;
+    return Date.now() - statSync(failureMarker(paths)).mtimeMs < autoDownloadRetryMs;
   } catch {
     return false;
   }
@@ -42,27 +43,30 @@ export interface EmbedderOpener {
 
 /**
  * Create an opener.
+ * @param home the recall folders (models in `<cache>/models`, `.env` in `<config>`; HistoryContext.paths), or one
+ *   folder holding both (RECALL_HOME)
  * @param allowDownload fetch a missing preset model (index only; never during a search)
  */
-export function createEmbedderOpener(recallHome: string, modelFlag: string | undefined, allowDownload: boolean, env = process.env): EmbedderOpener {
+export function createEmbedderOpener(home: string | RecallPaths, modelFlag: string | undefined, allowDownload: boolean, env = process.env): EmbedderOpener {
+  const paths = asRecallPaths(home);
   let pending: Promise<Embedder> | undefined;
   return {
     open() {
       pending ??= (async () => {
-        const config = resolveEmbedConfig({ env, home: recallHome, modelFlag });
+        const config = resolveEmbedConfig({ env, home: paths, modelFlag });
         const missing = config.kind === "local" && !existsSync(config.modelPath);
-        if (missing && (!allowDownload || recentlyFailed(recallHome))) {
+        if (missing && (!allowDownload || recentlyFailed(paths))) {
           const why = allowDownload ? "its last automatic download failed less than an hour ago" : "it is not downloaded";
           throw new EmbedError("MODEL_MISSING", `the embedding model ${config.name} is missing: ${why}`, { hint: `run \`recall model pull ${config.name}\`` });
         }
         try {
-          const embedder = await openEmbedder({ env, home: recallHome, modelFlag, config });
-          if (missing) rmSync(failureMarker(recallHome), { force: true });
+          const embedder = await openEmbedder({ env, home: paths, modelFlag, config });
+          if (missing) rmSync(failureMarker(paths), { force: true });
           return embedder;
         } catch (error) {
           if (missing && error instanceof EmbedError && error.code === "MODEL_DOWNLOAD") {
-            mkdirSync(join(recallHome, "models"), { recursive: true, mode: 0o700 });
-            writeFileSync(failureMarker(recallHome), new Date().toISOString());
+            makePrivateDirs(modelsDir(paths));
+            writeFileSync(failureMarker(paths), new Date().toISOString(), { mode: 0o600 });
           }
           throw error;
         }

@@ -1,23 +1,26 @@
 /**
- * `recall model pull [name]` and `recall model list`: fetch an embedding model into
- * RECALL_HOME/models (progress on a TTY, resumable), and show what is present.
+ * `recall model pull [name]` and `recall model list`: fetch an embedding model into the cache folder's
+ * models/ (`$XDG_CACHE_HOME/recall/models`, or RECALL_HOME/models; progress on a TTY, resumable), and show what is present.
  */
 import { command, flag, optional, positional, string, subcommands } from "cmd-ts";
 import { defaultPresetName, listModels, modelPresets, pullModel } from "../embed/index.ts";
-import { resolveRecallHome } from "../index/index.ts";
+import { prepareRecallPaths, type RecallPaths } from "../index/index.ts";
 import { formatBytes, paletteFor } from "../render/format.ts";
 import { isTerminal, writeErr, writeOut } from "../render/terminal.ts";
 import { renderModelsJson, renderModelsText } from "../render/models.ts";
 import { warn } from "./context.ts";
 
+/** The recall folders, after the one-time move of an old index and `.env` (which may set RECALL_MODEL). */
+const preparePaths = (): RecallPaths => prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+
 const pull = command({
   name: "pull",
-  description: "Download an embedding model preset into RECALL_HOME/models (resumes a partial download)",
+  description: "Download an embedding model preset into ~/.cache/recall/models or RECALL_HOME/models (resumes a partial download)",
   args: {
     name: positional({ type: optional(string), displayName: "name", description: `Preset name (default ${defaultPresetName}; see \`recall model list\`)` }),
   },
   handler: async (args) => {
-    const home = resolveRecallHome();
+    const home = preparePaths();
     let lastPercent = -1;
     const path = await pullModel({
       home,
@@ -42,7 +45,7 @@ const list = command({
   description: "Show the model files present (size, dims, pooling) and the presets that can be pulled",
   args: { json: flag({ long: "json", description: "Print one JSON object" }) },
   handler: async (args) => {
-    const files = listModels(resolveRecallHome());
+    const files = listModels(preparePaths());
     const presets = Object.values(modelPresets);
     writeOut(args.json ? `${renderModelsJson(files, presets, defaultPresetName)}\n` : renderModelsText(files, presets, defaultPresetName, await paletteFor(1)));
     return 0;

@@ -2,14 +2,14 @@
  * `recall doctor`'s checks: sources, index, vectors, model, endpoint. Each returns one CheckResult
  * (OK / WARN / FAIL with the fix to run). Nothing here prints, writes the index or loads a model unless
  * asked (`loadModel`); the network is used only for a configured EMBEDDINGS_URL and never under RECALL_OFFLINE=1.
- * The cleanup-period check lives in cleanup-period.ts.
+ * The cleanup-period check lives in cleanup-period.ts; the folder and snapshot checks in archive.ts.
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
-import type { RecallErrorCode } from "../errors.ts";
+import { isRecallError, type RecallErrorCode } from "../errors.ts";
 import { createLocalEmbedder, isOffline, loadEnvWithDotEnv, readGgufModelInfo, resolveEmbedConfig, type EmbedConfig } from "../embed/index.ts";
-import { chunkStatus, checkStaleness, databasePath, homeFiles, openIndex } from "../index/index.ts";
+import { chunkStatus, checkStaleness, damageHint, databasePath, homeFiles, isDamagedIndexError, isSqliteDamage, openIndex, type RecallPaths } from "../index/index.ts";
 import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
 import { parsers, type SourceContainer, type SourceId } from "../parsers/index.ts";
 
@@ -18,7 +18,7 @@ export type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of the doctor report. */
 export interface CheckResult {
-  /** short stable name: "sources", "index", "vectors", "model", "endpoint", "cleanup" */
+  /** short stable name: "sources", "folders", "index", "snapshot", "vectors", "model", "endpoint", "cleanup" */
   id: string;
   status: CheckStatus;
   /** one line, what was found */
@@ -69,24 +69,28 @@ export function checkSources(scanned: ScannedSources): CheckResult {
 /**
  * Index healthy: the database exists, `PRAGMA integrity_check` and the FTS5 'integrity-check' command pass,
  * and it is not stale. Returns the open database (read-write, for the FTS5 command) for the vector check, or
- * undefined when there is none to check.
+ * undefined when there is none to check. A damaged index FAILs with the snapshot restore (when there is a
+ * snapshot) or the rebuild as the fix (src/index/damage.ts damageHint). Cost: integrity_check reads every page
+ * (12 ms for the 3.4 MB real-corpus index, 2.8 s for a 676 MB one with 25k sessions).
  */
 export function checkIndex(recallHome: string, roots: Record<SourceId, string[]>): { result: CheckResult; db: Database | undefined } {
   const path = databasePath(recallHome);
   if (!existsSync(path)) return { result: { id: "index", status: "warn", message: `no index yet at ${path}`, fix: "run `recall index`" }, db: undefined };
-  const rebuild = `delete ${path} and run \`recall index --full\``;
   let db: Database;
   try {
     db = openIndex(path, { create: false });
   } catch (error) {
-    return { result: { id: "index", status: "fail", message: (error as Error).message, fix: rebuild, errorCode: "INDEX_CORRUPT" }, db: undefined };
+    const fix = isDamagedIndexError(error) ? damageHint(path) : (isRecallError(error) && error.hint) || damageHint(path);
+    const errorCode = isRecallError(error) ? error.code : "INDEX_CORRUPT";
+    return { result: { id: "index", status: "fail", message: (error as Error).message, fix, errorCode }, db: undefined };
   }
   try {
     const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
     if (rows.length !== 1 || rows[0]!.integrity_check !== "ok") throw new Error(`integrity_check: ${rows.map((row) => row.integrity_check).slice(0, 3).join("; ")}`);
     db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')");
   } catch (error) {
-    return { result: { id: "index", status: "fail", message: `index at ${path} is damaged (${(error as Error).message})`, fix: rebuild, errorCode: "INDEX_CORRUPT" }, db };
+    const detail = isDamagedIndexError(error) && isSqliteDamage(error.cause) ? (error.cause as Error).message : (error as Error).message;
+    return { result: { id: "index", status: "fail", message: `the index at ${path} is damaged (${detail})`, fix: damageHint(path), errorCode: "INDEX_CORRUPT" }, db };
   }
   const sessions = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n ?? 0;
   const staleness = checkStaleness(db, roots);
@@ -142,9 +146,9 @@ export function checkVectors(db: Database, recallHome: string): CheckResult {
 }
 
 /** Resolves the embedding config; a config error becomes a FAIL (bad value) or WARN (remote under offline). */
-export function resolveConfigForDoctor(env: Record<string, string | undefined>, recallHome: string, modelFlag: string | undefined): { config?: EmbedConfig; result?: CheckResult } {
+export function resolveConfigForDoctor(env: Record<string, string | undefined>, paths: RecallPaths, modelFlag: string | undefined): { config?: EmbedConfig; result?: CheckResult } {
   try {
-    return { config: resolveEmbedConfig({ env, home: recallHome, modelFlag }) };
+    return { config: resolveEmbedConfig({ env, home: paths, modelFlag }) };
   } catch (error) {
     const hint = (error as { hint?: string }).hint;
     if ((error as { code?: string }).code === "ENDPOINT_UNREACHABLE") {
@@ -208,8 +212,8 @@ export async function checkEndpoint(config: Extract<EmbedConfig, { kind: "remote
   }
 }
 
-/** The environment the embedding checks see: `env` over RECALL_HOME/.env (as the index does). */
-export function effectiveEnv(env: Record<string, string | undefined>, recallHome: string): { env: Record<string, string | undefined>; offline: boolean } {
-  const merged = loadEnvWithDotEnv(env, recallHome);
+/** The environment the embedding checks see: `env` over the `.env` file in `paths.config` (as the index does). */
+export function effectiveEnv(env: Record<string, string | undefined>, paths: RecallPaths): { env: Record<string, string | undefined>; offline: boolean } {
+  const merged = loadEnvWithDotEnv(env, paths);
   return { env: merged, offline: isOffline(merged) };
 }

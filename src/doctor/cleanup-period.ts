@@ -1,6 +1,7 @@
 /**
  * Claude Code deletes session files older than `cleanupPeriodDays` (settings.json; default 30 days) when it
- * starts. History that recall has not indexed by then is gone for good, so doctor warns about Claude Code
+ * starts. recall keeps every session it indexed (issue 9: marked source-deleted, still searchable and shown from
+ * the archive), but history it has not indexed by then is gone for good, so doctor warns about Claude Code
  * session files that are not in the index (or changed since) and names how close the oldest is to deletion.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -54,14 +55,16 @@ export function checkCleanupPeriod(options: { claudeContainers: readonly SourceC
   const raise = `to keep more, set "cleanupPeriodDays": 365 in ${options.settingsPaths[0] ?? "~/.claude/settings.json"}`;
   if (options.claudeContainers.length === 0) return { id: "cleanup", status: "ok", message: `no Claude Code history to lose (${setting})` };
   const unindexed = findUnindexed(options.claudeContainers, options.db);
-  if (unindexed.length === 0) return { id: "cleanup", status: "ok", message: `all Claude Code history is indexed; Claude Code deletes sessions after ${days} days (${setting})` };
+  if (unindexed.length === 0) {
+    return { id: "cleanup", status: "ok", message: `all Claude Code history is indexed; Claude Code deletes sessions after ${days} days, recall keeps them (${setting})` };
+  }
   const nowMs = options.nowMs ?? Date.now();
   const oldestMs = Math.min(...unindexed.map((container) => statSync(container.path, { throwIfNoEntry: false })?.mtimeMs ?? nowMs));
   const daysLeft = Math.max(0, Math.floor(days - (nowMs - oldestMs) / dayMs));
   return {
     id: "cleanup",
     status: "warn",
-    message: `${unindexed.length} Claude Code session file(s) are not indexed yet; Claude Code deletes the oldest in about ${daysLeft} day(s) (${setting})`,
-    fix: `run \`recall index\` now (and regularly); ${raise}`,
+    message: `${unindexed.length} Claude Code session file(s) are not indexed yet; Claude Code deletes the oldest in about ${daysLeft} day(s), and recall keeps only what it indexed before that (${setting})`,
+    fix: `run \`recall index\` now (any search also indexes; indexed sessions stay in recall after Claude Code deletes them); ${raise}`,
   };
 }

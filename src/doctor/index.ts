@@ -2,18 +2,24 @@
  * `recall doctor`: runs every check in order and renders the report (text or JSON). Library code: prints
  * nothing; the command writes what `renderDoctorText` / `renderDoctorJson` return.
  */
+import { pathsUnder, type RecallPaths } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
+import { checkFolders, checkSnapshot } from "./archive.ts";
 import { checkEndpoint, checkIndex, checkLocalModel, checkSources, checkVectors, effectiveEnv, resolveConfigForDoctor, scanSources, type CheckResult } from "./checks.ts";
 import { checkCleanupPeriod, claudeSettingsPaths } from "./cleanup-period.ts";
 
 export type { CheckResult, CheckStatus } from "./checks.ts";
 export { checkCleanupPeriod, claudeSettingsPaths, readCleanupPeriodDays, defaultCleanupPeriodDays } from "./cleanup-period.ts";
+export { checkFolders, checkSnapshot, restoreLastSnapshot, renderRestoreJson, renderRestoreText } from "./archive.ts";
 
 /** Inputs of one doctor run. */
 export interface DoctorOptions {
+  /** the data folder (index, vectors, snapshots) */
   recallHome: string;
+  /** data, config and cache folders; default: all three are `recallHome` (RECALL_HOME) */
+  paths?: RecallPaths;
   roots: Record<SourceId, string[]>;
-  /** process environment (RECALL_HOME/.env is merged under it) */
+  /** process environment (the `.env` file of `paths.config` is merged under it) */
   env: Record<string, string | undefined>;
   /** home folder, for ~/.claude/settings.json */
   home: string;
@@ -26,19 +32,24 @@ export interface DoctorOptions {
 }
 
 /**
- * Runs the checks: sources, index, vectors (when an index exists and is intact), model or endpoint, cleanup.
+ * Runs the checks: sources, folders, index, snapshot (when an index exists), vectors (when the index is intact),
+ * model or endpoint, cleanup.
  * @returns one result per check, in report order; never throws for a failing check
  */
 export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
+  const paths = options.paths ?? pathsUnder(options.recallHome);
   const results: CheckResult[] = [];
   const scanned = scanSources(options.roots);
   results.push(checkSources(scanned));
+  results.push(checkFolders(paths));
   const { result: indexResult, db } = checkIndex(options.recallHome, options.roots);
   results.push(indexResult);
+  const snapshot = checkSnapshot(options.recallHome);
+  if (snapshot) results.push(snapshot);
   try {
     if (db && indexResult.status !== "fail") results.push(checkVectors(db, options.recallHome));
-    const { env, offline } = effectiveEnv(options.env, options.recallHome);
-    const { config, result } = resolveConfigForDoctor(env, options.recallHome, options.modelFlag);
+    const { env, offline } = effectiveEnv(options.env, paths);
+    const { config, result } = resolveConfigForDoctor(env, paths, options.modelFlag);
     if (result) results.push(result);
     else if (config?.kind === "local") results.push(await checkLocalModel(config, options.loadModel ?? false));
     else if (config?.kind === "remote" && !offline) results.push(await checkEndpoint(config, options.endpointTimeoutMs));

@@ -1,5 +1,6 @@
 /**
- * Decides which embedding backend to use from flags, the environment and `RECALL_HOME/.env`:
+ * Decides which embedding backend to use from flags, the environment and the `.env` file (`<config>/.env`,
+ * i.e. `$XDG_CONFIG_HOME/recall/.env`, or `RECALL_HOME/.env`; src/index/home.ts):
  * `EMBEDDINGS_URL` set → remote OpenAI-compatible endpoint, else a local GGUF (preset name or file path from
  * `--model` / `RECALL_MODEL`, default qwen3-embedding-0.6b). `RECALL_OFFLINE=1` forbids all network access:
  * no downloads, no remote endpoint. Reads at most one small file; opens no model and no socket.
@@ -7,9 +8,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { EmbedError, UsageError } from "../errors.ts";
+import { asRecallPaths, dotEnvPath, modelsDir, type RecallPaths } from "../index/home.ts";
 import { defaultPresetName, findPreset, modelPresets, presetDownloadUrl, type ModelPreset } from "./presets.ts";
 
-/** A local model: a file under RECALL_HOME/models (preset) or any .gguf path the user gave. */
+/** A local model: a file under `<cache>/models` (preset) or any .gguf path the user gave. */
 export interface LocalEmbedConfig {
   kind: "local";
   /** preset name, or the file's base name without .gguf */
@@ -64,9 +66,12 @@ export function parseDotEnv(text: string): Record<string, string> {
   return out;
 }
 
-/** `env` overlaid on `RECALL_HOME/.env` (the environment wins). Missing file → `env` unchanged. */
-export function loadEnvWithDotEnv(env: Record<string, string | undefined>, home: string): Record<string, string | undefined> {
-  const path = join(home, ".env");
+/**
+ * `env` overlaid on the `.env` file (the environment wins). Missing file → `env` unchanged.
+ * @param home the recall folders (`.env` is read from `paths.config`), or one folder holding everything (RECALL_HOME)
+ */
+export function loadEnvWithDotEnv(env: Record<string, string | undefined>, home: string | RecallPaths): Record<string, string | undefined> {
+  const path = dotEnvPath(asRecallPaths(home));
   if (!existsSync(path)) return env;
   const fromFile = parseDotEnv(readFileSync(path, "utf8"));
   const merged: Record<string, string | undefined> = { ...fromFile };
@@ -101,15 +106,16 @@ export function isOffline(env: Record<string, string | undefined>): boolean {
 /**
  * Resolves the embedding backend. Precedence: `modelFlag` > `RECALL_MODEL` > `EMBEDDINGS_URL` > default preset;
  * an explicit model (flag or RECALL_MODEL) always means local.
- * @param options.env process environment (pass `process.env`); merged over `<home>/.env`
- * @param options.home RECALL_HOME (models live in `<home>/models/`)
+ * @param options.env process environment (pass `process.env`); merged over the `.env` file
+ * @param options.home the recall folders (models live in `<cache>/models/`, `.env` in `<config>/`), or one folder
+ *   holding both (RECALL_HOME; tests pass a temp folder)
  * @param options.modelFlag `--model` value: a preset name or a path ending in .gguf / containing a slash
  * @param options.cwd base for relative model paths (default process.cwd())
  * @throws UsageError for an unknown preset name or a bad EMBEDDINGS_URL;
  *   EmbedError(ENDPOINT_UNREACHABLE) when a remote endpoint is configured but RECALL_OFFLINE=1
  */
 export function resolveEmbedConfig(options: {
-  env: Record<string, string | undefined>; home: string; modelFlag?: string | undefined; cwd?: string;
+  env: Record<string, string | undefined>; home: string | RecallPaths; modelFlag?: string | undefined; cwd?: string;
 }): EmbedConfig {
   const env = loadEnvWithDotEnv(options.env, options.home);
   const offline = isOffline(env);
@@ -132,11 +138,11 @@ export function resolveEmbedConfig(options: {
       documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX ?? preset?.documentPrefix ?? "",
     };
   }
-  return resolveLocalModel(explicitModel ?? defaultPresetName, options.home, options.cwd ?? process.cwd(), env, offline);
+  return resolveLocalModel(explicitModel ?? defaultPresetName, modelsDir(asRecallPaths(options.home)), options.cwd ?? process.cwd(), env, offline);
 }
 
 function resolveLocalModel(
-  model: string, home: string, cwd: string, env: Record<string, string | undefined>, offline: boolean,
+  model: string, modelsFolder: string, cwd: string, env: Record<string, string | undefined>, offline: boolean,
 ): LocalEmbedConfig {
   const isPath = model.endsWith(".gguf") || model.includes("/") || model.includes("\\");
   if (isPath) {
@@ -151,7 +157,7 @@ function resolveLocalModel(
   return {
     kind: "local",
     name: preset.name,
-    modelPath: join(home, "models", preset.fileName),
+    modelPath: join(modelsFolder, preset.fileName),
     preset,
     downloadUrl: presetDownloadUrl(preset, env.RECALL_MODEL_BASE_URL || undefined),
     offline,

@@ -1,12 +1,13 @@
 /**
- * Model files under RECALL_HOME/models/: download (`recall model pull`), listing, and `ensureModel`, which the
+ * Model files under `<cache>/models/` (`$XDG_CACHE_HOME/recall/models`, or RECALL_HOME/models; src/index/home.ts): download (`recall model pull`), listing, and `ensureModel`, which the
  * indexer calls before loading. Downloads use fetch with HTTP Range resume into `<file>.part`, renamed when
  * complete and its GGUF header checks out. (node-llama-cpp's createModelDownloader goes through ipull with
  * parallel connections and its own resume metadata; a plain fetch keeps offline rules and request counts exact.)
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EmbedError, UsageError } from "../errors.ts";
+import { asRecallPaths, makePrivateDirs, modelsDir, type RecallPaths } from "../index/home.ts";
 import { resolveEmbedConfig, type LocalEmbedConfig } from "./config.ts";
 import { readGgufModelInfo, type GgufModelInfo } from "./gguf-header.ts";
 import { modelPresets } from "./presets.ts";
@@ -53,7 +54,7 @@ function readTotalBytes(response: Response, offsetBytes: number): number | undef
  * @throws EmbedError(MODEL_DOWNLOAD) on an HTTP error status, or when every attempt ends early
  */
 export async function downloadFile(url: string, targetPath: string, options: DownloadOptions = {}): Promise<void> {
-  mkdirSync(dirname(targetPath), { recursive: true });
+  makePrivateDirs(dirname(targetPath));
   const partPath = `${targetPath}.part`;
   const maxAttempts = options.maxAttempts ?? 4;
   let lastError: unknown;
@@ -122,19 +123,19 @@ export async function ensureModel(config: LocalEmbedConfig, options: DownloadOpt
 
 /**
  * `recall model pull [name]`: makes sure the named preset (default: the configured model) is in
- * `<home>/models/`. A present file costs no request.
+ * `<cache>/models/`. A present file costs no request.
  * @returns the model path
  * @throws UsageError when `name` is a file path (nothing to pull); EmbedError as ensureModel
  */
 export async function pullModel(options: {
-  home: string; env: Record<string, string | undefined>; name?: string; onProgress?: DownloadProgressHook;
+  home: string | RecallPaths; env: Record<string, string | undefined>; name?: string; onProgress?: DownloadProgressHook;
 }): Promise<string> {
   const config = resolveEmbedConfig({ env: { ...options.env, EMBEDDINGS_URL: undefined }, home: options.home, modelFlag: options.name });
   if (config.kind !== "local" || !config.preset) throw new UsageError(`not a downloadable model: ${options.name}`, "give a preset name");
   return ensureModel(config, { onProgress: options.onProgress });
 }
 
-/** One file in `<home>/models/`. */
+/** One file in `<cache>/models/`. */
 export interface ModelFileEntry {
   fileName: string;
   path: string;
@@ -147,11 +148,11 @@ export interface ModelFileEntry {
 }
 
 /**
- * Lists `.gguf` files in `<home>/models/` by name (partial `.part` downloads and hash sidecars excluded), reading
- * only their headers (~ms each). A missing folder gives [].
+ * Lists `.gguf` files in `<cache>/models/` by name (partial `.part` downloads and hash sidecars excluded), reading
+ * only their headers (~ms each). A missing folder gives []. `home`: the recall folders, or one folder (RECALL_HOME).
  */
-export function listModels(home: string): ModelFileEntry[] {
-  const dir = join(home, "models");
+export function listModels(home: string | RecallPaths): ModelFileEntry[] {
+  const dir = modelsDir(asRecallPaths(home));
   if (!existsSync(dir)) return [];
   return readdirSync(dir).filter((name) => name.endsWith(".gguf")).sort().map((fileName) => {
     const path = join(dir, fileName);

@@ -2,6 +2,7 @@
  * One call from configuration to a ready Embedder: resolve local vs remote, fetch a missing preset model,
  * load it. Callers (index, search) catch EmbedError and fall back to keyword-only search.
  */
+import type { RecallPaths } from "../index/home.ts";
 import { resolveEmbedConfig, type EmbedConfig } from "./config.ts";
 import { createLocalEmbedder, type LocalEmbedderOptions } from "./local-embedder.ts";
 import { ensureModel, type DownloadProgressHook } from "./model-files.ts";
@@ -11,8 +12,8 @@ import type { Embedder } from "./types.ts";
 /** Options of `openEmbedder`. */
 export interface OpenEmbedderOptions {
   env: Record<string, string | undefined>;
-  /** RECALL_HOME */
-  home: string;
+  /** the recall folders (models in `<cache>/models`, `.env` in `<config>`), or one folder holding both (RECALL_HOME) */
+  home: string | RecallPaths;
   /** `--model` value */
   modelFlag?: string | undefined;
   /** already resolved config (skips resolveEmbedConfig) */

@@ -47,7 +47,7 @@ describe("recall doctor checks", () => {
     expect(checks.vectors?.message).toContain("dot product: simsimd");
     const json = JSON.parse(renderDoctorJson(results));
     expect(json.ok).toBe(true);
-    expect(json.checks.map((check: { id: string }) => check.id)).toEqual(["sources", "index", "vectors", "model", "cleanup"]);
+    expect(json.checks.map((check: { id: string }) => check.id)).toEqual(["sources", "folders", "index", "snapshot", "vectors", "model", "cleanup"]);
     expect(renderDoctorText(results)).toMatch(/^OK {3}sources/m);
   }, 60_000);
 
