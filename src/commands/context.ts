@@ -9,10 +9,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { array, multioption, string } from "cmd-ts";
 import { IndexError } from "../errors.ts";
-import { checkStaleness, databasePath, openIndex, resolveRecallHome, runIndex, type IndexSummary } from "../index/index.ts";
+import { checkStaleness, databasePath, describeIndexLockHolder, homeFiles, openIndex, readIndexLockHolder, readMeta, runIndex, type IndexSummary } from "../index/index.ts";
+import { isDamagedIndexError, prepareRecallPaths, setDamagedIndexAside, type RecallPaths } from "../index/index.ts";
 import { parsers, resolveSourceRoots, type SourceContainer, type SourceId } from "../parsers/index.ts";
 import { createIndexProgress } from "../render/progress.ts";
 import { renderIndexSummaryText } from "../render/index-summary.ts";
+import { neutralizeControls } from "../render/escapes.ts";
 import { writeErr } from "../render/terminal.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { findExamplesRoot } from "./examples.ts";
@@ -33,7 +35,10 @@ export const sourceArgs = {
 
 /** Where history comes from and where the index lives, for one command run. */
 export interface HistoryContext {
+  /** the index folder: the data folder, or its `examples/` for the example history */
   recallHome: string;
+  /** data, config and cache folders (models and `.env` are shared by the example history) */
+  paths: RecallPaths;
   roots: Record<SourceId, string[]>;
   /** True when the machine has no history and the shipped examples are used (separate index). */
   usingExamples: boolean;
@@ -42,7 +47,7 @@ export interface HistoryContext {
 }
 
 /** Write one line to stderr. */
-export const warn = (line: string): void => writeErr(`${line}\n`);
+export const warn = (line: string): void => writeErr(`${neutralizeControls(line)}\n`);
 
 /**
  * Resolve roots and RECALL_HOME. When no source was named (flags or env) and the default places
@@ -51,29 +56,35 @@ export const warn = (line: string): void => writeErr(`${line}\n`);
  */
 export function resolveHistory(args: { claudeDir: string[]; opencodeDir: string[] }, env = process.env): HistoryContext {
   const resolved = resolveSourceRoots({ "claude-code": args.claudeDir, opencode: args.opencodeDir }, env);
-  const recallHome = resolveRecallHome(env);
-  if (Object.values(resolved.explicit).some(Boolean)) return { recallHome, roots: resolved.roots, usingExamples: false, scanned: {} };
+  const paths = prepareRecallPaths(env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+  const recallHome = paths.data;
+  if (Object.values(resolved.explicit).some(Boolean)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned: {} };
   const scanned = Object.fromEntries(parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id]).containers])) as Record<SourceId, SourceContainer[]>;
-  if (Object.values(scanned).some((containers) => containers.length > 0)) return { recallHome, roots: resolved.roots, usingExamples: false, scanned };
+  if (Object.values(scanned).some((containers) => containers.length > 0)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
   const examples = findExamplesRoot();
-  if (!examples) return { recallHome, roots: resolved.roots, usingExamples: false, scanned };
+  if (!examples) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
   warn(`recall: no Claude Code or OpenCode history found (looked in ${[...resolved.roots["claude-code"], ...resolved.roots.opencode].join(", ")}); using the example history shipped with recall`);
   return {
     recallHome: join(recallHome, "examples"),
+    paths,
     roots: { "claude-code": [join(examples, "claude-code")], opencode: [join(examples, "opencode")] },
     usingExamples: true,
     scanned: {},
   };
 }
 
-/** Run an index with a progress bar (TTY only) and warnings on stderr; prints the summary line unless `quiet`. */
+/**
+ * Run an index with a progress bar (TTY only) and warnings on stderr; prints the summary line unless `quiet`.
+ * With `full`, a damaged index is set aside (`index.sqlite.damaged-<time>`, never overwritten) and rebuilt from
+ * the sources on disk; without it, the damage error (INDEX_CORRUPT, exit 1) offers the snapshot or `--full`.
+ */
 export async function indexWithProgress(
   context: HistoryContext,
   options: { full?: boolean; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; alwaysEmbed?: boolean },
 ): Promise<IndexSummary> {
   const progress = await createIndexProgress();
   try {
-    const summary = await runIndex({
+    const summary = await runIndexSettingDamageAside(context, options.full ?? false, options.lockWaitMs, () => runIndex({
       recallHome: context.recallHome,
       roots: context.roots,
       full: options.full,
@@ -86,7 +97,7 @@ export async function indexWithProgress(
       },
       openEmbedder: options.embedder ? () => options.embedder!.open() : undefined,
       alwaysEmbed: options.alwaysEmbed,
-    });
+    }));
     progress.stop();
     if (!options.quiet) warn(renderIndexSummaryText(summary));
     return summary;
@@ -95,32 +106,111 @@ export async function indexWithProgress(
   }
 }
 
+/** Runs `run`; under `full`, a damaged index is moved aside once and `run` tried again on a new file. */
+async function runIndexSettingDamageAside(context: HistoryContext, full: boolean, lockWaitMs: number | undefined, run: () => Promise<IndexSummary>): Promise<IndexSummary> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!full || !isDamagedIndexError(error)) throw error;
+    const aside = await setDamagedIndexAside(context.recallHome, { lockWaitMs });
+    warn(`recall: ${error.message}; kept it as ${aside} and rebuilding from the sources on disk`);
+    return await run();
+  }
+}
+
 /**
- * Open the index for reading, first bringing it up to date unless `reindex` is false:
- * a missing index is built; a stale one (file stats changed) is updated incrementally. When another
- * run holds the lock, the search answers from the last committed state and says so.
- * @throws IndexError INDEX_MISSING when there is no index and `reindex` is false
+ * How long a search waits for another process's first index run before it fails with INDEX_BUILDING, in ms
+ * (default 120 000; env RECALL_FIRST_INDEX_WAIT_MS). The wait ends earlier as soon as that run has committed
+ * its keyword index (it may still be embedding) or has exited.
+ */
+export function firstIndexWaitMs(env = process.env): number {
+  const value = Number(env.RECALL_FIRST_INDEX_WAIT_MS);
+  return Number.isFinite(value) && value >= 0 ? value : 120_000;
+}
+
+/**
+ * True when the index at `path` has a committed run: `runIndex` writes `last_indexed_at` in the transaction that
+ * ends its parse phase, so a search never answers from a first run that is still half written (issue 9:
+ * 24 of 32 concurrent first searches answered 0 results with exit 0). False when absent or mid-creation.
+ * @throws IndexError INDEX_CORRUPT from `openIndex` when the file is not a readable recall database
+ */
+function hasCommittedIndex(path: string): boolean {
+  if (!existsSync(path)) return false;
+  try {
+    const db = openIndex(path, { readonly: true });
+    try {
+      return readMeta(db, "last_indexed_at") !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    // A database another run is creating reads as version 0 ("needs an upgrade"); corruption is rethrown.
+    if (error instanceof IndexError && error.code === "INDEX_MISSING") return false;
+    throw error;
+  }
+}
+
+function indexBuildingError(context: HistoryContext): IndexError {
+  const holder = describeIndexLockHolder(join(context.recallHome, homeFiles.lock));
+  return new IndexError("INDEX_BUILDING", `the first index of ${context.recallHome} is still being built (by ${holder})`, {
+    hint: "run `recall index --wait`, then search again",
+  });
+}
+
+/**
+ * Builds the first index, or waits (bounded by `firstIndexWaitMs`) for the run that is building it: polls
+ * every 250 ms until this process gets the lock (and indexes what is left) or the other run commits.
+ * @throws IndexError INDEX_BUILDING when the other run has neither committed nor exited in time
+ */
+async function buildFirstIndex(context: HistoryContext, embedder: EmbedderOpener | undefined): Promise<void> {
+  const path = databasePath(context.recallHome);
+  const deadline = Date.now() + firstIndexWaitMs();
+  let announced = false;
+  for (;;) {
+    try {
+      await indexWithProgress(context, { lockWaitMs: 0, quiet: true, embedder });
+      return;
+    } catch (error) {
+      if (!(error instanceof IndexError && error.code === "INDEX_LOCKED")) throw error;
+    }
+    if (hasCommittedIndex(path)) return warn("recall: another index run is in progress; answering from the last committed index");
+    if (Date.now() >= deadline) throw indexBuildingError(context);
+    if (!announced) warn(`recall: waiting for the first index, which another recall process is building (up to ${Math.round((deadline - Date.now()) / 1000)} s)`);
+    announced = true;
+    await Bun.sleep(250);
+  }
+}
+
+/**
+ * Open the index for reading, first bringing it up to date unless `reindex` is false: without a committed
+ * index, build it or wait for the run building it (`buildFirstIndex`); a stale one (file stats changed) is
+ * updated incrementally, and when another run holds the lock the search answers from the last committed
+ * state and says so.
+ * @throws IndexError INDEX_MISSING when there is no committed index and `reindex` is false (INDEX_BUILDING
+ *         when a first run is in progress), INDEX_BUILDING when the wait for another first run runs out
  */
 export async function openFreshIndex(context: HistoryContext, options: { reindex: boolean; embedder?: EmbedderOpener }): Promise<Database> {
   const path = databasePath(context.recallHome);
-  if (options.reindex) {
-    let stale = !existsSync(path);
-    if (!stale) {
-      const db = openIndex(path, { readonly: true });
-      try {
-        stale = checkStaleness(db, context.roots, context.scanned).stale;
-      } finally {
-        db.close();
-      }
-    }
-    if (stale) {
-      try {
-        await indexWithProgress(context, { lockWaitMs: existsSync(path) ? 0 : 60_000, quiet: true, embedder: options.embedder });
-      } catch (error) {
-        if (!(error instanceof IndexError && error.code === "INDEX_LOCKED" && existsSync(path))) throw error;
-        warn("recall: another index run is in progress; answering from the last committed index");
-      }
+  if (!hasCommittedIndex(path)) {
+    if (options.reindex) await buildFirstIndex(context, options.embedder);
+    else if (readIndexLockHolder(join(context.recallHome, homeFiles.lock))) throw indexBuildingError(context);
+    else if (existsSync(path)) throw new IndexError("INDEX_MISSING", `the index at ${path} is incomplete: its first run did not finish`, { hint: "run `recall index`" });
+  } else if (options.reindex && isStale(path, context)) {
+    try {
+      await indexWithProgress(context, { lockWaitMs: 0, quiet: true, embedder: options.embedder });
+    } catch (error) {
+      if (!(error instanceof IndexError && error.code === "INDEX_LOCKED")) throw error;
+      warn("recall: another index run is in progress; answering from the last committed index");
     }
   }
   return openIndex(path, { readonly: true });
+}
+
+function isStale(path: string, context: HistoryContext): boolean {
+  const db = openIndex(path, { readonly: true });
+  try {
+    return checkStaleness(db, context.roots, context.scanned).stale;
+  } finally {
+    db.close();
+  }
 }

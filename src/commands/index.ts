@@ -21,7 +21,7 @@ export const indexCommand = command({
   },
   handler: async (args) => {
     const context = resolveHistory(args);
-    const embedder = args.keywordOnly ? undefined : createEmbedderOpener(context.recallHome, args.model, true);
+    const embedder = args.keywordOnly ? undefined : createEmbedderOpener(context.paths, args.model, true);
     try {
       const summary = await indexWithProgress(context, {
         full: args.full,

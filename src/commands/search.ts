@@ -55,7 +55,7 @@ export const searchCommand = command({
     if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1)) throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
     const context = resolveHistory(args);
     // Keyword-only searches never touch the embedding runtime (cold start stays fast).
-    const embedder = mode === "keyword" ? undefined : createEmbedderOpener(context.recallHome, args.model, false);
+    const embedder = mode === "keyword" ? undefined : createEmbedderOpener(context.paths, args.model, false);
     const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder });
     try {
       if (args.session) filters.sessionId = findSession(db, args.session).sessionId;

@@ -1,14 +1,16 @@
 /**
  * `recall show <session>[:<from>-<to>]` (level 3): re-parse the source and print the full
  * conversation for those turns, with tool calls. `:5` means turn 5; no range means all turns.
+ * When the source is gone or unreadable, the turns come from recall's archive and a note says so (issue 9).
+ * Secrets are redacted unless `--no-redact`.
  */
 import { command, flag, positional, string } from "cmd-ts";
 import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
-import { renderShowJson, renderShowText } from "../render/show.ts";
-import { findSession, reparseSession, resumeCommandFor } from "../search/index.ts";
-import { openFreshIndex, resolveHistory, sourceArgs } from "./context.ts";
+import { archiveNote, renderShowJson, renderShowText } from "../render/show.ts";
+import { findSession, readSessionTurns, resumeCommandFor } from "../search/index.ts";
+import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 
 /** A parsed `<session>[:<from>[-<to>]]` argument; `to` undefined means "to the end". */
 export interface SessionRange {
@@ -38,6 +40,7 @@ export const showCommand = command({
   args: {
     target: positional({ type: string, displayName: "session[:from-to]", description: "Session id (or unique 8+ char prefix), optionally with a turn range" }),
     json: flag({ long: "json", description: "Print the turns as one JSON object, with full tool outputs" }),
+    noRedact: flag({ long: "no-redact", description: "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)" }),
     noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
     ...sourceArgs,
   },
@@ -46,7 +49,8 @@ export const showCommand = command({
     const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
     try {
       const summary = findSession(db, range.id);
-      const parsed = reparseSession(db, summary);
+      const read = readSessionTurns(db, summary, { redact: !args.noRedact });
+      const parsed = read.result;
       const total = parsed.session.turnCount;
       if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total} turns; turn ${range.from} does not exist`);
       const to = Math.min(range.to ?? total, total);
@@ -56,7 +60,12 @@ export const showCommand = command({
         from: total === 0 ? 0 : range.from,
         to,
         resumeCommand: resumeCommandFor(parsed.session.source, parsed.session.id, parsed.session.projectPath),
+        fromArchive: read.fromArchive,
+        archiveReason: read.archiveReason,
+        sourceStatus: summary.sourceStatus,
+        lastSeenAt: summary.lastSeenAt,
       };
+      if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);
       writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));
     } finally {
       db.close();

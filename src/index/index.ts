@@ -1,13 +1,26 @@
 /**
- * The index layer's public surface: RECALL_HOME, the SQLite schema, the incremental indexer,
+ * The index layer's public surface: where recall keeps things (data/config/cache), snapshots and damage, the SQLite schema, the incremental indexer,
  * the staleness check and document building. Commands and search import from here only.
  */
-export { resolveRecallHome, ensureRecallHome, databasePath, homeFiles } from "./home.ts";
+export {
+  resolveRecallHome, resolveRecallPaths, pathsUnder, asRecallPaths, ensureRecallHome, databasePath, homeFiles, dotEnvPath, modelsDir,
+  runtimeDir, makePrivateDirs, createPrivateFile, describeExposure, type RecallPaths,
+} from "./home.ts";
+export { prepareRecallPaths, migrateLegacyHome, migrationWaitMs, type HomeHooks } from "./home-migration.ts";
+export {
+  findSnapshot, listSnapshots, writeSnapshot, snapshotIfDue, restoreSnapshot, setDamagedIndexAside, listSetAside, snapshotsDir, snapshotIntervalMs,
+  type SnapshotInfo, type RestoreResult,
+} from "./snapshot.ts";
+export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./damage.ts";
 export { openIndex, readMeta, writeMeta, schemaVersion, chunkStatus, type OpenIndexOptions } from "./schema.ts";
 export { runIndex, type IndexHooks, type IndexOptions, type IndexSummary } from "./indexer.ts";
 export { checkStaleness, type StalenessReport } from "./staleness.ts";
 export { buildTurnDocument, buildSessionDocument, loadDocumentTexts, hashDocument, type DocumentText } from "./documents.ts";
-export { tryAcquireIndexLock, acquireIndexLock, type IndexLock } from "./lock.ts";
+export { tryAcquireIndexLock, acquireIndexLock, readIndexLockHolder, describeIndexLockHolder, type IndexLock } from "./lock.ts";
 export type { StoredToolCall } from "./writer.ts";
-export { embedPending, openLevelStore, vectorLevels, embedFingerprintKey, type EmbeddingHooks, type EmbeddingSummary } from "./embedding.ts";
+export type { SourceStatus } from "./schema.ts";
+export { readStoredSession, capArchivedOutput, lastSeenSql, archivedOutputLines, archivedOutputBytes } from "./archive.ts";
+export { forgetSessions, unforgetSessions, type ForgetReport, type ForgottenSession, type ForgetOptions, type TombstoneSelection } from "./forget.ts";
+export { embedPending, type EmbeddingHooks, type EmbeddingSummary } from "./embedding.ts";
+export { openLevelStore, vectorLevels, embedFingerprintKey, findVectorDamage, repairVectorFiles, recordVectorFiles, type LevelStores, type VectorFileReport, type VectorLevelName, type VectorModel } from "./vector-files.ts";
 export { splitIntoChunks, chunkBudget } from "./chunking.ts";

@@ -2,11 +2,14 @@
  * The incremental index run (`recall index`, and the automatic re-index before a search).
  * Pipeline, per source:
  *   1. plan: scan container stats, list units only if a container changed (plan.ts);
- *   2. remove sessions whose unit vanished (one transaction);
+ *   2. mark sessions whose unit vanished as deleted and those that came back unchanged as present (one
+ *      transaction); nothing is dropped: the index may hold the only copy (issue 9);
  *   3. parse changed units (resumed where a resume state exists) and write them in batches, one
  *      transaction per batch, so a `kill -9` loses at most the batch in flight and the next run
  *      redoes exactly that (a unit's change key is stored in the same transaction as its rows);
- *   4. store the container fingerprints and the source digest (the staleness check compares it).
+ *   4. store the container fingerprints and the source digest (the staleness check compares it). A container
+ *      that could not be read (unavailable, or a unit failed to parse) keeps its old fingerprint and the digest
+ *      is left stale, so the next search or index retries it; its sessions are kept untouched meanwhile.
  * The run holds RECALL_HOME/index.lock; searches keep reading the last committed state (WAL).
  * Never prints: progress and warnings go through `IndexHooks`.
  */
@@ -17,11 +20,14 @@ import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
 import { embedPending, type EmbeddingSummary } from "./embedding.ts";
+import { repairVectorFiles } from "./vector-files.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
 import { acquireIndexLock, type IndexLock } from "./lock.ts";
-import { digestContainers, planSource, type SourcePlan } from "./plan.ts";
-import { openIndex, writeMeta } from "./schema.ts";
-import { deleteSessionRow, writeParsedSession } from "./writer.ts";
+import { markSessionsDeleted, markSessionsPresent, seenAtMetaKey } from "./archive.ts";
+import { containersToStore, digestContainers, planSource, type SourcePlan } from "./plan.ts";
+import { openIndex, readMeta, writeMeta } from "./schema.ts";
+import { snapshotIfDue } from "./snapshot.ts";
+import { writeParsedSession } from "./writer.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -61,8 +67,17 @@ export interface IndexOptions {
 export interface IndexSummary {
   added: number;
   updated: number;
+  /** Sessions dropped from the index; always 0 for an index run (sessions leave only by `recall forget`). */
   removed: number;
+  /** Sessions whose source vanished in this run: marked deleted and kept (issue 9). */
+  deleted: number;
+  /** Sessions marked deleted before whose source is back (re-parsed or not). */
+  restored: number;
   unchanged: number;
+  /** Paths or containers that exist but could not be read in this run (their sessions are kept; retried next run). */
+  unavailable: number;
+  /** Indexed sessions left untouched because their container was unavailable. */
+  kept: number;
   /** Turns written in this run (new or re-parsed). */
   turns: number;
   /** Bytes the parsers read from disk in this run (an appended Claude file costs only its new bytes). */
@@ -72,7 +87,7 @@ export interface IndexSummary {
   firstSkipped?: string;
   /** Files or containers that could not be read at all (warned). */
   failedUnits: number;
-  /** True when anything was skipped or failed (the JSON marks the run degraded). */
+  /** True when anything was skipped, failed or unavailable (the JSON marks the run degraded). */
   degraded: boolean;
   elapsedMs: number;
   /** Roots that do not exist, per source. */
@@ -93,20 +108,29 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();
   ensureRecallHome(options.recallHome);
   const lock: IndexLock = await acquireIndexLock(join(options.recallHome, homeFiles.lock), options.lockWaitMs ?? 0);
-  const db = openIndex(databasePath(options.recallHome));
+  let db: Database;
+  try {
+    db = openIndex(databasePath(options.recallHome));
+  } catch (error) {
+    lock.release(); // a damaged index must not keep the lock: `index --full` sets it aside next (issue 9)
+    throw error;
+  }
   const summary: IndexSummary = {
-    added: 0, updated: 0, removed: 0, unchanged: 0, turns: 0, bytesRead: 0, skippedLines: 0, failedUnits: 0,
+    added: 0, updated: 0, removed: 0, deleted: 0, restored: 0, unchanged: 0, unavailable: 0, kept: 0, turns: 0, bytesRead: 0, skippedLines: 0, failedUnits: 0,
     degraded: false, elapsedMs: 0, missingRoots: { "claude-code": [], opencode: [] },
   };
   try {
     for (const parser of parsers) await indexSource(db, parser, options, summary);
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
+    repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
     summary.embedding = await runEmbedding(db, options);
+    const changed = summary.added + summary.updated + summary.removed + summary.deleted + summary.restored + (summary.embedding?.embedded ?? 0) > 0;
+    snapshotIfDue(db, options.recallHome, { changed, onWarning: options.hooks?.onWarning }); // daily, under the lock (snapshot.ts; issue 9)
   } finally {
     db.close();
     lock.release();
   }
-  summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0;
+  summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0 || summary.unavailable > 0;
   summary.elapsedMs = performance.now() - started;
   return summary;
 }
@@ -135,30 +159,53 @@ async function runEmbedding(db: Database, options: IndexOptions): Promise<Embedd
 
 async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
+  const seenAt = Date.now();
   const plan = planSource(db, parser, options.roots[parser.id], options.full ?? false, { onWarning: hooks.onWarning });
   summary.missingRoots[parser.id] = plan.missingRoots;
   summary.unchanged += plan.unchanged;
-  if (plan.toRemove.length > 0) {
-    db.transaction(() => plan.toRemove.forEach((rowid) => deleteSessionRow(db, rowid))).immediate();
-    summary.removed += plan.toRemove.length;
+  applySourceStates(db, parser.id, plan, seenAt, summary);
+  for (const entry of plan.unavailable) {
+    const kept = plan.keptByPath.get(entry.path) ?? 0;
+    hooks.onWarning?.(`${entry.path}: unavailable (${entry.reason}); kept its ${kept} indexed session${kept === 1 ? "" : "s"} unchanged, will retry next run`);
   }
-  await parseAndWrite(db, parser, plan, options, summary);
-  storeContainers(db, parser.id, plan.containers);
+  summary.unavailable += plan.unavailable.length;
+  summary.kept += [...plan.keptByPath.values()].reduce((sum, n) => sum + n, 0);
+  const failedContainers = await parseAndWrite(db, parser, plan, options, summary, seenAt);
+  storeContainers(db, parser.id, containersToStore(plan, failedContainers), plan.unavailable.length > 0 || failedContainers.size > 0, seenAt);
 }
 
-async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: IndexOptions, summary: IndexSummary): Promise<void> {
+/** Mark vanished sessions deleted and returned-unchanged ones present, in one transaction. */
+function applySourceStates(db: Database, source: SourceId, plan: SourcePlan, seenAt: number, summary: IndexSummary): void {
+  if (plan.toMarkDeleted.length === 0 && plan.toRestore.length === 0) return;
+  const previousScanAt = Number(readMeta(db, seenAtMetaKey(source)) ?? 0);
+  db.transaction(() => {
+    markSessionsDeleted(db, plan.toMarkDeleted, previousScanAt);
+    markSessionsPresent(db, plan.toRestore, seenAt);
+  }).immediate();
+  summary.deleted += plan.toMarkDeleted.length;
+  summary.restored += plan.toRestore.length;
+  summary.unchanged += plan.toRestore.length;
+}
+
+/**
+ * Parse and write the planned units in batches.
+ * @returns the container paths of units that could not be parsed (retried next run)
+ */
+async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: IndexOptions, summary: IndexSummary, seenAt: number): Promise<Set<string>> {
   const hooks = options.hooks ?? {};
   const batchSize = options.batchSize ?? 100;
   const total = plan.toParse.length;
-  let batch: Array<{ unit: SourceUnit; result: ParseResult; isNew: boolean }> = [];
+  const failedContainers = new Set<string>();
+  let batch: Array<{ unit: SourceUnit; result: ParseResult; isNew: boolean; wasDeleted: boolean }> = [];
   let done = 0;
   const flush = () => {
     db.transaction(() => {
-      for (const { unit, result, isNew } of batch) {
-        writeParsedSession(db, unit, result);
+      for (const { unit, result, isNew, wasDeleted } of batch) {
+        writeParsedSession(db, unit, result, seenAt);
         summary.turns += result.turns.length;
         if (isNew) summary.added++;
         else summary.updated++;
+        if (wasDeleted) summary.restored++;
       }
     }).immediate();
     batch = [];
@@ -166,11 +213,12 @@ async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, opt
   };
   let index = 0;
   for await (const outcome of parseAhead(parser.id, plan.toParse)) {
-    const { unit, isNew } = plan.toParse[index++]!;
+    const { unit, isNew, wasDeleted } = plan.toParse[index++]!;
     done++;
     if (!outcome.ok) {
       summary.failedUnits++;
-      hooks.onWarning?.(outcome.error.includes(unit.key) ? outcome.error : `${unit.key}: ${outcome.error}`);
+      failedContainers.add(unit.containerPath);
+      hooks.onWarning?.(`${outcome.error.includes(unit.key) ? outcome.error : `${unit.key}: ${outcome.error}`} (will retry next run)`);
     } else {
       const { result } = outcome;
       summary.bytesRead += result.bytesRead;
@@ -178,18 +226,24 @@ async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, opt
         summary.skippedLines += result.skipped.count;
         summary.firstSkipped ??= result.skipped.first;
       }
-      batch.push({ unit, result, isNew });
+      batch.push({ unit, result, isNew, wasDeleted });
     }
     if (batch.length >= batchSize || done === total) flush();
   }
   if (batch.length > 0) flush();
+  return failedContainers;
 }
 
-function storeContainers(db: Database, source: SourceId, containers: SourceContainer[]): void {
+/**
+ * Store the container fingerprints of a source, the time it was scanned, and its digest; when something must be
+ * retried (`retry`), a digest no scan can produce, so the staleness check sends the next search through an index run.
+ */
+function storeContainers(db: Database, source: SourceId, containers: SourceContainer[], retry: boolean, seenAt: number): void {
   db.transaction(() => {
     db.query("DELETE FROM containers WHERE source = ?").run(source);
     const insert = db.query("INSERT OR REPLACE INTO containers(path, source, fingerprint, size_bytes) VALUES (?, ?, ?, ?)");
     for (const container of containers) insert.run(container.path, source, container.fingerprint, container.sizeBytes);
-    writeMeta(db, digestMetaKey(source), digestContainers(containers));
+    writeMeta(db, digestMetaKey(source), retry ? `retry:${digestContainers(containers)}` : digestContainers(containers));
+    writeMeta(db, seenAtMetaKey(source), String(seenAt));
   }).immediate();
 }

@@ -3,15 +3,20 @@
  * Tables: `meta` (schema version, last index time, embedding fingerprint), `containers` (stats
  * fingerprints per source file/db), `sessions`, `turns`, `documents` (one session document and one
  * document per turn, with hashes of their text) with `documents_fts` (contentless FTS5, porter +
- * unicode61; the text itself is rebuilt from turns by documents.ts), and `chunks` (the embedding units cut from documents; a chunk id is its vector row id).
+ * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id),
+ * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
+ * (tombstones of sessions deleted on purpose). Sessions are never dropped by an index run: a vanished source
+ * marks them `source_status = 'deleted'` (DESIGN.md "The archive").
  * SQLite is the source of truth: vector files can always be rebuilt from it (DESIGN.md "Store").
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { IndexError } from "../errors.ts";
+import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.ts";
+import { createPrivateFile } from "./home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 1;
+export const schemaVersion = 2;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -94,7 +99,40 @@ const migrations: string[] = [
   );
   CREATE INDEX chunks_status ON chunks(status);
   `,
+  // v2 (issue 9, the archive): a session whose source vanished stays, marked `deleted`; tool outputs are kept
+  // (capped, gzip) for level 3 once the source is gone; `forget` leaves a tombstone so an index run does not
+  // re-add what the user deleted on purpose.
+  `
+  ALTER TABLE sessions ADD COLUMN source_status TEXT NOT NULL DEFAULT 'present' CHECK (source_status IN ('present', 'deleted'));
+  ALTER TABLE sessions ADD COLUMN last_seen_at INTEGER NOT NULL DEFAULT 0; -- epoch ms of the last run that saw the source
+  UPDATE sessions SET last_seen_at = coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'last_indexed_at'), 0);
+  CREATE INDEX sessions_deleted ON sessions(source) WHERE source_status = 'deleted';
+  CREATE TABLE turn_outputs (
+    session_rowid INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    outputs BLOB NOT NULL, -- gzip of a JSON array aligned with turns.tools: each call's capped output, or null
+    PRIMARY KEY (session_rowid, number),
+    FOREIGN KEY (session_rowid, number) REFERENCES turns(session_rowid, number) ON DELETE CASCADE
+  );
+  CREATE TABLE forgotten (
+    source TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    project_path TEXT NOT NULL,
+    project_name TEXT NOT NULL,
+    ended_at INTEGER NOT NULL,
+    forgotten_at INTEGER NOT NULL,
+    PRIMARY KEY (source, session_id)
+  );
+  -- Indexes written before v2 hold no tool outputs: re-parse every session once (unchanged text keeps its
+  -- documents, chunks and vectors, so nothing is re-embedded).
+  UPDATE sessions SET change_key = '', resume_state = NULL;
+  DELETE FROM containers;
+  DELETE FROM meta WHERE key LIKE 'containers_digest:%';
+  `,
 ];
+
+/** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */
+export type SourceStatus = "present" | "deleted";
 
 /** Chunk status values stored in `chunks.status`. */
 export const chunkStatus = { pending: 0, embedded: 1, failed: 2 } as const;
@@ -113,17 +151,25 @@ export interface OpenIndexOptions {
  * Open (and create/migrate) the index database.
  * WAL journal, foreign keys on, synchronous NORMAL (durable across process crashes, which is what a
  * `kill -9` test checks; an OS crash may lose the last transaction, never corrupt the file).
+ * A new file is created 0600 before SQLite opens it, whatever the umask (its -wal and -shm take its mode).
+ * Damage (SQLITE_CORRUPT / SQLITE_NOTADB) is checked at open by reading the schema, and any later query that
+ * meets it throws the same IndexError (damage.ts), never a raw SQLite error.
  * @throws IndexError INDEX_MISSING when the file is absent and `create` is false,
- *         INDEX_CORRUPT when it is not a recall database or was written by a newer recall
+ *         INDEX_CORRUPT when it is damaged, not a recall database or was written by a newer recall,
+ *         HOME_UNUSABLE when it cannot be opened for another reason (permissions)
  */
 export function openIndex(path: string, options: OpenIndexOptions = {}): Database {
   const readonly = options.readonly ?? false;
   const create = options.create ?? !readonly;
-  const isNew = !existsSync(path);
-  if (isNew && !create) {
-    throw new IndexError("INDEX_MISSING", `no index at ${path}`, { hint: "run `recall index` first" });
+  if (!existsSync(path)) {
+    if (!create) throw new IndexError("INDEX_MISSING", `no index at ${path}`, { hint: "run `recall index` first" });
+    try {
+      createPrivateFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw cannotOpen(path, error); // EEXIST: another process made it
+    }
   }
-  let db: Database;
+  let db: Database | undefined;
   try {
     db = readonly ? new Database(path, { readonly: true }) : new Database(path, { create: true, readwrite: true });
     db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
@@ -132,15 +178,21 @@ export function openIndex(path: string, options: OpenIndexOptions = {}): Databas
       db.exec("PRAGMA synchronous = NORMAL");
     }
     db.exec("PRAGMA foreign_keys = ON");
+    db.query("SELECT count(*) FROM sqlite_schema").get(); // reads page 1 and the schema: a bad header fails here
   } catch (error) {
-    throw new IndexError("INDEX_CORRUPT", `cannot open the index at ${path}: ${(error as Error).message}`, {
-      hint: "delete it and run `recall index --full`",
-      cause: error,
-    });
+    db?.close();
+    throw isSqliteDamage(error) ? damagedIndexError(path, error) : cannotOpen(path, error);
   }
-  if (isNew) for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+  guardAgainstDamage(db, path);
   migrate(db, path, readonly);
   return db;
+}
+
+function cannotOpen(path: string, error: unknown): IndexError {
+  return new IndexError("HOME_UNUSABLE", `cannot open the index at ${path}: ${(error as Error).message}`, {
+    hint: "check that you own the file and its folder and can read and write them",
+    cause: error,
+  });
 }
 
 /** Current schema version stored in the database (0 for an empty one). */

@@ -3,9 +3,12 @@
  * place where they did not change, so a resumed parse (an appended Claude file) touches only the
  * turns from `fromTurn` on, and unchanged documents keep their ids (and so their chunks and
  * vectors): an append of one turn re-embeds one turn document and the session document only.
+ * Each written turn also stores its tool outputs, capped and compressed (archive.ts), for level 3 once the
+ * source is gone; a written session is `present`, seen at the run's time.
  */
 import type { Database } from "bun:sqlite";
 import type { ParseResult, SourceUnit, Turn } from "../parsers/index.ts";
+import { encodeTurnOutputs } from "./archive.ts";
 import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
@@ -30,26 +33,31 @@ export function findSessionRow(db: Database, unit: Pick<SourceUnit, "key" | "sou
   );
 }
 
-/** Delete one session and everything derived from it (turns, documents, chunks cascade). */
+/** Delete one session and everything derived from it (turns, tool outputs, documents, FTS rows, chunks cascade). */
 export function deleteSessionRow(db: Database, rowid: number): void {
   db.query("DELETE FROM sessions WHERE id = ?").run(rowid);
 }
 
 /**
- * Insert or update the session of `result` and its turns from `result.fromTurn` on.
+ * Insert or update the session of `result` and its turns from `result.fromTurn` on; the session is marked
+ * `present` and seen at `seenAt` (epoch ms).
  * @returns the session's rowid
  */
-export function writeParsedSession(db: Database, unit: SourceUnit, result: ParseResult): number {
+export function writeParsedSession(db: Database, unit: SourceUnit, result: ParseResult, seenAt: number = Date.now()): number {
   const existing = findSessionRow(db, unit);
   const fromTurn = existing ? result.fromTurn : 1;
-  const rowid = upsertSessionRow(db, unit, result, existing?.id);
+  const rowid = upsertSessionRow(db, unit, result, existing?.id, seenAt);
+  // Deleting turns cascades to their turn_outputs rows.
   db.query("DELETE FROM turns WHERE session_rowid = ? AND number >= ?").run(rowid, fromTurn);
   const insertTurn = db.query(
     "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
+  const insertOutputs = db.query("INSERT INTO turn_outputs(session_rowid, number, outputs) VALUES (?, ?, ?)");
   for (const turn of result.turns) {
     if (turn.number < fromTurn) continue;
     insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, JSON.stringify(storedCalls(turn)), JSON.stringify(turn.files));
+    const outputs = encodeTurnOutputs(turn);
+    if (outputs) insertOutputs.run(rowid, turn.number, outputs);
     upsertDocument(db, rowid, "turn", turn.number, buildTurnDocument(turn), existing === undefined);
   }
   db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(rowid, result.session.turnCount);
@@ -57,19 +65,20 @@ export function writeParsedSession(db: Database, unit: SourceUnit, result: Parse
   return rowid;
 }
 
-function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, existingId: number | undefined): number {
+function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, existingId: number | undefined, seenAt: number): number {
   const s = result.session;
   const values = [
     s.source, s.id, unit.key, unit.containerPath, unit.changeKey, unit.locator ? JSON.stringify(unit.locator) : null, s.projectPath, s.projectName, s.gitBranch,
     s.startedAt, s.endedAt, s.title, s.turnCount, s.parentSessionId, s.isSubagent ? 1 : 0, s.location,
-    result.resume ? JSON.stringify(result.resume) : null, result.skipped.count,
+    result.resume ? JSON.stringify(result.resume) : null, result.skipped.count, seenAt,
   ] as const;
   if (existingId === undefined) {
     const row = db
       .query<{ id: number }, typeof values extends readonly (infer T)[] ? T[] : never>(
         `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
-           started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, files, resume_state, skipped_lines)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id`,
+           started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, files, resume_state, skipped_lines,
+           last_seen_at, source_status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, 'present') RETURNING id`,
       )
       .get(...values);
     return row!.id;
@@ -77,7 +86,7 @@ function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, e
   db.query(
     `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, unit_locator = ?, project_path = ?,
        project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, turn_count = ?, parent_session_id = ?,
-       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ? WHERE id = ?`,
+       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ?, last_seen_at = ?, source_status = 'present' WHERE id = ?`,
   ).run(...values, existingId);
   return existingId;
 }

@@ -3,6 +3,7 @@
  * NO_COLOR; see terminal.ts), dates, truncation, byte sizes.
  */
 import type { Preview } from "../search/index.ts";
+import { neutralizeControls } from "./escapes.ts";
 import type { Palette } from "./terminal.ts";
 
 export { paletteFor, type Palette } from "./terminal.ts";
@@ -20,6 +21,14 @@ export function isoDate(ms: number): string {
 /** Epoch ms → `YYYY-MM-DD HH:MM` (UTC), or `unknown`. */
 export function isoMinute(ms: number): string {
   return ms > 0 ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "unknown";
+}
+
+/**
+ * The text marker of a session whose source is gone (issue 9): `(source deleted, last seen 2026-11-20)`;
+ * "" for a present session.
+ */
+export function sourceDeletedMarker(session: { sourceStatus: "present" | "deleted"; lastSeenAt: number }): string {
+  return session.sourceStatus === "deleted" ? `(source deleted, last seen ${isoDate(session.lastSeenAt)})` : "";
 }
 
 /** Collapse whitespace and cut to `maxChars` with `…`. */
@@ -42,18 +51,20 @@ export function formatBytes(bytes: number): string {
 
 /**
  * A preview with its matches marked: bold yellow on a color terminal, `[word]` otherwise
- * (so a pipe or an agent still sees what matched).
+ * (so a pipe or an agent still sees what matched). Control characters of the session text are shown
+ * as `\xNN` (escapes.ts); the marks are added after, so they still colour.
  */
 export function highlight(preview: Preview, palette: Palette): string {
   let out = "";
   let at = 0;
   const mark = palette.isColorSupported ? (text: string) => palette.bold(palette.yellow(text)) : (text: string) => `[${text}]`;
+  const piece = (start: number, end: number) => neutralizeControls(preview.text.slice(start, end));
   for (const [start, end] of preview.highlights) {
     if (start < at) continue;
-    out += preview.text.slice(at, start) + mark(preview.text.slice(start, end));
+    out += piece(at, start) + mark(piece(start, end));
     at = end;
   }
-  return out + preview.text.slice(at);
+  return out + piece(at, preview.text.length);
 }
 
 /** Round a score for output (4 decimals); undefined stays undefined. */
@@ -64,7 +75,3 @@ export function roundScore(score: number | undefined): number | undefined {
 /** A session id shortened to 12 characters for text output (JSON always carries the full id). */
 export const shortId = (id: string): string => id.slice(0, 12);
 
-/** Quote a query for a shell command line hint. */
-export function quoteForShell(text: string): string {
-  return /^[\w./:-]+$/.test(text) ? text : `"${text.replace(/(["\\$`])/g, "\\$1")}"`;
-}

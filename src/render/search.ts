@@ -7,29 +7,47 @@
  *   session result: session_id (full), source, project, project_path, title, git_branch, started_at,
  *     ended_at (ISO-8601 UTC or null), turns, score (0–1, fused), keyword_score, vector_score (0–1 or
  *     null when that leg did not find it), preview, best_turn, files, is_subagent, parent_session_id,
- *     resume_command, next_command
+ *     resume_command, next_command, source_status, last_seen_at
  *   turn result: session_id, source, project, project_path, title, turn (1-based), total_turns,
  *     prompt (whole), response_excerpt, tools, files, timestamp, score, keyword_score, vector_score,
- *     show_command
+ *     show_command, source_status, last_seen_at
+ *   source_status: "present" | "deleted" (the source is gone, the index holds the only copy); last_seen_at:
+ *     ISO-8601 UTC time recall last saw the session's source, or null
  */
-import type { SearchResponse, SessionResult, TurnResult } from "../search/index.ts";
-import { highlight, isoDate, isoTime, oneLine, quoteForShell, roundScore, shortId, type Palette } from "./format.ts";
+import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
+import { jsonLine, neutralizeStrings } from "./escapes.ts";
+import { highlight, isoDate, isoTime, oneLine, roundScore, shortId, sourceDeletedMarker, type Palette } from "./format.ts";
 
-/** The drill-deeper command for a session result. */
+/**
+ * The drill-deeper command for a session result, every part shell-quoted (issue 9); a query that starts
+ * with `-` goes after `--` so it is not read as a flag.
+ * Examples: `recall search 'docker network' --depth 2 --session 2c5941bd-…`;
+ *   `recall search --depth 2 --session 2c5941bd-… -- '-v flag'`.
+ */
 export function drillCommand(query: string, sessionId: string): string {
-  return `recall search ${quoteForShell(query)} --depth 2 --session ${sessionId}`;
+  const scope = `--depth 2 --session ${shellQuote(sessionId)}`;
+  return query.startsWith("-") ? `recall search ${scope} -- ${shellQuote(query)}` : `recall search ${shellQuote(query)} ${scope}`;
 }
 
-/** The level-3 command for a turn: the turn with one turn of context on each side. */
+/**
+ * The level-3 command for a turn: the turn with one turn of context on each side, shell-quoted.
+ * Example: `recall show 2c5941bd-…:4-6`.
+ */
 export function showCommand(sessionId: string, turn: number, totalTurns: number): string {
   const from = Math.max(1, turn - 1);
   const to = Math.min(Math.max(totalTurns, turn), turn + 1);
-  return `recall show ${sessionId}:${from}-${to}`;
+  const target = `${sessionId}:${from}-${to}`;
+  return `recall show ${target.startsWith("-") ? "-- " : ""}${shellQuote(target)}`;
 }
 
 /** The session fields both result shapes start with. */
 function identityJson(result: SessionResult | TurnResult) {
   return { session_id: result.sessionId, source: result.source, project: result.project, project_path: result.projectPath, title: result.title };
+}
+
+/** Whether the source still holds the session (issue 9); last in both shapes (fields are only ever added). */
+function archiveJson(result: SessionResult | TurnResult) {
+  return { source_status: result.sourceStatus, last_seen_at: isoTime(result.lastSeenAt) };
 }
 
 /** Fused and per-leg scores, rounded; a leg that did not find the result is null. */
@@ -52,6 +70,7 @@ function sessionJson(query: string, result: SessionResult) {
     parent_session_id: result.parentSessionId,
     resume_command: result.resumeCommand,
     next_command: drillCommand(query, result.sessionId),
+    ...archiveJson(result),
   };
 }
 
@@ -67,6 +86,7 @@ function turnJson(result: TurnResult) {
     timestamp: isoTime(result.timestamp),
     ...scoresJson(result),
     show_command: showCommand(result.sessionId, result.turn, result.totalTurns),
+    ...archiveJson(result),
   };
 }
 
@@ -76,7 +96,7 @@ export function renderSearchJson(response: SearchResponse): string {
     response.level === "session"
       ? (response.results as SessionResult[]).map((result) => sessionJson(response.query, result))
       : (response.results as TurnResult[]).map(turnJson);
-  return JSON.stringify({ version: 1, query: response.query, level: response.level, mode: response.mode, searched: response.searched, results });
+  return jsonLine({ version: 1, query: response.query, level: response.level, mode: response.mode, searched: response.searched, results });
 }
 
 function header(response: SearchResponse, palette: Palette): string {
@@ -89,7 +109,7 @@ function header(response: SearchResponse, palette: Palette): string {
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
@@ -103,7 +123,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
     `  Q: ${oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
@@ -113,8 +133,15 @@ function turnText(result: TurnResult, palette: Palette): string {
   return lines.join("\n");
 }
 
-/** The text listing: a header line, then one block per result separated by blank lines. */
-export function renderSearchText(response: SearchResponse, palette: Palette): string {
+/** Fields whose text `highlight` neutralizes piecewise (their match offsets refer to the raw text). */
+const previewFields = new Set(["preview", "responseExcerpt"]);
+
+/**
+ * The text listing: a header line, then one block per result separated by blank lines. Control characters
+ * from sessions (and the query) are shown as `\xNN` (escapes.ts).
+ */
+export function renderSearchText(raw: SearchResponse, palette: Palette): string {
+  const response = neutralizeStrings(raw, previewFields);
   const blocks =
     response.level === "session"
       ? (response.results as SessionResult[]).map((result) => sessionText(response.query, result, palette))

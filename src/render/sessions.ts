@@ -1,14 +1,16 @@
 /**
  * Rendering of `recall sessions` and `recall status`.
  * `sessions --json`: {"sessions": [{"session_id", "source", "project", "project_path", "title",
- * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent"}]} (ISO-8601 times, full ids).
+ * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at"}]}
+ * (ISO-8601 times, full ids; `source_status` "present" | "deleted").
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
-import { formatBytes, isoDate, isoMinute, isoTime, oneLine, type Palette } from "./format.ts";
+import { jsonLine, neutralizeStrings } from "./escapes.ts";
+import { formatBytes, isoDate, isoMinute, isoTime, oneLine, sourceDeletedMarker, type Palette } from "./format.ts";
 
 /** `recall sessions --json`. */
 export function renderSessionsJson(sessions: SessionSummary[]): string {
-  return JSON.stringify({
+  return jsonLine({
     sessions: sessions.map((s) => ({
       session_id: s.sessionId,
       source: s.source,
@@ -21,16 +23,19 @@ export function renderSessionsJson(sessions: SessionSummary[]): string {
       parent_session_id: s.parentSessionId,
       git_branch: s.gitBranch,
       is_subagent: s.isSubagent,
+      source_status: s.sourceStatus,
+      last_seen_at: isoTime(s.lastSeenAt),
     })),
   });
 }
 
-/** `recall sessions`: one line per session, newest first. */
-export function renderSessionsText(sessions: SessionSummary[], palette: Palette): string {
-  if (sessions.length === 0) return "No sessions match.\n";
+/** `recall sessions`: one line per session, newest first; control characters shown as `\xNN` (escapes.ts). */
+export function renderSessionsText(raw: SessionSummary[], palette: Palette): string {
+  if (raw.length === 0) return "No sessions match.\n";
+  const sessions = neutralizeStrings(raw);
   const lines = sessions.map(
     (s) =>
-      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}`,
+      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${s.sourceStatus === "deleted" ? palette.dim(` ${sourceDeletedMarker(s)}`) : ""}`,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -45,11 +50,13 @@ export interface StatusExtras {
 
 /** `recall status --json`. */
 export function renderStatusJson(status: IndexStatus, extras: StatusExtras): string {
-  return JSON.stringify({
+  return jsonLine({
     recall_home: extras.recallHome,
     sessions: status.sessions,
     turns: status.turns,
     subagent_sessions: status.subagentSessions,
+    deleted_sessions: status.deletedSessions,
+    forgotten_sessions: status.forgottenSessions,
     by_source: status.bySource,
     by_project: status.byProject.map((p) => ({ project: p.project, project_path: p.projectPath, sessions: p.sessions, turns: p.turns })),
     database_bytes: status.databaseBytes,
@@ -62,10 +69,12 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
 }
 
 /** `recall status`. */
-export function renderStatusText(status: IndexStatus, extras: StatusExtras, palette: Palette): string {
+export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette: Palette): string {
+  const status = neutralizeStrings(raw);
   const lines = [
     `index: ${extras.recallHome}${extras.usingExamples ? " (example history)" : ""}`,
-    `sessions: ${status.sessions} (${status.subagentSessions} sub-agent), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
+    `sessions: ${status.sessions} (${status.subagentSessions} sub-agent, ${status.deletedSessions} source deleted and kept only here), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
+    ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${status.forgottenSessions} session(s) (\`recall forget --undo\` lets the next index add them again)`] : []),
     `last indexed: ${status.lastIndexedAt ? `${isoMinute(status.lastIndexedAt)} UTC` : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
     `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed`,

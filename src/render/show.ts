@@ -2,10 +2,12 @@
  * Rendering of `recall show` (level 3): a header (project, title, "Showing turns 5-9 of 23"),
  * then per turn its date, the prompt, the assistant text and each tool call compactly
  * (`[Bash] docker network ls` + the first lines of output, `[Edit] src/x.ts (+12 −3)`, `[Read] path`).
- * `--json` gives the same content with full outputs.
+ * `--json` gives the same content with full outputs. A session read from recall's archive (its source is gone or
+ * unreadable) says so in the header and in `from_archive` (issue 9).
  */
 import type { Session, ToolCall, Turn } from "../parsers/index.ts";
-import { isoMinute, isoTime, type Palette } from "./format.ts";
+import { jsonLine, neutralizeStrings } from "./escapes.ts";
+import { isoDate, isoMinute, isoTime, type Palette } from "./format.ts";
 
 /** What `show` renders: the session and the chosen inclusive turn range (1-based). */
 export interface ShowView {
@@ -14,6 +16,20 @@ export interface ShowView {
   from: number;
   to: number;
   resumeCommand: string;
+  /** True when the turns come from recall's archive (tool outputs cut to 40 lines / 4 KB), not the source. */
+  fromArchive: boolean;
+  /** Why the archive was read (`source deleted`, `source unreadable: …`), or undefined. */
+  archiveReason: string | undefined;
+  /** Whether the source still holds the session, and when recall last saw it (epoch ms). */
+  sourceStatus: "present" | "deleted";
+  lastSeenAt: number;
+}
+
+/** The header line of a session shown from the archive, or "" when it was read from its source. */
+export function archiveNote(view: Pick<ShowView, "fromArchive" | "archiveReason" | "sourceStatus" | "lastSeenAt">): string {
+  if (!view.fromArchive) return "";
+  const why = view.sourceStatus === "deleted" ? `source deleted, last seen ${isoDate(view.lastSeenAt)}` : (view.archiveReason ?? "source unreadable");
+  return `shown from recall's archive (${why}); tool outputs are cut to their first 40 lines / 4 KB`;
 }
 
 /** Lines of tool output shown under a call in text mode. */
@@ -33,13 +49,15 @@ function outputLines(call: ToolCall, palette: Palette): string[] {
   return shown;
 }
 
-/** Text rendering of a {@link ShowView}. */
-export function renderShowText(view: ShowView, palette: Palette): string {
+/** Text rendering of a {@link ShowView}; control characters from the session are shown as `\xNN` (escapes.ts). */
+export function renderShowText(raw: ShowView, palette: Palette): string {
+  const view = neutralizeStrings(raw);
   const { session } = view;
   const out = [
     palette.bold(`${session.title ?? "(untitled session)"}`),
     `project: ${session.projectPath || "?"}  source: ${session.source}  session: ${session.id}${session.gitBranch ? `  branch: ${session.gitBranch}` : ""}`,
     session.parentSessionId ? `sub-agent of: ${session.parentSessionId}` : "",
+    archiveNote(view) ? palette.yellow(archiveNote(view)) : "",
     `Showing turns ${view.from}-${view.to} of ${session.turnCount}`,
     palette.dim(`resume: ${view.resumeCommand}`),
   ].filter(Boolean);
@@ -56,7 +74,7 @@ export function renderShowText(view: ShowView, palette: Palette): string {
 /** JSON rendering of a {@link ShowView} (one line). */
 export function renderShowJson(view: ShowView): string {
   const { session } = view;
-  return JSON.stringify({
+  return jsonLine({
     version: 1,
     session: {
       session_id: session.id,
@@ -72,7 +90,10 @@ export function renderShowJson(view: ShowView): string {
       is_subagent: session.isSubagent,
       location: session.location,
       resume_command: view.resumeCommand,
+      source_status: view.sourceStatus,
+      last_seen_at: isoTime(view.lastSeenAt),
     },
+    from_archive: view.fromArchive,
     from: view.from,
     to: view.to,
     turns: view.turns.map((turn) => ({

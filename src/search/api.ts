@@ -1,7 +1,8 @@
 /**
  * The level-1/2 search API shared by the CLI, the skill and any other front end.
  * Pipeline of `searchIndex`:
- *   1. parse the user text (query.ts); an empty query is a usage error;
+ *   1. parse the user text (query.ts); an empty query is a usage error; a query with nothing visible
+ *      to embed (only invisible format characters) runs keyword-only, with a notice;
  *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
  *      vector: the injected `VectorLeg`, absent when no vectors or model are available);
  *   3. fuse by Relative Score Fusion (fusion.ts), keyed by session (level 1) or turn document (level 2);
@@ -15,7 +16,7 @@ import { filterSql, type SearchFilters } from "./filters.ts";
 import { defaultAlpha, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
-import { parseLexicalQuery } from "./query.ts";
+import { embeddableQueryText, parseLexicalQuery } from "./query.ts";
 
 /** Which legs run: both (default), or one. */
 export type SearchMode = "hybrid" | "keyword" | "vector";
@@ -89,8 +90,13 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
     mode = "keyword";
   }
   const query = parseLexicalQuery(text);
+  const embeddable = embeddableQueryText(text);
+  if (mode !== "keyword" && embeddable === null) {
+    notices.push("keyword-only search: the query has no visible characters to embed");
+    mode = "keyword";
+  }
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
-  const vectorHits = mode === "keyword" || !vectorLeg ? [] : await vectorLeg.search(text, request.level, request.filters, candidates);
+  const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const fused = fuseHits(keywordHits, vectorHits, request.level, mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha);
   const ranked = downRankSubagents(db, fused, request.filters).slice(0, limit);
   const results =

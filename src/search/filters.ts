@@ -20,6 +20,10 @@ export interface SearchFilters {
   sessionId?: string;
   /** Include sub-agent sessions (down-ranked); default false. */
   includeSubagents?: boolean;
+  /** Only sessions whose last activity is strictly before this time (`recall forget --before`). */
+  endedBefore?: number;
+  /** Only sessions whose source is in this state ("deleted": the index holds the only copy); default both. */
+  sourceStatus?: "present" | "deleted";
 }
 
 const unitMs: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
@@ -87,6 +91,14 @@ export function filterSql(filters: SearchFilters, turnTime?: string): FilterSql 
   if (filters.until !== undefined) {
     conditions.push(turnTime ? `${turnTime} <= ?` : "s.started_at <= ?");
     params.push(filters.until);
+  }
+  if (filters.endedBefore !== undefined) {
+    conditions.push("s.ended_at < ?");
+    params.push(filters.endedBefore);
+  }
+  if (filters.sourceStatus) {
+    conditions.push("s.source_status = ?");
+    params.push(filters.sourceStatus);
   }
   if (!filters.includeSubagents && !filters.sessionId) conditions.push("s.is_subagent = 0");
   return { where: conditions.length > 0 ? conditions.join(" AND ") : "1", params };

@@ -10,5 +10,7 @@ export { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
 export { findSession, listSessions, reparseSession, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
+export { readSessionTurns, readSessions, type ReadSessionOptions, type SessionRead, type ExportedSession } from "./read-session.ts";
+export { selectSessions, type SessionSelection } from "./selection.ts";
 export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";
-export { createVectorLeg } from "./vector.ts";
+export { createVectorLeg, openVectorStores } from "./vector.ts";

@@ -1,12 +1,13 @@
 /**
  * Session lookups that are not ranked searches: resolve an id or prefix (`recall show`), list
  * sessions newest first (`recall sessions`), re-parse one session from its source (level 3), and
- * summarize the index (`recall status`).
+ * summarize the index (`recall status`). Sessions whose source is gone are included everywhere, with
+ * `sourceStatus: "deleted"` and the time their source was last seen (issue 9).
  */
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { SessionLookupError } from "../errors.ts";
-import { readMeta } from "../index/index.ts";
+import { lastSeenSql, readMeta, type SourceStatus } from "../index/index.ts";
 import { parserFor, type ParseResult, type SourceId, type SourceUnit } from "../parsers/index.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 
@@ -27,6 +28,10 @@ export interface SessionSummary {
   location: string;
   /** Files touched in the session, unique, in first-touch order. */
   files: string[];
+  /** "present" while the source holds the session; "deleted" once it vanished (the index holds the only copy). */
+  sourceStatus: SourceStatus;
+  /** Epoch ms when recall last saw the session's source (0 when unknown). */
+  lastSeenAt: number;
 }
 
 interface SessionRow {
@@ -44,10 +49,12 @@ interface SessionRow {
   is_subagent: number;
   location: string;
   files: string;
+  source_status: SourceStatus;
+  last_seen_at: number;
 }
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
-  s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files`;
+  s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files, s.source_status, ${lastSeenSql} AS last_seen_at`;
 
 const toSummary = (row: SessionRow): SessionSummary => ({
   rowid: row.id,
@@ -64,6 +71,8 @@ const toSummary = (row: SessionRow): SessionSummary => ({
   isSubagent: row.is_subagent === 1,
   location: row.location,
   files: JSON.parse(row.files) as string[],
+  sourceStatus: row.source_status,
+  lastSeenAt: row.last_seen_at,
 });
 
 /** Summaries of the given session rowids, keyed by rowid (missing rowids are absent). */
@@ -130,9 +139,14 @@ export function reparseSession(db: Database, session: SessionSummary): ParseResu
 
 /** Counts for `recall status`. */
 export interface IndexStatus {
+  /** Every session in the index, those whose source is deleted included. */
   sessions: number;
   turns: number;
   subagentSessions: number;
+  /** Sessions whose source is gone: the index holds the only copy (issue 9). */
+  deletedSessions: number;
+  /** Sessions forgotten on purpose (`recall forget`), which an index run does not add again. */
+  forgottenSessions: number;
   bySource: Array<{ source: string; sessions: number; turns: number }>;
   byProject: Array<{ project: string; projectPath: string; sessions: number; turns: number }>;
   databaseBytes: number;
@@ -145,8 +159,9 @@ export interface IndexStatus {
 
 /** Summarize the index (read-only). */
 export function readIndexStatus(db: Database, databasePath: string): IndexStatus {
-  const totals = db.query<{ sessions: number; turns: number; subagents: number }, []>(
-    "SELECT count(*) AS sessions, coalesce(sum(turn_count), 0) AS turns, coalesce(sum(is_subagent), 0) AS subagents FROM sessions",
+  const totals = db.query<{ sessions: number; turns: number; subagents: number; deleted: number }, []>(
+    `SELECT count(*) AS sessions, coalesce(sum(turn_count), 0) AS turns, coalesce(sum(is_subagent), 0) AS subagents,
+       coalesce(sum(source_status = 'deleted'), 0) AS deleted FROM sessions`,
   ).get()!;
   const chunks = db.query<{ status: number; n: number }, []>("SELECT status, count(*) AS n FROM chunks GROUP BY status").all();
   const chunkCount = (status: number) => chunks.find((row) => row.status === status)?.n ?? 0;
@@ -163,6 +178,8 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
     sessions: totals.sessions,
     turns: totals.turns,
     subagentSessions: totals.subagents,
+    deletedSessions: totals.deleted,
+    forgottenSessions: db.query<{ n: number }, []>("SELECT count(*) AS n FROM forgotten").get()?.n ?? 0,
     bySource: db.query<{ source: string; sessions: number; turns: number }, []>(
       "SELECT source, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY source ORDER BY source",
     ).all(),

@@ -71,7 +71,7 @@ describe("runIndex", () => {
     expect(hit.turn).toBe(401);
   });
 
-  test("a session whose file vanished leaves the index", async () => {
+  test("a session whose file vanished stays in the index, marked deleted with all its rows (issue 9)", async () => {
     const root = tempDir();
     const home = tempDir();
     const keep = join(root, "-p", "33333333-3333-4333-8333-333333333333.jsonl");
@@ -81,8 +81,15 @@ describe("runIndex", () => {
     await runIndex({ recallHome: home, roots: rootsFor(root) });
     unlinkSync(gone);
     const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
-    expect(summary).toMatchObject({ removed: 1, unchanged: 1 });
-    expect(countRows(home)).toEqual({ sessions: 1, turns: 1, documents: 2, fts: 2 });
+    expect(summary).toMatchObject({ removed: 0, deleted: 1, unchanged: 1 });
+    expect(countRows(home)).toEqual({ sessions: 2, turns: 2, documents: 4, fts: 4 });
+    const db = new Database(databasePath(home), { readonly: true });
+    const states = db.query("SELECT session_id, source_status FROM sessions ORDER BY session_id").all();
+    db.close();
+    expect(states).toEqual([
+      { session_id: "33333333-3333-4333-8333-333333333333", source_status: "present" },
+      { session_id: "44444444-4444-4444-8444-444444444444", source_status: "deleted" },
+    ]);
   });
 
   test("a second index run while one holds the lock fails with a clear message", async () => {

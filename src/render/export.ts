@@ -1,0 +1,139 @@
+/**
+ * Rendering of `recall export` (issue 9): the archive written out, one session at a time.
+ * `jsonl`: one line per session, the same object as `recall show --json` for all its turns (`version`, `session`
+ * with `source_status` and `last_seen_at`, `from`, `to`, `from_archive`, `turns` with `tool_calls` and outputs).
+ * `markdown`: a document a person can read: a heading per session with its facts, then each turn's prompt,
+ * response and tool calls (outputs in fenced blocks, first 40 lines). Also the output sink: stdout, or a file
+ * written 0600 under a temporary name and renamed into place when complete.
+ */
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { resumeCommandFor, type ExportedSession } from "../search/index.ts";
+import type { ToolCall, Turn } from "../parsers/index.ts";
+import { neutralizeControls } from "./escapes.ts";
+import { isoDate, isoMinute, isoTime } from "./format.ts";
+import { archiveNote, renderShowJson, type ShowView } from "./show.ts";
+import { writeOut } from "./terminal.ts";
+
+/** Export formats. */
+export const exportFormats = ["jsonl", "markdown"] as const;
+
+/** One of {@link exportFormats}. */
+export type ExportFormat = (typeof exportFormats)[number];
+
+/** Lines of a tool output shown in the markdown export (the JSONL export has every line). */
+export const markdownOutputLines = 40;
+
+function viewOf({ summary, read }: ExportedSession): ShowView {
+  const { session, turns } = read.result;
+  return {
+    session,
+    turns,
+    from: turns.length === 0 ? 0 : 1,
+    to: session.turnCount,
+    resumeCommand: resumeCommandFor(session.source, session.id, session.projectPath),
+    fromArchive: read.fromArchive,
+    archiveReason: read.archiveReason,
+    sourceStatus: summary.sourceStatus,
+    lastSeenAt: summary.lastSeenAt,
+  };
+}
+
+/** One JSONL line (with its newline) for a session. */
+export function renderExportJsonLine(exported: ExportedSession): string {
+  return `${renderShowJson(viewOf(exported))}\n`;
+}
+
+/** Control characters shown as `\xNN` (escapes.ts), so an exported document cannot drive the terminal that displays it. */
+const neutralize = neutralizeControls;
+
+/** A fence longer than any backtick run in `text` (CommonMark), so the block cannot be closed from inside. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
+  return "`".repeat(longest + 1);
+}
+
+function markdownCall(call: ToolCall): string[] {
+  const counts = call.linesAdded !== undefined || call.linesRemoved !== undefined ? ` (+${call.linesAdded ?? 0} −${call.linesRemoved ?? 0})` : "";
+  const input = call.input ? ` ${neutralize(call.input).replace(/\s+/g, " ")}` : "";
+  const lines = [`- **${call.name}**${input}${counts}${call.isError ? " (error)" : ""}`];
+  if (call.output === undefined || call.output.trim() === "") return lines;
+  const outputLines = neutralize(call.output.replace(/\s+$/, "")).split("\n");
+  const shown = outputLines.slice(0, markdownOutputLines).join("\n");
+  const fence = fenceFor(shown);
+  lines.push("", `  ${fence}`, ...shown.split("\n").map((line) => `  ${line}`), `  ${fence}`);
+  if (outputLines.length > markdownOutputLines) lines.push(`  … ${outputLines.length - markdownOutputLines} more lines (the JSONL export has them all)`);
+  lines.push("");
+  return lines;
+}
+
+function markdownTurn(turn: Turn): string[] {
+  const lines = ["", `### Turn ${turn.number} · ${isoMinute(turn.timestamp)} UTC`, "", ...neutralize(turn.prompt).split("\n").map((line) => `> ${line}`)];
+  if (turn.response) lines.push("", neutralize(turn.response));
+  if (turn.toolCalls.length > 0) lines.push("", ...turn.toolCalls.flatMap(markdownCall));
+  return lines;
+}
+
+/** The markdown section (with its trailing blank line) of one session. */
+export function renderExportMarkdown(exported: ExportedSession): string {
+  const view = viewOf(exported);
+  const { session } = view;
+  const facts = [
+    `- session: \`${session.id}\` (${session.source}${session.isSubagent ? `, sub-agent of \`${session.parentSessionId ?? "?"}\`` : ""})`,
+    `- project: ${neutralize(session.projectPath || "?")}${session.gitBranch ? ` · branch ${neutralize(session.gitBranch)}` : ""}`,
+    `- ${isoMinute(session.startedAt)} → ${isoMinute(session.endedAt)} UTC · ${session.turnCount} turn${session.turnCount === 1 ? "" : "s"}`,
+    view.sourceStatus === "deleted" ? `- source deleted (last seen ${isoDate(view.lastSeenAt)})` : `- source: ${neutralize(session.location)}`,
+  ];
+  const note = archiveNote(view);
+  if (note) facts.push(`- ${note}`);
+  const lines = [`## ${neutralize(session.title ?? "(untitled session)").replace(/\s+/g, " ")}`, "", ...facts, ...view.turns.flatMap(markdownTurn), "", ""];
+  return lines.join("\n");
+}
+
+/** The title block of a markdown export. */
+export function renderExportMarkdownHeader(sessionCount: number, now: number = Date.now()): string {
+  return `# recall export\n\n${sessionCount} session${sessionCount === 1 ? "" : "s"}, exported ${isoTime(now)}. Secrets are redacted as [REDACTED:<kind>].\n\n`;
+}
+
+/** Where export text goes; `finish()` makes a file output visible, `abort()` removes the unfinished file. */
+export interface ExportSink {
+  write(text: string): void;
+  finish(): void;
+  abort(): void;
+}
+
+/**
+ * stdout when `path` is undefined, else `path`, written as `<path>.tmp-<pid>` (created 0600 whatever the umask)
+ * and renamed over `path` by `finish()`, so a reader never sees half an export and the file is private.
+ * @throws the fs error when the temporary file cannot be created (a missing folder, no permission)
+ */
+export function openExportSink(path: string | undefined): ExportSink {
+  if (path === undefined) return { write: writeOut, finish() {}, abort() {} };
+  const temp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
+  const fd = openSync(temp, "wx", 0o600);
+  fchmodSync(fd, 0o600);
+  let open = true;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  return {
+    write(text) {
+      const bytes = Buffer.from(text);
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    },
+    finish() {
+      fsyncSync(fd);
+      close();
+      renameSync(temp, path);
+    },
+    abort() {
+      close();
+      try {
+        unlinkSync(temp);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

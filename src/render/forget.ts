@@ -1,0 +1,55 @@
+/**
+ * Rendering of `recall forget` (issue 9): what was removed, and how to undo the tombstones.
+ * `--json`: {"forgotten": [{"session_id", "source", "project", "project_path", "title", "ended_at"}], "turns",
+ * "documents", "chunks", "vector_rows"} (counts of removed rows); with `--undo`: {"unforgotten": [{"session_id",
+ * "source"}]}.
+ */
+import type { ForgetReport } from "../index/index.ts";
+import type { SourceId } from "../parsers/index.ts";
+import { isoDate, isoTime, oneLine } from "./format.ts";
+
+/** `recall forget --json`. */
+export function renderForgetJson(report: ForgetReport): string {
+  return JSON.stringify({
+    forgotten: report.sessions.map((s) => ({
+      session_id: s.sessionId,
+      source: s.source,
+      project: s.project,
+      project_path: s.projectPath,
+      title: s.title,
+      ended_at: isoTime(s.endedAt),
+      turns: s.turns,
+    })),
+    turns: report.turns,
+    documents: report.documents,
+    chunks: report.chunks,
+    vector_rows: report.vectorRows,
+  });
+}
+
+/** `recall forget`: one line per removed session, then the totals and the undo command. */
+export function renderForgetText(report: ForgetReport): string {
+  if (report.sessions.length === 0) return "No session matches; nothing was forgotten.\n";
+  const n = report.sessions.length;
+  const lines = [
+    `Forgot ${n} session${n === 1 ? "" : "s"}: ${report.turns} turns, ${report.documents} documents, ${report.chunks} chunks and ${report.vectorRows} vector rows removed from the index.`,
+    ...report.sessions.map((s) => `  ${s.sessionId}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`),
+    "The next `recall index` will not add them again. To let it: recall forget --undo <session>",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** `recall forget --undo --json`. */
+export function renderUnforgetJson(removed: Array<{ source: SourceId; sessionId: string }>): string {
+  return JSON.stringify({ unforgotten: removed.map((entry) => ({ session_id: entry.sessionId, source: entry.source })) });
+}
+
+/** `recall forget --undo`. */
+export function renderUnforgetText(removed: Array<{ source: SourceId; sessionId: string }>): string {
+  if (removed.length === 0) return "No forgotten session matches; nothing changed.\n";
+  const lines = [
+    `${removed.length} session${removed.length === 1 ? " is" : "s are"} no longer forgotten; the next \`recall index\` adds ${removed.length === 1 ? "it" : "them"} again if the source still holds ${removed.length === 1 ? "it" : "them"}:`,
+    ...removed.map((entry) => `  ${entry.sessionId}  ${entry.source}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,71 @@
+/**
+ * The level-3 reader shared by every front end (`recall show`, `recall export`, the MCP server's
+ * `read_turns`): a session's whole conversation with tool calls and outputs. It re-parses the source when it
+ * is there (full fidelity, full outputs) and otherwise reads what the index archived (prompts, responses,
+ * compact tool calls with outputs cut to 40 lines / 4 KB), saying which it did. Everything it returns is
+ * redacted unless the caller opts out (`--no-redact`, a person at a terminal).
+ */
+import type { Database } from "bun:sqlite";
+import { SourceError } from "../errors.ts";
+import { readStoredSession } from "../index/index.ts";
+import type { ParseResult } from "../parsers/index.ts";
+import { redactParseResult } from "../redact/index.ts";
+import { reparseSession, type SessionSummary } from "./sessions.ts";
+
+/** Options of {@link readSessionTurns}. */
+export interface ReadSessionOptions {
+  /** Replace secrets by `[REDACTED:<kind>]` markers; default true. */
+  redact?: boolean;
+}
+
+/** What {@link readSessionTurns} returns. */
+export interface SessionRead {
+  /** The session and all its turns (numbered from 1, in order). */
+  result: ParseResult;
+  /** True when the turns come from the index's archive, not from the source. */
+  fromArchive: boolean;
+  /**
+   * Why the archive was read, one lower-case phrase: `source deleted` (the file or row vanished) or
+   * `source unreadable: <reason>`; undefined when the source was read.
+   */
+  archiveReason: string | undefined;
+}
+
+/**
+ * Read one indexed session for level 3: from its source when present and readable, else from the archive.
+ * @throws SourceError SOURCE_UNREADABLE only when the source cannot be read and the index holds no copy either
+ */
+export function readSessionTurns(db: Database, summary: SessionSummary, options: ReadSessionOptions = {}): SessionRead {
+  let read: SessionRead;
+  if (summary.sourceStatus === "deleted") {
+    read = fromArchive(db, summary, "source deleted");
+  } else {
+    try {
+      read = { result: reparseSession(db, summary), fromArchive: false, archiveReason: undefined };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      read = fromArchive(db, summary, `source unreadable: ${reason}`, error);
+    }
+  }
+  return options.redact === false ? read : { ...read, result: redactParseResult(read.result) };
+}
+
+function fromArchive(db: Database, summary: SessionSummary, reason: string, cause?: unknown): SessionRead {
+  const stored = readStoredSession(db, summary.rowid);
+  if (!stored) throw new SourceError(`session ${summary.sessionId} is not in the index any more and its source cannot be read`, summary.location, { cause, hint: "run `recall index`" });
+  return { result: stored, fromArchive: true, archiveReason: reason };
+}
+
+/** One session of an export: its summary and what {@link readSessionTurns} read. */
+export interface ExportedSession {
+  summary: SessionSummary;
+  read: SessionRead;
+}
+
+/**
+ * Read sessions one after another for `recall export` (a generator, so a large archive is never held in memory
+ * at once), each through {@link readSessionTurns}.
+ */
+export function* readSessions(db: Database, sessions: readonly SessionSummary[], options: ReadSessionOptions = {}): Generator<ExportedSession> {
+  for (const summary of sessions) yield { summary, read: readSessionTurns(db, summary, options) };
+}
