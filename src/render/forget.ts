@@ -9,8 +9,9 @@ import type { SourceId } from "../parsers/index.ts";
 import { isoDate, isoTime, oneLine } from "./format.ts";
 
 /** `recall forget --json`. */
-export function renderForgetJson(report: ForgetReport): string {
+export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
   return JSON.stringify({
+    dry_run: options.dryRun ?? false,
     forgotten: report.sessions.map((s) => ({
       session_id: s.sessionId,
       source: s.source,
@@ -27,13 +28,20 @@ export function renderForgetJson(report: ForgetReport): string {
   });
 }
 
-/** `recall forget`: one line per removed session, then the totals and the undo command. */
-export function renderForgetText(report: ForgetReport): string {
+const sessionLine = (s: ForgetReport["sessions"][number]): string =>
+  `  ${s.sessionId}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`;
+
+/** `recall forget`: one line per removed session (or, with `dryRun`, per session it would remove), then the totals. */
+export function renderForgetText(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
   if (report.sessions.length === 0) return "No session matches; nothing was forgotten.\n";
   const n = report.sessions.length;
+  if (options.dryRun) {
+    const rows = report.sessions.map(sessionLine);
+    return `${[`Would forget ${n} session${n === 1 ? "" : "s"} (${report.turns} turns); nothing was changed:`, ...rows].join("\n")}\n`;
+  }
   const lines = [
     `Forgot ${n} session${n === 1 ? "" : "s"}: ${report.turns} turns, ${report.documents} documents, ${report.chunks} chunks and ${report.vectorRows} vector rows removed from the index.`,
-    ...report.sessions.map((s) => `  ${s.sessionId}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`),
+    ...report.sessions.map(sessionLine),
     "The next `recall index` will not add them again. To let it: recall forget --undo <session>",
   ];
   return `${lines.join("\n")}\n`;

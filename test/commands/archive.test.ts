@@ -184,6 +184,11 @@ describe("recall forget (issue 9)", () => {
     const occurrences = () => filesBelow(recallHome).filter((file) => readFileSync(file).includes(word));
     expect(occurrences().length).toBeGreaterThan(0);
 
+    const dryRun = recall(["forget", deletedId, "--dry-run", "--json", ...sources], home);
+    expect(dryRun.code).toBe(0);
+    expect(JSON.parse(dryRun.stdout)).toMatchObject({ dry_run: true, forgotten: [{ session_id: deletedId }], documents: 0 });
+    expect(chunkIds(deletedId)).toEqual(forgottenChunks); // --dry-run changed nothing
+
     const result = recall(["forget", deletedId, "--json", ...sources], home);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
