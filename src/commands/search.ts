@@ -7,7 +7,7 @@ import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { renderSearchJson, renderSearchText } from "../render/search.ts";
-import { defaultAlpha, defaultLimits, findSession, parseDateFilter, parseSource, searchIndex, type SearchFilters, type SearchMode } from "../search/index.ts";
+import { defaultAlpha, defaultLimits, findSession, parseFilterArgs, parseLimit, searchIndex, type SearchFilters, type SearchMode } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 import { createEmbedderOpener, modelArg } from "./embedder.ts";
 import { openVectorLeg } from "./vector-leg.ts";
@@ -42,15 +42,9 @@ export const searchCommand = command({
     if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
     const level = args.depth === "2" ? "turn" : "session";
     if (args.session && level !== "turn") throw new UsageError("--session needs --depth 2");
-    if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 1 || args.limit > 1000)) throw new UsageError(`--limit must be a whole number from 1 to 1000, got ${args.limit}`);
-    const filters: SearchFilters = {
-      project: args.project,
-      source: args.source === undefined ? undefined : parseSource(args.source),
-      since: args.since === undefined ? undefined : parseDateFilter(args.since),
-      until: args.until === undefined ? undefined : parseDateFilter(args.until, Date.now(), true),
-      branch: args.branch,
-      includeSubagents: args.includeSubagents,
-    };
+    // The same checks as the MCP server's arguments (src/search/arguments.ts, paging.ts): one answer, one error.
+    const limit = parseLimit(args.limit, defaultLimits[level], "--limit");
+    const filters: SearchFilters = parseFilterArgs(args);
     const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
     if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1)) throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
     const context = resolveHistory(args);
@@ -61,7 +55,7 @@ export const searchCommand = command({
       if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
       const vector = embedder ? await openVectorLeg(db, context.recallHome, embedder) : { leg: undefined, notice: undefined };
       if (vector.notice) warn(`recall: ${vector.notice}`);
-      const response = await searchIndex(db, { query, level, filters, limit: args.limit ?? defaultLimits[level], mode, alpha: args.alpha }, vector.leg);
+      const response = await searchIndex(db, { query, level, filters, limit, mode, alpha: args.alpha }, vector.leg);
       for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
       writeOut(args.json ? `${renderSearchJson(response)}\n` : renderSearchText(response, await paletteFor(1)));
     } finally {

@@ -2,11 +2,10 @@
  * `recall sessions`: list indexed sessions, newest first, with filters.
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
-import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { renderSessionsJson, renderSessionsText } from "../render/sessions.ts";
-import { listSessions, parseDateFilter, parseSource } from "../search/index.ts";
+import { listSessions, parseFilterArgs, parseLimit } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs } from "./context.ts";
 
 /** The `sessions` subcommand. */
@@ -24,14 +23,8 @@ export const sessionsCommand = command({
     ...sourceArgs,
   },
   handler: async (args) => {
-    const limit = args.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number of at least 1, got ${args.limit}`);
-    const filters = {
-      project: args.project,
-      source: args.source === undefined ? undefined : parseSource(args.source),
-      since: args.since === undefined ? undefined : parseDateFilter(args.since),
-      includeSubagents: args.includeSubagents,
-    };
+    const limit = parseLimit(args.limit, 20, "--limit");
+    const filters = parseFilterArgs(args);
     const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
     try {
       const sessions = listSessions(db, filters, limit);

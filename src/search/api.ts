@@ -7,7 +7,8 @@
  *      vector: the injected `VectorLeg`, absent when no vectors or model are available);
  *   3. fuse by Relative Score Fusion (fusion.ts), keyed by session (level 1) or turn document (level 2);
  *   4. down-rank sub-agent sessions (× 0.85) when they are included;
- *   5. hydrate the top `limit` from SQLite (hydrate.ts).
+ *   5. hydrate the page `offset … offset + limit` from SQLite (hydrate.ts); `nextOffset` says whether more follow
+ *      (within the over-fetched candidates).
  * Never prints; notices (e.g. "keyword-only: no vectors") are returned in the response.
  */
 import type { Database } from "bun:sqlite";
@@ -16,6 +17,7 @@ import { filterSql, type SearchFilters } from "./filters.ts";
 import { defaultAlpha, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
+import { parseLimit, parseOffset } from "./paging.ts";
 import { embeddableQueryText, parseLexicalQuery } from "./query.ts";
 
 /** Which legs run: both (default), or one. */
@@ -38,8 +40,10 @@ export interface SearchRequest {
   query: string;
   level: SearchLevel;
   filters: SearchFilters;
-  /** Results wanted; default 5 sessions or 10 turns. */
+  /** Results wanted; default 5 sessions or 10 turns; 1–1000. */
   limit?: number;
+  /** Results to skip before the page (0-based; issue 10 pagination); default 0. */
+  offset?: number;
   /** Requested mode; the response says which actually ran. Default hybrid. */
   mode?: SearchMode;
   /** Vector weight for RSF, 0–1; default 0.7. */
@@ -62,6 +66,10 @@ export interface SearchResponse {
   results: SessionResult[] | TurnResult[];
   /** One-line notices for stderr, e.g. why the search fell back to keyword-only. */
   notices: string[];
+  /** 0-based position of `results[0]` in the ranking (the request's offset). */
+  offset: number;
+  /** Offset of the next page, or undefined when no further candidate ranked. */
+  nextOffset: number | undefined;
 }
 
 /** Default limits per level (issue 3). */
@@ -73,15 +81,17 @@ export const subagentScoreFactor = 0.85;
 /**
  * Search the index.
  * @param vectorLeg absent → keyword-only with a notice (unless mode is "keyword", which needs none)
- * @throws UsageError for an empty query, an alpha outside 0–1, or mode "vector" without a vector leg
+ * @throws UsageError for an empty query, an alpha outside 0–1, a limit outside 1–1000 or a negative offset
+ *         (paging.ts wording), or mode "vector" without a vector leg
  */
 export async function searchIndex(db: Database, request: SearchRequest, vectorLeg?: VectorLeg): Promise<SearchResponse> {
   const text = request.query.trim();
   if (text.length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
   const alpha = request.alpha ?? defaultAlpha;
   if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
-  const limit = request.limit ?? defaultLimits[request.level];
-  const candidates = Math.max(4 * limit, 100);
+  const limit = parseLimit(request.limit, defaultLimits[request.level]);
+  const offset = parseOffset(request.offset);
+  const candidates = Math.max(4 * (offset + limit), 100);
   const notices: string[] = [];
   let mode: SearchMode = request.mode ?? "hybrid";
   if (mode !== "keyword" && !vectorLeg) {
@@ -98,10 +108,12 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
   const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const fused = fuseHits(keywordHits, vectorHits, request.level, mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha);
-  const ranked = downRankSubagents(db, fused, request.filters).slice(0, limit);
+  const reranked = downRankSubagents(db, fused, request.filters);
+  const ranked = reranked.slice(offset, offset + limit);
   const results =
     request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
-  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices };
+  const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
+  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset };
 }
 
 /** A fused candidate with the document that represents it. */

@@ -14,3 +14,8 @@ export { readSessionTurns, readSessions, type ReadSessionOptions, type SessionRe
 export { selectSessions, type SessionSelection } from "./selection.ts";
 export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";
 export { createVectorLeg, openVectorStores } from "./vector.ts";
+export { parseLimit, parseOffset, pageOf, maxPageLimit, type Page } from "./paging.ts";
+export { recentSessions, projectOfFolder, type RecentSession } from "./recent.ts";
+export { resolveTimelineAnchor, readTimeline, type Timeline, type TimelineAnchor, type TimelineEntry, type TimelineOptions } from "./timeline.ts";
+export { selectTurnRange, type TurnRange } from "./turn-range.ts";
+export { parseFilterArgs, parseDepth, parseCount, type FilterArgs } from "./arguments.ts";

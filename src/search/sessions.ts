@@ -107,12 +107,16 @@ export function findSession(db: Database, idOrPrefix: string): SessionSummary {
   throw new SessionLookupError("SESSION_AMBIGUOUS", `${idOrPrefix} matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`, candidates, "give more characters of the id");
 }
 
-/** List sessions newest first (by last activity), filtered. */
-export function listSessions(db: Database, filters: SearchFilters, limit: number): SessionSummary[] {
+/**
+ * List sessions newest first (by last activity, then id: a stable order for paging), filtered.
+ * @param limit rows wanted (−1: all)
+ * @param offset rows skipped first (0-based; issue 10 pagination); default 0
+ */
+export function listSessions(db: Database, filters: SearchFilters, limit: number, offset = 0): SessionSummary[] {
   const filter = filterSql(filters);
   return db
-    .query<SessionRow, Array<string | number>>(`SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ?`)
-    .all(...filter.params, limit)
+    .query<SessionRow, Array<string | number>>(`SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`)
+    .all(...filter.params, limit, offset)
     .map(toSummary);
 }
 

@@ -1,0 +1,56 @@
+/**
+ * Front-end arguments turned into search requests, checked once for every front end (DESIGN.md
+ * "Interfaces"; issue 10): the raw strings of the CLI's flags or of an MCP tool call become `SearchFilters`
+ * and a `SearchLevel`, with the same errors whichever front end passed them.
+ */
+import { UsageError } from "../errors.ts";
+import { parseDateFilter, parseSource, type SearchFilters } from "./filters.ts";
+import type { SearchLevel } from "./lexical.ts";
+
+/** Filters as a front end receives them: text, all optional. */
+export interface FilterArgs {
+  project?: string;
+  source?: string;
+  since?: string;
+  until?: string;
+  branch?: string;
+  includeSubagents?: boolean;
+}
+
+/**
+ * Build `SearchFilters` from text arguments. `until` with a bare date means the end of that day (UTC).
+ * Examples: `{since: "7d"}` → `{since: now − 7 days}`; `{source: "opencode"}` → `{source: "opencode"}`;
+ *   `{source: "vim"}` → UsageError; `{project: ""}` → no project filter.
+ * @throws UsageError for an unknown source or a date parseDateFilter cannot read
+ */
+export function parseFilterArgs(args: FilterArgs, now = Date.now()): SearchFilters {
+  return {
+    project: args.project || undefined,
+    source: args.source === undefined || args.source === "" ? undefined : parseSource(args.source),
+    since: args.since === undefined || args.since === "" ? undefined : parseDateFilter(args.since, now),
+    until: args.until === undefined || args.until === "" ? undefined : parseDateFilter(args.until, now, true),
+    branch: args.branch || undefined,
+    includeSubagents: args.includeSubagents ?? false,
+  };
+}
+
+/**
+ * The search level of a depth: 1 → sessions (default), 2 → turns.
+ * @throws UsageError for any other value
+ */
+export function parseDepth(depth: number | string | undefined): SearchLevel {
+  if (depth === undefined || String(depth) === "1") return "session";
+  if (String(depth) === "2") return "turn";
+  throw new UsageError(`depth must be 1 (sessions) or 2 (turns), got ${depth}`);
+}
+
+/**
+ * Check a small count such as "turns before the anchor".
+ * Examples: undefined → `fallback`; 0 → 0; 3 → 3; −1, 2.5, 500 → UsageError.
+ * @throws UsageError "<name> must be a whole number from <min> to <max>, got <value>"
+ */
+export function parseCount(value: number | undefined, fallback: number, name: string, range: { min: number; max: number }): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < range.min || value > range.max) throw new UsageError(`${name} must be a whole number from ${range.min} to ${range.max}, got ${value}`);
+  return value;
+}

@@ -1,0 +1,48 @@
+/**
+ * "Where did we leave off": the latest sessions of a project with their titles, first and last prompts
+ * (issue 10, the MCP `recent` tool). Built on `listSessions` (same filters, same newest-first order) plus two
+ * primary-key reads per session, so it stays a few ms at 20k sessions. Also finds which indexed project a
+ * working folder belongs to, for front ends that default to "this project".
+ */
+import type { Database } from "bun:sqlite";
+import { dirname } from "node:path";
+import type { SearchFilters } from "./filters.ts";
+import { pageOf, type Page } from "./paging.ts";
+import { listSessions, type SessionSummary } from "./sessions.ts";
+
+/** A session with the prompts that say what it was about and where it stopped. */
+export interface RecentSession extends SessionSummary {
+  /** The first human prompt, whole ("" for a session without turns). */
+  firstPrompt: string;
+  /** The last human prompt, whole ("" without turns; equal to `firstPrompt` for a one-turn session). */
+  lastPrompt: string;
+}
+
+/**
+ * The latest sessions matching `filters`, newest first (by last activity), one page.
+ * @param limit sessions per page (checked by the caller with `parseLimit`)
+ * @param offset sessions skipped first (0-based)
+ */
+export function recentSessions(db: Database, filters: SearchFilters, limit: number, offset = 0): Page<RecentSession> {
+  const page = pageOf(listSessions(db, filters, limit + 1, offset), offset, limit);
+  const prompt = db.query<{ prompt: string }, [number, number]>("SELECT prompt FROM turns WHERE session_rowid = ? AND number = ?");
+  const items = page.items.map((session) => ({
+    ...session,
+    firstPrompt: session.turns > 0 ? (prompt.get(session.rowid, 1)?.prompt ?? "") : "",
+    lastPrompt: session.turns > 0 ? (prompt.get(session.rowid, session.turns)?.prompt ?? "") : "",
+  }));
+  return { ...page, items };
+}
+
+/**
+ * The indexed project path that `folder` is, or lies inside of (the nearest ancestor that some session
+ * was recorded in), or undefined when none is. Lets a server started in a project's folder default to it.
+ * Examples: `/work/app/src` with sessions in `/work/app` → `/work/app`; `/tmp` → undefined.
+ */
+export function projectOfFolder(db: Database, folder: string): string | undefined {
+  const known = db.query<{ found: number }, [string]>("SELECT 1 AS found FROM sessions WHERE project_path = ? LIMIT 1");
+  for (let dir = folder; ; dir = dirname(dir)) {
+    if (dir !== "/" && known.get(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
