@@ -10,6 +10,9 @@ import type { Parser, SourceId } from "./types.ts";
 export * from "./types.ts";
 export { resolveSourceRoots, expandPath, type Environment, type SourceRoots } from "./paths.ts";
 export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
+/** What the scans skip and how deep they walk, for the watcher (src/index/watch-targets.ts) to watch the same folders. */
+export { skippedDirs as claudeSkippedDirs, maxDepth as claudeMaxDepth } from "./claude-code/scan.ts";
+export { dbNamePattern as opencodeDbNamePattern } from "./opencode/scan.ts";
 
 /** Every parser, in display order. */
 export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser];

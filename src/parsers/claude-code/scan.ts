@@ -12,14 +12,14 @@ import { basename, dirname, join } from "node:path";
 import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import type { ScanResult, SourceContainer, SourceUnit, UnavailablePath } from "../types.ts";
 
-/** Folder names below a root that never hold transcripts (auxiliary state, §1.1). */
-const skippedDirs = new Set([
+/** Folder names below a root that never hold transcripts (auxiliary state, §1.1); the watcher skips them too. */
+export const skippedDirs: ReadonlySet<string> = new Set([
   "tool-results", "file-history", "todos", "shell-snapshots", "session-env", "paste-cache", "debug",
   "telemetry", "statsig", "memory", "plans", "tasks", "node_modules", ".git",
 ]);
 
 /** Deepest folder level walked below a root (a guard for very deep real trees; links are deduplicated). */
-const maxDepth = 16;
+export const maxDepth = 16;
 
 /** Kind of transcript file, from its path only. */
 export type AgentKind = "main" | "task" | "acompact" | "aside_question";

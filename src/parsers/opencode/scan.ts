@@ -15,7 +15,7 @@ import type { ScanResult, SourceContainer, UnavailablePath } from "../types.ts";
 export type ContainerKind = "db" | "json" | "legacy";
 
 /** Database file names OpenCode uses: `opencode.db` and channel builds like `opencode-stable.db` (§2.1). */
-const dbNamePattern = /^opencode(-[A-Za-z0-9._]+)?\.db$/;
+export const dbNamePattern = /^opencode(-[A-Za-z0-9._]+)?\.db$/;
 
 /** The storage generation of a container path: `.db` file, `…/project/<id>/storage` legacy folder, else JSON storage. */
 export function containerKind(path: string): ContainerKind {
