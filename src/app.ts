@@ -11,12 +11,14 @@ import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { indexCommand } from "./commands/index.ts";
+import { mcpCommand } from "./commands/mcp.ts";
 import { modelCommand } from "./commands/model.ts";
 import { searchCommand } from "./commands/search.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
 import { showCommand } from "./commands/show.ts";
 import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
+import { watchCommand } from "./commands/watch.ts";
 import { isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
@@ -40,6 +42,8 @@ const app = subcommands({
     forget: forgetCommand,
     export: exportCommand,
     skill: skillCommand,
+    mcp: mcpCommand,
+    watch: watchCommand,
   },
 });
 

@@ -19,6 +19,7 @@ const ranks: Record<string, number> = {
   doctor: 5,
   render: 6,
   commands: 7,
+  mcp: 7,
   "app.ts": 8,
   "cli.ts": 9,
 };

@@ -1,6 +1,6 @@
 /**
  * The index layer's public surface: where recall keeps things (data/config/cache), snapshots and damage, the SQLite schema, the incremental indexer,
- * the staleness check and document building. Commands and search import from here only.
+ * the staleness check, document building and the watcher that keeps the index fresh (issue 10). Commands and search import from here only.
  */
 export {
   resolveRecallHome, resolveRecallPaths, pathsUnder, asRecallPaths, ensureRecallHome, databasePath, homeFiles, dotEnvPath, modelsDir,
@@ -24,3 +24,5 @@ export { forgetSessions, unforgetSessions, type ForgetReport, type ForgottenSess
 export { embedPending, type EmbeddingHooks, type EmbeddingSummary } from "./embedding.ts";
 export { openLevelStore, vectorLevels, embedFingerprintKey, findVectorDamage, repairVectorFiles, recordVectorFiles, type LevelStores, type VectorFileReport, type VectorLevelName, type VectorModel } from "./vector-files.ts";
 export { splitIntoChunks, chunkBudget } from "./chunking.ts";
+export { startWatcher, watchDefaults, type Watcher, type WatchOptions, type WatchHooks, type WatchDescription } from "./watch.ts";
+export { planWatchTargets, type WatchTarget, type WatchTargetKind } from "./watch-targets.ts";

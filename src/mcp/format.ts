@@ -1,0 +1,222 @@
+/**
+ * The MCP tools' result lists in their two formats (issue 10): `index` (the default: ids, title, date, score,
+ * a one-line preview; tens of tokens per result) and `full` (every field of the CLI's `--json`). Each builder
+ * returns the text the model reads and the `structuredContent` object of schemas.ts. Control characters from
+ * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
+ */
+import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
+import { isoDate, isoMinute, isoTime, oneLine, roundScore, sourceDeletedMarker } from "../render/format.ts";
+import {
+  resumeCommandFor,
+  type Page,
+  type RecentSession,
+  type SearchResponse,
+  type SessionResult,
+  type SessionSummary,
+  type Timeline,
+  type TimelineEntry,
+  type TurnResult,
+} from "../search/index.ts";
+import type { ResultFormat } from "./schemas.ts";
+
+/** What a tool hands back: text for the model and the structured object of its output schema. */
+export interface ToolOutput {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+/** Characters of a preview or prompt line in the index format (~22 tokens). */
+export const indexLineChars = 90;
+
+const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
+const deleted = (session: { sourceStatus: "present" | "deleted"; lastSeenAt: number }) => (session.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(session)}` : "");
+const moreLine = (page: { nextOffset: number | undefined }) => (page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`]);
+
+/** Join the text lines and neutralize control characters in both the text and the structured object. */
+export function finishOutput(lines: string[], structured: Record<string, unknown>): ToolOutput {
+  return { text: neutralizeControls(lines.join("\n")), structured: neutralizeStrings(structured) };
+}
+
+/** Fields every session item has, whatever the format. */
+function sessionCore(session: SessionSummary | Omit<SessionSummary, "rowid" | "location">) {
+  return {
+    session_id: session.sessionId,
+    source: session.source,
+    project: session.project,
+    title: session.title,
+    ended_at: isoTime(session.endedAt),
+    turns: session.turns,
+    resume_command: resumeCommandFor(session.source, session.sessionId, session.projectPath),
+  };
+}
+
+/** The full-format fields of a session (what `recall sessions --json` prints). */
+function sessionDetail(session: Omit<SessionSummary, "rowid" | "location">) {
+  return {
+    project_path: session.projectPath,
+    git_branch: session.gitBranch,
+    started_at: isoTime(session.startedAt),
+    files: session.files,
+    is_subagent: session.isSubagent,
+    parent_session_id: session.parentSessionId,
+    source_status: session.sourceStatus,
+    last_seen_at: isoTime(session.lastSeenAt),
+  };
+}
+
+/** A session item of schemas.ts: the core fields, and every field of `recall sessions --json` in `full`. */
+export function sessionItemOf(session: SessionSummary, format: ResultFormat) {
+  return format === "index" ? sessionCore(session) : { ...sessionCore(session), ...sessionDetail(session) };
+}
+
+function sessionResultItem(result: SessionResult, format: ResultFormat) {
+  const index = { ...sessionCore(result), score: roundScore(result.score), best_turn: result.bestTurn, preview: oneLine(result.preview.text, indexLineChars) };
+  if (format === "index") return index;
+  return { ...index, preview: result.preview.text, ...sessionDetail(result), keyword_score: roundScore(result.keywordScore) ?? null, vector_score: roundScore(result.vectorScore) ?? null };
+}
+
+function turnResultItem(result: TurnResult, format: ResultFormat) {
+  const index = {
+    session_id: result.sessionId,
+    turn: result.turn,
+    timestamp: isoTime(result.timestamp),
+    project: result.project,
+    title: result.title,
+    prompt: oneLine(result.prompt, indexLineChars),
+    score: roundScore(result.score),
+    resume_command: resumeCommandFor(result.source, result.sessionId, result.projectPath),
+  };
+  if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };
+  return {
+    ...index,
+    prompt: result.prompt,
+    response_excerpt: result.responseExcerpt.text,
+    source: result.source,
+    project_path: result.projectPath,
+    total_turns: result.totalTurns,
+    tools: result.tools,
+    files: result.files,
+    keyword_score: roundScore(result.keywordScore) ?? null,
+    vector_score: roundScore(result.vectorScore) ?? null,
+    source_status: result.sourceStatus,
+    last_seen_at: isoTime(result.lastSeenAt),
+  };
+}
+
+function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
+  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${deleted(result)}`;
+  if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
+  const files = result.files.length > 0 ? [`   files: ${result.files.slice(0, 8).join(", ")}${result.files.length > 8 ? ` (+${result.files.length - 8} more)` : ""}`] : [];
+  return [
+    head,
+    `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${isoMinute(result.startedAt)} to ${isoMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
+    `   ${oneLine(result.preview.text, 400)}`,
+    ...files,
+    `   resume: ${result.resumeCommand}`,
+  ];
+}
+
+function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
+  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${deleted(result)}`;
+  if (format === "index") return [head, `   > ${oneLine(result.prompt, indexLineChars)}`, `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`];
+  return [
+    `${head}${quoted(result.title)} (turn ${result.turn} of ${result.totalTurns})`,
+    ...result.prompt.split("\n").map((line) => `   > ${line}`),
+    `   ${oneLine(result.responseExcerpt.text, 400)}`,
+    ...(result.tools.length > 0 ? [`   tools: ${result.tools.join(", ")}`] : []),
+    ...(result.files.length > 0 ? [`   files: ${result.files.join(", ")}`] : []),
+    `   resume: ${resumeCommandFor(result.source, result.sessionId, result.projectPath)}`,
+  ];
+}
+
+/** The `search` tool's answer (levels 1 and 2). */
+export function searchOutput(response: SearchResponse, format: ResultFormat): ToolOutput {
+  const isSessions = response.level === "session";
+  const what = isSessions ? "sessions" : "turns";
+  const scope = `${response.mode} search over ${response.searched.sessions} sessions`;
+  const lines =
+    response.results.length === 0
+      ? [`No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`]
+      : [`${isSessions ? "Sessions" : "Turns"} ${response.offset + 1}-${response.offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`];
+  response.results.forEach((result, i) => {
+    const rank = response.offset + i + 1;
+    lines.push(...(isSessions ? sessionResultText(result as SessionResult, rank, format) : turnResultText(result as TurnResult, rank, format)));
+  });
+  lines.push(...moreLine(response));
+  if (response.results.length > 0) lines.push(isSessions ? "next: search depth=2 session=ID, or read_turns session=ID from=TURN" : "next: read_turns session=ID from=TURN");
+  return finishOutput(lines, {
+    query: response.query,
+    depth: isSessions ? 1 : 2,
+    mode: response.mode,
+    searched: { sessions: response.searched.sessions, projects: response.searched.projects },
+    results: isSessions
+      ? (response.results as SessionResult[]).map((result) => sessionResultItem(result, format))
+      : (response.results as TurnResult[]).map((result) => turnResultItem(result, format)),
+    offset: response.offset,
+    next_offset: response.nextOffset ?? null,
+    notices: response.notices,
+  });
+}
+
+function sessionLine(session: SessionSummary, rank: number): string {
+  return `${rank}. ${session.sessionId} ${isoDate(session.endedAt)} ${session.project || "?"} ${session.turns} turns${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${deleted(session)}`;
+}
+
+/** The `list_sessions` tool's answer. */
+export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat): ToolOutput {
+  const lines = page.items.length === 0 ? [`No sessions match${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`] : [];
+  page.items.forEach((session, i) => {
+    lines.push(sessionLine(session, page.offset + i + 1));
+    if (format === "full") lines.push(`   ${session.source} ${session.projectPath}, ${isoMinute(session.startedAt)} to ${isoMinute(session.endedAt)}`, `   resume: ${resumeCommandFor(session.source, session.sessionId, session.projectPath)}`);
+  });
+  lines.push(...moreLine(page));
+  const results = page.items.map((session) => sessionItemOf(session, format));
+  return finishOutput(lines, { results, offset: page.offset, next_offset: page.nextOffset ?? null });
+}
+
+/** The `recent` tool's answer; `project` is the project the list was limited to, if any. */
+export function recentOutput(page: Page<RecentSession>, project: string | undefined, format: ResultFormat): ToolOutput {
+  const where = project ? ` in ${project}` : "";
+  const lines = page.items.length === 0 ? [`No sessions${where}.`] : [`Latest sessions${where}:`];
+  const promptChars = format === "index" ? indexLineChars : 1000;
+  page.items.forEach((session, i) => {
+    lines.push(sessionLine(session, page.offset + i + 1), `   first: ${oneLine(session.firstPrompt, promptChars)}`);
+    if (session.turns > 1) lines.push(`   last (turn ${session.turns}): ${oneLine(session.lastPrompt, promptChars)}`);
+    if (format === "full") lines.push(`   resume: ${resumeCommandFor(session.source, session.sessionId, session.projectPath)}`);
+  });
+  lines.push(...moreLine(page));
+  const results = page.items.map((session) => ({
+    ...sessionCore(session),
+    first_prompt: format === "index" ? oneLine(session.firstPrompt, indexLineChars) : session.firstPrompt,
+    last_prompt: format === "index" ? oneLine(session.lastPrompt, indexLineChars) : session.lastPrompt,
+    ...(format === "full" ? sessionDetail(session) : {}),
+  }));
+  return finishOutput(lines, { project: project ?? null, results, offset: page.offset, next_offset: page.nextOffset ?? null });
+}
+
+function timelineItem(entry: TimelineEntry, format: ResultFormat) {
+  const index = {
+    session_id: entry.sessionId,
+    turn: entry.turn,
+    timestamp: isoTime(entry.timestamp),
+    project: entry.project,
+    title: entry.title,
+    prompt: format === "index" ? oneLine(entry.prompt, indexLineChars) : entry.prompt,
+    ...(entry.isAnchor ? { anchor: true } : {}),
+  };
+  return format === "index" ? index : { ...index, source: entry.source, project_path: entry.projectPath, total_turns: entry.totalTurns };
+}
+
+/** The `timeline` tool's answer: the turns before, the anchor (marked `▶`), the turns after, oldest first. */
+export function timelineOutput(timeline: Timeline, format: ResultFormat): ToolOutput {
+  const { anchor } = timeline;
+  const line = (entry: TimelineEntry) =>
+    `${entry.isAnchor ? "▶" : "-"} ${isoMinute(entry.timestamp)} ${entry.sessionId}:${entry.turn} ${entry.project || "?"}${format === "full" ? quoted(entry.title) : ""} > ${oneLine(entry.prompt, format === "index" ? indexLineChars : 1000)}`;
+  const lines = [`Turns around ${anchor.session ? `${anchor.session.sessionId}:${anchor.turn}, ` : ""}${isoMinute(anchor.at)} UTC, oldest first:`];
+  lines.push(...timeline.before.map(line));
+  if (!anchor.session) lines.push(`▶ ${isoMinute(anchor.at)} (anchor)`);
+  lines.push(...timeline.after.map(line));
+  if (timeline.before.length + timeline.after.length === 0) lines.push("No turns recorded around then.");
+  const entries = [...timeline.before, ...timeline.after];
+  return finishOutput(lines, { anchor_time: isoTime(anchor.at), results: entries.map((entry) => timelineItem(entry, format)) });
+}

@@ -1,0 +1,157 @@
+/**
+ * The MCP tools' definitions as the agent sees them: names, descriptions and input schemas (zod, turned into
+ * JSON Schema by the SDK), and the output schemas of `structuredContent`. Every word here is paid for by the
+ * agent at every session start (issue 10 target: all five definitions ≤ 1,000 tokens; scripts/bench/mcp.ts
+ * measures them), so descriptions are short and argument checks beyond the JSON type live in src/search
+ * (parseLimit, parseDateFilter, parseSource, findSession), where the CLI's flags are checked too.
+ *
+ * Output contract (fields are only ever added; names follow `recall search --json`): every list tool returns
+ * `{results: [...], offset, next_offset (null on the last page)}` plus tool fields. `format: "index"` items
+ * carry ids, title, dates, score and a one-line preview; `full` adds every field of the CLI's JSON.
+ */
+import * as z from "zod";
+
+const text = (description: string) => z.string().describe(description);
+const count = (description: string) => z.number().describe(description);
+
+/** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
+const scope = {
+  project: text("Project path/name contains").optional(),
+  source: text("claude-code|opencode").optional(),
+};
+const dates = {
+  since: text("Date or age (7d)").optional(),
+  until: text("Date or age").optional(),
+};
+const skip = { offset: count("Skip N (paging)").optional() };
+const paging = (defaultLimit: number) => ({ limit: count(`Default ${defaultLimit}`).optional(), ...skip });
+const format = { format: z.enum(["index", "full"]).describe("Default index: one line each").optional() };
+
+/** Input schemas (raw zod shapes, as McpServer.registerTool takes them). */
+export const inputShapes = {
+  search: {
+    query: text("What to find"),
+    depth: count("1 sessions (default), 2 turns").optional(),
+    session: text("Depth 2: within this session").optional(),
+    ...scope,
+    ...dates,
+    limit: count("Default 5 (depth 2: 10)").optional(),
+    ...skip,
+    ...format,
+  },
+  read_turns: {
+    session: text("Session id or 8+ char prefix"),
+    from: count("Default 1").optional(),
+    to: count("Default last").optional(),
+    budget: count("Max chars, default 8000").optional(),
+  },
+  list_sessions: { ...scope, ...dates, ...paging(20), ...format },
+  timeline: {
+    anchor: text("session:turn or time (2026-03-01T10:00, 3d)"),
+    before: count("Default 5").optional(),
+    after: count("Default 5").optional(),
+    ...scope,
+    ...format,
+  },
+  recent: { ...scope, ...paging(5), ...format },
+};
+
+/** Tool descriptions: what it answers and which tool comes next. */
+export const descriptions = {
+  search: "Search past coding-agent sessions (Claude Code, OpenCode) by keyword and meaning. depth 1: sessions; depth 2: turns. Then read_turns.",
+  read_turns: "Read a session's turns: prompts, replies, compact tool calls (redacted). Long output is cut with the range to ask next.",
+  list_sessions: "List sessions, newest first.",
+  timeline: "Turns before and after an anchor, across projects: what was I doing then?",
+  recent: "Latest sessions with first/last prompts: where did we leave off? Default project: the server's folder.",
+};
+
+// ── output schemas ──────────────────────────────────────────────────────────
+
+const nullableText = z.string().nullable();
+const optionalNumber = z.number().optional();
+
+/**
+ * A session in a result list (search depth 1, list_sessions, recent): the index-format fields; `full` adds
+ * project_path, git_branch, started_at, files, is_subagent, parent_session_id, source_status, last_seen_at,
+ * keyword_score, vector_score (README "MCP server"). Loose, so the schema stays short and fields can be added.
+ */
+const sessionItem = z.looseObject({
+  session_id: z.string(),
+  source: z.string(),
+  project: z.string(),
+  title: nullableText,
+  ended_at: nullableText,
+  turns: z.number(),
+  resume_command: z.string(),
+  score: optionalNumber,
+  best_turn: optionalNumber,
+  preview: z.string().optional(),
+  first_prompt: z.string().optional(),
+  last_prompt: z.string().optional(),
+});
+
+/**
+ * A turn in a result list (search depth 2, timeline): the index-format fields (search adds score, preview and
+ * resume_command; timeline marks the anchor); `full` adds source, project_path, total_turns, response_excerpt
+ * (instead of preview), tools, files, keyword_score, vector_score, source_status, last_seen_at.
+ */
+const turnItem = z.looseObject({
+  session_id: z.string(),
+  turn: z.number(),
+  timestamp: nullableText,
+  project: z.string(),
+  title: nullableText,
+  prompt: z.string(),
+  score: optionalNumber,
+  preview: z.string().optional(),
+  resume_command: z.string().optional(),
+  anchor: z.boolean().optional(),
+});
+
+const page = { offset: z.number(), next_offset: z.number().nullable() };
+
+/** A tool call of read_turns: compact input, never the raw payload; `output` is its first lines (not for file tools). */
+const toolCall = z.object({
+  name: z.string(),
+  input: z.string(),
+  is_error: z.boolean(),
+  lines_added: optionalNumber,
+  lines_removed: optionalNumber,
+  output: z.string().optional(),
+});
+
+/** Output schemas (raw zod shapes) of `structuredContent`. */
+export const outputShapes = {
+  search: {
+    query: z.string(),
+    depth: z.number(),
+    mode: z.string(),
+    searched: z.object({ sessions: z.number(), projects: z.number() }),
+    results: z.array(z.union([sessionItem, turnItem])),
+    ...page,
+    notices: z.array(z.string()),
+  },
+  read_turns: {
+    session: sessionItem,
+    from: z.number(),
+    to: z.number(),
+    total_turns: z.number(),
+    from_archive: z.boolean(),
+    turns: z.array(
+      z.object({ turn: z.number(), timestamp: nullableText, prompt: z.string(), response: z.string(), tools: z.array(toolCall), cut: z.boolean().optional() }),
+    ),
+    truncated: z.object({ more_chars: z.number(), next_from: z.number(), next_to: z.number() }).nullable(),
+  },
+  list_sessions: { results: z.array(sessionItem), ...page },
+  timeline: { anchor_time: nullableText, results: z.array(turnItem) },
+  recent: { project: nullableText, results: z.array(sessionItem), ...page },
+};
+
+/** The tool names, in the order they are listed. */
+export const toolNames = ["search", "read_turns", "list_sessions", "timeline", "recent"] as const;
+
+/** One of {@link toolNames}. */
+export type ToolName = (typeof toolNames)[number];
+
+/** `format` of a list tool. */
+export type ResultFormat = "index" | "full";

@@ -1,0 +1,140 @@
+/**
+ * The five MCP tools over the search API and the level-3 reader (issue 10): each handler checks its arguments
+ * with the same parsers as the CLI (src/search: parseFilterArgs, parseLimit, findSession, ...), makes one call
+ * to the layer below and renders through format.ts / turns-text.ts. No ranking or lookup of its own.
+ * Every failure becomes a tool error result (`isError: true`, one line saying what to do), never a thrown
+ * error: a bad argument or an unknown session must not take the server down.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isRecallError, SessionLookupError, UsageError } from "../errors.ts";
+import { neutralizeControls } from "../render/escapes.ts";
+import { writeErr } from "../render/terminal.ts";
+import {
+  defaultLimits,
+  findSession,
+  listSessions,
+  pageOf,
+  parseCount,
+  parseDepth,
+  parseFilterArgs,
+  parseLimit,
+  parseOffset,
+  projectOfFolder,
+  readSessionTurns,
+  readTimeline,
+  recentSessions,
+  resolveTimelineAnchor,
+  searchIndex,
+  selectTurnRange,
+} from "../search/index.ts";
+import type { Backend } from "./backend.ts";
+import { recentOutput, searchOutput, sessionsOutput, timelineOutput, type ToolOutput } from "./format.ts";
+import { descriptions, inputShapes, outputShapes, type ResultFormat } from "./schemas.ts";
+import { parseBudget, readTurnsOutput } from "./turns-text.ts";
+
+/**
+ * A failure as one line for the model: the message, the candidates of an ambiguous id, and the hint.
+ * Examples: `no session matches zzzzzzzz (list ids with \`recall sessions\`)`;
+ *   `unexpected error: <first line>` for a bug (its stack goes to stderr with RECALL_DEBUG=1).
+ */
+export function describeToolError(error: unknown): string {
+  if (isRecallError(error)) {
+    const candidates = error instanceof SessionLookupError && error.candidates.length > 0 ? `: ${error.candidates.slice(0, 5).join("; ")}` : "";
+    return neutralizeControls(`${error.message}${candidates}${error.hint ? ` (${error.hint})` : ""}`.replace(/\s*\n\s*/g, " "));
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
+  return neutralizeControls(`unexpected error: ${message.split("\n")[0]}`);
+}
+
+async function answer(run: () => Promise<ToolOutput>): Promise<CallToolResult> {
+  try {
+    const output = await run();
+    return { content: [{ type: "text", text: output.text }], structuredContent: output.structured };
+  } catch (error) {
+    return { content: [{ type: "text", text: describeToolError(error) }], isError: true };
+  }
+}
+
+const formatOf = (value: ResultFormat | undefined): ResultFormat => value ?? "index";
+
+/** Register the five tools on `server`, answering through `backend`. */
+export function registerTools(server: McpServer, backend: Backend): void {
+  const readOnly = { readOnlyHint: true, openWorldHint: false };
+
+  server.registerTool(
+    "search",
+    { description: descriptions.search, inputSchema: inputShapes.search, outputSchema: outputShapes.search, annotations: readOnly },
+    (args) =>
+      answer(async () => {
+        const level = parseDepth(args.depth);
+        if (args.session && level !== "turn") throw new UsageError("session needs depth 2", "pass depth: 2 to search the turns of one session");
+        const filters = parseFilterArgs(args);
+        const limit = parseLimit(args.limit, defaultLimits[level]);
+        const offset = parseOffset(args.offset);
+        return backend.withIndex(async (db) => {
+          if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
+          const vector = await backend.vectorLeg(db);
+          const response = await searchIndex(db, { query: args.query, level, filters, limit, offset }, vector.leg);
+          // As `recall search`: the vector leg's reason replaces searchIndex's generic keyword-only notice.
+          if (vector.notice) response.notices = [vector.notice];
+          return searchOutput(response, formatOf(args.format));
+        });
+      }),
+  );
+
+  server.registerTool(
+    "read_turns",
+    { description: descriptions.read_turns, inputSchema: inputShapes.read_turns, outputSchema: outputShapes.read_turns, annotations: readOnly },
+    (args) =>
+      answer(async () => {
+        const budgetChars = parseBudget(args.budget);
+        return backend.withIndex((db) => {
+          const summary = findSession(db, args.session);
+          const read = readSessionTurns(db, summary, { redact: true });
+          const range = selectTurnRange(summary.sessionId, read.result.turns, read.result.session.turnCount, args.from, args.to);
+          return readTurnsOutput({ summary, read, range, budgetChars });
+        });
+      }),
+  );
+
+  server.registerTool(
+    "list_sessions",
+    { description: descriptions.list_sessions, inputSchema: inputShapes.list_sessions, outputSchema: outputShapes.list_sessions, annotations: readOnly },
+    (args) =>
+      answer(async () => {
+        const filters = parseFilterArgs(args);
+        const limit = parseLimit(args.limit, 20);
+        const offset = parseOffset(args.offset);
+        return backend.withIndex((db) => sessionsOutput(pageOf(listSessions(db, filters, limit + 1, offset), offset, limit), formatOf(args.format)));
+      }),
+  );
+
+  server.registerTool(
+    "timeline",
+    { description: descriptions.timeline, inputSchema: inputShapes.timeline, outputSchema: outputShapes.timeline, annotations: readOnly },
+    (args) =>
+      answer(async () => {
+        const filters = parseFilterArgs(args);
+        const before = parseCount(args.before, 5, "before", { min: 0, max: 100 });
+        const after = parseCount(args.after, 5, "after", { min: 0, max: 100 });
+        return backend.withIndex((db) => timelineOutput(readTimeline(db, resolveTimelineAnchor(db, args.anchor), { before, after, filters }), formatOf(args.format)));
+      }),
+  );
+
+  server.registerTool(
+    "recent",
+    { description: descriptions.recent, inputSchema: inputShapes.recent, outputSchema: outputShapes.recent, annotations: readOnly },
+    (args) =>
+      answer(async () => {
+        const filters = parseFilterArgs(args);
+        const limit = parseLimit(args.limit, 5);
+        const offset = parseOffset(args.offset);
+        return backend.withIndex((db) => {
+          const project = filters.project ?? projectOfFolder(db, backend.cwd);
+          return recentOutput(recentSessions(db, { ...filters, project }, limit, offset), project, formatOf(args.format));
+        });
+      }),
+  );
+}
