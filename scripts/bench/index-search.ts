@@ -9,24 +9,19 @@
  * < 50 ms; full index of 20k sessions < 30 s.
  * Usage: bun scripts/bench/index-search.ts [--sessions 20000] [--runs 20]
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { percentile, report, sample, timeCommand } from "./lib.ts";
+import { argValue, listDirs, percentile, report, sample, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
-const argValue = (flag: string, fallback: number) => {
-  const at = process.argv.indexOf(flag);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-};
 const sessions = argValue("--sessions", 20_000);
 const runs = argValue("--runs", 20);
 const corpus = resolve(repo, "../shared/corpus");
 const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
 mkdirSync(cacheDir, { recursive: true });
 
-const listDirs = (dir: string) => (existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : []);
 
 interface BenchCorpus {
   label: string;

@@ -2,7 +2,9 @@
  * Shared helpers of the benchmark scripts: percentiles, the machine/commit stamp, one JSON line
  * per measurement on stdout, and timing a command (wall time of a child process).
  */
+import { existsSync, readdirSync } from "node:fs";
 import { cpus } from "node:os";
+import { join } from "node:path";
 
 /** Machine label: CPU model and core count. */
 export const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
@@ -41,4 +43,15 @@ export function sample(runs: number, fn: () => number | void): number[] {
     samples.push(typeof measured === "number" ? measured : performance.now() - started);
   }
   return samples;
+}
+
+/** The number after `flag` on the command line (e.g. `--sessions 5000`), or `fallback` when absent. */
+export function argValue(flag: string, fallback: number): number {
+  const at = process.argv.indexOf(flag);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
+/** Absolute paths of the entries of `dir`, or [] when it does not exist. */
+export function listDirs(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
 }
