@@ -9,8 +9,8 @@
  *   `--no-verify`                   → "no verify" (phrase)
  *   `7acd37a`                       → "7acd37a"* (id-like words also match as prefixes)
  *   `how did we fix the login test` → all terms: "fix" "login" "test"; any term: "fix" OR "login" OR "test"
- * Stop words are dropped from loose words (not from phrases or user-quoted text) unless the query
- * has nothing else. Invisible format characters (U+200B zero-width space, U+FEFF BOM, U+00AD soft
+ * Stop words (function words only) are dropped from loose words (not from phrases or user-quoted text)
+ * unless the query has nothing else; possessives lose their `'s` (`Caroline's` → "caroline"). Invisible format characters (U+200B zero-width space, U+FEFF BOM, U+00AD soft
  * hyphen, bidi controls, other Cf / default-ignorable code points) are removed first, so
  * `dock\u200Ber` searches for `docker`; ZWJ/ZWNJ stay (they join or split letters in Indic and
  * Persian words, and the index tokenizer splits at them too).
@@ -33,14 +33,18 @@ export const maxQueryChars = 2000;
 /** Most terms kept; FTS5 query cost grows with terms, and 32 words already pin a topic. */
 export const maxQueryTerms = 32;
 
-/** English stop words dropped from natural-language questions (a short list: only function words). */
-const stopWords = new Set(
+/**
+ * English stop words dropped from natural-language questions: only true function words (issue 13).
+ * Content words a question may hinge on stay searchable: `find`, `found`, `show` ("which show did she
+ * go to"), `tell`, `remember`, `recall`, `session(s)`, `please`, `ever`, and the particles and negations
+ * `up`, `out`, `down`, `off`, `over`, `own`, `not`, `no` (`sign up`, `time out`, `not found`).
+ */
+export const stopWords: ReadonlySet<string> = new Set(
   `a about above after again all am an and any are as at be because been before being below between both but by can
-  could did do does doing down during each few for from further had has have having he her here hers him his how i if
-  in into is it its itself just me more most my no nor not now of off on once only or other our ours out over own same
+  could did do does doing during each few for from further had has have having he her here hers him his how i if
+  in into is it its itself just me more most my nor now of on once only or other our ours same
   she should so some such than that the their theirs them then there these they this those through to too under until
-  up very was we were what when where which while who whom why will with would you your yours yourself yourselves
-  ever find found show tell session sessions remember recall please`
+  very was we were what when where which while who whom why will with would you your yours yourself yourselves`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -87,6 +91,19 @@ export function embeddableQueryText(text: string): string | null {
   return visibleCharacter.test(clean) ? clean : null;
 }
 
+/** An English possessive ending on a word: `'s`, `’s` (s, S), or a bare apostrophe after s (`friends'`). */
+const possessiveEnding = /(?<=\p{L})(?:['\u2019\u02bc][sS]|(?<=[sS])['\u2019\u02bc])(?=[^\p{L}\p{N}]*$)/u;
+
+/**
+ * Drop an English possessive ending from one whitespace-separated chunk, so `Caroline's` searches for
+ * `caroline` (not the phrase "caroline s", which misses "Caroline went …"); trailing punctuation may follow.
+ *   `"Caroline's"` → `"Caroline"`;  `"Melanie’s?"` → `"Melanie?"`;  `"friends'"` → `"friends"`;  `"it's"` → `"it"`;
+ *   `"rock'n'roll"` → unchanged (the apostrophe is inside the word)
+ */
+export function stripPossessive(chunk: string): string {
+  return chunk.replace(possessiveEnding, "");
+}
+
 /**
  * Parse user text into a {@link LexicalQuery}.
  * User-quoted spans ("exact words") become phrases; whitespace-separated chunks that split into
@@ -105,7 +122,7 @@ export function parseLexicalQuery(text: string): LexicalQuery {
     rest = rest.replace(match[0], " ");
   }
   for (const chunk of rest.split(/\s+/)) {
-    const tokens = tokenize(chunk);
+    const tokens = tokenize(stripPossessive(chunk));
     if (tokens.length === 1) words.push(tokens[0]!);
     else if (tokens.length > 1) phrases.push(tokens);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseLexicalQuery, tokenize } from "../../src/search/index.ts";
-import { embeddableQueryText, sanitizeQueryText } from "../../src/search/query.ts";
+import { embeddableQueryText, sanitizeQueryText, stopWords, stripPossessive } from "../../src/search/query.ts";
 
 describe("parseLexicalQuery", () => {
   test("identifiers become phrases of their parts, so they match exactly where the parts stand together", () => {
@@ -13,9 +13,9 @@ describe("parseLexicalQuery", () => {
 
   test("FTS5 operators and syntax in user text are plain words inside quotes", () => {
     const query = parseLexicalQuery('NEAR(docker OR network) AND "bridge" NOT col:value* ^start');
-    // `NEAR(docker` is one chunk → a phrase; `AND`/`OR`/`NOT` are stop words here, not operators.
-    expect(query.terms).toEqual(['"bridge"', '"near docker"', '"col value"', '"network"', '"start"']);
-    expect(query.allTerms).toBe('"bridge" "near docker" "col value" "network" "start"');
+    // `NEAR(docker` is one chunk → a phrase; `AND`/`OR` are stop words here and `NOT` a plain word, not operators.
+    expect(query.terms).toEqual(['"bridge"', '"near docker"', '"col value"', '"network"', '"not"', '"start"']);
+    expect(query.allTerms).toBe('"bridge" "near docker" "col value" "network" "not" "start"');
     for (const term of query.terms) expect(term).toMatch(/^"[\p{L}\p{N} ]+"\*?$/u);
   });
 
@@ -73,5 +73,52 @@ describe("invisible characters in queries (issue 9)", () => {
     expect(embeddableQueryText("((( ***")).toBe("((( ***");
     expect(embeddableQueryText("می\u200cخواهم")).toBe("می\u200cخواهم");
     expect(embeddableQueryText("데이터베이스 연결")).toBe("데이터베이스 연결");
+  });
+});
+
+describe("stop words and possessives found by the LoCoMo benchmark (issue 13)", () => {
+  test("content words a question hinges on are kept: find, found, show, tell, remember, recall, session(s), please, ever", () => {
+    expect(parseLexicalQuery("Which show did Deborah go to?").terms).toEqual(['"show"', '"deborah"', '"go"']);
+    expect(parseLexicalQuery("what did we find when the file was not found").terms).toEqual(['"find"', '"file"', '"not"', '"found"']);
+    expect(parseLexicalQuery("tell me what you remember or recall of the sessions, please").terms).toEqual([
+      '"tell"', '"remember"', '"recall"', '"sessions"', '"please"',
+    ]);
+    expect(parseLexicalQuery("has she ever been to the session").terms).toEqual(['"ever"', '"session"']);
+    for (const word of ["find", "found", "show", "tell", "remember", "recall", "session", "sessions", "please", "ever"]) {
+      expect(stopWords.has(word)).toBe(false);
+    }
+  });
+
+  test("particles and negations are kept: up, out, down, off, over, own, not, no", () => {
+    expect(parseLexicalQuery("how did we sign up and time out").terms).toEqual(['"sign"', '"up"', '"time"', '"out"']);
+    expect(parseLexicalQuery("is the server down or off").terms).toEqual(['"server"', '"down"', '"off"']);
+    expect(parseLexicalQuery("did she start her own business over the summer").terms).toEqual(['"start"', '"own"', '"business"', '"over"', '"summer"']);
+    expect(parseLexicalQuery("why does no test run, not one").terms).toEqual(['"no"', '"test"', '"run"', '"not"', '"one"']);
+  });
+
+  test("true function words are still dropped", () => {
+    expect(parseLexicalQuery("what did the one of them do with it").terms).toEqual(['"one"']);
+    for (const word of ["the", "a", "of", "did", "what", "with", "it", "is"]) expect(stopWords.has(word)).toBe(true);
+  });
+
+  test("a possessive searches for the name alone: Caroline's → caroline, not the phrase \"caroline s\"", () => {
+    expect(parseLexicalQuery("What is Caroline's relationship status?").terms).toEqual(['"caroline"', '"relationship"', '"status"']);
+    expect(parseLexicalQuery("Melanie’s kids").terms).toEqual(['"melanie"', '"kids"']);
+    expect(parseLexicalQuery("James's dog, the friends' trip").terms).toEqual(['"james"', '"dog"', '"friends"', '"trip"']);
+    expect(parseLexicalQuery("Caroline's").highlightWords).toEqual(["caroline"]);
+  });
+
+  test("stripPossessive removes only an ending 's or s', before trailing punctuation", () => {
+    expect(stripPossessive("Caroline's")).toBe("Caroline");
+    expect(stripPossessive("Caroline's?")).toBe("Caroline?");
+    expect(stripPossessive("friends'")).toBe("friends");
+    expect(stripPossessive("rock'n'roll")).toBe("rock'n'roll");
+    expect(stripPossessive("'s")).toBe("'s");
+    expect(stripPossessive("it's")).toBe("it");
+  });
+
+  test("user-quoted text and identifiers keep their words and apostrophes as written", () => {
+    expect(parseLexicalQuery('"Caroline\'s show"').terms).toEqual(['"caroline s show"']);
+    expect(parseLexicalQuery("ERR_MODULE_NOT_FOUND").terms).toEqual(['"err module not found"']);
   });
 });
