@@ -6,7 +6,7 @@ export { searchIndex, defaultLimits, subagentScoreFactor, type SearchMode, type 
 export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./filters.ts";
 export { fuseRelativeScores, normalizeMinMax, defaultAlpha, type LegHit, type FusedHit } from "./fusion.ts";
 export { parseLexicalQuery, tokenize, type LexicalQuery } from "./query.ts";
-export { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
+export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
 export { findSession, listSessions, reparseSession, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";

@@ -4,18 +4,28 @@
  * matching fills the rest below them (issue 3: a natural-language question never returns nothing
  * just because one word is missing). Column weights: heading 2 (the prompt, or the session title),
  * body 1 (assistant prose, or all prompts), extra 1 (tool inputs and files).
+ * Ranking from the best evidence (issue 13), not from the longest text:
+ *   level 1: a session scores by its best turn documents, Σ 0.5^i · s_i over its top 3 turns (s = −bm25),
+ *            plus a quarter of its session document's score (title, all prompts, project and files), so a
+ *            500-turn session whose concatenated prompts hold every word no longer wins every match, and a
+ *            session found only by its title or project name is still found; a session is an all-terms hit
+ *            only when one of its turns holds every term (words spread over many prompts are any-term);
+ *   level 2: a turn scores by its own match plus half of its better neighbour's (the question asked just
+ *            before the answer), both divided by 1.5; only turns that match a word themselves are returned.
+ * Measured on LoCoMo (1,982 questions, keyword-only) and test/corpus/queries.json: see ../shared/bench/locomo.
  */
 import type { Database } from "bun:sqlite";
+import { mergeUnsegmented, searchUnsegmented, splitUnsegmented } from "./cjk.ts"; // issue 13
 import { filterSql, type SearchFilters } from "./filters.ts";
 import type { LexicalQuery } from "./query.ts";
 
-/** Level searched: sessions (session and turn documents, grouped by session) or turns. */
+/** Level searched: sessions (turn documents grouped by session, plus a share of the session document) or turns. */
 export type SearchLevel = "session" | "turn";
 
 /** One keyword candidate: a session (level 1, with its best document) or a turn (level 2). */
 export interface LexicalHit {
   sessionRowid: number;
-  /** Best matching document (level 1) or the turn's document (level 2). */
+  /** Best matching document (level 1: the turn, or the session document, that added most) or the turn's document (level 2). */
   documentId: number;
   /** 0 for the session document. */
   turnNumber: number;
@@ -24,12 +34,28 @@ export interface LexicalHit {
    * take 0.5–1 and any-term hits 0–0.49 when both groups are present, so every all-terms hit ranks first.
    */
   score: number;
+  /**
+   * The raw keyword evidence behind `score` (for `--explain` and confidence; issue 13): the summed
+   * −bm25 of the session's best documents (level 1) or of the turn plus its neighbour's share (level 2),
+   * higher is better, not comparable across queries; absent on hits made by other legs.
+   */
+  raw?: number;
+  /** True when the hit matched every query term (the all-terms group), false for any-term hits. */
+  allTerms?: boolean;
 }
 
 const bm25Weights = "2.0, 1.0, 1.0";
 
 /** Ranked documents fetched per wanted candidate in the first window (sessions have several documents). */
 const windowPerCandidate = 8;
+
+/** Level 1: how many of a session's best turn documents add to its score, and the share of each next one (1, 0.5, 0.25). */
+export const sessionEvidenceTurns = 3;
+export const sessionEvidenceDecay = 0.5;
+/** Level 1: share of the session document's score (title + all prompts + project/files) added to a session. */
+export const sessionDocumentShare = 0.25;
+/** Level 2: share of the better neighbouring turn's score added to a turn. */
+export const neighbourShare = 0.5;
 
 /**
  * One ranked MATCH with the filters applied before the cut. BM25 is computed on the FTS table alone
@@ -38,7 +64,7 @@ const windowPerCandidate = 8;
  * grouped; when the filtered, grouped window holds fewer than `candidates` keys and more matches
  * exist, the window doubles. So a filtered search never comes back short.
  */
-function runMatch(db: Database, match: string, level: SearchLevel, filters: SearchFilters, candidates: number, exclude: Set<number>): LexicalHit[] {
+function runMatch(db: Database, match: string, level: SearchLevel, filters: SearchFilters, candidates: number, exclude: Set<number>, spreadCounts = true): LexicalHit[] {
   const filter = filterSql(filters, level === "turn" ? "t.timestamp" : undefined);
   const needsTurns = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
   const levelJoin = needsTurns ? "JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
@@ -46,22 +72,99 @@ function runMatch(db: Database, match: string, level: SearchLevel, filters: Sear
   // bm25() cannot run inside a flattened subquery, so the window is a materialized CTE.
   const sql = `WITH ranked AS MATERIALIZED (
       SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) AS rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?)
-    SELECT d.id AS document_id, d.session_rowid, d.turn_number, ranked.rank
+    SELECT d.id AS document_id, d.session_rowid, d.turn_number, d.level, ranked.rank
     FROM ranked JOIN documents d ON d.id = ranked.id JOIN sessions s ON s.id = d.session_rowid ${levelJoin}
     WHERE 1 ${levelWhere} AND ${filter.where} ORDER BY ranked.rank`;
-  const statement = db.query<{ session_rowid: number; document_id: number; turn_number: number; rank: number }, Array<string | number>>(sql);
-  const keyOf = (row: { session_rowid: number; document_id: number }) => (level === "session" ? row.session_rowid : row.document_id);
+  const statement = db.query<{ session_rowid: number; document_id: number; turn_number: number; level: string; rank: number }, Array<string | number>>(sql);
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
     const rows = statement.all(match, window, ...filter.params);
-    const best = new Map<number, LexicalHit>();
-    for (const row of rows) {
-      const key = keyOf(row);
-      if (exclude.has(key) || best.has(key)) continue; // rows arrive best first: the first per key is its best
-      best.set(key, { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: -row.rank });
-    }
+    const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
     const exhausted = rows.length === 0 || matchCount(db, match) <= window;
-    if (best.size >= candidates || exhausted) return [...best.values()].slice(0, candidates);
+    if (hits.length >= candidates || exhausted) return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
   }
+}
+
+/**
+ * Level 1: one hit per session from its matching documents (rows best first, score = −bm25): the session
+ * scores Σ decay^i · s_i over its best {@link sessionEvidenceTurns} turns plus {@link sessionDocumentShare}
+ * of its session document; its `documentId` is the document that added most. Rows outside the window
+ * count as absent (a session's third-best turn may be missed in a huge match set: an approximation).
+ * @param spreadCounts false in the all-terms pass of a multi-term query: a session document (whose text is
+ *        every prompt) matching alone means the words are spread over the session, not together in one turn,
+ *        so it adds to a session found by a turn but does not make a session an all-terms hit by itself
+ */
+function groupBySession(rows: Array<{ session_rowid: number; document_id: number; turn_number: number; level: string; rank: number }>, exclude: Set<number>, spreadCounts: boolean): LexicalHit[] {
+  const sessions = new Map<number, { hit: LexicalHit; turns: number; top: number }>();
+  // turn documents first (best first), then session documents, which may only add to sessions already found
+  const ordered = [...rows.filter((row) => row.level !== "session"), ...rows.filter((row) => row.level === "session")];
+  for (const row of ordered) {
+    if (exclude.has(row.session_rowid)) continue;
+    let entry = sessions.get(row.session_rowid);
+    if (!entry && row.level === "session" && !spreadCounts) continue;
+    if (!entry) {
+      entry = { hit: { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: 0 }, turns: 0, top: 0 };
+      sessions.set(row.session_rowid, entry);
+    }
+    let added = 0;
+    if (row.level === "session") added = sessionDocumentShare * -row.rank;
+    else if (entry.turns < sessionEvidenceTurns) added = sessionEvidenceDecay ** entry.turns++ * -row.rank;
+    entry.hit.score += added;
+    if (added > entry.top) {
+      entry.top = added;
+      entry.hit.documentId = row.document_id;
+      entry.hit.turnNumber = row.turn_number;
+    }
+  }
+  return [...sessions.values()].map(({ hit }) => ({ ...hit, raw: hit.score }));
+}
+
+/** Level 2: one hit per turn document (rows best first, score = −bm25). */
+function turnHits(rows: Array<{ session_rowid: number; document_id: number; turn_number: number; rank: number }>, exclude: Set<number>): LexicalHit[] {
+  const hits = new Map<number, LexicalHit>();
+  for (const row of rows) {
+    if (exclude.has(row.document_id) || hits.has(row.document_id)) continue;
+    hits.set(row.document_id, { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: -row.rank, raw: -row.rank });
+  }
+  return [...hits.values()];
+}
+
+/**
+ * Level 2: add {@link neighbourShare} of the better neighbouring turn's score to each turn (a LoCoMo answer,
+ * or a coding fix, often sits one turn after the words of the question), then divide by 1 + share so scores
+ * stay in 0–1. Only turns that match a query word themselves are returned: a keyword answer never lists a turn
+ * without any of the words (adding unmatched neighbours as candidates gained 0.7 points of LoCoMo turn hit@5 on a
+ * 400-question sample, not worth answers that do not contain what was asked). Returns at most `candidates`
+ * hits, best first.
+ */
+function smoothNeighbours(hits: LexicalHit[], candidates: number): LexicalHit[] {
+  if (hits.length === 0) return hits;
+  const keyOf = (sessionRowid: number, turn: number) => `${sessionRowid}:${turn}`;
+  const own = new Map<string, number>(hits.map((hit) => [keyOf(hit.sessionRowid, hit.turnNumber), hit.score]));
+  const ownRaw = new Map<string, number>(hits.map((hit) => [keyOf(hit.sessionRowid, hit.turnNumber), hit.raw ?? 0]));
+  const smoothed = hits.map((hit) => {
+    const [before, after] = [keyOf(hit.sessionRowid, hit.turnNumber - 1), keyOf(hit.sessionRowid, hit.turnNumber + 1)];
+    const neighbour = Math.max(own.get(before) ?? 0, own.get(after) ?? 0);
+    const neighbourRaw = Math.max(ownRaw.get(before) ?? 0, ownRaw.get(after) ?? 0);
+    return { ...hit, score: (hit.score + neighbourShare * neighbour) / (1 + neighbourShare), raw: (hit.raw ?? 0) + neighbourShare * neighbourRaw };
+  });
+  return smoothed.sort((a, b) => b.score - a.score).slice(0, candidates);
+}
+
+/**
+ * Which query terms each document matches (for `--explain` and confidence; issue 13): one small MATCH per
+ * term restricted to the given documents, so only call it for a page of results.
+ * @param documentIds document ids (`LexicalHit.documentId`)
+ * @returns document id → the matching terms as in `query.terms` (quoted FTS5 fragments), in query order;
+ *          a document that matches none maps to []
+ */
+export function matchedTerms(db: Database, query: LexicalQuery, documentIds: readonly number[]): Map<number, string[]> {
+  const matched = new Map<number, string[]>(documentIds.map((id) => [id, []]));
+  if (documentIds.length === 0) return matched;
+  const statement = db.query<{ id: number }, Array<string | number>>(
+    `SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (${documentIds.map(() => "?").join(",")})`,
+  );
+  for (const term of query.terms) for (const row of statement.all(term, ...documentIds)) matched.get(row.id)?.push(term);
+  return matched;
 }
 
 /** Number of documents matching (only asked when a window came back short after filtering). */
@@ -76,10 +179,23 @@ function matchCount(db: Database, match: string): number {
  */
 export function searchLexical(db: Database, query: LexicalQuery, level: SearchLevel, filters: SearchFilters, candidates: number): LexicalHit[] {
   if (query.terms.length === 0) return [];
-  const all = runMatch(db, query.allTerms, level, filters, candidates, new Set());
+  // issue 13 (search/cjk.ts): terms in CJK/kana/Hangul/Thai/... are matched inside runs by the trigram side index.
+  const unsegmented = splitUnsegmented(query);
+  if (unsegmented) {
+    const side = searchUnsegmented(db, unsegmented.runs, level, filters, candidates * 4);
+    const rest = unsegmented.rest.terms.length > 0 ? searchLexical(db, unsegmented.rest, level, filters, candidates) : [];
+    return mergeUnsegmented(rest, side, unsegmented.rest.terms.length > 0, level, candidates);
+  }
+  const ranked = rankTerms(db, query, level, filters, candidates);
+  return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
+}
+
+/** All-terms hits first (0.5–1), any-term hits below them (0–0.49); see {@link LexicalHit.score}. */
+function rankTerms(db: Database, query: LexicalQuery, level: SearchLevel, filters: SearchFilters, candidates: number): LexicalHit[] {
+  const all = runMatch(db, query.allTerms, level, filters, candidates, new Set(), query.terms.length === 1).map((hit) => ({ ...hit, allTerms: true }));
   if (all.length >= candidates || query.terms.length === 1) return rescale(all, 0, 1);
   const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
-  const any = runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen);
+  const any = runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen).map((hit) => ({ ...hit, allTerms: false }));
   if (all.length === 0) return rescale(any, 0, 1);
   return [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
 }
