@@ -81,6 +81,7 @@ export async function forgetSessions(recallHome: string, rowids: readonly number
         // Merge the FTS segments so the forgotten terms are gone, not only tombstoned; rebuild the file without
         // free pages; then empty the WAL. Costs a rewrite of the database (a forget is rare and explicit).
         db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')");
+        db.exec("INSERT INTO documents_cjk(documents_cjk) VALUES ('optimize')"); // issue 13: the CJK side index (cjk.ts)
         db.exec("VACUUM");
         // A snapshot holds the text too (and hard links to the old vector files): replace it, drop the older ones.
         if (listSnapshots(recallHome).length > 0) writeSnapshot(db, recallHome, Date.now(), { dropOlder: true });

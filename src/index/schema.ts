@@ -4,6 +4,7 @@
  * fingerprints per source file/db), `sessions`, `turns`, `documents` (one session document and one
  * document per turn, with hashes of their text) with `documents_fts` (contentless FTS5, porter +
  * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id),
+ * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/cjk.ts),
  * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
  * (tombstones of sessions deleted on purpose). Sessions are never dropped by an index run: a vanished source
  * marks them `source_status = 'deleted'` (DESIGN.md "The archive").
@@ -12,17 +13,19 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { IndexError } from "../errors.ts";
+import { backfillUnsegmented } from "./cjk.ts";
 import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.ts";
 import { createPrivateFile } from "./home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 2;
+export const schemaVersion = 3;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
- * Never edit a released migration: append a new one.
+ * Never edit a released migration: append a new one. A step is SQL, or a function run in the same transaction
+ * (for a step that needs code, such as rebuilding text from turns).
  */
-const migrations: string[] = [
+const migrations: Array<string | ((db: Database) => void)> = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE containers (
@@ -129,6 +132,17 @@ const migrations: string[] = [
   DELETE FROM containers;
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';
   `,
+  // v3 (issue 13, unsegmented scripts): a trigram side index of the CJK/kana/Hangul/Thai/... runs of each document
+  // (index/cjk.ts), filled here from the stored turns, so archived sessions whose source is gone get it too.
+  (db) => {
+    db.exec(`
+      CREATE VIRTUAL TABLE IF NOT EXISTS documents_cjk USING fts5(text, tokenize = 'trigram');
+      CREATE TRIGGER IF NOT EXISTS documents_ad_cjk AFTER DELETE ON documents BEGIN
+        DELETE FROM documents_cjk WHERE rowid = old.id;
+      END;
+      DELETE FROM documents_cjk;`); // IF NOT EXISTS: a test may turn a newer index back into an older version
+    backfillUnsegmented(db);
+  },
 ];
 
 /** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */
@@ -224,7 +238,11 @@ function migrate(db: Database, path: string, readonly: boolean): void {
     throw new IndexError("INDEX_MISSING", `the index at ${path} needs an upgrade`, { hint: "run `recall index`" });
   }
   db.transaction(() => {
-    for (let step = version; step < schemaVersion; step++) db.exec(migrations[step]!);
+    for (let step = version; step < schemaVersion; step++) {
+      const migration = migrations[step]!;
+      if (typeof migration === "string") db.exec(migration);
+      else migration(db);
+    }
     db.exec(`PRAGMA user_version = ${schemaVersion}`);
   }).immediate();
 }

@@ -9,6 +9,7 @@
 import type { Database } from "bun:sqlite";
 import type { ParseResult, SourceUnit, Turn } from "../parsers/index.ts";
 import { encodeTurnOutputs } from "./archive.ts";
+import { writeUnsegmented } from "./cjk.ts";
 import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
@@ -111,6 +112,7 @@ function upsertDocument(db: Database, rowid: number, level: "session" | "turn", 
       )
       .get(rowid, level, turnNumber, textHash, embedHash)!;
     insertFts.run(row.id, text.heading, text.body, text.extra);
+    writeUnsegmented(db, row.id, text, true); // issue 13: trigram side index of CJK/Thai/... tokens (cjk.ts)
     return;
   }
   if (current.text_hash === textHash && current.embed_hash === embedHash) return;
@@ -118,6 +120,7 @@ function upsertDocument(db: Database, rowid: number, level: "session" | "turn", 
   if (current.text_hash !== textHash) {
     db.query("DELETE FROM documents_fts WHERE rowid = ?").run(current.id);
     insertFts.run(current.id, text.heading, text.body, text.extra);
+    writeUnsegmented(db, current.id, text); // issue 13: replaces the side-index row (cjk.ts)
   }
   // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
   if (current.embed_hash !== embedHash) db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
