@@ -13,10 +13,97 @@
  *     show_command, source_status, last_seen_at
  *   source_status: "present" | "deleted" (the source is gone, the index holds the only copy); last_seen_at:
  *     ISO-8601 UTC time recall last saw the session's source, or null
+ * Issue 13 adds: top-level "format" ("full" | "index"), "next_offset" (number or null) and "truncated" (null, or
+ *   {results_shown, results_omitted, chars_omitted, next_command, hint} when --max-chars left results out);
+ *   `--format index` keeps only session_id, project, title, ended_at, score, best_turn, preview (≤ 90 chars)
+ *   per session, and session_id, turn, project, title, timestamp, score, prompt, preview (≤ 90 chars each) per
+ *   turn; `--explain` adds "explain" to each result (search-explain.ts). A field longer than
+ *   {@link fieldCharLimit} characters (a pasted HAR file in a prompt) is cut with a `…[cut N characters; …]` marker.
  */
 import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
-import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { highlight, isoDate, isoTime, oneLine, roundScore, shortId, sourceDeletedMarker, type Palette } from "./format.ts";
+import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
+import { highlight, isoDate, isoMinute, isoTime, oneLine, roundScore, shortId, sourceDeletedMarker, type Palette } from "./format.ts";
+import type { ResultExplanation } from "./search-explain.ts";
+
+/** Output formats of `recall search`: `full` (every field; the default) or `index` (tens of tokens per result). */
+export const searchFormats = ["full", "index"] as const;
+export type SearchFormat = (typeof searchFormats)[number];
+
+/** Longest single text field printed whole, in characters; longer ones are cut with a marker (issue 13). */
+export const fieldCharLimit = 2000;
+/** Characters of a preview, prompt or title line in the index format (~22 tokens). */
+export const indexLineChars = 90;
+/** Smallest `--max-chars` accepted: room for the header and the truncation marker. */
+export const minMaxChars = 200;
+
+/** How to render an answer; every field optional (defaults: full format, no cap, no explanations). */
+export interface SearchRenderOptions {
+  format?: SearchFormat;
+  /** Cap on the characters of the whole answer (stdout); results are left out from the end, with a marker. */
+  maxChars?: number;
+  /** Per-result explanations, in result order (`--explain`; JSON only, text prints them on stderr). */
+  explain?: ResultExplanation[];
+  /** The command that prints `limit` results from the 0-based `offset` with the same query and filters (and `maxChars` when given). */
+  more?: (offset: number, limit: number, maxChars?: number) => string;
+}
+
+/**
+ * `text` whole when it has at most `limit` characters, else its first `limit` characters and a marker naming
+ * how many were cut and where to read them.
+ * Example: a 68,000-character prompt → its first 2,000 characters + `…[cut 66,000 characters; full text: recall show <id>:3]`.
+ */
+export function cutField(text: string, limit: number, fullText: string): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}…[cut ${text.length - limit} characters; full text: ${fullText}]`;
+}
+
+/** What `--max-chars` left out (the JSON `truncated` object; the text marker says the same). */
+export interface Truncation {
+  results_shown: number;
+  results_omitted: number;
+  /** Characters of the uncapped answer that were not printed (results left out). */
+  chars_omitted: number;
+  /** Command printing the left-out results, or null when the caller gave none. */
+  next_command: string | null;
+  hint: string;
+}
+
+/**
+ * Render `count` results as one string within `maxChars`: the whole answer when it fits, else the most
+ * results that fit together with the truncation marker (at least the header and the marker, even when they
+ * alone exceed the cap). `render(shown, marker)` must grow with `shown`.
+ */
+function fitToBudget(count: number, render: (shown: number, marker: Truncation | null) => string, options: SearchRenderOptions, offset: number): string {
+  const whole = render(count, null);
+  if (options.maxChars === undefined || whole.length <= options.maxChars) return whole;
+  const markerFor = (shown: number): Truncation => {
+    const omitted = count - shown;
+    const charsOmitted = whole.length - render(shown, null).length;
+    if (shown > 0) {
+      const more = options.more?.(offset + shown, omitted) ?? null;
+      return { results_shown: shown, results_omitted: omitted, chars_omitted: charsOmitted, next_command: more, hint: more ? `the rest: ${more}` : "raise --max-chars for the rest" };
+    }
+    // Not even one result fits: name the cap that fits the first one (and the shorter format).
+    const needed = Math.ceil((count === 1 ? whole.length : render(1, markerFor(1)).length) / 100) * 100;
+    const more = options.more?.(offset, count, needed) ?? null;
+    const index = options.format === "index" ? "" : ", or add --format index (one line per result)";
+    return {
+      results_shown: 0,
+      results_omitted: omitted,
+      chars_omitted: charsOmitted,
+      next_command: more,
+      hint: `the first result alone needs --max-chars ${needed}${more ? `: ${more}` : ""}${index}`,
+    };
+  };
+  let best = 0;
+  for (let lo = 1, hi = count - 1; lo <= hi; ) {
+    const mid = (lo + hi) >> 1;
+    if (render(mid, markerFor(mid)).length <= options.maxChars) {
+      best = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return render(best, markerFor(best));
+}
 
 /**
  * The drill-deeper command for a session result, every part shell-quoted (issue 9); a query that starts
@@ -42,7 +129,8 @@ export function showCommand(sessionId: string, turn: number, totalTurns: number)
 
 /** The session fields both result shapes start with. */
 function identityJson(result: SessionResult | TurnResult) {
-  return { session_id: result.sessionId, source: result.source, project: result.project, project_path: result.projectPath, title: result.title };
+  const title = result.title === null ? null : cutField(result.title, fieldCharLimit, `recall show ${shellQuote(`${result.sessionId}:1`)}`);
+  return { session_id: result.sessionId, source: result.source, project: result.project, project_path: result.projectPath, title };
 }
 
 /** Whether the source still holds the session (issue 9); last in both shapes (fields are only ever added). */
@@ -79,7 +167,7 @@ function turnJson(result: TurnResult) {
     ...identityJson(result),
     turn: result.turn,
     total_turns: result.totalTurns,
-    prompt: result.prompt,
+    prompt: cutField(result.prompt, fieldCharLimit, `recall show ${shellQuote(`${result.sessionId}:${result.turn}`)}`),
     response_excerpt: result.responseExcerpt.text,
     tools: result.tools,
     files: result.files,
@@ -90,13 +178,59 @@ function turnJson(result: TurnResult) {
   };
 }
 
-/** The `--json` object (one line). */
-export function renderSearchJson(response: SearchResponse): string {
-  const results =
+const indexTitle = (title: string | null) => (title === null ? null : oneLine(title, indexLineChars));
+
+/** The index-format JSON of a session result: ids, title, date, score, a one-line preview. */
+function sessionIndexJson(result: SessionResult) {
+  return {
+    session_id: result.sessionId,
+    project: result.project,
+    title: indexTitle(result.title),
+    ended_at: isoTime(result.endedAt),
+    score: roundScore(result.score),
+    best_turn: result.bestTurn,
+    preview: oneLine(result.preview.text, indexLineChars),
+  };
+}
+
+/** The index-format JSON of a turn result: ids, title, date, score, the prompt and the excerpt on one line each. */
+function turnIndexJson(result: TurnResult) {
+  return {
+    session_id: result.sessionId,
+    turn: result.turn,
+    project: result.project,
+    title: indexTitle(result.title),
+    timestamp: isoTime(result.timestamp),
+    score: roundScore(result.score),
+    prompt: oneLine(result.prompt, indexLineChars),
+    preview: oneLine(result.responseExcerpt.text, indexLineChars),
+  };
+}
+
+/**
+ * The `--json` object (one line, no trailing newline) in the requested format, within `--max-chars` when given
+ * (results left out from the end, `truncated` saying how many and how to get them).
+ */
+export function renderSearchJson(response: SearchResponse, options: SearchRenderOptions = {}): string {
+  const format = options.format ?? "full";
+  const items: Array<Record<string, unknown>> =
     response.level === "session"
-      ? (response.results as SessionResult[]).map((result) => sessionJson(response.query, result))
-      : (response.results as TurnResult[]).map(turnJson);
-  return jsonLine({ version: 1, query: response.query, level: response.level, mode: response.mode, searched: response.searched, results });
+      ? (response.results as SessionResult[]).map((result) => (format === "index" ? sessionIndexJson(result) : sessionJson(response.query, result)))
+      : (response.results as TurnResult[]).map((result) => (format === "index" ? turnIndexJson(result) : turnJson(result)));
+  if (options.explain) items.forEach((item, i) => (item.explain = options.explain![i] ?? null));
+  const render = (shown: number, truncated: Truncation | null) =>
+    jsonLine({
+      version: 1,
+      query: response.query,
+      level: response.level,
+      mode: response.mode,
+      format,
+      searched: response.searched,
+      results: items.slice(0, shown),
+      next_offset: response.nextOffset ?? null,
+      truncated,
+    }) + "\n"; // the newline the command prints counts toward --max-chars
+  return fitToBudget(items.length, render, options, response.offset).slice(0, -1);
 }
 
 function header(response: SearchResponse, palette: Palette): string {
@@ -136,16 +270,44 @@ function turnText(result: TurnResult, palette: Palette): string {
 /** Fields whose text `highlight` neutralizes piecewise (their match offsets refer to the raw text). */
 const previewFields = new Set(["preview", "responseExcerpt"]);
 
+const quotedTitle = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
+const deletedNote = (result: SessionResult | TurnResult) => (result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : "");
+
+/** Index format, session: `1. 0.82 <id> 2026-03-01 project "title" turn 3/12`, then the preview on one line. */
+function sessionIndexText(result: SessionResult, rank: number): string {
+  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${deletedNote(result)}`;
+  return `${head}\n   ${neutralizeControls(oneLine(result.preview.text, indexLineChars))}`;
+}
+
+/** Index format, turn: `1. 0.82 <id>:4 2026-03-01 10:02 project "title"`, then the prompt on one line. */
+function turnIndexText(result: TurnResult, rank: number): string {
+  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${deletedNote(result)}`;
+  return `${head}\n   Q: ${oneLine(result.prompt, indexLineChars)}`;
+}
+
+/** The text marker of a truncated answer (one line). */
+function markerText(marker: Truncation): string {
+  const total = marker.results_shown + marker.results_omitted;
+  return `[truncated by --max-chars: ${marker.results_omitted} of ${total} result${total === 1 ? "" : "s"} (${marker.chars_omitted} characters) left out; ${marker.hint}]`;
+}
+
 /**
- * The text listing: a header line, then one block per result separated by blank lines. Control characters
- * from sessions (and the query) are shown as `\xNN` (escapes.ts).
+ * The text listing: a header line, then one block per result separated by blank lines (`index`: two lines per
+ * result). Control characters from sessions (and the query) are shown as `\xNN` (escapes.ts). Within
+ * `--max-chars` when given: results left out from the end, and a last line `[truncated: …]` saying how many
+ * and the command that prints them.
  */
-export function renderSearchText(raw: SearchResponse, palette: Palette): string {
+export function renderSearchText(raw: SearchResponse, palette: Palette, options: SearchRenderOptions = {}): string {
   const response = neutralizeStrings(raw, previewFields);
+  const index = options.format === "index";
   const blocks =
     response.level === "session"
-      ? (response.results as SessionResult[]).map((result) => sessionText(response.query, result, palette))
-      : (response.results as TurnResult[]).map((result) => turnText(result, palette));
-  if (blocks.length === 0) blocks.push("No matches. Try fewer or other words, or widen the filters.");
-  return `${header(response, palette)}\n\n${blocks.join("\n\n")}\n`;
+      ? (response.results as SessionResult[]).map((result, i) => (index ? sessionIndexText(result, response.offset + i + 1) : sessionText(response.query, result, palette)))
+      : (response.results as TurnResult[]).map((result, i) => (index ? turnIndexText(result, response.offset + i + 1) : turnText(result, palette)));
+  const top = header(response, palette);
+  if (blocks.length === 0) return `${top}\n\nNo matches. Try fewer or other words, or widen the filters.\n`;
+  const separator = index ? "\n" : "\n\n";
+  const render = (shown: number, marker: Truncation | null) =>
+    `${top}\n\n${[...blocks.slice(0, shown), ...(marker ? [neutralizeControls(markerText(marker))] : [])].join(separator)}\n`;
+  return fitToBudget(blocks.length, render, options, response.offset);
 }

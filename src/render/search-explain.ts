@@ -1,0 +1,100 @@
+/**
+ * `recall search --explain` (issue 13): why each result ranked, from what a result carries — the query's
+ * terms after parsing, which of them the preview shows, each leg's normalized score, the vector weight of
+ * the fusion, the fused score, and the boosts applied after fusion (the sub-agent down-ranking, and any
+ * other factor the ranking applied, shown as one unitemized factor). Text goes to stderr (one line per
+ * result); under `--json` the same object is each result's `explain` field.
+ */
+import { parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
+import { roundScore, shortId } from "./format.ts";
+
+/**
+ * The `explain` object of one result (JSON field names; scores rounded to 4 decimals):
+ *   terms: the query's words after parsing (stop words dropped, possessives stripped), lower-case;
+ *   terms_in_preview: those of them the preview/excerpt shows (prefix match, as highlighting does);
+ *   keyword_score, vector_score: each leg's 0–1 normalized score, null when that leg did not find it;
+ *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else --alpha);
+ *   blended: vector_weight · vector + (1 − vector_weight) · keyword, before boosts;
+ *   boosts: factors applied after fusion, e.g. {"reason": "sub-agent session", "factor": 0.85};
+ *   score: the fused score the ranking used.
+ */
+export interface ResultExplanation {
+  terms: string[];
+  terms_in_preview: string[];
+  keyword_score: number | null;
+  vector_score: number | null;
+  vector_weight: number;
+  blended: number;
+  boosts: Array<{ reason: string; factor: number }>;
+  score: number;
+}
+
+/** Stem-insensitive key, the same rule as the preview's highlighting (search/preview.ts). */
+const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
+
+/**
+ * The fusion weight of the vector leg for a response: 0 when only the keyword leg ran, 1 when only the
+ * vector leg ran, else `alpha` (the request's `--alpha`, or the default).
+ */
+export function vectorWeightOf(mode: SearchResponse["mode"], alpha: number): number {
+  return mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
+}
+
+/**
+ * Explain one result.
+ * @param terms the parsed query words (`parseLexicalQuery(query).highlightWords`)
+ * @param vectorWeight from {@link vectorWeightOf}
+ */
+export function explainResult(result: SessionResult | TurnResult, terms: readonly string[], vectorWeight: number): ResultExplanation {
+  const preview = "preview" in result ? result.preview : result.responseExcerpt;
+  const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
+  const inPrompt = "prompt" in result ? new Set((result.prompt.match(/[\p{L}\p{N}]+/gu) ?? []).map(stemKey)) : new Set<string>();
+  const blended = vectorWeight * (result.vectorScore ?? 0) + (1 - vectorWeight) * (result.keywordScore ?? 0);
+  const boosts: ResultExplanation["boosts"] = [];
+  let expected = blended;
+  if ("isSubagent" in result && result.isSubagent) {
+    boosts.push({ reason: "sub-agent session", factor: subagentScoreFactor });
+    expected *= subagentScoreFactor;
+  }
+  if (expected > 0 && Math.abs(result.score - expected) > 1e-6) {
+    boosts.push({ reason: "other ranking adjustments (not itemized)", factor: roundScore(result.score / expected)! });
+  }
+  return {
+    terms: [...terms],
+    terms_in_preview: terms.filter((term) => shown.has(stemKey(term)) || inPrompt.has(stemKey(term))),
+    keyword_score: roundScore(result.keywordScore) ?? null,
+    vector_score: roundScore(result.vectorScore) ?? null,
+    vector_weight: vectorWeight,
+    blended: roundScore(blended)!,
+    boosts,
+    score: roundScore(result.score)!,
+  };
+}
+
+/** Every result's explanation, in result order. */
+export function explainResponse(response: SearchResponse, alpha: number): ResultExplanation[] {
+  const terms = parseLexicalQuery(response.query).highlightWords;
+  const weight = vectorWeightOf(response.mode, alpha);
+  return (response.results as Array<SessionResult | TurnResult>).map((result) => explainResult(result, terms, weight));
+}
+
+const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4));
+
+/**
+ * The stderr text of `--explain`: a header naming the query terms, then one line per result, e.g.
+ *   `explain 1. 23d3db6a-c18 score 0.2700 (blend 0.2700 = 0.70×vector — + 0.30×keyword 0.9000); boosts: none; in preview: docker`
+ */
+export function renderExplainText(response: SearchResponse, alpha: number): string {
+  const explanations = explainResponse(response, alpha);
+  const terms = explanations[0]?.terms ?? parseLexicalQuery(response.query).highlightWords;
+  const lines = [`explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}`];
+  (response.results as Array<SessionResult | TurnResult>).forEach((result, i) => {
+    const e = explanations[i]!;
+    const id = "turn" in result ? `${shortId(result.sessionId)}:${result.turn}` : shortId(result.sessionId);
+    const boosts = e.boosts.length === 0 ? "none" : e.boosts.map((boost) => `${boost.reason} ×${boost.factor}`).join(", ");
+    lines.push(
+      `explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (blend ${e.blended.toFixed(4)} = ${e.vector_weight.toFixed(2)}×vector ${leg(e.vector_score)} + ${(1 - e.vector_weight).toFixed(2)}×keyword ${leg(e.keyword_score)}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`,
+    );
+  });
+  return `${lines.join("\n")}\n`;
+}
