@@ -7,14 +7,13 @@
  * Target: cold hybrid query under 400 ms on this machine.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { report, sample, timeCommand } from "./lib.ts";
+import { benchCacheDir, report, sample, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
-const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
-mkdirSync(cacheDir, { recursive: true });
-const model = join(cacheDir, "bge-small-shape.gguf");
+mkdirSync(benchCacheDir, { recursive: true });
+const model = join(benchCacheDir, "bge-small-shape.gguf");
 if (!existsSync(model)) {
   const made = Bun.spawnSync(["bun", join(repo, "scripts/gguf/make-model.ts"), model, "--shape", "bge-small", "--vocab", "bge"], { stdout: "inherit", stderr: "inherit" });
   if (made.exitCode !== 0) throw new Error("could not generate the bge-small-shape model");

@@ -9,18 +9,16 @@
  * < 50 ms; full index of 20k sessions < 30 s.
  * Usage: bun scripts/bench/index-search.ts [--sessions 20000] [--runs 20]
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { argValue, listDirs, percentile, report, sample, timeCommand } from "./lib.ts";
+import { argValue, ensureGeneratedCorpus, listDirs, percentile, report, sample, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const sessions = argValue("--sessions", 20_000);
 const runs = argValue("--runs", 20);
 const corpus = resolve(repo, "../shared/corpus");
-const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
-mkdirSync(cacheDir, { recursive: true });
 
 
 interface BenchCorpus {
@@ -39,13 +37,7 @@ if (existsSync(join(corpus, "claude-code"))) {
 } else {
   process.stderr.write("index-search: ../shared/corpus is missing; only the scaled corpus is measured\n");
 }
-const scaled = join(cacheDir, `corpus-${sessions}`);
-if (!existsSync(join(scaled, ".complete"))) {
-  rmSync(scaled, { recursive: true, force: true });
-  const generated = Bun.spawnSync(["bun", join(repo, "scripts/gen-corpus.ts"), "--sessions", String(sessions), "--out", scaled, "--opencode-share", "0.1"], { stdout: "inherit", stderr: "inherit" });
-  if (generated.exitCode !== 0) throw new Error("scripts/gen-corpus.ts failed");
-  writeFileSync(join(scaled, ".complete"), "");
-}
+const scaled = ensureGeneratedCorpus(sessions);
 corpora.push({ label: `scaled-${sessions}`, claude: [join(scaled, "projects")], opencode: [join(scaled, "opencode")] });
 
 const hello = join(tmpdir(), "recall-bench-hello.ts");

@@ -2,9 +2,9 @@
  * Shared helpers of the benchmark scripts: percentiles, the machine/commit stamp, one JSON line
  * per measurement on stdout, and timing a command (wall time of a child process).
  */
-import { existsSync, readdirSync } from "node:fs";
-import { cpus } from "node:os";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, homedir } from "node:os";
+import { join, resolve } from "node:path";
 
 /** Machine label: CPU model and core count. */
 export const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
@@ -54,4 +54,25 @@ export function argValue(flag: string, fallback: number): number {
 /** Absolute paths of the entries of `dir`, or [] when it does not exist. */
 export function listDirs(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
+}
+
+/** Folder of files the benches keep between runs (generated corpora, generated models): `$XDG_CACHE_HOME/recall-bench`. */
+export const benchCacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
+
+/**
+ * The generated corpus of `sessions` sessions (scripts/gen-corpus.ts, 10% OpenCode), made once and kept in
+ * {@link benchCacheDir}/corpus-<sessions>; a folder without its `.complete` marker is made again.
+ * @returns the corpus folder: Claude Code history in `projects/`, OpenCode data in `opencode/`
+ * @throws Error when the generator fails
+ */
+export function ensureGeneratedCorpus(sessions: number): string {
+  const dir = join(benchCacheDir, `corpus-${sessions}`);
+  if (existsSync(join(dir, ".complete"))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(benchCacheDir, { recursive: true });
+  const generator = resolve(import.meta.dir, "../gen-corpus.ts");
+  const generated = Bun.spawnSync(["bun", generator, "--sessions", String(sessions), "--out", dir, "--opencode-share", "0.1"], { stdout: "inherit", stderr: "inherit" });
+  if (generated.exitCode !== 0) throw new Error("scripts/gen-corpus.ts failed");
+  writeFileSync(join(dir, ".complete"), "");
+  return dir;
 }

@@ -17,18 +17,17 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { words as vocabulary } from "../gen-corpus/vocabulary.ts";
-import { argValue, listDirs, percentile, report, timeCommand } from "./lib.ts";
+import { argValue, ensureGeneratedCorpus, listDirs, percentile, report, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const sessions = argValue("--sessions", 20_000);
 const runs = argValue("--runs", 5);
 const idleSeconds = argValue("--idle-seconds", 60);
 const corpus = resolve(repo, "../shared/corpus");
-const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
 const round = (value: number) => Math.round(value * 100) / 100;
 
 interface BenchCorpus {
@@ -48,13 +47,7 @@ function realCorpus(): BenchCorpus | undefined {
 }
 
 function scaledCorpus(): BenchCorpus {
-  const dir = join(cacheDir, `corpus-${sessions}`);
-  if (!existsSync(join(dir, ".complete"))) {
-    rmSync(dir, { recursive: true, force: true });
-    const generated = Bun.spawnSync(["bun", join(repo, "scripts/gen-corpus.ts"), "--sessions", String(sessions), "--out", dir, "--opencode-share", "0.1"], { stdout: "inherit", stderr: "inherit" });
-    if (generated.exitCode !== 0) throw new Error("scripts/gen-corpus.ts failed");
-    writeFileSync(join(dir, ".complete"), "");
-  }
+  const dir = ensureGeneratedCorpus(sessions);
   const content = vocabulary.filter((word) => word.length > 3);
   const queries = Array.from({ length: 50 }, (_, i) => `${content[(i * 7) % content.length]} ${content[(i * 13 + 5) % content.length]}`);
   return { label: `scaled-${sessions}`, flags: ["--claude-dir", join(dir, "projects"), "--opencode-dir", join(dir, "opencode")], queries, targetMs: 30 };

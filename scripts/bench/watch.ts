@@ -14,11 +14,11 @@
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex } from "../../src/index/index.ts";
 import { appendClaudeTurns, writeClaudeSession, type WriterState } from "../../test/helpers/claude-writer.ts";
-import { argValue, listDirs, percentile, report, timeCommand } from "./lib.ts";
+import { argValue, ensureGeneratedCorpus, listDirs, percentile, report, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const sessions = argValue("--sessions", 20_000);
@@ -52,14 +52,7 @@ function realCorpus(): BenchCorpus | undefined {
 
 /** The generated corpus (cached, read-only here) plus a copy of its database. */
 function scaledCorpus(): BenchCorpus {
-  const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
-  const scaled = join(cacheDir, `corpus-${sessions}`);
-  if (!existsSync(join(scaled, ".complete"))) {
-    rmSync(scaled, { recursive: true, force: true });
-    const generated = Bun.spawnSync(["bun", join(repo, "scripts/gen-corpus.ts"), "--sessions", String(sessions), "--out", scaled, "--opencode-share", "0.1"], { stdout: "inherit", stderr: "inherit" });
-    if (generated.exitCode !== 0) throw new Error("scripts/gen-corpus.ts failed");
-    writeFileSync(join(scaled, ".complete"), "");
-  }
+  const scaled = ensureGeneratedCorpus(sessions);
   const opencode = join(work, "scaled-opencode");
   mkdirSync(opencode);
   copyFileSync(join(scaled, "opencode", "opencode.db"), join(opencode, "opencode.db"));
