@@ -4,18 +4,7 @@
  * headers, connection strings, vendor tokens), each with the text a session would carry it in. Values are
  * generated from a fixed seed, so they are stable and appear nowhere else.
  */
-
-/** Deterministic pseudo-random generator (mulberry32). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Random } from "../../scripts/gen-corpus/random.ts";
 
 const upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const lower = "abcdefghijklmnopqrstuvwxyz";
@@ -25,7 +14,8 @@ const alnum = upper + lower + digits;
 let seed = 9_000;
 /** `length` characters from `alphabet`, always with at least one digit and one letter when both are offered. */
 function random(length: number, alphabet = alnum): string {
-  const next = generator(seed++);
+  const source = new Random(seed++);
+  const next = () => source.next();
   for (;;) {
     let out = "";
     for (let i = 0; i < length; i++) out += alphabet[Math.floor(next() * alphabet.length)];

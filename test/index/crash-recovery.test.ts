@@ -19,6 +19,7 @@ import { openVectorStore } from "../../src/native/index.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession, type TestTurn, type WriterState } from "../helpers/claude-writer.ts";
 import { dumpIndex } from "../helpers/index-dump.ts";
 import { getTestModelPath } from "../helpers/models.ts";
+import { Random } from "../../scripts/gen-corpus/random.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-fault-"));
@@ -28,17 +29,9 @@ const iterations = Math.max(1, Number(process.env.RECALL_FAULT_ITERATIONS ?? 2))
 const seed = Number(process.env.RECALL_FAULT_SEED ?? Date.now() % 2 ** 31);
 console.log(`fault injection: seed ${seed} (RECALL_FAULT_SEED), ${iterations} kill(s) per phase (RECALL_FAULT_ITERATIONS)`);
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed with its printed seed. */
-function seeded(start: number): () => number {
-  let a = start >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = seeded(seed);
+// The corpus generator's seeded source, so a failing run can be replayed with its printed seed.
+const seededSource = new Random(seed);
+const random = (): number => seededSource.next();
 
 const sessionId = (n: number) => `${String(n).padStart(8, "0")}-aaaa-4aaa-8aaa-${String(n).padStart(12, "0")}`;
 const words = ["question", "target", "cache", "worker", "appended", "rewritten"];
