@@ -129,25 +129,36 @@ export function firstIndexWaitMs(env = process.env): number {
 }
 
 /**
- * True when the index at `path` has a committed run: `runIndex` writes `last_indexed_at` in the transaction that
- * ends its parse phase, so a search never answers from a first run that is still half written (issue 9:
- * 24 of 32 concurrent first searches answered 0 results with exit 0). False when absent or mid-creation.
+ * Opens the index at `path` read-only when it has a committed run: `runIndex` writes `last_indexed_at` in the
+ * transaction that ends its parse phase, so a search never answers from a first run that is still half written
+ * (issue 9: 24 of 32 concurrent first searches answered 0 results with exit 0). Returns undefined (nothing left
+ * open) when the file is absent or mid-creation.
  * @throws IndexError INDEX_CORRUPT from `openIndex` when the file is not a readable recall database
  */
-function hasCommittedIndex(path: string): boolean {
-  if (!existsSync(path)) return false;
+function openCommittedIndex(path: string): Database | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: Database;
   try {
-    const db = openIndex(path, { readonly: true });
-    try {
-      return readMeta(db, "last_indexed_at") !== undefined;
-    } finally {
-      db.close();
-    }
+    db = openIndex(path, { readonly: true });
   } catch (error) {
     // A database another run is creating reads as version 0 ("needs an upgrade"); corruption is rethrown.
-    if (error instanceof IndexError && error.code === "INDEX_MISSING") return false;
+    if (error instanceof IndexError && error.code === "INDEX_MISSING") return undefined;
     throw error;
   }
+  let committed = false;
+  try {
+    committed = readMeta(db, "last_indexed_at") !== undefined;
+  } finally {
+    if (!committed) db.close();
+  }
+  return committed ? db : undefined;
+}
+
+/** True when the index at `path` has a committed run (see {@link openCommittedIndex}). */
+function hasCommittedIndex(path: string): boolean {
+  const db = openCommittedIndex(path);
+  db?.close();
+  return db !== undefined;
 }
 
 function indexBuildingError(context: HistoryContext): IndexError {
@@ -191,26 +202,21 @@ async function buildFirstIndex(context: HistoryContext, embedder: EmbedderOpener
  */
 export async function openFreshIndex(context: HistoryContext, options: { reindex: boolean; embedder?: EmbedderOpener }): Promise<Database> {
   const path = databasePath(context.recallHome);
-  if (!hasCommittedIndex(path)) {
+  // One read-only connection answers "committed?" and "stale?", and is the one returned when nothing changed.
+  const committed = openCommittedIndex(path);
+  if (!committed) {
     if (options.reindex) await buildFirstIndex(context, options.embedder);
     else if (readIndexLockHolder(join(context.recallHome, homeFiles.lock))) throw indexBuildingError(context);
     else if (existsSync(path)) throw new IndexError("INDEX_MISSING", `the index at ${path} is incomplete: its first run did not finish`, { hint: "run `recall index`" });
-  } else if (options.reindex && isStale(path, context)) {
-    try {
-      await indexWithProgress(context, { lockWaitMs: 0, quiet: true, embedder: options.embedder });
-    } catch (error) {
-      if (!(error instanceof IndexError && error.code === "INDEX_LOCKED")) throw error;
-      warn("recall: another index run is in progress; answering from the last committed index");
-    }
+    return openIndex(path, { readonly: true });
+  }
+  if (!options.reindex || !checkStaleness(committed, context.roots, context.scanned).stale) return committed;
+  committed.close();
+  try {
+    await indexWithProgress(context, { lockWaitMs: 0, quiet: true, embedder: options.embedder });
+  } catch (error) {
+    if (!(error instanceof IndexError && error.code === "INDEX_LOCKED")) throw error;
+    warn("recall: another index run is in progress; answering from the last committed index");
   }
   return openIndex(path, { readonly: true });
-}
-
-function isStale(path: string, context: HistoryContext): boolean {
-  const db = openIndex(path, { readonly: true });
-  try {
-    return checkStaleness(db, context.roots, context.scanned).stale;
-  } finally {
-    db.close();
-  }
 }
