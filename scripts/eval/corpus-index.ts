@@ -1,0 +1,64 @@
+/**
+ * Build the index of the real corpus (../shared/corpus: Claude Code and OpenCode) in a private temporary
+ * RECALL_HOME, for `bun run eval` and `bun scripts/calibrate-confidence.ts`. Progress goes to stderr.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import { openEmbedder, type Embedder } from "../../src/embed/index.ts";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { createVectorLeg, type VectorLeg } from "../../src/search/index.ts";
+import { claudeCorpusRoots, hasCorpus, opencodeCorpusRoots } from "../../test/helpers/corpus.ts";
+
+/** An indexed corpus: the read-only database, the vector leg when a model was given, and a cleanup. */
+export interface CorpusIndex {
+  db: Database;
+  vectorLeg: VectorLeg | undefined;
+  model: string | undefined;
+  close(): Promise<void>;
+}
+
+/** The model named by `--model <preset|path>` or RECALL_MODEL, if any. */
+export function modelArgument(): string | undefined {
+  const at = process.argv.indexOf("--model");
+  return at > 0 ? process.argv[at + 1] : process.env.RECALL_MODEL;
+}
+
+/**
+ * Index the corpus (with embeddings when `model` is given).
+ * Exits the process with status 1 and a one-line message when ../shared/corpus is missing.
+ */
+export async function indexCorpus(tool: string, model: string | undefined): Promise<CorpusIndex> {
+  if (!hasCorpus) {
+    process.stderr.write(`${tool}: ../shared/corpus is missing; nothing to evaluate\n`);
+    process.exit(1);
+  }
+  const home = mkdtempSync(join(tmpdir(), `recall-${tool}-`));
+  let embedder: Embedder | undefined;
+  try {
+    embedder = model ? await openEmbedder({ env: process.env, home, modelFlag: model }) : undefined;
+    const started = performance.now();
+    await runIndex({
+      recallHome: home,
+      roots: { "claude-code": claudeCorpusRoots(), opencode: opencodeCorpusRoots() },
+      openEmbedder: embedder ? async () => embedder! : undefined,
+      hooks: { onEmbedProgress: ({ done, total }) => process.stderr.write(`\r${tool}: embedding ${done}/${total} chunks`) },
+    });
+    process.stderr.write(`\n${tool}: indexed in ${((performance.now() - started) / 1000).toFixed(1)} s${model ? ` with ${model}` : " (no model: keyword leg only)"}\n`);
+  } catch (error) {
+    rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
+  const db = openIndex(databasePath(home), { readonly: true });
+  return {
+    db,
+    vectorLeg: embedder ? createVectorLeg(db, home, embedder) : undefined,
+    model: embedder?.fingerprint.name,
+    async close() {
+      db.close();
+      await embedder?.dispose();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
