@@ -69,10 +69,23 @@ export function sessionItemOf(session: SessionSummary, format: ResultFormat) {
   return format === "index" ? sessionCore(session) : { ...sessionCore(session), ...sessionDetail(session) };
 }
 
+/** The calibrated confidence of a result (search/confidence.ts), in both formats. */
+const confidenceOf = (result: SessionResult | TurnResult) => ({ confidence: roundScore(result.confidence), confident: result.confident });
+
+/** Each leg's normalized score and the raw evidence behind the confidence (full format). */
+const evidenceOf = (result: SessionResult | TurnResult) => ({
+  keyword_score: roundScore(result.keywordScore) ?? null,
+  vector_score: roundScore(result.vectorScore) ?? null,
+  matched_terms: result.matchedTerms,
+  coverage: roundScore(result.coverage),
+  keyword_raw: roundScore(result.keywordRaw) ?? null,
+  cosine: roundScore(result.cosine) ?? null,
+});
+
 function sessionResultItem(result: SessionResult, format: ResultFormat) {
-  const index = { ...sessionCore(result), score: roundScore(result.score), best_turn: result.bestTurn, preview: oneLine(result.preview.text, indexLineChars) };
+  const index = { ...sessionCore(result), score: roundScore(result.score), ...confidenceOf(result), best_turn: result.bestTurn, preview: oneLine(result.preview.text, indexLineChars) };
   if (format === "index") return index;
-  return { ...index, preview: result.preview.text, ...sessionDetail(result), keyword_score: roundScore(result.keywordScore) ?? null, vector_score: roundScore(result.vectorScore) ?? null };
+  return { ...index, preview: result.preview.text, ...sessionDetail(result), ...evidenceOf(result) };
 }
 
 function turnResultItem(result: TurnResult, format: ResultFormat) {
@@ -84,6 +97,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
     title: result.title,
     prompt: oneLine(result.prompt, indexLineChars),
     score: roundScore(result.score),
+    ...confidenceOf(result),
     resume_command: resumeCommandFor(result.source, result.sessionId, result.projectPath),
   };
   if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };
@@ -96,15 +110,14 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
     total_turns: result.totalTurns,
     tools: result.tools,
     files: result.files,
-    keyword_score: roundScore(result.keywordScore) ?? null,
-    vector_score: roundScore(result.vectorScore) ?? null,
+    ...evidenceOf(result),
     source_status: result.sourceStatus,
     last_seen_at: isoTime(result.lastSeenAt),
   };
 }
 
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${deleted(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${deleted(result)}`;
   if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
   const files = result.files.length > 0 ? [`   files: ${result.files.slice(0, 8).join(", ")}${result.files.length > 8 ? ` (+${result.files.length - 8} more)` : ""}`] : [];
   return [
@@ -117,7 +130,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
 }
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${deleted(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${deleted(result)}`;
   if (format === "index") return [head, `   > ${oneLine(result.prompt, indexLineChars)}`, `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`];
   return [
     `${head}${quoted(result.title)} (turn ${result.turn} of ${result.totalTurns})`,
@@ -138,6 +151,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
     response.results.length === 0
       ? [`No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`]
       : [`${isSessions ? "Sessions" : "Turns"} ${response.offset + 1}-${response.offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`];
+  if (response.results.length > 0 && !response.confident) lines.push("No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).");
   response.results.forEach((result, i) => {
     const rank = response.offset + i + 1;
     lines.push(...(isSessions ? sessionResultText(result as SessionResult, rank, format) : turnResultText(result as TurnResult, rank, format)));
@@ -148,6 +162,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
     query: response.query,
     depth: isSessions ? 1 : 2,
     mode: response.mode,
+    confident: response.confident,
     searched: { sessions: response.searched.sessions, projects: response.searched.projects },
     results: isSessions
       ? (response.results as SessionResult[]).map((result) => sessionResultItem(result, format))

@@ -19,6 +19,11 @@
  *   per session, and session_id, turn, project, title, timestamp, score, prompt, preview (≤ 90 chars each) per
  *   turn; `--explain` adds "explain" to each result (search-explain.ts). A field longer than
  *   {@link fieldCharLimit} characters (a pasted HAR file in a prompt) is cut with a `…[cut N characters; …]` marker.
+ *   Confidence (search/confidence.ts): top-level "confident" (the first result is a confident match); per result
+ *   "confidence" (0–1, calibrated: the same scale for every query, unlike "score") and "confident" in both formats,
+ *   and in the full format the raw evidence: "matched_terms" (query terms the best document holds), "coverage"
+ *   (their IDF-weighted share, 0–1), "keyword_raw" (the keyword leg's −bm25-based score, or null) and "cosine"
+ *   (the vector leg's raw cosine similarity, or null).
  */
 import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
@@ -138,10 +143,22 @@ function archiveJson(result: SessionResult | TurnResult) {
   return { source_status: result.sourceStatus, last_seen_at: isoTime(result.lastSeenAt) };
 }
 
-/** Fused and per-leg scores, rounded; a leg that did not find the result is null. */
+/** Fused and per-leg scores, rounded (a leg that did not find the result is null), the confidence and its raw evidence. */
 function scoresJson(result: SessionResult | TurnResult) {
-  return { score: roundScore(result.score), keyword_score: roundScore(result.keywordScore) ?? null, vector_score: roundScore(result.vectorScore) ?? null };
+  return {
+    score: roundScore(result.score),
+    keyword_score: roundScore(result.keywordScore) ?? null,
+    vector_score: roundScore(result.vectorScore) ?? null,
+    ...confidenceJson(result),
+    matched_terms: result.matchedTerms,
+    coverage: roundScore(result.coverage),
+    keyword_raw: roundScore(result.keywordRaw) ?? null,
+    cosine: roundScore(result.cosine) ?? null,
+  };
 }
+
+/** The calibrated confidence of a result (both formats). */
+const confidenceJson = (result: SessionResult | TurnResult) => ({ confidence: roundScore(result.confidence), confident: result.confident });
 
 function sessionJson(query: string, result: SessionResult) {
   return {
@@ -188,6 +205,7 @@ function sessionIndexJson(result: SessionResult) {
     title: indexTitle(result.title),
     ended_at: isoTime(result.endedAt),
     score: roundScore(result.score),
+    ...confidenceJson(result),
     best_turn: result.bestTurn,
     preview: oneLine(result.preview.text, indexLineChars),
   };
@@ -202,6 +220,7 @@ function turnIndexJson(result: TurnResult) {
     title: indexTitle(result.title),
     timestamp: isoTime(result.timestamp),
     score: roundScore(result.score),
+    ...confidenceJson(result),
     prompt: oneLine(result.prompt, indexLineChars),
     preview: oneLine(result.responseExcerpt.text, indexLineChars),
   };
@@ -226,6 +245,7 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       mode: response.mode,
       format,
       searched: response.searched,
+      confident: response.confident,
       results: items.slice(0, shown),
       next_offset: response.nextOffset ?? null,
       truncated,
@@ -241,9 +261,21 @@ function header(response: SearchResponse, palette: Palette): string {
   );
 }
 
+/** ` weak` after the score of a result that is not a confident match (search/confidence.ts). */
+const weakMark = (result: SessionResult | TurnResult, palette: Palette) => (result.confident ? "" : palette.dim(" weak"));
+
+/**
+ * The line under the header when the first result is not a confident match: the results that follow are the best
+ * weak candidates (an answer with no results says "No matches" instead).
+ */
+function noConfidentMatch(response: SearchResponse): string | undefined {
+  if (response.confident || response.results.length === 0) return undefined;
+  return "No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).";
+}
+
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
@@ -257,7 +289,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
     `  Q: ${oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
@@ -275,13 +307,13 @@ const deletedNote = (result: SessionResult | TurnResult) => (result.sourceStatus
 
 /** Index format, session: `1. 0.82 <id> 2026-03-01 project "title" turn 3/12`, then the preview on one line. */
 function sessionIndexText(result: SessionResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${deletedNote(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${deletedNote(result)}`;
   return `${head}\n   ${neutralizeControls(oneLine(result.preview.text, indexLineChars))}`;
 }
 
 /** Index format, turn: `1. 0.82 <id>:4 2026-03-01 10:02 project "title"`, then the prompt on one line. */
 function turnIndexText(result: TurnResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${deletedNote(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${deletedNote(result)}`;
   return `${head}\n   Q: ${oneLine(result.prompt, indexLineChars)}`;
 }
 
@@ -304,7 +336,8 @@ export function renderSearchText(raw: SearchResponse, palette: Palette, options:
     response.level === "session"
       ? (response.results as SessionResult[]).map((result, i) => (index ? sessionIndexText(result, response.offset + i + 1) : sessionText(response.query, result, palette)))
       : (response.results as TurnResult[]).map((result, i) => (index ? turnIndexText(result, response.offset + i + 1) : turnText(result, palette)));
-  const top = header(response, palette);
+  const warning = noConfidentMatch(response);
+  const top = warning ? `${header(response, palette)}\n${palette.yellow(warning)}` : header(response, palette);
   if (blocks.length === 0) return `${top}\n\nNo matches. Try fewer or other words, or widen the filters.\n`;
   const separator = index ? "\n" : "\n\n";
   const render = (shown: number, marker: Truncation | null) =>

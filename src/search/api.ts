@@ -13,6 +13,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { UsageError } from "../errors.ts";
+import { assessConfidence, type ResultConfidence } from "./confidence.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import { defaultAlpha, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
@@ -32,6 +33,8 @@ export type VectorHit = LexicalHit;
  * one per session at level 1 (its best chunk) or one per turn document at level 2.
  */
 export interface VectorLeg {
+  /** The embedding model's name (its fingerprint's `name`), which picks the vector leg's confidence calibration. */
+  readonly model?: string;
   search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]>;
 }
 
@@ -70,6 +73,11 @@ export interface SearchResponse {
   offset: number;
   /** Offset of the next page, or undefined when no further candidate ranked. */
   nextOffset: number | undefined;
+  /**
+   * Whether the answer holds a confident match: its first result is confident (confidence.ts). False for an
+   * empty answer. When false, front ends say "no confident match" and mark the results as weak candidates.
+   */
+  confident: boolean;
 }
 
 /** Default limits per level (issue 3). */
@@ -109,15 +117,24 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
   const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const fused = fuseHits(keywordHits, vectorHits, request.level, mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha);
   const reranked = downRankSubagents(db, fused, request.filters);
-  const ranked = reranked.slice(offset, offset + limit);
+  const page = reranked.slice(offset, offset + limit);
+  const verdicts = assessConfidence(db, query, page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })), vectorLeg?.model);
+  const ranked = page.map((hit, index) => ({ ...hit, verdict: verdicts[index]! }));
   const results =
     request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
   const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
-  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset };
+  const confident = results.length > 0 && results[0]!.confident;
+  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset, confident };
 }
 
-/** A fused candidate with the document that represents it. */
-export type RankedHit = FusedHit<number> & { hit: LexicalHit };
+/**
+ * A fused candidate with the document that represents it and each leg's raw evidence: `keywordRaw` (LexicalHit.raw,
+ * −bm25 based) when the keyword leg found it, `cosine` (−1…1) when the vector leg did.
+ */
+export type RankedHit = FusedHit<number> & { hit: LexicalHit; keywordRaw: number | undefined; cosine: number | undefined };
+
+/** A ranked candidate of the page, with its confidence verdict (confidence.ts). */
+export type JudgedHit = RankedHit & { verdict: ResultConfidence };
 
 function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel, alpha: number): RankedHit[] {
   const keyOf = (hit: LexicalHit) => (level === "session" ? hit.sessionRowid : hit.documentId);
@@ -128,7 +145,9 @@ function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel
     vector.map((hit) => ({ key: keyOf(hit), score: hit.score })),
     alpha,
   );
-  return fused.map((entry) => ({ ...entry, hit: best.get(entry.key)! }));
+  const keywordRaw = new Map(keyword.map((hit) => [keyOf(hit), hit.raw ?? hit.score]));
+  const cosine = new Map(vector.map((hit) => [keyOf(hit), hit.score]));
+  return fused.map((entry) => ({ ...entry, hit: best.get(entry.key)!, keywordRaw: keywordRaw.get(entry.key), cosine: cosine.get(entry.key) }));
 }
 
 function downRankSubagents(db: Database, hits: RankedHit[], filters: SearchFilters): RankedHit[] {

@@ -6,12 +6,16 @@
 import type { Database } from "bun:sqlite";
 import { loadDocumentTexts, type StoredToolCall } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
-import type { RankedHit } from "./api.ts";
+import type { JudgedHit } from "./api.ts";
+import type { ResultConfidence } from "./confidence.ts";
 import { makePreview, type Preview } from "./preview.ts";
 import { loadSessionSummaries, type SessionSummary } from "./sessions.ts";
 
-/** Scores of a result: fused (0–1) and each leg's normalized score (undefined when that leg did not find it). */
-export interface ResultScores {
+/**
+ * Scores of a result: fused (0–1, relative to the other candidates of the query), each leg's normalized score
+ * (undefined when that leg did not find it), and the absolute confidence with its raw evidence (confidence.ts).
+ */
+export interface ResultScores extends ResultConfidence {
   score: number;
   keywordScore: number | undefined;
   vectorScore: number | undefined;
@@ -63,10 +67,10 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-const scoresOf = (hit: RankedHit): ResultScores => ({ score: hit.score, keywordScore: hit.keywordScore, vectorScore: hit.vectorScore });
+const scoresOf = (hit: JudgedHit): ResultScores => ({ score: hit.score, keywordScore: hit.keywordScore, vectorScore: hit.vectorScore, ...hit.verdict });
 
 /** Hydrate level-1 candidates (already cut to the limit). */
-export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]): SessionResult[] {
+export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]): SessionResult[] {
   const sessions = loadSessionSummaries(db, hits.map((hit) => hit.hit.sessionRowid));
   const documents = loadDocumentTexts(db, hits.map((hit) => hit.hit.documentId));
   return hits.flatMap((hit) => {
@@ -89,7 +93,7 @@ export function hydrateSessions(db: Database, hits: RankedHit[], words: string[]
 }
 
 /** Hydrate level-2 candidates (already cut to the limit). */
-export function hydrateTurns(db: Database, hits: RankedHit[], words: string[]): TurnResult[] {
+export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): TurnResult[] {
   const sessions = loadSessionSummaries(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
   const turnQuery = db.query<{ timestamp: number; prompt: string; response: string; tools: string; files: string }, [number, number]>(
     "SELECT timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? AND number = ?",

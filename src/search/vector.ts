@@ -46,6 +46,7 @@ export function openVectorStores(recallHome: string, embedder: Pick<Embedder, "d
  */
 export function createVectorLeg(db: Database, recallHome: string, embedder: Embedder, stores?: Record<VectorLevelName, VectorStore>): VectorLeg {
   return {
+    model: embedder.fingerprint.name,
     async search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]> {
       // Documents were embedded redacted; a secret typed into a query is not sent to an endpoint either.
       const vector = await embedder.embedQuery(redactText(query));

@@ -28,7 +28,7 @@ function recall(args: string[], recallHome = join(work, "recall-home")) {
 const argsOf = (command: string) => command.replace(/^recall /, "").split(" ");
 
 describe("search output formats (issue 13)", () => {
-  test("--json --format index keeps only ids, project, title, date, score, best turn and a one-line preview, at a fraction of the size", () => {
+  test("--json --format index keeps only ids, project, title, date, score, confidence, best turn and a one-line preview, at a fraction of the size", () => {
     const full = recall(["search", "the", "--keyword-only", "--limit", "10", "--json", ...examples]);
     const index = recall(["search", "the", "--keyword-only", "--limit", "10", "--json", "--format", "index", ...examples]);
     expect(full.code).toBe(0);
@@ -38,7 +38,7 @@ describe("search output formats (issue 13)", () => {
     expect(answer).toMatchObject({ version: 1, level: "session", format: "index", truncated: null });
     expect(answer.results.length).toBe(10);
     for (const result of answer.results) {
-      expect(Object.keys(result)).toEqual(["session_id", "project", "title", "ended_at", "score", "best_turn", "preview"]);
+      expect(Object.keys(result)).toEqual(["session_id", "project", "title", "ended_at", "score", "confidence", "confident", "best_turn", "preview"]);
       expect(result.preview.length).toBeLessThanOrEqual(90);
       expect(result.preview).not.toContain("\n");
     }
@@ -50,7 +50,7 @@ describe("search output formats (issue 13)", () => {
     const json = JSON.parse(recall(["search", "postgres", "--keyword-only", "--depth", "2", "--json", "--format", "index", ...examples]).stdout);
     expect(json.level).toBe("turn");
     expect(json.results.length).toBeGreaterThan(0);
-    for (const result of json.results) expect(Object.keys(result)).toEqual(["session_id", "turn", "project", "title", "timestamp", "score", "prompt", "preview"]);
+    for (const result of json.results) expect(Object.keys(result)).toEqual(["session_id", "turn", "project", "title", "timestamp", "score", "confidence", "confident", "prompt", "preview"]);
     const text = recall(["search", "postgres", "--keyword-only", "--format", "index", ...examples]);
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split("\n").slice(2);

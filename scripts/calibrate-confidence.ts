@@ -1,0 +1,88 @@
+/**
+ * `bun scripts/calibrate-confidence.ts [--model <preset|path>] [--write]`: fit the confidence curves of
+ * src/search/confidence-calibration.json (method: src/search/confidence.ts, docs/confidence.md).
+ *
+ * For every labelled query of test/corpus/queries.json, run a level-1 search over the real corpus with one leg
+ * (keyword; vector when a model is given) and take the first result: label 1 when it is an expected session,
+ * 0 when it is not or the query is a negative (no expected session). The evidence is the result's keyword
+ * coverage (keyword leg) or raw cosine (vector leg). A logistic curve p = 1 / (1 + e^−(slope·x + intercept)) is
+ * fitted by Newton's method on the log-likelihood with a small L2 penalty (λ = 0.1; the labels are nearly
+ * separable, and without it the slope grows without bound). Prints the samples and the fitted curve; `--write`
+ * stores it (the vector curve under the model's name).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { searchIndex, type LabelledQuery, type SessionResult } from "../src/search/index.ts";
+import type { ConfidenceCalibration, LogisticCurve } from "../src/search/confidence.ts";
+import calibration from "../src/search/confidence-calibration.json";
+import queries from "../test/corpus/queries.json";
+import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
+
+interface Sample {
+  query: string;
+  kind: string;
+  x: number;
+  label: 0 | 1;
+}
+
+const penalty = 0.1;
+
+/** Fit slope and intercept by Newton's method (2×2 Hessian) on the penalized log-likelihood. */
+function fitLogistic(samples: readonly Sample[]): LogisticCurve {
+  let slope = 0;
+  let intercept = 0;
+  for (let iteration = 0; iteration < 100; iteration++) {
+    let gradientSlope = -penalty * slope;
+    let gradientIntercept = -penalty * intercept;
+    let hss = penalty;
+    let hsi = 0;
+    let hii = penalty;
+    for (const { x, label } of samples) {
+      const p = 1 / (1 + Math.exp(-(slope * x + intercept)));
+      gradientSlope += (label - p) * x;
+      gradientIntercept += label - p;
+      const w = p * (1 - p);
+      hss += w * x * x;
+      hsi += w * x;
+      hii += w;
+    }
+    const determinant = hss * hii - hsi * hsi;
+    const stepSlope = (hii * gradientSlope - hsi * gradientIntercept) / determinant;
+    const stepIntercept = (hss * gradientIntercept - hsi * gradientSlope) / determinant;
+    slope += stepSlope;
+    intercept += stepIntercept;
+    if (Math.abs(stepSlope) + Math.abs(stepIntercept) < 1e-9) break;
+  }
+  return { slope: Number(slope.toFixed(4)), intercept: Number(intercept.toFixed(4)) };
+}
+
+const corpus = await indexCorpus("calibrate", modelArgument());
+const curves: ConfidenceCalibration = structuredClone(calibration);
+try {
+  const legs = corpus.vectorLeg ? (["keyword", "vector"] as const) : (["keyword"] as const);
+  for (const leg of legs) {
+    const samples: Sample[] = [];
+    for (const labelled of queries as LabelledQuery[]) {
+      const response = await searchIndex(corpus.db, { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 5, mode: leg }, corpus.vectorLeg);
+      const top = (response.results as SessionResult[])[0];
+      if (!top) continue;
+      const x = leg === "keyword" ? top.coverage : (top.cosine ?? -1);
+      samples.push({ query: labelled.query, kind: labelled.kind, x, label: labelled.expected_sessions.includes(top.sessionId) ? 1 : 0 });
+    }
+    const curve = fitLogistic(samples);
+    const threshold = -curve.intercept / curve.slope;
+    console.log(`\n${leg} leg${leg === "vector" ? ` (${corpus.model})` : ""}: ${samples.length} queries with a result; fitted slope ${curve.slope}, intercept ${curve.intercept}; p = 0.5 at ${leg === "keyword" ? "coverage" : "cosine"} ${threshold.toFixed(3)}`);
+    for (const sample of [...samples].sort((a, b) => a.x - b.x)) console.log(`  ${sample.x.toFixed(3)}  ${sample.label ? "hit " : "miss"}  ${sample.kind.padEnd(10)} ${sample.query}`);
+    const negatives = samples.filter((sample) => sample.kind === "negative");
+    const hits = samples.filter((sample) => sample.label === 1);
+    console.log(`  negatives below the threshold: ${negatives.filter((s) => s.x < threshold).length}/${negatives.length}; rank-1 hits at or above it: ${hits.filter((s) => s.x >= threshold).length}/${hits.length}`);
+    if (leg === "keyword") curves.keyword = curve;
+    else curves.vector[corpus.model!] = curve;
+  }
+  if (process.argv.includes("--write")) {
+    writeFileSync(join(import.meta.dir, "../src/search/confidence-calibration.json"), `${JSON.stringify(curves, null, 2)}\n`);
+    console.log("\nwrote src/search/confidence-calibration.json");
+  }
+} finally {
+  await corpus.close();
+}

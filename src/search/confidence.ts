@@ -1,0 +1,168 @@
+/**
+ * Absolute confidence (issue 13): whether a result really answers the query, on a 0–1 scale that means the
+ * same for every query, unlike the fused score (min-max normalized per query, so the top result always
+ * scores about 1, for "zzqx florbnak" as for a perfect hit).
+ *
+ * Evidence per result, from each leg's raw scores:
+ *   keyword: the IDF-weighted share of the query's terms that the result's best document holds,
+ *            coverage = Σ idf(matched terms) / Σ idf(all terms), idf = ln(1 + (N − df + 0.5) / (df + 0.5))
+ *            (the BM25 idf of Robertson & Zaragoza 2009, as FTS5 computes it; N = documents, df = documents
+ *            holding the term). A query word found nowhere in the index weighs most, so "docker bridge MTU"
+ *            over a history that never mentions MTU is not confident although three of four words match;
+ *   vector:  the raw cosine similarity of the result's best chunk.
+ * Each is mapped to a probability by a logistic curve p = 1 / (1 + e^−(slope·x + intercept)) (Platt scaling,
+ * Platt 1999) whose constants are data, fitted by `bun scripts/calibrate-confidence.ts` on labelled queries
+ * (test/corpus/queries.json: positives and negatives written from the real corpus) and kept in
+ * confidence-calibration.json, the vector leg per model. A result's confidence is the larger of its legs';
+ * it is `confident` at 0.5 or more. A model without calibration adds no vector confidence (its results are
+ * judged by their words only), which docs/confidence.md says.
+ */
+import type { Database } from "bun:sqlite";
+import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
+import calibration from "./confidence-calibration.json";
+import { matchedTerms } from "./lexical.ts";
+import type { LexicalQuery } from "./query.ts";
+
+/** A logistic map from one evidence value to a probability: p = 1 / (1 + e^−(slope·x + intercept)). */
+export interface LogisticCurve {
+  slope: number;
+  intercept: number;
+}
+
+/** The fitted constants (confidence-calibration.json): the keyword curve over coverage, vector curves per model name. */
+export interface ConfidenceCalibration {
+  keyword: LogisticCurve;
+  vector: Record<string, LogisticCurve>;
+}
+
+/** Confidence at or above which a result (and an answer whose first result is one) counts as confident. */
+export const confidentAt = 0.5;
+
+/** Document frequencies are counted up to this many documents (a term in more is common: idf near its floor). */
+const documentFrequencyCap = 5000;
+
+/** One query term with its rarity. */
+export interface TermRarity {
+  /** The term as in `LexicalQuery.terms` (an FTS5 fragment). */
+  term: string;
+  /** Documents holding it, counted up to {@link documentFrequencyCap}. */
+  documents: number;
+  /** BM25 idf, ≥ 0 (see the module doc). */
+  idf: number;
+}
+
+/** The evidence and verdict of one result. */
+export interface ResultConfidence {
+  /** 0–1 probability-like confidence (see the module doc). */
+  confidence: number;
+  /** `confidence >= confidentAt`. */
+  confident: boolean;
+  /** Query terms the result's best document holds, as plain words (an identifier as its words joined by spaces). */
+  matchedTerms: string[];
+  /** IDF-weighted share of the query's terms the best document holds, 0–1 (0 when the keyword leg did not find it). */
+  coverage: number;
+  /** The keyword leg's raw score (−bm25 based, see LexicalHit.raw), when it found the result. */
+  keywordRaw: number | undefined;
+  /** The vector leg's raw cosine similarity, when it found the result. */
+  cosine: number | undefined;
+}
+
+/** What {@link assessConfidence} needs of a ranked result. */
+export interface ConfidenceInput {
+  documentId: number;
+  keywordRaw: number | undefined;
+  cosine: number | undefined;
+}
+
+const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(-(curve.slope * x + curve.intercept)));
+
+/** The committed calibration (confidence-calibration.json). */
+export const defaultCalibration: ConfidenceCalibration = calibration;
+
+/** Plain words of an FTS5 fragment as query.ts writes it: `"src path file ts"*` → `src path file ts`. */
+export const termWords = (term: string): string => term.replace(/^"|"\*?$/g, "");
+
+/**
+ * Rarity of each query term in the index: one capped count per term (terms in an unsegmented script are
+ * counted in the trigram side index, as substrings).
+ */
+export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
+  const total = db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()?.n ?? 0;
+  const fts = db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)");
+  return query.terms.map((term) => {
+    const documents = unsegmentedLetter.test(term) ? countUnsegmented(db, term) : (fts.get(term, documentFrequencyCap)?.n ?? 0);
+    return { term, documents, idf: Math.log(1 + (total - documents + 0.5) / (documents + 0.5)) };
+  });
+}
+
+function countUnsegmented(db: Database, term: string): number {
+  const runs = unsegmentedRuns(termWords(term));
+  if (runs.length === 0) return 0;
+  return (
+    db
+      .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM (SELECT 1 FROM documents_cjk WHERE ${runs.map(() => "text LIKE ?").join(" AND ")} LIMIT ?)`)
+      .get(...runs.map((run) => `%${run}%`), documentFrequencyCap)?.n ?? 0
+  );
+}
+
+/** Which terms in an unsegmented script each document holds (substring test in the side index). */
+function matchedUnsegmented(db: Database, terms: readonly string[], documentIds: readonly number[]): Map<number, string[]> {
+  const matched = new Map<number, string[]>(documentIds.map((id) => [id, []]));
+  const statement = db.query<{ hit: number }, Array<string | number>>("SELECT 1 AS hit FROM documents_cjk WHERE rowid = ? AND text LIKE ?");
+  for (const term of terms) {
+    const runs = unsegmentedRuns(termWords(term));
+    for (const id of documentIds) {
+      if (runs.length > 0 && runs.every((run) => statement.get(id, `%${run}%`) !== null)) matched.get(id)!.push(term);
+    }
+  }
+  return matched;
+}
+
+/**
+ * Keyword confidence of a coverage value, through the calibrated keyword curve.
+ * @param coverage IDF-weighted share of the query's terms held, 0–1
+ */
+export function keywordConfidence(coverage: number, curves: ConfidenceCalibration = defaultCalibration): number {
+  return coverage > 0 ? logistic(curves.keyword, coverage) : 0;
+}
+
+/**
+ * Vector confidence of a raw cosine for a model, or undefined when the model has no calibration.
+ * @param model the embedding model's name as its fingerprint records it (e.g. `glove-wink-100d-f16`)
+ */
+export function vectorConfidence(cosine: number, model: string, curves: ConfidenceCalibration = defaultCalibration): number | undefined {
+  const curve = curves.vector[model];
+  return curve ? logistic(curve, cosine) : undefined;
+}
+
+/**
+ * Judge a page of results (call it for the page only: it runs one small MATCH per term over the page's documents).
+ * @param model the vector leg's model name, when a vector leg ran
+ * @returns one verdict per input, in order
+ */
+export function assessConfidence(
+  db: Database,
+  query: LexicalQuery,
+  results: readonly ConfidenceInput[],
+  model: string | undefined,
+  curves: ConfidenceCalibration = defaultCalibration,
+): ResultConfidence[] {
+  if (results.length === 0) return [];
+  const rarities = termRarities(db, query);
+  const idfOf = new Map(rarities.map((rarity) => [rarity.term, rarity.idf]));
+  const totalIdf = rarities.reduce((sum, rarity) => sum + rarity.idf, 0);
+  const documentIds = [...new Set(results.map((result) => result.documentId))];
+  const segmented = query.terms.filter((term) => !unsegmentedLetter.test(term));
+  const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
+  const fts = matchedTerms(db, { ...query, terms: segmented }, documentIds);
+  const side = unsegmented.length > 0 ? matchedUnsegmented(db, unsegmented, documentIds) : new Map<number, string[]>();
+  return results.map((result) => {
+    const held = new Set([...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])]);
+    const terms = query.terms.filter((term) => held.has(term));
+    const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
+    const keyword = result.keywordRaw === undefined && terms.length === 0 ? 0 : keywordConfidence(coverage, curves);
+    const vector = result.cosine !== undefined && model !== undefined ? (vectorConfidence(result.cosine, model, curves) ?? 0) : 0;
+    const confidence = Math.max(keyword, vector);
+    return { confidence, confident: confidence >= confidentAt, matchedTerms: terms.map(termWords), coverage, keywordRaw: result.keywordRaw, cosine: result.cosine };
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Issue 13: an absolute confidence per result and per answer (src/search/confidence.ts). Sessions are written as
+ * Claude Code JSONL, indexed with the real indexer and searched with the real search API and CLI; the curve is the
+ * committed calibration.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { assessConfidence, confidentAt, keywordConfidence, termRarities } from "../../src/search/confidence.ts";
+import { parseLexicalQuery, searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "recall-confidence-"));
+const claude = join(work, "claude");
+const home = join(work, "home");
+let db: Database;
+
+beforeAll(async () => {
+  const write = (n: number, cwd: string, turns: Array<{ prompt: string; response: string }>) =>
+    writeClaudeSession(join(claude, "projects", `-home-u-${n}`, `${n}${n}${n}${n}${n}${n}${n}${n}-0000-4000-8000-00000000000${n}.jsonl`), {
+      sessionId: `${n}${n}${n}${n}${n}${n}${n}${n}-0000-4000-8000-00000000000${n}`,
+      cwd,
+      turns,
+    });
+  write(1, "/home/u/net", [
+    { prompt: "the docker bridge network drops packets after the host resumes", response: "Recreated the bridge and pinned the MTU to 1400." },
+    { prompt: "now run the tests", response: fillerText(1, 20) },
+  ]);
+  write(2, "/home/u/api", [
+    { prompt: "add a python script that exports the docker image list", response: "Wrote export_images.py." },
+    { prompt: "调度器为什么卡住了", response: "队列被锁住了。" },
+  ]);
+  for (let n = 3; n <= 8; n++) write(n, `/home/u/p${n}`, [{ prompt: `refactor the module ${fillerText(n, 8)}`, response: fillerText(n + 10, 30) }]);
+  const summary = await runIndex({ recallHome: home, roots: { "claude-code": [claude], opencode: [] } });
+  expect(summary.failedUnits).toBe(0);
+  db = openIndex(databasePath(home), { readonly: true });
+});
+afterAll(() => {
+  db?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const search = async (query: string, level: "session" | "turn" = "session") => searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5 });
+
+describe("absolute confidence (issue 13)", () => {
+  test("a result holding every query word is confident, with its matched terms and full coverage", async () => {
+    const response = await search("docker bridge network MTU");
+    const top = response.results[0] as SessionResult;
+    expect(top.sessionId.startsWith("11111111")).toBe(true);
+    expect(top.matchedTerms).toEqual(["docker", "bridge", "network", "mtu"]);
+    expect(top.coverage).toBeCloseTo(1, 6);
+    expect(top.confident).toBe(true);
+    expect(top.confidence).toBeGreaterThan(0.9);
+    expect(response.confident).toBe(true);
+  });
+
+  test("a lexical trap (one common word matches, the rare words are absent from the history) is not confident, yet still listed", async () => {
+    const response = await search("docker swarm rolling update");
+    expect(response.results.length).toBeGreaterThan(0);
+    const top = response.results[0] as SessionResult;
+    expect(top.matchedTerms).toEqual(["docker"]);
+    expect(top.coverage).toBeLessThan(0.3);
+    expect(top.confident).toBe(false);
+    expect(response.confident).toBe(false);
+  });
+
+  test("the score stays relative (the top result scores 1 either way) while the confidence is absolute", async () => {
+    const strong = (await search("docker bridge network MTU")).results[0]!;
+    const weak = (await search("docker swarm rolling update")).results[0]!;
+    expect(strong.score).toBeCloseTo(weak.score, 6);
+    expect(strong.confidence - weak.confidence).toBeGreaterThan(0.5);
+  });
+
+  test("a word found nowhere weighs most: the rarer the missing word, the lower the coverage", async () => {
+    const rarities = termRarities(db, parseLexicalQuery("docker zzqxflorb"));
+    expect(rarities.map((rarity) => rarity.documents)).toEqual([4, 0]); // docker: two turn documents and their two session documents
+    expect(rarities[1]!.idf).toBeGreaterThan(rarities[0]!.idf);
+  });
+
+  test("turns carry confidence too, and terms in an unsegmented script count when the side index holds them", async () => {
+    const turns = (await search("docker bridge", "turn")).results as TurnResult[];
+    expect(turns[0]!.confident).toBe(true);
+    const cjk = (await search("调度器 卡住", "turn")).results as TurnResult[];
+    expect(cjk[0]!.matchedTerms.length).toBe(2);
+    expect(cjk[0]!.confident).toBe(true);
+  });
+
+  test("the keyword curve is monotonic, zero without evidence, and crosses the bar between a third and two thirds of the query", () => {
+    expect(keywordConfidence(0)).toBe(0);
+    expect(keywordConfidence(0.3)).toBeLessThan(confidentAt);
+    expect(keywordConfidence(0.7)).toBeGreaterThan(confidentAt);
+    expect(keywordConfidence(1)).toBeGreaterThan(keywordConfidence(0.7));
+  });
+
+  test("a vector-only candidate gets no keyword confidence from words it does not hold, and an uncalibrated model adds none", () => {
+    const documentId = (db.query("SELECT id FROM documents WHERE level = 'turn' ORDER BY id LIMIT 1").get() as { id: number }).id;
+    const [verdict] = assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.99 }], "no-such-model");
+    expect(verdict).toMatchObject({ confidence: 0, confident: false, matchedTerms: [], cosine: 0.99 });
+  });
+
+  test("the CLI says 'no confident match', marks weak results, and carries confidence and raw leg scores in JSON", () => {
+    const run = (args: string[]) => Bun.spawnSync(["bun", "src/cli.ts", "search", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")], { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } });
+    const text = run(["docker swarm rolling update", "--keyword-only", "--no-reindex"]);
+    expect(text.exitCode).toBe(0);
+    const out = text.stdout.toString();
+    expect(out).toContain("No confident match");
+    expect(out).toMatch(/\[1\.00\] weak \[claude-code\]/);
+    const json = JSON.parse(run(["docker swarm rolling update", "--keyword-only", "--no-reindex", "--json"]).stdout.toString());
+    expect(json.confident).toBe(false);
+    expect(json.results[0]).toMatchObject({ confident: false, matched_terms: ["docker"], cosine: null });
+    expect(json.results[0].keyword_raw).toBeGreaterThan(0);
+    const strong = JSON.parse(run(["docker bridge network MTU", "--keyword-only", "--no-reindex", "--json", "--format", "index"]).stdout.toString());
+    expect(strong.confident).toBe(true);
+    expect(strong.results[0].confidence).toBeGreaterThan(0.9);
+    expect(run(["docker bridge network MTU", "--keyword-only", "--no-reindex"]).stdout.toString()).not.toContain("No confident match");
+  });
+});
