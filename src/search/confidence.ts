@@ -14,8 +14,9 @@
  * Platt 1999) whose constants are data, fitted by `bun scripts/calibrate-confidence.ts` on labelled queries
  * (test/corpus/queries.json: positives and negatives written from the real corpus) and kept in
  * confidence-calibration.json, the vector leg per model. A result's confidence is the larger of its legs';
- * it is `confident` at 0.5 or more. A model without calibration adds no vector confidence (its results are
- * judged by their words only), which docs/confidence.md says.
+ * it is `confident` at 0.5 or more. A model without a curve adds no vector confidence (its results are judged by
+ * their words only): never calibrated, or calibrated and found not to separate (GloVe mean vectors give
+ * negatives' best cosines of 0.77–1.00, as high as hits'; a sentence-embedding model is expected to do better).
  */
 import type { Database } from "bun:sqlite";
 import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
@@ -29,10 +30,14 @@ export interface LogisticCurve {
   intercept: number;
 }
 
-/** The fitted constants (confidence-calibration.json): the keyword curve over coverage, vector curves per model name. */
+/**
+ * The fitted constants (confidence-calibration.json): the keyword curve over coverage, vector curves per model name.
+ * A model mapped to null was calibrated and its raw cosine found not to separate hits from misses (it adds no
+ * confidence, like a model never calibrated).
+ */
 export interface ConfidenceCalibration {
   keyword: LogisticCurve;
-  vector: Record<string, LogisticCurve>;
+  vector: Record<string, LogisticCurve | null>;
 }
 
 /** Confidence at or above which a result (and an answer whose first result is one) counts as confident. */
@@ -127,12 +132,12 @@ export function keywordConfidence(coverage: number, curves: ConfidenceCalibratio
 }
 
 /**
- * Vector confidence of a raw cosine for a model, or undefined when the model has no calibration.
+ * Vector confidence of a raw cosine for a model, or undefined when the model has no curve (see the module doc).
  * @param model the embedding model's name as its fingerprint records it (e.g. `glove-wink-100d-f16`)
  */
 export function vectorConfidence(cosine: number, model: string, curves: ConfidenceCalibration = defaultCalibration): number | undefined {
   const curve = curves.vector[model];
-  return curve ? logistic(curve, cosine) : undefined;
+  return curve ? logistic(curve, cosine) : undefined; // null (calibrated, no signal) adds nothing, like undefined
 }
 
 /**
