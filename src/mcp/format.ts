@@ -6,6 +6,7 @@
  */
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
 import { isoDate, isoMinute, isoTime, oneLine, roundScore, sourceDeletedMarker } from "../render/format.ts";
+import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
 import {
   resumeCommandFor,
   type Page,
@@ -151,6 +152,8 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
     response.results.length === 0
       ? [`No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`]
       : [`${isSessions ? "Sessions" : "Turns"} ${response.offset + 1}-${response.offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`];
+  const dates = datesUnderstoodLine(response.dates);
+  if (dates) lines.push(dates);
   if (response.results.length > 0 && !response.confident) lines.push("No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).");
   response.results.forEach((result, i) => {
     const rank = response.offset + i + 1;
@@ -170,6 +173,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
     offset: response.offset,
     next_offset: response.nextOffset ?? null,
     notices: response.notices,
+    dates: datesJson(response.dates),
   });
 }
 

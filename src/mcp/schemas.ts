@@ -135,6 +135,8 @@ export const outputShapes = {
     results: z.array(z.union([sessionItem, turnItem])),
     ...page,
     notices: z.array(z.string()),
+    /** Dates the query named (render/search-dates.ts): since/until inclusive ISO-8601, null when open. */
+    dates: z.array(z.object({ text: z.string(), label: z.string(), since: nullableText, until: nullableText, applied: z.boolean() })),
   },
   read_turns: {
     session: sessionItem,

@@ -1,11 +1,11 @@
 /**
  * `recall search --explain` (issue 13): why each result ranked, from what a result carries — the query's
  * terms after parsing, which of them the preview shows, each leg's normalized score, the vector weight of
- * the fusion, the fused score, and the boosts applied after fusion (the sub-agent down-ranking, and any
- * other factor the ranking applied, shown as one unitemized factor). Text goes to stderr (one line per
- * result); under `--json` the same object is each result's `explain` field.
+ * the fusion, the fused score, and the boosts applied after fusion (the sub-agent down-ranking, the dates the
+ * query named, and any other factor the ranking applied, shown as one unitemized factor). Text goes to stderr
+ * (one line per result); under `--json` the same object is each result's `explain` field.
  */
-import { parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
+import { dateFactorOf, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
 import { roundScore, shortId } from "./format.ts";
 
 /**
@@ -45,7 +45,7 @@ export function vectorWeightOf(mode: SearchResponse["mode"], alpha: number): num
  * @param terms the parsed query words (`parseLexicalQuery(query).highlightWords`)
  * @param vectorWeight from {@link vectorWeightOf}
  */
-export function explainResult(result: SessionResult | TurnResult, terms: readonly string[], vectorWeight: number): ResultExplanation {
+export function explainResult(result: SessionResult | TurnResult, terms: readonly string[], vectorWeight: number, dates: readonly UnderstoodDate[] = []): ResultExplanation {
   const preview = "preview" in result ? result.preview : result.responseExcerpt;
   const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
   const inPrompt = "prompt" in result ? new Set((result.prompt.match(/[\p{L}\p{N}]+/gu) ?? []).map(stemKey)) : new Set<string>();
@@ -55,6 +55,11 @@ export function explainResult(result: SessionResult | TurnResult, terms: readonl
   if ("isSubagent" in result && result.isSubagent) {
     boosts.push({ reason: "sub-agent session", factor: subagentScoreFactor });
     expected *= subagentScoreFactor;
+  }
+  const date = dateBoostOf(result, dates);
+  if (date) {
+    boosts.push(date);
+    expected *= date.factor;
   }
   if (expected > 0 && Math.abs(result.score - expected) > 1e-6) {
     boosts.push({ reason: "other ranking adjustments (not itemized)", factor: roundScore(result.score / expected)! });
@@ -71,11 +76,25 @@ export function explainResult(result: SessionResult | TurnResult, terms: readonl
   };
 }
 
+/**
+ * The date boost of one result (search/time-boost.ts), recomputed from its session span (level 1) or turn time
+ * (level 2) and the dates the ranking used: `{reason: "in the dates named", factor: 1}`, `"near …", 0.8` or
+ * `"outside …", 0.3`; undefined when no date was used.
+ */
+function dateBoostOf(result: SessionResult | TurnResult, dates: readonly UnderstoodDate[]): ResultExplanation["boosts"][number] | undefined {
+  const used = dates.filter((date) => date.applied);
+  if (used.length === 0) return undefined;
+  const [first, last] = "turn" in result ? [result.timestamp, result.timestamp] : [result.startedAt, result.endedAt];
+  const factor = dateFactorOf(first, last, used);
+  const where = factor === dateFactors.inRange ? "in" : factor === dateFactors.near ? "near" : "outside";
+  return { reason: `${where} the dates named (${used.map((date) => date.label).join(", ")})`, factor };
+}
+
 /** Every result's explanation, in result order. */
 export function explainResponse(response: SearchResponse, alpha: number): ResultExplanation[] {
   const terms = parseLexicalQuery(response.query).highlightWords;
   const weight = vectorWeightOf(response.mode, alpha);
-  return (response.results as Array<SessionResult | TurnResult>).map((result) => explainResult(result, terms, weight));
+  return (response.results as Array<SessionResult | TurnResult>).map((result) => explainResult(result, terms, weight, response.dates));
 }
 
 const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4));
@@ -87,7 +106,8 @@ const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4)
 export function renderExplainText(response: SearchResponse, alpha: number): string {
   const explanations = explainResponse(response, alpha);
   const terms = explanations[0]?.terms ?? parseLexicalQuery(response.query).highlightWords;
-  const lines = [`explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}`];
+  const used = response.dates.filter((date) => date.applied).map((date) => date.label);
+  const lines = [`explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}`];
   (response.results as Array<SessionResult | TurnResult>).forEach((result, i) => {
     const e = explanations[i]!;
     const id = "turn" in result ? `${shortId(result.sessionId)}:${result.turn}` : shortId(result.sessionId);

@@ -24,10 +24,13 @@
  *   and in the full format the raw evidence: "matched_terms" (query terms the best document holds), "coverage"
  *   (their IDF-weighted share, 0–1), "keyword_raw" (the keyword leg's −bm25-based score, or null) and "cosine"
  *   (the vector leg's raw cosine similarity, or null).
+ *   Dates in the query (search/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
+ *   the text listing names them on one line under the header.
  */
 import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import { highlight, isoDate, isoMinute, isoTime, oneLine, roundScore, shortId, sourceDeletedMarker, type Palette } from "./format.ts";
+import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 
 /** Output formats of `recall search`: `full` (every field; the default) or `index` (tens of tokens per result). */
@@ -246,6 +249,7 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       format,
       searched: response.searched,
       confident: response.confident,
+      dates: datesJson(response.dates),
       results: items.slice(0, shown),
       next_offset: response.nextOffset ?? null,
       truncated,
@@ -337,7 +341,8 @@ export function renderSearchText(raw: SearchResponse, palette: Palette, options:
       ? (response.results as SessionResult[]).map((result, i) => (index ? sessionIndexText(result, response.offset + i + 1) : sessionText(response.query, result, palette)))
       : (response.results as TurnResult[]).map((result, i) => (index ? turnIndexText(result, response.offset + i + 1) : turnText(result, palette)));
   const warning = noConfidentMatch(response);
-  const top = warning ? `${header(response, palette)}\n${palette.yellow(warning)}` : header(response, palette);
+  const dates = datesUnderstoodLine(response.dates);
+  const top = [header(response, palette), dates && palette.dim(dates), warning && palette.yellow(warning)].filter(Boolean).join("\n");
   if (blocks.length === 0) return `${top}\n\nNo matches. Try fewer or other words, or widen the filters.\n`;
   const separator = index ? "\n" : "\n\n";
   const render = (shown: number, marker: Truncation | null) =>

@@ -6,7 +6,8 @@
  *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
  *      vector: the injected `VectorLeg`, absent when no vectors or model are available);
  *   3. fuse by Relative Score Fusion (fusion.ts), keyed by session (level 1) or turn document (level 2);
- *   4. down-rank sub-agent sessions (× 0.85) when they are included;
+ *   4. down-rank sub-agent sessions (× 0.85) when they are included; rank by the dates the query names ("in July
+ *      2022", "last week": time-query.ts reads them, time-boost.ts multiplies scores outside them by 0.3);
  *   5. hydrate the page `offset … offset + limit` from SQLite (hydrate.ts); `nextOffset` says whether more follow
  *      (within the over-fetched candidates).
  * Never prints; notices (e.g. "keyword-only: no vectors") are returned in the response.
@@ -20,6 +21,8 @@ import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } fr
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 import { parseLimit, parseOffset } from "./paging.ts";
 import { embeddableQueryText, parseLexicalQuery } from "./query.ts";
+import { boostByDates, type UnderstoodDate } from "./time-boost.ts";
+import { parseTimeQuery } from "./time-query.ts";
 
 /** Which legs run: both (default), or one. */
 export type SearchMode = "hybrid" | "keyword" | "vector";
@@ -51,6 +54,8 @@ export interface SearchRequest {
   mode?: SearchMode;
   /** Vector weight for RSF, 0–1; default 0.7. */
   alpha?: number;
+  /** Reference instant for dates in the query such as "last week" (epoch ms); default now. */
+  now?: number;
 }
 
 /** What was searched (after filters). */
@@ -73,6 +78,8 @@ export interface SearchResponse {
   offset: number;
   /** Offset of the next page, or undefined when no further candidate ranked. */
   nextOffset: number | undefined;
+  /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
+  dates: UnderstoodDate[];
   /**
    * Whether the answer holds a confident match: its first result is confident (confidence.ts). False for an
    * empty answer. When false, front ends say "no confident match" and mark the results as weak candidates.
@@ -116,7 +123,7 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
   const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const fused = fuseHits(keywordHits, vectorHits, request.level, mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha);
-  const reranked = downRankSubagents(db, fused, request.filters);
+  const { ranked: reranked, dates } = boostByDates(db, downRankSubagents(db, fused, request.filters), request.level, (await parseTimeQuery(text, request.now)).expressions);
   const page = reranked.slice(offset, offset + limit);
   const verdicts = assessConfidence(db, query, page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })), vectorLeg?.model);
   const ranked = page.map((hit, index) => ({ ...hit, verdict: verdicts[index]! }));
@@ -124,7 +131,7 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
     request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
   const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
   const confident = results.length > 0 && results[0]!.confident;
-  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset, confident };
+  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset, confident, dates };
 }
 
 /**

@@ -6,6 +6,9 @@ export { searchIndex, defaultLimits, subagentScoreFactor, type SearchMode, type 
 export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./filters.ts";
 export { fuseRelativeScores, normalizeMinMax, defaultAlpha, type LegHit, type FusedHit } from "./fusion.ts";
 export { parseLexicalQuery, tokenize, type LexicalQuery } from "./query.ts";
+export { parseTimeQuery, type TimeQuery, type TimeExpression, type DateRange } from "./time-query.ts";
+export { dateFactorOf, dateFactors, type UnderstoodDate } from "./time-boost.ts";
+export { isoLocalDate } from "./calendar.ts";
 export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
