@@ -1,6 +1,6 @@
 /**
  * `bun scripts/calibrate-confidence.ts [--model <preset|path>] [--write]`: fit the confidence curves of
- * src/search/confidence-calibration.json (method: src/search/confidence.ts; README "Search").
+ * src/search/calibration.json (method: src/search/confidence.ts; README "Search").
  *
  * For every labelled query of test/corpus/queries.json, run a level-1 search over the real corpus with one leg
  * (keyword; vector when a model is given) and take the first result: label 1 when it is an expected session,
@@ -9,15 +9,18 @@
  * fitted by Newton's method on the log-likelihood with a small L2 penalty (λ = 0.1; the labels are nearly
  * separable, and without it the slope grows without bound). Prints the samples, the area under the ROC curve of
  * the evidence (AUC: the chance that a random hit has more evidence than a random miss) and the fitted curve;
- * `--write` stores it (the vector curve under the model's name). A leg whose evidence does not separate hits from
+ * `--write` stores it (the vector curve under the model's name).
+ * With a model, it also picks the hybrid fusion's vector weight for it (fusion.ts `fuseByEvidence`): every weight
+ * 0, 0.1, …, 1 is tried on the labelled queries and the one with the best mean of session MRR and turn MRR wins
+ * (ties: the smaller weight, which keeps closer to the keyword leg). A leg whose evidence does not separate hits from
  * misses (AUC below {@link minimumAuc}, or a curve that falls as the evidence rises) is stored as null: the model
  * then adds no confidence (measured for glove-wink-100d-f16: negatives' best cosines 0.77–1.00, as high as hits').
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { searchIndex, type LabelledQuery, type SessionResult } from "../src/search/index.ts";
+import { evaluateRetrieval, searchIndex, type LabelledQuery, type SessionResult } from "../src/search/index.ts";
 import type { ConfidenceCalibration, LogisticCurve } from "../src/search/confidence.ts";
-import calibration from "../src/search/confidence-calibration.json";
+import calibration from "../src/search/calibration.json";
 import queries from "../test/corpus/queries.json";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
 
@@ -101,9 +104,21 @@ try {
       curves.keyword = curve;
     } else curves.vector[corpus.model!] = curve;
   }
+  if (corpus.vectorLeg) {
+    let best = { weight: 0, score: -1 };
+    for (let tenth = 0; tenth <= 10; tenth++) {
+      const weight = tenth / 10;
+      const result = await evaluateRetrieval(corpus.db, queries as LabelledQuery[], "hybrid", corpus.vectorLeg, weight);
+      const score = (result.sessions.all!.mrr + result.turns.all!.mrr) / 2;
+      console.log(`hybrid vector weight ${weight.toFixed(1)}: session MRR ${result.sessions.all!.mrr.toFixed(3)}, turn MRR ${result.turns.all!.mrr.toFixed(3)}`);
+      if (score > best.score + 1e-9) best = { weight, score };
+    }
+    console.log(`hybrid vector weight for ${corpus.model}: ${best.weight}`);
+    curves.vectorWeight[corpus.model!] = best.weight;
+  }
   if (process.argv.includes("--write")) {
-    writeFileSync(join(import.meta.dir, "../src/search/confidence-calibration.json"), `${JSON.stringify(curves, null, 2)}\n`);
-    console.log("\nwrote src/search/confidence-calibration.json");
+    writeFileSync(join(import.meta.dir, "../src/search/calibration.json"), `${JSON.stringify(curves, null, 2)}\n`);
+    console.log("\nwrote src/search/calibration.json");
   }
 } finally {
   await corpus.close();

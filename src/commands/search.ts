@@ -8,7 +8,7 @@ import { paletteFor } from "../render/format.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
 import { minMaxChars, renderSearchJson, renderSearchText, searchFormats, type SearchRenderOptions } from "../render/search.ts";
 import { explainResponse, renderExplainText } from "../render/search-explain.ts";
-import { defaultAlpha, defaultLimits, findSession, parseFilterArgs, parseLimit, parseOffset, searchIndex, shellQuote, type SearchFilters, type SearchMode } from "../search/index.ts";
+import { defaultLimits, findSession, parseFilterArgs, parseLimit, parseOffset, searchIndex, shellQuote, type SearchFilters, type SearchMode } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 import { createEmbedderOpener, modelArg } from "./embedder.ts";
 import { openVectorLeg } from "./vector-leg.ts";
@@ -32,7 +32,7 @@ export const searchCommand = command({
     format: option({ long: "format", type: oneOf(searchFormats), defaultValue: () => "full" as const, description: "full (default) or index (ids, title, date, score, one-line preview)" }),
     maxChars: option({ long: "max-chars", type: optional(number), description: `Cap the printed answer at N characters (at least ${minMaxChars}); left-out results are named in a [truncated] marker` }),
     explain: flag({ long: "explain", description: "Say why each result ranked (terms, leg scores, boosts): on stderr, or an explain field with --json" }),
-    alpha: option({ long: "alpha", type: optional(number), description: `Weight of the semantic leg in hybrid fusion, 0-1 (default ${defaultAlpha})` }),
+    alpha: option({ long: "alpha", type: optional(number), description: "Weight of the semantic leg in hybrid fusion, 0-1 (default: the model's calibrated weight, 0.5 for an uncalibrated model); confident keyword matches stay first unless it is 1" }),
     includeSubagents: flag({ long: "include-subagents", description: "Also search sub-agent sessions (down-ranked)" }),
     keywordOnly: flag({ long: "keyword-only", description: "Run only the keyword (BM25) leg" }),
     vectorOnly: flag({ long: "vector-only", description: "Run only the semantic (embedding) leg" }),
@@ -66,7 +66,7 @@ export const searchCommand = command({
       if (vector.notice) warn(`recall: ${vector.notice}`);
       const response = await searchIndex(db, { query, level, filters, limit, offset, mode, alpha: args.alpha }, vector.leg);
       for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
-      const alpha = args.alpha ?? defaultAlpha;
+      const alpha = response.vectorWeight;
       const options: SearchRenderOptions = { format: args.format, maxChars: args.maxChars, more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count) };
       if (args.explain && args.json) options.explain = explainResponse(response, alpha);
       else if (args.explain) writeErr(renderExplainText(response, alpha));

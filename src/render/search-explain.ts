@@ -5,7 +5,7 @@
  * query named, and any other factor the ranking applied, shown as one unitemized factor). Text goes to stderr
  * (one line per result); under `--json` the same object is each result's `explain` field.
  */
-import { dateFactorOf, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
+import { confidentTierVectorShare, dateFactorOf, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
 import { roundScore, shortId } from "./format.ts";
 
 /**
@@ -14,7 +14,10 @@ import { roundScore, shortId } from "./format.ts";
  *   terms_in_preview: those of them the preview/excerpt shows (prefix match, as highlighting does);
  *   keyword_score, vector_score: each leg's 0–1 normalized score, null when that leg did not find it;
  *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else --alpha);
- *   blended: vector_weight · vector + (1 − vector_weight) · keyword, before boosts;
+ *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/fusion.ts `fuseByEvidence`:
+ *         0.5 + 0.5 · (keyword + 0.1 · vector) / 1.1) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
+ *         keyword)); null when one leg ran alone;
+ *   blended: the fused score before boosts (one leg alone: vector_weight · vector + (1 − vector_weight) · keyword);
  *   boosts: factors applied after fusion, e.g. {"reason": "sub-agent session", "factor": 0.85};
  *   score: the fused score the ranking used.
  */
@@ -24,6 +27,7 @@ export interface ResultExplanation {
   keyword_score: number | null;
   vector_score: number | null;
   vector_weight: number;
+  tier: "confident keyword match" | "blend" | null;
   blended: number;
   boosts: Array<{ reason: string; factor: number }>;
   score: number;
@@ -49,7 +53,14 @@ export function explainResult(result: SessionResult | TurnResult, terms: readonl
   const preview = "preview" in result ? result.preview : result.responseExcerpt;
   const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
   const inPrompt = "prompt" in result ? new Set((result.prompt.match(/[\p{L}\p{N}]+/gu) ?? []).map(stemKey)) : new Set<string>();
-  const blended = vectorWeight * (result.vectorScore ?? 0) + (1 - vectorWeight) * (result.keywordScore ?? 0);
+  const vector = result.vectorScore ?? 0;
+  const keyword = result.keywordScore ?? 0;
+  const hybrid = vectorWeight > 0 && vectorWeight < 1;
+  const tier = !hybrid ? null : result.confident && result.keywordScore !== undefined ? "confident keyword match" : "blend";
+  const blended =
+    tier === "confident keyword match"
+      ? 0.5 + (0.5 * (keyword + confidentTierVectorShare * vector)) / (1 + confidentTierVectorShare)
+      : (tier === "blend" ? 0.5 : 1) * (vectorWeight * vector + (1 - vectorWeight) * keyword);
   const boosts: ResultExplanation["boosts"] = [];
   let expected = blended;
   if ("isSubagent" in result && result.isSubagent) {
@@ -70,6 +81,7 @@ export function explainResult(result: SessionResult | TurnResult, terms: readonl
     keyword_score: roundScore(result.keywordScore) ?? null,
     vector_score: roundScore(result.vectorScore) ?? null,
     vector_weight: vectorWeight,
+    tier,
     blended: roundScore(blended)!,
     boosts,
     score: roundScore(result.score)!,
@@ -101,7 +113,7 @@ const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4)
 
 /**
  * The stderr text of `--explain`: a header naming the query terms, then one line per result, e.g.
- *   `explain 1. 23d3db6a-c18 score 0.2700 (blend 0.2700 = 0.70×vector — + 0.30×keyword 0.9000); boosts: none; in preview: docker`
+ *   `explain 1. 23d3db6a-c18 score 0.1350 (blend 0.5×(0.70×vector — + 0.30×keyword 0.9000) = 0.1350); boosts: none; in preview: docker`
  */
 export function renderExplainText(response: SearchResponse, alpha: number): string {
   const explanations = explainResponse(response, alpha);
@@ -112,9 +124,11 @@ export function renderExplainText(response: SearchResponse, alpha: number): stri
     const e = explanations[i]!;
     const id = "turn" in result ? `${shortId(result.sessionId)}:${result.turn}` : shortId(result.sessionId);
     const boosts = e.boosts.length === 0 ? "none" : e.boosts.map((boost) => `${boost.reason} ×${boost.factor}`).join(", ");
-    lines.push(
-      `explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (blend ${e.blended.toFixed(4)} = ${e.vector_weight.toFixed(2)}×vector ${leg(e.vector_score)} + ${(1 - e.vector_weight).toFixed(2)}×keyword ${leg(e.keyword_score)}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`,
-    );
+    const fusion =
+      e.tier === "confident keyword match"
+        ? `confident keyword match ${e.blended.toFixed(4)} = 0.5 + 0.5×(keyword ${leg(e.keyword_score)} + 0.1×vector ${leg(e.vector_score)})/1.1`
+        : `${e.tier === "blend" ? "blend 0.5×" : "blend "}(${e.vector_weight.toFixed(2)}×vector ${leg(e.vector_score)} + ${(1 - e.vector_weight).toFixed(2)}×keyword ${leg(e.keyword_score)}) = ${e.blended.toFixed(4)}`;
+    lines.push(`explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (${fusion}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`);
   });
   return `${lines.join("\n")}\n`;
 }

@@ -5,7 +5,9 @@
  *      to embed (only invisible format characters) runs keyword-only, with a notice;
  *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
  *      vector: the injected `VectorLeg`, absent when no vectors or model are available);
- *   3. fuse by Relative Score Fusion (fusion.ts), keyed by session (level 1) or turn document (level 2);
+ *   3. fuse, keyed by session (level 1) or turn document (level 2): hybrid by evidence tiers (fusion.ts
+ *      `fuseByEvidence`: keyword candidates with a confident match first, the rest by RSF with the model's calibrated
+ *      vector weight), one leg alone by its own order;
  *   4. down-rank sub-agent sessions (× 0.85) when they are included; rank by the dates the query names ("in July
  *      2022", "last week": time-query.ts reads them, time-boost.ts multiplies scores outside them by 0.3);
  *   5. hydrate the page `offset … offset + limit` from SQLite (hydrate.ts); `nextOffset` says whether more follow
@@ -14,13 +16,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { UsageError } from "../errors.ts";
-import { assessConfidence, type ResultConfidence } from "./confidence.ts";
+import { assessConfidence, vectorWeightFor, type ResultConfidence } from "./confidence.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
-import { defaultAlpha, fuseRelativeScores, type FusedHit } from "./fusion.ts";
+import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 import { parseLimit, parseOffset } from "./paging.ts";
-import { embeddableQueryText, parseLexicalQuery } from "./query.ts";
+import { embeddableQueryText, parseLexicalQuery, type LexicalQuery } from "./query.ts";
 import { boostByDates, type UnderstoodDate } from "./time-boost.ts";
 import { parseTimeQuery } from "./time-query.ts";
 
@@ -52,7 +54,7 @@ export interface SearchRequest {
   offset?: number;
   /** Requested mode; the response says which actually ran. Default hybrid. */
   mode?: SearchMode;
-  /** Vector weight for RSF, 0–1; default 0.7. */
+  /** Vector weight of hybrid fusion, 0–1; default the model's calibrated weight (confidence.ts `vectorWeightFor`). */
   alpha?: number;
   /** Reference instant for dates in the query such as "last week" (epoch ms); default now. */
   now?: number;
@@ -78,6 +80,8 @@ export interface SearchResponse {
   offset: number;
   /** Offset of the next page, or undefined when no further candidate ranked. */
   nextOffset: number | undefined;
+  /** The vector leg's weight in the fusion that ran: 0 keyword-only, 1 vector-only, else the hybrid weight used. */
+  vectorWeight: number;
   /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
   dates: UnderstoodDate[];
   /**
@@ -102,7 +106,7 @@ export const subagentScoreFactor = 0.85;
 export async function searchIndex(db: Database, request: SearchRequest, vectorLeg?: VectorLeg): Promise<SearchResponse> {
   const text = request.query.trim();
   if (text.length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
-  const alpha = request.alpha ?? defaultAlpha;
+  const alpha = request.alpha ?? vectorWeightFor(vectorLeg?.model);
   if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
   const limit = parseLimit(request.limit, defaultLimits[request.level]);
   const offset = parseOffset(request.offset);
@@ -122,7 +126,9 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
   }
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
   const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
-  const fused = fuseHits(keywordHits, vectorHits, request.level, mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha);
+  const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
+  const confidentKeyword = mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits) : new Set<LexicalHit>();
+  const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
   const { ranked: reranked, dates } = boostByDates(db, downRankSubagents(db, fused, request.filters), request.level, (await parseTimeQuery(text, request.now)).expressions);
   const page = reranked.slice(offset, offset + limit);
   const verdicts = assessConfidence(db, query, page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })), vectorLeg?.model);
@@ -131,7 +137,7 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
     request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
   const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
   const confident = results.length > 0 && results[0]!.confident;
-  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset, confident, dates };
+  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset, vectorWeight, confident, dates };
 }
 
 /**
@@ -143,15 +149,22 @@ export type RankedHit = FusedHit<number> & { hit: LexicalHit; keywordRaw: number
 /** A ranked candidate of the page, with its confidence verdict (confidence.ts). */
 export type JudgedHit = RankedHit & { verdict: ResultConfidence };
 
-function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel, alpha: number): RankedHit[] {
+/** The keyword candidates whose best document is a confident match (confidence.ts), for the hybrid fusion's upper tier. */
+function confidentKeywordHits(db: Database, query: LexicalQuery, keyword: LexicalHit[]): Set<LexicalHit> {
+  const verdicts = assessConfidence(db, query, keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })), undefined);
+  return new Set(keyword.filter((_, index) => verdicts[index]!.confident));
+}
+
+function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel, vectorWeight: number, confidentKeyword: Set<LexicalHit>): RankedHit[] {
   const keyOf = (hit: LexicalHit) => (level === "session" ? hit.sessionRowid : hit.documentId);
   const best = new Map<number, LexicalHit>();
   for (const hit of [...vector, ...keyword]) best.set(keyOf(hit), hit); // keyword's best document wins the preview
-  const fused = fuseRelativeScores(
-    keyword.map((hit) => ({ key: keyOf(hit), score: hit.score })),
-    vector.map((hit) => ({ key: keyOf(hit), score: hit.score })),
-    alpha,
-  );
+  const keywordLeg = keyword.map((hit) => ({ key: keyOf(hit), score: hit.score }));
+  const vectorLeg = vector.map((hit) => ({ key: keyOf(hit), score: hit.score }));
+  const fused =
+    vectorWeight > 0 && vectorWeight < 1
+      ? fuseByEvidence(keywordLeg, vectorLeg, new Set([...confidentKeyword].map(keyOf)), vectorWeight)
+      : fuseRelativeScores(keywordLeg, vectorLeg, vectorWeight);
   const keywordRaw = new Map(keyword.map((hit) => [keyOf(hit), hit.raw ?? hit.score]));
   const cosine = new Map(vector.map((hit) => [keyOf(hit), hit.score]));
   return fused.map((entry) => ({ ...entry, hit: best.get(entry.key)!, keywordRaw: keywordRaw.get(entry.key), cosine: cosine.get(entry.key) }));

@@ -13,14 +13,14 @@
  * Each is mapped to a probability by a logistic curve p = 1 / (1 + e^−(slope·x + intercept)) (Platt scaling,
  * Platt 1999) whose constants are data, fitted by `bun scripts/calibrate-confidence.ts` on labelled queries
  * (test/corpus/queries.json: positives and negatives written from the real corpus) and kept in
- * confidence-calibration.json, the vector leg per model. A result's confidence is the larger of its legs';
+ * calibration.json, the vector leg per model. A result's confidence is the larger of its legs';
  * it is `confident` at 0.5 or more. A model without a curve adds no vector confidence (its results are judged by
  * their words only): never calibrated, or calibrated and found not to separate (GloVe mean vectors give
  * negatives' best cosines of 0.77–1.00, as high as hits'; a sentence-embedding model is expected to do better).
  */
 import type { Database } from "bun:sqlite";
 import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
-import calibration from "./confidence-calibration.json";
+import calibration from "./calibration.json";
 import { matchedTerms } from "./lexical.ts";
 import type { LexicalQuery } from "./query.ts";
 
@@ -31,13 +31,15 @@ export interface LogisticCurve {
 }
 
 /**
- * The fitted constants (confidence-calibration.json): the keyword curve over coverage, vector curves per model name.
- * A model mapped to null was calibrated and its raw cosine found not to separate hits from misses (it adds no
- * confidence, like a model never calibrated).
+ * The fitted constants (calibration.json): the keyword curve over coverage, vector curves per model name, and the
+ * hybrid fusion's vector weight per model (fusion.ts `fuseByEvidence`; `default` for a model never calibrated).
+ * A model mapped to null in `vector` was calibrated and its raw cosine found not to separate hits from misses (it
+ * adds no confidence, like a model never calibrated).
  */
 export interface ConfidenceCalibration {
   keyword: LogisticCurve;
   vector: Record<string, LogisticCurve | null>;
+  vectorWeight: Record<string, number> & { default: number };
 }
 
 /** Confidence at or above which a result (and an answer whose first result is one) counts as confident. */
@@ -81,7 +83,7 @@ export interface ConfidenceInput {
 
 const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(-(curve.slope * x + curve.intercept)));
 
-/** The committed calibration (confidence-calibration.json). */
+/** The committed calibration (calibration.json). */
 export const defaultCalibration: ConfidenceCalibration = calibration;
 
 /** Plain words of an FTS5 fragment as query.ts writes it: `"src path file ts"*` → `src path file ts`. */
@@ -129,6 +131,15 @@ function matchedUnsegmented(db: Database, terms: readonly string[], documentIds:
  */
 export function keywordConfidence(coverage: number, curves: ConfidenceCalibration = defaultCalibration): number {
   return coverage > 0 ? logistic(curves.keyword, coverage) : 0;
+}
+
+/**
+ * The vector leg's weight (0–1) in hybrid fusion for a model: its calibrated weight, else the default (0.5).
+ * Fitted by `bun scripts/calibrate-confidence.ts --model M` (the weight with the best mean MRR over sessions and turns
+ * on the labelled queries); GloVe: 0.1 (its semantic leg alone is weaker than the keyword leg on every query kind).
+ */
+export function vectorWeightFor(model: string | undefined, curves: ConfidenceCalibration = defaultCalibration): number {
+  return (model !== undefined ? curves.vectorWeight[model] : undefined) ?? curves.vectorWeight.default;
 }
 
 /**

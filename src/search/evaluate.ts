@@ -63,6 +63,7 @@ function score(ranks: Array<{ query: string; rank: number }>): RetrievalScores {
 
 /**
  * Evaluate a query set.
+ * @param alpha the hybrid vector weight (SearchRequest.alpha); default: the model's calibrated weight
  * @returns scores per kind and "all", for sessions (level 1) and for turns (level 2, queries with expected_turn),
  *          and how the answer-level `confident` flag does on negatives and rank-1 hits
  */
@@ -71,13 +72,14 @@ export async function evaluateRetrieval(
   queries: LabelledQuery[],
   mode: SearchMode,
   vectorLeg?: VectorLeg,
+  alpha?: number,
 ): Promise<{ sessions: Record<string, RetrievalScores>; turns: Record<string, RetrievalScores>; confidence: ConfidenceScores }> {
   const byKind = new Map<string, Array<{ query: string; rank: number }>>();
   const turnsByKind = new Map<string, Array<{ query: string; rank: number }>>();
   const negatives: Array<{ query: string; confident: boolean }> = [];
   const rankOne: Array<{ query: string; confident: boolean }> = [];
   for (const labelled of queries) {
-    const response = await searchIndex(db, { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 10, mode }, vectorLeg);
+    const response = await searchIndex(db, { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 10, mode, alpha }, vectorLeg);
     if (labelled.expected_sessions.length === 0) {
       negatives.push({ query: labelled.query, confident: response.confident });
       continue;
@@ -88,7 +90,7 @@ export async function evaluateRetrieval(
     for (const kind of [labelled.kind, "all"]) byKind.set(kind, [...(byKind.get(kind) ?? []), { query: labelled.query, rank }]);
     if (labelled.expected_turn) {
       const { session, turn } = labelled.expected_turn;
-      const turns = await searchIndex(db, { query: labelled.query, level: "turn", filters: { includeSubagents: false }, limit: 10, mode }, vectorLeg);
+      const turns = await searchIndex(db, { query: labelled.query, level: "turn", filters: { includeSubagents: false }, limit: 10, mode, alpha }, vectorLeg);
       const keys = (turns.results as TurnResult[]).map((result) => `${result.sessionId}:${result.turn}`);
       const turnRank = rankOf(keys, (key) => key === `${session}:${turn}`);
       for (const kind of [labelled.kind, "all"]) turnsByKind.set(kind, [...(turnsByKind.get(kind) ?? []), { query: labelled.query, rank: turnRank }]);

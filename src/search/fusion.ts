@@ -57,3 +57,27 @@ export function fuseRelativeScores<K>(keyword: readonly LegHit<K>[], vector: rea
   }
   return fused.sort((a, b) => b.score - a.score || (b.keywordScore ?? 0) - (a.keywordScore ?? 0));
 }
+
+/** In the confident tier of {@link fuseByEvidence}, the vector leg's share next to the keyword leg's (a tie-break). */
+export const confidentTierVectorShare = 0.1;
+
+/**
+ * Hybrid fusion that keeps strong lexical evidence (issue 17). Candidates the keyword leg matched confidently
+ * (`confidentKeyword`: calibrated keyword confidence ≥ 0.5, confidence.ts; e.g. every term of the query, an exact
+ * identifier) form the upper tier, scored 0.5–1 in keyword order, the vector leg only breaking near-ties
+ * (`(k + 0.1·v) / 1.1`); every other candidate takes 0–0.5 by RSF with `vectorWeight` (`0.5 · (w·v + (1−w)·k)`).
+ * So the semantic leg adds candidates and reorders weak ones but never pushes a confident keyword match down, and
+ * when the keyword leg is weak or empty the blend decides (the vector leg leads when `vectorWeight` > 0.5).
+ * `k`, `v` are the legs' min-max normalized scores as in {@link fuseRelativeScores}.
+ * Example (weight 0.5): keyword {a: 3 confident, b: 1}, vector {c: 0.9, a: 0.2} → a 0.5 + 0.5·1 = 1, c 0.25, b 0.
+ */
+export function fuseByEvidence<K>(keyword: readonly LegHit<K>[], vector: readonly LegHit<K>[], confidentKeyword: ReadonlySet<K>, vectorWeight: number): FusedHit<K>[] {
+  return fuseRelativeScores(keyword, vector, vectorWeight)
+    .map((hit) => {
+      const k = hit.keywordScore ?? 0;
+      const v = hit.vectorScore ?? 0;
+      const score = confidentKeyword.has(hit.key) ? 0.5 + (0.5 * (k + confidentTierVectorShare * v)) / (1 + confidentTierVectorShare) : 0.5 * hit.score;
+      return { ...hit, score };
+    })
+    .sort((a, b) => b.score - a.score || (b.keywordScore ?? 0) - (a.keywordScore ?? 0));
+}

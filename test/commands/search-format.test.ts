@@ -129,7 +129,7 @@ describe("search output formats (issue 13)", () => {
     const explained = recall(["search", "docker postgres", "--keyword-only", "--explain", ...examples]);
     expect(explained.stdout).toBe(plain.stdout);
     expect(explained.stderr).toContain("explain: keyword mode, query terms: docker, postgres");
-    expect(explained.stderr).toMatch(/explain 1\. \S+ score 1\.0000 \(blend 1\.0000 = 0\.00×vector — \+ 1\.00×keyword 1\.0000\); boosts: none; in preview: /);
+    expect(explained.stderr).toMatch(/explain 1\. \S+ score 1\.0000 \(blend \(0\.00×vector — \+ 1\.00×keyword 1\.0000\) = 1\.0000\); boosts: none; in preview: /);
   });
 
   test("sub-agent sessions show the down-ranking as a boost under --explain", () => {

@@ -1,10 +1,10 @@
 /**
- * Generated GGUF test models for any test that needs an embedder (runtime-notes §6: no real model is
+ * Generated GGUF test models for any test that needs an embedder (runtime-notes §6: no sentence-embedding model is
  * obtainable here). Files are cached in test/.models/ (git-ignored by test/.gitignore), keyed by their
  * options, and written atomically so parallel test files never see half a model.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { modelShapes, writeBertModel, type BertModelOptions } from "../../scripts/gguf/bert-model.ts";
 
 /** Cache folder of generated models. */
@@ -26,3 +26,12 @@ export function getTestModelPath(overrides: Partial<BertModelOptions> = {}): str
   }
   return path;
 }
+
+/**
+ * The one real, trained embedding model these machines have: `../shared/models/glove-wink-100d-f16.gguf` (GloVe word
+ * vectors, mean pooled; its README in that folder). May be absent: tests that need it skip with a clear message.
+ */
+export const sharedModelPath: string = resolve(import.meta.dir, "../../../shared/models/glove-wink-100d-f16.gguf");
+
+/** True when the shared trained model is present. */
+export const hasSharedModel: boolean = existsSync(sharedModelPath);

@@ -46,14 +46,25 @@ describe("hybrid search with a generated model", () => {
     expect(response.results[0].vector_score).toBe(1);
   });
 
-  test("hybrid results carry both leg scores and the fused score follows alpha", () => {
+  test("hybrid results carry both leg scores; the fused score follows alpha below the confident keyword tier (issue 17)", () => {
     const result = recall(["search", "refresh token 401 after idle", "--json", "--alpha", "0.7", "--model", model, ...examples], home);
     const response = JSON.parse(result.stdout);
     expect(response.mode).toBe("hybrid");
+    expect(response.results.length).toBeGreaterThan(1);
     for (const hit of response.results) {
-      const expected = 0.7 * (hit.vector_score ?? 0) + 0.3 * (hit.keyword_score ?? 0);
+      const blend = 0.7 * (hit.vector_score ?? 0) + 0.3 * (hit.keyword_score ?? 0);
+      // confident keyword matches take 0.5-1 in keyword order (vector 0.1 as a tie-break); the rest take half the blend
+      const expected = hit.confident && hit.keyword_score !== null ? 0.5 + (0.5 * (hit.keyword_score + 0.1 * (hit.vector_score ?? 0))) / 1.1 : 0.5 * blend;
       expect(hit.score).toBeCloseTo(expected, 3);
     }
+  });
+
+  test("--explain names each hybrid result's tier and its fused score matches the ranking's", () => {
+    const response = JSON.parse(recall(["search", "refresh token 401 after idle", "--json", "--explain", "--model", model, ...examples], home).stdout);
+    expect(response.mode).toBe("hybrid");
+    const tiers = new Set(response.results.map((hit: { explain: { tier: string } }) => hit.explain.tier));
+    expect([...tiers].every((tier) => tier === "confident keyword match" || tier === "blend")).toBe(true);
+    for (const hit of response.results) if (hit.explain.boosts.length === 0) expect(hit.explain.blended).toBeCloseTo(hit.score, 3);
   });
 
   test("filters apply before the top-k cut: a project filter still fills the limit with that project only", () => {
