@@ -2,8 +2,9 @@
  * Relative Score Fusion (RSF), as in Weaviate's `relativeScoreFusion`: each leg's scores are
  * min-max normalized to 0–1 over that leg's candidates, then blended
  *   fused = alpha · vector + (1 − alpha) · keyword
- * where a candidate missing from a leg scores 0 in it. alpha defaults to 0.7 (semantic-leaning;
- * `--alpha` overrides); alpha 1 is vector-only, 0 keyword-only. Pure functions, no I/O.
+ * where a candidate missing from a leg scores 0 in it; alpha 1 is vector-only, 0 keyword-only. Hybrid search
+ * ranks by {@link fuseByEvidence}: RSF below an upper tier of confident keyword matches, with a per-model alpha
+ * (search/confidence.ts `vectorWeightFor`; `--alpha` overrides). Pure functions, no I/O.
  */
 
 /** A candidate of one leg: a key (session rowid or document id) and a raw score, higher is better. */
@@ -19,9 +20,6 @@ export interface FusedHit<K> {
   keywordScore: number | undefined;
   vectorScore: number | undefined;
 }
-
-/** Default weight of the vector leg. */
-export const defaultAlpha = 0.7;
 
 /**
  * Min-max normalize scores to 0–1. Equal scores (or a single hit) all become 1.
@@ -45,7 +43,7 @@ export function normalizeMinMax<K>(hits: readonly LegHit<K>[]): Map<K, number> {
  * Fuse two legs by RSF; result sorted by fused score, best first (ties: keyword score, then key order of appearance).
  * Example (alpha 0.7): keyword {a: 1, b: 0}, vector {b: 1, c: 0} → b 0.7, a 0.3, c 0.
  */
-export function fuseRelativeScores<K>(keyword: readonly LegHit<K>[], vector: readonly LegHit<K>[], alpha: number = defaultAlpha): FusedHit<K>[] {
+export function fuseRelativeScores<K>(keyword: readonly LegHit<K>[], vector: readonly LegHit<K>[], alpha: number): FusedHit<K>[] {
   const keywordNorm = normalizeMinMax(keyword);
   const vectorNorm = normalizeMinMax(vector);
   const keys = new Set<K>([...keyword.map((hit) => hit.key), ...vector.map((hit) => hit.key)]);
