@@ -23,6 +23,8 @@ export interface LocalEmbedConfig {
   /** where a missing preset file is downloaded from (undefined for custom paths) */
   downloadUrl: string | undefined;
   offline: boolean;
+  /** recall's models folder (`<cache>/models`): the model file's sha256 is cached there (model-hash.ts), never beside a file the user gave */
+  modelsFolder: string;
 }
 
 /** An OpenAI-compatible `/v1/embeddings` endpoint. */
@@ -148,7 +150,7 @@ function resolveLocalModel(
   if (isPath) {
     const modelPath = isAbsolute(model) ? model : resolve(cwd, model);
     const name = modelPath.replace(/^.*[\\/]/, "").replace(/\.gguf$/, "");
-    return { kind: "local", name, modelPath, preset: undefined, downloadUrl: undefined, offline };
+    return { kind: "local", name, modelPath, preset: undefined, downloadUrl: undefined, offline, modelsFolder };
   }
   const preset = findPreset(model);
   if (!preset) {
@@ -161,5 +163,6 @@ function resolveLocalModel(
     preset,
     downloadUrl: presetDownloadUrl(preset, env.RECALL_MODEL_BASE_URL || undefined),
     offline,
+    modelsFolder,
   };
 }

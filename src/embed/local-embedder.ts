@@ -28,7 +28,7 @@ export interface LocalEmbedderOptions {
  */
 export async function createLocalEmbedder(config: LocalEmbedConfig, options: LocalEmbedderOptions = {}): Promise<Embedder> {
   const info = readGgufModelInfo(config.modelPath);
-  const fileHash = await hashModelFile(config.modelPath);
+  const fileHash = await hashModelFile(config.modelPath, config.modelsFolder);
   const llama = await getSharedLlama();
   let model: LlamaModel;
   try {

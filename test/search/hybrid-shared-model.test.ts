@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { openEmbedder, type Embedder } from "../../src/embed/index.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { createVectorLeg, searchIndex, type TurnResult, type VectorLeg } from "../../src/search/index.ts";
@@ -20,7 +20,9 @@ let embedder: Embedder;
 let leg: VectorLeg;
 
 describe.skipIf(!hasCorpus || !hasSharedModel)("hybrid search with the shared GloVe model (needs ../shared/corpus and ../shared/models)", () => {
+  let sharedFiles: string[];
   beforeAll(async () => {
+    sharedFiles = readdirSync(dirname(sharedModelPath)).sort();
     embedder = await openEmbedder({ env: {}, home, modelFlag: sharedModelPath });
     const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(corpusDir, "claude-code", "chiphuyen__sniffly")], opencode: [] }, openEmbedder: async () => embedder });
     expect(summary.failedUnits).toBe(0);
@@ -46,6 +48,10 @@ describe.skipIf(!hasCorpus || !hasSharedModel)("hybrid search with the shared Gl
       expect(response.mode).toBe("hybrid");
       expect(keys[0]).toBe("d3ad4cdc:1");
     }
+  });
+
+  test("loading the shared model writes nothing beside it (its hash is cached in recall's own models folder)", () => {
+    expect(readdirSync(dirname(sharedModelPath)).sort()).toEqual(sharedFiles);
   });
 
   test("the model's calibrated vector weight is used by default (calibration.json) and reported", async () => {
