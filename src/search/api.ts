@@ -16,7 +16,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { UsageError } from "../errors.ts";
-import { assessConfidence, vectorWeightFor, type ResultConfidence } from "./confidence.ts";
+import { assessConfidence, termRarities, vectorWeightFor, type ResultConfidence, type TermRarity } from "./confidence.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
@@ -127,11 +127,12 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
   const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
-  const confidentKeyword = mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits) : new Set<LexicalHit>();
+  const rarities = termRarities(db, query); // judged twice in hybrid mode (keyword candidates, then the page): counted once
+  const confidentKeyword = mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits, rarities) : new Set<LexicalHit>();
   const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
   const { ranked: reranked, dates } = boostByDates(db, downRankSubagents(db, fused, request.filters), request.level, (await parseTimeQuery(text, request.now)).expressions);
   const page = reranked.slice(offset, offset + limit);
-  const verdicts = assessConfidence(db, query, page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })), vectorLeg?.model);
+  const verdicts = assessConfidence(db, query, page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })), vectorLeg?.model, { rarities });
   const ranked = page.map((hit, index) => ({ ...hit, verdict: verdicts[index]! }));
   const results =
     request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
@@ -150,8 +151,8 @@ export type RankedHit = FusedHit<number> & { hit: LexicalHit; keywordRaw: number
 export type JudgedHit = RankedHit & { verdict: ResultConfidence };
 
 /** The keyword candidates whose best document is a confident match (confidence.ts), for the hybrid fusion's upper tier. */
-function confidentKeywordHits(db: Database, query: LexicalQuery, keyword: LexicalHit[]): Set<LexicalHit> {
-  const verdicts = assessConfidence(db, query, keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })), undefined);
+function confidentKeywordHits(db: Database, query: LexicalQuery, keyword: LexicalHit[], rarities: readonly TermRarity[]): Set<LexicalHit> {
+  const verdicts = assessConfidence(db, query, keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })), undefined, { rarities });
   return new Set(keyword.filter((_, index) => verdicts[index]!.confident));
 }
 

@@ -13,7 +13,7 @@ import type { Database } from "bun:sqlite";
 import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import type { LexicalHit, SearchLevel } from "./lexical.ts";
-import type { LexicalQuery } from "./query.ts";
+import { termWords, type LexicalQuery } from "./query.ts";
 
 /** A query split into the part FTS5 searches and the unsegmented runs the side index searches. */
 export interface UnsegmentedSplit {
@@ -23,9 +23,6 @@ export interface UnsegmentedSplit {
   runs: string[];
 }
 
-/** Tokens of one FTS5 term fragment as query.ts writes it (`"a b"` or `"abc123"*`). */
-const termTokens = (term: string): string => term.replace(/^"|"\*?$/g, "");
-
 /**
  * Split off the terms that hold an unsegmented-script letter.
  *   terms `"调度器"` `"bug"` → rest `"bug"`, runs `["调度器"]`;  terms `"ป ญหา"` → rest none, runs `["ปญหา"]`
@@ -34,7 +31,7 @@ const termTokens = (term: string): string => term.replace(/^"|"\*?$/g, "");
 export function splitUnsegmented(query: LexicalQuery): UnsegmentedSplit | undefined {
   const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
   if (unsegmented.length === 0) return undefined;
-  const runs = [...new Set(unsegmented.flatMap((term) => unsegmentedRuns(termTokens(term))))];
+  const runs = [...new Set(unsegmented.flatMap((term) => unsegmentedRuns(termWords(term))))];
   if (runs.length === 0) return undefined;
   const terms = query.terms.filter((term) => !unsegmentedLetter.test(term));
   return { rest: { ...query, terms, allTerms: terms.join(" "), anyTerm: terms.join(" OR ") }, runs };

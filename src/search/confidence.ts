@@ -22,7 +22,7 @@ import type { Database } from "bun:sqlite";
 import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
 import calibration from "./calibration.json";
 import { matchedTerms } from "./lexical.ts";
-import type { LexicalQuery } from "./query.ts";
+import { termWords, type LexicalQuery } from "./query.ts";
 
 /** A logistic map from one evidence value to a probability: p = 1 / (1 + e^−(slope·x + intercept)). */
 export interface LogisticCurve {
@@ -85,9 +85,6 @@ const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(
 
 /** The committed calibration (calibration.json). */
 export const defaultCalibration: ConfidenceCalibration = calibration;
-
-/** Plain words of an FTS5 fragment as query.ts writes it: `"src path file ts"*` → `src path file ts`. */
-export const termWords = (term: string): string => term.replace(/^"|"\*?$/g, "");
 
 /**
  * Rarity of each query term in the index: one capped count per term (terms in an unsegmented script are
@@ -152,8 +149,11 @@ export function vectorConfidence(cosine: number, model: string, curves: Confiden
 }
 
 /**
- * Judge a page of results (call it for the page only: it runs one small MATCH per term over the page's documents).
+ * Judge results (it runs one small MATCH per term over their documents, so call it for a page or a candidate list).
  * @param model the vector leg's model name, when a vector leg ran
+ * @param options.rarities the query's {@link termRarities}, when the caller already has them (a search judges its
+ *   keyword candidates and then its page: the counts are made once); default: counted here
+ * @param options.curves default: the committed calibration
  * @returns one verdict per input, in order
  */
 export function assessConfidence(
@@ -161,10 +161,11 @@ export function assessConfidence(
   query: LexicalQuery,
   results: readonly ConfidenceInput[],
   model: string | undefined,
-  curves: ConfidenceCalibration = defaultCalibration,
+  options: { rarities?: readonly TermRarity[]; curves?: ConfidenceCalibration } = {},
 ): ResultConfidence[] {
   if (results.length === 0) return [];
-  const rarities = termRarities(db, query);
+  const curves = options.curves ?? defaultCalibration;
+  const rarities = options.rarities ?? termRarities(db, query);
   const idfOf = new Map(rarities.map((rarity) => [rarity.term, rarity.idf]));
   const totalIdf = rarities.reduce((sum, rarity) => sum + rarity.idf, 0);
   const documentIds = [...new Set(results.map((result) => result.documentId))];
@@ -176,7 +177,7 @@ export function assessConfidence(
     const held = new Set([...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])]);
     const terms = query.terms.filter((term) => held.has(term));
     const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
-    const keyword = result.keywordRaw === undefined && terms.length === 0 ? 0 : keywordConfidence(coverage, curves);
+    const keyword = keywordConfidence(coverage, curves);
     const vector = result.cosine !== undefined && model !== undefined ? (vectorConfidence(result.cosine, model, curves) ?? 0) : 0;
     const confidence = Math.max(keyword, vector);
     return { confidence, confident: confidence >= confidentAt, matchedTerms: terms.map(termWords), coverage, keywordRaw: result.keywordRaw, cosine: result.cosine };

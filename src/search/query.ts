@@ -58,6 +58,9 @@ export function tokenize(text: string): string[] {
 
 const quote = (tokens: string[]): string => `"${tokens.join(" ")}"`;
 
+/** The plain words of one term fragment as {@link parseLexicalQuery} writes it: `"src path file ts"*` → `src path file ts`. */
+export const termWords = (term: string): string => term.replace(/^"|"\*?$/g, "");
+
 /** Id-like words (6+ characters mixing letters and digits, e.g. a hex id prefix `7acd37a`) also match as prefixes. */
 const isIdentifierPrefix = (token: string): boolean => token.length >= 6 && /\d/.test(token) && /[a-z]/.test(token);
 

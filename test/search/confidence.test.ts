@@ -104,7 +104,7 @@ describe("absolute confidence (issue 13)", () => {
     expect(assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.99 }], "glove-wink-100d-f16")[0]!.confidence).toBe(0);
     // A model with a curve: its cosine alone can make a result confident, through that curve.
     const curves = { keyword: { slope: 7, intercept: -3.5 }, vector: { "a-model": { slope: 20, intercept: -14 } }, vectorWeight: { default: 0.5 } };
-    const [strong, weak] = assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.9 }, { documentId, keywordRaw: undefined, cosine: 0.5 }], "a-model", curves);
+    const [strong, weak] = assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.9 }, { documentId, keywordRaw: undefined, cosine: 0.5 }], "a-model", { curves });
     expect(strong!.confidence).toBeCloseTo(1 / (1 + Math.exp(-(20 * 0.9 - 14))), 9);
     expect(strong!.confident).toBe(true);
     expect(weak!.confident).toBe(false);
