@@ -66,10 +66,9 @@ export const searchCommand = command({
       if (vector.notice) warn(`recall: ${vector.notice}`);
       const response = await searchIndex(db, { query, level, filters, limit, offset, mode, alpha: args.alpha }, vector.leg);
       for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
-      const alpha = response.vectorWeight;
       const options: SearchRenderOptions = { format: args.format, maxChars: args.maxChars, more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count) };
-      if (args.explain && args.json) options.explain = explainResponse(response, alpha);
-      else if (args.explain) writeErr(renderExplainText(response, alpha));
+      if (args.explain && args.json) options.explain = explainResponse(response);
+      else if (args.explain) writeErr(renderExplainText(response));
       writeOut(args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options));
     } finally {
       db.close();

@@ -7,6 +7,7 @@
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
 import { isoDate, isoMinute, isoTime, oneLine, roundScore, sourceDeletedMarker } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
+import { confidenceJson, evidenceJson } from "../render/search.ts";
 import {
   resumeCommandFor,
   type Page,
@@ -70,21 +71,15 @@ export function sessionItemOf(session: SessionSummary, format: ResultFormat) {
   return format === "index" ? sessionCore(session) : { ...sessionCore(session), ...sessionDetail(session) };
 }
 
-/** The calibrated confidence of a result (search/confidence.ts), in both formats. */
-const confidenceOf = (result: SessionResult | TurnResult) => ({ confidence: roundScore(result.confidence), confident: result.confident });
-
 /** Each leg's normalized score and the raw evidence behind the confidence (full format). */
 const evidenceOf = (result: SessionResult | TurnResult) => ({
   keyword_score: roundScore(result.keywordScore) ?? null,
   vector_score: roundScore(result.vectorScore) ?? null,
-  matched_terms: result.matchedTerms,
-  coverage: roundScore(result.coverage),
-  keyword_raw: roundScore(result.keywordRaw) ?? null,
-  cosine: roundScore(result.cosine) ?? null,
+  ...evidenceJson(result),
 });
 
 function sessionResultItem(result: SessionResult, format: ResultFormat) {
-  const index = { ...sessionCore(result), score: roundScore(result.score), ...confidenceOf(result), best_turn: result.bestTurn, preview: oneLine(result.preview.text, indexLineChars) };
+  const index = { ...sessionCore(result), score: roundScore(result.score), ...confidenceJson(result), best_turn: result.bestTurn, preview: oneLine(result.preview.text, indexLineChars) };
   if (format === "index") return index;
   return { ...index, preview: result.preview.text, ...sessionDetail(result), ...evidenceOf(result) };
 }
@@ -98,7 +93,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
     title: result.title,
     prompt: oneLine(result.prompt, indexLineChars),
     score: roundScore(result.score),
-    ...confidenceOf(result),
+    ...confidenceJson(result),
     resume_command: resumeCommandFor(result.source, result.sessionId, result.projectPath),
   };
   if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };

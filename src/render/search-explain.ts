@@ -5,7 +5,7 @@
  * query named, and any other factor the ranking applied, shown as one unitemized factor). Text goes to stderr
  * (one line per result); under `--json` the same object is each result's `explain` field.
  */
-import { confidentTierVectorShare, dateFactorOf, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
+import { dateFactorOf, evidenceTierScore, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
 import { roundScore, shortId } from "./format.ts";
 
 /**
@@ -13,7 +13,7 @@ import { roundScore, shortId } from "./format.ts";
  *   terms: the query's words after parsing (stop words dropped, possessives stripped), lower-case;
  *   terms_in_preview: those of them the preview/excerpt shows (prefix match, as highlighting does);
  *   keyword_score, vector_score: each leg's 0–1 normalized score, null when that leg did not find it;
- *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else --alpha);
+ *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else the hybrid weight: --alpha, or the model's calibrated one);
  *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/fusion.ts `fuseByEvidence`:
  *         0.5 + 0.5 · (keyword + 0.1 · vector) / 1.1) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
  *         keyword)); null when one leg ran alone;
@@ -37,30 +37,20 @@ export interface ResultExplanation {
 const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
 
 /**
- * The fusion weight of the vector leg for a response: 0 when only the keyword leg ran, 1 when only the
- * vector leg ran, else `alpha` (the request's `--alpha`, or the default).
- */
-export function vectorWeightOf(mode: SearchResponse["mode"], alpha: number): number {
-  return mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
-}
-
-/**
  * Explain one result.
  * @param terms the parsed query words (`parseLexicalQuery(query).highlightWords`)
- * @param vectorWeight from {@link vectorWeightOf}
+ * @param vectorWeight the fusion weight of the vector leg that ran (`SearchResponse.vectorWeight`: 0 keyword-only,
+ *   1 vector-only, else the hybrid weight)
  */
 export function explainResult(result: SessionResult | TurnResult, terms: readonly string[], vectorWeight: number, dates: readonly UnderstoodDate[] = []): ResultExplanation {
   const preview = "preview" in result ? result.preview : result.responseExcerpt;
   const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
   const inPrompt = "prompt" in result ? new Set((result.prompt.match(/[\p{L}\p{N}]+/gu) ?? []).map(stemKey)) : new Set<string>();
-  const vector = result.vectorScore ?? 0;
-  const keyword = result.keywordScore ?? 0;
   const hybrid = vectorWeight > 0 && vectorWeight < 1;
   const tier = !hybrid ? null : result.confident && result.keywordScore !== undefined ? "confident keyword match" : "blend";
-  const blended =
-    tier === "confident keyword match"
-      ? 0.5 + (0.5 * (keyword + confidentTierVectorShare * vector)) / (1 + confidentTierVectorShare)
-      : (tier === "blend" ? 0.5 : 1) * (vectorWeight * vector + (1 - vectorWeight) * keyword);
+  const blended = hybrid
+    ? evidenceTierScore(result.keywordScore, result.vectorScore, tier === "confident keyword match", vectorWeight)
+    : vectorWeight * (result.vectorScore ?? 0) + (1 - vectorWeight) * (result.keywordScore ?? 0);
   const boosts: ResultExplanation["boosts"] = [];
   let expected = blended;
   if ("isSubagent" in result && result.isSubagent) {
@@ -103,10 +93,9 @@ function dateBoostOf(result: SessionResult | TurnResult, dates: readonly Underst
 }
 
 /** Every result's explanation, in result order. */
-export function explainResponse(response: SearchResponse, alpha: number): ResultExplanation[] {
+export function explainResponse(response: SearchResponse): ResultExplanation[] {
   const terms = parseLexicalQuery(response.query).highlightWords;
-  const weight = vectorWeightOf(response.mode, alpha);
-  return (response.results as Array<SessionResult | TurnResult>).map((result) => explainResult(result, terms, weight, response.dates));
+  return (response.results as Array<SessionResult | TurnResult>).map((result) => explainResult(result, terms, response.vectorWeight, response.dates));
 }
 
 const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4));
@@ -115,8 +104,8 @@ const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4)
  * The stderr text of `--explain`: a header naming the query terms, then one line per result, e.g.
  *   `explain 1. 23d3db6a-c18 score 0.1350 (blend 0.5×(0.70×vector — + 0.30×keyword 0.9000) = 0.1350); boosts: none; in preview: docker`
  */
-export function renderExplainText(response: SearchResponse, alpha: number): string {
-  const explanations = explainResponse(response, alpha);
+export function renderExplainText(response: SearchResponse): string {
+  const explanations = explainResponse(response);
   const terms = explanations[0]?.terms ?? parseLexicalQuery(response.query).highlightWords;
   const used = response.dates.filter((date) => date.applied).map((date) => date.label);
   const lines = [`explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}`];

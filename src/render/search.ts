@@ -153,15 +153,20 @@ function scoresJson(result: SessionResult | TurnResult) {
     keyword_score: roundScore(result.keywordScore) ?? null,
     vector_score: roundScore(result.vectorScore) ?? null,
     ...confidenceJson(result),
-    matched_terms: result.matchedTerms,
-    coverage: roundScore(result.coverage),
-    keyword_raw: roundScore(result.keywordRaw) ?? null,
-    cosine: roundScore(result.cosine) ?? null,
+    ...evidenceJson(result),
   };
 }
 
-/** The calibrated confidence of a result (both formats). */
-const confidenceJson = (result: SessionResult | TurnResult) => ({ confidence: roundScore(result.confidence), confident: result.confident });
+/** The calibrated confidence of a result, in both formats (the CLI's JSON and the MCP tools'). */
+export const confidenceJson = (result: SessionResult | TurnResult) => ({ confidence: roundScore(result.confidence), confident: result.confident });
+
+/** The raw evidence behind a result's confidence, in the full format (the CLI's JSON and the MCP tools'). */
+export const evidenceJson = (result: SessionResult | TurnResult) => ({
+  matched_terms: result.matchedTerms,
+  coverage: roundScore(result.coverage),
+  keyword_raw: roundScore(result.keywordRaw) ?? null,
+  cosine: roundScore(result.cosine) ?? null,
+});
 
 function sessionJson(query: string, result: SessionResult) {
   return {

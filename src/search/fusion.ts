@@ -60,6 +60,17 @@ export function fuseRelativeScores<K>(keyword: readonly LegHit<K>[], vector: rea
 export const confidentTierVectorShare = 0.1;
 
 /**
+ * The score {@link fuseByEvidence} gives one candidate from its normalized leg scores (`undefined` = not found by that
+ * leg, counting 0): in the confident keyword tier 0.5 + 0.5 · (k + 0.1·v) / 1.1, else 0.5 · (w·v + (1−w)·k).
+ * Also what `--explain` shows (render/search-explain.ts).
+ */
+export function evidenceTierScore(keywordScore: number | undefined, vectorScore: number | undefined, confidentKeyword: boolean, vectorWeight: number): number {
+  const k = keywordScore ?? 0;
+  const v = vectorScore ?? 0;
+  return confidentKeyword ? 0.5 + (0.5 * (k + confidentTierVectorShare * v)) / (1 + confidentTierVectorShare) : 0.5 * (vectorWeight * v + (1 - vectorWeight) * k);
+}
+
+/**
  * Hybrid fusion that keeps strong lexical evidence (issue 17). Candidates the keyword leg matched confidently
  * (`confidentKeyword`: calibrated keyword confidence ≥ 0.5, confidence.ts; e.g. every term of the query, an exact
  * identifier) form the upper tier, scored 0.5–1 in keyword order, the vector leg only breaking near-ties
@@ -71,11 +82,6 @@ export const confidentTierVectorShare = 0.1;
  */
 export function fuseByEvidence<K>(keyword: readonly LegHit<K>[], vector: readonly LegHit<K>[], confidentKeyword: ReadonlySet<K>, vectorWeight: number): FusedHit<K>[] {
   return fuseRelativeScores(keyword, vector, vectorWeight)
-    .map((hit) => {
-      const k = hit.keywordScore ?? 0;
-      const v = hit.vectorScore ?? 0;
-      const score = confidentKeyword.has(hit.key) ? 0.5 + (0.5 * (k + confidentTierVectorShare * v)) / (1 + confidentTierVectorShare) : 0.5 * hit.score;
-      return { ...hit, score };
-    })
+    .map((hit) => ({ ...hit, score: evidenceTierScore(hit.keywordScore, hit.vectorScore, confidentKeyword.has(hit.key), vectorWeight) }))
     .sort((a, b) => b.score - a.score || (b.keywordScore ?? 0) - (a.keywordScore ?? 0));
 }

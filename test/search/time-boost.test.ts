@@ -104,7 +104,7 @@ describe("the answer shows the dates understood", () => {
 
   test("--explain itemizes the date factor of each result", async () => {
     const response = await search("fix docker network in July 2022");
-    const [first, second] = explainResponse(response, 0.7);
+    const [first, second] = explainResponse(response);
     expect(first!.boosts).toEqual([{ reason: "in the dates named (July 2022)", factor: 1 }]);
     expect(second!.boosts).toEqual([{ reason: "outside the dates named (July 2022)", factor: dateFactors.outside }]);
   });
