@@ -19,6 +19,7 @@ import { showCommand } from "./commands/show.ts";
 import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
 import { watchCommand } from "./commands/watch.ts";
+import { embedHelperCommand } from "./commands/embed-helper.ts";
 import { isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
@@ -44,6 +45,7 @@ const app = subcommands({
     skill: skillCommand,
     mcp: mcpCommand,
     watch: watchCommand,
+    "embed-helper": embedHelperCommand,
   },
 });
 

@@ -4,6 +4,7 @@
  */
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
 import { UsageError } from "../errors.ts";
+import { hasPendingEmbeddings } from "../index/index.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
 import { minMaxChars, renderSearchJson, renderSearchText, searchFormats, type SearchRenderOptions } from "../render/search.ts";
@@ -11,6 +12,7 @@ import { explainResponse, renderExplainText } from "../render/search-explain.ts"
 import { defaultLimits, findSession, parseFilterArgs, parseLimit, parseOffset, searchIndex, shellQuote, type SearchFilters, type SearchMode } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 import { createEmbedderOpener, modelArg } from "./embedder.ts";
+import { helperApplies, openHelperQueryEmbedder, type HelperQueryEmbedder } from "./query-embedder.ts";
 import { openVectorLeg } from "./vector-leg.ts";
 
 /** The `search` subcommand. */
@@ -57,12 +59,17 @@ export const searchCommand = command({
     const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
     if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1)) throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
     const context = resolveHistory(args);
-    // Keyword-only searches never touch the embedding runtime (cold start stays fast).
+    // Keyword-only searches never touch the embedding runtime (cold start stays fast). Otherwise the query is embedded
+    // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up
+    // to date keyword-only (the helper embeds the new turns afterwards); without a helper the model loads here.
     const embedder = mode === "keyword" ? undefined : createEmbedderOpener(context.paths, args.model, false);
-    const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder });
+    const helperPending = embedder && helperApplies(context.paths, args.model) ? openHelperQueryEmbedder(context.paths, context.recallHome, args.model) : undefined;
+    let helper: HelperQueryEmbedder | undefined;
+    const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder: helperPending ? undefined : embedder });
     try {
+      helper = await helperPending;
       if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
-      const vector = embedder ? await openVectorLeg(db, context.recallHome, embedder) : { leg: undefined, notice: undefined };
+      const vector = embedder ? await openVectorLeg(db, context.recallHome, helper ? { open: async () => helper! } : embedder) : { leg: undefined, notice: undefined };
       if (vector.notice) warn(`recall: ${vector.notice}`);
       const response = await searchIndex(db, { query, level, filters, limit, offset, mode, alpha: args.alpha }, vector.leg);
       for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
@@ -70,7 +77,9 @@ export const searchCommand = command({
       if (args.explain && args.json) options.explain = explainResponse(response);
       else if (args.explain) writeErr(renderExplainText(response));
       writeOut(args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options));
+      if (helper && !args.noReindex && hasPendingEmbeddings(db)) await helper.requestIndex(context.roots).catch(() => undefined);
     } finally {
+      helper?.close();
       db.close();
       await embedder?.dispose();
     }

@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { isRecallError } from "../errors.ts";
 import { embedFingerprintKey, findVectorDamage, readMeta, type VectorFileReport } from "../index/index.ts";
 import { createVectorLeg, openVectorStores, type VectorLeg } from "../search/index.ts";
-import type { EmbedderOpener } from "./embedder.ts";
+import type { QueryEmbedder } from "../embed/index.ts";
 
 /** The vector leg, or the reason there is none. */
 export interface VectorLegChoice {
@@ -22,8 +22,11 @@ function describeDamage(report: VectorFileReport): string {
   return `keyword-only search: ${report.missingChunks} of ${report.embeddedChunks} vectors are missing or damaged${files} (run \`recall index\` to rebuild them)`;
 }
 
-/** Open the vector leg for a search (loads the model only when vectors exist). */
-export async function openVectorLeg(db: Database, recallHome: string, opener: EmbedderOpener): Promise<VectorLegChoice> {
+/**
+ * Open the vector leg for a search (opens the model only when vectors exist).
+ * @param opener an EmbedderOpener (loads the model here) or the embedding helper's query embedder
+ */
+export async function openVectorLeg(db: Database, recallHome: string, opener: { open(): Promise<QueryEmbedder> }): Promise<VectorLegChoice> {
   const stored = readMeta(db, embedFingerprintKey);
   const hasVectors = stored !== undefined && db.query("SELECT 1 FROM chunks WHERE status = 1 LIMIT 1").get() !== null;
   if (!hasVectors) return { leg: undefined, notice: "keyword-only search: no embeddings yet (run `recall index`; it fetches the default model when online, or set --model / RECALL_MODEL)" };

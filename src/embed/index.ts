@@ -4,7 +4,11 @@
  * (load-runtime.ts) so commands that never embed start fast. Other layers import from here only.
  */
 export { fingerprintString, normalizeVector } from "./types.ts";
-export type { Embedder, EmbedHooks, ModelFingerprint, Pooling } from "./types.ts";
+export type { Embedder, EmbedHooks, ModelFingerprint, Pooling, QueryEmbedder } from "./types.ts";
+export { serveEmbedHelper, type EmbedHelperServerOptions, type HelperExit } from "./helper/server.ts";
+export { connectEmbedHelper, type HelperConnection } from "./helper/client.ts";
+export { helperSocketPath, helpersDir } from "./helper/socket-path.ts";
+export type { HelperModel, HelperRoots } from "./helper/protocol.ts";
 export { defaultPresetName, findPreset, modelPresets, presetDownloadUrl } from "./presets.ts";
 export type { ModelPreset } from "./presets.ts";
 export { isOffline, loadEnvWithDotEnv, normalizeEmbeddingsUrl, parseDotEnv, resolveEmbedConfig } from "./config.ts";

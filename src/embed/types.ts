@@ -51,6 +51,9 @@ export interface Embedder {
   dispose(): Promise<void>;
 }
 
+/** What a search needs of a model: its identity and query embeddings (an Embedder, or the embedding helper's client). */
+export type QueryEmbedder = Pick<Embedder, "fingerprint" | "fingerprintKey" | "dims" | "embedQuery">;
+
 /**
  * Stable one-line form of a fingerprint (JSON with fixed key order), e.g.
  * `{"name":"bge-small-en-v1.5","fileHash":"ab12…","dims":384,"pooling":"cls","queryPrefix":"…","documentPrefix":""}`.

@@ -13,7 +13,7 @@ export {
 } from "./snapshot.ts";
 export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./damage.ts";
 export { openIndex, readMeta, writeMeta, schemaVersion, chunkStatus, type OpenIndexOptions } from "./schema.ts";
-export { runIndex, type IndexHooks, type IndexOptions, type IndexSummary } from "./indexer.ts";
+export { runIndex, hasPendingEmbeddings, type IndexHooks, type IndexOptions, type IndexSummary } from "./indexer.ts";
 export { checkStaleness, type StalenessReport } from "./staleness.ts";
 export { buildTurnDocument, buildSessionDocument, loadDocumentTexts, hashDocument, type DocumentText } from "./documents.ts";
 export { tryAcquireIndexLock, acquireIndexLock, readIndexLockHolder, describeIndexLockHolder, type IndexLock } from "./lock.ts";

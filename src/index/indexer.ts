@@ -136,7 +136,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
 }
 
 /** True when some document has no chunks yet or some chunk is not embedded. */
-function hasPendingEmbeddings(db: Database): boolean {
+export function hasPendingEmbeddings(db: Database): boolean {
   return (
     db.query("SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) LIMIT 1").get() !== null ||
     db.query("SELECT 1 FROM chunks WHERE status != 1 LIMIT 1").get() !== null

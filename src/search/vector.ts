@@ -7,7 +7,7 @@
  * trusted is decided before a leg is created (commands/vector-leg.ts, index/vector-files.ts `findVectorDamage`).
  */
 import type { Database } from "bun:sqlite";
-import type { Embedder } from "../embed/index.ts";
+import type { Embedder, QueryEmbedder } from "../embed/index.ts";
 import { chunkStatus, openLevelStore, vectorLevels, type VectorLevelName } from "../index/index.ts";
 import { buildIdFilter, type VectorStore } from "../native/index.ts";
 import { redactText } from "../redact/index.ts";
@@ -44,7 +44,7 @@ export function openVectorStores(recallHome: string, embedder: Pick<Embedder, "d
  * @param stores stores already opened with `openVectorStores` (kept open across searches); default: each search
  *   maps the files itself and closes them after
  */
-export function createVectorLeg(db: Database, recallHome: string, embedder: Embedder, stores?: Record<VectorLevelName, VectorStore>): VectorLeg {
+export function createVectorLeg(db: Database, recallHome: string, embedder: QueryEmbedder, stores?: Record<VectorLevelName, VectorStore>): VectorLeg {
   return {
     model: embedder.fingerprint.name,
     async search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]> {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { connectEmbedHelper } from "../../src/embed/index.ts";
 import { claudeCorpusRoots, hasCorpus, opencodeCorpusRoots } from "../helpers/corpus.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { buildBinaryOnce, canBuildBinary, repo } from "./build-once.ts";
@@ -17,9 +18,23 @@ const binary = join(work, "bin", "recall");
 const elsewhere = join(work, "elsewhere");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** A minimal environment: no node_modules, no Bun on PATH, HOME an empty folder, no network. */
+/** A minimal environment: no node_modules, no Bun on PATH, HOME an empty folder, no network, no embedding helper unless asked. */
 function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: "/usr/bin:/bin", HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1", ...extra };
+  return { PATH: "/usr/bin:/bin", HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1", RECALL_EMBED_HELPER: "off", ...extra };
+}
+
+/** Ask every embedding helper with a socket in `<recallHome>/helpers` to exit; returns how many answered. */
+async function stopHelpers(recallHome: string): Promise<number> {
+  const dir = join(recallHome, "helpers");
+  let stopped = 0;
+  for (const name of existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(".sock")) : []) {
+    const helper = await connectEmbedHelper(join(dir, name), 2000);
+    if (!helper) continue;
+    await helper.stop();
+    helper.close();
+    stopped++;
+  }
+  return stopped;
 }
 
 function runProcess(command: string[], env: Record<string, string>) {
@@ -163,7 +178,7 @@ describe.skipIf(!canBuildBinary)("the compiled binary embeds with node-llama-cpp
     expect(existsSync(join(runtimeDir, "llama", "binariesGithubRelease.json"))).toBe(true);
   }, 60_000);
 
-  test("a hybrid search through the binary returns the same ranking as bun src/cli.ts", () => {
+  test("a hybrid search through the binary returns the same ranking as bun src/cli.ts, in-process and through the binary's own embedding helper", async () => {
     const model = ["--model", getTestModelPath()];
     const home = { RECALL_HOME: join(work, "hybrid-binary") };
     const devHome = { RECALL_HOME: join(work, "hybrid-dev") };
@@ -176,6 +191,17 @@ describe.skipIf(!canBuildBinary)("the compiled binary embeds with node-llama-cpp
     expect(response.mode).toBe("hybrid");
     expect(response.results.some((result: { vector_score: number | null }) => result.vector_score !== null)).toBe(true);
     const dev = JSON.parse(viaDev(args, devHome).stdout);
-    expect(response.results.map((result: { session_id: string }) => result.session_id)).toEqual(dev.results.map((result: { session_id: string }) => result.session_id));
-   }, 120_000);
+    const sessions = (answer: { results: Array<{ session_id: string }> }) => answer.results.map((result) => result.session_id);
+    expect(sessions(response)).toEqual(sessions(dev));
+    const withHelper = { ...home, RECALL_EMBED_HELPER: "on", RECALL_EMBED_HELPER_IDLE_MS: "60000" };
+    try {
+      for (let run = 0; run < 2; run++) {
+        const viaHelper = viaBinary(args, withHelper);
+        expect(viaHelper.code).toBe(0);
+        expect(sessions(JSON.parse(viaHelper.stdout))).toEqual(sessions(dev));
+      }
+    } finally {
+      expect(await stopHelpers(home.RECALL_HOME)).toBe(1); // the binary started exactly one helper, and it was still up
+    }
+  }, 120_000);
 });

@@ -50,6 +50,18 @@ describe.skipIf(!hasCorpus || !hasSharedModel)("hybrid search with the shared Gl
     }
   });
 
+  test("a paraphrase that shares no word with its turn finds it in the top 5 in hybrid mode, where keyword-only does not list it", async () => {
+    // d3ad4cdc turn 4: "all of texts now sound the same" (and the fix: more varied instruments per text). The query
+    // says it in other words; every turn keyword-only lists matches one of its words, and d3ad4cdc:4 matches none.
+    const query = "every sentence yields identical tune";
+    const keyword = await turns(query, "keyword");
+    expect(keyword.keys.length).toBeLessThan(10); // the keyword leg listed every turn that holds a query word
+    expect(keyword.keys).not.toContain("d3ad4cdc:4");
+    const hybrid = await turns(query, "hybrid");
+    expect(hybrid.response.mode).toBe("hybrid");
+    expect(hybrid.keys.slice(0, 5)).toContain("d3ad4cdc:4");
+  });
+
   test("loading the shared model writes nothing beside it (its hash is cached in recall's own models folder)", () => {
     expect(readdirSync(dirname(sharedModelPath)).sort()).toEqual(sharedFiles);
   });
