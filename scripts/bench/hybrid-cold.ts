@@ -20,7 +20,8 @@ if (!existsSync(model)) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "recall-bench-hybrid-"));
-const env = { ...process.env, RECALL_HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1" };
+// In-process model load on every search (the warm helper is measured by hybrid-shared-model.ts).
+const env = { ...process.env, RECALL_HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1", RECALL_EMBED_HELPER: "off" };
 const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
 try {
   const indexMs = timeCommand(["bun", join(repo, "src/cli.ts"), "index", ...sources, "--model", model], { env, cwd: repo });
