@@ -11,7 +11,7 @@
  * the evidence (AUC: the chance that a random hit has more evidence than a random miss) and the fitted curve;
  * `--write` stores it (the vector curve under the model's name).
  * With a model, it also picks the hybrid fusion's vector weight for it (fusion.ts `fuseByEvidence`): every weight
- * 0, 0.1, …, 1 is tried on the labelled queries and the one with the best mean of session MRR and turn MRR wins
+ * of {@link candidateWeights} (0, 0.025, …, 0.1, 0.2, …, 1) is tried on the labelled queries and the one with the best mean of session MRR and turn MRR wins
  * (ties: the smaller weight, which keeps closer to the keyword leg). A leg whose evidence does not separate hits from
  * misses (AUC below {@link minimumAuc}, or a curve that falls as the evidence rises) is stored as null: the model
  * then adds no confidence (measured for glove-wink-100d-f16: negatives' best cosines 0.77–1.00, as high as hits').
@@ -32,6 +32,9 @@ interface Sample {
 }
 
 const penalty = 0.1;
+
+/** Vector weights tried for the hybrid fusion: finer near 0, where a weak model's best weight lies. */
+const candidateWeights = [0, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
 /** Below this AUC a leg's evidence is not used for confidence. */
 const minimumAuc = 0.75;
@@ -106,11 +109,10 @@ try {
   }
   if (corpus.vectorLeg) {
     let best = { weight: 0, score: -1 };
-    for (let tenth = 0; tenth <= 10; tenth++) {
-      const weight = tenth / 10;
+    for (const weight of candidateWeights) {
       const result = await evaluateRetrieval(corpus.db, queries as LabelledQuery[], "hybrid", corpus.vectorLeg, weight);
       const score = (result.sessions.all!.mrr + result.turns.all!.mrr) / 2;
-      console.log(`hybrid vector weight ${weight.toFixed(1)}: session MRR ${result.sessions.all!.mrr.toFixed(3)}, turn MRR ${result.turns.all!.mrr.toFixed(3)}`);
+      console.log(`hybrid vector weight ${weight.toFixed(3)}: session MRR ${result.sessions.all!.mrr.toFixed(3)}, turn MRR ${result.turns.all!.mrr.toFixed(3)}`);
       if (score > best.score + 1e-9) best = { weight, score };
     }
     console.log(`hybrid vector weight for ${corpus.model}: ${best.weight}`);

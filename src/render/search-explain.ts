@@ -5,8 +5,11 @@
  * query named, and any other factor the ranking applied, shown as one unitemized factor). Text goes to stderr
  * (one line per result); under `--json` the same object is each result's `explain` field.
  */
-import { dateFactorOf, evidenceTierScore, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
+import { confidentTierVectorShare, dateFactorOf, evidenceTierScore, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
 import { roundScore, shortId } from "./format.ts";
+
+/** The confident tier's vector share for a weight, as printed: `0.01`. */
+const share = (vectorWeight: number): string => String(Number(confidentTierVectorShare(vectorWeight).toFixed(3)));
 
 /**
  * The `explain` object of one result (JSON field names; scores rounded to 4 decimals):
@@ -15,7 +18,7 @@ import { roundScore, shortId } from "./format.ts";
  *   keyword_score, vector_score: each leg's 0–1 normalized score, null when that leg did not find it;
  *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else the hybrid weight: --alpha, or the model's calibrated one);
  *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/fusion.ts `fuseByEvidence`:
- *         0.5 + 0.5 · (keyword + 0.1 · vector) / 1.1) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
+ *         0.5 + 0.5 · (keyword + s · vector) / (1 + s), s = vector_weight / 5) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
  *         keyword)); null when one leg ran alone;
  *   blended: the fused score before boosts (one leg alone: vector_weight · vector + (1 − vector_weight) · keyword);
  *   boosts: factors applied after fusion, e.g. {"reason": "sub-agent session", "factor": 0.85};
@@ -115,7 +118,7 @@ export function renderExplainText(response: SearchResponse): string {
     const boosts = e.boosts.length === 0 ? "none" : e.boosts.map((boost) => `${boost.reason} ×${boost.factor}`).join(", ");
     const fusion =
       e.tier === "confident keyword match"
-        ? `confident keyword match ${e.blended.toFixed(4)} = 0.5 + 0.5×(keyword ${leg(e.keyword_score)} + 0.1×vector ${leg(e.vector_score)})/1.1`
+        ? `confident keyword match ${e.blended.toFixed(4)} = 0.5 + 0.5×(keyword ${leg(e.keyword_score)} + ${share(e.vector_weight)}×vector ${leg(e.vector_score)})/${(1 + confidentTierVectorShare(e.vector_weight)).toFixed(3)}`
         : `${e.tier === "blend" ? "blend 0.5×" : "blend "}(${e.vector_weight.toFixed(2)}×vector ${leg(e.vector_score)} + ${(1 - e.vector_weight).toFixed(2)}×keyword ${leg(e.keyword_score)}) = ${e.blended.toFixed(4)}`;
     lines.push(`explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (${fusion}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`);
   });

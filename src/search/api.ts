@@ -150,10 +150,17 @@ export type RankedHit = FusedHit<number> & { hit: LexicalHit; keywordRaw: number
 /** A ranked candidate of the page, with its confidence verdict (confidence.ts). */
 export type JudgedHit = RankedHit & { verdict: ResultConfidence };
 
-/** The keyword candidates whose best document is a confident match (confidence.ts), for the hybrid fusion's upper tier. */
+/**
+ * The hybrid fusion's upper tier: the keyword candidates down to the lowest-scoring one whose best document is a
+ * confident match (confidence.ts), so the tier keeps the keyword leg's own order. Tiering only the confident ones
+ * lifted a confident candidate above better-scored keyword candidates that keyword-only search ranks first (LoCoMo
+ * sample of 400 with the shared GloVe model, single-hop hit@1: 80.7% before this rule, 81.4% with it, 82.0% keyword-only;
+ * with the weight-scaled tie-break of fusion.ts 82.6%).
+ */
 function confidentKeywordHits(db: Database, query: LexicalQuery, keyword: LexicalHit[], rarities: readonly TermRarity[]): Set<LexicalHit> {
   const verdicts = assessConfidence(db, query, keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })), undefined, { rarities });
-  return new Set(keyword.filter((_, index) => verdicts[index]!.confident));
+  const lowest = Math.min(...keyword.filter((_, index) => verdicts[index]!.confident).map((hit) => hit.score));
+  return new Set(keyword.filter((hit) => hit.score >= lowest));
 }
 
 function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel, vectorWeight: number, confidentKeyword: Set<LexicalHit>): RankedHit[] {

@@ -56,25 +56,31 @@ export function fuseRelativeScores<K>(keyword: readonly LegHit<K>[], vector: rea
   return fused.sort((a, b) => b.score - a.score || (b.keywordScore ?? 0) - (a.keywordScore ?? 0));
 }
 
-/** In the confident tier of {@link fuseByEvidence}, the vector leg's share next to the keyword leg's (a tie-break). */
-export const confidentTierVectorShare = 0.1;
+/**
+ * In the confident tier of {@link fuseByEvidence}, the vector leg's share next to the keyword leg's (a tie-break):
+ * a fifth of the model's vector weight, so 0.1 for an uncalibrated model (weight 0.5) and 0.01 for the shared GloVe
+ * model (weight 0.05), whose near-tie decisions were coin flips (LoCoMo sample of 400 with share 0.1: as many
+ * rank-1 sessions lost as won).
+ */
+export const confidentTierVectorShare = (vectorWeight: number): number => vectorWeight / 5;
 
 /**
  * The score {@link fuseByEvidence} gives one candidate from its normalized leg scores (`undefined` = not found by that
- * leg, counting 0): in the confident keyword tier 0.5 + 0.5 · (k + 0.1·v) / 1.1, else 0.5 · (w·v + (1−w)·k).
+ * leg, counting 0): in the confident keyword tier 0.5 + 0.5 · (k + s·v) / (1 + s) with s = w / 5, else 0.5 · (w·v + (1−w)·k).
  * Also what `--explain` shows (render/search-explain.ts).
  */
 export function evidenceTierScore(keywordScore: number | undefined, vectorScore: number | undefined, confidentKeyword: boolean, vectorWeight: number): number {
   const k = keywordScore ?? 0;
   const v = vectorScore ?? 0;
-  return confidentKeyword ? 0.5 + (0.5 * (k + confidentTierVectorShare * v)) / (1 + confidentTierVectorShare) : 0.5 * (vectorWeight * v + (1 - vectorWeight) * k);
+  const share = confidentTierVectorShare(vectorWeight);
+  return confidentKeyword ? 0.5 + (0.5 * (k + share * v)) / (1 + share) : 0.5 * (vectorWeight * v + (1 - vectorWeight) * k);
 }
 
 /**
  * Hybrid fusion that keeps strong lexical evidence (issue 17). Candidates the keyword leg matched confidently
  * (`confidentKeyword`: calibrated keyword confidence ≥ 0.5, confidence.ts; e.g. every term of the query, an exact
- * identifier) form the upper tier, scored 0.5–1 in keyword order, the vector leg only breaking near-ties
- * (`(k + 0.1·v) / 1.1`); every other candidate takes 0–0.5 by RSF with `vectorWeight` (`0.5 · (w·v + (1−w)·k)`).
+ * identifier; api.ts takes every keyword candidate down to the last confident one) form the upper tier, scored 0.5–1
+ * in keyword order, the vector leg only breaking near-ties (`(k + s·v) / (1 + s)`, s = w / 5); every other candidate takes 0–0.5 by RSF with `vectorWeight` (`0.5 · (w·v + (1−w)·k)`).
  * So the semantic leg adds candidates and reorders weak ones but never pushes a confident keyword match down, and
  * when the keyword leg is weak or empty the blend decides (the vector leg leads when `vectorWeight` > 0.5).
  * `k`, `v` are the legs' min-max normalized scores as in {@link fuseRelativeScores}.

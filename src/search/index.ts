@@ -4,7 +4,7 @@
  */
 export { searchIndex, defaultLimits, subagentScoreFactor, type SearchMode, type SearchRequest, type SearchResponse, type SearchedScope, type VectorLeg, type VectorHit } from "./api.ts";
 export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./filters.ts";
-export { fuseRelativeScores, fuseByEvidence, evidenceTierScore, normalizeMinMax, type LegHit, type FusedHit } from "./fusion.ts";
+export { fuseRelativeScores, fuseByEvidence, evidenceTierScore, confidentTierVectorShare, normalizeMinMax, type LegHit, type FusedHit } from "./fusion.ts";
 export { parseLexicalQuery, tokenize, type LexicalQuery } from "./query.ts";
 export { parseTimeQuery, type TimeQuery, type TimeExpression, type DateRange } from "./time-query.ts";
 export { dateFactorOf, dateFactors, type UnderstoodDate } from "./time-boost.ts";

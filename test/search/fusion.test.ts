@@ -52,4 +52,11 @@ describe("evidence-tiered fusion (issue 17)", () => {
     const order = fuseByEvidence(tied, [{ key: "y", score: 0.9 }, { key: "x", score: 0.1 }, { key: "z", score: 0.95 }], new Set(["x", "y", "z"]), 0.9).map((hit) => hit.key);
     expect(order).toEqual(["y", "x", "z"]);
   });
+
+  test("the tie-break share follows the model's weight: a weak model (0.05) keeps a 1.5% keyword lead that an uncalibrated one (0.5) may flip", () => {
+    const close = [{ key: "x", score: 1 }, { key: "y", score: 0.985 }, { key: "z", score: 0 }];
+    const semantic = [{ key: "y", score: 1 }, { key: "x", score: 0 }];
+    expect(fuseByEvidence(close, semantic, new Set(["x", "y"]), 0.5).map((hit) => hit.key).slice(0, 2)).toEqual(["y", "x"]);
+    expect(fuseByEvidence(close, semantic, new Set(["x", "y"]), 0.05).map((hit) => hit.key).slice(0, 2)).toEqual(["x", "y"]);
+  });
 });

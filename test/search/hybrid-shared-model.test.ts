@@ -67,7 +67,7 @@ describe.skipIf(!hasCorpus || !hasSharedModel)("hybrid search with the shared Gl
   });
 
   test("the model's calibrated vector weight is used by default (calibration.json) and reported", async () => {
-    expect((await turns("music generation notebook", "hybrid")).response.vectorWeight).toBe(0.1);
+    expect((await turns("music generation notebook", "hybrid")).response.vectorWeight).toBe(0.05);
     expect((await turns("music generation notebook", "hybrid", 0.6)).response.vectorWeight).toBe(0.6);
   });
 
