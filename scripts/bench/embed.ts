@@ -33,7 +33,8 @@ function percentile(sortedMs: number[], fraction: number): number {
 
 function ensureBenchModel(shape: ModelShapeName): string {
   const dir = process.env.RECALL_BENCH_CACHE ?? join(homedir(), ".cache", "recall-bench");
-  const path = join(dir, `${shape}-seed42.gguf`);
+  // the vocab is part of the name: a copy made when qwen3-0.6b-like still had the BGE vocab is not reused
+  const path = join(dir, `${shape}-${modelShapes[shape].vocab}-seed42.gguf`);
   if (!existsSync(path)) {
     mkdirSync(dir, { recursive: true });
     writeBertModel(path, { ...modelShapes[shape], seed: 42, name: `recall-bench-${shape}` });

@@ -1,11 +1,12 @@
 /**
  * Builds a BERT-shaped embedding model with deterministic pseudo-random weights and writes it as GGUF.
  * Keys and tensor list follow llama.cpp's LLM_ARCH_BERT loader (runtime-notes §6): notably
- * `tokenizer.ggml.token_type_count = 2` (without it llama.cpp refuses the model). Weights are uniform noise
+ * `tokenizer.ggml.token_type_count = 2` (without it llama.cpp refuses the model). The tokenizer is either WordPiece
+ * ("bert") or byte-level BPE ("gpt2" + merges): llama.cpp's BERT graph never looks at the vocab type. Weights are uniform noise
  * from a seeded PRNG, so the model has real shapes and speed but no meaning: good for tests and benchmarks only.
  */
 import { writeGguf, type MetaValue, type TensorSpec, type TensorType } from "./gguf-writer.ts";
-import { buildSyntheticVocab, loadBgeVocab, type Vocab } from "./vocab.ts";
+import { buildSyntheticVocab, loadBgeVocab, loadQwen2Vocab, type BpeVocab, type Vocab, type WordPieceVocab } from "./vocab.ts";
 
 /** Shape and format of a generated model. */
 export interface BertModelOptions {
@@ -19,18 +20,22 @@ export interface BertModelOptions {
   ctx: number;
   type: TensorType;
   pooling: "mean" | "cls";
-  vocab: "synthetic" | "bge";
+  /** synthetic WordPiece (~260 tokens), real BGE WordPiece (30,522) or real Qwen2 byte-level BPE cut to 151,669 ids */
+  vocab: "synthetic" | "bge" | "qwen2";
   /** PRNG seed; same seed + options = byte-identical file */
   seed: number;
   /** `general.name` */
   name: string;
 }
 
-/** Named shapes: tiny (tests), bge-small (12L 384d) and qwen3-0.6b-like (28L 1024d: Qwen3's shape, BERT's architecture). */
+/**
+ * Named shapes: tiny (tests), bge-small (12L 384d) and qwen3-0.6b-like (28L 1024d 3072 ff with Qwen3-Embedding-0.6B's
+ * 151,669-token Qwen2 BPE vocab: Qwen3's shape and vocabulary, BERT's architecture).
+ */
 export const modelShapes = {
   tiny: { layers: 2, embd: 64, heads: 4, ff: 128, ctx: 512, type: "f32", pooling: "mean", vocab: "synthetic" },
   "bge-small": { layers: 12, embd: 384, heads: 12, ff: 1536, ctx: 512, type: "q8_0", pooling: "cls", vocab: "bge" },
-  "qwen3-0.6b-like": { layers: 28, embd: 1024, heads: 16, ff: 3072, ctx: 2048, type: "q8_0", pooling: "mean", vocab: "bge" },
+  "qwen3-0.6b-like": { layers: 28, embd: 1024, heads: 16, ff: 3072, ctx: 2048, type: "q8_0", pooling: "mean", vocab: "qwen2" },
 } as const satisfies Record<string, Omit<BertModelOptions, "seed" | "name">>;
 
 export type ModelShapeName = keyof typeof modelShapes;
@@ -75,11 +80,29 @@ function buildMetadata(options: BertModelOptions, vocab: Vocab): [string, MetaVa
     ["bert.attention.layer_norm_epsilon", { type: "f32", value: 1e-12 }],
     ["bert.attention.causal", { type: "bool", value: false }],
     ["bert.pooling_type", u32(options.pooling === "mean" ? 1 : 2)],
-    ["tokenizer.ggml.model", { type: "string", value: "bert" }],
+    ["tokenizer.ggml.model", { type: "string", value: vocab.model }],
     ["tokenizer.ggml.pre", { type: "string", value: vocab.pre }],
+    // llama.cpp's BERT loader needs a token-type count whatever the tokenizer (src/models/bert.cpp).
     ["tokenizer.ggml.token_type_count", u32(2)],
     ["tokenizer.ggml.tokens", { type: "string[]", value: vocab.tokens }],
     ["tokenizer.ggml.token_type", { type: "i32[]", value: vocab.tokenTypes }],
+    ...(vocab.model === "gpt2" ? bpeSpecialMetadata(vocab) : wordPieceSpecialMetadata(vocab)),
+  ];
+}
+
+/** Merges, then the special ids and add_* flags exactly as the source vocab file declares them. */
+function bpeSpecialMetadata(vocab: BpeVocab): [string, MetaValue][] {
+  return [
+    ["tokenizer.ggml.merges", { type: "string[]", value: vocab.merges }],
+    ...vocab.specialIds.map(([key, id]): [string, MetaValue] => [key, { type: "u32", value: id }]),
+    ...vocab.addFlags.map(([key, value]): [string, MetaValue] => [key, { type: "bool", value }]),
+  ];
+}
+
+/** The five WordPiece special ids, then bos = [CLS] and eos = [SEP] (key order fixed: tests hash these files). */
+function wordPieceSpecialMetadata(vocab: WordPieceVocab): [string, MetaValue][] {
+  const u32 = (value: number): MetaValue => ({ type: "u32", value });
+  return [
     ["tokenizer.ggml.unknown_token_id", u32(vocab.unkId)],
     ["tokenizer.ggml.seperator_token_id", u32(vocab.sepId)],
     ["tokenizer.ggml.padding_token_id", u32(vocab.padId)],
@@ -127,7 +150,7 @@ function buildTensors(options: BertModelOptions, vocabSize: number): TensorSpec[
  */
 export function writeBertModel(path: string, options: BertModelOptions): { sizeBytes: number; tensorCount: number; vocabSize: number } {
   if (options.embd % options.heads !== 0) throw new Error(`embd ${options.embd} is not divisible by heads ${options.heads}`);
-  const vocab = options.vocab === "bge" ? loadBgeVocab() : buildSyntheticVocab();
+  const vocab = options.vocab === "qwen2" ? loadQwen2Vocab() : options.vocab === "bge" ? loadBgeVocab() : buildSyntheticVocab();
   const tensors = buildTensors(options, vocab.tokens.length);
   const sizeBytes = writeGguf(path, buildMetadata(options, vocab), tensors);
   return { sizeBytes, tensorCount: tensors.length, vocabSize: vocab.tokens.length };

@@ -1,9 +1,9 @@
 /**
  * CLI: generate a BERT-shaped GGUF embedding model with seeded random weights (tests, benchmarks).
  *   bun scripts/gguf/make-model.ts <out.gguf> [--shape tiny|bge-small|qwen3-0.6b-like] [--layers N] [--embd N]
- *       [--heads N] [--ff N] [--ctx N] [--type f32|f16|q8_0] [--pooling mean|cls] [--vocab synthetic|bge] [--seed N]
- * "qwen3-0.6b-like" matches Qwen3-Embedding-0.6B's shape (1024 dims, 28 layers, 3072 ff), not its architecture
- * (it is a BERT encoder), so it predicts speed and file size, never quality. Prints one summary line to stdout.
+ *       [--heads N] [--ff N] [--ctx N] [--type f32|f16|q8_0] [--pooling mean|cls] [--vocab synthetic|bge|qwen2] [--seed N]
+ * "qwen3-0.6b-like" matches Qwen3-Embedding-0.6B's shape (1024 dims, 28 layers, 3072 ff) and vocabulary (151,669-token
+ * Qwen2 BPE), not its architecture (it is a BERT encoder), so it predicts speed and file size, never quality. Prints one summary line to stdout.
  */
 import { modelShapes, writeBertModel, type BertModelOptions, type ModelShapeName } from "./bert-model.ts";
 
