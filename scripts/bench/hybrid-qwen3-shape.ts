@@ -17,18 +17,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { connectEmbedHelper, readGgufModelInfo } from "../../src/embed/index.ts";
+import { stopEmbedHelpers, readGgufModelInfo } from "../../src/embed/index.ts";
 import { getSharedLlama } from "../../src/embed/load-runtime.ts";
 import { argValue, benchCacheDir, percentile, report, sample, timeCommand } from "./lib.ts";
 
-/** Ask every helper with a socket in `dir` to exit. */
-async function stopHelpers(dir: string): Promise<void> {
-  for (const name of existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(".sock")) : []) {
-    const helper = await connectEmbedHelper(join(dir, name), 2000);
-    await helper?.stop();
-    helper?.close();
-  }
-}
 
 const repo = resolve(import.meta.dir, "../..");
 const runs = argValue("--runs", 5);
@@ -57,7 +49,7 @@ try {
   report("search.cold.hybrid.source.qwen3_shape.helper_start", [timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })], { target_ms: targetMs });
   report("search.cold.hybrid.source.qwen3_shape.warm_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })), { target_ms: targetMs });
 } finally {
-  await stopHelpers(join(home, "helpers"));
+  await stopEmbedHelpers(join(home, "helpers"));
   rmSync(home, { recursive: true, force: true });
 }
 

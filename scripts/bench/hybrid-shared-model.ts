@@ -17,18 +17,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { connectEmbedHelper } from "../../src/embed/index.ts";
+import { stopEmbedHelpers } from "../../src/embed/index.ts";
 import { getSharedLlama } from "../../src/embed/load-runtime.ts";
 import { argValue, percentile, report, sample, timeCommand } from "./lib.ts";
 
-/** Ask every helper with a socket in `dir` to exit. */
-async function stopHelpers(dir: string): Promise<void> {
-  for (const name of existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(".sock")) : []) {
-    const helper = await connectEmbedHelper(join(dir, name), 2000);
-    await helper?.stop();
-    helper?.close();
-  }
-}
 
 const repo = resolve(import.meta.dir, "../..");
 const model = resolve(repo, "../shared/models/glove-wink-100d-f16.gguf");
@@ -54,7 +46,7 @@ try {
   report("search.cold.hybrid.source.glove.no_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOff, cwd: repo })), { target_ms: targetMs });
   report("search.cold.hybrid.source.glove.helper_start", [timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })]);
   report("search.cold.hybrid.source.glove.warm_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })), { target_ms: targetMs });
-  await stopHelpers(join(home, "helpers"));
+  await stopEmbedHelpers(join(home, "helpers"));
 
   const transport = new StdioClientTransport({ command: "bun", args: [join(repo, "src/cli.ts"), "mcp", "--no-watch", "--model", model, ...sources], env, stderr: "ignore" });
   const client = new Client({ name: "recall-bench", version: "1" });

@@ -1,16 +1,17 @@
 /**
- * `recall embed-helper` (internal; started by `recall search`, see query-embedder.ts): loads the embedding model once
+ * `recall embed-helper` (started by `recall search`, see query-embedder.ts; `--stop` stops every running one): loads the embedding model once
  * and serves query embeddings on a private Unix socket, so the next CLI or skill searches skip the model load
  * (issue 17). After a search has indexed new turns keyword-only, it embeds them here in the background. It exits
  * after RECALL_EMBED_HELPER_IDLE_MS (default 10 minutes) without a request, or on SIGTERM/SIGINT, and removes its
  * socket. Its stderr is the log file `<cache>/helpers/embed-<key>.log`.
  */
-import { command, option, string } from "cmd-ts";
+import { command, flag, option, optional, string } from "cmd-ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { EmbedError, IndexError, UsageError } from "../errors.ts";
-import { helperSocketPath, openEmbedder, resolveEmbedConfig, serveEmbedHelper, type Embedder, type HelperRoots } from "../embed/index.ts";
+import { helperSocketPath, helpersDir, openEmbedder, resolveEmbedConfig, serveEmbedHelper, stopEmbedHelpers, type Embedder, type HelperRoots } from "../embed/index.ts";
 import { resolveRecallPaths, runIndex } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
+import { writeOut } from "../render/terminal.ts";
 import { warn } from "./context.ts";
 import { modelArg } from "./embedder.ts";
 
@@ -37,16 +38,24 @@ async function indexPending(recallHome: string, roots: HelperRoots, embedder: Em
 /** The `embed-helper` subcommand. */
 export const embedHelperCommand = command({
   name: "embed-helper",
-  description: "Internal: keep the embedding model loaded for fast searches (started by `recall search`; exits after 10 idle minutes)",
+  description: "Keep the embedding model loaded for fast searches (started by `recall search`; exits after 10 idle minutes); --stop ends every running one",
   args: {
-    indexHome: option({ long: "index-home", type: string, description: "The index folder the helper embeds for" }),
+    indexHome: option({ long: "index-home", type: optional(string), description: "The index folder the helper embeds for (set by `recall search`)" }),
+    stop: flag({ long: "stop", description: "Stop every embedding helper of this user (their sockets are in <cache>/helpers) and print how many" }),
     ...modelArg,
   },
   handler: async (args) => {
     const paths = resolveRecallPaths(process.env);
+    if (args.stop) {
+      const stopped = await stopEmbedHelpers(helpersDir(paths));
+      writeOut(`stopped ${stopped} embedding helper${stopped === 1 ? "" : "s"}\n`);
+      return 0;
+    }
+    if (!args.indexHome) throw new UsageError("--index-home is missing", "`recall search` starts the helper by itself; `recall embed-helper --stop` stops them");
     const config = resolveEmbedConfig({ env: process.env, home: paths, modelFlag: args.model });
     if (config.kind !== "local") throw new UsageError("the embedding helper serves local models only (a remote endpoint is already warm)");
-    const socketPath = helperSocketPath(paths, args.indexHome, config, packageJson.version);
+    const indexHome = args.indexHome;
+    const socketPath = helperSocketPath(paths, indexHome, config, packageJson.version);
     if (!socketPath) throw new EmbedError("MODEL_MISSING", `no socket path for ${config.modelPath} (missing model file, or the cache path is too long)`);
     const embedder = await openEmbedder({ env: process.env, home: paths, modelFlag: args.model, config });
     let stop: (() => void) | undefined;
@@ -55,7 +64,7 @@ export const embedHelperCommand = command({
       socketPath,
       embedder,
       idleMs: helperIdleMs(),
-      onIndex: (roots, queued) => indexPending(args.indexHome, roots, queued),
+      onIndex: (roots, queued) => indexPending(indexHome, roots, queued),
       log: (line) => warn(line),
       onReady: (shutdown) => (stop = shutdown),
     });

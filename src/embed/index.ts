@@ -6,7 +6,7 @@
 export { fingerprintString, normalizeVector } from "./types.ts";
 export type { Embedder, EmbedHooks, ModelFingerprint, Pooling, QueryEmbedder } from "./types.ts";
 export { serveEmbedHelper, type EmbedHelperServerOptions, type HelperExit } from "./helper/server.ts";
-export { connectEmbedHelper, type HelperConnection } from "./helper/client.ts";
+export { connectEmbedHelper, stopEmbedHelpers, type HelperConnection } from "./helper/client.ts";
 export { helperSocketPath, helpersDir } from "./helper/socket-path.ts";
 export type { HelperModel, HelperRoots } from "./helper/protocol.ts";
 export { defaultPresetName, findPreset, modelPresets, presetDownloadUrl } from "./presets.ts";

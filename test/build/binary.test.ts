@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { connectEmbedHelper } from "../../src/embed/index.ts";
+import { stopEmbedHelpers } from "../../src/embed/index.ts";
 import { claudeCorpusRoots, hasCorpus, opencodeCorpusRoots } from "../helpers/corpus.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { buildBinaryOnce, canBuildBinary, repo } from "./build-once.ts";
@@ -23,19 +23,6 @@ function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<s
   return { PATH: "/usr/bin:/bin", HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1", RECALL_EMBED_HELPER: "off", ...extra };
 }
 
-/** Ask every embedding helper with a socket in `<recallHome>/helpers` to exit; returns how many answered. */
-async function stopHelpers(recallHome: string): Promise<number> {
-  const dir = join(recallHome, "helpers");
-  let stopped = 0;
-  for (const name of existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(".sock")) : []) {
-    const helper = await connectEmbedHelper(join(dir, name), 2000);
-    if (!helper) continue;
-    await helper.stop();
-    helper.close();
-    stopped++;
-  }
-  return stopped;
-}
 
 function runProcess(command: string[], env: Record<string, string>) {
   const result = Bun.spawnSync(command, { cwd: elsewhere, env, stdout: "pipe", stderr: "pipe" });
@@ -201,7 +188,7 @@ describe.skipIf(!canBuildBinary)("the compiled binary embeds with node-llama-cpp
         expect(sessions(JSON.parse(viaHelper.stdout))).toEqual(sessions(dev));
       }
     } finally {
-      expect(await stopHelpers(home.RECALL_HOME)).toBe(1); // the binary started exactly one helper, and it was still up
+      expect(await stopEmbedHelpers(join(home.RECALL_HOME, "helpers"))).toBe(1); // the binary started exactly one helper, and it was still up
     }
   }, 120_000);
 });

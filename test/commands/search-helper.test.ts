@@ -121,10 +121,21 @@ describe("recall search with the embedding helper", () => {
     expect(pendingDocuments()).toBe(0);
   });
 
-  test("SIGTERM stops the helper, which removes its socket", async () => {
+  test("`recall embed-helper --stop` stops it: it removes its socket and exits", async () => {
     const [pid] = helperPids();
-    process.kill(pid!, "SIGTERM");
+    const result = Bun.spawnSync(["bun", "src/cli.ts", "embed-helper", "--stop"], { cwd: repo, env: { ...process.env, HOME: work, RECALL_HOME: recallHome } });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.toString()).toBe("stopped 1 embedding helper\n");
     expect(await waitFor(() => !isAlive(pid!), 10_000)).toBe(true);
+    expect(readdirSync(helpers).filter((name) => name.endsWith(".sock"))).toEqual([]);
+  });
+
+  test("SIGTERM stops a helper the same way", async () => {
+    expect(recall(["search", "healthcheck interval", "--json"], "on").code).toBe(0);
+    const pid = helperPids().at(-1)!;
+    expect(isAlive(pid)).toBe(true);
+    process.kill(pid, "SIGTERM");
+    expect(await waitFor(() => !isAlive(pid), 10_000)).toBe(true);
     expect(readdirSync(helpers).filter((name) => name.endsWith(".sock"))).toEqual([]);
   });
 });

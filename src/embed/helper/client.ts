@@ -3,7 +3,9 @@
  * embed its query without loading the model. Every failure (no socket, nobody listening, a helper that hangs or
  * answers nonsense) reads as "no helper", so the search falls back to loading the model itself.
  */
+import { existsSync, readdirSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { join } from "node:path";
 import { EmbedError } from "../../errors.ts";
 import { decodeVector, lineSplitter, type HelperModel, type HelperRequest, type HelperResponse, type HelperRoots } from "./protocol.ts";
 
@@ -120,4 +122,25 @@ export async function connectEmbedHelper(socketPath: string, timeoutMs: number):
       socket.destroy();
     },
   };
+}
+
+/**
+ * Ask every helper with a socket in `dir` (`<cache>/helpers`) to exit; sockets nobody answers on are left alone.
+ * @returns how many helpers answered and were asked to stop (0 when `dir` does not exist)
+ */
+export async function stopEmbedHelpers(dir: string): Promise<number> {
+  let stopped = 0;
+  for (const name of existsSync(dir) ? readdirSync(dir).filter((file) => file.endsWith(".sock")) : []) {
+    const helper = await connectEmbedHelper(join(dir, name), 2000);
+    if (!helper) continue;
+    try {
+      await helper.stop();
+      stopped++;
+    } catch {
+      // it exited meanwhile
+    } finally {
+      helper.close();
+    }
+  }
+  return stopped;
 }

@@ -136,7 +136,10 @@ export async function serveEmbedHelper(options: EmbedHelperServerOptions): Promi
         return { ok: false, error: `unknown op ${JSON.stringify((request as { op?: unknown }).op)}` };
     }
   };
+  const connections = new Set<Socket>();
   const serveConnection = (socket: Socket) => {
+    connections.add(socket);
+    socket.on("close", () => connections.delete(socket));
     let chain = Promise.resolve();
     const feed = lineSplitter((line) => {
       chain = chain.then(async () => {
@@ -182,6 +185,7 @@ export async function serveEmbedHelper(options: EmbedHelperServerOptions): Promi
   const reason = await finished;
   clearTimeout(idleTimer);
   server.close();
+  for (const socket of connections) socket.end(); // answers already written are flushed first
   // Remove the socket only if it is still ours (a helper started after a stale-socket race may own the path now).
   if (statSync(socketPath, { throwIfNoEntry: false })?.ino === inode) unlinkSync(socketPath);
   await indexing;
