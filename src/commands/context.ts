@@ -1,6 +1,6 @@
 /**
  * What every command that reads history shares: the source options (`--claude-dir`,
- * `--opencode-dir`), RECALL_HOME, the example-history fallback for a machine with no agent
+ * `--opencode-dir`, `--codex-dir`, `--gemini-dir`), RECALL_HOME, the example-history fallback for a machine with no agent
  * history, and "open a fresh index" (staleness check, then an incremental re-index when needed).
  * Messages go to stderr; stdout is left to the command's results.
  */
@@ -11,7 +11,7 @@ import { array, multioption, string } from "cmd-ts";
 import { IndexError } from "../errors.ts";
 import { checkStaleness, databasePath, describeIndexLockHolder, homeFiles, openIndex, readIndexLockHolder, readMeta, runIndex, type IndexSummary } from "../index/index.ts";
 import { isDamagedIndexError, prepareRecallPaths, setDamagedIndexAside, type RecallPaths } from "../index/index.ts";
-import { parsers, resolveSourceRoots, type SourceContainer, type SourceId } from "../parsers/index.ts";
+import { parsers, resolveSourceRoots, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 import { createIndexProgress } from "../render/progress.ts";
 import { renderIndexSummaryText } from "../render/index-summary.ts";
 import { neutralizeControls } from "../render/escapes.ts";
@@ -31,7 +31,30 @@ export const sourceArgs = {
     type: array(string),
     description: "OpenCode data folder holding opencode.db and/or storage/ (repeatable; default $XDG_DATA_HOME/opencode or ~/.local/share/opencode; env RECALL_OPENCODE_DIRS)",
   }),
+  codexDir: multioption({
+    long: "codex-dir",
+    type: array(string),
+    description: "Codex CLI data folder holding sessions/ and archived_sessions/, or any copy of them (repeatable; default $CODEX_HOME or ~/.codex; env RECALL_CODEX_DIRS)",
+  }),
+  geminiDir: multioption({
+    long: "gemini-dir",
+    type: array(string),
+    description: "Gemini CLI folder holding tmp/<project>/chats/, or any copy of it (repeatable; default $GEMINI_CLI_HOME/.gemini or ~/.gemini; env RECALL_GEMINI_DIRS)",
+  }),
 };
+
+/** The source options as cmd-ts parsed them. */
+export interface SourceArgs {
+  claudeDir: string[];
+  opencodeDir: string[];
+  codexDir: string[];
+  geminiDir: string[];
+}
+
+/** The folders named on the command line, per source (for `resolveSourceRoots`). */
+export function sourceFlags(args: SourceArgs): Record<SourceId, string[]> {
+  return { "claude-code": args.claudeDir, opencode: args.opencodeDir, codex: args.codexDir, "gemini-cli": args.geminiDir };
+}
 
 /** Where history comes from and where the index lives, for one command run. */
 export interface HistoryContext {
@@ -39,7 +62,7 @@ export interface HistoryContext {
   recallHome: string;
   /** data, config and cache folders (models and `.env` are shared by the example history) */
   paths: RecallPaths;
-  roots: Record<SourceId, string[]>;
+  roots: SourceRootMap;
   /** True when the machine has no history and the shipped examples are used (separate index). */
   usingExamples: boolean;
   /** Containers already scanned to decide on the examples (default roots only), reused by the staleness check. */
@@ -54,16 +77,16 @@ export const warn = (line: string): void => writeErr(`${neutralizeControls(line)
  * hold no session at all, switch to the example history in its own index (`RECALL_HOME/examples`)
  * so it is never mixed into real history, and say so in one line on stderr.
  */
-export function resolveHistory(args: { claudeDir: string[]; opencodeDir: string[] }, env = process.env): HistoryContext {
-  const resolved = resolveSourceRoots({ "claude-code": args.claudeDir, opencode: args.opencodeDir }, env);
+export function resolveHistory(args: SourceArgs, env = process.env): HistoryContext {
+  const resolved = resolveSourceRoots(sourceFlags(args), env);
   const paths = prepareRecallPaths(env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
   const recallHome = paths.data;
   if (Object.values(resolved.explicit).some(Boolean)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned: {} };
-  const scanned = Object.fromEntries(parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id]).containers])) as Record<SourceId, SourceContainer[]>;
+  const scanned = Object.fromEntries(parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id] ?? []).containers])) as Record<SourceId, SourceContainer[]>;
   if (Object.values(scanned).some((containers) => containers.length > 0)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
   const examples = findExamplesRoot();
   if (!examples) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
-  warn(`recall: no Claude Code or OpenCode history found (looked in ${[...resolved.roots["claude-code"], ...resolved.roots.opencode].join(", ")}); using the example history shipped with recall`);
+  warn(`recall: no agent history found (looked in ${Object.values(resolved.roots).flat().join(", ")}); using the example history shipped with recall`);
   return {
     recallHome: join(recallHome, "examples"),
     paths,

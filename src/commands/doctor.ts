@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { RecallError } from "../errors.ts";
 import { prepareRecallPaths } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
-import { sourceArgs, warn } from "./context.ts";
+import { sourceArgs, sourceFlags, warn } from "./context.ts";
 import { writeOut } from "../render/terminal.ts";
 
 /** The `doctor` subcommand. */
@@ -33,7 +33,7 @@ export const doctorCommand = command({
       return 0;
     }
     const { renderDoctorJson, renderDoctorText, runDoctor } = doctor;
-    const { roots } = resolveSourceRoots({ "claude-code": args.claudeDir, opencode: args.opencodeDir });
+    const { roots } = resolveSourceRoots(sourceFlags(args));
     const results = await runDoctor({
       recallHome: paths.data,
       paths,

@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { resolveRecallPaths } from "../index/index.ts";
 import { writeOut } from "../render/terminal.ts";
-import { resolveHistory, sourceArgs } from "./context.ts";
+import { resolveHistory, sourceArgs, type SourceArgs } from "./context.ts";
 import { modelArg } from "./embedder.ts";
 
 /** Default `--port` of `--http` (mirrors src/mcp/http.ts `defaultHttpPort`, kept here so help needs no SDK). */
@@ -23,10 +23,12 @@ function checkPort(port: number | undefined, http: boolean): number {
 }
 
 /** The flags a registered stdio server should start with: the history and model this one was given. */
-function serverArgs(args: { claudeDir: string[]; opencodeDir: string[]; model: string | undefined; noWatch: boolean }): string[] {
+function serverArgs(args: SourceArgs & { model: string | undefined; noWatch: boolean }): string[] {
   return [
     ...args.claudeDir.flatMap((dir) => ["--claude-dir", resolve(dir)]),
     ...args.opencodeDir.flatMap((dir) => ["--opencode-dir", resolve(dir)]),
+    ...args.codexDir.flatMap((dir) => ["--codex-dir", resolve(dir)]),
+    ...args.geminiDir.flatMap((dir) => ["--gemini-dir", resolve(dir)]),
     ...(args.model ? ["--model", args.model.includes("/") ? resolve(args.model) : args.model] : []),
     ...(args.noWatch ? ["--no-watch"] : []),
   ];

@@ -11,7 +11,7 @@ import { prepareRecallPaths, startWatcher, watchDefaults } from "../index/index.
 import { resolveSourceRoots } from "../parsers/index.ts";
 import { writeOut } from "../render/terminal.ts";
 import * as render from "../render/watch.ts";
-import { sourceArgs, warn } from "./context.ts";
+import { sourceArgs, sourceFlags, warn } from "./context.ts";
 import { createEmbedderOpener, modelArg, type EmbedderOpener } from "./embedder.ts";
 
 /** The `watch` subcommand. */
@@ -28,7 +28,7 @@ export const watchCommand = command({
   handler: async (args) => {
     if (!Number.isInteger(args.debounce) || args.debounce < 0 || args.debounce > 600_000) throw new UsageError(`--debounce must be a whole number of ms from 0 to 600000, got ${args.debounce}`);
     // No example-history fallback here: a watcher waits for the real history to appear.
-    const roots = resolveSourceRoots({ "claude-code": args.claudeDir, opencode: args.opencodeDir }).roots;
+    const roots = resolveSourceRoots(sourceFlags(args)).roots;
     const paths = prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
     let opener: EmbedderOpener | undefined;
     const newOpener = () => createEmbedderOpener(paths, args.model, false);

@@ -11,7 +11,7 @@ import { isRecallError, type RecallErrorCode } from "../errors.ts";
 import { createLocalEmbedder, isOffline, loadEnvWithDotEnv, readGgufModelInfo, resolveEmbedConfig, type EmbedConfig } from "../embed/index.ts";
 import { chunkStatus, checkStaleness, damageHint, databasePath, homeFiles, isDamagedIndexError, isSqliteDamage, openIndex, type RecallPaths } from "../index/index.ts";
 import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
-import { parsers, type SourceContainer, type SourceId } from "../parsers/index.ts";
+import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 
 /** OK: nothing to do; WARN: works, but something is missing or at risk; FAIL: broken (doctor exits 1). */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -33,11 +33,12 @@ export interface CheckResult {
 export type ScannedSources = Record<SourceId, { containers: SourceContainer[]; missingRoots: string[]; roots: string[] }>;
 
 /** Scans the roots of every source (the parsers' stats-only scan). */
-export function scanSources(roots: Record<SourceId, string[]>): ScannedSources {
+export function scanSources(roots: SourceRootMap): ScannedSources {
   const out = {} as ScannedSources;
   for (const parser of parsers) {
-    const scan = parser.scan(roots[parser.id]);
-    out[parser.id] = { containers: scan.containers, missingRoots: scan.missingRoots, roots: roots[parser.id] };
+    const sourceRoots = roots[parser.id] ?? [];
+    const scan = parser.scan(sourceRoots);
+    out[parser.id] = { containers: scan.containers, missingRoots: scan.missingRoots, roots: sourceRoots };
   }
   return out;
 }
@@ -58,10 +59,10 @@ export function checkSources(scanned: ScannedSources): CheckResult {
   }
   const message = parts.join("; ");
   if (unreadable.length > 0) {
-    return { id: "sources", status: "fail", message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`, fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir", errorCode: "SOURCE_UNREADABLE" };
+    return { id: "sources", status: "fail", message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`, fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir / --codex-dir / --gemini-dir", errorCode: "SOURCE_UNREADABLE" };
   }
   if (Object.values(scanned).every((scan) => scan.containers.length === 0)) {
-    return { id: "sources", status: "warn", message: `no history found (${message})`, fix: "point recall at your history: --claude-dir DIR, --opencode-dir DIR, or RECALL_CLAUDE_DIRS / RECALL_OPENCODE_DIRS" };
+    return { id: "sources", status: "warn", message: `no history found (${message})`, fix: "point recall at your history: --claude-dir, --opencode-dir, --codex-dir, --gemini-dir DIR, or RECALL_CLAUDE_DIRS / RECALL_OPENCODE_DIRS / RECALL_CODEX_DIRS / RECALL_GEMINI_DIRS" };
   }
   return { id: "sources", status: "ok", message };
 }
@@ -73,7 +74,7 @@ export function checkSources(scanned: ScannedSources): CheckResult {
  * snapshot) or the rebuild as the fix (src/index/damage.ts damageHint). Cost: integrity_check reads every page
  * (12 ms for the 3.4 MB real-corpus index, 2.8 s for a 676 MB one with 25k sessions).
  */
-export function checkIndex(recallHome: string, roots: Record<SourceId, string[]>): { result: CheckResult; db: Database | undefined } {
+export function checkIndex(recallHome: string, roots: SourceRootMap): { result: CheckResult; db: Database | undefined } {
   const path = databasePath(recallHome);
   if (!existsSync(path)) return { result: { id: "index", status: "warn", message: `no index yet at ${path}`, fix: "run `recall index`" }, db: undefined };
   let db: Database;

@@ -3,7 +3,7 @@
  * nothing; the command writes what `renderDoctorText` / `renderDoctorJson` return.
  */
 import { pathsUnder, type RecallPaths } from "../index/index.ts";
-import type { SourceId } from "../parsers/index.ts";
+import type { SourceId, SourceRootMap } from "../parsers/index.ts";
 import { checkFolders, checkSnapshot } from "./archive.ts";
 import { checkEndpoint, checkIndex, checkLocalModel, checkSources, checkVectors, effectiveEnv, resolveConfigForDoctor, scanSources, type CheckResult } from "./checks.ts";
 import { checkCleanupPeriod, claudeSettingsPaths } from "./cleanup-period.ts";
@@ -18,7 +18,7 @@ export interface DoctorOptions {
   recallHome: string;
   /** data, config and cache folders; default: all three are `recallHome` (RECALL_HOME) */
   paths?: RecallPaths;
-  roots: Record<SourceId, string[]>;
+  roots: SourceRootMap;
   /** process environment (the `.env` file of `paths.config` is merged under it) */
   env: Record<string, string | undefined>;
   /** home folder, for ~/.claude/settings.json */

@@ -15,7 +15,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { parsers, type ParseResult, type Parser, type SourceContainer, type SourceId, type SourceUnit } from "../parsers/index.ts";
+import { parsers, sourceIds, type ParseResult, type Parser, type SourceContainer, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
 import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
@@ -45,7 +45,7 @@ export interface IndexHooks {
 export interface IndexOptions {
   recallHome: string;
   /** Roots per source (see parsers/paths.ts). */
-  roots: Record<SourceId, string[]>;
+  roots: SourceRootMap;
   /** Re-parse every session, ignoring stored change keys and resume states; default false. */
   full?: boolean;
   /** How long to wait for another run's lock, in ms; default 0 (fail at once with INDEX_LOCKED). */
@@ -117,7 +117,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   }
   const summary: IndexSummary = {
     added: 0, updated: 0, removed: 0, deleted: 0, restored: 0, unchanged: 0, unavailable: 0, kept: 0, turns: 0, bytesRead: 0, skippedLines: 0, failedUnits: 0,
-    degraded: false, elapsedMs: 0, missingRoots: { "claude-code": [], opencode: [] },
+    degraded: false, elapsedMs: 0, missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
   };
   try {
     for (const parser of parsers) await indexSource(db, parser, options, summary);
@@ -160,7 +160,7 @@ async function runEmbedding(db: Database, options: IndexOptions): Promise<Embedd
 async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
   const seenAt = Date.now();
-  const plan = planSource(db, parser, options.roots[parser.id], options.full ?? false, { onWarning: hooks.onWarning });
+  const plan = planSource(db, parser, options.roots[parser.id] ?? [], options.full ?? false, { onWarning: hooks.onWarning });
   summary.missingRoots[parser.id] = plan.missingRoots;
   summary.unchanged += plan.unchanged;
   applySourceStates(db, parser.id, plan, seenAt, summary);

@@ -5,7 +5,7 @@
  * `bun run bench` (a few ms on the real corpus).
  */
 import type { Database } from "bun:sqlite";
-import { parsers, type SourceContainer, type SourceId } from "../parsers/index.ts";
+import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 import { digestMetaKey } from "./indexer.ts";
 import { digestContainers } from "./plan.ts";
 import { readMeta } from "./schema.ts";
@@ -21,10 +21,10 @@ export interface StalenessReport {
  * Compare current container stats with the stored digests (read-only; never writes).
  * @param scanned containers a caller already scanned in this process for these roots (not scanned again)
  */
-export function checkStaleness(db: Database, roots: Record<SourceId, string[]>, scanned: Partial<Record<SourceId, SourceContainer[]>> = {}): StalenessReport {
+export function checkStaleness(db: Database, roots: SourceRootMap, scanned: Partial<Record<SourceId, SourceContainer[]>> = {}): StalenessReport {
   const staleSources: SourceId[] = [];
   for (const parser of parsers) {
-    const digest = digestContainers(scanned[parser.id] ?? parser.scan(roots[parser.id]).containers);
+    const digest = digestContainers(scanned[parser.id] ?? parser.scan(roots[parser.id] ?? []).containers);
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
   }
   return { stale: staleSources.length > 0, staleSources };

@@ -8,10 +8,12 @@
  * OpenCode: each data folder (databases and their -wal), JSON storage (message/ and part/ children only when
  * hot: each new message makes a new part folder), the legacy project/ tree. A root that does not exist yet is
  * "pending": its nearest existing ancestor is watched (that folder only) until the next component appears.
+ * Codex CLI and Gemini CLI: the data folder as one tree (`sessions/YYYY/MM/DD/`, `archived_sessions/`;
+ * `tmp/<project>/chats/`), folders only, down to {@link agentTreeDepth} levels; .jsonl/.json writes start a cycle.
  */
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { claudeMaxDepth, claudeSkippedDirs, opencodeDbNamePattern, type SourceId } from "../parsers/index.ts";
+import { claudeMaxDepth, claudeSkippedDirs, opencodeDbNamePattern, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 
 /** How a target's folder relates to its root. */
 export type WatchTargetKind =
@@ -21,6 +23,7 @@ export type WatchTargetKind =
   | "opencode-storage" // a JSON storage folder (formats.md §2.2)
   | "opencode-legacy" // the legacy `project/` tree (formats.md §2.3)
   | "opencode-file" // the folder of a root that is one .db file
+  | "agent-tree" // a Codex CLI or Gemini CLI data folder (or any folder holding their session files at some depth)
   | "pending"; // the nearest existing ancestor of a root that does not exist yet
 
 /** One folder to watch (with chokidar), and why. */
@@ -92,6 +95,17 @@ function claudeTargets(root: string): WatchTarget[] {
   return [{ source: "claude-code", root, kind: "claude-tree", path, depth: claudeMaxDepth }];
 }
 
+/** Folder levels watched below a Codex or Gemini root: `sessions/YYYY/MM/DD/` and `tmp/<project>/chats/<sub-agent>/` fit. */
+export const agentTreeDepth = 6;
+
+/** Codex CLI and Gemini CLI roots: the whole folder as one tree (a file root: its folder). */
+function agentTreeTargets(source: SourceId, root: string): WatchTarget[] {
+  const stats = statOrNull(root);
+  if (!stats) return [pendingTarget(source, root)];
+  if (stats.isFile()) return [{ source, root, kind: "agent-tree", path: dirname(root), depth: 0 }];
+  return [{ source, root, kind: "agent-tree", path: root, depth: agentTreeDepth }];
+}
+
 function opencodeTargets(root: string): WatchTarget[] {
   const stats = statOrNull(root);
   if (!stats) return [pendingTarget("opencode", root)];
@@ -116,10 +130,12 @@ function opencodeTargets(root: string): WatchTarget[] {
  * present → a `claude-tree` at projects/ (depth 16) and an `opencode-data` at the data folder (depth 0);
  * with the OpenCode one missing → a `pending` target at `~/.local/share` (depth 0).
  */
-export function planWatchTargets(roots: Record<SourceId, string[]>): WatchTarget[] {
+export function planWatchTargets(roots: SourceRootMap): WatchTarget[] {
   const all = [
-    ...roots["claude-code"].map((root) => resolve(root)).flatMap(claudeTargets),
-    ...roots.opencode.map((root) => resolve(root)).flatMap(opencodeTargets),
+    ...(roots["claude-code"] ?? []).map((root) => resolve(root)).flatMap(claudeTargets),
+    ...(roots.opencode ?? []).map((root) => resolve(root)).flatMap(opencodeTargets),
+    ...(roots.codex ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("codex", root)),
+    ...(roots["gemini-cli"] ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("gemini-cli", root)),
   ];
   const seen = new Set<string>();
   return all.filter((target) => {
@@ -157,6 +173,8 @@ export function isIgnored(target: WatchTarget, path: string, stats: Stats | unde
     }
     case "opencode-legacy":
       return false;
+    case "agent-tree":
+      return claudeSkippedDirs.has(basename(path));
     case "claude-file":
     case "opencode-data":
     case "opencode-file":
@@ -205,6 +223,9 @@ export function eventEffect(target: WatchTarget, path: string): EventEffect {
     }
     case "opencode-legacy":
       return name.endsWith(".json") || !name.includes(".") ? indexOnly : none;
+    case "agent-tree":
+      // session files, titles (session_index.jsonl, .project_root) and new folders; logs and databases are not read
+      return name.endsWith(".jsonl") || name.endsWith(".json") || name === ".project_root" || !name.includes(".") ? indexOnly : none;
     case "pending": {
       // Only the next component of the missing root matters; its arrival moves the watch down (or to the root).
       const missing = target.file!;

@@ -13,7 +13,7 @@
  * repeated warning or notice is passed on once an hour at most. Searches never wait: they read the last commit.
  */
 import type { Embedder } from "../embed/index.ts";
-import type { SourceId } from "../parsers/index.ts";
+import type { SourceId, SourceRootMap } from "../parsers/index.ts";
 import { IndexError, isRecallError } from "../errors.ts";
 import type { EmbeddingSummary } from "./embedding.ts";
 import { runIndex, type IndexHooks, type IndexSummary } from "./indexer.ts";
@@ -40,7 +40,7 @@ export interface WatchHooks {
 export interface WatchOptions {
   recallHome: string;
   /** Roots per source, as for `runIndex` (HistoryContext.roots). */
-  roots: Record<SourceId, string[]>;
+  roots: SourceRootMap;
   /** Opens the embedding model for the embedding phase; absent: keyword-only. Owned by the caller (never disposed here). */
   openEmbedder?: () => Promise<Embedder>;
   /** Quiet time after the last change before a cycle starts, in ms; default 2000. */

@@ -4,18 +4,20 @@
  * `satisfies never` switch so adding a source fails typecheck until it is registered.
  */
 import { claudeCodeParser } from "./claude-code.ts";
+import { codexParser } from "./codex.ts";
+import { geminiCliParser } from "./gemini-cli.ts";
 import { opencodeParser } from "./opencode.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
-export { resolveSourceRoots, expandPath, type Environment, type SourceRoots } from "./paths.ts";
+export { resolveSourceRoots, expandPath, sourceDirVariables, type Environment, type SourceRoots } from "./paths.ts";
 export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch-targets.ts) to watch the same folders. */
 export { skippedDirs as claudeSkippedDirs, maxDepth as claudeMaxDepth } from "./claude-code/scan.ts";
 export { dbNamePattern as opencodeDbNamePattern } from "./opencode/scan.ts";
 
 /** Every parser, in display order. */
-export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser];
+export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser, codexParser, geminiCliParser];
 
 /** The parser of one source. */
 export function parserFor(source: SourceId): Parser {
@@ -24,6 +26,10 @@ export function parserFor(source: SourceId): Parser {
       return claudeCodeParser;
     case "opencode":
       return opencodeParser;
+    case "codex":
+      return codexParser;
+    case "gemini-cli":
+      return geminiCliParser;
     default:
       return source satisfies never;
   }

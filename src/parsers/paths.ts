@@ -1,14 +1,15 @@
 /**
  * Where each source's data lives, and how the user moves it. Precedence, highest first:
- * the command-line dirs (`--claude-dir`, `--opencode-dir`, repeatable), then the env lists
- * (`RECALL_CLAUDE_DIRS`, `RECALL_OPENCODE_DIRS`, `:`-separated, empty entries dropped so the cwd
- * never sneaks in), then the tool's own default: Claude Code `$CLAUDE_CONFIG_DIR/projects`
- * (comma-separated dirs allowed, as Claude Code does) else `~/.claude/projects`; OpenCode
- * `$XDG_DATA_HOME/opencode` else `~/.local/share/opencode` (docs/formats.md §1.1, §2).
+ * the command-line dirs (`--claude-dir`, `--opencode-dir`, `--codex-dir`, `--gemini-dir`, repeatable), then the env
+ * lists (`RECALL_CLAUDE_DIRS`, `RECALL_OPENCODE_DIRS`, `RECALL_CODEX_DIRS`, `RECALL_GEMINI_DIRS`, `:`-separated, empty
+ * entries dropped so the cwd never sneaks in), then the tool's own default (docs/formats.md §1.1, §2, §3.1, §4.1):
+ * Claude Code `$CLAUDE_CONFIG_DIR/projects` (comma-separated dirs allowed, as Claude Code does) else
+ * `~/.claude/projects`; OpenCode `$XDG_DATA_HOME/opencode` else `~/.local/share/opencode`; Codex CLI `$CODEX_HOME`
+ * else `~/.codex`; Gemini CLI `$GEMINI_CLI_HOME/.gemini` else `~/.gemini`.
  */
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { SourceId } from "./types.ts";
+import { sourceIds, type SourceId } from "./types.ts";
 
 /** Environment variables read here (a plain record so tests pass their own). */
 export type Environment = Record<string, string | undefined>;
@@ -32,6 +33,32 @@ export function expandPath(path: string, home: string, cwd: string = process.cwd
   return isAbsolute(path) ? path : resolve(cwd, path);
 }
 
+/** The environment list variable of each source (`:`-separated folders). */
+export const sourceDirVariables: Record<SourceId, string> = {
+  "claude-code": "RECALL_CLAUDE_DIRS",
+  opencode: "RECALL_OPENCODE_DIRS",
+  codex: "RECALL_CODEX_DIRS",
+  "gemini-cli": "RECALL_GEMINI_DIRS",
+};
+
+/** Each tool's own default folders when neither a flag nor the env list names any (see the file comment). */
+function defaultRoots(source: SourceId, env: Environment, home: string): string[] {
+  switch (source) {
+    case "claude-code": {
+      const dirs = splitList(env.CLAUDE_CONFIG_DIR, ",").map((dir) => join(expandPath(dir, home), "projects"));
+      return dirs.length > 0 ? dirs : [join(home, ".claude", "projects")];
+    }
+    case "opencode":
+      return [join(env.XDG_DATA_HOME ? expandPath(env.XDG_DATA_HOME, home) : join(home, ".local", "share"), "opencode")];
+    case "codex":
+      return [env.CODEX_HOME ? expandPath(env.CODEX_HOME, home) : join(home, ".codex")];
+    case "gemini-cli":
+      return [join(env.GEMINI_CLI_HOME ? expandPath(env.GEMINI_CLI_HOME, home) : home, ".gemini")];
+    default:
+      return source satisfies never;
+  }
+}
+
 /**
  * Resolve the roots of every source.
  * @param flags dirs given on the command line, per source (may be empty)
@@ -44,25 +71,14 @@ export function resolveSourceRoots(
   env: Environment = process.env,
   home: string = env.HOME || homedir(),
 ): SourceRoots {
-  const claudeFlags = flags["claude-code"] ?? [];
-  const opencodeFlags = flags.opencode ?? [];
-  const claudeEnv = splitList(env.RECALL_CLAUDE_DIRS, ":");
-  const opencodeEnv = splitList(env.RECALL_OPENCODE_DIRS, ":");
-
-  const claudeDefault = splitList(env.CLAUDE_CONFIG_DIR, ",").map((dir) => join(expandPath(dir, home), "projects"));
-  if (claudeDefault.length === 0) claudeDefault.push(join(home, ".claude", "projects"));
-  const opencodeDefault = [join(env.XDG_DATA_HOME ? expandPath(env.XDG_DATA_HOME, home) : join(home, ".local", "share"), "opencode")];
-
-  const pick = (fromFlags: string[], fromEnv: string[], fallback: string[]) =>
-    (fromFlags.length > 0 ? fromFlags : fromEnv.length > 0 ? fromEnv : fallback).map((dir) => expandPath(dir, home));
-  return {
-    roots: {
-      "claude-code": pick(claudeFlags, claudeEnv, claudeDefault),
-      opencode: pick(opencodeFlags, opencodeEnv, opencodeDefault),
-    },
-    explicit: {
-      "claude-code": claudeFlags.length > 0 || claudeEnv.length > 0,
-      opencode: opencodeFlags.length > 0 || opencodeEnv.length > 0,
-    },
-  };
+  const roots = {} as Record<SourceId, string[]>;
+  const explicit = {} as Record<SourceId, boolean>;
+  for (const source of sourceIds) {
+    const fromFlags = flags[source] ?? [];
+    const fromEnv = splitList(env[sourceDirVariables[source]], ":");
+    const chosen = fromFlags.length > 0 ? fromFlags : fromEnv.length > 0 ? fromEnv : defaultRoots(source, env, home);
+    roots[source] = chosen.map((dir) => expandPath(dir, home));
+    explicit[source] = fromFlags.length > 0 || fromEnv.length > 0;
+  }
+  return { roots, explicit };
 }

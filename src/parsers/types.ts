@@ -7,10 +7,13 @@
  */
 
 /** Source ids, in display order. Adding a tool = adding one id here and one parser file. */
-export const sourceIds = ["claude-code", "opencode"] as const;
+export const sourceIds = ["claude-code", "opencode", "codex", "gemini-cli"] as const;
 
 /** One of {@link sourceIds}. */
 export type SourceId = (typeof sourceIds)[number];
+
+/** Folders to read per source; a source left out has no folders (nothing of it is scanned this run). */
+export type SourceRootMap = Partial<Record<SourceId, string[]>>;
 
 /**
  * One tool invocation inside a turn, in one vocabulary for every source

@@ -48,12 +48,24 @@ export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionI
 /**
  * Shell command that resumes a session in the tool that wrote it, every part quoted (issue 9: a session id
  * or project path taken from a crafted file name must not run anything when the line is pasted).
- * Examples: `claude --resume 2c5941bd-…`; `cd '/work/my app' && opencode --session ses_1`;
+ * Examples: `claude --resume 2c5941bd-…`; `cd '/work/my app' && opencode --session ses_1`; `codex resume 0199…`;
  *   id `$(touch x)` → `claude --resume '$(touch x)'`.
  */
 export function resumeCommandFor(source: SourceId, sessionId: string, projectPath: string): string {
   const cd = projectPath ? `cd ${projectPath.startsWith("-") ? "-- " : ""}${shellQuote(projectPath)} && ` : "";
-  return source === "claude-code" ? `${cd}claude --resume ${shellQuote(sessionId)}` : `${cd}opencode --session ${shellQuote(sessionId)}`;
+  const id = shellQuote(sessionId);
+  switch (source) {
+    case "claude-code":
+      return `${cd}claude --resume ${id}`;
+    case "opencode":
+      return `${cd}opencode --session ${id}`;
+    case "codex":
+      return `${cd}codex resume ${id}`; // Codex CLI docs: `codex resume <SESSION_ID>`
+    case "gemini-cli":
+      return `${cd}gemini --resume ${id}`; // Gemini CLI docs: `gemini --resume <session id|index|latest>`, per project folder
+    default:
+      return source satisfies never;
+  }
 }
 
 /**

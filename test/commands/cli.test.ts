@@ -15,7 +15,7 @@ const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencod
 /** The test's environment without anything that points at real history (unset, not empty: Bun reads an empty XDG_CACHE_HOME as the cwd). */
 function userEnv(overrides: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, ...overrides };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS"]) delete env[key];
+  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
   return env;
 }
 
@@ -142,7 +142,7 @@ describe("recall CLI", () => {
   test("a machine with no agent history says so in one line and searches the shipped examples", () => {
     const result = recall(["search", "websocket memory leak", "--json"], { recallHome: join(work, "recall-fresh") });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("no Claude Code or OpenCode history found");
+    expect(result.stderr).toContain("no agent history found");
     expect(JSON.parse(result.stdout).results[0].session_id).toBe("7a5e3b10-8c95-4851-9e9b-75de80faf166");
   });
 });

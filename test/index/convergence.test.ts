@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runIndex, type IndexSummary } from "../../src/index/index.ts";
 import { closeOpencodeDatabases } from "../../src/parsers/opencode.ts";
-import type { SourceId } from "../../src/parsers/types.ts";
+import type { SourceRootMap } from "../../src/parsers/types.ts";
 import { createSchema, insertExchange, insertPart, insertSession } from "../fixtures/opencode/make-db.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession, type WriterState } from "../helpers/claude-writer.ts";
 import { dumpIndex } from "../helpers/index-dump.ts";
@@ -29,7 +29,7 @@ const words = ["question", "cookie", "cart", "repo", "summary", "rewritten", "ed
 
 interface Case {
   dir: string;
-  roots: Record<SourceId, string[]>;
+  roots: SourceRootMap;
 }
 
 function newCase(): Case {

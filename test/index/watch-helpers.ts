@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startWatcher, type IndexSummary, type Watcher, type WatchOptions } from "../../src/index/index.ts";
 import type { EmbeddingSummary } from "../../src/index/index.ts";
-import type { SourceId } from "../../src/parsers/index.ts";
+import type { SourceRootMap } from "../../src/parsers/index.ts";
 
 export const repo = resolve(import.meta.dir, "../..");
 
@@ -17,7 +17,7 @@ export interface Workspace {
   claude: string;
   opencode: string;
   recallHome: string;
-  roots: Record<SourceId, string[]>;
+  roots: SourceRootMap;
   cleanup(): void;
 }
 
@@ -63,7 +63,7 @@ export async function startRecorded(workspace: Workspace, overrides: Partial<Wat
 /** The environment of a CLI run: HOME and RECALL_HOME private to the workspace, nothing pointing at real history. */
 export function cliEnv(workspace: Workspace): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, HOME: join(workspace.dir, "home"), RECALL_HOME: workspace.recallHome };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS"]) delete env[key];
+  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
   return env;
 }
 

@@ -110,4 +110,23 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
     expect(eventEffect(target, "/h/.local/state")).toEqual({ index: false, replan: false });
     expect(eventEffect(target, "/h/.local")).toEqual({ index: false, replan: true });
   });
+
+  test("Codex and Gemini data folders are watched as one tree each (depth 6); session files and new folders index, logs and databases do not", () => {
+    const codex = join(work, "c", ".codex");
+    mkdirSync(join(codex, "sessions", "2026", "04", "20"), { recursive: true });
+    const gemini = join(work, "c", ".gemini");
+    const targets = planWatchTargets({ codex: [codex], "gemini-cli": [gemini] });
+    expect(targets).toEqual([
+      { source: "codex", root: codex, kind: "agent-tree", path: codex, depth: 6 },
+      { source: "gemini-cli", root: gemini, kind: "pending", path: join(work, "c"), depth: 0, file: gemini },
+    ]);
+    const tree = targets[0]!;
+    expect(eventEffect(tree, join(codex, "sessions", "2026", "04", "20", "rollout-2026-04-20T03-55-01-x.jsonl"))).toEqual({ index: true, replan: false });
+    expect(eventEffect(tree, join(codex, "session_index.jsonl"))).toEqual({ index: true, replan: false });
+    expect(eventEffect(tree, join(codex, "sessions", "2026", "04", "21"))).toEqual({ index: true, replan: false });
+    expect(eventEffect(tree, join(codex, "log", "codex-tui.log"))).toEqual({ index: false, replan: false });
+    expect(eventEffect(tree, join(codex, "state_5.sqlite-wal"))).toEqual({ index: false, replan: false });
+    expect(isIgnored(tree, join(codex, "node_modules"), statSync(codex), none, home)).toBe(true);
+    expect(isIgnored(tree, join(codex, "sessions"), statSync(codex), none, home)).toBe(false);
+  });
 });

@@ -1,0 +1,27 @@
+/**
+ * OpenAI Codex CLI parser (docs/formats.md §3; versions checked: 0.66, 0.77, 0.98, 0.116-alpha, 0.118, 0.121
+ * and builds reporting 0.0.0 in ../shared/corpus). Data: `$CODEX_HOME` (default `~/.codex`):
+ * `sessions/YYYY/MM/DD/rollout-<local time>-<thread uuid>.jsonl`, `archived_sessions/rollout-….jsonl`,
+ * titles in `session_index.jsonl`. One container = one unit = one rollout file; session id = the thread id.
+ * Resume a thread with `codex resume <id>`. Implementation in ./codex/ (scan, session-index, meta, records,
+ * tools, patch, turns, resume, review-parent, parse).
+ */
+import type { Parser } from "./types.ts";
+import { parseCodexUnit } from "./codex/parse.ts";
+import { listCodexUnits, scanCodexRoots } from "./codex/scan.ts";
+
+export { parseCodexUnit } from "./codex/parse.ts";
+export { listCodexUnits, scanCodexRoots, skippedDirs as codexSkippedDirs, maxDepth as codexMaxDepth } from "./codex/scan.ts";
+export type { CodexResumeState } from "./codex/resume.ts";
+
+/**
+ * The Codex `Parser`: `scan` walks roots by stats only; `listUnits` maps each rollout to one unit
+ * (deduplicating archived/live copies, attaching `session_index.jsonl` titles); `parse` reads one rollout,
+ * resuming from an earlier parse's state when the file only grew.
+ */
+export const codexParser: Parser = {
+  id: "codex",
+  scan: (roots) => scanCodexRoots(roots),
+  listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
+  parse: (unit, options) => parseCodexUnit(unit, options),
+};

@@ -1,0 +1,193 @@
+/**
+ * Parsing one Codex rollout into a `Session` and its `Turn`s, fully or resumed from a
+ * {@link CodexResumeState} (docs/formats.md §3). Pipeline, the same for both:
+ *   1. decode lines → metadata (first `session_meta` = identity; copied fork history skipped) → items;
+ *   2. items → turns (turns.ts);
+ *   3. resume state = items from the last turn's first item + grouper state + metadata + byte offset + prefix hash.
+ * A resumed parse hashes the parsed prefix, decodes only the appended bytes, re-groups only the last turn's
+ * items plus the new ones, and parses fully when that could differ (file shrank, a prefix byte changed,
+ * the first `user_message` event arrived in a rollout that had none, other options).
+ */
+import { readFileSync } from "node:fs";
+import { SourceError } from "../../errors.ts";
+import { decodeLines, type RawLine, type SkipCounter } from "../claude-code/records.ts";
+import { hashOf, prefixHashOf } from "../claude-code/resume.ts";
+import { projectNameOf } from "../claude-code/meta.ts";
+import { fsReason } from "../file-stats.ts";
+import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
+import { applyLine, createMeta, stripInjectedPreamble, type CodexMeta } from "./meta.ts";
+import { itemsOfLine, type Item } from "./records.ts";
+import { isUsableState, readAppended, type CodexResumeState } from "./resume.ts";
+import { findReviewParent } from "./review-parent.ts";
+import { codexHomeOf, readTitles } from "./session-index.ts";
+import { finishTurn, groupTurns, initialGroupState, type GroupState, type TurnDraft } from "./turns.ts";
+
+/** Per-parse context. */
+interface Context {
+  unit: SourceUnit;
+  path: string;
+  withOutputs: boolean;
+  bytesRead: number;
+  bytesVerified: number;
+  skipped: SkipCounter;
+}
+
+/**
+ * Parse one rollout, resuming when `options.resume` is a usable state for it.
+ * @throws SourceError when the file cannot be opened or read at all, e.g.
+ *   `cannot read codex rollout /x/rollout-….jsonl: permission denied`
+ */
+export function parseCodexUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
+  const context: Context = { unit, path: unit.key, withOutputs: options.withOutputs === true, bytesRead: 0, bytesVerified: 0, skipped: { count: 0 } };
+  if (isUsableState(options.resume, context.withOutputs)) {
+    const resumed = parseResumed(context, options.resume);
+    if (resumed) return resumed;
+    context.bytesRead = 0;
+    context.bytesVerified = 0;
+    context.skipped = { count: 0 };
+  }
+  return parseFull(context);
+}
+
+function parseFull(context: Context): ParseResult {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(context.path);
+  } catch (error) {
+    throw new SourceError(`cannot read codex rollout ${context.path}: ${fsReason(error)}`, context.path, { cause: error });
+  }
+  context.bytesRead += bytes.length;
+  const decoded = decodeLines(bytes, 1, context.path, context.skipped);
+  const meta = createMeta();
+  const items = ingest(context, meta, decoded.lines);
+  if (meta.isSubagent && meta.parentId === null && meta.subagentKind === "review") {
+    meta.parentId = findReviewParent(context.path, meta.metaAt, (read) => (context.bytesRead += read));
+  }
+  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, prefixHash: prefixHashOf(bytes, decoded.completeBytes) };
+  return finish(context, meta, items, initialGroupState(), 1, decoded.partial, position, null, true);
+}
+
+function parseResumed(context: Context, state: CodexResumeState): ParseResult | null {
+  let read;
+  try {
+    read = readAppended(context.path, state.offset, state.prefixHash);
+  } catch {
+    return null; // the full parse reports why the file cannot be read
+  }
+  if (!read) return null;
+  context.bytesVerified += state.offset;
+  context.bytesRead += read.appended.length;
+  const decoded = decodeLines(read.appended, state.lineCount + 1, context.path, context.skipped);
+  const meta = structuredClone(state.meta);
+  const hadUserEvents = meta.hasUserEvents;
+  const items = [...state.tail, ...ingest(context, meta, decoded.lines)];
+  if (meta.hasUserEvents !== hadUserEvents) return null; // the prompt stream changes for every turn
+  const position = { offset: state.offset + decoded.completeBytes, lineCount: state.lineCount + decoded.lineCount, prefixHash: read.digestThrough(decoded.completeBytes) };
+  return finish(context, meta, items, state.tailState, state.anchorTurn, decoded.partial, position, state.lastTurnHash, false);
+}
+
+/** Metadata and items of decoded lines (mutates `meta`); a call without id is named after its 1-based line. */
+function ingest(context: Context, meta: CodexMeta, lines: readonly RawLine[]): Item[] {
+  const items: Item[] = [];
+  for (const { line, value } of lines) {
+    if (applyLine(meta, value) !== "own") continue;
+    for (const item of itemsOfLine(value, context.withOutputs, `line-${line}`)) {
+      if (item.k === "prompt" || item.k === "userItem") {
+        item.text = stripInjectedPreamble(meta, item.text);
+        if (item.text.length === 0) continue;
+      }
+      items.push(item);
+    }
+  }
+  return items;
+}
+
+interface Position {
+  offset: number;
+  lineCount: number;
+  prefixHash: string;
+}
+
+/** Steps 2–3 for full (`isFull`) and resumed parses. */
+function finish(
+  context: Context, meta: CodexMeta, items: Item[], startState: GroupState, firstNumber: number, partial: RawLine | null,
+  position: Position, lastTurnHash: string | null, isFull: boolean,
+): ParseResult {
+  const stateMeta = structuredClone(meta);
+  let viewMeta = meta;
+  let viewItems = items;
+  if (partial) {
+    viewMeta = structuredClone(meta);
+    viewItems = [...items, ...ingest(context, viewMeta, [partial])];
+  }
+  const usePromptEvents = viewMeta.hasUserEvents;
+  const grouped = groupTurns(viewItems, startState, firstNumber, usePromptEvents);
+  const sessionId = context.unit.sessionId;
+  const turns = grouped.drafts.map((draft) => finishTurn(draft, sessionId, viewMeta.isSubagent, context.withOutputs));
+  let fromTurn = firstNumber;
+  if (!isFull && turns[0] && lastTurnHash === hashOf(JSON.stringify(turns[0]))) {
+    turns.shift();
+    fromTurn++;
+  }
+  const turnCount = grouped.drafts.at(-1)?.number ?? firstNumber - 1;
+  const session = buildSession(context, viewMeta, turnCount);
+  const stateGroups = partial ? groupTurns(items, startState, firstNumber, stateMeta.hasUserEvents) : grouped;
+  const resume = buildState(context, stateMeta, items, stateGroups.drafts, stateGroups.state, firstNumber, position);
+  return { session, turns, fromTurn: isFull ? 1 : fromTurn, resume, bytesRead: context.bytesRead, bytesVerified: context.bytesVerified, skipped: { ...context.skipped } };
+}
+
+function buildState(
+  context: Context, meta: CodexMeta, items: Item[], drafts: TurnDraft[], endState: GroupState, firstNumber: number, position: Position,
+): CodexResumeState {
+  const last = drafts.at(-1);
+  const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;
+  return {
+    kind: "codex/v1",
+    offset: position.offset,
+    lineCount: position.lineCount,
+    prefixHash: position.prefixHash,
+    withOutputs: context.withOutputs,
+    meta,
+    tail: last ? items.slice(last.startIndex) : [],
+    tailState: last ? last.stateBefore : endState,
+    anchorTurn: last ? last.number : firstNumber,
+    lastTurnHash: lastTurn ? hashOf(JSON.stringify(lastTurn)) : null,
+  };
+}
+
+function buildSession(context: Context, meta: CodexMeta, turnCount: number): Session {
+  const projectPath = meta.cwd ?? "";
+  const parentSessionId = meta.isSubagent && meta.parentId !== context.unit.sessionId ? meta.parentId : null;
+  return {
+    id: context.unit.sessionId,
+    source: "codex",
+    projectPath,
+    projectName: projectNameOf(projectPath),
+    gitBranch: meta.branch,
+    startedAt: meta.startedAt,
+    endedAt: meta.endedAt,
+    title: titleOf(context, meta),
+    turnCount,
+    parentSessionId,
+    isSubagent: meta.isSubagent,
+    location: context.path,
+  };
+}
+
+/**
+ * The title: the `session_index.jsonl` name given by listUnits (`locator.indexTitle`; read here when the unit
+ * did not come from listUnits), else the last `thread_name_updated` event, else null.
+ */
+function titleOf(context: Context, meta: CodexMeta): string | null {
+  const locator = context.unit.locator;
+  if (locator && "indexTitle" in locator) return typeof locator.indexTitle === "string" ? locator.indexTitle : meta.threadName;
+  const home = codexHomeOf(context.path);
+  if (home === null) return meta.threadName;
+  try {
+    const { titles, bytesRead } = readTitles(home);
+    context.bytesRead += bytesRead;
+    return titles.get(context.unit.sessionId) ?? meta.threadName;
+  } catch {
+    return meta.threadName;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Codex tool calls → the shared vocabulary (src/parsers/tool-calls.ts), and tool outputs → text +
+ * error status (docs/formats.md §3.2 `function_call`, `custom_tool_call`, `local_shell_call`,
+ * `web_search_call`, `function_call_output`; tool names from the real corpus: `shell`, `shell_command`,
+ * `exec_command`, `write_stdin`, `apply_patch`, `update_plan`, MCP resource tools).
+ * Shell tools become `Bash` with the command; `apply_patch` becomes one `Edit`/`Write` per patched file
+ * with line counts; `update_plan` becomes `TodoWrite`; MCP tools become `mcp__<server>__<tool>`.
+ */
+import { asObject } from "../claude-code/records.ts";
+import { buildToolCall, compactInputMaxChars, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
+import type { ToolCall } from "../types.ts";
+import { parsePatch, patchInScript } from "./patch.ts";
+
+/** The calls one response item stands for: usually one, one per file for a multi-file patch. */
+export interface CallGroup {
+  /** `call_id` (or `id`) pairing the call with its output. */
+  id: string;
+  /** The tool name as Codex wrote it (for the MCP rename once `mcp_tool_call_end` is seen). */
+  rawName: string;
+  calls: ToolCall[];
+}
+
+const clip = (text: string): string => {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > compactInputMaxChars ? `${oneLine.slice(0, compactInputMaxChars - 1)}…` : oneLine;
+};
+
+/** `arguments` of a function call: a JSON string (§3.3) decoded to an object; `{}` when not an object. */
+export function decodeArguments(value: unknown): Record<string, unknown> {
+  if (typeof value === "string") {
+    try {
+      return asObject(JSON.parse(value)) ?? { input: value };
+    } catch {
+      return { input: value };
+    }
+  }
+  return asObject(value) ?? {};
+}
+
+/**
+ * The command line a shell argv runs: the script of `bash -lc <script>` / `powershell -Command <script>`,
+ * else the words joined by spaces.
+ * Examples: `["bash","-lc","ls -la"]` → `ls -la`; `["git","status"]` → `git status`.
+ */
+export function commandText(argv: unknown): string {
+  if (typeof argv === "string") return argv;
+  if (!Array.isArray(argv)) return "";
+  const words = argv.filter((word): word is string => typeof word === "string");
+  const flagAt = words.findIndex((word, index) => index > 0 && /^(-l?c|-Command|\/c)$/i.test(word));
+  if (flagAt > 0 && flagAt <= 2 && words.length === flagAt + 2) return words[flagAt + 1] as string;
+  return words.join(" ");
+}
+
+/** Calls for a patch text: one Write per added file, one Edit per updated/deleted file; a `Patch` call when no file header parses. */
+export function patchCalls(patch: string): ToolCall[] {
+  const files = parsePatch(patch);
+  if (files.length === 0) return [buildToolCall(normalizeToolName("apply_patch"), {}, false)];
+  return files.map((file) => {
+    const target = file.movedTo ?? file.path;
+    const call = buildToolCall(file.operation === "add" ? "Write" : "Edit", { file_path: target }, false);
+    if (file.movedTo) call.input = clip(`${file.path} → ${file.movedTo}`);
+    call.linesAdded = file.linesAdded;
+    call.linesRemoved = file.linesRemoved;
+    return call;
+  });
+}
+
+/** A shell command as calls: the patch calls when the command runs `apply_patch`, else one `Bash` call. */
+function shellCalls(command: string): ToolCall[] {
+  const patch = patchInScript(command);
+  if (patch !== null) return patchCalls(patch);
+  return [buildToolCall("Bash", { command }, false)];
+}
+
+/** `update_plan` → `TodoWrite`, input = the steps joined by "; " (or the explanation). */
+function planCall(args: Record<string, unknown>): ToolCall {
+  const steps = Array.isArray(args.plan)
+    ? args.plan.map((item) => asObject(item)?.step).filter((step): step is string => typeof step === "string" && step.length > 0)
+    : [];
+  const call = buildToolCall("TodoWrite", {}, false);
+  call.input = clip(steps.length > 0 ? steps.join("; ") : typeof args.explanation === "string" ? args.explanation : "");
+  return call;
+}
+
+/** Calls of a named tool with decoded arguments. */
+function callsByName(name: string, namespace: string | undefined, args: Record<string, unknown>): ToolCall[] {
+  if (namespace) return [buildToolCall(`mcp__${namespace}__${name}`, normalizeToolInput(args), false)];
+  switch (name) {
+    case "shell":
+    case "container.exec":
+    case "local_shell":
+      if (Array.isArray(args.command) && args.command[0] === "apply_patch" && typeof args.command[1] === "string") return patchCalls(args.command[1]);
+      return shellCalls(commandText(args.command));
+    case "shell_command":
+      return shellCalls(commandText(args.command));
+    case "exec_command":
+      return shellCalls(commandText(args.cmd ?? args.command));
+    case "apply_patch": {
+      const patch = args.input ?? args.patch;
+      return patchCalls(typeof patch === "string" ? patch : "");
+    }
+    case "update_plan":
+      return [planCall(args)];
+    case "view_image":
+      return [buildToolCall("Read", { file_path: args.path }, false)];
+    default:
+      return [buildToolCall(normalizeToolName(name), normalizeToolInput(args), false)];
+  }
+}
+
+/**
+ * The calls of one `response_item` payload, or null when it is not a tool call.
+ * `function_call` (arguments = JSON string), `custom_tool_call` (free-form `input`, e.g. a patch),
+ * `local_shell_call` (`action.command[]`), `web_search_call` (`action.query` → `WebSearch`).
+ * @param fallbackId id used when the item has none (`web_search_call` often has no `call_id`)
+ */
+export function callsOfItem(payload: Record<string, unknown>, fallbackId: string): CallGroup | null {
+  const id = typeof payload.call_id === "string" ? payload.call_id : typeof payload.id === "string" ? payload.id : fallbackId;
+  const name = typeof payload.name === "string" ? payload.name : "";
+  const namespace = typeof payload.namespace === "string" && payload.namespace.length > 0 ? payload.namespace : undefined;
+  switch (payload.type) {
+    case "function_call":
+      return { id, rawName: name, calls: callsByName(name, namespace, decodeArguments(payload.arguments)) };
+    case "custom_tool_call": {
+      const input = typeof payload.input === "string" ? payload.input : "";
+      if (name === "apply_patch") return { id, rawName: name, calls: patchCalls(input) };
+      return { id, rawName: name, calls: callsByName(name, namespace, decodeArguments(input)) };
+    }
+    case "local_shell_call": {
+      const action = asObject(payload.action);
+      return { id, rawName: "local_shell", calls: callsByName("local_shell", undefined, { command: action?.command }) };
+    }
+    case "web_search_call": {
+      const action = asObject(payload.action);
+      const query = typeof action?.query === "string" ? action.query : Array.isArray(action?.queries) ? action.queries.join("; ") : "";
+      return { id, rawName: "web_search", calls: [buildToolCall("WebSearch", { query }, false)] };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Text and error status of one tool output. */
+export interface OutputStatus {
+  text: string;
+  isError: boolean;
+}
+
+const exitCodeLine = /^(?:Exit code:|Process exited with code) (-?\d+)\s*$/m;
+/** Codex's own failure texts (codex-rs/core tool handlers), at the start of an output. */
+const failurePrefixes = [
+  "apply_patch verification failed", "execution error", "failed to parse function arguments", "exec command rejected",
+  "aborted by user", "sandbox error", "unsupported call", "patch rejected",
+];
+
+/**
+ * Decode a `function_call_output` / `custom_tool_call_output` `output` (§3.2): a string (often
+ * `Exit code: N\nWall time: …\nOutput:\n…`, or `Process exited with code N` for `exec_command`, or a
+ * JSON string `{"output": …, "metadata": {"exit_code": N}}`), a list of content items, or an object.
+ * `isError` when the exit code in the header (the text before `Output:`) or metadata is non-zero, when
+ * `success` is false, or when the text starts with one of Codex's failure messages.
+ * Examples: `"Exit code: 1\nOutput:\nboom"` → error; `"{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}"` → `ok`, no error.
+ */
+export function decodeOutput(value: unknown): OutputStatus {
+  let text = "";
+  let exitCode: number | undefined;
+  let success: boolean | undefined;
+  const object = typeof value === "string" ? parseJsonObject(value) : asObject(value);
+  if (object) {
+    const inner = object.output ?? object.content;
+    text = typeof inner === "string" ? inner : contentText(inner);
+    const metadata = asObject(object.metadata);
+    if (typeof metadata?.exit_code === "number") exitCode = metadata.exit_code;
+    if (typeof object.success === "boolean") success = object.success;
+    if (text === "" && typeof value === "string" && inner === undefined) text = value;
+  } else if (typeof value === "string") text = value;
+  else text = contentText(value);
+  if (exitCode === undefined) {
+    const headerEnd = text.indexOf("\nOutput:");
+    const match = exitCodeLine.exec(headerEnd >= 0 ? text.slice(0, headerEnd) : text.slice(0, 400));
+    if (match) exitCode = Number(match[1]);
+  }
+  const start = text.trimStart().slice(0, 80).toLowerCase();
+  const isError = (exitCode !== undefined && exitCode !== 0) || success === false || failurePrefixes.some((prefix) => start.startsWith(prefix));
+  return { text, isError };
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  if (!text.startsWith("{")) return undefined;
+  try {
+    return asObject(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Text of a list of content items (`input_text`/`output_text`/`text`; images as `[image]`). */
+export function contentText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value)) return "";
+  const parts: string[] = [];
+  for (const item of value) {
+    const block = asObject(item);
+    if (typeof block?.text === "string") parts.push(block.text);
+    else if (block?.type === "input_image" || block?.type === "image") parts.push("[image]");
+  }
+  return parts.join("\n");
+}

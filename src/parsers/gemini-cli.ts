@@ -1,0 +1,32 @@
+/**
+ * Gemini CLI parser (docs/formats.md §4; checked on JSON and JSONL chat files of 2025-10 … 2026-04 in
+ * ../shared/corpus/gemini-cli). Data: `$GEMINI_CLI_HOME/.gemini` else `~/.gemini`, chats in
+ * `tmp/<project-id>/chats/` (recall's override: `--gemini-dir` / `RECALL_GEMINI_DIRS`, paths.ts). One
+ * container = one chat file; one unit = one session id, merged across the files a resumed session
+ * spreads over. Sub-agents (`chats/<parentSessionId>/<id>.json[l]`) link to their parent. Project path:
+ * `.project_root`, else "" (unknown) with the `tmp/` folder name (a hash before CLI 0.29) as the name.
+ * Resume command: `gemini --resume <sessionId>`, run in the project folder (google-gemini/gemini-cli
+ * docs/cli/session-management.md). Code in ./gemini-cli/ (scan, units, decode, records, tools, turns, resume, parse).
+ */
+import type { Parser } from "./types.ts";
+import { parseGeminiUnit } from "./gemini-cli/parse.ts";
+import { scanGeminiRoots } from "./gemini-cli/scan.ts";
+import { listGeminiUnits } from "./gemini-cli/units.ts";
+
+export { parseGeminiUnit } from "./gemini-cli/parse.ts";
+export { scanGeminiRoots, skippedDirs as geminiSkippedDirs, maxDepth as geminiMaxDepth } from "./gemini-cli/scan.ts";
+export { listGeminiUnits } from "./gemini-cli/units.ts";
+export { normalizeGeminiToolName } from "./gemini-cli/tools.ts";
+export type { GeminiResumeState } from "./gemini-cli/resume.ts";
+
+/**
+ * The Gemini CLI `Parser`: `scan` walks roots by stats only; `listUnits` reads each file's header and
+ * groups files by session id; `parse` reads a session's files, resuming the newest one from a byte
+ * offset when it is JSONL and only grew (see ./gemini-cli/parse.ts).
+ */
+export const geminiCliParser: Parser = {
+  id: "gemini-cli",
+  scan: (roots) => scanGeminiRoots(roots),
+  listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
+  parse: (unit, options) => parseGeminiUnit(unit, options),
+};

@@ -1,0 +1,281 @@
+/**
+ * Parsing one Gemini CLI session (all its files, units.ts) into a `Session` and `Turn`s, formats.md §4.
+ * Full parse: 1. read and decode every file (decode.ts, format by content); 2. merge messages by id
+ * across files (first place kept, last version wins), order by time, group into turns (turns.ts);
+ * 3. resume state (resume.ts): `whole` when the newest file is JSON, `append` when it is JSONL.
+ * An `append` resume hashes the newest file's parsed prefix, decodes only the appended bytes on top of
+ * the last turn's messages, and parses fully whenever that could differ (another file changed, the
+ * prefix changed, a record touches a message before the last turn, a `$set.messages` checkpoint, a
+ * message sorting before the last prompt, other options). A `whole` resume parses fully and returns
+ * the turns from the first one whose hash changed.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { SourceError } from "../../errors.ts";
+import { fsReason, statFingerprint } from "../file-stats.ts";
+import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
+import { applyLine, decodeJsonDocument, decodeJsonl, detectFormat, splitLines, type DecodedChat } from "./decode.ts";
+import { MessageStore, noteSkip, type ChatMeta, type GeminiMessage, type SkipCounter } from "./records.ts";
+import { hashOf, isUsableState, prefixHashOf, readAppended, type GeminiResumeState } from "./resume.ts";
+import { groupTurns, orderByTime, type GroupedTurns } from "./turns.ts";
+
+/** Per-parse context. */
+interface Context {
+  unit: SourceUnit;
+  /** The session's files in merge order; the newest last. */
+  files: string[];
+  withOutputs: boolean;
+  bytesRead: number;
+  bytesVerified: number;
+  skipped: SkipCounter;
+}
+
+/** Where the newest file's complete lines end (append mode). */
+interface Position {
+  offset: number;
+  lineCount: number;
+  prefixHash: string;
+}
+
+/**
+ * Parse one session, resuming when `options.resume` is a usable state for the same files.
+ * @throws SourceError when a file of the session cannot be read, or is a JSON document cut mid-write
+ *   (`/x/chats/session-….json is not a complete json document (being written?)`): the index keeps
+ *   what it stored and retries on its next run
+ */
+export function parseGeminiUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
+  const listed = typeof unit.locator?.files === "string" ? unit.locator.files.split("\n").filter(Boolean) : [];
+  const context: Context = {
+    unit, files: listed.length > 0 ? listed : [unit.containerPath], withOutputs: options.withOutputs === true,
+    bytesRead: 0, bytesVerified: 0, skipped: { count: 0 },
+  };
+  const state = isUsableState(options.resume, context.withOutputs) && olderFilesUnchanged(context, options.resume) ? options.resume : undefined;
+  if (state?.mode === "append") {
+    const resumed = parseAppended(context, state);
+    if (resumed) return resumed;
+    context.bytesRead = 0;
+    context.bytesVerified = 0;
+    context.skipped = { count: 0 };
+  }
+  const full = parseFull(context);
+  return state?.mode === "whole" ? keepChangedTurns(full, state.turnHashes) : full;
+}
+
+/** Stats fingerprint of a file, or "-" when it cannot be stat'ed now (then no later state matches it). */
+function fingerprintOrMissing(path: string): string {
+  try {
+    return statFingerprint(statSync(path));
+  } catch {
+    return "-";
+  }
+}
+
+/** True when the state lists the same files and every file but the newest still has its fingerprint. */
+function olderFilesUnchanged(context: Context, state: GeminiResumeState): boolean {
+  if (state.files.length !== context.files.length || state.files.some((file, index) => file !== context.files[index])) return false;
+  return context.files.slice(0, -1).every((file, index) => {
+    const fingerprint = fingerprintOrMissing(file);
+    return fingerprint !== "-" && fingerprint === state.olderFingerprints[index];
+  });
+}
+
+function readWhole(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new SourceError(`cannot read gemini cli chat ${path}: ${fsReason(error)}`, path, { cause: error });
+  }
+}
+
+/** Decode one file by its content. @throws SourceError for a JSON document cut mid-write */
+function decodeFile(context: Context, path: string): DecodedChat & { bytes: Buffer } {
+  const bytes = readWhole(path);
+  context.bytesRead += bytes.length;
+  const detected = detectFormat(bytes.toString("utf8"));
+  if (detected === "broken") {
+    throw new SourceError(`${path} is not a complete json document (being written?)`, path);
+  }
+  if (detected.format === "json" && detected.document) return { ...decodeJsonDocument(detected.document, path, context.withOutputs, context.skipped), bytes };
+  return { ...decodeJsonl(bytes, path, context.withOutputs, context.skipped), bytes };
+}
+
+/** Messages of several stores merged by id: first place kept, last version wins. */
+function mergeMessages(stores: readonly MessageStore[]): GeminiMessage[] {
+  const byId = new Map<string, GeminiMessage>();
+  for (const store of stores) for (const message of store.values()) byId.set(message.id, message);
+  return [...byId.values()];
+}
+
+/** The newest file's store with its unterminated last line applied (a copy), or null when it touches prior ids. */
+function withPartial(decoded: { meta: ChatMeta; store: MessageStore }, partial: Record<string, unknown> | null, prior: ReadonlySet<string>, context: Context, place: string):
+  { meta: ChatMeta; store: MessageStore } | null {
+  if (!partial) return decoded;
+  const meta = structuredClone(decoded.meta);
+  const store = decoded.store.copy();
+  const outcome = applyLine(partial, meta, store, prior, context.withOutputs, (reason) => noteSkip(context.skipped, `${place}: ${reason}`));
+  return outcome === "touches-prior" ? null : { meta, store };
+}
+
+function parseFull(context: Context): ParseResult {
+  const decoded = context.files.map((file) => decodeFile(context, file));
+  const newest = decoded.at(-1)!;
+  const newestPath = context.files.at(-1)!;
+  const older = decoded.slice(0, -1);
+  const final = withPartial(newest, newest.partial, new Set(), context, `${newestPath}:${newest.lineCount + 1}`)!;
+  const ordered = orderByTime(mergeMessages([...older.map((chat) => chat.store), final.store]));
+  const metas = [...older.map((chat) => chat.meta), final.meta];
+  const isSubagent = isSubagentSession(context.unit, metas);
+  const grouped = groupTurns(ordered, 1, context.unit.sessionId, isSubagent, context.withOutputs);
+  const session = buildSession(context, metas, grouped.turns.length, isSubagent);
+  let resume: GeminiResumeState;
+  if (newest.format === "json") {
+    resume = baseState(context, "whole", older.map((chat) => chat.meta), newest.meta);
+    resume.turnHashes = grouped.turns.map((turn) => hashOf(JSON.stringify(turn)));
+  } else {
+    const completeOrdered = newest.partial ? orderByTime(mergeMessages([...older.map((chat) => chat.store), newest.store])) : ordered;
+    const completeGrouped = newest.partial ? groupTurns(completeOrdered, 1, context.unit.sessionId, isSubagent, context.withOutputs) : grouped;
+    const position = { offset: newest.completeBytes, lineCount: newest.lineCount, prefixHash: prefixHashOf(newest.bytes, newest.completeBytes) };
+    resume = appendState(context, older.map((chat) => chat.meta), newest.meta, completeOrdered, completeGrouped, 1, [], null, position);
+  }
+  return { session, turns: grouped.turns, fromTurn: 1, resume, bytesRead: context.bytesRead, bytesVerified: 0, skipped: { ...context.skipped } };
+}
+
+function parseAppended(context: Context, state: GeminiResumeState): ParseResult | null {
+  const newestPath = context.files.at(-1)!;
+  let read;
+  try {
+    read = readAppended(newestPath, state.offset, state.prefixHash);
+  } catch {
+    return null; // the full parse reports why the file cannot be read
+  }
+  if (!read) return null;
+  context.bytesVerified = state.offset;
+  context.bytesRead = read.appended.length;
+  const split = splitLines(read.appended, state.lineCount + 1, newestPath, context.skipped);
+  const meta = structuredClone(state.meta);
+  const store = new MessageStore(state.tail);
+  const prior = new Set(state.priorIds);
+  for (const { line, value } of split.lines) {
+    const outcome = applyLine(value, meta, store, prior, context.withOutputs, (reason) => noteSkip(context.skipped, `${newestPath}:${line}: ${reason}`));
+    if (outcome === "touches-prior") return null;
+  }
+  const completeOrdered = orderByTime(store.values());
+  if (state.anchor !== null && completeOrdered[0]?.id !== state.anchor) return null;
+  const final = withPartial({ meta, store }, split.partial, prior, context, `${newestPath}:${state.lineCount + split.lineCount + 1}`);
+  if (!final) return null;
+  const ordered = split.partial ? orderByTime(final.store.values()) : completeOrdered;
+  if (state.anchor !== null && ordered[0]?.id !== state.anchor) return null;
+  const metas = [...state.olderMetas, final.meta];
+  const isSubagent = isSubagentSession(context.unit, metas);
+  const firstNumber = state.anchor === null ? 1 : state.anchorTurn;
+  const grouped = groupTurns(ordered, firstNumber, context.unit.sessionId, isSubagent, context.withOutputs);
+  let turns = grouped.turns;
+  let fromTurn = firstNumber;
+  if (state.anchor !== null && turns[0] && hashOf(JSON.stringify(turns[0])) === state.lastTurnHash) {
+    turns = turns.slice(1);
+    fromTurn++;
+  }
+  const session = buildSession(context, metas, firstNumber - 1 + grouped.turns.length, isSubagent);
+  const completeGrouped = split.partial ? groupTurns(completeOrdered, firstNumber, context.unit.sessionId, isSubagent, context.withOutputs) : grouped;
+  const position = { offset: state.offset + split.completeBytes, lineCount: state.lineCount + split.lineCount, prefixHash: read.digestThrough(split.completeBytes) };
+  const resume = appendState(context, state.olderMetas, meta, completeOrdered, completeGrouped, firstNumber, state.priorIds, state.anchor, position);
+  return { session, turns, fromTurn, resume, bytesRead: context.bytesRead, bytesVerified: context.bytesVerified, skipped: { ...context.skipped } };
+}
+
+function baseState(context: Context, mode: GeminiResumeState["mode"], olderMetas: ChatMeta[], meta: ChatMeta): GeminiResumeState {
+  return {
+    kind: "gemini-cli/v1", mode, withOutputs: context.withOutputs, files: context.files,
+    olderFingerprints: context.files.slice(0, -1).map(fingerprintOrMissing),
+    turnHashes: [], offset: 0, lineCount: 0, prefixHash: "", anchor: null, anchorTurn: 1, lastTurnHash: null,
+    tail: [], priorIds: [], meta, olderMetas,
+  };
+}
+
+/**
+ * An `append` state from the complete lines' ordered messages and turns: the tail starts at the last
+ * turn's prompt (or, with no turn yet, keeps the previous anchor and every message after it).
+ */
+function appendState(
+  context: Context, olderMetas: ChatMeta[], meta: ChatMeta, ordered: GeminiMessage[], grouped: GroupedTurns,
+  firstNumber: number, priorIds: string[], previousAnchor: string | null, position: Position,
+): GeminiResumeState {
+  const state = baseState(context, "append", olderMetas, meta);
+  Object.assign(state, position);
+  const lastIndex = grouped.promptIndexes.at(-1);
+  const lastTurn = grouped.turns.at(-1);
+  if (lastIndex === undefined || !lastTurn) {
+    state.anchor = previousAnchor;
+    state.anchorTurn = firstNumber;
+    state.tail = ordered;
+    state.priorIds = priorIds;
+    return state;
+  }
+  state.anchor = ordered[lastIndex]!.id;
+  state.anchorTurn = lastTurn.number;
+  state.lastTurnHash = hashOf(JSON.stringify(lastTurn));
+  state.tail = ordered.slice(lastIndex);
+  state.priorIds = [...priorIds, ...ordered.slice(0, lastIndex).map((message) => message.id)];
+  return state;
+}
+
+/** A `whole` resume: the full parse's turns from the first one whose hash differs from the last parse's. */
+function keepChangedTurns(full: ParseResult, previousHashes: readonly string[]): ParseResult {
+  let first = 0;
+  while (first < full.turns.length && first < previousHashes.length && hashOf(JSON.stringify(full.turns[first])) === previousHashes[first]) first++;
+  return { ...full, turns: full.turns.slice(first), fromTurn: first + 1 };
+}
+
+/** Sub-agent: nested under a parent's folder (units.ts), or `kind: "subagent"` in a header (§4.2). */
+function isSubagentSession(unit: SourceUnit, metas: readonly ChatMeta[]): boolean {
+  return unit.locator?.isNested === true || metas.some((meta) => meta.kind === "subagent");
+}
+
+/**
+ * Last path component of a POSIX or Windows path.
+ * Examples: `/home/x/app` → `app`; `c:\users\x\idaho-vault` → `idaho-vault`; `` → ``.
+ */
+export function projectNameOf(path: string): string {
+  return path.split(/[\\/]+/).filter((part) => part.length > 0).at(-1) ?? "";
+}
+
+/**
+ * The project path: the unit's (`.project_root`, or learnt from another folder with the same
+ * `projectHash`), else a workspace directory whose SHA-256 is the `projectHash` (the exact path the CLI
+ * hashed, `getProjectHash` in packages/core/src/utils/paths.ts), else "" (unknown: hash-named folders
+ * from before CLI 0.29 hold only the hash, which cannot be reversed).
+ */
+function resolveProjectPath(unit: SourceUnit, metas: readonly ChatMeta[]): string {
+  const known = unit.locator?.projectPath;
+  if (typeof known === "string" && known) return known;
+  for (const meta of metas) {
+    if (!meta.projectHash) continue;
+    for (const directory of meta.directories) {
+      if (createHash("sha256").update(directory).digest("hex") === meta.projectHash) return directory;
+    }
+  }
+  return "";
+}
+
+function buildSession(context: Context, metas: readonly ChatMeta[], turnCount: number, isSubagent: boolean): Session {
+  const { unit } = context;
+  const projectPath = resolveProjectPath(unit, metas);
+  const starts = metas.flatMap((meta) => [meta.startTime, meta.firstMessageAt]).filter((t) => t > 0);
+  const ends = metas.flatMap((meta) => [meta.lastUpdated, meta.lastMessageAt]).filter((t) => t > 0);
+  const title = metas.map((meta) => meta.summary).filter((summary): summary is string => !!summary).at(-1) ?? null;
+  const parent = typeof unit.locator?.parentSessionId === "string" ? unit.locator.parentSessionId : null;
+  const projectDir = typeof unit.locator?.projectDir === "string" ? unit.locator.projectDir : "";
+  return {
+    id: unit.sessionId,
+    source: "gemini-cli",
+    projectPath,
+    projectName: projectPath ? projectNameOf(projectPath) : projectDir,
+    gitBranch: null, // Gemini CLI records no branch
+    startedAt: starts.length > 0 ? Math.min(...starts) : 0,
+    endedAt: ends.length > 0 ? Math.max(...ends) : 0,
+    title,
+    turnCount,
+    parentSessionId: isSubagent && parent !== unit.sessionId ? parent : null,
+    isSubagent,
+    location: context.files.at(-1)!,
+  };
+}

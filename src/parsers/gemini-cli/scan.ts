@@ -1,0 +1,165 @@
+/**
+ * Finding Gemini CLI chat files by file stats alone (docs/formats.md §4.1). A root is a `.gemini`
+ * folder (only its `tmp/` is walked), a `tmp/` folder, any folder holding `chats/` folders at some
+ * depth (copies of `.gemini` inside repositories), or one chat file. Containers are the files directly
+ * in a `chats/` folder and one level below it (`chats/<parentSessionId>/<id>.json[l]` sub-agents,
+ * `chats/skill-extraction-<hex>/`). Nothing outside `chats/` is ever listed: not `logs.json` (prompt
+ * history, a separate source), not checkpoints, and never credentials (`oauth_creds.json`,
+ * `google_accounts.json`, which live at the `.gemini` top level that the walk does not enter).
+ * A folder reached twice (links, overlapping roots) is walked once.
+ */
+import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
+import type { ScanResult, SourceContainer, UnavailablePath } from "../types.ts";
+
+/** Folder names never walked: auxiliary state of a project folder (§4.1) and the usual heavy trees. */
+export const skippedDirs: ReadonlySet<string> = new Set([
+  "node_modules", ".git", "checkpoints", "tool-outputs", "tool_output", "memory", "plans", "logs", "extensions",
+  "commands", "skills", "tracker", "tasks", "antigravity", "antigravity-browser-profile",
+]);
+
+/** Deepest folder level walked below a root while looking for `chats/` folders. */
+export const maxDepth = 12;
+
+/** The file `tmp/<project>/.project_root` holding the project path (CLI ≥ 0.29, §4.1). */
+export const projectRootFileName = ".project_root";
+
+/** True for a chat file name: `*.json` / `*.jsonl` (the format is decided by content when parsing). */
+export function isChatFileName(name: string): boolean {
+  return name.endsWith(".json") || name.endsWith(".jsonl");
+}
+
+/**
+ * The project folder (`tmp/<project-id>`) of a chat file: the parent of its `chats/` folder; for a
+ * file given directly as a root outside any `chats/` folder, its own folder.
+ * Examples: `/h/.gemini/tmp/app/chats/session-x.json` → `/h/.gemini/tmp/app`;
+ *   `/h/.gemini/tmp/app/chats/<parent>/ab12cd.jsonl` → `/h/.gemini/tmp/app`; `/x/s.json` → `/x`.
+ */
+export function projectDirOf(chatPath: string): string {
+  const folder = dirname(chatPath);
+  if (basename(folder) === "chats") return dirname(folder);
+  if (basename(dirname(folder)) === "chats") return dirname(dirname(folder));
+  return folder;
+}
+
+/** Mutable state of one scan. */
+interface Walk {
+  found: SourceContainer[];
+  walkedDirs: Set<string>;
+  listedFiles: Set<string>;
+  unavailable: UnavailablePath[];
+  /** `.project_root` fingerprint per project folder, computed once. */
+  rootStamps: Map<string, string>;
+}
+
+/**
+ * Every chat file below `roots`, with a stats-only fingerprint: the file's {@link statFingerprint} plus
+ * `|root<fingerprint of tmp/<project>/.project_root>` (`|root-` when absent), so a project path that
+ * appears or changes re-parses the project's sessions.
+ * Cost: one readdir + one stat per folder, one stat per chat file, one per project folder.
+ * @returns containers sorted by path; missing roots; paths that exist but cannot be read. Never throws.
+ */
+export function scanGeminiRoots(roots: readonly string[]): ScanResult {
+  const walk: Walk = { found: [], walkedDirs: new Set(), listedFiles: new Set(), unavailable: [], rootStamps: new Map() };
+  const missingRoots: string[] = [];
+  for (const given of roots) {
+    const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
+    let stat: Stats;
+    try {
+      stat = statSync(root);
+    } catch (error) {
+      if (isMissingError(error)) missingRoots.push(given);
+      else walk.unavailable.push({ path: root, reason: fsReason(error) });
+      continue;
+    }
+    if (stat.isDirectory()) walkDir(root, 0, walk, stat);
+    else if (stat.isFile() && isChatFileName(basename(root))) addFile(root, walk);
+  }
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return { containers: walk.found.sort(byPath), missingRoots, unavailable: walk.unavailable.sort(byPath) };
+}
+
+function readEntries(dir: string, walk: Walk): Dirent[] | null {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
+    return null;
+  }
+}
+
+/** Stats of a folder entry (links followed); undefined when gone, noted when unreadable. */
+function statEntry(path: string, walk: Walk): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    if (!isMissingError(error)) walk.unavailable.push({ path, reason: fsReason(error) });
+    return undefined;
+  }
+}
+
+/** Mark a folder walked; false when it was already (same device + inode). */
+function firstVisit(stat: Stats, walk: Walk): boolean {
+  const identity = fileIdentity(stat);
+  if (walk.walkedDirs.has(identity)) return false;
+  walk.walkedDirs.add(identity);
+  return true;
+}
+
+function walkDir(dir: string, depth: number, walk: Walk, stat: Stats): void {
+  if (!firstVisit(stat, walk)) return;
+  const entries = readEntries(dir, walk);
+  if (!entries) return;
+  // A `.gemini` folder: only `tmp/` holds chats (the rest is settings, history, credentials).
+  const tmp = entries.find((entry) => entry.name === "tmp" && (entry.isDirectory() || entry.isSymbolicLink()));
+  if (tmp && (depth === 0 || basename(dir) === ".gemini")) {
+    const tmpStat = statEntry(join(dir, "tmp"), walk);
+    if (tmpStat?.isDirectory()) walkDir(join(dir, "tmp"), depth + 1, walk, tmpStat);
+    return;
+  }
+  if (depth >= maxDepth) return;
+  for (const entry of entries) {
+    if (entry.isFile() || skippedDirs.has(entry.name)) continue;
+    const path = join(dir, entry.name);
+    const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? statEntry(path, walk) : undefined;
+    if (!entryStat?.isDirectory()) continue;
+    if (entry.name === "chats") walkChats(path, walk, entryStat);
+    else walkDir(path, depth + 1, walk, entryStat);
+  }
+}
+
+/** A `chats/` folder: its chat files and those one folder below (sub-agents, skill extraction). */
+function walkChats(dir: string, walk: Walk, stat: Stats): void {
+  if (!firstVisit(stat, walk)) return;
+  const entries = readEntries(dir, walk);
+  if (!entries) return;
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isFile()) {
+      if (isChatFileName(entry.name)) addFile(path, walk);
+      continue;
+    }
+    const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? statEntry(path, walk) : undefined;
+    if (!entryStat?.isDirectory() || !firstVisit(entryStat, walk)) continue;
+    for (const inner of readEntries(path, walk) ?? []) {
+      if (inner.isFile() && isChatFileName(inner.name)) addFile(join(path, inner.name), walk);
+    }
+  }
+}
+
+function addFile(path: string, walk: Walk): void {
+  const stat = statEntry(path, walk);
+  if (!stat?.isFile()) return;
+  const identity = fileIdentity(stat);
+  if (walk.listedFiles.has(identity)) return;
+  walk.listedFiles.add(identity);
+  const projectDir = projectDirOf(path);
+  let rootStamp = walk.rootStamps.get(projectDir);
+  if (rootStamp === undefined) {
+    const rootStat = statEntry(join(projectDir, projectRootFileName), walk);
+    rootStamp = rootStat?.isFile() ? statFingerprint(rootStat) : "-";
+    walk.rootStamps.set(projectDir, rootStamp);
+  }
+  walk.found.push({ source: "gemini-cli", path, fingerprint: `${statFingerprint(stat)}|root${rootStamp}`, sizeBytes: stat.size });
+}

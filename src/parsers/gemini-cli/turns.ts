@@ -1,0 +1,79 @@
+/**
+ * Ordering Gemini CLI messages and grouping them into turns (docs/formats.md §4.2): a turn starts at
+ * each `user` message with a non-empty prompt and holds every `gemini` message until the next one
+ * (prose joined by a blank line, tool calls in order; thoughts never count). `info`/`error`/`warning`
+ * messages belong to no turn. Every rule is local to one turn, so re-grouping only the last turn's
+ * messages (a resumed parse) gives the turns a full parse gives.
+ */
+import { filesTouched } from "../tool-calls.ts";
+import type { ToolCall, Turn } from "../types.ts";
+import type { GeminiMessage } from "./records.ts";
+
+/**
+ * Order messages by time, stably: ties and messages without a time keep their given order (a message
+ * without a time sorts with the one before it). Sessions merged from several files interleave by time.
+ * Example: times [5, 0, 3] → [3, 5, 0] (the untimed message follows the 5 it was written after).
+ */
+export function orderByTime(messages: readonly GeminiMessage[]): GeminiMessage[] {
+  let carried = 0;
+  const keyed = messages.map((message, index) => {
+    if (message.t > 0) carried = message.t;
+    return { message, key: message.t > 0 ? message.t : carried, index };
+  });
+  keyed.sort((a, b) => a.key - b.key || a.index - b.index);
+  return keyed.map((entry) => entry.message);
+}
+
+/** Turns built from ordered messages, with where each turn's prompt sits in the list. */
+export interface GroupedTurns {
+  turns: Turn[];
+  /** `promptIndexes[i]` = index in the message list of `turns[i]`'s prompt. */
+  promptIndexes: number[];
+}
+
+/** True when a message starts a turn. */
+export function isPrompt(message: GeminiMessage): boolean {
+  return message.kind === "user" && message.text.length > 0;
+}
+
+/**
+ * Group ordered messages into turns numbered from `firstNumber`. Messages before the first prompt are
+ * dropped (nothing to attach them to: e.g. an `info` line about an update). Tool call outputs are kept
+ * only when `withOutputs` (they were decoded that way).
+ */
+export function groupTurns(
+  messages: readonly GeminiMessage[], firstNumber: number, sessionId: string, isSubagent: boolean, withOutputs: boolean,
+): GroupedTurns {
+  const grouped: GroupedTurns = { turns: [], promptIndexes: [] };
+  let texts: string[] = [];
+  let calls: ToolCall[] = [];
+  const close = () => {
+    const turn = grouped.turns.at(-1);
+    if (!turn) return;
+    turn.response = texts.join("\n\n");
+    turn.toolCalls = calls;
+    turn.files = filesTouched(calls);
+  };
+  messages.forEach((message, index) => {
+    if (isPrompt(message)) {
+      close();
+      texts = [];
+      calls = [];
+      grouped.promptIndexes.push(index);
+      grouped.turns.push({
+        sessionId, number: firstNumber + grouped.turns.length, timestamp: message.t, prompt: message.text,
+        response: "", toolCalls: [], files: [], isSubagent,
+      });
+      return;
+    }
+    if (message.kind !== "gemini" || grouped.turns.length === 0) return;
+    if (message.text) texts.push(message.text);
+    for (const call of message.calls ?? []) {
+      const copy: ToolCall = { ...call };
+      if (!withOutputs) delete copy.output;
+      calls.push(copy);
+    }
+  });
+  close();
+  return grouped;
+}

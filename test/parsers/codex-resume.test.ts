@@ -1,0 +1,164 @@
+import { describe, expect, test } from "bun:test";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { codexParser } from "../../src/parsers/codex.ts";
+import type { ParseOptions, ParseResult, SourceUnit, Turn } from "../../src/parsers/types.ts";
+
+const fixtures = resolve(import.meta.dir, "../fixtures/codex");
+const corpusCodex = resolve(import.meta.dir, "../../../shared/corpus/codex");
+
+/** Every `*.jsonl` rollout below `dir` (not the side files). */
+function rolloutsBelow(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const found: string[] = [];
+  const walk = (path: string) => {
+    for (const name of readdirSync(path).sort()) {
+      const child = join(path, name);
+      if (statSync(child).isDirectory()) walk(child);
+      else if (name.endsWith(".jsonl") && name !== "history.jsonl" && name !== "session_index.jsonl") found.push(child);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/** The unit of one file as listUnits names it (outside a Codex home: no index title). */
+function unitOf(path: string): SourceUnit {
+  const units = codexParser.listUnits(codexParser.scan([path]).containers);
+  if (units.length !== 1) throw new Error(`expected one unit for ${path}`);
+  return units[0] as SourceUnit;
+}
+
+/** Byte offsets just after each "\n" (not the end). */
+function lineBoundaries(bytes: Uint8Array): number[] {
+  const cuts: number[] = [];
+  for (let i = 0; i < bytes.length - 1; i++) if (bytes[i] === 10) cuts.push(i + 1);
+  return cuts;
+}
+
+interface Replay {
+  first: ParseResult;
+  resumed: ParseResult;
+  full: ParseResult;
+  merged: Turn[];
+  appendedBytes: number;
+}
+
+/** Copy `source` cut at `cut` into a temp folder (same name), parse, append the rest, resume, and parse fully. */
+function replayAt(source: string, cut: number, options: ParseOptions = {}): Replay {
+  const bytes = readFileSync(source);
+  const dir = mkdtempSync(join(tmpdir(), "recall-codex-replay-"));
+  try {
+    const file = join(dir, basename(source));
+    writeFileSync(file, bytes.subarray(0, cut));
+    const first = codexParser.parse(unitOf(file), options);
+    appendFileSync(file, bytes.subarray(cut));
+    const unit = unitOf(file);
+    const resumed = codexParser.parse(unit, { ...options, resume: first.resume });
+    const full = codexParser.parse(unit, options);
+    const merged = [...first.turns.filter((turn) => turn.number < resumed.fromTurn), ...resumed.turns];
+    return { first, resumed, full, merged, appendedBytes: bytes.length - cut };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("codex incremental resume", () => {
+  for (const source of rolloutsBelow(fixtures).filter((path) => !path.endsWith("other-tool.jsonl"))) {
+    test(`resuming ${basename(source)} at every line boundary and mid-line gives the full parse`, () => {
+      const bytes = readFileSync(source);
+      for (const cut of [...lineBoundaries(bytes), Math.floor(bytes.length / 2)]) {
+        for (const withOutputs of [false, true]) {
+          const replay = replayAt(source, cut, { withOutputs });
+          expect(replay.resumed.session).toEqual(replay.full.session);
+          expect(replay.merged).toEqual(replay.full.turns);
+          expect(replay.resumed.resume).toBeDefined();
+        }
+      }
+    });
+  }
+
+  test("an appended turn decodes only the new bytes and keeps the numbering of a full parse", () => {
+    const source = rolloutsBelow(join(fixtures, "home/sessions/2026/03/01"))[0] as string;
+    const bytes = readFileSync(source);
+    const cut = lineBoundaries(bytes)[35] as number; // inside task 2, after its first prompt
+    const replay = replayAt(source, cut);
+    expect(replay.resumed.bytesRead).toBe(replay.appendedBytes);
+    expect(replay.resumed.bytesVerified).toBe(cut);
+    expect(replay.resumed.fromTurn).toBe(2);
+    expect(replay.resumed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([[2, "Now add tests\n\nuse bun:test please"], [3, "! bun test"]]);
+  });
+
+  test("a finished last turn that did not change is not returned again", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-unchanged-"));
+    try {
+      const source = rolloutsBelow(join(fixtures, "home/sessions/2026/03/03"))[1] as string; // spawn: one finished turn
+      const file = join(dir, basename(source));
+      writeFileSync(file, readFileSync(source));
+      const first = codexParser.parse(unitOf(file));
+      appendFileSync(file, `${JSON.stringify({ timestamp: "2026-03-03T10:01:00.000Z", type: "event_msg", payload: { type: "token_count", info: null } })}\n`);
+      const resumed = codexParser.parse(unitOf(file), { resume: first.resume });
+      expect(resumed.turns).toEqual([]);
+      expect(resumed.fromTurn).toBe(2);
+      expect(resumed.session.turnCount).toBe(1);
+      expect(resumed.session.endedAt).toBe(Date.parse("2026-03-03T10:01:00.000Z"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("an edit inside the parsed prefix is seen and the file is parsed fully", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-edit-"));
+    try {
+      const source = rolloutsBelow(join(fixtures, "home/sessions/2026/03/01"))[0] as string;
+      const file = join(dir, basename(source));
+      const text = readFileSync(source, "utf8");
+      writeFileSync(file, text);
+      const first = codexParser.parse(unitOf(file));
+      writeFileSync(file, `${text.replaceAll("Now add tests", "Now add specs")}`);
+      const again = codexParser.parse(unitOf(file), { resume: first.resume });
+      expect(again.fromTurn).toBe(1);
+      expect(again.bytesRead).toBe(Buffer.byteLength(text));
+      expect(again.turns[1]?.prompt).toBe("Now add specs\n\nuse bun:test please");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a rollout that gains its first user_message event is re-read fully (the prompt stream changes)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-mode-"));
+    try {
+      const file = join(dir, "rollout-2026-01-01T00-00-00-019c0000-1111-7000-8000-000000000001.jsonl");
+      const line = (value: object) => `${JSON.stringify(value)}\n`;
+      writeFileSync(file, line({ timestamp: "2026-01-01T00:00:00Z", type: "session_meta", payload: { id: "019c0000-1111-7000-8000-000000000001", cwd: "/p" } })
+        + line({ timestamp: "2026-01-01T00:00:01Z", type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "typed" }] } }));
+      const first = codexParser.parse(unitOf(file));
+      expect(first.turns.map((turn) => turn.prompt)).toEqual(["typed"]);
+      appendFileSync(file, line({ timestamp: "2026-01-01T00:00:01Z", type: "event_msg", payload: { type: "user_message", message: "typed" } }));
+      const resumed = codexParser.parse(unitOf(file), { resume: first.resume });
+      expect(resumed.fromTurn).toBe(1);
+      expect(resumed.turns.map((turn) => turn.prompt)).toEqual(["typed"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe.skipIf(!existsSync(corpusCodex))("on real rollouts (needs ../shared/corpus/codex)", () => {
+    for (const source of rolloutsBelow(corpusCodex)) {
+      test(`resuming ${basename(source)} at sampled line boundaries gives the full parse`, () => {
+        const bytes = readFileSync(source);
+        const cuts = lineBoundaries(bytes);
+        const step = Math.max(1, Math.floor(cuts.length / 12));
+        for (let i = 0; i < cuts.length; i += step) {
+          const cut = cuts[i] as number;
+          const replay = replayAt(source, cut, { withOutputs: true });
+          expect(replay.merged).toEqual(replay.full.turns);
+          expect(replay.resumed.session).toEqual(replay.full.session);
+          // Until the first user_message event the prompt stream is undecided, and gaining it re-reads the file.
+          if (bytes.subarray(0, cut).includes('"type":"user_message"')) expect(replay.resumed.bytesRead).toBe(replay.appendedBytes);
+        }
+      });
+    }
+  });
+});

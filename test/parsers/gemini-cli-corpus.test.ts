@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
+import type { SourceUnit } from "../../src/parsers/types.ts";
+import { corpusDir } from "../helpers/corpus.ts";
+import { lineBoundaries, replayAt } from "../fixtures/gemini-cli/helpers.ts";
+
+/** Real Gemini CLI data: `../shared/corpus/gemini-cli/<owner>__<repo>/` (origin and licences in SOURCES.md). */
+const geminiCorpus = join(corpusDir, "gemini-cli");
+const hasGeminiCorpus = existsSync(geminiCorpus);
+const roots = hasGeminiCorpus ? readdirSync(geminiCorpus).sort().map((name) => join(geminiCorpus, name)) : [];
+const ticketing = join(geminiCorpus, "wingorithm__Vibe-Coding-Comparison-Project/.gemini/tmp/ticketing-vc/chats");
+const jsonlFiles = ["session-2026-04-25T08-23-e435870b.jsonl", "session-2026-04-25T08-41-3494a697.jsonl", "session-2026-04-25T08-46-c737eb36.jsonl"];
+/** Gemini tool names that must never survive normalization. */
+const rawGeminiNames = new Set(["run_shell_command", "read_file", "write_file", "replace", "glob", "grep_search", "search_file_content", "web_fetch", "google_web_search", "list_directory", "write_todos"]);
+
+describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs ../shared/corpus/gemini-cli)", () => {
+  const scan = geminiCliParser.scan(roots);
+  const warnings: string[] = [];
+  const units = geminiCliParser.listUnits(scan.containers, { onWarning: (message) => warnings.push(message), onUnavailable: (path) => warnings.push(path) });
+  const unitOf = (sessionId: string): SourceUnit => units.find((unit) => unit.sessionId === sessionId)!;
+
+  test("scan finds the chat files and no side file", () => {
+    expect(scan.missingRoots).toEqual([]);
+    expect(scan.unavailable).toEqual([]);
+    expect(scan.containers.length).toBeGreaterThan(20);
+    for (const container of scan.containers) {
+      expect(container.path.includes("/chats/")).toBe(true);
+      expect(/\/(logs|projects)\.json$/.test(container.path)).toBe(false);
+    }
+    expect(warnings).toEqual([]);
+  });
+
+  test("every session parses without an exception and keeps the turn invariants", () => {
+    expect(new Set(units.map((unit) => unit.key)).size).toBe(units.length);
+    for (const unit of units) {
+      for (const withOutputs of [false, true]) {
+        const { session, turns, fromTurn, skipped } = geminiCliParser.parse(unit, { withOutputs });
+        expect(fromTurn).toBe(1);
+        expect(skipped.count).toBe(0);
+        expect(session.id).toBe(unit.sessionId);
+        expect(session.turnCount).toBe(turns.length);
+        expect(turns.map((turn) => turn.number)).toEqual(turns.map((_, index) => index + 1));
+        let last = 0;
+        for (const turn of turns) {
+          expect(turn.prompt.trim().length).toBeGreaterThan(0);
+          expect(turn.sessionId).toBe(session.id);
+          expect(turn.isSubagent).toBe(session.isSubagent);
+          expect(turn.timestamp).toBeGreaterThanOrEqual(last);
+          last = turn.timestamp;
+          for (const call of turn.toolCalls) {
+            expect(rawGeminiNames.has(call.name)).toBe(false);
+            expect(call.output === undefined).toBe(!withOutputs);
+          }
+        }
+        expect(session.startedAt).toBeGreaterThan(0);
+        expect(session.endedAt).toBeGreaterThanOrEqual(session.startedAt);
+      }
+    }
+  });
+
+  // Expected values below were read from the files with python (user messages, `kind`, folder names).
+  test("sub-agents link to the parent folder's session id; the skill extraction run has none", () => {
+    expect(geminiCliParser.parse(unitOf("xs82vp")).session).toMatchObject({
+      isSubagent: true, parentSessionId: "b1f31681-4b57-4337-8bc5-ac73580f752a", projectPath: "c:\\users\\loganf\\documents\\idaho-vault", projectName: "idaho-vault",
+    });
+    expect(geminiCliParser.parse(unitOf("xs82vp")).session.title?.startsWith("I have added the 'contractor' role")).toBe(true);
+    expect(geminiCliParser.parse(unitOf("twynek")).session.parentSessionId).toBe("f328310d-05ea-45ce-b9cb-fe2717bebe12");
+    expect(geminiCliParser.parse(unitOf("mrp1k5")).session).toMatchObject({ isSubagent: true, parentSessionId: null });
+  });
+
+  test("project paths: .project_root, learnt for the pre-0.29 hash folder of the same project, else unknown", () => {
+    const learnt = geminiCliParser.parse(unitOf("93c0da34-5996-4701-8f59-b9c95d0c57bd")).session;
+    expect(learnt.projectPath).toBe("c:\\users\\acodu\\dev\\dashboard_mictlan");
+    const unknown = geminiCliParser.parse(unitOf("4c16047e-f130-41b4-a460-1938c630fbc1")).session;
+    expect(unknown.projectPath).toBe("");
+    expect(unknown.projectName).toBe("5c810163bbf1672be0705d5e99f5c2c4b780b54ca1bfab9870a98ac0812cb431");
+  });
+
+  test("known sessions: turn counts of a large JSON and a large JSONL file", () => {
+    const big = geminiCliParser.parse(unitOf("931adb45-8b05-4dae-946c-77f54785c24c"));
+    expect(big.session.turnCount).toBe(50);
+    expect(big.session.title).toBe("Understand vault's narrative & policy constraints");
+    const streamed = geminiCliParser.parse(unitOf("c737eb36-0f7f-466b-8044-9cb1f572378f"), { withOutputs: true });
+    expect(streamed.session.turnCount).toBe(17);
+    expect(streamed.turns.flatMap((turn) => turn.toolCalls).some((call) => call.name.startsWith("mcp__postgresql__"))).toBe(true);
+  });
+
+  for (const name of jsonlFiles) {
+    test(`resuming the real ${name} at every line boundary gives the full parse`, () => {
+      const source = join(ticketing, name);
+      const bytes = readFileSync(source);
+      for (const cut of lineBoundaries(bytes)) {
+        const replay = replayAt(source, cut);
+        expect(replay.resumed.session).toEqual(replay.full.session);
+        expect(replay.merged).toEqual(replay.full.turns);
+        expect(replay.resumed.bytesRead).toBeLessThanOrEqual(replay.appendedBytes);
+      }
+    });
+  }
+});

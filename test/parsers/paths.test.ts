@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { resolveSourceRoots, sourceDirVariables, sourceIds } from "../../src/parsers/index.ts";
+
+const home = "/home/ada";
+
+describe("where each source's history is looked for", () => {
+  test("each tool's own default, moved by its own variable (formats.md §1.1, §2, §3.1, §4.1)", () => {
+    expect(resolveSourceRoots({}, {}, home).roots).toEqual({
+      "claude-code": ["/home/ada/.claude/projects"],
+      opencode: ["/home/ada/.local/share/opencode"],
+      codex: ["/home/ada/.codex"],
+      "gemini-cli": ["/home/ada/.gemini"],
+    });
+    const moved = resolveSourceRoots({}, { CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2", XDG_DATA_HOME: "/data", CODEX_HOME: "~/work/codex-home", GEMINI_CLI_HOME: "/srv/gem" }, home);
+    expect(moved.roots).toEqual({
+      "claude-code": ["/home/ada/cc/projects", "/etc/cc2/projects"],
+      opencode: ["/data/opencode"],
+      codex: ["/home/ada/work/codex-home"],
+      "gemini-cli": ["/srv/gem/.gemini"],
+    });
+    expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
+  });
+
+  test("recall's env lists win over the defaults and flags win over both, per source; empty entries never become the cwd", () => {
+    const env = { RECALL_CODEX_DIRS: "/a:/b::", RECALL_GEMINI_DIRS: "~/g", CODEX_HOME: "/ignored" };
+    const resolved = resolveSourceRoots({ "gemini-cli": ["/flag/gemini"] }, env, home);
+    expect(resolved.roots.codex).toEqual(["/a", "/b"]);
+    expect(resolved.roots["gemini-cli"]).toEqual(["/flag/gemini"]);
+    expect(resolved.explicit).toEqual({ "claude-code": false, opencode: false, codex: true, "gemini-cli": true });
+  });
+
+  test("every source has its own variable", () => {
+    expect(Object.keys(sourceDirVariables).sort()).toEqual([...sourceIds].sort());
+    expect(new Set(Object.values(sourceDirVariables)).size).toBe(sourceIds.length);
+  });
+});
