@@ -14,7 +14,7 @@ import { listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
 export { parseClaudeUnit } from "./claude-code/parse.ts";
 export { describePath, listClaudeUnits, scanClaudeRoots, unitForContainer, type AgentKind, type PathInfo } from "./claude-code/scan.ts";
 export { classifyPromptText } from "./claude-code/records.ts";
-export { projectNameOf } from "./claude-code/meta.ts";
+export { projectNameOf } from "./shared/fields.ts";
 export type { ClaudeResumeState } from "./claude-code/resume.ts";
 
 /**

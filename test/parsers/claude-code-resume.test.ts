@@ -3,9 +3,10 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
-import { hashBlockBytes } from "../../src/parsers/claude-code/resume.ts";
+import { hashBlockBytes } from "../../src/parsers/shared/prefix-hash.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession, type WriterState } from "../helpers/claude-writer.ts";
-import { lineBoundaries, replayAt, unitOfFile } from "./claude-code-replay.ts";
+import { replayAt, unitOfFile } from "./claude-code-replay.ts";
+import { expectResumeMatchesFullParse } from "./replay.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/claude-code");
 const growable = [
@@ -34,16 +35,7 @@ describe("claude code incremental resume", () => {
   for (const name of growable) {
     test(`resuming ${name} at every line boundary and mid-line gives the full parse`, () => {
       const source = join(fixtures, name);
-      const bytes = readFileSync(source);
-      const cuts = [...lineBoundaries(bytes), Math.floor(bytes.length / 2)];
-      for (const cut of cuts) {
-        for (const withOutputs of [false, true]) {
-          const replay = replayAt(source, cut, { withOutputs });
-          expect(replay.resumed.session).toEqual(replay.full.session);
-          expect(replay.merged).toEqual(replay.full.turns);
-          expect(replay.resumed.resume).toBeDefined();
-        }
-      }
+      expectResumeMatchesFullParse(replayAt, source);
     });
   }
 

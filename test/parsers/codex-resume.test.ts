@@ -3,7 +3,8 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { codexParser } from "../../src/parsers/codex.ts";
-import type { ParseOptions, ParseResult, SourceUnit, Turn } from "../../src/parsers/types.ts";
+import type { ParseOptions, SourceUnit } from "../../src/parsers/types.ts";
+import { expectResumeMatchesFullParse, lineBoundaries, replayGrowth, type Replay } from "./replay.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/codex");
 const corpusCodex = resolve(import.meta.dir, "../../../shared/corpus/codex");
@@ -30,52 +31,19 @@ function unitOf(path: string): SourceUnit {
   return units[0] as SourceUnit;
 }
 
-/** Byte offsets just after each "\n" (not the end). */
-function lineBoundaries(bytes: Uint8Array): number[] {
-  const cuts: number[] = [];
-  for (let i = 0; i < bytes.length - 1; i++) if (bytes[i] === 10) cuts.push(i + 1);
-  return cuts;
-}
-
-interface Replay {
-  first: ParseResult;
-  resumed: ParseResult;
-  full: ParseResult;
-  merged: Turn[];
-  appendedBytes: number;
-}
-
-/** Copy `source` cut at `cut` into a temp folder (same name), parse, append the rest, resume, and parse fully. */
+/** Copy `source` cut at `cut` into a temp folder (same name), parse, append the rest, resume, and parse fully (replay.ts). */
 function replayAt(source: string, cut: number, options: ParseOptions = {}): Replay {
-  const bytes = readFileSync(source);
-  const dir = mkdtempSync(join(tmpdir(), "recall-codex-replay-"));
-  try {
-    const file = join(dir, basename(source));
-    writeFileSync(file, bytes.subarray(0, cut));
-    const first = codexParser.parse(unitOf(file), options);
-    appendFileSync(file, bytes.subarray(cut));
-    const unit = unitOf(file);
-    const resumed = codexParser.parse(unit, { ...options, resume: first.resume });
-    const full = codexParser.parse(unit, options);
-    const merged = [...first.turns.filter((turn) => turn.number < resumed.fromTurn), ...resumed.turns];
-    return { first, resumed, full, merged, appendedBytes: bytes.length - cut };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const makeFolder = () => {
+    const root = mkdtempSync(join(tmpdir(), "recall-codex-replay-"));
+    return { root, folder: root };
+  };
+  return replayGrowth({ parser: codexParser, makeFolder, unitOf }, source, cut, options);
 }
 
 describe("codex incremental resume", () => {
   for (const source of rolloutsBelow(fixtures).filter((path) => !path.endsWith("other-tool.jsonl"))) {
     test(`resuming ${basename(source)} at every line boundary and mid-line gives the full parse`, () => {
-      const bytes = readFileSync(source);
-      for (const cut of [...lineBoundaries(bytes), Math.floor(bytes.length / 2)]) {
-        for (const withOutputs of [false, true]) {
-          const replay = replayAt(source, cut, { withOutputs });
-          expect(replay.resumed.session).toEqual(replay.full.session);
-          expect(replay.merged).toEqual(replay.full.turns);
-          expect(replay.resumed.resume).toBeDefined();
-        }
-      }
+      expectResumeMatchesFullParse(replayAt, source);
     });
   }
 

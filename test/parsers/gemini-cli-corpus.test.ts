@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
 import type { SourceUnit } from "../../src/parsers/types.ts";
 import { corpusDir } from "../helpers/corpus.ts";
-import { lineBoundaries, replayAt } from "../fixtures/gemini-cli/helpers.ts";
+import { replayAt } from "../fixtures/gemini-cli/helpers.ts";
+import { lineBoundaries } from "./replay.ts";
 
 /** Real Gemini CLI data: `../shared/corpus/gemini-cli/<owner>__<repo>/` (origin and licences in SOURCES.md). */
 const geminiCorpus = join(corpusDir, "gemini-cli");

@@ -3,7 +3,8 @@ import { appendFileSync, copyFileSync, readFileSync, rmSync, writeFileSync } fro
 import { join, resolve } from "node:path";
 import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
 import type { GeminiResumeState } from "../../src/parsers/gemini-cli.ts";
-import { lineBoundaries, makeGeminiHome, replayAt, unitBelow } from "../fixtures/gemini-cli/helpers.ts";
+import { makeGeminiHome, replayAt, unitBelow } from "../fixtures/gemini-cli/helpers.ts";
+import { expectResumeMatchesFullParse } from "./replay.ts";
 
 const shopChats = resolve(import.meta.dir, "../fixtures/gemini-cli/dot-gemini/tmp/shop-app/chats");
 const streaming = join(shopChats, "session-2026-04-10T08-00-dddd4444.jsonl");
@@ -18,15 +19,7 @@ const gemini = (id: string, time: string, content: string, toolCalls: object[] =
 describe("gemini cli resume (JSONL, append-only)", () => {
   for (const source of [streaming, subagent, twin]) {
     test(`resuming ${source.split("/").at(-1)} at every line boundary and mid-line gives the full parse`, () => {
-      const bytes = readFileSync(source);
-      for (const cut of [...lineBoundaries(bytes), Math.floor(bytes.length / 2)]) {
-        for (const withOutputs of [false, true]) {
-          const replay = replayAt(source, cut, { withOutputs });
-          expect(replay.resumed.session).toEqual(replay.full.session);
-          expect(replay.merged).toEqual(replay.full.turns);
-          expect(replay.resumed.resume).toBeDefined();
-        }
-      }
+      expectResumeMatchesFullParse(replayAt, source);
     });
   }
 

@@ -4,7 +4,7 @@
  * (the parent's id in sub-agent files). JSON-serializable so a resumed parse continues it
  * (docs/formats.md §1.2, §1.3, §1.7).
  */
-import { timeOf } from "./records.ts";
+import { timeOf } from "../shared/fields.ts";
 
 /** One `summary` record (§1.3) and whether its `leafUuid` is a line of this file. */
 export interface SummaryNote {
@@ -72,13 +72,4 @@ export function pickTitle(meta: MetaState, agentDescription: string | null = nul
   const last = matched.at(-1) ?? meta.summaries.at(-1);
   if (last) return last.text;
   return meta.slug;
-}
-
-/**
- * Last path component of a project path, for POSIX and Windows paths.
- * Examples: `/Users/x/proj` → `proj`; `C:\Users\x\proj` → `proj`; `/a/b/` → `b`; `` → ``.
- */
-export function projectNameOf(path: string): string {
-  const parts = path.split(/[\\/]+/).filter((part) => part.length > 0);
-  return parts.at(-1) ?? "";
 }

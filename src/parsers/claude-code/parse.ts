@@ -13,10 +13,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
+import { projectNameOf } from "../shared/fields.ts";
+import type { RawLine, SkipCounter } from "../shared/jsonl-lines.ts";
+import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
+import { hashOf } from "../shared/sha1.ts";
 import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
-import { applyMeta, createMeta, matchSummaries, pickTitle, projectNameOf, type MetaState } from "./meta.ts";
-import { decodeLines, toRec, type RawLine, type Rec, type RecOptions, type SkipCounter } from "./records.ts";
-import { hashOf, isUsableState, prefixHashOf, readAppended, type AppendedRead, type ClaudeResumeState } from "./resume.ts";
+import { applyMeta, createMeta, matchSummaries, pickTitle, type MetaState } from "./meta.ts";
+import { toRec, type Rec, type RecOptions } from "./records.ts";
+import { isUsableState, type ClaudeResumeState } from "./resume.ts";
 import { describePath, parentTranscriptPath, type PathInfo } from "./scan.ts";
 import { createOutputResolver } from "./tool-results.ts";
 import { findActivePath } from "./tree.ts";
@@ -77,33 +81,24 @@ function parseFull(context: Context): ParseResult {
   context.bytesRead += bytes.length;
   if (context.info.kind === "acompact" || context.info.kind === "aside_question") context.copyUuids = readParentUuids(context);
   context.skipped = { count: 0 };
-  const decoded = decodeLines(bytes, 1, context.path, context.skipped);
+  const decoded = decodeWhole(bytes, context.path, context.skipped);
   const ingest: Ingest = { meta: createMeta(), agentMode: context.info.kind === "main" ? null : true, recs: [], uuids: new Set(), sawSummary: false };
   ingestLines(context, ingest, decoded.lines);
-  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, prefixHash: prefixHashOf(bytes, decoded.completeBytes) };
-  const result = finish(context, ingest, decoded.partial, null, 1, position, null);
+  const result = finish(context, ingest, decoded.partial, null, 1, decoded.position, null);
   if (!result) throw new Error("unreachable: a full parse has no anchor to miss");
   return result;
 }
 
 function parseResumed(context: Context, state: ClaudeResumeState): ParseResult | null {
-  let read: AppendedRead | null;
-  try {
-    read = readAppended(context.path, state);
-  } catch {
-    return null; // the full parse reports why the file cannot be read
-  }
-  if (!read) return null;
-  context.bytesVerified += state.offset;
-  context.bytesRead += read.appended.length;
-  const decoded = decodeLines(read.appended, state.lineCount + 1, context.path, context.skipped);
+  const decoded = decodeAppended(context.path, state, context.skipped);
+  if (!decoded) return null;
+  context.bytesVerified += decoded.bytesVerified;
+  context.bytesRead += decoded.bytesRead;
   const meta = structuredClone(state.meta);
   const ingest: Ingest = { meta, agentMode: state.agentMode, recs: [...state.tail], uuids: new Set(), sawSummary: false };
   ingestLines(context, ingest, decoded.lines);
   if (ingest.sawSummary) return null;
-  const offset = state.offset + decoded.completeBytes;
-  const position = { offset, lineCount: state.lineCount + decoded.lineCount, prefixHash: read.digestThrough(decoded.completeBytes) };
-  return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, position, state.lastTurnHash);
+  return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, decoded.position, state.lastTurnHash);
 }
 
 function readWhole(path: string): Buffer {
@@ -153,16 +148,10 @@ function ingestOne(context: Context, ingest: Ingest, value: Record<string, unkno
   if (rec) ingest.recs.push(rec);
 }
 
-interface Position {
-  offset: number;
-  lineCount: number;
-  prefixHash: string;
-}
-
 /** Steps 2–3 of the pipeline for full (anchor null, firstNumber 1) and resumed parses. */
 function finish(
   context: Context, ingest: Ingest, partial: RawLine | null, anchor: string | null, firstNumber: number,
-  position: Position, lastTurnHash: string | null,
+  position: LinePosition, lastTurnHash: string | null,
 ): ParseResult | null {
   const stateMeta = structuredClone(ingest.meta);
   const stateAgentMode = ingest.agentMode;
@@ -204,7 +193,7 @@ function draftsOf(recs: readonly Rec[], anchor: string | null, firstNumber: numb
 }
 
 function buildState(
-  context: Context, recs: Rec[], drafts: TurnDraft[], firstNumber: number, position: Position,
+  context: Context, recs: Rec[], drafts: TurnDraft[], firstNumber: number, position: LinePosition,
   meta: MetaState, agentMode: boolean | null, isSubagent: boolean,
 ): ClaudeResumeState {
   const last = drafts.at(-1);

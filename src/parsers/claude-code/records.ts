@@ -1,8 +1,9 @@
 /**
- * Claude Code JSONL lines → compact, JSON-serializable tree records (`Rec`). Owns the line split,
- * JSON decoding with skip counting, and the classification of user lines (docs/formats.md §1.2,
- * §1.4–§1.6). Knows nothing about branches or turns (tree.ts, turns.ts) or session metadata (meta.ts).
+ * Claude Code JSONL lines → compact, JSON-serializable tree records (`Rec`). Owns the classification
+ * of decoded lines (line split and JSON decoding: shared/jsonl-lines.ts) and of user lines
+ * (docs/formats.md §1.2, §1.4–§1.6). Knows nothing about branches or turns (tree.ts, turns.ts) or session metadata (meta.ts).
  */
+import { asObject, timeOf } from "../shared/fields.ts";
 import { buildToolCall, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
 
@@ -44,18 +45,6 @@ export interface Rec {
   results?: RecResult[];
 }
 
-/** A decoded JSON line with its 1-based line number. */
-export interface RawLine {
-  line: number;
-  value: Record<string, unknown>;
-}
-
-/** Lines skipped while decoding: count and first place (`<path>:<line>: <reason>`). */
-export interface SkipCounter {
-  count: number;
-  first?: string;
-}
-
 /** Options of {@link toRec}. */
 export interface RecOptions {
   withOutputs: boolean;
@@ -63,64 +52,7 @@ export interface RecOptions {
   resolveOutput: (text: string) => string;
 }
 
-/**
- * Split `bytes` into complete JSON lines, decoding each. A last segment without a trailing "\n" is
- * returned separately in `partial` (decoded when it is valid JSON, else counted as skipped).
- * @param bytes UTF-8 bytes of a range that starts at a line start
- * @param firstLine 1-based number of the first line in `bytes`
- * @param path file path for skip messages
- * @returns decoded complete lines, the decoded unterminated last line (or null), `completeBytes` = bytes up
- *   to and including the last "\n" (0 when none), and `lineCount` = number of complete lines
- * Examples: `{"a":1}\n{"b"` → lines [{a:1}], partial null (skipped: incomplete last line), completeBytes 8.
- */
-export function decodeLines(
-  bytes: Buffer,
-  firstLine: number,
-  path: string,
-  skipped: SkipCounter,
-): { lines: RawLine[]; partial: RawLine | null; completeBytes: number; lineCount: number } {
-  const lines: RawLine[] = [];
-  const lastNewline = bytes.lastIndexOf(10);
-  const pieces = lastNewline < 0 ? [] : bytes.toString("utf8", 0, lastNewline).split("\n");
-  for (let i = 0; i < pieces.length; i++) {
-    const value = decodeOne(pieces[i] as string, firstLine + i, path, skipped);
-    if (value) lines.push({ line: firstLine + i, value });
-  }
-  let partial: RawLine | null = null;
-  const rest = bytes.toString("utf8", lastNewline + 1);
-  if (rest.trim().length > 0) {
-    const value = decodeOne(rest, firstLine + pieces.length, path, skipped, "incomplete last line");
-    if (value) partial = { line: firstLine + pieces.length, value };
-  }
-  return { lines, partial, completeBytes: lastNewline + 1, lineCount: pieces.length };
-}
-
-function decodeOne(piece: string, line: number, path: string, skipped: SkipCounter, reason = "not JSON"): Record<string, unknown> | null {
-  if (piece.length === 0 || piece.trim().length === 0) return null;
-  try {
-    const value: unknown = JSON.parse(piece);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-    noteSkip(skipped, `${path}:${line}: not a JSON object`);
-  } catch {
-    noteSkip(skipped, `${path}:${line}: ${reason}`);
-  }
-  return null;
-}
-
-/** Count one skipped line, remembering the first place. */
-export function noteSkip(skipped: SkipCounter, where: string): void {
-  skipped.count++;
-  if (skipped.first === undefined) skipped.first = where;
-}
-
 const treeTypes = new Set(["user", "assistant", "system", "attachment", "progress"]);
-
-/** Epoch ms of an ISO timestamp field, 0 when missing or unparsable. */
-export function timeOf(value: unknown): number {
-  if (typeof value !== "string") return 0;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : 0;
-}
 
 /**
  * Reduce one decoded line to a tree record, or null when the line is not on the tree (no uuid, or
@@ -259,9 +191,4 @@ function classifyTagged(text: string): string | null {
   const outputTags = ["<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<bash-stdout>", "<bash-stderr>"];
   if (outputTags.some((tag) => text.startsWith(tag))) return null;
   return text;
-}
-
-/** The value as a plain object, or undefined. */
-export function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

@@ -7,10 +7,11 @@
  * Symbolic links are followed once: a folder or file reached twice (same device + inode) is walked or
  * listed once, so link cycles and links to a parent folder cost nothing (issue 9).
  */
-import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
-import type { ScanResult, SourceContainer, SourceUnit, UnavailablePath } from "../types.ts";
+import { statFingerprint } from "../file-stats.ts";
+import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1); the watcher skips them too. */
 export const skippedDirs: ReadonlySet<string> = new Set([
@@ -56,15 +57,16 @@ export function parentTranscriptPath(path: string): string | null {
   return parentFromPath === null ? null : join(dirname(dirname(dirname(path))), `${parentFromPath}.jsonl`);
 }
 
-/** Mutable state of one scan. */
-interface Walk {
-  found: SourceContainer[];
-  /** Identities (dev:ino) of folders already walked and of files already listed. */
-  walkedDirs: Set<string>;
-  listedFiles: Set<string>;
-  /** Symbolic links met during the walk, followed after every real path (so real paths win). */
-  links: Array<{ path: string; name: string; depth: number }>;
-  unavailable: UnavailablePath[];
+/** A symbolic link met during the walk, followed after every real path (so real paths win). */
+interface PendingLink {
+  path: string;
+  name: string;
+  depth: number;
+}
+
+/** Mutable state of one scan: the shared bookkeeping plus the links still to follow. */
+class ClaudeWalk extends TreeWalk {
+  readonly links: PendingLink[] = [];
 }
 
 /**
@@ -79,54 +81,22 @@ interface Walk {
  *   (permission denied, symbolic link loop, i/o error) in `unavailable`, sorted by path. Never throws.
  */
 export function scanClaudeRoots(roots: readonly string[]): ScanResult {
-  const walk: Walk = { found: [], walkedDirs: new Set(), listedFiles: new Set(), links: [], unavailable: [] };
-  const missingRoots: string[] = [];
-  for (const given of roots) {
-    const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
-    let stat: Stats;
-    try {
-      stat = statSync(root);
-    } catch (error) {
-      if (isMissingError(error)) missingRoots.push(given);
-      else walk.unavailable.push({ path: root, reason: fsReason(error) });
-      continue;
-    }
+  const walk = new ClaudeWalk();
+  const missingRoots = visitRoots(roots, walk, (root, stat) => {
     if (stat.isDirectory()) walkDir(root, 0, walk, stat);
     else if (isTranscriptName(basename(root))) addFile(root, walk);
-  }
+  });
   // Links found while following links are appended and followed too; walked identities stop cycles.
   for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
-  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  return { containers: walk.found.sort(byPath), missingRoots, unavailable: walk.unavailable.sort(byPath) };
+  return walk.result(missingRoots);
 }
 
 function isTranscriptName(name: string): boolean {
   return name.endsWith(".jsonl") && name !== "history.jsonl";
 }
 
-/** Read a folder's entries, or record it as unavailable; null when it cannot be read. */
-function readEntries(dir: string, walk: Walk): Dirent[] | null {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    // A folder that vanished between listing and reading (a session being cleaned up) is simply gone.
-    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
-    return null;
-  }
-}
-
-function walkDir(dir: string, depth: number, walk: Walk, known?: Stats): void {
-  let stat = known;
-  try {
-    stat ??= statSync(dir);
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
-    return;
-  }
-  const identity = fileIdentity(stat);
-  if (walk.walkedDirs.has(identity)) return;
-  walk.walkedDirs.add(identity);
-  const entries = readEntries(dir, walk);
+function walkDir(dir: string, depth: number, walk: ClaudeWalk, known?: Stats): void {
+  const entries = walk.enterDir(dir, known);
   if (!entries) return;
   // A `.claude` folder (or a root holding `projects/`): only `projects/` holds transcripts.
   if (depth === 0 || dir.endsWith("/.claude")) {
@@ -150,50 +120,29 @@ function walkDir(dir: string, depth: number, walk: Walk, known?: Stats): void {
 }
 
 /** The `subagents/` folder of a session folder (§1.1): agent transcripts only, no deeper folders. */
-function walkSubagents(dir: string, walk: Walk): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
-    return;
-  }
+function walkSubagents(dir: string, walk: ClaudeWalk): void {
+  const names = (walk.readEntries(dir) ?? []).map((entry) => entry.name);
   const present = new Set(names);
   for (const name of names) {
     if (isTranscriptName(name)) addFile(`${dir}/${name}`, walk, present.has(`${name.slice(0, -6)}.meta.json`));
   }
 }
 
-function followLink(link: { path: string; name: string; depth: number }, walk: Walk): void {
-  let stat: Stats;
-  try {
-    stat = statSync(link.path);
-  } catch (error) {
-    // A dangling link holds nothing; a loop (`a -> a`) or a forbidden target is reported.
-    if (!isMissingError(error)) walk.unavailable.push({ path: link.path, reason: fsReason(error) });
-    return;
-  }
-  if (stat.isDirectory()) walkDir(link.path, link.depth + 1, walk, stat);
-  else if (stat.isFile() && isTranscriptName(link.name)) addFile(link.path, walk);
+function followLink(link: PendingLink, walk: ClaudeWalk): void {
+  // A dangling link holds nothing; a loop (`a -> a`) or a forbidden target is reported.
+  const stat = walk.statOrNote(link.path);
+  if (stat?.isDirectory()) walkDir(link.path, link.depth + 1, walk, stat);
+  else if (stat?.isFile() && isTranscriptName(link.name)) addFile(link.path, walk);
 }
 
 /**
  * List one transcript. `hasMeta`: whether a nested sub-agent's `.meta.json` exists (known from the
  * folder listing, so an absent one costs no stat); undefined = find out.
  */
-function addFile(path: string, walk: Walk, hasMeta?: boolean): void {
-  let stat: Stats;
-  try {
-    stat = statSync(path);
-  } catch (error) {
-    // May vanish between readdir and stat (a session being rotated): then it is not a container.
-    if (!isMissingError(error)) walk.unavailable.push({ path, reason: fsReason(error) });
-    return;
-  }
-  if (!stat.isFile()) return;
-  const identity = fileIdentity(stat);
-  if (walk.listedFiles.has(identity)) return;
-  walk.listedFiles.add(identity);
+function addFile(path: string, walk: ClaudeWalk, hasMeta?: boolean): void {
+  // May vanish between readdir and stat (a session being rotated): then it is not a container.
+  const stat = walk.newFile(path);
+  if (!stat) return;
   walk.found.push({ source: "claude-code", path, fingerprint: fingerprintTranscript(path, stat, hasMeta), sizeBytes: stat.size });
 }
 

@@ -5,7 +5,7 @@
  * rollout has `user_message` events. Also owns the skipping of the parent history copied into a forked
  * rollout. JSON-serializable so a resumed parse continues it.
  */
-import { asObject, timeOf } from "../claude-code/records.ts";
+import { asObject, timeOf } from "../shared/fields.ts";
 
 /**
  * Where the copied parent history of a fork ends. `none`: not a fork (nothing copied); `ordinal`: skip lines

@@ -10,14 +10,15 @@
  */
 import { readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
-import { decodeLines, type RawLine, type SkipCounter } from "../claude-code/records.ts";
-import { hashOf, prefixHashOf } from "../claude-code/resume.ts";
-import { projectNameOf } from "../claude-code/meta.ts";
 import { fsReason } from "../file-stats.ts";
+import { projectNameOf } from "../shared/fields.ts";
+import type { RawLine, SkipCounter } from "../shared/jsonl-lines.ts";
+import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
+import { hashOf } from "../shared/sha1.ts";
 import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
 import { applyLine, createMeta, stripInjectedPreamble, type CodexMeta } from "./meta.ts";
 import { itemsOfLine, type Item } from "./records.ts";
-import { isUsableState, readAppended, type CodexResumeState } from "./resume.ts";
+import { isUsableState, type CodexResumeState } from "./resume.ts";
 import { findReviewParent } from "./review-parent.ts";
 import { codexHomeOf, readTitles } from "./session-index.ts";
 import { finishTurn, groupTurns, initialGroupState, type GroupState, type TurnDraft } from "./turns.ts";
@@ -57,33 +58,25 @@ function parseFull(context: Context): ParseResult {
     throw new SourceError(`cannot read codex rollout ${context.path}: ${fsReason(error)}`, context.path, { cause: error });
   }
   context.bytesRead += bytes.length;
-  const decoded = decodeLines(bytes, 1, context.path, context.skipped);
+  const decoded = decodeWhole(bytes, context.path, context.skipped);
   const meta = createMeta();
   const items = ingest(context, meta, decoded.lines);
   if (meta.isSubagent && meta.parentId === null && meta.subagentKind === "review") {
     meta.parentId = findReviewParent(context.path, meta.metaAt, (read) => (context.bytesRead += read));
   }
-  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, prefixHash: prefixHashOf(bytes, decoded.completeBytes) };
-  return finish(context, meta, items, initialGroupState(), 1, decoded.partial, position, null, true);
+  return finish(context, meta, items, initialGroupState(), 1, decoded.partial, decoded.position, null, true);
 }
 
 function parseResumed(context: Context, state: CodexResumeState): ParseResult | null {
-  let read;
-  try {
-    read = readAppended(context.path, state.offset, state.prefixHash);
-  } catch {
-    return null; // the full parse reports why the file cannot be read
-  }
-  if (!read) return null;
-  context.bytesVerified += state.offset;
-  context.bytesRead += read.appended.length;
-  const decoded = decodeLines(read.appended, state.lineCount + 1, context.path, context.skipped);
+  const decoded = decodeAppended(context.path, state, context.skipped);
+  if (!decoded) return null;
+  context.bytesVerified += decoded.bytesVerified;
+  context.bytesRead += decoded.bytesRead;
   const meta = structuredClone(state.meta);
   const hadUserEvents = meta.hasUserEvents;
   const items = [...state.tail, ...ingest(context, meta, decoded.lines)];
   if (meta.hasUserEvents !== hadUserEvents) return null; // the prompt stream changes for every turn
-  const position = { offset: state.offset + decoded.completeBytes, lineCount: state.lineCount + decoded.lineCount, prefixHash: read.digestThrough(decoded.completeBytes) };
-  return finish(context, meta, items, state.tailState, state.anchorTurn, decoded.partial, position, state.lastTurnHash, false);
+  return finish(context, meta, items, state.tailState, state.anchorTurn, decoded.partial, decoded.position, state.lastTurnHash, false);
 }
 
 /** Metadata and items of decoded lines (mutates `meta`); a call without id is named after its 1-based line. */
@@ -102,16 +95,10 @@ function ingest(context: Context, meta: CodexMeta, lines: readonly RawLine[]): I
   return items;
 }
 
-interface Position {
-  offset: number;
-  lineCount: number;
-  prefixHash: string;
-}
-
 /** Steps 2–3 for full (`isFull`) and resumed parses. */
 function finish(
   context: Context, meta: CodexMeta, items: Item[], startState: GroupState, firstNumber: number, partial: RawLine | null,
-  position: Position, lastTurnHash: string | null, isFull: boolean,
+  position: LinePosition, lastTurnHash: string | null, isFull: boolean,
 ): ParseResult {
   const stateMeta = structuredClone(meta);
   let viewMeta = meta;
@@ -137,7 +124,7 @@ function finish(
 }
 
 function buildState(
-  context: Context, meta: CodexMeta, items: Item[], drafts: TurnDraft[], endState: GroupState, firstNumber: number, position: Position,
+  context: Context, meta: CodexMeta, items: Item[], drafts: TurnDraft[], endState: GroupState, firstNumber: number, position: LinePosition,
 ): CodexResumeState {
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;

@@ -6,7 +6,7 @@
  * `agent_message`, never `reasoning`/`agent_reasoning`), tool calls and outputs from `response_item`.
  * Injected context (developer messages, AGENTS.md, `<environment_context>`, `<turn_aborted>` …) is dropped.
  */
-import { asObject, timeOf } from "../claude-code/records.ts";
+import { asObject, timeOf } from "../shared/fields.ts";
 import type { ToolCall } from "../types.ts";
 import { callsOfItem, contentText, decodeOutput } from "./tools.ts";
 

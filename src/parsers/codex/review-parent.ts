@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { timeOf } from "../claude-code/records.ts";
+import { timeOf } from "../shared/fields.ts";
 
 /** Largest distance between the child's start and the parent's `entered_review_mode`, ms. */
 export const reviewLinkToleranceMs = 2000;

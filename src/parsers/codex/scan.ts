@@ -8,10 +8,11 @@
  * titles it, so a rename makes `listUnits` run; the unit's change key then holds only the file's stats and a
  * hash of its own title, so only the renamed thread is re-parsed (and resumed: no new bytes to decode).
  */
-import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { closeSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
-import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
-import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, UnavailablePath } from "../types.ts";
+import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
+import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 import { codexHomeOf, readTitles, sessionIndexName, sessionIndexPath } from "./session-index.ts";
 
 /** Folder names never holding rollouts (Codex auxiliary state, vendored trees); the watcher may skip them too. */
@@ -33,13 +34,10 @@ export function uuidOfName(path: string): string | null {
   return name.startsWith("rollout-") ? (uuidInName.exec(name)?.[1] ?? null) : null;
 }
 
-interface Walk {
-  found: SourceContainer[];
-  walkedDirs: Set<string>;
-  listedFiles: Set<string>;
-  unavailable: UnavailablePath[];
+/** Mutable state of one scan: the shared bookkeeping plus the `session_index.jsonl` stats per Codex home. */
+class CodexWalk extends TreeWalk {
   /** `session_index.jsonl` stats per Codex home ("-" when absent), taken once per scan. */
-  indexStats: Map<string, string>;
+  readonly indexStats = new Map<string, string>();
 }
 
 /**
@@ -48,44 +46,17 @@ interface Walk {
  * @returns containers unique by file identity, sorted by path; missing roots; unreadable paths (never throws)
  */
 export function scanCodexRoots(roots: readonly string[]): ScanResult {
-  const walk: Walk = { found: [], walkedDirs: new Set(), listedFiles: new Set(), unavailable: [], indexStats: new Map() };
-  const missingRoots: string[] = [];
-  for (const given of roots) {
-    const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
-    let stat: Stats;
-    try {
-      stat = statSync(root);
-    } catch (error) {
-      if (isMissingError(error)) missingRoots.push(given);
-      else walk.unavailable.push({ path: root, reason: fsReason(error) });
-      continue;
-    }
+  const walk = new CodexWalk();
+  const missingRoots = visitRoots(roots, walk, (root, stat) => {
     if (stat.isDirectory()) walkDir(root, 0, walk, false, stat);
     else if (stat.isFile() && root.endsWith(".jsonl") && !sideFiles.has(basename(root))) addFile(root, walk, stat);
-  }
-  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  return { containers: walk.found.sort(byPath), missingRoots, unavailable: walk.unavailable.sort(byPath) };
+  });
+  return walk.result(missingRoots);
 }
 
-function walkDir(dir: string, depth: number, walk: Walk, inHome: boolean, known?: Stats): void {
-  let stat = known;
-  try {
-    stat ??= statSync(dir);
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
-    return;
-  }
-  if (!stat.isDirectory()) return;
-  const identity = fileIdentity(stat);
-  if (walk.walkedDirs.has(identity)) return;
-  walk.walkedDirs.add(identity);
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
-    return;
-  }
+function walkDir(dir: string, depth: number, walk: CodexWalk, inHome: boolean, known?: Stats): void {
+  const entries = walk.enterDir(dir, known);
+  if (!entries) return;
   // A Codex home: only its session folders hold rollouts.
   const homeFolders = entries.filter((entry) => (entry.name === "sessions" || entry.name === "archived_sessions") && (entry.isDirectory() || entry.isSymbolicLink()));
   if (homeFolders.length > 0 && entries.some((entry) => entry.name === sessionIndexName || entry.name === "history.jsonl" || entry.name === "sessions")) {
@@ -108,18 +79,9 @@ function walkDir(dir: string, depth: number, walk: Walk, inHome: boolean, known?
   }
 }
 
-function addFile(path: string, walk: Walk, known?: Stats): void {
-  let stat = known;
-  try {
-    stat ??= statSync(path);
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path, reason: fsReason(error) });
-    return;
-  }
-  if (!stat.isFile()) return;
-  const identity = fileIdentity(stat);
-  if (walk.listedFiles.has(identity)) return;
-  walk.listedFiles.add(identity);
+function addFile(path: string, walk: CodexWalk, known?: Stats): void {
+  const stat = walk.newFile(path, known);
+  if (!stat) return;
   const home = codexHomeOf(path);
   let index = "-";
   if (home !== null) {

@@ -6,7 +6,7 @@
  * Shell tools become `Bash` with the command; `apply_patch` becomes one `Edit`/`Write` per patched file
  * with line counts; `update_plan` becomes `TodoWrite`; MCP tools become `mcp__<server>__<tool>`.
  */
-import { asObject } from "../claude-code/records.ts";
+import { asObject } from "../shared/fields.ts";
 import { buildToolCall, compactInputMaxChars, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
 import { parsePatch, patchInScript } from "./patch.ts";

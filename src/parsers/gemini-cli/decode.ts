@@ -4,7 +4,8 @@
  * the same line application with a guard that stops at any record touching a message before the
  * resume anchor. Files, merging and turns are elsewhere (parse.ts, turns.ts).
  */
-import { applyHeader, createMeta, MessageStore, noteMessageTime, noteSkip, toMessage, type ChatMeta, type GeminiMessage, type SkipCounter } from "./records.ts";
+import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
+import { applyHeader, createMeta, MessageStore, noteMessageTime, toMessage, type ChatMeta, type GeminiMessage } from "./records.ts";
 
 /** Storage format of one chat file. */
 export type ChatFormat = "json" | "jsonl";

@@ -13,10 +13,15 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason, statFingerprint } from "../file-stats.ts";
+import { projectNameOf } from "../shared/fields.ts";
+import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
+import { prefixHashOf, readAppended } from "../shared/prefix-hash.ts";
+import type { LinePosition } from "../shared/resume-lines.ts";
+import { hashOf } from "../shared/sha1.ts";
 import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
 import { applyLine, decodeJsonDocument, decodeJsonl, detectFormat, splitLines, type DecodedChat } from "./decode.ts";
-import { MessageStore, noteSkip, type ChatMeta, type GeminiMessage, type SkipCounter } from "./records.ts";
-import { hashOf, isUsableState, prefixHashOf, readAppended, type GeminiResumeState } from "./resume.ts";
+import { MessageStore, type ChatMeta, type GeminiMessage } from "./records.ts";
+import { isUsableState, type GeminiResumeState } from "./resume.ts";
 import { groupTurns, orderByTime, type GroupedTurns } from "./turns.ts";
 
 /** Per-parse context. */
@@ -28,13 +33,6 @@ interface Context {
   bytesRead: number;
   bytesVerified: number;
   skipped: SkipCounter;
-}
-
-/** Where the newest file's complete lines end (append mode). */
-interface Position {
-  offset: number;
-  lineCount: number;
-  prefixHash: string;
 }
 
 /**
@@ -197,7 +195,7 @@ function baseState(context: Context, mode: GeminiResumeState["mode"], olderMetas
  */
 function appendState(
   context: Context, olderMetas: ChatMeta[], meta: ChatMeta, ordered: GeminiMessage[], grouped: GroupedTurns,
-  firstNumber: number, priorIds: string[], previousAnchor: string | null, position: Position,
+  firstNumber: number, priorIds: string[], previousAnchor: string | null, position: LinePosition,
 ): GeminiResumeState {
   const state = baseState(context, "append", olderMetas, meta);
   Object.assign(state, position);
@@ -228,14 +226,6 @@ function keepChangedTurns(full: ParseResult, previousHashes: readonly string[]):
 /** Sub-agent: nested under a parent's folder (units.ts), or `kind: "subagent"` in a header (§4.2). */
 function isSubagentSession(unit: SourceUnit, metas: readonly ChatMeta[]): boolean {
   return unit.locator?.isNested === true || metas.some((meta) => meta.kind === "subagent");
-}
-
-/**
- * Last path component of a POSIX or Windows path.
- * Examples: `/home/x/app` → `app`; `c:\users\x\idaho-vault` → `idaho-vault`; `` → ``.
- */
-export function projectNameOf(path: string): string {
-  return path.split(/[\\/]+/).filter((part) => part.length > 0).at(-1) ?? "";
 }
 
 /**

@@ -2,10 +2,11 @@
  * Gemini CLI chat records → compact messages (docs/formats.md §4.2–§4.3). Owns: telling the two
  * formats apart by content, the message store with JSONL semantics (a re-appended id replaces the
  * message in place, `$rewindTo` cuts, `$set.messages` replaces everything, `$set` merges metadata),
- * prompt and prose extraction, and skip counting. Knows nothing of files, turns or resume.
+ * prompt and prose extraction. Knows nothing of files, turns or resume.
  * Loader semantics follow `loadConversationRecord` in google-gemini/gemini-cli
  * packages/core/src/services/chatRecordingService.ts.
  */
+import { timeOf } from "../shared/fields.ts";
 import type { ToolCall } from "../types.ts";
 import { toToolCall } from "./tools.ts";
 
@@ -39,28 +40,9 @@ export interface ChatMeta {
   directories: string[];
 }
 
-/** Records skipped so far: count and first place (`<path>:<line>: <reason>`). */
-export interface SkipCounter {
-  count: number;
-  first?: string;
-}
-
-/** Count one skipped record. */
-export function noteSkip(skipped: SkipCounter, place: string): void {
-  skipped.count++;
-  skipped.first ??= place;
-}
-
 /** A fresh, empty header. */
 export function createMeta(): ChatMeta {
   return { sessionId: null, projectHash: null, startTime: 0, lastUpdated: 0, firstMessageAt: 0, lastMessageAt: 0, summary: null, kind: null, directories: [] };
-}
-
-/** ISO-8601 text → epoch ms UTC; 0 when absent or unreadable. */
-export function timeOf(value: unknown): number {
-  if (typeof value !== "string") return 0;
-  const t = Date.parse(value);
-  return Number.isFinite(t) ? t : 0;
 }
 
 /** Fold header fields (the ConversationRecord itself, JSONL line 1, or a `$set` object) into `meta` (mutates). */

@@ -8,10 +8,11 @@
  * `google_accounts.json`, which live at the `.gemini` top level that the walk does not enter).
  * A folder reached twice (links, overlapping roots) is walked once.
  */
-import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
-import type { ScanResult, SourceContainer, UnavailablePath } from "../types.ts";
+import { statFingerprint } from "../file-stats.ts";
+import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import type { ScanResult } from "../types.ts";
 
 /** Folder names never walked: auxiliary state of a project folder (§4.1) and the usual heavy trees. */
 export const skippedDirs: ReadonlySet<string> = new Set([
@@ -43,14 +44,10 @@ export function projectDirOf(chatPath: string): string {
   return folder;
 }
 
-/** Mutable state of one scan. */
-interface Walk {
-  found: SourceContainer[];
-  walkedDirs: Set<string>;
-  listedFiles: Set<string>;
-  unavailable: UnavailablePath[];
+/** Mutable state of one scan: the shared bookkeeping plus the `.project_root` stamps. */
+class GeminiWalk extends TreeWalk {
   /** `.project_root` fingerprint per project folder, computed once. */
-  rootStamps: Map<string, string>;
+  readonly rootStamps = new Map<string, string>();
 }
 
 /**
@@ -61,60 +58,21 @@ interface Walk {
  * @returns containers sorted by path; missing roots; paths that exist but cannot be read. Never throws.
  */
 export function scanGeminiRoots(roots: readonly string[]): ScanResult {
-  const walk: Walk = { found: [], walkedDirs: new Set(), listedFiles: new Set(), unavailable: [], rootStamps: new Map() };
-  const missingRoots: string[] = [];
-  for (const given of roots) {
-    const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
-    let stat: Stats;
-    try {
-      stat = statSync(root);
-    } catch (error) {
-      if (isMissingError(error)) missingRoots.push(given);
-      else walk.unavailable.push({ path: root, reason: fsReason(error) });
-      continue;
-    }
+  const walk = new GeminiWalk();
+  const missingRoots = visitRoots(roots, walk, (root, stat) => {
     if (stat.isDirectory()) walkDir(root, 0, walk, stat);
     else if (stat.isFile() && isChatFileName(basename(root))) addFile(root, walk);
-  }
-  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  return { containers: walk.found.sort(byPath), missingRoots, unavailable: walk.unavailable.sort(byPath) };
+  });
+  return walk.result(missingRoots);
 }
 
-function readEntries(dir: string, walk: Walk): Dirent[] | null {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path: dir, reason: fsReason(error) });
-    return null;
-  }
-}
-
-/** Stats of a folder entry (links followed); undefined when gone, noted when unreadable. */
-function statEntry(path: string, walk: Walk): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch (error) {
-    if (!isMissingError(error)) walk.unavailable.push({ path, reason: fsReason(error) });
-    return undefined;
-  }
-}
-
-/** Mark a folder walked; false when it was already (same device + inode). */
-function firstVisit(stat: Stats, walk: Walk): boolean {
-  const identity = fileIdentity(stat);
-  if (walk.walkedDirs.has(identity)) return false;
-  walk.walkedDirs.add(identity);
-  return true;
-}
-
-function walkDir(dir: string, depth: number, walk: Walk, stat: Stats): void {
-  if (!firstVisit(stat, walk)) return;
-  const entries = readEntries(dir, walk);
+function walkDir(dir: string, depth: number, walk: GeminiWalk, stat: Stats): void {
+  const entries = walk.enterDir(dir, stat);
   if (!entries) return;
   // A `.gemini` folder: only `tmp/` holds chats (the rest is settings, history, credentials).
   const tmp = entries.find((entry) => entry.name === "tmp" && (entry.isDirectory() || entry.isSymbolicLink()));
   if (tmp && (depth === 0 || basename(dir) === ".gemini")) {
-    const tmpStat = statEntry(join(dir, "tmp"), walk);
+    const tmpStat = walk.statOrNote(join(dir, "tmp"));
     if (tmpStat?.isDirectory()) walkDir(join(dir, "tmp"), depth + 1, walk, tmpStat);
     return;
   }
@@ -122,7 +80,7 @@ function walkDir(dir: string, depth: number, walk: Walk, stat: Stats): void {
   for (const entry of entries) {
     if (entry.isFile() || skippedDirs.has(entry.name)) continue;
     const path = join(dir, entry.name);
-    const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? statEntry(path, walk) : undefined;
+    const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? walk.statOrNote(path) : undefined;
     if (!entryStat?.isDirectory()) continue;
     if (entry.name === "chats") walkChats(path, walk, entryStat);
     else walkDir(path, depth + 1, walk, entryStat);
@@ -130,9 +88,8 @@ function walkDir(dir: string, depth: number, walk: Walk, stat: Stats): void {
 }
 
 /** A `chats/` folder: its chat files and those one folder below (sub-agents, skill extraction). */
-function walkChats(dir: string, walk: Walk, stat: Stats): void {
-  if (!firstVisit(stat, walk)) return;
-  const entries = readEntries(dir, walk);
+function walkChats(dir: string, walk: GeminiWalk, stat: Stats): void {
+  const entries = walk.enterDir(dir, stat);
   if (!entries) return;
   for (const entry of entries) {
     const path = join(dir, entry.name);
@@ -140,24 +97,21 @@ function walkChats(dir: string, walk: Walk, stat: Stats): void {
       if (isChatFileName(entry.name)) addFile(path, walk);
       continue;
     }
-    const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? statEntry(path, walk) : undefined;
-    if (!entryStat?.isDirectory() || !firstVisit(entryStat, walk)) continue;
-    for (const inner of readEntries(path, walk) ?? []) {
+    const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? walk.statOrNote(path) : undefined;
+    if (!entryStat) continue;
+    for (const inner of walk.enterDir(path, entryStat) ?? []) {
       if (inner.isFile() && isChatFileName(inner.name)) addFile(join(path, inner.name), walk);
     }
   }
 }
 
-function addFile(path: string, walk: Walk): void {
-  const stat = statEntry(path, walk);
-  if (!stat?.isFile()) return;
-  const identity = fileIdentity(stat);
-  if (walk.listedFiles.has(identity)) return;
-  walk.listedFiles.add(identity);
+function addFile(path: string, walk: GeminiWalk): void {
+  const stat = walk.newFile(path);
+  if (!stat) return;
   const projectDir = projectDirOf(path);
   let rootStamp = walk.rootStamps.get(projectDir);
   if (rootStamp === undefined) {
-    const rootStat = statEntry(join(projectDir, projectRootFileName), walk);
+    const rootStat = walk.statOrNote(join(projectDir, projectRootFileName));
     rootStamp = rootStat?.isFile() ? statFingerprint(rootStat) : "-";
     walk.rootStamps.set(projectDir, rootStamp);
   }

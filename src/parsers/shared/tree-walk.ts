@@ -1,0 +1,103 @@
+/**
+ * The bookkeeping every stats-only scan of session files shares (Claude Code, Codex, Gemini CLI): reading
+ * the given roots, entering each folder and listing each file once by identity (device + inode, so link
+ * cycles, links to a parent folder, hard links and overlapping roots cost nothing, issue 9), and
+ * reporting paths that exist but cannot be read. What a session file is, which folders are skipped, how
+ * deep a walk goes and how links are followed stay with each parser's scan.ts.
+ */
+import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { fileIdentity, fsReason, isMissingError } from "../file-stats.ts";
+import type { ScanResult, SourceContainer, UnavailablePath } from "../types.ts";
+
+/** Mutable state of one scan: what was found, what was seen, what could not be read. */
+export class TreeWalk {
+  /** Containers found so far (the scan's result, sorted at the end). */
+  readonly found: SourceContainer[] = [];
+  /** Paths that exist but cannot be read: permission denied, symbolic link loop, i/o error. */
+  readonly unavailable: UnavailablePath[] = [];
+  private readonly walkedDirs = new Set<string>();
+  private readonly listedFiles = new Set<string>();
+
+  /**
+   * Stats of a path, links followed; undefined when it does not exist (a file vanishing between readdir
+   * and stat is simply gone) or cannot be stat'ed (then noted in {@link unavailable}).
+   */
+  statOrNote(path: string): Stats | undefined {
+    try {
+      return statSync(path);
+    } catch (error) {
+      if (!isMissingError(error)) this.unavailable.push({ path, reason: fsReason(error) });
+      return undefined;
+    }
+  }
+
+  /** Entries of a folder, or null when it is gone or cannot be read (then noted). */
+  readEntries(dir: string): Dirent[] | null {
+    try {
+      return readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      if (!isMissingError(error)) this.unavailable.push({ path: dir, reason: fsReason(error) });
+      return null;
+    }
+  }
+
+  /** Mark a folder walked; false when one with the same identity already was. */
+  firstVisit(stats: Stats): boolean {
+    const identity = fileIdentity(stats);
+    if (this.walkedDirs.has(identity)) return false;
+    this.walkedDirs.add(identity);
+    return true;
+  }
+
+  /**
+   * Enter a folder: stat it (unless `known`), skip it when it is not a folder or was walked already,
+   * read its entries. @returns the entries, or null when there is nothing (new) to walk
+   */
+  enterDir(dir: string, known?: Stats): Dirent[] | null {
+    const stats = known ?? this.statOrNote(dir);
+    if (!stats?.isDirectory() || !this.firstVisit(stats)) return null;
+    return this.readEntries(dir);
+  }
+
+  /**
+   * Stats of a file not listed yet: stat it (unless `known`), then mark its identity listed.
+   * @returns undefined when it is gone, unreadable (noted), not a regular file, or listed already
+   */
+  newFile(path: string, known?: Stats): Stats | undefined {
+    const stats = known ?? this.statOrNote(path);
+    if (!stats?.isFile()) return undefined;
+    const identity = fileIdentity(stats);
+    if (this.listedFiles.has(identity)) return undefined;
+    this.listedFiles.add(identity);
+    return stats;
+  }
+
+  /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots. */
+  result(missingRoots: string[]): ScanResult {
+    const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    return { containers: this.found.sort(byPath), missingRoots, unavailable: this.unavailable.sort(byPath) };
+  }
+}
+
+/**
+ * Read every root (a trailing "/" is dropped) and hand its stats to `visit`.
+ * @param visit called once per existing root; it walks the root into `walk`
+ * @returns the roots that do not exist, as given; roots that exist but cannot be stat'ed are noted in
+ *   `walk.unavailable`. Never throws.
+ */
+export function visitRoots(roots: readonly string[], walk: TreeWalk, visit: (root: string, stats: Stats) => void): string[] {
+  const missingRoots: string[] = [];
+  for (const given of roots) {
+    const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
+    let stats: Stats;
+    try {
+      stats = statSync(root);
+    } catch (error) {
+      if (isMissingError(error)) missingRoots.push(given);
+      else walk.unavailable.push({ path: root, reason: fsReason(error) });
+      continue;
+    }
+    visit(root, stats);
+  }
+  return missingRoots;
+}
