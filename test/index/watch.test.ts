@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, cpSync, mkdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { databasePath, openIndex, type Watcher } from "../../src/index/index.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { createSchema, insertExchange, insertSession } from "../fixtures/opencode/make-db.ts";
@@ -51,6 +51,31 @@ describe("the watcher keeps the index fresh while sessions are written (issue 10
     expect(cycle).toMatchObject({ added: 0, updated: 1, turns: 1 });
     expect(cycle.bytesRead).toBeLessThan(2000); // the appended lines only, not the whole file
     expect(recorded.warnings).toEqual([]);
+  }, 20_000);
+
+  test("a turn appended to a Codex rollout in its default folder (~/.codex) is found within 5 s, reading only the new bytes", async () => {
+    const workspace = makeWorkspace();
+    const codexHome = join(workspace.dir, "home", ".codex");
+    cpSync(resolve(import.meta.dir, "../fixtures/codex/home"), codexHome, { recursive: true });
+    workspace.roots = { ...workspace.roots, codex: [codexHome] };
+    const rollout = join(codexHome, "sessions/2026/03/03/rollout-2026-03-03T03-00-00-019c0000-ffff-7000-8000-00000000000f.jsonl");
+    const entry = track(workspace);
+    const { watcher, recorded } = await startRecorded(workspace);
+    entry.watcher = watcher;
+    await firstCycle(recorded);
+    const line = (timestamp: string, type: string, payload: object) => `${JSON.stringify({ timestamp, type, payload })}\n`;
+    appendFileSync(
+      rollout,
+      line("2026-03-03T09:10:00.000Z", "event_msg", { type: "task_started", turn_id: "f2" }) +
+        line("2026-03-03T09:10:00.001Z", "event_msg", { type: "user_message", message: "why does the zanzibar ledger export stall", images: [] }) +
+        line("2026-03-03T09:10:05.000Z", "response_item", { type: "message", role: "assistant", content: [{ type: "output_text", text: "The export waits on a lock." }] }) +
+        line("2026-03-03T09:10:05.100Z", "event_msg", { type: "task_complete", turn_id: "f2" }),
+    );
+    const elapsedMs = await waitUntilSearchable(workspace, "zanzibar ledger", "zanzibar ledger export", 8000);
+    expect(elapsedMs).toBeLessThan(5000);
+    const cycle = recorded.indexed.at(-1)!.summary;
+    expect(cycle).toMatchObject({ added: 0, updated: 1, turns: 1 });
+    expect(cycle.bytesRead).toBeLessThan(1000);
   }, 20_000);
 
   test("a turn written to an OpenCode database in WAL mode, by a connection that stays open as OpenCode's does, is found within 5 s", async () => {
