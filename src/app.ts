@@ -28,7 +28,7 @@ const app = subcommands({
   name: "recall",
   version: packageJson.version,
   description:
-    "Search your AI coding sessions (Claude Code, OpenCode, Codex CLI, Gemini CLI) by keyword and by meaning.\n" +
+    "Search your AI coding sessions (Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider) by keyword and by meaning.\n" +
     "  recall search \"docker bridge network\"        which session was it? (level 1)\n" +
     "  recall search \"...\" --depth 2 --session ID   which exchange? (level 2)\n" +
     "  recall show ID:5-9                            everything around it (level 3)",

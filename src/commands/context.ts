@@ -1,6 +1,6 @@
 /**
  * What every command that reads history shares: the source options (`--claude-dir`,
- * `--opencode-dir`, `--codex-dir`, `--gemini-dir`), RECALL_HOME, the example-history fallback for a machine with no agent
+ * `--opencode-dir`, `--codex-dir`, `--gemini-dir`, `--cursor-dir`, `--aider-dir`), RECALL_HOME, the example-history fallback for a machine with no agent
  * history, and "open a fresh index" (staleness check, then an incremental re-index when needed).
  * Messages go to stderr; stdout is left to the command's results.
  */
@@ -41,6 +41,16 @@ export const sourceArgs = {
     type: array(string),
     description: "Gemini CLI folder holding tmp/<project>/chats/, or any copy of it (repeatable; default $GEMINI_CLI_HOME/.gemini or ~/.gemini; env RECALL_GEMINI_DIRS)",
   }),
+  cursorDir: multioption({
+    long: "cursor-dir",
+    type: array(string),
+    description: "Cursor User folder holding workspaceStorage/ and globalStorage/, or any folder of state.vscdb files (repeatable; default ~/.config/Cursor/User, on macOS ~/Library/Application Support/Cursor/User; env RECALL_CURSOR_DIRS)",
+  }),
+  aiderDir: multioption({
+    long: "aider-dir",
+    type: array(string),
+    description: "Folders searched for Aider's .aider.chat.history.md, besides the project folders of the sessions recall already knows (repeatable; env RECALL_AIDER_DIRS)",
+  }),
 };
 
 /** The source options as cmd-ts parsed them. */
@@ -49,11 +59,13 @@ export interface SourceArgs {
   opencodeDir: string[];
   codexDir: string[];
   geminiDir: string[];
+  cursorDir: string[];
+  aiderDir: string[];
 }
 
 /** The folders named on the command line, per source (for `resolveSourceRoots`). */
 export function sourceFlags(args: SourceArgs): Record<SourceId, string[]> {
-  return { "claude-code": args.claudeDir, opencode: args.opencodeDir, codex: args.codexDir, "gemini-cli": args.geminiDir };
+  return { "claude-code": args.claudeDir, opencode: args.opencodeDir, codex: args.codexDir, "gemini-cli": args.geminiDir, cursor: args.cursorDir, aider: args.aiderDir };
 }
 
 /** Where history comes from and where the index lives, for one command run. */

@@ -26,7 +26,7 @@ export const exportCommand = command({
     output: option({ long: "output", short: "o", type: optional(string), description: "Write to this file (created 0600, replaced when complete) instead of stdout" }),
     session: option({ long: "session", type: optional(string), description: "Only this session (id or unique 8+ char prefix) and its sub-agent sessions" }),
     project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
-    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex or gemini-cli" }),
+    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider" }),
     since: option({ long: "since", type: optional(string), description: "Only sessions active since this date (2026-03-01) or age (7d, 2w)" }),
     until: option({ long: "until", type: optional(string), description: "Only sessions started until this date (end of day) or age" }),
     deletedOnly: flag({ long: "deleted-only", description: "Only sessions whose source is deleted (the index holds the only copy)" }),

@@ -29,6 +29,8 @@ function serverArgs(args: SourceArgs & { model: string | undefined; noWatch: boo
     ...args.opencodeDir.flatMap((dir) => ["--opencode-dir", resolve(dir)]),
     ...args.codexDir.flatMap((dir) => ["--codex-dir", resolve(dir)]),
     ...args.geminiDir.flatMap((dir) => ["--gemini-dir", resolve(dir)]),
+    ...args.cursorDir.flatMap((dir) => ["--cursor-dir", resolve(dir)]),
+    ...args.aiderDir.flatMap((dir) => ["--aider-dir", resolve(dir)]),
     ...(args.model ? ["--model", args.model.includes("/") ? resolve(args.model) : args.model] : []),
     ...(args.noWatch ? ["--no-watch"] : []),
   ];

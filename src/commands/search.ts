@@ -25,7 +25,7 @@ export const searchCommand = command({
     depth: option({ long: "depth", short: "d", type: oneOf(["1", "2"]), defaultValue: () => "1" as const, description: "1 = sessions (default), 2 = turns" }),
     session: option({ long: "session", type: optional(string), description: "Level 2 only: search inside one session (id or 8+ char prefix)" }),
     project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
-    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex or gemini-cli" }),
+    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider" }),
     since: option({ long: "since", type: optional(string), description: "Only activity since this date (2026-03-01) or age (7d, 2w, 3m)" }),
     until: option({ long: "until", type: optional(string), description: "Only activity until this date or age" }),
     branch: option({ long: "branch", short: "b", type: optional(string), description: "Only sessions on this git branch" }),

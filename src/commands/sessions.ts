@@ -14,7 +14,7 @@ export const sessionsCommand = command({
   description: "List sessions, newest first (id, source, project, date, turns, title)",
   args: {
     project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
-    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex or gemini-cli" }),
+    source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider" }),
     since: option({ long: "since", type: optional(string), description: "Only sessions active since this date (2026-03-01) or age (7d, 2w)" }),
     limit: option({ long: "limit", short: "n", type: optional(number), description: "How many to list (default 20)" }),
     includeSubagents: flag({ long: "include-subagents", description: "Also list sub-agent sessions" }),

@@ -59,10 +59,10 @@ export function checkSources(scanned: ScannedSources): CheckResult {
   }
   const message = parts.join("; ");
   if (unreadable.length > 0) {
-    return { id: "sources", status: "fail", message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`, fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir / --codex-dir / --gemini-dir", errorCode: "SOURCE_UNREADABLE" };
+    return { id: "sources", status: "fail", message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`, fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir / --codex-dir / --gemini-dir / --cursor-dir / --aider-dir", errorCode: "SOURCE_UNREADABLE" };
   }
   if (Object.values(scanned).every((scan) => scan.containers.length === 0)) {
-    return { id: "sources", status: "warn", message: `no history found (${message})`, fix: "point recall at your history: --claude-dir, --opencode-dir, --codex-dir, --gemini-dir DIR, or RECALL_CLAUDE_DIRS / RECALL_OPENCODE_DIRS / RECALL_CODEX_DIRS / RECALL_GEMINI_DIRS" };
+    return { id: "sources", status: "warn", message: `no history found (${message})`, fix: "point recall at your history: --claude-dir, --opencode-dir, --codex-dir, --gemini-dir, --cursor-dir, --aider-dir DIR, or the matching RECALL_*_DIRS variables" };
   }
   return { id: "sources", status: "ok", message };
 }

@@ -15,6 +15,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { withKnownProjectFolders } from "./known-projects.ts";
 import { parsers, sourceIds, type ParseResult, type Parser, type SourceContainer, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
 import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
@@ -120,7 +121,11 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     degraded: false, elapsedMs: 0, missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
   };
   try {
-    for (const parser of parsers) await indexSource(db, parser, options, summary);
+    for (const parser of parsers) {
+      // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
+      const sourceOptions = parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
+      await indexSource(db, parser, sourceOptions, summary);
+    }
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
     summary.embedding = await runEmbedding(db, options);

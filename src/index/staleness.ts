@@ -5,6 +5,7 @@
  * `bun run bench` (a few ms on the real corpus).
  */
 import type { Database } from "bun:sqlite";
+import { withKnownProjectFolders } from "./known-projects.ts";
 import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 import { digestMetaKey } from "./indexer.ts";
 import { digestContainers } from "./plan.ts";
@@ -23,8 +24,11 @@ export interface StalenessReport {
  */
 export function checkStaleness(db: Database, roots: SourceRootMap, scanned: Partial<Record<SourceId, SourceContainer[]>> = {}): StalenessReport {
   const staleSources: SourceId[] = [];
+  const effective = withKnownProjectFolders(db, roots);
   for (const parser of parsers) {
-    const digest = digestContainers(scanned[parser.id] ?? parser.scan(roots[parser.id] ?? []).containers);
+    // a pre-scan covered the given roots only: not Aider's, once the known project folders were added
+    const prescanned = effective[parser.id] === roots[parser.id] ? scanned[parser.id] : undefined;
+    const digest = digestContainers(prescanned ?? parser.scan(effective[parser.id] ?? []).containers);
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
   }
   return { stale: staleSources.length > 0, staleSources };

@@ -10,6 +10,9 @@
  * "pending": its nearest existing ancestor is watched (that folder only) until the next component appears.
  * Codex CLI and Gemini CLI: the data folder as one tree (`sessions/YYYY/MM/DD/`, `archived_sessions/`;
  * `tmp/<project>/chats/`), folders only, down to {@link agentTreeDepth} levels; .jsonl/.json writes start a cycle.
+ * Cursor: the User folder down to `workspaceStorage/<hash>/`; its `state.vscdb` and -wal writes start a cycle.
+ * Aider: each root folder alone (depth 0: project folders are busy trees), for its `.aider.chat.history.md`;
+ * histories deeper below an `--aider-dir` root are found by the next search's freshness check instead.
  */
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
@@ -23,7 +26,7 @@ export type WatchTargetKind =
   | "opencode-storage" // a JSON storage folder (formats.md §2.2)
   | "opencode-legacy" // the legacy `project/` tree (formats.md §2.3)
   | "opencode-file" // the folder of a root that is one .db file
-  | "agent-tree" // a Codex CLI or Gemini CLI data folder (or any folder holding their session files at some depth)
+  | "agent-tree" // a Codex CLI, Gemini CLI or Cursor data folder (or any folder holding their session files at some depth), or an Aider project folder (depth 0)
   | "pending"; // the nearest existing ancestor of a root that does not exist yet
 
 /** One folder to watch (with chokidar), and why. */
@@ -98,12 +101,28 @@ function claudeTargets(root: string): WatchTarget[] {
 /** Folder levels watched below a Codex or Gemini root: `sessions/YYYY/MM/DD/` and `tmp/<project>/chats/<sub-agent>/` fit. */
 export const agentTreeDepth = 6;
 
-/** Codex CLI and Gemini CLI roots: the whole folder as one tree (a file root: its folder). */
+/** Folder levels watched below a root, per source of the `agent-tree` kind (Cursor: `workspaceStorage/<hash>/`; Aider: the folder only). */
+const agentTreeDepths: Partial<Record<SourceId, number>> = { codex: agentTreeDepth, "gemini-cli": agentTreeDepth, cursor: 2, aider: 0 };
+
+/** Codex CLI, Gemini CLI, Cursor and Aider roots: the folder as one tree (a file root: its folder). */
 function agentTreeTargets(source: SourceId, root: string): WatchTarget[] {
   const stats = statOrNull(root);
-  if (!stats) return [pendingTarget(source, root)];
+  if (!stats) return source === "aider" ? [] : [pendingTarget(source, root)]; // a project folder that is gone stays gone
   if (stats.isFile()) return [{ source, root, kind: "agent-tree", path: dirname(root), depth: 0 }];
-  return [{ source, root, kind: "agent-tree", path: root, depth: agentTreeDepth }];
+  return [{ source, root, kind: "agent-tree", path: root, depth: agentTreeDepths[source] ?? 0 }];
+}
+
+/** The file names (or suffixes) whose writes start an index cycle in an `agent-tree` target of `source`. */
+function isAgentSessionFile(source: SourceId, name: string): boolean {
+  switch (source) {
+    case "cursor":
+      return name === "state.vscdb" || name === "state.vscdb-wal" || name === "workspace.json";
+    case "aider":
+      return name === ".aider.chat.history.md";
+    default:
+      // session files, titles (session_index.jsonl, .project_root); logs and databases are not read
+      return name.endsWith(".jsonl") || name.endsWith(".json") || name === ".project_root";
+  }
 }
 
 function opencodeTargets(root: string): WatchTarget[] {
@@ -136,6 +155,8 @@ export function planWatchTargets(roots: SourceRootMap): WatchTarget[] {
     ...(roots.opencode ?? []).map((root) => resolve(root)).flatMap(opencodeTargets),
     ...(roots.codex ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("codex", root)),
     ...(roots["gemini-cli"] ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("gemini-cli", root)),
+    ...(roots.cursor ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("cursor", root)),
+    ...(roots.aider ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("aider", root)),
   ];
   const seen = new Set<string>();
   return all.filter((target) => {
@@ -224,8 +245,8 @@ export function eventEffect(target: WatchTarget, path: string): EventEffect {
     case "opencode-legacy":
       return name.endsWith(".json") || !name.includes(".") ? indexOnly : none;
     case "agent-tree":
-      // session files, titles (session_index.jsonl, .project_root) and new folders; logs and databases are not read
-      return name.endsWith(".jsonl") || name.endsWith(".json") || name === ".project_root" || !name.includes(".") ? indexOnly : none;
+      if (isAgentSessionFile(target.source, name)) return indexOnly;
+      return target.depth > 0 && !name.includes(".") ? indexOnly : none; // a folder appeared in a watched tree
     case "pending": {
       // Only the next component of the missing root matters; its arrival moves the watch down (or to the root).
       const missing = target.file!;

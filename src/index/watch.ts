@@ -12,11 +12,16 @@
  * again after a back-off (2 s doubling to 30 s, or the next change, whichever is later). Never prints; a
  * repeated warning or notice is passed on once an hour at most. Searches never wait: they read the last commit.
  */
+import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
 import type { Embedder } from "../embed/index.ts";
 import type { SourceId, SourceRootMap } from "../parsers/index.ts";
 import { IndexError, isRecallError } from "../errors.ts";
 import type { EmbeddingSummary } from "./embedding.ts";
 import { runIndex, type IndexHooks, type IndexSummary } from "./indexer.ts";
+import { withKnownProjectFolders } from "./known-projects.ts";
+import { openIndex } from "./schema.ts";
+import { databasePath } from "./home.ts";
 import { FolderWatchSet } from "./watch-folders.ts";
 import { planWatchTargets, type EventEffect, type WatchTarget } from "./watch-targets.ts";
 
@@ -163,12 +168,27 @@ class IndexWatcher implements Watcher {
     if (effect.index) this.markDirty();
   }
 
+  /** The configured roots plus, for Aider, the project folders the index knows (known-projects.ts); the roots alone without an index. */
+  private rootsWithKnownProjects(): SourceRootMap {
+    const path = databasePath(this.options.recallHome);
+    if (!existsSync(path)) return this.options.roots;
+    let db: Database | undefined;
+    try {
+      db = openIndex(path, { readonly: true });
+      return withKnownProjectFolders(db, this.options.roots);
+    } catch {
+      return this.options.roots; // a damaged or half-created index: the next cycle reports it
+    } finally {
+      db?.close();
+    }
+  }
+
   /** Plan the targets again (serialized; a failure falls back to a cycle every minute and keeps the chain alive). */
   private replan(): Promise<void> {
     this.planning = this.planning.then(async () => {
       if (this.isClosed) return;
       try {
-        await this.folders.apply(planWatchTargets(this.options.roots));
+        await this.folders.apply(planWatchTargets(this.rootsWithKnownProjects()));
       } catch (error) {
         this.warn(`cannot watch the source folders: ${(error as Error)?.message ?? String(error)}; changes are picked up every minute instead`);
         this.startFallback();

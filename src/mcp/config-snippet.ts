@@ -23,7 +23,7 @@ export function parseConfigTarget(value: string): ConfigTarget {
 }
 
 /** Variables passed on to the registered server when set (where the index and history are, which model). */
-export const forwardedVariables = ["RECALL_HOME", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_MODEL"] as const;
+export const forwardedVariables = ["RECALL_HOME", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "RECALL_MODEL"] as const;
 
 /** How a client starts the stdio server, or reaches the HTTP one. */
 export type Registration =

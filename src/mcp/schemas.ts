@@ -17,7 +17,7 @@ const count = (description: string) => z.number().describe(description);
 /** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
 const scope = {
   project: text("Project path/name contains").optional(),
-  source: text("claude-code|opencode|codex|gemini-cli").optional(),
+  source: text("claude-code|opencode|codex|gemini-cli|cursor|aider").optional(),
 };
 const dates = {
   since: text("Date or age (7d)").optional(),

@@ -3,8 +3,10 @@
  * resolution. The registry is a plain list; `parserFor` covers every `SourceId` with a
  * `satisfies never` switch so adding a source fails typecheck until it is registered.
  */
+import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { codexParser } from "./codex.ts";
+import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { opencodeParser } from "./opencode.ts";
 import type { Parser, SourceId } from "./types.ts";
@@ -15,9 +17,11 @@ export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts"
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch-targets.ts) to watch the same folders. */
 export { skippedDirs as claudeSkippedDirs, maxDepth as claudeMaxDepth } from "./claude-code/scan.ts";
 export { dbNamePattern as opencodeDbNamePattern } from "./opencode/scan.ts";
+/** Aider's history file name, for the index to look for it in known project folders (src/index/known-projects.ts). */
+export { historyFileName as aiderHistoryFileName } from "./aider/scan.ts";
 
 /** Every parser, in display order. */
-export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser, codexParser, geminiCliParser];
+export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser, codexParser, geminiCliParser, cursorParser, aiderParser];
 
 /** The parser of one source. */
 export function parserFor(source: SourceId): Parser {
@@ -30,6 +34,10 @@ export function parserFor(source: SourceId): Parser {
       return codexParser;
     case "gemini-cli":
       return geminiCliParser;
+    case "cursor":
+      return cursorParser;
+    case "aider":
+      return aiderParser;
     default:
       return source satisfies never;
   }

@@ -39,7 +39,20 @@ export const sourceDirVariables: Record<SourceId, string> = {
   opencode: "RECALL_OPENCODE_DIRS",
   codex: "RECALL_CODEX_DIRS",
   "gemini-cli": "RECALL_GEMINI_DIRS",
+  cursor: "RECALL_CURSOR_DIRS",
+  aider: "RECALL_AIDER_DIRS",
 };
+
+/**
+ * Cursor's `User` folder (holding `workspaceStorage/` and `globalStorage/`, formats.md §5), where VS Code-style apps
+ * keep it: `$XDG_CONFIG_HOME/Cursor/User` (Linux), `~/Library/Application Support/Cursor/User` (macOS),
+ * `%APPDATA%/Cursor/User` (Windows). All that apply are returned; missing ones are reported by the scan.
+ */
+function cursorUserFolders(env: Environment, home: string): string[] {
+  if (process.platform === "darwin") return [join(home, "Library", "Application Support", "Cursor", "User")];
+  if (process.platform === "win32" && env.APPDATA) return [join(env.APPDATA, "Cursor", "User")];
+  return [join(env.XDG_CONFIG_HOME ? expandPath(env.XDG_CONFIG_HOME, home) : join(home, ".config"), "Cursor", "User")];
+}
 
 /** Each tool's own default folders when neither a flag nor the env list names any (see the file comment). */
 function defaultRoots(source: SourceId, env: Environment, home: string): string[] {
@@ -54,6 +67,10 @@ function defaultRoots(source: SourceId, env: Environment, home: string): string[
       return [env.CODEX_HOME ? expandPath(env.CODEX_HOME, home) : join(home, ".codex")];
     case "gemini-cli":
       return [join(env.GEMINI_CLI_HOME ? expandPath(env.GEMINI_CLI_HOME, home) : home, ".gemini")];
+    case "cursor":
+      return cursorUserFolders(env, home);
+    case "aider":
+      return []; // no home folder: the index adds the project folders other sources know (indexer.ts)
     default:
       return source satisfies never;
   }

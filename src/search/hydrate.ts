@@ -63,6 +63,11 @@ export function resumeCommandFor(source: SourceId, sessionId: string, projectPat
       return `${cd}codex resume ${id}`; // Codex CLI docs: `codex resume <SESSION_ID>`
     case "gemini-cli":
       return `${cd}gemini --resume ${id}`; // Gemini CLI docs: `gemini --resume <session id|index|latest>`, per project folder
+    case "cursor":
+      // Cursor cannot reopen one chat from a shell: open its workspace, whose chat history lists the session
+      return projectPath ? `cursor ${projectPath.startsWith("-") ? "-- " : ""}${shellQuote(projectPath)}` : "cursor";
+    case "aider":
+      return `${cd}aider --restore-chat-history`; // aider.chat docs: reloads .aider.chat.history.md into the new chat
     default:
       return source satisfies never;
   }

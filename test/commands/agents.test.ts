@@ -18,7 +18,7 @@ const sources = ["--codex-dir", join(repo, "test/fixtures/codex/home"), "--gemin
 
 function recall(args: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(work, "recall-home") };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
@@ -56,13 +56,13 @@ describe("Codex CLI and Gemini CLI sessions through the CLI (issue 11)", () => {
     expect(top.resume_command).toBe("cd /home/dev/shop-app && gemini --resume bbbb2222-0000-4000-8000-000000000002");
   });
 
-  test("--source keeps one agent; an unknown one is a usage error naming all four", () => {
+  test("--source keeps one agent; an unknown one is a usage error naming every source", () => {
     const codexOnly = JSON.parse(recall(["search", "index", "--source", "codex", "--json", "--no-reindex"]).stdout).results as JsonResult[];
     expect(codexOnly.length).toBeGreaterThan(0);
     expect(codexOnly.every((result) => result.source === "codex")).toBe(true);
-    const bad = recall(["search", "index", "--source", "cursor", "--no-reindex"]);
+    const bad = recall(["search", "index", "--source", "vim", "--no-reindex"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("use one of: claude-code, opencode, codex, gemini-cli");
+    expect(bad.stderr).toContain("use one of: claude-code, opencode, codex, gemini-cli, cursor, aider");
   });
 
   test("recall show re-reads a Codex and a Gemini session with the resume line", () => {

@@ -15,7 +15,7 @@ const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencod
 /** The test's environment without anything that points at real history (unset, not empty: Bun reads an empty XDG_CACHE_HOME as the cwd). */
 function userEnv(overrides: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, ...overrides };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
   return env;
 }
 

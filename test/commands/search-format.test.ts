@@ -19,7 +19,7 @@ const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencod
 
 function recall(args: string[], recallHome = join(work, "recall-home")) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: recallHome };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }

@@ -129,4 +129,22 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
     expect(isIgnored(tree, join(codex, "node_modules"), statSync(codex), none, home)).toBe(true);
     expect(isIgnored(tree, join(codex, "sessions"), statSync(codex), none, home)).toBe(false);
   });
+
+  test("a Cursor User folder is watched two levels down for state.vscdb; an Aider project folder alone, for its history file", () => {
+    const cursor = join(work, "d", "Cursor", "User");
+    mkdirSync(join(cursor, "workspaceStorage", "f87f6e0b"), { recursive: true });
+    const project = join(work, "d", "shop");
+    mkdirSync(project, { recursive: true });
+    const targets = planWatchTargets({ cursor: [cursor], aider: [project, join(work, "d", "gone")] });
+    expect(targets).toEqual([
+      { source: "cursor", root: cursor, kind: "agent-tree", path: cursor, depth: 2 },
+      { source: "aider", root: project, kind: "agent-tree", path: project, depth: 0 },
+    ]);
+    const [cursorTree, aiderFolder] = targets as [WatchTarget, WatchTarget];
+    expect(eventEffect(cursorTree, join(cursor, "workspaceStorage", "f87f6e0b", "state.vscdb-wal"))).toEqual({ index: true, replan: false });
+    expect(eventEffect(cursorTree, join(cursor, "globalStorage", "state.vscdb.backup"))).toEqual({ index: false, replan: false });
+    expect(eventEffect(aiderFolder, join(project, ".aider.chat.history.md"))).toEqual({ index: true, replan: false });
+    expect(eventEffect(aiderFolder, join(project, "src"))).toEqual({ index: false, replan: false });
+    expect(eventEffect(aiderFolder, join(project, "main.py"))).toEqual({ index: false, replan: false });
+  });
 });

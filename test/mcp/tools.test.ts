@@ -188,7 +188,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     ["search", { query: "x", limit: 0 }, /^limit must be a whole number from 1 to 1000, got 0$/],
     ["search", { query: "x", offset: -1 }, /^offset must be a whole number of at least 0/],
     ["search", { query: "x", depth: 3 }, /^depth must be 1 \(sessions\) or 2 \(turns\), got 3$/],
-    ["search", { query: "x", source: "vim" }, /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli\)$/],
+    ["search", { query: "x", source: "vim" }, /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider\)$/],
     ["search", { query: "x", session: postgres }, /^session needs depth 2/],
     ["search", { query: 5 }, /expected string/],
     ["list_sessions", { since: "yesterday-ish" }, /^cannot read the date "yesterday-ish"/],

@@ -23,7 +23,7 @@ const rawControl = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 function recall(args: string[], recallHome: string) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: recallHome, RECALL_OFFLINE: "1" };
-  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
   const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
@@ -85,6 +85,8 @@ describe("shell commands in results (issue 9)", () => {
     expect(resumeCommandFor("opencode", "ses_1", "-dir")).toBe("cd -- -dir && opencode --session ses_1");
     expect(resumeCommandFor("codex", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "/w/x")).toBe("cd /w/x && codex resume 0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
     expect(resumeCommandFor("gemini-cli", "s;rm -rf ~", "")).toBe("gemini --resume 's;rm -rf ~'");
+    expect(resumeCommandFor("cursor", "composer-1", "/w/my app")).toBe("cursor '/w/my app'");
+    expect(resumeCommandFor("aider", "aider-0a1b", "-x")).toBe("cd -- -x && aider --restore-chat-history");
     expect(drillCommand("-v flag", "s1")).toBe("recall search --depth 2 --session s1 -- '-v flag'");
     expect(drillCommand("docker network", "s`id`")).toBe("recall search 'docker network' --depth 2 --session 's`id`'");
     expect(showCommand("a;rm -rf x", 4, 9)).toBe("recall show 'a;rm -rf x:3-5'");

@@ -1,0 +1,33 @@
+/**
+ * Aider parser (docs/formats.md §6; checked on histories of aider 0.82.2 and 0.86.1 in ../shared/corpus/aider,
+ * and against aider's own writer, aider/io.py). Data: `.aider.chat.history.md` in the git root of each
+ * project aider ran in (aider's `--chat-history-file` moves it; recall finds the default name below its roots,
+ * or any file given as a root). One container = one history file; one unit = one chat session, the block
+ * from one `# aider chat started at …` header to the next. Aider has no session ids: ids are
+ * `aider-<12 hex of sha256(path + "\0" + header line)>` (sessions.ts). Times are local times without a zone,
+ * read as this machine's: the header's, and per prompt the matching entry of `.aider.input.history` (input-history.ts).
+ * Aider cannot resume a session; the closest is `aider --restore-chat-history`, run in the project folder,
+ * which reloads that folder's history file (aider.chat/docs/config/options.html). Code in ./aider/.
+ */
+import type { Parser } from "./types.ts";
+import { parseAiderUnit } from "./aider/parse.ts";
+import { scanAiderRoots } from "./aider/scan.ts";
+import { listAiderUnits } from "./aider/sessions.ts";
+
+export { parseAiderUnit } from "./aider/parse.ts";
+export { scanAiderRoots, historyFileName as aiderHistoryFileName, skippedDirs as aiderSkippedDirs, maxDepth as aiderMaxDepth } from "./aider/scan.ts";
+export { listAiderUnits, findSessionBlocks as findAiderSessionBlocks, headerTimeOf as aiderHeaderTimeOf, sessionIdOf as aiderSessionIdOf } from "./aider/sessions.ts";
+export { commitToolName as aiderCommitToolName } from "./aider/tools.ts";
+export type { AiderResumeState } from "./aider/resume.ts";
+
+/**
+ * The Aider `Parser`: `scan` finds history files by stats; `listUnits` reads each changed file and lists
+ * one unit per session header; `parse` reads one session's block, resuming the file's last session from a
+ * byte offset when it only grew (see ./aider/parse.ts).
+ */
+export const aiderParser: Parser = {
+  id: "aider",
+  scan: (roots) => scanAiderRoots(roots),
+  listUnits: (containers, hooks) => listAiderUnits(containers, hooks),
+  parse: (unit, options) => parseAiderUnit(unit, options),
+};

@@ -1,0 +1,97 @@
+/**
+ * The Cursor parser (docs/formats.md §5). Data: Cursor's `User` folder (`~/.config/Cursor/User`,
+ * `~/Library/Application Support/Cursor/User`, `%APPDATA%\Cursor\User`) with
+ * `workspaceStorage/<hash>/state.vscdb` (+ `workspace.json`) and `globalStorage/state.vscdb`.
+ * Pieces: cursor/scan.ts (containers), database.ts (read-only SQLite, chat keys only), units.ts
+ * (listing, change keys, de-duplication), load.ts + records.ts + tools.ts (reading one chat),
+ * turns.ts (turn rules). Checked against the real Cursor ~0.4x workspace db of Nov 2024 in
+ * ../shared/corpus/cursor; the newer global layout follows third-party readers (see records.ts).
+ * A database that exists but cannot be read now (locked, zero bytes, malformed, not a state db) is
+ * reported through `onUnavailable` and yields no units: "unavailable", never "empty".
+ * Resume: Cursor has no CLI resume; the closest is opening the project folder, `cursor <folder>`
+ * (cursor.com/docs/configuration/shell), then the chat from the Agents/Chat history panel.
+ * Parses are full parses (no resume state): the per-chat change key re-parses only the changed chat.
+ */
+import { projectNameOf } from "./shared/fields.ts";
+import type { ParseOptions, ParseResult, Parser, ParserHooks, Session, SourceContainer, SourceUnit } from "./types.ts";
+import { describeCursorDatabaseError, openCursorDatabase } from "./cursor/database.ts";
+import { loadChat } from "./cursor/load.ts";
+import { scanCursorRoots } from "./cursor/scan.ts";
+import { buildTurns } from "./cursor/turns.ts";
+import { listDatabaseChats, mergeListings, type DatabaseListing } from "./cursor/units.ts";
+
+export { closeCursorDatabases, describeCursorDatabaseError, openCursorDatabase } from "./cursor/database.ts";
+export { scanCursorRoots, fingerprintStateDatabase } from "./cursor/scan.ts";
+
+/** Options of {@link createCursorParser}. */
+export interface CursorParserOptions {
+  /** How long a read waits for Cursor's write lock before the db is reported unavailable, ms. Default 2000. */
+  busyTimeoutMs?: number;
+}
+
+/** The parser's type until "cursor" is registered everywhere (`id` typed as the literal). */
+export type CursorParser = Omit<Parser, "id"> & { readonly id: "cursor" };
+
+function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason: string): void {
+  if (hooks?.onUnavailable) hooks.onUnavailable(path, reason);
+  else hooks?.onWarning?.(`${path}: ${reason}`);
+}
+
+/**
+ * Build a Cursor parser.
+ * scan: stats only. listUnits: one unit per chat tab / composer, key `<db path>#<session id>`, change
+ * key per chat (units.ts); unreadable databases → `onUnavailable`, unreadable chat values → `onWarning`.
+ * parse: one chat, full parse; throws SourceError when the db cannot be read now or the chat is gone.
+ */
+export function createCursorParser(options: CursorParserOptions = {}): CursorParser {
+  return {
+    id: "cursor",
+    scan: scanCursorRoots,
+    listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
+      const listings: DatabaseListing[] = [];
+      for (const container of containers) {
+        if (container.source !== "cursor") continue;
+        try {
+          const handle = openCursorDatabase(container.path, options.busyTimeoutMs);
+          listings.push(listDatabaseChats(handle, (place) => hooks?.onWarning?.(`skipped ${place}`)));
+        } catch (error) {
+          reportUnavailable(hooks, container.path, describeCursorDatabaseError(error));
+        }
+      }
+      return mergeListings(listings);
+    },
+    parse(unit: SourceUnit, parseOptions: ParseOptions = {}): ParseResult {
+      const chat = loadChat(unit, parseOptions.withOutputs ?? false, options.busyTimeoutMs);
+      const parentId = typeof unit.locator?.parentId === "string" ? unit.locator.parentId : null;
+      const turns = buildTurns(unit.sessionId, chat.messages, parentId !== null);
+      // Bubbles before 2025 carry no times: the composer's createdAt is when its first prompt was sent,
+      // a legacy tab's lastSendTime when its last one was; other turns keep 0 ("unknown").
+      const firstTurn = turns[0];
+      const lastTurn = turns.at(-1);
+      if (firstTurn && firstTurn.timestamp === 0 && chat.createdAt > 0) firstTurn.timestamp = chat.createdAt;
+      if (lastTurn && lastTurn.timestamp === 0 && chat.lastPromptAt > 0) lastTurn.timestamp = chat.lastPromptAt;
+      const times = chat.messages.map((message) => message.timestamp).filter((time) => time > 0);
+      const startedAt = chat.createdAt || (times.length > 0 ? Math.min(...times) : 0) || chat.updatedAt;
+      const endedAt = Math.max(chat.updatedAt, times.length > 0 ? Math.max(...times) : 0, startedAt);
+      const projectPath = String(unit.locator?.projectPath ?? "");
+      const session: Session = {
+        id: unit.sessionId,
+        source: "cursor",
+        projectPath,
+        projectName: projectNameOf(projectPath),
+        gitBranch: chat.gitBranch && chat.gitBranch !== "HEAD" ? chat.gitBranch : null,
+        startedAt,
+        endedAt,
+        title: chat.title,
+        turnCount: turns.length,
+        parentSessionId: parentId,
+        isSubagent: parentId !== null,
+        location: unit.containerPath,
+      };
+      return { session, turns, fromTurn: 1, bytesRead: chat.bytesRead, skipped: chat.skipped };
+    },
+  };
+}
+
+/** The Cursor parser with default options. */
+export const cursorParser: CursorParser = createCursorParser();

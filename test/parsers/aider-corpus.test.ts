@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { aiderParser } from "../../src/parsers/aider.ts";
+import { corpusDir } from "../helpers/corpus.ts";
+
+/** Real aider histories (v0.82.2, v0.86.1): `../shared/corpus/aider/<owner>__<repo>/` (origin and licences in SOURCES.md). */
+const aiderCorpus = join(corpusDir, "aider");
+const roots = existsSync(aiderCorpus) ? readdirSync(aiderCorpus).sort().map((name) => join(aiderCorpus, name)) : [];
+
+describe.skipIf(roots.length === 0)("aider parser on the real corpus (needs ../shared/corpus/aider)", () => {
+  const scan = aiderParser.scan(roots);
+  const warnings: string[] = [];
+  const units = aiderParser.listUnits(scan.containers, { onWarning: (message) => warnings.push(message), onUnavailable: (path) => warnings.push(path) });
+  const parsed = units.map((unit) => aiderParser.parse(unit));
+
+  test("scan finds one history file per project folder and nothing else", () => {
+    expect(scan.missingRoots).toEqual([]);
+    expect(scan.unavailable).toEqual([]);
+    expect(scan.containers.map((container) => container.path)).toEqual(roots.map((root) => join(root, ".aider.chat.history.md")));
+    expect(warnings).toEqual([]);
+  });
+
+  test("every session parses, with unique ids, header times and the turn invariants", () => {
+    expect(new Set(units.map((unit) => unit.sessionId)).size).toBe(units.length);
+    for (const result of parsed) {
+      const { session, turns } = result;
+      expect(result.skipped.count).toBe(0);
+      expect(session.startedAt).toBeGreaterThan(Date.UTC(2025, 0, 1) - 86_400_000);
+      expect(session.turnCount).toBe(turns.length);
+      expect(turns.map((turn) => turn.number)).toEqual(turns.map((_, index) => index + 1));
+      const times = turns.map((turn) => turn.timestamp);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(times.every((time) => time >= session.startedAt && time <= session.endedAt)).toBe(true);
+      // Both histories were committed with their input history: every prompt finds its own time.
+      expect(new Set(times).size).toBe(times.length);
+      for (const turn of turns) {
+        expect(turn.prompt.length).toBeGreaterThan(0);
+        expect(turn.prompt.startsWith("# Question:")).toBe(false);
+        expect(turn.response).not.toContain("<think>");
+        expect(turn.response).not.toMatch(/^> (Tokens|Applied edit|Commit) /m);
+        expect(turn.response).not.toContain(">>>>>>> REPLACE\n```\n\n> ");
+        for (const call of turn.toolCalls) {
+          expect(["Read", "Edit", "Write", "Bash", "GitCommit", "WebFetch"]).toContain(call.name);
+          if (call.name === "GitCommit") expect(call.input).toMatch(/^[0-9a-f]{7,40} \S/);
+          if (call.name === "Edit" || call.name === "Write" || call.name === "Read") expect(call.filePath).toBe(call.input);
+        }
+      }
+    }
+  });
+
+  test("a chat command and its echo are one turn: no prompt repeats the arguments of the one before", () => {
+    for (const { turns } of parsed) {
+      for (let index = 1; index < turns.length; index++) {
+        const command = /^\/\w+\s+([\s\S]+)$/.exec(turns[index - 1]!.prompt);
+        if (command) expect(turns[index]!.prompt).not.toBe(command[1]!.trim());
+      }
+    }
+  });
+
+  test("the 0.86.1 history: every aider commit and edit becomes a tool call, edits with line counts", () => {
+    const result = parsed.find((entry) => entry.session.projectName === "AbdulAlkawasmeh__metadata-aider")!;
+    const text = readFileSync(result.session.location, "utf8");
+    const calls = result.turns.flatMap((turn) => turn.toolCalls);
+    expect(calls.filter((call) => call.name === "GitCommit")).toHaveLength(text.match(/^> Commit [0-9a-f]{7} /gm)!.length);
+    const edits = calls.filter((call) => call.name === "Edit" || call.name === "Write");
+    expect(edits.length).toBe(text.match(/^> Applied edit to /gm)!.length);
+    expect(edits.every((call) => (call.linesAdded ?? 0) > 0)).toBe(true);
+    expect(result.turns[0]!.prompt).toBe("Please create an .aidar.json file in the root directory of the project to track the entire project directory");
+  });
+
+  test("the 0.82.2 history: an assistant's own '#### Heading' stays in its reply, reasoning and tool reports stay out", () => {
+    const result = parsed.find((entry) => entry.session.projectName === "AndrewJacop__Simple-Calulator")!;
+    const styled = result.turns.find((turn) => turn.prompt.startsWith("now I have: Module not found"))!;
+    expect(styled.response).toContain("#### If you're using **npm**:");
+    expect(styled.response.startsWith("The error you're encountering")).toBe(true);
+    const bubble = result.turns.find((turn) => turn.prompt.startsWith("/code make the bubble to move"))!;
+    expect(bubble.response).not.toContain("SearchReplaceNoExactMatch");
+    expect(bubble.response).not.toContain("The other 5 SEARCH/REPLACE blocks");
+    expect(result.turns.filter((turn) => turn.prompt.startsWith("/code ")).length).toBeGreaterThan(5);
+  });
+});
