@@ -14,13 +14,14 @@
  */
 import { projectNameOf } from "./shared/fields.ts";
 import type { ParseOptions, ParseResult, Parser, ParserHooks, Session, SourceContainer, SourceUnit } from "./types.ts";
-import { describeCursorDatabaseError, openCursorDatabase } from "./cursor/database.ts";
+import { describeSqliteError } from "./shared/readonly-sqlite.ts";
+import { openCursorDatabase } from "./cursor/database.ts";
 import { loadChat } from "./cursor/load.ts";
 import { scanCursorRoots } from "./cursor/scan.ts";
 import { buildTurns } from "./cursor/turns.ts";
 import { listDatabaseChats, mergeListings, type DatabaseListing } from "./cursor/units.ts";
 
-export { closeCursorDatabases, describeCursorDatabaseError, openCursorDatabase } from "./cursor/database.ts";
+export { closeCursorDatabases, openCursorDatabase } from "./cursor/database.ts";
 export { scanCursorRoots, fingerprintStateDatabase } from "./cursor/scan.ts";
 
 /** Options of {@link createCursorParser}. */
@@ -55,7 +56,7 @@ export function createCursorParser(options: CursorParserOptions = {}): CursorPar
           const handle = openCursorDatabase(container.path, options.busyTimeoutMs);
           listings.push(listDatabaseChats(handle, (place) => hooks?.onWarning?.(`skipped ${place}`)));
         } catch (error) {
-          reportUnavailable(hooks, container.path, describeCursorDatabaseError(error));
+          reportUnavailable(hooks, container.path, describeSqliteError(error));
         }
       }
       return mergeListings(listings);

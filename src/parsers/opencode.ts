@@ -15,11 +15,12 @@ import { errorCode, fsReason } from "./file-stats.ts";
 import type { ParseOptions, ParseResult, Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { buildSession, buildTurns, noteSkip, sortMessages, type RawConversation } from "./opencode/messages.ts";
 import { containerKind, scanOpencodeRoots, type ContainerKind } from "./opencode/scan.ts";
-import { describeDatabaseError, listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
+import { listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
+import { describeSqliteError } from "./shared/readonly-sqlite.ts";
 import { listJsonSessions, loadJsonConversation, type JsonSessionEntry } from "./opencode/json-storage.ts";
 import { listLegacySessions, loadLegacyConversation } from "./opencode/legacy.ts";
 
-export { closeOpencodeDatabases, describeDatabaseError, openOpencodeDatabase, type DatabaseHandle, type OpenMode } from "./opencode/sqlite.ts";
+export { closeOpencodeDatabases, openOpencodeDatabase, type DatabaseHandle } from "./opencode/sqlite.ts";
 export { containerKind, scanOpencodeRoots, fingerprintJsonStorage, fingerprintDatabase } from "./opencode/scan.ts";
 export { buildTurns, extractPrompt } from "./opencode/messages.ts";
 
@@ -82,7 +83,7 @@ function listContainerUnits(container: SourceContainer, options: OpencodeParserO
         timeUpdated: row.timeUpdated,
       }));
     } catch (error) {
-      reportUnavailable(hooks, container.path, describeDatabaseError(error));
+      reportUnavailable(hooks, container.path, describeSqliteError(error));
       return [];
     }
   }

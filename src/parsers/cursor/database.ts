@@ -4,166 +4,40 @@
  * `cursorDiskKV(key, value)`. Only chat keys are ever read, one key or one key range at a time:
  * `aiService.prompts`, `workbench.panel.aichat.view.aichat.chatdata`, `composer.composerData`,
  * `composerData:<id>` and `bubbleId:<id>:<bubble>`; never `cursorAuth/*` or any `SELECT *`.
- * Opening never writes next to the user's data: a WAL-mode file without a `-wal` is opened
- * `immutable=1`, anything else read-only (runtime-notes §5); a folder SQLite cannot use read-only
- * (missing `-shm` in a read-only folder) falls back to a private temp copy.
+ * Opening never writes next to the user's data (shared/readonly-sqlite.ts: `immutable=1` for a
+ * WAL-mode file without a `-wal`, else read-only, else a private temp copy); one cached connection per
+ * database per process (shared/sqlite-cache.ts).
  */
-import { Database, constants } from "bun:sqlite";
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
-import { SourceError } from "../../errors.ts";
-import { errorCode, fsReason, statFingerprint } from "../file-stats.ts";
+import { DatabaseContentError, openReadonlySqlite, type ReadonlyDatabase } from "../shared/readonly-sqlite.ts";
+import { ReadonlyDatabaseCache } from "../shared/sqlite-cache.ts";
 
-/** One open Cursor database. `copyDir` is the temp folder of a copy (removed by {@link closeCursorDatabases}). */
-export interface CursorDatabase {
-  path: string;
-  db: Database;
+/** One open Cursor database (its temp copy, if any, is removed by {@link closeCursorDatabases}). */
+export interface CursorDatabase extends ReadonlyDatabase {
   /** Whether the `cursorDiskKV` table exists (global database of Cursor ≥ 0.4x; formats.md §5). */
   hasDiskKv: boolean;
-  copyDir: string | null;
 }
 
-/** A file that is not a Cursor state database (no `ItemTable`) or is zero bytes long. */
-class NotStateDatabaseError extends Error {}
+const databases = new ReadonlyDatabaseCache<CursorDatabase>();
 
-const handles = new Map<string, { handle: CursorDatabase; fingerprint: string }>();
-let isExitHookSet = false;
-
-/** Stats of the db and its `-wal` (`-` when absent): reopen when either changed. */
-function databaseStamp(path: string): string {
-  const stamp = (file: string) => {
-    try {
-      return statFingerprint(statSync(file));
-    } catch {
-      return "-";
-    }
-  };
-  return `${stamp(path)}|${stamp(`${path}-wal`)}`;
-}
-
-/** True when the header says WAL mode (file format bytes 18–19 == 2, sqlite.org/fileformat2). */
-function isWalModeFile(path: string): boolean {
-  const header = Buffer.alloc(20);
-  const fd = openSync(path, "r");
-  try {
-    return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2 && header[19] === 2;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function tableNames(db: Database): Set<string> {
-  return new Set(db.query<{ name: string }, []>("select name from sqlite_master where type = 'table'").all().map((row) => row.name));
-}
-
-/** Busy timeout and a schema read, so lock / format errors surface at open time. */
-function prepare(path: string, db: Database, busyTimeoutMs: number, copyDir: string | null): CursorDatabase {
-  db.run(`pragma busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-  const tables = tableNames(db);
-  if (!tables.has("ItemTable")) throw new NotStateDatabaseError("not a cursor state database (no ItemTable table)");
-  return { path, db, hasDiskKv: tables.has("cursorDiskKV"), copyDir };
-}
-
-function openInPlace(path: string, busyTimeoutMs: number): CursorDatabase {
-  const immutable = !existsSync(`${path}-wal`) && isWalModeFile(path);
-  const db = immutable
-    ? new Database(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI)
-    : new Database(path, { readonly: true });
-  try {
-    return prepare(path, db, busyTimeoutMs, null);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
-
-/** Copy the db and its `-wal` (never `-shm`) to a private 0700 temp folder and open the copy read-only. */
-function openCopy(path: string, busyTimeoutMs: number): CursorDatabase {
-  const copyDir = mkdtempSync(join(tmpdir(), "recall-cursor-"));
-  try {
-    const copyPath = join(copyDir, basename(path));
-    copyFileSync(path, copyPath);
-    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copyPath}-wal`);
-    const db = new Database(copyPath, { readonly: true });
-    try {
-      return prepare(path, db, busyTimeoutMs, copyDir);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  } catch (error) {
-    rmSync(copyDir, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-function isPlacementError(error: unknown): boolean {
-  const code = String((error as { code?: unknown }).code ?? "");
-  return /^SQLITE_(CANTOPEN|READONLY)/.test(code) || /readonly|unable to open/i.test(String((error as Error).message));
-}
-
-/**
- * One lower-case phrase for why a database cannot be read now (the "unavailable" reason):
- * SQLITE_BUSY/LOCKED → "database is locked"; SQLITE_NOTADB → "file is not a database";
- * SQLITE_CORRUPT → "database disk image is malformed"; zero bytes → "empty database file (0 bytes)";
- * no ItemTable → "not a cursor state database (no ItemTable table)"; EACCES → "permission denied".
- */
-export function describeCursorDatabaseError(error: unknown): string {
-  const cause = error instanceof SourceError && error.cause !== undefined ? error.cause : error;
-  const code = errorCode(cause) ?? "";
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "database is locked";
-  if (code.startsWith("SQLITE_NOTADB")) return "file is not a database";
-  if (code.startsWith("SQLITE_CORRUPT")) return "database disk image is malformed";
-  if (code.startsWith("SQLITE_")) return String((cause as Error).message).toLowerCase();
-  if (cause instanceof NotStateDatabaseError) return cause.message;
-  if (code) return fsReason(cause);
-  return String((cause as Error | null)?.message ?? cause).toLowerCase();
+/** A state database has `ItemTable`; `cursorDiskKV` is optional. */
+function checkCursorSchema(tables: Set<string>): { hasDiskKv: boolean } {
+  if (!tables.has("ItemTable")) throw new DatabaseContentError("not a cursor state database (no ItemTable table)");
+  return { hasDiskKv: tables.has("cursorDiskKV") };
 }
 
 /**
  * Open (or reuse while its db and WAL stats are unchanged) the read-only connection to one `state.vscdb`.
- * @throws SourceError `<path>: <phrase>` ({@link describeCursorDatabaseError}) when it cannot be read now
+ * @param busyTimeoutMs how long a read waits for Cursor's write lock, ms
+ * @throws SourceError `<path>: <phrase>` (describeSqliteError, shared/readonly-sqlite.ts) when it cannot be
+ *   read now: zero bytes, locked, malformed, no `ItemTable` ("not a cursor state database (no ItemTable table)")
  */
 export function openCursorDatabase(path: string, busyTimeoutMs = 2000): CursorDatabase {
-  const fingerprint = databaseStamp(path);
-  const cached = handles.get(path);
-  if (cached?.fingerprint === fingerprint) return cached.handle;
-  if (cached) closeHandle(cached.handle);
-  handles.delete(path);
-  let handle: CursorDatabase;
-  try {
-    if (statSync(path).size === 0) throw new NotStateDatabaseError("empty database file (0 bytes)");
-    try {
-      handle = openInPlace(path, busyTimeoutMs);
-    } catch (error) {
-      if (!isPlacementError(error)) throw error;
-      handle = openCopy(path, busyTimeoutMs);
-    }
-  } catch (error) {
-    throw new SourceError(`${path}: ${describeCursorDatabaseError(error)}`, path, { cause: error });
-  }
-  handles.set(path, { handle, fingerprint });
-  if (!isExitHookSet) {
-    isExitHookSet = true;
-    process.on("exit", closeCursorDatabases);
-  }
-  return handle;
+  return databases.reuseOrOpen(path, () => openReadonlySqlite(path, { busyTimeoutMs, tempPrefix: "recall-cursor-", schemaCheck: checkCursorSchema }));
 }
 
 /** Close every cached connection and remove temp copies; safe to call repeatedly (also runs at exit). */
 export function closeCursorDatabases(): void {
-  for (const { handle } of handles.values()) closeHandle(handle);
-  handles.clear();
-}
-
-function closeHandle(handle: CursorDatabase): void {
-  try {
-    handle.db.close();
-  } catch {
-    // a broken connection must not keep the others open
-  }
-  if (handle.copyDir) rmSync(handle.copyDir, { recursive: true, force: true });
+  databases.closeAll();
 }
 
 /** A stored value as text: values are TEXT in some versions and BLOB (UTF-8 JSON) in others. */
