@@ -12,7 +12,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { isCompiledBinary } from "../binary/embedded-files.ts";
-import { connectEmbedHelper, helperSocketPath, helpersDir, resolveEmbedConfig, type HelperConnection, type HelperRoots, type QueryEmbedder } from "../embed/index.ts";
+import { connectEmbedHelper, helperSocketPath, helpersDir, resolveEmbedConfig, type HelperConnection, type HelperRoots, type LocalEmbedConfig, type QueryEmbedder } from "../embed/index.ts";
 import { makePrivateDirs, type RecallPaths } from "../index/index.ts";
 
 /** A helper connection presented as the model a search needs, plus the helper's extra request. */
@@ -35,16 +35,17 @@ export function helperEnabled(env: Record<string, string | undefined> = process.
 }
 
 /**
- * True when a search should use the helper: it is not switched off and the model is a local file that exists.
- * Never throws (a bad model name is reported by the in-process path).
+ * The local model a search would embed its query with through the helper, or undefined when the helper does not
+ * apply: it is switched off, the model is remote, or its file is missing. Never throws (a bad model name is reported
+ * by the in-process path).
  */
-export function helperApplies(paths: RecallPaths, modelFlag: string | undefined, env: Record<string, string | undefined> = process.env): boolean {
-  if (!helperEnabled(env)) return false;
+export function helperModel(paths: RecallPaths, modelFlag: string | undefined, env: Record<string, string | undefined> = process.env): LocalEmbedConfig | undefined {
+  if (!helperEnabled(env)) return undefined;
   try {
     const config = resolveEmbedConfig({ env, home: paths, modelFlag });
-    return config.kind === "local" && existsSync(config.modelPath);
+    return config.kind === "local" && existsSync(config.modelPath) ? config : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -89,16 +90,21 @@ function startHelper(socketPath: string, recallHome: string, modelFlag: string |
 
 /**
  * The query embedder of a running helper for this index and model, starting one when none answers.
- * @param paths recall's folders (the model config and `.env` resolve from them, the socket lives in `<cache>/helpers`)
+ * @param paths recall's folders (the socket lives in `<cache>/helpers`)
  * @param recallHome the index folder being searched
- * @returns undefined when the helper is off, the model is remote or missing, or the helper could not be started
- *          or did not answer in time (the caller then loads the model itself); never throws
+ * @param config the model, as {@link helperModel} resolved it (the started helper resolves it again from `modelFlag`
+ *        and the same environment)
+ * @returns undefined when the helper could not be started or did not answer in time (the caller then loads the model
+ *          itself); never throws
  */
-export async function openHelperQueryEmbedder(paths: RecallPaths, recallHome: string, modelFlag: string | undefined, env: Record<string, string | undefined> = process.env): Promise<HelperQueryEmbedder | undefined> {
-  if (!helperEnabled(env)) return undefined;
+export async function openHelperQueryEmbedder(
+  paths: RecallPaths,
+  recallHome: string,
+  config: LocalEmbedConfig,
+  modelFlag: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): Promise<HelperQueryEmbedder | undefined> {
   try {
-    const config = resolveEmbedConfig({ env, home: paths, modelFlag });
-    if (config.kind !== "local" || !existsSync(config.modelPath)) return undefined;
     const socketPath = helperSocketPath(paths, recallHome, config, packageJson.version);
     if (!socketPath) return undefined;
     const running = await connectEmbedHelper(socketPath, 2000);

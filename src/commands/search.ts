@@ -12,7 +12,7 @@ import { explainResponse, renderExplainText } from "../render/search-explain.ts"
 import { defaultLimits, findSession, parseFilterArgs, parseLimit, parseOffset, searchIndex, shellQuote, type SearchFilters, type SearchMode } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 import { createEmbedderOpener, modelArg } from "./embedder.ts";
-import { helperApplies, openHelperQueryEmbedder, type HelperQueryEmbedder } from "./query-embedder.ts";
+import { helperModel, openHelperQueryEmbedder, type HelperQueryEmbedder } from "./query-embedder.ts";
 import { openVectorLeg } from "./vector-leg.ts";
 
 /** The `search` subcommand. */
@@ -63,7 +63,8 @@ export const searchCommand = command({
     // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up
     // to date keyword-only (the helper embeds the new turns afterwards); without a helper the model loads here.
     const embedder = mode === "keyword" ? undefined : createEmbedderOpener(context.paths, args.model, false);
-    const helperPending = embedder && helperApplies(context.paths, args.model) ? openHelperQueryEmbedder(context.paths, context.recallHome, args.model) : undefined;
+    const model = embedder ? helperModel(context.paths, args.model) : undefined;
+    const helperPending = model ? openHelperQueryEmbedder(context.paths, context.recallHome, model, args.model) : undefined;
     let helper: HelperQueryEmbedder | undefined;
     const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder: helperPending ? undefined : embedder });
     try {
