@@ -99,7 +99,7 @@ function claudeTargets(root: string): WatchTarget[] {
 }
 
 /** Folder levels watched below a Codex or Gemini root: `sessions/YYYY/MM/DD/` and `tmp/<project>/chats/<sub-agent>/` fit. */
-export const agentTreeDepth = 6;
+const agentTreeDepth = 6;
 
 /** Folder levels watched below a root, per source of the `agent-tree` kind (Cursor: `workspaceStorage/<hash>/`; Aider: the folder only). */
 const agentTreeDepths: Partial<Record<SourceId, number>> = { codex: agentTreeDepth, "gemini-cli": agentTreeDepth, cursor: 2, aider: 0 };

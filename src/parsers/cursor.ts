@@ -30,9 +30,6 @@ export interface CursorParserOptions {
   busyTimeoutMs?: number;
 }
 
-/** The parser's type until "cursor" is registered everywhere (`id` typed as the literal). */
-export type CursorParser = Omit<Parser, "id"> & { readonly id: "cursor" };
-
 function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason: string): void {
   if (hooks?.onUnavailable) hooks.onUnavailable(path, reason);
   else hooks?.onWarning?.(`${path}: ${reason}`);
@@ -44,7 +41,7 @@ function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason:
  * key per chat (units.ts); unreadable databases → `onUnavailable`, unreadable chat values → `onWarning`.
  * parse: one chat, full parse; throws SourceError when the db cannot be read now or the chat is gone.
  */
-export function createCursorParser(options: CursorParserOptions = {}): CursorParser {
+export function createCursorParser(options: CursorParserOptions = {}): Parser {
   return {
     id: "cursor",
     scan: scanCursorRoots,
@@ -95,4 +92,4 @@ export function createCursorParser(options: CursorParserOptions = {}): CursorPar
 }
 
 /** The Cursor parser with default options. */
-export const cursorParser: CursorParser = createCursorParser();
+export const cursorParser: Parser = createCursorParser();
