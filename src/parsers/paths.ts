@@ -54,6 +54,21 @@ function cursorUserFolders(env: Environment, home: string): string[] {
   return [join(env.XDG_CONFIG_HOME ? expandPath(env.XDG_CONFIG_HOME, home) : join(home, ".config"), "Cursor", "User")];
 }
 
+/**
+ * Every environment variable {@link resolveSourceRoots} reads besides HOME: recall's lists and each tool's own
+ * (`CLAUDE_CONFIG_DIR`, `XDG_DATA_HOME`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `XDG_CONFIG_HOME`, `APPDATA`); a run with all
+ * of them unset and HOME moved reads no real history (tests rely on it).
+ */
+export const sourceLocationVariables: readonly string[] = [
+  ...Object.values(sourceDirVariables),
+  "CLAUDE_CONFIG_DIR",
+  "XDG_DATA_HOME",
+  "CODEX_HOME",
+  "GEMINI_CLI_HOME",
+  "XDG_CONFIG_HOME",
+  "APPDATA",
+];
+
 /** Each tool's own default folders when neither a flag nor the env list names any (see the file comment). */
 function defaultRoots(source: SourceId, env: Environment, home: string): string[] {
   switch (source) {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeCursorUserFolder, secretToken } from "../fixtures/cursor/make-db.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cursor-aider-"));
@@ -29,7 +30,7 @@ writeClaudeSession(join(claude, "-greeter", "3f0c2a4e-1111-4111-8111-00000000000
 
 function recall(args: string[], sources: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(work, "recall-home") };
-  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }

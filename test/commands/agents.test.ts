@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-agents-"));
@@ -18,7 +19,7 @@ const sources = ["--codex-dir", join(repo, "test/fixtures/codex/home"), "--gemin
 
 function recall(args: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(work, "recall-home") };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-archive-home-"));
@@ -21,7 +22,7 @@ const fresh = (name: string) => join(work, `${name}-${++counter}`);
 /** The environment of a user with HOME at `home`: nothing else points recall anywhere unless `extra` says so. */
 function userEnv(home: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, NO_COLOR: "1", RECALL_OFFLINE: "1", ...extra };
-  for (const key of ["RECALL_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) {
+  for (const key of [...sourceLocationVariables, "RECALL_HOME", "XDG_CACHE_HOME"]) {
     if (!(key in extra)) delete env[key];
   }
   return env;

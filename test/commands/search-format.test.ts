@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-format-"));
@@ -19,7 +20,7 @@ const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencod
 
 function recall(args: string[], recallHome = join(work, "recall-home")) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: recallHome };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }

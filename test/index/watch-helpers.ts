@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { startWatcher, type IndexSummary, type Watcher, type WatchOptions } from "../../src/index/index.ts";
 import type { EmbeddingSummary } from "../../src/index/index.ts";
 import type { SourceRootMap } from "../../src/parsers/index.ts";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 export const repo = resolve(import.meta.dir, "../..");
 
@@ -63,7 +64,7 @@ export async function startRecorded(workspace: Workspace, overrides: Partial<Wat
 /** The environment of a CLI run: HOME and RECALL_HOME private to the workspace, nothing pointing at real history. */
 export function cliEnv(workspace: Workspace): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, HOME: join(workspace.dir, "home"), RECALL_HOME: workspace.recallHome };
-  for (const key of ["XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of [...sourceLocationVariables]) delete env[key];
   return env;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { resolveSourceRoots, sourceDirVariables, sourceIds } from "../../src/parsers/index.ts";
+import { resolveSourceRoots, sourceDirVariables, sourceIds, sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const home = "/home/ada";
 
@@ -13,7 +13,9 @@ describe("where each source's history is looked for", () => {
       cursor: [process.platform === "darwin" ? "/home/ada/Library/Application Support/Cursor/User" : "/home/ada/.config/Cursor/User"],
       aider: [],
     });
-    const moved = resolveSourceRoots({}, { CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2", XDG_DATA_HOME: "/data", CODEX_HOME: "~/work/codex-home", GEMINI_CLI_HOME: "/srv/gem" }, home);
+    const movers = { CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2", XDG_DATA_HOME: "/data", CODEX_HOME: "~/work/codex-home", GEMINI_CLI_HOME: "/srv/gem" };
+    for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
+    const moved = resolveSourceRoots({}, movers, home);
     expect(moved.roots).toEqual({
       "claude-code": ["/home/ada/cc/projects", "/etc/cc2/projects"],
       opencode: ["/data/opencode"],
@@ -35,6 +37,7 @@ describe("where each source's history is looked for", () => {
 
   test("every source has its own variable", () => {
     expect(Object.keys(sourceDirVariables).sort()).toEqual([...sourceIds].sort());
+    for (const name of Object.values(sourceDirVariables)) expect(sourceLocationVariables).toContain(name);
     expect(new Set(Object.values(sourceDirVariables)).size).toBe(sourceIds.length);
   });
 });

@@ -8,6 +8,7 @@ import { highlight } from "../../src/render/format.ts";
 import { drillCommand, showCommand } from "../../src/render/search.ts";
 import { resumeCommandFor, shellQuote } from "../../src/search/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-output-safety-"));
@@ -23,7 +24,7 @@ const rawControl = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 function recall(args: string[], recallHome: string) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: recallHome, RECALL_OFFLINE: "1" };
-  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "CODEX_HOME", "GEMINI_CLI_HOME"]) delete env[key];
+  for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
