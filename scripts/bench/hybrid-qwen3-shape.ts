@@ -14,12 +14,12 @@
  * The helper is stopped at the end (as hybrid-shared-model.ts does) and the temporary RECALL_HOME deleted.
  * Usage: bun scripts/bench/hybrid-qwen3-shape.ts [--runs 5]
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { stopEmbedHelpers, readGgufModelInfo } from "../../src/embed/index.ts";
+import { readGgufModelInfo } from "../../src/embed/index.ts";
 import { getSharedLlama } from "../../src/embed/load-runtime.ts";
-import { argValue, benchCacheDir, percentile, report, sample, timeCommand } from "./lib.ts";
+import { argValue, benchCacheDir, benchColdHybrid, report, timeCommand } from "./lib.ts";
 
 
 const repo = resolve(import.meta.dir, "../..");
@@ -39,17 +39,16 @@ const query = "containers cannot reach the database on the host";
 const cli = ["bun", join(repo, "src/cli.ts")];
 try {
   report("hybrid_qwen3.index_examples", [timeCommand([...cli, "index", ...sources, "--model", model], { env, cwd: repo })], { model_bytes: modelBytes });
-  const searchArgs = ["search", query, "--no-reindex", "--model", model, ...sources];
-  const keyword = sample(runs, () => timeCommand([...cli, ...searchArgs, "--keyword-only"], { env, cwd: repo }));
-  report("search.cold.keyword.source.qwen3_index", keyword);
-  const targetMs = Math.round(1.5 * percentile(keyword, 50) + 150);
-  const helperOff = { ...env, RECALL_EMBED_HELPER: "off" };
-  const helperOn = { ...env, RECALL_EMBED_HELPER: "on" };
-  report("search.cold.hybrid.source.qwen3_shape.no_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOff, cwd: repo })), { target_ms: targetMs });
-  report("search.cold.hybrid.source.qwen3_shape.helper_start", [timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })], { target_ms: targetMs });
-  report("search.cold.hybrid.source.qwen3_shape.warm_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })), { target_ms: targetMs });
+  await benchColdHybrid({
+    keywordName: "search.cold.keyword.source.qwen3_index",
+    hybridName: "search.cold.hybrid.source.qwen3_shape",
+    searchArgs: ["search", query, "--no-reindex", "--model", model, ...sources],
+    env,
+    cwd: repo,
+    runs,
+    helpersDir: join(home, "helpers"),
+  });
 } finally {
-  await stopEmbedHelpers(join(home, "helpers"));
   rmSync(home, { recursive: true, force: true });
 }
 

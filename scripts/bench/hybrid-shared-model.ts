@@ -14,12 +14,11 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { stopEmbedHelpers } from "../../src/embed/index.ts";
 import { getSharedLlama } from "../../src/embed/load-runtime.ts";
-import { argValue, percentile, report, sample, timeCommand } from "./lib.ts";
+import { argValue, benchColdHybrid, report, timeCommand } from "./lib.ts";
 
 
 const repo = resolve(import.meta.dir, "../..");
@@ -37,16 +36,15 @@ const query = "containers cannot reach the database on the host";
 const cli = ["bun", join(repo, "src/cli.ts")];
 try {
   report("hybrid_glove.index_examples", [timeCommand([...cli, "index", ...sources, "--model", model], { env, cwd: repo })]);
-  const searchArgs = ["search", query, "--no-reindex", "--model", model, ...sources];
-  const keyword = sample(runs, () => timeCommand([...cli, ...searchArgs, "--keyword-only"], { env, cwd: repo }));
-  report("search.cold.keyword.source.glove_index", keyword);
-  const targetMs = Math.round(1.5 * percentile(keyword, 50) + 150);
-  const helperOff = { ...env, RECALL_EMBED_HELPER: "off" };
-  const helperOn = { ...env, RECALL_EMBED_HELPER: "on" };
-  report("search.cold.hybrid.source.glove.no_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOff, cwd: repo })), { target_ms: targetMs });
-  report("search.cold.hybrid.source.glove.helper_start", [timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })]);
-  report("search.cold.hybrid.source.glove.warm_helper", sample(runs, () => timeCommand([...cli, ...searchArgs], { env: helperOn, cwd: repo })), { target_ms: targetMs });
-  await stopEmbedHelpers(join(home, "helpers"));
+  const targetMs = await benchColdHybrid({
+    keywordName: "search.cold.keyword.source.glove_index",
+    hybridName: "search.cold.hybrid.source.glove",
+    searchArgs: ["search", query, "--no-reindex", "--model", model, ...sources],
+    env,
+    cwd: repo,
+    runs,
+    helpersDir: join(home, "helpers"),
+  });
 
   const transport = new StdioClientTransport({ command: "bun", args: [join(repo, "src/cli.ts"), "mcp", "--no-watch", "--model", model, ...sources], env, stderr: "ignore" });
   const client = new Client({ name: "recall-bench", version: "1" });

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { stopEmbedHelpers } from "../../src/embed/index.ts";
 
 /** Machine label: CPU model and core count. */
 export const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
@@ -75,4 +76,31 @@ export function ensureGeneratedCorpus(sessions: number): string {
   if (generated.exitCode !== 0) throw new Error("scripts/gen-corpus.ts failed");
   writeFileSync(join(dir, ".complete"), "");
   return dir;
+}
+
+/**
+ * Cold `recall search` wall times for issue 17, each a fresh process (p50/p95 of `runs`): keyword-only
+ * (`<keywordName>`), then hybrid three ways (`<hybridName>.no_helper`: RECALL_EMBED_HELPER=off, the model loads in the
+ * search process; `.helper_start`: the first search, which starts the embedding helper and waits for it;
+ * `.warm_helper`: searches through the running helper). The hybrid rows carry target_ms = 1.5 × keyword p50 + 150 ms.
+ * The helpers in `helpersDir` are stopped at the end, also when a run fails.
+ * @param searchArgs the `search …` arguments after `bun src/cli.ts` (query, --no-reindex, --model, sources)
+ * @returns target_ms
+ */
+export async function benchColdHybrid(options: { keywordName: string; hybridName: string; searchArgs: string[]; env: Record<string, string>; cwd: string; runs: number; helpersDir: string }): Promise<number> {
+  const { searchArgs, env, cwd, runs } = options;
+  const cli = ["bun", join(cwd, "src/cli.ts"), ...searchArgs];
+  try {
+    const keyword = sample(runs, () => timeCommand([...cli, "--keyword-only"], { env, cwd }));
+    report(options.keywordName, keyword);
+    const targetMs = Math.round(1.5 * percentile(keyword, 50) + 150);
+    const helperOff = { ...env, RECALL_EMBED_HELPER: "off" };
+    const helperOn = { ...env, RECALL_EMBED_HELPER: "on" };
+    report(`${options.hybridName}.no_helper`, sample(runs, () => timeCommand(cli, { env: helperOff, cwd })), { target_ms: targetMs });
+    report(`${options.hybridName}.helper_start`, [timeCommand(cli, { env: helperOn, cwd })], { target_ms: targetMs });
+    report(`${options.hybridName}.warm_helper`, sample(runs, () => timeCommand(cli, { env: helperOn, cwd })), { target_ms: targetMs });
+    return targetMs;
+  } finally {
+    await stopEmbedHelpers(options.helpersDir);
+  }
 }
