@@ -9,7 +9,7 @@ import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { archiveNote, renderShowJson, renderShowText } from "../render/show.ts";
-import { findSession, readSessionTurns, resumeCommandFor } from "../search/index.ts";
+import { findSession, readSessionTurns, resumeCommandOf } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 
 /** A parsed `<session>[:<from>[-<to>]]` argument; `to` undefined means "to the end". */
@@ -55,11 +55,12 @@ export const showCommand = command({
       if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total} turns; turn ${range.from} does not exist`);
       const to = Math.min(range.to ?? total, total);
       const view = {
-        session: parsed.session,
+        session: { ...parsed.session, title: parsed.session.title ?? summary.title },
         turns: parsed.turns.filter((turn) => turn.number >= range.from && turn.number <= to),
         from: total === 0 ? 0 : range.from,
         to,
-        resumeCommand: resumeCommandFor(parsed.session.source, parsed.session.id, parsed.session.projectPath),
+        resumeCommand: resumeCommandOf(summary),
+        promptOnly: summary.promptOnly,
         fromArchive: read.fromArchive,
         archiveReason: read.archiveReason,
         sourceStatus: summary.sourceStatus,

@@ -7,6 +7,9 @@
  * The archive rules (issue 9): a session whose unit vanished is marked deleted, never dropped; a session
  * whose container is unavailable (exists, cannot be read now) is left exactly as it is and retried next run;
  * a forgotten session (tombstone) is not added again.
+ * Prompt-only units (prompt-history files, issue 11) never replace a transcript: one whose session id is listed by a
+ * transcript unit in this run, or stored as a transcript session (present or deleted), is left out; a transcript unit
+ * whose session id is stored as prompt-only takes that row over (same session id, so the writer updates it).
  */
 import type { Database } from "bun:sqlite";
 import type { Parser, ParserHooks, ResumeState, SourceContainer, SourceUnit, UnavailablePath } from "../parsers/index.ts";
@@ -44,6 +47,8 @@ export interface SourcePlan {
   keptByPath: Map<string, number>;
   /** Units skipped because their session was forgotten on purpose. */
   forgottenSkipped: number;
+  /** Prompt-only units left out because the session's transcript is listed now or indexed (issue 11). */
+  promptOnlyShadowed: number;
 }
 
 /**
@@ -68,6 +73,7 @@ interface IndexedRow {
   change_key: string;
   resume_state: string | null;
   source_status: "present" | "deleted";
+  prompt_only: number;
 }
 
 function loadStoredContainers(db: Database, parser: Parser): Map<string, SourceContainer> {
@@ -91,7 +97,7 @@ export function planSource(db: Database, parser: Parser, roots: string[], full: 
   const stored = loadStoredContainers(db, parser);
   const plan: SourcePlan = {
     containers: scan.containers, storedContainers: stored, toParse: [], toMarkDeleted: [], toRestore: [], unchanged: 0,
-    missingRoots: scan.missingRoots, unavailable: [], keptByPath: new Map(), forgottenSkipped: 0,
+    missingRoots: scan.missingRoots, unavailable: [], keptByPath: new Map(), forgottenSkipped: 0, promptOnlyShadowed: 0,
   };
   for (const entry of scan.unavailable ?? []) addUnavailable(plan.unavailable, entry);
   const anyChange =
@@ -115,7 +121,9 @@ export function planSource(db: Database, parser: Parser, roots: string[], full: 
 /** Sort listed units and indexed sessions into parse / unchanged / restore / mark deleted / keep. */
 function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: boolean, plan: SourcePlan): void {
   const rows = db
-    .query<IndexedRow, [string]>("SELECT id, unit_key, session_id, container_path, change_key, resume_state, source_status FROM sessions WHERE source = ?")
+    .query<IndexedRow, [string]>(
+      "SELECT id, unit_key, session_id, container_path, change_key, resume_state, source_status, prompt_only FROM sessions WHERE source = ?",
+    )
     .all(parser.id);
   const byKey = new Map(rows.map((row) => [row.unit_key, row]));
   const bySessionId = new Map(rows.map((row) => [row.session_id, row]));
@@ -123,12 +131,17 @@ function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: 
   const unavailableOf = (path: string) => plan.unavailable.find((entry) => isAtOrBelow(path, [entry]));
   const keep = (path: string) => plan.keptByPath.set(path, (plan.keptByPath.get(path) ?? 0) + 1);
   const handled = new Set<number>();
+  const transcriptIds = new Set(units.filter((unit) => !unit.promptOnly).map((unit) => unit.sessionId));
   for (const unit of units) {
     if (forgotten.has(unit.sessionId)) {
       plan.forgottenSkipped++;
       continue;
     }
     const row = byKey.get(unit.key) ?? bySessionId.get(unit.sessionId);
+    if (unit.promptOnly && (transcriptIds.has(unit.sessionId) || (row !== undefined && row.prompt_only === 0))) {
+      plan.promptOnlyShadowed++;
+      continue;
+    }
     if (row) handled.add(row.id);
     // Never re-parse a unit that cannot be read now, nor replace a session of an unreadable container from elsewhere.
     const unreadable = unavailableOf(unit.containerPath) ?? (row && row.unit_key !== unit.key ? unavailableOf(row.container_path) : undefined);

@@ -18,7 +18,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.
 import { createPrivateFile } from "./home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 3;
+export const schemaVersion = 4;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -142,6 +142,21 @@ const migrations: Array<string | ((db: Database) => void)> = [
       END;
       DELETE FROM documents_cjk;`); // IF NOT EXISTS: a test may turn a newer index back into an older version
     backfillUnsegmented(db);
+  },
+  // v4 (issue 11): sessions known only from a prompt-history file (history.jsonl, logs.json) are marked; Claude Code's
+  // random slugs (`cuddly-floating-comet`) are no longer titles (the first prompt is shown instead), so those sessions
+  // lose the slug now and are re-parsed once where their source is still there (their session document drops it).
+  (db) => {
+    // The column may exist already when a test turned a newer index back into an older version.
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
+    if (!columns.some((column) => column.name === "prompt_only")) db.exec("ALTER TABLE sessions ADD COLUMN prompt_only INTEGER NOT NULL DEFAULT 0");
+    db.exec(`
+  CREATE TEMP TABLE slug_titled AS SELECT id, container_path FROM sessions
+    WHERE source = 'claude-code' AND title GLOB '[a-z]*-[a-z]*-[a-z]*' AND title NOT GLOB '*[^a-z-]*';
+  UPDATE sessions SET title = NULL, change_key = '', resume_state = NULL WHERE id IN (SELECT id FROM slug_titled);
+  DELETE FROM containers WHERE path IN (SELECT container_path FROM slug_titled);
+  DELETE FROM meta WHERE key = 'containers_digest:claude-code' AND EXISTS (SELECT 1 FROM slug_titled);
+  DROP TABLE slug_titled;`);
   },
 ];
 

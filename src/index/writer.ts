@@ -71,15 +71,15 @@ function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, e
   const values = [
     s.source, s.id, unit.key, unit.containerPath, unit.changeKey, unit.locator ? JSON.stringify(unit.locator) : null, s.projectPath, s.projectName, s.gitBranch,
     s.startedAt, s.endedAt, s.title, s.turnCount, s.parentSessionId, s.isSubagent ? 1 : 0, s.location,
-    result.resume ? JSON.stringify(result.resume) : null, result.skipped.count, seenAt,
+    result.resume ? JSON.stringify(result.resume) : null, result.skipped.count, seenAt, s.promptOnly ? 1 : 0,
   ] as const;
   if (existingId === undefined) {
     const row = db
       .query<{ id: number }, typeof values extends readonly (infer T)[] ? T[] : never>(
         `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
            started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, files, resume_state, skipped_lines,
-           last_seen_at, source_status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, 'present') RETURNING id`,
+           last_seen_at, prompt_only, source_status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, 'present') RETURNING id`,
       )
       .get(...values);
     return row!.id;
@@ -87,7 +87,8 @@ function upsertSessionRow(db: Database, unit: SourceUnit, result: ParseResult, e
   db.query(
     `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, unit_locator = ?, project_path = ?,
        project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, turn_count = ?, parent_session_id = ?,
-       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ?, last_seen_at = ?, source_status = 'present' WHERE id = ?`,
+       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ?, last_seen_at = ?, prompt_only = ?, source_status = 'present'
+       WHERE id = ?`,
   ).run(...values, existingId);
   return existingId;
 }

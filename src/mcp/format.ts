@@ -5,11 +5,11 @@
  * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
  */
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
-import { isoDate, isoMinute, isoTime, oneLine, roundScore, sourceDeletedMarker } from "../render/format.ts";
+import { isoDate, isoMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers, type MarkedSession } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
 import { confidenceJson, evidenceJson } from "../render/search.ts";
 import {
-  resumeCommandFor,
+  resumeCommandOf,
   type Page,
   type RecentSession,
   type SearchResponse,
@@ -31,7 +31,9 @@ export interface ToolOutput {
 export const indexLineChars = 90;
 
 const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
-const deleted = (session: { sourceStatus: "present" | "deleted"; lastSeenAt: number }) => (session.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(session)}` : "");
+const deleted = (session: MarkedSession) => sessionMarkers(session);
+/** The `resume:` line of the full text format; a prompt-only session says why it has none. */
+const resumeLine = (session: Parameters<typeof resumeCommandOf>[0]) => `   resume: ${resumeCommandOf(session) ?? `none ${promptOnlyMarker}`}`;
 const moreLine = (page: { nextOffset: number | undefined }) => (page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`]);
 
 /** Join the text lines and neutralize control characters in both the text and the structured object. */
@@ -48,7 +50,8 @@ function sessionCore(session: SessionSummary | Omit<SessionSummary, "rowid" | "l
     title: session.title,
     ended_at: isoTime(session.endedAt),
     turns: session.turns,
-    resume_command: resumeCommandFor(session.source, session.sessionId, session.projectPath),
+    resume_command: resumeCommandOf(session),
+    prompt_only: session.promptOnly,
   };
 }
 
@@ -94,7 +97,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
     prompt: oneLine(result.prompt, indexLineChars),
     score: roundScore(result.score),
     ...confidenceJson(result),
-    resume_command: resumeCommandFor(result.source, result.sessionId, result.projectPath),
+    resume_command: resumeCommandOf(result),
   };
   if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };
   return {
@@ -109,6 +112,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
     ...evidenceOf(result),
     source_status: result.sourceStatus,
     last_seen_at: isoTime(result.lastSeenAt),
+    prompt_only: result.promptOnly,
   };
 }
 
@@ -121,7 +125,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
     `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${isoMinute(result.startedAt)} to ${isoMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
     `   ${oneLine(result.preview.text, 400)}`,
     ...files,
-    `   resume: ${result.resumeCommand}`,
+    resumeLine(result),
   ];
 }
 
@@ -134,7 +138,7 @@ function turnResultText(result: TurnResult, rank: number, format: ResultFormat):
     `   ${oneLine(result.responseExcerpt.text, 400)}`,
     ...(result.tools.length > 0 ? [`   tools: ${result.tools.join(", ")}`] : []),
     ...(result.files.length > 0 ? [`   files: ${result.files.join(", ")}`] : []),
-    `   resume: ${resumeCommandFor(result.source, result.sessionId, result.projectPath)}`,
+    resumeLine(result),
   ];
 }
 
@@ -181,7 +185,7 @@ export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat)
   const lines = page.items.length === 0 ? [`No sessions match${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`] : [];
   page.items.forEach((session, i) => {
     lines.push(sessionLine(session, page.offset + i + 1));
-    if (format === "full") lines.push(`   ${session.source} ${session.projectPath}, ${isoMinute(session.startedAt)} to ${isoMinute(session.endedAt)}`, `   resume: ${resumeCommandFor(session.source, session.sessionId, session.projectPath)}`);
+    if (format === "full") lines.push(`   ${session.source} ${session.projectPath}, ${isoMinute(session.startedAt)} to ${isoMinute(session.endedAt)}`, resumeLine(session));
   });
   lines.push(...moreLine(page));
   const results = page.items.map((session) => sessionItemOf(session, format));
@@ -196,7 +200,7 @@ export function recentOutput(page: Page<RecentSession>, project: string | undefi
   page.items.forEach((session, i) => {
     lines.push(sessionLine(session, page.offset + i + 1), `   first: ${oneLine(session.firstPrompt, promptChars)}`);
     if (session.turns > 1) lines.push(`   last (turn ${session.turns}): ${oneLine(session.lastPrompt, promptChars)}`);
-    if (format === "full") lines.push(`   resume: ${resumeCommandFor(session.source, session.sessionId, session.projectPath)}`);
+    if (format === "full") lines.push(resumeLine(session));
   });
   lines.push(...moreLine(page));
   const results = page.items.map((session) => ({

@@ -71,7 +71,8 @@ const nullableText = z.string().nullable();
 const optionalNumber = z.number().optional();
 
 /**
- * A session in a result list (search depth 1, list_sessions, recent): the index-format fields; `full` adds
+ * A session in a result list (search depth 1, list_sessions, recent): the index-format fields (`resume_command` is
+ * null and `prompt_only` true for a session known only from a prompt-history file); `full` adds
  * project_path, git_branch, started_at, files, is_subagent, parent_session_id, source_status, last_seen_at,
  * keyword_score, vector_score (README "MCP server"). Loose, so the schema stays short and fields can be added.
  */
@@ -82,7 +83,8 @@ const sessionItem = z.looseObject({
   title: nullableText,
   ended_at: nullableText,
   turns: z.number(),
-  resume_command: z.string(),
+  resume_command: nullableText,
+  prompt_only: z.boolean(),
   score: optionalNumber,
   confidence: optionalNumber,
   confident: z.boolean().optional(),
@@ -108,7 +110,7 @@ const turnItem = z.looseObject({
   confidence: optionalNumber,
   confident: z.boolean().optional(),
   preview: z.string().optional(),
-  resume_command: z.string().optional(),
+  resume_command: nullableText.optional(),
   anchor: z.boolean().optional(),
 });
 

@@ -5,9 +5,13 @@
  * (src/parsers/paths.ts). One container = one unit = one JSONL file. Session ids: the file stem, i.e.
  * the Claude session UUID for main files and `agent-<agentId>` for sub-agent files (their
  * `parentSessionId` is the `sessionId` field of their lines). "Warmup" agent files yield 0 turns.
- * Implementation lives in ./claude-code/ (scan, records, meta, tree, turns, resume, parse, tool-results).
+ * The config folder's `history.jsonl` (typed prompts, §1.10) adds a prompt-only session for every session id whose
+ * transcript is not listed (shared/prompt-history.ts); `isTranscript` tells the two kinds of container apart.
+ * Implementation lives in ./claude-code/ (scan, records, meta, tree, turns, resume, parse, tool-results, history).
  */
-import type { Parser } from "./types.ts";
+import type { Parser, SourceContainer } from "./types.ts";
+import { withPromptHistory } from "./shared/prompt-history.ts";
+import { claudeHistorySpec } from "./claude-code/history.ts";
 import { parseClaudeUnit } from "./claude-code/parse.ts";
 import { listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
 
@@ -18,13 +22,19 @@ export { projectNameOf } from "./shared/fields.ts";
 export type { ClaudeResumeState } from "./claude-code/resume.ts";
 
 /**
- * The Claude Code `Parser`: `scan` walks roots by stats only; `listUnits` maps each file to one unit
- * (deduplicating copies of the same file); `parse` reads one file, resuming from the state of an
+ * The Claude Code `Parser`: `scan` walks roots by stats only; `listUnits` maps each transcript to one unit
+ * (deduplicating copies of the same file) and adds the prompt-only sessions of `history.jsonl`; `parse` reads one file, resuming from the state of an
  * earlier parse when the file only grew (see ./claude-code/parse.ts).
  */
-export const claudeCodeParser: Parser = {
-  id: "claude-code",
-  scan: (roots) => scanClaudeRoots(roots),
-  listUnits: (containers) => listClaudeUnits(containers),
-  parse: (unit, options) => parseClaudeUnit(unit, options),
-};
+export const claudeCodeParser: Parser = withPromptHistory(
+  {
+    id: "claude-code",
+    scan: (roots) => scanClaudeRoots(roots),
+    listUnits: (containers) => listClaudeUnits(containers),
+    parse: (unit, options) => parseClaudeUnit(unit, options),
+  },
+  claudeHistorySpec,
+);
+
+/** True for a transcript container, false for the prompt history (`history.jsonl`) that `scan` also lists. */
+export const isTranscript = (container: Pick<SourceContainer, "path">): boolean => !claudeHistorySpec.isHistoryFile(container.path);

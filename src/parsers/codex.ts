@@ -3,10 +3,13 @@
  * and builds reporting 0.0.0 in ../shared/corpus). Data: `$CODEX_HOME` (default `~/.codex`):
  * `sessions/YYYY/MM/DD/rollout-<local time>-<thread uuid>.jsonl`, `archived_sessions/rollout-….jsonl`,
  * titles in `session_index.jsonl`. One container = one unit = one rollout file; session id = the thread id.
- * Resume a thread with `codex resume <id>`. Implementation in ./codex/ (scan, session-index, meta, records,
+ * Resume a thread with `codex resume <id>`. The home's `history.jsonl` (typed prompts) adds a prompt-only session for
+ * every thread whose rollout is not listed (shared/prompt-history.ts). Implementation in ./codex/ (scan, session-index, meta, records,
  * tools, patch, turns, resume, review-parent, parse).
  */
 import type { Parser } from "./types.ts";
+import { withPromptHistory } from "./shared/prompt-history.ts";
+import { codexHistorySpec } from "./codex/history.ts";
 import { parseCodexUnit } from "./codex/parse.ts";
 import { listCodexUnits, scanCodexRoots } from "./codex/scan.ts";
 
@@ -19,9 +22,12 @@ export type { CodexResumeState } from "./codex/resume.ts";
  * (deduplicating archived/live copies, attaching `session_index.jsonl` titles); `parse` reads one rollout,
  * resuming from an earlier parse's state when the file only grew.
  */
-export const codexParser: Parser = {
-  id: "codex",
-  scan: (roots) => scanCodexRoots(roots),
-  listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
-  parse: (unit, options) => parseCodexUnit(unit, options),
-};
+export const codexParser: Parser = withPromptHistory(
+  {
+    id: "codex",
+    scan: (roots) => scanCodexRoots(roots),
+    listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
+    parse: (unit, options) => parseCodexUnit(unit, options),
+  },
+  codexHistorySpec,
+);

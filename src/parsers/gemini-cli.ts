@@ -6,9 +6,12 @@
  * spreads over. Sub-agents (`chats/<parentSessionId>/<id>.json[l]`) link to their parent. Project path:
  * `.project_root`, else "" (unknown) with the `tmp/` folder name (a hash before CLI 0.29) as the name.
  * Resume command: `gemini --resume <sessionId>`, run in the project folder (google-gemini/gemini-cli
- * docs/cli/session-management.md). Code in ./gemini-cli/ (scan, units, decode, records, tools, turns, resume, parse).
+ * docs/cli/session-management.md). Each project folder's `logs.json` (typed prompts) adds a prompt-only session for
+ * every session id whose chat is not listed (shared/prompt-history.ts). Code in ./gemini-cli/ (scan, units, decode, records, tools, turns, resume, parse).
  */
 import type { Parser } from "./types.ts";
+import { withPromptHistory } from "./shared/prompt-history.ts";
+import { geminiLogsSpec } from "./gemini-cli/logs.ts";
 import { parseGeminiUnit } from "./gemini-cli/parse.ts";
 import { scanGeminiRoots } from "./gemini-cli/scan.ts";
 import { listGeminiUnits } from "./gemini-cli/units.ts";
@@ -24,9 +27,12 @@ export type { GeminiResumeState } from "./gemini-cli/resume.ts";
  * groups files by session id; `parse` reads a session's files, resuming the newest one from a byte
  * offset when it is JSONL and only grew (see ./gemini-cli/parse.ts).
  */
-export const geminiCliParser: Parser = {
-  id: "gemini-cli",
-  scan: (roots) => scanGeminiRoots(roots),
-  listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
-  parse: (unit, options) => parseGeminiUnit(unit, options),
-};
+export const geminiCliParser: Parser = withPromptHistory(
+  {
+    id: "gemini-cli",
+    scan: (roots) => scanGeminiRoots(roots),
+    listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
+    parse: (unit, options) => parseGeminiUnit(unit, options),
+  },
+  geminiLogsSpec,
+);

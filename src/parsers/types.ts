@@ -79,6 +79,12 @@ export interface Session {
   isSubagent: boolean;
   /** Where it lives on disk: the JSONL file, or the database / storage folder. */
   location: string;
+  /**
+   * True for a session known only from the tool's prompt history (`history.jsonl`, `logs.json`): its turns hold the
+   * typed prompts and no answers, because the transcript is not on this machine (shared/prompt-history.ts).
+   * Absent = false.
+   */
+  promptOnly?: boolean;
 }
 
 /** Count of input that could not be read, and the first offending place (for one stderr line). */
@@ -117,6 +123,11 @@ export interface SourceUnit {
    * the parent transcript's for copy agents; OpenCode: counts and newest times of the session's messages and parts).
    */
   changeKey: string;
+  /**
+   * True for a unit read from a prompt-history file. The index never lets such a unit replace a stored transcript
+   * session of the same id (src/index/plan.ts); a transcript unit does replace a stored prompt-only session. Absent = false.
+   */
+  promptOnly?: boolean;
   /** Parser-specific locator data (JSON-serializable), opaque to the index. */
   locator?: Record<string, string | number | boolean | null>;
 }

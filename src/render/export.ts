@@ -8,10 +8,10 @@
  */
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { resumeCommandFor, type ExportedSession } from "../search/index.ts";
+import { resumeCommandOf, type ExportedSession } from "../search/index.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
-import { isoDate, isoMinute, isoTime } from "./format.ts";
+import { isoDate, isoMinute, isoTime, promptOnlyMarker } from "./format.ts";
 import { archiveNote, renderShowJson, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
@@ -27,11 +27,12 @@ export const markdownOutputLines = 40;
 function viewOf({ summary, read }: ExportedSession): ShowView {
   const { session, turns } = read.result;
   return {
-    session,
+    session: { ...session, title: session.title ?? summary.title },
     turns,
     from: turns.length === 0 ? 0 : 1,
     to: session.turnCount,
-    resumeCommand: resumeCommandFor(session.source, session.id, session.projectPath),
+    resumeCommand: resumeCommandOf(summary),
+    promptOnly: summary.promptOnly,
     fromArchive: read.fromArchive,
     archiveReason: read.archiveReason,
     sourceStatus: summary.sourceStatus,
@@ -86,6 +87,7 @@ export function renderExportMarkdown(exported: ExportedSession): string {
   ];
   const note = archiveNote(view);
   if (note) facts.push(`- ${note}`);
+  if (view.promptOnly) facts.push(`- ${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`);
   const lines = [`## ${neutralize(session.title ?? "(untitled session)").replace(/\s+/g, " ")}`, "", ...facts, ...view.turns.flatMap(markdownTurn), "", ""];
   return lines.join("\n");
 }

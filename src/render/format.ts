@@ -31,6 +31,25 @@ export function sourceDeletedMarker(session: { sourceStatus: "present" | "delete
   return session.sourceStatus === "deleted" ? `(source deleted, last seen ${isoDate(session.lastSeenAt)})` : "";
 }
 
+/** The text marker of a session known only from a prompt-history file (issue 11). */
+export const promptOnlyMarker = "(prompts only: no transcript on this machine)";
+
+/** The session facts a marker is printed for. */
+export interface MarkedSession {
+  sourceStatus: "present" | "deleted";
+  lastSeenAt: number;
+  promptOnly: boolean;
+}
+
+/**
+ * The markers printed after a session or turn line, each with a leading space: {@link promptOnlyMarker} and
+ * {@link sourceDeletedMarker}; "" for a present session with a transcript.
+ * Example: ` (prompts only: no transcript on this machine) (source deleted, last seen 2026-11-20)`.
+ */
+export function sessionMarkers(session: MarkedSession): string {
+  return `${session.promptOnly ? ` ${promptOnlyMarker}` : ""}${session.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(session)}` : ""}`;
+}
+
 /** Collapse whitespace and cut to `maxChars` with `…`. */
 export function oneLine(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -29,7 +29,7 @@
  */
 import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
-import { highlight, isoDate, isoMinute, isoTime, oneLine, roundScore, shortId, sourceDeletedMarker, type Palette } from "./format.ts";
+import { highlight, isoDate, isoMinute, isoTime, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 
@@ -143,7 +143,7 @@ function identityJson(result: SessionResult | TurnResult) {
 
 /** Whether the source still holds the session (issue 9); last in both shapes (fields are only ever added). */
 function archiveJson(result: SessionResult | TurnResult) {
-  return { source_status: result.sourceStatus, last_seen_at: isoTime(result.lastSeenAt) };
+  return { source_status: result.sourceStatus, last_seen_at: isoTime(result.lastSeenAt), prompt_only: result.promptOnly };
 }
 
 /** Fused and per-leg scores, rounded (a leg that did not find the result is null), the confidence and its raw evidence. */
@@ -284,7 +284,7 @@ function noConfidentMatch(response: SearchResponse): string | undefined {
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
@@ -298,7 +298,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : ""}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${sessionMarkers(result)}`,
     `  Q: ${oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
@@ -312,7 +312,7 @@ function turnText(result: TurnResult, palette: Palette): string {
 const previewFields = new Set(["preview", "responseExcerpt"]);
 
 const quotedTitle = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
-const deletedNote = (result: SessionResult | TurnResult) => (result.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(result)}` : "");
+const deletedNote = (result: SessionResult | TurnResult) => sessionMarkers(result);
 
 /** Index format, session: `1. 0.82 <id> 2026-03-01 project "title" turn 3/12`, then the preview on one line. */
 function sessionIndexText(result: SessionResult, rank: number): string {

@@ -1,12 +1,14 @@
 /**
  * Rendering of `recall sessions` and `recall status`.
  * `sessions --json`: {"sessions": [{"session_id", "source", "project", "project_path", "title",
- * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at"}]}
- * (ISO-8601 times, full ids; `source_status` "present" | "deleted").
+ * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at",
+ * "prompt_only"}]} (ISO-8601 times, full ids; `source_status` "present" | "deleted"; `prompt_only` true for a session
+ * known only from a prompt-history file: its turns are the typed prompts, it has no resume command). `title` is the
+ * tool's title or, without one, the first prompt shortened.
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { formatBytes, isoDate, isoMinute, isoTime, oneLine, sourceDeletedMarker, type Palette } from "./format.ts";
+import { formatBytes, isoDate, isoMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
 
 /** `recall sessions --json`. */
 export function renderSessionsJson(sessions: SessionSummary[]): string {
@@ -25,6 +27,7 @@ export function renderSessionsJson(sessions: SessionSummary[]): string {
       is_subagent: s.isSubagent,
       source_status: s.sourceStatus,
       last_seen_at: isoTime(s.lastSeenAt),
+      prompt_only: s.promptOnly,
     })),
   });
 }
@@ -35,7 +38,7 @@ export function renderSessionsText(raw: SessionSummary[], palette: Palette): str
   const sessions = neutralizeStrings(raw);
   const lines = sessions.map(
     (s) =>
-      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${s.sourceStatus === "deleted" ? palette.dim(` ${sourceDeletedMarker(s)}`) : ""}`,
+      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -56,6 +59,7 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
     turns: status.turns,
     subagent_sessions: status.subagentSessions,
     deleted_sessions: status.deletedSessions,
+    prompt_only_sessions: status.promptOnlySessions,
     forgotten_sessions: status.forgottenSessions,
     by_source: status.bySource,
     by_project: status.byProject.map((p) => ({ project: p.project, project_path: p.projectPath, sessions: p.sessions, turns: p.turns })),
@@ -73,7 +77,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
   const status = neutralizeStrings(raw);
   const lines = [
     `index: ${extras.recallHome}${extras.usingExamples ? " (example history)" : ""}`,
-    `sessions: ${status.sessions} (${status.subagentSessions} sub-agent, ${status.deletedSessions} source deleted and kept only here), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
+    `sessions: ${status.sessions} (${status.subagentSessions} sub-agent, ${status.deletedSessions} source deleted and kept only here, ${status.promptOnlySessions} prompts only), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
     ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${status.forgottenSessions} session(s) (\`recall forget --undo\` lets the next index add them again)`] : []),
     `last indexed: ${status.lastIndexedAt ? `${isoMinute(status.lastIndexedAt)} UTC` : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,

@@ -7,7 +7,7 @@
  */
 import type { Session, ToolCall, Turn } from "../parsers/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { isoDate, isoMinute, isoTime, type Palette } from "./format.ts";
+import { isoDate, isoMinute, isoTime, promptOnlyMarker, type Palette } from "./format.ts";
 
 /** What `show` renders: the session and the chosen inclusive turn range (1-based). */
 export interface ShowView {
@@ -15,7 +15,10 @@ export interface ShowView {
   turns: Turn[];
   from: number;
   to: number;
-  resumeCommand: string;
+  /** Shell command that resumes the session; null for a prompt-only session. */
+  resumeCommand: string | null;
+  /** True for a session known only from a prompt-history file: the turns hold the typed prompts, no answers. */
+  promptOnly: boolean;
   /** True when the turns come from recall's archive (tool outputs cut to 40 lines / 4 KB), not the source. */
   fromArchive: boolean;
   /** Why the archive was read (`source deleted`, `source unreadable: …`), or undefined. */
@@ -58,8 +61,9 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
     `project: ${session.projectPath || "?"}  source: ${session.source}  session: ${session.id}${session.gitBranch ? `  branch: ${session.gitBranch}` : ""}`,
     session.parentSessionId ? `sub-agent of: ${session.parentSessionId}` : "",
     archiveNote(view) ? palette.yellow(archiveNote(view)) : "",
+    view.promptOnly ? palette.yellow(`${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`) : "",
     `Showing turns ${view.from}-${view.to} of ${session.turnCount}`,
-    palette.dim(`resume: ${view.resumeCommand}`),
+    palette.dim(`resume: ${view.resumeCommand ?? `none ${promptOnlyMarker}`}`),
   ].filter(Boolean);
   for (const turn of view.turns) {
     out.push("", palette.bold(palette.cyan(`── Turn ${turn.number} · ${isoMinute(turn.timestamp)} ──`)));
@@ -92,6 +96,7 @@ export function renderShowJson(view: ShowView): string {
       resume_command: view.resumeCommand,
       source_status: view.sourceStatus,
       last_seen_at: isoTime(view.lastSeenAt),
+      prompt_only: view.promptOnly,
     },
     from_archive: view.fromArchive,
     from: view.from,

@@ -27,12 +27,12 @@ export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid
   preview: Preview;
   /** The turn holding the best match (0 when it was the session document). */
   bestTurn: number;
-  /** Shell command that resumes the session in its tool. */
-  resumeCommand: string;
+  /** Shell command that resumes the session in its tool; null for a prompt-only session (no transcript to resume). */
+  resumeCommand: string | null;
 }
 
 /** A level-2 result: one turn. */
-export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionId" | "source" | "project" | "projectPath" | "title" | "sourceStatus" | "lastSeenAt"> {
+export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionId" | "source" | "project" | "projectPath" | "title" | "sourceStatus" | "lastSeenAt" | "promptOnly"> {
   turn: number;
   totalTurns: number;
   timestamp: number;
@@ -74,6 +74,14 @@ export function resumeCommandFor(source: SourceId, sessionId: string, projectPat
 }
 
 /**
+ * The resume command of an indexed session: {@link resumeCommandFor}, or null when the session is prompt-only (known
+ * from a prompt-history file: its transcript is not on this machine, so the tool cannot resume it).
+ */
+export function resumeCommandOf(session: Pick<SessionSummary, "source" | "sessionId" | "projectPath" | "promptOnly">): string | null {
+  return session.promptOnly ? null : resumeCommandFor(session.source, session.sessionId, session.projectPath);
+}
+
+/**
  * Quote one word for a POSIX shell (sh, bash, zsh): unchanged when it holds only characters no shell treats
  * specially, else in single quotes (inside which nothing expands; a `'` becomes `'\''`). The one quoting
  * function of recall's printed commands (render/ uses it too). A word that starts with `-` is still an
@@ -103,7 +111,7 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
         files: summary.files.slice(0, 20),
         preview: makePreview(previewSource, words),
         bestTurn: hit.hit.turnNumber,
-        resumeCommand: resumeCommandFor(row.source, row.sessionId, row.projectPath),
+        resumeCommand: resumeCommandOf(row),
       },
     ];
   });
@@ -130,6 +138,7 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
         title: row.title,
         sourceStatus: row.sourceStatus,
         lastSeenAt: row.lastSeenAt,
+        promptOnly: row.promptOnly,
         turn: hit.hit.turnNumber,
         totalTurns: row.turns,
         timestamp: turn.timestamp,

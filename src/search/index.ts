@@ -11,7 +11,7 @@ export { dateFactorOf, dateFactors, type UnderstoodDate } from "./time-boost.ts"
 export { isoLocalDate } from "./calendar.ts";
 export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
-export { resumeCommandFor, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
+export { resumeCommandFor, resumeCommandOf, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
 export { findSession, listSessions, reparseSession, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
 export { readSessionTurns, readSessions, type ReadSessionOptions, type SessionRead, type ExportedSession } from "./read-session.ts";
 export { selectSessions, type SessionSelection } from "./selection.ts";

@@ -10,8 +10,12 @@ import { SessionLookupError } from "../errors.ts";
 import { lastSeenSql, readMeta, type SourceStatus } from "../index/index.ts";
 import { parserFor, type ParseResult, type SourceId, type SourceUnit } from "../parsers/index.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
+import { titleFromPrompt } from "./title.ts";
 
-/** An indexed session as listed by `recall sessions` (times in epoch ms). */
+/**
+ * An indexed session as listed by `recall sessions` (times in epoch ms). `title` is the tool's title, or for an
+ * untitled session its first real prompt shortened (title.ts), or null when it has no prompt.
+ */
 export interface SessionSummary {
   rowid: number;
   sessionId: string;
@@ -32,6 +36,11 @@ export interface SessionSummary {
   sourceStatus: SourceStatus;
   /** Epoch ms when recall last saw the session's source (0 when unknown). */
   lastSeenAt: number;
+  /**
+   * True when the session is known only from the tool's prompt history: its turns are the typed prompts, without
+   * answers or tool calls, and it cannot be resumed (issue 11).
+   */
+  promptOnly: boolean;
 }
 
 interface SessionRow {
@@ -51,10 +60,18 @@ interface SessionRow {
   files: string;
   source_status: SourceStatus;
   last_seen_at: number;
+  prompt_only: number;
+  /**
+   * For an untitled session: its first prompt that is neither a slash command nor shorter than 3 characters (`.`,
+   * `hi`), else its first non-empty prompt; cut to 400 characters.
+   */
+  first_prompt: string | null;
 }
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
-  s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files, s.source_status, ${lastSeenSql} AS last_seen_at`;
+  s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files, s.source_status, ${lastSeenSql} AS last_seen_at, s.prompt_only,
+  CASE WHEN s.title IS NULL THEN (SELECT substr(t.prompt, 1, 400) FROM turns t WHERE t.session_rowid = s.id AND trim(t.prompt) != ''
+    ORDER BY t.prompt GLOB '/*' OR length(trim(t.prompt)) < 3, t.number LIMIT 1) END AS first_prompt`;
 
 const toSummary = (row: SessionRow): SessionSummary => ({
   rowid: row.id,
@@ -62,7 +79,7 @@ const toSummary = (row: SessionRow): SessionSummary => ({
   source: row.source,
   project: row.project_name,
   projectPath: row.project_path,
-  title: row.title,
+  title: row.title ?? (row.first_prompt === null ? null : titleFromPrompt(row.first_prompt)),
   gitBranch: row.git_branch,
   startedAt: row.started_at,
   endedAt: row.ended_at,
@@ -73,6 +90,7 @@ const toSummary = (row: SessionRow): SessionSummary => ({
   files: JSON.parse(row.files) as string[],
   sourceStatus: row.source_status,
   lastSeenAt: row.last_seen_at,
+  promptOnly: row.prompt_only === 1,
 });
 
 /** Summaries of the given session rowids, keyed by rowid (missing rowids are absent). */
@@ -149,6 +167,8 @@ export interface IndexStatus {
   subagentSessions: number;
   /** Sessions whose source is gone: the index holds the only copy (issue 9). */
   deletedSessions: number;
+  /** Sessions known only from a prompt-history file (typed prompts, no transcript; issue 11). */
+  promptOnlySessions: number;
   /** Sessions forgotten on purpose (`recall forget`), which an index run does not add again. */
   forgottenSessions: number;
   bySource: Array<{ source: string; sessions: number; turns: number }>;
@@ -163,9 +183,9 @@ export interface IndexStatus {
 
 /** Summarize the index (read-only). */
 export function readIndexStatus(db: Database, databasePath: string): IndexStatus {
-  const totals = db.query<{ sessions: number; turns: number; subagents: number; deleted: number }, []>(
+  const totals = db.query<{ sessions: number; turns: number; subagents: number; deleted: number; prompt_only: number }, []>(
     `SELECT count(*) AS sessions, coalesce(sum(turn_count), 0) AS turns, coalesce(sum(is_subagent), 0) AS subagents,
-       coalesce(sum(source_status = 'deleted'), 0) AS deleted FROM sessions`,
+       coalesce(sum(source_status = 'deleted'), 0) AS deleted, coalesce(sum(prompt_only), 0) AS prompt_only FROM sessions`,
   ).get()!;
   const chunks = db.query<{ status: number; n: number }, []>("SELECT status, count(*) AS n FROM chunks GROUP BY status").all();
   const chunkCount = (status: number) => chunks.find((row) => row.status === status)?.n ?? 0;
@@ -183,6 +203,7 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
     turns: totals.turns,
     subagentSessions: totals.subagents,
     deletedSessions: totals.deleted,
+    promptOnlySessions: totals.prompt_only,
     forgottenSessions: db.query<{ n: number }, []>("SELECT count(*) AS n FROM forgotten").get()?.n ?? 0,
     bySource: db.query<{ source: string; sessions: number; turns: number }, []>(
       "SELECT source, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY source ORDER BY source",

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudeCodeParser, unitForContainer } from "../../src/parsers/claude-code.ts";
+import { claudeCodeParser, isTranscript, unitForContainer } from "../../src/parsers/claude-code.ts";
 import type { ParseResult } from "../../src/parsers/types.ts";
 import { claudeCorpusRoots, corpusDir, hasCorpus } from "../helpers/corpus.ts";
 import { lineBoundaries, replayAt, unitOfFile } from "../parsers/claude-code-replay.ts";
@@ -22,20 +22,26 @@ const parseFile = (path: string): ParseResult => claudeCodeParser.parse(unitOfFi
 
 describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../shared/corpus)", () => {
   const scan = hasCorpus ? claudeCodeParser.scan(claudeCorpusRoots()) : { containers: [], missingRoots: [] };
+  const transcripts = scan.containers.filter(isTranscript);
 
-  test("scan finds the transcripts and no side file", () => {
+  test("scan finds the transcripts, the three prompt histories and no other side file", () => {
     expect(scan.missingRoots).toEqual([]);
-    expect(scan.containers.length).toBeGreaterThan(150);
-    for (const container of scan.containers) {
+    expect(transcripts.length).toBeGreaterThan(150);
+    for (const container of transcripts) {
       expect(container.path.endsWith(".jsonl")).toBe(true);
       expect(container.path.endsWith("/history.jsonl")).toBe(false);
       expect(container.path.includes("/tool-results/")).toBe(false);
     }
+    expect(scan.containers.filter((container) => !isTranscript(container)).map((container) => container.path.slice(cc.length + 1))).toEqual([
+      "LAF-US__IDAHO-VAULT/.claude/history.jsonl",
+      "Xu-Wentao__dotfile/.claude/history.jsonl",
+      "fabien-lessirard__dotfiles/.claude/history.jsonl",
+    ]);
   });
 
   test("every real file parses without an exception and keeps the turn invariants", () => {
     const ids = new Set<string>();
-    for (const container of scan.containers) {
+    for (const container of transcripts) {
       for (const withOutputs of [false, true]) {
         const { session, turns, fromTurn } = claudeCodeParser.parse(unitForContainer(container), { withOutputs });
         expect(fromTurn).toBe(1);

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { SourceRootMap } from "../../src/parsers/types.ts";
 
 /** Absolute path of the shared corpus: `<repo>/../shared/corpus` (may not exist). */
 export const corpusDir: string = resolve(import.meta.dir, "../../../shared/corpus");
@@ -40,4 +41,59 @@ export function opencodeCorpusRoots(): string[] {
   return listDirs(join(corpusDir, "opencode"))
     .map((repo) => join(repo, ".local", "share", "opencode"))
     .filter((root) => existsSync(root));
+}
+
+/**
+ * The folders to pass as `--codex-dir` to index the whole Codex CLI corpus: one per repository copied into
+ * `corpus/codex/<owner>__<repo>` (the rollouts sit at different depths inside: `.codex/sessions/YYYY/MM/DD/`,
+ * `.codex/archived_sessions/`, `crates/…/tests/samples/`, so the parser walks each folder).
+ * @returns absolute paths, sorted; [] when the corpus (or its codex folder) is missing
+ */
+export function codexCorpusRoots(): string[] {
+  return listDirs(join(corpusDir, "codex"));
+}
+
+/**
+ * The folders to pass as `--gemini-dir` to index the whole Gemini CLI corpus: one per repository copied into
+ * `corpus/gemini-cli/<owner>__<repo>` (chat files under `.gemini/tmp/<hash or slug>/chats/`; the parser walks each
+ * folder and reads only files inside a `chats/` folder, so lanegrid/agtrace's `tests/samples/gemini_session.json` is not read).
+ * @returns absolute paths, sorted; [] when the corpus (or its gemini-cli folder) is missing
+ */
+export function geminiCorpusRoots(): string[] {
+  return listDirs(join(corpusDir, "gemini-cli"));
+}
+
+/**
+ * The folders to pass as `--cursor-dir` to index the whole Cursor corpus: one per repository copied into
+ * `corpus/cursor/<owner>__<repo>` (each holds a workspace `state.vscdb` at its top, which the scan accepts
+ * like a `workspaceStorage/<hash>/` folder).
+ * @returns absolute paths, sorted; [] when the corpus (or its cursor folder) is missing
+ */
+export function cursorCorpusRoots(): string[] {
+  return listDirs(join(corpusDir, "cursor"));
+}
+
+/**
+ * The folders to pass as `--aider-dir` to index the whole Aider corpus: one project folder per repository copied
+ * into `corpus/aider/<owner>__<repo>`, each with `.aider.chat.history.md` (and `.aider.input.history`) at its top.
+ * @returns absolute paths, sorted; [] when the corpus (or its aider folder) is missing
+ */
+export function aiderCorpusRoots(): string[] {
+  return listDirs(join(corpusDir, "aider"));
+}
+
+/**
+ * The roots of every source of the corpus, as `runIndex({ roots })` takes them: Claude Code, OpenCode, Codex CLI,
+ * Gemini CLI, Cursor and Aider, each from the helper above. A source whose corpus folder is missing gets [].
+ * @returns a new map with one entry per source id
+ */
+export function allCorpusRoots(): SourceRootMap {
+  return {
+    "claude-code": claudeCorpusRoots(),
+    opencode: opencodeCorpusRoots(),
+    codex: codexCorpusRoots(),
+    "gemini-cli": geminiCorpusRoots(),
+    cursor: cursorCorpusRoots(),
+    aider: aiderCorpusRoots(),
+  };
 }

@@ -129,7 +129,7 @@ describe.skipIf(!canDropPrivileges)("claude code sources that cannot be read (is
     const child = runAsNobody(scanScript, [parserModule, claude]);
     expect(child.stderr).toBe("");
     const result = JSON.parse(child.stdout);
-    expect(result.paths).toEqual([join(projects, "-home-dev-proj", `${S1}.jsonl`)]);
+    expect(result.paths).toEqual([join(claude, "history.jsonl"), join(projects, "-home-dev-proj", `${S1}.jsonl`)]);
     expect(result.unavailable).toEqual([
       { path: join(projects, "-home-dev-proj", S1, "subagents"), reason: "permission denied" },
       { path: join(projects, "C--Users-dev-win-proj"), reason: "permission denied" },

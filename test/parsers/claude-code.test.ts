@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SourceError } from "../../src/errors.ts";
-import { claudeCodeParser, projectNameOf, unitForContainer } from "../../src/parsers/claude-code.ts";
+import { claudeCodeParser, isTranscript, projectNameOf, unitForContainer } from "../../src/parsers/claude-code.ts";
 import type { ParseOptions, ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/claude-code");
@@ -130,10 +130,11 @@ describe("claude code fixtures", () => {
 });
 
 describe("claude code scan and units", () => {
-  test("a .claude root yields every transcript and no side file", () => {
+  test("a .claude root yields every transcript and the prompt history, and no other side file", () => {
     const scan = claudeCodeParser.scan([join(fixtures, "dot-claude"), join(fixtures, "no-such-dir")]);
     expect(scan.missingRoots).toEqual([join(fixtures, "no-such-dir")]);
     expect(scan.containers.map((container) => container.path.slice(fixtures.length + 1))).toEqual([
+      "dot-claude/history.jsonl", // prompt history: a container, never a transcript (test/parsers/prompt-history.test.ts)
       `dot-claude/projects/-home-dev-proj/${S1}.jsonl`,
       `dot-claude/projects/-home-dev-proj/${S1}/subagents/agent-a0123456789abcdef.jsonl`,
       `dot-claude/projects/-home-dev-proj/${S1}/subagents/agent-acompact-00aa.jsonl`,
@@ -141,7 +142,8 @@ describe("claude code scan and units", () => {
       `dot-claude/projects/C--Users-dev-win-proj/agent-0000beef.jsonl`,
       `dot-claude/projects/C--Users-dev-win-proj/agent-1234abcd.jsonl`,
     ]);
-    const container = scan.containers[0];
+    expect(scan.containers.filter(isTranscript)).toHaveLength(6);
+    const container = scan.containers[1];
     // size : mtime : ctime : inode (ctime cannot be set from user space; issue 9)
     expect(container?.fingerprint).toMatch(/^\d+:\d+(\.\d+)?:\d+(\.\d+)?:\d+$/);
     expect(container?.sizeBytes).toBe(statSync(container?.path ?? "").size);
@@ -153,7 +155,8 @@ describe("claude code scan and units", () => {
     expect(paths([join(fixtures, "dot-claude", "projects")])).toEqual(all);
     expect(paths([projW])).toEqual(all.filter((path) => path.startsWith(projW)));
     expect(paths([join(projW, `${S2}.jsonl`)])).toEqual([join(projW, `${S2}.jsonl`)]);
-    expect(paths([join(fixtures, "dot-claude", "history.jsonl")])).toEqual([]);
+    // The default root is `<config>/projects`: the history next to it is read too, and it may be given alone.
+    expect(paths([join(fixtures, "dot-claude", "history.jsonl")])).toEqual([join(fixtures, "dot-claude", "history.jsonl")]);
   });
 
   test("a copy of the same .claude is deduplicated in listUnits and sub-agent ids never equal the parent's", () => {
@@ -162,9 +165,9 @@ describe("claude code scan and units", () => {
       const file = join(copy, `${S2}.jsonl`);
       copyFileSync(join(projW, `${S2}.jsonl`), file);
       const scan = claudeCodeParser.scan([join(fixtures, "dot-claude"), copy, join(fixtures, "dot-claude", "projects")]);
-      expect(scan.containers).toHaveLength(7);
+      expect(scan.containers).toHaveLength(8); // 6 transcripts, their copy, the prompt history
       const units = claudeCodeParser.listUnits(scan.containers);
-      expect(units).toHaveLength(6);
+      expect(units).toHaveLength(6); // the history's only session has its transcript: no prompt-only duplicate
       expect(new Set(units.map((unit) => unit.sessionId)).size).toBe(6);
       const agent = units.find((unit) => unit.sessionId === "agent-a0123456789abcdef");
       expect(agent?.locator).toEqual({ isSubagent: true, agentKind: "task", parentFromPath: S1 });

@@ -31,17 +31,20 @@ function parseId(id: string, roots: string[] = [home], withOutputs = false): Par
 }
 
 describe("codex scan and units", () => {
-  test("a Codex home yields only rollout files of sessions/ and archived_sessions/, fingerprinted with the title index", () => {
+  test("a Codex home yields the rollout files of sessions/ and archived_sessions/, fingerprinted with the title index, and its prompt history", () => {
     const scan = codexParser.scan([home]);
     expect(scan.containers.map((container) => container.path.slice(home.length + 1))).toEqual([
       `archived_sessions/rollout-2026-03-01T04-00-00-${ids.main}.jsonl`,
+      "history.jsonl", // typed prompts: read by codex/history.ts (test/parsers/prompt-history.test.ts), never a rollout
       `sessions/2026/03/01/rollout-2026-03-01T04-00-00-${ids.main}.jsonl`,
       `sessions/2026/03/01/rollout-2026-03-01T06-00-00-${ids.old}.jsonl`,
       `sessions/2026/03/02/rollout-2026-03-02T00-05-00-${ids.review}.jsonl`,
       `sessions/2026/03/03/rollout-2026-03-03T03-00-00-${ids.fork}.jsonl`,
       `sessions/2026/03/03/rollout-2026-03-03T04-00-00-${ids.spawn}.jsonl`,
     ]);
-    for (const container of scan.containers) expect(container.fingerprint).toMatch(/^\d+:[\d.]+:[\d.]+:\d+\|index:\d+:/);
+    for (const container of scan.containers.filter((container) => !container.path.endsWith("/history.jsonl"))) {
+      expect(container.fingerprint).toMatch(/^\d+:[\d.]+:[\d.]+:\d+\|index:\d+:/);
+    }
     expect(scan.missingRoots).toEqual([]);
   });
 
@@ -70,7 +73,8 @@ describe("codex scan and units", () => {
       expect(unitsBefore.find((unit) => unit.sessionId === ids.main)?.locator?.indexTitle).toBe("Search module and tests");
       appendFileSync(join(dir, "session_index.jsonl"), `\n${JSON.stringify({ id: ids.fork, thread_name: "Renamed fork", updated_at: "2026-03-05T00:00:00Z" })}\n`);
       const after = codexParser.scan([dir]);
-      expect(after.containers.every((container, index) => container.fingerprint !== before.containers[index]?.fingerprint)).toBe(true);
+      const rollouts = (scan: typeof before) => scan.containers.filter((container) => !container.path.endsWith("/history.jsonl"));
+      expect(rollouts(after).every((container, index) => container.fingerprint !== rollouts(before)[index]?.fingerprint)).toBe(true);
       const unitsAfter = codexParser.listUnits(after.containers);
       for (const unit of unitsAfter) {
         const old = unitsBefore.find((candidate) => candidate.sessionId === unit.sessionId);

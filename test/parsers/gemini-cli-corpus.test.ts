@@ -22,14 +22,16 @@ describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs .
   const units = geminiCliParser.listUnits(scan.containers, { onWarning: (message) => warnings.push(message), onUnavailable: (path) => warnings.push(path) });
   const unitOf = (sessionId: string): SourceUnit => units.find((unit) => unit.sessionId === sessionId)!;
 
-  test("scan finds the chat files and no side file", () => {
+  test("scan finds the chat files, the three prompt logs and no other side file", () => {
     expect(scan.missingRoots).toEqual([]);
     expect(scan.unavailable).toEqual([]);
-    expect(scan.containers.length).toBeGreaterThan(20);
-    for (const container of scan.containers) {
+    const chats = scan.containers.filter((container) => !container.path.endsWith("/logs.json"));
+    expect(chats.length).toBeGreaterThan(20);
+    for (const container of chats) {
       expect(container.path.includes("/chats/")).toBe(true);
-      expect(/\/(logs|projects)\.json$/.test(container.path)).toBe(false);
+      expect(container.path.endsWith("/projects.json")).toBe(false);
     }
+    expect(scan.containers.length - chats.length).toBe(3); // checked in test/corpus/prompt-history.test.ts
     expect(warnings).toEqual([]);
   });
 

@@ -29,18 +29,19 @@ const unitOf = (sessionId: string): SourceUnit => {
 const parse = (sessionId: string, withOutputs = false): ParseResult => geminiCliParser.parse(unitOf(sessionId), { withOutputs });
 
 describe("gemini cli scan and units", () => {
-  test("scan lists only chat files under chats/, never logs.json, checkpoints or credentials", () => {
+  test("scan lists the chat files under chats/ and each project's logs.json, never checkpoints or credentials", () => {
     const paths = scan.containers.map((container) => container.path);
-    expect(paths.length).toBe(10);
-    for (const path of paths) expect(path.includes("/chats/")).toBe(true);
-    expect(paths.some((path) => path.endsWith("logs.json") || path.includes("checkpoints") || path.includes("oauth_creds"))).toBe(false);
+    expect(paths.length).toBe(11);
+    // logs.json: typed prompts, read by gemini-cli/logs.ts (test/parsers/prompt-history.test.ts), never a chat
+    expect(paths.filter((path) => !path.includes("/chats/"))).toEqual([join(home, "tmp", "shop-app", "logs.json")]);
+    expect(paths.some((path) => path.includes("checkpoints") || path.includes("oauth_creds"))).toBe(false);
     expect(scan.missingRoots).toEqual([]);
     expect(scan.unavailable).toEqual([]);
   });
 
   test("a root may be the .gemini folder, its tmp/ folder, a folder above it, or one chat file", () => {
-    expect(geminiCliParser.scan([join(home, "tmp")]).containers.length).toBe(10);
-    expect(geminiCliParser.scan([resolve(home, "..")]).containers.length).toBe(10);
+    expect(geminiCliParser.scan([join(home, "tmp")]).containers.length).toBe(11);
+    expect(geminiCliParser.scan([resolve(home, "..")]).containers.length).toBe(11);
     const one = join(shopChats, "session-2026-03-01T10-00-aaaa1111.json");
     expect(geminiCliParser.scan([one]).containers.map((container) => container.path)).toEqual([one]);
     expect(geminiCliParser.scan(["/nonexistent/.gemini"]).missingRoots).toEqual(["/nonexistent/.gemini"]);

@@ -1,6 +1,6 @@
 /**
  * Session metadata of a Claude Code transcript gathered line by line: project (`cwd`), git branch,
- * first/last record time, title candidates (`ai-title`, `summary`, `slug`) and the `sessionId` field
+ * first/last record time, title candidates (`ai-title`, `summary`) and the `sessionId` field
  * (the parent's id in sub-agent files). JSON-serializable so a resumed parse continues it
  * (docs/formats.md §1.2, §1.3, §1.7).
  */
@@ -23,8 +23,6 @@ export interface MetaState {
   endedAt: number;
   /** Last `ai-title` record's `aiTitle`. */
   aiTitle: string | null;
-  /** First `slug` seen. */
-  slug: string | null;
   summaries: SummaryNote[];
   /** First `sessionId` field seen (for sub-agent files: the parent session, §1.8). */
   sessionIdField: string | null;
@@ -32,7 +30,7 @@ export interface MetaState {
 
 /** A fresh, empty metadata state. */
 export function createMeta(): MetaState {
-  return { cwd: null, branch: null, startedAt: 0, endedAt: 0, aiTitle: null, slug: null, summaries: [], sessionIdField: null };
+  return { cwd: null, branch: null, startedAt: 0, endedAt: 0, aiTitle: null, summaries: [], sessionIdField: null };
 }
 
 /** Fold one decoded line into `meta` (mutates). Unknown fields and kinds are ignored. */
@@ -45,7 +43,6 @@ export function applyMeta(meta: MetaState, value: Record<string, unknown>): void
   if (meta.cwd === null && typeof value.cwd === "string" && value.cwd.length > 0) meta.cwd = value.cwd;
   const branch = value.gitBranch;
   if (typeof branch === "string" && branch.length > 0 && branch !== "HEAD") meta.branch = branch;
-  if (meta.slug === null && typeof value.slug === "string" && value.slug.length > 0) meta.slug = value.slug;
   if (meta.sessionIdField === null && typeof value.sessionId === "string" && value.sessionId.length > 0) {
     meta.sessionIdField = value.sessionId;
   }
@@ -62,7 +59,8 @@ export function matchSummaries(meta: MetaState, uuids: ReadonlySet<string>): voi
 
 /**
  * The session title: `ai-title` (last), else the last `summary` whose leaf is in this file, else the
- * last `summary` at all (its leaf may be in another file, §1.7), else the `slug`, else null.
+ * last `summary` at all (its leaf may be in another file, §1.7), else null. The `slug` (`cuddly-floating-comet`) is a
+ * random name, not a title (issue 11): without a title the display shows the first prompt.
  * Sub-agents prefer the description from their `.meta.json` (passed as `agentDescription`).
  */
 export function pickTitle(meta: MetaState, agentDescription: string | null = null): string | null {
@@ -70,6 +68,5 @@ export function pickTitle(meta: MetaState, agentDescription: string | null = nul
   if (meta.aiTitle) return meta.aiTitle;
   const matched = meta.summaries.filter((note) => note.matched);
   const last = matched.at(-1) ?? meta.summaries.at(-1);
-  if (last) return last.text;
-  return meta.slug;
+  return last?.text ?? null;
 }

@@ -2,8 +2,9 @@
  * Finding Claude Code transcripts by file stats alone (docs/formats.md §1.1, §1.8, §1.10) and naming
  * the unit each one becomes. A root is a `.claude` folder (only its `projects/` is walked), a
  * `projects` folder, any copy or archive of them (transcripts at any depth), or one `.jsonl` file.
- * Side files are never sessions: `history.jsonl`, `*.json` (sessions-index, meta, todos), `memory/*.md`,
- * `tool-results/`, `file-history/` and the other auxiliary folders are skipped by name.
+ * Side files are never transcripts: `*.json` (sessions-index, meta, todos), `memory/*.md`, `tool-results/`,
+ * `file-history/` and the other auxiliary folders are skipped by name. The prompt history `history.jsonl` of a config
+ * folder (next to its `projects/`, §1.10) is listed as one more container, read by ./history.ts.
  * Symbolic links are followed once: a folder or file reached twice (same device + inode) is walked or
  * listed once, so link cycles and links to a parent folder cost nothing (issue 9).
  */
@@ -11,6 +12,7 @@ import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import { historyFileName } from "./history.ts";
 import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1); the watcher skips them too. */
@@ -83,8 +85,12 @@ class ClaudeWalk extends TreeWalk {
 export function scanClaudeRoots(roots: readonly string[]): ScanResult {
   const walk = new ClaudeWalk();
   const missingRoots = visitRoots(roots, walk, (root, stat) => {
-    if (stat.isDirectory()) walkDir(root, 0, walk, stat);
-    else if (isTranscriptName(basename(root))) addFile(root, walk);
+    if (stat.isDirectory()) {
+      walkDir(root, 0, walk, stat);
+      // The default root is `<config>/projects`: the config folder's prompt history sits next to it.
+      if (basename(root) === "projects") addHistory(join(dirname(root), historyFileName), walk);
+    } else if (isTranscriptName(basename(root))) addFile(root, walk);
+    else if (basename(root) === historyFileName) addHistory(root, walk);
   });
   // Links found while following links are appended and followed too; walked identities stop cycles.
   for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
@@ -101,7 +107,10 @@ function walkDir(dir: string, depth: number, walk: ClaudeWalk, known?: Stats): v
   // A `.claude` folder (or a root holding `projects/`): only `projects/` holds transcripts.
   if (depth === 0 || dir.endsWith("/.claude")) {
     const projects = entries.find((entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()));
-    if (projects) return walkDir(`${dir}/projects`, depth + 1, walk);
+    if (projects) {
+      if (entries.some((entry) => entry.name === historyFileName && entry.isFile())) addHistory(`${dir}/${historyFileName}`, walk);
+      return walkDir(`${dir}/projects`, depth + 1, walk);
+    }
   }
   const stems = new Set<string>();
   for (const entry of entries) {
@@ -144,6 +153,12 @@ function addFile(path: string, walk: ClaudeWalk, hasMeta?: boolean): void {
   const stat = walk.newFile(path);
   if (!stat) return;
   walk.found.push({ source: "claude-code", path, fingerprint: fingerprintTranscript(path, stat, hasMeta), sizeBytes: stat.size });
+}
+
+/** List a config folder's prompt history (`history.jsonl`) as a container; nothing when it does not exist. */
+function addHistory(path: string, walk: ClaudeWalk): void {
+  const stat = walk.newFile(path);
+  if (stat) walk.found.push({ source: "claude-code", path, fingerprint: statFingerprint(stat), sizeBytes: stat.size });
 }
 
 /** A transcript's fingerprint; a nested sub-agent's adds its `.meta.json` (title source), `meta-` when absent. */

@@ -4,6 +4,7 @@
  * a `sessions/` folder, any folder holding rollouts at some depth (copies, sample folders), or one file.
  * Inside a Codex home only `rollout-*.jsonl` are rollouts; elsewhere any `*.jsonl` but `history.jsonl` /
  * `session_index.jsonl` is a candidate, confirmed by `listUnits` from its first line.
+ * The home's prompt history `history.jsonl` is listed as one more container (read by ./history.ts, never a rollout).
  * One container = one file. Its fingerprint is the file's stats plus those of the `session_index.jsonl` that
  * titles it, so a rename makes `listUnits` run; the unit's change key then holds only the file's stats and a
  * hash of its own title, so only the renamed thread is re-parsed (and resumed: no new bytes to decode).
@@ -13,6 +14,7 @@ import { basename, dirname } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import { historyFileName } from "./history.ts";
 import { codexHomeOf, readTitles, sessionIndexName, sessionIndexPath } from "./session-index.ts";
 
 /** Folder names never holding rollouts (Codex auxiliary state, vendored trees); the watcher may skip them too. */
@@ -24,7 +26,7 @@ export const skippedDirs: ReadonlySet<string> = new Set([
 export const maxDepth = 16;
 
 /** Side files that are never rollouts. */
-const sideFiles = new Set(["history.jsonl", sessionIndexName]);
+const sideFiles = new Set([historyFileName, sessionIndexName]);
 
 const uuidInName = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
@@ -49,6 +51,7 @@ export function scanCodexRoots(roots: readonly string[]): ScanResult {
   const walk = new CodexWalk();
   const missingRoots = visitRoots(roots, walk, (root, stat) => {
     if (stat.isDirectory()) walkDir(root, 0, walk, false, stat);
+    else if (stat.isFile() && basename(root) === historyFileName) addHistory(root, walk);
     else if (stat.isFile() && root.endsWith(".jsonl") && !sideFiles.has(basename(root))) addFile(root, walk, stat);
   });
   return walk.result(missingRoots);
@@ -59,7 +62,12 @@ function walkDir(dir: string, depth: number, walk: CodexWalk, inHome: boolean, k
   if (!entries) return;
   // A Codex home: only its session folders hold rollouts.
   const homeFolders = entries.filter((entry) => (entry.name === "sessions" || entry.name === "archived_sessions") && (entry.isDirectory() || entry.isSymbolicLink()));
-  if (homeFolders.length > 0 && entries.some((entry) => entry.name === sessionIndexName || entry.name === "history.jsonl" || entry.name === "sessions")) {
+  const history = entries.find((entry) => entry.name === historyFileName && (entry.isFile() || entry.isSymbolicLink()));
+  // The prompt history of a Codex home (also one whose rollouts were all deleted: then it is all that is left).
+  if (history && (homeFolders.length > 0 || basename(dir) === ".codex" || entries.some((entry) => entry.name === sessionIndexName))) {
+    addHistory(`${dir}/${historyFileName}`, walk);
+  }
+  if (homeFolders.length > 0 && entries.some((entry) => entry.name === sessionIndexName || entry.name === historyFileName || entry.name === "sessions")) {
     for (const folder of homeFolders) walkDir(`${dir}/${folder.name}`, depth + 1, walk, true);
     return;
   }
@@ -90,6 +98,12 @@ function addFile(path: string, walk: CodexWalk, known?: Stats): void {
     walk.indexStats.set(home, index);
   }
   walk.found.push({ source: "codex", path, fingerprint: `${statFingerprint(stat)}|index:${index}`, sizeBytes: stat.size });
+}
+
+/** List a Codex home's prompt history (`history.jsonl`, read by ./history.ts) as a container with its plain stats. */
+function addHistory(path: string, walk: CodexWalk): void {
+  const stat = walk.newFile(path);
+  if (stat) walk.found.push({ source: "codex", path, fingerprint: statFingerprint(stat), sizeBytes: stat.size });
 }
 
 function indexFingerprint(home: string): string {

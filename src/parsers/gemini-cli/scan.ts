@@ -3,8 +3,8 @@
  * folder (only its `tmp/` is walked), a `tmp/` folder, any folder holding `chats/` folders at some
  * depth (copies of `.gemini` inside repositories), or one chat file. Containers are the files directly
  * in a `chats/` folder and one level below it (`chats/<parentSessionId>/<id>.json[l]` sub-agents,
- * `chats/skill-extraction-<hex>/`). Nothing outside `chats/` is ever listed: not `logs.json` (prompt
- * history, a separate source), not checkpoints, and never credentials (`oauth_creds.json`,
+ * `chats/skill-extraction-<hex>/`), plus each project folder's prompt log `logs.json` (read by ./logs.ts). Nothing else
+ * outside `chats/` is ever listed: not checkpoints, and never credentials (`oauth_creds.json`,
  * `google_accounts.json`, which live at the `.gemini` top level that the walk does not enter).
  * A folder reached twice (links, overlapping roots) is walked once.
  */
@@ -22,6 +22,9 @@ export const skippedDirs: ReadonlySet<string> = new Set([
 
 /** Deepest folder level walked below a root while looking for `chats/` folders. */
 export const maxDepth = 12;
+
+/** The prompt log inside a `tmp/<project-id>/` folder (§4.1), read by ./logs.ts. */
+export const logsFileName = "logs.json";
 
 /** The file `tmp/<project>/.project_root` holding the project path (CLI ≥ 0.29, §4.1). */
 export const projectRootFileName = ".project_root";
@@ -76,6 +79,11 @@ function walkDir(dir: string, depth: number, walk: GeminiWalk, stat: Stats): voi
     if (tmpStat?.isDirectory()) walkDir(join(dir, "tmp"), depth + 1, walk, tmpStat);
     return;
   }
+  // A project folder (`tmp/<project-id>/`, it holds `chats/` or `.project_root`): its prompt log `logs.json`.
+  if (entries.some((entry) => entry.name === logsFileName && entry.isFile()) &&
+    (basename(dirname(dir)) === "tmp" || entries.some((entry) => entry.name === "chats" || entry.name === projectRootFileName))) {
+    addLogs(join(dir, logsFileName), walk);
+  }
   if (depth >= maxDepth) return;
   for (const entry of entries) {
     if (entry.isFile() || skippedDirs.has(entry.name)) continue;
@@ -105,15 +113,25 @@ function walkChats(dir: string, walk: GeminiWalk, stat: Stats): void {
   }
 }
 
-function addFile(path: string, walk: GeminiWalk): void {
+/** List a project folder's prompt log (`logs.json`, read by ./logs.ts) with its own stats and its `.project_root`'s. */
+function addLogs(path: string, walk: GeminiWalk): void {
   const stat = walk.newFile(path);
-  if (!stat) return;
-  const projectDir = projectDirOf(path);
+  if (stat) walk.found.push({ source: "gemini-cli", path, fingerprint: `${statFingerprint(stat)}|root${rootStampOf(dirname(path), walk)}`, sizeBytes: stat.size });
+}
+
+/** Fingerprint of `<projectDir>/.project_root` ("-" when absent), once per folder and scan. */
+function rootStampOf(projectDir: string, walk: GeminiWalk): string {
   let rootStamp = walk.rootStamps.get(projectDir);
   if (rootStamp === undefined) {
     const rootStat = walk.statOrNote(join(projectDir, projectRootFileName));
     rootStamp = rootStat?.isFile() ? statFingerprint(rootStat) : "-";
     walk.rootStamps.set(projectDir, rootStamp);
   }
-  walk.found.push({ source: "gemini-cli", path, fingerprint: `${statFingerprint(stat)}|root${rootStamp}`, sizeBytes: stat.size });
+  return rootStamp;
+}
+
+function addFile(path: string, walk: GeminiWalk): void {
+  const stat = walk.newFile(path);
+  if (!stat) return;
+  walk.found.push({ source: "gemini-cli", path, fingerprint: `${statFingerprint(stat)}|root${rootStampOf(projectDirOf(path), walk)}`, sizeBytes: stat.size });
 }

@@ -1,0 +1,51 @@
+/**
+ * Gemini CLI's prompt history, `tmp/<project-id>/logs.json` (docs/formats.md §4.1): one JSON array, rewritten whole,
+ * of `{sessionId, messageId (per session), type: "user", message, timestamp (ISO)}`. The project path comes from the
+ * folder's `.project_root` (CLI ≥ 0.29), else it is unknown and the folder name (a slug or a hash) is the project name.
+ */
+import { readFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
+import { asObject, timeOf } from "../shared/fields.ts";
+import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
+import { logsFileName } from "./scan.ts";
+import { readProjectRoot } from "./units.ts";
+
+/**
+ * Read one `logs.json`. A file that is not a JSON array (being rewritten, damaged) yields no prompts and one skip;
+ * entries that are not user messages with a session id and text are skipped and counted.
+ * @throws the fs error when it cannot be read
+ */
+export function readGeminiLogs(path: string): PromptHistoryFile {
+  const bytes = readFileSync(path);
+  const skipped: SkipCounter = { count: 0 };
+  let entries: unknown;
+  try {
+    entries = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    entries = undefined;
+  }
+  if (!Array.isArray(entries)) {
+    noteSkip(skipped, `${path}: not a JSON array`);
+    return { prompts: [], bytesRead: bytes.length, skipped };
+  }
+  const folder = dirname(path);
+  const projectPath = readProjectRoot(folder) ?? "";
+  const projectName = projectPath ? undefined : basename(folder);
+  const prompts: HistoryPrompt[] = [];
+  entries.forEach((entry, index) => {
+    const record = asObject(entry);
+    const where = `${path}: entry ${index + 1}`;
+    if (!record || (record.type !== undefined && record.type !== "user")) return noteSkip(skipped, `${where}: not a user message`);
+    if (typeof record.sessionId !== "string" || record.sessionId.length === 0) return noteSkip(skipped, `${where}: no sessionId`);
+    if (typeof record.message !== "string") return noteSkip(skipped, `${where}: no message`);
+    prompts.push({ sessionId: record.sessionId, text: record.message, timestamp: timeOf(record.timestamp), projectPath, projectName });
+  });
+  return { prompts, bytesRead: bytes.length, skipped };
+}
+
+/** Gemini CLI's prompt history for `withPromptHistory`. */
+export const geminiLogsSpec: PromptHistorySpec = {
+  isHistoryFile: (path) => basename(path) === logsFileName,
+  read: readGeminiLogs,
+};

@@ -1,0 +1,201 @@
+/**
+ * Prompt-history files as sessions (issue 11): Claude Code `~/.claude/history.jsonl`, Codex CLI `~/.codex/history.jsonl`
+ * and Gemini CLI `tmp/<project>/logs.json` (docs/formats.md §1.10, §3.1, §4.1) keep every prompt the user typed, with
+ * its session id, long after the tool deleted the transcript (Claude Code after 30 days) or for sessions whose
+ * transcript never was on this machine. Each session id of such a file becomes one prompt-only session: one turn per
+ * typed prompt, no answers, no tool calls, `promptOnly: true`.
+ *
+ * Never a duplicate: a session whose transcript is listed in the same run is left out here, and the index
+ * (src/index/plan.ts) never lets a prompt-only unit replace a stored transcript session (present or deleted), while a
+ * transcript that appears later replaces the prompt-only session of the same id.
+ *
+ * `withPromptHistory` wraps a source's parser: its scan lists the history file as one more container (recognized by
+ * name), `listUnits` adds the history units after the transcript units, `parse` answers history units itself.
+ */
+import { statSync } from "node:fs";
+import { fsReason, isMissingError } from "../file-stats.ts";
+import type { ParseOptions, ParseResult, Parser, ParserHooks, Session, SkipReport, SourceContainer, SourceId, SourceUnit, Turn } from "../types.ts";
+import { projectNameOf } from "./fields.ts";
+
+/** One prompt as a history file recorded it. */
+export interface HistoryPrompt {
+  /** The tool's session id the prompt was typed in. */
+  sessionId: string;
+  /** When it was submitted, epoch ms UTC (0 when the file has no time). */
+  timestamp: number;
+  /** The prompt text, whole (pasted blocks expanded where the file holds them). */
+  text: string;
+  /** Absolute project path when the file records one, else "". */
+  projectPath: string;
+  /** Project name to show when `projectPath` is unknown (e.g. Gemini's `tmp/<project>` folder), else undefined. */
+  projectName?: string;
+}
+
+/** What a reader returns for one history file. */
+export interface PromptHistoryFile {
+  /** Prompts in file order. */
+  prompts: HistoryPrompt[];
+  /** Bytes read from disk. */
+  bytesRead: number;
+  /** Lines or records that could not be read (not JSON, no session id, no text). */
+  skipped: SkipReport;
+}
+
+/** Reads one history file. @throws the fs error when the file cannot be read (never for broken content) */
+export type PromptHistoryReader = (path: string) => PromptHistoryFile;
+
+/** How a source keeps its prompt history: which containers are history files, and how to read one. */
+export interface PromptHistorySpec {
+  /** True for a container path that is a history file of this source (e.g. ends with `/history.jsonl`). */
+  isHistoryFile(path: string): boolean;
+  read: PromptHistoryReader;
+}
+
+/**
+ * True for a prompt that only drives the tool's interface: a slash command with at most one argument word
+ * (`/usage`, `/status`, `/model set`, `/resume 3f2a…`, `/directory show`), or empty text. Such prompts say nothing
+ * about the work (in ../shared/corpus 5,461 of 5,618 Claude Code history lines are `/usage` or `/status` probes), so
+ * they are not indexed; a slash command with a longer argument (`/review the auth middleware`) is.
+ */
+export function isInterfaceCommand(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.length === 0 || /^\/\S*(\s+\S+)?$/.test(trimmed);
+}
+
+/** True when the unit was listed from a prompt-history file (its locator says so; kept across runs in the index). */
+export function isPromptHistoryUnit(unit: Pick<SourceUnit, "locator">): boolean {
+  return unit.locator?.promptHistory === true;
+}
+
+/** One read file, kept while its size, mtime and inode stay the same (listUnits and every parse share one read). */
+interface CachedRead {
+  stamp: string;
+  file: PromptHistoryFile;
+}
+
+const readCache = new Map<string, CachedRead>();
+/** History files kept in the cache (one per source and root is typical; the corpus has 9). */
+const readCacheEntries = 32;
+
+/**
+ * Read a history file through a small per-process cache keyed by path and stats, so parsing N sessions of one file
+ * reads and decodes it once. The returned `bytesRead` is 0 for a cached read.
+ * @throws the fs error when the file cannot be stated or read
+ */
+function readCached(path: string, read: PromptHistoryReader): PromptHistoryFile {
+  const stats = statSync(path);
+  const stamp = `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+  const cached = readCache.get(path);
+  if (cached?.stamp === stamp) return { ...cached.file, bytesRead: 0 };
+  const file = read(path);
+  readCache.delete(path);
+  readCache.set(path, { stamp, file });
+  if (readCache.size > readCacheEntries) readCache.delete(readCache.keys().next().value as string);
+  return file;
+}
+
+/** The prompts of one session that are worth indexing, in file order. */
+function sessionPrompts(file: PromptHistoryFile, sessionId: string): HistoryPrompt[] {
+  return file.prompts.filter((prompt) => prompt.sessionId === sessionId && !isInterfaceCommand(prompt.text));
+}
+
+/** Indexable prompts of a file grouped by session id, in order of first appearance. */
+function groupBySession(file: PromptHistoryFile): Map<string, HistoryPrompt[]> {
+  const groups = new Map<string, HistoryPrompt[]>();
+  for (const prompt of file.prompts) {
+    if (isInterfaceCommand(prompt.text)) continue;
+    const group = groups.get(prompt.sessionId);
+    if (group) group.push(prompt);
+    else groups.set(prompt.sessionId, [prompt]);
+  }
+  return groups;
+}
+
+/** Change key of one session's prompts: count, last time and a hash of the texts (any edit or append moves it). */
+function changeKeyOf(prompts: readonly HistoryPrompt[]): string {
+  const texts = prompts.map((prompt) => `${prompt.timestamp}\u0000${prompt.text}\u0000${prompt.projectPath}`).join("\u0001");
+  return `prompts:${prompts.length}:${prompts.at(-1)?.timestamp ?? 0}:${Bun.hash(texts).toString(16)}`;
+}
+
+/**
+ * Units for the sessions of the given history files, one per session id: `key` = `<file>#<session id>`,
+ * `containerPath` = the file, `promptOnly: true`, `locator` = `{promptHistory: true}`, `changeKey` from the session's
+ * prompts (so an append to the file re-parses only the sessions it touched).
+ * Left out: sessions in `transcriptSessionIds` (their transcript is listed in this run), sessions with nothing but
+ * interface commands ({@link isInterfaceCommand}). A session found in two history files (overlapping roots, Gemini's
+ * hash and slug folders) is listed once, from the file holding more of its prompts.
+ * A file that exists but cannot be read is reported through `hooks.onUnavailable` (its stored sessions are kept).
+ */
+export function listPromptHistoryUnits(
+  source: SourceId,
+  containers: readonly SourceContainer[],
+  transcriptSessionIds: ReadonlySet<string>,
+  read: PromptHistoryReader,
+  hooks: ParserHooks = {},
+): SourceUnit[] {
+  const best = new Map<string, { path: string; prompts: HistoryPrompt[] }>();
+  for (const container of containers) {
+    let file: PromptHistoryFile;
+    try {
+      file = readCached(container.path, read);
+    } catch (error) {
+      if (!isMissingError(error)) hooks.onUnavailable?.(container.path, fsReason(error));
+      continue;
+    }
+    for (const [sessionId, prompts] of groupBySession(file)) {
+      if (transcriptSessionIds.has(sessionId)) continue;
+      const current = best.get(sessionId);
+      if (!current || prompts.length > current.prompts.length) best.set(sessionId, { path: container.path, prompts });
+    }
+  }
+  return [...best].map(([sessionId, { path, prompts }]) => ({
+    source, key: `${path}#${sessionId}`, sessionId, containerPath: path, changeKey: changeKeyOf(prompts), promptOnly: true,
+    locator: { promptHistory: true },
+  }));
+}
+
+/**
+ * Parse one prompt-only session: a turn per indexable prompt, in file order (appends keep earlier turn numbers), with
+ * an empty response and no tool calls; times from the prompts; the project from the last prompt that names one; no
+ * title (the display falls back to the first prompt); `location` = the history file. A session whose prompts are all
+ * gone from the file parses to zero turns.
+ * @throws the fs error when the file cannot be read (the index keeps the stored session and retries)
+ */
+export function parsePromptHistoryUnit(unit: SourceUnit, read: PromptHistoryReader): ParseResult {
+  const file = readCached(unit.containerPath, read);
+  const prompts = sessionPrompts(file, unit.sessionId);
+  const turns: Turn[] = prompts.map((prompt, index) => ({
+    sessionId: unit.sessionId, number: index + 1, timestamp: prompt.timestamp, prompt: prompt.text, response: "",
+    toolCalls: [], files: [], isSubagent: false,
+  }));
+  const named = prompts.findLast((prompt) => prompt.projectPath.length > 0) ?? prompts.findLast((prompt) => prompt.projectName);
+  const projectPath = named?.projectPath ?? "";
+  const times = prompts.map((prompt) => prompt.timestamp).filter((time) => time > 0);
+  const session: Session = {
+    id: unit.sessionId, source: unit.source, projectPath, projectName: projectPath ? projectNameOf(projectPath) : (named?.projectName ?? ""),
+    gitBranch: null, startedAt: times.length > 0 ? Math.min(...times) : 0, endedAt: times.length > 0 ? Math.max(...times) : 0,
+    title: null, turnCount: turns.length, parentSessionId: null, isSubagent: false, location: unit.containerPath, promptOnly: true,
+  };
+  return { session, turns, fromTurn: 1, bytesRead: file.bytesRead, skipped: { count: 0 } };
+}
+
+/**
+ * A source's parser that also reads its prompt-history files: `listUnits` gives the transcript units of the other
+ * containers first, then {@link listPromptHistoryUnits} for the history containers (minus those sessions);
+ * `parse` answers history units with {@link parsePromptHistoryUnit}. The wrapped parser's `scan` must list the history
+ * files as containers.
+ */
+export function withPromptHistory(parser: Parser, history: PromptHistorySpec): Parser {
+  return {
+    id: parser.id,
+    scan: (roots) => parser.scan(roots),
+    listUnits(containers, hooks) {
+      const historyFiles = containers.filter((container) => history.isHistoryFile(container.path));
+      const transcripts = historyFiles.length === 0 ? containers : containers.filter((container) => !history.isHistoryFile(container.path));
+      const units = parser.listUnits(transcripts, hooks);
+      if (historyFiles.length === 0) return units;
+      return [...units, ...listPromptHistoryUnits(parser.id, historyFiles, new Set(units.map((unit) => unit.sessionId)), history.read, hooks)];
+    },
+    parse: (unit: SourceUnit, options?: ParseOptions) => (isPromptHistoryUnit(unit) ? parsePromptHistoryUnit(unit, history.read) : parser.parse(unit, options)),
+  };
+}
