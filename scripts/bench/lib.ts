@@ -2,7 +2,7 @@
  * Shared helpers of the benchmark scripts: percentiles, the machine/commit stamp, one JSON line
  * per measurement on stdout, and timing a command (wall time of a child process).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { stopEmbedHelpers } from "../../src/embed/index.ts";
@@ -103,4 +103,29 @@ export async function benchColdHybrid(options: { keywordName: string; hybridName
   } finally {
     await stopEmbedHelpers(options.helpersDir);
   }
+}
+
+/**
+ * Copy the folder tree `from` to `to` (which must not exist yet) and make the copy writable by its owner (folders
+ * 0755, files 0644): the shared corpus is read-only, and a bench appends to its copies and removes them afterwards.
+ * @throws the fs error when a file cannot be read or written
+ */
+export function copyTreeWritable(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
+  const makeWritable = (path: string) => {
+    const isDirectory = statSync(path).isDirectory();
+    chmodSync(path, isDirectory ? 0o755 : 0o644);
+    if (isDirectory) for (const name of readdirSync(path)) makeWritable(join(path, name));
+  };
+  makeWritable(to);
+}
+
+/**
+ * Throughput at the median of `samplesMs` when each sample processed `bytes` bytes and `sessions` sessions:
+ * `mb_per_s` (10^6 bytes per second) and `sessions_per_s`, rounded to 0.1. Infinity when the median is 0 ms.
+ */
+export function throughputAtMedian(samplesMs: readonly number[], bytes: number, sessions: number): { mb_per_s: number; sessions_per_s: number } {
+  const medianSeconds = percentile(samplesMs, 50) / 1000;
+  const tenths = (value: number) => Math.round(value * 10) / 10;
+  return { mb_per_s: tenths(bytes / 1e6 / medianSeconds), sessions_per_s: tenths(sessions / medianSeconds) };
 }

@@ -8,19 +8,15 @@
  * {name, n, p50_ms, p95_ms, mb_per_s?, sessions_per_s?, machine, commit}. Options: --rounds N (5), --files F (20000).
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
-import { claudeCodeParser, unitForContainer } from "../../src/parsers/claude-code.ts";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { claudeCodeParser, isTranscript, unitForContainer } from "../../src/parsers/claude-code.ts";
 import type { SourceContainer } from "../../src/parsers/types.ts";
+import { corpusDir } from "../../test/helpers/corpus.ts";
+import { argValue, commit, machine, sample } from "./lib.ts";
 
-function argNumber(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index > 0 ? Number(process.argv[index + 1]) : fallback;
-}
-
-const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
-const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim();
-
+// Percentile and report stay local: this bench's rows use the floor(q·n) rank and 3 decimals since its first run,
+// lib.ts uses the nearest rank and 2 decimals (a different p95 at n = 20), and the rows must stay comparable.
 function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
@@ -34,34 +30,27 @@ function report(name: string, timesMs: number[], extra: { bytes?: number; sessio
   console.log(JSON.stringify({ ...line, machine, commit }));
 }
 
-function time(fn: () => void): number {
-  const start = performance.now();
-  fn();
-  return performance.now() - start;
-}
-
 function benchCorpus(corpus: string, rounds: number): SourceContainer[] {
-  const containers = claudeCodeParser.scan([corpus]).containers;
+  // Transcripts only: the prompt histories (history.jsonl) the scan also lists are not transcripts.
+  const containers = claudeCodeParser.scan([corpus]).containers.filter(isTranscript);
   const units = containers.map(unitForContainer);
   const bytes = containers.reduce((sum, container) => sum + container.sizeBytes, 0);
   for (const unit of units) claudeCodeParser.parse(unit);
-  const parseTimes = Array.from({ length: rounds }, () => time(() => units.forEach((unit) => claudeCodeParser.parse(unit))));
+  const parseTimes = sample(rounds, () => units.forEach((unit) => claudeCodeParser.parse(unit)));
   report("claude-parse-corpus-round", parseTimes, { bytes, sessions: units.length });
-  const referenceTimes = Array.from({ length: rounds }, () =>
-    time(() => {
-      for (const container of containers) {
-        for (const line of readFileSync(container.path, "utf8").split("\n")) {
-          try {
-            if (line) JSON.parse(line);
-          } catch {
-            // same skip as the parser
-          }
+  const referenceTimes = sample(rounds, () => {
+    for (const container of containers) {
+      for (const line of readFileSync(container.path, "utf8").split("\n")) {
+        try {
+          if (line) JSON.parse(line);
+        } catch {
+          // same skip as the parser
         }
       }
-    }),
-  );
+    }
+  });
   report("claude-reference-read-and-json-parse", referenceTimes, { bytes, sessions: units.length });
-  const scanTimes = Array.from({ length: 20 }, () => time(() => claudeCodeParser.scan([corpus])));
+  const scanTimes = sample(20, () => void claudeCodeParser.scan([corpus]));
   report(`claude-scan-corpus-${containers.length}files`, scanTimes, { sessions: containers.length });
   return containers;
 }
@@ -82,7 +71,7 @@ function benchScan(dir: string, files: number): void {
   }
   const root = join(dir, ".claude");
   const count = claudeCodeParser.scan([root]).containers.length;
-  const times = Array.from({ length: 20 }, () => time(() => claudeCodeParser.scan([root])));
+  const times = sample(20, () => void claudeCodeParser.scan([root]));
   report(`claude-scan-generated-${count}files`, times, { sessions: count });
 }
 
@@ -100,8 +89,8 @@ function benchResume(dir: string, containers: SourceContainer[]): void {
     copyFileSync(largest.path, file);
     const first = claudeCodeParser.parse(unitOf());
     appendFileSync(file, `${JSON.stringify({ type: "queue-operation", operation: "enqueue", content: `round ${round}` })}\n`);
-    resumeTimes.push(time(() => claudeCodeParser.parse(unitOf(), { resume: first.resume })));
-    fullTimes.push(time(() => claudeCodeParser.parse(unitOf())));
+    resumeTimes.push(...sample(1, () => void claudeCodeParser.parse(unitOf(), { resume: first.resume })));
+    fullTimes.push(...sample(1, () => void claudeCodeParser.parse(unitOf())));
   }
   report(`claude-parse-full-${(largest.sizeBytes / 1e6).toFixed(1)}MB`, fullTimes, { bytes: largest.sizeBytes, sessions: 1 });
   report("claude-parse-resumed-after-append", resumeTimes, { sessions: 1 });
@@ -109,9 +98,9 @@ function benchResume(dir: string, containers: SourceContainer[]): void {
 
 const dir = mkdtempSync(join(tmpdir(), "recall-bench-claude-"));
 try {
-  const corpus = resolve(import.meta.dir, "../../../shared/corpus/claude-code");
-  const containers = existsSync(corpus) ? benchCorpus(corpus, argNumber("rounds", 5)) : [];
-  benchScan(join(dir, "scan"), argNumber("files", 20000));
+  const corpus = join(corpusDir, "claude-code");
+  const containers = existsSync(corpus) ? benchCorpus(corpus, argValue("--rounds", 5)) : [];
+  benchScan(join(dir, "scan"), argValue("--files", 20000));
   benchResume(dir, containers);
 } finally {
   rmSync(dir, { recursive: true, force: true });

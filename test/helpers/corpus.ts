@@ -28,8 +28,8 @@ function listDirs(dir: string): string[] {
  * e.g. `.claude/projects/…` or `test/test_data/real_projects/…`, so the parser walks each folder).
  * @returns absolute paths, sorted; [] when the corpus is missing
  */
-export function claudeCorpusRoots(): string[] {
-  return listDirs(join(corpusDir, "claude-code"));
+export function claudeCorpusRoots(corpus: string = corpusDir): string[] {
+  return listDirs(join(corpus, "claude-code"));
 }
 
 /**
@@ -37,8 +37,8 @@ export function claudeCorpusRoots(): string[] {
  * `<owner>__<repo>/.local/share/opencode` data root (db and/or JSON `storage/`, docs/formats.md §2).
  * @returns absolute paths, sorted; [] when the corpus is missing
  */
-export function opencodeCorpusRoots(): string[] {
-  return listDirs(join(corpusDir, "opencode"))
+export function opencodeCorpusRoots(corpus: string = corpusDir): string[] {
+  return listDirs(join(corpus, "opencode"))
     .map((repo) => join(repo, ".local", "share", "opencode"))
     .filter((root) => existsSync(root));
 }
@@ -49,8 +49,8 @@ export function opencodeCorpusRoots(): string[] {
  * `.codex/archived_sessions/`, `crates/…/tests/samples/`, so the parser walks each folder).
  * @returns absolute paths, sorted; [] when the corpus (or its codex folder) is missing
  */
-export function codexCorpusRoots(): string[] {
-  return listDirs(join(corpusDir, "codex"));
+export function codexCorpusRoots(corpus: string = corpusDir): string[] {
+  return listDirs(join(corpus, "codex"));
 }
 
 /**
@@ -59,8 +59,8 @@ export function codexCorpusRoots(): string[] {
  * folder and reads only files inside a `chats/` folder, so lanegrid/agtrace's `tests/samples/gemini_session.json` is not read).
  * @returns absolute paths, sorted; [] when the corpus (or its gemini-cli folder) is missing
  */
-export function geminiCorpusRoots(): string[] {
-  return listDirs(join(corpusDir, "gemini-cli"));
+export function geminiCorpusRoots(corpus: string = corpusDir): string[] {
+  return listDirs(join(corpus, "gemini-cli"));
 }
 
 /**
@@ -69,8 +69,8 @@ export function geminiCorpusRoots(): string[] {
  * like a `workspaceStorage/<hash>/` folder).
  * @returns absolute paths, sorted; [] when the corpus (or its cursor folder) is missing
  */
-export function cursorCorpusRoots(): string[] {
-  return listDirs(join(corpusDir, "cursor"));
+export function cursorCorpusRoots(corpus: string = corpusDir): string[] {
+  return listDirs(join(corpus, "cursor"));
 }
 
 /**
@@ -78,22 +78,23 @@ export function cursorCorpusRoots(): string[] {
  * into `corpus/aider/<owner>__<repo>`, each with `.aider.chat.history.md` (and `.aider.input.history`) at its top.
  * @returns absolute paths, sorted; [] when the corpus (or its aider folder) is missing
  */
-export function aiderCorpusRoots(): string[] {
-  return listDirs(join(corpusDir, "aider"));
+export function aiderCorpusRoots(corpus: string = corpusDir): string[] {
+  return listDirs(join(corpus, "aider"));
 }
 
 /**
  * The roots of every source of the corpus, as `runIndex({ roots })` takes them: Claude Code, OpenCode, Codex CLI,
  * Gemini CLI, Cursor and Aider, each from the helper above. A source whose corpus folder is missing gets [].
+ * Every helper takes the corpus folder (default {@link corpusDir}), so a bench can point them at a writable copy.
  * @returns a new map with one entry per source id
  */
-export function allCorpusRoots(): SourceRootMap {
+export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootMap> {
   return {
-    "claude-code": claudeCorpusRoots(),
-    opencode: opencodeCorpusRoots(),
-    codex: codexCorpusRoots(),
-    "gemini-cli": geminiCorpusRoots(),
-    cursor: cursorCorpusRoots(),
-    aider: aiderCorpusRoots(),
+    "claude-code": claudeCorpusRoots(corpus),
+    opencode: opencodeCorpusRoots(corpus),
+    codex: codexCorpusRoots(corpus),
+    "gemini-cli": geminiCorpusRoots(corpus),
+    cursor: cursorCorpusRoots(corpus),
+    aider: aiderCorpusRoots(corpus),
   };
 }
