@@ -1,13 +1,27 @@
 /**
- * `bun run eval`: retrieval quality on the real corpus (../shared/corpus) for the labelled queries in
- * test/corpus/queries.json: recall@5 and MRR per query kind (keyword, topic, question, paraphrase) at
- * level 1, and for the queries with an expected turn at level 2, for each leg: keyword, vector, hybrid.
+ * `bun run eval`: retrieval quality on the real corpus (../shared/corpus: Claude Code, OpenCode, Codex CLI, Gemini CLI,
+ * Cursor, Aider) for the labelled queries in test/corpus/queries.json: recall@5 and MRR per query kind (keyword, topic,
+ * question, paraphrase) at level 1, and for the queries with an expected turn at level 2, for each leg: keyword,
+ * vector, hybrid; then the same per source (the source of a query's first expected session: rows `source:<id>` for
+ * all its kinds and `source:<id>/<kind>` per kind, `turns/…` at level 2).
  * The vector and hybrid rows need a model: pass one with RECALL_MODEL=<preset or path.gguf> (or --model);
  * without it only the keyword leg is measured. The index is built in a private temp RECALL_HOME.
+ * Output: one tab-separated row per group: mode, group, n, recall@5 (share for the confidence rows), MRR.
  */
+import type { ScoresByKind } from "../src/search/evaluate.ts";
 import { evaluateRetrieval, type LabelledQuery, type SearchMode } from "../src/search/index.ts";
 import queries from "../test/corpus/queries.json";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
+
+/**
+ * One output row per kind of `scores`, in the order of `scores`: the group name is `prefix` + kind.
+ * With `allName`, the `all` row is named `allName` and comes first (the per-source rows).
+ */
+function scoreRows(mode: SearchMode, scores: ScoresByKind, prefix: string, allName?: string): string[] {
+  const entries = Object.entries(scores);
+  const ordered = allName === undefined ? entries : [...entries.filter(([kind]) => kind === "all"), ...entries.filter(([kind]) => kind !== "all")];
+  return ordered.map(([kind, score]) => [mode, kind === "all" ? (allName ?? `${prefix}all`) : `${prefix}${kind}`, score.queries, score.recallAt5.toFixed(3), score.mrr.toFixed(3)].join("\t"));
+}
 
 const corpus = await indexCorpus("eval", modelArgument());
 try {
@@ -15,11 +29,14 @@ try {
   const rows: string[] = [["mode", "kind", "n", "recall@5 (share for confidence rows)", "MRR"].join("\t")];
   for (const mode of modes) {
     const result = await evaluateRetrieval(corpus.db, queries as LabelledQuery[], mode, corpus.vectorLeg);
-    for (const [kind, scores] of Object.entries(result.sessions)) rows.push([mode, kind, scores.queries, scores.recallAt5.toFixed(3), scores.mrr.toFixed(3)].join("\t"));
-    for (const [kind, scores] of Object.entries(result.turns)) rows.push([mode, `turns/${kind}`, scores.queries, scores.recallAt5.toFixed(3), scores.mrr.toFixed(3)].join("\t"));
+    rows.push(...scoreRows(mode, result.sessions, ""), ...scoreRows(mode, result.turns, "turns/"));
     const { confidence } = result;
     rows.push([mode, "negatives: no confident match", confidence.negatives, confidence.negativesUnconfident.toFixed(3), "-"].join("\t"));
     rows.push([mode, "rank-1 hits: confident", confidence.rankOneHits, confidence.rankOneConfident.toFixed(3), "-"].join("\t"));
+    for (const [source, levels] of Object.entries(result.sources)) {
+      rows.push(...scoreRows(mode, levels.sessions, `source:${source}/`, `source:${source}`));
+      rows.push(...scoreRows(mode, levels.turns, `turns/source:${source}/`, `turns/source:${source}`));
+    }
     for (const error of confidence.errors) process.stderr.write(`eval (${mode}): ${error}\n`);
   }
   console.log(rows.join("\n"));

@@ -1,6 +1,7 @@
 /**
- * Build the index of the real corpus (../shared/corpus: Claude Code and OpenCode) in a private temporary
- * RECALL_HOME, for `bun run eval` and `bun scripts/calibrate-confidence.ts`. Progress goes to stderr.
+ * Build the index of the real corpus (../shared/corpus: Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor and
+ * Aider, with the roots of test/helpers/corpus.ts `allCorpusRoots`) in a private temporary RECALL_HOME, for
+ * `bun run eval` and `bun scripts/calibrate-confidence.ts`. Progress goes to stderr.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,9 +10,12 @@ import type { Database } from "bun:sqlite";
 import { openEmbedder, type Embedder } from "../../src/embed/index.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { createVectorLeg, type VectorLeg } from "../../src/search/index.ts";
-import { claudeCorpusRoots, hasCorpus, opencodeCorpusRoots } from "../../test/helpers/corpus.ts";
+import { allCorpusRoots, hasCorpus } from "../../test/helpers/corpus.ts";
 
-/** An indexed corpus: the read-only database, the vector leg when a model was given, and a cleanup. */
+/**
+ * An indexed corpus: the read-only database, the vector leg when a model was given (`model` is then its name,
+ * e.g. `glove-wink-100d-f16`), and `close()`, which closes both and deletes the temporary RECALL_HOME.
+ */
 export interface CorpusIndex {
   db: Database;
   vectorLeg: VectorLeg | undefined;
@@ -19,7 +23,7 @@ export interface CorpusIndex {
   close(): Promise<void>;
 }
 
-/** The model named by `--model <preset|path>` or RECALL_MODEL, if any. */
+/** The model named by `--model <preset|path>` or RECALL_MODEL, if any (the flag wins); undefined when neither is set. */
 export function modelArgument(): string | undefined {
   const at = process.argv.indexOf("--model");
   return at > 0 ? process.argv[at + 1] : process.env.RECALL_MODEL;
@@ -27,7 +31,10 @@ export function modelArgument(): string | undefined {
 
 /**
  * Index the corpus (with embeddings when `model` is given).
+ * @param tool the calling script's name, for messages and the temp folder name (`recall-<tool>-…`)
+ * @param model a model preset or `.gguf` path, or undefined for the keyword leg only
  * Exits the process with status 1 and a one-line message when ../shared/corpus is missing.
+ * @throws whatever indexing or opening the embedder throws (the temporary RECALL_HOME is removed first)
  */
 export async function indexCorpus(tool: string, model: string | undefined): Promise<CorpusIndex> {
   if (!hasCorpus) {
@@ -39,13 +46,14 @@ export async function indexCorpus(tool: string, model: string | undefined): Prom
   try {
     embedder = model ? await openEmbedder({ env: process.env, home, modelFlag: model }) : undefined;
     const started = performance.now();
-    await runIndex({
+    const summary = await runIndex({
       recallHome: home,
-      roots: { "claude-code": claudeCorpusRoots(), opencode: opencodeCorpusRoots() },
+      roots: allCorpusRoots(),
       openEmbedder: embedder ? async () => embedder! : undefined,
       hooks: { onEmbedProgress: ({ done, total }) => process.stderr.write(`\r${tool}: embedding ${done}/${total} chunks`) },
     });
-    process.stderr.write(`\n${tool}: indexed in ${((performance.now() - started) / 1000).toFixed(1)} s${model ? ` with ${model}` : " (no model: keyword leg only)"}\n`);
+    if (summary.failedUnits > 0 || summary.skippedLines > 0) process.stderr.write(`\n${tool}: warning: ${summary.failedUnits} sessions failed to parse, ${summary.skippedLines} lines skipped`);
+    process.stderr.write(`\n${tool}: indexed ${summary.added} sessions in ${((performance.now() - started) / 1000).toFixed(1)} s${model ? ` with ${model}` : " (no model: keyword leg only)"}\n`);
   } catch (error) {
     rmSync(home, { recursive: true, force: true });
     throw error;
