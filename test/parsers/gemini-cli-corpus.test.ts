@@ -35,6 +35,28 @@ describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs .
     expect(warnings).toEqual([]);
   });
 
+  test("every corpus file is read, or left out for a named reason", () => {
+    const listed = new Set(scan.containers.map((container) => container.path));
+    const reasons: Record<string, RegExp> = {
+      "project registry (projects.json), not a chat": /\/\.gemini\/projects\.json$/,
+      "project path, read for the sessions of its folder": /\/\.project_root$/,
+      "another tool's test sample outside any chats/ folder (given as --gemini-dir itself, it is read)": /\/tests\/samples\/gemini_session\.json$/,
+    };
+    const leftOut: Record<string, number> = {};
+    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]);
+    for (const path of roots.flatMap(walk)) {
+      if (listed.has(path)) continue;
+      const reason = Object.keys(reasons).find((key) => reasons[key]!.test(path));
+      if (!reason) throw new Error(`a corpus file is neither read nor left out for a named reason: ${path}`);
+      leftOut[reason] = (leftOut[reason] ?? 0) + 1;
+    }
+    expect(Object.values(leftOut)).toEqual([3, 4, 1]);
+    const sample = roots.flatMap(walk).find((path) => path.endsWith("gemini_session.json"))!;
+    const alone = geminiCliParser.listUnits(geminiCliParser.scan([sample]).containers);
+    expect(alone).toHaveLength(1);
+    expect(geminiCliParser.parse(alone[0]!).turns.length).toBeGreaterThan(0);
+  });
+
   test("every session parses without an exception and keeps the turn invariants", () => {
     expect(new Set(units.map((unit) => unit.key)).size).toBe(units.length);
     for (const unit of units) {
