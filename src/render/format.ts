@@ -34,6 +34,9 @@ export function sourceDeletedMarker(session: { sourceStatus: "present" | "delete
 /** The text marker of a session known only from a prompt-history file (issue 11). */
 export const promptOnlyMarker = "(prompts only: no transcript on this machine)";
 
+/** Shown instead of the prompt of a turn that opens with an answer (the transcript starts with an assistant line). */
+export const noPromptNote = "(no prompt recorded: the transcript starts with this answer)";
+
 /** The session facts a marker is printed for. */
 export interface MarkedSession {
   sourceStatus: "present" | "deleted";

@@ -29,7 +29,7 @@
  */
 import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
-import { highlight, isoDate, isoMinute, isoTime, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
+import { highlight, isoDate, isoMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 
@@ -299,7 +299,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
     `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${sessionMarkers(result)}`,
-    `  Q: ${oneLine(result.prompt, 300)}`,
+    `  Q: ${result.prompt === "" ? palette.dim(noPromptNote) : oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
   if (result.tools.length > 0) lines.push(`  tools: ${result.tools.join(", ")}`);

@@ -7,7 +7,7 @@
  */
 import type { Session, ToolCall, Turn } from "../parsers/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { isoDate, isoMinute, isoTime, promptOnlyMarker, type Palette } from "./format.ts";
+import { isoDate, isoMinute, isoTime, noPromptNote, promptOnlyMarker, type Palette } from "./format.ts";
 
 /** What `show` renders: the session and the chosen inclusive turn range (1-based). */
 export interface ShowView {
@@ -67,7 +67,8 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
   ].filter(Boolean);
   for (const turn of view.turns) {
     out.push("", palette.bold(palette.cyan(`── Turn ${turn.number} · ${isoMinute(turn.timestamp)} ──`)));
-    out.push(...turn.prompt.split("\n").map((line) => `${palette.green(">")} ${line}`));
+    if (turn.prompt === "") out.push(palette.dim(noPromptNote));
+    else out.push(...turn.prompt.split("\n").map((line) => `${palette.green(">")} ${line}`));
     if (turn.response) out.push("", turn.response);
     if (turn.toolCalls.length > 0) out.push("");
     for (const call of turn.toolCalls) out.push(toolLine(call, palette), ...outputLines(call, palette));

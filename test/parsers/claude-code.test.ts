@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SourceError } from "../../src/errors.ts";
@@ -205,5 +205,38 @@ describe("claude code scan and units", () => {
     const { session, turns } = claudeCodeParser.parse(unitOf(join(projW, `${S2}.jsonl`)));
     expect(session).toMatchObject({ id: S2, projectPath: "C:\\Users\\dev\\win-proj", projectName: "win-proj", gitBranch: null, title: null });
     expect(turns[0]?.toolCalls.map((call) => call.input)).toEqual(["Review module"]);
+  });
+});
+
+describe("claude code transcripts without tree links (issue 11)", () => {
+  test("lines without uuid form the linear conversation; an opening assistant line is a turn with an empty prompt", () => {
+    const { session, turns, skipped } = parseFixture("no-uuid.jsonl");
+    expect(skipped.count).toBe(0);
+    expect(session.turnCount).toBe(3);
+    expect(turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+      [1, "", "Hello, I am ready to help with the zebra parser."],
+      [2, "fix the walrus tokenizer", "Fixed the walrus tokenizer."],
+      [3, "now add tests", "Added three tests."],
+    ]);
+  });
+
+  test("appended uuid-less lines resume with the same turns as a full parse", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-cc-nouuid-"));
+    try {
+      const file = join(dir, "hand.jsonl");
+      copyFileSync(join(fixtures, "no-uuid.jsonl"), file);
+      const first = claudeCodeParser.parse(unitOf(file));
+      const line = (type: string, content: unknown, id?: string) =>
+        `${JSON.stringify({ type, sessionId: "hand", cwd: "/w/p", timestamp: "2026-01-01T10:02:00Z", message: { ...(id ? { id } : {}), role: type, content } })}\n`;
+      appendFileSync(file, line("user", "and document the tokenizer") + line("assistant", [{ type: "text", text: "Documented it." }], "m3"));
+      const resumed = claudeCodeParser.parse(unitOf(file), { resume: first.resume });
+      const full = claudeCodeParser.parse(unitOf(file));
+      expect(resumed.bytesRead).toBeLessThan(full.bytesRead);
+      expect(full.turns.at(-1)).toMatchObject({ number: 4, prompt: "and document the tokenizer", response: "Documented it." });
+      expect(resumed.turns).toEqual(full.turns.slice(resumed.fromTurn - 1));
+      expect(resumed.session.turnCount).toBe(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -130,7 +130,21 @@ function readParentUuids(context: Context): Set<string> | null {
 }
 
 function ingestLines(context: Context, ingest: Ingest, lines: readonly RawLine[]): void {
-  for (const { value } of lines) ingestOne(context, ingest, value);
+  for (const { line, value } of lines) ingestOne(context, ingest, withTreeLinks(ingest, value, line));
+}
+
+/**
+ * A conversation line without tree links (hand-written or converted transcripts, issue 11) is linked as the linear
+ * conversation it was written as: without `uuid` it gets `line-<n>` (its 1-based line number: stable across resumed
+ * parses, as the file only grows); without a `parentUuid` key at all, the previous tree record is its parent. Lines
+ * that carry both are returned unchanged (every real line does; a real `parentUuid: null` is a root, §1.7).
+ */
+function withTreeLinks(ingest: Ingest, value: Record<string, unknown>, line: number): Record<string, unknown> {
+  if (value.type !== "user" && value.type !== "assistant") return value;
+  const hasUuid = typeof value.uuid === "string";
+  if (hasUuid && "parentUuid" in value) return value;
+  const parentUuid = "parentUuid" in value ? value.parentUuid : (ingest.recs.at(-1)?.u ?? null);
+  return { ...value, uuid: hasUuid ? value.uuid : `line-${line}`, parentUuid };
 }
 
 function ingestOne(context: Context, ingest: Ingest, value: Record<string, unknown>): void {
@@ -158,7 +172,7 @@ function finish(
   const completeRecs = ingest.recs;
   if (partial) {
     ingest.recs = [...completeRecs];
-    ingestOne(context, ingest, partial.value);
+    ingestOne(context, ingest, withTreeLinks(ingest, partial.value, partial.line));
   }
   matchSummaries(ingest.meta, ingest.uuids);
   const drafts = draftsOf(ingest.recs, anchor, firstNumber);

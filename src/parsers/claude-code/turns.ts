@@ -23,18 +23,22 @@ export interface TurnDraft {
 
 /**
  * Group `recs` (file order) into turns numbered from `firstNumber`.
- * Records before the first path prompt are dropped (nothing to attach them to; e.g. the assistant
- * greeting of a "Warmup" agent file).
+ * A conversation that starts with an assistant line on the path (converted or hand-written transcripts, issue 11)
+ * opens with a turn whose prompt is "" holding that answer; other records before the first path prompt are
+ * dropped (nothing to attach them to: tool results, system lines).
  * @param onPath uuids of the active branch (tree.ts)
  */
 export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, firstNumber: number): TurnDraft[] {
   const segmentOf = new Int32Array(recs.length);
   const messageIds: Array<Set<string>> = [];
+  const openers = new Set<number>();
   let segment = -1;
   recs.forEach((rec, index) => {
-    if (rec.k === "prompt" && onPath.has(rec.u)) {
+    const opensWithAnswer = segment === -1 && rec.k === "assistant" && onPath.has(rec.u);
+    if ((rec.k === "prompt" && onPath.has(rec.u)) || opensWithAnswer) {
       segment++;
       messageIds.push(new Set());
+      openers.add(index);
     }
     segmentOf[index] = segment;
     if (segment >= 0 && rec.k === "assistant" && rec.mid && onPath.has(rec.u)) messageIds[segment]?.add(rec.mid);
@@ -44,8 +48,9 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
   recs.forEach((rec, index) => {
     const seg = segmentOf[index] as number;
     if (seg < 0) return;
+    if (openers.has(index)) drafts.push(newDraft(rec, index, firstNumber + drafts.length));
     if (rec.k === "prompt") {
-      if (onPath.has(rec.u)) drafts.push(newDraft(rec, index, firstNumber + drafts.length));
+      // a prompt off the path opens nothing; one on it opened its draft above
     } else if (rec.k === "assistant") {
       if (rec.mid && messageIds[seg]?.has(rec.mid)) mergeAssistant(drafts.at(-1), rec);
     } else if (rec.k === "result") {
