@@ -8,8 +8,8 @@ import { command, flag, positional, string } from "cmd-ts";
 import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
-import { archiveNote, renderShowJson, renderShowText } from "../render/show.ts";
-import { findSession, readSessionTurns, resumeCommandOf } from "../search/index.ts";
+import { archiveNote, renderShowJson, renderShowText, showViewOf } from "../render/show.ts";
+import { findSession, readSessionTurns } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
 
 /** A parsed `<session>[:<from>[-<to>]]` argument; `to` undefined means "to the end". */
@@ -54,18 +54,7 @@ export const showCommand = command({
       const total = parsed.session.turnCount;
       if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total} turns; turn ${range.from} does not exist`);
       const to = Math.min(range.to ?? total, total);
-      const view = {
-        session: { ...parsed.session, title: parsed.session.title ?? summary.title },
-        turns: parsed.turns.filter((turn) => turn.number >= range.from && turn.number <= to),
-        from: total === 0 ? 0 : range.from,
-        to,
-        resumeCommand: resumeCommandOf(summary),
-        promptOnly: summary.promptOnly,
-        fromArchive: read.fromArchive,
-        archiveReason: read.archiveReason,
-        sourceStatus: summary.sourceStatus,
-        lastSeenAt: summary.lastSeenAt,
-      };
+      const view = showViewOf({ summary, read }, total === 0 ? 0 : range.from, to);
       if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);
       writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));
     } finally {

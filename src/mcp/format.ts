@@ -5,7 +5,7 @@
  * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
  */
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
-import { isoDate, isoMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers, type MarkedSession } from "../render/format.ts";
+import { isoDate, isoMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
 import { confidenceJson, evidenceJson } from "../render/search.ts";
 import {
@@ -31,7 +31,6 @@ export interface ToolOutput {
 export const indexLineChars = 90;
 
 const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
-const deleted = (session: MarkedSession) => sessionMarkers(session);
 /** The `resume:` line of the full text format; a prompt-only session says why it has none. */
 const resumeLine = (session: Parameters<typeof resumeCommandOf>[0]) => `   resume: ${resumeCommandOf(session) ?? `none ${promptOnlyMarker}`}`;
 const moreLine = (page: { nextOffset: number | undefined }) => (page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`]);
@@ -117,7 +116,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
 }
 
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${deleted(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${sessionMarkers(result)}`;
   if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
   const files = result.files.length > 0 ? [`   files: ${result.files.slice(0, 8).join(", ")}${result.files.length > 8 ? ` (+${result.files.length - 8} more)` : ""}`] : [];
   return [
@@ -130,7 +129,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
 }
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${deleted(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
   if (format === "index") return [head, `   > ${oneLine(result.prompt, indexLineChars)}`, `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`];
   return [
     `${head}${quoted(result.title)} (turn ${result.turn} of ${result.totalTurns})`,
@@ -177,7 +176,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
 }
 
 function sessionLine(session: SessionSummary, rank: number): string {
-  return `${rank}. ${session.sessionId} ${isoDate(session.endedAt)} ${session.project || "?"} ${session.turns} turns${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${deleted(session)}`;
+  return `${rank}. ${session.sessionId} ${isoDate(session.endedAt)} ${session.project || "?"} ${session.turns} turns${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
 }
 
 /** The `list_sessions` tool's answer. */

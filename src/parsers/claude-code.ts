@@ -10,7 +10,7 @@
  * Implementation lives in ./claude-code/ (scan, records, meta, tree, turns, resume, parse, tool-results, history).
  */
 import type { Parser, SourceContainer } from "./types.ts";
-import { withPromptHistory } from "./shared/prompt-history.ts";
+import { isPromptHistoryFile, withPromptHistory } from "./shared/prompt-history.ts";
 import { claudeHistorySpec } from "./claude-code/history.ts";
 import { parseClaudeUnit } from "./claude-code/parse.ts";
 import { listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
@@ -37,4 +37,4 @@ export const claudeCodeParser: Parser = withPromptHistory(
 );
 
 /** True for a transcript container, false for the prompt history (`history.jsonl`) that `scan` also lists. */
-export const isTranscript = (container: Pick<SourceContainer, "path">): boolean => !claudeHistorySpec.isHistoryFile(container.path);
+export const isTranscript = (container: Pick<SourceContainer, "path">): boolean => !isPromptHistoryFile(claudeHistorySpec, container.path);

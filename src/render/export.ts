@@ -8,11 +8,11 @@
  */
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { resumeCommandOf, type ExportedSession } from "../search/index.ts";
+import type { ExportedSession } from "../search/index.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
 import { isoDate, isoMinute, isoTime, promptOnlyMarker } from "./format.ts";
-import { archiveNote, renderShowJson, type ShowView } from "./show.ts";
+import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
 /** Export formats. */
@@ -24,20 +24,9 @@ export type ExportFormat = (typeof exportFormats)[number];
 /** Lines of a tool output shown in the markdown export (the JSONL export has every line). */
 export const markdownOutputLines = 40;
 
-function viewOf({ summary, read }: ExportedSession): ShowView {
-  const { session, turns } = read.result;
-  return {
-    session: { ...session, title: session.title ?? summary.title },
-    turns,
-    from: turns.length === 0 ? 0 : 1,
-    to: session.turnCount,
-    resumeCommand: resumeCommandOf(summary),
-    promptOnly: summary.promptOnly,
-    fromArchive: read.fromArchive,
-    archiveReason: read.archiveReason,
-    sourceStatus: summary.sourceStatus,
-    lastSeenAt: summary.lastSeenAt,
-  };
+function viewOf(exported: ExportedSession): ShowView {
+  const turnCount = exported.read.result.session.turnCount;
+  return showViewOf(exported, turnCount === 0 ? 0 : 1, turnCount);
 }
 
 /** One JSONL line (with its newline) for a session. */

@@ -312,17 +312,16 @@ function turnText(result: TurnResult, palette: Palette): string {
 const previewFields = new Set(["preview", "responseExcerpt"]);
 
 const quotedTitle = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
-const deletedNote = (result: SessionResult | TurnResult) => sessionMarkers(result);
 
 /** Index format, session: `1. 0.82 <id> 2026-03-01 project "title" turn 3/12`, then the preview on one line. */
 function sessionIndexText(result: SessionResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${deletedNote(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
   return `${head}\n   ${neutralizeControls(oneLine(result.preview.text, indexLineChars))}`;
 }
 
 /** Index format, turn: `1. 0.82 <id>:4 2026-03-01 10:02 project "title"`, then the prompt on one line. */
 function turnIndexText(result: TurnResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${deletedNote(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${sessionMarkers(result)}`;
   return `${head}\n   Q: ${oneLine(result.prompt, indexLineChars)}`;
 }
 

@@ -6,6 +6,7 @@
  * unreadable) says so in the header and in `from_archive` (issue 9).
  */
 import type { Session, ToolCall, Turn } from "../parsers/index.ts";
+import { resumeCommandOf, type ExportedSession } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { isoDate, isoMinute, isoTime, noPromptNote, promptOnlyMarker, type Palette } from "./format.ts";
 
@@ -26,6 +27,27 @@ export interface ShowView {
   /** Whether the source still holds the session, and when recall last saw it (epoch ms). */
   sourceStatus: "present" | "deleted";
   lastSeenAt: number;
+}
+
+/**
+ * The view of turns `from`..`to` (1-based, inclusive; 0..0 for a session without turns) of an indexed session read at
+ * level 3: the session titled as listings show it (its first prompt when its tool gave no title), the resume command
+ * (null for a prompt-only session) and the archive facts. Shared by `recall show` and `recall export`.
+ */
+export function showViewOf({ summary, read }: ExportedSession, from: number, to: number): ShowView {
+  const { session, turns } = read.result;
+  return {
+    session: { ...session, title: session.title ?? summary.title },
+    turns: turns.filter((turn) => turn.number >= from && turn.number <= to),
+    from,
+    to,
+    resumeCommand: resumeCommandOf(summary),
+    promptOnly: summary.promptOnly,
+    fromArchive: read.fromArchive,
+    archiveReason: read.archiveReason,
+    sourceStatus: summary.sourceStatus,
+    lastSeenAt: summary.lastSeenAt,
+  };
 }
 
 /** The header line of a session shown from the archive, or "" when it was read from its source. */

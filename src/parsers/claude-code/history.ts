@@ -4,7 +4,6 @@
  * as `[Pasted text #<id> +<n> lines]`; `pastedContents[<id>]` holds its text in `content` (older versions) or only a
  * `contentHash` (the text then lives in `paste-cache/`, which is not read: the placeholder stays).
  */
-import { basename } from "node:path";
 import { asObject } from "../shared/fields.ts";
 import { readJsonlHistory } from "../shared/jsonl-history.ts";
 import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
@@ -47,6 +46,6 @@ export function readClaudeHistory(path: string): PromptHistoryFile {
 
 /** Claude Code's prompt history for `withPromptHistory`. */
 export const claudeHistorySpec: PromptHistorySpec = {
-  isHistoryFile: (path) => basename(path) === historyFileName,
+  fileName: historyFileName,
   read: readClaudeHistory,
 };

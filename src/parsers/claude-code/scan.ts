@@ -88,9 +88,9 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
     if (stat.isDirectory()) {
       walkDir(root, 0, walk, stat);
       // The default root is `<config>/projects`: the config folder's prompt history sits next to it.
-      if (basename(root) === "projects") addHistory(join(dirname(root), historyFileName), walk);
+      if (basename(root) === "projects") walk.addFileContainer("claude-code", join(dirname(root), historyFileName));
     } else if (isTranscriptName(basename(root))) addFile(root, walk);
-    else if (basename(root) === historyFileName) addHistory(root, walk);
+    else if (basename(root) === historyFileName) walk.addFileContainer("claude-code", root);
   });
   // Links found while following links are appended and followed too; walked identities stop cycles.
   for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
@@ -108,7 +108,7 @@ function walkDir(dir: string, depth: number, walk: ClaudeWalk, known?: Stats): v
   if (depth === 0 || dir.endsWith("/.claude")) {
     const projects = entries.find((entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()));
     if (projects) {
-      if (entries.some((entry) => entry.name === historyFileName && entry.isFile())) addHistory(`${dir}/${historyFileName}`, walk);
+      if (entries.some((entry) => entry.name === historyFileName && entry.isFile())) walk.addFileContainer("claude-code", `${dir}/${historyFileName}`);
       return walkDir(`${dir}/projects`, depth + 1, walk);
     }
   }
@@ -153,12 +153,6 @@ function addFile(path: string, walk: ClaudeWalk, hasMeta?: boolean): void {
   const stat = walk.newFile(path);
   if (!stat) return;
   walk.found.push({ source: "claude-code", path, fingerprint: fingerprintTranscript(path, stat, hasMeta), sizeBytes: stat.size });
-}
-
-/** List a config folder's prompt history (`history.jsonl`) as a container; nothing when it does not exist. */
-function addHistory(path: string, walk: ClaudeWalk): void {
-  const stat = walk.newFile(path);
-  if (stat) walk.found.push({ source: "claude-code", path, fingerprint: statFingerprint(stat), sizeBytes: stat.size });
 }
 
 /** A transcript's fingerprint; a nested sub-agent's adds its `.meta.json` (title source), `meta-` when absent. */

@@ -48,10 +48,9 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
   recs.forEach((rec, index) => {
     const seg = segmentOf[index] as number;
     if (seg < 0) return;
+    // A prompt on the path (or an opening answer) starts a draft; a prompt off the path adds nothing.
     if (openers.has(index)) drafts.push(newDraft(rec, index, firstNumber + drafts.length));
-    if (rec.k === "prompt") {
-      // a prompt off the path opens nothing; one on it opened its draft above
-    } else if (rec.k === "assistant") {
+    if (rec.k === "assistant") {
       if (rec.mid && messageIds[seg]?.has(rec.mid)) mergeAssistant(drafts.at(-1), rec);
     } else if (rec.k === "result") {
       const draft = drafts.at(-1);

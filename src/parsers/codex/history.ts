@@ -2,7 +2,6 @@
  * Codex CLI's prompt history, `$CODEX_HOME/history.jsonl` (docs/formats.md §3.1): one line per submitted prompt,
  * `{session_id, ts (epoch seconds), text}`. It records no working folder, so these sessions have no project.
  */
-import { basename } from "node:path";
 import { readJsonlHistory } from "../shared/jsonl-history.ts";
 import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
 
@@ -24,6 +23,6 @@ export function readCodexHistory(path: string): PromptHistoryFile {
 
 /** Codex CLI's prompt history for `withPromptHistory`. */
 export const codexHistorySpec: PromptHistorySpec = {
-  isHistoryFile: (path) => basename(path) === historyFileName,
+  fileName: historyFileName,
   read: readCodexHistory,
 };

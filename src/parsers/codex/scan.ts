@@ -51,7 +51,7 @@ export function scanCodexRoots(roots: readonly string[]): ScanResult {
   const walk = new CodexWalk();
   const missingRoots = visitRoots(roots, walk, (root, stat) => {
     if (stat.isDirectory()) walkDir(root, 0, walk, false, stat);
-    else if (stat.isFile() && basename(root) === historyFileName) addHistory(root, walk);
+    else if (stat.isFile() && basename(root) === historyFileName) walk.addFileContainer("codex", root);
     else if (stat.isFile() && root.endsWith(".jsonl") && !sideFiles.has(basename(root))) addFile(root, walk, stat);
   });
   return walk.result(missingRoots);
@@ -65,7 +65,7 @@ function walkDir(dir: string, depth: number, walk: CodexWalk, inHome: boolean, k
   const history = entries.find((entry) => entry.name === historyFileName && (entry.isFile() || entry.isSymbolicLink()));
   // The prompt history of a Codex home (also one whose rollouts were all deleted: then it is all that is left).
   if (history && (homeFolders.length > 0 || basename(dir) === ".codex" || entries.some((entry) => entry.name === sessionIndexName))) {
-    addHistory(`${dir}/${historyFileName}`, walk);
+    walk.addFileContainer("codex", `${dir}/${historyFileName}`);
   }
   if (homeFolders.length > 0 && entries.some((entry) => entry.name === sessionIndexName || entry.name === historyFileName || entry.name === "sessions")) {
     for (const folder of homeFolders) walkDir(`${dir}/${folder.name}`, depth + 1, walk, true);
@@ -98,12 +98,6 @@ function addFile(path: string, walk: CodexWalk, known?: Stats): void {
     walk.indexStats.set(home, index);
   }
   walk.found.push({ source: "codex", path, fingerprint: `${statFingerprint(stat)}|index:${index}`, sizeBytes: stat.size });
-}
-
-/** List a Codex home's prompt history (`history.jsonl`, read by ./history.ts) as a container with its plain stats. */
-function addHistory(path: string, walk: CodexWalk): void {
-  const stat = walk.newFile(path);
-  if (stat) walk.found.push({ source: "codex", path, fingerprint: statFingerprint(stat), sizeBytes: stat.size });
 }
 
 function indexFingerprint(home: string): string {

@@ -46,6 +46,6 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
 
 /** Gemini CLI's prompt history for `withPromptHistory`. */
 export const geminiLogsSpec: PromptHistorySpec = {
-  isHistoryFile: (path) => basename(path) === logsFileName,
+  fileName: logsFileName,
   read: readGeminiLogs,
 };

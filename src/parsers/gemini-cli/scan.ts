@@ -82,7 +82,8 @@ function walkDir(dir: string, depth: number, walk: GeminiWalk, stat: Stats): voi
   // A project folder (`tmp/<project-id>/`, it holds `chats/` or `.project_root`): its prompt log `logs.json`.
   if (entries.some((entry) => entry.name === logsFileName && entry.isFile()) &&
     (basename(dirname(dir)) === "tmp" || entries.some((entry) => entry.name === "chats" || entry.name === projectRootFileName))) {
-    addLogs(join(dir, logsFileName), walk);
+    // Its fingerprint covers the folder's `.project_root`, which gives these sessions their project.
+    walk.addFileContainer("gemini-cli", join(dir, logsFileName), `|root${rootStampOf(dir, walk)}`);
   }
   if (depth >= maxDepth) return;
   for (const entry of entries) {
@@ -111,12 +112,6 @@ function walkChats(dir: string, walk: GeminiWalk, stat: Stats): void {
       if (inner.isFile() && isChatFileName(inner.name)) addFile(join(path, inner.name), walk);
     }
   }
-}
-
-/** List a project folder's prompt log (`logs.json`, read by ./logs.ts) with its own stats and its `.project_root`'s. */
-function addLogs(path: string, walk: GeminiWalk): void {
-  const stat = walk.newFile(path);
-  if (stat) walk.found.push({ source: "gemini-cli", path, fingerprint: `${statFingerprint(stat)}|root${rootStampOf(dirname(path), walk)}`, sizeBytes: stat.size });
 }
 
 /** Fingerprint of `<projectDir>/.project_root` ("-" when absent), once per folder and scan. */

@@ -13,6 +13,7 @@
  * name), `listUnits` adds the history units after the transcript units, `parse` answers history units itself.
  */
 import { statSync } from "node:fs";
+import { basename } from "node:path";
 import { fsReason, isMissingError } from "../file-stats.ts";
 import type { ParseOptions, ParseResult, Parser, ParserHooks, Session, SkipReport, SourceContainer, SourceId, SourceUnit, Turn } from "../types.ts";
 import { projectNameOf } from "./fields.ts";
@@ -44,11 +45,16 @@ export interface PromptHistoryFile {
 /** Reads one history file. @throws the fs error when the file cannot be read (never for broken content) */
 export type PromptHistoryReader = (path: string) => PromptHistoryFile;
 
-/** How a source keeps its prompt history: which containers are history files, and how to read one. */
+/** How a source keeps its prompt history: the history file's name (containers so named are history files), and how to read one. */
 export interface PromptHistorySpec {
-  /** True for a container path that is a history file of this source (e.g. ends with `/history.jsonl`). */
-  isHistoryFile(path: string): boolean;
+  /** File name of the history, e.g. `history.jsonl`; the source's scan lists such files as containers. */
+  fileName: string;
   read: PromptHistoryReader;
+}
+
+/** True when `path` names the source's history file (its last component is `spec.fileName`). */
+export function isPromptHistoryFile(spec: PromptHistorySpec, path: string): boolean {
+  return basename(path) === spec.fileName;
 }
 
 /**
@@ -67,10 +73,18 @@ export function isPromptHistoryUnit(unit: Pick<SourceUnit, "locator">): boolean 
   return unit.locator?.promptHistory === true;
 }
 
+/** What a history file holds, ready for listing and parsing: its indexable prompts by session id. */
+interface GroupedHistory {
+  /** Indexable prompts ({@link isInterfaceCommand} left out) by session id, in order of first appearance, each in file order. */
+  bySession: Map<string, HistoryPrompt[]>;
+  /** Bytes read from disk for this answer (0 when it came from the cache). */
+  bytesRead: number;
+}
+
 /** One read file, kept while its size, mtime and inode stay the same (listUnits and every parse share one read). */
 interface CachedRead {
   stamp: string;
-  file: PromptHistoryFile;
+  bySession: Map<string, HistoryPrompt[]>;
 }
 
 const readCache = new Map<string, CachedRead>();
@@ -78,37 +92,27 @@ const readCache = new Map<string, CachedRead>();
 const readCacheEntries = 32;
 
 /**
- * Read a history file through a small per-process cache keyed by path and stats, so parsing N sessions of one file
- * reads and decodes it once. The returned `bytesRead` is 0 for a cached read.
+ * Read a history file and group its indexable prompts by session, through a small per-process cache keyed by path and
+ * stats, so listing and parsing N sessions of one file reads, decodes and groups it once.
  * @throws the fs error when the file cannot be stated or read
  */
-function readCached(path: string, read: PromptHistoryReader): PromptHistoryFile {
+function readGrouped(path: string, read: PromptHistoryReader): GroupedHistory {
   const stats = statSync(path);
   const stamp = `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
   const cached = readCache.get(path);
-  if (cached?.stamp === stamp) return { ...cached.file, bytesRead: 0 };
+  if (cached?.stamp === stamp) return { bySession: cached.bySession, bytesRead: 0 };
   const file = read(path);
-  readCache.delete(path);
-  readCache.set(path, { stamp, file });
-  if (readCache.size > readCacheEntries) readCache.delete(readCache.keys().next().value as string);
-  return file;
-}
-
-/** The prompts of one session that are worth indexing, in file order. */
-function sessionPrompts(file: PromptHistoryFile, sessionId: string): HistoryPrompt[] {
-  return file.prompts.filter((prompt) => prompt.sessionId === sessionId && !isInterfaceCommand(prompt.text));
-}
-
-/** Indexable prompts of a file grouped by session id, in order of first appearance. */
-function groupBySession(file: PromptHistoryFile): Map<string, HistoryPrompt[]> {
-  const groups = new Map<string, HistoryPrompt[]>();
+  const bySession = new Map<string, HistoryPrompt[]>();
   for (const prompt of file.prompts) {
     if (isInterfaceCommand(prompt.text)) continue;
-    const group = groups.get(prompt.sessionId);
+    const group = bySession.get(prompt.sessionId);
     if (group) group.push(prompt);
-    else groups.set(prompt.sessionId, [prompt]);
+    else bySession.set(prompt.sessionId, [prompt]);
   }
-  return groups;
+  readCache.delete(path);
+  readCache.set(path, { stamp, bySession });
+  if (readCache.size > readCacheEntries) readCache.delete(readCache.keys().next().value as string);
+  return { bySession, bytesRead: file.bytesRead };
 }
 
 /** Change key of one session's prompts: count, last time and a hash of the texts (any edit or append moves it). */
@@ -135,14 +139,14 @@ export function listPromptHistoryUnits(
 ): SourceUnit[] {
   const best = new Map<string, { path: string; prompts: HistoryPrompt[] }>();
   for (const container of containers) {
-    let file: PromptHistoryFile;
+    let history: GroupedHistory;
     try {
-      file = readCached(container.path, read);
+      history = readGrouped(container.path, read);
     } catch (error) {
       if (!isMissingError(error)) hooks.onUnavailable?.(container.path, fsReason(error));
       continue;
     }
-    for (const [sessionId, prompts] of groupBySession(file)) {
+    for (const [sessionId, prompts] of history.bySession) {
       if (transcriptSessionIds.has(sessionId)) continue;
       const current = best.get(sessionId);
       if (!current || prompts.length > current.prompts.length) best.set(sessionId, { path: container.path, prompts });
@@ -162,8 +166,8 @@ export function listPromptHistoryUnits(
  * @throws the fs error when the file cannot be read (the index keeps the stored session and retries)
  */
 export function parsePromptHistoryUnit(unit: SourceUnit, read: PromptHistoryReader): ParseResult {
-  const file = readCached(unit.containerPath, read);
-  const prompts = sessionPrompts(file, unit.sessionId);
+  const history = readGrouped(unit.containerPath, read);
+  const prompts = history.bySession.get(unit.sessionId) ?? [];
   const turns: Turn[] = prompts.map((prompt, index) => ({
     sessionId: unit.sessionId, number: index + 1, timestamp: prompt.timestamp, prompt: prompt.text, response: "",
     toolCalls: [], files: [], isSubagent: false,
@@ -176,7 +180,7 @@ export function parsePromptHistoryUnit(unit: SourceUnit, read: PromptHistoryRead
     gitBranch: null, startedAt: times.length > 0 ? Math.min(...times) : 0, endedAt: times.length > 0 ? Math.max(...times) : 0,
     title: null, turnCount: turns.length, parentSessionId: null, isSubagent: false, location: unit.containerPath, promptOnly: true,
   };
-  return { session, turns, fromTurn: 1, bytesRead: file.bytesRead, skipped: { count: 0 } };
+  return { session, turns, fromTurn: 1, bytesRead: history.bytesRead, skipped: { count: 0 } };
 }
 
 /**
@@ -190,8 +194,8 @@ export function withPromptHistory(parser: Parser, history: PromptHistorySpec): P
     id: parser.id,
     scan: (roots) => parser.scan(roots),
     listUnits(containers, hooks) {
-      const historyFiles = containers.filter((container) => history.isHistoryFile(container.path));
-      const transcripts = historyFiles.length === 0 ? containers : containers.filter((container) => !history.isHistoryFile(container.path));
+      const historyFiles = containers.filter((container) => isPromptHistoryFile(history, container.path));
+      const transcripts = historyFiles.length === 0 ? containers : containers.filter((container) => !isPromptHistoryFile(history, container.path));
       const units = parser.listUnits(transcripts, hooks);
       if (historyFiles.length === 0) return units;
       return [...units, ...listPromptHistoryUnits(parser.id, historyFiles, new Set(units.map((unit) => unit.sessionId)), history.read, hooks)];

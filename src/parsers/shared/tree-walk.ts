@@ -6,8 +6,8 @@
  * deep a walk goes and how links are followed stay with each parser's scan.ts.
  */
 import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
-import { fileIdentity, fsReason, isMissingError } from "../file-stats.ts";
-import type { ScanResult, SourceContainer, UnavailablePath } from "../types.ts";
+import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
+import type { ScanResult, SourceContainer, SourceId, UnavailablePath } from "../types.ts";
 
 /** Mutable state of one scan: what was found, what was seen, what could not be read. */
 export class TreeWalk {
@@ -70,6 +70,16 @@ export class TreeWalk {
     if (this.listedFiles.has(identity)) return undefined;
     this.listedFiles.add(identity);
     return stats;
+  }
+
+  /**
+   * List one file as a container of `source` (a prompt history found by name next to the tree the scan walks), with
+   * its {@link statFingerprint} plus `fingerprintSuffix` as the fingerprint; nothing when it is gone, unreadable
+   * (noted) or listed already.
+   */
+  addFileContainer(source: SourceId, path: string, fingerprintSuffix = ""): void {
+    const stats = this.newFile(path);
+    if (stats) this.found.push({ source, path, fingerprint: `${statFingerprint(stats)}${fingerprintSuffix}`, sizeBytes: stats.size });
   }
 
   /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots. */
