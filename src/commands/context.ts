@@ -24,7 +24,7 @@ export const sourceArgs = {
   claudeDir: multioption({
     long: "claude-dir",
     type: array(string),
-    description: "Claude Code history: a .claude folder, its projects folder or any copy of them (repeatable; default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; env RECALL_CLAUDE_DIRS)",
+    description: "Claude Code history: a .claude folder, its projects folder or any copy of them; the history.jsonl next to projects/ adds the typed prompts of sessions without transcript (repeatable; default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; env RECALL_CLAUDE_DIRS)",
   }),
   opencodeDir: multioption({
     long: "opencode-dir",
@@ -34,12 +34,12 @@ export const sourceArgs = {
   codexDir: multioption({
     long: "codex-dir",
     type: array(string),
-    description: "Codex CLI data folder holding sessions/ and archived_sessions/, or any copy of them (repeatable; default $CODEX_HOME or ~/.codex; env RECALL_CODEX_DIRS)",
+    description: "Codex CLI data folder holding sessions/ and archived_sessions/ (and history.jsonl: typed prompts), or any copy of them (repeatable; default $CODEX_HOME or ~/.codex; env RECALL_CODEX_DIRS)",
   }),
   geminiDir: multioption({
     long: "gemini-dir",
     type: array(string),
-    description: "Gemini CLI folder holding tmp/<project>/chats/, or any copy of it (repeatable; default $GEMINI_CLI_HOME/.gemini or ~/.gemini; env RECALL_GEMINI_DIRS)",
+    description: "Gemini CLI folder holding tmp/<project>/chats/ (and tmp/<project>/logs.json: typed prompts), or any copy of it (repeatable; default $GEMINI_CLI_HOME/.gemini or ~/.gemini; env RECALL_GEMINI_DIRS)",
   }),
   cursorDir: multioption({
     long: "cursor-dir",
