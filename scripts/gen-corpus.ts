@@ -6,11 +6,12 @@
  * Output: `<out>/projects/<encoded-cwd>/<uuid>.jsonl` across ~200 projects (Claude Code layout,
  * docs/formats.md §1.1; sub-agent files in `<uuid>/subagents/agent-<id>.jsonl`), and with
  * `--opencode-share` > 0 that share of the sessions in `<out>/opencode/opencode.db` (§2.1).
- * Use `--claude-dir <out>/projects --opencode-dir <out>/opencode`.
+ * Each file's mtime is its session's last record time, as on a real machine where old sessions are left alone (the
+ * freshness check relies on it: index/freshness.ts). Use `--claude-dir <out>/projects --opencode-dir <out>/opencode`.
  *
  * Usage: bun scripts/gen-corpus.ts --sessions 20000 --out /tmp/recall-corpus-20k [--seed 1] [--opencode-share 0.1]
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { synthesizeSession } from "./gen-corpus/claude.ts";
 import { writeOpencodeDb, type OpencodePlan } from "./gen-corpus/opencode.ts";
@@ -72,11 +73,13 @@ export function generateCorpus(options: Options, profile: CorpusProfile) {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     const main = synthesizeSession(rng, profile, pool, plan);
     writeFileSync(join(dir, `${plan.sessionId}.jsonl`), main.text);
+    utimesSync(join(dir, `${plan.sessionId}.jsonl`), new Date(main.endMs), new Date(main.endMs));
     bytes += main.text.length; files++;
     if (main.agentIds.length > 0) mkdirSync(join(dir, plan.sessionId, "subagents"), { recursive: true });
     for (const agentId of main.agentIds) {
       const sub = synthesizeSession(rng, profile, pool, plan, agentId);
       writeFileSync(join(dir, plan.sessionId, "subagents", `agent-${agentId}.jsonl`), sub.text);
+      utimesSync(join(dir, plan.sessionId, "subagents", `agent-${agentId}.jsonl`), new Date(sub.endMs), new Date(sub.endMs));
       writeFileSync(join(dir, plan.sessionId, "subagents", `agent-${agentId}.meta.json`), JSON.stringify({ agentType: "Explore", description: "synthetic" }));
       bytes += sub.text.length; subagentFiles++;
     }

@@ -11,8 +11,7 @@
  *     In process, the prompt-history files Claude Code's listUnits reads stay in the parsers' per-process read cache
  *     between runs (src/parsers/shared/prompt-history.ts); a fresh `recall` process decodes them again.
  *   With --profile, or when the no-change p50 is over the target: where a no-change run spends its time, measured by
- *     running runIndex's steps one by one (src/index/indexer.ts; `storeContainers` is not exported and is reproduced
- *     here with the same statements): `corpus-reindex-no-change.open` (home check, index.lock, openIndex; extra
+ *     running runIndex's steps one by one (src/index/indexer.ts; its store step calls the same functions): `corpus-reindex-no-change.open` (home check, index.lock, openIndex; extra
  *     open_database_p50_ms = openIndex alone), `.<source>` (indexSource: planSource + storing the container rows;
  *     extra columns: scan_p50_ms = the `parser.scan` inside that planSource call, compare_p50_ms = the rest of
  *     planSource (stored container rows read and compared), store_p50_ms = the container-rows transaction,
@@ -25,22 +24,23 @@
  * corpus; its temp folders are removed at the end. Exits 0 with a note on stderr when the corpus is missing.
  * Options: --runs N (20), --profile.
  */
-import type { Database } from "bun:sqlite";
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seenAtMetaKey } from "../../src/index/archive.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "../../src/index/home.ts";
-import { digestMetaKey, runIndex, type IndexSummary } from "../../src/index/indexer.ts";
+import { runIndex, type IndexSummary } from "../../src/index/indexer.ts";
+import { storeScanState } from "../../src/index/containers.ts";
+import { fullScanIntervalMs } from "../../src/index/freshness.ts";
 import { withKnownProjectFolders } from "../../src/index/known-projects.ts";
 import { acquireIndexLock } from "../../src/index/lock.ts";
-import { digestContainers, planSource } from "../../src/index/plan.ts";
+import { planSource, scanStateUpdate } from "../../src/index/plan.ts";
 import { openIndex, writeMeta } from "../../src/index/schema.ts";
 import { snapshotIfDue } from "../../src/index/snapshot.ts";
 import { repairVectorFiles } from "../../src/index/vector-files.ts";
 import { claudeCodeParser, isTranscript } from "../../src/parsers/claude-code.ts";
 import { closeCursorDatabases } from "../../src/parsers/cursor.ts";
-import { parsers, type Parser, type SourceContainer, type SourceId, type SourceRootMap } from "../../src/parsers/index.ts";
+import { parsers, type Parser, type SourceRootMap } from "../../src/parsers/index.ts";
 import { closeOpencodeDatabases } from "../../src/parsers/opencode.ts";
 import { allCorpusRoots, corpusDir } from "../../test/helpers/corpus.ts";
 import { argValue, copyTreeWritable, percentile, report } from "./lib.ts";
@@ -77,17 +77,6 @@ async function indexOnce(home: string, roots: SourceRootMap): Promise<{ sessions
 /** Sessions a run added, updated, marked deleted or restored (0 for a run that found nothing changed). */
 const changedSessions = (summary: IndexSummary): number => summary.added + summary.updated + summary.deleted + summary.restored;
 
-/** `storeContainers` of src/index/indexer.ts (not exported), same statements: what every run writes per source. */
-function storeContainers(db: Database, source: SourceId, containers: readonly SourceContainer[], seenAt: number): void {
-  db.transaction(() => {
-    db.query("DELETE FROM containers WHERE source = ?").run(source);
-    const insert = db.query("INSERT OR REPLACE INTO containers(path, source, fingerprint, size_bytes) VALUES (?, ?, ?, ?)");
-    for (const container of containers) insert.run(container.path, source, container.fingerprint, container.sizeBytes);
-    writeMeta(db, digestMetaKey(source), digestContainers(containers));
-    writeMeta(db, seenAtMetaKey(source), String(seenAt));
-  }).immediate();
-}
-
 /** Per-phase wall times of no-change runs, in ms, keyed by phase name. */
 type PhaseTimes = Map<string, number[]>;
 
@@ -122,12 +111,16 @@ async function profileOneRun(home: string, roots: SourceRootMap, times: PhaseTim
       const seenAt = Date.now();
       // The parser planSource calls, with its scan timed inside that very call.
       const timedScan: Parser = { ...parser, scan: (scanRoots) => timed(times, `${parser.id}.scan`, () => parser.scan(scanRoots)) };
-      const plan = timed(times, `${parser.id}.plan`, () => planSource(db, timedScan, sourceRoots[parser.id] ?? [], false));
+      const quick = { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs() };
+      const plan = timed(times, `${parser.id}.plan`, () => planSource(db, timedScan, sourceRoots[parser.id] ?? [], { quick }));
       if (plan.toParse.length + plan.toMarkDeleted.length + plan.toRestore.length + plan.unavailable.length > 0) {
         throw new Error(`corpus-reindex: ${parser.id} is not unchanged; no profile`);
       }
-      timed(times, `${parser.id}.store`, () => storeContainers(db, parser.id, plan.containers, seenAt));
-      timed(times, `${parser.id}.list_units`, () => parser.listUnits(plan.containers));
+      timed(times, `${parser.id}.store`, () => {
+        const update = scanStateUpdate(db, parser, plan, new Set());
+        if (update) storeScanState(db, parser.id, update, seenAt, seenAtMetaKey(parser.id));
+      });
+      timed(times, `${parser.id}.list_units`, () => parser.listUnits(parser.scan(sourceRoots[parser.id] ?? []).containers));
     }
     timed(times, "finish", () => {
       db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
@@ -151,7 +144,7 @@ async function reportProfile(home: string, roots: SourceRootMap, count: number, 
   report("corpus-reindex-no-change.open", of("open"), { open_database_p50_ms: median("open.database") });
   for (const parser of parsers) {
     const id = parser.id;
-    // indexSource = planSource + storeContainers (+ the known project folders for Aider); the scan runs inside planSource.
+    // indexSource = planSource + storeScanState (+ the known project folders for Aider); the scan runs inside planSource.
     const sourceTotal = of(`${id}.plan`).map((plan, run) => plan + (of(`${id}.store`)[run] ?? 0) + (of(`${id}.known_projects`)[run] ?? 0));
     const compare = of(`${id}.plan`).map((plan, run) => plan - (of(`${id}.scan`)[run] ?? 0));
     report(`corpus-reindex-no-change.${id}`, sourceTotal, {

@@ -1,25 +1,51 @@
 /**
- * Bench (issue 3): index and keyword-search speed, on the real corpus (../shared/corpus, claude-code
- * and opencode) and on a corpus scaled up by scripts/gen-corpus.ts to --sessions (default 20,000).
- * Measures, per corpus: full index (CLI wall time, fresh RECALL_HOME), no-change re-index (in-process
- * `runIndex`, and CLI wall time), the staleness check alone, and cold `recall search` wall time
- * (p50 over 20 runs, BM25 only) with and without the automatic re-index, next to a Bun hello-world
- * started the same way in the same run (the physical floor of a `bun` process start).
- * Targets: cold search at 20k sessions < 3x hello-world + 15 ms; no-change re-index of the real corpus
- * < 50 ms; full index of 20k sessions < 30 s.
+ * Bench (issues 3 and 14): index and keyword-search speed at scale, from source (`bun src/cli.ts`) and from the
+ * compiled binary (dist/recall, built when missing), next to a Bun hello-world started the same way in the same run
+ * (`bun hello.ts` and a compiled one: the floor of a process start). Corpora: the real one (../shared/corpus, Claude
+ * Code and OpenCode) when present, and the generated one of --sessions (default 20,000; scripts/gen-corpus.ts, file
+ * mtimes = session end times) plus a small "live" root (one recent Claude Code project and an OpenCode database, in a
+ * temp folder) where the changes are made. Rows, per corpus (p50/p95 over --runs, 20):
+ *   index.full.<corpus>                     full keyword-only index, CLI from source, fresh RECALL_HOME {peak_rss_bytes}
+ *   index.staleness_check.<corpus>           the check a search runs first (in process) — target ≤ 20 ms at 20k
+ *   index.staleness_check.whole.<corpus>     the same check scanning every source whole (what is due every 10 min)
+ *   index.no_change.{source,binary}.<corpus> whole `recall index` process with nothing changed — target ≤ 60 ms
+ *   search.cold.keyword.no_reindex.{source,binary}.<corpus>  — target ≤ 35 ms from source
+ *   search.cold.keyword.with_check.{source,binary}.<corpus>  — target ≤ 60 ms from source, ≤ 40 ms from the binary
+ *   help.{source,binary}                     `recall --help` — target ≤ 2× the compiled hello-world
+ *   hello_world.{source,binary}
+ *   freshness.<kind>.<corpus>                one search right after each kind of change (append to the live session,
+ *                                            new session file, rewrite by rename, deleted file, OpenCode database
+ *                                            change, append to a months-old file once the whole scan is due): the
+ *                                            search must find it (the bench fails otherwise) {found: true}
  * Usage: bun scripts/bench/index-search.ts [--sessions 20000] [--runs 20]
  */
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { checkStaleness, databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { checkStaleness, databasePath, openIndex } from "../../src/index/index.ts";
+import { closeOpencodeDatabases } from "../../src/parsers/opencode.ts";
+import { createSchema, insertExchange, insertSession } from "../../test/fixtures/opencode/make-db.ts";
+import { appendClaudeTurns, writeClaudeSession } from "../../test/helpers/claude-writer.ts";
 import { argValue, ensureGeneratedCorpus, listDirs, percentile, report, sample, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const sessions = argValue("--sessions", 20_000);
 const runs = argValue("--runs", 20);
 const corpus = resolve(repo, "../shared/corpus");
+const work = mkdtempSync(join(tmpdir(), "recall-bench-scale-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
+const binary = join(repo, "dist", "recall");
+if (!existsSync(binary)) {
+  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], { cwd: repo, stderr: "inherit" });
+  if (build.exitCode !== 0) throw new Error("bun run build failed");
+}
+writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
+const compiledHello = join(work, "hello");
+if (Bun.spawnSync(["bun", "build", "--compile", join(work, "hello.ts"), "--outfile", compiledHello], { stdout: "ignore", stderr: "inherit" }).exitCode !== 0) {
+  throw new Error("cannot compile the hello-world");
+}
 
 interface BenchCorpus {
   label: string;
@@ -29,49 +55,118 @@ interface BenchCorpus {
 
 const corpora: BenchCorpus[] = [];
 if (existsSync(join(corpus, "claude-code"))) {
-  corpora.push({
-    label: "real",
-    claude: listDirs(join(corpus, "claude-code")),
-    opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")),
-  });
+  corpora.push({ label: "real", claude: listDirs(join(corpus, "claude-code")), opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")) });
 } else {
-  process.stderr.write("index-search: ../shared/corpus is missing; only the scaled corpus is measured\n");
+  process.stderr.write("index-search: ../shared/corpus is missing; only the generated corpus is measured\n");
 }
 const scaled = ensureGeneratedCorpus(sessions);
 corpora.push({ label: `scaled-${sessions}`, claude: [join(scaled, "projects")], opencode: [join(scaled, "opencode")] });
 
-const hello = join(tmpdir(), "recall-bench-hello.ts");
-writeFileSync(hello, 'console.log("hello");\n');
+const floor = { source: sample(runs, () => timeCommand(["bun", join(work, "hello.ts")])), binary: sample(runs, () => timeCommand([compiledHello])) };
+report("hello_world.source", floor.source);
+report("hello_world.binary", floor.binary);
+const ratio = (samples: number[], kind: "source" | "binary") => Math.round((percentile(samples, 50) / percentile(floor[kind], 50)) * 100) / 100;
+const cliOf = { source: ["bun", join(repo, "src/cli.ts")], binary: [binary] } as const;
+const helpEnv = { ...process.env, RECALL_HOME: join(work, "help-home"), NO_COLOR: "1", RECALL_OFFLINE: "1" };
+for (const kind of ["source", "binary"] as const) {
+  const help = sample(runs, () => timeCommand([...cliOf[kind], "--help"], { env: helpEnv }));
+  report(`help.${kind}`, help, { ratio_to_hello: ratio(help, kind), target: "≤ 2× the compiled hello-world (binary)" });
+}
 
 for (const bench of corpora) {
-  const home = join(tmpdir(), `recall-bench-home-${bench.label}`);
-  rmSync(home, { recursive: true, force: true });
-  const sourceFlags = [...bench.claude.flatMap((dir) => ["--claude-dir", dir]), ...bench.opencode.flatMap((dir) => ["--opencode-dir", dir])];
+  const home = join(work, `home-${bench.label}`);
+  const live = makeLiveRoots(join(work, `live-${bench.label}`));
+  const claude = [...bench.claude, live.claude];
+  const opencode = [...bench.opencode, live.opencode];
+  const sourceFlags = [...claude.flatMap((dir) => ["--claude-dir", dir]), ...opencode.flatMap((dir) => ["--opencode-dir", dir])];
   const env = { ...process.env, RECALL_HOME: home, NO_COLOR: "1", RECALL_OFFLINE: "1" };
-  const cli = (args: string[]) => ["bun", join(repo, "src/cli.ts"), ...args];
-  const roots = { "claude-code": bench.claude, opencode: bench.opencode };
+  const roots = { "claude-code": claude, opencode };
+  const run = (kind: "source" | "binary", args: string[]) => timeCommand([...cliOf[kind], ...args, ...sourceFlags], { env, cwd: repo });
 
-  const fullMs = timeCommand(cli(["index", "--keyword-only", ...sourceFlags]), { env, cwd: repo });
+  const started = performance.now();
+  const full = Bun.spawnSync([...cliOf.source, "index", "--keyword-only", ...sourceFlags], { env, cwd: repo, stdout: "ignore", stderr: "pipe" });
+  const fullMs = performance.now() - started;
+  if (full.exitCode !== 0) throw new Error(`full index failed: ${full.stderr.toString().slice(0, 500)}`);
   const db = openIndex(databasePath(home), { readonly: true });
-  const indexed = (db.query("SELECT count(*) AS n, sum(turn_count) AS t FROM sessions").get() as { n: number; t: number });
-  report(`index.full.${bench.label}`, [fullMs], { sessions: indexed.n, turns: indexed.t });
-
-  const staleness = sample(runs, () => void checkStaleness(db, roots));
-  report(`index.staleness_check.${bench.label}`, staleness);
+  const indexed = db.query<{ n: number; t: number }, []>("SELECT count(*) AS n, sum(turn_count) AS t FROM sessions").get()!;
+  report(`index.full.${bench.label}`, [fullMs], { sessions: indexed.n, turns: indexed.t, peak_rss_bytes: full.resourceUsage?.maxRSS, target: bench.label === "real" ? undefined : "≤ 15 s" });
+  report(`index.staleness_check.${bench.label}`, sample(runs, () => void checkStaleness(db, roots)), { target: "≤ 20 ms at 20k" });
+  report(`index.staleness_check.whole.${bench.label}`, sample(Math.min(runs, 10), () => void checkStaleness(db, roots, {}, { scan: "whole" })));
   db.close();
+  closeOpencodeDatabases();
 
-  const noChange: number[] = [];
-  for (let i = 0; i < 10; i++) noChange.push((await runIndex({ recallHome: home, roots })).elapsedMs);
-  report(`index.no_change.in_process.${bench.label}`, noChange, { target_ms: bench.label === "real" ? 50 : undefined });
-  report(`index.no_change.cli.${bench.label}`, sample(10, () => timeCommand(cli(["index", "--keyword-only", ...sourceFlags]), { env, cwd: repo })));
+  for (const kind of ["source", "binary"] as const) {
+    run(kind, ["index", "--keyword-only"]); // warm-up
+    const noChange = sample(runs, () => run(kind, ["index", "--keyword-only"]));
+    report(`index.no_change.${kind}.${bench.label}`, noChange, { ratio_to_hello: ratio(noChange, kind), target: "≤ 60 ms" });
+    const queries = ["docker network bridge", "fix failing test", "ERR_MODULE_NOT_FOUND", "refactor parser session", "how did we configure the cache?"];
+    const query = (i: number) => queries[i % queries.length]!;
+    let i = 0;
+    const noReindex = sample(runs, () => run(kind, ["search", query(i++), "--keyword-only", "--no-reindex"]));
+    report(`search.cold.keyword.no_reindex.${kind}.${bench.label}`, noReindex, { ratio_to_hello: ratio(noReindex, kind), target: kind === "source" ? "≤ 35 ms" : undefined });
+    const withCheck = sample(runs, () => run(kind, ["search", query(i++), "--keyword-only"]));
+    report(`search.cold.keyword.with_check.${kind}.${bench.label}`, withCheck, { ratio_to_hello: ratio(withCheck, kind), target: kind === "source" ? "≤ 60 ms" : "≤ 40 ms" });
+  }
 
-  const helloMs = sample(runs, () => timeCommand(["bun", hello]));
-  const queries = ["docker network bridge", "fix failing test", "ERR_MODULE_NOT_FOUND", "refactor parser session", "how did we configure the cache?"];
-  const searchNoReindex = sample(runs, () => timeCommand(cli(["search", queries[Math.floor(Math.random() * queries.length)]!, "--keyword-only", "--no-reindex", ...sourceFlags]), { env, cwd: repo }));
-  const searchWithCheck = sample(runs, () => timeCommand(cli(["search", queries[Math.floor(Math.random() * queries.length)]!, "--keyword-only", ...sourceFlags]), { env, cwd: repo }));
-  const floor = percentile(helloMs, 50);
-  report(`hello_world.bun.${bench.label}`, helloMs);
-  report(`search.cold.keyword.no_reindex.${bench.label}`, searchNoReindex, { ratio_to_hello: Math.round((percentile(searchNoReindex, 50) / floor) * 100) / 100, target_ms: Math.round(3 * floor + 15) });
-  report(`search.cold.keyword.with_staleness_check.${bench.label}`, searchWithCheck, { ratio_to_hello: Math.round((percentile(searchWithCheck, 50) / floor) * 100) / 100, target_ms: Math.round(3 * floor + 15) });
-  rmSync(home, { recursive: true, force: true });
+  // Each kind of change, then one search from source that must find it.
+  const search = (word: string, extraEnv: Record<string, string> = {}): { ms: number; found: string[] } => {
+    const begun = performance.now();
+    const result = Bun.spawnSync([...cliOf.source, "search", word, "--keyword-only", "--json", "--include-subagents", ...sourceFlags], { env: { ...env, ...extraEnv }, cwd: repo, stdout: "pipe", stderr: "pipe" });
+    const ms = performance.now() - begun;
+    if (result.exitCode !== 0) throw new Error(`search ${word} failed: ${result.stderr.toString().slice(0, 300)}`);
+    const parsed = JSON.parse(result.stdout.toString()) as { results: Array<{ session_id: string }> };
+    return { ms, found: parsed.results.map((entry) => entry.session_id) };
+  };
+  const expectFound = (kind: string, word: string, sessionId: string, extraEnv?: Record<string, string>) => {
+    const { ms, found } = search(word, extraEnv);
+    if (!found.includes(sessionId)) throw new Error(`freshness.${kind}: the next search did not find ${sessionId} (got ${found.join(", ") || "nothing"})`);
+    report(`freshness.${kind}.${bench.label}`, [ms], { found: true });
+  };
+  appendClaudeTurns(live.liveFile, live.liveState, [{ prompt: "rename the zanzibar basket module", response: "renamed" }]);
+  expectFound("append_live_session", "zanzibar", live.liveId);
+  writeClaudeSession(join(live.project, "33333333-3333-4333-8333-333333333333.jsonl"), { sessionId: "33333333-3333-4333-8333-333333333333", cwd: "/home/dev/live", turns: [{ prompt: "add the quetzal wishlist page", response: "added" }] });
+  expectFound("new_session_file", "quetzal", "33333333-3333-4333-8333-333333333333");
+  const rewritten = readFileSync(live.liveFile, "utf8").replace("zanzibar", "xylophon");
+  writeFileSync(`${live.liveFile}.tmp`, rewritten);
+  renameSync(`${live.liveFile}.tmp`, live.liveFile);
+  expectFound("rewrite_by_rename", "xylophon", live.liveId);
+  unlinkSync(join(live.project, "33333333-3333-4333-8333-333333333333.jsonl"));
+  expectFound("deleted_file_kept", "quetzal", "33333333-3333-4333-8333-333333333333");
+  const deleted = openIndex(databasePath(home), { readonly: true });
+  const status = deleted.query<{ source_status: string }, []>("SELECT source_status FROM sessions WHERE session_id = '33333333-3333-4333-8333-333333333333'").get();
+  deleted.close();
+  if (status?.source_status !== "deleted") throw new Error("freshness.deleted_file_kept: the session is not marked deleted");
+  const opencodeDb = new Database(join(live.opencode, "opencode.db"));
+  insertSession(opencodeDb, { id: "ses_tax", timeCreated: 3000, timeUpdated: 4000, directory: "/home/dev/live", title: "Tax" });
+  insertExchange(opencodeDb, "ses_tax", "2", 3100, "why is the vorpal invoice tax doubled", "Found it.");
+  opencodeDb.close();
+  expectFound("opencode_database_change", "vorpal", "ses_tax");
+  const { mtime } = statSync(live.oldFile);
+  appendClaudeTurns(live.oldFile, live.oldState, [{ prompt: "resume: the jabberwock refund rounding", response: "fixed" }]);
+  utimesSync(live.oldFile, mtime, mtime);
+  const quiet = search("jabberwock");
+  report(`freshness.append_old_file_before_due.${bench.label}`, [quiet.ms], { found: quiet.found.includes(live.oldId) });
+  expectFound("append_old_file_whole_scan_due", "jabberwock", live.oldId, { RECALL_FULL_SCAN_INTERVAL_MS: "0" });
+}
+
+/** The live roots: a Claude Code project with a recent session and a months-old one, and a one-session OpenCode database. */
+function makeLiveRoots(dir: string) {
+  const claude = join(dir, "claude");
+  const project = join(claude, "-home-dev-live");
+  const liveId = "22222222-2222-4222-8222-222222222222";
+  const liveFile = join(project, `${liveId}.jsonl`);
+  const liveState = writeClaudeSession(liveFile, { sessionId: liveId, cwd: "/home/dev/live", turns: [{ prompt: "start the cart refactor", response: "on it" }] });
+  const oldId = "11111111-1111-4111-8111-111111111111";
+  const oldFile = join(project, `${oldId}.jsonl`);
+  const ninetyDaysAgo = new Date(Date.now() - 90 * 86_400_000);
+  const oldState = writeClaudeSession(oldFile, { sessionId: oldId, cwd: "/home/dev/live", startMs: ninetyDaysAgo.getTime(), turns: [{ prompt: "fix the checkout total", response: "rounded" }] });
+  utimesSync(oldFile, ninetyDaysAgo, ninetyDaysAgo);
+  const opencode = join(dir, "opencode");
+  mkdirSync(opencode, { recursive: true });
+  const db = new Database(join(opencode, "opencode.db"));
+  createSchema(db);
+  insertSession(db, { id: "ses_cart", timeCreated: 1000, timeUpdated: 2000, directory: "/home/dev/live", title: "Cart bug" });
+  insertExchange(db, "ses_cart", "1", 1100, "why is the cart empty", "Looking.");
+  db.close();
+  return { claude, project, liveId, liveFile, liveState, oldId, oldFile, oldState, opencode };
 }

@@ -60,14 +60,17 @@ export function listDirs(dir: string): string[] {
 /** Folder of files the benches keep between runs (generated corpora, generated models): `$XDG_CACHE_HOME/recall-bench`. */
 export const benchCacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench");
 
+/** Version of the generated corpus layout: 2 = file mtimes are the sessions' last record times (issue 14). */
+const generatedCorpusVersion = 2;
+
 /**
  * The generated corpus of `sessions` sessions (scripts/gen-corpus.ts, 10% OpenCode), made once and kept in
- * {@link benchCacheDir}/corpus-<sessions>; a folder without its `.complete` marker is made again.
+ * {@link benchCacheDir}/corpus-v<version>-<sessions>; a folder without its `.complete` marker is made again.
  * @returns the corpus folder: Claude Code history in `projects/`, OpenCode data in `opencode/`
  * @throws Error when the generator fails
  */
 export function ensureGeneratedCorpus(sessions: number): string {
-  const dir = join(benchCacheDir, `corpus-${sessions}`);
+  const dir = join(benchCacheDir, `corpus-v${generatedCorpusVersion}-${sessions}`);
   if (existsSync(join(dir, ".complete"))) return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(benchCacheDir, { recursive: true });

@@ -23,6 +23,8 @@ export interface SessionPlan {
 export interface SynthFile {
   text: string;
   agentIds: string[];
+  /** Time of the file's last record, epoch ms (its mtime on disk). */
+  endMs: number;
 }
 
 interface Ctx {
@@ -149,5 +151,5 @@ export function synthesizeSession(rng: Random, profile: CorpusProfile, pool: str
     ctx.timeMs += rng.int(20_000, 900_000);
   }
   if (!agentId && rng.chance(0.4)) ctx.out.push(JSON.stringify({ type: "last-prompt", lastPrompt: lastPrompt.slice(0, 200), sessionId: plan.sessionId }));
-  return { text: ctx.out.join("\n") + "\n", agentIds: ctx.agentIds };
+  return { text: ctx.out.join("\n") + "\n", agentIds: ctx.agentIds, endMs: ctx.timeMs };
 }

@@ -85,15 +85,18 @@ export interface HistoryContext {
 export const warn = (line: string): void => writeErr(`${neutralizeControls(line)}\n`);
 
 /**
- * Resolve roots and RECALL_HOME. When no source was named (flags or env) and the default places
- * hold no session at all, switch to the example history in its own index (`RECALL_HOME/examples`)
- * so it is never mixed into real history, and say so in one line on stderr.
+ * Resolve roots and RECALL_HOME. When no source was named (flags or env), no index of real history exists yet and
+ * the default places hold no session at all, switch to the example history in its own index (`RECALL_HOME/examples`)
+ * so it is never mixed into real history, and say so in one line on stderr. Once an index of real history exists
+ * it is always used (it is the archive, even when the agents deleted every file), and nothing is scanned here.
  */
 export function resolveHistory(args: SourceArgs, env = process.env): HistoryContext {
   const resolved = resolveSourceRoots(sourceFlags(args), env);
   const paths = prepareRecallPaths(env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
   const recallHome = paths.data;
-  if (Object.values(resolved.explicit).some(Boolean)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned: {} };
+  if (Object.values(resolved.explicit).some(Boolean) || existsSync(databasePath(recallHome))) {
+    return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned: {} };
+  }
   const scanned = Object.fromEntries(parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id] ?? []).containers])) as Record<SourceId, SourceContainer[]>;
   if (Object.values(scanned).some((containers) => containers.length > 0)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
   const examples = findExamplesRoot();

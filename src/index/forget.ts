@@ -15,7 +15,7 @@ import { buildIdFilter, openVectorStore } from "../native/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import { embedFingerprintKey, vectorLevels } from "./embedding.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
-import { digestMetaKey } from "./indexer.ts";
+import { digestMetaKey } from "./containers.ts";
 import { acquireIndexLock } from "./lock.ts";
 import { dimsOfFingerprint, recordVectorFiles } from "./vector-files.ts";
 import { listSnapshots, writeSnapshot } from "./snapshot.ts";

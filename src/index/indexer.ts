@@ -1,22 +1,24 @@
 /**
  * The incremental index run (`recall index`, and the automatic re-index before a search).
  * Pipeline, per source:
- *   1. plan: scan container stats, list units only if a container changed (plan.ts);
+ *   1. plan: find the containers that moved by the freshness rule (freshness.ts: recent containers and watched folders,
+ *      a whole scan when due) or a whole scan, and list the units of those containers only (plan.ts);
  *   2. mark sessions whose unit vanished as deleted and those that came back unchanged as present (one
  *      transaction); nothing is dropped: the index may hold the only copy (issue 9);
  *   3. parse changed units (resumed where a resume state exists) and write them in batches, one
  *      transaction per batch, so a `kill -9` loses at most the batch in flight and the next run
  *      redoes exactly that (a unit's change key is stored in the same transaction as its rows);
- *   4. store the container fingerprints and the source digest (the staleness check compares it). A container
- *      that could not be read (unavailable, or a unit failed to parse) keeps its old fingerprint and the digest
- *      is left stale, so the next search or index retries it; its sessions are kept untouched meanwhile.
+ *   4. store the moved container rows and the source digest (the staleness check compares it), and after a whole
+ *      scan the folders it read (containers.ts). A container that could not be read (unavailable, or a unit failed
+ *      to parse) keeps its old fingerprint and the digest is marked stale, so the next search or index retries it
+ *      (scanning whole); its sessions are kept untouched meanwhile. A run that found nothing writes nothing here.
  * The run holds RECALL_HOME/index.lock; searches keep reading the last committed state (WAL).
  * Never prints: progress and warnings go through `IndexHooks`.
  */
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { withKnownProjectFolders } from "./known-projects.ts";
-import { parsers, sourceIds, type ParseResult, type Parser, type SourceContainer, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
+import { parsers, sourceIds, type ParseResult, type Parser, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
 import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
@@ -25,7 +27,9 @@ import { repairVectorFiles } from "./vector-files.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
 import { acquireIndexLock, type IndexLock } from "./lock.ts";
 import { markSessionsDeleted, markSessionsPresent, seenAtMetaKey } from "./archive.ts";
-import { containersToStore, digestContainers, planSource, type SourcePlan } from "./plan.ts";
+import { storeScanState } from "./containers.ts";
+import { fullScanIntervalMs } from "./freshness.ts";
+import { planSource, scanStateUpdate, type SourcePlan } from "./plan.ts";
 import { openIndex, readMeta, writeMeta } from "./schema.ts";
 import { snapshotIfDue } from "./snapshot.ts";
 import { writeParsedSession } from "./writer.ts";
@@ -47,8 +51,15 @@ export interface IndexOptions {
   recallHome: string;
   /** Roots per source (see parsers/paths.ts). */
   roots: SourceRootMap;
-  /** Re-parse every session, ignoring stored change keys and resume states; default false. */
+  /** Re-parse every session, ignoring stored change keys and resume states (scans whole); default false. */
   full?: boolean;
+  /**
+   * How changes are found: `quick` (default) by the freshness rule (freshness.ts: watched folders and recent
+   * containers, every source scanned whole at least every RECALL_FULL_SCAN_INTERVAL_MS); `whole` walks every root.
+   */
+  scan?: "quick" | "whole";
+  /** Paths known to have changed (a watcher's events): re-stat'ed by the quick check even when not recent. */
+  changedPaths?: readonly string[];
   /** How long to wait for another run's lock, in ms; default 0 (fail at once with INDEX_LOCKED). */
   lockWaitMs?: number;
   /** Sessions per transaction; default 100. */
@@ -96,9 +107,6 @@ export interface IndexSummary {
   /** What the embedding phase did, or undefined when it did not run (no model). */
   embedding?: EmbeddingSummary;
 }
-
-/** Meta key holding the container digest of a source after its last complete run. */
-export const digestMetaKey = (source: SourceId): string => `containers_digest:${source}`;
 
 /**
  * Run an incremental (or `full`) index.
@@ -165,7 +173,8 @@ async function runEmbedding(db: Database, options: IndexOptions): Promise<Embedd
 async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
   const seenAt = Date.now();
-  const plan = planSource(db, parser, options.roots[parser.id] ?? [], options.full ?? false, { onWarning: hooks.onWarning });
+  const quick = options.scan === "whole" ? undefined : { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs(), changedPaths: options.changedPaths };
+  const plan = planSource(db, parser, options.roots[parser.id] ?? [], { full: options.full, quick, hooks: { onWarning: hooks.onWarning } });
   summary.missingRoots[parser.id] = plan.missingRoots;
   summary.unchanged += plan.unchanged;
   applySourceStates(db, parser.id, plan, seenAt, summary);
@@ -176,7 +185,8 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
   summary.unavailable += plan.unavailable.length;
   summary.kept += [...plan.keptByPath.values()].reduce((sum, n) => sum + n, 0);
   const failedContainers = await parseAndWrite(db, parser, plan, options, summary, seenAt);
-  storeContainers(db, parser.id, containersToStore(plan, failedContainers), plan.unavailable.length > 0 || failedContainers.size > 0, seenAt);
+  const update = scanStateUpdate(db, parser, plan, failedContainers);
+  if (update) storeScanState(db, parser.id, update, seenAt, seenAtMetaKey(parser.id));
 }
 
 /** Mark vanished sessions deleted and returned-unchanged ones present, in one transaction. */
@@ -237,18 +247,4 @@ async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, opt
   }
   if (batch.length > 0) flush();
   return failedContainers;
-}
-
-/**
- * Store the container fingerprints of a source, the time it was scanned, and its digest; when something must be
- * retried (`retry`), a digest no scan can produce, so the staleness check sends the next search through an index run.
- */
-function storeContainers(db: Database, source: SourceId, containers: SourceContainer[], retry: boolean, seenAt: number): void {
-  db.transaction(() => {
-    db.query("DELETE FROM containers WHERE source = ?").run(source);
-    const insert = db.query("INSERT OR REPLACE INTO containers(path, source, fingerprint, size_bytes) VALUES (?, ?, ?, ?)");
-    for (const container of containers) insert.run(container.path, source, container.fingerprint, container.sizeBytes);
-    writeMeta(db, digestMetaKey(source), retry ? `retry:${digestContainers(containers)}` : digestContainers(containers));
-    writeMeta(db, seenAtMetaKey(source), String(seenAt));
-  }).immediate();
 }

@@ -4,6 +4,11 @@
  * Claude JSONL file; an OpenCode db + WAL; a JSON storage folder), then, only when a container
  * changed, vanished or could not be read, units by change key (Claude size, mtime, ctime and inode; OpenCode
  * `time_updated` plus the count and newest time of its parts).
+ * The containers come from the quick check (freshness.ts: recent ones re-stat'ed, folders compared) or a whole
+ * scan; either way only the containers that moved are listed and only their sessions are read from the index
+ * (issue 14), unless a container is unavailable, `full` is asked, or a listed session is also stored under a
+ * container that did not move (a copy in another root): then every container is listed, as the parser's
+ * deduplication needs.
  * The archive rules (issue 9): a session whose unit vanished is marked deleted, never dropped; a session
  * whose container is unavailable (exists, cannot be read now) is left exactly as it is and retried next run;
  * a forgotten session (tombstone) is not added again.
@@ -12,8 +17,11 @@
  * whose session id is stored as prompt-only takes that row over (same session id, so the writer updates it).
  */
 import type { Database } from "bun:sqlite";
-import type { Parser, ParserHooks, ResumeState, SourceContainer, SourceUnit, UnavailablePath } from "../parsers/index.ts";
+import type { Parser, ParserHooks, ResumeState, SourceContainer, SourceUnit, UnavailablePath, WatchedPath } from "../parsers/index.ts";
 import { loadForgottenIds } from "./archive.ts";
+import { adjustDigest, digestContainers, digestMetaKey, loadStoredContainers, loadStoredContainersBelow, splitDigest, type ScanStateUpdate } from "./containers.ts";
+import { quickCheck, type QuickCheckOptions } from "./freshness.ts";
+import { readMeta } from "./schema.ts";
 
 /** One unit to parse. */
 export interface PlannedUnit {
@@ -26,12 +34,20 @@ export interface PlannedUnit {
   wasDeleted: boolean;
 }
 
+/** How a plan learned what changed: nothing moved (quick check), some recent containers moved (quick check), or a whole scan. */
+export type PlanBasis = "unchanged" | "recent" | "whole";
+
 /** Work for one source. */
 export interface SourcePlan {
-  /** Every container found by the scan now. */
+  basis: PlanBasis;
+  /** Containers that appeared or moved (a whole scan: every container found). */
   containers: SourceContainer[];
-  /** Container rows stored by the last run, by path (kept for containers that must be retried). */
+  /** Stored container rows the plan compared against, by path (a whole scan: all of them). */
   storedContainers: Map<string, SourceContainer>;
+  /** Paths of stored containers the whole scan did not find. */
+  vanished: string[];
+  /** The whole scan's watched paths and roots (undefined unless basis is `whole`). */
+  wholeScan?: { watched: WatchedPath[] | undefined; roots: string[] };
   toParse: PlannedUnit[];
   /** Rowids of present sessions whose unit vanished: to mark deleted (kept). */
   toMarkDeleted: number[];
@@ -51,15 +67,6 @@ export interface SourcePlan {
   promptOnlyShadowed: number;
 }
 
-/**
- * Digest of a container list: order-independent hash of `path\tfingerprint` lines (Bun.hash,
- * wyhash 64-bit, hex). Equal digests mean no container changed, appeared or vanished.
- */
-export function digestContainers(containers: readonly SourceContainer[]): string {
-  const lines = containers.map((container) => `${container.path}\t${container.fingerprint}`).sort();
-  return Bun.hash(lines.join("\n")).toString(16);
-}
-
 /** True when `path` is one of `paths` or lies below one of them. */
 export function isAtOrBelow(path: string, paths: readonly { path: string }[]): boolean {
   return paths.some((entry) => path === entry.path || path.startsWith(entry.path.endsWith("/") ? entry.path : `${entry.path}/`));
@@ -76,55 +83,145 @@ interface IndexedRow {
   prompt_only: number;
 }
 
-function loadStoredContainers(db: Database, parser: Parser): Map<string, SourceContainer> {
-  const rows = db
-    .query<{ path: string; fingerprint: string; size_bytes: number }, [string]>("SELECT path, fingerprint, size_bytes FROM containers WHERE source = ?")
-    .all(parser.id);
-  return new Map(rows.map((row) => [row.path, { source: parser.id, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes }]));
-}
+const indexedColumns = "id, unit_key, session_id, container_path, change_key, resume_state, source_status, prompt_only";
 
 function addUnavailable(list: UnavailablePath[], entry: UnavailablePath): void {
   if (!list.some((known) => known.path === entry.path)) list.push(entry);
 }
 
+/** Options of {@link planSource}. */
+export interface PlanOptions {
+  /** Ignore stored fingerprints, change keys and resume states (re-parse everything that can be read); default false. */
+  full?: boolean;
+  /** Decide by the quick check (freshness.ts) where it applies; absent: scan the source whole. */
+  quick?: QuickCheckOptions;
+  /** `onWarning` is passed to the parser; `onUnavailable` is taken over here (and still called). */
+  hooks?: ParserHooks;
+}
+
 /**
  * Plan one source.
- * @param full ignore stored fingerprints, change keys and resume states (re-parse everything that can be read)
- * @param hooks `onWarning` is passed to the parser; `onUnavailable` is taken over here (and still called)
+ * @param roots the source's roots (as the run scans them)
  */
-export function planSource(db: Database, parser: Parser, roots: string[], full: boolean, hooks: ParserHooks = {}): SourcePlan {
-  const scan = parser.scan(roots);
-  const stored = loadStoredContainers(db, parser);
-  const plan: SourcePlan = {
-    containers: scan.containers, storedContainers: stored, toParse: [], toMarkDeleted: [], toRestore: [], unchanged: 0,
-    missingRoots: scan.missingRoots, unavailable: [], keptByPath: new Map(), forgottenSkipped: 0, promptOnlyShadowed: 0,
-  };
-  for (const entry of scan.unavailable ?? []) addUnavailable(plan.unavailable, entry);
-  const anyChange =
-    full || plan.unavailable.length > 0 || scan.containers.length !== stored.size ||
-    scan.containers.some((container) => stored.get(container.path)?.fingerprint !== container.fingerprint);
-  if (!anyChange) {
-    plan.unchanged = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ? AND source_status = 'present'").get(parser.id)?.n ?? 0;
+export function planSource(db: Database, parser: Parser, roots: string[], options: PlanOptions = {}): SourcePlan {
+  const full = options.full ?? false;
+  const check = !full && options.quick ? quickCheck(db, parser, roots, options.quick) : undefined;
+  if (check?.kind === "unchanged") {
+    const plan = emptyPlan("unchanged", [], new Map(), []);
+    plan.unchanged = countPresent(db, parser);
     return plan;
   }
-  const units = parser.listUnits(scan.containers, {
+  if (check?.kind === "changed") {
+    const stored = new Map(check.changed.map(({ container, previousFingerprint }) => [container.path, { ...container, fingerprint: previousFingerprint }]));
+    const plan = emptyPlan("recent", check.changed.map((entry) => entry.container), stored, []);
+    if (planMoved(db, parser, plan, plan.containers, options.hooks ?? {})) return plan;
+  }
+  return planWholeScan(db, parser, roots, full, options.hooks ?? {});
+}
+
+function emptyPlan(basis: PlanBasis, containers: SourceContainer[], stored: Map<string, SourceContainer>, missingRoots: string[]): SourcePlan {
+  return {
+    basis, containers, storedContainers: stored, vanished: [], toParse: [], toMarkDeleted: [], toRestore: [], unchanged: 0,
+    missingRoots, unavailable: [], keptByPath: new Map(), forgottenSkipped: 0, promptOnlyShadowed: 0,
+  };
+}
+
+/**
+ * Present sessions of a source: all minus deleted, two index-only counts (the UNIQUE (source, session_id) index and the
+ * partial `sessions_deleted` index); counting `source_status = 'present'` directly reads every row (~90 ms at 20k).
+ */
+function countPresent(db: Database, parser: Parser): number {
+  const all = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ?").get(parser.id)?.n ?? 0;
+  const deleted = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ? AND source_status = 'deleted'").get(parser.id)?.n ?? 0;
+  return all - deleted;
+}
+
+/** Scan the source whole, then plan from the containers that moved (or from all of them when that cannot be trusted). */
+function planWholeScan(db: Database, parser: Parser, roots: string[], full: boolean, hooks: ParserHooks): SourcePlan {
+  const scan = parser.scan(roots);
+  const stored = loadStoredContainers(db, parser.id);
+  const plan = emptyPlan("whole", scan.containers, stored, scan.missingRoots);
+  plan.wholeScan = { watched: scan.watched, roots };
+  for (const entry of scan.unavailable ?? []) addUnavailable(plan.unavailable, entry);
+  const found = new Set(scan.containers.map((container) => container.path));
+  plan.vanished = [...stored.keys()].filter((path) => !found.has(path));
+  const moved = scan.containers.filter((container) => stored.get(container.path)?.fingerprint !== container.fingerprint);
+  if (!full && plan.unavailable.length === 0 && moved.length === 0 && plan.vanished.length === 0) {
+    plan.unchanged = countPresent(db, parser);
+    return plan;
+  }
+  if (!full && plan.unavailable.length === 0 && planMoved(db, parser, plan, moved, hooks)) return plan;
+  resetDecisions(plan);
+  const units = parser.listUnits(scan.containers, unavailableHooks(plan, hooks));
+  const rows = db.query<IndexedRow, [string]>(`SELECT ${indexedColumns} FROM sessions WHERE source = ?`).all(parser.id);
+  classifyUnits(db, parser, units, full, plan, rows, () => true);
+  return plan;
+}
+
+/** Clear what an abandoned {@link planMoved} decided (it may have filled the lists before finding it cannot decide). */
+function resetDecisions(plan: SourcePlan): void {
+  plan.toParse = [];
+  plan.toMarkDeleted = [];
+  plan.toRestore = [];
+  plan.unchanged = 0;
+  plan.keptByPath = new Map();
+  plan.forgottenSkipped = 0;
+  plan.promptOnlyShadowed = 0;
+}
+
+function unavailableHooks(plan: SourcePlan, hooks: ParserHooks): ParserHooks {
+  return {
     onWarning: hooks.onWarning,
     onUnavailable(path, reason) {
       addUnavailable(plan.unavailable, { path, reason });
       hooks.onUnavailable?.(path, reason);
     },
-  });
-  classifyUnits(db, parser, units, full, plan);
-  return plan;
+  };
 }
 
-/** Sort listed units and indexed sessions into parse / unchanged / restore / mark deleted / keep. */
-function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: boolean, plan: SourcePlan): void {
+/**
+ * Plan from the containers that moved (and the vanished ones in `plan.vanished`) alone: list their units (with the
+ * containers that depend on them, `Parser.dependentsPrefix`) and read from the index only the sessions stored under
+ * them or matching a listed unit.
+ * @returns false when that cannot decide (a container became unreadable, or a listed session is stored under a
+ *   container that did not move: only listing every container lets the parser choose between the copies)
+ */
+function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: SourceContainer[], hooks: ParserHooks): boolean {
+  const listed = new Map(moved.map((container) => [container.path, container]));
+  for (const container of moved) {
+    const prefix = parser.dependentsPrefix?.(container.path) ?? null;
+    if (prefix === null) continue;
+    const below = plan.basis === "whole" ? plan.containers.filter((entry) => entry.path.startsWith(prefix)) : loadStoredContainersBelow(db, parser.id, prefix);
+    for (const dependent of below) if (!listed.has(dependent.path)) listed.set(dependent.path, dependent);
+  }
+  const units = listed.size === 0 ? [] : parser.listUnits([...listed.values()], unavailableHooks(plan, hooks));
+  if (plan.unavailable.length > 0) return false;
+  const reconciled = new Set([...listed.keys(), ...plan.vanished]);
   const rows = db
-    .query<IndexedRow, [string]>(
-      "SELECT id, unit_key, session_id, container_path, change_key, resume_state, source_status, prompt_only FROM sessions WHERE source = ?",
+    .query<IndexedRow, [string, string, string, string]>(
+      `SELECT ${indexedColumns} FROM sessions WHERE source = ? AND (container_path IN (SELECT value FROM json_each(?))
+         OR unit_key IN (SELECT value FROM json_each(?)) OR session_id IN (SELECT value FROM json_each(?)))`,
     )
-    .all(parser.id);
+    .all(parser.id, JSON.stringify([...reconciled]), JSON.stringify(units.map((unit) => unit.key)), JSON.stringify(units.map((unit) => unit.sessionId)));
+  const byKey = new Map(rows.map((row) => [row.unit_key, row]));
+  const bySessionId = new Map(rows.map((row) => [row.session_id, row]));
+  for (const unit of units) {
+    const row = byKey.get(unit.key) ?? bySessionId.get(unit.sessionId);
+    if (row && !unit.promptOnly && row.prompt_only === 0 && row.unit_key !== unit.key && !reconciled.has(row.container_path)) return false;
+  }
+  classifyUnits(db, parser, units, false, plan, rows, (row) => reconciled.has(row.container_path));
+  // Every present session not re-parsed or marked deleted is unchanged, listed or not.
+  const reparsed = plan.toParse.filter((planned) => !planned.isNew && !planned.wasDeleted).length;
+  plan.unchanged = countPresent(db, parser) - reparsed - plan.toMarkDeleted.length;
+  return true;
+}
+
+/**
+ * Sort listed units and indexed sessions into parse / unchanged / restore / mark deleted / keep.
+ * @param rows the indexed sessions to decide about (all of the source's, or those of the moved containers)
+ * @param reconcile which of `rows` not matched by a unit lost their unit (marked deleted, or kept when unreadable)
+ */
+function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: boolean, plan: SourcePlan, rows: IndexedRow[], reconcile: (row: IndexedRow) => boolean): void {
   const byKey = new Map(rows.map((row) => [row.unit_key, row]));
   const bySessionId = new Map(rows.map((row) => [row.session_id, row]));
   const forgotten = loadForgottenIds(db, parser.id);
@@ -158,7 +255,7 @@ function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: 
     plan.toParse.push({ unit, resume, isNew: !row, wasDeleted: row?.source_status === "deleted" });
   }
   for (const row of rows) {
-    if (handled.has(row.id)) continue;
+    if (handled.has(row.id) || !reconcile(row)) continue;
     const under = unavailableOf(row.container_path);
     if (under) keep(under.path);
     else if (row.source_status === "present") plan.toMarkDeleted.push(row.id);
@@ -166,14 +263,29 @@ function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: 
 }
 
 /**
- * The container rows to store after a run: what the scan found, except that a container which could not be
- * read (unavailable, or one of its units failed to parse) keeps the fingerprint stored before, or none, so the
- * next run sees it as changed and retries it. Stored rows below an unavailable path are kept as they were.
+ * What to store for a source after its run (containers.ts `storeScanState`): the rows of containers that appeared or
+ * moved, the rows of vanished ones to delete, and the digest. A container that could not be read (unavailable, or
+ * one of its units failed to parse) keeps the row stored before, or none, so the next run sees it as changed and
+ * retries it; stored rows below an unavailable path are kept as they were; then the digest is marked for retry.
  * @param retryPaths container paths of units that failed to parse in this run
  */
-export function containersToStore(plan: SourcePlan, retryPaths: ReadonlySet<string>): SourceContainer[] {
+export function scanStateUpdate(db: Database, parser: Parser, plan: SourcePlan, retryPaths: ReadonlySet<string>): ScanStateUpdate | undefined {
+  const retry = plan.unavailable.length > 0 || retryPaths.size > 0;
   const mustRetry = (path: string) => retryPaths.has(path) || isAtOrBelow(path, plan.unavailable);
-  const out = plan.containers.filter((container) => !mustRetry(container.path));
-  for (const [path, container] of plan.storedContainers) if (mustRetry(path)) out.push(container);
-  return out;
+  if (plan.basis === "unchanged") return undefined;
+  if (plan.basis === "recent") {
+    const upserts = plan.containers.filter((container) => !mustRetry(container.path));
+    const previous = upserts.map((container) => plan.storedContainers.get(container.path)!);
+    const stored = splitDigest(readMeta(db, digestMetaKey(parser.id)));
+    return { upserts, deletes: [], digest: adjustDigest(stored?.digest ?? "0", previous, upserts), retry };
+  }
+  const kept = plan.containers.filter((container) => !mustRetry(container.path));
+  for (const [path, container] of plan.storedContainers) if (mustRetry(path)) kept.push(container);
+  const keptPaths = new Set(kept.map((container) => container.path));
+  const upserts = kept.filter((container) => {
+    const before = plan.storedContainers.get(container.path);
+    return before === undefined || before.fingerprint !== container.fingerprint || before.mtimeMs !== container.mtimeMs;
+  });
+  const deletes = [...plan.storedContainers.keys()].filter((path) => !keptPaths.has(path));
+  return { upserts, deletes, digest: digestContainers(kept), retry, wholeScan: plan.wholeScan };
 }

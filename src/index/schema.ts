@@ -6,7 +6,7 @@
  * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id),
  * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/cjk.ts),
  * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
- * (tombstones of sessions deleted on purpose). Sessions are never dropped by an index run: a vanished source
+ * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness check). Sessions are never dropped by an index run: a vanished source
  * marks them `source_status = 'deleted'` (DESIGN.md "The archive").
  * SQLite is the source of truth: vector files can always be rebuilt from it (DESIGN.md "Store").
  */
@@ -18,7 +18,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.
 import { createPrivateFile } from "./home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 4;
+export const schemaVersion = 5;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -157,6 +157,24 @@ const migrations: Array<string | ((db: Database) => void)> = [
   DELETE FROM containers WHERE path IN (SELECT container_path FROM slug_titled);
   DELETE FROM meta WHERE key = 'containers_digest:claude-code' AND EXISTS (SELECT 1 FROM slug_titled);
   DROP TABLE slug_titled;`);
+  },
+  // v5 (issue 14, the freshness check): containers keep their file's mtime, so a check re-stats only recent ones, and
+  // `watched_paths` holds the folders (and probed side files) each tree walk read, so a check that finds them all
+  // unchanged knows no file was added, removed or renamed without walking (index/freshness.ts). Both fill on the next
+  // whole scan; digests change format (an order-independent sum), so every source is scanned whole once.
+  (db) => {
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(containers)").all();
+    if (!columns.some((column) => column.name === "mtime_ms")) db.exec("ALTER TABLE containers ADD COLUMN mtime_ms REAL");
+    db.exec(`
+  CREATE INDEX IF NOT EXISTS containers_recent ON containers(source, mtime_ms);
+  CREATE TABLE IF NOT EXISTS watched_paths (
+    path TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    owner TEXT -- the container whose session owns this folder (checked while it is recent), NULL = always checked
+  );
+  CREATE INDEX IF NOT EXISTS watched_paths_owner ON watched_paths(source, owner);
+  DELETE FROM meta WHERE key LIKE 'containers_digest:%';`);
   },
 ];
 

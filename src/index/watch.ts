@@ -3,7 +3,8 @@
  * `recall watch`. Pipeline of one cycle, started `debounceMs` (2 s) after the last change, or at most
  * `maxDelayMs` (10 s) after the first one while changes keep coming:
  *   1. plan the folders to watch again (roots that appeared or vanished; watch-targets.ts);
- *   2. keyword phase: `runIndex` without a model (incremental; Claude files are read from the last byte
+ *   2. keyword phase: `runIndex` without a model (incremental, by the freshness rule of freshness.ts, with the
+ *      paths of the events re-stat'ed even when they are old files; Claude files are read from the last byte
  *      indexed), committed in batches, so a search sees new turns as soon as possible (`onIndexed`);
  *   3. embedding phase, when `openEmbedder` is given: `runIndex` again with it (a no-change scan, then only the
  *      chunks without vectors: idempotent). A model that cannot be opened costs this phase only (notice); new
@@ -124,6 +125,8 @@ class IndexWatcher implements Watcher {
   private planning: Promise<void> = Promise.resolve();
   private embedding = false;
   private closing: Promise<void> | undefined;
+  /** Paths of the events since the last keyword phase: the quick check re-stats them even when they are old files. */
+  private readonly changedPaths = new Set<string>();
 
   constructor(private readonly options: WatchOptions) {
     this.hooks = options.hooks ?? {};
@@ -162,10 +165,13 @@ class IndexWatcher implements Watcher {
     return this.closing !== undefined;
   }
 
-  private onEffect(effect: EventEffect, _path: string): void {
+  private onEffect(effect: EventEffect, path: string): void {
     if (this.isClosed) return;
     if (effect.replan) this.replanSoon();
-    if (effect.index) this.markDirty();
+    if (effect.index) {
+      this.changedPaths.add(path);
+      this.markDirty();
+    }
   }
 
   /** The configured roots plus, for Aider, the project folders the index knows (known-projects.ts); the roots alone without an index. */
@@ -280,6 +286,9 @@ class IndexWatcher implements Watcher {
       onWarning: (message) => this.warn(message),
       onNotice: (message) => this.notice(message),
     };
+    // The keyword phase takes the event paths; a run that does not complete gives them back for the next one.
+    const changedPaths = withModel ? [] : [...this.changedPaths];
+    for (const path of changedPaths) this.changedPaths.delete(path);
     try {
       const summary = await runIndex({
         recallHome: this.options.recallHome,
@@ -287,11 +296,13 @@ class IndexWatcher implements Watcher {
         lockWaitMs: 0,
         hooks,
         openEmbedder: withModel ? this.options.openEmbedder : undefined,
+        changedPaths,
       });
       this.lockedUntil = 0;
       this.lockRetryMs = watchDefaults.lockRetryMs;
       return summary;
     } catch (error) {
+      for (const path of changedPaths) this.changedPaths.add(path);
       if (error instanceof StopRun) return undefined;
       if (error instanceof IndexError && error.code === "INDEX_LOCKED") {
         this.onLocked(error.message);

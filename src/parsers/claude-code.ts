@@ -13,7 +13,7 @@ import type { Parser, SourceContainer } from "./types.ts";
 import { isPromptHistoryFile, withPromptHistory } from "./shared/prompt-history.ts";
 import { claudeHistorySpec } from "./claude-code/history.ts";
 import { parseClaudeUnit } from "./claude-code/parse.ts";
-import { listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
+import { copyAgentsPrefix, listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
 
 export { parseClaudeUnit } from "./claude-code/parse.ts";
 export { describePath, listClaudeUnits, scanClaudeRoots, unitForContainer, type AgentKind, type PathInfo } from "./claude-code/scan.ts";
@@ -30,6 +30,8 @@ export const claudeCodeParser: Parser = withPromptHistory(
   {
     id: "claude-code",
     scan: (roots) => scanClaudeRoots(roots),
+    scansContainerPaths: true,
+    dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),
     listUnits: (containers) => listClaudeUnits(containers),
     parse: (unit, options) => parseClaudeUnit(unit, options),
   },

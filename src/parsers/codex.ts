@@ -26,6 +26,7 @@ export const codexParser: Parser = withPromptHistory(
   {
     id: "codex",
     scan: (roots) => scanCodexRoots(roots),
+    scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
     parse: (unit, options) => parseCodexUnit(unit, options),
   },

@@ -31,6 +31,7 @@ export const geminiCliParser: Parser = withPromptHistory(
   {
     id: "gemini-cli",
     scan: (roots) => scanGeminiRoots(roots),
+    scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
     parse: (unit, options) => parseGeminiUnit(unit, options),
   },

@@ -107,6 +107,28 @@ export interface SourceContainer {
   fingerprint: string;
   /** Size in bytes of the main file (0 for folders). */
   sizeBytes: number;
+  /**
+   * Modification time of the file, epoch ms, for the scans that list single files (the tree walks); the quick
+   * freshness check re-stats only containers modified recently (src/index/freshness.ts). Absent for databases and folders.
+   */
+  mtimeMs?: number;
+}
+
+/**
+ * A path a tree walk looked at and what it looked like, so a later check can tell that nothing was added, removed
+ * or renamed below it without walking again: creating, deleting or renaming an entry changes its folder's mtime and
+ * ctime on Linux and macOS, appending to a file does not (src/index/freshness.ts).
+ */
+export interface WatchedPath {
+  /** Absolute path: a folder the walk read, a root, or a side file it looked for by name. */
+  path: string;
+  /** `statFingerprint` of the path, `-` when it did not exist, `?` when its mtime was too recent to trust (see TreeWalk). */
+  fingerprint: string;
+  /**
+   * The container (a transcript path) whose session owns this folder, such as a Claude Code session's `subagents/`:
+   * only re-checked while that container was modified recently. Absent: re-checked every time.
+   */
+  owner?: string;
 }
 
 /** One session to parse, inside a container. */
@@ -194,6 +216,11 @@ export interface ScanResult {
    * stored for containers at or below these paths are neither re-parsed nor marked deleted in this run.
    */
   unavailable: UnavailablePath[];
+  /**
+   * Every folder the walk read and every root or side file it probed, with their stats (tree walks only). Present
+   * only for parsers whose {@link Parser.scansContainerPaths} is true: it lets the freshness check skip the walk.
+   */
+  watched?: WatchedPath[];
 }
 
 /**
@@ -204,6 +231,18 @@ export interface Parser {
   readonly id: SourceId;
   /** Stats only, no content reads: every container below the given roots with its fingerprint. */
   scan(roots: string[]): ScanResult;
+  /**
+   * True when `scan([container.path])` lists exactly that container with the fingerprint the whole walk gave it, and
+   * `scan` reports `watched` paths: then the quick freshness check (src/index/freshness.ts) re-stats recent containers
+   * one by one instead of walking every root. Absent = false (the source is always scanned whole; it must be cheap).
+   */
+  readonly scansContainerPaths?: boolean;
+  /**
+   * Path prefix of the containers whose units depend on `containerPath` and must be listed again when it changes
+   * (Claude Code: the copy agents under `<session>/subagents/`, whose change key holds their parent's stats), or
+   * null. Absent = none.
+   */
+  dependentsPrefix?(containerPath: string): string | null;
   /**
    * The sessions inside ALL containers of this source (called only when at least one fingerprint
    * changed). Deduplicates sessions that exist in two containers (e.g. OpenCode db + JSON storage).

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex, type IndexSummary } from "../../src/index/index.ts";
 import { capArchivedOutput, decodeTurnOutputs, encodeTurnOutputs } from "../../src/index/archive.ts";
-import { containersToStore, planSource } from "../../src/index/plan.ts";
+import { scanStateUpdate, planSource } from "../../src/index/plan.ts";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
 import type { Parser } from "../../src/parsers/index.ts";
 import { findSession, readSessionTurns, searchIndex } from "../../src/search/index.ts";
@@ -176,15 +176,18 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
     };
     const db = openIndex(databasePath(home));
     try {
-      const plan = planSource(db, parser, [root], false);
+      const plan = planSource(db, parser, [root]);
       expect(plan.toParse).toEqual([]);
       expect(plan.unavailable).toEqual([{ path: locked, reason: "database is locked" }]);
       expect(plan.keptByPath.get(locked)).toBe(1);
       expect(plan.toMarkDeleted).toHaveLength(1); // idB vanished for real
       const stored = db.query<{ fingerprint: string }, [string]>("SELECT fingerprint FROM containers WHERE path = ?").get(locked)!.fingerprint;
-      const next = containersToStore(plan, new Set());
-      expect(next.find((container) => container.path === locked)?.fingerprint).toBe(stored);
-      expect(next.some((container) => container.path.endsWith(`${idB}.jsonl`))).toBe(false);
+      const next = scanStateUpdate(db, parser, plan, new Set())!;
+      expect(next.retry).toBe(true);
+      expect(next.upserts.some((container) => container.path === locked)).toBe(false); // keeps its stored row
+      expect(next.deletes).not.toContain(locked);
+      expect(stored).toBeString();
+      expect(next.deletes.some((path) => path.endsWith(`${idB}.jsonl`))).toBe(true);
     } finally {
       db.close();
     }

@@ -59,6 +59,15 @@ export function parentTranscriptPath(path: string): string | null {
   return parentFromPath === null ? null : join(dirname(dirname(dirname(path))), `${parentFromPath}.jsonl`);
 }
 
+/**
+ * Where the copy agents of a main transcript live (`<dir>/<session>/subagents/`, §1.8): their change key holds the
+ * parent's stats, so they are listed again whenever it changes. Null for sub-agent files and the prompt history.
+ */
+export function copyAgentsPrefix(containerPath: string): string | null {
+  if (!isTranscriptName(basename(containerPath)) || describePath(containerPath).kind !== "main") return null;
+  return `${containerPath.slice(0, -".jsonl".length)}/subagents/`;
+}
+
 /** A symbolic link met during the walk, followed after every real path (so real paths win). */
 interface PendingLink {
   path: string;
@@ -122,15 +131,18 @@ function walkDir(dir: string, depth: number, walk: ClaudeWalk, known?: Stats): v
   for (const entry of entries) {
     if (entry.isFile() || skippedDirs.has(entry.name)) continue;
     const path = `${dir}/${entry.name}`;
-    if (stems.has(entry.name)) walkSubagents(`${path}/subagents`, walk);
+    if (stems.has(entry.name)) walkSubagents(`${path}/subagents`, `${path}.jsonl`, walk);
     else if (entry.isDirectory()) walkDir(path, depth + 1, walk);
     else if (entry.isSymbolicLink()) walk.links.push({ path, name: entry.name, depth });
   }
 }
 
-/** The `subagents/` folder of a session folder (§1.1): agent transcripts only, no deeper folders. */
-function walkSubagents(dir: string, walk: ClaudeWalk): void {
-  const names = (walk.readEntries(dir) ?? []).map((entry) => entry.name);
+/**
+ * The `subagents/` folder of a session folder (§1.1): agent transcripts only, no deeper folders. Watched while its
+ * session's transcript (`owner`) is recent: a live session adds agent files there.
+ */
+function walkSubagents(dir: string, owner: string, walk: ClaudeWalk): void {
+  const names = (walk.readOwnedDir(dir, owner) ?? []).map((entry) => entry.name);
   const present = new Set(names);
   for (const name of names) {
     if (isTranscriptName(name)) addFile(`${dir}/${name}`, walk, present.has(`${name.slice(0, -6)}.meta.json`));
@@ -152,7 +164,7 @@ function addFile(path: string, walk: ClaudeWalk, hasMeta?: boolean): void {
   // May vanish between readdir and stat (a session being rotated): then it is not a container.
   const stat = walk.newFile(path);
   if (!stat) return;
-  walk.found.push({ source: "claude-code", path, fingerprint: fingerprintTranscript(path, stat, hasMeta), sizeBytes: stat.size });
+  walk.addContainer("claude-code", path, stat, fingerprintTranscript(path, stat, hasMeta));
 }
 
 /** A transcript's fingerprint; a nested sub-agent's adds its `.meta.json` (title source), `meta-` when absent. */

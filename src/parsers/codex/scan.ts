@@ -94,18 +94,22 @@ function addFile(path: string, walk: CodexWalk, known?: Stats): void {
   let index = "-";
   if (home !== null) {
     const cached = walk.indexStats.get(home);
-    index = cached ?? indexFingerprint(home);
+    index = cached ?? indexFingerprint(home, walk);
     walk.indexStats.set(home, index);
   }
-  walk.found.push({ source: "codex", path, fingerprint: `${statFingerprint(stat)}|index:${index}`, sizeBytes: stat.size });
+  walk.addContainer("codex", path, stat, `${statFingerprint(stat)}|index:${index}`);
 }
 
-function indexFingerprint(home: string): string {
+/** Stats of a Codex home's `session_index.jsonl` (titles of every rollout there), watched: a change re-lists them all. */
+function indexFingerprint(home: string, walk: CodexWalk): string {
+  let stats: Stats | undefined;
   try {
-    return statFingerprint(statSync(sessionIndexPath(home)));
+    stats = statSync(sessionIndexPath(home));
   } catch {
-    return "-";
+    stats = undefined;
   }
+  walk.watchPath(sessionIndexPath(home), stats);
+  return stats ? statFingerprint(stats) : "-";
 }
 
 /** The file part of a container fingerprint (before `|index:`). */

@@ -119,6 +119,7 @@ function rootStampOf(projectDir: string, walk: GeminiWalk): string {
   let rootStamp = walk.rootStamps.get(projectDir);
   if (rootStamp === undefined) {
     const rootStat = walk.statOrNote(join(projectDir, projectRootFileName));
+    walk.watchPath(join(projectDir, projectRootFileName), rootStat); // it names the project of every chat there
     rootStamp = rootStat?.isFile() ? statFingerprint(rootStat) : "-";
     walk.rootStamps.set(projectDir, rootStamp);
   }
@@ -128,5 +129,5 @@ function rootStampOf(projectDir: string, walk: GeminiWalk): string {
 function addFile(path: string, walk: GeminiWalk): void {
   const stat = walk.newFile(path);
   if (!stat) return;
-  walk.found.push({ source: "gemini-cli", path, fingerprint: `${statFingerprint(stat)}|root${rootStampOf(projectDirOf(path), walk)}`, sizeBytes: stat.size });
+  walk.addContainer("gemini-cli", path, stat, `${statFingerprint(stat)}|root${rootStampOf(projectDirOf(path), walk)}`);
 }

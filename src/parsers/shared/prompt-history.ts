@@ -191,8 +191,7 @@ export function parsePromptHistoryUnit(unit: SourceUnit, read: PromptHistoryRead
  */
 export function withPromptHistory(parser: Parser, history: PromptHistorySpec): Parser {
   return {
-    id: parser.id,
-    scan: (roots) => parser.scan(roots),
+    ...parser, // id, scan and the scan's capabilities (scansContainerPaths, dependentsPrefix) are the wrapped parser's
     listUnits(containers, hooks) {
       const historyFiles = containers.filter((container) => isPromptHistoryFile(history, container.path));
       const transcripts = historyFiles.length === 0 ? containers : containers.filter((container) => !isPromptHistoryFile(history, container.path));

@@ -7,7 +7,17 @@
  */
 import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { fileIdentity, fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
-import type { ScanResult, SourceContainer, SourceId, UnavailablePath } from "../types.ts";
+import type { ScanResult, SourceContainer, SourceId, UnavailablePath, WatchedPath } from "../types.ts";
+
+/**
+ * The fingerprint a watched path is stored with: its {@link statFingerprint}, or `?` when its mtime is a whole second
+ * less than 2 s before `nowMs`: on a file system with 1-second timestamps (HFS+, ext3) an entry added later in the
+ * same second would leave the folder's stats unchanged, so such a folder is not trusted and the next check walks it.
+ */
+export function watchedFingerprint(stats: Stats, nowMs = Date.now()): string {
+  const coarse = stats.mtimeMs % 1000 === 0 && stats.ctimeMs % 1000 === 0;
+  return coarse && nowMs - Math.max(stats.mtimeMs, stats.ctimeMs) < 2000 ? "?" : statFingerprint(stats);
+}
 
 /** Mutable state of one scan: what was found, what was seen, what could not be read. */
 export class TreeWalk {
@@ -15,6 +25,8 @@ export class TreeWalk {
   readonly found: SourceContainer[] = [];
   /** Paths that exist but cannot be read: permission denied, symbolic link loop, i/o error. */
   readonly unavailable: UnavailablePath[] = [];
+  /** Folders read, roots and side files probed, with their stats (ScanResult.watched). */
+  readonly watched: WatchedPath[] = [];
   private readonly walkedDirs = new Set<string>();
   private readonly listedFiles = new Set<string>();
 
@@ -56,7 +68,30 @@ export class TreeWalk {
   enterDir(dir: string, known?: Stats): Dirent[] | null {
     const stats = known ?? this.statOrNote(dir);
     if (!stats?.isDirectory() || !this.firstVisit(stats)) return null;
+    // Stats before the listing: an entry added in between shows up in both, so it is never missed later.
+    this.watched.push({ path: dir, fingerprint: watchedFingerprint(stats) });
     return this.readEntries(dir);
+  }
+
+  /**
+   * Read a folder that belongs to one session (`owner`, its transcript), such as a Claude Code `<session>/subagents/`:
+   * watched (only while the owner is recent), also when it does not exist yet (`-`), since it appears mid-session.
+   * @returns its entries, or null when it is missing or unreadable (noted)
+   */
+  readOwnedDir(dir: string, owner: string): Dirent[] | null {
+    const stats = this.statOrNote(dir);
+    this.watched.push({ path: dir, fingerprint: stats ? watchedFingerprint(stats) : "-", owner });
+    return stats?.isDirectory() ? this.readEntries(dir) : null;
+  }
+
+  /** Note a root or a side file looked for by name (`-` when missing), so the freshness check sees it appear or change. */
+  watchPath(path: string, stats: Stats | undefined): void {
+    this.watched.push({ path, fingerprint: stats ? watchedFingerprint(stats) : "-" });
+  }
+
+  /** List one file as a container with the given fingerprint (its mtime kept for the freshness check). */
+  addContainer(source: SourceId, path: string, stats: Stats, fingerprint: string): void {
+    this.found.push({ source, path, fingerprint, sizeBytes: stats.size, mtimeMs: stats.mtimeMs });
   }
 
   /**
@@ -79,13 +114,14 @@ export class TreeWalk {
    */
   addFileContainer(source: SourceId, path: string, fingerprintSuffix = ""): void {
     const stats = this.newFile(path);
-    if (stats) this.found.push({ source, path, fingerprint: `${statFingerprint(stats)}${fingerprintSuffix}`, sizeBytes: stats.size });
+    this.watchPath(path, stats);
+    if (stats) this.addContainer(source, path, stats, `${statFingerprint(stats)}${fingerprintSuffix}`);
   }
 
-  /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots. */
+  /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots and the watched paths. */
   result(missingRoots: string[]): ScanResult {
     const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    return { containers: this.found.sort(byPath), missingRoots, unavailable: this.unavailable.sort(byPath) };
+    return { containers: this.found.sort(byPath), missingRoots, unavailable: this.unavailable.sort(byPath), watched: this.watched };
   }
 }
 
@@ -93,7 +129,7 @@ export class TreeWalk {
  * Read every root (a trailing "/" is dropped) and hand its stats to `visit`.
  * @param visit called once per existing root; it walks the root into `walk`
  * @returns the roots that do not exist, as given; roots that exist but cannot be stat'ed are noted in
- *   `walk.unavailable`. Never throws.
+ *   `walk.unavailable`. Missing roots and file roots are watched (`walk.watched`). Never throws.
  */
 export function visitRoots(roots: readonly string[], walk: TreeWalk, visit: (root: string, stats: Stats) => void): string[] {
   const missingRoots: string[] = [];
@@ -103,10 +139,13 @@ export function visitRoots(roots: readonly string[], walk: TreeWalk, visit: (roo
     try {
       stats = statSync(root);
     } catch (error) {
-      if (isMissingError(error)) missingRoots.push(given);
-      else walk.unavailable.push({ path: root, reason: fsReason(error) });
+      if (isMissingError(error)) {
+        missingRoots.push(given);
+        walk.watchPath(root, undefined); // a root that appears later is seen by the next check
+      } else walk.unavailable.push({ path: root, reason: fsReason(error) });
       continue;
     }
+    if (!stats.isDirectory()) walk.watchPath(root, stats); // a folder is watched when it is read
     visit(root, stats);
   }
   return missingRoots;
