@@ -9,7 +9,9 @@
  *      (Claude Code `<session>/subagents/`) is checked while that session is recent. Any difference: the source is
  *      walked whole (a new session, a deleted one, a rewrite by rename);
  *   2. every container modified in the last {@link freshnessDefaults.recentWindowMs} (24 h) is re-stat'ed: an
- *      append to a live or recent session is found by the next search and re-indexed from its stored state alone;
+ *      append to a live or recent session is found by the next search and re-indexed from its stored state alone.
+ *      When a prompt history (`history.jsonl`) grew, the transcripts of the sessions its new lines name are
+ *      re-stat'ed too, however old: a session resumed weeks later is found by the next search;
  *   3. a whole scan when the last one is older than the interval (10 minutes, RECALL_FULL_SCAN_INTERVAL_MS; 0 = always),
  *      when the roots differ from the last whole scan's, or when a container must be retried: this is what finds an
  *      append to a file that had been quiet for a day (a session resumed much later), at most one interval late.
@@ -77,36 +79,72 @@ export function quickCheck(db: Database, parser: Parser, roots: readonly string[
   if (splitDigest(readMeta(db, digestMetaKey(parser.id)))?.retry !== false) return { kind: "whole", reason: "retry" };
 
   const recentSince = options.nowMs - (options.recentWindowMs ?? freshnessDefaults.recentWindowMs);
-  const recent = db
-    .query<{ path: string; fingerprint: string }, [string, number]>("SELECT path, fingerprint FROM containers WHERE source = ? AND mtime_ms >= ?")
-    .all(parser.id, recentSince);
-  const toCheck = new Map(recent.map((row) => [row.path, row.fingerprint]));
+  const recent = db.query<StoredRow, [string, number]>("SELECT path, fingerprint, size_bytes FROM containers WHERE source = ? AND mtime_ms >= ?").all(parser.id, recentSince);
+  const toCheck = new Map(recent.map((row) => [row.path, row]));
   if (options.changedPaths && options.changedPaths.length > 0) {
-    const named = db
-      .query<{ path: string; fingerprint: string }, [string, string]>("SELECT path, fingerprint FROM containers WHERE source = ? AND path IN (SELECT value FROM json_each(?))")
-      .all(parser.id, JSON.stringify(options.changedPaths));
-    for (const row of named) toCheck.set(row.path, row.fingerprint);
+    for (const row of storedRows(db, parser, "path", options.changedPaths)) toCheck.set(row.path, row);
   }
 
   // Folders first: a file added, removed or renamed anywhere means a walk, whatever the containers say.
   const always = db.query<{ path: string; fingerprint: string }, [string]>("SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner IS NULL").all(parser.id);
-  const owned = db.query<{ path: string; fingerprint: string }, [string, string]>("SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner = ?");
   for (const row of always) if (currentFingerprint(row.path) !== row.fingerprint) return { kind: "whole", reason: "folder changed" };
-  for (const path of toCheck.keys()) {
-    for (const row of owned.all(parser.id, path)) if (currentFingerprint(row.path) !== row.fingerprint) return { kind: "whole", reason: "folder changed" };
-  }
+  if (ownedFolderChanged(db, parser, toCheck.keys())) return { kind: "whole", reason: "folder changed" };
 
-  const changed: ChangedContainer[] = [];
-  if (toCheck.size > 0) {
-    const rescan = parser.scan([...toCheck.keys()]);
-    if (rescan.unavailable.length > 0 || rescan.containers.length !== toCheck.size) return { kind: "whole", reason: "container vanished" };
-    for (const container of rescan.containers) {
-      const previousFingerprint = toCheck.get(container.path);
-      if (previousFingerprint === undefined) return { kind: "whole", reason: "container vanished" }; // listed under another path
-      if (previousFingerprint !== container.fingerprint) changed.push({ container, previousFingerprint });
-    }
+  const changed = restat(parser, toCheck);
+  if (changed === undefined) return { kind: "whole", reason: "container vanished" };
+  // A prompt history that grew names the sessions typed in: re-stat their transcripts too, however old (a resume).
+  const named = changed.flatMap(({ container }) => parser.sessionsTypedSince?.(container, toCheck.get(container.path)!.size_bytes) ?? []);
+  if (named.length > 0) {
+    const resumed = new Map(storedRows(db, parser, "session", named).filter((row) => !toCheck.has(row.path)).map((row) => [row.path, row]));
+    if (ownedFolderChanged(db, parser, resumed.keys())) return { kind: "whole", reason: "folder changed" };
+    const more = restat(parser, resumed);
+    if (more === undefined) return { kind: "whole", reason: "container vanished" };
+    changed.push(...more);
+    for (const [path, row] of resumed) toCheck.set(path, row);
   }
   return changed.length > 0 ? { kind: "changed", changed, wholeScanAt: state.at } : { kind: "unchanged", checkedContainers: toCheck.size, wholeScanAt: state.at };
+}
+
+/** A stored container row, as the quick check reads it. */
+interface StoredRow {
+  path: string;
+  fingerprint: string;
+  size_bytes: number;
+}
+
+/** Stored container rows of a source by their paths, or those holding the transcripts of the given session ids. */
+function storedRows(db: Database, parser: Parser, by: "path" | "session", values: readonly string[]): StoredRow[] {
+  const sql = by === "path"
+    ? "SELECT path, fingerprint, size_bytes FROM containers WHERE source = ?1 AND path IN (SELECT value FROM json_each(?2))"
+    : `SELECT path, fingerprint, size_bytes FROM containers WHERE source = ?1 AND path IN
+         (SELECT container_path FROM sessions WHERE source = ?1 AND prompt_only = 0 AND session_id IN (SELECT value FROM json_each(?2)))`;
+  return db.query<StoredRow, [string, string]>(sql).all(parser.id, JSON.stringify([...new Set(values)]));
+}
+
+/** True when a folder owned by one of these containers (a Claude Code session's `subagents/`) changed. */
+function ownedFolderChanged(db: Database, parser: Parser, owners: Iterable<string>): boolean {
+  const owned = db.query<{ path: string; fingerprint: string }, [string, string]>("SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner = ?");
+  for (const owner of owners) {
+    for (const row of owned.all(parser.id, owner)) if (currentFingerprint(row.path) !== row.fingerprint) return true;
+  }
+  return false;
+}
+
+/**
+ * Re-stat stored containers one by one (`scan` of their paths).
+ * @returns those whose fingerprint moved, or undefined when one vanished, cannot be read or is listed under another path
+ */
+function restat(parser: Parser, rows: ReadonlyMap<string, StoredRow>): ChangedContainer[] | undefined {
+  if (rows.size === 0) return [];
+  const rescan = parser.scan([...rows.keys()]);
+  if (rescan.unavailable.length > 0 || rescan.containers.length !== rows.size) return undefined;
+  const changed: ChangedContainer[] = [];
+  for (const container of rescan.containers) {
+    const previous = rows.get(container.path);
+    if (previous === undefined) return undefined;
+    if (previous.fingerprint !== container.fingerprint) changed.push({ container, previousFingerprint: previous.fingerprint });
+  }
+  return changed;
 }
 
 /** The fingerprint a watched path has now, as the walk stores it: `-` when missing, `!` when it cannot be stat'ed. */

@@ -109,7 +109,8 @@ export interface SourceContainer {
   sizeBytes: number;
   /**
    * Modification time of the file, epoch ms, for the scans that list single files (the tree walks); the quick
-   * freshness check re-stats only containers modified recently (src/index/freshness.ts). Absent for databases and folders.
+   * freshness check re-stats only containers modified recently (src/index/freshness.ts). A prompt history, which must
+   * be re-stat'ed by every check, carries the time of the scan instead. Absent for databases and folders.
    */
   mtimeMs?: number;
 }
@@ -243,6 +244,12 @@ export interface Parser {
    * null. Absent = none.
    */
   dependentsPrefix?(containerPath: string): string | null;
+  /**
+   * For a prompt-history container that grew (`history.jsonl`): the session ids of the prompts appended since it was
+   * `fromByte` bytes long, so the freshness check re-stats their transcripts even when they had been quiet (a session
+   * resumed weeks later). Undefined when `container` is not such a file or cannot be read now. Absent = never.
+   */
+  sessionsTypedSince?(container: SourceContainer, fromByte: number): string[] | undefined;
   /**
    * The sessions inside ALL containers of this source (called only when at least one fingerprint
    * changed). Deduplicates sessions that exist in two containers (e.g. OpenCode db + JSON storage).

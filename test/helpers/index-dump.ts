@@ -54,7 +54,8 @@ export function dumpIndex(recallHome: string, options: DumpOptions = {}): string
       `SELECT s.source AS s_source, s.session_id AS s_session, d.level AS d_level, d.turn_number AS d_turn, c.* FROM chunks c
        JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3, 4, c.chunk_index`,
     ).all());
-    add("container", db.query("SELECT * FROM containers ORDER BY path").all());
+    // mtime_ms is when the freshness check re-stats a container (a prompt history carries its scan time): not content
+    add("container", db.query("SELECT path, source, fingerprint, size_bytes FROM containers ORDER BY path").all());
     add("meta", db.query("SELECT key, value FROM meta WHERE key LIKE 'containers_digest:%' ORDER BY key").all());
     add("fts", [db.query("SELECT count(*) AS rows FROM documents_fts").get()]);
     for (const word of options.words ?? []) {

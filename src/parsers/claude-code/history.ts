@@ -48,4 +48,5 @@ export function readClaudeHistory(path: string): PromptHistoryFile {
 export const claudeHistorySpec: PromptHistorySpec = {
   fileName: historyFileName,
   read: readClaudeHistory,
+  readFrom: (path, fromByte) => readJsonlHistory(path, promptOf, fromByte),
 };

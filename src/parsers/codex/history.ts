@@ -25,4 +25,5 @@ export function readCodexHistory(path: string): PromptHistoryFile {
 export const codexHistorySpec: PromptHistorySpec = {
   fileName: historyFileName,
   read: readCodexHistory,
+  readFrom: (path, fromByte) => readJsonlHistory(path, promptOf, fromByte),
 };

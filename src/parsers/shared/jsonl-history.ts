@@ -3,17 +3,17 @@
  * whole file decoded line by line (an unterminated last line is read when it is complete JSON), each object mapped to
  * a {@link HistoryPrompt} by the source's own record reader, anything else counted as skipped.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { decodeLines, noteSkip, type SkipCounter } from "./jsonl-lines.ts";
 import type { HistoryPrompt, PromptHistoryFile } from "./prompt-history.ts";
 
 /**
- * Read `path` and map each decoded line with `toPrompt`, which returns the prompt or a skip reason (a string such as
- * `no sessionId`).
+ * Read `path` (from byte `fromByte` to its end: the lines appended since a file of that size) and map each decoded
+ * line with `toPrompt`, which returns the prompt or a skip reason (a string such as `no sessionId`).
  * @throws the fs error when the file cannot be read
  */
-export function readJsonlHistory(path: string, toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string): PromptHistoryFile {
-  const bytes = readFileSync(path);
+export function readJsonlHistory(path: string, toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string, fromByte = 0): PromptHistoryFile {
+  const bytes = fromByte > 0 ? readTail(path, fromByte) : readFileSync(path);
   const skipped: SkipCounter = { count: 0 };
   const decoded = decodeLines(bytes, 1, path, skipped);
   const prompts: HistoryPrompt[] = [];
@@ -23,4 +23,17 @@ export function readJsonlHistory(path: string, toPrompt: (record: Record<string,
     else prompts.push(prompt);
   }
   return { prompts, bytesRead: bytes.length, skipped };
+}
+
+/** The bytes of `path` from `fromByte` to its end (empty when it is shorter). */
+function readTail(path: string, fromByte: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const length = Math.max(0, fstatSync(fd).size - fromByte);
+    const buffer = Buffer.allocUnsafe(length);
+    const read = length === 0 ? 0 : readSync(fd, buffer, 0, length, fromByte);
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -50,6 +50,8 @@ export interface PromptHistorySpec {
   /** File name of the history, e.g. `history.jsonl`; the source's scan lists such files as containers. */
   fileName: string;
   read: PromptHistoryReader;
+  /** The prompts appended since the file was `fromByte` bytes long (an append-only file); absent for files rewritten whole. */
+  readFrom?: (path: string, fromByte: number) => PromptHistoryFile;
 }
 
 /** True when `path` names the source's history file (its last component is `spec.fileName`). */
@@ -200,5 +202,13 @@ export function withPromptHistory(parser: Parser, history: PromptHistorySpec): P
       return [...units, ...listPromptHistoryUnits(parser.id, historyFiles, new Set(units.map((unit) => unit.sessionId)), history.read, hooks)];
     },
     parse: (unit: SourceUnit, options?: ParseOptions) => (isPromptHistoryUnit(unit) ? parsePromptHistoryUnit(unit, history.read) : parser.parse(unit, options)),
+    sessionsTypedSince(container: SourceContainer, fromByte: number) {
+      if (!history.readFrom || !isPromptHistoryFile(history, container.path)) return undefined;
+      try {
+        return [...new Set(history.readFrom(container.path, fromByte).prompts.map((prompt) => prompt.sessionId))];
+      } catch {
+        return undefined; // unreadable now: the index run reports it
+      }
+    },
   };
 }

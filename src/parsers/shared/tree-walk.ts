@@ -109,13 +109,15 @@ export class TreeWalk {
 
   /**
    * List one file as a container of `source` (a prompt history found by name next to the tree the scan walks), with
-   * its {@link statFingerprint} plus `fingerprintSuffix` as the fingerprint; nothing when it is gone, unreadable
-   * (noted) or listed already.
+   * its {@link statFingerprint} plus `fingerprintSuffix` as the fingerprint; nothing when it is gone (then watched for),
+   * unreadable (noted) or listed already.
    */
   addFileContainer(source: SourceId, path: string, fingerprintSuffix = ""): void {
     const stats = this.newFile(path);
-    this.watchPath(path, stats);
-    if (stats) this.addContainer(source, path, stats, `${statFingerprint(stats)}${fingerprintSuffix}`);
+    if (!stats) return this.watchPath(path, undefined); // seen by the next check when it appears
+    // A prompt history is appended with every prompt typed in any session: re-stat'ed by every quick check (its
+    // mtime is taken as the scan time), it also names the old sessions being resumed (freshness.ts).
+    this.found.push({ source, path, fingerprint: `${statFingerprint(stats)}${fingerprintSuffix}`, sizeBytes: stats.size, mtimeMs: Date.now() });
   }
 
   /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots and the watched paths. */
@@ -129,7 +131,7 @@ export class TreeWalk {
  * Read every root (a trailing "/" is dropped) and hand its stats to `visit`.
  * @param visit called once per existing root; it walks the root into `walk`
  * @returns the roots that do not exist, as given; roots that exist but cannot be stat'ed are noted in
- *   `walk.unavailable`. Missing roots and file roots are watched (`walk.watched`). Never throws.
+ *   `walk.unavailable`. Missing roots are watched (`walk.watched`), so the next check sees them appear. Never throws.
  */
 export function visitRoots(roots: readonly string[], walk: TreeWalk, visit: (root: string, stats: Stats) => void): string[] {
   const missingRoots: string[] = [];
@@ -145,8 +147,7 @@ export function visitRoots(roots: readonly string[], walk: TreeWalk, visit: (roo
       } else walk.unavailable.push({ path: root, reason: fsReason(error) });
       continue;
     }
-    if (!stats.isDirectory()) walk.watchPath(root, stats); // a folder is watched when it is read
-    visit(root, stats);
+    visit(root, stats); // a folder is watched when it is read; a file root is a container, re-stat'ed as such
   }
   return missingRoots;
 }
