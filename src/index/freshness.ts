@@ -112,12 +112,12 @@ interface StoredRow {
   size_bytes: number;
 }
 
-/** Stored container rows of a source by their paths, or those holding the transcripts of the given session ids. */
+/** Stored container rows of a source by their paths, or those holding the transcripts of the given session ids (by path and session_id indexes: `+source` keeps SQLite off the source ones). */
 function storedRows(db: Database, parser: Parser, by: "path" | "session", values: readonly string[]): StoredRow[] {
   const sql = by === "path"
-    ? "SELECT path, fingerprint, size_bytes FROM containers WHERE source = ?1 AND path IN (SELECT value FROM json_each(?2))"
-    : `SELECT path, fingerprint, size_bytes FROM containers WHERE source = ?1 AND path IN
-         (SELECT container_path FROM sessions WHERE source = ?1 AND prompt_only = 0 AND session_id IN (SELECT value FROM json_each(?2)))`;
+    ? "SELECT path, fingerprint, size_bytes FROM containers WHERE path IN (SELECT value FROM json_each(?2)) AND +source = ?1"
+    : `SELECT path, fingerprint, size_bytes FROM containers WHERE +source = ?1 AND path IN
+         (SELECT container_path FROM sessions WHERE session_id IN (SELECT value FROM json_each(?2)) AND +source = ?1 AND prompt_only = 0)`; // by the session_id index
   return db.query<StoredRow, [string, string]>(sql).all(parser.id, JSON.stringify([...new Set(values)]));
 }
 

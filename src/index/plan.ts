@@ -197,12 +197,16 @@ function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: Source
   const units = listed.size === 0 ? [] : parser.listUnits([...listed.values()], unavailableHooks(plan, hooks));
   if (plan.unavailable.length > 0) return false;
   const reconciled = new Set([...listed.keys(), ...plan.vanished]);
-  const rows = db
-    .query<IndexedRow, [string, string, string, string]>(
-      `SELECT ${indexedColumns} FROM sessions WHERE source = ? AND (container_path IN (SELECT value FROM json_each(?))
-         OR unit_key IN (SELECT value FROM json_each(?)) OR session_id IN (SELECT value FROM json_each(?)))`,
-    )
-    .all(parser.id, JSON.stringify([...reconciled]), JSON.stringify(units.map((unit) => unit.key)), JSON.stringify(units.map((unit) => unit.sessionId)));
+  // Three lookups, each by its own index (`+source` keeps SQLite off the source index: one OR of the three, or a
+  // lookup by source first, reads every row of the source, ~90 ms at 20k sessions).
+  const lookup = (column: "container_path" | "unit_key" | "session_id", values: Iterable<string>) =>
+    db.query<IndexedRow, [string, string]>(`SELECT ${indexedColumns} FROM sessions WHERE ${column} IN (SELECT value FROM json_each(?2)) AND +source = ?1`)
+      .all(parser.id, JSON.stringify([...new Set(values)]));
+  const found = new Map<number, IndexedRow>();
+  for (const row of [...lookup("container_path", reconciled), ...lookup("unit_key", units.map((unit) => unit.key)), ...lookup("session_id", units.map((unit) => unit.sessionId))]) {
+    found.set(row.id, row);
+  }
+  const rows = [...found.values()];
   const byKey = new Map(rows.map((row) => [row.unit_key, row]));
   const bySessionId = new Map(rows.map((row) => [row.session_id, row]));
   for (const unit of units) {
