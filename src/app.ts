@@ -1,5 +1,6 @@
 /**
- * The application: wires the subcommands and is the only place that catches errors.
+ * The application: wires the subcommands and is the only place that catches errors. Each command is imported as its
+ * definition (flags and help, src/commands/<name>.ts); what it does (<name>-handler.ts) loads when it runs (issue 14).
  * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
  * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
  * `--json`); an unexpected error prints one line, and its stack only with RECALL_DEBUG=1.

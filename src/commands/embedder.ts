@@ -3,7 +3,6 @@
  * default model on first use (when online); a search only uses a model that is already present, so
  * a query never triggers a download. The opener owns the embedder and disposes it.
  */
-import { option, optional, string } from "cmd-ts";
 import { EmbedError } from "../errors.ts";
 import { openEmbedder, resolveEmbedConfig, type Embedder } from "../embed/index.ts";
 import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -25,15 +24,6 @@ function recentlyFailed(paths: RecallPaths): boolean {
     return false;
   }
 }
-
-/** The `--model` option shared by `index` and `search`. */
-export const modelArg = {
-  model: option({
-    long: "model",
-    type: optional(string),
-    description: "Embedding model: a preset name (qwen3-embedding-0.6b default, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2) or a path to a .gguf file (env RECALL_MODEL)",
-  }),
-};
 
 /** A memoized embedder opener. */
 export interface EmbedderOpener {

@@ -1,72 +1,32 @@
 /**
  * `recall mcp`: serve the Model Context Protocol over stdio (default) or loopback HTTP (`--http`), or print the
- * registration for a client (`--print-config claude|opencode|json`). Flags are checked before anything loads;
- * the MCP SDK is imported only here, on use, so other commands never pay for it (src/mcp/index.ts).
+ * registration for a client (`--print-config claude|opencode|json`). Flags and help only; what the command does is
+ * mcp-handler.ts, loaded when it runs (the MCP SDK itself only after the flags are checked).
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
-import { resolve } from "node:path";
-import { UsageError } from "../errors.ts";
-import { resolveRecallPaths } from "../index/index.ts";
-import { writeOut } from "../render/terminal.ts";
-import { resolveHistory, sourceArgs, type SourceArgs } from "./context.ts";
-import { modelArg } from "./embedder.ts";
+import { modelArg, type ParsedArgs } from "./args.ts";
+import { sourceArgs } from "./context.ts";
 
 /** Default `--port` of `--http` (mirrors src/mcp/http.ts `defaultHttpPort`, kept here so help needs no SDK). */
-const defaultPort = 7747;
+export const defaultPort = 7747;
 
-/** `--port`: a whole number 0–65535 (0: any free port), only with `--http`. */
-function checkPort(port: number | undefined, http: boolean): number {
-  if (port === undefined) return defaultPort;
-  if (!http) throw new UsageError("--port needs --http");
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got ${port}`);
-  return port;
-}
+/** The flags of `recall mcp`. */
+const mcpArgs = {
+  http: flag({ long: "http", description: `Serve streamable HTTP on 127.0.0.1 only (never another interface), with a bearer token kept in <config>/mcp-token` }),
+  port: option({ long: "port", type: optional(number), description: `Port for --http (default ${defaultPort}; 0 picks a free one)` }),
+  printConfig: option({ long: "print-config", type: optional(string), description: "Print the registration for a client and exit: claude (the `claude mcp add` command), opencode (opencode.json) or json (mcpServers)" }),
+  noWatch: flag({ long: "no-watch", description: "Do not watch the sources; each call re-indexes what changed first, as `recall search` does" }),
+  ...modelArg,
+  ...sourceArgs,
+};
 
-/** The flags a registered stdio server should start with: the history and model this one was given. */
-function serverArgs(args: SourceArgs & { model: string | undefined; noWatch: boolean }): string[] {
-  return [
-    ...args.claudeDir.flatMap((dir) => ["--claude-dir", resolve(dir)]),
-    ...args.opencodeDir.flatMap((dir) => ["--opencode-dir", resolve(dir)]),
-    ...args.codexDir.flatMap((dir) => ["--codex-dir", resolve(dir)]),
-    ...args.geminiDir.flatMap((dir) => ["--gemini-dir", resolve(dir)]),
-    ...args.cursorDir.flatMap((dir) => ["--cursor-dir", resolve(dir)]),
-    ...args.aiderDir.flatMap((dir) => ["--aider-dir", resolve(dir)]),
-    ...(args.model ? ["--model", args.model.includes("/") ? resolve(args.model) : args.model] : []),
-    ...(args.noWatch ? ["--no-watch"] : []),
-  ];
-}
+/** `recall mcp`'s arguments as cmd-ts parsed them. */
+export type McpArgs = ParsedArgs<typeof mcpArgs>;
 
 /** The `mcp` subcommand. */
 export const mcpCommand = command({
   name: "mcp",
   description: "Serve recall to AI agents over the Model Context Protocol (stdio; --http for loopback HTTP), re-indexing as sessions are written",
-  args: {
-    http: flag({ long: "http", description: `Serve streamable HTTP on 127.0.0.1 only (never another interface), with a bearer token kept in <config>/mcp-token` }),
-    port: option({ long: "port", type: optional(number), description: `Port for --http (default ${defaultPort}; 0 picks a free one)` }),
-    printConfig: option({ long: "print-config", type: optional(string), description: "Print the registration for a client and exit: claude (the `claude mcp add` command), opencode (opencode.json) or json (mcpServers)" }),
-    noWatch: flag({ long: "no-watch", description: "Do not watch the sources; each call re-indexes what changed first, as `recall search` does" }),
-    ...modelArg,
-    ...sourceArgs,
-  },
-  handler: async (args) => {
-    const port = checkPort(args.port, args.http);
-    if (args.printConfig !== undefined) {
-      const snippets = await import("../mcp/config-snippet.ts");
-      const target = snippets.parseConfigTarget(args.printConfig);
-      if (args.http && port === 0) throw new UsageError("--print-config with --http needs a fixed --port", `use --port ${defaultPort} or another port`);
-      const { ensureToken } = await import("../mcp/token.ts");
-      const registration = args.http
-        ? { kind: "http" as const, url: `http://127.0.0.1:${port}/mcp`, token: ensureToken(resolveRecallPaths()).token }
-        : snippets.stdioRegistration(serverArgs(args));
-      writeOut(snippets.renderRegistration(target, registration));
-      return 0;
-    }
-    const mcp = await import("../mcp/index.ts");
-    // Claude Code tells a stdio server its project in CLAUDE_PROJECT_DIR; otherwise the working folder is the project.
-    const cwd = process.env.CLAUDE_PROJECT_DIR || process.cwd();
-    const options = { context: resolveHistory(args), model: args.model, watch: !args.noWatch, cwd };
-    if (args.http) await mcp.serveHttp({ ...options, port });
-    else await mcp.serveStdio(options);
-    return 0;
-  },
+  args: mcpArgs,
+  handler: async (args) => (await import("./mcp-handler.ts")).mcp(args),
 });

@@ -1,55 +1,37 @@
 /**
- * `recall model pull [name]` and `recall model list`: fetch an embedding model into the cache folder's
- * models/ (`$XDG_CACHE_HOME/recall/models`, or RECALL_HOME/models; progress on a TTY, resumable), and show what is present.
+ * `recall model pull [name]` and `recall model list`: fetch an embedding model into the cache folder's models/, and
+ * show what is present. Flags and help only; what the commands do is model-handler.ts, loaded when one runs.
  */
 import { command, flag, optional, positional, string, subcommands } from "cmd-ts";
-import { defaultPresetName, listModels, modelPresets, pullModel } from "../embed/index.ts";
-import { prepareRecallPaths, type RecallPaths } from "../index/index.ts";
-import { formatBytes, paletteFor } from "../render/format.ts";
-import { isTerminal, writeErr, writeOut } from "../render/terminal.ts";
-import { renderModelsJson, renderModelsText } from "../render/models.ts";
-import { warn } from "./context.ts";
+import { defaultPresetName } from "../embed/presets.ts";
+import type { ParsedArgs } from "./args.ts";
 
-/** The recall folders, after the one-time move of an old index and `.env` (which may set RECALL_MODEL). */
-const preparePaths = (): RecallPaths => prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+/** The positional of `recall model pull`. */
+const pullArgs = {
+  name: positional({ type: optional(string), displayName: "name", description: `Preset name (default ${defaultPresetName}; see \`recall model list\`)` }),
+};
+
+/** `recall model pull`'s arguments as cmd-ts parsed them. */
+export type PullArgs = ParsedArgs<typeof pullArgs>;
+
+/** The flags of `recall model list`. */
+const listArgs = { json: flag({ long: "json", description: "Print one JSON object" }) };
+
+/** `recall model list`'s arguments as cmd-ts parsed them. */
+export type ListArgs = ParsedArgs<typeof listArgs>;
 
 const pull = command({
   name: "pull",
   description: "Download an embedding model preset into ~/.cache/recall/models or RECALL_HOME/models (resumes a partial download)",
-  args: {
-    name: positional({ type: optional(string), displayName: "name", description: `Preset name (default ${defaultPresetName}; see \`recall model list\`)` }),
-  },
-  handler: async (args) => {
-    const home = preparePaths();
-    let lastPercent = -1;
-    const path = await pullModel({
-      home,
-      env: process.env,
-      name: args.name ?? defaultPresetName,
-      onProgress: isTerminal(2)
-        ? (done, total) => {
-            const percent = total ? Math.floor((done / total) * 100) : -1;
-            if (percent !== lastPercent) writeErr(`\rdownloading ${formatBytes(done)}${total ? ` of ${formatBytes(total)} (${percent}%)` : ""}   `);
-            lastPercent = percent;
-          }
-        : undefined,
-    });
-    if (isTerminal(2)) writeErr("\n");
-    warn(`recall: model ready: ${path}`);
-    return 0;
-  },
+  args: pullArgs,
+  handler: async (args) => (await import("./model-handler.ts")).pull(args),
 });
 
 const list = command({
   name: "list",
   description: "Show the model files present (size, dims, pooling) and the presets that can be pulled",
-  args: { json: flag({ long: "json", description: "Print one JSON object" }) },
-  handler: async (args) => {
-    const files = listModels(preparePaths());
-    const presets = Object.values(modelPresets);
-    writeOut(args.json ? `${renderModelsJson(files, presets, defaultPresetName)}\n` : renderModelsText(files, presets, defaultPresetName, await paletteFor(1)));
-    return 0;
-  },
+  args: listArgs,
+  handler: async (args) => (await import("./model-handler.ts")).list(args),
 });
 
 /** The `model` subcommand group. */

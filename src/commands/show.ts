@@ -1,65 +1,27 @@
 /**
- * `recall show <session>[:<from>-<to>]` (level 3): re-parse the source and print the full
- * conversation for those turns, with tool calls. `:5` means turn 5; no range means all turns.
- * When the source is gone or unreadable, the turns come from recall's archive and a note says so (issue 9).
- * Secrets are redacted unless `--no-redact`.
+ * `recall show <session>[:<from>-<to>]` (level 3): the full conversation of a session, or of some of its turns, with
+ * tool calls. Flags and help only; what the command does is show-handler.ts, loaded when it runs.
  */
 import { command, flag, positional, string } from "cmd-ts";
-import { UsageError } from "../errors.ts";
-import { paletteFor } from "../render/format.ts";
-import { writeOut } from "../render/terminal.ts";
-import { archiveNote, renderShowJson, renderShowText, showViewOf } from "../render/show.ts";
-import { findSession, readSessionTurns } from "../search/index.ts";
-import { openFreshIndex, resolveHistory, sourceArgs, warn } from "./context.ts";
+import type { ParsedArgs } from "./args.ts";
+import { sourceArgs } from "./context.ts";
 
-/** A parsed `<session>[:<from>[-<to>]]` argument; `to` undefined means "to the end". */
-export interface SessionRange {
-  id: string;
-  from: number;
-  to: number | undefined;
-}
+/** The flags and positional of `recall show`. */
+const showArgs = {
+  target: positional({ type: string, displayName: "session[:from-to]", description: "Session id (or unique 8+ char prefix), optionally with a turn range" }),
+  json: flag({ long: "json", description: "Print the turns as one JSON object, with full tool outputs" }),
+  noRedact: flag({ long: "no-redact", description: "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)" }),
+  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...sourceArgs,
+};
 
-/**
- * Parse a session reference. Examples: `abc12345` → all turns; `abc12345:5` → turn 5;
- * `abc12345:5-9` → turns 5 to 9; `abc12345:5-` → 5 to the end.
- * @throws UsageError for a malformed range or turn numbers below 1
- */
-export function parseSessionRange(text: string): SessionRange {
-  const match = /^([^:\s]+)(?::(\d+)(?:-(\d*))?)?$/.exec(text.trim());
-  if (!match) throw new UsageError(`cannot read "${text}" as <session>[:<from>-<to>]`, "example: recall show 2c5941bd:5-9");
-  const from = match[2] === undefined ? 1 : Number(match[2]);
-  const to = match[2] === undefined ? undefined : match[3] === undefined ? from : match[3] === "" ? undefined : Number(match[3]);
-  if (from < 1 || (to !== undefined && to < from)) throw new UsageError(`turn range ${match[2]}-${match[3] ?? match[2]} is empty`, "turns are numbered from 1, as in 5-9");
-  return { id: match[1]!, from, to };
-}
+/** `recall show`'s arguments as cmd-ts parsed them. */
+export type ShowArgs = ParsedArgs<typeof showArgs>;
 
 /** The `show` subcommand. */
 export const showCommand = command({
   name: "show",
   description: "Show the full conversation of a session, or of turns <from>-<to> (1-based, inclusive)",
-  args: {
-    target: positional({ type: string, displayName: "session[:from-to]", description: "Session id (or unique 8+ char prefix), optionally with a turn range" }),
-    json: flag({ long: "json", description: "Print the turns as one JSON object, with full tool outputs" }),
-    noRedact: flag({ long: "no-redact", description: "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)" }),
-    noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
-    ...sourceArgs,
-  },
-  handler: async (args) => {
-    const range = parseSessionRange(args.target);
-    const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
-    try {
-      const summary = findSession(db, range.id);
-      const read = readSessionTurns(db, summary, { redact: !args.noRedact });
-      const parsed = read.result;
-      const total = parsed.session.turnCount;
-      if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total} turns; turn ${range.from} does not exist`);
-      const to = Math.min(range.to ?? total, total);
-      const view = showViewOf({ summary, read }, total === 0 ? 0 : range.from, to);
-      if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);
-      writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));
-    } finally {
-      db.close();
-    }
-    return 0;
-  },
+  args: showArgs,
+  handler: async (args) => (await import("./show-handler.ts")).show(args),
 });

@@ -1,83 +1,28 @@
 /**
- * `recall watch`: the MCP server's watcher in the foreground (issue 10), for users without MCP. Brings the index
- * up to date, then re-indexes whatever changes, 2 s after the last change; status lines on stderr, nothing on
- * stdout unless `--json` (one JSON line per cycle, render/watch.ts). Stops on SIGINT/SIGTERM after the current
- * batch commits (a second Ctrl-C kills at once: the index survives that too). The model, when present, is
- * opened for the first embedding and released after 5 idle minutes; it is never downloaded from here.
+ * `recall watch`: the MCP server's watcher in the foreground (issue 10), for users without MCP. Flags and help only;
+ * what the command does is watch-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option } from "cmd-ts";
-import { UsageError } from "../errors.ts";
-import { prepareRecallPaths, startWatcher, watchDefaults } from "../index/index.ts";
-import { resolveSourceRoots } from "../parsers/index.ts";
-import { writeOut } from "../render/terminal.ts";
-import * as render from "../render/watch.ts";
-import { sourceArgs, sourceFlags, warn } from "./context.ts";
-import { createEmbedderOpener, modelArg, type EmbedderOpener } from "./embedder.ts";
+import { watchDefaults } from "../index/watch.ts";
+import { modelArg, type ParsedArgs } from "./args.ts";
+import { sourceArgs } from "./context.ts";
+
+/** The flags of `recall watch`. */
+const watchArgs = {
+  ...sourceArgs,
+  debounce: option({ long: "debounce", type: number, defaultValue: () => watchDefaults.debounceMs, description: `Quiet time after the last change before re-indexing, in ms (default ${watchDefaults.debounceMs})` }),
+  json: flag({ long: "json", description: "Print one JSON object per cycle on stdout (indexed, embedded or skipped)" }),
+  keywordOnly: flag({ long: "keyword-only", description: "Do not embed (keyword search only; a later run without it adds the vectors)" }),
+  ...modelArg,
+};
+
+/** `recall watch`'s arguments as cmd-ts parsed them. */
+export type WatchArgs = ParsedArgs<typeof watchArgs>;
 
 /** The `watch` subcommand. */
 export const watchCommand = command({
   name: "watch",
   description: "Keep the index up to date while sessions are written (foreground; Ctrl-C stops); status lines on stderr",
-  args: {
-    ...sourceArgs,
-    debounce: option({ long: "debounce", type: number, defaultValue: () => watchDefaults.debounceMs, description: `Quiet time after the last change before re-indexing, in ms (default ${watchDefaults.debounceMs})` }),
-    json: flag({ long: "json", description: "Print one JSON object per cycle on stdout (indexed, embedded or skipped)" }),
-    keywordOnly: flag({ long: "keyword-only", description: "Do not embed (keyword search only; a later run without it adds the vectors)" }),
-    ...modelArg,
-  },
-  handler: async (args) => {
-    if (!Number.isInteger(args.debounce) || args.debounce < 0 || args.debounce > 600_000) throw new UsageError(`--debounce must be a whole number of ms from 0 to 600000, got ${args.debounce}`);
-    // No example-history fallback here: a watcher waits for the real history to appear.
-    const roots = resolveSourceRoots(sourceFlags(args)).roots;
-    const paths = prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
-    let opener: EmbedderOpener | undefined;
-    const newOpener = () => createEmbedderOpener(paths, args.model, false);
-    let isLockNoted = false;
-    const watcher = await startWatcher({
-      recallHome: paths.data,
-      roots,
-      debounceMs: args.debounce,
-      openEmbedder: args.keywordOnly ? undefined : () => (opener ??= newOpener()).open().catch((error) => {
-        opener = undefined; // the next cycle tries again (the model may have been pulled meanwhile)
-        throw error;
-      }),
-      releaseEmbedder: async () => {
-        const released = opener;
-        opener = undefined;
-        await released?.dispose();
-      },
-      hooks: {
-        onIndexed: (summary) => {
-          isLockNoted = false;
-          if (args.json) writeOut(`${render.renderWatchIndexedJson(summary)}\n`);
-          else if (render.hasIndexChanges(summary)) warn(`recall: ${render.renderWatchIndexedText(summary)}`);
-        },
-        onEmbedded: (summary, elapsedMs) => (args.json ? writeOut(`${render.renderWatchEmbeddedJson(summary, elapsedMs)}\n`) : warn(`recall: ${render.renderWatchEmbeddedText(summary, elapsedMs)}`)),
-        onSkipped: ({ message, retryInMs }) => {
-          if (args.json) writeOut(`${render.renderWatchSkippedJson(message, retryInMs)}\n`);
-          else if (!isLockNoted) warn(`recall: ${render.renderWatchSkippedText(message, retryInMs)}`);
-          isLockNoted = true;
-        },
-        onWarning: (message) => warn(`recall: warning: ${message}`),
-        onNotice: (message) => warn(`recall: ${message}`),
-      },
-    });
-    warn(`recall: ${render.renderWatchStartText(watcher.describe())}`);
-    await untilSignal(["SIGINT", "SIGTERM"]);
-    warn("recall: stopping (the current batch is committed first)");
-    await watcher.close();
-    await opener?.dispose();
-    return 0;
-  },
+  args: watchArgs,
+  handler: async (args) => (await import("./watch-handler.ts")).watch(args),
 });
-
-/** Resolves on the first of `signals`; its handlers are removed then, so a second signal has its default effect. */
-function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      for (const name of signals) process.off(name, handler);
-      resolve(signal);
-    };
-    for (const name of signals) process.on(name, handler);
-  });
-}

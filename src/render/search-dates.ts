@@ -3,7 +3,8 @@
  * them, search/time-boost.ts ranks by them): one text line for people, and the `dates` array of the JSON answer
  * (`recall search --json` and the MCP `search` tool).
  */
-import { isoLocalDate, type UnderstoodDate } from "../search/index.ts";
+import { isoLocalDate } from "../search/calendar.ts";
+import type { UnderstoodDate } from "../search/time-boost.ts";
 import { isoTime } from "./format.ts";
 
 /**

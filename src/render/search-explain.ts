@@ -5,7 +5,11 @@
  * query named, and any other factor the ranking applied, shown as one unitemized factor). Text goes to stderr
  * (one line per result); under `--json` the same object is each result's `explain` field.
  */
-import { confidentTierVectorShare, dateFactorOf, evidenceTierScore, dateFactors, parseLexicalQuery, subagentScoreFactor, type SearchResponse, type SessionResult, type TurnResult, type UnderstoodDate } from "../search/index.ts";
+import { subagentScoreFactor, type SearchResponse } from "../search/api.ts";
+import { confidentTierVectorShare, evidenceTierScore } from "../search/fusion.ts";
+import type { SessionResult, TurnResult } from "../search/hydrate.ts";
+import { parseLexicalQuery } from "../search/query.ts";
+import { dateFactorOf, dateFactors, type UnderstoodDate } from "../search/time-boost.ts";
 import { roundScore, shortId } from "./format.ts";
 
 /** The confident tier's vector share for a weight, as printed: `0.01`. */

@@ -27,7 +27,8 @@
  *   Dates in the query (search/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
  *   the text listing names them on one line under the header.
  */
-import { shellQuote, type SearchResponse, type SessionResult, type TurnResult } from "../search/index.ts";
+import type { SearchResponse } from "../search/api.ts";
+import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import { highlight, isoDate, isoMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";

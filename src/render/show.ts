@@ -6,7 +6,8 @@
  * unreadable) says so in the header and in `from_archive` (issue 9).
  */
 import type { Session, ToolCall, Turn } from "../parsers/index.ts";
-import { resumeCommandOf, type ExportedSession } from "../search/index.ts";
+import { resumeCommandOf } from "../search/hydrate.ts";
+import type { ExportedSession } from "../search/read-session.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { isoDate, isoMinute, isoTime, noPromptNote, promptOnlyMarker, type Palette } from "./format.ts";
 

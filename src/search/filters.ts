@@ -5,7 +5,7 @@
  * `1y`); `--until` with a bare date means the end of that day (UTC).
  */
 import { UsageError } from "../errors.ts";
-import { sourceIds, type SourceId } from "../parsers/index.ts";
+import { sourceIds, type SourceId } from "../parsers/types.ts";
 
 /** Filters of a search; all optional. Times are epoch ms UTC. */
 export interface SearchFilters {

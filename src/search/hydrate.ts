@@ -4,8 +4,9 @@
  * Times are epoch ms here; render/ formats them (ISO-8601 in JSON).
  */
 import type { Database } from "bun:sqlite";
-import { loadDocumentTexts, type StoredToolCall } from "../index/index.ts";
-import type { SourceId } from "../parsers/index.ts";
+import { loadDocumentTexts } from "../index/documents.ts";
+import type { StoredToolCall } from "../index/writer.ts";
+import type { SourceId } from "../parsers/types.ts";
 import type { JudgedHit } from "./api.ts";
 import type { ResultConfidence } from "./confidence.ts";
 import { makePreview, type Preview } from "./preview.ts";

@@ -1,6 +1,8 @@
 /**
  * The search layer's public surface: one API (`searchIndex`) for every front end, the filters,
- * fusion, and the query parser (exported for tests and the docs' examples).
+ * fusion, and the query parser (exported for tests and the docs' examples). Importing it loads every file below,
+ * the vector leg and the parsers included; the keyword search path (commands/search-handler.ts, render/search*.ts)
+ * imports the files it uses directly instead (issue 14: cold start).
  */
 export { searchIndex, defaultLimits, subagentScoreFactor, type SearchMode, type SearchRequest, type SearchResponse, type SearchedScope, type VectorLeg, type VectorHit } from "./api.ts";
 export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./filters.ts";
@@ -12,8 +14,8 @@ export { isoLocalDate } from "./calendar.ts";
 export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, resumeCommandOf, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
-export { findSession, listSessions, reparseSession, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
-export { readSessionTurns, readSessions, type ReadSessionOptions, type SessionRead, type ExportedSession } from "./read-session.ts";
+export { findSession, listSessions, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
+export { readSessionTurns, readSessions, reparseSession, type ReadSessionOptions, type SessionRead, type ExportedSession } from "./read-session.ts";
 export { selectSessions, type SessionSelection } from "./selection.ts";
 export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";
 export { createVectorLeg, openVectorStores } from "./vector.ts";

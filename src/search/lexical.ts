@@ -79,8 +79,9 @@ function runMatch(db: Database, match: string, level: SearchLevel, filters: Sear
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
     const rows = statement.all(match, window, ...filter.params);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
-    const exhausted = rows.length === 0 || matchCount(db, match) <= window;
-    if (hits.length >= candidates || exhausted) return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
+    // Counting the matches costs a pass over their doclists (5 ms for 27k matches at 20k sessions): only when short.
+    const done = hits.length >= candidates || rows.length === 0 || matchCount(db, match) <= window;
+    if (done) return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
   }
 }
 

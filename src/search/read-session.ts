@@ -8,9 +8,9 @@
 import type { Database } from "bun:sqlite";
 import { SourceError } from "../errors.ts";
 import { readStoredSession } from "../index/index.ts";
-import type { ParseResult } from "../parsers/index.ts";
+import { parserFor, type ParseResult, type SourceUnit } from "../parsers/index.ts";
 import { redactParseResult } from "../redact/index.ts";
-import { reparseSession, type SessionSummary } from "./sessions.ts";
+import type { SessionSummary } from "./sessions.ts";
 
 /** Options of {@link readSessionTurns}. */
 export interface ReadSessionOptions {
@@ -54,6 +54,27 @@ function fromArchive(db: Database, summary: SessionSummary, reason: string, caus
   const stored = readStoredSession(db, summary.rowid);
   if (!stored) throw new SourceError(`session ${summary.sessionId} is not in the index any more and its source cannot be read`, summary.location, { cause, hint: "run `recall index`" });
   return { result: stored, fromArchive: true, archiveReason: reason };
+}
+
+/**
+ * Re-parse one indexed session from its source with full tool outputs (level 3).
+ * @throws SourceError when the source file or database is gone or unreadable
+ */
+export function reparseSession(db: Database, session: SessionSummary): ParseResult {
+  const row = db
+    .query<{ unit_key: string; container_path: string; change_key: string; unit_locator: string | null }, [number]>(
+      "SELECT unit_key, container_path, change_key, unit_locator FROM sessions WHERE id = ?",
+    )
+    .get(session.rowid)!;
+  const unit: SourceUnit = {
+    source: session.source,
+    key: row.unit_key,
+    sessionId: session.sessionId,
+    containerPath: row.container_path,
+    changeKey: row.change_key,
+    ...(row.unit_locator ? { locator: JSON.parse(row.unit_locator) as SourceUnit["locator"] } : {}),
+  };
+  return parserFor(session.source).parse(unit, { withOutputs: true });
 }
 
 /** One session of an export: its summary and what {@link readSessionTurns} read. */

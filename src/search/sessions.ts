@@ -1,14 +1,15 @@
 /**
- * Session lookups that are not ranked searches: resolve an id or prefix (`recall show`), list
- * sessions newest first (`recall sessions`), re-parse one session from its source (level 3), and
- * summarize the index (`recall status`). Sessions whose source is gone are included everywhere, with
- * `sourceStatus: "deleted"` and the time their source was last seen (issue 9).
+ * Session lookups that are not ranked searches: resolve an id or prefix (`recall show`), list sessions newest
+ * first (`recall sessions`), and summarize the index (`recall status`). Sessions whose source is gone are included
+ * everywhere, with `sourceStatus: "deleted"` and the time their source was last seen (issue 9). No parser is loaded
+ * here (a keyword search hydrates its results from this file); re-parsing a source is read-session.ts's.
  */
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { SessionLookupError } from "../errors.ts";
-import { lastSeenSql, readMeta, type SourceStatus } from "../index/index.ts";
-import { parserFor, type ParseResult, type SourceId, type SourceUnit } from "../parsers/index.ts";
+import { lastSeenSql } from "../index/archive.ts";
+import { readMeta, type SourceStatus } from "../index/schema.ts";
+import type { SourceId } from "../parsers/types.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import { titleFromPrompt } from "./title.ts";
 
@@ -136,27 +137,6 @@ export function listSessions(db: Database, filters: SearchFilters, limit: number
     .query<SessionRow, Array<string | number>>(`SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`)
     .all(...filter.params, limit, offset)
     .map(toSummary);
-}
-
-/**
- * Re-parse one indexed session from its source with full tool outputs (level 3).
- * @throws SourceError when the source file or database is gone or unreadable
- */
-export function reparseSession(db: Database, session: SessionSummary): ParseResult {
-  const row = db
-    .query<{ unit_key: string; container_path: string; change_key: string; unit_locator: string | null }, [number]>(
-      "SELECT unit_key, container_path, change_key, unit_locator FROM sessions WHERE id = ?",
-    )
-    .get(session.rowid)!;
-  const unit: SourceUnit = {
-    source: session.source,
-    key: row.unit_key,
-    sessionId: session.sessionId,
-    containerPath: row.container_path,
-    changeKey: row.change_key,
-    ...(row.unit_locator ? { locator: JSON.parse(row.unit_locator) as SourceUnit["locator"] } : {}),
-  };
-  return parserFor(session.source).parse(unit, { withOutputs: true });
 }
 
 /** Counts for `recall status`. */

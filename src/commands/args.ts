@@ -1,0 +1,19 @@
+/**
+ * What the command definitions share: the `--model` option and the type a handler receives. The definitions
+ * (search.ts, index.ts, ...) hold flags and help only and load their handler (search-handler.ts, ...) when the command
+ * runs, so wiring every command in app.ts loads cmd-ts and the definitions, not the layers a command uses (issue 14).
+ */
+import { option, optional, string } from "cmd-ts";
+import type { ArgParser, ParsingInto } from "cmd-ts/dist/cjs/argparser";
+
+/** What cmd-ts hands the handler of a command whose arguments are `Args` (cmd-ts' own `Output<Args>`, which it does not export). */
+export type ParsedArgs<Args extends Record<string, ArgParser<unknown>>> = { [Name in keyof Args]: ParsingInto<Args[Name]> };
+
+/** The `--model` option shared by `index`, `search`, `watch`, `mcp` and `embed-helper`. */
+export const modelArg = {
+  model: option({
+    long: "model",
+    type: optional(string),
+    description: "Embedding model: a preset name (qwen3-embedding-0.6b default, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2) or a path to a .gguf file (env RECALL_MODEL)",
+  }),
+};

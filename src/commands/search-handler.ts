@@ -1,0 +1,112 @@
+/**
+ * What `recall search` does (its flags and help: search.ts): cheap validation first (no database, no model), then one
+ * call to the search API, then render. A keyword-only search never loads the embedding side (search-semantic.ts).
+ */
+import { UsageError } from "../errors.ts";
+import { paletteFor } from "../render/format.ts";
+import { minMaxChars, renderSearchJson, renderSearchText, type SearchRenderOptions } from "../render/search.ts";
+import { explainResponse, renderExplainText } from "../render/search-explain.ts";
+import { writeErr, writeOut } from "../render/terminal.ts";
+import { defaultLimits, searchIndex, type SearchMode } from "../search/api.ts";
+import { parseFilterArgs } from "../search/arguments.ts";
+import type { SearchFilters } from "../search/filters.ts";
+import { shellQuote } from "../search/hydrate.ts";
+import { parseLimit, parseOffset } from "../search/paging.ts";
+import { findSession } from "../search/sessions.ts";
+import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import type { HelperQueryEmbedder } from "./query-embedder.ts";
+import type { SearchArgs } from "./search.ts";
+
+/** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
+export async function search(args: SearchArgs): Promise<number> {
+  const query = [args.query, ...args.moreWords].join(" ");
+  if (query.trim().length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
+  const level = args.depth === "2" ? "turn" : "session";
+  if (args.session && level !== "turn") throw new UsageError("--session needs --depth 2");
+  // The same checks as the MCP server's arguments (src/search/arguments.ts, paging.ts): one answer, one error.
+  const limit = parseLimit(args.limit, defaultLimits[level], "--limit");
+  const offset = parseOffset(args.offset, "--offset");
+  if (args.maxChars !== undefined && !(Number.isInteger(args.maxChars) && args.maxChars >= minMaxChars)) {
+    throw new UsageError(`--max-chars must be a whole number of at least ${minMaxChars}, got ${args.maxChars}`, "e.g. --max-chars 4000");
+  }
+  const filters: SearchFilters = parseFilterArgs(args);
+  const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
+  if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1)) throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
+  const context = resolveHistory(args);
+  // Keyword-only searches never touch the embedding runtime (cold start stays fast). Otherwise the query is embedded
+  // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up
+  // to date keyword-only (the helper embeds the new turns afterwards); without a helper the model loads here.
+  const semantic = mode === "keyword" ? undefined : await import("./search-semantic.ts");
+  const embedder = semantic?.createEmbedderOpener(context.paths, args.model, false);
+  const model = semantic?.helperModel(context.paths, args.model);
+  const helperPending = semantic && model ? semantic.openHelperQueryEmbedder(context.paths, context.recallHome, model, args.model) : undefined;
+  let helper: HelperQueryEmbedder | undefined;
+  const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder: helperPending ? undefined : embedder });
+  try {
+    helper = await helperPending;
+    if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
+    const vector = semantic && embedder ? await semantic.openVectorLeg(db, context.recallHome, helper ? { open: async () => helper! } : embedder) : { leg: undefined, notice: undefined };
+    if (vector.notice) warn(`recall: ${vector.notice}`);
+    const response = await searchIndex(db, { query, level, filters, limit, offset, mode, alpha: args.alpha }, vector.leg);
+    for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
+    const options: SearchRenderOptions = { format: args.format, maxChars: args.maxChars, more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count) };
+    if (args.explain && args.json) options.explain = explainResponse(response);
+    else if (args.explain) writeErr(renderExplainText(response));
+    writeOut(args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options));
+    if (helper && !args.noReindex && semantic?.hasPendingEmbeddings(db)) await helper.requestIndex(context.roots).catch(() => undefined);
+  } finally {
+    helper?.close();
+    db.close();
+    await embedder?.dispose();
+  }
+  return 0;
+}
+
+/** The flags a page command repeats (the search's own arguments as cmd-ts parsed them). */
+interface PageArgs {
+  depth: string;
+  session?: string;
+  project?: string;
+  source?: string;
+  since?: string;
+  until?: string;
+  branch?: string;
+  includeSubagents: boolean;
+  keywordOnly: boolean;
+  vectorOnly: boolean;
+  alpha?: number;
+  json: boolean;
+  format: string;
+  maxChars?: number;
+}
+
+/**
+ * The command that prints `limit` results from `offset` with the same query, filters and output flags,
+ * every value shell-quoted; a query starting with `-` goes after `--`.
+ * Example: `recall search 'docker network' --offset 3 --limit 2 --json --format index --max-chars 4000`.
+ */
+export function pageCommand(query: string, args: PageArgs, offset: number, limit: number): string {
+  const flags: string[] = [];
+  const add = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) flags.push(name, shellQuote(String(value)));
+  };
+  if (args.depth === "2") add("--depth", "2");
+  add("--session", args.session);
+  add("--project", args.project);
+  add("--source", args.source);
+  add("--since", args.since);
+  add("--until", args.until);
+  add("--branch", args.branch);
+  if (args.includeSubagents) flags.push("--include-subagents");
+  if (args.keywordOnly) flags.push("--keyword-only");
+  if (args.vectorOnly) flags.push("--vector-only");
+  add("--alpha", args.alpha);
+  add("--offset", offset);
+  add("--limit", limit);
+  if (args.json) flags.push("--json");
+  if (args.format !== "full") add("--format", args.format);
+  add("--max-chars", args.maxChars);
+  const scope = flags.join(" ");
+  return query.startsWith("-") ? `recall search ${scope} -- ${shellQuote(query)}` : `recall search ${shellQuote(query)} ${scope}`;
+}

@@ -1,0 +1,54 @@
+/**
+ * What `recall show <session>[:<from>-<to>]` does (its flags and help: show.ts): re-parse the source and print the
+ * full conversation for those turns, with tool calls. `:5` means turn 5; no range means all turns. When the source is
+ * gone or unreadable, the turns come from recall's archive and a note says so (issue 9). Secrets are redacted unless
+ * `--no-redact`.
+ */
+import { UsageError } from "../errors.ts";
+import { paletteFor } from "../render/format.ts";
+import { archiveNote, renderShowJson, renderShowText, showViewOf } from "../render/show.ts";
+import { writeOut } from "../render/terminal.ts";
+import { findSession, readSessionTurns } from "../search/index.ts";
+import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import type { ShowArgs } from "./show.ts";
+
+/** A parsed `<session>[:<from>[-<to>]]` argument; `to` undefined means "to the end". */
+export interface SessionRange {
+  id: string;
+  from: number;
+  to: number | undefined;
+}
+
+/**
+ * Parse a session reference. Examples: `abc12345` → all turns; `abc12345:5` → turn 5;
+ * `abc12345:5-9` → turns 5 to 9; `abc12345:5-` → 5 to the end.
+ * @throws UsageError for a malformed range or turn numbers below 1
+ */
+export function parseSessionRange(text: string): SessionRange {
+  const match = /^([^:\s]+)(?::(\d+)(?:-(\d*))?)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`cannot read "${text}" as <session>[:<from>-<to>]`, "example: recall show 2c5941bd:5-9");
+  const from = match[2] === undefined ? 1 : Number(match[2]);
+  const to = match[2] === undefined ? undefined : match[3] === undefined ? from : match[3] === "" ? undefined : Number(match[3]);
+  if (from < 1 || (to !== undefined && to < from)) throw new UsageError(`turn range ${match[2]}-${match[3] ?? match[2]} is empty`, "turns are numbered from 1, as in 5-9");
+  return { id: match[1]!, from, to };
+}
+
+/** Runs `recall show` with its parsed arguments; resolves to the exit code. */
+export async function show(args: ShowArgs): Promise<number> {
+  const range = parseSessionRange(args.target);
+  const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
+  try {
+    const summary = findSession(db, range.id);
+    const read = readSessionTurns(db, summary, { redact: !args.noRedact });
+    const parsed = read.result;
+    const total = parsed.session.turnCount;
+    if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total} turns; turn ${range.from} does not exist`);
+    const to = Math.min(range.to ?? total, total);
+    const view = showViewOf({ summary, read }, total === 0 ? 0 : range.from, to);
+    if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);
+    writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));
+  } finally {
+    db.close();
+  }
+  return 0;
+}

@@ -1,0 +1,27 @@
+/**
+ * What `recall status` does (its flags and help: status.ts): what is indexed, database size, last index time, and
+ * whether it is stale. Never re-indexes (it reports staleness instead).
+ */
+import { checkStaleness, databasePath, openIndex } from "../index/index.ts";
+import { paletteFor } from "../render/format.ts";
+import { renderStatusJson, renderStatusText } from "../render/sessions.ts";
+import { writeOut } from "../render/terminal.ts";
+import { readIndexStatus } from "../search/sessions.ts";
+import { resolveHistory } from "./context.ts";
+import type { StatusArgs } from "./status.ts";
+
+/** Runs `recall status` with its parsed arguments; resolves to the exit code. */
+export async function status(args: StatusArgs): Promise<number> {
+  const context = resolveHistory(args);
+  const path = databasePath(context.recallHome);
+  const db = openIndex(path, { readonly: true });
+  try {
+    const status = readIndexStatus(db, path);
+    const staleness = checkStaleness(db, context.roots, context.scanned);
+    const extras = { recallHome: context.recallHome, stale: staleness.stale, staleSources: staleness.staleSources, usingExamples: context.usingExamples };
+    writeOut(args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)));
+  } finally {
+    db.close();
+  }
+  return 0;
+}

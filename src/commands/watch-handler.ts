@@ -1,0 +1,72 @@
+/**
+ * What `recall watch` does (its flags and help: watch.ts): brings the index up to date, then re-indexes whatever
+ * changes, 2 s after the last change; status lines on stderr, nothing on stdout unless `--json` (one JSON line per
+ * cycle, render/watch.ts). Stops on SIGINT/SIGTERM after the current batch commits (a second Ctrl-C kills at once: the
+ * index survives that too). The model, when present, is opened for the first embedding and released after 5 idle
+ * minutes; it is never downloaded from here.
+ */
+import { UsageError } from "../errors.ts";
+import { prepareRecallPaths, startWatcher } from "../index/index.ts";
+import { resolveSourceRoots } from "../parsers/index.ts";
+import { writeOut } from "../render/terminal.ts";
+import * as render from "../render/watch.ts";
+import { sourceFlags, warn } from "./context.ts";
+import { createEmbedderOpener, type EmbedderOpener } from "./embedder.ts";
+import type { WatchArgs } from "./watch.ts";
+
+/** Runs `recall watch` with its parsed arguments until SIGINT or SIGTERM; resolves to the exit code. */
+export async function watch(args: WatchArgs): Promise<number> {
+  if (!Number.isInteger(args.debounce) || args.debounce < 0 || args.debounce > 600_000) throw new UsageError(`--debounce must be a whole number of ms from 0 to 600000, got ${args.debounce}`);
+  // No example-history fallback here: a watcher waits for the real history to appear.
+  const roots = resolveSourceRoots(sourceFlags(args)).roots;
+  const paths = prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+  let opener: EmbedderOpener | undefined;
+  const newOpener = () => createEmbedderOpener(paths, args.model, false);
+  let isLockNoted = false;
+  const watcher = await startWatcher({
+    recallHome: paths.data,
+    roots,
+    debounceMs: args.debounce,
+    openEmbedder: args.keywordOnly ? undefined : () => (opener ??= newOpener()).open().catch((error) => {
+      opener = undefined; // the next cycle tries again (the model may have been pulled meanwhile)
+      throw error;
+    }),
+    releaseEmbedder: async () => {
+      const released = opener;
+      opener = undefined;
+      await released?.dispose();
+    },
+    hooks: {
+      onIndexed: (summary) => {
+        isLockNoted = false;
+        if (args.json) writeOut(`${render.renderWatchIndexedJson(summary)}\n`);
+        else if (render.hasIndexChanges(summary)) warn(`recall: ${render.renderWatchIndexedText(summary)}`);
+      },
+      onEmbedded: (summary, elapsedMs) => (args.json ? writeOut(`${render.renderWatchEmbeddedJson(summary, elapsedMs)}\n`) : warn(`recall: ${render.renderWatchEmbeddedText(summary, elapsedMs)}`)),
+      onSkipped: ({ message, retryInMs }) => {
+        if (args.json) writeOut(`${render.renderWatchSkippedJson(message, retryInMs)}\n`);
+        else if (!isLockNoted) warn(`recall: ${render.renderWatchSkippedText(message, retryInMs)}`);
+        isLockNoted = true;
+      },
+      onWarning: (message) => warn(`recall: warning: ${message}`),
+      onNotice: (message) => warn(`recall: ${message}`),
+    },
+  });
+  warn(`recall: ${render.renderWatchStartText(watcher.describe())}`);
+  await untilSignal(["SIGINT", "SIGTERM"]);
+  warn("recall: stopping (the current batch is committed first)");
+  await watcher.close();
+  await opener?.dispose();
+  return 0;
+}
+
+/** Resolves on the first of `signals`; its handlers are removed then, so a second signal has its default effect. */
+function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const handler = (signal: NodeJS.Signals) => {
+      for (const name of signals) process.off(name, handler);
+      resolve(signal);
+    };
+    for (const name of signals) process.on(name, handler);
+  });
+}
