@@ -1,72 +1,27 @@
 /**
- * What every command that reads history shares: the source options (`--claude-dir`,
- * `--opencode-dir`, `--codex-dir`, `--gemini-dir`, `--cursor-dir`, `--aider-dir`), RECALL_HOME, the example-history fallback for a machine with no agent
- * history, and "open a fresh index" (staleness check, then an incremental re-index when needed).
+ * What every command that reads history shares: where the history is (the source options of source-args.ts, resolved),
+ * RECALL_HOME, the example-history fallback for a machine with no agent history, and "open a fresh index" (staleness
+ * check, then an incremental re-index when needed; the indexer and the progress bar are loaded only then).
  * Messages go to stderr; stdout is left to the command's results.
  */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { array, multioption, string } from "cmd-ts";
 import { IndexError } from "../errors.ts";
-import { checkStaleness, databasePath, describeIndexLockHolder, homeFiles, openIndex, readIndexLockHolder, readMeta, runIndex, type IndexSummary } from "../index/index.ts";
-import { isDamagedIndexError, prepareRecallPaths, setDamagedIndexAside, type RecallPaths } from "../index/index.ts";
+// Specific files, not the index barrel: a search that finds the index fresh never loads the indexer (issue 14).
+import { isDamagedIndexError } from "../index/damage.ts";
+import { databasePath, homeFiles, type RecallPaths } from "../index/home.ts";
+import { prepareRecallPaths } from "../index/home-migration.ts";
+import type { IndexSummary } from "../index/indexer.ts";
+import { describeIndexLockHolder, readIndexLockHolder } from "../index/lock.ts";
+import { openIndex, readMeta } from "../index/schema.ts";
+import { checkStaleness } from "../index/staleness.ts";
 import { parsers, resolveSourceRoots, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
-import { createIndexProgress } from "../render/progress.ts";
-import { renderIndexSummaryText } from "../render/index-summary.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { writeErr } from "../render/terminal.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { findExamplesRoot } from "./examples.ts";
-
-/** cmd-ts arguments shared by every command that reads sources. */
-export const sourceArgs = {
-  claudeDir: multioption({
-    long: "claude-dir",
-    type: array(string),
-    description: "Claude Code history: a .claude folder, its projects folder or any copy of them; the history.jsonl next to projects/ adds the typed prompts of sessions without transcript (repeatable; default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; env RECALL_CLAUDE_DIRS)",
-  }),
-  opencodeDir: multioption({
-    long: "opencode-dir",
-    type: array(string),
-    description: "OpenCode data folder holding opencode.db and/or storage/ (repeatable; default $XDG_DATA_HOME/opencode or ~/.local/share/opencode; env RECALL_OPENCODE_DIRS)",
-  }),
-  codexDir: multioption({
-    long: "codex-dir",
-    type: array(string),
-    description: "Codex CLI data folder holding sessions/ and archived_sessions/ (and history.jsonl: typed prompts), or any copy of them (repeatable; default $CODEX_HOME or ~/.codex; env RECALL_CODEX_DIRS)",
-  }),
-  geminiDir: multioption({
-    long: "gemini-dir",
-    type: array(string),
-    description: "Gemini CLI folder holding tmp/<project>/chats/ (and tmp/<project>/logs.json: typed prompts), or any copy of it (repeatable; default $GEMINI_CLI_HOME/.gemini or ~/.gemini; env RECALL_GEMINI_DIRS)",
-  }),
-  cursorDir: multioption({
-    long: "cursor-dir",
-    type: array(string),
-    description: "Cursor User folder holding workspaceStorage/ and globalStorage/, or any folder of state.vscdb files (repeatable; default ~/.config/Cursor/User, on macOS ~/Library/Application Support/Cursor/User; env RECALL_CURSOR_DIRS)",
-  }),
-  aiderDir: multioption({
-    long: "aider-dir",
-    type: array(string),
-    description: "Folders searched for Aider's .aider.chat.history.md, besides the project folders of the sessions recall already knows (repeatable; env RECALL_AIDER_DIRS)",
-  }),
-};
-
-/** The source options as cmd-ts parsed them. */
-export interface SourceArgs {
-  claudeDir: string[];
-  opencodeDir: string[];
-  codexDir: string[];
-  geminiDir: string[];
-  cursorDir: string[];
-  aiderDir: string[];
-}
-
-/** The folders named on the command line, per source (for `resolveSourceRoots`). */
-export function sourceFlags(args: SourceArgs): Record<SourceId, string[]> {
-  return { "claude-code": args.claudeDir, opencode: args.opencodeDir, codex: args.codexDir, "gemini-cli": args.geminiDir, cursor: args.cursorDir, aider: args.aiderDir };
-}
+import { sourceFlags, type SourceArgs } from "./source-args.ts";
 
 /** Where history comes from and where the index lives, for one command run. */
 export interface HistoryContext {
@@ -118,14 +73,18 @@ export function resolveHistory(args: SourceArgs, env = process.env): HistoryCont
  */
 export async function indexWithProgress(
   context: HistoryContext,
-  options: { full?: boolean; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; alwaysEmbed?: boolean },
+  options: { full?: boolean; scan?: "quick" | "whole"; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; alwaysEmbed?: boolean },
 ): Promise<IndexSummary> {
+  const [{ createIndexProgress }, { renderIndexSummaryText }, { runIndex }] = await Promise.all([
+    import("../render/progress.ts"), import("../render/index-summary.ts"), import("../index/indexer.ts"),
+  ]);
   const progress = await createIndexProgress();
   try {
     const summary = await runIndexSettingDamageAside(context, options.full ?? false, options.lockWaitMs, () => runIndex({
       recallHome: context.recallHome,
       roots: context.roots,
       full: options.full,
+      scan: options.scan,
       lockWaitMs: options.lockWaitMs,
       hooks: {
         onProgress: progress.onProgress,
@@ -150,6 +109,7 @@ async function runIndexSettingDamageAside(context: HistoryContext, full: boolean
     return await run();
   } catch (error) {
     if (!full || !isDamagedIndexError(error)) throw error;
+    const { setDamagedIndexAside } = await import("../index/snapshot.ts");
     const aside = await setDamagedIndexAside(context.recallHome, { lockWaitMs });
     warn(`recall: ${error.message}; kept it as ${aside} and rebuilding from the sources on disk`);
     return await run();

@@ -10,7 +10,8 @@ import { restoreLastSnapshot, renderDoctorJson, renderDoctorText, renderRestoreJ
 import { prepareRecallPaths } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
 import { writeOut } from "../render/terminal.ts";
-import { sourceFlags, warn } from "./context.ts";
+import { warn } from "./context.ts";
+import { sourceFlags } from "./source-args.ts";
 import type { DoctorArgs } from "./doctor.ts";
 
 /** Runs `recall doctor` with its parsed arguments; resolves to 0, or throws the first failed check's error (exit 1). */

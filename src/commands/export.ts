@@ -5,7 +5,7 @@
 import { command, flag, oneOf, option, optional, string } from "cmd-ts";
 import { exportFormats } from "../render/export.ts";
 import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./context.ts";
+import { sourceArgs } from "./source-args.ts";
 
 /** The flags of `recall export`. */
 const exportArgs = {

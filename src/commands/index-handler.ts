@@ -5,16 +5,17 @@
 import { renderIndexSummaryJson } from "../render/index-summary.ts";
 import { writeOut } from "../render/terminal.ts";
 import { indexWithProgress, resolveHistory } from "./context.ts";
-import { createEmbedderOpener } from "./embedder.ts";
 import type { IndexArgs } from "./index.ts";
 
 /** Runs `recall index` with its parsed arguments; resolves to the exit code. */
 export async function index(args: IndexArgs): Promise<number> {
   const context = resolveHistory(args);
-  const embedder = args.keywordOnly ? undefined : createEmbedderOpener(context.paths, args.model, true);
+  // The embedding layer is loaded only when this run may embed.
+  const embedder = args.keywordOnly ? undefined : (await import("./embedder.ts")).createEmbedderOpener(context.paths, args.model, true);
   try {
     const summary = await indexWithProgress(context, {
       full: args.full,
+      scan: args.rescan ? "whole" : "quick",
       lockWaitMs: args.wait ? 600_000 : 0,
       quiet: args.json,
       embedder,

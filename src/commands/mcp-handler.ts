@@ -6,7 +6,8 @@ import { resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { resolveRecallPaths } from "../index/index.ts";
 import { writeOut } from "../render/terminal.ts";
-import { resolveHistory, type SourceArgs } from "./context.ts";
+import { resolveHistory } from "./context.ts";
+import type { SourceArgs } from "./source-args.ts";
 import { defaultPort, type McpArgs } from "./mcp.ts";
 
 /** `--port`: a whole number 0–65535 (0: any free port), only with `--http`. */

@@ -5,7 +5,7 @@
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./context.ts";
+import { sourceArgs } from "./source-args.ts";
 
 /** Default `--port` of `--http` (mirrors src/mcp/http.ts `defaultHttpPort`, kept here so help needs no SDK). */
 export const defaultPort = 7747;

@@ -5,7 +5,7 @@
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
 import { minMaxChars, searchFormats } from "../render/search.ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./context.ts";
+import { sourceArgs } from "./source-args.ts";
 
 /** The flags and positionals of `recall search`. */
 const searchArgs = {

@@ -4,7 +4,7 @@
  */
 import { command, flag } from "cmd-ts";
 import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./context.ts";
+import { sourceArgs } from "./source-args.ts";
 
 /** The flags of `recall status`. */
 const statusArgs = {

@@ -10,7 +10,8 @@ import { prepareRecallPaths, startWatcher } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
 import { writeOut } from "../render/terminal.ts";
 import * as render from "../render/watch.ts";
-import { sourceFlags, warn } from "./context.ts";
+import { warn } from "./context.ts";
+import { sourceFlags } from "./source-args.ts";
 import { createEmbedderOpener, type EmbedderOpener } from "./embedder.ts";
 import type { WatchArgs } from "./watch.ts";
 

@@ -5,7 +5,7 @@
 import { command, flag, number, option } from "cmd-ts";
 import { watchDefaults } from "../index/watch.ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./context.ts";
+import { sourceArgs } from "./source-args.ts";
 
 /** The flags of `recall watch`. */
 const watchArgs = {

@@ -241,6 +241,22 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(await nextSearchFinds(history, "thumbnails")).toEqual(["77777777-7777-4777-8777-777777777777"]);
   });
 
+  test("`recall index --rescan` walks every folder at once and finds the append to an old file; plain `recall index` leaves it", async () => {
+    const history = makeHistory();
+    const flags = ["--keyword-only", "--json", "--claude-dir", history.roots["claude-code"]![0]!, "--opencode-dir", history.roots.opencode![0]!];
+    const cli = (args: string[]) => {
+      const result = Bun.spawnSync(["bun", resolve(import.meta.dir, "../../src/cli.ts"), ...args], { env: { ...process.env, RECALL_HOME: history.context.recallHome }, stdout: "pipe", stderr: "pipe" });
+      expect(result.exitCode).toBe(0);
+      return JSON.parse(result.stdout.toString()) as { updated: number };
+    };
+    cli(["index", ...flags]);
+    const { mtime } = statSync(history.old.file);
+    appendClaudeTurns(history.old.file, history.old.state, [{ prompt: "resume: the loyalty points", response: "fixed" }]);
+    utimesSync(history.old.file, mtime, mtime);
+    expect(cli(["index", ...flags]).updated).toBe(0);
+    expect(cli(["index", "--rescan", ...flags]).updated).toBe(1);
+  });
+
   test("the watcher's changed paths make the quick check re-stat an old file at once", async () => {
     const history = makeHistory();
     await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
