@@ -16,6 +16,7 @@ import { findSession } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { HelperQueryEmbedder } from "./query-embedder.ts";
 import type { SearchArgs } from "./search.ts";
+import { readIndexFreshness } from "../index/freshness.ts";
 
 /** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
 export async function search(args: SearchArgs): Promise<number> {
@@ -50,7 +51,8 @@ export async function search(args: SearchArgs): Promise<number> {
     if (vector.notice) warn(`recall: ${vector.notice}`);
     const response = await searchIndex(db, { query, level, filters, limit, offset, mode, alpha: args.alpha }, vector.leg);
     for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
-    const options: SearchRenderOptions = { format: args.format, maxChars: args.maxChars, more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count) };
+    const freshness = readIndexFreshness(db, !args.noReindex);
+    const options: SearchRenderOptions = { format: args.format, maxChars: args.maxChars, freshness, more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count) };
     if (args.explain && args.json) options.explain = explainResponse(response);
     else if (args.explain) writeErr(renderExplainText(response));
     writeOut(args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options));

@@ -156,3 +156,24 @@ function currentFingerprint(path: string): string {
     return "!";
   }
 }
+
+/** How current an answer's index is (the search JSON's `index` field). */
+export interface IndexFreshness {
+  /** When the last index run committed, epoch ms, or null. */
+  indexedAt: number | null;
+  /**
+   * When the sources checked quickly were last scanned whole, epoch ms (the oldest of them), or null when none was:
+   * an in-place change made since then to a file quiet for a day is not in the index yet (see the rule above).
+   */
+  fullScanAt: number | null;
+  /** True when the freshness check ran before this answer (false with `--no-reindex`). */
+  checked: boolean;
+}
+
+/** Read {@link IndexFreshness} from the index (meta rows only). */
+export function readIndexFreshness(db: Database, checked: boolean): IndexFreshness {
+  const indexedAt = Number(readMeta(db, "last_indexed_at") ?? Number.NaN);
+  const quickSources = db.query<{ source: string }, []>("SELECT DISTINCT source FROM watched_paths").all();
+  const scans = quickSources.map((row) => readWholeScanState(db, row.source as Parser["id"])?.at).filter((at): at is number => at !== undefined);
+  return { indexedAt: Number.isFinite(indexedAt) ? indexedAt : null, fullScanAt: scans.length > 0 ? Math.min(...scans) : null, checked };
+}

@@ -26,6 +26,7 @@
  *   (the vector leg's raw cosine similarity, or null).
  *   Dates in the query (search/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
  *   the text listing names them on one line under the header.
+ * Issue 14 adds top-level "index" in the full format: {indexed_at, full_scan_at, checked} (index/freshness.ts `IndexFreshness`).
  */
 import type { SearchResponse } from "../search/api.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
@@ -33,6 +34,7 @@ import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import { highlight, isoDate, isoMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
+import type { IndexFreshness } from "../index/freshness.ts";
 
 /** Output formats of `recall search`: `full` (every field; the default) or `index` (tens of tokens per result). */
 export const searchFormats = ["full", "index"] as const;
@@ -54,6 +56,8 @@ export interface SearchRenderOptions {
   explain?: ResultExplanation[];
   /** The command that prints `limit` results from the 0-based `offset` with the same query and filters (and `maxChars` when given). */
   more?: (offset: number, limit: number, maxChars?: number) => string;
+  /** How current the index is (JSON `index`; issue 14); absent: the field is null. */
+  freshness?: IndexFreshness;
 }
 
 /**
@@ -254,6 +258,7 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       mode: response.mode,
       format,
       searched: response.searched,
+      ...(format === "full" ? { index: freshnessJson(options.freshness) } : {}),
       confident: response.confident,
       dates: datesJson(response.dates),
       results: items.slice(0, shown),
@@ -261,6 +266,13 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       truncated,
     }) + "\n"; // the newline the command prints counts toward --max-chars
   return fitToBudget(items.length, render, options, response.offset).slice(0, -1);
+}
+
+/** The JSON `index` field: {indexed_at, full_scan_at (ISO-8601 UTC or null), checked}, or null. */
+function freshnessJson(freshness: IndexFreshness | undefined): Record<string, unknown> | null {
+  if (!freshness) return null;
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return { indexed_at: iso(freshness.indexedAt), full_scan_at: iso(freshness.fullScanAt), checked: freshness.checked };
 }
 
 function header(response: SearchResponse, palette: Palette): string {

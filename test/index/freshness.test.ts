@@ -254,7 +254,16 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     appendClaudeTurns(history.old.file, history.old.state, [{ prompt: "resume: the loyalty points", response: "fixed" }]);
     utimesSync(history.old.file, mtime, mtime);
     expect(cli(["index", ...flags]).updated).toBe(0);
+    // the answer says how current it is: when every file was last stat'ed (before the append), and that it was checked
+    const before = cli(["search", "loyalty", ...flags]) as unknown as { index: { indexed_at: string; full_scan_at: string; checked: boolean }; results: unknown[] };
+    expect(before.results).toEqual([]);
+    expect(before.index.checked).toBe(true);
+    expect(Date.parse(before.index.full_scan_at)).toBeLessThan(statSync(history.old.file).ctimeMs);
     expect(cli(["index", "--rescan", ...flags]).updated).toBe(1);
+    const after = cli(["search", "loyalty", "--no-reindex", ...flags]) as unknown as { index: { full_scan_at: string; checked: boolean }; results: unknown[] };
+    expect(after.results).toHaveLength(1);
+    expect(after.index.checked).toBe(false);
+    expect(Date.parse(after.index.full_scan_at)).toBeGreaterThan(Date.parse(before.index.full_scan_at));
   });
 
   test("the watcher's changed paths make the quick check re-stat an old file at once", async () => {
