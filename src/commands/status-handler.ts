@@ -17,7 +17,8 @@ export async function status(args: StatusArgs): Promise<number> {
   const db = openIndex(path, { readonly: true });
   try {
     const status = readIndexStatus(db, path);
-    const staleness = checkStaleness(db, context.roots, context.scanned);
+    // A whole scan: status answers "is anything not indexed?" exactly, old files included (searches check quickly).
+    const staleness = checkStaleness(db, context.roots, context.scanned, { scan: "whole" });
     const extras = { recallHome: context.recallHome, stale: staleness.stale, staleSources: staleness.staleSources, usingExamples: context.usingExamples };
     writeOut(args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)));
   } finally {

@@ -94,7 +94,7 @@ export function checkIndex(recallHome: string, roots: SourceRootMap): { result: 
     return { result: { id: "index", status: "fail", message: `the index at ${path} is damaged (${detail})`, fix: damageHint(path), errorCode: "INDEX_CORRUPT" }, db };
   }
   const sessions = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n ?? 0;
-  const staleness = checkStaleness(db, roots);
+  const staleness = checkStaleness(db, roots, {}, { scan: "whole" }); // every file, as status does
   if (staleness.stale) {
     return { result: { id: "index", status: "warn", message: `${sessions} sessions indexed, but ${staleness.staleSources.join(", ")} changed since`, fix: "run `recall index` (search does it too unless --no-reindex)" }, db };
   }

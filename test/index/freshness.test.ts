@@ -259,6 +259,10 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(before.results).toEqual([]);
     expect(before.index.checked).toBe(true);
     expect(Date.parse(before.index.full_scan_at)).toBeLessThan(statSync(history.old.file).ctimeMs);
+    // `recall status` stats every file, so it reports the source stale right away
+    const status = cli(["status", "--json", "--claude-dir", history.roots["claude-code"]![0]!, "--opencode-dir", history.roots.opencode![0]!]) as unknown as Record<string, unknown>;
+    expect(JSON.stringify(status)).toContain('"claude-code"');
+    expect(status).toMatchObject({ stale: true });
     expect(cli(["index", "--rescan", ...flags]).updated).toBe(1);
     const after = cli(["search", "loyalty", "--no-reindex", ...flags]) as unknown as { index: { full_scan_at: string; checked: boolean }; results: unknown[] };
     expect(after.results).toHaveLength(1);
