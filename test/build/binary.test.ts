@@ -38,10 +38,11 @@ const viaDev = (args: string[], extra: Record<string, string> = {}) => runProces
 /** Extracted runtime folders under the binary's RECALL_HOME (default ~/.cache/recall). */
 /**
  * The JSON an index answers with, without `last_seen_at` (issue 9: the time of the run that last saw a session's
- * source, which differs between two homes indexed seconds apart).
+ * source, which differs between two homes indexed seconds apart) nor `index.indexed_at` / `index.full_scan_at` (issue 14).
  */
 function withoutRunTimes(stdout: string): unknown {
-  return JSON.parse(stdout, (key, value) => (key === "last_seen_at" ? undefined : value));
+  const runTimes = new Set(["last_seen_at", "indexed_at", "full_scan_at"]);
+  return JSON.parse(stdout, (key, value) => (runTimes.has(key) ? undefined : value));
 }
 
 function runtimeFolders(): string[] {
