@@ -52,12 +52,12 @@ export function unsegmentedDocumentText(text: Pick<DocumentText, "heading" | "bo
 }
 
 /**
- * Replace the side-index row of document `documentId` with the unsegmented tokens of `text` (no row when
- * there are none). Runs inside the caller's transaction.
+ * Replace the side-index row of document `documentId` with `side`, its {@link unsegmentedDocumentText} (no row when
+ * it is ""). `isNew`: the document was inserted in this transaction, so it has no row to delete. Runs inside the
+ * caller's transaction.
  */
-export function writeUnsegmented(db: Database, documentId: number, text: Pick<DocumentText, "heading" | "body" | "extra">, isNew = false): void {
+export function writeUnsegmented(db: Database, documentId: number, side: string, isNew = false): void {
   if (!isNew) db.query("DELETE FROM documents_cjk WHERE rowid = ?").run(documentId);
-  const side = unsegmentedDocumentText(text);
   if (side !== "") db.query("INSERT INTO documents_cjk(rowid, text) VALUES (?, ?)").run(documentId, side);
 }
 

@@ -18,7 +18,7 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { withKnownProjectFolders } from "./known-projects.ts";
-import { parsers, sourceIds, type ParseResult, type Parser, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
+import { parsers, sourceIds, type Parser, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
 import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
@@ -32,7 +32,7 @@ import { fullScanIntervalMs } from "./freshness.ts";
 import { planSource, scanStateUpdate, type SourcePlan } from "./plan.ts";
 import { openIndex, readMeta, writeMeta } from "./schema.ts";
 import { snapshotIfDue } from "./snapshot.ts";
-import { writeParsedSession } from "./writer.ts";
+import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -211,12 +211,12 @@ async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, opt
   const batchSize = options.batchSize ?? 100;
   const total = plan.toParse.length;
   const failedContainers = new Set<string>();
-  let batch: Array<{ unit: SourceUnit; result: ParseResult; isNew: boolean; wasDeleted: boolean }> = [];
+  let batch: Array<{ unit: SourceUnit; result: PreparedSession; isNew: boolean; wasDeleted: boolean }> = [];
   let done = 0;
   const flush = () => {
     db.transaction(() => {
-      for (const { unit, result, isNew, wasDeleted } of batch) {
-        writeParsedSession(db, unit, result, seenAt);
+      writePreparedSessions(db, batch, seenAt);
+      for (const { result, isNew, wasDeleted } of batch) {
         summary.turns += result.turns.length;
         if (isNew) summary.added++;
         else summary.updated++;

@@ -117,6 +117,26 @@ describe("redactParseResult (issue 9)", () => {
     expect(findLeaks(JSON.stringify([resumed, full]))).toEqual([]);
   });
 
+  test("an output capped at a line break is cut there, and the same output in two calls and the resume state reads the same", () => {
+    const secret = plantedSecrets.find((planted) => planted.kind === "github-classic")!.secret;
+    const lines = Array.from({ length: 60 }, (_, i) => `build step ${i} finished`);
+    lines[3] = `export GH_TOKEN=${secret}`;
+    const output = lines.join("\n");
+    const path = join(work, "-work-app", "aaaaaaaa-1111-4111-8111-000000000003.jsonl");
+    writeClaudeSession(path, {
+      sessionId: "aaaaaaaa-1111-4111-8111-000000000003",
+      cwd: "/work/app",
+      turns: [{ prompt: "run the build twice", response: "Both passed.", tools: [{ name: "Bash", input: { command: "make" }, output }, { name: "Bash", input: { command: "make" }, output }] }],
+    });
+    const result = redactParseResult(parseFile(path), { capOutput: capArchivedOutput });
+    // capArchivedOutput keeps 40 lines and adds a note line: the text goes on with "\n" where the note starts.
+    const expected = capArchivedOutput(output).replace(secret, "[REDACTED:github-token]");
+    expect(result.turns[0]!.toolCalls.map((call) => call.output)).toEqual([expected, expected]);
+    const tailOutputs = JSON.stringify(result.resume).split(JSON.stringify(expected)).length - 1;
+    expect(tailOutputs).toBe(2);
+    expect(findLeaks(JSON.stringify(result))).toEqual([]);
+  });
+
   test("a secret cut by the output cap is replaced whole, and only the capped output is kept", () => {
     const secret = plantedSecrets.find((planted) => planted.kind === "github-classic")!.secret;
     const filler = "log line without anything secret in it\n".repeat(104); // 4,056 characters
