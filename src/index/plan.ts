@@ -188,10 +188,12 @@ function unavailableHooks(plan: SourcePlan, hooks: ParserHooks): ParserHooks {
  */
 function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: SourceContainer[], hooks: ParserHooks): boolean {
   const listed = new Map(moved.map((container) => [container.path, container]));
+  let byPath: SourceContainer[] | undefined; // the whole scan's containers sorted by path, made on first need
   for (const container of moved) {
     const prefix = parser.dependentsPrefix?.(container.path) ?? null;
     if (prefix === null) continue;
-    const below = plan.basis === "whole" ? plan.containers.filter((entry) => entry.path.startsWith(prefix)) : loadStoredContainersBelow(db, parser.id, prefix);
+    byPath ??= plan.basis === "whole" ? [...plan.containers].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) : [];
+    const below = plan.basis === "whole" ? containersBelow(byPath, prefix) : loadStoredContainersBelow(db, parser.id, prefix);
     for (const dependent of below) if (!listed.has(dependent.path)) listed.set(dependent.path, dependent);
   }
   const units = listed.size === 0 ? [] : parser.listUnits([...listed.values()], unavailableHooks(plan, hooks));
@@ -218,6 +220,24 @@ function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: Source
   const reparsed = plan.toParse.filter((planned) => !planned.isNew && !planned.wasDeleted).length;
   plan.unchanged = countPresent(db, parser) - reparsed - plan.toMarkDeleted.length;
   return true;
+}
+
+/**
+ * The containers whose path starts with `prefix`, from a list sorted by path (as scans return them): a binary search
+ * for the first, then a walk while they match, so listing the dependents of every container of a first index stays
+ * O(n log n) (a filter per container was O(n²): 10 s at 25k files).
+ */
+export function containersBelow(sorted: readonly SourceContainer[], prefix: string): SourceContainer[] {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]!.path < prefix) low = middle + 1;
+    else high = middle;
+  }
+  const found: SourceContainer[] = [];
+  for (let i = low; i < sorted.length && sorted[i]!.path.startsWith(prefix); i++) found.push(sorted[i]!);
+  return found;
 }
 
 /**

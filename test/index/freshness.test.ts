@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { openFreshIndex, type HistoryContext } from "../../src/commands/context.ts";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { freshnessDefaults, quickCheck } from "../../src/index/freshness.ts";
-import { planSource } from "../../src/index/plan.ts";
+import { containersBelow, planSource } from "../../src/index/plan.ts";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
 import { closeOpencodeDatabases } from "../../src/parsers/opencode.ts";
 import { parsers, watchedFingerprint, type SourceRootMap } from "../../src/parsers/index.ts";
@@ -339,6 +339,14 @@ describe("issue 14: what the quick check relies on", () => {
     expect(watchedFingerprint(coarse, now + 500)).toBe("?");
     expect(watchedFingerprint(coarse, now + 5000)).not.toBe("?");
     expect(watchedFingerprint(stats, now + 500)).not.toBe("?"); // a real ctime has sub-second digits here
+  });
+
+  test("containersBelow finds exactly the containers under a folder prefix of a sorted list (copy agents of a transcript)", () => {
+    const paths = ["/p/a.jsonl", "/p/a/subagents/agent-1.jsonl", "/p/a/subagents/agent-2.jsonl", "/p/a/subagentsX.jsonl", "/p/b.jsonl", "/p/b/subagents/agent-3.jsonl"];
+    const sorted = paths.map((path) => ({ source: "claude-code" as const, path, fingerprint: "f", sizeBytes: 1 }));
+    expect(containersBelow(sorted, "/p/a/subagents/").map((container) => container.path)).toEqual(["/p/a/subagents/agent-1.jsonl", "/p/a/subagents/agent-2.jsonl"]);
+    expect(containersBelow(sorted, "/p/b/subagents/").map((container) => container.path)).toEqual(["/p/b/subagents/agent-3.jsonl"]);
+    expect(containersBelow(sorted, "/p/c/subagents/")).toEqual([]);
   });
 
   const sources = [
