@@ -19,7 +19,6 @@ import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { withKnownProjectFolders } from "./known-projects.ts";
 import { parsers, sourceIds, type Parser, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
-import { parseAhead } from "./parse-pipeline.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
 import { embedPending, type EmbeddingSummary } from "./embedding.ts";
@@ -226,6 +225,9 @@ async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, opt
     batch = [];
     hooks.onProgress?.({ source: parser.id, done, total });
   };
+  if (total === 0) return failedContainers;
+  // Loaded only when something is to be parsed: a run that finds nothing new never pays for it (~18 ms from source).
+  const { parseAhead } = await import("./parse-pipeline.ts");
   let index = 0;
   for await (const outcome of parseAhead(parser.id, plan.toParse)) {
     const { unit, isNew, wasDeleted } = plan.toParse[index++]!;
