@@ -3,7 +3,7 @@
  * nothing; the command writes what `renderDoctorText` / `renderDoctorJson` return.
  */
 import { pathsUnder, type RecallPaths } from "../index/index.ts";
-import type { SourceId, SourceRootMap } from "../parsers/index.ts";
+import type { SourceRootMap } from "../parsers/index.ts";
 import { checkFolders, checkSnapshot } from "./archive.ts";
 import { checkEndpoint, checkIndex, checkLocalModel, checkSources, checkVectors, effectiveEnv, resolveConfigForDoctor, scanSources, type CheckResult } from "./checks.ts";
 import { checkCleanupPeriod, claudeSettingsPaths } from "./cleanup-period.ts";
