@@ -65,22 +65,32 @@ export function splitDigest(stored: string | undefined): { digest: string; retry
   return stored.startsWith(retryPrefix) ? { digest: stored.slice(retryPrefix.length), retry: true } : { digest: stored, retry: false };
 }
 
+/** A `containers` row as stored. */
+interface ContainerRow {
+  path: string;
+  fingerprint: string;
+  size_bytes: number;
+  mtime_ms: number | null;
+}
+
+const containerColumns = "path, fingerprint, size_bytes, mtime_ms";
+
+function toContainer(source: SourceId, row: ContainerRow): SourceContainer {
+  return { source, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes, mtimeMs: row.mtime_ms ?? undefined };
+}
+
 /** Every stored container row of a source, by path. */
 export function loadStoredContainers(db: Database, source: SourceId): Map<string, SourceContainer> {
-  const rows = db
-    .query<{ path: string; fingerprint: string; size_bytes: number; mtime_ms: number | null }, [string]>("SELECT path, fingerprint, size_bytes, mtime_ms FROM containers WHERE source = ?")
-    .all(source);
-  return new Map(rows.map((row) => [row.path, { source, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes, mtimeMs: row.mtime_ms ?? undefined }]));
+  const rows = db.query<ContainerRow, [string]>(`SELECT ${containerColumns} FROM containers WHERE source = ?`).all(source);
+  return new Map(rows.map((row) => [row.path, toContainer(source, row)]));
 }
 
 /** Stored container rows of a source whose path starts with `prefix` (a folder path ending in `/`). */
 export function loadStoredContainersBelow(db: Database, source: SourceId, prefix: string): SourceContainer[] {
   return db
-    .query<{ path: string; fingerprint: string; size_bytes: number; mtime_ms: number | null }, [string, string, string]>(
-      "SELECT path, fingerprint, size_bytes, mtime_ms FROM containers WHERE source = ? AND path >= ? AND path < ?",
-    )
+    .query<ContainerRow, [string, string, string]>(`SELECT ${containerColumns} FROM containers WHERE source = ? AND path >= ? AND path < ?`)
     .all(source, prefix, `${prefix}\uffff`)
-    .map((row) => ({ source, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes, mtimeMs: row.mtime_ms ?? undefined }));
+    .map((row) => toContainer(source, row));
 }
 
 /** What an index run stores for one source at its end (see {@link storeScanState}). */

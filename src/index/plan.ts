@@ -17,7 +17,7 @@
  * whose session id is stored as prompt-only takes that row over (same session id, so the writer updates it).
  */
 import type { Database } from "bun:sqlite";
-import type { Parser, ParserHooks, ResumeState, SourceContainer, SourceUnit, UnavailablePath, WatchedPath } from "../parsers/index.ts";
+import { comparePaths, type Parser, type ParserHooks, type ResumeState, type SourceContainer, type SourceUnit, type UnavailablePath, type WatchedPath } from "../parsers/index.ts";
 import { loadForgottenIds } from "./archive.ts";
 import { adjustDigest, digestContainers, digestMetaKey, loadStoredContainers, loadStoredContainersBelow, splitDigest, type ScanStateUpdate } from "./containers.ts";
 import { quickCheck, type QuickCheckOptions } from "./freshness.ts";
@@ -188,12 +188,12 @@ function unavailableHooks(plan: SourcePlan, hooks: ParserHooks): ParserHooks {
  */
 function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: SourceContainer[], hooks: ParserHooks): boolean {
   const listed = new Map(moved.map((container) => [container.path, container]));
-  let byPath: SourceContainer[] | undefined; // the whole scan's containers sorted by path, made on first need
+  let sorted: SourceContainer[] | undefined; // the whole scan's containers sorted by path, made on first need
   for (const container of moved) {
     const prefix = parser.dependentsPrefix?.(container.path) ?? null;
     if (prefix === null) continue;
-    byPath ??= plan.basis === "whole" ? [...plan.containers].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) : [];
-    const below = plan.basis === "whole" ? containersBelow(byPath, prefix) : loadStoredContainersBelow(db, parser.id, prefix);
+    sorted ??= plan.basis === "whole" ? [...plan.containers].sort(comparePaths) : [];
+    const below = plan.basis === "whole" ? containersBelow(sorted, prefix) : loadStoredContainersBelow(db, parser.id, prefix);
     for (const dependent of below) if (!listed.has(dependent.path)) listed.set(dependent.path, dependent);
   }
   const units = listed.size === 0 ? [] : parser.listUnits([...listed.values()], unavailableHooks(plan, hooks));

@@ -12,7 +12,7 @@ import { opencodeParser } from "./opencode.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
-export { watchedFingerprint } from "./shared/tree-walk.ts";
+export { comparePaths, watchedFingerprint } from "./shared/tree-walk.ts";
 export { resolveSourceRoots, expandPath, sourceDirVariables, sourceLocationVariables, type Environment, type SourceRoots } from "./paths.ts";
 export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch-targets.ts) to watch the same folders. */

@@ -5,8 +5,8 @@
  * `contentHash` (the text then lives in `paste-cache/`, which is not read: the placeholder stays).
  */
 import { asObject } from "../shared/fields.ts";
-import { readJsonlHistory } from "../shared/jsonl-history.ts";
-import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
+import { jsonlHistorySpec } from "../shared/jsonl-history.ts";
+import type { HistoryPrompt, PromptHistorySpec } from "../shared/prompt-history.ts";
 
 /** The history file's name, next to `projects/` in a Claude Code config folder. */
 export const historyFileName = "history.jsonl";
@@ -39,14 +39,5 @@ function promptOf(record: Record<string, unknown>): HistoryPrompt | string {
   };
 }
 
-/** Read one Claude Code `history.jsonl`. @throws the fs error when it cannot be read */
-export function readClaudeHistory(path: string): PromptHistoryFile {
-  return readJsonlHistory(path, promptOf);
-}
-
 /** Claude Code's prompt history for `withPromptHistory`. */
-export const claudeHistorySpec: PromptHistorySpec = {
-  fileName: historyFileName,
-  read: readClaudeHistory,
-  readFrom: (path, fromByte) => readJsonlHistory(path, promptOf, fromByte),
-};
+export const claudeHistorySpec: PromptHistorySpec = jsonlHistorySpec(historyFileName, promptOf);

@@ -2,8 +2,8 @@
  * Codex CLI's prompt history, `$CODEX_HOME/history.jsonl` (docs/formats.md §3.1): one line per submitted prompt,
  * `{session_id, ts (epoch seconds), text}`. It records no working folder, so these sessions have no project.
  */
-import { readJsonlHistory } from "../shared/jsonl-history.ts";
-import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
+import { jsonlHistorySpec } from "../shared/jsonl-history.ts";
+import type { HistoryPrompt, PromptHistorySpec } from "../shared/prompt-history.ts";
 
 /** The history file's name at the top of a Codex home. */
 export const historyFileName = "history.jsonl";
@@ -16,14 +16,5 @@ function promptOf(record: Record<string, unknown>): HistoryPrompt | string {
   return { sessionId, text, timestamp: typeof ts === "number" && Number.isFinite(ts) ? Math.round(ts * 1000) : 0, projectPath: "" };
 }
 
-/** Read one Codex `history.jsonl`. @throws the fs error when it cannot be read */
-export function readCodexHistory(path: string): PromptHistoryFile {
-  return readJsonlHistory(path, promptOf);
-}
-
 /** Codex CLI's prompt history for `withPromptHistory`. */
-export const codexHistorySpec: PromptHistorySpec = {
-  fileName: historyFileName,
-  read: readCodexHistory,
-  readFrom: (path, fromByte) => readJsonlHistory(path, promptOf, fromByte),
-};
+export const codexHistorySpec: PromptHistorySpec = jsonlHistorySpec(historyFileName, promptOf);

@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { decodeLines, noteSkip, type SkipCounter } from "./jsonl-lines.ts";
-import type { HistoryPrompt, PromptHistoryFile } from "./prompt-history.ts";
+import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "./prompt-history.ts";
 
 /**
  * Read `path` (from byte `fromByte` to its end: the lines appended since a file of that size) and map each decoded
@@ -23,6 +23,18 @@ export function readJsonlHistory(path: string, toPrompt: (record: Record<string,
     else prompts.push(prompt);
   }
   return { prompts, bytesRead: bytes.length, skipped };
+}
+
+/**
+ * The {@link PromptHistorySpec} of an append-only JSONL history named `fileName` whose lines `toPrompt` reads: the whole
+ * file for listing and parsing, its tail since a known size for the freshness check.
+ */
+export function jsonlHistorySpec(fileName: string, toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string): PromptHistorySpec {
+  return {
+    fileName,
+    read: (path) => readJsonlHistory(path, toPrompt),
+    readFrom: (path, fromByte) => readJsonlHistory(path, toPrompt, fromByte),
+  };
 }
 
 /** The bytes of `path` from `fromByte` to its end (empty when it is shorter). */

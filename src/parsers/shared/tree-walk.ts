@@ -19,6 +19,11 @@ export function watchedFingerprint(stats: Stats, nowMs = Date.now()): string {
   return coarse && nowMs - Math.max(stats.mtimeMs, stats.ctimeMs) < 2000 ? "?" : statFingerprint(stats);
 }
 
+/** Order of entries by `path`, code unit by code unit (what a binary search over containers relies on, plan.ts). */
+export function comparePaths(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 /** Mutable state of one scan: what was found, what was seen, what could not be read. */
 export class TreeWalk {
   /** Containers found so far (the scan's result, sorted at the end). */
@@ -122,8 +127,7 @@ export class TreeWalk {
 
   /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots and the watched paths. */
   result(missingRoots: string[]): ScanResult {
-    const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    return { containers: this.found.sort(byPath), missingRoots, unavailable: this.unavailable.sort(byPath), watched: this.watched };
+    return { containers: this.found.sort(comparePaths), missingRoots, unavailable: this.unavailable.sort(comparePaths), watched: this.watched };
   }
 }
 
