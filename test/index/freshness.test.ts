@@ -2,7 +2,7 @@
  * Issue 14: the freshness rule (src/index/freshness.ts). Each kind of change a user or an agent makes is found by
  * the next search (`openFreshIndex`, what `recall search` runs), or, for the one kind the quick check leaves to the
  * whole scan (an in-place change of a file quiet for a day), reported by the check and found once the whole scan is
- * due. The same rule at 20,000 sessions is exercised by `bun run bench freshness`.
+ * due. The same rule at 20,000 sessions is exercised by `bun run bench index-search` (its freshness.* rows).
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
