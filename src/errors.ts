@@ -22,6 +22,7 @@ export type RecallErrorCode =
   | "MODEL_DOWNLOAD"
   | "EMBED_FAILED"
   | "ENDPOINT_UNREACHABLE"
+  | "ENDPOINT_AUTH"
   | "INTERNAL";
 
 /**

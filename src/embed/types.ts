@@ -25,6 +25,12 @@ export interface EmbedHooks {
   onProgress?: (doneCount: number, totalCount: number) => void;
   /** one text got no vector; `index` is its position in the input array */
   onTextFailed?: (index: number, error: unknown) => void;
+  /**
+   * `texts[index]` can never be embedded by this model or endpoint (e.g. the server rejects it as too large even
+   * after splitting, or it holds nothing to embed): its result is null and the caller must not send it again
+   * until the model changes. Called instead of `onTextFailed`, never both.
+   */
+  onTextRejected?: (index: number, reason: string) => void;
   /** a retry or fallback happened (remote) */
   onWarning?: (message: string) => void;
 }
@@ -42,7 +48,11 @@ export interface Embedder {
   countTokens(text: string): number;
   /**
    * Embeds texts with the document prefix. Result i belongs to texts[i]: an L2-normalized vector, or null when
-   * that text failed (never a zero vector); the caller records nulls and retries them on the next run.
+   * that text failed (never a zero vector); the caller records nulls and retries them on the next run, except the
+   * ones reported through `hooks.onTextRejected` (permanent).
+   * @throws EmbedError(ENDPOINT_UNREACHABLE) when the endpoint stopped answering (remote circuit breaker: several
+   *   consecutive connection failures or timeouts); the texts of this call are then neither failed nor rejected
+   * @throws EmbedError(ENDPOINT_AUTH) when the endpoint refuses the credentials (401/403)
    */
   embedDocuments(texts: string[], hooks?: EmbedHooks): Promise<(Float32Array | null)[]>;
   /** Embeds one query with the query prefix; throws EmbedError(EMBED_FAILED) on failure. */
