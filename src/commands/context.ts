@@ -73,7 +73,7 @@ export function resolveHistory(args: SourceArgs, env = process.env): HistoryCont
  */
 export async function indexWithProgress(
   context: HistoryContext,
-  options: { full?: boolean; scan?: "quick" | "whole"; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; alwaysEmbed?: boolean },
+  options: { full?: boolean; scan?: "quick" | "whole"; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; followModelChange?: boolean; reembed?: boolean },
 ): Promise<IndexSummary> {
   const [{ createIndexProgress }, { renderIndexSummaryText }, { runIndex }] = await Promise.all([
     import("../render/progress.ts"), import("../render/index-summary.ts"), import("../index/indexer.ts"),
@@ -93,7 +93,9 @@ export async function indexWithProgress(
         onNotice: options.quiet ? undefined : (message) => warn(`recall: ${message}`),
       },
       openEmbedder: options.embedder ? () => options.embedder!.open() : undefined,
-      alwaysEmbed: options.alwaysEmbed,
+      followModelChange: options.followModelChange,
+      reembed: options.reembed,
+      embedConfigKey: options.followModelChange ? options.embedder?.configKey() : undefined,
     }));
     progress.stop();
     if (!options.quiet) warn(renderIndexSummaryText(summary));

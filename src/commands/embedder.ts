@@ -4,7 +4,7 @@
  * a query never triggers a download. The opener owns the embedder and disposes it.
  */
 import { EmbedError } from "../errors.ts";
-import { openEmbedder, resolveEmbedConfig, type Embedder } from "../embed/index.ts";
+import { openEmbedder, resolveEmbedConfig, type EmbedConfig, type Embedder } from "../embed/index.ts";
 import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { asRecallPaths, makePrivateDirs, modelsDir, type RecallPaths } from "../index/index.ts";
@@ -28,7 +28,27 @@ function recentlyFailed(paths: RecallPaths): boolean {
 /** A memoized embedder opener. */
 export interface EmbedderOpener {
   open(): Promise<Embedder>;
+  /**
+   * Identity of the configured model without loading it (`embedConfigKey`), or undefined when the configuration is
+   * invalid (`open` then throws the reason). An index run compares it with the stored one to notice a model change.
+   */
+  configKey(): string | undefined;
   dispose(): Promise<void>;
+}
+
+/** The configuration fields that decide which vectors a model writes (never the API key, the offline flag or a download URL). */
+const identityFields = ["kind", "name", "modelPath", "url", "model", "queryPrefix", "documentPrefix", "maxTokens"] as const;
+
+/**
+ * A stable one-line identity of an embedding configuration, e.g.
+ * `{"kind":"remote","url":"http://127.0.0.1:8080/v1/embeddings","model":"default","queryPrefix":"","documentPrefix":"","maxTokens":512}`.
+ * Equal keys mean the same model files or endpoint with the same prefixes; a different key makes the next index run load
+ * the model and compare its fingerprint (embed/types.ts) with the stored one.
+ */
+export function embedConfigKey(config: EmbedConfig): string {
+  const picked: Record<string, unknown> = {};
+  for (const field of identityFields) if (field in config) picked[field] = (config as unknown as Record<string, unknown>)[field];
+  return JSON.stringify(picked);
 }
 
 /**
@@ -62,6 +82,13 @@ export function createEmbedderOpener(home: string | RecallPaths, modelFlag: stri
         }
       })();
       return pending;
+    },
+    configKey() {
+      try {
+        return embedConfigKey(resolveEmbedConfig({ env, home: paths, modelFlag }));
+      } catch {
+        return undefined;
+      }
     },
     async dispose() {
       if (!pending) return;

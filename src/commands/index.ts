@@ -14,6 +14,7 @@ const indexArgs = {
   wait: flag({ long: "wait", description: "Wait (up to 10 min) for another running index instead of exiting with an error" }),
   json: flag({ long: "json", description: "Print the summary as one JSON object on stdout" }),
   keywordOnly: flag({ long: "keyword-only", description: "Do not embed (keyword search only; a later run without it adds the vectors)" }),
+  reembed: flag({ long: "reembed", description: "Embed every document again with the configured model, beside the current vectors, swapped in when complete (a model change is found and re-embedded without it)" }),
   ...modelArg,
 };
 

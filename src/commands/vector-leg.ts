@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { isRecallError } from "../errors.ts";
-import { embedFingerprintKey, findVectorDamage, readMeta, type VectorFileReport } from "../index/index.ts";
+import { embedFingerprintKey, findVectorDamage, readMeta, readReembedProgress, type VectorFileReport } from "../index/index.ts";
 import { createVectorLeg, openVectorStores, type VectorLeg } from "../search/index.ts";
 import type { QueryEmbedder } from "../embed/index.ts";
 
@@ -33,6 +33,11 @@ export async function openVectorLeg(db: Database, recallHome: string, opener: { 
   try {
     const embedder = await opener.open();
     if (embedder.fingerprintKey !== stored) {
+      const reembed = readReembedProgress(db);
+      if (reembed?.fingerprintKey === embedder.fingerprintKey) {
+        const share = reembed.totalChunks === 0 ? 0 : Math.floor((100 * reembed.doneChunks) / reembed.totalChunks);
+        return { leg: undefined, notice: `keyword-only search: re-embedding with ${embedder.fingerprint.name} is ${share}% done (run \`recall index\` to finish it; its vectors are used once complete)` };
+      }
       return { leg: undefined, notice: `keyword-only search: the vectors were built with another model than ${embedder.fingerprint.name} (run \`recall index\` to re-embed)` };
     }
     const stores = openVectorStores(recallHome, embedder);

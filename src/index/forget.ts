@@ -15,6 +15,7 @@ import { buildIdFilter, openVectorStore } from "../native/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import { embedFingerprintKey, vectorLevels } from "./embedding.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
+import { dropNextGeneration, nextFingerprintKey } from "./generations.ts";
 import { digestMetaKey } from "./containers.ts";
 import { acquireIndexLock } from "./lock.ts";
 import { dimsOfFingerprint, recordVectorFiles } from "./vector-files.ts";
@@ -76,6 +77,8 @@ export async function forgetSessions(recallHome: string, rowids: readonly number
       const report = deleteRows(db, rowids, options.now ?? Date.now());
       if (report.sessions.length > 0) {
         report.vectorRows = rewriteVectors(db, recallHome);
+        // A re-embed under way holds vectors of the forgotten text too: it starts over at the next index run.
+        if (readMeta(db, nextFingerprintKey) !== undefined) dropNextGeneration(db, recallHome);
         // Record the rewritten files, or every search would run the full per-chunk check until the next index run.
         recordVectorFiles(db, recallHome);
         // Merge the FTS segments so the forgotten terms are gone, not only tombstoned; rebuild the file without

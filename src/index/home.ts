@@ -19,6 +19,10 @@ export const homeFiles = {
   database: "index.sqlite",
   lock: "index.lock",
   vectors: "vectors",
+  /** the vectors of a model being swapped in (index/generations.ts) */
+  nextVectors: "vectors-next",
+  /** the old vectors during the two renames of a swap */
+  oldVectors: "vectors-old",
   snapshots: "snapshots",
   /** in the cache folder */
   models: "models",

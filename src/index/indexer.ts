@@ -29,7 +29,8 @@ import { markSessionsDeleted, markSessionsPresent, seenAtMetaKey } from "./archi
 import { storeScanState } from "./containers.ts";
 import { fullScanIntervalMs } from "./freshness.ts";
 import { planSource, scanStateUpdate, type SourcePlan } from "./plan.ts";
-import { openIndex, readMeta, writeMeta } from "./schema.ts";
+import { embedConfigMetaKey, nextFingerprintKey, recoverInterruptedSwap } from "./generations.ts";
+import { chunkStatus, openIndex, readMeta, writeMeta } from "./schema.ts";
 import { snapshotIfDue } from "./snapshot.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 
@@ -65,13 +66,25 @@ export interface IndexOptions {
   batchSize?: number;
   hooks?: IndexHooks;
   /**
-   * Opens the embedding model, called only when some document lacks vectors (or `alwaysEmbed`).
-   * Absent: keyword-only index (documents stay marked as lacking vectors for a later run).
-   * A rejection is reported as a notice and the run stays keyword-only.
+   * Opens the embedding model, called only when there is something to embed: a document without chunks, a pending
+   * or failed chunk, a re-embed under way, `reembed`, or an `embedConfigKey` other than the one the vectors were
+   * last checked against. Absent: keyword-only index (documents stay marked as lacking vectors for a later run).
+   * A rejection is reported as a notice (and in `embeddingError`) and the run stays keyword-only.
    */
   openEmbedder?: () => Promise<Embedder>;
-  /** Open the embedder even when nothing is pending (to detect a changed model); default false. */
-  alwaysEmbed?: boolean;
+  /**
+   * Identity of the configured embedding model, known without loading it (commands/embedder.ts `configKey`): when it
+   * differs from the stored one, the model is opened to compare fingerprints, so a model or backend switched in the
+   * environment is re-embedded by the next run. Absent: the model is opened only for pending work.
+   */
+  embedConfigKey?: string;
+  /** Re-embed every document with the model even when its fingerprint is the stored one (`recall index --reembed`). */
+  reembed?: boolean;
+  /**
+   * Start or continue a re-embed when the model's fingerprint is not the stored one (`recall index`, watchers);
+   * default false: a search's refresh embeds only what the model of the stored vectors would, never a whole re-embed.
+   */
+  followModelChange?: boolean;
 }
 
 /** What a run did; counts are sessions unless named otherwise. */
@@ -103,8 +116,10 @@ export interface IndexSummary {
   elapsedMs: number;
   /** Roots that do not exist, per source. */
   missingRoots: Record<SourceId, string[]>;
-  /** What the embedding phase did, or undefined when it did not run (no model). */
+  /** What the embedding phase did, or undefined when it did not run (nothing to embed, or no model). */
   embedding?: EmbeddingSummary;
+  /** Why the model could not be opened for pending work (code and one line), or undefined. */
+  embeddingError?: { code: string; message: string; hint: string | undefined };
 }
 
 /**
@@ -134,39 +149,54 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
       await indexSource(db, parser, sourceOptions, summary);
     }
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
+    recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
-    summary.embedding = await runEmbedding(db, options);
+    summary.embedding = await runEmbedding(db, options, summary);
     const changed = summary.added + summary.updated + summary.removed + summary.deleted + summary.restored + (summary.embedding?.embedded ?? 0) > 0;
     snapshotIfDue(db, options.recallHome, { changed, onWarning: options.hooks?.onWarning }); // daily, under the lock (snapshot.ts; issue 9)
   } finally {
     db.close();
     lock.release();
   }
-  summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0 || summary.unavailable > 0;
+  summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0 || summary.unavailable > 0 || summary.embedding?.degraded === true || summary.embeddingError !== undefined;
   summary.elapsedMs = performance.now() - started;
   return summary;
 }
 
-/** True when some document has no chunks yet or some chunk is not embedded. */
-export function hasPendingEmbeddings(db: Database): boolean {
+/**
+ * True when the embedding phase has work without a model change: a document without chunks, a pending or failed
+ * chunk (skipped and rejected chunks are done), or a re-embed under way (generations.ts).
+ */
+export function hasPendingEmbeddings(db: Database, includeReembed = true): boolean {
   return (
     db.query("SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) LIMIT 1").get() !== null ||
-    db.query("SELECT 1 FROM chunks WHERE status != 1 LIMIT 1").get() !== null
+    db.query("SELECT 1 FROM chunks WHERE status IN (?, ?) LIMIT 1").get(chunkStatus.pending, chunkStatus.failed) !== null ||
+    (includeReembed && readMeta(db, nextFingerprintKey) !== undefined)
   );
 }
 
-async function runEmbedding(db: Database, options: IndexOptions): Promise<EmbeddingSummary | undefined> {
-  if (!options.openEmbedder || !(options.alwaysEmbed || hasPendingEmbeddings(db))) return undefined;
+async function runEmbedding(db: Database, options: IndexOptions, summary: IndexSummary): Promise<EmbeddingSummary | undefined> {
+  if (!options.openEmbedder) return undefined;
+  const configChanged = options.embedConfigKey !== undefined && readMeta(db, embedConfigMetaKey) !== options.embedConfigKey;
+  const hasDocuments = db.query("SELECT 1 FROM documents LIMIT 1").get() !== null;
+  const follow = options.followModelChange ?? false;
+  if (!hasDocuments || !((follow && (options.reembed || configChanged)) || hasPendingEmbeddings(db, follow))) return undefined;
   const hooks = options.hooks ?? {};
   let embedder: Embedder;
   try {
     embedder = await options.openEmbedder();
   } catch (error) {
-    hooks.onNotice?.(`keyword-only index: ${isRecallError(error) ? error.message : (error as Error).message} (documents without vectors are embedded by a later run)`);
+    const message = isRecallError(error) ? error.message : (error as Error).message;
+    summary.embeddingError = { code: isRecallError(error) ? error.code : "EMBED_FAILED", message, hint: isRecallError(error) ? error.hint : undefined };
+    hooks.onNotice?.(`keyword-only index: ${message} (documents without vectors are embedded by a later run)`);
     return undefined;
   }
   // The embedder belongs to the caller (a search reuses it for the query), so it is not disposed here.
-  return await embedPending(db, options.recallHome, embedder, { onProgress: hooks.onEmbedProgress, onNotice: hooks.onNotice });
+  const result = await embedPending(db, options.recallHome, embedder, {
+    reembed: options.reembed, followModelChange: follow, hooks: { onProgress: hooks.onEmbedProgress, onNotice: hooks.onNotice },
+  });
+  if (follow && options.embedConfigKey !== undefined && result.stopped === undefined) db.transaction(() => writeMeta(db, embedConfigMetaKey, options.embedConfigKey!)).immediate();
+  return result;
 }
 
 async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {

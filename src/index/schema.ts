@@ -3,7 +3,7 @@
  * Tables: `meta` (schema version, last index time, embedding fingerprint), `containers` (stats
  * fingerprints per source file/db), `sessions`, `turns`, `documents` (one session document and one
  * document per turn, with hashes of their text) with `documents_fts` (contentless FTS5, porter +
- * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id),
+ * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id; `next_chunks` the same for a model being swapped in),
  * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/cjk.ts),
  * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
  * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness check). Sessions are never dropped by an index run: a vanished source
@@ -18,7 +18,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.
 import { createPrivateFile } from "./home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 5;
+export const schemaVersion = 6;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -176,13 +176,36 @@ const migrations: Array<string | ((db: Database) => void)> = [
   CREATE INDEX IF NOT EXISTS watched_paths_owner ON watched_paths(source, owner);
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';`);
   },
+  // v6 (issue 12, the embedding pipeline): a change of embedding model builds the new chunks and vectors beside the
+  // old ones (`next_chunks`, `vectors-next/`) and swaps them in when complete (index/reembed.ts), so an interrupted
+  // re-embed never leaves an index without vectors. Session documents now embed only their title (the prompts are
+  // embedded once, in the turn documents): their old chunks go, and a title-less session document gets one
+  // `skipped` chunk, like every document with nothing to embed.
+  `
+  CREATE TABLE IF NOT EXISTS next_chunks (
+    id INTEGER PRIMARY KEY,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    chunk_index INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    status INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (document_id, chunk_index)
+  );
+  CREATE INDEX IF NOT EXISTS next_chunks_status ON next_chunks(status);
+  DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE level = 'session');
+  UPDATE documents SET embed_hash = '' WHERE level = 'session';
+  `,
 ];
 
 /** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */
 export type SourceStatus = "present" | "deleted";
 
-/** Chunk status values stored in `chunks.status`. */
-export const chunkStatus = { pending: 0, embedded: 1, failed: 2 } as const;
+/**
+ * Chunk status values stored in `chunks.status` (and `next_chunks.status`): `pending` (to embed), `embedded` (its
+ * vector row exists), `failed` (retried next run), `skipped` (nothing to embed: an empty document's one chunk) and
+ * `rejected` (the model or endpoint refused it for good, e.g. too large even when split; tried again only with
+ * another model). Only pending and failed chunks make an index run load the model.
+ */
+export const chunkStatus = { pending: 0, embedded: 1, failed: 2, skipped: 3, rejected: 4 } as const;
 
 /** Options of {@link openIndex}. */
 export interface OpenIndexOptions {

@@ -28,9 +28,14 @@ export const vectorFilesMetaKey = "vector_files";
 /** The model a set of vectors belongs to: its fingerprint string (as stored in `meta`) and width. */
 export type VectorModel = Pick<Embedder, "dims" | "fingerprintKey">;
 
-/** Open the vector store of one level for a model. */
-export function openLevelStore(recallHome: string, level: VectorLevelName, model: VectorModel, onWarning?: (message: string) => void): VectorStore {
-  return openVectorStore({ dir: join(recallHome, homeFiles.vectors), level, dims: model.dims, fingerprint: model.fingerprintKey, onWarning });
+/**
+ * Open the vector store of one level for a model.
+ * @param options.dir the generation's folder (generations.ts); default `<recallHome>/vectors`, the one searches use
+ */
+export function openLevelStore(
+  recallHome: string, level: VectorLevelName, model: VectorModel, options: { onWarning?: (message: string) => void; dir?: string } = {},
+): VectorStore {
+  return openVectorStore({ dir: options.dir ?? join(recallHome, homeFiles.vectors), level, dims: model.dims, fingerprint: model.fingerprintKey, onWarning: options.onWarning });
 }
 
 /** Both levels' stores, opened for one model (or any model: digests and ids do not depend on it). */

@@ -296,6 +296,7 @@ class IndexWatcher implements Watcher {
         lockWaitMs: 0,
         hooks,
         openEmbedder: withModel ? this.options.openEmbedder : undefined,
+        followModelChange: true, // a watcher runs in the background: it may carry a re-embed (embedding.ts)
         changedPaths,
       });
       this.lockedUntil = 0;

@@ -260,7 +260,10 @@ function upsertDocument(db: Database, rowid: number, level: "session" | "turn", 
     writeUnsegmented(db, current.id, document.unsegmented); // issue 13: replaces the side-index row (cjk.ts)
   }
   // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
-  if (current.embed_hash !== embedHash) db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
+  if (current.embed_hash !== embedHash) {
+    db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
+    db.query("DELETE FROM next_chunks WHERE document_id = ?").run(current.id); // a model being swapped in (reembed.ts)
+  }
 }
 
 /** Rebuild the session document and the session's file list from all of its stored turns. */

@@ -77,6 +77,9 @@ function sharedModel(options: ServeOptions): EmbedderOpener {
         throw error;
       });
     },
+    configKey() {
+      return (opener ??= createEmbedderOpener(options.context.paths, options.model, false)).configKey();
+    },
     async dispose() {
       const released = opener;
       opener = undefined;

@@ -67,7 +67,8 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
     last_indexed_at: status.lastIndexedAt ? isoTime(status.lastIndexedAt) : null,
     stale: extras.stale,
     stale_sources: extras.staleSources,
-    chunks: { embedded: status.embeddedChunks, pending: status.pendingChunks, failed: status.failedChunks },
+    chunks: { embedded: status.embeddedChunks, pending: status.pendingChunks, failed: status.failedChunks, skipped: status.skippedChunks, rejected: status.rejectedChunks },
+    reembed: status.reembed ? { done_chunks: status.reembed.doneChunks, total_chunks: status.reembed.totalChunks, unchunked_documents: status.reembed.unchunkedDocuments } : null,
     using_examples: extras.usingExamples,
   });
 }
@@ -81,7 +82,8 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
     ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${status.forgottenSessions} session(s) (\`recall forget --undo\` lets the next index add them again)`] : []),
     `last indexed: ${status.lastIndexedAt ? `${isoMinute(status.lastIndexedAt)} UTC` : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
-    `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed`,
+    `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed, ${status.rejectedChunks} rejected, ${status.skippedChunks} with nothing to embed${
+      status.reembed ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)` : ""}`,
     "",
     "by source:",
     ...status.bySource.map((s) => `  ${s.source.padEnd(12)} ${String(s.sessions).padStart(6)} sessions ${String(s.turns).padStart(8)} turns`),

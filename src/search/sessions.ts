@@ -8,7 +8,8 @@ import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { SessionLookupError } from "../errors.ts";
 import { lastSeenSql } from "../index/archive.ts";
-import { readMeta, type SourceStatus } from "../index/schema.ts";
+import { readReembedProgress, type ReembedProgress } from "../index/generations.ts";
+import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import { titleFromPrompt } from "./title.ts";
@@ -159,6 +160,12 @@ export interface IndexStatus {
   embeddedChunks: number;
   pendingChunks: number;
   failedChunks: number;
+  /** documents with nothing to embed (one empty chunk each) */
+  skippedChunks: number;
+  /** chunks the model or endpoint refused for good (index/schema.ts `chunkStatus.rejected`) */
+  rejectedChunks: number;
+  /** a re-embed with another model under way (index/generations.ts), or undefined */
+  reembed: ReembedProgress | undefined;
 }
 
 /** Summarize the index (read-only). */
@@ -196,8 +203,11 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
       .map((row) => ({ project: row.project, projectPath: row.project_path, sessions: row.sessions, turns: row.turns })),
     databaseBytes,
     lastIndexedAt: last ? Number(last) : undefined,
-    embeddedChunks: chunkCount(1),
-    pendingChunks: chunkCount(0),
-    failedChunks: chunkCount(2),
+    embeddedChunks: chunkCount(chunkStatus.embedded),
+    pendingChunks: chunkCount(chunkStatus.pending),
+    failedChunks: chunkCount(chunkStatus.failed),
+    skippedChunks: chunkCount(chunkStatus.skipped),
+    rejectedChunks: chunkCount(chunkStatus.rejected),
+    reembed: readReembedProgress(db),
   };
 }
