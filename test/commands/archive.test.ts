@@ -170,7 +170,8 @@ describe("recall forget (issue 9)", () => {
     const chunkIds = (sessionId: string) => {
       const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
       const ids = db
-        .query<{ id: number }, [string]>("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid WHERE s.session_id = ?")
+        // Embedded chunks only: a document with nothing to embed has a skipped chunk and no vector (issue 12).
+        .query<{ id: number }, [string]>("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid WHERE s.session_id = ? AND c.status = 1")
         .all(sessionId)
         .map((row) => row.id);
       db.close();
