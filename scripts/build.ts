@@ -10,7 +10,10 @@
  *
  * Per target, build/<target>/embed/ holds what the binary embeds with --asset: node-llama-cpp/ (pre-bundled,
  * with llama/*.json and bins/<platform>/), examples/, skill/ and recall-embedded.json (sizes + sha256). The
- * simsimd addon is embedded by src/native's static relative require. `--external node-llama-cpp` keeps the
+ * usearch and simsimd addons are embedded by src/native's static relative requires; `--define
+ * RECALL_NATIVE_TARGET="<target>"` turns the other platforms' branches into dead code, so each binary embeds only
+ * its own platform's prebuilds (linux-x64: usearch 4.5 MB + simsimd 0.2 MB; darwin: usearch 2.2 MB, no simsimd
+ * prebuild). `--external node-llama-cpp` keeps the
  * dev-mode import out of the bundle; .env and bunfig.toml autoloading are off so the binary never reads a
  * project's files from the working directory. `--bytecode --format=esm` stores pre-parsed bytecode: `--help`
  * measured p50 ~13 ms instead of ~27 ms (best of 21 runs, 2-vCPU EPYC, 2026-11; scripts/bench/binary.ts).
@@ -88,7 +91,7 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
   const outfile = join(binaryDir, "recall");
   // The parse worker is a second entry point: a compiled binary can only start workers it contains.
   const command = ["bun", "build", "--compile", join(repo, "src", "cli.ts"), join(repo, "src", "index", "parse-worker.ts"), "--outfile", outfile, "--minify", "--bytecode", "--format=esm", "--splitting",
-    "--define", `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`,
+    "--define", `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`, "--define", `RECALL_NATIVE_TARGET=${JSON.stringify(target.id)}`,
     "--external", "node-llama-cpp", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
     "--asset", "./node-llama-cpp", "--asset", "./examples", "--asset", "./skill", "--asset", "./recall-embedded.json"];
   if (target.id !== hostTargetId()) {

@@ -4,7 +4,10 @@
  * is memory-mapped and viewed without copying. Owns nothing about which segments form a store (vector-store.ts)
  * or how rows are scored (vector-scan.ts). Facts it relies on (runtime-notes §4, measured 2026-11): Bun.mmap of an
  * empty file fails with EINVAL, truncating a mapped file kills Bun with SIGBUS, typed-array views need
- * byteOffset % BYTES_PER_ELEMENT == 0, and a renamed-over file keeps serving old mappings their old bytes.
+ * byteOffset % BYTES_PER_ELEMENT == 0, and a renamed-over file keeps serving old mappings their old bytes. The
+ * scanned blocks (f32, i8) are mapped on their own so their arrays start at byteOffset 0, which usearch needs
+ * (usearch.ts); Bun.mmap accepts an offset that is not page-aligned and returns a buffer starting exactly there
+ * (checked with Bun 1.4.5, 2026-11-23).
  */
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -46,7 +49,10 @@ export interface SegmentLayout {
   readonly totalBytes: number;
 }
 
-/** A mapped segment: zero-copy views over one Bun.mmap of the file. Row i is `f32.subarray(i*dims, (i+1)*dims)`. */
+/**
+ * A mapped segment: zero-copy views over Bun.mmap's of the file. Row i is `f32.subarray(i*dims, (i+1)*dims)`.
+ * `f32` and `i8` each have a mapping of their own and byteOffset 0 (when the block is not empty).
+ */
 export interface MappedSegment {
   readonly path: string;
   /** Sequence number from the file name; a higher number is newer. */
@@ -152,11 +158,27 @@ export function mapSegment(path: string, seq: number): MappedSegment {
     seq,
     header,
     ids: new Int32Array(buf, base + layout.idsOffset, rowCount),
-    f32: new Float32Array(buf, base + layout.f32Offset, n),
-    i8: elementType === "i8" ? new Int8Array(buf, base + layout.quantOffset, n) : undefined,
+    f32: asF32(mapBlock(path, layout.f32Offset, 4 * n)),
+    i8: elementType === "i8" ? asI8(mapBlock(path, layout.quantOffset, n)) : undefined,
     scales: elementType === "i8" ? new Float32Array(buf, base + layout.scalesOffset, rowCount) : undefined,
     f16: elementType === "f16" ? new Float16Array(buf, base + layout.quantOffset, n) : undefined,
   };
+}
+
+const asF32 = (b: Uint8Array<ArrayBuffer>) => new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+const asI8 = (b: Uint8Array<ArrayBuffer>) => new Int8Array(b.buffer, b.byteOffset, b.byteLength);
+
+/**
+ * Returns bytes [offset, offset + sizeBytes) of the file at `path` as a mapping of their own (byteOffset 0 with
+ * Bun 1.4.5), or an empty array for an empty block (Bun.mmap of 0 bytes fails with EINVAL). Were Bun ever to return
+ * a non-zero byteOffset, reads stay right and vector-scan.ts only skips the batch kernel for this block.
+ * Throws IndexError INDEX_CORRUPT when the file is shorter than that (it changed since its header was read).
+ */
+function mapBlock(path: string, offset: number, sizeBytes: number): Uint8Array<ArrayBuffer> {
+  if (sizeBytes === 0) return new Uint8Array(0);
+  const block = Bun.mmap(path, { shared: false, offset, size: sizeBytes });
+  if (block.byteLength !== sizeBytes) throw new IndexError("INDEX_CORRUPT", `vector segment ${path} changed while it was being mapped`);
+  return block;
 }
 
 /** What to write: `rowCount` rows, `getRow(i)` returning an L2-normalized row of `dims` floats (not retained). */

@@ -1,12 +1,16 @@
 /// <reference lib="esnext.float16" />
 /**
- * The brute-force scan: score every allowed row of a mapped segment against a query and keep the best in a
- * small binary min-heap (no sort of all rows). Filters (allow-list, shadowed duplicates) are applied before a
- * row is scored, so they act before the top-k cut and a filtered search never comes back short.
- * Owns the inner loops only; which segments to scan and the f32 re-score of quantized candidates are in
- * vector-store.ts. Speeds of each loop are measured by scripts/bench/vector-scan.ts.
+ * The brute-force scan of one segment. f32 and i8 blocks: ONE batch-kernel call (usearch `exactSearch`, see
+ * usearch.ts) scores the whole block and returns its best (heap capacity + skipped rows) rows, from which the
+ * skipped ones are dropped, so the allow-list/shadow filter acts before the top-k cut and the result is the exact
+ * filtered top-k. The TypeScript loop (8 accumulators, allowed rows only) is used instead when there is no addon,
+ * at tiny dims (below ~16: the kernel's per-row overhead), or when a filter keeps less than about half of a
+ * segment's rows (46% at 100k × 1024 with 2 threads): `preferBatch`, a cost model fitted to measurements. f16
+ * blocks are always scanned in TypeScript. A small binary min-heap merges all segments. Which segments to scan and
+ * the f32 re-score are in vector-store.ts; scripts/bench/vector-scan.ts measures every loop (issue 12).
  */
-import type { DotKernels } from "./simsimd.ts";
+import type { DotKernels } from "./kernels.ts";
+import { pickThreads, type BatchTop } from "./usearch.ts";
 import type { MappedSegment } from "./vector-file.ts";
 
 /** A search result: document id (SQLite rowid) and cosine similarity in [-1, 1]. */
@@ -86,8 +90,8 @@ export class TopK {
 }
 
 /**
- * Per-scan inputs shared by the loops. `allow[id]` must be non-zero for a row to be scored (ids past the end
- * are not allowed); `shadow[row]` non-zero means a newer segment holds the same id. Both undefined = no filter.
+ * Per-scan inputs shared by the loops. `allow[id]` must be non-zero for a row to be kept (ids past the end
+ * are not allowed); `shadow[row]` non-zero (0 or 1) means a newer segment holds the same id. Both undefined = no filter.
  */
 export interface ScanFilter {
   readonly allow: Uint8Array | undefined;
@@ -136,92 +140,152 @@ function dotF16At(q: Float32Array, all: Float16Array, off: number): number {
   return s0 + s1 + (s2 + s3);
 }
 
-const viewCache = new WeakMap<MappedSegment, { f32?: Float32Array[]; i8?: Int8Array[] }>();
+/** A segment's skip mask (undefined = nothing skipped) and how many of its rows it skips. */
+interface SkipMask {
+  readonly skip: Uint8Array | undefined;
+  readonly skipped: number;
+}
+
+/** Returns the rows of a segment to skip (shadowed or not allowed) and their count. O(rows). */
+export function buildSkipMask(ids: Int32Array, filter: ScanFilter): SkipMask {
+  const { allow, shadow } = filter;
+  let skipped = 0;
+  if (allow === undefined) {
+    if (shadow !== undefined) for (let row = 0; row < ids.length; row++) skipped += shadow[row]!;
+    return { skip: skipped > 0 ? shadow : undefined, skipped };
+  }
+  const skip = shadow === undefined ? new Uint8Array(ids.length) : shadow.slice();
+  for (let row = 0; row < ids.length; row++) {
+    if (!allow[ids[row]!]) skip[row] = 1;
+    skipped += skip[row]!;
+  }
+  return { skip: skipped > 0 ? skip : undefined, skipped };
+}
 
 /**
- * Returns one subarray view per row of `block`, built once per segment and cached (weakly, with the segment).
- * Creating a view per row per scan cost ~11 ms of a 36 ms scan of 100k×1024 rows (p50, /tmp micro-bench,
- * 2026-11-21, 2-vCPU EPYC); cached views cost ~80 bytes per row.
+ * Estimated ns per row of the batch kernel (1 thread) and of the TypeScript loop, and per candidate the batch call
+ * returns. Fitted to 100k-row scans on the 2-vCPU Xeon, 2026-11-23 (p50, /tmp micro-bench and
+ * scripts/bench/vector-scan.ts): usearch f32 16.5 / 18.9 / 155 / 431 ns per row at 8 / 32 / 384 / 1024 dims,
+ * usearch i8 cosine 19 / 19 / 40 / 128, TypeScript f32 11 / 28 / 332 / 890; a top-10,000 instead of a top-10 call
+ * adds ~4 ms, a full top-100,000 ~15–19 ms.
  */
-function rowViews<T extends Float32Array | Int8Array>(seg: MappedSegment, kind: "f32" | "i8", block: T): T[] {
-  let entry = viewCache.get(seg);
-  if (entry === undefined) viewCache.set(seg, (entry = {}));
-  const cached = entry[kind] as T[] | undefined;
-  if (cached !== undefined) return cached;
-  const dims = seg.header.dims;
-  const views = Array.from({ length: seg.ids.length }, (_, row) => block.subarray(row * dims, (row + 1) * dims) as T);
-  entry[kind] = views as Float32Array[] & Int8Array[];
-  return views;
+const costNs = {
+  batchRow: (type: "f32" | "i8", dims: number) => (type === "f32" ? Math.max(16, 5 + 0.415 * dims) : Math.max(19, 6 + 0.12 * dims)),
+  jsRow: (dims: number) => 1 + 0.87 * dims,
+  batchCandidate: 300,
+  threadStart: 1_500_000,
+};
+
+/**
+ * Returns true when one batch call over all `rows` (asking for `want` candidates) is estimated cheaper than the
+ * TypeScript loop over the `allowed` rows only. The JS loop wins at tiny dims (per-row call overhead in the kernel)
+ * and when a filter leaves few rows (the batch call scores every row and must return every skipped one too).
+ */
+export function preferBatch(type: "f32" | "i8", rows: number, allowed: number, want: number, dims: number, threads: number): boolean {
+  const speedup = threads > 1 ? 0.9 * threads : 1;
+  const batch = (rows * costNs.batchRow(type, dims)) / speedup + want * costNs.batchCandidate + (threads > 1 ? costNs.threadStart : 0);
+  return batch < allowed * costNs.jsRow(dims);
 }
 
-/** Returns a mask of rows to skip (shadowed or not allowed), or undefined when nothing is skipped. */
-function buildSkipMask(ids: Int32Array, filter: ScanFilter): Uint8Array | undefined {
-  const { allow, shadow } = filter;
-  if (allow === undefined) return shadow;
-  const skip = shadow === undefined ? new Uint8Array(ids.length) : shadow.slice();
-  for (let row = 0; row < ids.length; row++) if (!allow[ids[row]!]) skip[row] = 1;
-  return skip;
+/**
+ * Returns whether to scan a block with the batch kernel, per `kernels.loop` (default "auto": preferBatch).
+ * Throws Error when the loop is forced to "batch" but the kernel is missing or the block has a non-zero byteOffset.
+ */
+function useBatch(kernels: DotKernels, block: Float32Array | Int8Array, type: "f32" | "i8", allowed: number, want: number, dims: number, threads: number): boolean {
+  const loop = kernels.loop ?? "auto";
+  if (loop === "js") return false;
+  const usable = kernels.batch !== undefined && block.byteOffset === 0;
+  if (loop === "batch" && !usable) throw new Error(`the batch scan was forced but ${kernels.batch === undefined ? "no batch kernel loaded" : "the block has a non-zero byteOffset"}`);
+  return loop === "batch" || (usable && preferBatch(type, block.length / dims, allowed, want, dims, threads));
 }
 
-/** Scans the f32 rows of `seg` into `heap` with the kernels' f32 dot (simsimd: one N-API call per row). */
-export function scanF32(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
-  const { ids, f32 } = seg;
-  const skip = buildSkipMask(ids, filter);
-  let threshold = heap.threshold();
-  if (kernels.name === "js") {
-    // The JS path reads by offset: no view objects needed.
-    const dims = q.length;
-    for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
-      if (skip !== undefined && skip[row] !== 0) continue;
-      const score = dotF32At(q, f32, off);
-      if (score > threshold) (heap.push(score, segIndex, row), (threshold = heap.threshold()));
-    }
-    return;
-  }
-  const dot = kernels.dotF32;
-  const views = rowViews(seg, "f32", f32);
-  for (let row = 0; row < views.length; row++) {
+/**
+ * Pushes the allowed rows among a batch call's best-first candidates into `heap`. Exact: the call returned the top
+ * (heap capacity + skipped rows) of the segment, so at least `capacity` allowed rows are among them, and they are
+ * the segment's best allowed rows.
+ */
+function pushBatchTop(top: BatchTop, skip: Uint8Array | undefined, segIndex: number, heap: TopK): void {
+  const { rows, scores } = top;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
     if (skip !== undefined && skip[row] !== 0) continue;
-    const score = dot(q, views[row]!);
+    const score = scores[i]!;
+    if (score <= heap.threshold()) return; // best first: nothing after this can enter
+    heap.push(score, segIndex, row);
+  }
+}
+
+/** Scans the allowed f32 rows of `seg` with the TypeScript loop (by offset: no view objects). */
+function scanF32Js(seg: MappedSegment, segIndex: number, q: Float32Array, skip: Uint8Array | undefined, heap: TopK): void {
+  const { ids, f32 } = seg;
+  const dims = q.length;
+  let threshold = heap.threshold();
+  for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
+    if (skip !== undefined && skip[row] !== 0) continue;
+    const score = dotF32At(q, f32, off);
     if (score > threshold) (heap.push(score, segIndex, row), (threshold = heap.threshold()));
   }
 }
 
-/** Returns the int8 quantization of a normalized query and its scale (same scheme as the rows). */
-export function quantizeQueryI8(q: Float32Array): { q8: Int8Array; scale: number } {
+/**
+ * Scans the f32 rows of `seg` into `heap`: one usearch call over the whole block (dot products) when the kernels
+ * have it and preferBatch says so, else the TypeScript loop over the allowed rows. Both give the exact filtered top-k.
+ */
+export function scanF32(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+  const rows = seg.ids.length;
+  if (rows === 0 || heap.capacity === 0) return;
+  const { skip, skipped } = buildSkipMask(seg.ids, filter);
+  if (skipped === rows) return;
+  const want = Math.min(rows, heap.capacity + skipped);
+  const threads = pickThreads(seg.f32.byteLength);
+  if (useBatch(kernels, seg.f32, "f32", rows - skipped, want, q.length, threads)) {
+    pushBatchTop(kernels.batch!.topDotF32(seg.f32, q, want, threads), skip, segIndex, heap);
+  } else {
+    scanF32Js(seg, segIndex, q, skip, heap);
+  }
+}
+
+/**
+ * Returns the int8 quantization of a normalized query, same scheme as the rows (x / (max |x| / 127), rounded). A
+ * fresh array (byteOffset 0, as usearch needs). The scale is not returned: the batch kernel scores by cosine.
+ */
+export function quantizeQueryI8(q: Float32Array): Int8Array {
   let maxAbs = 0;
   for (let j = 0; j < q.length; j++) maxAbs = Math.max(maxAbs, Math.abs(q[j]!));
   const scale = maxAbs > 0 ? maxAbs / 127 : 1;
   const q8 = new Int8Array(q.length);
   for (let j = 0; j < q.length; j++) q8[j] = Math.round(q[j]! / scale);
-  return { q8, scale };
+  return q8;
 }
 
 /**
- * Scans the int8 rows of an i8 segment; pushes approximate cosines (i8 dot × row scale × query scale).
+ * Scans an i8 segment into `heap` with approximate scores (cosine of the int8 row and the int8 query, within
+ * quantization noise of the f32 cosine; vector-store.ts re-scores the candidates in f32): one usearch call over the
+ * int8 block when preferBatch says so, else the exact TypeScript loop over the f32 block of the allowed rows.
  * Throws TypeError when `seg` is not an i8 segment.
  */
 export function scanI8(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
-  const { ids, i8, scales } = seg;
-  if (i8 === undefined || scales === undefined) throw new TypeError(`${seg.path} is not an int8 segment`);
-  const { q8, scale: qScale } = quantizeQueryI8(q);
-  const skip = buildSkipMask(ids, filter);
-  let threshold = heap.threshold();
-  const dot = kernels.dotI8;
-  const views = rowViews(seg, "i8", i8);
-  for (let row = 0; row < views.length; row++) {
-    if (skip !== undefined && skip[row] !== 0) continue;
-    const score = dot(q8, views[row]!) * scales[row]! * qScale;
-    if (score > threshold) (heap.push(score, segIndex, row), (threshold = heap.threshold()));
+  const { ids, i8 } = seg;
+  if (i8 === undefined) throw new TypeError(`${seg.path} is not an int8 segment`);
+  const rows = ids.length;
+  if (rows === 0 || heap.capacity === 0) return;
+  const { skip, skipped } = buildSkipMask(ids, filter);
+  if (skipped === rows) return;
+  const want = Math.min(rows, heap.capacity + skipped);
+  const threads = pickThreads(i8.byteLength);
+  if (useBatch(kernels, i8, "i8", rows - skipped, want, q.length, threads)) {
+    pushBatchTop(kernels.batch!.topCosI8(i8, quantizeQueryI8(q), want, threads), skip, segIndex, heap);
+  } else {
+    scanF32Js(seg, segIndex, q, skip, heap);
   }
 }
 
-/** Scans the f16 rows of an f16 segment in TypeScript (simsimd's JS binding takes no f16). Throws TypeError otherwise. */
+/** Scans the f16 rows of an f16 segment in TypeScript (usearch's JS binding takes no f16). Throws TypeError otherwise. */
 export function scanF16(seg: MappedSegment, segIndex: number, q: Float32Array, filter: ScanFilter, heap: TopK): void {
   const { ids, f16 } = seg;
   if (f16 === undefined) throw new TypeError(`${seg.path} is not an f16 segment`);
   const dims = q.length;
-  const skip = buildSkipMask(ids, filter);
+  const { skip } = buildSkipMask(ids, filter);
   for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
     if (skip !== undefined && skip[row] !== 0) continue;
     const score = dotF16At(q, f16, off);
@@ -230,14 +294,12 @@ export function scanF16(seg: MappedSegment, segIndex: number, q: Float32Array, f
 }
 
 /**
- * Scans one segment with the fastest loop for its element type and kernels. Without simsimd an i8 segment is
- * scanned through its f32 block (exact): the JS f32 loop beat the JS int8 loop, 80 vs 98 ms per 100k×1024
- * when both had 4 accumulators; the f32 loop now has 8 (45 ms)
- * (bench 2026-11-21). f16 rows are always scanned in JS, ~900 ms per 100k×1024: f16 is kept only for measurement.
+ * Scans one segment with the loop for its element type: f32 and i8 through scanF32 / scanI8 (batch kernel or
+ * TypeScript loop), f16 always in TypeScript (~1,160 ms per 100k×1024, kept only for measurement).
  */
 export function scanSegment(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
   const type = seg.header.elementType;
-  if (type === "f32" || (type === "i8" && kernels.name === "js")) scanF32(seg, segIndex, q, kernels, filter, heap);
+  if (type === "f32") scanF32(seg, segIndex, q, kernels, filter, heap);
   else if (type === "i8") scanI8(seg, segIndex, q, kernels, filter, heap);
   else scanF16(seg, segIndex, q, filter, heap);
 }

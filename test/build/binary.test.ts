@@ -137,12 +137,12 @@ describe.skipIf(!canBuildBinary || !hasCorpus)("the compiled binary on the real 
     expect(runtimeFolders().filter((name) => name.startsWith("node-llama-cpp"))).toEqual([]);
   });
 
-  test("doctor in the binary finds the index healthy and the simsimd addon loaded from inside the binary", () => {
+  test("doctor in the binary finds the index healthy and the simsimd and usearch addons loaded from inside the binary", () => {
     const result = viaBinary(["doctor", "--json", ...sources]);
     const report = JSON.parse(result.stdout) as { checks: Array<{ id: string; status: string; message: string }> };
     const byId = Object.fromEntries(report.checks.map((check) => [check.id, check]));
     expect(byId.index?.status).toBe("ok");
-    expect(byId.vectors?.message).toContain("dot product: simsimd");
+    expect(byId.vectors?.message).toContain("dot product: simsimd+usearch");
   }, 60_000);
 });
 
