@@ -44,6 +44,11 @@ export interface Embedder {
   readonly dims: number;
   /** the context (tokens) one text may use; longer texts are truncated to it (local) */
   readonly contextTokens: number;
+  /**
+   * Texts one `embedDocuments` call can keep busy at once (remote: texts per request × requests in flight); absent for
+   * a backend that embeds one text after another (local). The index checkpoints every max(32, this) texts.
+   */
+  readonly parallelTexts?: number;
   /** tokens in `text` by the model's tokenizer (remote: an estimate, see remote-embedder.ts) */
   countTokens(text: string): number;
   /**

@@ -6,7 +6,7 @@
  *   2. chunk documents that have no chunks yet in that generation (new or changed documents: the writer drops the
  *      chunks of a document whose embedded text changed), with the model's tokenizer (chunking.ts); a document with
  *      nothing to embed gets one `skipped` chunk, so it is done and never makes a run load the model;
- *   3. embed pending and previously failed chunks in slices of `sliceSize` (one embedDocuments call, so a remote
+ *   3. embed pending and previously failed chunks in slices (`sliceSizeFor`: one embedDocuments call, so a remote
  *      backend keeps several requests in flight): append the vectors as one new segment per level, then mark the
  *      chunks in one transaction (a crash in between re-embeds the slice; the store keeps the newest row of an id).
  *      A text that fails is marked failed and retried next run; one the model rejects for good (`onTextRejected`)
@@ -81,8 +81,13 @@ export interface EmbeddingSummary {
   degraded: boolean;
 }
 
-/** Chunks per embedDocuments call and per checkpoint: 4 remote requests of 32 texts in flight (remote-embedder.ts defaults). */
-export const sliceSize = 128;
+/**
+ * Chunks per embedDocuments call and per checkpoint: 32, or what the backend keeps busy at once (`parallelTexts`: a
+ * remote endpoint's texts per request × requests in flight), so a crash or a stop loses at most one slice.
+ */
+export function sliceSizeFor(embedder: Pick<Embedder, "parallelTexts">): number {
+  return Math.max(32, embedder.parallelTexts ?? 0);
+}
 
 /**
  * Runs the embedding phase; the caller holds the index lock.
@@ -186,6 +191,7 @@ async function embedChunks(
     )
     .all(chunkStatus.pending, chunkStatus.failed);
   const mark = db.query(`UPDATE ${generation.table} SET status = ? WHERE id = ?`);
+  const sliceSize = sliceSizeFor(embedder);
   for (let start = 0; start < pending.length; start += sliceSize) {
     const slice = pending.slice(start, start + sliceSize);
     const statuses: number[] = new Array(slice.length).fill(chunkStatus.failed);

@@ -195,7 +195,7 @@ describe("fault injection: kill -9 during indexing, then a new run, equals a cle
     const embedMs = indexClean(clean, rootC, ["--model", model]);
     const expected = snapshot(clean);
     expect(expected.missingVectors).toEqual([]);
-    // 144 turn chunks: two slices of 128 (embedding.ts `sliceSize`), so a kill can land between their commits. Session
+    // 144 turn chunks: several slices (embedding.ts `sliceSizeFor`: 32 for a local model), so a kill can land between their commits. Session
     // documents embed only their title, and these sessions have none: one skipped chunk each.
     expect(peek(clean, "SELECT count(*) AS n FROM chunks WHERE status = 1")).toBe(144);
     expect(peek(clean, "SELECT count(*) AS n FROM chunks WHERE status = 3")).toBe(12);

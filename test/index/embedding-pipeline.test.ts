@@ -33,8 +33,8 @@ function workspace(): { home: string; roots: Record<string, string[]> } {
   const root = join(dir, "claude");
   mkdirSync(root);
   cpSync(fixtures, join(root, "-work-fixtures"), { recursive: true });
-  // Enough turns for two embedding slices (embedding.ts `sliceSize` = 128 chunks), so a run can stop between them.
-  for (let n = 0; n < 11; n++) {
+  // Enough turns for several embedding slices (embedding.ts `sliceSizeFor`: 32 chunks for a local model), so a run can stop between them.
+  for (let n = 0; n < 4; n++) {
     const turns = Array.from({ length: 12 }, (_, t) => ({ prompt: `question ${n}.${t} about ${fillerText(n * 100 + t, 8)}`, response: fillerText(n * 1000 + t, 40) }));
     writeClaudeSession(join(root, "-work-generated", `${String(n).padStart(8, "0")}-0000-4000-8000-000000000000.jsonl`), { sessionId: `${String(n).padStart(8, "0")}-0000-4000-8000-000000000000`, cwd: "/work/generated", turns });
   }
