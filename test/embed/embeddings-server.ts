@@ -6,8 +6,17 @@
 import type { Server } from "bun";
 import type { Embedder } from "../../src/embed/index.ts";
 
-/** What the server does with one request: embed, fail with a status, or sleep first. */
-export type PlanStep = "ok" | { status: number; retryAfter?: string } | { sleepMs: number };
+/** What the server does with one request: embed, fail with a status (and a JSON body), or sleep first. */
+export type PlanStep = "ok" | { status: number; retryAfter?: string; body?: unknown } | { sleepMs: number };
+
+/**
+ * llama-server's answer to an input longer than its physical batch (tools/server/server.cpp, `send_error(...,
+ * ERROR_TYPE_SERVER)` → HTTP 500 with an OpenAI-style error object).
+ */
+export function llamaServerTooLarge(inputTokens: number, batchTokens = 512): PlanStep {
+  const message = `input (${inputTokens} tokens) is too large to process. increase the physical batch size (current batch size: ${batchTokens})`;
+  return { status: 500, body: { error: { code: 500, message, type: "server_error" } } };
+}
 
 /** One received request. */
 export interface ReceivedRequest {
@@ -20,6 +29,8 @@ export interface ReceivedRequest {
 export interface EmbeddingsServer {
   url: string;
   requests: ReceivedRequest[];
+  /** the most requests the server was answering at the same time */
+  readonly maxInFlight: number;
   setPlan(plan: (request: ReceivedRequest, index: number) => PlanStep): void;
   close(): void;
 }
@@ -28,6 +39,8 @@ export interface EmbeddingsServer {
 export function startEmbeddingsServer(embedder: Embedder): EmbeddingsServer {
   const requests: ReceivedRequest[] = [];
   let plan: (request: ReceivedRequest, index: number) => PlanStep = () => "ok";
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -43,9 +56,15 @@ export function startEmbeddingsServer(embedder: Embedder): EmbeddingsServer {
       const step = plan(received, requests.length - 1);
       if (typeof step === "object" && "status" in step) {
         const headers: Record<string, string> = step.retryAfter ? { "retry-after": step.retryAfter } : {};
-        return new Response(JSON.stringify({ error: { message: "planned failure" } }), { status: step.status, headers });
+        return new Response(JSON.stringify(step.body ?? { error: { message: "planned failure" } }), { status: step.status, headers });
       }
-      if (typeof step === "object") await Bun.sleep(step.sleepMs);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        if (typeof step === "object") await Bun.sleep(step.sleepMs);
+      } finally {
+        inFlight--;
+      }
       const vectors = await embedder.embedDocuments(received.inputs);
       const data = vectors.map((vector, index) => ({ object: "embedding", index, embedding: Array.from(vector!) }));
       return Response.json({ object: "list", data: data.reverse(), model: body.model ?? "tiny" });
@@ -54,7 +73,8 @@ export function startEmbeddingsServer(embedder: Embedder): EmbeddingsServer {
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
-    setPlan(next) { plan = next; },
+    get maxInFlight() { return maxInFlight; },
+    setPlan(next) { plan = next; maxInFlight = 0; },
     close() { server.stop(true); },
   };
 }
