@@ -1,8 +1,10 @@
 /**
- * Embedding speed of the local backend (node-llama-cpp, threads = cores) on generated random-weight models
+ * Embedding speed of the local backend (node-llama-cpp, threads by threads.ts) on generated random-weight models
  * with real shapes: bge-small (12L, 384d, q8_0, real BGE vocab) and qwen3-0.6b-like (28L, 1024d, 3072 ff,
  * q8_0: Qwen3-Embedding-0.6B's shape, but a BERT encoder, so it predicts speed, not quality). Measures model
- * load (loadModel + embedding context), a short query (~8 tokens) and 200-token documents. Physical reference:
+ * load (loadModel + embedding context), a short query (~8 tokens) and 200-token documents, the documents again with a
+ * background CPU load (2 busy loops per core; `loaded_ratio` = loaded docs/s ÷ unloaded, target ≥ 0.5, issue 12) both
+ * with the threads threads.ts picks and with all cores (the rule before issue 12). Physical reference:
  * runtime-notes §6 (bge-small shape: 215 ms load, 262 ms per 200-token text, 9–15 ms per short query).
  * Prints JSON lines {name, n, p50_ms, p95_ms, docs_per_s, model, machine, commit}; `--save` appends them to
  * scripts/bench/results/<date>-<machine>.jsonl. Models are cached in $RECALL_BENCH_CACHE or ~/.cache/recall-bench.
@@ -16,7 +18,7 @@ import { modelShapes, writeBertModel, type ModelShapeName } from "../gguf/bert-m
 
 interface Row {
   name: string; n: number; p50_ms: number; p95_ms: number; docs_per_s: number | null; model: string;
-  size_bytes: number; load_avg_1m: number; machine: string; commit: string;
+  size_bytes: number; load_avg_1m: number; machine: string; commit: string; loaded_ratio?: number;
 }
 
 const words = ("the index stores every session turn so search can find the fix for a failing sqlite migration later " +
@@ -79,8 +81,28 @@ async function benchShape(shape: ModelShapeName, emit: (name: string, timesMs: n
   const totalMs = await timeMs(async () => {
     for (const document of documents) docTimes.push(await timeMs(() => embedder.embedDocuments([document])));
   });
-  emit(`embed-doc200-${shape}`, docTimes, { docs_per_s: +(docCount / (totalMs / 1000)).toFixed(2) });
+  const unloadedDocsPerS = docCount / (totalMs / 1000);
+  emit(`embed-doc200-${shape}`, docTimes, { docs_per_s: +unloadedDocsPerS.toFixed(2) });
   await embedder.dispose();
+  // The same documents with a background CPU load (2 busy loops per core, as when the coding agent and its tools run):
+  // threads chosen by threads.ts, then all cores (the old rule), each with a model loaded under the load.
+  const busy = Array.from({ length: 2 * cpus().length }, () =>
+    Bun.spawn([process.execPath, "-e", "for (;;) {}"], { stdout: "ignore", stderr: "ignore" }));
+  try {
+    await Bun.sleep(1500);
+    for (const [label, threads] of [["loaded", undefined], ["loaded-all-cores", cpus().length]] as const) {
+      const loaded = await createLocalEmbedder(config, threads === undefined ? {} : { threads });
+      const times: number[] = [];
+      const loadedMs = await timeMs(async () => {
+        for (const document of documents) times.push(await timeMs(() => loaded.embedDocuments([document])));
+      });
+      const docsPerS = docCount / (loadedMs / 1000);
+      emit(`embed-doc200-${label}-${shape}`, times, { docs_per_s: +docsPerS.toFixed(2), loaded_ratio: +(docsPerS / unloadedDocsPerS).toFixed(2) });
+      await loaded.dispose();
+    }
+  } finally {
+    for (const child of busy) child.kill();
+  }
 }
 
 if (import.meta.main) {

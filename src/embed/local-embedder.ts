@@ -1,22 +1,25 @@
 /**
  * In-process embedding through node-llama-cpp (llama.cpp) with a GGUF model. Texts go one by one through a
  * single embedding context: node-llama-cpp 3.21 has no batch API (`getEmbeddingFor` takes one input), and
- * with maxThreads = cores one text already uses both cores (runtime-notes §1, §6). node-llama-cpp returns
+ * one text already uses every thread it is given (runtime-notes §1, §6); how many is threads.ts (the cores idle when
+ * the model loads, or RECALL_THREADS), so a busy machine does not make embedding collapse. node-llama-cpp returns
  * unnormalized vectors (norms 6–20 seen), so every vector is L2-normalized here. Model download is model-files.ts.
  */
-import { availableParallelism } from "node:os";
 import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { EmbedError } from "../errors.ts";
 import type { LocalEmbedConfig } from "./config.ts";
 import { readGgufModelInfo } from "./gguf-header.ts";
 import { getSharedLlama } from "./load-runtime.ts";
 import { hashModelFile } from "./model-hash.ts";
+import { chooseThreads } from "./threads.ts";
 import { fingerprintString, normalizeVector, type Embedder, type EmbedHooks, type ModelFingerprint } from "./types.ts";
 
 /** Options of `createLocalEmbedder`. */
 export interface LocalEmbedderOptions {
   /** cap on the context size in tokens (memory grows with it); default 2048, never above the model's training context */
   maxContextTokens?: number;
+  /** llama.cpp threads; default `chooseThreads()` (threads.ts: RECALL_THREADS, else the cores idle now) */
+  threads?: number;
 }
 
 /**
@@ -39,7 +42,8 @@ export async function createLocalEmbedder(config: LocalEmbedConfig, options: Loc
   const contextSize = Math.max(8, Math.min(model.trainContextSize, options.maxContextTokens ?? 2048));
   let context: LlamaEmbeddingContext;
   try {
-    context = await model.createEmbeddingContext({ contextSize, batchSize: contextSize, threads: availableParallelism() });
+    const threads = options.threads ?? (await chooseThreads()).threads;
+    context = await model.createEmbeddingContext({ contextSize, batchSize: contextSize, threads });
   } catch (cause) {
     await model.dispose();
     throw new EmbedError("EMBED_FAILED", `cannot create an embedding context for ${config.modelPath}: ${String(cause)}`, { cause });
