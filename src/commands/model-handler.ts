@@ -3,7 +3,7 @@
  * model into the cache folder's models/ (`$XDG_CACHE_HOME/recall/models`, or RECALL_HOME/models; progress on a TTY,
  * resumable), and show what is present.
  */
-import { defaultPresetName, listModels, modelPresets, pullModel } from "../embed/index.ts";
+import { describeDefaultModel, listModels, modelPresets, pullModel } from "../embed/index.ts";
 import { prepareRecallPaths, type RecallPaths } from "../index/index.ts";
 import { formatBytes, paletteFor } from "../render/format.ts";
 import { renderModelsJson, renderModelsText } from "../render/models.ts";
@@ -21,7 +21,7 @@ export async function pull(args: PullArgs): Promise<number> {
   const path = await pullModel({
     home,
     env: process.env,
-    name: args.name ?? defaultPresetName,
+    name: args.name ?? describeDefaultModel().name,
     onProgress: isTerminal(2)
       ? (done, total) => {
           const percent = total ? Math.floor((done / total) * 100) : -1;
@@ -39,6 +39,7 @@ export async function pull(args: PullArgs): Promise<number> {
 export async function list(args: ListArgs): Promise<number> {
   const files = listModels(preparePaths());
   const presets = Object.values(modelPresets);
-  writeOut(args.json ? `${renderModelsJson(files, presets, defaultPresetName)}\n` : renderModelsText(files, presets, defaultPresetName, await paletteFor(1)));
+  const defaultModel = describeDefaultModel();
+  writeOut(args.json ? `${renderModelsJson(files, presets, defaultModel)}\n` : renderModelsText(files, presets, defaultModel, await paletteFor(1)));
   return 0;
 }

@@ -3,12 +3,11 @@
  * show what is present. Flags and help only; what the commands do is model-handler.ts, loaded when one runs.
  */
 import { command, flag, optional, positional, string, subcommands } from "cmd-ts";
-import { defaultPresetName } from "../embed/presets.ts";
 import type { ParsedArgs } from "./args.ts";
 
 /** The positional of `recall model pull`. */
 const pullArgs = {
-  name: positional({ type: optional(string), displayName: "name", description: `Preset name (default ${defaultPresetName}; see \`recall model list\`)` }),
+  name: positional({ type: optional(string), displayName: "name", description: "Preset name (default: the configured model, else qwen3-embedding-0.6b with a GPU and bge-small-en-v1.5 without; see `recall model list`)" }),
 };
 
 /** `recall model pull`'s arguments as cmd-ts parsed them. */

@@ -8,7 +8,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { isRecallError, type RecallErrorCode } from "../errors.ts";
-import { createLocalEmbedder, isOffline, loadEnvWithDotEnv, readGgufModelInfo, resolveEmbedConfig, type EmbedConfig } from "../embed/index.ts";
+import { createLocalEmbedder, describeDefaultModel, isOffline, loadEnvWithDotEnv, readGgufModelInfo, resolveEmbedConfig, type EmbedConfig } from "../embed/index.ts";
 import { chunkStatus, checkStaleness, damageHint, databasePath, homeFiles, isDamagedIndexError, isSqliteDamage, openIndex, type RecallPaths } from "../index/index.ts";
 import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
 import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
@@ -112,7 +112,8 @@ function embeddedChunkIds(db: Database, level: VectorLevel): Set<number> {
 /**
  * Vector files match the database: every chunk the database marks embedded has a row in the level's segment
  * files (src/native VectorStore.ids()); rows of deleted chunks are only counted (compaction drops them). Also
- * names the dot-product kernels (simsimd, or the JS fallback: WARN on Linux, where the addon should load).
+ * names the scan kernels (usearch's batch call, simsimd's pairwise one, or the TypeScript loop: WARN without the batch
+ * kernel, which every release platform has).
  */
 export function checkVectors(db: Database, recallHome: string): CheckResult {
   const dir = join(recallHome, homeFiles.vectors);
@@ -140,8 +141,8 @@ export function checkVectors(db: Database, recallHome: string): CheckResult {
   if (missingTotal > 0) {
     return { id: "vectors", status: "warn", message: `${missingTotal} embedded chunk(s) have no vector (${notes.join("; ")})`, fix: "run `recall index --full` to re-embed them" };
   }
-  if (kernels.name === "js" && process.platform === "linux" && process.env.RECALL_NO_SIMSIMD !== "1") {
-    return { id: "vectors", status: "warn", message: `${notes.join("; ")}; ${kernelNote}`, fix: "vector search works but is ~2x slower; reinstall recall (the simsimd addon should be inside the binary)" };
+  if (kernels.batch === undefined && process.env.RECALL_NO_SIMSIMD !== "1") {
+    return { id: "vectors", status: "warn", message: `${notes.join("; ")}; ${kernelNote}`, fix: "vector search works but is 2-3x slower; reinstall recall (the usearch addon should be inside the binary; on Linux it needs glibc >= 2.34)" };
   }
   return { id: "vectors", status: "ok", message: notes.join("; ") };
 }
@@ -159,6 +160,12 @@ export function resolveConfigForDoctor(env: Record<string, string | undefined>, 
   }
 }
 
+/** ` (the default here: <reason>)` when `config` is the hardware default preset, else "" (embed/config.ts `describeDefaultModel`). */
+function defaultNote(config: Extract<EmbedConfig, { kind: "local" }>): string {
+  const choice = describeDefaultModel();
+  return config.preset?.name === choice.name ? ` (the default here: ${choice.reason})` : "";
+}
+
 /**
  * Local model present (GGUF header readable: dims, pooling) and, with `load`, loadable: node-llama-cpp loads
  * it and embeds one probe text (slow: the import alone is ~150 ms, runtime-notes §1).
@@ -168,7 +175,7 @@ export async function checkLocalModel(config: Extract<EmbedConfig, { kind: "loca
     const fix = config.preset
       ? config.offline ? "download it while online (RECALL_OFFLINE=1 forbids it), or set EMBEDDINGS_URL" : "it is downloaded on the first `recall index`; or set EMBEDDINGS_URL to use a remote endpoint"
       : "check the path in --model / RECALL_MODEL";
-    return { id: "model", status: config.preset ? "warn" : "fail", message: `model ${config.name} not found at ${config.modelPath}; search is keyword-only`, fix, errorCode: "MODEL_MISSING" };
+    return { id: "model", status: config.preset ? "warn" : "fail", message: `model ${config.name}${defaultNote(config)} not found at ${config.modelPath}; search is keyword-only`, fix, errorCode: "MODEL_MISSING" };
   }
   let info: { dims: number; pooling: string };
   try {
@@ -177,7 +184,7 @@ export async function checkLocalModel(config: Extract<EmbedConfig, { kind: "loca
   } catch (error) {
     return { id: "model", status: "fail", message: `${config.modelPath} is not a readable GGUF model (${(error as Error).message})`, fix: "delete it and download it again", errorCode: "MODEL_MISSING" };
   }
-  const described = `model ${config.name} (${info.dims} dims, ${info.pooling} pooling) at ${config.modelPath}`;
+  const described = `model ${config.name}${defaultNote(config)} (${info.dims} dims, ${info.pooling} pooling) at ${config.modelPath}`;
   if (!load) return { id: "model", status: "ok", message: `${described}; not loaded (use --check-model)` };
   const startedMs = performance.now();
   try {

@@ -2,14 +2,16 @@
  * Decides which embedding backend to use from flags, the environment and the `.env` file (`<config>/.env`,
  * i.e. `$XDG_CONFIG_HOME/recall/.env`, or `RECALL_HOME/.env`; src/index/home.ts):
  * `EMBEDDINGS_URL` set → remote OpenAI-compatible endpoint, else a local GGUF (preset name or file path from
- * `--model` / `RECALL_MODEL`, default qwen3-embedding-0.6b). `RECALL_OFFLINE=1` forbids all network access:
+ * `--model` / `RECALL_MODEL`, default by hardware: qwen3-embedding-0.6b with a GPU, bge-small-en-v1.5 without, see
+ * `describeDefaultModel`). `RECALL_OFFLINE=1` forbids all network access:
  * no downloads, no remote endpoint. Reads at most one small file; opens no model and no socket.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { EmbedError, UsageError } from "../errors.ts";
 import { asRecallPaths, dotEnvPath, modelsDir, type RecallPaths } from "../index/home.ts";
-import { defaultPresetName, findPreset, modelPresets, presetDownloadUrl, type ModelPreset } from "./presets.ts";
+import { detectHardware } from "./hardware.ts";
+import { defaultPresetFor, findPreset, modelPresets, presetDownloadUrl, type ModelPreset } from "./presets.ts";
 
 /** A local model: a file under `<cache>/models` (preset) or any .gguf path the user gave. */
 export interface LocalEmbedConfig {
@@ -140,7 +142,21 @@ export function resolveEmbedConfig(options: {
       documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX ?? preset?.documentPrefix ?? "",
     };
   }
-  return resolveLocalModel(explicitModel ?? defaultPresetName, modelsDir(asRecallPaths(options.home)), options.cwd ?? process.cwd(), env, offline);
+  return resolveLocalModel(explicitModel ?? defaultModelName(), modelsDir(asRecallPaths(options.home)), options.cwd ?? process.cwd(), env, offline);
+}
+
+/**
+ * The default preset here, and why: by hardware (hardware.ts, `defaultPresetFor`). Shown by `doctor` and
+ * `recall model list`; `--model` / `RECALL_MODEL` override it.
+ */
+export function describeDefaultModel(): { name: string; reason: string } {
+  const hardware = detectHardware();
+  const choice = defaultPresetFor(hardware.gpu !== undefined);
+  return { name: choice.name, reason: hardware.gpu ? `${hardware.reason}` : `${hardware.reason}; ${choice.name} is fast enough on a CPU` };
+}
+
+function defaultModelName(): string {
+  return defaultPresetFor(detectHardware().gpu !== undefined).name;
 }
 
 function resolveLocalModel(

@@ -24,7 +24,7 @@ export interface LocalEmbedderOptions {
 
 /**
  * Loads the model and one embedding context (bge-small shape: ~220 ms load, runtime-notes §6).
- * @returns an Embedder whose contextTokens = min(train context, maxContextTokens) - 1 (node-llama-cpp requires
+ * @returns an Embedder whose contextTokens = min(train context, maxContextTokens, preset maxInputTokens + 1) - 1 (node-llama-cpp requires
  *   input length < context size; BOS/EOS included in the count)
  * @throws EmbedError(MODEL_MISSING) when the file is missing or not GGUF; EmbedError(EMBED_FAILED) when
  *   llama.cpp cannot load it
@@ -39,7 +39,9 @@ export async function createLocalEmbedder(config: LocalEmbedConfig, options: Loc
   } catch (cause) {
     throw new EmbedError("EMBED_FAILED", `cannot load model ${config.modelPath}: ${String(cause)}`, { cause });
   }
-  const contextSize = Math.max(8, Math.min(model.trainContextSize, options.maxContextTokens ?? 2048));
+  // A preset's configured maximum input (all-MiniLM-L6-v2: 256) caps the context, so chunks are cut to fit it.
+  const inputCap = config.preset?.maxInputTokens !== undefined ? config.preset.maxInputTokens + 1 : Infinity;
+  const contextSize = Math.max(8, Math.min(model.trainContextSize, options.maxContextTokens ?? 2048, inputCap));
   let context: LlamaEmbeddingContext;
   try {
     const threads = options.threads ?? (await chooseThreads()).threads;

@@ -22,6 +22,16 @@ export interface DownloadOptions {
   maxAttempts?: number;
   /** abort an attempt when no byte arrives for this long, in ms; default 60000 */
   stallTimeoutMs?: number;
+  /** hex sha256 the finished file must have (a pinned preset); a mismatch deletes it and throws MODEL_DOWNLOAD */
+  expectedSha256?: string;
+}
+
+/** Hex sha256 of a file, streamed (about 1 s per 600 MB here). */
+async function sha256OfFile(path: string): Promise<string> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  const reader = Bun.file(path).stream().getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) hasher.update(chunk.value);
+  return hasher.digest("hex");
 }
 
 /** Streams one HTTP response body into `fd`, reporting each chunk's size. Throws on a dropped or stalled connection. */
@@ -88,6 +98,15 @@ export async function downloadFile(url: string, targetPath: string, options: Dow
       closeSync(fd);
     }
     if (totalBytes !== undefined && downloadedBytes !== totalBytes) { lastError = new Error(`got ${downloadedBytes} of ${totalBytes} bytes`); continue; }
+    if (options.expectedSha256 !== undefined) {
+      const actual = await sha256OfFile(partPath);
+      if (actual !== options.expectedSha256.toLowerCase()) {
+        rmSync(partPath, { force: true });
+        throw new EmbedError("MODEL_DOWNLOAD", `the download of ${url} is not the pinned file (sha256 ${actual.slice(0, 16)}…, expected ${options.expectedSha256.slice(0, 16)}…); it was deleted`, {
+          hint: "check RECALL_MODEL_BASE_URL (a mirror must serve the same file), then run `recall model pull` again",
+        });
+      }
+    }
     renameSync(partPath, targetPath);
     return;
   }
@@ -111,7 +130,7 @@ export async function ensureModel(config: LocalEmbedConfig, options: DownloadOpt
       hint: `run \`recall model pull ${config.name}\` while online`,
     });
   }
-  await downloadFile(config.downloadUrl, config.modelPath, options);
+  await downloadFile(config.downloadUrl, config.modelPath, { ...options, expectedSha256: config.preset?.sha256 });
   try {
     readGgufModelInfo(config.modelPath);
   } catch (cause) {

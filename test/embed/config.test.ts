@@ -2,7 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { modelPresets, normalizeEmbeddingsUrl, parseDotEnv, resolveEmbedConfig } from "../../src/embed/index.ts";
+import {
+  defaultPresetFor, describeDefaultModel, detectHardware, modelPresets, normalizeEmbeddingsUrl, parseDotEnv, presetDownloadUrl, resolveEmbedConfig,
+} from "../../src/embed/index.ts";
 
 const home = mkdtempSync(join(tmpdir(), "recall-config-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -31,16 +33,26 @@ describe("normalizeEmbeddingsUrl", () => {
 });
 
 describe("resolveEmbedConfig", () => {
-  test("defaults to the qwen3 preset under RECALL_HOME/models", () => {
+  test("defaults by hardware: bge-small-en-v1.5 on this CPU-only machine, pinned, under RECALL_HOME/models", () => {
+    expect(detectHardware().gpu).toBeUndefined(); // no GPU here (the machine these tests run on)
     const config = resolveEmbedConfig({ env: {}, home });
     expect(config.kind).toBe("local");
     if (config.kind !== "local") return;
-    expect(config.name).toBe("qwen3-embedding-0.6b");
-    expect(config.modelPath).toBe(join(home, "models", "Qwen3-Embedding-0.6B-Q8_0.gguf"));
-    expect(config.downloadUrl).toBe("https://huggingface.co/Qwen/Qwen3-Embedding-0.6B-GGUF/resolve/main/Qwen3-Embedding-0.6B-Q8_0.gguf");
-    expect(config.preset?.dims).toBe(1024);
-    expect(config.preset?.queryPrefix).toStartWith("Instruct: Given a search query");
-    expect(config.preset?.documentPrefix).toBe("");
+    expect(config.name).toBe("bge-small-en-v1.5");
+    expect(config.modelPath).toBe(join(home, "models", "bge-small-en-v1.5-q8_0.gguf"));
+    expect(config.downloadUrl).toBe("https://huggingface.co/CompendiumLabs/bge-small-en-v1.5-gguf/resolve/d32f8c040ea3b516330eeb75b72bcc2d3a780ab7/bge-small-en-v1.5-q8_0.gguf");
+    expect(describeDefaultModel()).toEqual({ name: "bge-small-en-v1.5", reason: expect.stringContaining("no GPU") });
+  });
+
+  test("with a GPU the default is qwen3-embedding-0.6b, pinned, its query prompt as the model's own config writes it", () => {
+    expect(detectHardware("darwin", "arm64")).toEqual({ gpu: "metal", reason: "Apple silicon (Metal)" });
+    expect(defaultPresetFor(true).name).toBe("qwen3-embedding-0.6b");
+    const preset = modelPresets["qwen3-embedding-0.6b"]!;
+    expect(presetDownloadUrl(preset, undefined)).toBe("https://huggingface.co/Qwen/Qwen3-Embedding-0.6B-GGUF/resolve/370f27d7550e0def9b39c1f16d3fbaa13aa67728/Qwen3-Embedding-0.6B-Q8_0.gguf");
+    expect(preset.queryPrefix).toStartWith("Instruct: Given a search query");
+    expect(preset.queryPrefix).toEndWith("\nQuery:"); // "Query:" then the query, no space (config_sentence_transformers.json)
+    expect(preset.documentPrefix).toBe("");
+    expect(preset.sha256).toBe("06507c7b42688469c4e7298b0a1e16deff06caf291cf0a5b278c308249c3e439");
   });
 
   test("the --model flag beats RECALL_MODEL, and RECALL_MODEL_BASE_URL replaces the host", () => {

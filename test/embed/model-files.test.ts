@@ -64,17 +64,37 @@ describe("model download", () => {
     server.requests.length = 0;
     const progress: [number, number | undefined][] = [];
     const path = await pullModel({
-      home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "bge-small-en-v1.5", onProgress: (done, total) => progress.push([done, total]),
+      home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "embeddinggemma-300m", onProgress: (done, total) => progress.push([done, total]),
     });
-    expect(path).toBe(join(home, "models", modelPresets["bge-small-en-v1.5"]!.fileName));
+    expect(path).toBe(join(home, "models", modelPresets["embeddinggemma-300m"]!.fileName));
     expect(readFileSync(path).equals(modelBytes)).toBe(true);
-    expect(server.requests[0]!.path).toBe("/CompendiumLabs/bge-small-en-v1.5-gguf/resolve/main/bge-small-en-v1.5-q8_0.gguf");
+    expect(server.requests[0]!.path).toBe("/ggml-org/embeddinggemma-300M-GGUF/resolve/main/embeddinggemma-300M-Q8_0.gguf");
     expect(progress.at(-1)).toEqual([modelBytes.length, modelBytes.length]);
+  });
+
+  test("a pinned preset whose download is not the pinned file is deleted, with a clear error (issue 12)", async () => {
+    server.requests.length = 0;
+    const pinned = modelPresets["bge-small-en-v1.5"]!;
+    expect(pinned.sha256).toMatch(/^[0-9a-f]{64}$/);
+    await expect(pullModel({ home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "bge-small-en-v1.5" })).rejects.toMatchObject({
+      code: "MODEL_DOWNLOAD", message: expect.stringContaining("is not the pinned file"),
+    });
+    // Fetched by its pinned revision, and nothing kept.
+    expect(server.requests[0]!.path).toBe(`/CompendiumLabs/bge-small-en-v1.5-gguf/resolve/${pinned.revision}/bge-small-en-v1.5-q8_0.gguf`);
+    expect(existsSync(join(home, "models", pinned.fileName))).toBe(false);
+    expect(existsSync(join(home, "models", `${pinned.fileName}.part`))).toBe(false);
+  });
+
+  test("a download with the expected sha256 is kept", async () => {
+    const target = join(home, "verified", "model.gguf");
+    const sha256 = new Bun.CryptoHasher("sha256").update(modelBytes).digest("hex");
+    await downloadFile(`${server.baseUrl}/model.gguf`, target, { expectedSha256: sha256 });
+    expect(readFileSync(target).equals(modelBytes)).toBe(true);
   });
 
   test("a present model costs no request", async () => {
     server.requests.length = 0;
-    await pullModel({ home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "bge-small-en-v1.5" });
+    await pullModel({ home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "embeddinggemma-300m" });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -128,8 +148,8 @@ describe("listModels", () => {
   test("lists downloaded files with size, dims and pooling from the GGUF header, skipping partial files", () => {
     writeFileSync(join(home, "models", "half.gguf.part"), "x");
     const entries = listModels(home);
-    expect(entries.map((entry) => entry.fileName)).toEqual(["bge-small-en-v1.5-q8_0.gguf"]);
-    expect(entries[0]).toMatchObject({ presetName: "bge-small-en-v1.5", sizeBytes: statSync(getTestModelPath()).size });
+    expect(entries.map((entry) => entry.fileName)).toEqual(["embeddinggemma-300M-Q8_0.gguf"]);
+    expect(entries[0]).toMatchObject({ presetName: "embeddinggemma-300m", sizeBytes: statSync(getTestModelPath()).size });
     expect(entries[0]!.info).toMatchObject({ architecture: "bert", dims: 64, pooling: "mean", contextTokens: 512 });
   });
 
@@ -152,6 +172,8 @@ describe("openEmbedder", () => {
     try {
       const embedder = await openEmbedder({ env: { RECALL_MODEL_BASE_URL: server.baseUrl }, home: freshHome, modelFlag: "all-minilm-l6-v2" });
       expect(embedder.fingerprint.name).toBe("all-minilm-l6-v2");
+      // all-MiniLM-L6-v2 takes at most 256 word pieces (its max_seq_length): chunks are cut to fit (issue 12).
+      expect(embedder.contextTokens).toBe(256);
       expect((await embedder.embedQuery("hello")).length).toBe(64);
       await embedder.dispose();
     } finally {
