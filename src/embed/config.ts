@@ -11,6 +11,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { EmbedError, UsageError } from "../errors.ts";
 import { asRecallPaths, dotEnvPath, modelsDir, type RecallPaths } from "../index/home.ts";
 import { detectHardware } from "./hardware.ts";
+import { recognizeModelFamily, resolvePrefixes } from "./model-family.ts";
 import { defaultPresetFor, findPreset, modelPresets, presetDownloadUrl, type ModelPreset } from "./presets.ts";
 
 /** A local model: a file under `<cache>/models` (preset) or any .gguf path the user gave. */
@@ -27,6 +28,9 @@ export interface LocalEmbedConfig {
   offline: boolean;
   /** recall's models folder (`<cache>/models`): the model file's sha256 is cached there (model-hash.ts), never beside a file the user gave */
   modelsFolder: string;
+  /** `EMBEDDINGS_QUERY_PREFIX` / `EMBEDDINGS_DOCUMENT_PREFIX` when set; else the model family's (model-family.ts) */
+  queryPrefix: string | undefined;
+  documentPrefix: string | undefined;
 }
 
 /** An OpenAI-compatible `/v1/embeddings` endpoint. */
@@ -39,9 +43,9 @@ export interface RemoteEmbedConfig {
   model: string;
   /** `EMBEDDINGS_MAX_TOKENS`: the token budget per text the chunker should respect; default 512 */
   maxTokens: number;
-  /** `EMBEDDINGS_QUERY_PREFIX`, else the preset's when EMBEDDINGS_MODEL names a preset, else "" */
+  /** `EMBEDDINGS_QUERY_PREFIX`, else the family's of EMBEDDINGS_MODEL (model-family.ts: HF ids, Ollama names, presets), else "" */
   queryPrefix: string;
-  /** `EMBEDDINGS_DOCUMENT_PREFIX`, else the preset's when EMBEDDINGS_MODEL names a preset, else "" */
+  /** `EMBEDDINGS_DOCUMENT_PREFIX`, else the family's of EMBEDDINGS_MODEL, else "" */
   documentPrefix: string;
 }
 
@@ -131,15 +135,15 @@ export function resolveEmbedConfig(options: {
       });
     }
     const maxTokens = Number.parseInt(env.EMBEDDINGS_MAX_TOKENS ?? "", 10);
-    const preset = env.EMBEDDINGS_MODEL ? findPreset(env.EMBEDDINGS_MODEL) : undefined;
+    const prefixes = resolvePrefixes(env, recognizeModelFamily(env.EMBEDDINGS_MODEL));
     return {
       kind: "remote",
       url: normalizeEmbeddingsUrl(env.EMBEDDINGS_URL),
       apiKey: env.EMBEDDINGS_API_KEY || undefined,
       model: env.EMBEDDINGS_MODEL || "default",
       maxTokens: Number.isFinite(maxTokens) && maxTokens > 0 ? maxTokens : 512,
-      queryPrefix: env.EMBEDDINGS_QUERY_PREFIX ?? preset?.queryPrefix ?? "",
-      documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX ?? preset?.documentPrefix ?? "",
+      queryPrefix: prefixes.queryPrefix,
+      documentPrefix: prefixes.documentPrefix,
     };
   }
   return resolveLocalModel(explicitModel ?? defaultModelName(), modelsDir(asRecallPaths(options.home)), options.cwd ?? process.cwd(), env, offline);
@@ -166,7 +170,7 @@ function resolveLocalModel(
   if (isPath) {
     const modelPath = isAbsolute(model) ? model : resolve(cwd, model);
     const name = modelPath.replace(/^.*[\\/]/, "").replace(/\.gguf$/, "");
-    return { kind: "local", name, modelPath, preset: undefined, downloadUrl: undefined, offline, modelsFolder };
+    return { kind: "local", name, modelPath, preset: undefined, downloadUrl: undefined, offline, modelsFolder, queryPrefix: env.EMBEDDINGS_QUERY_PREFIX, documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX };
   }
   const preset = findPreset(model);
   if (!preset) {
@@ -180,5 +184,7 @@ function resolveLocalModel(
     downloadUrl: presetDownloadUrl(preset, env.RECALL_MODEL_BASE_URL || undefined),
     offline,
     modelsFolder,
+    queryPrefix: env.EMBEDDINGS_QUERY_PREFIX,
+    documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX,
   };
 }

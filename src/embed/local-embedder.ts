@@ -8,9 +8,10 @@
 import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { EmbedError } from "../errors.ts";
 import type { LocalEmbedConfig } from "./config.ts";
-import { readGgufModelInfo } from "./gguf-header.ts";
+import { readGgufModelInfo, type GgufModelInfo } from "./gguf-header.ts";
 import { getSharedLlama } from "./load-runtime.ts";
 import { hashModelFile } from "./model-hash.ts";
+import { recognizeModelFamily, resolvePrefixes } from "./model-family.ts";
 import { chooseThreads } from "./threads.ts";
 import { fingerprintString, normalizeVector, type Embedder, type EmbedHooks, type ModelFingerprint } from "./types.ts";
 
@@ -31,6 +32,7 @@ export interface LocalEmbedderOptions {
  */
 export async function createLocalEmbedder(config: LocalEmbedConfig, options: LocalEmbedderOptions = {}): Promise<Embedder> {
   const info = readGgufModelInfo(config.modelPath);
+  checkPooling(config, info);
   const fileHash = await hashModelFile(config.modelPath, config.modelsFolder);
   const llama = await getSharedLlama();
   let model: LlamaModel;
@@ -39,8 +41,10 @@ export async function createLocalEmbedder(config: LocalEmbedConfig, options: Loc
   } catch (cause) {
     throw new EmbedError("EMBED_FAILED", `cannot load model ${config.modelPath}: ${String(cause)}`, { cause });
   }
-  // A preset's configured maximum input (all-MiniLM-L6-v2: 256) caps the context, so chunks are cut to fit it.
-  const inputCap = config.preset?.maxInputTokens !== undefined ? config.preset.maxInputTokens + 1 : Infinity;
+  // The family's configured maximum input (all-MiniLM-L6-v2: 256) caps the context, so chunks are cut to fit it.
+  const family = recognizeModelFamily(config.preset?.name ?? config.name) ?? recognizeModelFamily(info.name);
+  const maxInput = config.preset?.maxInputTokens ?? family?.maxInputTokens;
+  const inputCap = maxInput !== undefined ? maxInput + 1 : Infinity;
   const contextSize = Math.max(8, Math.min(model.trainContextSize, options.maxContextTokens ?? 2048, inputCap));
   let context: LlamaEmbeddingContext;
   try {
@@ -54,11 +58,25 @@ export async function createLocalEmbedder(config: LocalEmbedConfig, options: Loc
     name: config.name,
     fileHash,
     dims: model.embeddingVectorSize,
-    pooling: config.preset?.pooling ?? info.pooling,
-    queryPrefix: config.preset?.queryPrefix ?? "",
-    documentPrefix: config.preset?.documentPrefix ?? "",
+    pooling: info.pooling,
+    // A preset's own prefixes, else its family's (a file or GGUF name such as nomic-embed-text-v1.5.Q4_K_M).
+    ...resolvePrefixes({ EMBEDDINGS_QUERY_PREFIX: config.queryPrefix, EMBEDDINGS_DOCUMENT_PREFIX: config.documentPrefix }, config.preset ?? family),
   };
   return new LocalEmbedder(model, context, fingerprint, contextSize - 1);
+}
+
+/**
+ * The GGUF's pooling must be the one its family was trained with: llama.cpp pools by the file's `pooling_type`, and a
+ * file without it gives unpooled or last-token vectors that look valid and rank badly (issue 12).
+ * @throws EmbedError(EMBED_FAILED) naming both poolings and what to do
+ */
+function checkPooling(config: LocalEmbedConfig, info: GgufModelInfo): void {
+  const family = recognizeModelFamily(config.preset?.name ?? config.name) ?? recognizeModelFamily(info.name);
+  const expected = config.preset?.pooling ?? family?.pooling;
+  if (expected === undefined || expected === info.pooling) return;
+  throw new EmbedError("EMBED_FAILED", `${config.modelPath} has ${info.pooling} pooling in its GGUF metadata, but ${family?.id ?? config.name} models need ${expected} pooling`, {
+    hint: `use a GGUF converted with pooling_type ${expected} (llama.cpp convert_hf_to_gguf.py sets it), e.g. \`recall model pull ${config.preset?.name ?? "<preset>"}\``,
+  });
 }
 
 class LocalEmbedder implements Embedder {
@@ -80,11 +98,17 @@ class LocalEmbedder implements Embedder {
     return this.context.calculateInputLength(this.fingerprint.documentPrefix + text);
   }
 
-  /** Tokenizes and truncates to the context (BOS/EOS are added by node-llama-cpp: keep 2 spare). */
+  /**
+   * Tokenizes and truncates to the context (BOS/EOS are added by node-llama-cpp: keep 2 spare). With last-token
+   * pooling (Qwen3-Embedding) the input must end with the end-of-text token, whose state is the embedding (the model
+   * card appends it); it is appended when the tokenizer did not.
+   */
   private tokenizeTruncated(text: string): Token[] {
     const tokens = this.model.tokenize(text);
     const budget = this.contextTokens - 2;
-    return tokens.length > budget ? tokens.slice(0, budget) : tokens;
+    const kept = tokens.length > budget ? tokens.slice(0, budget) : tokens;
+    const eos = this.fingerprint.pooling === "last" ? this.model.tokens.eos : null;
+    return eos !== null && kept.at(-1) !== eos ? [...kept, eos] : kept;
   }
 
   private async embedOne(text: string): Promise<Float32Array | null> {

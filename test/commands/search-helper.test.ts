@@ -64,7 +64,7 @@ const pendingDocuments = (): number => {
   const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
   try {
     return db
-      .query<{ n: number }, []>("SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) OR EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.status != 1)")
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) OR EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.status IN (0, 2))")
       .get()!.n;
   } finally {
     db.close();
