@@ -324,28 +324,42 @@ class RemoteEmbedder implements Embedder {
     return (this.client as unknown as { config: RemoteEmbedConfig }).config.url;
   }
 
-  /** One request for the batch (pre-splitting texts over the learned size); on failure, text by text. */
+  /**
+   * One request for the texts of the batch that fit the learned size; texts over it are embedded alone, split
+   * (embedText). When the server finds the batch too large, the largest text in it is taken as the cause: the size
+   * learned drops below it and the batch is tried again (so one long text never sends its 31 neighbours one by one).
+   * Other failures: text by text.
+   */
   private async embedBatch(batch: string[], firstIndex: number, hooks: EmbedHooks, warn: (message: string) => void): Promise<(Float32Array | null)[]> {
     const prefixed = batch.map((text) => this.fingerprint.documentPrefix + text);
-    const fits = prefixed.every((text) => Buffer.byteLength(text, "utf8") <= this.maxBytes);
-    if (fits && batch.length > 1) {
+    const sizes = prefixed.map((text) => Buffer.byteLength(text, "utf8"));
+    const fitting = prefixed.flatMap((_, offset) => (sizes[offset]! <= this.maxBytes ? [offset] : []));
+    const vectors: (Float32Array | null)[] = new Array(batch.length).fill(null);
+    let alone = prefixed.map((_, offset) => offset).filter((offset) => !fitting.includes(offset));
+    if (fitting.length > 1) {
       try {
-        return await this.client.requestWithRetry(prefixed, warn);
+        const embedded = await this.client.requestWithRetry(fitting.map((offset) => prefixed[offset]!), warn);
+        fitting.forEach((offset, i) => (vectors[offset] = embedded[i]!));
       } catch (error) {
         if (!(error instanceof RequestFailure) || error.kind === "auth") throw error;
+        if (error.kind === "too-large") {
+          this.maxBytes = Math.max(minimumPartLength, Math.min(this.maxBytes, Math.max(...fitting.map((offset) => sizes[offset]!)) - 1));
+          warn(`the embedding endpoint refused a text as too large (${error.message.slice(0, 120)}); splitting such texts`);
+          return this.embedBatch(batch, firstIndex, hooks, warn);
+        }
         if (error.message.startsWith("timed out")) this.shrinkBatch(warn);
-        if (error.kind !== "too-large") warn(`embedding batch of ${batch.length} failed (${error.message}); embedding its texts one by one`);
+        warn(`embedding batch of ${fitting.length} failed (${error.message}); embedding its texts one by one`);
+        alone = prefixed.map((_, offset) => offset);
       }
+    } else {
+      alone = prefixed.map((_, offset) => offset);
     }
-    const vectors: (Float32Array | null)[] = [];
-    for (let offset = 0; offset < batch.length; offset++) {
+    for (const offset of alone) {
       const outcome = await this.embedText(prefixed[offset]!, warn);
-      if (outcome.vector) vectors.push(outcome.vector);
-      else {
-        vectors.push(null);
-        if (outcome.rejected) hooks.onTextRejected?.(firstIndex + offset, outcome.reason);
-        else hooks.onTextFailed?.(firstIndex + offset, new Error(outcome.reason));
-      }
+      vectors[offset] = outcome.vector;
+      if (outcome.vector) continue;
+      if (outcome.rejected) hooks.onTextRejected?.(firstIndex + offset, outcome.reason);
+      else hooks.onTextFailed?.(firstIndex + offset, new Error(outcome.reason));
     }
     return vectors;
   }
