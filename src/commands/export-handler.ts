@@ -4,7 +4,7 @@
  */
 import { UsageError } from "../errors.ts";
 import { openExportSink, renderExportJsonLine, renderExportMarkdown, renderExportMarkdownHeader } from "../render/export.ts";
-import { parseDateFilter, parseSource, readSessions, selectSessions } from "../search/index.ts";
+import { checkDateOrder, parseDateFilter, parseSource, readSessions, selectSessions } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { ExportArgs } from "./export.ts";
 
@@ -27,6 +27,7 @@ export async function exportSessions(args: ExportArgs): Promise<number> {
     until: args.until === undefined ? undefined : parseDateFilter(args.until, Date.now(), true),
     sourceStatus: args.deletedOnly ? ("deleted" as const) : undefined,
   };
+  checkDateOrder(filters.since, filters.until, args.since, args.until);
   if (args.session !== undefined && Object.values(filters).some((value) => value !== undefined)) {
     throw new UsageError("--session cannot be combined with other filters", "export one session with --session ID, or filter with --project/--source/--since/--until");
   }

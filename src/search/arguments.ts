@@ -21,17 +21,31 @@ export interface FilterArgs {
  * Build `SearchFilters` from text arguments. `until` with a bare date means the end of that day (UTC).
  * Examples: `{since: "7d"}` → `{since: now − 7 days}`; `{source: "opencode"}` → `{source: "opencode"}`;
  *   `{source: "vim"}` → UsageError; `{project: ""}` → no project filter.
- * @throws UsageError for an unknown source or a date parseDateFilter cannot read
+ * @throws UsageError for an unknown source, a date parseDateFilter cannot read (or not in the calendar), or since after until
  */
 export function parseFilterArgs(args: FilterArgs, now = Date.now()): SearchFilters {
+  const since = args.since === undefined || args.since === "" ? undefined : parseDateFilter(args.since, now);
+  const until = args.until === undefined || args.until === "" ? undefined : parseDateFilter(args.until, now, true);
+  checkDateOrder(since, until, args.since, args.until);
   return {
     project: args.project || undefined,
     source: args.source === undefined || args.source === "" ? undefined : parseSource(args.source),
-    since: args.since === undefined || args.since === "" ? undefined : parseDateFilter(args.since, now),
-    until: args.until === undefined || args.until === "" ? undefined : parseDateFilter(args.until, now, true),
+    since,
+    until,
     branch: args.branch || undefined,
     includeSubagents: args.includeSubagents ?? false,
   };
+}
+
+/**
+ * A range that ends before it starts matches nothing: say so instead of answering with no results.
+ * @param since / until the parsed instants (epoch ms); sinceText / untilText what the user typed
+ * @throws UsageError when since > until
+ */
+export function checkDateOrder(since: number | undefined, until: number | undefined, sinceText?: string, untilText?: string): void {
+  if (since !== undefined && until !== undefined && since > until) {
+    throw new UsageError(`--since ${sinceText} is after --until ${untilText}`, "swap them, or drop one");
+  }
 }
 
 /**

@@ -33,17 +33,24 @@ const unitMs: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_
  * Examples: `7d` → now − 7 days; `2026-03-01` → 2026-03-01T00:00Z (or T23:59:59.999Z when `endOfDay`).
  * @throws UsageError for anything else
  */
+/** True when `text` (YYYY-MM-DD) names the day `startMs` falls on: Date.parse rolls 2026-02-30 over to March 2. */
+function isCalendarDate(text: string, startMs: number): boolean {
+  return !Number.isNaN(startMs) && new Date(startMs).toISOString().slice(0, 10) === text;
+}
+
 export function parseDateFilter(value: string, now: number = Date.now(), endOfDay = false): number {
   const relative = /^(\d+)\s*([hdwmy])$/i.exec(value.trim());
   if (relative) return now - Number(relative[1]) * unitMs[relative[2]!.toLowerCase()]!;
   const text = value.trim();
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const start = Date.parse(`${text}T00:00:00Z`);
-    if (!Number.isNaN(start)) return endOfDay ? start + 86_400_000 - 1 : start;
+    if (!Number.isNaN(start) && isCalendarDate(text, start)) return endOfDay ? start + 86_400_000 - 1 : start;
   } else if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
     const parsed = Date.parse(text);
-    if (!Number.isNaN(parsed)) return parsed;
+    // Checked on the date alone: an offset such as +02:00 may move the instant to another UTC day.
+    if (!Number.isNaN(parsed) && isCalendarDate(text.slice(0, 10), Date.parse(`${text.slice(0, 10)}T00:00:00Z`))) return parsed;
   }
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) throw new UsageError(`"${value}" is not a date in the calendar`, "use an existing day, like 2026-02-28");
   throw new UsageError(`cannot read the date "${value}"`, "use an ISO date like 2026-03-01 or a relative age like 7d, 2w, 3m");
 }
 

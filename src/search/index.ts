@@ -23,4 +23,4 @@ export { parseLimit, parseOffset, pageOf, maxPageLimit, type Page } from "./pagi
 export { recentSessions, projectOfFolder, type RecentSession } from "./recent.ts";
 export { resolveTimelineAnchor, readTimeline, type Timeline, type TimelineAnchor, type TimelineEntry, type TimelineOptions } from "./timeline.ts";
 export { selectTurnRange, type TurnRange } from "./turn-range.ts";
-export { parseFilterArgs, parseDepth, parseCount, type FilterArgs } from "./arguments.ts";
+export { checkDateOrder, parseFilterArgs, parseDepth, parseCount, type FilterArgs } from "./arguments.ts";

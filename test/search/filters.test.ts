@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { parseDateFilter, searchIndex, subagentScoreFactor, type SearchFilters, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import { parseDateFilter, parseFilterArgs, searchIndex, subagentScoreFactor, type SearchFilters, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const home = mkdtempSync(join(tmpdir(), "recall-filters-"));
@@ -73,5 +73,20 @@ describe("search filters", () => {
     expect(parseDateFilter("2026-03-01", now, true)).toBe(Date.UTC(2026, 2, 2) - 1);
     expect(parseDateFilter("2026-03-01T10:30:00Z")).toBe(Date.UTC(2026, 2, 1, 10, 30));
     for (const bad of ["yesterday", "7", "2026-13-45", "d7"]) expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
+  });
+});
+
+describe("dates that are not in the calendar, and ranges that end before they start (issue 15)", () => {
+  test("a day that does not exist is a usage error, not rolled over", () => {
+    expect(() => parseDateFilter("2026-02-30")).toThrow(/"2026-02-30" is not a date in the calendar/);
+    expect(() => parseDateFilter("2026-13-01")).toThrow(/not a date in the calendar/);
+    expect(() => parseDateFilter("2026-02-30T10:00:00Z")).toThrow(/not a date in the calendar/);
+    expect(parseDateFilter("2028-02-29")).toBe(Date.UTC(2028, 1, 29));
+    expect(parseDateFilter("2026-03-01T00:30:00+02:00")).toBe(Date.UTC(2026, 1, 28, 22, 30));
+  });
+
+  test("--since after --until is a usage error naming both", () => {
+    expect(() => parseFilterArgs({ since: "2026-03-02", until: "2026-03-01" })).toThrow("--since 2026-03-02 is after --until 2026-03-01");
+    expect(parseFilterArgs({ since: "2026-03-01", until: "2026-03-01" }).until).toBe(Date.UTC(2026, 2, 1) + 86_400_000 - 1);
   });
 });

@@ -78,7 +78,7 @@ describe("issue 10: the timeline around an anchor", () => {
     expect(resolveTimelineAnchor(db, "3d", start).at).toBe(start - 3 * 86_400_000);
     expect(() => resolveTimelineAnchor(db, "00000005:99")).toThrow(/has 2 turns; turn 99 does not exist/);
     expect(() => resolveTimelineAnchor(db, "x y")).toThrow(UsageError);
-    expect(() => resolveTimelineAnchor(db, "2026-13-45")).toThrow(/cannot read the date/);
+    expect(() => resolveTimelineAnchor(db, "2026-13-45")).toThrow(/"2026-13-45" is not a date in the calendar/);
   });
 });
 
