@@ -6,8 +6,9 @@
  */
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
-import { IndexError } from "../errors.ts";
+import { IndexError, SourceError } from "../errors.ts";
 // Specific files, not the index barrel: a search that finds the index fresh never loads the indexer (issue 14).
 import { isDamagedIndexError } from "../index/damage.ts";
 import { databasePath, homeFiles, type RecallPaths } from "../index/home.ts";
@@ -16,12 +17,12 @@ import type { IndexSummary } from "../index/indexer.ts";
 import { describeIndexLockHolder, readIndexLockHolder } from "../index/lock.ts";
 import { openIndex, readMeta } from "../index/schema.ts";
 import { checkStaleness } from "../index/staleness.ts";
-import { parsers, resolveSourceRoots, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
+import { expandPath, parsers, resolveSourceRoots, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { writeErr } from "../render/terminal.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { findExamplesRoot } from "./examples.ts";
-import { sourceFlags, type SourceArgs } from "./source-args.ts";
+import { sourceFlagNames, sourceFlags, type SourceArgs } from "./source-args.ts";
 
 /** Where history comes from and where the index lives, for one command run. */
 export interface HistoryContext {
@@ -46,7 +47,9 @@ export const warn = (line: string): void => writeErr(`${neutralizeControls(line)
  * it is always used (it is the archive, even when the agents deleted every file), and nothing is scanned here.
  */
 export function resolveHistory(args: SourceArgs, env = process.env): HistoryContext {
-  const resolved = resolveSourceRoots(sourceFlags(args), env);
+  const flags = sourceFlags(args);
+  checkNamedRoots(flags, env);
+  const resolved = resolveSourceRoots(flags, env);
   const paths = prepareRecallPaths(env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
   const recallHome = paths.data;
   if (Object.values(resolved.explicit).some(Boolean) || existsSync(databasePath(recallHome))) {
@@ -64,6 +67,25 @@ export function resolveHistory(args: SourceArgs, env = process.env): HistoryCont
     usingExamples: true,
     scanned: {},
   };
+}
+
+/**
+ * A folder named on the command line that does not exist is a typo until proven otherwise: fail (exit 1) with the
+ * path rather than index nothing from it (issue 15: `--claude-dir ~/.claude/projectz` exited 0, silent). Folders
+ * from the environment or the defaults may be missing on a machine; they stay notices of the index run.
+ * @throws SourceError SOURCE_UNREADABLE naming the flag and the path
+ */
+function checkNamedRoots(flags: Record<SourceId, string[]>, env: Record<string, string | undefined>): void {
+  for (const [source, dirs] of Object.entries(flags) as Array<[SourceId, string[]]>) {
+    for (const dir of dirs) {
+      const path = expandPath(dir, env.HOME || homedir());
+      if (!existsSync(path)) {
+        throw new SourceError(`${sourceFlagNames[source]} ${dir}: no such folder`, path, {
+          hint: "check the path for a typo; sessions indexed from there before stay in the index",
+        });
+      }
+    }
+  }
 }
 
 /**

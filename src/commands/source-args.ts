@@ -54,3 +54,8 @@ export interface SourceArgs {
 export function sourceFlags(args: SourceArgs): Record<SourceId, string[]> {
   return { "claude-code": args.claudeDir, opencode: args.opencodeDir, codex: args.codexDir, "gemini-cli": args.geminiDir, cursor: args.cursorDir, aider: args.aiderDir };
 }
+
+/** The flag that names each source's folders, for messages. */
+export const sourceFlagNames: Record<SourceId, string> = {
+  "claude-code": "--claude-dir", opencode: "--opencode-dir", codex: "--codex-dir", "gemini-cli": "--gemini-dir", cursor: "--cursor-dir", aider: "--aider-dir",
+};

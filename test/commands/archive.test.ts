@@ -43,6 +43,7 @@ function newHome(name: string): { home: string; root: string; sources: string[] 
   const root = join(home, "claude");
   mkdirSync(home, { recursive: true });
   writeSources(root);
+  mkdirSync(join(home, "no-opencode"), { recursive: true }); // a named folder must exist (issue 15)
   return { home, root, sources: ["--claude-dir", root, "--opencode-dir", join(home, "no-opencode")] };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
@@ -7,6 +7,7 @@ import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cli-"));
+mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 const emptyHome = join(work, "home");
 mkdirSync(emptyHome);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -37,6 +38,18 @@ describe("recall CLI", () => {
     const version = recall(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  test("a folder named by a flag that does not exist fails with its path, for index and search, and indexes nothing (issue 15)", () => {
+    const home = join(work, "typo-home");
+    for (const command of [["index"], ["search", "docker"]]) {
+      const result = recall([...command, "--claude-dir", "~/.claude/projectz", "--opencode-dir", join(work, "none")], { home, recallHome: join(work, "recall-typo") });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("--claude-dir ~/.claude/projectz: no such folder");
+      expect(result.stderr).toContain("check the path for a typo");
+      expect(result.stderr).not.toContain("    at ");
+    }
+    expect(existsSync(join(work, "recall-typo", "index.sqlite"))).toBe(false);
   });
 
   test("usage errors exit 2 with a one-line reason and no stack trace", () => {

@@ -18,6 +18,7 @@ function history(name: string): string[] {
   const root = join(work, name, "claude");
   mkdirSync(root, { recursive: true });
   cpSync(resolve(repo, "test/fixtures/claude-code"), join(root, "-work-fixtures"), { recursive: true });
+  mkdirSync(join(work, name, "no-opencode")); // a named folder must exist (issue 15)
   return ["--claude-dir", root, "--opencode-dir", join(work, name, "no-opencode")];
 }
 

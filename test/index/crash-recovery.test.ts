@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath } from "../../src/index/index.ts";
@@ -23,6 +23,7 @@ import { Random } from "../../scripts/gen-corpus/random.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-fault-"));
+mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const iterations = Math.max(1, Number(process.env.RECALL_FAULT_ITERATIONS ?? 2));

@@ -6,6 +6,7 @@ import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-first-search-"));
+mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 // Big enough that a first index takes a while (about 1-2 s here), so four searches started together overlap it.

@@ -9,6 +9,7 @@ import { writeClaudeSession } from "../helpers/claude-writer.ts";
 const repo = resolve(import.meta.dir, "../..");
 const lockModule = join(repo, "src/index/lock.ts");
 const work = mkdtempSync(join(tmpdir(), "recall-lock-"));
+mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let counter = 0;

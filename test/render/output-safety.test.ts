@@ -12,6 +12,7 @@ import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-output-safety-"));
+mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const ESC = "\u001b";

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, forgetSessions, openIndex, runIndex } from "../../src/index/index.ts";
@@ -17,6 +17,7 @@ import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cjk-"));
+mkdirSync(join(work, "no-opencode")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const sessions: TestSession[] = [

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
@@ -15,6 +15,7 @@ import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-confidence-"));
+mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 const claude = join(work, "claude");
 const home = join(work, "home");
 let db: Database;
