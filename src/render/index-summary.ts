@@ -41,9 +41,10 @@ function renderEmbeddingPart(embedding: EmbeddingSummary): string {
   return notes.length > 0 ? `${count} (${notes.join("; ")})` : count;
 }
 
-/** `recall index --json`. */
+/** `recall index --json`: `{"version": 1, "added", …}` (the version of this JSON contract, as in search and show). */
 export function renderIndexSummaryJson(summary: IndexSummary): string {
   return JSON.stringify({
+    version: 1,
     added: summary.added,
     updated: summary.updated,
     removed: summary.removed,

@@ -54,6 +54,7 @@ export interface StatusExtras {
 /** `recall status --json`. */
 export function renderStatusJson(status: IndexStatus, extras: StatusExtras): string {
   return jsonLine({
+    version: 1,
     recall_home: extras.recallHome,
     sessions: status.sessions,
     turns: status.turns,

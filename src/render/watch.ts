@@ -48,7 +48,8 @@ export function renderWatchSkippedText(message: string, retryInMs: number, at = 
 
 /** One JSON line (without newline) for a cycle's keyword phase. */
 export function renderWatchIndexedJson(summary: IndexSummary, at = new Date()): string {
-  return `{"version":1,"event":"indexed","at":${JSON.stringify(at.toISOString())},${renderIndexSummaryJson(summary).slice(1)}`;
+  const { version, ...fields } = JSON.parse(renderIndexSummaryJson(summary)) as Record<string, unknown>;
+  return JSON.stringify({ version, event: "indexed", at: at.toISOString(), ...fields });
 }
 
 /** One JSON line (without newline) for an embedding phase. */

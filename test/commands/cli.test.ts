@@ -144,10 +144,12 @@ describe("recall CLI", () => {
   });
 
   test("status --json reports counts per source and that the index is up to date", () => {
-    recall(["index", ...examples]);
+    const indexed = recall(["index", "--json", ...examples]);
+    expect(JSON.parse(indexed.stdout).version).toBe(1); // issue 15: index and status --json carry the contract's version
     const result = recall(["status", "--json", ...examples]);
     expect(result.code).toBe(0);
     const status = JSON.parse(result.stdout);
+    expect(status.version).toBe(1);
     expect(status.sessions).toBe(13);
     expect(status.stale).toBe(false);
     expect(status.by_source.map((row: { source: string }) => row.source)).toEqual(["claude-code", "opencode"]);
