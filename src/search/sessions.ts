@@ -106,22 +106,24 @@ export function loadSessionSummaries(db: Database, rowids: readonly number[]): M
 export const minimumPrefixLength = 8;
 
 /**
- * Resolve a full session id or a unique prefix of at least 8 characters.
+ * Resolve a full session id or any unique prefix of it (issue 15: a unique 4-character prefix said "no session
+ * matches"); a short prefix that matches several sessions is called too short, with the candidates.
  * @throws SessionLookupError SESSION_NOT_FOUND ("no session matches <id>") or SESSION_AMBIGUOUS (with candidates)
  */
 export function findSession(db: Database, idOrPrefix: string): SessionSummary {
   const exact = db.query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.session_id = ?`).all(idOrPrefix);
   if (exact.length === 1) return toSummary(exact[0]!);
   const rows =
-    exact.length > 1 || idOrPrefix.length < minimumPrefixLength
+    exact.length > 1
       ? exact
       : db
           .query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.ended_at DESC LIMIT 21`)
           .all(idOrPrefix);
   if (rows.length === 1) return toSummary(rows[0]!);
-  if (rows.length === 0) {
-    const hint = idOrPrefix.length < minimumPrefixLength ? `give at least ${minimumPrefixLength} characters of the id` : "list ids with `recall sessions`";
-    throw new SessionLookupError("SESSION_NOT_FOUND", `no session matches ${idOrPrefix}`, [], hint);
+  if (rows.length === 0) throw new SessionLookupError("SESSION_NOT_FOUND", `no session matches ${idOrPrefix}`, [], "list ids with `recall sessions`");
+  if (rows.length > 1 && idOrPrefix.length < minimumPrefixLength) {
+    const candidates = rows.slice(0, 20).map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
+    throw new SessionLookupError("SESSION_AMBIGUOUS", `the prefix ${idOrPrefix} is too short: it matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`, candidates, `give more characters of the id (${minimumPrefixLength} are usually enough)`);
   }
   const candidates = rows.slice(0, 20).map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
   throw new SessionLookupError("SESSION_AMBIGUOUS", `${idOrPrefix} matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`, candidates, "give more characters of the id");

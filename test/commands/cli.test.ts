@@ -128,6 +128,17 @@ describe("recall CLI", () => {
     expect(ambiguous.stderr).toContain("abcdef12 matches 2 sessions");
     expect(ambiguous.stderr).toContain("abcdef12-0000-4000-8000-000000001111");
     expect(ambiguous.stderr).toContain("abcdef12-0000-4000-8000-000000002222");
+    // Issue 15: any unique prefix is enough; a short one that matches several is called too short.
+    const short = recall(["show", "abcd", "--claude-dir", root, "--opencode-dir", join(work, "none")], { recallHome: join(work, "recall-ambiguous") });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain("the prefix abcd is too short: it matches 2 sessions");
+    const unique = recall(["show", "23d3", ...examples]);
+    expect(unique.code).toBe(0);
+    expect(unique.stdout).toContain("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
+    // A session's turn past its last one does not exist, even for a session without turns.
+    const past = recall(["show", "23d3:99", ...examples]);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toMatch(/has \d+ turns; turn 99 does not exist/);
   });
 
   test("sessions --json lists newest first with full ids and ISO times", () => {

@@ -193,7 +193,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     ["search", { query: 5 }, /expected string/],
     ["list_sessions", { since: "yesterday-ish" }, /^cannot read the date "yesterday-ish"/],
     ["read_turns", { session: "zzzzzzzz-no-such-session" }, /^no session matches zzzzzzzz-no-such-session \(list ids with `recall sessions`\)$/],
-    ["read_turns", { session: "23d3" }, /^no session matches 23d3 \(give at least 8 characters of the id\)$/],
+    ["read_turns", { session: "zzzz" }, /^no session matches zzzz \(list ids with `recall sessions`\)$/],
     ["read_turns", { session: postgres, from: 9 }, /has 4 turns; turn 9 does not exist/],
     ["read_turns", { session: postgres, from: 3, to: 2 }, /^turn range 3-2 is empty/],
     ["read_turns", { session: postgres, budget: 10 }, /^budget must be a whole number from 500 to 200000/],

@@ -131,5 +131,8 @@ describe("issue 10: arguments checked once for the CLI and MCP", () => {
     expect(selectTurnRange("s", turns, 5).turns.length).toBe(5);
     expect(() => selectTurnRange("s", turns, 5, 6)).toThrow("session s has 5 turns; turn 6 does not exist");
     expect(() => selectTurnRange("s", turns, 5, 0)).toThrow("from must be a whole number of at least 1, got 0");
+    // Issue 15: a session without turns shows its header, and turn 2 of it is an error, not "turns 0-0 of 0".
+    expect(selectTurnRange("e", [], 0)).toMatchObject({ from: 0, to: 0, total: 0 });
+    expect(() => selectTurnRange("e", [], 0, 2)).toThrow("session e has 0 turns; turn 2 does not exist");
   });
 });
