@@ -3,7 +3,7 @@
  * definition (flags and help, src/commands/<name>.ts); what it does (<name>-handler.ts) loads when it runs (issue 14).
  * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
  * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
- * `--json`); an unexpected error prints one line, and its stack only with RECALL_DEBUG=1.
+ * `--json`, also for cmd-ts' own usage errors); an unexpected error prints one line, and its stack only with RECALL_DEBUG=1.
  * A closed stdout (`recall search … | head`) exits 0 quietly.
  */
 import { binary, runSafely, subcommands } from "cmd-ts";
@@ -70,6 +70,34 @@ function reportError(error: unknown, wantsJson: boolean): number {
   return 1;
 }
 
+/**
+ * The one-line message and hint of a cmd-ts parse failure, for the `--json` error object. cmd-ts prints a
+ * multi-line report (cmd-ts 0.15 `runSafely`): a caret under the offending word of the echoed command line
+ * (`^ Unknown arguments`), numbered lines (`1. No value provided for query`) and
+ * `hint: for more information, try 'recall search --help'`.
+ *   → {message: "unknown arguments: --bogus; no value provided for query", hint: "run `recall search --help`"}
+ */
+export function describeParseFailure(report: string): { message: string; hint: string | null } {
+  const lines = report.replace(/\u001b\[[0-9;]*m/g, "").split("\n");
+  const problems: string[] = [];
+  let hint: string | null = null;
+  lines.forEach((line, at) => {
+    const caret = /^(\s*)\^+\s+(.*)$/.exec(line);
+    const numbered = /^\s*\d+\.\s+(.*)$/.exec(line);
+    const help = /^hint: for more information, try '(.*)'$/.exec(line.trim());
+    if (caret) {
+      const words = (lines[at - 1] ?? "").slice(caret[1]!.length).trim().split(/\s+/);
+      const offending = words[0]?.startsWith("-") && words[1] !== undefined && !words[1].startsWith("-") ? `${words[0]} ${words[1]}` : (words[0] ?? "");
+      problems.push(`${caret[2]!.trim().toLowerCase()}: ${offending}`);
+    } else if (numbered) {
+      problems.push(`${numbered[1]!.trim().charAt(0).toLowerCase()}${numbered[1]!.trim().slice(1)}`);
+    } else if (help) {
+      hint = `run \`${help[1]}\``;
+    }
+  });
+  return { message: problems.length > 0 ? problems.join("; ") : (lines.find((line) => line.trim())?.trim() ?? "invalid arguments"), hint };
+}
+
 /** Run the CLI with the given arguments (without `bun` and the script path); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes("--json");
@@ -77,6 +105,11 @@ export async function main(argv: string[]): Promise<number> {
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
     if (result._tag === "ok") return 0;
     const { exitCode, message, into } = result.error.config;
+    if (wantsJson && exitCode !== 0) {
+      const { message: line, hint } = describeParseFailure(message);
+      writeErr(`${JSON.stringify({ error: { code: "USAGE", message: line, hint, candidates: [] } })}\n`);
+      return 2;
+    }
     (into === "stdout" ? writeOut : writeErr)(`${message}\n`);
     // cmd-ts exits 1 on its own parse errors; usage errors are 2 in recall (grep convention).
     return exitCode === 0 ? 0 : 2;

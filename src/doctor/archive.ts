@@ -3,8 +3,8 @@
  * the last snapshot of the index ("snapshot"), and `--restore-snapshot`. Nothing here prints or changes modes;
  * the restore itself is src/index/snapshot.ts.
  */
-import { existsSync, statSync } from "node:fs";
-import { databasePath, describeExposure, dotEnvPath, listSetAside, listSnapshots, restoreSnapshot, type RecallPaths, type RestoreResult } from "../index/index.ts";
+import { existsSync } from "node:fs";
+import { databasePath, describeBlockedFolder, describeExposure, dotEnvPath, statOrUndefined, listSetAside, listSnapshots, restoreSnapshot, type RecallPaths, type RestoreResult } from "../index/index.ts";
 import type { CheckResult } from "./checks.ts";
 
 const dayMs = 86_400_000;
@@ -26,14 +26,19 @@ const formatTime = (ms: number): string => `${new Date(ms).toISOString().slice(0
 
 /**
  * Where the index, settings and models live; WARN when the data folder is open to other users (recall never
- * chmods a folder it did not create) or when `.env` (which may hold EMBEDDINGS_API_KEY) is readable by others.
+ * chmods a folder it did not create) or when `.env` (which may hold EMBEDDINGS_API_KEY) is readable by others;
+ * FAIL when a file stands where a folder must be (RECALL_HOME pointed at a file or below one).
  */
 export function checkFolders(paths: RecallPaths): CheckResult {
   const where = paths.overridden ? `everything in RECALL_HOME ${paths.data}` : `index ${paths.data}, settings ${paths.config}, models ${paths.cache}`;
+  for (const folder of new Set([paths.data, paths.config, paths.cache])) {
+    const blocked = describeBlockedFolder(folder);
+    if (blocked) return { id: "folders", status: "fail", message: `cannot use ${folder} as recall's folder: ${blocked}`, fix: "point RECALL_HOME (or XDG_DATA_HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME) at a folder you own" };
+  }
   const exposure = describeExposure(paths.data);
   if (exposure) return { id: "folders", status: "warn", message: `${where}; ${exposure.replace(/: run .*$/, "")}`, fix: `chmod 700 ${paths.data} (or point RECALL_HOME at a private folder)` };
   const dotEnv = dotEnvPath(paths);
-  const mode = statSync(dotEnv, { throwIfNoEntry: false })?.mode;
+  const mode = statOrUndefined(dotEnv)?.mode;
   if (mode !== undefined && (mode & 0o077) !== 0) {
     return { id: "folders", status: "warn", message: `${where}; ${dotEnv} is readable by other users (mode ${(mode & 0o777).toString(8)}) and may hold EMBEDDINGS_API_KEY`, fix: `chmod 600 ${dotEnv}` };
   }

@@ -158,7 +158,7 @@ const fsReasons: Record<string, string> = {
 };
 
 /** `statSync` that also answers undefined below a file (ENOTDIR) instead of throwing. */
-function statOrUndefined(path: string): Stats | undefined {
+export function statOrUndefined(path: string): Stats | undefined {
   try {
     return statSync(path, { throwIfNoEntry: false });
   } catch {
@@ -172,8 +172,23 @@ function statOrUndefined(path: string): Stats | undefined {
  * @throws IndexError HOME_UNUSABLE
  */
 export function assertNotAFile(path: string): void {
+  const blocked = describeBlockedFolder(path);
+  if (blocked) throw homeError(path, blocked);
+}
+
+/**
+ * Why a recall folder cannot be used because of a file, in words, or undefined when it can (a missing folder can:
+ * the first index run creates it). For `recall doctor`, which reports instead of throwing.
+ *   `/tmp/file` (a regular file) → "it is a file, not a folder";  `/tmp/file/sub` → "a file is in the way on its path (/tmp/file)"
+ */
+export function describeBlockedFolder(path: string): string | undefined {
   const stat = statOrUndefined(path);
-  if (stat && !stat.isDirectory()) throw homeError(path, "it is a file, not a folder");
+  if (stat) return stat.isDirectory() ? undefined : "it is a file, not a folder";
+  for (let parent = dirname(path); parent !== dirname(parent); parent = dirname(parent)) {
+    const parentStat = statOrUndefined(parent);
+    if (parentStat) return parentStat.isDirectory() ? undefined : `a file is in the way on its path (${parent})`;
+  }
+  return undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 export {
   resolveRecallHome, resolveRecallPaths, pathsUnder, asRecallPaths, ensureRecallHome, databasePath, homeFiles, dotEnvPath, modelsDir,
-  runtimeDir, makePrivateDirs, createPrivateFile, describeExposure, type RecallPaths,
+  runtimeDir, makePrivateDirs, createPrivateFile, describeExposure, describeBlockedFolder, statOrUndefined, type RecallPaths,
 } from "./home.ts";
 export { prepareRecallPaths, migrateLegacyHome, migrationWaitMs, type HomeHooks } from "./home-migration.ts";
 export {

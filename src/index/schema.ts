@@ -12,10 +12,11 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
 import { backfillUnsegmented } from "./cjk.ts";
 import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.ts";
-import { createPrivateFile } from "./home.ts";
+import { assertNotAFile, createPrivateFile } from "./home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
 export const schemaVersion = 6;
@@ -224,7 +225,8 @@ export interface OpenIndexOptions {
  * A new file is created 0600 before SQLite opens it, whatever the umask (its -wal and -shm take its mode).
  * Damage (SQLITE_CORRUPT / SQLITE_NOTADB) is checked at open by reading the schema, and any later query that
  * meets it throws the same IndexError (damage.ts), never a raw SQLite error.
- * @throws IndexError INDEX_MISSING when the file is absent and `create` is false,
+ * @throws IndexError INDEX_MISSING when the file is absent and `create` is false (HOME_UNUSABLE when a file
+ *         stands where its folder should be),
  *         INDEX_CORRUPT when it is damaged, not a recall database or was written by a newer recall,
  *         HOME_UNUSABLE when it cannot be opened for another reason (permissions)
  */
@@ -232,7 +234,10 @@ export function openIndex(path: string, options: OpenIndexOptions = {}): Databas
   const readonly = options.readonly ?? false;
   const create = options.create ?? !readonly;
   if (!existsSync(path)) {
-    if (!create) throw new IndexError("INDEX_MISSING", `no index at ${path}`, { hint: "run `recall index` first" });
+    if (!create) {
+      assertNotAFile(dirname(path));
+      throw new IndexError("INDEX_MISSING", `no index at ${path}`, { hint: "run `recall index` first" });
+    }
     try {
       createPrivateFile(path);
     } catch (error) {

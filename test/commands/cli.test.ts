@@ -61,6 +61,35 @@ describe("recall CLI", () => {
     expect(recall(["search", "   ", ...examples]).stderr).toContain("the search query is empty");
   });
 
+  test("under --json every error is the documented JSON object: cmd-ts' usage errors and a RECALL_HOME below a file too (issue 15)", () => {
+    const cases: Array<{ args: string[]; code: number; errorCode: string; message: string }> = [
+      { args: ["search", "x", "--json", "--bogus", ...examples], code: 2, errorCode: "USAGE", message: "unknown arguments: --bogus" },
+      { args: ["serch", "x", "--json"], code: 2, errorCode: "USAGE", message: "not a valid subcommand name: serch" },
+      { args: ["search", "--json", "--limit", "lots"], code: 2, errorCode: "USAGE", message: "not a number: --limit lots; no value provided for query" },
+      { args: ["sessions", "--json", "--since", "2026-02-30", ...examples], code: 2, errorCode: "USAGE", message: "2026-02-30" },
+    ];
+    for (const { args, code, errorCode, message } of cases) {
+      const result = recall(args);
+      expect({ args, code: result.code }).toEqual({ args, code });
+      const lines = result.stderr.trim().split("\n");
+      const error = JSON.parse(lines.at(-1)!).error;
+      expect(error.code).toBe(errorCode);
+      expect(error.message).toContain(message);
+      expect(error.hint).toBeTruthy();
+      expect(result.stderr).not.toContain("error: found");
+    }
+    const file = join(work, "a-file");
+    Bun.write(file, "not a folder");
+    for (const command of [["search", "docker"], ["status"], ["doctor"], ["sessions"]]) {
+      const result = recall([...command, "--json", ...examples], { recallHome: join(file, "recall") });
+      expect({ command, code: result.code }).toEqual({ command, code: 1 });
+      const combined = result.stdout + result.stderr;
+      expect(combined).not.toContain("ENOTDIR");
+      expect(combined).not.toContain("unexpected error");
+      expect(combined).toContain("a file is in the way on its path");
+    }
+  });
+
   test("search --json follows the documented contract and finds the session by its own words", () => {
     const result = recall(["search", "containers cannot reach postgres on the host", "--json", ...examples]);
     expect(result.code).toBe(0);
