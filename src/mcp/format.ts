@@ -5,7 +5,7 @@
  * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
  */
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
-import { isoDate, isoMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers } from "../render/format.ts";
+import { localDate, localMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
 import { confidenceJson, evidenceJson } from "../render/search.ts";
 import {
@@ -116,12 +116,12 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
 }
 
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${sessionMarkers(result)}`;
   if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
   const files = result.files.length > 0 ? [`   files: ${result.files.slice(0, 8).join(", ")}${result.files.length > 8 ? ` (+${result.files.length - 8} more)` : ""}`] : [];
   return [
     head,
-    `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${isoMinute(result.startedAt)} to ${isoMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
+    `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
     `   ${oneLine(result.preview.text, 400)}`,
     ...files,
     resumeLine(result),
@@ -129,7 +129,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
 }
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
   if (format === "index") return [head, `   > ${oneLine(result.prompt, indexLineChars)}`, `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`];
   return [
     `${head}${quoted(result.title)} (turn ${result.turn} of ${result.totalTurns})`,
@@ -176,7 +176,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
 }
 
 function sessionLine(session: SessionSummary, rank: number): string {
-  return `${rank}. ${session.sessionId} ${isoDate(session.endedAt)} ${session.project || "?"} ${session.turns} turns${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
+  return `${rank}. ${session.sessionId} ${localDate(session.endedAt)} ${session.project || "?"} ${session.turns} turns${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
 }
 
 /** The `list_sessions` tool's answer. */
@@ -184,7 +184,7 @@ export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat)
   const lines = page.items.length === 0 ? [`No sessions match${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`] : [];
   page.items.forEach((session, i) => {
     lines.push(sessionLine(session, page.offset + i + 1));
-    if (format === "full") lines.push(`   ${session.source} ${session.projectPath}, ${isoMinute(session.startedAt)} to ${isoMinute(session.endedAt)}`, resumeLine(session));
+    if (format === "full") lines.push(`   ${session.source} ${session.projectPath}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}`, resumeLine(session));
   });
   lines.push(...moreLine(page));
   const results = page.items.map((session) => sessionItemOf(session, format));
@@ -228,10 +228,10 @@ function timelineItem(entry: TimelineEntry, format: ResultFormat) {
 export function timelineOutput(timeline: Timeline, format: ResultFormat): ToolOutput {
   const { anchor } = timeline;
   const line = (entry: TimelineEntry) =>
-    `${entry.isAnchor ? "▶" : "-"} ${isoMinute(entry.timestamp)} ${entry.sessionId}:${entry.turn} ${entry.project || "?"}${format === "full" ? quoted(entry.title) : ""} > ${oneLine(entry.prompt, format === "index" ? indexLineChars : 1000)}`;
-  const lines = [`Turns around ${anchor.session ? `${anchor.session.sessionId}:${anchor.turn}, ` : ""}${isoMinute(anchor.at)} UTC, oldest first:`];
+    `${entry.isAnchor ? "▶" : "-"} ${localMinute(entry.timestamp)} ${entry.sessionId}:${entry.turn} ${entry.project || "?"}${format === "full" ? quoted(entry.title) : ""} > ${oneLine(entry.prompt, format === "index" ? indexLineChars : 1000)}`;
+  const lines = [`Turns around ${anchor.session ? `${anchor.session.sessionId}:${anchor.turn}, ` : ""}${localMinute(anchor.at)}, oldest first:`];
   lines.push(...timeline.before.map(line));
-  if (!anchor.session) lines.push(`▶ ${isoMinute(anchor.at)} (anchor)`);
+  if (!anchor.session) lines.push(`▶ ${localMinute(anchor.at)} (anchor)`);
   lines.push(...timeline.after.map(line));
   if (timeline.before.length + timeline.after.length === 0) lines.push("No turns recorded around then.");
   const entries = [...timeline.before, ...timeline.after];

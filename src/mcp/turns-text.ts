@@ -7,7 +7,7 @@
 import { UsageError } from "../errors.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { archiveNote } from "../render/show.ts";
-import { isoMinute, isoTime, oneLine, promptOnlyMarker } from "../render/format.ts";
+import { localMinute, isoTime, oneLine, promptOnlyMarker } from "../render/format.ts";
 import type { SessionRead, SessionSummary, TurnRange } from "../search/index.ts";
 import { finishOutput, sessionItemOf, type ToolOutput } from "./format.ts";
 
@@ -85,7 +85,7 @@ function callText(call: CompactCall): string {
 }
 
 function turnText(turn: CompactTurn): string {
-  const parts = [`── turn ${turn.turn} · ${turn.timestamp ? isoMinute(Date.parse(turn.timestamp)) : "unknown"} ──`, turn.prompt.replace(/^/gm, "> ")];
+  const parts = [`── turn ${turn.turn} · ${turn.timestamp ? localMinute(Date.parse(turn.timestamp)) : "unknown"} ──`, turn.prompt.replace(/^/gm, "> ")];
   if (turn.response) parts.push(turn.response);
   if (turn.tools.length > 0) parts.push(turn.tools.map(callText).join("\n"));
   return parts.join("\n");

@@ -11,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import type { ExportedSession } from "../search/index.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
-import { isoDate, isoMinute, isoTime, promptOnlyMarker } from "./format.ts";
+import { localDate, localMinute, isoTime, promptOnlyMarker } from "./format.ts";
 import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
@@ -58,7 +58,7 @@ function markdownCall(call: ToolCall): string[] {
 }
 
 function markdownTurn(turn: Turn): string[] {
-  const lines = ["", `### Turn ${turn.number} · ${isoMinute(turn.timestamp)} UTC`, "", ...neutralize(turn.prompt).split("\n").map((line) => `> ${line}`)];
+  const lines = ["", `### Turn ${turn.number} · ${localMinute(turn.timestamp)}`, "", ...neutralize(turn.prompt).split("\n").map((line) => `> ${line}`)];
   if (turn.response) lines.push("", neutralize(turn.response));
   if (turn.toolCalls.length > 0) lines.push("", ...turn.toolCalls.flatMap(markdownCall));
   return lines;
@@ -71,8 +71,8 @@ export function renderExportMarkdown(exported: ExportedSession): string {
   const facts = [
     `- session: \`${session.id}\` (${session.source}${session.isSubagent ? `, sub-agent of \`${session.parentSessionId ?? "?"}\`` : ""})`,
     `- project: ${neutralize(session.projectPath || "?")}${session.gitBranch ? ` · branch ${neutralize(session.gitBranch)}` : ""}`,
-    `- ${isoMinute(session.startedAt)} → ${isoMinute(session.endedAt)} UTC · ${session.turnCount} turn${session.turnCount === 1 ? "" : "s"}`,
-    view.sourceStatus === "deleted" ? `- source deleted (last seen ${isoDate(view.lastSeenAt)})` : `- source: ${neutralize(session.location)}`,
+    `- ${localMinute(session.startedAt)} → ${localMinute(session.endedAt)} · ${session.turnCount} turn${session.turnCount === 1 ? "" : "s"}`,
+    view.sourceStatus === "deleted" ? `- source deleted (last seen ${localDate(view.lastSeenAt)})` : `- source: ${neutralize(session.location)}`,
   ];
   const note = archiveNote(view);
   if (note) facts.push(`- ${note}`);

@@ -6,7 +6,7 @@
  */
 import type { ForgetReport } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
-import { isoDate, isoTime, oneLine } from "./format.ts";
+import { localDate, isoTime, oneLine } from "./format.ts";
 
 /** `recall forget --json`. */
 export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
@@ -29,7 +29,7 @@ export function renderForgetJson(report: ForgetReport, options: { dryRun?: boole
 }
 
 const sessionLine = (s: ForgetReport["sessions"][number]): string =>
-  `  ${s.sessionId}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`;
+  `  ${s.sessionId}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${localDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`;
 
 /** `recall forget`: one line per removed session (or, with `dryRun`, per session it would remove), then the totals. */
 export function renderForgetText(report: ForgetReport, options: { dryRun?: boolean } = {}): string {

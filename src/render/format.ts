@@ -13,14 +13,34 @@ export function isoTime(ms: number): string | null {
   return ms > 0 ? new Date(ms).toISOString() : null;
 }
 
-/** Epoch ms → `YYYY-MM-DD` (UTC), or `unknown`. */
-export function isoDate(ms: number): string {
-  return ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "unknown";
+const twoDigits = (value: number): string => String(value).padStart(2, "0");
+
+/** `YYYY-MM-DD` of a Date in the local time zone (process TZ). */
+function localDay(date: Date): string {
+  return `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())}`;
 }
 
-/** Epoch ms → `YYYY-MM-DD HH:MM` (UTC), or `unknown`. */
-export function isoMinute(ms: number): string {
-  return ms > 0 ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "unknown";
+/**
+ * The local time zone's offset at `ms` as people read it: `UTC` for offset 0, else `+01:00` / `-05:00`
+ * (from Date#getTimezoneOffset, so daylight saving time is the one in force at that instant).
+ */
+export function zoneLabel(ms: number): string {
+  const offset = -new Date(ms).getTimezoneOffset();
+  if (offset === 0) return "UTC";
+  const minutes = Math.abs(offset);
+  return `${offset < 0 ? "-" : "+"}${twoDigits(Math.floor(minutes / 60))}:${twoDigits(minutes % 60)}`;
+}
+
+/** Epoch ms → `YYYY-MM-DD` in the local time zone (text output; JSON keeps UTC via isoTime), or `unknown`. */
+export function localDate(ms: number): string {
+  return ms > 0 ? localDay(new Date(ms)) : "unknown";
+}
+
+/** Epoch ms → `YYYY-MM-DD HH:MM <zone>` in the local time zone, e.g. `2026-03-01 11:00 +01:00`, `2026-03-01 10:00 UTC`; or `unknown`. */
+export function localMinute(ms: number): string {
+  if (!(ms > 0)) return "unknown";
+  const date = new Date(ms);
+  return `${localDay(date)} ${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())} ${zoneLabel(ms)}`;
 }
 
 /**
@@ -28,7 +48,7 @@ export function isoMinute(ms: number): string {
  * "" for a present session.
  */
 export function sourceDeletedMarker(session: { sourceStatus: "present" | "deleted"; lastSeenAt: number }): string {
-  return session.sourceStatus === "deleted" ? `(source deleted, last seen ${isoDate(session.lastSeenAt)})` : "";
+  return session.sourceStatus === "deleted" ? `(source deleted, last seen ${localDate(session.lastSeenAt)})` : "";
 }
 
 /** The text marker of a session known only from a prompt-history file (issue 11). */

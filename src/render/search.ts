@@ -31,7 +31,7 @@
 import type { SearchResponse } from "../search/api.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
-import { highlight, isoDate, isoMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
+import { highlight, localDate, localMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 import type { IndexFreshness } from "../index/freshness.ts";
@@ -297,7 +297,7 @@ function noConfidentMatch(response: SearchResponse): string | undefined {
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${isoDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${localDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
@@ -311,7 +311,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${isoDate(result.timestamp)}${sessionMarkers(result)}`,
+    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${localDate(result.timestamp)}${sessionMarkers(result)}`,
     `  Q: ${result.prompt === "" ? palette.dim(noPromptNote) : oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
@@ -328,13 +328,13 @@ const quotedTitle = (title: string | null) => (title ? ` "${oneLine(title, 60)}"
 
 /** Index format, session: `1. 0.82 <id> 2026-03-01 project "title" turn 3/12`, then the preview on one line. */
 function sessionIndexText(result: SessionResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${isoDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
   return `${head}\n   ${neutralizeControls(oneLine(result.preview.text, indexLineChars))}`;
 }
 
 /** Index format, turn: `1. 0.82 <id>:4 2026-03-01 10:02 project "title"`, then the prompt on one line. */
 function turnIndexText(result: TurnResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${isoMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${sessionMarkers(result)}`;
   return `${head}\n   Q: ${oneLine(result.prompt, indexLineChars)}`;
 }
 

@@ -8,7 +8,7 @@
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { formatBytes, isoDate, isoMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
+import { formatBytes, localDate, localMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
 
 /** `recall sessions --json`. */
 export function renderSessionsJson(sessions: SessionSummary[]): string {
@@ -38,7 +38,7 @@ export function renderSessionsText(raw: SessionSummary[], palette: Palette): str
   const sessions = neutralizeStrings(raw);
   const lines = sessions.map(
     (s) =>
-      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${isoDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`,
+      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${localDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -81,7 +81,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
     `index: ${extras.recallHome}${extras.usingExamples ? " (example history)" : ""}`,
     `sessions: ${status.sessions} (${status.subagentSessions} sub-agent, ${status.deletedSessions} source deleted and kept only here, ${status.promptOnlySessions} prompts only), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
     ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${status.forgottenSessions} session(s) (\`recall forget --undo\` lets the next index add them again)`] : []),
-    `last indexed: ${status.lastIndexedAt ? `${isoMinute(status.lastIndexedAt)} UTC` : "never"}`,
+    `last indexed: ${status.lastIndexedAt ? localMinute(status.lastIndexedAt) : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
     `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed, ${status.rejectedChunks} rejected, ${status.skippedChunks} with nothing to embed${
       status.reembed ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)` : ""}`,

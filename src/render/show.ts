@@ -9,7 +9,7 @@ import type { Session, ToolCall, Turn } from "../parsers/index.ts";
 import { resumeCommandOf } from "../search/hydrate.ts";
 import type { ExportedSession } from "../search/read-session.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { isoDate, isoMinute, isoTime, noPromptNote, promptOnlyMarker, type Palette } from "./format.ts";
+import { localDate, localMinute, isoTime, noPromptNote, promptOnlyMarker, type Palette } from "./format.ts";
 
 /** What `show` renders: the session and the chosen inclusive turn range (1-based). */
 export interface ShowView {
@@ -54,7 +54,7 @@ export function showViewOf({ summary, read }: ExportedSession, from: number, to:
 /** The header line of a session shown from the archive, or "" when it was read from its source. */
 export function archiveNote(view: Pick<ShowView, "fromArchive" | "archiveReason" | "sourceStatus" | "lastSeenAt">): string {
   if (!view.fromArchive) return "";
-  const why = view.sourceStatus === "deleted" ? `source deleted, last seen ${isoDate(view.lastSeenAt)}` : (view.archiveReason ?? "source unreadable");
+  const why = view.sourceStatus === "deleted" ? `source deleted, last seen ${localDate(view.lastSeenAt)}` : (view.archiveReason ?? "source unreadable");
   return `shown from recall's archive (${why}); tool outputs are cut to their first 40 lines / 4 KB`;
 }
 
@@ -89,7 +89,7 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
     palette.dim(`resume: ${view.resumeCommand ?? `none ${promptOnlyMarker}`}`),
   ].filter(Boolean);
   for (const turn of view.turns) {
-    out.push("", palette.bold(palette.cyan(`── Turn ${turn.number} · ${isoMinute(turn.timestamp)} ──`)));
+    out.push("", palette.bold(palette.cyan(`── Turn ${turn.number} · ${localMinute(turn.timestamp)} ──`)));
     if (turn.prompt === "") out.push(palette.dim(noPromptNote));
     else out.push(...turn.prompt.split("\n").map((line) => `${palette.green(">")} ${line}`));
     if (turn.response) out.push("", turn.response);

@@ -2,7 +2,7 @@
  * Search filters shared by both levels and both legs, and their SQL. Filters apply inside the
  * candidate query, before any top-k cut, so a filtered search never comes back short.
  * Dates: ISO (`2026-03-01`, `2026-03-01T10:00`) or relative to now (`12h`, `7d`, `2w`, `3m` months,
- * `1y`); `--until` with a bare date means the end of that day (UTC).
+ * `1y`); a bare date is a day in the local time zone, and `--until` with one means the end of that day.
  */
 import { UsageError } from "../errors.ts";
 import { sourceIds, type SourceId } from "../parsers/types.ts";
@@ -29,26 +29,37 @@ export interface SearchFilters {
 const unitMs: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
 
 /**
- * Parse a `--since`/`--until` value to epoch ms.
- * Examples: `7d` → now − 7 days; `2026-03-01` → 2026-03-01T00:00Z (or T23:59:59.999Z when `endOfDay`).
- * @throws UsageError for anything else
+ * Local midnight of a `YYYY-MM-DD` day (process TZ), or NaN when the day is not in the calendar (2026-02-30:
+ * the Date constructor rolls it over to March 2, which the round trip catches).
  */
-/** True when `text` (YYYY-MM-DD) names the day `startMs` falls on: Date.parse rolls 2026-02-30 over to March 2. */
-function isCalendarDate(text: string, startMs: number): boolean {
-  return !Number.isNaN(startMs) && new Date(startMs).toISOString().slice(0, 10) === text;
+function localMidnight(text: string): number {
+  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
+  const date = new Date(year, month - 1, day);
+  return date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day ? date.getTime() : Number.NaN;
 }
 
+/**
+ * Parse a `--since`/`--until` value to epoch ms. Dates are read in the local time zone, as text output prints them.
+ * Examples: `7d` → now − 7 days; `2026-03-01` → local midnight starting that day (or the last ms of that local day
+ * when `endOfDay`); `2026-03-01T10:00` → 10:00 local; `2026-03-01T10:00Z` / `…+02:00` → that instant.
+ * @throws UsageError for a day not in the calendar, or anything else
+ */
 export function parseDateFilter(value: string, now: number = Date.now(), endOfDay = false): number {
   const relative = /^(\d+)\s*([hdwmy])$/i.exec(value.trim());
   if (relative) return now - Number(relative[1]) * unitMs[relative[2]!.toLowerCase()]!;
   const text = value.trim();
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
-    const start = Date.parse(`${text}T00:00:00Z`);
-    if (!Number.isNaN(start) && isCalendarDate(text, start)) return endOfDay ? start + 86_400_000 - 1 : start;
+    const start = localMidnight(text);
+    if (!Number.isNaN(start)) {
+      if (!endOfDay) return start;
+      const next = new Date(start);
+      next.setDate(next.getDate() + 1); // 23 or 25 hours on a daylight-saving day
+      return next.getTime() - 1;
+    }
   } else if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
     const parsed = Date.parse(text);
-    // Checked on the date alone: an offset such as +02:00 may move the instant to another UTC day.
-    if (!Number.isNaN(parsed) && isCalendarDate(text.slice(0, 10), Date.parse(`${text.slice(0, 10)}T00:00:00Z`))) return parsed;
+    // Checked on the date alone: an offset such as +02:00 may move the instant to another day.
+    if (!Number.isNaN(parsed) && !Number.isNaN(localMidnight(text.slice(0, 10)))) return parsed;
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(text)) throw new UsageError(`"${value}" is not a date in the calendar`, "use an existing day, like 2026-02-28");
   throw new UsageError(`cannot read the date "${value}"`, "use an ISO date like 2026-03-01 or a relative age like 7d, 2w, 3m");

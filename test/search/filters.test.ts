@@ -69,10 +69,28 @@ describe("search filters", () => {
     expect(parseDateFilter("7d", now)).toBe(now - 7 * 86_400_000);
     expect(parseDateFilter("2w", now)).toBe(now - 14 * 86_400_000);
     expect(parseDateFilter("12h", now)).toBe(now - 12 * 3_600_000);
-    expect(parseDateFilter("2026-03-01")).toBe(Date.UTC(2026, 2, 1));
-    expect(parseDateFilter("2026-03-01", now, true)).toBe(Date.UTC(2026, 2, 2) - 1);
+    expect(parseDateFilter("2026-03-01")).toBe(new Date(2026, 2, 1).getTime());
+    expect(parseDateFilter("2026-03-01", now, true)).toBe(new Date(2026, 2, 2).getTime() - 1);
     expect(parseDateFilter("2026-03-01T10:30:00Z")).toBe(Date.UTC(2026, 2, 1, 10, 30));
     for (const bad of ["yesterday", "7", "2026-13-45", "d7"]) expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
+  });
+
+  test("a bare date is a day in the local time zone, as text output prints it (issue 15); a daylight-saving day is 23 h", () => {
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = "America/New_York";
+      expect(parseDateFilter("2026-03-01")).toBe(Date.UTC(2026, 2, 1, 5)); // EST, UTC-5
+      expect(parseDateFilter("2026-07-01")).toBe(Date.UTC(2026, 6, 1, 4)); // EDT, UTC-4
+      expect(parseDateFilter("2026-03-08", Date.now(), true) - parseDateFilter("2026-03-08") + 1).toBe(23 * 3_600_000);
+      expect(parseDateFilter("2026-03-01T10:30")).toBe(Date.UTC(2026, 2, 1, 15, 30)); // no offset: local
+      expect(parseDateFilter("2026-03-01T10:30:00Z")).toBe(Date.UTC(2026, 2, 1, 10, 30));
+      process.env.TZ = "Asia/Kolkata";
+      expect(parseDateFilter("2026-03-01")).toBe(Date.UTC(2026, 1, 28, 18, 30));
+      expect(() => parseDateFilter("2026-02-29")).toThrow(UsageError);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
   });
 });
 
