@@ -4,7 +4,7 @@ import { renderSessionsJson, renderSessionsText } from "../render/sessions.ts";
 import { writeOut } from "../render/terminal.ts";
 import { parseFilterArgs } from "../search/arguments.ts";
 import { parseLimit } from "../search/paging.ts";
-import { listSessions } from "../search/sessions.ts";
+import { countSessions, listSessions } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory } from "./context.ts";
 import type { SessionsArgs } from "./sessions.ts";
 
@@ -14,8 +14,10 @@ export async function sessions(args: SessionsArgs): Promise<number> {
   const filters = parseFilterArgs(args);
   const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
   try {
-    const sessions = listSessions(db, filters, limit);
-    writeOut(args.json ? `${renderSessionsJson(sessions)}\n` : renderSessionsText(sessions, await paletteFor(1)));
+    // Sessions without any turn (a file holding only summaries or snapshots) are noise in a listing: counted, not listed.
+    const sessions = listSessions(db, args.includeEmpty ? filters : { ...filters, hasTurns: true }, limit);
+    const emptyHidden = args.includeEmpty ? 0 : countSessions(db, { ...filters, hasTurns: false });
+    writeOut(args.json ? `${renderSessionsJson(sessions, emptyHidden)}\n` : renderSessionsText(sessions, await paletteFor(1), emptyHidden));
   } finally {
     db.close();
   }

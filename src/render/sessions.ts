@@ -1,18 +1,20 @@
 /**
  * Rendering of `recall sessions` and `recall status`.
- * `sessions --json`: {"sessions": [{"session_id", "source", "project", "project_path", "title",
+ * `sessions --json`: {"version": 1, "sessions": [{"session_id", "source", "project", "project_path", "title",
  * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at",
  * "prompt_only"}]} (ISO-8601 times, full ids; `source_status` "present" | "deleted"; `prompt_only` true for a session
  * known only from a prompt-history file: its turns are the typed prompts, it has no resume command). `title` is the
- * tool's title or, without one, the first prompt shortened.
+ * tool's title or, without one, the first prompt shortened; then "empty_sessions_hidden": how many sessions without any
+ * turn matched and were not listed (0 with `--include-empty`).
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { formatBytes, localDate, localMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
 
-/** `recall sessions --json`. */
-export function renderSessionsJson(sessions: SessionSummary[]): string {
+/** `recall sessions --json`; `emptyHidden` sessions without turns matched and were left out. */
+export function renderSessionsJson(sessions: SessionSummary[], emptyHidden = 0): string {
   return jsonLine({
+    version: 1,
     sessions: sessions.map((s) => ({
       session_id: s.sessionId,
       source: s.source,
@@ -29,17 +31,49 @@ export function renderSessionsJson(sessions: SessionSummary[]): string {
       last_seen_at: isoTime(s.lastSeenAt),
       prompt_only: s.promptOnly,
     })),
+    empty_sessions_hidden: emptyHidden,
   });
 }
 
-/** `recall sessions`: one line per session, newest first; control characters shown as `\xNN` (escapes.ts). */
-export function renderSessionsText(raw: SessionSummary[], palette: Palette): string {
-  if (raw.length === 0) return "No sessions match.\n";
+/** `1 turn`, `2 turns`, `0 sessions`: a count and its noun, singular for exactly one. */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** Pads `text` with spaces to `width` terminal columns (CJK and emoji take two; Bun.stringWidth). */
+function padColumns(text: string, width: number): string {
+  return text + " ".repeat(Math.max(0, width - Bun.stringWidth(text)));
+}
+
+/** Cuts `text` to at most `width` terminal columns, ending in "…" when cut. */
+function fitColumns(text: string, width: number): string {
+  if (Bun.stringWidth(text) <= width) return text;
+  let out = "";
+  for (const char of text) {
+    if (Bun.stringWidth(`${out}${char}…`) > width) break;
+    out += char;
+  }
+  return `${out}…`;
+}
+
+/**
+ * `recall sessions`: one line per session, newest first, in aligned columns (ids of every source have their own
+ * lengths: UUIDs, `ses_…`, Cursor composer ids), measured in terminal columns so CJK project names stay aligned;
+ * control characters shown as `\xNN` (escapes.ts). A session without a project says "(no project)". When
+ * `emptyHidden` > 0, a last line says how many sessions without turns were left out and how to list them.
+ */
+export function renderSessionsText(raw: SessionSummary[], palette: Palette, emptyHidden = 0): string {
+  const hiddenNote = emptyHidden > 0 ? palette.dim(`(${countOf(emptyHidden, "session")} without any turn not listed: --include-empty lists ${emptyHidden === 1 ? "it" : "them"})`) : "";
+  if (raw.length === 0) return `No sessions match.${hiddenNote ? `\n${hiddenNote}` : ""}\n`;
   const sessions = neutralizeStrings(raw);
-  const lines = sessions.map(
-    (s) =>
-      `${palette.cyan(s.sessionId)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${localDate(s.endedAt)}  ${String(s.turns).padStart(4)} turns  ${oneLine(s.title ?? "", 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`,
-  );
+  const idWidth = Math.max(...sessions.map((s) => Bun.stringWidth(s.sessionId)));
+  const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
+  const lines = sessions.map((s) => {
+    const project = padColumns(fitColumns(oneLine(s.project || "(no project)", 200), 24), 24);
+    const date = localDate(s.endedAt).padEnd(10);
+    return `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
+  });
+  if (hiddenNote) lines.push(hiddenNote);
   return `${lines.join("\n")}\n`;
 }
 
@@ -89,7 +123,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
     "by source:",
     ...status.bySource.map((s) => `  ${s.source.padEnd(12)} ${String(s.sessions).padStart(6)} sessions ${String(s.turns).padStart(8)} turns`),
     "by project:",
-    ...status.byProject.slice(0, 30).map((p) => `  ${oneLine(p.project || "?", 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(p.projectPath)}`),
+    ...status.byProject.slice(0, 30).map((p) => `  ${oneLine(p.project || "(no project)", 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(p.projectPath)}`),
   ];
   if (status.byProject.length > 30) lines.push(palette.dim(`  … and ${status.byProject.length - 30} more projects`));
   return `${lines.join("\n")}\n`;

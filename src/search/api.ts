@@ -17,7 +17,7 @@
 import type { Database } from "bun:sqlite";
 import { UsageError } from "../errors.ts";
 import { assessConfidence, termRarities, vectorWeightFor, type ResultConfidence, type TermRarity } from "./confidence.ts";
-import { filterSql, type SearchFilters } from "./filters.ts";
+import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
@@ -196,7 +196,7 @@ function countSearched(db: Database, filters: SearchFilters): SearchedScope {
   const filter = filterSql(filters);
   const row = db
     .query<{ sessions: number; projects: number; sources: string | null }, Array<string | number>>(
-      `SELECT count(*) AS sessions, count(DISTINCT s.project_path) AS projects, group_concat(DISTINCT s.source) AS sources FROM sessions s WHERE ${filter.where}`,
+      `SELECT count(*) AS sessions, count(DISTINCT ${projectKeySql("s")}) AS projects, group_concat(DISTINCT s.source) AS sources FROM sessions s WHERE ${filter.where}`,
     )
     .get(...filter.params);
   return { sessions: row?.sessions ?? 0, projects: row?.projects ?? 0, sources: row?.sources ? row.sources.split(",").sort() : [] };

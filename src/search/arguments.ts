@@ -18,7 +18,7 @@ export interface FilterArgs {
 }
 
 /**
- * Build `SearchFilters` from text arguments. `until` with a bare date means the end of that day (UTC).
+ * Build `SearchFilters` from text arguments. `until` with a bare date means the end of that local day.
  * Examples: `{since: "7d"}` → `{since: now − 7 days}`; `{source: "opencode"}` → `{source: "opencode"}`;
  *   `{source: "vim"}` → UsageError; `{project: ""}` → no project filter.
  * @throws UsageError for an unknown source, a date parseDateFilter cannot read (or not in the calendar), or since after until

@@ -24,6 +24,21 @@ export interface SearchFilters {
   endedBefore?: number;
   /** Only sessions whose source is in this state ("deleted": the index holds the only copy); default both. */
   sourceStatus?: "present" | "deleted";
+  /**
+   * true: only sessions with at least one turn; false: only sessions without any (a Claude Code file holding only
+   * `summary` or `file-history-snapshot` lines, an empty file; formats.md §1.1); default both.
+   */
+  hasTurns?: boolean;
+}
+
+/**
+ * SQL for the identity of a session's project: its path, except that a Windows path (`C:\…`, `c:/…`) is compared
+ * without case, as Windows does: the same folder is recorded as `C:\Users\me\Vault` and `c:\users\me\vault` by
+ * different launches and tools (formats.md §1.1: the drive letter's case varies between launches).
+ * @param alias the sessions table alias, e.g. "s"
+ */
+export function projectKeySql(alias: string): string {
+  return `CASE WHEN ${alias}.project_path GLOB '[A-Za-z]:[\\/]*' THEN lower(${alias}.project_path) ELSE ${alias}.project_path END`;
 }
 
 const unitMs: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
@@ -118,6 +133,7 @@ export function filterSql(filters: SearchFilters, turnTime?: string): FilterSql 
     conditions.push("s.source_status = ?");
     params.push(filters.sourceStatus);
   }
+  if (filters.hasTurns !== undefined) conditions.push(filters.hasTurns ? "s.turn_count > 0" : "s.turn_count = 0");
   if (!filters.includeSubagents && !filters.sessionId) conditions.push("s.is_subagent = 0");
   return { where: conditions.length > 0 ? conditions.join(" AND ") : "1", params };
 }

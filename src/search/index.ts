@@ -14,7 +14,7 @@ export { isoLocalDate } from "./calendar.ts";
 export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
 export { resumeCommandFor, resumeCommandOf, shellQuote, type SessionResult, type TurnResult, type ResultScores } from "./hydrate.ts";
-export { findSession, listSessions, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
+export { countSessions, findSession, listSessions, readIndexStatus, minimumPrefixLength, type SessionSummary, type IndexStatus } from "./sessions.ts";
 export { readSessionTurns, readSessions, reparseSession, type ReadSessionOptions, type SessionRead, type ExportedSession } from "./read-session.ts";
 export { selectSessions, type SessionSelection } from "./selection.ts";
 export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";

@@ -11,7 +11,7 @@ import { lastSeenSql } from "../index/archive.ts";
 import { readReembedProgress, type ReembedProgress } from "../index/generations.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
-import { filterSql, type SearchFilters } from "./filters.ts";
+import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
 import { titleFromPrompt } from "./title.ts";
 
 /**
@@ -142,6 +142,37 @@ export function listSessions(db: Database, filters: SearchFilters, limit: number
     .map(toSummary);
 }
 
+/** How many sessions match `filters` (the same WHERE as {@link listSessions}, without a limit). */
+export function countSessions(db: Database, filters: SearchFilters): number {
+  const filter = filterSql(filters);
+  return db.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM sessions s WHERE ${filter.where}`).get(...filter.params)?.n ?? 0;
+}
+
+/**
+ * Sessions and turns per project, most sessions first. A Windows project recorded with several casings
+ * (`C:\\Users\\me\\Vault`, `c:\\users\\me\\vault`) is one project (filters.ts `projectKeySql`), shown with the
+ * casing most of its sessions use.
+ */
+function sessionsByProject(db: Database): IndexStatus["byProject"] {
+  const rows = db
+    .query<{ key: string; project: string; project_path: string; sessions: number; turns: number }, []>(
+      `SELECT ${projectKeySql("s")} AS key, s.project_name AS project, s.project_path, count(*) AS sessions, sum(s.turn_count) AS turns
+       FROM sessions s GROUP BY s.project_path ORDER BY sessions DESC, s.project_path`,
+    )
+    .all();
+  const byKey = new Map<string, IndexStatus["byProject"][number]>();
+  for (const row of rows) {
+    const known = byKey.get(row.key); // rows come most sessions first, so the first casing seen is the most used
+    if (known) {
+      known.sessions += row.sessions;
+      known.turns += row.turns;
+    } else {
+      byKey.set(row.key, { project: row.project, projectPath: row.project_path, sessions: row.sessions, turns: row.turns });
+    }
+  }
+  return [...byKey.values()].sort((a, b) => b.sessions - a.sessions || a.projectPath.localeCompare(b.projectPath));
+}
+
 /** Counts for `recall status`. */
 export interface IndexStatus {
   /** Every session in the index, those whose source is deleted included. */
@@ -197,12 +228,7 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
     bySource: db.query<{ source: string; sessions: number; turns: number }, []>(
       "SELECT source, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY source ORDER BY source",
     ).all(),
-    byProject: db
-      .query<{ project: string; project_path: string; sessions: number; turns: number }, []>(
-        "SELECT project_name AS project, project_path, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY project_path ORDER BY sessions DESC, project_path",
-      )
-      .all()
-      .map((row) => ({ project: row.project, projectPath: row.project_path, sessions: row.sessions, turns: row.turns })),
+    byProject: sessionsByProject(db),
     databaseBytes,
     lastIndexedAt: last ? Number(last) : undefined,
     embeddedChunks: chunkCount(chunkStatus.embedded),
