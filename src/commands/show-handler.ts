@@ -42,7 +42,7 @@ export async function show(args: ShowArgs): Promise<number> {
     const read = readSessionTurns(db, summary, { redact: !args.noRedact });
     const parsed = read.result;
     const total = parsed.session.turnCount;
-    if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total} turns; turn ${range.from} does not exist`);
+    if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total === 1 ? "1 turn" : `${total} turns`}; turn ${range.from} does not exist`);
     const to = Math.min(range.to ?? total, total);
     const view = showViewOf({ summary, read }, total === 0 ? 0 : range.from, to);
     if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);

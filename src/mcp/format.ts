@@ -5,7 +5,7 @@
  * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
  */
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
-import { localDate, localMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers } from "../render/format.ts";
+import { countOf, localDate, localMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
 import { confidenceJson, evidenceJson } from "../render/search.ts";
 import {
@@ -145,7 +145,7 @@ function turnResultText(result: TurnResult, rank: number, format: ResultFormat):
 export function searchOutput(response: SearchResponse, format: ResultFormat): ToolOutput {
   const isSessions = response.level === "session";
   const what = isSessions ? "sessions" : "turns";
-  const scope = `${response.mode} search over ${response.searched.sessions} sessions`;
+  const scope = `${response.mode} search over ${countOf(response.searched.sessions, "session")}`;
   const lines =
     response.results.length === 0
       ? [`No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`]
@@ -176,7 +176,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
 }
 
 function sessionLine(session: SessionSummary, rank: number): string {
-  return `${rank}. ${session.sessionId} ${localDate(session.endedAt)} ${session.project || "?"} ${session.turns} turns${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
+  return `${rank}. ${session.sessionId} ${localDate(session.endedAt)} ${session.project || "?"} ${countOf(session.turns, "turn")}${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
 }
 
 /** The `list_sessions` tool's answer. */

@@ -6,7 +6,7 @@
  */
 import type { ForgetReport } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
-import { localDate, isoTime, oneLine } from "./format.ts";
+import { countOf, localDate, isoTime, oneLine } from "./format.ts";
 
 /** `recall forget --json`. */
 export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
@@ -37,10 +37,10 @@ export function renderForgetText(report: ForgetReport, options: { dryRun?: boole
   const n = report.sessions.length;
   if (options.dryRun) {
     const rows = report.sessions.map(sessionLine);
-    return `${[`Would forget ${n} session${n === 1 ? "" : "s"} (${report.turns} turns); nothing was changed:`, ...rows].join("\n")}\n`;
+    return `${[`Would forget ${n} session${n === 1 ? "" : "s"} (${countOf(report.turns, "turn")}); nothing was changed:`, ...rows].join("\n")}\n`;
   }
   const lines = [
-    `Forgot ${n} session${n === 1 ? "" : "s"}: ${report.turns} turns, ${report.documents} documents, ${report.chunks} chunks and ${report.vectorRows} vector rows removed from the index.`,
+    `Forgot ${n} session${n === 1 ? "" : "s"}: ${countOf(report.turns, "turn")}, ${countOf(report.documents, "document")}, ${countOf(report.chunks, "chunk")} and ${countOf(report.vectorRows, "vector row")} removed from the index.`,
     ...report.sessions.map(sessionLine),
     "The next `recall index` will not add them again. To let it: recall forget --undo <session>",
   ];

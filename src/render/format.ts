@@ -79,6 +79,11 @@ export function oneLine(text: string, maxChars: number): string {
   return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
 }
 
+/** `1 turn`, `2 turns`, `0 sessions`: a count and its noun, singular for exactly one. */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /** Bytes → `12.3 MB` (decimal units). */
 export function formatBytes(bytes: number): string {
   const units = ["B", "kB", "MB", "GB", "TB"];

@@ -8,13 +8,14 @@
  * (why the model could not be opened, or null).
  */
 import type { EmbeddingSummary, IndexSummary } from "../index/index.ts";
+import { countOf } from "./format.ts";
 
 /** One summary line (without newline). */
 export function renderIndexSummaryText(summary: IndexSummary): string {
   const parts = [
     `indexed: ${summary.added} added, ${summary.updated} updated, ${summary.unchanged} unchanged`,
-    `${summary.turns} turns`,
-    `${summary.skippedLines} skipped lines${summary.firstSkipped ? ` (first: ${summary.firstSkipped})` : ""}`,
+    countOf(summary.turns, "turn"),
+    `${countOf(summary.skippedLines, "skipped line")}${summary.firstSkipped ? ` (first: ${summary.firstSkipped})` : ""}`,
   ];
   if (summary.deleted > 0) parts.push(`${summary.deleted} source${summary.deleted === 1 ? "" : "s"} deleted (kept in the archive)`);
   if (summary.restored > 0) parts.push(`${summary.restored} back from deleted`);

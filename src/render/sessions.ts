@@ -9,7 +9,7 @@
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { formatBytes, localDate, localMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
+import { countOf, formatBytes, localDate, localMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
 
 /** `recall sessions --json`; `emptyHidden` sessions without turns matched and were left out. */
 export function renderSessionsJson(sessions: SessionSummary[], emptyHidden = 0): string {
@@ -33,11 +33,6 @@ export function renderSessionsJson(sessions: SessionSummary[], emptyHidden = 0):
     })),
     empty_sessions_hidden: emptyHidden,
   });
-}
-
-/** `1 turn`, `2 turns`, `0 sessions`: a count and its noun, singular for exactly one. */
-export function countOf(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /** Pads `text` with spaces to `width` terminal columns (CJK and emoji take two; Bun.stringWidth). */
@@ -114,7 +109,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
   const lines = [
     `index: ${extras.recallHome}${extras.usingExamples ? " (example history)" : ""}`,
     `sessions: ${status.sessions} (${status.subagentSessions} sub-agent, ${status.deletedSessions} source deleted and kept only here, ${status.promptOnlySessions} prompts only), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
-    ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${status.forgottenSessions} session(s) (\`recall forget --undo\` lets the next index add them again)`] : []),
+    ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${countOf(status.forgottenSessions, "session")} (\`recall forget --undo\` lets the next index add them again)`] : []),
     `last indexed: ${status.lastIndexedAt ? localMinute(status.lastIndexedAt) : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
     `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed, ${status.rejectedChunks} rejected, ${status.skippedChunks} with nothing to embed${

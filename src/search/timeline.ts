@@ -67,7 +67,7 @@ export function resolveTimelineAnchor(db: Database, text: string, now = Date.now
   if (!match) throw new UsageError(`cannot read the anchor "${text}"`, "give <session>:<turn> (e.g. 2c5941bd:7) or a time (2026-03-01T10:00, 3d)");
   const session = findSession(db, match[1]!);
   const turn = match[2] === undefined ? 1 : Number(match[2]);
-  if (turn < 1 || turn > Math.max(session.turns, 1)) throw new UsageError(`session ${session.sessionId} has ${session.turns} turns; turn ${turn} does not exist`);
+  if (turn < 1 || turn > Math.max(session.turns, 1)) throw new UsageError(`session ${session.sessionId} has ${session.turns === 1 ? "1 turn" : `${session.turns} turns`}; turn ${turn} does not exist`);
   const row = db.query<{ timestamp: number }, [number, number]>("SELECT timestamp FROM turns WHERE session_rowid = ? AND number = ?").get(session.rowid, turn);
   return { at: row && row.timestamp > 0 ? row.timestamp : session.startedAt, session, turn };
 }
