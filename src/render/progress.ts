@@ -3,7 +3,7 @@
  * reading stdout/stderr never sees bar frames). Returns hooks for the indexer.
  */
 import type { SingleBar } from "cli-progress";
-import { isTerminal } from "./terminal.ts";
+import { isTerminal, setLiveLine } from "./terminal.ts";
 
 /** A progress display; `stop()` clears the bar. */
 export interface ProgressDisplay {
@@ -13,7 +13,8 @@ export interface ProgressDisplay {
 
 /**
  * Create a progress display for an index run (no-op when stderr is not a TTY). cli-progress is
- * imported only here, on a TTY, so searches from agents and pipes never pay for loading it.
+ * imported only here, on a TTY, so searches from agents and pipes never pay for loading it. While a bar is
+ * drawn, terminal.ts `writeErr` writes notices above it (the bar is registered as the live line).
  */
 export async function createIndexProgress(): Promise<ProgressDisplay> {
   if (!isTerminal(2)) return { onProgress() {}, stop() {} };
@@ -24,14 +25,19 @@ export async function createIndexProgress(): Promise<ProgressDisplay> {
   return {
     onProgress({ source, done, total }) {
       if (current !== source) {
+        setLiveLine(undefined);
         bar?.stop();
         current = source;
-        bar = new SingleBar({ stream, format: `${source === "embeddings" ? "embedding  " : `indexing ${source.padEnd(11)}`} [{bar}] {value}/{total} ${source === "embeddings" ? "chunks" : "sessions"}`, clearOnComplete: true, hideCursor: true });
-        bar.start(total, 0);
+        // forceRedraw: a redraw after a notice must draw even when the bar's text did not change.
+        const next = new SingleBar({ stream, format: `${source === "embeddings" ? "embedding  " : `indexing ${source.padEnd(11)}`} [{bar}] {value}/{total} ${source === "embeddings" ? "chunks" : "sessions"}`, clearOnComplete: true, hideCursor: true, forceRedraw: true });
+        bar = next;
+        next.start(total, 0);
+        setLiveLine({ redraw: () => next.render() });
       }
       bar?.update(done);
     },
     stop() {
+      setLiveLine(undefined);
       bar?.stop();
     },
   };

@@ -48,10 +48,33 @@ export function writeOut(text: string): void {
   writeAll(1, text);
 }
 
-/** Write to stderr (progress, warnings, hints). A closed stderr is ignored. */
+/** A live progress line on stderr (progress.ts), which other stderr output must not be written over. */
+export interface LiveLine {
+  /** draws the line again, after other text was written */
+  redraw(): void;
+}
+
+let liveLine: LiveLine | undefined;
+
+/** Registers (or with undefined, forgets) the progress line that {@link writeErr} keeps below what it writes. */
+export function setLiveLine(line: LiveLine | undefined): void {
+  liveLine = line;
+}
+
+/**
+ * Write to stderr (progress, warnings, hints). A closed stderr is ignored. While a progress bar is drawn, the
+ * bar's line is cleared first (`\r` + ANSI "erase line", ESC[2K), the cursor position under the text is saved
+ * again (DEC ESC 7: cli-progress saves it when a bar starts and restores it to clear the bar when it stops, which
+ * would otherwise erase the text) and the bar is redrawn there, so a notice never lands in a bar frame nor is wiped.
+ */
 export function writeErr(text: string): void {
   try {
-    writeAll(2, text);
+    if (liveLine) {
+      writeAll(2, `\r\u001b[2K${text}\u001b7`);
+      liveLine.redraw();
+    } else {
+      writeAll(2, text);
+    }
   } catch {
     // nobody is listening: nothing useful to do
   }
