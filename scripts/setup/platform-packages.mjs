@@ -11,7 +11,13 @@
  * registry and cache (a company mirror is enough), sha512 checked against the lock, extracted atomically,
  * and the runtime linked to `node_modules/bun/bin/bun.exe` where Bun's npm shim expects it.
  *
- * Exit 1 with one line naming the package when it cannot be fetched or does not match the lock.
+ * On a Mac the node-llama-cpp package is the Metal build (Apple silicon), so a source install embeds on the GPU
+ * like the release binary. On Linux x64 the GPU builds are opt-in: `RECALL_GPU=cuda npm ci --omit=optional` adds
+ * `@node-llama-cpp/linux-x64-cuda` + `-cuda-ext` (≈ 540 MB), `RECALL_GPU=vulkan` adds `linux-x64-vulkan`, from the
+ * same lock; node-llama-cpp picks them when it finds the GPU (src/embed/hardware.ts).
+ *
+ * Exit 1 with one line naming the package when it cannot be fetched or does not match the lock, or naming the
+ * accepted values when RECALL_GPU is not one of them.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -39,6 +45,29 @@ export const hostPackages = {
 export function packagesForHost(platform, arch, isMusl) {
   if (isMusl) return undefined;
   return hostPackages[`${platform}-${arch}`];
+}
+
+/** node-llama-cpp's GPU builds per host and RECALL_GPU value (its compileLLamaCpp.js module table, 3.21.1). */
+export const gpuPackages = {
+  "linux-x64": { cuda: ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext"], vulkan: ["@node-llama-cpp/linux-x64-vulkan"] },
+};
+
+/**
+ * The GPU packages RECALL_GPU asks for on a host: [] when unset, empty or "none" (the default: CPU build only; a Mac
+ * already gets Metal from {@link packagesForHost}).
+ * @param platform `process.platform`; @param arch `process.arch`; @param gpu the value of RECALL_GPU
+ * @throws Error naming the accepted values when `gpu` is not one of them on this host
+ */
+export function gpuPackagesForHost(platform, arch, gpu) {
+  const wanted = (gpu ?? "").trim().toLowerCase();
+  if (wanted === "" || wanted === "none") return [];
+  const choices = gpuPackages[`${platform}-${arch}`] ?? {};
+  const packages = choices[wanted];
+  if (!packages) {
+    const accepted = ["none", ...Object.keys(choices)].join(", ");
+    throw new Error(`RECALL_GPU=${gpu} is not available on ${platform}-${arch}; accepted: ${accepted}${platform === "darwin" ? " (Metal is installed on Apple silicon without asking)" : ""}`);
+  }
+  return packages;
 }
 
 /**
@@ -143,11 +172,13 @@ function main() {
     console.error(`recall set-up: no Bun/llama.cpp build for ${process.platform}-${process.arch}${isMuslLinux() ? " (musl)" : ""}; supported: ${Object.keys(hostPackages).join(", ")} (glibc)`);
     process.exit(1);
   }
+  const gpu = gpuPackagesForHost(process.platform, process.arch, process.env.RECALL_GPU); // a bad value fails before any download
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8"));
   const runtime = installLockedPackage(repo, lock, packages.bun);
   const bun = linkBunRuntime(repo, runtime);
   run(bun, ["--version"]);
   installLockedPackage(repo, lock, packages.llama);
+  for (const name of gpu) installLockedPackage(repo, lock, name);
   // npm leaves no trace of packages it did not install; drop temp folders of an interrupted earlier run.
   for (const scope of ["@oven", "@node-llama-cpp"]) {
     const dir = join(repo, "node_modules", scope);

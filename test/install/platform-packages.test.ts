@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // @ts-expect-error plain ESM for Node (it runs at install time, before Bun exists); no type declarations
-import { installLockedPackage, matchesIntegrity, packagesForHost } from "../../scripts/setup/platform-packages.mjs";
+import { gpuPackagesForHost, installLockedPackage, matchesIntegrity, packagesForHost } from "../../scripts/setup/platform-packages.mjs";
 
 /**
  * Issue 8: the root postinstall puts the host's Bun runtime and node-llama-cpp prebuilt in place from the lock
@@ -58,6 +58,22 @@ describe("platform packages from the lock file (issue 8)", () => {
     expect(packagesForHost("darwin", "arm64", false)).toEqual({ bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal" });
     expect(packagesForHost("linux", "x64", true)).toBeUndefined();
     expect(packagesForHost("win32", "x64", false)).toBeUndefined();
+  });
+
+  test("a Mac gets node-llama-cpp's Metal build; Linux GPU builds only when RECALL_GPU asks, each locked and known to node-llama-cpp (issue 15)", () => {
+    expect(gpuPackagesForHost("linux", "x64", undefined)).toEqual([]);
+    expect(gpuPackagesForHost("linux", "x64", "none")).toEqual([]);
+    expect(gpuPackagesForHost("linux", "x64", "CUDA")).toEqual(["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext"]);
+    expect(gpuPackagesForHost("linux", "x64", "vulkan")).toEqual(["@node-llama-cpp/linux-x64-vulkan"]);
+    expect(() => gpuPackagesForHost("linux", "x64", "rocm")).toThrow("RECALL_GPU=rocm is not available on linux-x64; accepted: none, cuda, vulkan");
+    expect(() => gpuPackagesForHost("darwin", "arm64", "cuda")).toThrow("Metal is installed on Apple silicon without asking");
+    const lock = JSON.parse(readFileSync(join(import.meta.dir, "../../package-lock.json"), "utf8"));
+    // node-llama-cpp loads its prebuilt binaries by these module names (bindings/utils/compileLLamaCpp.js).
+    const loader = readFileSync(join(import.meta.dir, "../../node_modules/node-llama-cpp/dist/bindings/utils/compileLLamaCpp.js"), "utf8");
+    for (const pkg of [...gpuPackagesForHost("linux", "x64", "cuda"), ...gpuPackagesForHost("linux", "x64", "vulkan"), packagesForHost("darwin", "arm64", false).llama, packagesForHost("darwin", "x64", false).llama]) {
+      expect(lock.packages[`node_modules/${pkg}`]?.integrity).toMatch(/^sha512-/);
+      expect(loader).toContain(`import("${pkg}")`);
+    }
   });
 
   test("every package the host table names is locked with an integrity", () => {
