@@ -7,9 +7,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { runDoctor, renderDoctorJson, renderDoctorText, readCleanupPeriodDays, type CheckResult } from "../../src/doctor/index.ts";
+import { checkFolders, runDoctor, renderDoctorJson, renderDoctorText, readCleanupPeriodDays, type CheckResult } from "../../src/doctor/index.ts";
 import { openEmbedder } from "../../src/embed/index.ts";
 import { runIndex } from "../../src/index/index.ts";
+import { pathsUnder, resolveRecallPaths } from "../../src/index/home.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -159,4 +160,31 @@ describe("the Claude Code cleanup-period warning", () => {
     const after = byId(await runDoctor({ recallHome, roots: homeRoots, env: offlineEnv, home }));
     expect(after.cleanup?.status).toBe("ok");
   }, 60_000);
+});
+
+describe("doctor's folders check (issue 15)", () => {
+  const base = mkdtempSync(join(tmpdir(), "recall-doctor-folders-"));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  test("a .env others can read WARNs with chmod 600; once it is 0600 the folders are OK", () => {
+    const paths = resolveRecallPaths({ HOME: base, XDG_CONFIG_HOME: join(base, "config"), XDG_DATA_HOME: join(base, "data"), XDG_CACHE_HOME: join(base, "cache") });
+    for (const dir of [paths.data, paths.config, paths.cache]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const dotEnv = join(paths.config, ".env");
+    writeFileSync(dotEnv, "EMBEDDINGS_API_KEY=sk-test\n", { mode: 0o644 });
+    Bun.spawnSync(["chmod", "644", dotEnv]);
+    const open = checkFolders(paths);
+    expect(open.status).toBe("warn");
+    expect(open.message).toContain(`${dotEnv} is readable by other users (mode 644)`);
+    expect(open.fix).toBe(`chmod 600 ${dotEnv}`);
+    Bun.spawnSync(["chmod", "600", dotEnv]);
+    expect(checkFolders(paths).status).toBe("ok");
+  });
+
+  test("a file where the folder should be is a FAIL in words, not an ENOTDIR crash", () => {
+    const file = join(base, "a-file");
+    writeFileSync(file, "x");
+    const result = checkFolders(pathsUnder(join(file, "recall")));
+    expect(result.status).toBe("fail");
+    expect(result.message).toBe(`cannot use ${join(file, "recall")} as recall's folder: a file is in the way on its path (${file})`);
+  });
 });
