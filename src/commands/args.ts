@@ -14,6 +14,6 @@ export const modelArg = {
   model: option({
     long: "model",
     type: optional(string),
-    description: "Embedding model: a preset name (qwen3-embedding-0.6b default, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2) or a path to a .gguf file (env RECALL_MODEL)",
+    description: "Embedding model: a preset name (qwen3-embedding-0.6b, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2; the default depends on the GPU: `recall model list`) or a path to a .gguf file (env RECALL_MODEL)",
   }),
 };
