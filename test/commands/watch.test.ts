@@ -76,7 +76,7 @@ describe("recall watch (issue 10)", () => {
     expect(watch.stderr()).toContain(`watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear)`);
     append("why is the oryx build cache cold");
     expect(await waitUntilSearchable(workspace, "oryx build cache", "oryx build cache", 8000)).toBeLessThan(5000);
-    await waitFor(() => /indexed: 0 added, 1 updated, \d+ unchanged; 1 turns/.test(watch.stderr()), 2000, 20);
+    await waitFor(() => /indexed: 0 added, 1 updated, \d+ unchanged; 1 turn;/.test(watch.stderr()), 2000, 20);
     expect(childPids(watch.child.pid)).toEqual([]); // the parse worker is a thread; nothing is spawned
     const stopped = performance.now();
     watch.child.kill("SIGINT");
