@@ -5,12 +5,14 @@
 #   curl -fsSL https://github.com/recall-cli/recall/releases/latest/download/install.sh | sh
 #
 # Environment:
-#   RECALL_INSTALL_DIR        where to put the binary (default ~/.local/bin)
-#   RECALL_DOWNLOAD_BASE_URL  where recall-<os>-<arch>.tar.gz and its .sha256 are
-#                             (default https://github.com/recall-cli/recall/releases/latest/download)
+#   RECALL_INSTALL_DIR   where to put the binary (default ~/.local/bin)
+#   RECALL_RELEASE_URL   the release folder holding recall-<os>-<arch>.tar.gz and its .sha256 (default
+#                        https://github.com/recall-cli/recall/releases/latest/download; a mirror, or a tag's
+#                        folder .../releases/download/v0.1.0 to pin a version). `bun run build` reads it too.
 set -eu
 
-base_url="${RECALL_DOWNLOAD_BASE_URL:-https://github.com/recall-cli/recall/releases/latest/download}"
+base_url="${RECALL_RELEASE_URL:-${RECALL_DOWNLOAD_BASE_URL:-https://github.com/recall-cli/recall/releases/latest/download}}"
+base_url="${base_url%/}"
 install_dir="${RECALL_INSTALL_DIR:-$HOME/.local/bin}"
 
 fail() {

@@ -2,11 +2,15 @@
  * `bun run build`: compiles recall into one executable per target, with its native parts inside
  * (runtime-notes §2, §3, §8), plus release archives, checksums and the Homebrew formula.
  *
- *   bun scripts/build.ts                      host target (linux-x64 here): dist/recall, dist/recall-linux-x64.tar.gz(.sha256), dist/recall.rb
+ *   bun scripts/build.ts                      host target (linux-x64 here): dist/recall, dist/recall-linux-x64.tar.gz(.sha256)
  *   bun scripts/build.ts --target darwin-arm64 --target linux-arm64     cross-compile (fetches packages with npm pack)
- *   bun scripts/build.ts --target all
+ *   bun scripts/build.ts --target all         every platform, and the Homebrew tap dist/homebrew-recall/Formula/recall.rb
+ *   bun scripts/build.ts --formula-only       the tap from the .sha256 files already in --out (archives built on several machines)
  *   options: --out DIR (default dist/), --no-archive, --base-url URL (release download URL for the formula;
- *            default $RECALL_RELEASE_BASE_URL or the GitHub release URL)
+ *            default $RECALL_RELEASE_URL, else the GitHub release of v<version>)
+ * The formula is written only when the out folder holds every platform's checksum; otherwise the build says which
+ * archives are missing and writes none (a generated file never carries a placeholder). Archives are reproducible
+ * (scripts/build/release.ts): the same binary gives the same sha256.
  *
  * Per target, build/<target>/embed/ holds what the binary embeds with --asset: node-llama-cpp/ (pre-bundled,
  * with llama/*.json and bins/<platform>/), examples/, skill/ and recall-embedded.json (sizes + sha256). The
@@ -23,10 +27,10 @@
  * for `--help`, which took 13.6 ms against 5.9 ms for a compiled hello-world; with it 5.1 ms (p50 of 30, 2-vCPU
  * Xeon, 2026-11-23), and a keyword search loads no chunk of the embedding side.
  */
-import { cpSync, existsSync, linkSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, linkSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { writeManifest } from "./build/manifest.ts";
-import { archiveName, writeArchive, writeFormula } from "./build/release.ts";
+import { archiveName, releaseTime, releaseUrl, writeArchive, writeFormula } from "./build/release.ts";
 import { fetchPackage, layOutRuntime, readPackageVersion, run } from "./build/runtime.ts";
 import { hostTargetId, resolveTargets, type BuildTarget } from "./build/targets.ts";
 
@@ -37,6 +41,7 @@ interface BuildOptions {
   targets: BuildTarget[];
   outDir: string;
   archive: boolean;
+  formulaOnly: boolean;
   baseUrl: string;
 }
 
@@ -44,18 +49,19 @@ function parseArgs(argv: string[]): BuildOptions {
   const ids: string[] = [];
   let outDir = join(repo, "dist");
   let archive = true;
-  const version = readPackageVersion(repo);
-  let baseUrl = process.env.RECALL_RELEASE_BASE_URL ?? `https://github.com/recall-cli/recall/releases/download/v${version}`;
+  let formulaOnly = false;
+  let baseUrl = releaseUrl(process.env, readPackageVersion(repo));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--target") ids.push(argv[++i] ?? "");
     else if (arg.startsWith("--target=")) ids.push(arg.slice("--target=".length));
     else if (arg === "--out") outDir = resolve(argv[++i] ?? "dist");
     else if (arg === "--no-archive") archive = false;
+    else if (arg === "--formula-only") formulaOnly = true;
     else if (arg === "--base-url") baseUrl = argv[++i] ?? baseUrl;
     else throw new Error(`unknown option ${arg}`);
   }
-  return { targets: resolveTargets(ids), outDir, archive, baseUrl };
+  return { targets: formulaOnly ? [] : resolveTargets(ids), outDir, archive, formulaOnly, baseUrl };
 }
 
 /** Fills build/<target>/embed/ with the groups and the manifest. */
@@ -104,8 +110,9 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
 }
 
 /** Builds every requested target; prints one line per artefact on stderr. */
-export function build(options: BuildOptions): void {
+export async function build(options: BuildOptions): Promise<void> {
   const version = readPackageVersion(repo);
+  const mtime = releaseTime(repo);
   mkdirSync(options.outDir, { recursive: true });
   for (const target of options.targets) {
     const started = performance.now();
@@ -118,20 +125,22 @@ export function build(options: BuildOptions): void {
       linkSync(binary, hostCopy);
     }
     if (options.archive) {
-      const archive = writeArchive(join(options.outDir, `recall-${target.id}`), options.outDir, target);
+      copyFileSync(join(repo, "install.sh"), join(options.outDir, "install.sh")); // a release asset: curl …/install.sh | sh
+      const archive = await writeArchive(join(options.outDir, `recall-${target.id}`), options.outDir, target, mtime);
       process.stderr.write(`build: ${archive.path} sha256 ${archive.sha256}\n`);
     }
   }
-  if (options.archive && existsSync(join(repo, "packaging", "homebrew", "recall.rb"))) {
+  if (options.archive || options.formulaOnly) {
     const formula = writeFormula(repo, options.outDir, version, options.baseUrl);
-    const note = formula.missing.length > 0 ? ` (no archive yet for ${formula.missing.join(", ")}: placeholders kept)` : "";
-    process.stderr.write(`build: ${formula.path}${note}\n`);
+    if ("path" in formula) process.stderr.write(`build: ${formula.path} (Homebrew tap, downloads from ${options.baseUrl})\n`);
+    else process.stderr.write(`build: no Homebrew formula: no archive in ${options.outDir} for ${formula.missing.join(", ")} (build them with --target, or collect their .tar.gz.sha256 there and run --formula-only)\n`);
+    if (options.formulaOnly && !("path" in formula)) throw new Error("the formula needs every platform's archive checksum");
   }
 }
 
 if (import.meta.main) {
   try {
-    build(parseArgs(process.argv.slice(2)));
+    await build(parseArgs(process.argv.slice(2)));
   } catch (error) {
     process.stderr.write(`build: ${(error as Error).message}\n`);
     process.exit(1);

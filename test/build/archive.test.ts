@@ -1,14 +1,14 @@
 /**
  * Release files of the host build (build/test-dist/): the archive holds exactly one executable `recall`, its
  * .sha256 matches, the embedded runtime layout has node-llama-cpp's JS, data files and this platform's native
- * libraries with correct checksums, and the Homebrew formula carries the real checksum.
+ * libraries with correct checksums, the archive is reproducible, and a host-only build writes no formula.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { EmbeddedManifest } from "../../src/binary/embedded-files.ts";
-import { fillFormula, hashFile } from "../../scripts/build/release.ts";
+import { fillFormula, formulaTargets, hashFile, releaseTime, writeArchive } from "../../scripts/build/release.ts";
 import { buildBinaryOnce, canBuildBinary, hostTarget, type BuiltBinary } from "./build-once.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-archive-"));
@@ -59,21 +59,54 @@ describe.skipIf(!canBuildBinary)("the release archive and embedded layout (build
     expect(bundle).toContain("if (false) console.warn(");
   }, 60_000);
 
-  test("the Homebrew formula in the output folder has the version and the archive's real checksum", () => {
-    const formula = readFileSync(built.formula, "utf8");
-    const version = (JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8")) as { version: string }).version;
-    expect(formula).toContain(`version "${version}"`);
-    expect(formula).toContain(`sha256 "${hashFile(built.archive)}"`);
-    expect(formula).toContain(`/recall-${hostTarget}.tar.gz"`);
-    expect(formula).not.toContain(`@@SHA256_${hostTarget.toUpperCase().replace("-", "_")}@@`);
+  test("the archive is reproducible: packing the same binary again gives the same sha256 (issue 15)", async () => {
+    const again = join(work, "again");
+    mkdirSync(again, { recursive: true });
+    const { sha256 } = await writeArchive(join(built.binary, ".."), again, hostTarget, releaseTime(join(import.meta.dir, "..", "..")));
+    expect(sha256).toBe(hashFile(built.archive));
+  }, 60_000);
+
+  test("install.sh, pointed at the build folder through RECALL_RELEASE_URL, installs this archive and the binary runs", async () => {
+    const dist = join(built.archive, "..");
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => {
+      const name = new URL(request.url).pathname.slice(1);
+      return /^[\w.-]+$/.test(name) && existsSync(join(dist, name)) ? new Response(Bun.file(join(dist, name))) : new Response("no", { status: 404 });
+    } });
+    try {
+      const installDir = join(work, "installed");
+      const child = Bun.spawn(["sh", join(dist, "install.sh")], { env: { PATH: "/usr/bin:/bin", HOME: work, RECALL_INSTALL_DIR: installDir, RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}` }, stdout: "pipe", stderr: "pipe" });
+      expect(await child.exited).toBe(0);
+      const version = (JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+      expect(Bun.spawnSync([join(installDir, "recall"), "--version"]).stdout.toString().trim()).toBe(version);
+      expect(hashFile(join(installDir, "recall"))).toBe(hashFile(built.binary));
+    } finally {
+      server.stop(true);
+    }
+  }, 60_000);
+
+  test("a host-only build writes no Homebrew formula (it would lack the other platforms' checksums)", () => {
+    expect(existsSync(join(built.archive, "..", "homebrew-recall"))).toBe(false);
   });
 });
 
 describe("filling the Homebrew formula template", () => {
-  test("fills version, base URL and the checksums it has, and names the targets still missing", () => {
-    const template = 'version "@@VERSION@@"\nurl "@@BASE_URL@@/recall-linux-x64.tar.gz"\nsha256 "@@SHA256_LINUX_X64@@"\nsha256 "@@SHA256_DARWIN_ARM64@@"\n';
-    const { text, missing } = fillFormula(template, "1.2.3", "https://example.test/v1.2.3", { "linux-x64": "ab".repeat(32) });
-    expect(text).toBe(`version "1.2.3"\nurl "https://example.test/v1.2.3/recall-linux-x64.tar.gz"\nsha256 "${"ab".repeat(32)}"\nsha256 "@@SHA256_DARWIN_ARM64@@"\n`);
-    expect(missing).toEqual(["darwin-arm64", "darwin-x64", "linux-arm64"]);
+  const template = 'version "@@VERSION@@"\nurl "@@BASE_URL@@/recall-linux-x64.tar.gz"\nsha256 "@@SHA256_LINUX_X64@@"\nsha256 "@@SHA256_DARWIN_ARM64@@"\n@@SHA256_DARWIN_X64@@ @@SHA256_LINUX_ARM64@@\n';
+  const all = Object.fromEntries(formulaTargets.map((id, i) => [id, String(i).repeat(64)]));
+
+  test("fills version, base URL and every platform's checksum", () => {
+    const text = fillFormula(template, "1.2.3", "https://example.test/v1.2.3", all);
+    expect(text).toBe(`version "1.2.3"\nurl "https://example.test/v1.2.3/recall-linux-x64.tar.gz"\nsha256 "${"3".repeat(64)}"\nsha256 "${"0".repeat(64)}"\n${"1".repeat(64)} ${"2".repeat(64)}\n`);
+  });
+
+  test("refuses to write a formula with a checksum missing or a placeholder it does not know", () => {
+    const { "darwin-x64": _, ...withoutOne } = all;
+    expect(() => fillFormula(template, "1.2.3", "https://example.test", withoutOne)).toThrow("no archive checksum for darwin-x64");
+    expect(() => fillFormula(`${template}@@LICENSE@@\n`, "1.2.3", "https://example.test", all)).toThrow("placeholder the build does not fill: @@LICENSE@@");
+  });
+
+  test("the template in packaging/homebrew/Formula is filled completely: a tap layout without any placeholder left", () => {
+    const text = fillFormula(readFileSync(join(import.meta.dir, "..", "..", "packaging", "homebrew", "Formula", "recall.rb"), "utf8"), "1.2.3", "https://example.test/v1.2.3", all);
+    expect(text).not.toContain("@@");
+    expect(text).toContain('url "https://example.test/v1.2.3/recall-darwin-arm64.tar.gz"');
   });
 });

@@ -25,7 +25,6 @@ export interface BuiltBinary {
   binary: string;
   archive: string;
   checksumFile: string;
-  formula: string;
   embedDir: string;
 }
 
@@ -40,7 +39,6 @@ function outputsOf(): BuiltBinary {
     binary: join(testDistDir, "recall"),
     archive: join(testDistDir, `recall-${hostTarget}.tar.gz`),
     checksumFile: join(testDistDir, `recall-${hostTarget}.tar.gz.sha256`),
-    formula: join(testDistDir, "recall.rb"),
     embedDir: join(repo, "build", hostTarget, "embed"),
   };
 }

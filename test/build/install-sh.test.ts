@@ -44,7 +44,7 @@ afterAll(() => {
 /** Runs install.sh asynchronously (a spawnSync would block this process's server and hang curl). */
 async function runInstall(installDir: string, path = "/usr/bin:/bin") {
   const child = Bun.spawn(["sh", join(repo, "install.sh")], {
-    env: { PATH: path, HOME: join(work, "home"), RECALL_INSTALL_DIR: installDir, RECALL_DOWNLOAD_BASE_URL: `http://127.0.0.1:${server.port}/releases/v9` },
+    env: { PATH: path, HOME: join(work, "home"), RECALL_INSTALL_DIR: installDir, RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}/releases/v9` },
     stdout: "pipe",
     stderr: "pipe",
   });

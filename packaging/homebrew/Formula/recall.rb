@@ -1,5 +1,8 @@
-# Homebrew formula for recall (template). `bun run build` writes dist/recall.rb with the version, the release
-# URL and the sha256 of every archive it built; placeholders of archives not built in that run stay as they are.
+# Homebrew formula for recall (template; this folder is laid out as a tap). `bun run build --target all` (or
+# `--formula-only` over archives collected from several machines) writes dist/homebrew-recall/Formula/recall.rb with
+# the version, the release URL ($RECALL_RELEASE_URL or the GitHub release) and every platform's sha256, and writes
+# nothing while one is missing. Publish dist/homebrew-recall as github.com/recall-cli/homebrew-recall, then:
+#   brew tap recall-cli/recall && brew install recall-cli/recall/recall
 class Recall < Formula
   desc "Search your AI coding sessions (Claude Code, OpenCode) by meaning and by keyword"
   homepage "https://github.com/recall-cli/recall"
