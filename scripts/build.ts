@@ -12,6 +12,9 @@
  * archives are missing and writes none (a generated file never carries a placeholder). Archives are reproducible
  * (scripts/build/release.ts): the same binary gives the same sha256.
  *
+ * darwin binaries leave the build with a code signature that matches them (darwin-x64 is signed ad hoc afresh:
+ * scripts/build/macho-signature.ts).
+ *
  * Per target, build/<target>/embed/ holds what the binary embeds with --asset: node-llama-cpp/ (pre-bundled,
  * with llama/*.json and bins/<platform>/), examples/, skill/ and recall-embedded.json (sizes + sha256). The
  * usearch and simsimd addons are embedded by src/native's static relative requires; `--define
@@ -27,8 +30,9 @@
  * for `--help`, which took 13.6 ms against 5.9 ms for a compiled hello-world; with it 5.1 ms (p50 of 30, 2-vCPU
  * Xeon, 2026-11-23), and a keyword search loads no chunk of the embedding side.
  */
-import { copyFileSync, cpSync, linkSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, linkSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { checkSignature, signAdhoc } from "./build/macho-signature.ts";
 import { writeManifest } from "./build/manifest.ts";
 import { archiveName, releaseTime, releaseUrl, writeArchive, writeFormula } from "./build/release.ts";
 import { fetchPackage, layOutRuntime, readPackageVersion, run } from "./build/runtime.ts";
@@ -106,7 +110,21 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
     command.push(`--target=${target.bunTarget}`, "--compile-executable-path", join(runtime, "bin", "bun"));
   }
   run(command, { cwd: embedDir });
+  if (target.os === "darwin") ensureValidSignature(outfile);
   return outfile;
+}
+
+/**
+ * A darwin binary must carry a code signature that matches it, or macOS kills it at launch. Bun re-signs its
+ * darwin-arm64 output ad hoc but leaves darwin-x64 with Oven's original signature, which no longer matches once
+ * the __BUN segment is in (scripts/build/macho-signature.ts); such a binary is signed ad hoc afresh here.
+ * @throws Error when the signature is still invalid
+ */
+function ensureValidSignature(binary: string): void {
+  const report = checkSignature(readFileSync(binary));
+  if (report.valid) return;
+  const signed = signAdhoc(binary);
+  process.stderr.write(`build: ${binary}: the signature did not match (${report.mismatchedPages.length} of ${report.codeSlots} pages, covering ${report.codeLimit} of ${report.signatureOffset} bytes${report.hardenedRuntime ? ", hardened runtime" : ""}); signed ad hoc: ${signed.codeSlots} pages\n`);
 }
 
 /** Builds every requested target; prints one line per artefact on stderr. */

@@ -63,3 +63,30 @@ export function buildBinaryOnce(): Promise<BuiltBinary> {
   })();
   return building;
 }
+
+/** Where the darwin cross-builds of the test run go (git-ignored). */
+export const darwinTestDistDir = join(repo, "build", "test-dist-darwin");
+
+let buildingDarwin: Promise<Record<"darwin-arm64" | "darwin-x64", string> | { skipped: string }> | undefined;
+
+/**
+ * Cross-compiles darwin-arm64 and darwin-x64 once per test run (reused while newer than every input), with
+ * `--no-archive`. The Bun runtimes and node-llama-cpp prebuilts for macOS are fetched with `npm pack` through the
+ * configured registry into build/cache/npm the first time.
+ * @returns the two binaries, or why they could not be built here (npm cannot fetch the packages)
+ */
+export function buildDarwinOnce(): Promise<Record<"darwin-arm64" | "darwin-x64", string> | { skipped: string }> {
+  buildingDarwin ??= (async () => {
+    const binaries = { "darwin-arm64": join(darwinTestDistDir, "recall-darwin-arm64", "recall"), "darwin-x64": join(darwinTestDistDir, "recall-darwin-x64", "recall") };
+    const inputs = ["src", "skill", "examples", "scripts/build", "scripts/build.ts", "package.json"].map((name) => newestMtimeMs(join(repo, name)));
+    if (Object.values(binaries).every((path) => existsSync(path) && statSync(path).mtimeMs > Math.max(...inputs))) return binaries;
+    const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--target", "darwin-arm64", "--target", "darwin-x64", "--no-archive", "--out", darwinTestDistDir], { cwd: repo, stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    if (code !== 0) {
+      if (/npm pack/.test(stderr)) return { skipped: `cannot fetch the macOS packages with npm pack: ${stderr.trim().split("\n").slice(-1)[0]}` };
+      throw new Error(`darwin build failed (exit ${code}):\n${stderr}`);
+    }
+    return binaries;
+  })();
+  return buildingDarwin;
+}
