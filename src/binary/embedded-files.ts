@@ -49,8 +49,11 @@ export const embeddedRoot = "/$bunfs/root";
 /** File name of the manifest among the embedded assets. */
 export const manifestFileName = "recall-embedded.json";
 
-/** Name of the marker file written last into a complete extraction. */
-const completeMarker = ".complete";
+/**
+ * Name of the marker file written last into a complete extraction. It is the extractor's own bookkeeping: a copy
+ * of an extracted group (the installed skill) leaves it out.
+ */
+export const completeMarker = ".complete";
 
 /** True only inside a `bun build --compile` executable (its modules live under /$bunfs/). */
 export function isCompiledBinary(): boolean {

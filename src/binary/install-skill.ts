@@ -4,9 +4,9 @@
  * The skill's scripts call recall through the placeholder `__RECALL_COMMAND__`, replaced here by the absolute
  * command that runs this recall: the binary's own path when compiled, `<bun> <repo>/src/cli.ts` in a checkout.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { extractEmbeddedGroup, isCompiledBinary } from "./embedded-files.ts";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join, relative } from "node:path";
+import { completeMarker, extractEmbeddedGroup, isCompiledBinary } from "./embedded-files.ts";
 
 /** The text replaced in every skill file by the recall command. */
 export const commandPlaceholder = "__RECALL_COMMAND__";
@@ -19,9 +19,38 @@ export function quoteShellWord(word: string): string {
   return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
-/** The shell command that runs this recall: `/path/recall` (compiled) or `/path/bun /repo/src/cli.ts`. */
-export function recallCommandLine(): string {
-  if (isCompiledBinary()) return quoteShellWord(process.execPath);
+/** `realpathSync`, or undefined for a path that does not resolve. */
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path a skill should record for the running binary: the first `recall` on PATH that resolves to the same
+ * file, else `execPath` itself. A Homebrew install runs from its Cellar (`/opt/homebrew/Cellar/recall/0.1.0/bin/recall`),
+ * which `brew upgrade` deletes; the link on PATH (`/opt/homebrew/bin/recall`) stays.
+ * @param execPath the running executable (process.execPath)
+ * @param pathVariable the PATH value to search
+ */
+export function stableExecutablePath(execPath: string, pathVariable: string | undefined): string {
+  const target = realpathOrUndefined(execPath) ?? execPath;
+  for (const dir of (pathVariable ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, "recall");
+    if (realpathOrUndefined(candidate) === target) return candidate;
+  }
+  return execPath;
+}
+
+/**
+ * The shell command that runs this recall: the binary by its stable path (compiled; {@link stableExecutablePath})
+ * or `/path/bun /repo/src/cli.ts` in a checkout.
+ */
+export function recallCommandLine(env: Record<string, string | undefined> = process.env): string {
+  if (isCompiledBinary()) return quoteShellWord(stableExecutablePath(process.execPath, env.PATH));
   return `${quoteShellWord(process.execPath)} ${quoteShellWord(join(import.meta.dir, "..", "cli.ts"))}`;
 }
 
@@ -44,7 +73,8 @@ function listFiles(dir: string): string[] {
 }
 
 /**
- * Copies the skill into `targetDir` (replacing an older install atomically: temp folder, then rename), with
+ * Copies the skill into `targetDir` (replacing an older install atomically: temp folder, then rename; the
+ * extraction marker `.complete` of an embedded copy left out), with
  * `__RECALL_COMMAND__` replaced by `command` and `__SKILL_DIR__` by targetDir in every file; scripts stay executable.
  * @returns the installed files, relative to targetDir
  * @throws Error from fs when the folder cannot be written
@@ -58,6 +88,7 @@ export function installSkill(targetDir: string, options: { sourceDir?: string; c
   const installed: string[] = [];
   for (const path of listFiles(sourceDir)) {
     const name = relative(sourceDir, path);
+    if (name === completeMarker) continue; // the extractor's marker, not part of the skill
     const dest = join(tmp, name);
     mkdirSync(dirname(dest), { recursive: true });
     const text = readFileSync(path, "utf8");

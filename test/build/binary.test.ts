@@ -5,7 +5,7 @@
  * for commands that do not embed, and runs a hybrid search with a generated model (runtime-notes §2, §3).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { stopEmbedHelpers } from "../../src/embed/index.ts";
@@ -89,6 +89,23 @@ describe.skipIf(!canBuildBinary)("the compiled binary, copied alone into an empt
     expect(readFileSync(join(skillDir, "scripts", "recall.sh"), "utf8")).toContain(`exec ${binary} "$@"`);
     const version = runProcess(["sh", join(skillDir, "scripts", "recall.sh"), "--version"], isolatedEnv(homes.binary));
     expect(version.stdout.trim()).toBe(viaDev(["--version"]).stdout.trim());
+    // The embedded copy's extraction marker is the extractor's bookkeeping, not part of the skill (issue 15).
+    expect(readdirSync(skillDir).filter((name) => name.startsWith("."))).toEqual([]);
+  }, 60_000);
+
+  test("run through a link on PATH (as Homebrew's bin/recall into its Cellar), the skill records the link, which survives an upgrade", () => {
+    const cellar = join(work, "Cellar", "recall", "0.1.0", "bin");
+    const links = join(work, "brew-bin");
+    mkdirSync(cellar, { recursive: true });
+    mkdirSync(links, { recursive: true });
+    copyFileSync(binary, join(cellar, "recall"));
+    Bun.spawnSync(["chmod", "755", join(cellar, "recall")]);
+    symlinkSync(join(cellar, "recall"), join(links, "recall"));
+    const home = join(work, "home-brew");
+    mkdirSync(home, { recursive: true });
+    const result = runProcess([join(links, "recall"), "skill", "install"], isolatedEnv(home, { PATH: `${links}:/usr/bin:/bin` }));
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(home, ".claude", "skills", "recall", "scripts", "recall.sh"), "utf8")).toContain(`exec ${join(links, "recall")} "$@"`);
   }, 60_000);
 });
 

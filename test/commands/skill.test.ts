@@ -3,9 +3,11 @@
  * real CLI, and `recall skill install` writes a working copy wired to this recall by absolute path.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { completeMarker } from "../../src/binary/embedded-files.ts";
+import { installSkill, stableExecutablePath } from "../../src/binary/install-skill.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const skillDir = join(repo, "skill");
@@ -81,6 +83,33 @@ describe("the skill", () => {
     expect(recall(["skill", "install"], { HOME: home }).code).toBe(0);
     expect(existsSync(join(target, "SKILL.md"))).toBe(true);
     expect(existsSync(join(target, "stale.txt"))).toBe(false);
+  });
+
+  test("the recorded path is the `recall` on PATH that resolves to the running binary (a Homebrew link, not its Cellar)", () => {
+    const cellar = join(work, "Cellar", "recall", "0.1.0", "bin");
+    const links = join(work, "opt-bin");
+    mkdirSync(cellar, { recursive: true });
+    mkdirSync(links, { recursive: true });
+    writeFileSync(join(cellar, "recall"), "#!/bin/sh\n");
+    chmodSync(join(cellar, "recall"), 0o755);
+    symlinkSync(join(cellar, "recall"), join(links, "recall"));
+    const other = join(work, "other-bin");
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, "recall"), "#!/bin/sh\n"); // another recall first on PATH: not this binary
+    expect(stableExecutablePath(join(cellar, "recall"), `${other}:${links}:/usr/bin`)).toBe(join(links, "recall"));
+    expect(stableExecutablePath(join(cellar, "recall"), "/usr/bin:/bin")).toBe(join(cellar, "recall"));
+    expect(stableExecutablePath(join(cellar, "recall"), undefined)).toBe(join(cellar, "recall"));
+  });
+
+  test("installing from an extracted copy leaves the extractor's .complete marker out", () => {
+    const source = join(work, "extracted-skill");
+    mkdirSync(join(source, "scripts"), { recursive: true });
+    writeFileSync(join(source, "SKILL.md"), "skill");
+    writeFileSync(join(source, "scripts", "recall.sh"), "exec __RECALL_COMMAND__ \"$@\"\n");
+    writeFileSync(join(source, completeMarker), "hash\n");
+    const target = join(work, "skills-from-extraction", "recall");
+    expect(installSkill(target, { sourceDir: source, command: "/usr/local/bin/recall" }).sort()).toEqual(["SKILL.md", "scripts/recall.sh"]);
+    expect(existsSync(join(target, completeMarker))).toBe(false);
   });
 
   test("first-run.sh --done records that setup happened, which SKILL.md checks for", () => {
