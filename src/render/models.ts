@@ -1,5 +1,5 @@
 /**
- * Rendering of `recall model list`: the model files present in RECALL_HOME/models (size, dims,
+ * Rendering of `recall model list`: the model files present in `<cache>/models` (size, dims,
  * pooling from the GGUF header), the presets that can be pulled (size, whether the file's sha256 is pinned), and the
  * default with the reason it was chosen (by hardware).
  */
@@ -32,9 +32,9 @@ export function renderModelsJson(files: ModelFileEntry[], presets: ModelPreset[]
   });
 }
 
-/** `recall model list`. */
-export function renderModelsText(files: ModelFileEntry[], presets: ModelPreset[], defaultModel: DefaultModel, palette: Palette): string {
-  const lines = [palette.bold("present in RECALL_HOME/models:")];
+/** `recall model list`; `modelsFolder` is where model files live (`<cache>/models`). */
+export function renderModelsText(files: ModelFileEntry[], presets: ModelPreset[], defaultModel: DefaultModel, palette: Palette, modelsFolder: string): string {
+  const lines = [palette.bold(`present in ${modelsFolder}:`)];
   if (files.length === 0) lines.push("  (none: run `recall model pull` to fetch the default model)");
   for (const file of files) {
     const facts = file.info ? `${file.info.dims} dims, ${file.info.pooling} pooling, ${file.info.architecture}` : palette.red(`unreadable: ${file.error}`);

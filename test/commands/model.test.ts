@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getTestModelPath } from "../helpers/models.ts";
@@ -72,5 +72,31 @@ describe("recall model", () => {
     expect(second.code).toBe(0);
     expect(second.stderr).toContain("last automatic download failed less than an hour ago");
     expect(failedRequests.length).toBe(afterFirst);
+  });
+});
+
+describe("recall model use (issue 15: the skill saves the user's choice before anything is downloaded)", () => {
+  test("saves RECALL_MODEL in the settings file, private, keeping its other lines; `default` removes it; nothing is fetched", async () => {
+    const recallHome = join(work, "use-home");
+    mkdirSync(recallHome, { recursive: true });
+    writeFileSync(join(recallHome, ".env"), "# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\nexport RECALL_MODEL=qwen3-embedding-0.6b\n", { mode: 0o644 });
+    const before = requests.length;
+    const chosen = await recall(["model", "use", "all-minilm-l6-v2"], { RECALL_HOME: recallHome, RECALL_MODEL: undefined });
+    expect(chosen.code).toBe(0);
+    expect(chosen.stdout).toBe(`model: all-minilm-l6-v2 (saved in ${join(recallHome, ".env")})\n`);
+    expect(readFileSync(join(recallHome, ".env"), "utf8")).toBe("# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\nRECALL_MODEL=all-minilm-l6-v2\n");
+    expect(statSync(join(recallHome, ".env")).mode & 0o777).toBe(0o600);
+    const listed = JSON.parse((await recall(["model", "list", "--json"], { RECALL_HOME: recallHome, RECALL_MODEL: undefined })).stdout);
+    expect(listed.default).toBe("bge-small-en-v1.5"); // the hardware default is unchanged; the configured model is the saved one
+    const file = join(work, "my model.gguf");
+    writeFileSync(file, modelBytes);
+    expect((await recall(["model", "use", file], { RECALL_HOME: recallHome })).code).toBe(0);
+    expect(readFileSync(join(recallHome, ".env"), "utf8")).toContain(`RECALL_MODEL='${file}'`);
+    expect((await recall(["model", "use", "default"], { RECALL_HOME: recallHome })).code).toBe(0);
+    expect(readFileSync(join(recallHome, ".env"), "utf8")).toBe("# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\n");
+    const unknown = await recall(["model", "use", "gpt-embedder"], { RECALL_HOME: recallHome });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown model "gpt-embedder"');
+    expect(requests.length).toBe(before);
   });
 });
