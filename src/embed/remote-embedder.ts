@@ -110,11 +110,11 @@ class EmbeddingsClient {
 
   constructor(private readonly config: RemoteEmbedConfig, private readonly options: RemoteEmbedderOptions) {}
 
-  /** The timeout of a request of `texts` texts, in ms. */
+  /** The timeout of a request of `texts` texts, in whole ms (rounded up, so messages print it as an integer). */
   timeoutFor(texts: number): number {
     if (this.options.timeoutMs !== undefined) return this.options.timeoutMs;
     const floor = this.options.minTimeoutMs ?? 30_000;
-    return Math.min(600_000, Math.max(floor, 10 * this.msPerText * texts * Math.max(1, this.inFlight)) * 2 ** this.timeoutLevel);
+    return Math.ceil(Math.min(600_000, Math.max(floor, 10 * this.msPerText * texts * Math.max(1, this.inFlight)) * 2 ** this.timeoutLevel));
   }
 
   private async requestOnce(texts: string[]): Promise<Float32Array[]> {
