@@ -8,7 +8,7 @@ import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import { archiveNote, renderShowJson, renderShowText, showViewOf } from "../render/show.ts";
 import { writeOut } from "../render/terminal.ts";
-import { findSession, readSessionTurns } from "../search/index.ts";
+import { findSession, readSessionTurns, selectTurnRange } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { ShowArgs } from "./show.ts";
 
@@ -40,11 +40,9 @@ export async function show(args: ShowArgs): Promise<number> {
   try {
     const summary = findSession(db, range.id);
     const read = readSessionTurns(db, summary, { redact: !args.noRedact });
-    const parsed = read.result;
-    const total = parsed.session.turnCount;
-    if (total > 0 && range.from > total) throw new UsageError(`session ${summary.sessionId} has ${total === 1 ? "1 turn" : `${total} turns`}; turn ${range.from} does not exist`);
-    const to = Math.min(range.to ?? total, total);
-    const view = showViewOf({ summary, read }, total === 0 ? 0 : range.from, to);
+    // The checks MCP read_turns shares: a turn past the last one (any turn after 1 of a session without turns) is a usage error.
+    const chosen = selectTurnRange(summary.sessionId, read.result.turns, read.result.session.turnCount, range.from, range.to);
+    const view = showViewOf({ summary, read }, chosen.from, chosen.to);
     if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);
     writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));
   } finally {

@@ -7,7 +7,7 @@
 import { UsageError } from "../errors.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { archiveNote } from "../render/show.ts";
-import { localMinute, isoTime, oneLine, promptOnlyMarker } from "../render/format.ts";
+import { localMinute, isoTime, noTurnsNote, oneLine, promptOnlyMarker } from "../render/format.ts";
 import type { SessionRead, SessionSummary, TurnRange } from "../search/index.ts";
 import { finishOutput, sessionItemOf, type ToolOutput } from "./format.ts";
 
@@ -119,7 +119,7 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const note = archiveNote({ fromArchive: read.fromArchive, archiveReason: read.archiveReason, sourceStatus: summary.sourceStatus, lastSeenAt: summary.lastSeenAt });
   const header = (to: number) => [
     `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
-    `turns ${range.from}-${to} of ${range.total}${note ? ` · ${note}` : ""}`,
+    `${range.total === 0 ? noTurnsNote : `turns ${range.from}-${to} of ${range.total}`}${note ? ` · ${note}` : ""}`,
     `resume: ${session.resume_command ?? `none ${promptOnlyMarker}`}`,
   ];
   let remaining = view.budgetChars - header(range.to).join("\n").length;

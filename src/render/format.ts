@@ -57,6 +57,9 @@ export const promptOnlyMarker = "(prompts only: no transcript on this machine)";
 /** Shown instead of the prompt of a turn that opens with an answer (the transcript starts with an assistant line). */
 export const noPromptNote = "(no prompt recorded: the transcript starts with this answer)";
 
+/** What `show` and MCP `read_turns` say instead of "turns 0-0 of 0" for a session without any turn. */
+export const noTurnsNote = "no turns: the source holds no prompt or answer for this session (a summary or snapshot only)";
+
 /** The session facts a marker is printed for. */
 export interface MarkedSession {
   sourceStatus: "present" | "deleted";

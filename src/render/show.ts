@@ -9,7 +9,7 @@ import type { Session, ToolCall, Turn } from "../parsers/index.ts";
 import { resumeCommandOf } from "../search/hydrate.ts";
 import type { ExportedSession } from "../search/read-session.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { localDate, localMinute, isoTime, noPromptNote, promptOnlyMarker, type Palette } from "./format.ts";
+import { localDate, localMinute, isoTime, noPromptNote, noTurnsNote, promptOnlyMarker, type Palette } from "./format.ts";
 
 /** What `show` renders: the session and the chosen inclusive turn range (1-based). */
 export interface ShowView {
@@ -85,7 +85,7 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
     session.parentSessionId ? `sub-agent of: ${session.parentSessionId}` : "",
     archiveNote(view) ? palette.yellow(archiveNote(view)) : "",
     view.promptOnly ? palette.yellow(`${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`) : "",
-    `Showing turns ${view.from}-${view.to} of ${session.turnCount}`,
+    session.turnCount === 0 ? noTurnsNote : `Showing turns ${view.from}-${view.to} of ${session.turnCount}`,
     palette.dim(`resume: ${view.resumeCommand ?? `none ${promptOnlyMarker}`}`),
   ].filter(Boolean);
   for (const turn of view.turns) {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { call, connectStdio, fromSource, isolatedEnv, textOf } from "../mcp/helpers.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-sessions-"));
@@ -43,6 +44,36 @@ function recall(args: string[]) {
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", noOpenCode], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
+
+describe("a session without turns in show and MCP read_turns (issue 15: show printed 'turns 0-0 of 0' and accepted turn 2)", () => {
+  test("shows the header and says there are no turns; a turn past the first is a usage error, as in MCP read_turns", () => {
+    const whole = recall(["show", "33333333"]);
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toContain("Old branch title");
+    expect(whole.stdout).toContain("no turns: the source holds no prompt or answer");
+    expect(whole.stdout).not.toContain("0-0 of 0");
+    const past = recall(["show", "33333333:2"]);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain("session 33333333-3333-4333-8333-333333333333 has 0 turns; turn 2 does not exist");
+    expect(past.stdout).toBe("");
+  });
+
+  test("MCP read_turns says the same: no turns, and turn 2 is a tool error", async () => {
+    const env = isolatedEnv(work, join(work, "home"), { TZ: "UTC" });
+    const server = await connectStdio([...fromSource, "mcp", "--no-watch", "--claude-dir", claude, "--opencode-dir", noOpenCode], env);
+    try {
+      const whole = await call(server.client, "read_turns", { session: "33333333" });
+      expect(whole.isError).toBeFalsy();
+      expect(textOf(whole)).toContain("no turns: the source holds no prompt or answer");
+      expect(textOf(whole)).not.toContain("0-0 of 0");
+      const past = await call(server.client, "read_turns", { session: "33333333", from: 2 });
+      expect(past.isError).toBe(true);
+      expect(textOf(past)).toContain("has 0 turns; turn 2 does not exist");
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
 
 describe("recall sessions", () => {
   test("aligned columns, singular '1 turn', and a session without turns counted instead of listed", () => {
