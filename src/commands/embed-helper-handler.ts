@@ -10,6 +10,7 @@ import { EmbedError, IndexError, UsageError } from "../errors.ts";
 import { helperSocketPath, helpersDir, openEmbedder, resolveEmbedConfig, serveEmbedHelper, stopEmbedHelpers, type Embedder, type HelperRoots } from "../embed/index.ts";
 import { resolveRecallPaths, runIndex } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
+import { countOf } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { warn } from "./context.ts";
 import type { EmbedHelperArgs } from "./embed-helper.ts";
@@ -39,7 +40,7 @@ export async function embedHelper(args: EmbedHelperArgs): Promise<number> {
   const paths = resolveRecallPaths(process.env);
   if (args.stop) {
     const stopped = await stopEmbedHelpers(helpersDir(paths));
-    writeOut(`stopped ${stopped} embedding helper${stopped === 1 ? "" : "s"}\n`);
+    writeOut(`stopped ${countOf(stopped, "embedding helper")}\n`);
     return 0;
   }
   if (!args.indexHome) throw new UsageError("--index-home is missing", "`recall search` starts the helper by itself; `recall embed-helper --stop` stops them");

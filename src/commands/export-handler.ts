@@ -3,6 +3,7 @@
  * sources deleted included, secrets redacted, as JSON lines or markdown, to stdout or a file replaced when complete.
  */
 import { UsageError } from "../errors.ts";
+import { countOf } from "../render/format.ts";
 import { openExportSink, renderExportJsonLine, renderExportMarkdown, renderExportMarkdownHeader } from "../render/export.ts";
 import { checkDateOrder, parseDateFilter, parseSource, readSessions, selectSessions } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
@@ -47,7 +48,7 @@ export async function exportSessions(args: ExportArgs): Promise<number> {
       sink.abort();
       throw error;
     }
-    warn(`recall: exported ${sessions.length} session${sessions.length === 1 ? "" : "s"} (${archived} from the archive)${args.output ? ` to ${args.output}` : ""}`);
+    warn(`recall: exported ${countOf(sessions.length, "session")} (${archived} from the archive)${args.output ? ` to ${args.output}` : ""}`);
   } finally {
     db.close();
   }

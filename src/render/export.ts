@@ -11,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import type { ExportedSession } from "../search/index.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
-import { localDate, localMinute, isoTime, promptOnlyMarker } from "./format.ts";
+import { countOf, localDate, localMinute, isoTime, promptOnlyMarker } from "./format.ts";
 import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
@@ -71,7 +71,7 @@ export function renderExportMarkdown(exported: ExportedSession): string {
   const facts = [
     `- session: \`${session.id}\` (${session.source}${session.isSubagent ? `, sub-agent of \`${session.parentSessionId ?? "?"}\`` : ""})`,
     `- project: ${neutralize(session.projectPath || "?")}${session.gitBranch ? ` · branch ${neutralize(session.gitBranch)}` : ""}`,
-    `- ${localMinute(session.startedAt)} → ${localMinute(session.endedAt)} · ${session.turnCount} turn${session.turnCount === 1 ? "" : "s"}`,
+    `- ${localMinute(session.startedAt)} → ${localMinute(session.endedAt)} · ${countOf(session.turnCount, "turn")}`,
     view.sourceStatus === "deleted" ? `- source deleted (last seen ${localDate(view.lastSeenAt)})` : `- source: ${neutralize(session.location)}`,
   ];
   const note = archiveNote(view);
@@ -83,7 +83,7 @@ export function renderExportMarkdown(exported: ExportedSession): string {
 
 /** The title block of a markdown export. */
 export function renderExportMarkdownHeader(sessionCount: number, now: number = Date.now()): string {
-  return `# recall export\n\n${sessionCount} session${sessionCount === 1 ? "" : "s"}, exported ${isoTime(now)}. Secrets are redacted as [REDACTED:<kind>].\n\n`;
+  return `# recall export\n\n${countOf(sessionCount, "session")}, exported ${isoTime(now)}. Secrets are redacted as [REDACTED:<kind>].\n\n`;
 }
 
 /** Where export text goes; `finish()` makes a file output visible, `abort()` removes the unfinished file. */

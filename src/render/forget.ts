@@ -37,10 +37,10 @@ export function renderForgetText(report: ForgetReport, options: { dryRun?: boole
   const n = report.sessions.length;
   if (options.dryRun) {
     const rows = report.sessions.map(sessionLine);
-    return `${[`Would forget ${n} session${n === 1 ? "" : "s"} (${countOf(report.turns, "turn")}); nothing was changed:`, ...rows].join("\n")}\n`;
+    return `${[`Would forget ${countOf(n, "session")} (${countOf(report.turns, "turn")}); nothing was changed:`, ...rows].join("\n")}\n`;
   }
   const lines = [
-    `Forgot ${n} session${n === 1 ? "" : "s"}: ${countOf(report.turns, "turn")}, ${countOf(report.documents, "document")}, ${countOf(report.chunks, "chunk")} and ${countOf(report.vectorRows, "vector row")} removed from the index.`,
+    `Forgot ${countOf(n, "session")}: ${countOf(report.turns, "turn")}, ${countOf(report.documents, "document")}, ${countOf(report.chunks, "chunk")} and ${countOf(report.vectorRows, "vector row")} removed from the index.`,
     ...report.sessions.map(sessionLine),
     "The next `recall index` will not add them again. To let it: recall forget --undo <session>",
   ];

@@ -17,9 +17,9 @@ export function renderIndexSummaryText(summary: IndexSummary): string {
     countOf(summary.turns, "turn"),
     `${countOf(summary.skippedLines, "skipped line")}${summary.firstSkipped ? ` (first: ${summary.firstSkipped})` : ""}`,
   ];
-  if (summary.deleted > 0) parts.push(`${summary.deleted} source${summary.deleted === 1 ? "" : "s"} deleted (kept in the archive)`);
+  if (summary.deleted > 0) parts.push(`${countOf(summary.deleted, "source")} deleted (kept in the archive)`);
   if (summary.restored > 0) parts.push(`${summary.restored} back from deleted`);
-  if (summary.unavailable > 0) parts.push(`${summary.unavailable} unavailable (${summary.kept} session${summary.kept === 1 ? "" : "s"} kept, retried next run)`);
+  if (summary.unavailable > 0) parts.push(`${summary.unavailable} unavailable (${countOf(summary.kept, "session")} kept, retried next run)`);
   if (summary.failedUnits > 0) parts.push(`${summary.failedUnits} unreadable (retried next run)`);
   const embedding = summary.embedding;
   if (embedding) parts.push(renderEmbeddingPart(embedding));
@@ -38,7 +38,7 @@ function renderEmbeddingPart(embedding: EmbeddingSummary): string {
   const reembed = embedding.reembed;
   if (reembed && reembed.state !== "swapped") notes.push(`re-embed ${reembed.totalChunks === 0 ? 0 : Math.floor((100 * reembed.doneChunks) / reembed.totalChunks)}% done, run \`recall index\` to go on`);
   if (reembed?.state === "swapped") notes.push("re-embed complete");
-  const count = `embedded ${embedding.embedded} chunk${embedding.embedded === 1 ? "" : "s"} with ${embedding.model}`;
+  const count = `embedded ${countOf(embedding.embedded, "chunk")} with ${embedding.model}`;
   return notes.length > 0 ? `${count} (${notes.join("; ")})` : count;
 }
 

@@ -31,7 +31,7 @@
 import type { SearchResponse } from "../search/api.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
-import { highlight, localDate, localMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
+import { countOf, highlight, localDate, localMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 import type { IndexFreshness } from "../index/freshness.ts";
@@ -279,7 +279,7 @@ function header(response: SearchResponse, palette: Palette): string {
   const { sessions, projects, sources } = response.searched;
   const what = response.level === "session" ? "sessions" : "turns";
   return palette.dim(
-    `Searched ${sessions} session${sessions === 1 ? "" : "s"} across ${projects} project${projects === 1 ? "" : "s"} (${sources.join(", ") || "no sources"}), ${response.mode} mode: ${response.results.length} ${what}`,
+    `Searched ${countOf(sessions, "session")} across ${countOf(projects, "project")} (${sources.join(", ") || "no sources"}), ${response.mode} mode: ${response.results.length} ${what}`,
   );
 }
 
@@ -341,7 +341,7 @@ function turnIndexText(result: TurnResult, rank: number): string {
 /** The text marker of a truncated answer (one line). */
 function markerText(marker: Truncation): string {
   const total = marker.results_shown + marker.results_omitted;
-  return `[truncated by --max-chars: ${marker.results_omitted} of ${total} result${total === 1 ? "" : "s"} (${marker.chars_omitted} characters) left out; ${marker.hint}]`;
+  return `[truncated by --max-chars: ${marker.results_omitted} of ${countOf(total, "result")} (${marker.chars_omitted} characters) left out; ${marker.hint}]`;
 }
 
 /**

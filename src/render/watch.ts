@@ -6,6 +6,7 @@
  *   {"version":1,"event":"skipped","at":…,"reason":"locked","message":"…","retry_in_ms":<ms>}
  */
 import type { EmbeddingSummary, IndexSummary, WatchDescription } from "../index/index.ts";
+import { countOf } from "./format.ts";
 import { renderIndexSummaryJson, renderIndexSummaryText } from "./index-summary.ts";
 
 /** Local wall-clock time `HH:MM:SS` for status lines. */
@@ -38,7 +39,7 @@ export function renderWatchIndexedText(summary: IndexSummary, at = new Date()): 
 /** `[12:03:04] embedded 64 chunks (1 failed, retried next cycle) in 3.2 s` */
 export function renderWatchEmbeddedText(summary: EmbeddingSummary, elapsedMs: number, at = new Date()): string {
   const failed = summary.failed > 0 ? ` (${summary.failed} failed, retried next cycle)` : "";
-  return `[${clock(at)}] embedded ${summary.embedded} chunk${summary.embedded === 1 ? "" : "s"}${failed} in ${(elapsedMs / 1000).toFixed(1)} s`;
+  return `[${clock(at)}] embedded ${countOf(summary.embedded, "chunk")}${failed} in ${(elapsedMs / 1000).toFixed(1)} s`;
 }
 
 /** `[12:03:04] another recall index run (process 123) is updating the index; trying again in 2 s` */
