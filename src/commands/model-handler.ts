@@ -58,9 +58,10 @@ export async function list(args: ListArgs): Promise<number> {
 export async function use(args: UseArgs): Promise<number> {
   const paths = preparePaths();
   const name = args.name.trim();
+  const preset = findPreset(name);
   let value: string | undefined;
   if (name.toLowerCase() === "default") value = undefined;
-  else if (findPreset(name)) value = findPreset(name)!.name;
+  else if (preset) value = preset.name;
   else if (/\.gguf$/i.test(name) || name.includes("/")) {
     const path = resolve(name);
     if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`no model file at ${path}`, "give the path of a .gguf file, or a preset name from `recall model list`");

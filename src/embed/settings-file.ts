@@ -16,16 +16,16 @@ import { dotEnvPath, ensureRecallHome, type RecallPaths } from "../index/home.ts
  * @throws UsageError for a value with `'` or a line break; IndexError HOME_UNUSABLE when the config folder cannot be created; Error from fs when it cannot be written
  */
 export function writeSetting(paths: RecallPaths, key: string, value: string | undefined): string {
+  if (value !== undefined && (value.includes("'") || /[\r\n]/.test(value))) {
+    throw new UsageError(`cannot save ${key}: the value holds a quote or a line break`, "rename the file or folder, or set it in the environment");
+  }
   const path = dotEnvPath(paths);
   ensureRecallHome(paths.config);
   const lines = existsSync(path) ? readFileSync(path, "utf8").split(/\r?\n/) : [];
   if (lines.at(-1) === "") lines.pop();
   const isKey = new RegExp(`^\\s*(export\\s+)?${key}\\s*=`);
   const kept = lines.filter((line) => !isKey.test(line));
-  if (value !== undefined) {
-    if (value.includes("'") || /[\r\n]/.test(value)) throw new UsageError(`cannot save ${key}: the value holds a quote or a line break`, "rename the file or folder, or set it in the environment");
-    kept.push(`${key}=${/[\s#"\\]/.test(value) ? `'${value}'` : value}`);
-  }
+  if (value !== undefined) kept.push(`${key}=${/[\s#"\\]/.test(value) ? `'${value}'` : value}`);
   const tmp = `${path}.tmp-${process.pid}`;
   try {
     writeFileSync(tmp, kept.length > 0 ? `${kept.join("\n")}\n` : "", { mode: 0o600 });
