@@ -132,6 +132,7 @@ export async function build(options: BuildOptions): Promise<void> {
   const version = readPackageVersion(repo);
   const mtime = releaseTime(repo);
   mkdirSync(options.outDir, { recursive: true });
+  if (options.archive && options.targets.length > 0) copyFileSync(join(repo, "install.sh"), join(options.outDir, "install.sh")); // a release asset: curl …/install.sh | sh
   for (const target of options.targets) {
     const started = performance.now();
     const embedDir = prepareEmbedDir(target, version);
@@ -143,7 +144,6 @@ export async function build(options: BuildOptions): Promise<void> {
       linkSync(binary, hostCopy);
     }
     if (options.archive) {
-      copyFileSync(join(repo, "install.sh"), join(options.outDir, "install.sh")); // a release asset: curl …/install.sh | sh
       const archive = await writeArchive(join(options.outDir, `recall-${target.id}`), options.outDir, target, mtime);
       process.stderr.write(`build: ${archive.path} sha256 ${archive.sha256}\n`);
     }

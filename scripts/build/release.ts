@@ -4,7 +4,7 @@
  * filled with every platform's checksum (template: packaging/homebrew/Formula/recall.rb).
  *
  * Archives are reproducible: the same binary gives the same bytes on any machine and day. They are written with the
- * `tar` package (isaacs/node-tar, npm's own), not GNU tar, so a Mac builds them too: entries sorted, `portable`
+ * `tar` package (isaacs/node-tar, npm's own), not GNU tar, so a Mac builds them too: one entry (`recall`, 0755), `portable`
  * (no uid/gid/user names, ctime/atime, dev/ino; owner 0), one fixed mtime ({@link releaseTime}), and a gzip header
  * without a timestamp (Node's zlib writes MTIME 0) whose OS byte portable mode sets to 255 "unknown".
  */
@@ -72,7 +72,7 @@ export async function writeArchive(binaryDir: string, distDir: string, target: B
   const path = join(distDir, archiveName(target));
   chmodSync(join(binaryDir, "recall"), 0o755);
   rmSync(path, { force: true });
-  await createTar({ file: path, cwd: binaryDir, gzip: { portable: true }, portable: true, mtime, noDirRecurse: true }, ["recall"].sort());
+  await createTar({ file: path, cwd: binaryDir, gzip: { portable: true }, portable: true, mtime, noDirRecurse: true }, ["recall"]);
   const sha256 = hashFile(path);
   writeFileSync(`${path}.sha256`, `${sha256}  ${basename(path)}\n`);
   return { path, sha256 };
