@@ -20,6 +20,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 
 const LC_CODE_SIGNATURE = 0x1d;
+const LC_SEGMENT_64 = 0x19;
 const MH_MAGIC_64 = 0xfeedfacf;
 const CSMAGIC_EMBEDDED_SIGNATURE = 0xfade0cc0;
 const CSMAGIC_CODEDIRECTORY = 0xfade0c02;
@@ -64,17 +65,19 @@ interface CodeDirectory {
   flags: number;
 }
 
-function findSignature(file: Buffer): { dataoff: number; datasize: number } {
+/** The file offset of the first load command for which `matches(offset)` holds, or undefined. */
+function findLoadCommand(file: Buffer, matches: (at: number) => boolean): number | undefined {
   if (file.length < 32 || file.readUInt32LE(0) !== MH_MAGIC_64) throw new Error("not a thin 64-bit Mach-O file (magic 0xfeedfacf)");
-  const ncmds = file.readUInt32LE(16);
   let at = 32;
-  for (let i = 0; i < ncmds; i++) {
-    const cmd = file.readUInt32LE(at);
-    const cmdsize = file.readUInt32LE(at + 4);
-    if (cmd === LC_CODE_SIGNATURE) return { dataoff: file.readUInt32LE(at + 8), datasize: file.readUInt32LE(at + 12) };
-    at += cmdsize;
-  }
-  throw new Error("the Mach-O file has no LC_CODE_SIGNATURE (it is not signed)");
+  for (let i = 0; i < file.readUInt32LE(16); i++, at += file.readUInt32LE(at + 4)) if (matches(at)) return at;
+  return undefined;
+}
+
+/** The LC_CODE_SIGNATURE command: its offset in the header, and the signature's offset and size in the file. */
+function findSignature(file: Buffer): { command: number; dataoff: number; datasize: number } {
+  const command = findLoadCommand(file, (at) => file.readUInt32LE(at) === LC_CODE_SIGNATURE);
+  if (command === undefined) throw new Error("the Mach-O file has no LC_CODE_SIGNATURE (it is not signed)");
+  return { command, dataoff: file.readUInt32LE(command + 8), datasize: file.readUInt32LE(command + 12) };
 }
 
 /** The blobs of the SuperBlob at `dataoff`, by slot type → absolute file offset. */
@@ -161,18 +164,13 @@ export function checkSignature(bytes: Uint8Array): SignatureReport {
   };
 }
 
-/** A load command found in the header: its offset in the file. */
+/** The offset in the file of the LC_SEGMENT_64 command of segment `name` (e.g. "__TEXT"). */
 function findSegment(file: Buffer, name: string): number {
-  const ncmds = file.readUInt32LE(16);
-  let at = 32;
-  for (let i = 0; i < ncmds; i++) {
-    if (file.readUInt32LE(at) === LC_SEGMENT_64 && file.subarray(at + 8, at + 24).toString("latin1").replace(/\0+$/, "") === name) return at;
-    at += file.readUInt32LE(at + 4);
-  }
-  throw new Error(`the Mach-O file has no ${name} segment`);
+  const command = findLoadCommand(file, (at) => file.readUInt32LE(at) === LC_SEGMENT_64 && file.subarray(at + 8, at + 24).toString("latin1").replace(/\0+$/, "") === name);
+  if (command === undefined) throw new Error(`the Mach-O file has no ${name} segment`);
+  return command;
 }
 
-const LC_SEGMENT_64 = 0x19;
 /** CodeDirectory flags of the signature written here: CS_ADHOC | CS_LINKER_SIGNED, as Bun's darwin-arm64 output has. */
 const adhocFlags = 0x2 | 0x20000;
 /** CS_EXECSEG_MAIN_BINARY: the executable segment belongs to a main executable. */
@@ -195,13 +193,8 @@ const execSegMainBinary = 1n;
  */
 export function signAdhoc(path: string, identifier = "recall"): SignatureReport {
   const original = readFileSync(path);
-  const { dataoff, datasize } = findSignature(original);
+  const { command: signatureCommand, dataoff, datasize } = findSignature(original);
   if (dataoff + datasize !== original.length) throw new Error(`${path}: the code signature is not at the end of the file`);
-  const signatureCommand = (() => {
-    let at = 32;
-    for (let i = 0; i < original.readUInt32LE(16); i++, at += original.readUInt32LE(at + 4)) if (original.readUInt32LE(at) === LC_CODE_SIGNATURE) return at;
-    throw new Error("unreachable: LC_CODE_SIGNATURE vanished");
-  })();
   const text = findSegment(original, "__TEXT");
   const linkedit = findSegment(original, "__LINKEDIT");
   const pageSize = 4096;
@@ -245,10 +238,7 @@ export function signAdhoc(path: string, identifier = "recall"): SignatureReport 
   file.writeBigUInt64BE(file.readBigUInt64LE(text + 48), cd + 72); // execSegLimit: __TEXT's filesize
   file.writeBigUInt64BE(execSegMainBinary, cd + 80);
   ident.copy(file, cd + headerSize);
-  for (let i = 0; i < slots; i++) {
-    const page = file.subarray(i * pageSize, Math.min((i + 1) * pageSize, dataoff));
-    file.set(new Bun.CryptoHasher("sha256").update(page).digest(), cd + hashOffset + i * 32);
-  }
+  for (let i = 0; i < slots; i++) file.set(hashOf("sha256", file.subarray(i * pageSize, Math.min((i + 1) * pageSize, dataoff))), cd + hashOffset + i * 32);
   const report = checkSignature(file);
   if (!report.valid) throw new Error(`${path}: the new signature does not check (pages ${report.mismatchedPages.slice(0, 5).join(", ")})`);
   writeFileSync(path, file);
