@@ -1,7 +1,8 @@
 /**
  * Builds the compiled binary once per test run for every test file that needs it (bun test runs the files in
  * one process, so a module-level promise is shared), into build/test-dist/ (git-ignored). A build whose
- * outputs are newer than every input (src/, skill/, examples/, scripts/build*, package.json) is reused, so a
+ * outputs are newer than every input (src/, skill/, examples/, scripts/build*, package.json; for the release files
+ * also packaging/ and install.sh) is reused, so a
  * second `bun test` costs nothing. Building takes ~15 s here (2 vCPUs), most of it gzip for the archive.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -34,6 +35,12 @@ function newestMtimeMs(path: string): number {
   return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtimeMs(join(path, name))), stat.mtimeMs);
 }
 
+/** What a compiled binary is made of; the release files also come from packaging/ and install.sh. */
+const binaryInputs = ["src", "skill", "examples", "scripts/build", "scripts/build.ts", "package.json"];
+
+/** The newest mtime (ms) of the files below the given repo paths. */
+const newestInputMs = (names: string[]): number => Math.max(...names.map((name) => newestMtimeMs(join(repo, name))));
+
 function outputsOf(): BuiltBinary {
   return {
     binary: join(testDistDir, "recall"),
@@ -45,8 +52,7 @@ function outputsOf(): BuiltBinary {
 
 function isFresh(outputs: BuiltBinary): boolean {
   if (!Object.values(outputs).every((path) => existsSync(path))) return false;
-  const inputs = ["src", "skill", "examples", "scripts/build", "scripts/build.ts", "package.json", "packaging"].map((name) => newestMtimeMs(join(repo, name)));
-  return statSync(outputs.checksumFile).mtimeMs > Math.max(...inputs);
+  return statSync(outputs.checksumFile).mtimeMs > newestInputMs([...binaryInputs, "packaging", "install.sh"]);
 }
 
 let building: Promise<BuiltBinary> | undefined;
@@ -78,8 +84,8 @@ let buildingDarwin: Promise<Record<"darwin-arm64" | "darwin-x64", string> | { sk
 export function buildDarwinOnce(): Promise<Record<"darwin-arm64" | "darwin-x64", string> | { skipped: string }> {
   buildingDarwin ??= (async () => {
     const binaries = { "darwin-arm64": join(darwinTestDistDir, "recall-darwin-arm64", "recall"), "darwin-x64": join(darwinTestDistDir, "recall-darwin-x64", "recall") };
-    const inputs = ["src", "skill", "examples", "scripts/build", "scripts/build.ts", "package.json"].map((name) => newestMtimeMs(join(repo, name)));
-    if (Object.values(binaries).every((path) => existsSync(path) && statSync(path).mtimeMs > Math.max(...inputs))) return binaries;
+    const newestInput = newestInputMs(binaryInputs);
+    if (Object.values(binaries).every((path) => existsSync(path) && statSync(path).mtimeMs > newestInput)) return binaries;
     const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--target", "darwin-arm64", "--target", "darwin-x64", "--no-archive", "--out", darwinTestDistDir], { cwd: repo, stdout: "pipe", stderr: "pipe" });
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     if (code !== 0) {
