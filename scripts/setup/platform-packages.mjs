@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * Root `postinstall` (runs under Node, before Bun exists): installs the two platform packages this machine
- * needs — Bun's runtime (`@oven/bun-<os>-<arch>`) and node-llama-cpp's prebuilt binaries
- * (`@node-llama-cpp/<platform>`) — exactly at the version and sha512 that package-lock.json records.
+ * Root `postinstall` (runs under Node, before Bun exists): installs the platform packages this machine
+ * needs — Bun's runtime (`@oven/bun-<os>-<arch>`), node-llama-cpp's prebuilt binaries
+ * (`@node-llama-cpp/<platform>`) and, for the development checks, the Biome formatter and linter's binary
+ * (`@biomejs/cli-<os>-<arch>`) — exactly at the version and sha512 that package-lock.json records.
  *
  * Why: set-up installs with `--omit=optional` so that node-llama-cpp's CUDA/Vulkan builds (≈ 610 MB on
- * Linux) stay out, but that also omits these two. Bun's own postinstall would then fetch its runtime by a
+ * Linux) stay out, but that also omits these three (each is an optional dependency of its package). Bun's own postinstall would then fetch its runtime by a
  * second, unlocked route (a nested `npm install`, then a hard-coded download host), so package.json denies it
  * in `allowScripts` and this script does its job from the lock instead: `npm pack` through the configured
  * registry and cache (a company mirror is enough), sha512 checked against the lock, extracted atomically,
@@ -28,13 +29,14 @@ import { fileURLToPath } from "node:url";
 /**
  * Platform packages per host, keyed `<process.platform>-<process.arch>`. Names follow each project's own
  * table: Bun's `install.js` (`bun-linux-aarch64`, `bun-darwin-aarch64`), node-llama-cpp's optionalDependencies
- * (Metal for Apple silicon and Intel Macs alike is `mac-arm64-metal` / `mac-x64`).
+ * (Metal for Apple silicon and Intel Macs alike is `mac-arm64-metal` / `mac-x64`), Biome's `bin/biome`
+ * (`cli-<process.platform>-<process.arch>`).
  */
 export const hostPackages = {
-  "linux-x64": { bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64" },
-  "linux-arm64": { bun: "@oven/bun-linux-aarch64", llama: "@node-llama-cpp/linux-arm64" },
-  "darwin-arm64": { bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal" },
-  "darwin-x64": { bun: "@oven/bun-darwin-x64", llama: "@node-llama-cpp/mac-x64" },
+  "linux-x64": { bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64", biome: "@biomejs/cli-linux-x64" },
+  "linux-arm64": { bun: "@oven/bun-linux-aarch64", llama: "@node-llama-cpp/linux-arm64", biome: "@biomejs/cli-linux-arm64" },
+  "darwin-arm64": { bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal", biome: "@biomejs/cli-darwin-arm64" },
+  "darwin-x64": { bun: "@oven/bun-darwin-x64", llama: "@node-llama-cpp/mac-x64", biome: "@biomejs/cli-darwin-x64" },
 };
 
 /**
@@ -179,8 +181,10 @@ function main() {
   run(bun, ["--version"]);
   installLockedPackage(repo, lock, packages.llama);
   for (const name of gpu) installLockedPackage(repo, lock, name);
+  // The formatter and linter (`npm run check`); a production install (`--omit=dev`) has no @biomejs/biome.
+  if (existsSync(join(repo, "node_modules", "@biomejs", "biome"))) installLockedPackage(repo, lock, packages.biome);
   // npm leaves no trace of packages it did not install; drop temp folders of an interrupted earlier run.
-  for (const scope of ["@oven", "@node-llama-cpp"]) {
+  for (const scope of ["@oven", "@node-llama-cpp", "@biomejs"]) {
     const dir = join(repo, "node_modules", scope);
     if (existsSync(dir)) for (const entry of readdirSync(dir)) if (entry.startsWith(".recall-setup-")) rmSync(join(dir, entry), { recursive: true, force: true });
   }

@@ -53,9 +53,9 @@ function lockWith(integrity: string) {
 }
 
 describe("platform packages from the lock file (issue 8)", () => {
-  test("each supported host maps to one Bun runtime and one llama.cpp prebuilt; musl Linux and Windows have none", () => {
-    expect(packagesForHost("linux", "x64", false)).toEqual({ bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64" });
-    expect(packagesForHost("darwin", "arm64", false)).toEqual({ bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal" });
+  test("each supported host maps to one Bun runtime, one llama.cpp prebuilt and one Biome binary; musl Linux and Windows have none", () => {
+    expect(packagesForHost("linux", "x64", false)).toEqual({ bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64", biome: "@biomejs/cli-linux-x64" });
+    expect(packagesForHost("darwin", "arm64", false)).toEqual({ bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal", biome: "@biomejs/cli-darwin-arm64" });
     expect(packagesForHost("linux", "x64", true)).toBeUndefined();
     expect(packagesForHost("win32", "x64", false)).toBeUndefined();
   });
