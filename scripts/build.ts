@@ -87,7 +87,10 @@ function prepareEmbedDir(target: BuildTarget, version: string): string {
  */
 function precomputedOutput(): { help: string; version: string } {
   const capture = (flag: string) => {
-    const result = Bun.spawnSync(["bun", join(repo, "src", "cli.ts"), flag], { cwd: repo, env: { ...process.env, NO_COLOR: "1" } });
+    const result = Bun.spawnSync(["bun", join(repo, "src", "cli.ts"), flag], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     if (result.exitCode !== 0) throw new Error(`recall ${flag} failed: ${result.stderr.toString()}`);
     return result.stdout.toString();
   };
@@ -100,10 +103,35 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
   mkdirSync(binaryDir, { recursive: true });
   const outfile = join(binaryDir, "recall");
   // The parse worker is a second entry point: a compiled binary can only start workers it contains.
-  const command = ["bun", "build", "--compile", join(repo, "src", "cli.ts"), join(repo, "src", "index", "parse-worker.ts"), "--outfile", outfile, "--minify", "--bytecode", "--format=esm", "--splitting",
-    "--define", `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`, "--define", `RECALL_NATIVE_TARGET=${JSON.stringify(target.id)}`,
-    "--external", "node-llama-cpp", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
-    "--asset", "./node-llama-cpp", "--asset", "./examples", "--asset", "./skill", "--asset", "./recall-embedded.json"];
+  const command = [
+    "bun",
+    "build",
+    "--compile",
+    join(repo, "src", "cli.ts"),
+    join(repo, "src", "index", "parse-worker.ts"),
+    "--outfile",
+    outfile,
+    "--minify",
+    "--bytecode",
+    "--format=esm",
+    "--splitting",
+    "--define",
+    `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`,
+    "--define",
+    `RECALL_NATIVE_TARGET=${JSON.stringify(target.id)}`,
+    "--external",
+    "node-llama-cpp",
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "--asset",
+    "./node-llama-cpp",
+    "--asset",
+    "./examples",
+    "--asset",
+    "./skill",
+    "--asset",
+    "./recall-embedded.json",
+  ];
   if (target.id !== hostTargetId()) {
     const bunVersion = readPackageVersion(join(repo, "node_modules", "bun"));
     const runtime = fetchPackage(repo, target.bunRuntimePackage, bunVersion, join(repo, "build", "cache", "npm"));
@@ -124,7 +152,9 @@ function ensureValidSignature(binary: string): void {
   const report = checkSignature(readFileSync(binary));
   if (report.valid) return;
   const signed = signAdhoc(binary);
-  process.stderr.write(`build: ${binary}: the signature did not match (${report.mismatchedPages.length} of ${report.codeSlots} pages, covering ${report.codeLimit} of ${report.signatureOffset} bytes${report.hardenedRuntime ? ", hardened runtime" : ""}); signed ad hoc: ${signed.codeSlots} pages\n`);
+  process.stderr.write(
+    `build: ${binary}: the signature did not match (${report.mismatchedPages.length} of ${report.codeSlots} pages, covering ${report.codeLimit} of ${report.signatureOffset} bytes${report.hardenedRuntime ? ", hardened runtime" : ""}); signed ad hoc: ${signed.codeSlots} pages\n`,
+  );
 }
 
 /** Builds every requested target; prints one line per artefact on stderr. */
@@ -132,12 +162,15 @@ export async function build(options: BuildOptions): Promise<void> {
   const version = readPackageVersion(repo);
   const mtime = releaseTime(repo);
   mkdirSync(options.outDir, { recursive: true });
-  if (options.archive && options.targets.length > 0) copyFileSync(join(repo, "install.sh"), join(options.outDir, "install.sh")); // a release asset: curl …/install.sh | sh
+  if (options.archive && options.targets.length > 0)
+    copyFileSync(join(repo, "install.sh"), join(options.outDir, "install.sh")); // a release asset: curl …/install.sh | sh
   for (const target of options.targets) {
     const started = performance.now();
     const embedDir = prepareEmbedDir(target, version);
     const binary = compile(target, embedDir, options.outDir);
-    process.stderr.write(`build: ${binary} (${(statSync(binary).size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+    process.stderr.write(
+      `build: ${binary} (${(statSync(binary).size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
+    );
     if (target.id === hostTargetId()) {
       const hostCopy = join(options.outDir, "recall");
       rmSync(hostCopy, { force: true });
@@ -150,9 +183,14 @@ export async function build(options: BuildOptions): Promise<void> {
   }
   if (options.archive || options.formulaOnly) {
     const formula = writeFormula(repo, options.outDir, version, options.baseUrl);
-    if ("path" in formula) process.stderr.write(`build: ${formula.path} (Homebrew tap, downloads from ${options.baseUrl})\n`);
-    else process.stderr.write(`build: no Homebrew formula: no archive in ${options.outDir} for ${formula.missing.join(", ")} (build them with --target, or collect their .tar.gz.sha256 there and run --formula-only)\n`);
-    if (options.formulaOnly && !("path" in formula)) throw new Error("the formula needs every platform's archive checksum");
+    if ("path" in formula)
+      process.stderr.write(`build: ${formula.path} (Homebrew tap, downloads from ${options.baseUrl})\n`);
+    else
+      process.stderr.write(
+        `build: no Homebrew formula: no archive in ${options.outDir} for ${formula.missing.join(", ")} (build them with --target, or collect their .tar.gz.sha256 there and run --formula-only)\n`,
+      );
+    if (options.formulaOnly && !("path" in formula))
+      throw new Error("the formula needs every platform's archive checksum");
   }
 }
 

@@ -85,11 +85,20 @@ try {
   for (const leg of legs) {
     const samples: Sample[] = [];
     for (const labelled of queries as LabelledQuery[]) {
-      const response = await searchIndex(corpus.db, { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 5, mode: leg }, corpus.vectorLeg);
+      const response = await searchIndex(
+        corpus.db,
+        { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 5, mode: leg },
+        corpus.vectorLeg,
+      );
       const top = (response.results as SessionResult[])[0];
       if (!top) continue;
       const x = leg === "keyword" ? top.coverage : (top.cosine ?? -1);
-      samples.push({ query: labelled.query, kind: labelled.kind, x, label: labelled.expected_sessions.includes(top.sessionId) ? 1 : 0 });
+      samples.push({
+        query: labelled.query,
+        kind: labelled.kind,
+        x,
+        label: labelled.expected_sessions.includes(top.sessionId) ? 1 : 0,
+      });
     }
     const fitted = fitLogistic(samples);
     const auc = areaUnderCurve(samples);
@@ -98,12 +107,18 @@ try {
     console.log(
       `\n${leg} leg${leg === "vector" ? ` (${corpus.model})` : ""}: ${samples.length} queries with a result; AUC ${auc.toFixed(3)}; fitted slope ${fitted.slope}, intercept ${fitted.intercept}; p = 0.5 at ${leg === "keyword" ? "coverage" : "cosine"} ${threshold.toFixed(3)}${curve ? "" : ` — not used: the evidence does not separate hits from misses (AUC < ${minimumAuc} or a falling curve)`}`,
     );
-    for (const sample of [...samples].sort((a, b) => a.x - b.x)) console.log(`  ${sample.x.toFixed(3)}  ${sample.label ? "hit " : "miss"}  ${sample.kind.padEnd(10)} ${sample.query}`);
+    for (const sample of [...samples].sort((a, b) => a.x - b.x))
+      console.log(
+        `  ${sample.x.toFixed(3)}  ${sample.label ? "hit " : "miss"}  ${sample.kind.padEnd(10)} ${sample.query}`,
+      );
     const negatives = samples.filter((sample) => sample.kind === "negative");
     const hits = samples.filter((sample) => sample.label === 1);
-    console.log(`  negatives below the threshold: ${negatives.filter((s) => s.x < threshold).length}/${negatives.length}; rank-1 hits at or above it: ${hits.filter((s) => s.x >= threshold).length}/${hits.length}`);
+    console.log(
+      `  negatives below the threshold: ${negatives.filter((s) => s.x < threshold).length}/${negatives.length}; rank-1 hits at or above it: ${hits.filter((s) => s.x >= threshold).length}/${hits.length}`,
+    );
     if (leg === "keyword") {
-      if (!curve) throw new Error("the keyword evidence does not separate hits from misses: keeping the committed curve");
+      if (!curve)
+        throw new Error("the keyword evidence does not separate hits from misses: keeping the committed curve");
       curves.keyword = curve;
     } else curves.vector[corpus.model!] = curve;
   }
@@ -112,7 +127,9 @@ try {
     for (const weight of candidateWeights) {
       const result = await evaluateRetrieval(corpus.db, queries as LabelledQuery[], "hybrid", corpus.vectorLeg, weight);
       const score = (result.sessions.all!.mrr + result.turns.all!.mrr) / 2;
-      console.log(`hybrid vector weight ${weight.toFixed(3)}: session MRR ${result.sessions.all!.mrr.toFixed(3)}, turn MRR ${result.turns.all!.mrr.toFixed(3)}`);
+      console.log(
+        `hybrid vector weight ${weight.toFixed(3)}: session MRR ${result.sessions.all!.mrr.toFixed(3)}, turn MRR ${result.turns.all!.mrr.toFixed(3)}`,
+      );
       if (score > best.score + 1e-9) best = { weight, score };
     }
     console.log(`hybrid vector weight for ${corpus.model}: ${best.weight}`);

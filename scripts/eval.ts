@@ -19,8 +19,19 @@ import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
  */
 function scoreRows(mode: SearchMode, scores: ScoresByKind, prefix: string, allName?: string): string[] {
   const entries = Object.entries(scores);
-  const ordered = allName === undefined ? entries : [...entries.filter(([kind]) => kind === "all"), ...entries.filter(([kind]) => kind !== "all")];
-  return ordered.map(([kind, score]) => [mode, kind === "all" ? (allName ?? `${prefix}all`) : `${prefix}${kind}`, score.queries, score.recallAt5.toFixed(3), score.mrr.toFixed(3)].join("\t"));
+  const ordered =
+    allName === undefined
+      ? entries
+      : [...entries.filter(([kind]) => kind === "all"), ...entries.filter(([kind]) => kind !== "all")];
+  return ordered.map(([kind, score]) =>
+    [
+      mode,
+      kind === "all" ? (allName ?? `${prefix}all`) : `${prefix}${kind}`,
+      score.queries,
+      score.recallAt5.toFixed(3),
+      score.mrr.toFixed(3),
+    ].join("\t"),
+  );
 }
 
 const corpus = await indexCorpus("eval", modelArgument());
@@ -31,8 +42,18 @@ try {
     const result = await evaluateRetrieval(corpus.db, queries as LabelledQuery[], mode, corpus.vectorLeg);
     rows.push(...scoreRows(mode, result.sessions, ""), ...scoreRows(mode, result.turns, "turns/"));
     const { confidence } = result;
-    rows.push([mode, "negatives: no confident match", confidence.negatives, confidence.negativesUnconfident.toFixed(3), "-"].join("\t"));
-    rows.push([mode, "rank-1 hits: confident", confidence.rankOneHits, confidence.rankOneConfident.toFixed(3), "-"].join("\t"));
+    rows.push(
+      [
+        mode,
+        "negatives: no confident match",
+        confidence.negatives,
+        confidence.negativesUnconfident.toFixed(3),
+        "-",
+      ].join("\t"),
+    );
+    rows.push(
+      [mode, "rank-1 hits: confident", confidence.rankOneHits, confidence.rankOneConfident.toFixed(3), "-"].join("\t"),
+    );
     for (const [source, levels] of Object.entries(result.sources)) {
       rows.push(...scoreRows(mode, levels.sessions, `source:${source}/`, `source:${source}`));
       rows.push(...scoreRows(mode, levels.turns, `turns/source:${source}/`, `turns/source:${source}`));

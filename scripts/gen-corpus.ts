@@ -42,7 +42,8 @@ function parseOptions(argv: string[]): Options {
     else throw new Error(`unknown flag ${flag}`);
   }
   if (!options.out) throw new Error("--out DIR is required");
-  if (!(options.sessions > 0) || !(options.opencodeShare >= 0 && options.opencodeShare <= 1)) throw new Error("bad --sessions or --opencode-share");
+  if (!(options.sessions > 0) || !(options.opencodeShare >= 0 && options.opencodeShare <= 1))
+    throw new Error("bad --sessions or --opencode-share");
   return options;
 }
 
@@ -56,32 +57,56 @@ export function generateCorpus(options: Options, profile: CorpusProfile) {
   const started = performance.now();
   const rng = new Random(options.seed);
   const pool = buildTextPool(rng, 4_000_000);
-  const projects = Array.from({ length: options.projects }, (_, i) =>
-    `/home/${rng.pick(["dev", "alex", "sam", "kim"])}/${rng.pick(["work", "src", "code", "projects"])}/${projectName(rng)}-${i}`);
-  const startMs = Date.parse("2025-06-01T00:00:00Z"), spanMs = 330 * 86_400_000;
+  const projects = Array.from(
+    { length: options.projects },
+    (_, i) =>
+      `/home/${rng.pick(["dev", "alex", "sam", "kim"])}/${rng.pick(["work", "src", "code", "projects"])}/${projectName(rng)}-${i}`,
+  );
+  const startMs = Date.parse("2025-06-01T00:00:00Z"),
+    spanMs = 330 * 86_400_000;
   const versions = ["2.0.55", "2.1.17", "2.1.42", "2.1.81", "2.1.88", "2.1.92"];
   const branches = ["main", "main", "main", "develop", "HEAD", "", "fix/", "feat/"];
   const opencodePlans: OpencodePlan[] = [];
-  let bytes = 0, files = 0, subagentFiles = 0;
+  let bytes = 0,
+    files = 0,
+    subagentFiles = 0;
   for (let i = 0; i < options.sessions; i++) {
     const cwd = rng.pick(projects);
     const sessionStart = startMs + Math.floor(rng.next() * spanMs);
-    if (rng.chance(options.opencodeShare)) { opencodePlans.push({ directory: cwd, startMs: sessionStart }); continue; }
+    if (rng.chance(options.opencodeShare)) {
+      opencodePlans.push({ directory: cwd, startMs: sessionStart });
+      continue;
+    }
     const branch = rng.pick(branches);
-    const plan = { sessionId: rng.uuid(), cwd, gitBranch: branch.endsWith("/") ? branch + rng.hex(6) : branch, version: rng.pick(versions), startMs: sessionStart };
+    const plan = {
+      sessionId: rng.uuid(),
+      cwd,
+      gitBranch: branch.endsWith("/") ? branch + rng.hex(6) : branch,
+      version: rng.pick(versions),
+      startMs: sessionStart,
+    };
     const dir = join(options.out, "projects", encodeCwd(cwd));
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     const main = synthesizeSession(rng, profile, pool, plan);
     writeFileSync(join(dir, `${plan.sessionId}.jsonl`), main.text);
     utimesSync(join(dir, `${plan.sessionId}.jsonl`), new Date(main.endMs), new Date(main.endMs));
-    bytes += main.text.length; files++;
+    bytes += main.text.length;
+    files++;
     if (main.agentIds.length > 0) mkdirSync(join(dir, plan.sessionId, "subagents"), { recursive: true });
     for (const agentId of main.agentIds) {
       const sub = synthesizeSession(rng, profile, pool, plan, agentId);
       writeFileSync(join(dir, plan.sessionId, "subagents", `agent-${agentId}.jsonl`), sub.text);
-      utimesSync(join(dir, plan.sessionId, "subagents", `agent-${agentId}.jsonl`), new Date(sub.endMs), new Date(sub.endMs));
-      writeFileSync(join(dir, plan.sessionId, "subagents", `agent-${agentId}.meta.json`), JSON.stringify({ agentType: "Explore", description: "synthetic" }));
-      bytes += sub.text.length; subagentFiles++;
+      utimesSync(
+        join(dir, plan.sessionId, "subagents", `agent-${agentId}.jsonl`),
+        new Date(sub.endMs),
+        new Date(sub.endMs),
+      );
+      writeFileSync(
+        join(dir, plan.sessionId, "subagents", `agent-${agentId}.meta.json`),
+        JSON.stringify({ agentType: "Explore", description: "synthetic" }),
+      );
+      bytes += sub.text.length;
+      subagentFiles++;
     }
   }
   let opencodeSessions = 0;
@@ -89,13 +114,21 @@ export function generateCorpus(options: Options, profile: CorpusProfile) {
     mkdirSync(join(options.out, "opencode"), { recursive: true });
     opencodeSessions = writeOpencodeDb(join(options.out, "opencode", "opencode.db"), rng, profile, pool, opencodePlans);
   }
-  return { claudeSessions: files, subagentFiles, opencodeSessions, claudeBytes: bytes, elapsedMs: Math.round(performance.now() - started) };
+  return {
+    claudeSessions: files,
+    subagentFiles,
+    opencodeSessions,
+    claudeBytes: bytes,
+    elapsedMs: Math.round(performance.now() - started),
+  };
 }
 
 if (import.meta.main) {
   try {
     const options = parseOptions(process.argv.slice(2));
-    const profile = JSON.parse(readFileSync(join(import.meta.dir, "gen-corpus", "profile.json"), "utf8")) as CorpusProfile;
+    const profile = JSON.parse(
+      readFileSync(join(import.meta.dir, "gen-corpus", "profile.json"), "utf8"),
+    ) as CorpusProfile;
     rmSync(options.out, { recursive: true, force: true });
     const result = generateCorpus(options, profile);
     process.stdout.write(JSON.stringify({ name: "gen-corpus", ...options, ...result }) + "\n");

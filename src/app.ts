@@ -30,8 +30,8 @@ const app = subcommands({
   version: packageJson.version,
   description:
     "Search your AI coding sessions (Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider) by keyword and by meaning.\n" +
-    "  recall search \"docker bridge network\"        which session was it? (level 1)\n" +
-    "  recall search \"...\" --depth 2 --session ID   which exchange? (level 2)\n" +
+    '  recall search "docker bridge network"        which session was it? (level 1)\n' +
+    '  recall search "..." --depth 2 --session ID   which exchange? (level 2)\n' +
     "  recall show ID:5-9                            everything around it (level 3)",
   cmds: {
     search: searchCommand,
@@ -54,7 +54,9 @@ function reportError(error: unknown, wantsJson: boolean): number {
   if (isRecallError(error)) {
     const candidates = error instanceof SessionLookupError ? error.candidates : [];
     if (wantsJson) {
-      writeErr(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null, candidates } })}\n`);
+      writeErr(
+        `${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null, candidates } })}\n`,
+      );
     } else {
       // Messages can carry session titles and file names: never let their control characters reach the terminal.
       writeErr(`recall: ${neutralizeControls(error.message)}\n`);
@@ -87,7 +89,10 @@ export function describeParseFailure(report: string): { message: string; hint: s
     const help = /^hint: for more information, try '(.*)'$/.exec(line.trim());
     if (caret) {
       const words = (lines[at - 1] ?? "").slice(caret[1]!.length).trim().split(/\s+/);
-      const offending = words[0]?.startsWith("-") && words[1] !== undefined && !words[1].startsWith("-") ? `${words[0]} ${words[1]}` : (words[0] ?? "");
+      const offending =
+        words[0]?.startsWith("-") && words[1] !== undefined && !words[1].startsWith("-")
+          ? `${words[0]} ${words[1]}`
+          : (words[0] ?? "");
       problems.push(`${caret[2]!.trim().toLowerCase()}: ${offending}`);
     } else if (numbered) {
       problems.push(`${numbered[1]!.trim().charAt(0).toLowerCase()}${numbered[1]!.trim().slice(1)}`);
@@ -95,7 +100,11 @@ export function describeParseFailure(report: string): { message: string; hint: s
       hint = `run \`${help[1]}\``;
     }
   });
-  return { message: problems.length > 0 ? problems.join("; ") : (lines.find((line) => line.trim())?.trim() ?? "invalid arguments"), hint };
+  return {
+    message:
+      problems.length > 0 ? problems.join("; ") : (lines.find((line) => line.trim())?.trim() ?? "invalid arguments"),
+    hint,
+  };
 }
 
 /** Run the CLI with the given arguments (without `bun` and the script path); resolves to the exit code. */

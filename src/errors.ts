@@ -37,7 +37,11 @@ export class RecallError extends Error {
   readonly hint: string | undefined;
   readonly exitCode: 1 | 2;
 
-  constructor(code: RecallErrorCode, message: string, options: { hint?: string; exitCode?: 1 | 2; cause?: unknown } = {}) {
+  constructor(
+    code: RecallErrorCode,
+    message: string,
+    options: { hint?: string; exitCode?: 1 | 2; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -73,7 +77,12 @@ export class EmbedError extends RecallError {}
 /** A session id or prefix matched nothing, or more than one session. */
 export class SessionLookupError extends RecallError {
   readonly candidates: string[];
-  constructor(code: "SESSION_NOT_FOUND" | "SESSION_AMBIGUOUS", message: string, candidates: string[] = [], hint?: string) {
+  constructor(
+    code: "SESSION_NOT_FOUND" | "SESSION_AMBIGUOUS",
+    message: string,
+    candidates: string[] = [],
+    hint?: string,
+  ) {
     super(code, message, { hint });
     this.candidates = candidates;
   }

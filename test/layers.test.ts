@@ -29,7 +29,11 @@ const layerOf = (file: string): string => relative(src, file).split("/")[0]!;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -64,7 +68,10 @@ describe("layering", () => {
   test("only embed/ loads node-llama-cpp, and only lazily", () => {
     const offenders = sourceFiles(src).filter((file) => {
       const text = readFileSync(file, "utf8");
-      return /^import\s+(?!type\b)[^;]*from\s+"node-llama-cpp"/m.test(text) || (layerOf(file) !== "embed" && /import\(\s*"node-llama-cpp"/.test(text));
+      return (
+        /^import\s+(?!type\b)[^;]*from\s+"node-llama-cpp"/m.test(text) ||
+        (layerOf(file) !== "embed" && /import\(\s*"node-llama-cpp"/.test(text))
+      );
     });
     expect(offenders.map((file) => relative(src, file))).toEqual([]);
   });

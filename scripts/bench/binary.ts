@@ -24,7 +24,10 @@ const searchTargetMs = 40;
 
 const binary = join(repo, "dist", "recall");
 if (!process.argv.includes("--no-build")) {
-  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], { cwd: repo, stderr: "inherit" });
+  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
+    cwd: repo,
+    stderr: "inherit",
+  });
   if (build.exitCode !== 0) throw new Error("bun run build failed");
 } else if (!existsSync(binary)) {
   throw new Error(`${binary} is missing: run bun run build, or leave out --no-build`);
@@ -47,22 +50,41 @@ const work = mkdtempSync(join(tmpdir(), "recall-bench-binary-"));
 try {
   writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
   const hello = join(work, "hello");
-  const compiled = Bun.spawnSync(["bun", "build", "--compile", join(work, "hello.ts"), "--outfile", hello], { cwd: work, stdout: "ignore", stderr: "inherit" });
+  const compiled = Bun.spawnSync(["bun", "build", "--compile", join(work, "hello.ts"), "--outfile", hello], {
+    cwd: work,
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   if (compiled.exitCode !== 0) throw new Error("cannot compile the hello-world");
   const sizeBytes = statSync(binary).size;
-  process.stdout.write(`${JSON.stringify({ name: "binary size", n: 1, size_bytes: sizeBytes, hello_size_bytes: statSync(hello).size, machine, commit })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ name: "binary size", n: 1, size_bytes: sizeBytes, hello_size_bytes: statSync(hello).size, machine, commit })}\n`,
+  );
 
-  const env = { PATH: process.env.PATH, HOME: join(work, "home"), RECALL_HOME: join(work, "recall-home"), NO_COLOR: "1", RECALL_OFFLINE: "1" };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: join(work, "home"),
+    RECALL_HOME: join(work, "recall-home"),
+    NO_COLOR: "1",
+    RECALL_OFFLINE: "1",
+  };
   const helloRow: Row = { name: "hello-world (compiled bun)", command: [hello], samples: [] };
   const helpRow: Row = { name: "recall --help", command: [binary, "--help"], samples: [] };
   const rows = [helloRow, helpRow];
   let searchRow: Row | undefined;
   let freshSearchRow: Row | undefined;
   if (hasCorpus) {
-    const sources = [...claudeCorpusRoots().flatMap((dir) => ["--claude-dir", dir]), ...opencodeCorpusRoots().flatMap((dir) => ["--opencode-dir", dir])];
+    const sources = [
+      ...claudeCorpusRoots().flatMap((dir) => ["--claude-dir", dir]),
+      ...opencodeCorpusRoots().flatMap((dir) => ["--opencode-dir", dir]),
+    ];
     timeCommand([binary, "index", "--keyword-only", ...sources], { env, cwd: work });
     const search = [binary, "search", "sqlite migration failed", "--keyword-only", "--json", ...sources];
-    searchRow = { name: "recall search --keyword-only --no-reindex (corpus)", command: [...search, "--no-reindex"], samples: [] };
+    searchRow = {
+      name: "recall search --keyword-only --no-reindex (corpus)",
+      command: [...search, "--no-reindex"],
+      samples: [],
+    };
     freshSearchRow = { name: "recall search --keyword-only (corpus, freshness check)", command: search, samples: [] };
     rows.push(searchRow, freshSearchRow);
   } else {
@@ -74,7 +96,9 @@ try {
   const p50 = (row: Row | undefined) => (row ? percentile(row.samples, 50) : undefined);
   const helloMs = p50(helloRow)!;
   const verdict = (ms: number | undefined, limitMs: number | undefined) =>
-    ms === undefined ? "skipped" : `${(ms / helloMs).toFixed(2)}x hello${limitMs === undefined ? "" : `, limit ${limitMs.toFixed(1)} ms: ${ms <= limitMs ? "PASS" : "FAIL"}`}`;
+    ms === undefined
+      ? "skipped"
+      : `${(ms / helloMs).toFixed(2)}x hello${limitMs === undefined ? "" : `, limit ${limitMs.toFixed(1)} ms: ${ms <= limitMs ? "PASS" : "FAIL"}`}`;
   process.stderr.write(`\n${"name".padEnd(58)} ${"p50 ms".padStart(8)}\n`);
   for (const row of rows) process.stderr.write(`${row.name.padEnd(58)} ${p50(row)!.toFixed(1).padStart(8)}\n`);
   process.stderr.write(`binary ${(sizeBytes / 1e6).toFixed(1)} MB\n`);

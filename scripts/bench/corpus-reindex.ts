@@ -49,7 +49,12 @@ const runs = argValue("--runs", 20);
 const targetMs = 50;
 
 /** Wall times in ms of `count` awaited `runIndex` calls on `home`, and their summaries; `prepare` runs before each, untimed. */
-async function timeRuns(home: string, roots: SourceRootMap, count: number, prepare: () => void = () => {}): Promise<{ times: number[]; summaries: IndexSummary[] }> {
+async function timeRuns(
+  home: string,
+  roots: SourceRootMap,
+  count: number,
+  prepare: () => void = () => {},
+): Promise<{ times: number[]; summaries: IndexSummary[] }> {
   const times: number[] = [];
   const summaries: IndexSummary[] = [];
   for (let run = 0; run < count; run++) {
@@ -64,18 +69,25 @@ async function timeRuns(home: string, roots: SourceRootMap, count: number, prepa
 /** Index the corpus at `roots` into `home` (a full first run). @returns sessions and container rows stored */
 async function indexOnce(home: string, roots: SourceRootMap): Promise<{ sessions: number; containers: number }> {
   const summary = await runIndex({ recallHome: home, roots });
-  if (summary.degraded) process.stderr.write(`corpus-reindex: first index degraded (skipped ${summary.skippedLines}, failed ${summary.failedUnits}, unavailable ${summary.unavailable})\n`);
+  if (summary.degraded)
+    process.stderr.write(
+      `corpus-reindex: first index degraded (skipped ${summary.skippedLines}, failed ${summary.failedUnits}, unavailable ${summary.unavailable})\n`,
+    );
   const db = openIndex(databasePath(home), { readonly: true });
   try {
     const count = (sql: string) => (db.query(sql).get() as { n: number }).n;
-    return { sessions: count("SELECT count(*) AS n FROM sessions"), containers: count("SELECT count(*) AS n FROM containers") };
+    return {
+      sessions: count("SELECT count(*) AS n FROM sessions"),
+      containers: count("SELECT count(*) AS n FROM containers"),
+    };
   } finally {
     db.close();
   }
 }
 
 /** Sessions a run added, updated, marked deleted or restored (0 for a run that found nothing changed). */
-const changedSessions = (summary: IndexSummary): number => summary.added + summary.updated + summary.deleted + summary.restored;
+const changedSessions = (summary: IndexSummary): number =>
+  summary.added + summary.updated + summary.deleted + summary.restored;
 
 /** Per-phase wall times of no-change runs, in ms, keyed by phase name. */
 type PhaseTimes = Map<string, number[]>;
@@ -107,12 +119,18 @@ async function profileOneRun(home: string, roots: SourceRootMap, times: PhaseTim
   record(times, "open", performance.now() - started);
   try {
     for (const parser of parsers) {
-      const sourceRoots = parser.id === "aider" ? timed(times, "aider.known_projects", () => withKnownProjectFolders(db, roots)) : roots;
+      const sourceRoots =
+        parser.id === "aider" ? timed(times, "aider.known_projects", () => withKnownProjectFolders(db, roots)) : roots;
       const seenAt = Date.now();
       // The parser planSource calls, with its scan timed inside that very call.
-      const timedScan: Parser = { ...parser, scan: (scanRoots) => timed(times, `${parser.id}.scan`, () => parser.scan(scanRoots)) };
+      const timedScan: Parser = {
+        ...parser,
+        scan: (scanRoots) => timed(times, `${parser.id}.scan`, () => parser.scan(scanRoots)),
+      };
       const quick = { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs() };
-      const plan = timed(times, `${parser.id}.plan`, () => planSource(db, timedScan, sourceRoots[parser.id] ?? [], { quick }));
+      const plan = timed(times, `${parser.id}.plan`, () =>
+        planSource(db, timedScan, sourceRoots[parser.id] ?? [], { quick }),
+      );
       if (plan.toParse.length + plan.toMarkDeleted.length + plan.toRestore.length + plan.unavailable.length > 0) {
         throw new Error(`corpus-reindex: ${parser.id} is not unchanged; no profile`);
       }
@@ -120,7 +138,9 @@ async function profileOneRun(home: string, roots: SourceRootMap, times: PhaseTim
         const update = scanStateUpdate(db, parser, plan, new Set());
         if (update) storeScanState(db, parser.id, update, seenAt, seenAtMetaKey(parser.id));
       });
-      timed(times, `${parser.id}.list_units`, () => parser.listUnits(parser.scan(sourceRoots[parser.id] ?? []).containers));
+      timed(times, `${parser.id}.list_units`, () =>
+        parser.listUnits(parser.scan(sourceRoots[parser.id] ?? []).containers),
+      );
     }
     timed(times, "finish", () => {
       db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
@@ -136,7 +156,12 @@ async function profileOneRun(home: string, roots: SourceRootMap, times: PhaseTim
 }
 
 /** Print the profile rows (see the header) from `count` profiled no-change runs. */
-async function reportProfile(home: string, roots: SourceRootMap, count: number, sessionsBySource: Map<string, number>): Promise<void> {
+async function reportProfile(
+  home: string,
+  roots: SourceRootMap,
+  count: number,
+  sessionsBySource: Map<string, number>,
+): Promise<void> {
   const times: PhaseTimes = new Map();
   for (let run = 0; run < count; run++) await profileOneRun(home, roots, times);
   const of = (phase: string) => times.get(phase) ?? [];
@@ -145,7 +170,9 @@ async function reportProfile(home: string, roots: SourceRootMap, count: number, 
   for (const parser of parsers) {
     const id = parser.id;
     // indexSource = planSource + storeScanState (+ the known project folders for Aider); the scan runs inside planSource.
-    const sourceTotal = of(`${id}.plan`).map((plan, run) => plan + (of(`${id}.store`)[run] ?? 0) + (of(`${id}.known_projects`)[run] ?? 0));
+    const sourceTotal = of(`${id}.plan`).map(
+      (plan, run) => plan + (of(`${id}.store`)[run] ?? 0) + (of(`${id}.known_projects`)[run] ?? 0),
+    );
     const compare = of(`${id}.plan`).map((plan, run) => plan - (of(`${id}.scan`)[run] ?? 0));
     report(`corpus-reindex-no-change.${id}`, sourceTotal, {
       sessions: sessionsBySource.get(id) ?? 0,
@@ -165,7 +192,9 @@ async function reportProfile(home: string, roots: SourceRootMap, count: number, 
 function sessionsPerSource(home: string): Map<string, number> {
   const db = openIndex(databasePath(home), { readonly: true });
   try {
-    const rows = db.query<{ source: string; n: number }, []>("SELECT source, count(*) AS n FROM sessions GROUP BY source").all();
+    const rows = db
+      .query<{ source: string; n: number }, []>("SELECT source, count(*) AS n FROM sessions GROUP BY source")
+      .all();
     return new Map(rows.map((row) => [row.source, row.n]));
   } finally {
     db.close();
@@ -190,7 +219,8 @@ if (!existsSync(join(corpusDir, "claude-code"))) {
     await timeRuns(home, roots, 1); // warm-up
     const noChange = await timeRuns(home, roots, runs);
     const changed = noChange.summaries.filter((summary) => changedSessions(summary) > 0 || summary.degraded).length;
-    if (changed > 0) process.stderr.write(`corpus-reindex: ${changed} of the no-change runs changed or skipped something\n`);
+    if (changed > 0)
+      process.stderr.write(`corpus-reindex: ${changed} of the no-change runs changed or skipped something\n`);
     report("corpus-reindex-no-change", noChange.times, { target_ms: targetMs, ...counts });
     if (process.argv.includes("--profile") || percentile(noChange.times, 50) > targetMs) {
       await reportProfile(home, roots, runs, sessionsPerSource(home));
@@ -203,14 +233,24 @@ if (!existsSync(join(corpusDir, "claude-code"))) {
     const copyHome = tempDir("recall-bench-reindex-home-");
     const copyCounts = await indexOnce(copyHome, copyRoots);
     Bun.gc(true);
-    const largest = claudeCodeParser.scan(copyRoots["claude-code"]).containers.filter(isTranscript).sort((a, b) => b.sizeBytes - a.sizeBytes)[0];
+    const largest = claudeCodeParser
+      .scan(copyRoots["claude-code"])
+      .containers.filter(isTranscript)
+      .sort((a, b) => b.sizeBytes - a.sizeBytes)[0];
     if (!largest) throw new Error("corpus-reindex: no Claude Code transcript in the corpus copy");
     let appended = 0;
-    const appendOneLine = () => appendFileSync(largest.path, `${JSON.stringify({ type: "queue-operation", operation: "enqueue", content: `bench append ${appended++}` })}\n`);
+    const appendOneLine = () =>
+      appendFileSync(
+        largest.path,
+        `${JSON.stringify({ type: "queue-operation", operation: "enqueue", content: `bench append ${appended++}` })}\n`,
+      );
     await timeRuns(copyHome, copyRoots, 1, appendOneLine); // warm-up
     const oneAppend = await timeRuns(copyHome, copyRoots, runs, appendOneLine);
-    const notOne = oneAppend.summaries.filter((summary) => summary.updated !== 1 || changedSessions(summary) !== 1).length;
-    if (notOne > 0) process.stderr.write(`corpus-reindex: ${notOne} of the one-append runs did not update exactly one session\n`);
+    const notOne = oneAppend.summaries.filter(
+      (summary) => summary.updated !== 1 || changedSessions(summary) !== 1,
+    ).length;
+    if (notOne > 0)
+      process.stderr.write(`corpus-reindex: ${notOne} of the one-append runs did not update exactly one session\n`);
     const bytesRead = oneAppend.summaries.at(-1)?.bytesRead ?? 0;
     report("corpus-reindex-one-append", oneAppend.times, { ...copyCounts, bytes_read: bytesRead });
   } finally {

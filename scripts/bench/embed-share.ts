@@ -24,7 +24,11 @@ if (!hasCorpus) {
 }
 const home = mkdtempSync(join(tmpdir(), "recall-embed-share-"));
 try {
-  const embedder = await openEmbedder({ env: { RECALL_OFFLINE: "1" }, home, modelFlag: getTestModelPath({ vocab: "bge", embd: 32, heads: 2, ff: 64, ctx: 512 }) });
+  const embedder = await openEmbedder({
+    env: { RECALL_OFFLINE: "1" },
+    home,
+    modelFlag: getTestModelPath({ vocab: "bge", embd: 32, heads: 2, ff: 64, ctx: 512 }),
+  });
   await runIndex({ recallHome: home, roots: allCorpusRoots(), openEmbedder: async () => embedder });
   const db = openIndex(databasePath(home), { readonly: true });
   const count = (text: string) => (text ? embedder.countTokens(text) : 0);
@@ -36,14 +40,20 @@ try {
     }
   }
   const embedded = { turn: 0, session: 0 };
-  for (const row of db.query<{ text: string; level: "turn" | "session" }, [number]>(
-    "SELECT c.text, d.level FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.status = ?",
-  ).iterate(chunkStatus.embedded)) embedded[row.level] += count(row.text);
+  for (const row of db
+    .query<{ text: string; level: "turn" | "session" }, [number]>(
+      "SELECT c.text, d.level FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.status = ?",
+    )
+    .iterate(chunkStatus.embedded))
+    embedded[row.level] += count(row.text);
   // What session documents embedded before issue 12: the title and every prompt of the session, again.
   let oldSession = 0;
-  for (const row of db.query<{ title: string | null; prompts: string }, []>(
-    "SELECT s.title, group_concat(t.prompt, char(10) || char(10)) AS prompts FROM sessions s JOIN turns t ON t.session_rowid = s.id GROUP BY s.id",
-  ).iterate()) oldSession += count([row.title ?? "", row.prompts].filter(Boolean).join("\n\n"));
+  for (const row of db
+    .query<{ title: string | null; prompts: string }, []>(
+      "SELECT s.title, group_concat(t.prompt, char(10) || char(10)) AS prompts FROM sessions s JOIN turns t ON t.session_rowid = s.id GROUP BY s.id",
+    )
+    .iterate())
+    oldSession += count([row.title ?? "", row.prompts].filter(Boolean).join("\n\n"));
   db.close();
   await embedder.dispose();
   const now = embedded.turn + embedded.session;
@@ -51,12 +61,31 @@ try {
   const rows = [
     { name: "transcript tokens (prompts, answers, tool inputs and outputs)", tokens: transcript, share: 1 },
     { name: "embedded now (turn chunks + session titles)", tokens: now, share: now / transcript },
-    { name: "embedded before issue 12 (session documents repeated every prompt)", tokens: before, share: before / transcript },
-    { name: "prompts embedded twice before, share of the old embedded tokens", tokens: before - now, share: (before - now) / before },
+    {
+      name: "embedded before issue 12 (session documents repeated every prompt)",
+      tokens: before,
+      share: before / transcript,
+    },
+    {
+      name: "prompts embedded twice before, share of the old embedded tokens",
+      tokens: before - now,
+      share: (before - now) / before,
+    },
   ];
   console.log("| measure | tokens | share |\n|---|---|---|");
   for (const row of rows) console.log(`| ${row.name} | ${row.tokens} | ${(100 * row.share).toFixed(1)}% |`);
-  for (const row of rows) console.log(JSON.stringify({ name: `embed-share: ${row.name}`, n: row.tokens, p50_ms: null, p95_ms: null, share: Number(row.share.toFixed(4)), machine, commit }));
+  for (const row of rows)
+    console.log(
+      JSON.stringify({
+        name: `embed-share: ${row.name}`,
+        n: row.tokens,
+        p50_ms: null,
+        p95_ms: null,
+        share: Number(row.share.toFixed(4)),
+        machine,
+        commit,
+      }),
+    );
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -13,16 +13,32 @@
 import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { cpus, homedir, loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { createLocalEmbedder, resolveEmbedConfig, type Embedder, type LocalEmbedConfig } from "../../src/embed/index.ts";
+import {
+  createLocalEmbedder,
+  resolveEmbedConfig,
+  type Embedder,
+  type LocalEmbedConfig,
+} from "../../src/embed/index.ts";
 import { modelShapes, writeBertModel, type ModelShapeName } from "../gguf/bert-model.ts";
 
 interface Row {
-  name: string; n: number; p50_ms: number; p95_ms: number; docs_per_s: number | null; model: string;
-  size_bytes: number; load_avg_1m: number; machine: string; commit: string; loaded_ratio?: number;
+  name: string;
+  n: number;
+  p50_ms: number;
+  p95_ms: number;
+  docs_per_s: number | null;
+  model: string;
+  size_bytes: number;
+  load_avg_1m: number;
+  machine: string;
+  commit: string;
+  loaded_ratio?: number;
 }
 
-const words = ("the index stores every session turn so search can find the fix for a failing sqlite migration later " +
-  "while embeddings capture meaning beyond keywords and tool calls record files edited by the agent").split(" ");
+const words = (
+  "the index stores every session turn so search can find the fix for a failing sqlite migration later " +
+  "while embeddings capture meaning beyond keywords and tool calls record files edited by the agent"
+).split(" ");
 
 function argValue(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
@@ -57,7 +73,10 @@ async function timeMs(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - startMs;
 }
 
-async function benchShape(shape: ModelShapeName, emit: (name: string, timesMs: number[], extra: Partial<Row>) => void): Promise<void> {
+async function benchShape(
+  shape: ModelShapeName,
+  emit: (name: string, timesMs: number[], extra: Partial<Row>) => void,
+): Promise<void> {
   const path = ensureBenchModel(shape);
   const config = resolveEmbedConfig({ env: {}, home: homedir(), modelFlag: path }) as LocalEmbedConfig;
   await (await createLocalEmbedder(config)).dispose(); // warm-up: llama init, file hash sidecar, page cache
@@ -87,17 +106,24 @@ async function benchShape(shape: ModelShapeName, emit: (name: string, timesMs: n
   // The same documents with a background CPU load (2 busy loops per core, as when the coding agent and its tools run):
   // threads chosen by threads.ts, then all cores (the old rule), each with a model loaded under the load.
   const busy = Array.from({ length: 2 * cpus().length }, () =>
-    Bun.spawn([process.execPath, "-e", "for (;;) {}"], { stdout: "ignore", stderr: "ignore" }));
+    Bun.spawn([process.execPath, "-e", "for (;;) {}"], { stdout: "ignore", stderr: "ignore" }),
+  );
   try {
     await Bun.sleep(1500);
-    for (const [label, threads] of [["loaded", undefined], ["loaded-all-cores", cpus().length]] as const) {
+    for (const [label, threads] of [
+      ["loaded", undefined],
+      ["loaded-all-cores", cpus().length],
+    ] as const) {
       const loaded = await createLocalEmbedder(config, threads === undefined ? {} : { threads });
       const times: number[] = [];
       const loadedMs = await timeMs(async () => {
         for (const document of documents) times.push(await timeMs(() => loaded.embedDocuments([document])));
       });
       const docsPerS = docCount / (loadedMs / 1000);
-      emit(`embed-doc200-${label}-${shape}`, times, { docs_per_s: +docsPerS.toFixed(2), loaded_ratio: +(docsPerS / unloadedDocsPerS).toFixed(2) });
+      emit(`embed-doc200-${label}-${shape}`, times, {
+        docs_per_s: +docsPerS.toFixed(2),
+        loaded_ratio: +(docsPerS / unloadedDocsPerS).toFixed(2),
+      });
       await loaded.dispose();
     }
   } finally {
@@ -107,7 +133,9 @@ async function benchShape(shape: ModelShapeName, emit: (name: string, timesMs: n
 
 if (import.meta.main) {
   const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
-  const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim();
+  const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir })
+    .stdout.toString()
+    .trim();
   const shapes = (argValue("shapes") ?? "bge-small,qwen3-0.6b-like").split(",") as ModelShapeName[];
   const rows: Row[] = [];
   for (const shape of shapes) {
@@ -115,8 +143,17 @@ if (import.meta.main) {
     await benchShape(shape, (name, timesMs, extra) => {
       const sorted = [...timesMs].sort((a, b) => a - b);
       const row: Row = {
-        name, n: timesMs.length, p50_ms: +percentile(sorted, 0.5).toFixed(2), p95_ms: +percentile(sorted, 0.95).toFixed(2),
-        docs_per_s: null, model: shape, size_bytes: sizeBytes, load_avg_1m: +loadavg()[0]!.toFixed(2), machine, commit, ...extra,
+        name,
+        n: timesMs.length,
+        p50_ms: +percentile(sorted, 0.5).toFixed(2),
+        p95_ms: +percentile(sorted, 0.95).toFixed(2),
+        docs_per_s: null,
+        model: shape,
+        size_bytes: sizeBytes,
+        load_avg_1m: +loadavg()[0]!.toFixed(2),
+        machine,
+        commit,
+        ...extra,
       };
       rows.push(row);
       console.log(JSON.stringify(row));
@@ -125,6 +162,9 @@ if (import.meta.main) {
   if (process.argv.includes("--save")) {
     const dir = resolve(import.meta.dir, "results");
     mkdirSync(dir, { recursive: true });
-    appendFileSync(join(dir, `${new Date().toISOString().slice(0, 10)}-${machine.replace(/\W+/g, "-")}.jsonl`), rows.map((r) => JSON.stringify(r) + "\n").join(""));
+    appendFileSync(
+      join(dir, `${new Date().toISOString().slice(0, 10)}-${machine.replace(/\W+/g, "-")}.jsonl`),
+      rows.map((r) => JSON.stringify(r) + "\n").join(""),
+    );
   }
 }

@@ -26,5 +26,11 @@ report("fault-injection", [performance.now() - started], {
   seed: seed === undefined ? null : Number(seed),
   passed: run.exitCode === 0,
 });
-if (run.exitCode !== 0) process.stderr.write(output.split("\n").filter((line) => line.includes("(fail)") || line.includes("error")).join("\n") + "\n");
+if (run.exitCode !== 0)
+  process.stderr.write(
+    output
+      .split("\n")
+      .filter((line) => line.includes("(fail)") || line.includes("error"))
+      .join("\n") + "\n",
+  );
 process.exit(run.exitCode ?? 1);

@@ -33,19 +33,46 @@ const roots: SourceRootMap = { "claude-code": [join(corpus, "projects")], openco
 const repo = resolve(import.meta.dir, "../..");
 
 /** One child run of `recall index`: wall ms, peak RSS, CPU ms and the summary's counts. */
-function indexOnce(): { wallMs: number; rssBytes: number; userMs: number; systemMs: number; sessions: number; turns: number } {
+function indexOnce(): {
+  wallMs: number;
+  rssBytes: number;
+  userMs: number;
+  systemMs: number;
+  sessions: number;
+  turns: number;
+} {
   const home = mkdtempSync(join(tmpdir(), "recall-first-index-"));
   try {
-    const command = ["bun", join(repo, "src/cli.ts"), "index", "--keyword-only", "--json", "--claude-dir", roots["claude-code"]![0]!, "--opencode-dir", roots.opencode![0]!];
+    const command = [
+      "bun",
+      join(repo, "src/cli.ts"),
+      "index",
+      "--keyword-only",
+      "--json",
+      "--claude-dir",
+      roots["claude-code"]![0]!,
+      "--opencode-dir",
+      roots.opencode![0]!,
+    ];
     const started = performance.now();
-    const child = Bun.spawnSync(command, { cwd: repo, env: { ...process.env, RECALL_HOME: home, RECALL_OFFLINE: "1" }, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawnSync(command, {
+      cwd: repo,
+      env: { ...process.env, RECALL_HOME: home, RECALL_OFFLINE: "1" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const wallMs = performance.now() - started;
-    if (child.exitCode !== 0) throw new Error(`recall index exited ${child.exitCode}: ${child.stderr.toString().slice(0, 500)}`);
+    if (child.exitCode !== 0)
+      throw new Error(`recall index exited ${child.exitCode}: ${child.stderr.toString().slice(0, 500)}`);
     const summary = JSON.parse(child.stdout.toString()) as { added: number; updated: number; turns: number };
     const usage = child.resourceUsage!;
     return {
-      wallMs, rssBytes: usage.maxRSS, userMs: Number(usage.cpuTime.user) / 1000, systemMs: Number(usage.cpuTime.system) / 1000,
-      sessions: summary.added + summary.updated, turns: summary.turns,
+      wallMs,
+      rssBytes: usage.maxRSS,
+      userMs: Number(usage.cpuTime.user) / 1000,
+      systemMs: Number(usage.cpuTime.system) / 1000,
+      sessions: summary.added + summary.updated,
+      turns: summary.turns,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -54,18 +81,32 @@ function indexOnce(): { wallMs: number; rssBytes: number; userMs: number; system
 
 const results = Array.from({ length: runs }, indexOnce);
 const median = results.toSorted((a, b) => a.wallMs - b.wallMs)[Math.ceil(results.length / 2) - 1]!;
-report("first-index", results.map((run) => run.wallMs), {
-  peak_rss_bytes: Math.max(...results.map((run) => run.rssBytes)),
-  cpu_user_ms: Math.round(median.userMs),
-  cpu_system_ms: Math.round(median.systemMs),
-  sessions: median.sessions,
-  turns: median.turns,
-  target_ms: 15000,
-});
+report(
+  "first-index",
+  results.map((run) => run.wallMs),
+  {
+    peak_rss_bytes: Math.max(...results.map((run) => run.rssBytes)),
+    cpu_user_ms: Math.round(median.userMs),
+    cpu_system_ms: Math.round(median.systemMs),
+    sessions: median.sessions,
+    turns: median.turns,
+    target_ms: 15000,
+  },
+);
 
 /** Step totals in ms of one in-thread pass over the corpus (see the file's docstring). */
 function phaseTotals(): { totals: Record<string, number>; sessions: number; turns: number } {
-  const totals: Record<string, number> = { list: 0, parse: 0, redact: 0, documents: 0, outputs: 0, prepare: 0, fts: 0, write: 0, commit: 0 };
+  const totals: Record<string, number> = {
+    list: 0,
+    parse: 0,
+    redact: 0,
+    documents: 0,
+    outputs: 0,
+    prepare: 0,
+    fts: 0,
+    write: 0,
+    commit: 0,
+  };
   const timed = <T>(phase: string, step: () => T): T => {
     const started = performance.now();
     try {
@@ -118,7 +159,13 @@ function phaseTotals(): { totals: Record<string, number>; sessions: number; turn
 function buildDocuments(result: ParseResult): void {
   for (const turn of result.turns) prepareDocument(buildTurnDocument(turn));
   const files = [...new Set(result.turns.flatMap((turn) => turn.files))];
-  prepareDocument(buildSessionDocument(result.session, result.turns.map((turn) => turn.prompt), files));
+  prepareDocument(
+    buildSessionDocument(
+      result.session,
+      result.turns.map((turn) => turn.prompt),
+      files,
+    ),
+  );
 }
 
 /** `db`, whose statements that write documents_fts or documents_cjk report their run time (ms) to `onFts`. */

@@ -15,7 +15,10 @@ const repo = resolve(import.meta.dir, "../..");
 mkdirSync(benchCacheDir, { recursive: true });
 const model = join(benchCacheDir, "bge-small-shape.gguf");
 if (!existsSync(model)) {
-  const made = Bun.spawnSync(["bun", join(repo, "scripts/gguf/make-model.ts"), model, "--shape", "bge-small", "--vocab", "bge"], { stdout: "inherit", stderr: "inherit" });
+  const made = Bun.spawnSync(
+    ["bun", join(repo, "scripts/gguf/make-model.ts"), model, "--shape", "bge-small", "--vocab", "bge"],
+    { stdout: "inherit", stderr: "inherit" },
+  );
   if (made.exitCode !== 0) throw new Error("could not generate the bge-small-shape model");
 }
 
@@ -24,17 +27,41 @@ const home = mkdtempSync(join(tmpdir(), "recall-bench-hybrid-"));
 const env = { ...process.env, RECALL_HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1", RECALL_EMBED_HELPER: "off" };
 const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
 try {
-  const indexMs = timeCommand(["bun", join(repo, "src/cli.ts"), "index", ...sources, "--model", model], { env, cwd: repo });
+  const indexMs = timeCommand(["bun", join(repo, "src/cli.ts"), "index", ...sources, "--model", model], {
+    env,
+    cwd: repo,
+  });
   report("hybrid.index_examples.bge_small_shape", [indexMs]);
   const hello = join(tmpdir(), "recall-bench-hello.ts");
   writeFileSync(hello, 'console.log("hello");\n');
-  report("hello_world.bun", sample(10, () => timeCommand(["bun", hello])));
-  const query = ["search", "containers cannot reach the database on the host", "--no-reindex", "--model", model, ...sources];
-  report("search.cold.hybrid.source.bge_small_shape", sample(10, () => timeCommand(["bun", join(repo, "src/cli.ts"), ...query], { env, cwd: repo })), { target_ms: 400 });
+  report(
+    "hello_world.bun",
+    sample(10, () => timeCommand(["bun", hello])),
+  );
+  const query = [
+    "search",
+    "containers cannot reach the database on the host",
+    "--no-reindex",
+    "--model",
+    model,
+    ...sources,
+  ];
+  report(
+    "search.cold.hybrid.source.bge_small_shape",
+    sample(10, () => timeCommand(["bun", join(repo, "src/cli.ts"), ...query], { env, cwd: repo })),
+    { target_ms: 400 },
+  );
   const binary = join(repo, "dist/recall");
   if (existsSync(binary)) {
-    report("search.cold.hybrid.binary.bge_small_shape", sample(10, () => timeCommand([binary, ...query], { env, cwd: tmpdir() })), { target_ms: 400 });
-    report("search.cold.keyword.binary.examples", sample(10, () => timeCommand([binary, ...query, "--keyword-only"], { env, cwd: tmpdir() })));
+    report(
+      "search.cold.hybrid.binary.bge_small_shape",
+      sample(10, () => timeCommand([binary, ...query], { env, cwd: tmpdir() })),
+      { target_ms: 400 },
+    );
+    report(
+      "search.cold.keyword.binary.examples",
+      sample(10, () => timeCommand([binary, ...query, "--keyword-only"], { env, cwd: tmpdir() })),
+    );
   }
 } finally {
   rmSync(home, { recursive: true, force: true });

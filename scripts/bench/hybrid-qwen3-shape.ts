@@ -21,24 +21,35 @@ import { readGgufModelInfo } from "../../src/embed/index.ts";
 import { getSharedLlama } from "../../src/embed/load-runtime.ts";
 import { argValue, benchCacheDir, benchColdHybrid, report, timeCommand } from "./lib.ts";
 
-
 const repo = resolve(import.meta.dir, "../..");
 const runs = argValue("--runs", 5);
 mkdirSync(benchCacheDir, { recursive: true });
 const model = join(benchCacheDir, "qwen3-0.6b-like-shape.gguf");
 if (!existsSync(model)) {
-  const made = Bun.spawnSync(["bun", join(repo, "scripts/gguf/make-model.ts"), model, "--shape", "qwen3-0.6b-like"], { stdout: "inherit", stderr: "inherit" });
+  const made = Bun.spawnSync(["bun", join(repo, "scripts/gguf/make-model.ts"), model, "--shape", "qwen3-0.6b-like"], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if (made.exitCode !== 0) throw new Error("could not generate the qwen3-0.6b-like model");
 }
 const modelBytes = statSync(model).size;
 
 const home = mkdtempSync(join(tmpdir(), "recall-bench-qwen3-"));
-const env: Record<string, string> = { ...(process.env as Record<string, string>), RECALL_HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1" };
+const env: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  RECALL_HOME: home,
+  RECALL_OFFLINE: "1",
+  NO_COLOR: "1",
+};
 const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
 const query = "containers cannot reach the database on the host";
 const cli = ["bun", join(repo, "src/cli.ts")];
 try {
-  report("hybrid_qwen3.index_examples", [timeCommand([...cli, "index", ...sources, "--model", model], { env, cwd: repo })], { model_bytes: modelBytes });
+  report(
+    "hybrid_qwen3.index_examples",
+    [timeCommand([...cli, "index", ...sources, "--model", model], { env, cwd: repo })],
+    { model_bytes: modelBytes },
+  );
   await benchColdHybrid({
     keywordName: "search.cold.keyword.source.qwen3_index",
     hybridName: "search.cold.hybrid.source.qwen3_shape",
@@ -60,14 +71,23 @@ at.push(performance.now());
 const loaded = await llama.loadModel({ modelPath: model });
 at.push(performance.now());
 const contextSize = Math.min(loaded.trainContextSize, 2048);
-const context = await loaded.createEmbeddingContext({ contextSize, batchSize: contextSize, threads: availableParallelism() });
+const context = await loaded.createEmbeddingContext({
+  contextSize,
+  batchSize: contextSize,
+  threads: availableParallelism(),
+});
 at.push(performance.now());
 const embedding = await context.getEmbeddingFor(query);
 at.push(performance.now());
 const step = (i: number) => Math.round(at[i + 1]! - at[i]!);
 report("hybrid_qwen3.cold_load_breakdown", [at[5]! - at[0]!], {
-  read_header_ms: step(0), get_llama_ms: step(1), load_model_ms: step(2), first_context_ms: step(3), first_embedding_ms: step(4),
-  dims: embedding.vector.length, query_tokens: loaded.tokenize(query).length,
+  read_header_ms: step(0),
+  get_llama_ms: step(1),
+  load_model_ms: step(2),
+  first_context_ms: step(3),
+  first_embedding_ms: step(4),
+  dims: embedding.vector.length,
+  query_tokens: loaded.tokenize(query).length,
 });
 await context.dispose();
 await loaded.dispose();

@@ -20,7 +20,6 @@ import { join, resolve } from "node:path";
 import { getSharedLlama } from "../../src/embed/load-runtime.ts";
 import { argValue, benchColdHybrid, report, timeCommand } from "./lib.ts";
 
-
 const repo = resolve(import.meta.dir, "../..");
 const model = resolve(repo, "../shared/models/glove-wink-100d-f16.gguf");
 const runs = argValue("--runs", 7);
@@ -30,12 +29,19 @@ if (!existsSync(model)) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "recall-bench-glove-"));
-const env: Record<string, string> = { ...(process.env as Record<string, string>), RECALL_HOME: home, RECALL_OFFLINE: "1", NO_COLOR: "1" };
+const env: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  RECALL_HOME: home,
+  RECALL_OFFLINE: "1",
+  NO_COLOR: "1",
+};
 const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
 const query = "containers cannot reach the database on the host";
 const cli = ["bun", join(repo, "src/cli.ts")];
 try {
-  report("hybrid_glove.index_examples", [timeCommand([...cli, "index", ...sources, "--model", model], { env, cwd: repo })]);
+  report("hybrid_glove.index_examples", [
+    timeCommand([...cli, "index", ...sources, "--model", model], { env, cwd: repo }),
+  ]);
   const targetMs = await benchColdHybrid({
     keywordName: "search.cold.keyword.source.glove_index",
     hybridName: "search.cold.hybrid.source.glove",
@@ -46,7 +52,12 @@ try {
     helpersDir: join(home, "helpers"),
   });
 
-  const transport = new StdioClientTransport({ command: "bun", args: [join(repo, "src/cli.ts"), "mcp", "--no-watch", "--model", model, ...sources], env, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: "bun",
+    args: [join(repo, "src/cli.ts"), "mcp", "--no-watch", "--model", model, ...sources],
+    env,
+    stderr: "ignore",
+  });
   const client = new Client({ name: "recall-bench", version: "1" });
   await client.connect(transport);
   const call = async () => {
@@ -70,7 +81,12 @@ try {
   await context.getEmbeddingFor(query);
   at.push(performance.now());
   const step = (i: number) => Math.round(at[i + 1]! - at[i]!);
-  report("hybrid_glove.cold_load_breakdown", [at[4]! - at[0]!], { get_llama_ms: step(0), load_model_ms: step(1), first_context_ms: step(2), first_embedding_ms: step(3) });
+  report("hybrid_glove.cold_load_breakdown", [at[4]! - at[0]!], {
+    get_llama_ms: step(0),
+    load_model_ms: step(1),
+    first_context_ms: step(2),
+    first_embedding_ms: step(3),
+  });
   await context.dispose();
   await loaded.dispose();
 } finally {

@@ -20,7 +20,18 @@
  * Usage: bun scripts/bench/index-search.ts [--sessions 20000] [--runs 20]
  */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkStaleness, databasePath, openIndex } from "../../src/index/index.ts";
@@ -38,12 +49,20 @@ process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
 const binary = join(repo, "dist", "recall");
 if (!existsSync(binary)) {
-  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], { cwd: repo, stderr: "inherit" });
+  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
+    cwd: repo,
+    stderr: "inherit",
+  });
   if (build.exitCode !== 0) throw new Error("bun run build failed");
 }
 writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
 const compiledHello = join(work, "hello");
-if (Bun.spawnSync(["bun", "build", "--compile", join(work, "hello.ts"), "--outfile", compiledHello], { stdout: "ignore", stderr: "inherit" }).exitCode !== 0) {
+if (
+  Bun.spawnSync(["bun", "build", "--compile", join(work, "hello.ts"), "--outfile", compiledHello], {
+    stdout: "ignore",
+    stderr: "inherit",
+  }).exitCode !== 0
+) {
   throw new Error("cannot compile the hello-world");
 }
 
@@ -55,17 +74,25 @@ interface BenchCorpus {
 
 const corpora: BenchCorpus[] = [];
 if (existsSync(join(corpus, "claude-code"))) {
-  corpora.push({ label: "real", claude: listDirs(join(corpus, "claude-code")), opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")) });
+  corpora.push({
+    label: "real",
+    claude: listDirs(join(corpus, "claude-code")),
+    opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")),
+  });
 } else {
   process.stderr.write("index-search: ../shared/corpus is missing; only the generated corpus is measured\n");
 }
 const scaled = ensureGeneratedCorpus(sessions);
 corpora.push({ label: `scaled-${sessions}`, claude: [join(scaled, "projects")], opencode: [join(scaled, "opencode")] });
 
-const floor = { source: sample(runs, () => timeCommand(["bun", join(work, "hello.ts")])), binary: sample(runs, () => timeCommand([compiledHello])) };
+const floor = {
+  source: sample(runs, () => timeCommand(["bun", join(work, "hello.ts")])),
+  binary: sample(runs, () => timeCommand([compiledHello])),
+};
 report("hello_world.source", floor.source);
 report("hello_world.binary", floor.binary);
-const ratio = (samples: number[], kind: "source" | "binary") => Math.round((percentile(samples, 50) / percentile(floor[kind], 50)) * 100) / 100;
+const ratio = (samples: number[], kind: "source" | "binary") =>
+  Math.round((percentile(samples, 50) / percentile(floor[kind], 50)) * 100) / 100;
 const cliOf = { source: ["bun", join(repo, "src/cli.ts")], binary: [binary] } as const;
 const helpEnv = { ...process.env, RECALL_HOME: join(work, "help-home"), NO_COLOR: "1", RECALL_OFFLINE: "1" };
 for (const kind of ["source", "binary"] as const) {
@@ -78,40 +105,81 @@ for (const bench of corpora) {
   const live = makeLiveRoots(join(work, `live-${bench.label}`));
   const claude = [...bench.claude, live.claude];
   const opencode = [...bench.opencode, live.opencode];
-  const sourceFlags = [...claude.flatMap((dir) => ["--claude-dir", dir]), ...opencode.flatMap((dir) => ["--opencode-dir", dir])];
+  const sourceFlags = [
+    ...claude.flatMap((dir) => ["--claude-dir", dir]),
+    ...opencode.flatMap((dir) => ["--opencode-dir", dir]),
+  ];
   const env = { ...process.env, RECALL_HOME: home, NO_COLOR: "1", RECALL_OFFLINE: "1" };
   const roots = { "claude-code": claude, opencode };
-  const run = (kind: "source" | "binary", args: string[]) => timeCommand([...cliOf[kind], ...args, ...sourceFlags], { env, cwd: repo });
+  const run = (kind: "source" | "binary", args: string[]) =>
+    timeCommand([...cliOf[kind], ...args, ...sourceFlags], { env, cwd: repo });
 
   const started = performance.now();
-  const full = Bun.spawnSync([...cliOf.source, "index", "--keyword-only", ...sourceFlags], { env, cwd: repo, stdout: "ignore", stderr: "pipe" });
+  const full = Bun.spawnSync([...cliOf.source, "index", "--keyword-only", ...sourceFlags], {
+    env,
+    cwd: repo,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const fullMs = performance.now() - started;
   if (full.exitCode !== 0) throw new Error(`full index failed: ${full.stderr.toString().slice(0, 500)}`);
   const db = openIndex(databasePath(home), { readonly: true });
-  const indexed = db.query<{ n: number; t: number }, []>("SELECT count(*) AS n, sum(turn_count) AS t FROM sessions").get()!;
-  report(`index.full.${bench.label}`, [fullMs], { sessions: indexed.n, turns: indexed.t, peak_rss_bytes: full.resourceUsage?.maxRSS, target: bench.label === "real" ? undefined : "≤ 15 s" });
-  report(`index.staleness_check.${bench.label}`, sample(runs, () => void checkStaleness(db, roots)), { target: "≤ 20 ms at 20k" });
-  report(`index.staleness_check.whole.${bench.label}`, sample(Math.min(runs, 10), () => void checkStaleness(db, roots, {}, { scan: "whole" })));
+  const indexed = db
+    .query<{ n: number; t: number }, []>("SELECT count(*) AS n, sum(turn_count) AS t FROM sessions")
+    .get()!;
+  report(`index.full.${bench.label}`, [fullMs], {
+    sessions: indexed.n,
+    turns: indexed.t,
+    peak_rss_bytes: full.resourceUsage?.maxRSS,
+    target: bench.label === "real" ? undefined : "≤ 15 s",
+  });
+  report(
+    `index.staleness_check.${bench.label}`,
+    sample(runs, () => void checkStaleness(db, roots)),
+    { target: "≤ 20 ms at 20k" },
+  );
+  report(
+    `index.staleness_check.whole.${bench.label}`,
+    sample(Math.min(runs, 10), () => void checkStaleness(db, roots, {}, { scan: "whole" })),
+  );
   db.close();
   closeOpencodeDatabases();
 
   for (const kind of ["source", "binary"] as const) {
     run(kind, ["index", "--keyword-only"]); // warm-up
     const noChange = sample(runs, () => run(kind, ["index", "--keyword-only"]));
-    report(`index.no_change.${kind}.${bench.label}`, noChange, { ratio_to_hello: ratio(noChange, kind), target: "≤ 60 ms" });
-    const queries = ["docker network bridge", "fix failing test", "ERR_MODULE_NOT_FOUND", "refactor parser session", "how did we configure the cache?"];
+    report(`index.no_change.${kind}.${bench.label}`, noChange, {
+      ratio_to_hello: ratio(noChange, kind),
+      target: "≤ 60 ms",
+    });
+    const queries = [
+      "docker network bridge",
+      "fix failing test",
+      "ERR_MODULE_NOT_FOUND",
+      "refactor parser session",
+      "how did we configure the cache?",
+    ];
     const query = (i: number) => queries[i % queries.length]!;
     let i = 0;
     const noReindex = sample(runs, () => run(kind, ["search", query(i++), "--keyword-only", "--no-reindex"]));
-    report(`search.cold.keyword.no_reindex.${kind}.${bench.label}`, noReindex, { ratio_to_hello: ratio(noReindex, kind), target: kind === "source" ? "≤ 35 ms" : undefined });
+    report(`search.cold.keyword.no_reindex.${kind}.${bench.label}`, noReindex, {
+      ratio_to_hello: ratio(noReindex, kind),
+      target: kind === "source" ? "≤ 35 ms" : undefined,
+    });
     const withCheck = sample(runs, () => run(kind, ["search", query(i++), "--keyword-only"]));
-    report(`search.cold.keyword.with_check.${kind}.${bench.label}`, withCheck, { ratio_to_hello: ratio(withCheck, kind), target: kind === "source" ? "≤ 60 ms" : "≤ 40 ms" });
+    report(`search.cold.keyword.with_check.${kind}.${bench.label}`, withCheck, {
+      ratio_to_hello: ratio(withCheck, kind),
+      target: kind === "source" ? "≤ 60 ms" : "≤ 40 ms",
+    });
   }
 
   // Each kind of change, then one search from source that must find it.
   const search = (word: string, extraEnv: Record<string, string> = {}): { ms: number; found: string[] } => {
     const begun = performance.now();
-    const result = Bun.spawnSync([...cliOf.source, "search", word, "--keyword-only", "--json", "--include-subagents", ...sourceFlags], { env: { ...env, ...extraEnv }, cwd: repo, stdout: "pipe", stderr: "pipe" });
+    const result = Bun.spawnSync(
+      [...cliOf.source, "search", word, "--keyword-only", "--json", "--include-subagents", ...sourceFlags],
+      { env: { ...env, ...extraEnv }, cwd: repo, stdout: "pipe", stderr: "pipe" },
+    );
     const ms = performance.now() - begun;
     if (result.exitCode !== 0) throw new Error(`search ${word} failed: ${result.stderr.toString().slice(0, 300)}`);
     const parsed = JSON.parse(result.stdout.toString()) as { results: Array<{ session_id: string }> };
@@ -119,12 +187,21 @@ for (const bench of corpora) {
   };
   const expectFound = (kind: string, word: string, sessionId: string, extraEnv?: Record<string, string>) => {
     const { ms, found } = search(word, extraEnv);
-    if (!found.includes(sessionId)) throw new Error(`freshness.${kind}: the next search did not find ${sessionId} (got ${found.join(", ") || "nothing"})`);
+    if (!found.includes(sessionId))
+      throw new Error(
+        `freshness.${kind}: the next search did not find ${sessionId} (got ${found.join(", ") || "nothing"})`,
+      );
     report(`freshness.${kind}.${bench.label}`, [ms], { found: true });
   };
-  appendClaudeTurns(live.liveFile, live.liveState, [{ prompt: "rename the zanzibar basket module", response: "renamed" }]);
+  appendClaudeTurns(live.liveFile, live.liveState, [
+    { prompt: "rename the zanzibar basket module", response: "renamed" },
+  ]);
   expectFound("append_live_session", "zanzibar", live.liveId);
-  writeClaudeSession(join(live.project, "33333333-3333-4333-8333-333333333333.jsonl"), { sessionId: "33333333-3333-4333-8333-333333333333", cwd: "/home/dev/live", turns: [{ prompt: "add the quetzal wishlist page", response: "added" }] });
+  writeClaudeSession(join(live.project, "33333333-3333-4333-8333-333333333333.jsonl"), {
+    sessionId: "33333333-3333-4333-8333-333333333333",
+    cwd: "/home/dev/live",
+    turns: [{ prompt: "add the quetzal wishlist page", response: "added" }],
+  });
   expectFound("new_session_file", "quetzal", "33333333-3333-4333-8333-333333333333");
   const rewritten = readFileSync(live.liveFile, "utf8").replace("zanzibar", "xylophon");
   writeFileSync(`${live.liveFile}.tmp`, rewritten);
@@ -133,19 +210,34 @@ for (const bench of corpora) {
   unlinkSync(join(live.project, "33333333-3333-4333-8333-333333333333.jsonl"));
   expectFound("deleted_file_kept", "quetzal", "33333333-3333-4333-8333-333333333333");
   const deleted = openIndex(databasePath(home), { readonly: true });
-  const status = deleted.query<{ source_status: string }, []>("SELECT source_status FROM sessions WHERE session_id = '33333333-3333-4333-8333-333333333333'").get();
+  const status = deleted
+    .query<{ source_status: string }, []>(
+      "SELECT source_status FROM sessions WHERE session_id = '33333333-3333-4333-8333-333333333333'",
+    )
+    .get();
   deleted.close();
-  if (status?.source_status !== "deleted") throw new Error("freshness.deleted_file_kept: the session is not marked deleted");
+  if (status?.source_status !== "deleted")
+    throw new Error("freshness.deleted_file_kept: the session is not marked deleted");
   const opencodeDb = new Database(join(live.opencode, "opencode.db"));
-  insertSession(opencodeDb, { id: "ses_tax", timeCreated: 3000, timeUpdated: 4000, directory: "/home/dev/live", title: "Tax" });
+  insertSession(opencodeDb, {
+    id: "ses_tax",
+    timeCreated: 3000,
+    timeUpdated: 4000,
+    directory: "/home/dev/live",
+    title: "Tax",
+  });
   insertExchange(opencodeDb, "ses_tax", "2", 3100, "why is the vorpal invoice tax doubled", "Found it.");
   opencodeDb.close();
   expectFound("opencode_database_change", "vorpal", "ses_tax");
   const { mtime } = statSync(live.oldFile);
-  appendClaudeTurns(live.oldFile, live.oldState, [{ prompt: "resume: the jabberwock refund rounding", response: "fixed" }]);
+  appendClaudeTurns(live.oldFile, live.oldState, [
+    { prompt: "resume: the jabberwock refund rounding", response: "fixed" },
+  ]);
   utimesSync(live.oldFile, mtime, mtime);
   const quiet = search("jabberwock");
-  report(`freshness.append_old_file_before_due.${bench.label}`, [quiet.ms], { found: quiet.found.includes(live.oldId) });
+  report(`freshness.append_old_file_before_due.${bench.label}`, [quiet.ms], {
+    found: quiet.found.includes(live.oldId),
+  });
   expectFound("append_old_file_whole_scan_due", "jabberwock", live.oldId, { RECALL_FULL_SCAN_INTERVAL_MS: "0" });
 }
 
@@ -155,17 +247,32 @@ function makeLiveRoots(dir: string) {
   const project = join(claude, "-home-dev-live");
   const liveId = "22222222-2222-4222-8222-222222222222";
   const liveFile = join(project, `${liveId}.jsonl`);
-  const liveState = writeClaudeSession(liveFile, { sessionId: liveId, cwd: "/home/dev/live", turns: [{ prompt: "start the cart refactor", response: "on it" }] });
+  const liveState = writeClaudeSession(liveFile, {
+    sessionId: liveId,
+    cwd: "/home/dev/live",
+    turns: [{ prompt: "start the cart refactor", response: "on it" }],
+  });
   const oldId = "11111111-1111-4111-8111-111111111111";
   const oldFile = join(project, `${oldId}.jsonl`);
   const ninetyDaysAgo = new Date(Date.now() - 90 * 86_400_000);
-  const oldState = writeClaudeSession(oldFile, { sessionId: oldId, cwd: "/home/dev/live", startMs: ninetyDaysAgo.getTime(), turns: [{ prompt: "fix the checkout total", response: "rounded" }] });
+  const oldState = writeClaudeSession(oldFile, {
+    sessionId: oldId,
+    cwd: "/home/dev/live",
+    startMs: ninetyDaysAgo.getTime(),
+    turns: [{ prompt: "fix the checkout total", response: "rounded" }],
+  });
   utimesSync(oldFile, ninetyDaysAgo, ninetyDaysAgo);
   const opencode = join(dir, "opencode");
   mkdirSync(opencode, { recursive: true });
   const db = new Database(join(opencode, "opencode.db"));
   createSchema(db);
-  insertSession(db, { id: "ses_cart", timeCreated: 1000, timeUpdated: 2000, directory: "/home/dev/live", title: "Cart bug" });
+  insertSession(db, {
+    id: "ses_cart",
+    timeCreated: 1000,
+    timeUpdated: 2000,
+    directory: "/home/dev/live",
+    title: "Cart bug",
+  });
   insertExchange(db, "ses_cart", "1", 1100, "why is the cart empty", "Looking.");
   db.close();
   return { claude, project, liveId, liveFile, liveState, oldId, oldFile, oldState, opencode };

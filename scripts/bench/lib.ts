@@ -11,7 +11,10 @@ import { stopEmbedHelpers } from "../../src/embed/index.ts";
 export const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
 
 /** Short commit hash of the checkout (or "unknown"). */
-export const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim() || "unknown";
+export const commit =
+  Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir })
+    .stdout.toString()
+    .trim() || "unknown";
 
 /** The p-th percentile (0–100) of `values` (nearest rank); NaN for an empty list. */
 export function percentile(values: readonly number[], p: number): number {
@@ -23,15 +26,34 @@ export function percentile(values: readonly number[], p: number): number {
 /** Print one measurement as a JSON line {name, n, p50_ms, p95_ms, ...extra, machine, commit}. */
 export function report(name: string, samplesMs: readonly number[], extra: Record<string, unknown> = {}): void {
   const round = (value: number) => Math.round(value * 100) / 100;
-  console.log(JSON.stringify({ name, n: samplesMs.length, p50_ms: round(percentile(samplesMs, 50)), p95_ms: round(percentile(samplesMs, 95)), ...extra, machine, commit }));
+  console.log(
+    JSON.stringify({
+      name,
+      n: samplesMs.length,
+      p50_ms: round(percentile(samplesMs, 50)),
+      p95_ms: round(percentile(samplesMs, 95)),
+      ...extra,
+      machine,
+      commit,
+    }),
+  );
 }
 
 /** Wall time in ms of running `command` to completion; throws when it exits non-zero. */
-export function timeCommand(command: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): number {
+export function timeCommand(
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): number {
   const started = performance.now();
-  const result = Bun.spawnSync(command, { cwd: options.cwd, env: options.env ?? process.env, stdout: "ignore", stderr: "pipe" });
+  const result = Bun.spawnSync(command, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const elapsed = performance.now() - started;
-  if (result.exitCode !== 0) throw new Error(`${command.join(" ")} exited ${result.exitCode}: ${result.stderr.toString().slice(0, 500)}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${command.join(" ")} exited ${result.exitCode}: ${result.stderr.toString().slice(0, 500)}`);
   return elapsed;
 }
 
@@ -75,7 +97,10 @@ export function ensureGeneratedCorpus(sessions: number): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(benchCacheDir, { recursive: true });
   const generator = resolve(import.meta.dir, "../gen-corpus.ts");
-  const generated = Bun.spawnSync(["bun", generator, "--sessions", String(sessions), "--out", dir, "--opencode-share", "0.1"], { stdout: "inherit", stderr: "inherit" });
+  const generated = Bun.spawnSync(
+    ["bun", generator, "--sessions", String(sessions), "--out", dir, "--opencode-share", "0.1"],
+    { stdout: "inherit", stderr: "inherit" },
+  );
   if (generated.exitCode !== 0) throw new Error("scripts/gen-corpus.ts failed");
   writeFileSync(join(dir, ".complete"), "");
   return dir;
@@ -90,7 +115,15 @@ export function ensureGeneratedCorpus(sessions: number): string {
  * @param searchArgs the `search …` arguments after `bun src/cli.ts` (query, --no-reindex, --model, sources)
  * @returns target_ms
  */
-export async function benchColdHybrid(options: { keywordName: string; hybridName: string; searchArgs: string[]; env: Record<string, string>; cwd: string; runs: number; helpersDir: string }): Promise<number> {
+export async function benchColdHybrid(options: {
+  keywordName: string;
+  hybridName: string;
+  searchArgs: string[];
+  env: Record<string, string>;
+  cwd: string;
+  runs: number;
+  helpersDir: string;
+}): Promise<number> {
   const { searchArgs, env, cwd, runs } = options;
   const cli = ["bun", join(cwd, "src/cli.ts"), ...searchArgs];
   try {
@@ -99,9 +132,17 @@ export async function benchColdHybrid(options: { keywordName: string; hybridName
     const targetMs = Math.round(1.5 * percentile(keyword, 50) + 150);
     const helperOff = { ...env, RECALL_EMBED_HELPER: "off" };
     const helperOn = { ...env, RECALL_EMBED_HELPER: "on" };
-    report(`${options.hybridName}.no_helper`, sample(runs, () => timeCommand(cli, { env: helperOff, cwd })), { target_ms: targetMs });
+    report(
+      `${options.hybridName}.no_helper`,
+      sample(runs, () => timeCommand(cli, { env: helperOff, cwd })),
+      { target_ms: targetMs },
+    );
     report(`${options.hybridName}.helper_start`, [timeCommand(cli, { env: helperOn, cwd })], { target_ms: targetMs });
-    report(`${options.hybridName}.warm_helper`, sample(runs, () => timeCommand(cli, { env: helperOn, cwd })), { target_ms: targetMs });
+    report(
+      `${options.hybridName}.warm_helper`,
+      sample(runs, () => timeCommand(cli, { env: helperOn, cwd })),
+      { target_ms: targetMs },
+    );
     return targetMs;
   } finally {
     await stopEmbedHelpers(options.helpersDir);
@@ -127,7 +168,11 @@ export function copyTreeWritable(from: string, to: string): void {
  * Throughput at the median of `samplesMs` when each sample processed `bytes` bytes and `sessions` sessions:
  * `mb_per_s` (10^6 bytes per second) and `sessions_per_s`, rounded to 0.1. Infinity when the median is 0 ms.
  */
-export function throughputAtMedian(samplesMs: readonly number[], bytes: number, sessions: number): { mb_per_s: number; sessions_per_s: number } {
+export function throughputAtMedian(
+  samplesMs: readonly number[],
+  bytes: number,
+  sessions: number,
+): { mb_per_s: number; sessions_per_s: number } {
   const medianSeconds = percentile(samplesMs, 50) / 1000;
   const tenths = (value: number) => Math.round(value * 10) / 10;
   return { mb_per_s: tenths(bytes / 1e6 / medianSeconds), sessions_per_s: tenths(sessions / medianSeconds) };

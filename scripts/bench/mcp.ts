@@ -38,31 +38,54 @@ interface BenchCorpus {
 }
 
 function realCorpus(): BenchCorpus | undefined {
-  if (!existsSync(join(corpus, "claude-code"))) return void process.stderr.write("mcp: ../shared/corpus is missing; only the scaled corpus is measured\n");
+  if (!existsSync(join(corpus, "claude-code")))
+    return void process.stderr.write("mcp: ../shared/corpus is missing; only the scaled corpus is measured\n");
   const claude = listDirs(join(corpus, "claude-code"));
   const opencode = listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode"));
   const labelled = JSON.parse(readFileSync(join(repo, "test/corpus/queries.json"), "utf8")) as Array<{ query: string }>;
-  const queries = [...labelled.map((item) => item.query), "fix the failing test", "how did we configure the cache"].slice(0, 50);
-  return { label: "real", flags: [...claude.flatMap((dir) => ["--claude-dir", dir]), ...opencode.flatMap((dir) => ["--opencode-dir", dir])], queries, targetMs: 5 };
+  const queries = [
+    ...labelled.map((item) => item.query),
+    "fix the failing test",
+    "how did we configure the cache",
+  ].slice(0, 50);
+  return {
+    label: "real",
+    flags: [...claude.flatMap((dir) => ["--claude-dir", dir]), ...opencode.flatMap((dir) => ["--opencode-dir", dir])],
+    queries,
+    targetMs: 5,
+  };
 }
 
 function scaledCorpus(): BenchCorpus {
   const dir = ensureGeneratedCorpus(sessions);
   const content = vocabulary.filter((word) => word.length > 3);
-  const queries = Array.from({ length: 50 }, (_, i) => `${content[(i * 7) % content.length]} ${content[(i * 13 + 5) % content.length]}`);
-  return { label: `scaled-${sessions}`, flags: ["--claude-dir", join(dir, "projects"), "--opencode-dir", join(dir, "opencode")], queries, targetMs: 30 };
+  const queries = Array.from(
+    { length: 50 },
+    (_, i) => `${content[(i * 7) % content.length]} ${content[(i * 13 + 5) % content.length]}`,
+  );
+  return {
+    label: `scaled-${sessions}`,
+    flags: ["--claude-dir", join(dir, "projects"), "--opencode-dir", join(dir, "opencode")],
+    queries,
+    targetMs: 30,
+  };
 }
 
 /** Connect the SDK client to `recall mcp` started by `command`. */
-async function connect(command: string[], env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport }> {
+async function connect(
+  command: string[],
+  env: Record<string, string>,
+): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({ command: command[0]!, args: command.slice(1), env, stderr: "ignore" });
   const client = new Client({ name: "recall-bench", version: "1" });
   await client.connect(transport);
   return { client, transport };
 }
 
-const search = async (client: Client, args: Record<string, unknown>) => (await client.callTool({ name: "search", arguments: args })) as CallToolResult;
-const textOf = (result: CallToolResult) => result.content.map((item) => (item.type === "text" ? item.text : "")).join("\n");
+const search = async (client: Client, args: Record<string, unknown>) =>
+  (await client.callTool({ name: "search", arguments: args })) as CallToolResult;
+const textOf = (result: CallToolResult) =>
+  result.content.map((item) => (item.type === "text" ? item.text : "")).join("\n");
 
 /** CPU time (user + system) of a process so far, in ms, from /proc/<pid>/stat. */
 function cpuMs(pid: number): number {
@@ -75,7 +98,9 @@ function cpuMs(pid: number): number {
 async function benchToolDefinitions(command: string[], env: Record<string, string>): Promise<void> {
   const { client } = await connect(command, env);
   const { tools } = await client.listTools();
-  const modelFacing = tools.map((tool) => JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })).join("");
+  const modelFacing = tools
+    .map((tool) => JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }))
+    .join("");
   const wordCount = modelFacing.split(/[\s{}[\]",:]+/).filter(Boolean).length;
   report("mcp.tool_definitions.tokens", [], {
     tools: tools.length,
@@ -91,12 +116,20 @@ async function benchCorpus(bench: BenchCorpus, binary: string | undefined): Prom
   const home = join(tmpdir(), `recall-bench-mcp-${bench.label}`);
   rmSync(home, { recursive: true, force: true });
   mkdirSync(join(home, "home"), { recursive: true });
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), RECALL_HOME: join(home, "index"), HOME: join(home, "home"), NO_COLOR: "1", RECALL_OFFLINE: "1" };
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    RECALL_HOME: join(home, "index"),
+    HOME: join(home, "home"),
+    NO_COLOR: "1",
+    RECALL_OFFLINE: "1",
+  };
   const fromSource = [process.execPath, join(repo, "src/cli.ts")];
   const indexMs = timeCommand([...fromSource, "index", "--keyword-only", ...bench.flags], { env, cwd: repo });
   process.stderr.write(`mcp: ${bench.label}: keyword index built in ${(indexMs / 1000).toFixed(1)} s\n`);
 
-  for (const [kind, command] of [["source", fromSource], ...(binary ? [["binary", [binary]]] : [])] as Array<[string, string[]]>) {
+  for (const [kind, command] of [["source", fromSource], ...(binary ? [["binary", [binary]]] : [])] as Array<
+    [string, string[]]
+  >) {
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
       const started = performance.now();
@@ -118,7 +151,9 @@ async function benchCorpus(bench: BenchCorpus, binary: string | undefined): Prom
       await search(client, { query, depth });
       samples.push(performance.now() - started);
     }
-    report(`mcp.search.warm.depth${depth}.${bench.label}`, samples, { target_p50_ms: depth === 1 ? bench.targetMs : undefined });
+    report(`mcp.search.warm.depth${depth}.${bench.label}`, samples, {
+      target_p50_ms: depth === 1 ? bench.targetMs : undefined,
+    });
   }
   const textTokens: number[] = [];
   const structuredTokens: number[] = [];
@@ -139,20 +174,29 @@ async function benchCorpus(bench: BenchCorpus, binary: string | undefined): Prom
   const before = cpuMs(pid);
   await Bun.sleep(idleSeconds * 1000);
   const used = cpuMs(pid) - before;
-  report(`mcp.idle_cpu.${bench.label}`, [], { seconds: idleSeconds, cpu_ms: round(used), cpu_percent: round((used / (idleSeconds * 1000)) * 100) });
+  report(`mcp.idle_cpu.${bench.label}`, [], {
+    seconds: idleSeconds,
+    cpu_ms: round(used),
+    cpu_percent: round((used / (idleSeconds * 1000)) * 100),
+  });
   await client.close();
   rmSync(home, { recursive: true, force: true });
 }
 
 const binary = [join(repo, "dist/recall"), join(repo, "build/test-dist/recall")].find((path) => existsSync(path));
-const corpora = [realCorpus(), ...(process.argv.includes("--no-scaled") ? [] : [scaledCorpus()])].filter((item): item is BenchCorpus => item !== undefined);
+const corpora = [realCorpus(), ...(process.argv.includes("--no-scaled") ? [] : [scaledCorpus()])].filter(
+  (item): item is BenchCorpus => item !== undefined,
+);
 const emptyHome = join(tmpdir(), "recall-bench-mcp-defs");
 mkdirSync(join(emptyHome, "home"), { recursive: true });
-await benchToolDefinitions([process.execPath, join(repo, "src/cli.ts"), "mcp", "--no-watch", "--claude-dir", join(repo, "examples/claude-code")], {
-  ...(process.env as Record<string, string>),
-  RECALL_HOME: join(emptyHome, "index"),
-  HOME: join(emptyHome, "home"),
-  RECALL_OFFLINE: "1",
-});
+await benchToolDefinitions(
+  [process.execPath, join(repo, "src/cli.ts"), "mcp", "--no-watch", "--claude-dir", join(repo, "examples/claude-code")],
+  {
+    ...(process.env as Record<string, string>),
+    RECALL_HOME: join(emptyHome, "index"),
+    HOME: join(emptyHome, "home"),
+    RECALL_OFFLINE: "1",
+  },
+);
 rmSync(emptyHome, { recursive: true, force: true });
 for (const bench of corpora) await benchCorpus(bench, binary);

@@ -25,7 +25,16 @@
  * corpus; its temp folder is removed at the end. A source whose corpus folder is missing is skipped (stderr).
  * Options: --rounds N (5).
  */
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { aiderParser } from "../../src/parsers/aider.ts";
@@ -86,7 +95,8 @@ const benches: AgentBench[] = [
     readReference: (path) => (path.endsWith(".jsonl") ? readJsonLines(path) : JSON.parse(readFileSync(path, "utf8"))),
     resume: {
       isResumable: (container) => container.path.endsWith(".jsonl"),
-      appendedRecord: (round) => `${JSON.stringify({ id: `bench-round-${round}`, timestamp: roundTime(round), type: "gemini", content: `bench round ${round}` })}\n`,
+      appendedRecord: (round) =>
+        `${JSON.stringify({ id: `bench-round-${round}`, timestamp: roundTime(round), type: "gemini", content: `bench round ${round}` })}\n`,
     },
   },
   { parser: cursorParser },
@@ -117,25 +127,41 @@ function benchCorpus(bench: AgentBench, roots: string[], rounds: number): Source
   const { parser } = bench;
   const warnings: string[] = [];
   const scan = parser.scan(roots);
-  const listed = parser.listUnits(scan.containers, { onWarning: (message) => warnings.push(message), onUnavailable: (path, reason) => warnings.push(`${path}: ${reason}`) });
-  if (warnings.length > 0) process.stderr.write(`parse-agents: ${parser.id}: ${warnings.length} warning(s), first: ${warnings[0]}\n`);
+  const listed = parser.listUnits(scan.containers, {
+    onWarning: (message) => warnings.push(message),
+    onUnavailable: (path, reason) => warnings.push(`${path}: ${reason}`),
+  });
+  if (warnings.length > 0)
+    process.stderr.write(`parse-agents: ${parser.id}: ${warnings.length} warning(s), first: ${warnings[0]}\n`);
   const units = listed.filter((unit) => !isPromptHistoryUnit(unit));
   const read = pathsReadBy(units);
   const containers = scan.containers.filter((container) => read.has(container.path));
   const bytes = containers.reduce((sum, container) => sum + container.sizeBytes, 0);
   const turns = units.reduce((sum, unit) => sum + parser.parse(unit).turns.length, 0); // also the warm-up
   const parseTimes = sample(rounds, () => units.forEach((unit) => parser.parse(unit)));
-  report(`${parser.id}-parse-corpus-round`, parseTimes, { ...throughputAtMedian(parseTimes, bytes, units.length), turns });
+  report(`${parser.id}-parse-corpus-round`, parseTimes, {
+    ...throughputAtMedian(parseTimes, bytes, units.length),
+    turns,
+  });
   if (bench.readReference && bench.referenceName) {
     const readReference = bench.readReference;
     const referenceTimes = sample(rounds, () => containers.forEach((container) => readReference(container.path)));
-    report(`${parser.id}-reference-${bench.referenceName}`, referenceTimes, throughputAtMedian(referenceTimes, bytes, units.length));
+    report(
+      `${parser.id}-reference-${bench.referenceName}`,
+      referenceTimes,
+      throughputAtMedian(referenceTimes, bytes, units.length),
+    );
   }
   return containers;
 }
 
 /** Step (3) for one source, on a copy of its largest resumable container in `dir`. */
-function benchResume(bench: AgentBench, resume: ResumeBench, containers: readonly SourceContainer[], dir: string): void {
+function benchResume(
+  bench: AgentBench,
+  resume: ResumeBench,
+  containers: readonly SourceContainer[],
+  dir: string,
+): void {
   const { parser } = bench;
   const largest = containers.filter(resume.isResumable).sort((a, b) => b.sizeBytes - a.sizeBytes)[0];
   if (!largest) return;
@@ -165,9 +191,19 @@ function benchResume(bench: AgentBench, resume: ResumeBench, containers: readonl
     parser.parse(unit);
     fullTimes.push(performance.now() - started);
   }
-  if (resumedBytesRead >= largest.sizeBytes) process.stderr.write(`parse-agents: ${parser.id}: the parse after an append did not resume (read ${resumedBytesRead} bytes)\n`);
-  report(`${parser.id}-parse-full-${(largest.sizeBytes / 1e6).toFixed(1)}MB`, fullTimes, throughputAtMedian(fullTimes, largest.sizeBytes, 1));
-  report(`${parser.id}-parse-resumed-after-append`, resumeTimes, { sessions_per_s: throughputAtMedian(resumeTimes, 0, 1).sessions_per_s, bytes_read: resumedBytesRead });
+  if (resumedBytesRead >= largest.sizeBytes)
+    process.stderr.write(
+      `parse-agents: ${parser.id}: the parse after an append did not resume (read ${resumedBytesRead} bytes)\n`,
+    );
+  report(
+    `${parser.id}-parse-full-${(largest.sizeBytes / 1e6).toFixed(1)}MB`,
+    fullTimes,
+    throughputAtMedian(fullTimes, largest.sizeBytes, 1),
+  );
+  report(`${parser.id}-parse-resumed-after-append`, resumeTimes, {
+    sessions_per_s: throughputAtMedian(resumeTimes, 0, 1).sessions_per_s,
+    bytes_read: resumedBytesRead,
+  });
 }
 
 const rounds = argValue("--rounds", 5);
@@ -177,7 +213,9 @@ try {
   for (const bench of benches) {
     const sourceRoots = roots[bench.parser.id];
     if (sourceRoots.length === 0 || !existsSync(join(corpusDir, bench.parser.id))) {
-      process.stderr.write(`parse-agents: ${join(corpusDir, bench.parser.id)} is missing; ${bench.parser.id} skipped\n`);
+      process.stderr.write(
+        `parse-agents: ${join(corpusDir, bench.parser.id)} is missing; ${bench.parser.id} skipped\n`,
+      );
       continue;
     }
     const containers = benchCorpus(bench, sourceRoots, rounds);

@@ -7,7 +7,17 @@
  * appended line vs its full parse. Prints one JSON line per measurement
  * {name, n, p50_ms, p95_ms, mb_per_s?, sessions_per_s?, machine, commit}. Options: --rounds N (5), --files F (20000).
  */
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { claudeCodeParser, isTranscript, unitForContainer } from "../../src/parsers/claude-code.ts";
@@ -24,7 +34,12 @@ function percentile(sorted: number[], q: number): number {
 function report(name: string, timesMs: number[], extra: { bytes?: number; sessions?: number } = {}): void {
   const sorted = [...timesMs].sort((a, b) => a - b);
   const p50 = percentile(sorted, 0.5);
-  const line: Record<string, unknown> = { name, n: timesMs.length, p50_ms: +p50.toFixed(3), p95_ms: +percentile(sorted, 0.95).toFixed(3) };
+  const line: Record<string, unknown> = {
+    name,
+    n: timesMs.length,
+    p50_ms: +p50.toFixed(3),
+    p95_ms: +percentile(sorted, 0.95).toFixed(3),
+  };
   if (extra.bytes !== undefined) line.mb_per_s = +(extra.bytes / 1e6 / (p50 / 1000)).toFixed(1);
   if (extra.sessions !== undefined) line.sessions_per_s = +((extra.sessions * 1000) / p50).toFixed(1);
   console.log(JSON.stringify({ ...line, machine, commit }));
@@ -81,18 +96,29 @@ function benchResume(dir: string, containers: SourceContainer[]): void {
   const file = join(dir, basename(largest.path));
   const unitOf = () => {
     const stat = statSync(file);
-    return unitForContainer({ source: "claude-code", path: file, fingerprint: `${stat.size}:${stat.mtimeMs}`, sizeBytes: stat.size });
+    return unitForContainer({
+      source: "claude-code",
+      path: file,
+      fingerprint: `${stat.size}:${stat.mtimeMs}`,
+      sizeBytes: stat.size,
+    });
   };
   const fullTimes: number[] = [];
   const resumeTimes: number[] = [];
   for (let round = 0; round < 20; round++) {
     copyFileSync(largest.path, file);
     const first = claudeCodeParser.parse(unitOf());
-    appendFileSync(file, `${JSON.stringify({ type: "queue-operation", operation: "enqueue", content: `round ${round}` })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ type: "queue-operation", operation: "enqueue", content: `round ${round}` })}\n`,
+    );
     resumeTimes.push(...sample(1, () => void claudeCodeParser.parse(unitOf(), { resume: first.resume })));
     fullTimes.push(...sample(1, () => void claudeCodeParser.parse(unitOf())));
   }
-  report(`claude-parse-full-${(largest.sizeBytes / 1e6).toFixed(1)}MB`, fullTimes, { bytes: largest.sizeBytes, sessions: 1 });
+  report(`claude-parse-full-${(largest.sizeBytes / 1e6).toFixed(1)}MB`, fullTimes, {
+    bytes: largest.sizeBytes,
+    sessions: 1,
+  });
   report("claude-parse-resumed-after-append", resumeTimes, { sessions: 1 });
 }
 

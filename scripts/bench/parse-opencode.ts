@@ -21,8 +21,10 @@ function argNumber(name: string, fallback: number): number {
   return index > 0 ? Number(process.argv[index + 1]) : fallback;
 }
 
-const words = "the parser index session message token vector cursor portfolio deploy server route handler test build".split(" ");
-const prose = (count: number, seed: number) => Array.from({ length: count }, (_, i) => words[(seed * 7 + i * 13) % words.length]).join(" ");
+const words =
+  "the parser index session message token vector cursor portfolio deploy server route handler test build".split(" ");
+const prose = (count: number, seed: number) =>
+  Array.from({ length: count }, (_, i) => words[(seed * 7 + i * 13) % words.length]).join(" ");
 
 /** Generate the db described in the header; returns its path. */
 function generateDb(dir: string, sessions: number, turns: number): string {
@@ -34,7 +36,12 @@ function generateDb(dir: string, sessions: number, turns: number): string {
   db.transaction(() => {
     for (let s = 0; s < sessions; s++) {
       const sid = `ses_${String(s).padStart(6, "0")}`;
-      insertSession(db, { id: sid, timeCreated: s * 1e6, timeUpdated: s * 1e6 + 9e5, directory: `/home/dev/project-${s % 7}` });
+      insertSession(db, {
+        id: sid,
+        timeCreated: s * 1e6,
+        timeUpdated: s * 1e6 + 9e5,
+        directory: `/home/dev/project-${s % 7}`,
+      });
       for (let t = 0; t < turns; t++) {
         const time = s * 1e6 + t * 1000;
         const uid = `msg_${sid}_${String(t).padStart(3, "0")}u`;
@@ -43,13 +50,40 @@ function generateDb(dir: string, sessions: number, turns: number): string {
         if (t % 10 === 0) insertPart(db, sid, uid, `prt_${uid}b`, { type: "file", mime: "text/plain", url: fileUrl });
         for (let a = 0; a < 5; a++) {
           const aid = `msg_${sid}_${String(t).padStart(3, "0")}v${a}`;
-          insertMessage(db, sid, aid, time + a + 1, { role: "assistant", parentID: uid, time: { created: time + a + 1 } });
-          insertPart(db, sid, aid, `prt_${aid}1`, { type: "step-start", snapshot: "5fac99e4fb06dad014ca358a03e33f5aea2ba1e1" });
+          insertMessage(db, sid, aid, time + a + 1, {
+            role: "assistant",
+            parentID: uid,
+            time: { created: time + a + 1 },
+          });
+          insertPart(db, sid, aid, `prt_${aid}1`, {
+            type: "step-start",
+            snapshot: "5fac99e4fb06dad014ca358a03e33f5aea2ba1e1",
+          });
           insertPart(db, sid, aid, `prt_${aid}2`, { type: "reasoning", text: prose(120, a + t) });
           insertPart(db, sid, aid, `prt_${aid}3`, { type: "text", text: prose(80, a * t) });
-          const input = a % 2 ? { command: `bun test ${prose(3, a)}` } : { filePath: `/home/dev/src/file-${a}.ts`, oldString: "a\nb", newString: "c\nd\ne" };
-          insertPart(db, sid, aid, `prt_${aid}4`, { type: "tool", callID: `c${a}`, tool: a % 2 ? "bash" : "edit", state: { status: "completed", input, output: prose(300, a), title: "", metadata: {}, time: { start: 1, end: 2 } } });
-          insertPart(db, sid, aid, `prt_${aid}5`, { type: "step-finish", reason: "tool-calls", cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } });
+          const input =
+            a % 2
+              ? { command: `bun test ${prose(3, a)}` }
+              : { filePath: `/home/dev/src/file-${a}.ts`, oldString: "a\nb", newString: "c\nd\ne" };
+          insertPart(db, sid, aid, `prt_${aid}4`, {
+            type: "tool",
+            callID: `c${a}`,
+            tool: a % 2 ? "bash" : "edit",
+            state: {
+              status: "completed",
+              input,
+              output: prose(300, a),
+              title: "",
+              metadata: {},
+              time: { start: 1, end: 2 },
+            },
+          });
+          insertPart(db, sid, aid, `prt_${aid}5`, {
+            type: "step-finish",
+            reason: "tool-calls",
+            cost: 0,
+            tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+          });
         }
       }
     }
@@ -64,13 +98,23 @@ function generateJsonStorage(dir: string, sessions: number): string {
   for (let s = 0; s < sessions; s++) {
     const sid = `ses_${String(s).padStart(6, "0")}`;
     mkdirSync(join(storage, "session", "global"), { recursive: true });
-    writeFileSync(join(storage, "session", "global", `${sid}.json`), JSON.stringify({ id: sid, directory: "/x", time: { created: s, updated: s } }, null, 2));
+    writeFileSync(
+      join(storage, "session", "global", `${sid}.json`),
+      JSON.stringify({ id: sid, directory: "/x", time: { created: s, updated: s } }, null, 2),
+    );
     mkdirSync(join(storage, "message", sid), { recursive: true });
     for (let m = 0; m < 20; m++) {
       const mid = `msg_${sid}_${m}`;
-      writeFileSync(join(storage, "message", sid, `${mid}.json`), JSON.stringify({ role: m % 2 ? "assistant" : "user", time: { created: m } }, null, 2));
+      writeFileSync(
+        join(storage, "message", sid, `${mid}.json`),
+        JSON.stringify({ role: m % 2 ? "assistant" : "user", time: { created: m } }, null, 2),
+      );
       mkdirSync(join(storage, "part", mid), { recursive: true });
-      for (let p = 0; p < 3; p++) writeFileSync(join(storage, "part", mid, `prt_${p}.json`), JSON.stringify({ type: "text", text: prose(50, p) }, null, 2));
+      for (let p = 0; p < 3; p++)
+        writeFileSync(
+          join(storage, "part", mid, `prt_${p}.json`),
+          JSON.stringify({ type: "text", text: prose(50, p) }, null, 2),
+        );
     }
   }
   return storage;
@@ -81,12 +125,22 @@ function percentile(sorted: number[], q: number): number {
 }
 
 const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
-const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim();
+const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir })
+  .stdout.toString()
+  .trim();
 
 function report(name: string, timesMs: number[], sessions: number): void {
   const sorted = [...timesMs].sort((a, b) => a - b);
   const totalMs = timesMs.reduce((sum, time) => sum + time, 0);
-  const line = { name, n: timesMs.length, p50_ms: +percentile(sorted, 0.5).toFixed(3), p95_ms: +percentile(sorted, 0.95).toFixed(3), sessions_per_s: +((sessions * 1000) / totalMs).toFixed(1), machine, commit };
+  const line = {
+    name,
+    n: timesMs.length,
+    p50_ms: +percentile(sorted, 0.5).toFixed(3),
+    p95_ms: +percentile(sorted, 0.95).toFixed(3),
+    sessions_per_s: +((sessions * 1000) / totalMs).toFixed(1),
+    machine,
+    commit,
+  };
   console.log(JSON.stringify(line));
 }
 
@@ -124,11 +178,23 @@ try {
     opencodeParser.scan([storage]);
     return performance.now() - start;
   });
-  report(`opencode-scan-json-storage-${argNumber("json-sessions", 200) * 20}msgs`, scanTimes, argNumber("json-sessions", 200));
+  report(
+    `opencode-scan-json-storage-${argNumber("json-sessions", 200) * 20}msgs`,
+    scanTimes,
+    argNumber("json-sessions", 200),
+  );
   benchParse("opencode-parse-json-storage", [storage]);
 
   const corpus = resolve(import.meta.dir, "../../../shared/corpus/opencode");
-  if (existsSync(corpus)) benchParse("opencode-parse-corpus", [corpus].flatMap((root) => [join(root, "richardaiand__aiand-portfolio-web"), join(root, "Anshgrag__amazon-tools-dashboard"), join(root, "Saintcyberwarrior__dotfiles")]));
+  if (existsSync(corpus))
+    benchParse(
+      "opencode-parse-corpus",
+      [corpus].flatMap((root) => [
+        join(root, "richardaiand__aiand-portfolio-web"),
+        join(root, "Anshgrag__amazon-tools-dashboard"),
+        join(root, "Saintcyberwarrior__dotfiles"),
+      ]),
+    );
 } finally {
   closeOpencodeDatabases();
   rmSync(dir, { recursive: true, force: true });

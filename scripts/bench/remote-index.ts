@@ -22,7 +22,11 @@ if (!hasCorpus) {
 const msPerText = argValue("--ms-per-text", 20);
 const maxBytes = argValue("--max-bytes", 1000);
 const home = mkdtempSync(join(tmpdir(), "recall-remote-index-"));
-const modelConfig = resolveEmbedConfig({ env: {}, home, modelFlag: getTestModelPath({ vocab: "bge", embd: 32, heads: 2, ff: 64, ctx: 512 }) });
+const modelConfig = resolveEmbedConfig({
+  env: {},
+  home,
+  modelFlag: getTestModelPath({ vocab: "bge", embd: 32, heads: 2, ff: 64, ctx: 512 }),
+});
 if (modelConfig.kind !== "local") throw new Error("expected a local model");
 const model = await createLocalEmbedder(modelConfig, { threads: 1 });
 let requests = 0;
@@ -39,7 +43,16 @@ const server = Bun.serve({
     const tooLarge = body.input.find((text) => Buffer.byteLength(text) > maxBytes);
     if (tooLarge) {
       const tokens = Math.ceil(Buffer.byteLength(tooLarge) / 3);
-      return Response.json({ error: { code: 500, message: `input (${tokens} tokens) is too large to process. increase the physical batch size (current batch size: 512)`, type: "server_error" } }, { status: 500 });
+      return Response.json(
+        {
+          error: {
+            code: 500,
+            message: `input (${tokens} tokens) is too large to process. increase the physical batch size (current batch size: 512)`,
+            type: "server_error",
+          },
+        },
+        { status: 500 },
+      );
     }
     const turn = slot.then(async () => {
       await Bun.sleep(msPerText * body.input.length);
@@ -56,8 +69,18 @@ try {
   const run = async () => {
     const before = { requests, textsSent };
     const started = performance.now();
-    const summary = await runIndex({ recallHome: home, roots: allCorpusRoots(), openEmbedder: async () => embedder, followModelChange: true });
-    return { ms: performance.now() - started, requests: requests - before.requests, texts: textsSent - before.textsSent, embedding: summary.embedding };
+    const summary = await runIndex({
+      recallHome: home,
+      roots: allCorpusRoots(),
+      openEmbedder: async () => embedder,
+      followModelChange: true,
+    });
+    return {
+      ms: performance.now() - started,
+      requests: requests - before.requests,
+      texts: textsSent - before.textsSent,
+      embedding: summary.embedding,
+    };
   };
   const first = await run();
   const second = await run();
@@ -65,13 +88,41 @@ try {
     ["first index: wall", `${(first.ms / 1000).toFixed(1)} s`],
     ["first index: requests / texts sent", `${first.requests} / ${first.texts}`],
     ["first index: texts/s", (first.texts / (first.ms / 1000)).toFixed(1)],
-    ["first index: chunks embedded / failed / rejected", `${first.embedding?.embedded ?? 0} / ${first.embedding?.failed ?? 0} / ${first.embedding?.rejected ?? 0}`],
+    [
+      "first index: chunks embedded / failed / rejected",
+      `${first.embedding?.embedded ?? 0} / ${first.embedding?.failed ?? 0} / ${first.embedding?.rejected ?? 0}`,
+    ],
     ["no-change index: requests", String(second.requests)],
   ];
-  console.log(`| remote index of the corpus (${msPerText} ms per text, one slot, > ${maxBytes} bytes is too large) | |\n|---|---|`);
+  console.log(
+    `| remote index of the corpus (${msPerText} ms per text, one slot, > ${maxBytes} bytes is too large) | |\n|---|---|`,
+  );
   for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
-  console.log(JSON.stringify({ name: "remote-index: first index", n: first.texts, p50_ms: Math.round(first.ms), p95_ms: null, requests: first.requests, embedded: first.embedding?.embedded ?? 0, failed: first.embedding?.failed ?? 0, rejected: first.embedding?.rejected ?? 0, machine, commit }));
-  console.log(JSON.stringify({ name: "remote-index: no-change index", n: second.texts, p50_ms: Math.round(second.ms), p95_ms: null, requests: second.requests, machine, commit }));
+  console.log(
+    JSON.stringify({
+      name: "remote-index: first index",
+      n: first.texts,
+      p50_ms: Math.round(first.ms),
+      p95_ms: null,
+      requests: first.requests,
+      embedded: first.embedding?.embedded ?? 0,
+      failed: first.embedding?.failed ?? 0,
+      rejected: first.embedding?.rejected ?? 0,
+      machine,
+      commit,
+    }),
+  );
+  console.log(
+    JSON.stringify({
+      name: "remote-index: no-change index",
+      n: second.texts,
+      p50_ms: Math.round(second.ms),
+      p95_ms: null,
+      requests: second.requests,
+      machine,
+      commit,
+    }),
+  );
   await embedder.dispose();
 } finally {
   server.stop(true);

@@ -30,9 +30,12 @@ for (const script of scripts) {
 }
 
 const columns = ["name", "n", "p50_ms", "p95_ms"];
-const extraKeys = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter((key) => ![...columns, "machine", "commit", "script"].includes(key));
+const extraKeys = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter(
+  (key) => ![...columns, "machine", "commit", "script"].includes(key),
+);
 const header = [...columns, ...extraKeys];
-const cell = (value: unknown) => (value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
+const cell = (value: unknown) =>
+  value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
 const widths = header.map((key) => Math.max(key.length, ...rows.map((row) => cell(row[key]).length)));
 const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join("  ");
 console.log(line(header));

@@ -13,7 +13,14 @@
 import { existsSync, mkdirSync, appendFileSync, mkdtempSync } from "node:fs";
 import { cpus, homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { jsKernels, loadDotKernels, openVectorStore, type DotKernels, type ElementType, type VectorStore } from "../../src/native/index.ts";
+import {
+  jsKernels,
+  loadDotKernels,
+  openVectorStore,
+  type DotKernels,
+  type ElementType,
+  type VectorStore,
+} from "../../src/native/index.ts";
 import { computeLayout, mapSegment, writeSegmentFile } from "../../src/native/vector-file.ts";
 
 interface Row {
@@ -52,7 +59,11 @@ function randomUnit(dims: number, normal: () => number): Float32Array {
 
 /** Writes the stores of `types` (f32 first: the others are derived from it) of the data set once; returns the cache root. */
 function ensureData(rows: number, dims: number, types: ElementType[] = ["f32", "i8", "f16"]): string {
-  const root = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "recall-bench", `vectors-${rows}x${dims}-v1`);
+  const root = join(
+    process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"),
+    "recall-bench",
+    `vectors-${rows}x${dims}-v1`,
+  );
   const fingerprint = "bench-random";
   const ids = Int32Array.from({ length: rows }, (_, i) => i + 1);
   for (const type of types) {
@@ -62,8 +73,16 @@ function ensureData(rows: number, dims: number, types: ElementType[] = ["f32", "
     const t0 = performance.now();
     const normal = makeNormal(42);
     const source = type === "f32" ? undefined : mapSegment(join(root, "f32", "turn-00000001.vec"), 1);
-    const getRow = source ? (i: number) => source.f32.subarray(i * dims, (i + 1) * dims) : () => randomUnit(dims, normal);
-    writeSegmentFile(dir, `turn-00000001.vec.tmp-${process.pid}-0`, "turn-00000001.vec", { elementType: type, dims, fingerprint, ids, getRow });
+    const getRow = source
+      ? (i: number) => source.f32.subarray(i * dims, (i + 1) * dims)
+      : () => randomUnit(dims, normal);
+    writeSegmentFile(dir, `turn-00000001.vec.tmp-${process.pid}-0`, "turn-00000001.vec", {
+      elementType: type,
+      dims,
+      fingerprint,
+      ids,
+      getRow,
+    });
     console.error(`generated ${type} data in ${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   }
   return root;
@@ -122,11 +141,35 @@ function buildC(root: string, rows: number, dims: number): () => { ms: number; t
 }
 
 /** Opens the store of one element type of the data set at `root` with `kernels` (default: the native ones). */
-function openStore(root: string, dims: number, type: ElementType, kernels?: DotKernels, rescoreFactor = 4): VectorStore {
-  return openVectorStore({ dir: join(root, type), level: "turn", dims, fingerprint: "bench-random", elementType: type, rescoreFactor, kernels });
+function openStore(
+  root: string,
+  dims: number,
+  type: ElementType,
+  kernels?: DotKernels,
+  rescoreFactor = 4,
+): VectorStore {
+  return openVectorStore({
+    dir: join(root, type),
+    level: "turn",
+    dims,
+    fingerprint: "bench-random",
+    elementType: type,
+    rescoreFactor,
+    kernels,
+  });
 }
 
-const toRow = (name: string, rows: number, dims: number, t: { p50: number; p95: number }, c: number, js: number | null, recall: number | null, machine: string, commit: string): Row => ({
+const toRow = (
+  name: string,
+  rows: number,
+  dims: number,
+  t: { p50: number; p95: number },
+  c: number,
+  js: number | null,
+  recall: number | null,
+  machine: string,
+  commit: string,
+): Row => ({
   name,
   n: rows,
   dims,
@@ -153,7 +196,14 @@ function benchSmallDims(rows: number, dims: number, runs: number, stamp: { machi
     [`auto-f32-${dims}d`, openStore(root, dims, "f32")],
     [`js-f32-${dims}d`, openStore(root, dims, "f32", jsKernels)],
   ];
-  const [c, ...times] = timeInterleaved(runs, [() => runC().ms, ...methods.map(([, store]) => () => store.search(query, 10))]);
+  const [c, ...times] = timeInterleaved(runs, [
+    () => runC().ms,
+    ...methods.map(
+      ([, store]) =>
+        () =>
+          store.search(query, 10),
+    ),
+  ]);
   const js = times.at(-1)!.p50;
   return [
     toRow(`c-f32-gcc-O3-native-${dims}d`, rows, dims, c!, c!.p50, js, null, stamp.machine, stamp.commit),
@@ -162,17 +212,23 @@ function benchSmallDims(rows: number, dims: number, runs: number, stamp: { machi
 }
 
 async function main(): Promise<void> {
-  const rows = argNumber("rows", 100_000), dims = argNumber("dims", 1024), runs = argNumber("runs", 15);
+  const rows = argNumber("rows", 100_000),
+    dims = argNumber("dims", 1024),
+    runs = argNumber("runs", 15);
   const smallIndex = process.argv.indexOf("--small-dims");
   const smallDims = (smallIndex > 0 ? process.argv[smallIndex + 1]! : "384,32").split(",").filter(Boolean).map(Number);
   const root = ensureData(rows, dims);
   const machine = `${cpus()[0]?.model ?? "cpu"} ${cpus().length}c`;
-  const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim();
+  const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir })
+    .stdout.toString()
+    .trim();
   const normal = makeNormal(7);
   const queries = Array.from({ length: argNumber("queries", 20) }, () => randomUnit(dims, normal));
   const native = loadDotKernels();
-  if (native.batch === undefined) console.error("warning: the usearch addon did not load; the batch rows measure the TypeScript loop");
-  const open = (type: ElementType, kernels?: DotKernels, rescoreFactor = 4) => openStore(root, dims, type, kernels, rescoreFactor);
+  if (native.batch === undefined)
+    console.error("warning: the usearch addon did not load; the batch rows measure the TypeScript loop");
+  const open = (type: ElementType, kernels?: DotKernels, rescoreFactor = 4) =>
+    openStore(root, dims, type, kernels, rescoreFactor);
   const exact = open("f32");
   const truth = queries.map((q) => exact.search(q, 10).map((h) => h.id));
   const seg = mapSegment(join(root, "f32", "turn-00000001.vec"), 1);
@@ -184,7 +240,8 @@ async function main(): Promise<void> {
   if (ours.join() !== cTop.join()) console.error(`warning: C top-10 ${cTop} differs from ours ${ours}`);
   const results: Row[] = [];
   let cP50 = NaN;
-  const add = (name: string, t: { p50: number; p95: number }, recall: number | null) => results.push(toRow(name, rows, dims, t, cP50, null, recall, machine, commit));
+  const add = (name: string, t: { p50: number; p95: number }, recall: number | null) =>
+    results.push(toRow(name, rows, dims, t, cP50, null, recall, machine, commit));
   const allowAll = new Uint8Array(rows + 1).fill(1);
   const allow90 = allowAll.map((_, id) => (id % 10 === 0 ? 0 : 1));
   const allow3 = allowAll.map((_, id) => (id % 33 === 0 ? 1 : 0));
@@ -201,16 +258,32 @@ async function main(): Promise<void> {
     ["js-f16+f32-rescore-x4", open("f16", jsKernels), undefined],
   ];
   // The raw kernel call on one thread, to compare like for like with the one-thread C loop.
-  const raw: () => unknown = native.batch ? () => native.batch!.topDotF32(seg.f32, rowQuery, 10, 1) : () => exact.search(rowQuery, 10);
+  const raw: () => unknown = native.batch
+    ? () => native.batch!.topDotF32(seg.f32, rowQuery, 10, 1)
+    : () => exact.search(rowQuery, 10);
   // The JS loops run one by one after the rest: the f16 loop allocates and its GC pauses land on whatever runs next.
   const fast = methods.filter(([n]) => !n.startsWith("js-"));
-  const [cTimes, rawTimes, ...fastTimes] = timeInterleaved(runs, [() => runC().ms, raw, ...fast.map(([, store, allow]) => () => store.search(rowQuery, 10, allow))]);
+  const [cTimes, rawTimes, ...fastTimes] = timeInterleaved(runs, [
+    () => runC().ms,
+    raw,
+    ...fast.map(
+      ([, store, allow]) =>
+        () =>
+          store.search(rowQuery, 10, allow),
+    ),
+  ]);
   cP50 = cTimes!.p50;
   add("c-f32-gcc-O3-native", cTimes!, 1);
   add("usearch-exactSearch-f32-1thread(raw)", rawTimes!, null);
-  fast.forEach(([name, store, allow], i) => add(name, fastTimes[i]!, allow === undefined || allow === allowAll ? recallAt10(store, queries, truth) : null));
+  fast.forEach(([name, store, allow], i) =>
+    add(name, fastTimes[i]!, allow === undefined || allow === allowAll ? recallAt10(store, queries, truth) : null),
+  );
   for (const [name, store, allow] of methods.filter(([n]) => n.startsWith("js-"))) {
-    add(name, timeInterleaved(Math.min(runs, 10), [() => store.search(rowQuery, 10, allow)])[0]!, recallAt10(store, queries, truth));
+    add(
+      name,
+      timeInterleaved(Math.min(runs, 10), [() => store.search(rowQuery, 10, allow)])[0]!,
+      recallAt10(store, queries, truth),
+    );
   }
   for (const type of ["f32", "i8"] as ElementType[]) {
     const first = Array.from({ length: 5 }, () => timeFirstSearch(() => open(type), rowQuery)).sort((a, b) => a - b);
@@ -220,12 +293,20 @@ async function main(): Promise<void> {
 
   for (const r of results) console.log(JSON.stringify(r));
   const cell = (v: number | null, w: number) => String(v).padStart(w);
-  console.log(`\n${"method".padEnd(40)} ${"dims".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"x C".padStart(6)} ${"x JS".padStart(6)} ${"recall@10".padStart(9)}`);
-  for (const r of results) console.log(`${r.name.padEnd(40)} ${cell(r.dims, 5)} ${r.p50_ms.toFixed(1).padStart(8)} ${r.p95_ms.toFixed(1).padStart(8)} ${cell(r.ratio_to_c, 6)} ${cell(r.ratio_to_js, 6)} ${cell(r.recall_at_10, 9)}`);
+  console.log(
+    `\n${"method".padEnd(40)} ${"dims".padStart(5)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"x C".padStart(6)} ${"x JS".padStart(6)} ${"recall@10".padStart(9)}`,
+  );
+  for (const r of results)
+    console.log(
+      `${r.name.padEnd(40)} ${cell(r.dims, 5)} ${r.p50_ms.toFixed(1).padStart(8)} ${r.p95_ms.toFixed(1).padStart(8)} ${cell(r.ratio_to_c, 6)} ${cell(r.ratio_to_js, 6)} ${cell(r.recall_at_10, 9)}`,
+    );
   if (process.argv.includes("--save")) {
     const dir = resolve(import.meta.dir, "results");
     mkdirSync(dir, { recursive: true });
-    appendFileSync(join(dir, `${new Date().toISOString().slice(0, 10)}-${machine.replace(/\W+/g, "-")}.jsonl`), results.map((r) => JSON.stringify(r) + "\n").join(""));
+    appendFileSync(
+      join(dir, `${new Date().toISOString().slice(0, 10)}-${machine.replace(/\W+/g, "-")}.jsonl`),
+      results.map((r) => JSON.stringify(r) + "\n").join(""),
+    );
   }
 }
 

@@ -13,7 +13,18 @@
  * Reference: a bun hello-world started the same way. Usage: bun scripts/bench/watch.ts [--sessions N] [--runs N] [--idle-seconds N]
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex } from "../../src/index/index.ts";
@@ -36,7 +47,6 @@ interface BenchCorpus {
   writableDb?: string;
 }
 
-
 /** The real corpus, copied (the watcher must see writes; ../shared/corpus is never modified). */
 function realCorpus(): BenchCorpus | undefined {
   const corpus = resolve(repo, "../shared/corpus");
@@ -56,17 +66,28 @@ function scaledCorpus(): BenchCorpus {
   const opencode = join(work, "scaled-opencode");
   mkdirSync(opencode);
   copyFileSync(join(scaled, "opencode", "opencode.db"), join(opencode, "opencode.db"));
-  return { label: `scaled-${sessions}`, claude: [join(scaled, "projects")], opencode: [opencode], writableDb: join(opencode, "opencode.db") };
+  return {
+    label: `scaled-${sessions}`,
+    claude: [join(scaled, "projects")],
+    opencode: [opencode],
+    writableDb: join(opencode, "opencode.db"),
+  };
 }
 
 /** A running `recall watch` whose stdout/stderr are collected as they arrive. */
 function spawnWatch(args: string[], env: Record<string, string | undefined>) {
-  const child = Bun.spawn(["bun", join(repo, "src/cli.ts"), "watch", "--keyword-only", "--json", ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn(["bun", join(repo, "src/cli.ts"), "watch", "--keyword-only", "--json", ...args], {
+    cwd: repo,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const texts = { stdout: "", stderr: "" };
   for (const name of ["stdout", "stderr"] as const) {
     void (async () => {
       const decoder = new TextDecoder();
-      for await (const chunk of child[name] as ReadableStream<Uint8Array>) texts[name] += decoder.decode(chunk, { stream: true });
+      for await (const chunk of child[name] as ReadableStream<Uint8Array>)
+        texts[name] += decoder.decode(chunk, { stream: true });
     })();
   }
   return { child, texts };
@@ -82,10 +103,13 @@ async function waitFor(check: () => boolean, timeoutMs: number, intervalMs = 20)
 }
 
 const cpuTicks = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
   return Number(fields[11]) + Number(fields[12]);
 };
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 /** inotify watches held by a process: `inotify wd:` lines in the fdinfo of its inotify descriptors. */
 const inotifyWatches = (pid: number) =>
   readdirSync(`/proc/${pid}/fdinfo`).reduce((sum, fd) => {
@@ -108,7 +132,10 @@ function isIndexed(recallHome: string, word: string): boolean {
 
 /** Index time (ms) of the last `indexed` JSON line on the watcher's stdout. */
 const lastIndexMs = (stdout: string) => {
-  const lines = stdout.trim().split("\n").filter((line) => line.includes('"event":"indexed"'));
+  const lines = stdout
+    .trim()
+    .split("\n")
+    .filter((line) => line.includes('"event":"indexed"'));
   return lines.length > 0 ? (JSON.parse(lines.at(-1)!) as { elapsed_ms: number }).elapsed_ms : Number.NaN;
 };
 
@@ -132,7 +159,11 @@ async function measureLatency(recallHome: string, stdout: () => string, write: (
 function opencodeWriter(path: string): { write(word: string): void; close(): void } {
   const db = new Database(path);
   db.exec("PRAGMA journal_mode = WAL");
-  const session = db.query<{ id: string; t: number }, []>("SELECT id, time_created AS t FROM session ORDER BY time_created DESC LIMIT 1").get()!;
+  const session = db
+    .query<{ id: string; t: number }, []>(
+      "SELECT id, time_created AS t FROM session ORDER BY time_created DESC LIMIT 1",
+    )
+    .get()!;
   let clock = (db.query<{ t: number }, []>("SELECT max(time_created) AS t FROM message").get()?.t ?? session.t) + 1000;
   let n = 0;
   return {
@@ -140,10 +171,28 @@ function opencodeWriter(path: string): { write(word: string): void; close(): voi
       const [user, reply] = [`msg_zzbench${n}u`, `msg_zzbench${n}v`];
       const t = (clock += 1000);
       db.transaction(() => {
-        db.run("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)", [user, session.id, t, t, JSON.stringify({ role: "user", time: { created: t } })]);
-        db.run("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)", [`prt_zzbench${n}u`, user, session.id, t, t, JSON.stringify({ type: "text", text: `please check ${word}` })]);
-        db.run("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)", [reply, session.id, t + 1, t + 1, JSON.stringify({ role: "assistant", parentID: user, time: { created: t + 1 } })]);
-        db.run("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)", [`prt_zzbench${n}v`, reply, session.id, t + 1, t + 1, JSON.stringify({ type: "text", text: "checked" })]);
+        db.run("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)", [
+          user,
+          session.id,
+          t,
+          t,
+          JSON.stringify({ role: "user", time: { created: t } }),
+        ]);
+        db.run(
+          "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)",
+          [`prt_zzbench${n}u`, user, session.id, t, t, JSON.stringify({ type: "text", text: `please check ${word}` })],
+        );
+        db.run("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)", [
+          reply,
+          session.id,
+          t + 1,
+          t + 1,
+          JSON.stringify({ role: "assistant", parentID: user, time: { created: t + 1 } }),
+        ]);
+        db.run(
+          "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)",
+          [`prt_zzbench${n}v`, reply, session.id, t + 1, t + 1, JSON.stringify({ type: "text", text: "checked" })],
+        );
       })();
       n++;
     },
@@ -155,17 +204,30 @@ const median = (values: number[]) => percentile(values, 50);
 
 const hello = join(work, "hello.ts");
 writeFileSync(hello, 'console.log("hello");\n');
-report("watch.reference.bun_hello_world", Array.from({ length: 5 }, () => timeCommand(["bun", hello])));
+report(
+  "watch.reference.bun_hello_world",
+  Array.from({ length: 5 }, () => timeCommand(["bun", hello])),
+);
 
 const corpora = [realCorpus(), scaledCorpus()].filter((corpus): corpus is BenchCorpus => corpus !== undefined);
 for (const corpus of corpora) {
   const recallHome = join(work, `home-${corpus.label}`);
   const live = join(work, `live-${corpus.label}`, "projects");
   const liveId = "be4c0000-0000-4000-8000-000000000001";
-  const state: WriterState = writeClaudeSession(join(live, "-home-dev-bench-live", `${liveId}.jsonl`), { sessionId: liveId, cwd: "/home/dev/bench-live", turns: [{ prompt: "start", response: "ok" }] });
-  const flags = [...[...corpus.claude, live].flatMap((dir) => ["--claude-dir", dir]), ...corpus.opencode.flatMap((dir) => ["--opencode-dir", dir])];
+  const state: WriterState = writeClaudeSession(join(live, "-home-dev-bench-live", `${liveId}.jsonl`), {
+    sessionId: liveId,
+    cwd: "/home/dev/bench-live",
+    turns: [{ prompt: "start", response: "ok" }],
+  });
+  const flags = [
+    ...[...corpus.claude, live].flatMap((dir) => ["--claude-dir", dir]),
+    ...corpus.opencode.flatMap((dir) => ["--opencode-dir", dir]),
+  ];
   const env = { ...process.env, RECALL_HOME: recallHome, NO_COLOR: "1", RECALL_OFFLINE: "1" };
-  const fullMs = timeCommand(["bun", join(repo, "src/cli.ts"), "index", "--keyword-only", ...flags], { env, cwd: repo });
+  const fullMs = timeCommand(["bun", join(repo, "src/cli.ts"), "index", "--keyword-only", ...flags], {
+    env,
+    cwd: repo,
+  });
   const indexed = (() => {
     const db = openIndex(databasePath(recallHome), { readonly: true });
     try {
@@ -177,25 +239,61 @@ for (const corpus of corpora) {
 
   const { child, texts } = spawnWatch(flags, env);
   const startMs = await waitFor(() => texts.stderr.includes("watching for"), 120_000);
-  const firstCycleMs = await waitFor(() => texts.stdout.includes('"event":"indexed"'), 120_000) + startMs;
-  report(`watch.start.${corpus.label}`, [startMs], { first_cycle_ms: Math.round(firstCycleMs), sessions: indexed, full_index_ms: Math.round(fullMs), rss_mb: Math.round(rssMb(child.pid)), inotify_watches: inotifyWatches(child.pid) });
+  const firstCycleMs = (await waitFor(() => texts.stdout.includes('"event":"indexed"'), 120_000)) + startMs;
+  report(`watch.start.${corpus.label}`, [startMs], {
+    first_cycle_ms: Math.round(firstCycleMs),
+    sessions: indexed,
+    full_index_ms: Math.round(fullMs),
+    rss_mb: Math.round(rssMb(child.pid)),
+    inotify_watches: inotifyWatches(child.pid),
+  });
 
   // Reference: a bun process that only waits, measured over the same window.
   const idle = Bun.spawn(["bun", "-e", "setInterval(() => {}, 1 << 30)"], { stdout: "ignore", stderr: "ignore" });
   await Bun.sleep(2000);
   const before = [cpuTicks(child.pid), cpuTicks(idle.pid)];
   await Bun.sleep(idleSeconds * 1000);
-  const [cpuMs, referenceMs] = [cpuTicks(child.pid), cpuTicks(idle.pid)].map((ticks, i) => ((ticks - before[i]!) * 1000) / clockTicksPerSecond) as [number, number];
+  const [cpuMs, referenceMs] = [cpuTicks(child.pid), cpuTicks(idle.pid)].map(
+    (ticks, i) => ((ticks - before[i]!) * 1000) / clockTicksPerSecond,
+  ) as [number, number];
   idle.kill();
-  report(`watch.idle_cpu.${corpus.label}`, [cpuMs], { window_s: idleSeconds, cpu_percent_of_core: Math.round((cpuMs / (idleSeconds * 10)) * 1000) / 1000, idle_bun_process_cpu_ms: referenceMs, target: "≈0" });
+  report(`watch.idle_cpu.${corpus.label}`, [cpuMs], {
+    window_s: idleSeconds,
+    cpu_percent_of_core: Math.round((cpuMs / (idleSeconds * 10)) * 1000) / 1000,
+    idle_bun_process_cpu_ms: referenceMs,
+    target: "≈0",
+  });
 
-  const claude = await measureLatency(recallHome, () => texts.stdout, (word) => appendClaudeTurns(join(live, "-home-dev-bench-live", `${liveId}.jsonl`), state, [{ prompt: `please check ${word}`, response: "checked" }]), "cl");
-  report(`watch.reindex_latency.claude_append.${corpus.label}`, claude.latencies, { debounce_ms: 2000, index_p50_ms: median(claude.indexMs), rss_mb: Math.round(rssMb(child.pid)), target_ms: 5000 });
+  const claude = await measureLatency(
+    recallHome,
+    () => texts.stdout,
+    (word) =>
+      appendClaudeTurns(join(live, "-home-dev-bench-live", `${liveId}.jsonl`), state, [
+        { prompt: `please check ${word}`, response: "checked" },
+      ]),
+    "cl",
+  );
+  report(`watch.reindex_latency.claude_append.${corpus.label}`, claude.latencies, {
+    debounce_ms: 2000,
+    index_p50_ms: median(claude.indexMs),
+    rss_mb: Math.round(rssMb(child.pid)),
+    target_ms: 5000,
+  });
   if (corpus.writableDb) {
     const writer = opencodeWriter(corpus.writableDb);
-    const opencode = await measureLatency(recallHome, () => texts.stdout, (word) => writer.write(word), "oc");
+    const opencode = await measureLatency(
+      recallHome,
+      () => texts.stdout,
+      (word) => writer.write(word),
+      "oc",
+    );
     writer.close();
-    report(`watch.reindex_latency.opencode_insert.${corpus.label}`, opencode.latencies, { debounce_ms: 2000, index_p50_ms: median(opencode.indexMs), rss_mb: Math.round(rssMb(child.pid)), target_ms: 5000 });
+    report(`watch.reindex_latency.opencode_insert.${corpus.label}`, opencode.latencies, {
+      debounce_ms: 2000,
+      index_p50_ms: median(opencode.indexMs),
+      rss_mb: Math.round(rssMb(child.pid)),
+      target_ms: 5000,
+    });
   }
 
   const stopping = performance.now();

@@ -67,7 +67,8 @@ interface CodeDirectory {
 
 /** The file offset of the first load command for which `matches(offset)` holds, or undefined. */
 function findLoadCommand(file: Buffer, matches: (at: number) => boolean): number | undefined {
-  if (file.length < 32 || file.readUInt32LE(0) !== MH_MAGIC_64) throw new Error("not a thin 64-bit Mach-O file (magic 0xfeedfacf)");
+  if (file.length < 32 || file.readUInt32LE(0) !== MH_MAGIC_64)
+    throw new Error("not a thin 64-bit Mach-O file (magic 0xfeedfacf)");
   let at = 32;
   for (let i = 0; i < file.readUInt32LE(16); i++, at += file.readUInt32LE(at + 4)) if (matches(at)) return at;
   return undefined;
@@ -82,15 +83,18 @@ function findSignature(file: Buffer): { command: number; dataoff: number; datasi
 
 /** The blobs of the SuperBlob at `dataoff`, by slot type → absolute file offset. */
 function readSuperBlob(file: Buffer, dataoff: number): Map<number, number> {
-  if (file.readUInt32BE(dataoff) !== CSMAGIC_EMBEDDED_SIGNATURE) throw new Error("the code signature is not an embedded-signature SuperBlob (magic 0xfade0cc0)");
+  if (file.readUInt32BE(dataoff) !== CSMAGIC_EMBEDDED_SIGNATURE)
+    throw new Error("the code signature is not an embedded-signature SuperBlob (magic 0xfade0cc0)");
   const count = file.readUInt32BE(dataoff + 8);
   const blobs = new Map<number, number>();
-  for (let i = 0; i < count; i++) blobs.set(file.readUInt32BE(dataoff + 12 + i * 8), dataoff + file.readUInt32BE(dataoff + 16 + i * 8));
+  for (let i = 0; i < count; i++)
+    blobs.set(file.readUInt32BE(dataoff + 12 + i * 8), dataoff + file.readUInt32BE(dataoff + 16 + i * 8));
   return blobs;
 }
 
 function readCodeDirectory(file: Buffer, start: number): CodeDirectory {
-  if (file.readUInt32BE(start) !== CSMAGIC_CODEDIRECTORY) throw new Error("slot 0 of the signature is not a CodeDirectory (magic 0xfade0c02)");
+  if (file.readUInt32BE(start) !== CSMAGIC_CODEDIRECTORY)
+    throw new Error("slot 0 of the signature is not a CodeDirectory (magic 0xfade0c02)");
   return {
     start,
     flags: file.readUInt32BE(start + 12),
@@ -111,18 +115,27 @@ function hashOf(algorithm: "sha1" | "sha256", bytes: Uint8Array): Buffer {
 /** The hash of code page `index` as the CodeDirectory defines it. */
 function pageHash(file: Buffer, directory: CodeDirectory, index: number): Buffer {
   const from = index * directory.pageSize;
-  return hashOf(hashAlgorithms[directory.hashType]!, file.subarray(from, Math.min(from + directory.pageSize, directory.codeLimit)));
+  return hashOf(
+    hashAlgorithms[directory.hashType]!,
+    file.subarray(from, Math.min(from + directory.pageSize, directory.codeLimit)),
+  );
 }
 
 /** The hash of blob `slot` (its whole length field's worth of bytes), or undefined when the signature has none. */
-function blobHash(file: Buffer, blobs: Map<number, number>, slot: number, directory: CodeDirectory): Buffer | undefined {
+function blobHash(
+  file: Buffer,
+  blobs: Map<number, number>,
+  slot: number,
+  directory: CodeDirectory,
+): Buffer | undefined {
   const at = blobs.get(slot);
   if (at === undefined) return undefined;
   return hashOf(hashAlgorithms[directory.hashType]!, file.subarray(at, at + file.readUInt32BE(at + 4)));
 }
 
 /** Where special slot `n`'s hash is stored. */
-const specialSlotOffset = (directory: CodeDirectory, n: number) => directory.start + directory.hashOffset - n * directory.hashSize;
+const specialSlotOffset = (directory: CodeDirectory, n: number) =>
+  directory.start + directory.hashOffset - n * directory.hashSize;
 
 /**
  * Checks the code signature of the Mach-O file in `bytes`.
@@ -136,7 +149,10 @@ export function checkSignature(bytes: Uint8Array): SignatureReport {
   if (!hashAlgorithms[directory.hashType]) throw new Error(`unknown CodeDirectory hash type ${directory.hashType}`);
   const mismatchedPages: number[] = [];
   for (let i = 0; i < directory.nCodeSlots; i++) {
-    const stored = file.subarray(directory.start + directory.hashOffset + i * directory.hashSize, directory.start + directory.hashOffset + (i + 1) * directory.hashSize);
+    const stored = file.subarray(
+      directory.start + directory.hashOffset + i * directory.hashSize,
+      directory.start + directory.hashOffset + (i + 1) * directory.hashSize,
+    );
     if (!stored.equals(pageHash(file, directory, i))) mismatchedPages.push(i);
   }
   const mismatchedSpecialSlots: number[] = [];
@@ -146,7 +162,8 @@ export function checkSignature(bytes: Uint8Array): SignatureReport {
     const empty = stored.every((byte) => byte === 0);
     if (actual ? !stored.equals(actual) : !empty) mismatchedSpecialSlots.push(n);
   }
-  const coversFile = directory.codeLimit === dataoff && directory.nCodeSlots === Math.ceil(dataoff / directory.pageSize);
+  const coversFile =
+    directory.codeLimit === dataoff && directory.nCodeSlots === Math.ceil(dataoff / directory.pageSize);
   return {
     signatureOffset: dataoff,
     signatureSize: datasize,
@@ -166,7 +183,15 @@ export function checkSignature(bytes: Uint8Array): SignatureReport {
 
 /** The offset in the file of the LC_SEGMENT_64 command of segment `name` (e.g. "__TEXT"). */
 function findSegment(file: Buffer, name: string): number {
-  const command = findLoadCommand(file, (at) => file.readUInt32LE(at) === LC_SEGMENT_64 && file.subarray(at + 8, at + 24).toString("latin1").replace(/\0+$/, "") === name);
+  const command = findLoadCommand(
+    file,
+    (at) =>
+      file.readUInt32LE(at) === LC_SEGMENT_64 &&
+      file
+        .subarray(at + 8, at + 24)
+        .toString("latin1")
+        .replace(/\0+$/, "") === name,
+  );
   if (command === undefined) throw new Error(`the Mach-O file has no ${name} segment`);
   return command;
 }
@@ -194,7 +219,8 @@ const execSegMainBinary = 1n;
 export function signAdhoc(path: string, identifier = "recall"): SignatureReport {
   const original = readFileSync(path);
   const { command: signatureCommand, dataoff, datasize } = findSignature(original);
-  if (dataoff + datasize !== original.length) throw new Error(`${path}: the code signature is not at the end of the file`);
+  if (dataoff + datasize !== original.length)
+    throw new Error(`${path}: the code signature is not at the end of the file`);
   const text = findSegment(original, "__TEXT");
   const linkedit = findSegment(original, "__LINKEDIT");
   const pageSize = 4096;
@@ -238,9 +264,16 @@ export function signAdhoc(path: string, identifier = "recall"): SignatureReport 
   file.writeBigUInt64BE(file.readBigUInt64LE(text + 48), cd + 72); // execSegLimit: __TEXT's filesize
   file.writeBigUInt64BE(execSegMainBinary, cd + 80);
   ident.copy(file, cd + headerSize);
-  for (let i = 0; i < slots; i++) file.set(hashOf("sha256", file.subarray(i * pageSize, Math.min((i + 1) * pageSize, dataoff))), cd + hashOffset + i * 32);
+  for (let i = 0; i < slots; i++)
+    file.set(
+      hashOf("sha256", file.subarray(i * pageSize, Math.min((i + 1) * pageSize, dataoff))),
+      cd + hashOffset + i * 32,
+    );
   const report = checkSignature(file);
-  if (!report.valid) throw new Error(`${path}: the new signature does not check (pages ${report.mismatchedPages.slice(0, 5).join(", ")})`);
+  if (!report.valid)
+    throw new Error(
+      `${path}: the new signature does not check (pages ${report.mismatchedPages.slice(0, 5).join(", ")})`,
+    );
   writeFileSync(path, file);
   return report;
 }

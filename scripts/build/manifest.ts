@@ -4,7 +4,14 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { hashBytes, hashFileList, manifestFileName, type EmbeddedFileEntry, type EmbeddedGroup, type EmbeddedManifest } from "../../src/binary/embedded-files.ts";
+import {
+  hashBytes,
+  hashFileList,
+  manifestFileName,
+  type EmbeddedFileEntry,
+  type EmbeddedGroup,
+  type EmbeddedManifest,
+} from "../../src/binary/embedded-files.ts";
 
 /** Every file below `dir`, as paths relative to it with `/` separators, sorted. */
 export function listFilesRecursive(dir: string, base = dir): string[] {
@@ -12,7 +19,9 @@ export function listFilesRecursive(dir: string, base = dir): string[] {
     .sort()
     .flatMap((name) => {
       const path = join(dir, name);
-      return statSync(path).isDirectory() ? listFilesRecursive(path, base) : [relative(base, path).split("\\").join("/")];
+      return statSync(path).isDirectory()
+        ? listFilesRecursive(path, base)
+        : [relative(base, path).split("\\").join("/")];
     });
 }
 
@@ -31,7 +40,9 @@ export function describeGroup(groupDir: string): { hash: string; files: Embedded
  */
 export function writeManifest(embedDir: string, recallVersion: string, target: string): EmbeddedManifest {
   const groupNames: EmbeddedGroup[] = ["node-llama-cpp", "examples", "skill"];
-  const groups = Object.fromEntries(groupNames.map((group) => [group, describeGroup(join(embedDir, group))])) as EmbeddedManifest["groups"];
+  const groups = Object.fromEntries(
+    groupNames.map((group) => [group, describeGroup(join(embedDir, group))]),
+  ) as EmbeddedManifest["groups"];
   const manifest: EmbeddedManifest = { format: 1, recallVersion, target, groups };
   writeFileSync(join(embedDir, manifestFileName), `${JSON.stringify(manifest, null, 1)}\n`);
   return manifest;

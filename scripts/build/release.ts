@@ -18,7 +18,8 @@ import type { BuildTarget } from "./targets.ts";
 export const formulaTargets = ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"] as const;
 
 /** Where releases are downloaded from by default: GitHub's release of tag `v<version>`. */
-export const defaultReleaseUrl = (version: string): string => `https://github.com/recall-cli/recall/releases/download/v${version}`;
+export const defaultReleaseUrl = (version: string): string =>
+  `https://github.com/recall-cli/recall/releases/download/v${version}`;
 
 /**
  * The release base URL the formula points at: `RECALL_RELEASE_URL` when set (install.sh reads the same variable),
@@ -54,7 +55,11 @@ export function releaseTime(repo: string, env: Record<string, string | undefined
     return new Date(Number(epoch) * 1000);
   }
   try {
-    const seconds = execFileSync("git", ["log", "-1", "--format=%ct"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const seconds = execFileSync("git", ["log", "-1", "--format=%ct"], {
+      cwd: repo,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     if (/^\d+$/.test(seconds)) return new Date(Number(seconds) * 1000);
   } catch {
     // not a git checkout, or no git: the fixed date
@@ -68,11 +73,18 @@ export function releaseTime(repo: string, env: Record<string, string | undefined
  * @param mtime the entry time, from {@link releaseTime}
  * @returns the archive path and its sha256
  */
-export async function writeArchive(binaryDir: string, distDir: string, target: BuildTarget | string, mtime: Date): Promise<{ path: string; sha256: string }> {
+export async function writeArchive(
+  binaryDir: string,
+  distDir: string,
+  target: BuildTarget | string,
+  mtime: Date,
+): Promise<{ path: string; sha256: string }> {
   const path = join(distDir, archiveName(target));
   chmodSync(join(binaryDir, "recall"), 0o755);
   rmSync(path, { force: true });
-  await createTar({ file: path, cwd: binaryDir, gzip: { portable: true }, portable: true, mtime, noDirRecurse: true }, ["recall"]);
+  await createTar({ file: path, cwd: binaryDir, gzip: { portable: true }, portable: true, mtime, noDirRecurse: true }, [
+    "recall",
+  ]);
   const sha256 = hashFile(path);
   writeFileSync(`${path}.sha256`, `${sha256}  ${basename(path)}\n`);
   return { path, sha256 };
@@ -84,11 +96,17 @@ export async function writeArchive(binaryDir: string, distDir: string, target: B
  * @throws Error naming the targets without a checksum, or any placeholder left over (a generated formula never
  *         carries one)
  */
-export function fillFormula(template: string, version: string, baseUrl: string, checksums: Record<string, string>): string {
+export function fillFormula(
+  template: string,
+  version: string,
+  baseUrl: string,
+  checksums: Record<string, string>,
+): string {
   const missing = formulaTargets.filter((id) => !/^[0-9a-f]{64}$/.test(checksums[id] ?? ""));
   if (missing.length > 0) throw new Error(`no archive checksum for ${missing.join(", ")}`);
   let text = template.replaceAll("@@VERSION@@", version).replaceAll("@@BASE_URL@@", baseUrl);
-  for (const id of formulaTargets) text = text.replaceAll(`@@SHA256_${id.toUpperCase().replace("-", "_")}@@`, checksums[id]!);
+  for (const id of formulaTargets)
+    text = text.replaceAll(`@@SHA256_${id.toUpperCase().replace("-", "_")}@@`, checksums[id]!);
   const left = /@@[A-Z0-9_]+@@/.exec(text);
   if (left) throw new Error(`the formula template has a placeholder the build does not fill: ${left[0]}`);
   return text;
@@ -111,7 +129,12 @@ export function readChecksums(distDir: string): Record<string, string> {
  * @returns the formula path, or the targets whose archive is missing (then no formula is written, and an older
  *          one in `distDir` is removed)
  */
-export function writeFormula(repo: string, distDir: string, version: string, baseUrl: string): { path: string } | { missing: string[] } {
+export function writeFormula(
+  repo: string,
+  distDir: string,
+  version: string,
+  baseUrl: string,
+): { path: string } | { missing: string[] } {
   const checksums = readChecksums(distDir);
   const missing = formulaTargets.filter((id) => !checksums[id]);
   if (missing.length > 0) {

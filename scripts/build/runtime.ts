@@ -10,12 +10,13 @@ import { join } from "node:path";
 import type { BuildTarget } from "./targets.ts";
 
 /** The console.warn that a bundled node-llama-cpp prints 3 lines through on every getLlama (runtime-notes §2). */
-const independenceWarning = 'if (!detectedFileName.startsWith(expectedFileName)) {\n    console.warn(';
+const independenceWarning = "if (!detectedFileName.startsWith(expectedFileName)) {\n    console.warn(";
 
 /** Runs a command; returns its stdout. @throws Error with the command's stderr when it exits non-zero */
 export function run(command: string[], options: { cwd?: string } = {}): string {
   const result = Bun.spawnSync(command, { cwd: options.cwd, stdout: "pipe", stderr: "pipe", env: process.env });
-  if (result.exitCode !== 0) throw new Error(`${command.join(" ")} failed (exit ${result.exitCode}):\n${result.stderr.toString()}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${command.join(" ")} failed (exit ${result.exitCode}):\n${result.stderr.toString()}`);
   return result.stdout.toString();
 }
 
@@ -35,7 +36,10 @@ export function fetchPackage(repo: string, name: string, version: string, cacheD
   const dir = join(cacheDir, `${name.replace("/", "__")}-${version}`);
   if (existsSync(join(dir, "package", "package.json"))) return join(dir, "package");
   mkdirSync(dir, { recursive: true });
-  const tarball = run(["npm", "pack", `${name}@${version}`, "--silent", "--pack-destination", dir]).trim().split("\n").pop()!;
+  const tarball = run(["npm", "pack", `${name}@${version}`, "--silent", "--pack-destination", dir])
+    .trim()
+    .split("\n")
+    .pop()!;
   run(["tar", "-xzf", join(dir, tarball), "-C", dir]);
   return join(dir, "package");
 }
@@ -51,8 +55,15 @@ export function bundleNodeLlamaCpp(repo: string, runtimeDir: string): void {
   run(["bun", "build", entry, "--target=bun", "--format=esm", "--external", "@node-llama-cpp/*", "--outdir", outDir]);
   const bundlePath = join(outDir, "index.js");
   const source = readFileSync(bundlePath, "utf8");
-  if (!source.includes(independenceWarning)) throw new Error("node-llama-cpp changed: the testBindingBinary warning to silence was not found");
-  writeFileSync(bundlePath, source.replace(independenceWarning, `${independenceWarning.slice(0, -"console.warn(".length)}if (false) console.warn(`));
+  if (!source.includes(independenceWarning))
+    throw new Error("node-llama-cpp changed: the testBindingBinary warning to silence was not found");
+  writeFileSync(
+    bundlePath,
+    source.replace(
+      independenceWarning,
+      `${independenceWarning.slice(0, -"console.warn(".length)}if (false) console.warn(`,
+    ),
+  );
 }
 
 /**
@@ -66,10 +77,12 @@ export function layOutRuntime(repo: string, target: BuildTarget, runtimeDir: str
   bundleNodeLlamaCpp(repo, runtimeDir);
   cpSync(join(nlcDir, "package.json"), join(runtimeDir, "package.json"));
   mkdirSync(join(runtimeDir, "llama"), { recursive: true });
-  for (const name of ["binariesGithubRelease.json", "llama.cpp.info.json"]) cpSync(join(nlcDir, "llama", name), join(runtimeDir, "llama", name));
+  for (const name of ["binariesGithubRelease.json", "llama.cpp.info.json"])
+    cpSync(join(nlcDir, "llama", name), join(runtimeDir, "llama", name));
   const platformPackage = fetchPackage(repo, target.llamaPackage, version, cacheDir);
   const platforms = readdirSync(join(platformPackage, "bins"));
   if (platforms.length === 0) throw new Error(`${target.llamaPackage} has no bins/ folder`);
-  for (const name of platforms) cpSync(join(platformPackage, "bins", name), join(runtimeDir, "bins", name), { recursive: true });
+  for (const name of platforms)
+    cpSync(join(platformPackage, "bins", name), join(runtimeDir, "bins", name), { recursive: true });
   return platforms;
 }

@@ -21,10 +21,38 @@ export interface BuildTarget {
 
 /** Every supported target, by id. */
 export const buildTargets: Record<string, BuildTarget> = {
-  "linux-x64": { id: "linux-x64", os: "linux", arch: "x64", bunTarget: "bun-linux-x64", bunRuntimePackage: "@oven/bun-linux-x64", llamaPackage: "@node-llama-cpp/linux-x64" },
-  "linux-arm64": { id: "linux-arm64", os: "linux", arch: "arm64", bunTarget: "bun-linux-arm64", bunRuntimePackage: "@oven/bun-linux-aarch64", llamaPackage: "@node-llama-cpp/linux-arm64" },
-  "darwin-arm64": { id: "darwin-arm64", os: "darwin", arch: "arm64", bunTarget: "bun-darwin-arm64", bunRuntimePackage: "@oven/bun-darwin-aarch64", llamaPackage: "@node-llama-cpp/mac-arm64-metal" },
-  "darwin-x64": { id: "darwin-x64", os: "darwin", arch: "x64", bunTarget: "bun-darwin-x64", bunRuntimePackage: "@oven/bun-darwin-x64", llamaPackage: "@node-llama-cpp/mac-x64" },
+  "linux-x64": {
+    id: "linux-x64",
+    os: "linux",
+    arch: "x64",
+    bunTarget: "bun-linux-x64",
+    bunRuntimePackage: "@oven/bun-linux-x64",
+    llamaPackage: "@node-llama-cpp/linux-x64",
+  },
+  "linux-arm64": {
+    id: "linux-arm64",
+    os: "linux",
+    arch: "arm64",
+    bunTarget: "bun-linux-arm64",
+    bunRuntimePackage: "@oven/bun-linux-aarch64",
+    llamaPackage: "@node-llama-cpp/linux-arm64",
+  },
+  "darwin-arm64": {
+    id: "darwin-arm64",
+    os: "darwin",
+    arch: "arm64",
+    bunTarget: "bun-darwin-arm64",
+    bunRuntimePackage: "@oven/bun-darwin-aarch64",
+    llamaPackage: "@node-llama-cpp/mac-arm64-metal",
+  },
+  "darwin-x64": {
+    id: "darwin-x64",
+    os: "darwin",
+    arch: "x64",
+    bunTarget: "bun-darwin-x64",
+    bunRuntimePackage: "@oven/bun-darwin-x64",
+    llamaPackage: "@node-llama-cpp/mac-x64",
+  },
 };
 
 /** The target of the machine running the build (e.g. "linux-x64"), or undefined when unsupported. */
@@ -41,7 +69,8 @@ export function hostTargetId(): string | undefined {
 export function resolveTargets(ids: readonly string[]): BuildTarget[] {
   if (ids.length === 0) {
     const host = hostTargetId();
-    if (!host || !buildTargets[host]) throw new Error(`no build target for ${process.platform}-${process.arch}; pass --target`);
+    if (!host || !buildTargets[host])
+      throw new Error(`no build target for ${process.platform}-${process.arch}; pass --target`);
     return [buildTargets[host]!];
   }
   const wanted = ids.includes("all") ? Object.keys(buildTargets) : ids;

@@ -50,10 +50,17 @@ export async function indexCorpus(tool: string, model: string | undefined): Prom
       recallHome: home,
       roots: allCorpusRoots(),
       openEmbedder: embedder ? async () => embedder! : undefined,
-      hooks: { onEmbedProgress: ({ done, total }) => process.stderr.write(`\r${tool}: embedding ${done}/${total} chunks`) },
+      hooks: {
+        onEmbedProgress: ({ done, total }) => process.stderr.write(`\r${tool}: embedding ${done}/${total} chunks`),
+      },
     });
-    if (summary.failedUnits > 0 || summary.skippedLines > 0) process.stderr.write(`\n${tool}: warning: ${summary.failedUnits} sessions failed to parse, ${summary.skippedLines} lines skipped`);
-    process.stderr.write(`\n${tool}: indexed ${summary.added} sessions in ${((performance.now() - started) / 1000).toFixed(1)} s${model ? ` with ${model}` : " (no model: keyword leg only)"}\n`);
+    if (summary.failedUnits > 0 || summary.skippedLines > 0)
+      process.stderr.write(
+        `\n${tool}: warning: ${summary.failedUnits} sessions failed to parse, ${summary.skippedLines} lines skipped`,
+      );
+    process.stderr.write(
+      `\n${tool}: indexed ${summary.added} sessions in ${((performance.now() - started) / 1000).toFixed(1)} s${model ? ` with ${model}` : " (no model: keyword leg only)"}\n`,
+    );
   } catch (error) {
     rmSync(home, { recursive: true, force: true });
     throw error;

@@ -50,13 +50,22 @@ export interface OpencodePlan {
  * Create `dbPath` (must not exist) and fill it with one session per plan.
  * @returns the number of sessions written
  */
-export function writeOpencodeDb(dbPath: string, rng: Random, profile: CorpusProfile, pool: string, plans: OpencodePlan[]): number {
+export function writeOpencodeDb(
+  dbPath: string,
+  rng: Random,
+  profile: CorpusProfile,
+  pool: string,
+  plans: OpencodePlan[],
+): number {
   const db = new Database(dbPath, { create: true });
   db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;");
   db.exec(schema);
   db.run("INSERT INTO migration VALUES ('20260101000000_init', ?)", [Date.now()]);
-  const insProject = db.prepare("INSERT OR IGNORE INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, 'git', ?, ?, '[]')");
-  const insSession = db.prepare(`INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated,
+  const insProject = db.prepare(
+    "INSERT OR IGNORE INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, 'git', ?, ?, '[]')",
+  );
+  const insSession =
+    db.prepare(`INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated,
     summary_additions, summary_deletions, summary_files) VALUES (?, ?, ?, ?, ?, '1.17.3', ?, ?, 0, 0, 0)`);
   const insMessage = db.prepare("INSERT INTO message VALUES (?, ?, ?, ?, ?)");
   const insPart = db.prepare("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)");
@@ -64,29 +73,101 @@ export function writeOpencodeDb(dbPath: string, rng: Random, profile: CorpusProf
     for (const plan of plans) {
       const projectId = Bun.hash(plan.directory).toString(16).padStart(16, "0").repeat(3).slice(0, 40);
       insProject.run(projectId, plan.directory, plan.startMs, plan.startMs);
-      let ms = plan.startMs, counter = 0;
+      let ms = plan.startMs,
+        counter = 0;
       const sessionId = makeId(rng, "ses", ms, 1, true);
       const turns = Math.max(1, Math.round(rng.fromQuantiles(profile.turnsPerSession)));
       for (let t = 0; t < turns; t++) {
         const userId = makeId(rng, "msg", ms, ++counter);
-        insMessage.run(userId, sessionId, ms, ms, JSON.stringify({ role: "user", time: { created: ms }, agent: "build", model: { providerID: "anthropic", modelID: "claude-sonnet-4-5" } }));
-        insPart.run(makeId(rng, "prt", ms, ++counter), userId, sessionId, ms, ms, JSON.stringify({ type: "text", text: sliceText(rng, pool, Math.max(1, rng.fromQuantiles(profile.promptChars))) }));
+        insMessage.run(
+          userId,
+          sessionId,
+          ms,
+          ms,
+          JSON.stringify({
+            role: "user",
+            time: { created: ms },
+            agent: "build",
+            model: { providerID: "anthropic", modelID: "claude-sonnet-4-5" },
+          }),
+        );
+        insPart.run(
+          makeId(rng, "prt", ms, ++counter),
+          userId,
+          sessionId,
+          ms,
+          ms,
+          JSON.stringify({
+            type: "text",
+            text: sliceText(rng, pool, Math.max(1, rng.fromQuantiles(profile.promptChars))),
+          }),
+        );
         ms += rng.int(1000, 20000);
         const assistantId = makeId(rng, "msg", ms, ++counter);
-        insMessage.run(assistantId, sessionId, ms, ms, JSON.stringify({ role: "assistant", parentID: userId, modelID: "claude-sonnet-4-5", providerID: "anthropic",
-          mode: "build", agent: "build", path: { cwd: plan.directory, root: plan.directory }, cost: 0,
-          tokens: { input: rng.int(5000, 60000), output: rng.int(50, 3000), reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: ms, completed: ms + 5000 }, finish: "stop" }));
+        insMessage.run(
+          assistantId,
+          sessionId,
+          ms,
+          ms,
+          JSON.stringify({
+            role: "assistant",
+            parentID: userId,
+            modelID: "claude-sonnet-4-5",
+            providerID: "anthropic",
+            mode: "build",
+            agent: "build",
+            path: { cwd: plan.directory, root: plan.directory },
+            cost: 0,
+            tokens: {
+              input: rng.int(5000, 60000),
+              output: rng.int(50, 3000),
+              reasoning: 0,
+              cache: { read: 0, write: 0 },
+            },
+            time: { created: ms, completed: ms + 5000 },
+            finish: "stop",
+          }),
+        );
         const tools = Math.round(rng.fromQuantiles(profile.toolCallsPerTurn));
         for (let k = 0; k < tools; k++) {
           const output = sliceText(rng, pool, rng.fromQuantiles(profile.toolResultChars));
-          const part = { type: "tool", callID: "toolu_01" + rng.base62(22), tool: rng.pick(["bash", "read", "edit", "grep", "write"]),
-            state: { status: "completed", input: { filePath: `${plan.directory}/${filePath(rng)}` }, output, title: "", metadata: {}, time: { start: ms, end: ms + 800 } } };
+          const part = {
+            type: "tool",
+            callID: "toolu_01" + rng.base62(22),
+            tool: rng.pick(["bash", "read", "edit", "grep", "write"]),
+            state: {
+              status: "completed",
+              input: { filePath: `${plan.directory}/${filePath(rng)}` },
+              output,
+              title: "",
+              metadata: {},
+              time: { start: ms, end: ms + 800 },
+            },
+          };
           insPart.run(makeId(rng, "prt", ms, ++counter), assistantId, sessionId, ms, ms, JSON.stringify(part));
         }
-        insPart.run(makeId(rng, "prt", ms, ++counter), assistantId, sessionId, ms, ms, JSON.stringify({ type: "text", text: sliceText(rng, pool, Math.max(1, rng.fromQuantiles(profile.responseChars))) }));
+        insPart.run(
+          makeId(rng, "prt", ms, ++counter),
+          assistantId,
+          sessionId,
+          ms,
+          ms,
+          JSON.stringify({
+            type: "text",
+            text: sliceText(rng, pool, Math.max(1, rng.fromQuantiles(profile.responseChars))),
+          }),
+        );
         ms += rng.int(20_000, 600_000);
       }
-      insSession.run(sessionId, projectId, "synthetic-" + rng.base62(6).toLowerCase(), plan.directory, sliceText(rng, pool, 40).trim(), plan.startMs, ms);
+      insSession.run(
+        sessionId,
+        projectId,
+        "synthetic-" + rng.base62(6).toLowerCase(),
+        plan.directory,
+        sliceText(rng, pool, 40).trim(),
+        plan.startMs,
+        ms,
+      );
     }
   })();
   db.close();

@@ -92,17 +92,35 @@ function contentChars(content: unknown): number {
 
 /** Parse lines, skipping unparsable ones. */
 function readLines(path: string): Line[] {
-  return readFileSync(path, "utf8").split("\n").flatMap((raw) => {
-    if (!raw.trim()) return [];
-    try { return [JSON.parse(raw) as Line]; } catch { return []; }
-  });
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .flatMap((raw) => {
+      if (!raw.trim()) return [];
+      try {
+        return [JSON.parse(raw) as Line];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Compute the profile of every JSONL file below `root`. */
 export function computeProfile(root: string): CorpusProfile {
-  const acc = { sizes: [] as number[], subSizes: [] as number[], turns: [] as number[], linesPerTurn: [] as number[],
-    toolsPerTurn: [] as number[], blocks: [] as number[], prompts: [] as number[], responses: [] as number[],
-    results: [] as number[], types: new Map<string, number>(), tools: new Map<string, number>(), errors: 0, resultCount: 0 };
+  const acc = {
+    sizes: [] as number[],
+    subSizes: [] as number[],
+    turns: [] as number[],
+    linesPerTurn: [] as number[],
+    toolsPerTurn: [] as number[],
+    blocks: [] as number[],
+    prompts: [] as number[],
+    responses: [] as number[],
+    results: [] as number[],
+    types: new Map<string, number>(),
+    tools: new Map<string, number>(),
+    errors: 0,
+    resultCount: 0,
+  };
   const subsBySession = new Map<string, number>();
   let mainCount = 0;
   let lineTotal = 0;
@@ -134,31 +152,47 @@ export function computeProfile(root: string): CorpusProfile {
   const toolTotal = [...acc.tools.values()].reduce((a, b) => a + b, 0);
   return {
     source: "shared/corpus/claude-code (all *.jsonl except history.jsonl)",
-    files: mainCount + acc.subSizes.length, mainSessions: mainCount, subagentFiles: acc.subSizes.length,
+    files: mainCount + acc.subSizes.length,
+    mainSessions: mainCount,
+    subagentFiles: acc.subSizes.length,
     subagentSessionShare: Math.round((subsBySession.size / mainCount) * 1000) / 1000,
     subagentsPerSession: quantiles([...subsBySession.values()]),
-    fileSizeBytes: quantiles(acc.sizes), subagentFileSizeBytes: quantiles(acc.subSizes),
-    turnsPerSession: quantiles(acc.turns), linesPerTurn: quantiles(acc.linesPerTurn),
-    toolCallsPerTurn: quantiles(acc.toolsPerTurn), blocksPerResponse: quantiles(acc.blocks),
-    promptChars: quantiles(acc.prompts), responseChars: quantiles(acc.responses), toolResultChars: quantiles(acc.results),
-    recordTypeMix: mix(acc.types, lineTotal, 0), toolMix: mix(acc.tools, toolTotal, 0.01),
+    fileSizeBytes: quantiles(acc.sizes),
+    subagentFileSizeBytes: quantiles(acc.subSizes),
+    turnsPerSession: quantiles(acc.turns),
+    linesPerTurn: quantiles(acc.linesPerTurn),
+    toolCallsPerTurn: quantiles(acc.toolsPerTurn),
+    blocksPerResponse: quantiles(acc.blocks),
+    promptChars: quantiles(acc.prompts),
+    responseChars: quantiles(acc.responses),
+    toolResultChars: quantiles(acc.results),
+    recordTypeMix: mix(acc.types, lineTotal, 0),
+    toolMix: mix(acc.tools, toolTotal, 0.01),
     toolErrorShare: Math.round((acc.errors / Math.max(1, acc.resultCount)) * 1000) / 1000,
   };
 }
 
 /** Add one main session's turns to the accumulators. */
 function profileSession(lines: Line[], acc: any): void {
-  let turns = 0, turnLines = 0, turnTools = 0, turnResponse = 0;
+  let turns = 0,
+    turnLines = 0,
+    turnTools = 0,
+    turnResponse = 0;
   const blocksByMessage = new Map<string, number>();
   const closeTurn = () => {
     if (turns === 0) return;
-    acc.linesPerTurn.push(turnLines); acc.toolsPerTurn.push(turnTools); acc.responses.push(turnResponse);
+    acc.linesPerTurn.push(turnLines);
+    acc.toolsPerTurn.push(turnTools);
+    acc.responses.push(turnResponse);
   };
   for (const line of lines) {
     if (line.isSidechain) continue;
     if (isHumanPrompt(line)) {
       closeTurn();
-      turns++; turnLines = 0; turnTools = 0; turnResponse = 0;
+      turns++;
+      turnLines = 0;
+      turnTools = 0;
+      turnResponse = 0;
       acc.prompts.push(contentChars(line.message.content));
     }
     turnLines++;
@@ -166,14 +200,18 @@ function profileSession(lines: Line[], acc: any): void {
       const id = String(line.message.id);
       blocksByMessage.set(id, (blocksByMessage.get(id) ?? 0) + line.message.content.length);
       for (const block of line.message.content) {
-        if (block.type === "tool_use") { turnTools++; acc.tools.set(block.name, (acc.tools.get(block.name) ?? 0) + 1); }
+        if (block.type === "tool_use") {
+          turnTools++;
+          acc.tools.set(block.name, (acc.tools.get(block.name) ?? 0) + 1);
+        }
         if (block.type === "text") turnResponse += String(block.text ?? "").length;
       }
     }
     if (line.type === "user" && Array.isArray(line.message?.content)) {
       for (const block of line.message.content) {
         if (block.type !== "tool_result") continue;
-        acc.resultCount++; if (block.is_error === true) acc.errors++;
+        acc.resultCount++;
+        if (block.is_error === true) acc.errors++;
         acc.results.push(contentChars(block.content));
       }
     }

@@ -15,7 +15,10 @@ export class Random {
   private d: number;
 
   constructor(seed: number) {
-    this.a = 0x9e3779b9; this.b = 0x243f6a88; this.c = 0xb7e15162; this.d = seed >>> 0;
+    this.a = 0x9e3779b9;
+    this.b = 0x243f6a88;
+    this.c = 0xb7e15162;
+    this.d = seed >>> 0;
     for (let i = 0; i < 15; i++) this.next();
   }
 
@@ -58,7 +61,8 @@ export class Random {
   fromQuantiles(values: readonly number[]): number {
     const u = this.next();
     for (let i = 1; i < quantilePoints.length; i++) {
-      const q0 = quantilePoints[i - 1]!, q1 = quantilePoints[i]!;
+      const q0 = quantilePoints[i - 1]!,
+        q1 = quantilePoints[i]!;
       if (u <= q1) return values[i - 1]! + ((values[i]! - values[i - 1]!) * (u - q0)) / (q1 - q0);
     }
     return values[values.length - 1]!;

@@ -26,9 +26,11 @@ export const words = (
   "update upgrade install dependency version release tag publish deploy rollout revert snapshot"
 ).split(" ");
 
-const nameParts = ("user order invoice payment cart product account auth login signup profile report " +
+const nameParts = (
+  "user order invoice payment cart product account auth login signup profile report " +
   "export import sync backup notify email upload image video audio search feed comment post tag " +
-  "billing pricing shipping inventory catalog admin dashboard settings metrics health config").split(" ");
+  "billing pricing shipping inventory catalog admin dashboard settings metrics health config"
+).split(" ");
 
 const extensions = ["ts", "tsx", "js", "py", "rs", "go", "md", "json", "yaml", "sql", "css", "sh", "toml"];
 const folders = ["src", "lib", "app", "pkg", "internal", "test", "tests", "scripts", "docs", "cmd", "api", "web"];

@@ -6,7 +6,14 @@
  * from a seeded PRNG, so the model has real shapes and speed but no meaning: good for tests and benchmarks only.
  */
 import { writeGguf, type MetaValue, type TensorSpec, type TensorType } from "./gguf-writer.ts";
-import { buildSyntheticVocab, loadBgeVocab, loadQwen2Vocab, type BpeVocab, type Vocab, type WordPieceVocab } from "./vocab.ts";
+import {
+  buildSyntheticVocab,
+  loadBgeVocab,
+  loadQwen2Vocab,
+  type BpeVocab,
+  type Vocab,
+  type WordPieceVocab,
+} from "./vocab.ts";
 
 /** Shape and format of a generated model. */
 export interface BertModelOptions {
@@ -35,7 +42,16 @@ export interface BertModelOptions {
 export const modelShapes = {
   tiny: { layers: 2, embd: 64, heads: 4, ff: 128, ctx: 512, type: "f32", pooling: "mean", vocab: "synthetic" },
   "bge-small": { layers: 12, embd: 384, heads: 12, ff: 1536, ctx: 512, type: "q8_0", pooling: "cls", vocab: "bge" },
-  "qwen3-0.6b-like": { layers: 28, embd: 1024, heads: 16, ff: 3072, ctx: 2048, type: "q8_0", pooling: "mean", vocab: "qwen2" },
+  "qwen3-0.6b-like": {
+    layers: 28,
+    embd: 1024,
+    heads: 16,
+    ff: 3072,
+    ctx: 2048,
+    type: "q8_0",
+    pooling: "mean",
+    vocab: "qwen2",
+  },
 } as const satisfies Record<string, Omit<BertModelOptions, "seed" | "name">>;
 
 export type ModelShapeName = keyof typeof modelShapes;
@@ -118,12 +134,22 @@ function wordPieceSpecialMetadata(vocab: WordPieceVocab): [string, MetaValue][] 
 function buildTensors(options: BertModelOptions, vocabSize: number): TensorSpec[] {
   const { embd, ff, seed } = options;
   // 2-D matrices may be quantized; norms, biases and the tiny token-type table stay f32 (llama.cpp expects that).
-  const matrix = (name: string, dims: number[], spread = 0.05): TensorSpec =>
-    ({ name, dims, type: options.type, fill: noise(seed, name, 0, spread) });
-  const vector = (name: string, length: number, center: number, spread: number): TensorSpec =>
-    ({ name, dims: [length], type: "f32", fill: noise(seed, name, center, spread) });
-  const norm = (prefix: string): TensorSpec[] =>
-    [vector(`${prefix}.weight`, embd, 1, 0.05), vector(`${prefix}.bias`, embd, 0, 0.01)];
+  const matrix = (name: string, dims: number[], spread = 0.05): TensorSpec => ({
+    name,
+    dims,
+    type: options.type,
+    fill: noise(seed, name, 0, spread),
+  });
+  const vector = (name: string, length: number, center: number, spread: number): TensorSpec => ({
+    name,
+    dims: [length],
+    type: "f32",
+    fill: noise(seed, name, center, spread),
+  });
+  const norm = (prefix: string): TensorSpec[] => [
+    vector(`${prefix}.weight`, embd, 1, 0.05),
+    vector(`${prefix}.bias`, embd, 0, 0.01),
+  ];
   const tensors: TensorSpec[] = [
     matrix("token_embd.weight", [embd, vocabSize], 0.5),
     { name: "token_types.weight", dims: [embd, 2], type: "f32", fill: noise(seed, "token_types", 0, 0.05) },
@@ -148,9 +174,14 @@ function buildTensors(options: BertModelOptions, vocabSize: number): TensorSpec[
  * @returns file size in bytes, tensor count and vocab size
  * @throws Error when embd is not divisible by heads, or (q8_0) embd/ff are not multiples of 32
  */
-export function writeBertModel(path: string, options: BertModelOptions): { sizeBytes: number; tensorCount: number; vocabSize: number } {
-  if (options.embd % options.heads !== 0) throw new Error(`embd ${options.embd} is not divisible by heads ${options.heads}`);
-  const vocab = options.vocab === "qwen2" ? loadQwen2Vocab() : options.vocab === "bge" ? loadBgeVocab() : buildSyntheticVocab();
+export function writeBertModel(
+  path: string,
+  options: BertModelOptions,
+): { sizeBytes: number; tensorCount: number; vocabSize: number } {
+  if (options.embd % options.heads !== 0)
+    throw new Error(`embd ${options.embd} is not divisible by heads ${options.heads}`);
+  const vocab =
+    options.vocab === "qwen2" ? loadQwen2Vocab() : options.vocab === "bge" ? loadBgeVocab() : buildSyntheticVocab();
   const tensors = buildTensors(options, vocab.tokens.length);
   const sizeBytes = writeGguf(path, buildMetadata(options, vocab), tensors);
   return { sizeBytes, tensorCount: tensors.length, vocabSize: vocab.tokens.length };

@@ -42,34 +42,83 @@ export function tensorSizeBytes(type: TensorType, count: number): number {
 class ByteSink {
   private parts: Buffer[] = [];
   length = 0;
-  push(buffer: Buffer): void { this.parts.push(buffer); this.length += buffer.length; }
-  u32(value: number): void { const b = Buffer.alloc(4); b.writeUInt32LE(value); this.push(b); }
-  i32(value: number): void { const b = Buffer.alloc(4); b.writeInt32LE(value); this.push(b); }
-  f32(value: number): void { const b = Buffer.alloc(4); b.writeFloatLE(value); this.push(b); }
-  u64(value: number): void { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(value)); this.push(b); }
-  string(value: string): void { const bytes = Buffer.from(value, "utf8"); this.u64(bytes.length); this.push(bytes); }
-  concat(): Buffer { return Buffer.concat(this.parts); }
+  push(buffer: Buffer): void {
+    this.parts.push(buffer);
+    this.length += buffer.length;
+  }
+  u32(value: number): void {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(value);
+    this.push(b);
+  }
+  i32(value: number): void {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(value);
+    this.push(b);
+  }
+  f32(value: number): void {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(value);
+    this.push(b);
+  }
+  u64(value: number): void {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(value));
+    this.push(b);
+  }
+  string(value: string): void {
+    const bytes = Buffer.from(value, "utf8");
+    this.u64(bytes.length);
+    this.push(bytes);
+  }
+  concat(): Buffer {
+    return Buffer.concat(this.parts);
+  }
 }
 
 function writeMeta(sink: ByteSink, key: string, meta: MetaValue): void {
   sink.string(key);
   switch (meta.type) {
-    case "u32": sink.u32(GgufValueType.UINT32); sink.u32(meta.value); break;
-    case "i32": sink.u32(GgufValueType.INT32); sink.i32(meta.value); break;
-    case "f32": sink.u32(GgufValueType.FLOAT32); sink.f32(meta.value); break;
-    case "u64": sink.u32(GgufValueType.UINT64); sink.u64(meta.value); break;
-    case "bool": sink.u32(GgufValueType.BOOL); sink.push(Buffer.from([meta.value ? 1 : 0])); break;
-    case "string": sink.u32(GgufValueType.STRING); sink.string(meta.value); break;
+    case "u32":
+      sink.u32(GgufValueType.UINT32);
+      sink.u32(meta.value);
+      break;
+    case "i32":
+      sink.u32(GgufValueType.INT32);
+      sink.i32(meta.value);
+      break;
+    case "f32":
+      sink.u32(GgufValueType.FLOAT32);
+      sink.f32(meta.value);
+      break;
+    case "u64":
+      sink.u32(GgufValueType.UINT64);
+      sink.u64(meta.value);
+      break;
+    case "bool":
+      sink.u32(GgufValueType.BOOL);
+      sink.push(Buffer.from([meta.value ? 1 : 0]));
+      break;
+    case "string":
+      sink.u32(GgufValueType.STRING);
+      sink.string(meta.value);
+      break;
     case "string[]":
-      sink.u32(GgufValueType.ARRAY); sink.u32(GgufValueType.STRING); sink.u64(meta.value.length);
+      sink.u32(GgufValueType.ARRAY);
+      sink.u32(GgufValueType.STRING);
+      sink.u64(meta.value.length);
       for (const item of meta.value) sink.string(item);
       break;
     case "i32[]":
-      sink.u32(GgufValueType.ARRAY); sink.u32(GgufValueType.INT32); sink.u64(meta.value.length);
+      sink.u32(GgufValueType.ARRAY);
+      sink.u32(GgufValueType.INT32);
+      sink.u64(meta.value.length);
       for (const item of meta.value) sink.i32(item);
       break;
     case "f32[]":
-      sink.u32(GgufValueType.ARRAY); sink.u32(GgufValueType.FLOAT32); sink.u64(meta.value.length);
+      sink.u32(GgufValueType.ARRAY);
+      sink.u32(GgufValueType.FLOAT32);
+      sink.u64(meta.value.length);
       for (const item of meta.value) sink.f32(item);
       break;
   }
@@ -120,16 +169,21 @@ function padTo(length: number): number {
  */
 export function writeGguf(path: string, metadata: [string, MetaValue][], tensors: TensorSpec[]): number {
   const header = new ByteSink();
-  header.u32(0x46554747); header.u32(3); header.u64(tensors.length); header.u64(metadata.length);
+  header.u32(0x46554747);
+  header.u32(3);
+  header.u64(tensors.length);
+  header.u64(metadata.length);
   for (const [key, meta] of metadata) writeMeta(header, key, meta);
   let offsetBytes = 0;
   for (const tensor of tensors) {
     if (tensor.type === "q8_0" && tensor.dims[0]! % q8BlockValues !== 0) {
       throw new Error(`tensor ${tensor.name}: q8_0 needs rows of a multiple of 32 values, got ${tensor.dims[0]}`);
     }
-    header.string(tensor.name); header.u32(tensor.dims.length);
+    header.string(tensor.name);
+    header.u32(tensor.dims.length);
     for (const dim of tensor.dims) header.u64(dim);
-    header.u32(typeIds[tensor.type]); header.u64(offsetBytes);
+    header.u32(typeIds[tensor.type]);
+    header.u64(offsetBytes);
     offsetBytes = padTo(offsetBytes + tensorSizeBytes(tensor.type, countValues(tensor)));
   }
   const tmpPath = `${path}.tmp-${process.pid}`;

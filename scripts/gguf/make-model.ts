@@ -9,16 +9,22 @@ import { modelShapes, writeBertModel, type BertModelOptions, type ModelShapeName
 
 function parseArgs(argv: string[]): { out: string; options: BertModelOptions } {
   const [out, ...rest] = argv;
-  if (!out || out.startsWith("--")) throw new Error("usage: make-model.ts <out.gguf> [--shape tiny|bge-small|qwen3-0.6b-like] [...]");
+  if (!out || out.startsWith("--"))
+    throw new Error("usage: make-model.ts <out.gguf> [--shape tiny|bge-small|qwen3-0.6b-like] [...]");
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i += 2) flags.set(rest[i]!.replace(/^--/, ""), rest[i + 1] ?? "");
   const shapeName = (flags.get("shape") ?? "tiny") as ModelShapeName;
   const shape = modelShapes[shapeName];
   if (!shape) throw new Error(`unknown shape: ${shapeName} (tiny, bge-small, qwen3-0.6b-like)`);
-  const int = (key: string, fallback: number): number => (flags.has(key) ? Number.parseInt(flags.get(key)!, 10) : fallback);
+  const int = (key: string, fallback: number): number =>
+    flags.has(key) ? Number.parseInt(flags.get(key)!, 10) : fallback;
   const options: BertModelOptions = {
-    layers: int("layers", shape.layers), embd: int("embd", shape.embd), heads: int("heads", shape.heads),
-    ff: int("ff", shape.ff), ctx: int("ctx", shape.ctx), seed: int("seed", 42),
+    layers: int("layers", shape.layers),
+    embd: int("embd", shape.embd),
+    heads: int("heads", shape.heads),
+    ff: int("ff", shape.ff),
+    ctx: int("ctx", shape.ctx),
+    seed: int("seed", 42),
     type: (flags.get("type") ?? shape.type) as BertModelOptions["type"],
     pooling: (flags.get("pooling") ?? shape.pooling) as BertModelOptions["pooling"],
     vocab: (flags.get("vocab") ?? shape.vocab) as BertModelOptions["vocab"],
@@ -32,6 +38,8 @@ if (import.meta.main) {
   const startMs = performance.now();
   const result = writeBertModel(out, options);
   const elapsedMs = Math.round(performance.now() - startMs);
-  console.log(`wrote ${out}: ${result.sizeBytes} bytes, ${result.tensorCount} tensors, vocab ${result.vocabSize}, ` +
-    `${options.layers}L x ${options.embd}d, ${options.type}, ${options.pooling} pooling, ${elapsedMs} ms`);
+  console.log(
+    `wrote ${out}: ${result.sizeBytes} bytes, ${result.tensorCount} tensors, vocab ${result.vocabSize}, ` +
+      `${options.layers}L x ${options.embd}d, ${options.type}, ${options.pooling} pooling, ${elapsedMs} ms`,
+  );
 }

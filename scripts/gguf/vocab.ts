@@ -109,7 +109,11 @@ export function ensureLlamaVocabFile(fileName: string, cacheDir: string = defaul
 }
 
 /** Reads a vocab-only GGUF's metadata (arrays included) and returns typed getters that throw on missing keys. */
-function readVocabFile(path: string): { metadata: Map<string, GgufValue>; number: (key: string) => number; strings: (key: string) => string[] } {
+function readVocabFile(path: string): {
+  metadata: Map<string, GgufValue>;
+  number: (key: string) => number;
+  strings: (key: string) => string[];
+} {
   const { metadata } = readGgufHeader(path, { skipArrays: false });
   const number = (key: string): number => {
     const value = metadata.get(key);

@@ -22,7 +22,18 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,8 +45,16 @@ import { fileURLToPath } from "node:url";
  */
 export const hostPackages = {
   "linux-x64": { bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64", biome: "@biomejs/cli-linux-x64" },
-  "linux-arm64": { bun: "@oven/bun-linux-aarch64", llama: "@node-llama-cpp/linux-arm64", biome: "@biomejs/cli-linux-arm64" },
-  "darwin-arm64": { bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal", biome: "@biomejs/cli-darwin-arm64" },
+  "linux-arm64": {
+    bun: "@oven/bun-linux-aarch64",
+    llama: "@node-llama-cpp/linux-arm64",
+    biome: "@biomejs/cli-linux-arm64",
+  },
+  "darwin-arm64": {
+    bun: "@oven/bun-darwin-aarch64",
+    llama: "@node-llama-cpp/mac-arm64-metal",
+    biome: "@biomejs/cli-darwin-arm64",
+  },
   "darwin-x64": { bun: "@oven/bun-darwin-x64", llama: "@node-llama-cpp/mac-x64", biome: "@biomejs/cli-darwin-x64" },
 };
 
@@ -51,7 +70,10 @@ export function packagesForHost(platform, arch, isMusl) {
 
 /** node-llama-cpp's GPU builds per host and RECALL_GPU value (its compileLLamaCpp.js module table, 3.21.1). */
 export const gpuPackages = {
-  "linux-x64": { cuda: ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext"], vulkan: ["@node-llama-cpp/linux-x64-vulkan"] },
+  "linux-x64": {
+    cuda: ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext"],
+    vulkan: ["@node-llama-cpp/linux-x64-vulkan"],
+  },
 };
 
 /**
@@ -67,7 +89,9 @@ export function gpuPackagesForHost(platform, arch, gpu) {
   const packages = choices[wanted];
   if (!packages) {
     const accepted = ["none", ...Object.keys(choices)].join(", ");
-    throw new Error(`RECALL_GPU=${gpu} is not available on ${platform}-${arch}; accepted: ${accepted}${platform === "darwin" ? " (Metal is installed on Apple silicon without asking)" : ""}`);
+    throw new Error(
+      `RECALL_GPU=${gpu} is not available on ${platform}-${arch}; accepted: ${accepted}${platform === "darwin" ? " (Metal is installed on Apple silicon without asking)" : ""}`,
+    );
   }
   return packages;
 }
@@ -78,7 +102,8 @@ export function gpuPackagesForHost(platform, arch, gpu) {
  */
 export function lockedPackage(lock, name) {
   const entry = lock.packages?.[`node_modules/${name}`];
-  if (!entry?.version || !entry.integrity) throw new Error(`package-lock.json has no locked version of ${name}; run \`npm install --package-lock-only\``);
+  if (!entry?.version || !entry.integrity)
+    throw new Error(`package-lock.json has no locked version of ${name}; run \`npm install --package-lock-only\``);
   return { version: entry.version, integrity: entry.integrity };
 }
 
@@ -106,7 +131,12 @@ function installedVersion(dir) {
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options });
   if (result.status !== 0) {
-    const detail = (result.stderr || result.stdout || String(result.error ?? "")).trim().split("\n").filter((line) => !line.includes("Unknown user config")).slice(-3).join(" | ");
+    const detail = (result.stderr || result.stdout || String(result.error ?? ""))
+      .trim()
+      .split("\n")
+      .filter((line) => !line.includes("Unknown user config"))
+      .slice(-3)
+      .join(" | ");
     throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status}): ${detail}`);
   }
   return result.stdout;
@@ -125,9 +155,12 @@ export function installLockedPackage(repo, lock, name) {
   mkdirSync(dirname(target), { recursive: true });
   const work = mkdtempSync(join(dirname(target), ".recall-setup-"));
   try {
-    const packed = JSON.parse(run("npm", ["pack", `${name}@${version}`, "--json", "--pack-destination", work], { cwd: work }));
+    const packed = JSON.parse(
+      run("npm", ["pack", `${name}@${version}`, "--json", "--pack-destination", work], { cwd: work }),
+    );
     const tarball = join(work, packed[0].filename);
-    if (!matchesIntegrity(readFileSync(tarball), integrity)) throw new Error(`${name}@${version} from the registry does not match the integrity in package-lock.json`);
+    if (!matchesIntegrity(readFileSync(tarball), integrity))
+      throw new Error(`${name}@${version} from the registry does not match the integrity in package-lock.json`);
     const extracted = join(work, "package");
     mkdirSync(extracted);
     run("tar", ["-xzf", tarball, "-C", extracted, "--strip-components=1"]);
@@ -171,7 +204,9 @@ function main() {
   if (!existsSync(join(repo, "node_modules", "bun"))) return; // installed as someone else's dependency: nothing to do
   const packages = packagesForHost(process.platform, process.arch, isMuslLinux());
   if (!packages) {
-    console.error(`recall set-up: no Bun/llama.cpp build for ${process.platform}-${process.arch}${isMuslLinux() ? " (musl)" : ""}; supported: ${Object.keys(hostPackages).join(", ")} (glibc)`);
+    console.error(
+      `recall set-up: no Bun/llama.cpp build for ${process.platform}-${process.arch}${isMuslLinux() ? " (musl)" : ""}; supported: ${Object.keys(hostPackages).join(", ")} (glibc)`,
+    );
     process.exit(1);
   }
   const gpu = gpuPackagesForHost(process.platform, process.arch, process.env.RECALL_GPU); // a bad value fails before any download
@@ -186,7 +221,9 @@ function main() {
   // npm leaves no trace of packages it did not install; drop temp folders of an interrupted earlier run.
   for (const scope of ["@oven", "@node-llama-cpp", "@biomejs"]) {
     const dir = join(repo, "node_modules", scope);
-    if (existsSync(dir)) for (const entry of readdirSync(dir)) if (entry.startsWith(".recall-setup-")) rmSync(join(dir, entry), { recursive: true, force: true });
+    if (existsSync(dir))
+      for (const entry of readdirSync(dir))
+        if (entry.startsWith(".recall-setup-")) rmSync(join(dir, entry), { recursive: true, force: true });
   }
 }
 

@@ -69,7 +69,8 @@ let manifestCache: EmbeddedManifest | undefined;
 export function readEmbeddedManifest(): EmbeddedManifest {
   if (manifestCache) return manifestCache;
   const path = join(embeddedRoot, manifestFileName);
-  if (!isCompiledBinary() || !existsSync(path)) throw new Error(`no embedded ${manifestFileName}: this is not a recall binary built by scripts/build.ts`);
+  if (!isCompiledBinary() || !existsSync(path))
+    throw new Error(`no embedded ${manifestFileName}: this is not a recall binary built by scripts/build.ts`);
   manifestCache = JSON.parse(readFileSync(path, "utf8")) as EmbeddedManifest;
   return manifestCache;
 }
@@ -99,7 +100,9 @@ function writeGroup(group: EmbeddedGroup, files: readonly EmbeddedFileEntry[], t
   for (const file of files) {
     const bytes = readFileSync(join(embeddedRoot, group, file.path));
     if (bytes.length !== file.sizeBytes || hashBytes(bytes) !== file.sha256) {
-      throw new Error(`embedded file ${group}/${file.path} does not match its checksum; the recall binary is damaged, download it again`);
+      throw new Error(
+        `embedded file ${group}/${file.path} does not match its checksum; the recall binary is damaged, download it again`,
+      );
     }
     const dest = join(tmp, file.path);
     mkdirSync(dirname(dest), { recursive: true, mode: 0o700 });

@@ -4,7 +4,17 @@
  * The skill's scripts call recall through the placeholder `__RECALL_COMMAND__`, replaced here by the absolute
  * command that runs this recall: the binary's own path when compiled, `<bun> <repo>/src/cli.ts` in a checkout.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, dirname, join, relative } from "node:path";
 import { completeMarker, extractEmbeddedGroup, isCompiledBinary } from "./embedded-files.ts";
 
@@ -61,15 +71,20 @@ export function findSkillSource(): string {
 
 /** Default install folder: `<CLAUDE_CONFIG_DIR first entry or ~/.claude>/skills/recall`. */
 export function defaultSkillDir(env: Record<string, string | undefined>, home: string): string {
-  const configDir = (env.CLAUDE_CONFIG_DIR ?? "").split(",").map((dir) => dir.trim()).find(Boolean);
+  const configDir = (env.CLAUDE_CONFIG_DIR ?? "")
+    .split(",")
+    .map((dir) => dir.trim())
+    .find(Boolean);
   return join(configDir ?? join(home, ".claude"), "skills", "recall");
 }
 
 function listFiles(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? listFiles(path) : [path];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? listFiles(path) : [path];
+    });
 }
 
 /**
@@ -92,11 +107,12 @@ export function installSkill(targetDir: string, options: { sourceDir?: string; c
     const dest = join(tmp, name);
     mkdirSync(dirname(dest), { recursive: true });
     const text = readFileSync(path, "utf8");
-    writeFileSync(dest, text.replaceAll(commandPlaceholder, command).replaceAll(skillDirPlaceholder, targetDir), { mode: name.endsWith(".sh") ? 0o755 : 0o644 });
+    writeFileSync(dest, text.replaceAll(commandPlaceholder, command).replaceAll(skillDirPlaceholder, targetDir), {
+      mode: name.endsWith(".sh") ? 0o755 : 0o644,
+    });
     installed.push(name);
   }
   if (existsSync(targetDir)) rmSync(targetDir, { recursive: true, force: true });
   renameSync(tmp, targetDir);
   return installed;
 }
-

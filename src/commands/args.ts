@@ -7,13 +7,16 @@ import { option, optional, string } from "cmd-ts";
 import type { ArgParser, ParsingInto } from "cmd-ts/dist/cjs/argparser";
 
 /** What cmd-ts hands the handler of a command whose arguments are `Args` (cmd-ts' own `Output<Args>`, which it does not export). */
-export type ParsedArgs<Args extends Record<string, ArgParser<unknown>>> = { [Name in keyof Args]: ParsingInto<Args[Name]> };
+export type ParsedArgs<Args extends Record<string, ArgParser<unknown>>> = {
+  [Name in keyof Args]: ParsingInto<Args[Name]>;
+};
 
 /** The `--model` option shared by `index`, `search`, `watch`, `mcp` and `embed-helper`. */
 export const modelArg = {
   model: option({
     long: "model",
     type: optional(string),
-    description: "Embedding model: a preset name (qwen3-embedding-0.6b, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2; the default depends on the GPU: `recall model list`) or a path to a .gguf file (env RECALL_MODEL)",
+    description:
+      "Embedding model: a preset name (qwen3-embedding-0.6b, embeddinggemma-300m, nomic-embed-text-v1.5, bge-small-en-v1.5, all-minilm-l6-v2; the default depends on the GPU: `recall model list`) or a path to a .gguf file (env RECALL_MODEL)",
   }),
 };

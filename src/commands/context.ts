@@ -17,7 +17,14 @@ import type { IndexSummary } from "../index/indexer.ts";
 import { describeIndexLockHolder, readIndexLockHolder } from "../index/lock.ts";
 import { openIndex, readMeta } from "../index/schema.ts";
 import { checkStaleness } from "../index/staleness.ts";
-import { expandPath, parsers, resolveSourceRoots, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
+import {
+  expandPath,
+  parsers,
+  resolveSourceRoots,
+  type SourceContainer,
+  type SourceId,
+  type SourceRootMap,
+} from "../parsers/index.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { writeErr } from "../render/terminal.ts";
 import type { EmbedderOpener } from "./embedder.ts";
@@ -50,16 +57,24 @@ export function resolveHistory(args: SourceArgs, env = process.env): HistoryCont
   const flags = sourceFlags(args);
   checkNamedRoots(flags, env);
   const resolved = resolveSourceRoots(flags, env);
-  const paths = prepareRecallPaths(env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+  const paths = prepareRecallPaths(env, {
+    onNotice: (line) => warn(`recall: ${line}`),
+    onWarning: (line) => warn(`recall: warning: ${line}`),
+  });
   const recallHome = paths.data;
   if (Object.values(resolved.explicit).some(Boolean) || existsSync(databasePath(recallHome))) {
     return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned: {} };
   }
-  const scanned = Object.fromEntries(parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id] ?? []).containers])) as Record<SourceId, SourceContainer[]>;
-  if (Object.values(scanned).some((containers) => containers.length > 0)) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
+  const scanned = Object.fromEntries(
+    parsers.map((parser) => [parser.id, parser.scan(resolved.roots[parser.id] ?? []).containers]),
+  ) as Record<SourceId, SourceContainer[]>;
+  if (Object.values(scanned).some((containers) => containers.length > 0))
+    return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
   const examples = findExamplesRoot();
   if (!examples) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
-  warn(`recall: no agent history found (looked in ${Object.values(resolved.roots).flat().join(", ")}); using the example history shipped with recall`);
+  warn(
+    `recall: no agent history found (looked in ${Object.values(resolved.roots).flat().join(", ")}); using the example history shipped with recall`,
+  );
   return {
     recallHome: join(recallHome, "examples"),
     paths,
@@ -95,30 +110,42 @@ function checkNamedRoots(flags: Record<SourceId, string[]>, env: Record<string, 
  */
 export async function indexWithProgress(
   context: HistoryContext,
-  options: { full?: boolean; scan?: "quick" | "whole"; lockWaitMs?: number; quiet?: boolean; embedder?: EmbedderOpener; followModelChange?: boolean; reembed?: boolean },
+  options: {
+    full?: boolean;
+    scan?: "quick" | "whole";
+    lockWaitMs?: number;
+    quiet?: boolean;
+    embedder?: EmbedderOpener;
+    followModelChange?: boolean;
+    reembed?: boolean;
+  },
 ): Promise<IndexSummary> {
   const [{ createIndexProgress }, { renderIndexSummaryText }, { runIndex }] = await Promise.all([
-    import("../render/progress.ts"), import("../render/index-summary.ts"), import("../index/indexer.ts"),
+    import("../render/progress.ts"),
+    import("../render/index-summary.ts"),
+    import("../index/indexer.ts"),
   ]);
   const progress = await createIndexProgress();
   try {
-    const summary = await runIndexSettingDamageAside(context, options.full ?? false, options.lockWaitMs, () => runIndex({
-      recallHome: context.recallHome,
-      roots: context.roots,
-      full: options.full,
-      scan: options.scan,
-      lockWaitMs: options.lockWaitMs,
-      hooks: {
-        onProgress: progress.onProgress,
-        onEmbedProgress: ({ done, total }) => progress.onProgress({ source: "embeddings", done, total }),
-        onWarning: (message) => warn(`recall: warning: ${message}`),
-        onNotice: options.quiet ? undefined : (message) => warn(`recall: ${message}`),
-      },
-      openEmbedder: options.embedder ? () => options.embedder!.open() : undefined,
-      followModelChange: options.followModelChange,
-      reembed: options.reembed,
-      embedConfigKey: options.followModelChange ? options.embedder?.configKey() : undefined,
-    }));
+    const summary = await runIndexSettingDamageAside(context, options.full ?? false, options.lockWaitMs, () =>
+      runIndex({
+        recallHome: context.recallHome,
+        roots: context.roots,
+        full: options.full,
+        scan: options.scan,
+        lockWaitMs: options.lockWaitMs,
+        hooks: {
+          onProgress: progress.onProgress,
+          onEmbedProgress: ({ done, total }) => progress.onProgress({ source: "embeddings", done, total }),
+          onWarning: (message) => warn(`recall: warning: ${message}`),
+          onNotice: options.quiet ? undefined : (message) => warn(`recall: ${message}`),
+        },
+        openEmbedder: options.embedder ? () => options.embedder!.open() : undefined,
+        followModelChange: options.followModelChange,
+        reembed: options.reembed,
+        embedConfigKey: options.followModelChange ? options.embedder?.configKey() : undefined,
+      }),
+    );
     progress.stop();
     if (!options.quiet) warn(renderIndexSummaryText(summary));
     return summary;
@@ -128,7 +155,12 @@ export async function indexWithProgress(
 }
 
 /** Runs `run`; under `full`, a damaged index is moved aside once and `run` tried again on a new file. */
-async function runIndexSettingDamageAside(context: HistoryContext, full: boolean, lockWaitMs: number | undefined, run: () => Promise<IndexSummary>): Promise<IndexSummary> {
+async function runIndexSettingDamageAside(
+  context: HistoryContext,
+  full: boolean,
+  lockWaitMs: number | undefined,
+  run: () => Promise<IndexSummary>,
+): Promise<IndexSummary> {
   try {
     return await run();
   } catch (error) {
@@ -185,9 +217,13 @@ function hasCommittedIndex(path: string): boolean {
 
 function indexBuildingError(context: HistoryContext): IndexError {
   const holder = describeIndexLockHolder(join(context.recallHome, homeFiles.lock));
-  return new IndexError("INDEX_BUILDING", `the first index of ${context.recallHome} is still being built (by ${holder})`, {
-    hint: "run `recall index --wait`, then search again",
-  });
+  return new IndexError(
+    "INDEX_BUILDING",
+    `the first index of ${context.recallHome} is still being built (by ${holder})`,
+    {
+      hint: "run `recall index --wait`, then search again",
+    },
+  );
 }
 
 /**
@@ -206,9 +242,13 @@ async function buildFirstIndex(context: HistoryContext, embedder: EmbedderOpener
     } catch (error) {
       if (!(error instanceof IndexError && error.code === "INDEX_LOCKED")) throw error;
     }
-    if (hasCommittedIndex(path)) return warn("recall: another index run is in progress; answering from the last committed index");
+    if (hasCommittedIndex(path))
+      return warn("recall: another index run is in progress; answering from the last committed index");
     if (Date.now() >= deadline) throw indexBuildingError(context);
-    if (!announced) warn(`recall: waiting for the first index, which another recall process is building (up to ${Math.round((deadline - Date.now()) / 1000)} s)`);
+    if (!announced)
+      warn(
+        `recall: waiting for the first index, which another recall process is building (up to ${Math.round((deadline - Date.now()) / 1000)} s)`,
+      );
     announced = true;
     await Bun.sleep(250);
   }
@@ -222,14 +262,20 @@ async function buildFirstIndex(context: HistoryContext, embedder: EmbedderOpener
  * @throws IndexError INDEX_MISSING when there is no committed index and `reindex` is false (INDEX_BUILDING
  *         when a first run is in progress), INDEX_BUILDING when the wait for another first run runs out
  */
-export async function openFreshIndex(context: HistoryContext, options: { reindex: boolean; embedder?: EmbedderOpener }): Promise<Database> {
+export async function openFreshIndex(
+  context: HistoryContext,
+  options: { reindex: boolean; embedder?: EmbedderOpener },
+): Promise<Database> {
   const path = databasePath(context.recallHome);
   // One read-only connection answers "committed?" and "stale?", and is the one returned when nothing changed.
   const committed = openCommittedIndex(path);
   if (!committed) {
     if (options.reindex) await buildFirstIndex(context, options.embedder);
     else if (readIndexLockHolder(join(context.recallHome, homeFiles.lock))) throw indexBuildingError(context);
-    else if (existsSync(path)) throw new IndexError("INDEX_MISSING", `the index at ${path} is incomplete: its first run did not finish`, { hint: "run `recall index`" });
+    else if (existsSync(path))
+      throw new IndexError("INDEX_MISSING", `the index at ${path} is incomplete: its first run did not finish`, {
+        hint: "run `recall index`",
+      });
     return openIndex(path, { readonly: true });
   }
   if (!options.reindex || !checkStaleness(committed, context.roots, context.scanned).stale) return committed;

@@ -6,7 +6,14 @@
  */
 import { homedir } from "node:os";
 import { RecallError } from "../errors.ts";
-import { restoreLastSnapshot, renderDoctorJson, renderDoctorText, renderRestoreJson, renderRestoreText, runDoctor } from "../doctor/index.ts";
+import {
+  restoreLastSnapshot,
+  renderDoctorJson,
+  renderDoctorText,
+  renderRestoreJson,
+  renderRestoreText,
+  runDoctor,
+} from "../doctor/index.ts";
 import { prepareRecallPaths } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
 import { writeOut } from "../render/terminal.ts";
@@ -35,7 +42,11 @@ export async function doctor(args: DoctorArgs): Promise<number> {
   writeOut(args.json ? `${renderDoctorJson(results)}\n` : renderDoctorText(results));
   const failed = results.filter((result) => result.status === "fail");
   if (failed.length > 0) {
-    throw new RecallError(failed[0]!.errorCode ?? "INTERNAL", `doctor: ${failed.length} check(s) failed (${failed.map((result) => result.id).join(", ")})`, { hint: "run the fix shown under each FAIL line" });
+    throw new RecallError(
+      failed[0]!.errorCode ?? "INTERNAL",
+      `doctor: ${failed.length} check(s) failed (${failed.map((result) => result.id).join(", ")})`,
+      { hint: "run the fix shown under each FAIL line" },
+    );
   }
   return 0;
 }

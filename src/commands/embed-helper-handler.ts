@@ -7,7 +7,16 @@
  */
 import packageJson from "../../package.json" with { type: "json" };
 import { EmbedError, IndexError, UsageError } from "../errors.ts";
-import { helperSocketPath, helpersDir, openEmbedder, resolveEmbedConfig, serveEmbedHelper, stopEmbedHelpers, type Embedder, type HelperRoots } from "../embed/index.ts";
+import {
+  helperSocketPath,
+  helpersDir,
+  openEmbedder,
+  resolveEmbedConfig,
+  serveEmbedHelper,
+  stopEmbedHelpers,
+  type Embedder,
+  type HelperRoots,
+} from "../embed/index.ts";
 import { resolveRecallPaths, runIndex } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import { countOf } from "../render/format.ts";
@@ -27,10 +36,17 @@ export function helperIdleMs(env: Record<string, string | undefined> = process.e
 /** One incremental index run that embeds what is pending; a run already holding the index lock wins (we skip). */
 async function indexPending(recallHome: string, roots: HelperRoots, embedder: Embedder): Promise<void> {
   try {
-    const summary = await runIndex({ recallHome, roots: roots as Record<SourceId, string[]>, lockWaitMs: 0, openEmbedder: async () => embedder, hooks: { onWarning: (line) => warn(`index: ${line}`) } });
+    const summary = await runIndex({
+      recallHome,
+      roots: roots as Record<SourceId, string[]>,
+      lockWaitMs: 0,
+      openEmbedder: async () => embedder,
+      hooks: { onWarning: (line) => warn(`index: ${line}`) },
+    });
     if (summary.embedding?.embedded) warn(`index: embedded ${summary.embedding.embedded} chunk(s)`);
   } catch (error) {
-    if (error instanceof IndexError && error.code === "INDEX_LOCKED") return warn("index: another run holds the index; its chunks wait for the next request");
+    if (error instanceof IndexError && error.code === "INDEX_LOCKED")
+      return warn("index: another run holds the index; its chunks wait for the next request");
     throw error;
   }
 }
@@ -43,12 +59,21 @@ export async function embedHelper(args: EmbedHelperArgs): Promise<number> {
     writeOut(`stopped ${countOf(stopped, "embedding helper")}\n`);
     return 0;
   }
-  if (!args.indexHome) throw new UsageError("--index-home is missing", "`recall search` starts the helper by itself; `recall embed-helper --stop` stops them");
+  if (!args.indexHome)
+    throw new UsageError(
+      "--index-home is missing",
+      "`recall search` starts the helper by itself; `recall embed-helper --stop` stops them",
+    );
   const config = resolveEmbedConfig({ env: process.env, home: paths, modelFlag: args.model });
-  if (config.kind !== "local") throw new UsageError("the embedding helper serves local models only (a remote endpoint is already warm)");
+  if (config.kind !== "local")
+    throw new UsageError("the embedding helper serves local models only (a remote endpoint is already warm)");
   const indexHome = args.indexHome;
   const socketPath = helperSocketPath(paths, indexHome, config, packageJson.version);
-  if (!socketPath) throw new EmbedError("MODEL_MISSING", `no socket path for ${config.modelPath} (missing model file, or the cache path is too long)`);
+  if (!socketPath)
+    throw new EmbedError(
+      "MODEL_MISSING",
+      `no socket path for ${config.modelPath} (missing model file, or the cache path is too long)`,
+    );
   const embedder = await openEmbedder({ env: process.env, home: paths, modelFlag: args.model, config });
   let stop: (() => void) | undefined;
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => stop?.());

@@ -8,8 +8,15 @@ import { modelArg, type ParsedArgs } from "./args.ts";
 
 /** The flags of `recall embed-helper`. */
 const embedHelperArgs = {
-  indexHome: option({ long: "index-home", type: optional(string), description: "The index folder the helper embeds for (set by `recall search`)" }),
-  stop: flag({ long: "stop", description: "Stop every embedding helper of this user (their sockets are in <cache>/helpers) and print how many" }),
+  indexHome: option({
+    long: "index-home",
+    type: optional(string),
+    description: "The index folder the helper embeds for (set by `recall search`)",
+  }),
+  stop: flag({
+    long: "stop",
+    description: "Stop every embedding helper of this user (their sockets are in <cache>/helpers) and print how many",
+  }),
   ...modelArg,
 };
 
@@ -19,7 +26,8 @@ export type EmbedHelperArgs = ParsedArgs<typeof embedHelperArgs>;
 /** The `embed-helper` subcommand. */
 export const embedHelperCommand = command({
   name: "embed-helper",
-  description: "Keep the embedding model loaded for fast searches (started by `recall search`; exits after 10 idle minutes); --stop ends every running one",
+  description:
+    "Keep the embedding model loaded for fast searches (started by `recall search`; exits after 10 idle minutes); --stop ends every running one",
   args: embedHelperArgs,
   handler: async (args) => (await import("./embed-helper-handler.ts")).embedHelper(args),
 });

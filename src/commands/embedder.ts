@@ -37,7 +37,16 @@ export interface EmbedderOpener {
 }
 
 /** The configuration fields that decide which vectors a model writes (never the API key, the offline flag or a download URL). */
-const identityFields = ["kind", "name", "modelPath", "url", "model", "queryPrefix", "documentPrefix", "maxTokens"] as const;
+const identityFields = [
+  "kind",
+  "name",
+  "modelPath",
+  "url",
+  "model",
+  "queryPrefix",
+  "documentPrefix",
+  "maxTokens",
+] as const;
 
 /**
  * A stable one-line identity of an embedding configuration, e.g.
@@ -47,7 +56,8 @@ const identityFields = ["kind", "name", "modelPath", "url", "model", "queryPrefi
  */
 export function embedConfigKey(config: EmbedConfig): string {
   const picked: Record<string, unknown> = {};
-  for (const field of identityFields) if (field in config) picked[field] = (config as unknown as Record<string, unknown>)[field];
+  for (const field of identityFields)
+    if (field in config) picked[field] = (config as unknown as Record<string, unknown>)[field];
   return JSON.stringify(picked);
 }
 
@@ -57,7 +67,12 @@ export function embedConfigKey(config: EmbedConfig): string {
  *   folder holding both (RECALL_HOME)
  * @param allowDownload fetch a missing preset model (index only; never during a search)
  */
-export function createEmbedderOpener(home: string | RecallPaths, modelFlag: string | undefined, allowDownload: boolean, env = process.env): EmbedderOpener {
+export function createEmbedderOpener(
+  home: string | RecallPaths,
+  modelFlag: string | undefined,
+  allowDownload: boolean,
+  env = process.env,
+): EmbedderOpener {
   const paths = asRecallPaths(home);
   let pending: Promise<Embedder> | undefined;
   return {
@@ -66,8 +81,12 @@ export function createEmbedderOpener(home: string | RecallPaths, modelFlag: stri
         const config = resolveEmbedConfig({ env, home: paths, modelFlag });
         const missing = config.kind === "local" && !existsSync(config.modelPath);
         if (missing && (!allowDownload || recentlyFailed(paths))) {
-          const why = allowDownload ? "its last automatic download failed less than an hour ago" : "it is not downloaded";
-          throw new EmbedError("MODEL_MISSING", `the embedding model ${config.name} is missing: ${why}`, { hint: `run \`recall model pull ${config.name}\`` });
+          const why = allowDownload
+            ? "its last automatic download failed less than an hour ago"
+            : "it is not downloaded";
+          throw new EmbedError("MODEL_MISSING", `the embedding model ${config.name} is missing: ${why}`, {
+            hint: `run \`recall model pull ${config.name}\``,
+          });
         }
         try {
           const embedder = await openEmbedder({ env, home: paths, modelFlag, config });

@@ -4,7 +4,12 @@
  */
 import { UsageError } from "../errors.ts";
 import { countOf } from "../render/format.ts";
-import { openExportSink, renderExportJsonLine, renderExportMarkdown, renderExportMarkdownHeader } from "../render/export.ts";
+import {
+  openExportSink,
+  renderExportJsonLine,
+  renderExportMarkdown,
+  renderExportMarkdownHeader,
+} from "../render/export.ts";
 import { checkDateOrder, parseDateFilter, parseSource, readSessions, selectSessions } from "../search/index.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { ExportArgs } from "./export.ts";
@@ -14,7 +19,10 @@ function openSink(path: string | undefined) {
   try {
     return openExportSink(path);
   } catch (error) {
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, "give --output a file in an existing folder you can write to");
+    throw new UsageError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      "give --output a file in an existing folder you can write to",
+    );
   }
 }
 
@@ -30,7 +38,10 @@ export async function exportSessions(args: ExportArgs): Promise<number> {
   };
   checkDateOrder(filters.since, filters.until, args.since, args.until);
   if (args.session !== undefined && Object.values(filters).some((value) => value !== undefined)) {
-    throw new UsageError("--session cannot be combined with other filters", "export one session with --session ID, or filter with --project/--source/--since/--until");
+    throw new UsageError(
+      "--session cannot be combined with other filters",
+      "export one session with --session ID, or filter with --project/--source/--since/--until",
+    );
   }
   const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
   try {
@@ -48,7 +59,9 @@ export async function exportSessions(args: ExportArgs): Promise<number> {
       sink.abort();
       throw error;
     }
-    warn(`recall: exported ${countOf(sessions.length, "session")} (${archived} from the archive)${args.output ? ` to ${args.output}` : ""}`);
+    warn(
+      `recall: exported ${countOf(sessions.length, "session")} (${archived} from the archive)${args.output ? ` to ${args.output}` : ""}`,
+    );
   } finally {
     db.close();
   }

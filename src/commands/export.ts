@@ -9,14 +9,47 @@ import { sourceArgs } from "./source-args.ts";
 
 /** The flags of `recall export`. */
 const exportArgs = {
-  format: option({ long: "format", type: optional(oneOf(exportFormats)), description: "jsonl (one `show --json` object per session, default) or markdown" }),
-  output: option({ long: "output", short: "o", type: optional(string), description: "Write to this file (created 0600, replaced when complete) instead of stdout" }),
-  session: option({ long: "session", type: optional(string), description: "Only this session (id or unique 8+ char prefix) and its sub-agent sessions" }),
-  project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
-  source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider" }),
-  since: option({ long: "since", type: optional(string), description: "Only sessions active since this date (2026-03-01) or age (7d, 2w)" }),
-  until: option({ long: "until", type: optional(string), description: "Only sessions started until this date (end of day) or age" }),
-  deletedOnly: flag({ long: "deleted-only", description: "Only sessions whose source is deleted (the index holds the only copy)" }),
+  format: option({
+    long: "format",
+    type: optional(oneOf(exportFormats)),
+    description: "jsonl (one `show --json` object per session, default) or markdown",
+  }),
+  output: option({
+    long: "output",
+    short: "o",
+    type: optional(string),
+    description: "Write to this file (created 0600, replaced when complete) instead of stdout",
+  }),
+  session: option({
+    long: "session",
+    type: optional(string),
+    description: "Only this session (id or unique 8+ char prefix) and its sub-agent sessions",
+  }),
+  project: option({
+    long: "project",
+    short: "p",
+    type: optional(string),
+    description: "Only projects whose path or name contains this text",
+  }),
+  source: option({
+    long: "source",
+    type: optional(string),
+    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
+  }),
+  since: option({
+    long: "since",
+    type: optional(string),
+    description: "Only sessions active since this date (2026-03-01) or age (7d, 2w)",
+  }),
+  until: option({
+    long: "until",
+    type: optional(string),
+    description: "Only sessions started until this date (end of day) or age",
+  }),
+  deletedOnly: flag({
+    long: "deleted-only",
+    description: "Only sessions whose source is deleted (the index holds the only copy)",
+  }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
   ...sourceArgs,
 };

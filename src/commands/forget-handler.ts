@@ -15,14 +15,24 @@ import type { ForgetArgs } from "./forget.ts";
 export async function forget(args: ForgetArgs): Promise<number> {
   const endedBefore = args.before === undefined ? undefined : parseDateFilter(args.before);
   if (args.session !== undefined && (args.project !== undefined || endedBefore !== undefined)) {
-    throw new UsageError("give a session, or --project/--before, not both", "example: recall forget --project scratch --before 90d");
+    throw new UsageError(
+      "give a session, or --project/--before, not both",
+      "example: recall forget --project scratch --before 90d",
+    );
   }
   if (!args.undo && args.session === undefined && args.project === undefined && endedBefore === undefined) {
-    throw new UsageError("say what to forget: a session id, --project TEXT or --before DATE", "list sessions with `recall sessions`; example: recall forget 2c5941bd");
+    throw new UsageError(
+      "say what to forget: a session id, --project TEXT or --before DATE",
+      "list sessions with `recall sessions`; example: recall forget 2c5941bd",
+    );
   }
   const context = resolveHistory(args);
   if (args.undo) {
-    const removed = await unforgetSessions(context.recallHome, { sessionPrefix: args.session, project: args.project, endedBefore });
+    const removed = await unforgetSessions(context.recallHome, {
+      sessionPrefix: args.session,
+      project: args.project,
+      endedBefore,
+    });
     writeOut(args.json ? `${renderUnforgetJson(removed)}\n` : renderUnforgetText(removed));
     return 0;
   }
@@ -34,11 +44,22 @@ export async function forget(args: ForgetArgs): Promise<number> {
     db.close();
   }
   if (args.dryRun) {
-    const preview = { sessions: selected, turns: selected.reduce((sum, session) => sum + session.turns, 0), documents: 0, chunks: 0, vectorRows: 0 };
-    writeOut(args.json ? `${renderForgetJson(preview, { dryRun: true })}\n` : renderForgetText(preview, { dryRun: true }));
+    const preview = {
+      sessions: selected,
+      turns: selected.reduce((sum, session) => sum + session.turns, 0),
+      documents: 0,
+      chunks: 0,
+      vectorRows: 0,
+    };
+    writeOut(
+      args.json ? `${renderForgetJson(preview, { dryRun: true })}\n` : renderForgetText(preview, { dryRun: true }),
+    );
     return 0;
   }
-  const report = await forgetSessions(context.recallHome, selected.map((session) => session.rowid));
+  const report = await forgetSessions(
+    context.recallHome,
+    selected.map((session) => session.rowid),
+  );
   writeOut(args.json ? `${renderForgetJson(report)}\n` : renderForgetText(report));
   return 0;
 }

@@ -8,11 +8,28 @@ import { sourceArgs } from "./source-args.ts";
 
 /** The flags and positional of `recall forget`. */
 const forgetArgs = {
-  session: positional({ type: optional(string), displayName: "session", description: "Session id (or unique 8+ char prefix); its sub-agent sessions go with it" }),
-  project: option({ long: "project", short: "p", type: optional(string), description: "Every session of projects whose path or name contains this text" }),
-  before: option({ long: "before", type: optional(string), description: "Every session last active before this date (2026-03-01, UTC) or age (90d, 6m)" }),
+  session: positional({
+    type: optional(string),
+    displayName: "session",
+    description: "Session id (or unique 8+ char prefix); its sub-agent sessions go with it",
+  }),
+  project: option({
+    long: "project",
+    short: "p",
+    type: optional(string),
+    description: "Every session of projects whose path or name contains this text",
+  }),
+  before: option({
+    long: "before",
+    type: optional(string),
+    description: "Every session last active before this date (2026-03-01, UTC) or age (90d, 6m)",
+  }),
   dryRun: flag({ long: "dry-run", description: "List the sessions that would be forgotten and change nothing" }),
-  undo: flag({ long: "undo", description: "Remove the tombstones of forgotten sessions instead (same selectors; none = all), so the next index adds them again" }),
+  undo: flag({
+    long: "undo",
+    description:
+      "Remove the tombstones of forgotten sessions instead (same selectors; none = all), so the next index adds them again",
+  }),
   json: flag({ long: "json", description: "Print one JSON object: what was removed" }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
   ...sourceArgs,
@@ -24,7 +41,8 @@ export type ForgetArgs = ParsedArgs<typeof forgetArgs>;
 /** The `forget` subcommand. */
 export const forgetCommand = command({
   name: "forget",
-  description: "Delete sessions from the index for good (turns, search rows, vectors); the next index does not add them again",
+  description:
+    "Delete sessions from the index for good (turns, search rows, vectors); the next index does not add them again",
   args: forgetArgs,
   handler: async (args) => (await import("./forget-handler.ts")).forget(args),
 });

@@ -13,10 +13,13 @@ import type { IndexArgs } from "./index.ts";
 
 /** Runs `recall index` with its parsed arguments; resolves to the exit code. */
 export async function index(args: IndexArgs): Promise<number> {
-  if (args.reembed && args.keywordOnly) throw new UsageError("--reembed and --keyword-only contradict each other", "drop one of them");
+  if (args.reembed && args.keywordOnly)
+    throw new UsageError("--reembed and --keyword-only contradict each other", "drop one of them");
   const context = resolveHistory(args);
   // The embedding layer is loaded only when this run may embed.
-  const embedder = args.keywordOnly ? undefined : (await import("./embedder.ts")).createEmbedderOpener(context.paths, args.model, true);
+  const embedder = args.keywordOnly
+    ? undefined
+    : (await import("./embedder.ts")).createEmbedderOpener(context.paths, args.model, true);
   try {
     const summary = await indexWithProgress(context, {
       full: args.full,
@@ -29,7 +32,8 @@ export async function index(args: IndexArgs): Promise<number> {
     });
     if (args.json) writeOut(`${renderIndexSummaryJson(summary)}\n`);
     const refused = authFailure(summary);
-    if (refused) throw new EmbedError("ENDPOINT_AUTH", refused.message, { hint: refused.hint ?? "check EMBEDDINGS_API_KEY" });
+    if (refused)
+      throw new EmbedError("ENDPOINT_AUTH", refused.message, { hint: refused.hint ?? "check EMBEDDINGS_API_KEY" });
   } finally {
     await embedder?.dispose();
   }

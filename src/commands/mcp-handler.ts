@@ -14,7 +14,8 @@ import { defaultPort, type McpArgs } from "./mcp.ts";
 function checkPort(port: number | undefined, http: boolean): number {
   if (port === undefined) return defaultPort;
   if (!http) throw new UsageError("--port needs --http");
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got ${port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got ${port}`);
   return port;
 }
 
@@ -38,7 +39,11 @@ export async function mcp(args: McpArgs): Promise<number> {
   if (args.printConfig !== undefined) {
     const snippets = await import("../mcp/config-snippet.ts");
     const target = snippets.parseConfigTarget(args.printConfig);
-    if (args.http && port === 0) throw new UsageError("--print-config with --http needs a fixed --port", `use --port ${defaultPort} or another port`);
+    if (args.http && port === 0)
+      throw new UsageError(
+        "--print-config with --http needs a fixed --port",
+        `use --port ${defaultPort} or another port`,
+      );
     const { ensureToken } = await import("../mcp/token.ts");
     const registration = args.http
       ? { kind: "http" as const, url: `http://127.0.0.1:${port}/mcp`, token: ensureToken(resolveRecallPaths()).token }

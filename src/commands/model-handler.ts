@@ -17,7 +17,11 @@ import { warn } from "./context.ts";
 import type { ListArgs, PullArgs, UseArgs } from "./model.ts";
 
 /** The recall folders, after the one-time move of an old index and `.env` (which may set RECALL_MODEL). */
-const preparePaths = (): RecallPaths => prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+const preparePaths = (): RecallPaths =>
+  prepareRecallPaths(process.env, {
+    onNotice: (line) => warn(`recall: ${line}`),
+    onWarning: (line) => warn(`recall: warning: ${line}`),
+  });
 
 /** Runs `recall model pull`; resolves to the exit code once the model file is complete. */
 export async function pull(args: PullArgs): Promise<number> {
@@ -30,7 +34,8 @@ export async function pull(args: PullArgs): Promise<number> {
     onProgress: isTerminal(2)
       ? (done, total) => {
           const percent = total ? Math.floor((done / total) * 100) : -1;
-          if (percent !== lastPercent) writeErr(`\rdownloading ${formatBytes(done)}${total ? ` of ${formatBytes(total)} (${percent}%)` : ""}   `);
+          if (percent !== lastPercent)
+            writeErr(`\rdownloading ${formatBytes(done)}${total ? ` of ${formatBytes(total)} (${percent}%)` : ""}   `);
           lastPercent = percent;
         }
       : undefined,
@@ -46,7 +51,11 @@ export async function list(args: ListArgs): Promise<number> {
   const files = listModels(paths);
   const presets = Object.values(modelPresets);
   const defaultModel = describeDefaultModel();
-  writeOut(args.json ? `${renderModelsJson(files, presets, defaultModel)}\n` : renderModelsText(files, presets, defaultModel, await paletteFor(1), modelsDir(paths)));
+  writeOut(
+    args.json
+      ? `${renderModelsJson(files, presets, defaultModel)}\n`
+      : renderModelsText(files, presets, defaultModel, await paletteFor(1), modelsDir(paths)),
+  );
   return 0;
 }
 
@@ -64,15 +73,25 @@ export async function use(args: UseArgs): Promise<number> {
   else if (preset) value = preset.name;
   else if (/\.gguf$/i.test(name) || name.includes("/")) {
     const path = resolve(name);
-    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`no model file at ${path}`, "give the path of a .gguf file, or a preset name from `recall model list`");
+    if (!existsSync(path) || !statSync(path).isFile())
+      throw new UsageError(
+        `no model file at ${path}`,
+        "give the path of a .gguf file, or a preset name from `recall model list`",
+      );
     value = path;
   } else {
-    throw new UsageError(`unknown model "${name}"`, `use a preset (${Object.keys(modelPresets).join(", ")}), a path to a .gguf file, or default`);
+    throw new UsageError(
+      `unknown model "${name}"`,
+      `use a preset (${Object.keys(modelPresets).join(", ")}), a path to a .gguf file, or default`,
+    );
   }
   const file = writeSetting(paths, "RECALL_MODEL", value);
   const chosen = value ?? `the default here, ${describeDefaultModel().name}`;
   writeOut(`model: ${chosen} (saved in ${file})\n`);
-  if (process.env.RECALL_MODEL !== undefined) warn(`recall: warning: RECALL_MODEL=${process.env.RECALL_MODEL} in the environment overrides the settings file`);
-  warn("recall: next: `recall index` downloads the model if needed and embeds your history with it (search keeps working meanwhile)");
+  if (process.env.RECALL_MODEL !== undefined)
+    warn(`recall: warning: RECALL_MODEL=${process.env.RECALL_MODEL} in the environment overrides the settings file`);
+  warn(
+    "recall: next: `recall index` downloads the model if needed and embeds your history with it (search keeps working meanwhile)",
+  );
   return 0;
 }

@@ -7,7 +7,12 @@ import type { ParsedArgs } from "./args.ts";
 
 /** The positional of `recall model pull`. */
 const pullArgs = {
-  name: positional({ type: optional(string), displayName: "name", description: "Preset name (default: the configured model, else qwen3-embedding-0.6b with a GPU and bge-small-en-v1.5 without; see `recall model list`)" }),
+  name: positional({
+    type: optional(string),
+    displayName: "name",
+    description:
+      "Preset name (default: the configured model, else qwen3-embedding-0.6b with a GPU and bge-small-en-v1.5 without; see `recall model list`)",
+  }),
 };
 
 /** `recall model pull`'s arguments as cmd-ts parsed them. */
@@ -21,7 +26,11 @@ export type ListArgs = ParsedArgs<typeof listArgs>;
 
 /** The positional of `recall model use`. */
 const useArgs = {
-  name: positional({ type: string, displayName: "name", description: "A preset name, a path to a .gguf file, or `default` (the choice by hardware)" }),
+  name: positional({
+    type: string,
+    displayName: "name",
+    description: "A preset name, a path to a .gguf file, or `default` (the choice by hardware)",
+  }),
 };
 
 /** `recall model use`'s arguments as cmd-ts parsed them. */
@@ -29,14 +38,16 @@ export type UseArgs = ParsedArgs<typeof useArgs>;
 
 const use = command({
   name: "use",
-  description: "Choose the local embedding model: saves RECALL_MODEL in the settings file (~/.config/recall/.env, 0600); the next `recall index` downloads it and re-embeds",
+  description:
+    "Choose the local embedding model: saves RECALL_MODEL in the settings file (~/.config/recall/.env, 0600); the next `recall index` downloads it and re-embeds",
   args: useArgs,
   handler: async (args) => (await import("./model-handler.ts")).use(args),
 });
 
 const pull = command({
   name: "pull",
-  description: "Download an embedding model preset into ~/.cache/recall/models or RECALL_HOME/models (resumes a partial download)",
+  description:
+    "Download an embedding model preset into ~/.cache/recall/models or RECALL_HOME/models (resumes a partial download)",
   args: pullArgs,
   handler: async (args) => (await import("./model-handler.ts")).pull(args),
 });
@@ -49,4 +60,8 @@ const list = command({
 });
 
 /** The `model` subcommand group. */
-export const modelCommand = subcommands({ name: "model", description: "Manage embedding models (list, use, pull)", cmds: { list, use, pull } });
+export const modelCommand = subcommands({
+  name: "model",
+  description: "Manage embedding models (list, use, pull)",
+  cmds: { list, use, pull },
+});

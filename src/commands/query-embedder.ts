@@ -12,7 +12,16 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { isCompiledBinary } from "../binary/embedded-files.ts";
-import { connectEmbedHelper, helperSocketPath, helpersDir, resolveEmbedConfig, type HelperConnection, type HelperRoots, type LocalEmbedConfig, type QueryEmbedder } from "../embed/index.ts";
+import {
+  connectEmbedHelper,
+  helperSocketPath,
+  helpersDir,
+  resolveEmbedConfig,
+  type HelperConnection,
+  type HelperRoots,
+  type LocalEmbedConfig,
+  type QueryEmbedder,
+} from "../embed/index.ts";
 import { makePrivateDirs, type RecallPaths } from "../index/index.ts";
 
 /** A helper connection presented as the model a search needs, plus the helper's extra request. */
@@ -39,7 +48,11 @@ export function helperEnabled(env: Record<string, string | undefined> = process.
  * apply: it is switched off, the model is remote, or its file is missing. Never throws (a bad model name is reported
  * by the in-process path).
  */
-export function helperModel(paths: RecallPaths, modelFlag: string | undefined, env: Record<string, string | undefined> = process.env): LocalEmbedConfig | undefined {
+export function helperModel(
+  paths: RecallPaths,
+  modelFlag: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): LocalEmbedConfig | undefined {
   if (!helperEnabled(env)) return undefined;
   try {
     const config = resolveEmbedConfig({ env, home: paths, modelFlag });
@@ -69,15 +82,24 @@ function wrap(connection: HelperConnection): HelperQueryEmbedder {
  * Start a helper for `socketPath`: detached, in its own process group, stdin/stdout closed, stderr to
  * `<socket without .sock>.log`. Resolves to a function telling whether it has exited.
  */
-function startHelper(socketPath: string, recallHome: string, modelFlag: string | undefined, env: Record<string, string | undefined>): () => boolean {
+function startHelper(
+  socketPath: string,
+  recallHome: string,
+  modelFlag: string | undefined,
+  env: Record<string, string | undefined>,
+): () => boolean {
   const log = openSync(socketPath.replace(/\.sock$/, ".log"), "w", 0o600);
   try {
     const [command, ...prefix] = recallInvocation();
-    const child = spawn(command!, [...prefix, "embed-helper", "--index-home", recallHome, ...(modelFlag ? ["--model", modelFlag] : [])], {
-      detached: true,
-      stdio: ["ignore", "ignore", log],
-      env: env as NodeJS.ProcessEnv,
-    });
+    const child = spawn(
+      command!,
+      [...prefix, "embed-helper", "--index-home", recallHome, ...(modelFlag ? ["--model", modelFlag] : [])],
+      {
+        detached: true,
+        stdio: ["ignore", "ignore", log],
+        env: env as NodeJS.ProcessEnv,
+      },
+    );
     let exited = false;
     child.once("exit", () => (exited = true));
     child.once("error", () => (exited = true));

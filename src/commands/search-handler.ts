@@ -21,7 +21,8 @@ import { readIndexFreshness } from "../index/freshness.ts";
 /** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
 export async function search(args: SearchArgs): Promise<number> {
   const query = [args.query, ...args.moreWords].join(" ");
-  if (query.trim().length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  if (query.trim().length === 0)
+    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
   if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
   const level = args.depth === "2" ? "turn" : "session";
   if (args.session && level !== "turn") throw new UsageError("--session needs --depth 2");
@@ -29,11 +30,15 @@ export async function search(args: SearchArgs): Promise<number> {
   const limit = parseLimit(args.limit, defaultLimits[level], "--limit");
   const offset = parseOffset(args.offset, "--offset");
   if (args.maxChars !== undefined && !(Number.isInteger(args.maxChars) && args.maxChars >= minMaxChars)) {
-    throw new UsageError(`--max-chars must be a whole number of at least ${minMaxChars}, got ${args.maxChars}`, "e.g. --max-chars 4000");
+    throw new UsageError(
+      `--max-chars must be a whole number of at least ${minMaxChars}, got ${args.maxChars}`,
+      "e.g. --max-chars 4000",
+    );
   }
   const filters: SearchFilters = parseFilterArgs(args);
   const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
-  if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1)) throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
+  if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1))
+    throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
   const context = resolveHistory(args);
   // Keyword-only searches never touch the embedding runtime (cold start stays fast). Otherwise the query is embedded
   // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up
@@ -41,22 +46,44 @@ export async function search(args: SearchArgs): Promise<number> {
   const semantic = mode === "keyword" ? undefined : await import("./search-semantic.ts");
   const embedder = semantic?.createEmbedderOpener(context.paths, args.model, false);
   const model = semantic?.helperModel(context.paths, args.model);
-  const helperPending = semantic && model ? semantic.openHelperQueryEmbedder(context.paths, context.recallHome, model, args.model) : undefined;
+  const helperPending =
+    semantic && model
+      ? semantic.openHelperQueryEmbedder(context.paths, context.recallHome, model, args.model)
+      : undefined;
   let helper: HelperQueryEmbedder | undefined;
-  const db = await openFreshIndex(context, { reindex: !args.noReindex, embedder: helperPending ? undefined : embedder });
+  const db = await openFreshIndex(context, {
+    reindex: !args.noReindex,
+    embedder: helperPending ? undefined : embedder,
+  });
   try {
     helper = await helperPending;
     if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
-    const vector = semantic && embedder ? await semantic.openVectorLeg(db, context.recallHome, helper ? { open: async () => helper! } : embedder) : { leg: undefined, notice: undefined };
+    const vector =
+      semantic && embedder
+        ? await semantic.openVectorLeg(db, context.recallHome, helper ? { open: async () => helper! } : embedder)
+        : { leg: undefined, notice: undefined };
     if (vector.notice) warn(`recall: ${vector.notice}`);
-    const response = await searchIndex(db, { query, level, filters, limit, offset, mode, alpha: args.alpha }, vector.leg);
+    const response = await searchIndex(
+      db,
+      { query, level, filters, limit, offset, mode, alpha: args.alpha },
+      vector.leg,
+    );
     for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
     const freshness = readIndexFreshness(db, !args.noReindex);
-    const options: SearchRenderOptions = { format: args.format, maxChars: args.maxChars, freshness, more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count) };
+    const options: SearchRenderOptions = {
+      format: args.format,
+      maxChars: args.maxChars,
+      freshness,
+      more: (from, count, maxChars) =>
+        pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count),
+    };
     if (args.explain && args.json) options.explain = explainResponse(response);
     else if (args.explain) writeErr(renderExplainText(response));
-    writeOut(args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options));
-    if (helper && !args.noReindex && semantic?.hasPendingEmbeddings(db)) await helper.requestIndex(context.roots).catch(() => undefined);
+    writeOut(
+      args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options),
+    );
+    if (helper && !args.noReindex && semantic?.hasPendingEmbeddings(db))
+      await helper.requestIndex(context.roots).catch(() => undefined);
   } finally {
     helper?.close();
     db.close();
@@ -110,5 +137,7 @@ export function pageCommand(query: string, args: PageArgs, offset: number, limit
   if (args.format !== "full") add("--format", args.format);
   add("--max-chars", args.maxChars);
   const scope = flags.join(" ");
-  return query.startsWith("-") ? `recall search ${scope} -- ${shellQuote(query)}` : `recall search ${shellQuote(query)} ${scope}`;
+  return query.startsWith("-")
+    ? `recall search ${scope} -- ${shellQuote(query)}`
+    : `recall search ${shellQuote(query)} ${scope}`;
 }

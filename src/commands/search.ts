@@ -9,21 +9,83 @@ import { sourceArgs } from "./source-args.ts";
 
 /** The flags and positionals of `recall search`. */
 const searchArgs = {
-  query: positional({ type: string, displayName: "query", description: "What to look for, in your own words (not FTS syntax)" }),
-  moreWords: restPositionals({ type: string, displayName: "words", description: "More query words (joined with spaces)" }),
-  depth: option({ long: "depth", short: "d", type: oneOf(["1", "2"]), defaultValue: () => "1" as const, description: "1 = sessions (default), 2 = turns" }),
-  session: option({ long: "session", type: optional(string), description: "Level 2 only: search inside one session (id or 8+ char prefix)" }),
-  project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
-  source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider" }),
-  since: option({ long: "since", type: optional(string), description: "Only activity since this date (2026-03-01) or age (7d, 2w, 3m)" }),
+  query: positional({
+    type: string,
+    displayName: "query",
+    description: "What to look for, in your own words (not FTS syntax)",
+  }),
+  moreWords: restPositionals({
+    type: string,
+    displayName: "words",
+    description: "More query words (joined with spaces)",
+  }),
+  depth: option({
+    long: "depth",
+    short: "d",
+    type: oneOf(["1", "2"]),
+    defaultValue: () => "1" as const,
+    description: "1 = sessions (default), 2 = turns",
+  }),
+  session: option({
+    long: "session",
+    type: optional(string),
+    description: "Level 2 only: search inside one session (id or 8+ char prefix)",
+  }),
+  project: option({
+    long: "project",
+    short: "p",
+    type: optional(string),
+    description: "Only projects whose path or name contains this text",
+  }),
+  source: option({
+    long: "source",
+    type: optional(string),
+    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
+  }),
+  since: option({
+    long: "since",
+    type: optional(string),
+    description: "Only activity since this date (2026-03-01) or age (7d, 2w, 3m)",
+  }),
   until: option({ long: "until", type: optional(string), description: "Only activity until this date or age" }),
-  branch: option({ long: "branch", short: "b", type: optional(string), description: "Only sessions on this git branch" }),
-  limit: option({ long: "limit", short: "n", type: optional(number), description: "Results to show (default 5 sessions, 10 turns)" }),
-  offset: option({ long: "offset", type: optional(number), description: "Results to skip first (the next page; default 0)" }),
-  format: option({ long: "format", type: oneOf(searchFormats), defaultValue: () => "full" as const, description: "full (default) or index (ids, title, date, score, one-line preview)" }),
-  maxChars: option({ long: "max-chars", type: optional(number), description: `Cap the printed answer at N characters (at least ${minMaxChars}); left-out results are named in a [truncated] marker` }),
-  explain: flag({ long: "explain", description: "Say why each result ranked (terms, leg scores, boosts): on stderr, or an explain field with --json" }),
-  alpha: option({ long: "alpha", type: optional(number), description: "Weight of the semantic leg in hybrid fusion, 0-1 (default: the model's calibrated weight, 0.5 for an uncalibrated model); confident keyword matches stay first unless it is 1" }),
+  branch: option({
+    long: "branch",
+    short: "b",
+    type: optional(string),
+    description: "Only sessions on this git branch",
+  }),
+  limit: option({
+    long: "limit",
+    short: "n",
+    type: optional(number),
+    description: "Results to show (default 5 sessions, 10 turns)",
+  }),
+  offset: option({
+    long: "offset",
+    type: optional(number),
+    description: "Results to skip first (the next page; default 0)",
+  }),
+  format: option({
+    long: "format",
+    type: oneOf(searchFormats),
+    defaultValue: () => "full" as const,
+    description: "full (default) or index (ids, title, date, score, one-line preview)",
+  }),
+  maxChars: option({
+    long: "max-chars",
+    type: optional(number),
+    description: `Cap the printed answer at N characters (at least ${minMaxChars}); left-out results are named in a [truncated] marker`,
+  }),
+  explain: flag({
+    long: "explain",
+    description: "Say why each result ranked (terms, leg scores, boosts): on stderr, or an explain field with --json",
+  }),
+  alpha: option({
+    long: "alpha",
+    type: optional(number),
+    description:
+      "Weight of the semantic leg in hybrid fusion, 0-1 (default: the model's calibrated weight, 0.5 for an uncalibrated model); confident keyword matches stay first unless it is 1",
+  }),
   includeSubagents: flag({ long: "include-subagents", description: "Also search sub-agent sessions (down-ranked)" }),
   keywordOnly: flag({ long: "keyword-only", description: "Run only the keyword (BM25) leg" }),
   vectorOnly: flag({ long: "vector-only", description: "Run only the semantic (embedding) leg" }),

@@ -17,7 +17,11 @@ export async function sessions(args: SessionsArgs): Promise<number> {
     // Sessions without any turn (a file holding only summaries or snapshots) are noise in a listing: counted, not listed.
     const sessions = listSessions(db, args.includeEmpty ? filters : { ...filters, hasTurns: true }, limit);
     const emptyHidden = args.includeEmpty ? 0 : countSessions(db, { ...filters, hasTurns: false });
-    writeOut(args.json ? `${renderSessionsJson(sessions, emptyHidden)}\n` : renderSessionsText(sessions, await paletteFor(1), emptyHidden));
+    writeOut(
+      args.json
+        ? `${renderSessionsJson(sessions, emptyHidden)}\n`
+        : renderSessionsText(sessions, await paletteFor(1), emptyHidden),
+    );
   } finally {
     db.close();
   }

@@ -8,16 +8,45 @@ import { sourceArgs } from "./source-args.ts";
 
 /** The flags of `recall sessions`. */
 const sessionsArgs = {
-  project: option({ long: "project", short: "p", type: optional(string), description: "Only projects whose path or name contains this text" }),
-  source: option({ long: "source", type: optional(string), description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider" }),
-  since: option({ long: "since", type: optional(string), description: "Only sessions active since this date (2026-03-01, a local day) or age (7d, 2w)" }),
-  until: option({ long: "until", type: optional(string), description: "Only sessions active until this date or age (a bare date means the end of that day)" }),
-  branch: option({ long: "branch", short: "b", type: optional(string), description: "Only sessions on this git branch" }),
+  project: option({
+    long: "project",
+    short: "p",
+    type: optional(string),
+    description: "Only projects whose path or name contains this text",
+  }),
+  source: option({
+    long: "source",
+    type: optional(string),
+    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
+  }),
+  since: option({
+    long: "since",
+    type: optional(string),
+    description: "Only sessions active since this date (2026-03-01, a local day) or age (7d, 2w)",
+  }),
+  until: option({
+    long: "until",
+    type: optional(string),
+    description: "Only sessions active until this date or age (a bare date means the end of that day)",
+  }),
+  branch: option({
+    long: "branch",
+    short: "b",
+    type: optional(string),
+    description: "Only sessions on this git branch",
+  }),
   limit: option({ long: "limit", short: "n", type: optional(number), description: "How many to list (default 20)" }),
   includeSubagents: flag({ long: "include-subagents", description: "Also list sub-agent sessions" }),
-  includeEmpty: flag({ long: "include-empty", description: "Also list sessions without any turn (files holding only summaries or snapshots; hidden and counted by default)" }),
+  includeEmpty: flag({
+    long: "include-empty",
+    description:
+      "Also list sessions without any turn (files holding only summaries or snapshots; hidden and counted by default)",
+  }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
-  json: flag({ long: "json", description: "Print one JSON object: {\"version\": 1, \"sessions\": [...], \"empty_sessions_hidden\": N}" }),
+  json: flag({
+    long: "json",
+    description: 'Print one JSON object: {"version": 1, "sessions": [...], "empty_sessions_hidden": N}',
+  }),
   ...sourceArgs,
 };
 

@@ -26,10 +26,16 @@ export interface SessionRange {
  */
 export function parseSessionRange(text: string): SessionRange {
   const match = /^([^:\s]+)(?::(\d+)(?:-(\d*))?)?$/.exec(text.trim());
-  if (!match) throw new UsageError(`cannot read "${text}" as <session>[:<from>-<to>]`, "example: recall show 2c5941bd:5-9");
+  if (!match)
+    throw new UsageError(`cannot read "${text}" as <session>[:<from>-<to>]`, "example: recall show 2c5941bd:5-9");
   const from = match[2] === undefined ? 1 : Number(match[2]);
-  const to = match[2] === undefined ? undefined : match[3] === undefined ? from : match[3] === "" ? undefined : Number(match[3]);
-  if (from < 1 || (to !== undefined && to < from)) throw new UsageError(`turn range ${match[2]}-${match[3] ?? match[2]} is empty`, "turns are numbered from 1, as in 5-9");
+  const to =
+    match[2] === undefined ? undefined : match[3] === undefined ? from : match[3] === "" ? undefined : Number(match[3]);
+  if (from < 1 || (to !== undefined && to < from))
+    throw new UsageError(
+      `turn range ${match[2]}-${match[3] ?? match[2]} is empty`,
+      "turns are numbered from 1, as in 5-9",
+    );
   return { id: match[1]!, from, to };
 }
 
@@ -41,7 +47,13 @@ export async function show(args: ShowArgs): Promise<number> {
     const summary = findSession(db, range.id);
     const read = readSessionTurns(db, summary, { redact: !args.noRedact });
     // The checks MCP read_turns shares: a turn past the last one (any turn after 1 of a session without turns) is a usage error.
-    const chosen = selectTurnRange(summary.sessionId, read.result.turns, read.result.session.turnCount, range.from, range.to);
+    const chosen = selectTurnRange(
+      summary.sessionId,
+      read.result.turns,
+      read.result.session.turnCount,
+      range.from,
+      range.to,
+    );
     const view = showViewOf({ summary, read }, chosen.from, chosen.to);
     if (view.fromArchive) warn(`recall: ${summary.sessionId}: ${archiveNote(view)}`);
     writeOut(args.json ? `${renderShowJson(view)}\n` : renderShowText(view, await paletteFor(1)));

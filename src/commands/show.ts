@@ -8,9 +8,17 @@ import { sourceArgs } from "./source-args.ts";
 
 /** The flags and positional of `recall show`. */
 const showArgs = {
-  target: positional({ type: string, displayName: "session[:from-to]", description: "Session id (or unique 8+ char prefix), optionally with a turn range" }),
+  target: positional({
+    type: string,
+    displayName: "session[:from-to]",
+    description: "Session id (or unique 8+ char prefix), optionally with a turn range",
+  }),
   json: flag({ long: "json", description: "Print the turns as one JSON object, with full tool outputs" }),
-  noRedact: flag({ long: "no-redact", description: "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)" }),
+  noRedact: flag({
+    long: "no-redact",
+    description:
+      "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)",
+  }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
   ...sourceArgs,
 };

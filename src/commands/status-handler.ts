@@ -19,8 +19,15 @@ export async function status(args: StatusArgs): Promise<number> {
     const status = readIndexStatus(db, path);
     // A whole scan: status answers "is anything not indexed?" exactly, old files included (searches check quickly).
     const staleness = checkStaleness(db, context.roots, context.scanned, { scan: "whole" });
-    const extras = { recallHome: context.recallHome, stale: staleness.stale, staleSources: staleness.staleSources, usingExamples: context.usingExamples };
-    writeOut(args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)));
+    const extras = {
+      recallHome: context.recallHome,
+      stale: staleness.stale,
+      staleSources: staleness.staleSources,
+      usingExamples: context.usingExamples,
+    };
+    writeOut(
+      args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)),
+    );
   } finally {
     db.close();
   }

@@ -6,7 +6,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { isRecallError } from "../errors.ts";
-import { embedFingerprintKey, findVectorDamage, readMeta, readReembedProgress, type VectorFileReport } from "../index/index.ts";
+import {
+  embedFingerprintKey,
+  findVectorDamage,
+  readMeta,
+  readReembedProgress,
+  type VectorFileReport,
+} from "../index/index.ts";
 import { createVectorLeg, openVectorStores, type VectorLeg } from "../search/index.ts";
 import type { QueryEmbedder } from "../embed/index.ts";
 
@@ -18,7 +24,10 @@ export interface VectorLegChoice {
 
 /** One line: how many vectors are missing, the first damaged file, and what to run. */
 function describeDamage(report: VectorFileReport): string {
-  const files = report.problems.length === 0 ? "" : `: ${report.problems[0]}${report.problems.length > 1 ? ` and ${report.problems.length - 1} more file(s)` : ""}`;
+  const files =
+    report.problems.length === 0
+      ? ""
+      : `: ${report.problems[0]}${report.problems.length > 1 ? ` and ${report.problems.length - 1} more file(s)` : ""}`;
   return `keyword-only search: ${report.missingChunks} of ${report.embeddedChunks} vectors are missing or damaged${files} (run \`recall index\` to rebuild them)`;
 }
 
@@ -26,19 +35,34 @@ function describeDamage(report: VectorFileReport): string {
  * Open the vector leg for a search (opens the model only when vectors exist).
  * @param opener an EmbedderOpener (loads the model here) or the embedding helper's query embedder
  */
-export async function openVectorLeg(db: Database, recallHome: string, opener: { open(): Promise<QueryEmbedder> }): Promise<VectorLegChoice> {
+export async function openVectorLeg(
+  db: Database,
+  recallHome: string,
+  opener: { open(): Promise<QueryEmbedder> },
+): Promise<VectorLegChoice> {
   const stored = readMeta(db, embedFingerprintKey);
   const hasVectors = stored !== undefined && db.query("SELECT 1 FROM chunks WHERE status = 1 LIMIT 1").get() !== null;
-  if (!hasVectors) return { leg: undefined, notice: "keyword-only search: no embeddings yet (run `recall index`; it fetches the default model when online, or set --model / RECALL_MODEL)" };
+  if (!hasVectors)
+    return {
+      leg: undefined,
+      notice:
+        "keyword-only search: no embeddings yet (run `recall index`; it fetches the default model when online, or set --model / RECALL_MODEL)",
+    };
   try {
     const embedder = await opener.open();
     if (embedder.fingerprintKey !== stored) {
       const reembed = readReembedProgress(db);
       if (reembed?.fingerprintKey === embedder.fingerprintKey) {
         const share = reembed.totalChunks === 0 ? 0 : Math.floor((100 * reembed.doneChunks) / reembed.totalChunks);
-        return { leg: undefined, notice: `keyword-only search: re-embedding with ${embedder.fingerprint.name} is ${share}% done (run \`recall index\` to finish it; its vectors are used once complete)` };
+        return {
+          leg: undefined,
+          notice: `keyword-only search: re-embedding with ${embedder.fingerprint.name} is ${share}% done (run \`recall index\` to finish it; its vectors are used once complete)`,
+        };
       }
-      return { leg: undefined, notice: `keyword-only search: the vectors were built with another model than ${embedder.fingerprint.name} (run \`recall index\` to re-embed)` };
+      return {
+        leg: undefined,
+        notice: `keyword-only search: the vectors were built with another model than ${embedder.fingerprint.name} (run \`recall index\` to re-embed)`,
+      };
     }
     const stores = openVectorStores(recallHome, embedder);
     // A finding is checked once more on fresh mappings: a concurrent compaction (new segment renamed in, old
@@ -47,6 +71,9 @@ export async function openVectorLeg(db: Database, recallHome: string, opener: { 
     if (damage) return { leg: undefined, notice: describeDamage(damage) };
     return { leg: createVectorLeg(db, recallHome, embedder, stores), notice: undefined };
   } catch (error) {
-    return { leg: undefined, notice: `keyword-only search: ${isRecallError(error) ? error.message : (error as Error).message}` };
+    return {
+      leg: undefined,
+      notice: `keyword-only search: ${isRecallError(error) ? error.message : (error as Error).message}`,
+    };
   }
 }

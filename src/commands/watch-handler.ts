@@ -17,10 +17,14 @@ import type { WatchArgs } from "./watch.ts";
 
 /** Runs `recall watch` with its parsed arguments until SIGINT or SIGTERM; resolves to the exit code. */
 export async function watch(args: WatchArgs): Promise<number> {
-  if (!Number.isInteger(args.debounce) || args.debounce < 0 || args.debounce > 600_000) throw new UsageError(`--debounce must be a whole number of ms from 0 to 600000, got ${args.debounce}`);
+  if (!Number.isInteger(args.debounce) || args.debounce < 0 || args.debounce > 600_000)
+    throw new UsageError(`--debounce must be a whole number of ms from 0 to 600000, got ${args.debounce}`);
   // No example-history fallback here: a watcher waits for the real history to appear.
   const roots = resolveSourceRoots(sourceFlags(args)).roots;
-  const paths = prepareRecallPaths(process.env, { onNotice: (line) => warn(`recall: ${line}`), onWarning: (line) => warn(`recall: warning: ${line}`) });
+  const paths = prepareRecallPaths(process.env, {
+    onNotice: (line) => warn(`recall: ${line}`),
+    onWarning: (line) => warn(`recall: warning: ${line}`),
+  });
   let opener: EmbedderOpener | undefined;
   const newOpener = () => createEmbedderOpener(paths, args.model, false);
   let isLockNoted = false;
@@ -28,10 +32,13 @@ export async function watch(args: WatchArgs): Promise<number> {
     recallHome: paths.data,
     roots,
     debounceMs: args.debounce,
-    openEmbedder: args.keywordOnly ? undefined : () => (opener ??= newOpener()).open().catch((error) => {
-      opener = undefined; // the next cycle tries again (the model may have been pulled meanwhile)
-      throw error;
-    }),
+    openEmbedder: args.keywordOnly
+      ? undefined
+      : () =>
+          (opener ??= newOpener()).open().catch((error) => {
+            opener = undefined; // the next cycle tries again (the model may have been pulled meanwhile)
+            throw error;
+          }),
     releaseEmbedder: async () => {
       const released = opener;
       opener = undefined;
@@ -43,7 +50,10 @@ export async function watch(args: WatchArgs): Promise<number> {
         if (args.json) writeOut(`${render.renderWatchIndexedJson(summary)}\n`);
         else if (render.hasIndexChanges(summary)) warn(`recall: ${render.renderWatchIndexedText(summary)}`);
       },
-      onEmbedded: (summary, elapsedMs) => (args.json ? writeOut(`${render.renderWatchEmbeddedJson(summary, elapsedMs)}\n`) : warn(`recall: ${render.renderWatchEmbeddedText(summary, elapsedMs)}`)),
+      onEmbedded: (summary, elapsedMs) =>
+        args.json
+          ? writeOut(`${render.renderWatchEmbeddedJson(summary, elapsedMs)}\n`)
+          : warn(`recall: ${render.renderWatchEmbeddedText(summary, elapsedMs)}`),
       onSkipped: ({ message, retryInMs }) => {
         if (args.json) writeOut(`${render.renderWatchSkippedJson(message, retryInMs)}\n`);
         else if (!isLockNoted) warn(`recall: ${render.renderWatchSkippedText(message, retryInMs)}`);

@@ -10,9 +10,17 @@ import { sourceArgs } from "./source-args.ts";
 /** The flags of `recall watch`. */
 const watchArgs = {
   ...sourceArgs,
-  debounce: option({ long: "debounce", type: number, defaultValue: () => watchDefaults.debounceMs, description: `Quiet time after the last change before re-indexing, in ms (default ${watchDefaults.debounceMs})` }),
+  debounce: option({
+    long: "debounce",
+    type: number,
+    defaultValue: () => watchDefaults.debounceMs,
+    description: `Quiet time after the last change before re-indexing, in ms (default ${watchDefaults.debounceMs})`,
+  }),
   json: flag({ long: "json", description: "Print one JSON object per cycle on stdout (indexed, embedded or skipped)" }),
-  keywordOnly: flag({ long: "keyword-only", description: "Do not embed (keyword search only; a later run without it adds the vectors)" }),
+  keywordOnly: flag({
+    long: "keyword-only",
+    description: "Do not embed (keyword search only; a later run without it adds the vectors)",
+  }),
   ...modelArg,
 };
 
@@ -22,7 +30,8 @@ export type WatchArgs = ParsedArgs<typeof watchArgs>;
 /** The `watch` subcommand. */
 export const watchCommand = command({
   name: "watch",
-  description: "Keep the index up to date while sessions are written (foreground; Ctrl-C stops); status lines on stderr",
+  description:
+    "Keep the index up to date while sessions are written (foreground; Ctrl-C stops); status lines on stderr",
   args: watchArgs,
   handler: async (args) => (await import("./watch-handler.ts")).watch(args),
 });

@@ -4,7 +4,18 @@
  * the restore itself is src/index/snapshot.ts.
  */
 import { existsSync } from "node:fs";
-import { databasePath, describeBlockedFolder, describeExposure, dotEnvPath, statOrUndefined, listSetAside, listSnapshots, restoreSnapshot, type RecallPaths, type RestoreResult } from "../index/index.ts";
+import {
+  databasePath,
+  describeBlockedFolder,
+  describeExposure,
+  dotEnvPath,
+  statOrUndefined,
+  listSetAside,
+  listSnapshots,
+  restoreSnapshot,
+  type RecallPaths,
+  type RestoreResult,
+} from "../index/index.ts";
 import type { CheckResult } from "./checks.ts";
 
 const dayMs = 86_400_000;
@@ -30,17 +41,36 @@ const formatTime = (ms: number): string => `${new Date(ms).toISOString().slice(0
  * FAIL when a file stands where a folder must be (RECALL_HOME pointed at a file or below one).
  */
 export function checkFolders(paths: RecallPaths): CheckResult {
-  const where = paths.overridden ? `everything in RECALL_HOME ${paths.data}` : `index ${paths.data}, settings ${paths.config}, models ${paths.cache}`;
+  const where = paths.overridden
+    ? `everything in RECALL_HOME ${paths.data}`
+    : `index ${paths.data}, settings ${paths.config}, models ${paths.cache}`;
   for (const folder of new Set([paths.data, paths.config, paths.cache])) {
     const blocked = describeBlockedFolder(folder);
-    if (blocked) return { id: "folders", status: "fail", message: `cannot use ${folder} as recall's folder: ${blocked}`, fix: "point RECALL_HOME (or XDG_DATA_HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME) at a folder you own" };
+    if (blocked)
+      return {
+        id: "folders",
+        status: "fail",
+        message: `cannot use ${folder} as recall's folder: ${blocked}`,
+        fix: "point RECALL_HOME (or XDG_DATA_HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME) at a folder you own",
+      };
   }
   const exposure = describeExposure(paths.data);
-  if (exposure) return { id: "folders", status: "warn", message: `${where}; ${exposure.replace(/: run .*$/, "")}`, fix: `chmod 700 ${paths.data} (or point RECALL_HOME at a private folder)` };
+  if (exposure)
+    return {
+      id: "folders",
+      status: "warn",
+      message: `${where}; ${exposure.replace(/: run .*$/, "")}`,
+      fix: `chmod 700 ${paths.data} (or point RECALL_HOME at a private folder)`,
+    };
   const dotEnv = dotEnvPath(paths);
   const mode = statOrUndefined(dotEnv)?.mode;
   if (mode !== undefined && (mode & 0o077) !== 0) {
-    return { id: "folders", status: "warn", message: `${where}; ${dotEnv} is readable by other users (mode ${(mode & 0o777).toString(8)}) and may hold EMBEDDINGS_API_KEY`, fix: `chmod 600 ${dotEnv}` };
+    return {
+      id: "folders",
+      status: "warn",
+      message: `${where}; ${dotEnv} is readable by other users (mode ${(mode & 0o777).toString(8)}) and may hold EMBEDDINGS_API_KEY`,
+      fix: `chmod 600 ${dotEnv}`,
+    };
   }
   return { id: "folders", status: "ok", message: `${where}; private to you` };
 }
@@ -56,14 +86,23 @@ export function checkSnapshot(dataDir: string, nowMs: number = Date.now()): Chec
   const index = databasePath(dataDir);
   if (!existsSync(index)) return undefined;
   const aside = listSetAside(dataDir);
-  const asideNote = aside.length > 0 ? `; kept aside after a restore or rebuild: ${aside.map((entry) => `${entry.path} (${formatSize(entry.bytes)})`).join(", ")}` : "";
+  const asideNote =
+    aside.length > 0
+      ? `; kept aside after a restore or rebuild: ${aside.map((entry) => `${entry.path} (${formatSize(entry.bytes)})`).join(", ")}`
+      : "";
   const [snapshot, ...older] = listSnapshots(dataDir);
   if (!snapshot) {
-    return { id: "snapshot", status: "warn", message: `no snapshot of the index yet${asideNote}`, fix: "run `recall index` (each run that changes something keeps a daily snapshot)" };
+    return {
+      id: "snapshot",
+      status: "warn",
+      message: `no snapshot of the index yet${asideNote}`,
+      fix: "run `recall index` (each run that changes something keeps a daily snapshot)",
+    };
   }
   const ageDays = Math.floor((nowMs - snapshot.takenAtMs) / dayMs);
   const sessions = snapshot.sessions === undefined ? "" : `${snapshot.sessions} sessions, `;
-  const vectors = snapshot.vectorBytes > 0 ? ` + ${formatSize(snapshot.vectorBytes)} of vectors shared with the index` : "";
+  const vectors =
+    snapshot.vectorBytes > 0 ? ` + ${formatSize(snapshot.vectorBytes)} of vectors shared with the index` : "";
   const message = `snapshot of ${formatTime(snapshot.takenAtMs)} (${ageDays === 0 ? "today" : `${ageDays} day(s) old`}): ${sessions}${formatSize(snapshot.databaseBytes)}${vectors}; \`recall doctor --restore-snapshot\` puts it back${asideNote}`;
   if (older.length > 0) {
     const kept = older[0]!;
@@ -74,7 +113,13 @@ export function checkSnapshot(dataDir: string, nowMs: number = Date.now()): Chec
       fix: `to go back to it: rm -r ${snapshot.dir} && recall doctor --restore-snapshot; once you do not need it: rm -r ${older.map((entry) => entry.dir).join(" ")}`,
     };
   }
-  if (aside.length > 0) return { id: "snapshot", status: "warn", message, fix: `delete what was kept aside once you no longer need it: rm -r ${aside.map((entry) => entry.path).join(" ")}` };
+  if (aside.length > 0)
+    return {
+      id: "snapshot",
+      status: "warn",
+      message,
+      fix: `delete what was kept aside once you no longer need it: rm -r ${aside.map((entry) => entry.path).join(" ")}`,
+    };
   return { id: "snapshot", status: "ok", message };
 }
 
@@ -89,8 +134,11 @@ export async function restoreLastSnapshot(dataDir: string): Promise<RestoreResul
 /** Text report of a restore: what came back, where the replaced file went, and the next command. */
 export function renderRestoreText(result: RestoreResult): string {
   const sessions = result.snapshot.sessions === undefined ? "" : ` (${result.snapshot.sessions} sessions)`;
-  const lines = [`restored the snapshot of ${formatTime(result.snapshot.takenAtMs)}${sessions} into ${result.databasePath}`];
-  if (result.setAside) lines.push(`the index it replaced is kept as ${result.setAside}; delete it once you no longer need it`);
+  const lines = [
+    `restored the snapshot of ${formatTime(result.snapshot.takenAtMs)}${sessions} into ${result.databasePath}`,
+  ];
+  if (result.setAside)
+    lines.push(`the index it replaced is kept as ${result.setAside}; delete it once you no longer need it`);
   lines.push("next: run `recall index` to add what changed in your history since the snapshot");
   return `${lines.join("\n")}\n`;
 }

@@ -8,8 +8,26 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { isRecallError, type RecallErrorCode } from "../errors.ts";
-import { createLocalEmbedder, describeDefaultModel, isOffline, loadEnvWithDotEnv, readGgufModelInfo, resolveEmbedConfig, type EmbedConfig } from "../embed/index.ts";
-import { chunkStatus, checkStaleness, damageHint, databasePath, homeFiles, isDamagedIndexError, isSqliteDamage, openIndex, type RecallPaths } from "../index/index.ts";
+import {
+  createLocalEmbedder,
+  describeDefaultModel,
+  isOffline,
+  loadEnvWithDotEnv,
+  readGgufModelInfo,
+  resolveEmbedConfig,
+  type EmbedConfig,
+} from "../embed/index.ts";
+import {
+  chunkStatus,
+  checkStaleness,
+  damageHint,
+  databasePath,
+  homeFiles,
+  isDamagedIndexError,
+  isSqliteDamage,
+  openIndex,
+  type RecallPaths,
+} from "../index/index.ts";
 import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
 import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
 
@@ -30,7 +48,10 @@ export interface CheckResult {
 }
 
 /** Containers of every source, scanned once and shared by the checks (stats only, no parsing). */
-export type ScannedSources = Record<SourceId, { containers: SourceContainer[]; missingRoots: string[]; roots: string[] }>;
+export type ScannedSources = Record<
+  SourceId,
+  { containers: SourceContainer[]; missingRoots: string[]; roots: string[] }
+>;
 
 /** Scans the roots of every source (the parsers' stats-only scan). */
 export function scanSources(roots: SourceRootMap): ScannedSources {
@@ -59,10 +80,21 @@ export function checkSources(scanned: ScannedSources): CheckResult {
   }
   const message = parts.join("; ");
   if (unreadable.length > 0) {
-    return { id: "sources", status: "fail", message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`, fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir / --codex-dir / --gemini-dir / --cursor-dir / --aider-dir", errorCode: "SOURCE_UNREADABLE" };
+    return {
+      id: "sources",
+      status: "fail",
+      message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`,
+      fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir / --codex-dir / --gemini-dir / --cursor-dir / --aider-dir",
+      errorCode: "SOURCE_UNREADABLE",
+    };
   }
   if (Object.values(scanned).every((scan) => scan.containers.length === 0)) {
-    return { id: "sources", status: "warn", message: `no history found (${message})`, fix: "point recall at your history: --claude-dir, --opencode-dir, --codex-dir, --gemini-dir, --cursor-dir, --aider-dir DIR, or the matching RECALL_*_DIRS variables" };
+    return {
+      id: "sources",
+      status: "warn",
+      message: `no history found (${message})`,
+      fix: "point recall at your history: --claude-dir, --opencode-dir, --codex-dir, --gemini-dir, --cursor-dir, --aider-dir DIR, or the matching RECALL_*_DIRS variables",
+    };
   }
   return { id: "sources", status: "ok", message };
 }
@@ -74,37 +106,84 @@ export function checkSources(scanned: ScannedSources): CheckResult {
  * snapshot) or the rebuild as the fix (src/index/damage.ts damageHint). Cost: integrity_check reads every page
  * (12 ms for the 3.4 MB real-corpus index, 2.8 s for a 676 MB one with 25k sessions).
  */
-export function checkIndex(recallHome: string, roots: SourceRootMap): { result: CheckResult; db: Database | undefined } {
+export function checkIndex(
+  recallHome: string,
+  roots: SourceRootMap,
+): { result: CheckResult; db: Database | undefined } {
   const path = databasePath(recallHome);
-  if (!existsSync(path)) return { result: { id: "index", status: "warn", message: `no index yet at ${path}`, fix: "run `recall index`" }, db: undefined };
+  if (!existsSync(path))
+    return {
+      result: { id: "index", status: "warn", message: `no index yet at ${path}`, fix: "run `recall index`" },
+      db: undefined,
+    };
   let db: Database;
   try {
     db = openIndex(path, { create: false });
   } catch (error) {
-    const fix = isDamagedIndexError(error) ? damageHint(path) : (isRecallError(error) && error.hint) || damageHint(path);
+    const fix = isDamagedIndexError(error)
+      ? damageHint(path)
+      : (isRecallError(error) && error.hint) || damageHint(path);
     const errorCode = isRecallError(error) ? error.code : "INDEX_CORRUPT";
-    return { result: { id: "index", status: "fail", message: (error as Error).message, fix, errorCode }, db: undefined };
+    return {
+      result: { id: "index", status: "fail", message: (error as Error).message, fix, errorCode },
+      db: undefined,
+    };
   }
   try {
     const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
-    if (rows.length !== 1 || rows[0]!.integrity_check !== "ok") throw new Error(`integrity_check: ${rows.map((row) => row.integrity_check).slice(0, 3).join("; ")}`);
+    if (rows.length !== 1 || rows[0]!.integrity_check !== "ok")
+      throw new Error(
+        `integrity_check: ${rows
+          .map((row) => row.integrity_check)
+          .slice(0, 3)
+          .join("; ")}`,
+      );
     db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')");
   } catch (error) {
-    const detail = isDamagedIndexError(error) && isSqliteDamage(error.cause) ? (error.cause as Error).message : (error as Error).message;
-    return { result: { id: "index", status: "fail", message: `the index at ${path} is damaged (${detail})`, fix: damageHint(path), errorCode: "INDEX_CORRUPT" }, db };
+    const detail =
+      isDamagedIndexError(error) && isSqliteDamage(error.cause)
+        ? (error.cause as Error).message
+        : (error as Error).message;
+    return {
+      result: {
+        id: "index",
+        status: "fail",
+        message: `the index at ${path} is damaged (${detail})`,
+        fix: damageHint(path),
+        errorCode: "INDEX_CORRUPT",
+      },
+      db,
+    };
   }
   const sessions = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n ?? 0;
   const staleness = checkStaleness(db, roots, {}, { scan: "whole" }); // every file, as status does
   if (staleness.stale) {
-    return { result: { id: "index", status: "warn", message: `${sessions} sessions indexed, but ${staleness.staleSources.join(", ")} changed since`, fix: "run `recall index` (search does it too unless --no-reindex)" }, db };
+    return {
+      result: {
+        id: "index",
+        status: "warn",
+        message: `${sessions} sessions indexed, but ${staleness.staleSources.join(", ")} changed since`,
+        fix: "run `recall index` (search does it too unless --no-reindex)",
+      },
+      db,
+    };
   }
-  return { result: { id: "index", status: "ok", message: `${sessions} sessions indexed at ${path}; SQLite and FTS5 integrity checks pass` }, db };
+  return {
+    result: {
+      id: "index",
+      status: "ok",
+      message: `${sessions} sessions indexed at ${path}; SQLite and FTS5 integrity checks pass`,
+    },
+    db,
+  };
 }
 
 /** Ids of chunks marked embedded in the database, per level. */
 function embeddedChunkIds(db: Database, level: VectorLevel): Set<number> {
   const rows = db
-    .query<{ id: number }, [string, number]>("SELECT chunks.id AS id FROM chunks JOIN documents ON documents.id = chunks.document_id WHERE documents.level = ? AND chunks.status = ?")
+    .query<{ id: number }, [string, number]>(
+      "SELECT chunks.id AS id FROM chunks JOIN documents ON documents.id = chunks.document_id WHERE documents.level = ? AND chunks.status = ?",
+    )
     .all(level, chunkStatus.embedded);
   return new Set(rows.map((row) => row.id));
 }
@@ -130,7 +209,9 @@ export function checkVectors(db: Database, recallHome: string): CheckResult {
       let dead = 0;
       for (const id of stored) if (!expected.has(id)) dead++;
       missingTotal += missing;
-      notes.push(`${level}: ${expected.size} embedded, ${stored.size} stored${missing ? `, ${missing} missing` : ""}${dead ? `, ${dead} unused (compacted later)` : ""}`);
+      notes.push(
+        `${level}: ${expected.size} embedded, ${stored.size} stored${missing ? `, ${missing} missing` : ""}${dead ? `, ${dead} unused (compacted later)` : ""}`,
+      );
     } finally {
       store.close();
     }
@@ -139,24 +220,53 @@ export function checkVectors(db: Database, recallHome: string): CheckResult {
   const kernels = loadDotKernels((message) => void (kernelNote = message));
   notes.push(`dot product: ${kernels.name}`);
   if (missingTotal > 0) {
-    return { id: "vectors", status: "warn", message: `${missingTotal} embedded chunk(s) have no vector (${notes.join("; ")})`, fix: "run `recall index --full` to re-embed them" };
+    return {
+      id: "vectors",
+      status: "warn",
+      message: `${missingTotal} embedded chunk(s) have no vector (${notes.join("; ")})`,
+      fix: "run `recall index --full` to re-embed them",
+    };
   }
   if (kernels.batch === undefined && process.env.RECALL_NO_SIMSIMD !== "1") {
-    return { id: "vectors", status: "warn", message: `${notes.join("; ")}; ${kernelNote}`, fix: "vector search works but is 2-3x slower; reinstall recall (the usearch addon should be inside the binary; on Linux it needs glibc >= 2.34)" };
+    return {
+      id: "vectors",
+      status: "warn",
+      message: `${notes.join("; ")}; ${kernelNote}`,
+      fix: "vector search works but is 2-3x slower; reinstall recall (the usearch addon should be inside the binary; on Linux it needs glibc >= 2.34)",
+    };
   }
   return { id: "vectors", status: "ok", message: notes.join("; ") };
 }
 
 /** Resolves the embedding config; a config error becomes a FAIL (bad value) or WARN (remote under offline). */
-export function resolveConfigForDoctor(env: Record<string, string | undefined>, paths: RecallPaths, modelFlag: string | undefined): { config?: EmbedConfig; result?: CheckResult } {
+export function resolveConfigForDoctor(
+  env: Record<string, string | undefined>,
+  paths: RecallPaths,
+  modelFlag: string | undefined,
+): { config?: EmbedConfig; result?: CheckResult } {
   try {
     return { config: resolveEmbedConfig({ env, home: paths, modelFlag }) };
   } catch (error) {
     const hint = (error as { hint?: string }).hint;
     if ((error as { code?: string }).code === "ENDPOINT_UNREACHABLE") {
-      return { result: { id: "endpoint", status: "warn", message: "EMBEDDINGS_URL is set but RECALL_OFFLINE=1: the endpoint is not checked and not used", fix: hint ?? "unset RECALL_OFFLINE to use it" } };
+      return {
+        result: {
+          id: "endpoint",
+          status: "warn",
+          message: "EMBEDDINGS_URL is set but RECALL_OFFLINE=1: the endpoint is not checked and not used",
+          fix: hint ?? "unset RECALL_OFFLINE to use it",
+        },
+      };
     }
-    return { result: { id: "model", status: "fail", message: (error as Error).message, fix: hint ?? "fix RECALL_MODEL / EMBEDDINGS_URL", errorCode: "USAGE" } };
+    return {
+      result: {
+        id: "model",
+        status: "fail",
+        message: (error as Error).message,
+        fix: hint ?? "fix RECALL_MODEL / EMBEDDINGS_URL",
+        errorCode: "USAGE",
+      },
+    };
   }
 }
 
@@ -170,19 +280,36 @@ function defaultNote(config: Extract<EmbedConfig, { kind: "local" }>): string {
  * Local model present (GGUF header readable: dims, pooling) and, with `load`, loadable: node-llama-cpp loads
  * it and embeds one probe text (slow: the import alone is ~150 ms, runtime-notes §1).
  */
-export async function checkLocalModel(config: Extract<EmbedConfig, { kind: "local" }>, load: boolean): Promise<CheckResult> {
+export async function checkLocalModel(
+  config: Extract<EmbedConfig, { kind: "local" }>,
+  load: boolean,
+): Promise<CheckResult> {
   if (!existsSync(config.modelPath)) {
     const fix = config.preset
-      ? config.offline ? "download it while online (RECALL_OFFLINE=1 forbids it), or set EMBEDDINGS_URL" : "it is downloaded on the first `recall index`; or set EMBEDDINGS_URL to use a remote endpoint"
+      ? config.offline
+        ? "download it while online (RECALL_OFFLINE=1 forbids it), or set EMBEDDINGS_URL"
+        : "it is downloaded on the first `recall index`; or set EMBEDDINGS_URL to use a remote endpoint"
       : "check the path in --model / RECALL_MODEL";
-    return { id: "model", status: config.preset ? "warn" : "fail", message: `model ${config.name}${defaultNote(config)} not found at ${config.modelPath}; search is keyword-only`, fix, errorCode: "MODEL_MISSING" };
+    return {
+      id: "model",
+      status: config.preset ? "warn" : "fail",
+      message: `model ${config.name}${defaultNote(config)} not found at ${config.modelPath}; search is keyword-only`,
+      fix,
+      errorCode: "MODEL_MISSING",
+    };
   }
   let info: { dims: number; pooling: string };
   try {
     const header = readGgufModelInfo(config.modelPath);
     info = { dims: header.dims, pooling: header.pooling };
   } catch (error) {
-    return { id: "model", status: "fail", message: `${config.modelPath} is not a readable GGUF model (${(error as Error).message})`, fix: "delete it and download it again", errorCode: "MODEL_MISSING" };
+    return {
+      id: "model",
+      status: "fail",
+      message: `${config.modelPath} is not a readable GGUF model (${(error as Error).message})`,
+      fix: "delete it and download it again",
+      errorCode: "MODEL_MISSING",
+    };
   }
   const described = `model ${config.name}${defaultNote(config)} (${info.dims} dims, ${info.pooling} pooling) at ${config.modelPath}`;
   if (!load) return { id: "model", status: "ok", message: `${described}; not loaded (use --check-model)` };
@@ -191,37 +318,80 @@ export async function checkLocalModel(config: Extract<EmbedConfig, { kind: "loca
     const embedder = await createLocalEmbedder(config);
     try {
       const vector = await embedder.embedQuery("recall doctor probe");
-      return { id: "model", status: "ok", message: `${described}; loaded and embedded a probe (${vector.length} dims) in ${Math.round(performance.now() - startedMs)} ms` };
+      return {
+        id: "model",
+        status: "ok",
+        message: `${described}; loaded and embedded a probe (${vector.length} dims) in ${Math.round(performance.now() - startedMs)} ms`,
+      };
     } finally {
       await embedder.dispose();
     }
   } catch (error) {
-    return { id: "model", status: "fail", message: `${described} cannot be loaded: ${(error as Error).message.split("\n")[0]}`, fix: "download the model again, or set EMBEDDINGS_URL to embed remotely", errorCode: "EMBED_FAILED" };
+    return {
+      id: "model",
+      status: "fail",
+      message: `${described} cannot be loaded: ${(error as Error).message.split("\n")[0]}`,
+      fix: "download the model again, or set EMBEDDINGS_URL to embed remotely",
+      errorCode: "EMBED_FAILED",
+    };
   }
 }
 
 /** The remote endpoint answers one embeddings request (5 s timeout by default) with a vector. */
-export async function checkEndpoint(config: Extract<EmbedConfig, { kind: "remote" }>, timeoutMs = 5000): Promise<CheckResult> {
+export async function checkEndpoint(
+  config: Extract<EmbedConfig, { kind: "remote" }>,
+  timeoutMs = 5000,
+): Promise<CheckResult> {
   const fix = "check EMBEDDINGS_URL (and EMBEDDINGS_API_KEY), or unset it to embed locally";
   try {
     const response = await fetch(config.url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+      headers: {
+        "content-type": "application/json",
+        ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+      },
       body: JSON.stringify({ input: ["recall doctor probe"], model: config.model }),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!response.ok) return { id: "endpoint", status: "fail", message: `${config.url} answered HTTP ${response.status}`, fix, errorCode: "ENDPOINT_UNREACHABLE" };
+    if (!response.ok)
+      return {
+        id: "endpoint",
+        status: "fail",
+        message: `${config.url} answered HTTP ${response.status}`,
+        fix,
+        errorCode: "ENDPOINT_UNREACHABLE",
+      };
     const body = (await response.json()) as { data?: Array<{ embedding?: unknown }> };
     const vector = body.data?.[0]?.embedding;
-    if (!Array.isArray(vector)) return { id: "endpoint", status: "fail", message: `${config.url} answered without data[0].embedding`, fix, errorCode: "ENDPOINT_UNREACHABLE" };
-    return { id: "endpoint", status: "ok", message: `${config.url} reachable (model ${config.model}, ${vector.length} dims)` };
+    if (!Array.isArray(vector))
+      return {
+        id: "endpoint",
+        status: "fail",
+        message: `${config.url} answered without data[0].embedding`,
+        fix,
+        errorCode: "ENDPOINT_UNREACHABLE",
+      };
+    return {
+      id: "endpoint",
+      status: "ok",
+      message: `${config.url} reachable (model ${config.model}, ${vector.length} dims)`,
+    };
   } catch (error) {
-    return { id: "endpoint", status: "fail", message: `${config.url} unreachable: ${(error as Error).message}`, fix, errorCode: "ENDPOINT_UNREACHABLE" };
+    return {
+      id: "endpoint",
+      status: "fail",
+      message: `${config.url} unreachable: ${(error as Error).message}`,
+      fix,
+      errorCode: "ENDPOINT_UNREACHABLE",
+    };
   }
 }
 
 /** The environment the embedding checks see: `env` over the `.env` file in `paths.config` (as the index does). */
-export function effectiveEnv(env: Record<string, string | undefined>, paths: RecallPaths): { env: Record<string, string | undefined>; offline: boolean } {
+export function effectiveEnv(
+  env: Record<string, string | undefined>,
+  paths: RecallPaths,
+): { env: Record<string, string | undefined>; offline: boolean } {
   const merged = loadEnvWithDotEnv(env, paths);
   return { env: merged, offline: isOffline(merged) };
 }

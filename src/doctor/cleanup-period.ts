@@ -17,7 +17,10 @@ const dayMs = 86_400_000;
 
 /** Where Claude Code's user settings live: `<dir>/settings.json` for each $CLAUDE_CONFIG_DIR entry, else ~/.claude. */
 export function claudeSettingsPaths(env: Record<string, string | undefined>, home: string): string[] {
-  const dirs = (env.CLAUDE_CONFIG_DIR ?? "").split(",").map((dir) => dir.trim()).filter(Boolean);
+  const dirs = (env.CLAUDE_CONFIG_DIR ?? "")
+    .split(",")
+    .map((dir) => dir.trim())
+    .filter(Boolean);
   return (dirs.length > 0 ? dirs : [join(home, ".claude")]).map((dir) => join(dir, "settings.json"));
 }
 
@@ -41,7 +44,12 @@ export function readCleanupPeriodDays(settingsPaths: readonly string[]): { days:
 /** Claude Code containers whose path and fingerprint are not (yet) in the index's containers table. */
 function findUnindexed(containers: readonly SourceContainer[], db: Database | undefined): SourceContainer[] {
   if (!db) return [...containers];
-  const known = new Map(db.query<{ path: string; fingerprint: string }, []>("SELECT path, fingerprint FROM containers").all().map((row) => [row.path, row.fingerprint]));
+  const known = new Map(
+    db
+      .query<{ path: string; fingerprint: string }, []>("SELECT path, fingerprint FROM containers")
+      .all()
+      .map((row) => [row.path, row.fingerprint]),
+  );
   return containers.filter((container) => known.get(container.path) !== container.fingerprint);
 }
 
@@ -49,17 +57,29 @@ function findUnindexed(containers: readonly SourceContainer[], db: Database | un
  * WARN when Claude Code history is not indexed yet (with the days left before the oldest such file is deleted),
  * OK otherwise. `nowMs` is injectable for tests.
  */
-export function checkCleanupPeriod(options: { claudeContainers: readonly SourceContainer[]; db: Database | undefined; settingsPaths: readonly string[]; nowMs?: number }): CheckResult {
+export function checkCleanupPeriod(options: {
+  claudeContainers: readonly SourceContainer[];
+  db: Database | undefined;
+  settingsPaths: readonly string[];
+  nowMs?: number;
+}): CheckResult {
   const { days, from } = readCleanupPeriodDays(options.settingsPaths);
   const setting = `cleanupPeriodDays = ${days}${from ? ` in ${from}` : " (Claude Code's default)"}`;
   const raise = `to keep more, set "cleanupPeriodDays": 365 in ${options.settingsPaths[0] ?? "~/.claude/settings.json"}`;
-  if (options.claudeContainers.length === 0) return { id: "cleanup", status: "ok", message: `no Claude Code history to lose (${setting})` };
+  if (options.claudeContainers.length === 0)
+    return { id: "cleanup", status: "ok", message: `no Claude Code history to lose (${setting})` };
   const unindexed = findUnindexed(options.claudeContainers, options.db);
   if (unindexed.length === 0) {
-    return { id: "cleanup", status: "ok", message: `all Claude Code history is indexed; Claude Code deletes sessions after ${days} days, recall keeps them (${setting})` };
+    return {
+      id: "cleanup",
+      status: "ok",
+      message: `all Claude Code history is indexed; Claude Code deletes sessions after ${days} days, recall keeps them (${setting})`,
+    };
   }
   const nowMs = options.nowMs ?? Date.now();
-  const oldestMs = Math.min(...unindexed.map((container) => statSync(container.path, { throwIfNoEntry: false })?.mtimeMs ?? nowMs));
+  const oldestMs = Math.min(
+    ...unindexed.map((container) => statSync(container.path, { throwIfNoEntry: false })?.mtimeMs ?? nowMs),
+  );
   const daysLeft = Math.max(0, Math.floor(days - (nowMs - oldestMs) / dayMs));
   return {
     id: "cleanup",

@@ -5,11 +5,26 @@
 import { pathsUnder, type RecallPaths } from "../index/index.ts";
 import type { SourceRootMap } from "../parsers/index.ts";
 import { checkFolders, checkSnapshot } from "./archive.ts";
-import { checkEndpoint, checkIndex, checkLocalModel, checkSources, checkVectors, effectiveEnv, resolveConfigForDoctor, scanSources, type CheckResult } from "./checks.ts";
+import {
+  checkEndpoint,
+  checkIndex,
+  checkLocalModel,
+  checkSources,
+  checkVectors,
+  effectiveEnv,
+  resolveConfigForDoctor,
+  scanSources,
+  type CheckResult,
+} from "./checks.ts";
 import { checkCleanupPeriod, claudeSettingsPaths } from "./cleanup-period.ts";
 
 export type { CheckResult, CheckStatus } from "./checks.ts";
-export { checkCleanupPeriod, claudeSettingsPaths, readCleanupPeriodDays, defaultCleanupPeriodDays } from "./cleanup-period.ts";
+export {
+  checkCleanupPeriod,
+  claudeSettingsPaths,
+  readCleanupPeriodDays,
+  defaultCleanupPeriodDays,
+} from "./cleanup-period.ts";
 export { checkFolders, checkSnapshot, restoreLastSnapshot, renderRestoreJson, renderRestoreText } from "./archive.ts";
 
 /** Inputs of one doctor run. */
@@ -52,8 +67,15 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     const { config, result } = resolveConfigForDoctor(env, paths, options.modelFlag);
     if (result) results.push(result);
     else if (config?.kind === "local") results.push(await checkLocalModel(config, options.loadModel ?? false));
-    else if (config?.kind === "remote" && !offline) results.push(await checkEndpoint(config, options.endpointTimeoutMs));
-    results.push(checkCleanupPeriod({ claudeContainers: scanned["claude-code"].containers, db, settingsPaths: claudeSettingsPaths(env, options.home) }));
+    else if (config?.kind === "remote" && !offline)
+      results.push(await checkEndpoint(config, options.endpointTimeoutMs));
+    results.push(
+      checkCleanupPeriod({
+        claudeContainers: scanned["claude-code"].containers,
+        db,
+        settingsPaths: claudeSettingsPaths(env, options.home),
+      }),
+    );
   } finally {
     db?.close();
   }
@@ -71,7 +93,13 @@ export function renderDoctorText(results: readonly CheckResult[]): string {
   });
   const failed = results.filter((result) => result.status === "fail").length;
   const warned = results.filter((result) => result.status === "warn").length;
-  lines.push(failed > 0 ? `${failed} check(s) failed, ${warned} warning(s)` : warned > 0 ? `no failures, ${warned} warning(s)` : "all checks passed");
+  lines.push(
+    failed > 0
+      ? `${failed} check(s) failed, ${warned} warning(s)`
+      : warned > 0
+        ? `no failures, ${warned} warning(s)`
+        : "all checks passed",
+  );
   return `${lines.join("\n")}\n`;
 }
 

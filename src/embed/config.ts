@@ -66,7 +66,10 @@ export function parseDotEnv(text: string): Record<string, string> {
     const quote = rest[0];
     if ((quote === '"' || quote === "'") && rest.indexOf(quote, 1) > 0) {
       const inner = rest.slice(1, rest.indexOf(quote, 1));
-      out[key] = quote === '"' ? inner.replace(/\\([nt"\\])/g, (_, c: string) => ({ n: "\n", t: "\t" } as Record<string, string>)[c] ?? c) : inner;
+      out[key] =
+        quote === '"'
+          ? inner.replace(/\\([nt"\\])/g, (_, c: string) => (({ n: "\n", t: "\t" }) as Record<string, string>)[c] ?? c)
+          : inner;
     } else {
       out[key] = rest.replace(/\s+#.*$/, "");
     }
@@ -78,7 +81,10 @@ export function parseDotEnv(text: string): Record<string, string> {
  * `env` overlaid on the `.env` file (the environment wins). Missing file → `env` unchanged.
  * @param home the recall folders (`.env` is read from `paths.config`), or one folder holding everything (RECALL_HOME)
  */
-export function loadEnvWithDotEnv(env: Record<string, string | undefined>, home: string | RecallPaths): Record<string, string | undefined> {
+export function loadEnvWithDotEnv(
+  env: Record<string, string | undefined>,
+  home: string | RecallPaths,
+): Record<string, string | undefined> {
   const path = dotEnvPath(asRecallPaths(home));
   if (!existsSync(path)) return env;
   const fromFile = parseDotEnv(readFileSync(path, "utf8"));
@@ -100,9 +106,14 @@ export function normalizeEmbeddingsUrl(value: string): string {
   } catch {
     throw new UsageError(`EMBEDDINGS_URL is not a url: ${value}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`EMBEDDINGS_URL must be http or https: ${value}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`EMBEDDINGS_URL must be http or https: ${value}`);
   const path = url.pathname.replace(/\/+$/, "");
-  url.pathname = path.endsWith("/embeddings") ? path : path.endsWith("/v1") ? `${path}/embeddings` : `${path}/v1/embeddings`;
+  url.pathname = path.endsWith("/embeddings")
+    ? path
+    : path.endsWith("/v1")
+      ? `${path}/embeddings`
+      : `${path}/v1/embeddings`;
   return url.toString();
 }
 
@@ -123,16 +134,23 @@ export function isOffline(env: Record<string, string | undefined>): boolean {
  *   EmbedError(ENDPOINT_UNREACHABLE) when a remote endpoint is configured but RECALL_OFFLINE=1
  */
 export function resolveEmbedConfig(options: {
-  env: Record<string, string | undefined>; home: string | RecallPaths; modelFlag?: string | undefined; cwd?: string;
+  env: Record<string, string | undefined>;
+  home: string | RecallPaths;
+  modelFlag?: string | undefined;
+  cwd?: string;
 }): EmbedConfig {
   const env = loadEnvWithDotEnv(options.env, options.home);
   const offline = isOffline(env);
   const explicitModel = options.modelFlag ?? env.RECALL_MODEL;
   if (!explicitModel && env.EMBEDDINGS_URL) {
     if (offline) {
-      throw new EmbedError("ENDPOINT_UNREACHABLE", "RECALL_OFFLINE=1 forbids the remote embedding endpoint in EMBEDDINGS_URL", {
-        hint: "unset RECALL_OFFLINE or EMBEDDINGS_URL",
-      });
+      throw new EmbedError(
+        "ENDPOINT_UNREACHABLE",
+        "RECALL_OFFLINE=1 forbids the remote embedding endpoint in EMBEDDINGS_URL",
+        {
+          hint: "unset RECALL_OFFLINE or EMBEDDINGS_URL",
+        },
+      );
     }
     const maxTokens = Number.parseInt(env.EMBEDDINGS_MAX_TOKENS ?? "", 10);
     const prefixes = resolvePrefixes(env, recognizeModelFamily(env.EMBEDDINGS_MODEL));
@@ -146,7 +164,13 @@ export function resolveEmbedConfig(options: {
       documentPrefix: prefixes.documentPrefix,
     };
   }
-  return resolveLocalModel(explicitModel ?? defaultModelName(), modelsDir(asRecallPaths(options.home)), options.cwd ?? process.cwd(), env, offline);
+  return resolveLocalModel(
+    explicitModel ?? defaultModelName(),
+    modelsDir(asRecallPaths(options.home)),
+    options.cwd ?? process.cwd(),
+    env,
+    offline,
+  );
 }
 
 /**
@@ -156,7 +180,10 @@ export function resolveEmbedConfig(options: {
 export function describeDefaultModel(): { name: string; reason: string } {
   const hardware = detectHardware();
   const choice = defaultPresetFor(hardware.gpu !== undefined);
-  return { name: choice.name, reason: hardware.gpu ? `${hardware.reason}` : `${hardware.reason}; ${choice.name} is fast enough on a CPU` };
+  return {
+    name: choice.name,
+    reason: hardware.gpu ? `${hardware.reason}` : `${hardware.reason}; ${choice.name} is fast enough on a CPU`,
+  };
 }
 
 function defaultModelName(): string {
@@ -164,17 +191,34 @@ function defaultModelName(): string {
 }
 
 function resolveLocalModel(
-  model: string, modelsFolder: string, cwd: string, env: Record<string, string | undefined>, offline: boolean,
+  model: string,
+  modelsFolder: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+  offline: boolean,
 ): LocalEmbedConfig {
   const isPath = model.endsWith(".gguf") || model.includes("/") || model.includes("\\");
   if (isPath) {
     const modelPath = isAbsolute(model) ? model : resolve(cwd, model);
     const name = modelPath.replace(/^.*[\\/]/, "").replace(/\.gguf$/, "");
-    return { kind: "local", name, modelPath, preset: undefined, downloadUrl: undefined, offline, modelsFolder, queryPrefix: env.EMBEDDINGS_QUERY_PREFIX, documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX };
+    return {
+      kind: "local",
+      name,
+      modelPath,
+      preset: undefined,
+      downloadUrl: undefined,
+      offline,
+      modelsFolder,
+      queryPrefix: env.EMBEDDINGS_QUERY_PREFIX,
+      documentPrefix: env.EMBEDDINGS_DOCUMENT_PREFIX,
+    };
   }
   const preset = findPreset(model);
   if (!preset) {
-    throw new UsageError(`unknown model: ${model}`, `use one of ${Object.keys(modelPresets).join(", ")}, or a path to a .gguf file`);
+    throw new UsageError(
+      `unknown model: ${model}`,
+      `use one of ${Object.keys(modelPresets).join(", ")}, or a path to a .gguf file`,
+    );
   }
   return {
     kind: "local",

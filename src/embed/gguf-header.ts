@@ -9,8 +9,19 @@ import { EmbedError } from "../errors.ts";
 
 /** GGUF value type ids (gguf.md "gguf_metadata_value_type"). */
 export const GgufValueType = {
-  UINT8: 0, INT8: 1, UINT16: 2, INT16: 3, UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7,
-  STRING: 8, ARRAY: 9, UINT64: 10, INT64: 11, FLOAT64: 12,
+  UINT8: 0,
+  INT8: 1,
+  UINT16: 2,
+  INT16: 3,
+  UINT32: 4,
+  INT32: 5,
+  FLOAT32: 6,
+  BOOL: 7,
+  STRING: 8,
+  ARRAY: 9,
+  UINT64: 10,
+  INT64: 11,
+  FLOAT64: 12,
 } as const;
 
 /** One metadata value: numbers (u64/i64 become `number`; exact up to 2^53), strings, booleans or arrays. */
@@ -30,7 +41,10 @@ class FileCursor {
   private buffer = Buffer.alloc(0);
   private bufferStart = 0;
   position = 0;
-  constructor(private readonly fd: number, private readonly path: string) {}
+  constructor(
+    private readonly fd: number,
+    private readonly path: string,
+  ) {}
 
   private ensure(lengthBytes: number): Buffer {
     const offset = this.position - this.bufferStart;
@@ -51,16 +65,46 @@ class FileCursor {
     return at;
   }
 
-  u8(): number { const at = this.take(1); return this.buffer.readUInt8(at); }
-  i8(): number { const at = this.take(1); return this.buffer.readInt8(at); }
-  u16(): number { const at = this.take(2); return this.buffer.readUInt16LE(at); }
-  i16(): number { const at = this.take(2); return this.buffer.readInt16LE(at); }
-  u32(): number { const at = this.take(4); return this.buffer.readUInt32LE(at); }
-  i32(): number { const at = this.take(4); return this.buffer.readInt32LE(at); }
-  f32(): number { const at = this.take(4); return this.buffer.readFloatLE(at); }
-  f64(): number { const at = this.take(8); return this.buffer.readDoubleLE(at); }
-  u64(): number { const at = this.take(8); return Number(this.buffer.readBigUInt64LE(at)); }
-  i64(): number { const at = this.take(8); return Number(this.buffer.readBigInt64LE(at)); }
+  u8(): number {
+    const at = this.take(1);
+    return this.buffer.readUInt8(at);
+  }
+  i8(): number {
+    const at = this.take(1);
+    return this.buffer.readInt8(at);
+  }
+  u16(): number {
+    const at = this.take(2);
+    return this.buffer.readUInt16LE(at);
+  }
+  i16(): number {
+    const at = this.take(2);
+    return this.buffer.readInt16LE(at);
+  }
+  u32(): number {
+    const at = this.take(4);
+    return this.buffer.readUInt32LE(at);
+  }
+  i32(): number {
+    const at = this.take(4);
+    return this.buffer.readInt32LE(at);
+  }
+  f32(): number {
+    const at = this.take(4);
+    return this.buffer.readFloatLE(at);
+  }
+  f64(): number {
+    const at = this.take(8);
+    return this.buffer.readDoubleLE(at);
+  }
+  u64(): number {
+    const at = this.take(8);
+    return Number(this.buffer.readBigUInt64LE(at));
+  }
+  i64(): number {
+    const at = this.take(8);
+    return Number(this.buffer.readBigInt64LE(at));
+  }
   string(): string {
     const lengthBytes = this.u64();
     if (lengthBytes > 1 << 30) throw new EmbedError("MODEL_MISSING", `corrupt gguf string length in ${this.path}`);
@@ -71,18 +115,30 @@ class FileCursor {
 
 function readValue(cursor: FileCursor, type: number, path: string): GgufValue {
   switch (type) {
-    case GgufValueType.UINT8: return cursor.u8();
-    case GgufValueType.INT8: return cursor.i8();
-    case GgufValueType.UINT16: return cursor.u16();
-    case GgufValueType.INT16: return cursor.i16();
-    case GgufValueType.UINT32: return cursor.u32();
-    case GgufValueType.INT32: return cursor.i32();
-    case GgufValueType.FLOAT32: return cursor.f32();
-    case GgufValueType.BOOL: return cursor.u8() !== 0;
-    case GgufValueType.STRING: return cursor.string();
-    case GgufValueType.UINT64: return cursor.u64();
-    case GgufValueType.INT64: return cursor.i64();
-    case GgufValueType.FLOAT64: return cursor.f64();
+    case GgufValueType.UINT8:
+      return cursor.u8();
+    case GgufValueType.INT8:
+      return cursor.i8();
+    case GgufValueType.UINT16:
+      return cursor.u16();
+    case GgufValueType.INT16:
+      return cursor.i16();
+    case GgufValueType.UINT32:
+      return cursor.u32();
+    case GgufValueType.INT32:
+      return cursor.i32();
+    case GgufValueType.FLOAT32:
+      return cursor.f32();
+    case GgufValueType.BOOL:
+      return cursor.u8() !== 0;
+    case GgufValueType.STRING:
+      return cursor.string();
+    case GgufValueType.UINT64:
+      return cursor.u64();
+    case GgufValueType.INT64:
+      return cursor.i64();
+    case GgufValueType.FLOAT64:
+      return cursor.f64();
     case GgufValueType.ARRAY: {
       const itemType = cursor.u32();
       const count = cursor.u64();
@@ -154,7 +210,8 @@ export function readGgufModelInfo(path: string): GgufModelInfo {
   const { metadata } = readGgufHeader(path);
   const architecture = String(metadata.get("general.architecture") ?? "unknown");
   const dims = metadata.get(`${architecture}.embedding_length`);
-  if (typeof dims !== "number") throw new EmbedError("MODEL_MISSING", `gguf file has no ${architecture}.embedding_length: ${path}`);
+  if (typeof dims !== "number")
+    throw new EmbedError("MODEL_MISSING", `gguf file has no ${architecture}.embedding_length: ${path}`);
   const contextTokens = metadata.get(`${architecture}.context_length`);
   const poolingId = metadata.get(`${architecture}.pooling_type`);
   const name = metadata.get("general.name");

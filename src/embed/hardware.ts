@@ -29,14 +29,16 @@ export function detectHardware(platform: string = process.platform, arch: string
   if (platform === "darwin" && arch === "arm64") return { gpu: "metal", reason: "Apple silicon (Metal)" };
   if (platform === "linux" || platform === "win32") {
     const cudaDevice = existsSync("/dev/nvidia0") || existsSync("/proc/driver/nvidia/version");
-    if (cudaDevice && canResolve(`@node-llama-cpp/${platform}-${arch}-cuda/package.json`)) return { gpu: "cuda", reason: "an NVIDIA GPU with node-llama-cpp's CUDA build" };
+    if (cudaDevice && canResolve(`@node-llama-cpp/${platform}-${arch}-cuda/package.json`))
+      return { gpu: "cuda", reason: "an NVIDIA GPU with node-llama-cpp's CUDA build" };
     let renderNode = false;
     try {
       renderNode = readdirSync("/dev/dri").some((name) => name.startsWith("renderD"));
     } catch {
       // no /dev/dri
     }
-    if (renderNode && canResolve(`@node-llama-cpp/${platform}-${arch}-vulkan/package.json`)) return { gpu: "vulkan", reason: "a GPU with node-llama-cpp's Vulkan build" };
+    if (renderNode && canResolve(`@node-llama-cpp/${platform}-${arch}-vulkan/package.json`))
+      return { gpu: "vulkan", reason: "a GPU with node-llama-cpp's Vulkan build" };
   }
   return { gpu: undefined, reason: "no GPU that node-llama-cpp can use here" };
 }

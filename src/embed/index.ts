@@ -9,10 +9,24 @@ export { serveEmbedHelper, type EmbedHelperServerOptions, type HelperExit } from
 export { connectEmbedHelper, stopEmbedHelpers, type HelperConnection } from "./helper/client.ts";
 export { helperSocketPath, helpersDir } from "./helper/socket-path.ts";
 export type { HelperModel, HelperRoots } from "./helper/protocol.ts";
-export { cpuDefaultPresetName, defaultPresetFor, findPreset, gpuDefaultPresetName, modelPresets, presetDownloadUrl } from "./presets.ts";
+export {
+  cpuDefaultPresetName,
+  defaultPresetFor,
+  findPreset,
+  gpuDefaultPresetName,
+  modelPresets,
+  presetDownloadUrl,
+} from "./presets.ts";
 export { detectHardware, type HardwareReport } from "./hardware.ts";
 export type { ModelPreset } from "./presets.ts";
-export { describeDefaultModel, isOffline, loadEnvWithDotEnv, normalizeEmbeddingsUrl, parseDotEnv, resolveEmbedConfig } from "./config.ts";
+export {
+  describeDefaultModel,
+  isOffline,
+  loadEnvWithDotEnv,
+  normalizeEmbeddingsUrl,
+  parseDotEnv,
+  resolveEmbedConfig,
+} from "./config.ts";
 export type { EmbedConfig, LocalEmbedConfig, RemoteEmbedConfig } from "./config.ts";
 export { downloadFile, ensureModel, listModels, pullModel } from "./model-files.ts";
 export type { DownloadOptions, DownloadProgressHook, ModelFileEntry } from "./model-files.ts";

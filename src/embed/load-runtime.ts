@@ -20,10 +20,12 @@ let llamaPromise: Promise<Llama> | undefined;
  * @throws EmbedError(EMBED_FAILED) when the package or its native binary cannot be loaded
  */
 export function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
-  modulePromise ??= (isCompiledBinary() ? importEmbeddedRuntime() : import("node-llama-cpp")).catch((cause: unknown) => {
-    modulePromise = undefined;
-    throw new EmbedError("EMBED_FAILED", `cannot load node-llama-cpp: ${String(cause)}`, { cause });
-  });
+  modulePromise ??= (isCompiledBinary() ? importEmbeddedRuntime() : import("node-llama-cpp")).catch(
+    (cause: unknown) => {
+      modulePromise = undefined;
+      throw new EmbedError("EMBED_FAILED", `cannot load node-llama-cpp: ${String(cause)}`, { cause });
+    },
+  );
   return modulePromise;
 }
 
@@ -71,7 +73,9 @@ export function getSharedLlama(): Promise<Llama> {
     }
   })().catch((cause: unknown) => {
     llamaPromise = undefined;
-    throw cause instanceof EmbedError ? cause : new EmbedError("EMBED_FAILED", `cannot start llama.cpp: ${String(cause)}`, { cause });
+    throw cause instanceof EmbedError
+      ? cause
+      : new EmbedError("EMBED_FAILED", `cannot start llama.cpp: ${String(cause)}`, { cause });
   });
   return llamaPromise;
 }

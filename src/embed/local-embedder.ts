@@ -30,7 +30,10 @@ export interface LocalEmbedderOptions {
  * @throws EmbedError(MODEL_MISSING) when the file is missing or not GGUF; EmbedError(EMBED_FAILED) when
  *   llama.cpp cannot load it
  */
-export async function createLocalEmbedder(config: LocalEmbedConfig, options: LocalEmbedderOptions = {}): Promise<Embedder> {
+export async function createLocalEmbedder(
+  config: LocalEmbedConfig,
+  options: LocalEmbedderOptions = {},
+): Promise<Embedder> {
   const info = readGgufModelInfo(config.modelPath);
   checkPooling(config, info);
   const fileHash = await hashModelFile(config.modelPath, config.modelsFolder);
@@ -52,7 +55,11 @@ export async function createLocalEmbedder(config: LocalEmbedConfig, options: Loc
     context = await model.createEmbeddingContext({ contextSize, batchSize: contextSize, threads });
   } catch (cause) {
     await model.dispose();
-    throw new EmbedError("EMBED_FAILED", `cannot create an embedding context for ${config.modelPath}: ${String(cause)}`, { cause });
+    throw new EmbedError(
+      "EMBED_FAILED",
+      `cannot create an embedding context for ${config.modelPath}: ${String(cause)}`,
+      { cause },
+    );
   }
   const fingerprint: ModelFingerprint = {
     name: config.name,
@@ -60,7 +67,10 @@ export async function createLocalEmbedder(config: LocalEmbedConfig, options: Loc
     dims: model.embeddingVectorSize,
     pooling: info.pooling,
     // A preset's own prefixes, else its family's (a file or GGUF name such as nomic-embed-text-v1.5.Q4_K_M).
-    ...resolvePrefixes({ EMBEDDINGS_QUERY_PREFIX: config.queryPrefix, EMBEDDINGS_DOCUMENT_PREFIX: config.documentPrefix }, config.preset ?? family),
+    ...resolvePrefixes(
+      { EMBEDDINGS_QUERY_PREFIX: config.queryPrefix, EMBEDDINGS_DOCUMENT_PREFIX: config.documentPrefix },
+      config.preset ?? family,
+    ),
   };
   return new LocalEmbedder(model, context, fingerprint, contextSize - 1);
 }
@@ -74,9 +84,13 @@ function checkPooling(config: LocalEmbedConfig, info: GgufModelInfo): void {
   const family = recognizeModelFamily(config.preset?.name ?? config.name) ?? recognizeModelFamily(info.name);
   const expected = config.preset?.pooling ?? family?.pooling;
   if (expected === undefined || expected === info.pooling) return;
-  throw new EmbedError("EMBED_FAILED", `${config.modelPath} has ${info.pooling} pooling in its GGUF metadata, but ${family?.id ?? config.name} models need ${expected} pooling`, {
-    hint: `use a GGUF converted with pooling_type ${expected} (llama.cpp convert_hf_to_gguf.py sets it), e.g. \`recall model pull ${config.preset?.name ?? "<preset>"}\``,
-  });
+  throw new EmbedError(
+    "EMBED_FAILED",
+    `${config.modelPath} has ${info.pooling} pooling in its GGUF metadata, but ${family?.id ?? config.name} models need ${expected} pooling`,
+    {
+      hint: `use a GGUF converted with pooling_type ${expected} (llama.cpp convert_hf_to_gguf.py sets it), e.g. \`recall model pull ${config.preset?.name ?? "<preset>"}\``,
+    },
+  );
 }
 
 class LocalEmbedder implements Embedder {
@@ -139,7 +153,9 @@ class LocalEmbedder implements Embedder {
     try {
       vector = await this.embedOne(this.fingerprint.queryPrefix + text);
     } catch (cause) {
-      throw cause instanceof EmbedError ? cause : new EmbedError("EMBED_FAILED", `query embedding failed: ${String(cause)}`, { cause });
+      throw cause instanceof EmbedError
+        ? cause
+        : new EmbedError("EMBED_FAILED", `query embedding failed: ${String(cause)}`, { cause });
     }
     if (!vector) throw new EmbedError("EMBED_FAILED", "query embedding failed: the model returned an empty vector");
     return vector;

@@ -25,14 +25,68 @@ export interface ModelFamily {
 
 const preset = (name: string) => modelPresets[name]!;
 const families: Array<{ pattern: RegExp; family: ModelFamily }> = [
-  { pattern: /qwen3[-_ ]?embedding/, family: { id: "qwen3-embedding", queryPrefix: preset("qwen3-embedding-0.6b").queryPrefix, documentPrefix: "", pooling: "last" } },
-  { pattern: /nomic[-_ ]?embed[-_ ]?text/, family: { id: "nomic-embed-text", queryPrefix: "search_query: ", documentPrefix: "search_document: ", pooling: "mean" } },
-  { pattern: /embedding[-_ ]?gemma/, family: { id: "embeddinggemma", queryPrefix: preset("embeddinggemma-300m").queryPrefix, documentPrefix: preset("embeddinggemma-300m").documentPrefix, pooling: "mean" } },
-  { pattern: /bge[-_ ](small|base|large)[-_ ]en/, family: { id: "bge-en-v1.5", queryPrefix: preset("bge-small-en-v1.5").queryPrefix, documentPrefix: "", pooling: "cls" } },
-  { pattern: /all[-_ ]?minilm[-_ ]?l(6|12)/, family: { id: "all-minilm", queryPrefix: "", documentPrefix: "", pooling: "mean", maxInputTokens: 256 } },
-  { pattern: /(^|[^a-z])(multilingual[-_ ])?e5[-_ ](small|base|large)/, family: { id: "e5", queryPrefix: "query: ", documentPrefix: "passage: ", pooling: "mean" } },
-  { pattern: /mxbai[-_ ]?embed[-_ ]?large/, family: { id: "mxbai-embed-large", queryPrefix: "Represent this sentence for searching relevant passages: ", documentPrefix: "", pooling: "cls" } },
-  { pattern: /snowflake[-_ ]?arctic[-_ ]?embed/, family: { id: "snowflake-arctic-embed", queryPrefix: "Represent this sentence for searching relevant passages: ", documentPrefix: "", pooling: "cls" } },
+  {
+    pattern: /qwen3[-_ ]?embedding/,
+    family: {
+      id: "qwen3-embedding",
+      queryPrefix: preset("qwen3-embedding-0.6b").queryPrefix,
+      documentPrefix: "",
+      pooling: "last",
+    },
+  },
+  {
+    pattern: /nomic[-_ ]?embed[-_ ]?text/,
+    family: {
+      id: "nomic-embed-text",
+      queryPrefix: "search_query: ",
+      documentPrefix: "search_document: ",
+      pooling: "mean",
+    },
+  },
+  {
+    pattern: /embedding[-_ ]?gemma/,
+    family: {
+      id: "embeddinggemma",
+      queryPrefix: preset("embeddinggemma-300m").queryPrefix,
+      documentPrefix: preset("embeddinggemma-300m").documentPrefix,
+      pooling: "mean",
+    },
+  },
+  {
+    pattern: /bge[-_ ](small|base|large)[-_ ]en/,
+    family: {
+      id: "bge-en-v1.5",
+      queryPrefix: preset("bge-small-en-v1.5").queryPrefix,
+      documentPrefix: "",
+      pooling: "cls",
+    },
+  },
+  {
+    pattern: /all[-_ ]?minilm[-_ ]?l(6|12)/,
+    family: { id: "all-minilm", queryPrefix: "", documentPrefix: "", pooling: "mean", maxInputTokens: 256 },
+  },
+  {
+    pattern: /(^|[^a-z])(multilingual[-_ ])?e5[-_ ](small|base|large)/,
+    family: { id: "e5", queryPrefix: "query: ", documentPrefix: "passage: ", pooling: "mean" },
+  },
+  {
+    pattern: /mxbai[-_ ]?embed[-_ ]?large/,
+    family: {
+      id: "mxbai-embed-large",
+      queryPrefix: "Represent this sentence for searching relevant passages: ",
+      documentPrefix: "",
+      pooling: "cls",
+    },
+  },
+  {
+    pattern: /snowflake[-_ ]?arctic[-_ ]?embed/,
+    family: {
+      id: "snowflake-arctic-embed",
+      queryPrefix: "Represent this sentence for searching relevant passages: ",
+      documentPrefix: "",
+      pooling: "cls",
+    },
+  },
 ];
 
 /**
@@ -50,7 +104,8 @@ export function recognizeModelFamily(id: string | undefined): ModelFamily | unde
  * family's, else none.
  */
 export function resolvePrefixes(
-  env: Record<string, string | undefined>, family: Pick<ModelFamily, "queryPrefix" | "documentPrefix"> | undefined,
+  env: Record<string, string | undefined>,
+  family: Pick<ModelFamily, "queryPrefix" | "documentPrefix"> | undefined,
 ): { queryPrefix: string; documentPrefix: string } {
   return {
     queryPrefix: env.EMBEDDINGS_QUERY_PREFIX ?? family?.queryPrefix ?? "",

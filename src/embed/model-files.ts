@@ -35,7 +35,12 @@ async function sha256OfFile(path: string): Promise<string> {
 }
 
 /** Streams one HTTP response body into `fd`, reporting each chunk's size. Throws on a dropped or stalled connection. */
-async function writeBody(response: Response, fd: number, onBytes: (count: number) => void, stallTimeoutMs: number): Promise<void> {
+async function writeBody(
+  response: Response,
+  fd: number,
+  onBytes: (count: number) => void,
+  stallTimeoutMs: number,
+): Promise<void> {
   const reader = response.body!.getReader();
   for (;;) {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -77,7 +82,11 @@ export async function downloadFile(url: string, targetPath: string, options: Dow
       lastError = error;
       continue;
     }
-    if (response.status === 416) { rmSync(partPath, { force: true }); lastError = new Error("http 416"); continue; }
+    if (response.status === 416) {
+      rmSync(partPath, { force: true });
+      lastError = new Error("http 416");
+      continue;
+    }
     if (!response.ok || !response.body) {
       throw new EmbedError("MODEL_DOWNLOAD", `download failed: http ${response.status} for ${url}`);
     }
@@ -97,22 +106,33 @@ export async function downloadFile(url: string, targetPath: string, options: Dow
     } finally {
       closeSync(fd);
     }
-    if (totalBytes !== undefined && downloadedBytes !== totalBytes) { lastError = new Error(`got ${downloadedBytes} of ${totalBytes} bytes`); continue; }
+    if (totalBytes !== undefined && downloadedBytes !== totalBytes) {
+      lastError = new Error(`got ${downloadedBytes} of ${totalBytes} bytes`);
+      continue;
+    }
     if (options.expectedSha256 !== undefined) {
       const actual = await sha256OfFile(partPath);
       if (actual !== options.expectedSha256.toLowerCase()) {
         rmSync(partPath, { force: true });
-        throw new EmbedError("MODEL_DOWNLOAD", `the download of ${url} is not the pinned file (sha256 ${actual.slice(0, 16)}…, expected ${options.expectedSha256.slice(0, 16)}…); it was deleted`, {
-          hint: "check RECALL_MODEL_BASE_URL (a mirror must serve the same file), then run `recall model pull` again",
-        });
+        throw new EmbedError(
+          "MODEL_DOWNLOAD",
+          `the download of ${url} is not the pinned file (sha256 ${actual.slice(0, 16)}…, expected ${options.expectedSha256.slice(0, 16)}…); it was deleted`,
+          {
+            hint: "check RECALL_MODEL_BASE_URL (a mirror must serve the same file), then run `recall model pull` again",
+          },
+        );
       }
     }
     renameSync(partPath, targetPath);
     return;
   }
-  throw new EmbedError("MODEL_DOWNLOAD", `download of ${url} failed after ${maxAttempts} attempts: ${String(lastError)}`, {
-    hint: "run `recall model pull` again to resume",
-  });
+  throw new EmbedError(
+    "MODEL_DOWNLOAD",
+    `download of ${url} failed after ${maxAttempts} attempts: ${String(lastError)}`,
+    {
+      hint: "run `recall model pull` again to resume",
+    },
+  );
 }
 
 /**
@@ -126,9 +146,13 @@ export async function ensureModel(config: LocalEmbedConfig, options: DownloadOpt
     throw new EmbedError("MODEL_MISSING", `model file not found: ${config.modelPath}`);
   }
   if (config.offline) {
-    throw new EmbedError("MODEL_MISSING", `model ${config.name} is not downloaded and RECALL_OFFLINE=1 forbids downloading it`, {
-      hint: `run \`recall model pull ${config.name}\` while online`,
-    });
+    throw new EmbedError(
+      "MODEL_MISSING",
+      `model ${config.name} is not downloaded and RECALL_OFFLINE=1 forbids downloading it`,
+      {
+        hint: `run \`recall model pull ${config.name}\` while online`,
+      },
+    );
   }
   await downloadFile(config.downloadUrl, config.modelPath, { ...options, expectedSha256: config.preset?.sha256 });
   try {
@@ -147,10 +171,18 @@ export async function ensureModel(config: LocalEmbedConfig, options: DownloadOpt
  * @throws UsageError when `name` is a file path (nothing to pull); EmbedError as ensureModel
  */
 export async function pullModel(options: {
-  home: string | RecallPaths; env: Record<string, string | undefined>; name?: string; onProgress?: DownloadProgressHook;
+  home: string | RecallPaths;
+  env: Record<string, string | undefined>;
+  name?: string;
+  onProgress?: DownloadProgressHook;
 }): Promise<string> {
-  const config = resolveEmbedConfig({ env: { ...options.env, EMBEDDINGS_URL: undefined }, home: options.home, modelFlag: options.name });
-  if (config.kind !== "local" || !config.preset) throw new UsageError(`not a downloadable model: ${options.name}`, "give a preset name");
+  const config = resolveEmbedConfig({
+    env: { ...options.env, EMBEDDINGS_URL: undefined },
+    home: options.home,
+    modelFlag: options.name,
+  });
+  if (config.kind !== "local" || !config.preset)
+    throw new UsageError(`not a downloadable model: ${options.name}`, "give a preset name");
   return ensureModel(config, { onProgress: options.onProgress });
 }
 
@@ -173,16 +205,19 @@ export interface ModelFileEntry {
 export function listModels(home: string | RecallPaths): ModelFileEntry[] {
   const dir = modelsDir(asRecallPaths(home));
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name.endsWith(".gguf")).sort().map((fileName) => {
-    const path = join(dir, fileName);
-    let info: GgufModelInfo | undefined;
-    let error: string | undefined;
-    try {
-      info = readGgufModelInfo(path);
-    } catch (cause) {
-      error = (cause as Error).message;
-    }
-    const presetName = Object.values(modelPresets).find((preset) => preset.fileName === fileName)?.name;
-    return { fileName, path, sizeBytes: statSync(path).size, presetName, info, error };
-  });
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".gguf"))
+    .sort()
+    .map((fileName) => {
+      const path = join(dir, fileName);
+      let info: GgufModelInfo | undefined;
+      let error: string | undefined;
+      try {
+        info = readGgufModelInfo(path);
+      } catch (cause) {
+        error = (cause as Error).message;
+      }
+      const presetName = Object.values(modelPresets).find((preset) => preset.fileName === fileName)?.name;
+      return { fileName, path, sizeBytes: statSync(path).size, presetName, info, error };
+    });
 }

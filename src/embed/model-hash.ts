@@ -23,7 +23,9 @@ interface HashSidecar {
  */
 export function hashSidecarPath(path: string, modelsFolder: string): string {
   const file = resolve(path);
-  return dirname(file) === resolve(modelsFolder) ? `${file}.sha256.json` : join(modelsFolder, "hashes", `${hashText(file)}.json`);
+  return dirname(file) === resolve(modelsFolder)
+    ? `${file}.sha256.json`
+    : join(modelsFolder, "hashes", `${hashText(file)}.json`);
 }
 
 /**
@@ -43,7 +45,13 @@ export async function hashModelFile(path: string, modelsFolder: string): Promise
     try {
       const cached = JSON.parse(readFileSync(sidecarPath, "utf8")) as HashSidecar;
       const samePath = cached.path === undefined || cached.path === resolve(path);
-      if (samePath && cached.sizeBytes === stat.size && cached.mtimeMs === stat.mtimeMs && /^[0-9a-f]{64}$/.test(cached.sha256)) return cached.sha256;
+      if (
+        samePath &&
+        cached.sizeBytes === stat.size &&
+        cached.mtimeMs === stat.mtimeMs &&
+        /^[0-9a-f]{64}$/.test(cached.sha256)
+      )
+        return cached.sha256;
     } catch {
       // a corrupt sidecar is recomputed below
     }
@@ -53,7 +61,16 @@ export async function hashModelFile(path: string, modelsFolder: string): Promise
   const sha256 = hasher.digest("hex");
   try {
     mkdirSync(dirname(sidecarPath), { recursive: true, mode: 0o700 });
-    writeFileSync(sidecarPath, JSON.stringify({ path: resolve(path), sizeBytes: stat.size, mtimeMs: stat.mtimeMs, sha256 } satisfies HashSidecar), { mode: 0o600 });
+    writeFileSync(
+      sidecarPath,
+      JSON.stringify({
+        path: resolve(path),
+        sizeBytes: stat.size,
+        mtimeMs: stat.mtimeMs,
+        sha256,
+      } satisfies HashSidecar),
+      { mode: 0o600 },
+    );
   } catch {
     // read-only model folder: hash again next time
   }

@@ -29,8 +29,13 @@ export interface OpenEmbedderOptions {
  * @throws UsageError (bad model name/URL, bad EMBEDDINGS_BATCH / EMBEDDINGS_CONCURRENCY / EMBEDDINGS_TIMEOUT_MS); EmbedError (MODEL_MISSING, MODEL_DOWNLOAD, EMBED_FAILED, ENDPOINT_UNREACHABLE)
  */
 export async function openEmbedder(options: OpenEmbedderOptions): Promise<Embedder> {
-  const config = options.config ?? resolveEmbedConfig({ env: options.env, home: options.home, modelFlag: options.modelFlag });
-  if (config.kind === "remote") return createRemoteEmbedder(config, { ...remoteOptionsFromEnv(loadEnvWithDotEnv(options.env, options.home)), ...options.remote });
+  const config =
+    options.config ?? resolveEmbedConfig({ env: options.env, home: options.home, modelFlag: options.modelFlag });
+  if (config.kind === "remote")
+    return createRemoteEmbedder(config, {
+      ...remoteOptionsFromEnv(loadEnvWithDotEnv(options.env, options.home)),
+      ...options.remote,
+    });
   await ensureModel(config, { onProgress: options.onDownloadProgress });
   return createLocalEmbedder(config, options.local);
 }

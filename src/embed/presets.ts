@@ -45,7 +45,10 @@ export const cpuDefaultPresetName = "bge-small-en-v1.5";
 export function defaultPresetFor(hasGpu: boolean): { name: string; reason: string } {
   return hasGpu
     ? { name: gpuDefaultPresetName, reason: "a GPU is available" }
-    : { name: cpuDefaultPresetName, reason: `no usable GPU; ${gpuDefaultPresetName} needs one to embed a history in reasonable time` };
+    : {
+        name: cpuDefaultPresetName,
+        reason: `no usable GPU; ${gpuDefaultPresetName} needs one to embed a history in reasonable time`,
+      };
 }
 
 /** All presets by name. */
@@ -57,7 +60,8 @@ export const modelPresets: Record<string, ModelPreset> = {
     dims: 1024,
     pooling: "last",
     // The model's sentence-transformers prompt ends in "Query:" followed directly by the query (its config_sentence_transformers.json).
-    queryPrefix: "Instruct: Given a search query, retrieve relevant conversation excerpts that answer the query\nQuery:",
+    queryPrefix:
+      "Instruct: Given a search query, retrieve relevant conversation excerpts that answer the query\nQuery:",
     documentPrefix: "",
     approxSizeBytes: 639_150_592,
     // Pinned from public manifests that fetch this file by revision and check it (2026-11; several agree).

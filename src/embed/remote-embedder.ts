@@ -62,16 +62,24 @@ const minimumPartLength = 64;
  * @throws EmbedError(ENDPOINT_AUTH) when the endpoint refuses the key (401/403), EmbedError(ENDPOINT_UNREACHABLE)
  *   when the probe fails otherwise after retries
  */
-export async function createRemoteEmbedder(config: RemoteEmbedConfig, options: RemoteEmbedderOptions = {}): Promise<Embedder> {
+export async function createRemoteEmbedder(
+  config: RemoteEmbedConfig,
+  options: RemoteEmbedderOptions = {},
+): Promise<Embedder> {
   const client = new EmbeddingsClient(config, options);
   let probe: Float32Array[];
   try {
     probe = await client.requestWithRetry(["recall"], () => {});
   } catch (cause) {
     if (cause instanceof RequestFailure && cause.kind === "auth") throw authError(config.url, cause);
-    throw new EmbedError("ENDPOINT_UNREACHABLE", `embedding endpoint failed: ${config.url}: ${(cause as Error).message}`, {
-      cause, hint: "check EMBEDDINGS_URL and EMBEDDINGS_API_KEY",
-    });
+    throw new EmbedError(
+      "ENDPOINT_UNREACHABLE",
+      `embedding endpoint failed: ${config.url}: ${(cause as Error).message}`,
+      {
+        cause,
+        hint: "check EMBEDDINGS_URL and EMBEDDINGS_API_KEY",
+      },
+    );
   }
   const fingerprint: ModelFingerprint = {
     name: config.model,
@@ -85,9 +93,14 @@ export async function createRemoteEmbedder(config: RemoteEmbedConfig, options: R
 }
 
 function authError(url: string, cause: RequestFailure): EmbedError {
-  return new EmbedError("ENDPOINT_AUTH", `the embedding endpoint ${url} refused the API key (${cause.message.slice(0, 80)})`, {
-    cause, hint: "set EMBEDDINGS_API_KEY (environment or ~/.config/recall/.env) to a key the endpoint accepts",
-  });
+  return new EmbedError(
+    "ENDPOINT_AUTH",
+    `the embedding endpoint ${url} refused the API key (${cause.message.slice(0, 80)})`,
+    {
+      cause,
+      hint: "set EMBEDDINGS_API_KEY (environment or ~/.config/recall/.env) to a key the endpoint accepts",
+    },
+  );
 }
 
 /** The breaker opened: the endpoint stopped answering. */
@@ -108,13 +121,21 @@ class EmbeddingsClient {
   /** timeouts in a row, each at a higher level; reset by any answer */
   private timeoutsInARow = 0;
 
-  constructor(private readonly config: RemoteEmbedConfig, private readonly options: RemoteEmbedderOptions) {}
+  constructor(
+    private readonly config: RemoteEmbedConfig,
+    private readonly options: RemoteEmbedderOptions,
+  ) {}
 
   /** The timeout of a request of `texts` texts, in whole ms (rounded up, so messages print it as an integer). */
   timeoutFor(texts: number): number {
     if (this.options.timeoutMs !== undefined) return this.options.timeoutMs;
     const floor = this.options.minTimeoutMs ?? 30_000;
-    return Math.ceil(Math.min(600_000, Math.max(floor, 10 * this.msPerText * texts * Math.max(1, this.inFlight)) * 2 ** this.timeoutLevel));
+    return Math.ceil(
+      Math.min(
+        600_000,
+        Math.max(floor, 10 * this.msPerText * texts * Math.max(1, this.inFlight)) * 2 ** this.timeoutLevel,
+      ),
+    );
   }
 
   private async requestOnce(texts: string[]): Promise<Float32Array[]> {
@@ -127,7 +148,9 @@ class EmbeddingsClient {
     this.inFlight++;
     try {
       response = await fetch(this.config.url, {
-        method: "POST", headers, body: JSON.stringify({ model: this.config.model, input: texts }),
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: this.config.model, input: texts }),
         signal: AbortSignal.timeout(timeoutMs),
       });
       if (!response.ok) {
@@ -136,12 +159,16 @@ class EmbeddingsClient {
       }
       const json = await response.json().catch(() => null);
       const vectors = parseEmbeddingsResponse(json, texts.length);
-      this.msPerText = Math.max(this.msPerText, (performance.now() - started) / texts.length / Math.max(1, this.inFlight));
+      this.msPerText = Math.max(
+        this.msPerText,
+        (performance.now() - started) / texts.length / Math.max(1, this.inFlight),
+      );
       return vectors;
     } catch (error) {
       if (error instanceof RequestFailure) throw error;
       const isTimeout = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      if (isTimeout) throw new RequestFailure(`timed out after ${timeoutMs} ms`, "network", undefined, undefined, level);
+      if (isTimeout)
+        throw new RequestFailure(`timed out after ${timeoutMs} ms`, "network", undefined, undefined, level);
       throw new RequestFailure(`network error: ${String(error)}`, "network");
     } finally {
       this.inFlight--;
@@ -187,7 +214,9 @@ class EmbeddingsClient {
         const retryable = failure.kind === "network" || failure.kind === "retryable";
         if (!retryable || attempt >= maxRetries) throw failure;
         const waitMs = this.backoffMs(attempt, failure.retryAfterMs);
-        onWarning(`embedding request failed (${failure.message}); retry ${attempt + 1}/${maxRetries} in ${Math.round(waitMs)} ms`);
+        onWarning(
+          `embedding request failed (${failure.message}); retry ${attempt + 1}/${maxRetries} in ${Math.round(waitMs)} ms`,
+        );
         await sleep(waitMs);
       }
     }
@@ -210,9 +239,11 @@ function parseEmbeddingsResponse(json: unknown, expectedCount: number): Float32A
   if (!Array.isArray(data) || data.length !== expectedCount) {
     throw new RequestFailure(`bad response: expected ${expectedCount} embeddings`, "permanent");
   }
-  const ordered = [...data].sort((a, b) => ((a as { index?: number }).index ?? 0) - ((b as { index?: number }).index ?? 0));
+  const ordered = [...data].sort(
+    (a, b) => ((a as { index?: number }).index ?? 0) - ((b as { index?: number }).index ?? 0),
+  );
   return ordered.map((item) => {
-    const vector = normalizeVector(((item as { embedding?: number[] }).embedding) ?? []);
+    const vector = normalizeVector((item as { embedding?: number[] }).embedding ?? []);
     if (!vector) throw new RequestFailure("bad response: empty or non-finite embedding", "permanent");
     return vector;
   });
@@ -223,14 +254,19 @@ function parseEmbeddingsResponse(json: unknown, expectedCount: number): Float32A
  * sentence ends, else in the middle (on a space when there is one). Returns [text] when it cannot be split.
  */
 export function splitForServer(text: string): string[] {
-  const ways: Array<[RegExp, string]> = [[/\n{2,}/, "\n\n"], [/(?<=[.!?])\s+/, " "], [/\n/, "\n"]];
+  const ways: Array<[RegExp, string]> = [
+    [/\n{2,}/, "\n\n"],
+    [/(?<=[.!?])\s+/, " "],
+    [/\n/, "\n"],
+  ];
   for (const [separator, joiner] of ways) {
     const pieces = text.split(separator).filter((piece) => piece.trim().length > 0);
     if (pieces.length < 2) continue;
     // Two halves of about equal length, cut at a separator.
     const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
     let cut = 0;
-    for (let left = 0; cut < pieces.length - 1 && left + pieces[cut]!.length <= total / 2; cut++) left += pieces[cut]!.length;
+    for (let left = 0; cut < pieces.length - 1 && left + pieces[cut]!.length <= total / 2; cut++)
+      left += pieces[cut]!.length;
     cut = Math.max(1, cut);
     return [pieces.slice(0, cut).join(joiner), pieces.slice(cut).join(joiner)];
   }
@@ -305,7 +341,9 @@ class RemoteEmbedder implements Embedder {
         hooks.onProgress?.(doneCount, texts.length);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, Math.ceil(texts.length / this.batchSize)) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.min(this.options.concurrency ?? 4, Math.ceil(texts.length / this.batchSize)) }, worker),
+    );
     if (fatal !== undefined) throw this.toEmbedError(fatal);
     return results;
   }
@@ -313,9 +351,13 @@ class RemoteEmbedder implements Embedder {
   private toEmbedError(error: unknown): unknown {
     if (error instanceof RequestFailure && error.kind === "auth") return authError(this.clientUrl, error);
     if (error instanceof BreakerOpen) {
-      return new EmbedError("ENDPOINT_UNREACHABLE", `the embedding endpoint ${this.clientUrl} stopped answering (${error.message})`, {
-        hint: "check that the server at EMBEDDINGS_URL is running; the next `recall index` embeds the rest",
-      });
+      return new EmbedError(
+        "ENDPOINT_UNREACHABLE",
+        `the embedding endpoint ${this.clientUrl} stopped answering (${error.message})`,
+        {
+          hint: "check that the server at EMBEDDINGS_URL is running; the next `recall index` embeds the rest",
+        },
+      );
     }
     return error;
   }
@@ -330,7 +372,12 @@ class RemoteEmbedder implements Embedder {
    * learned drops below it and the batch is tried again (so one long text never sends its 31 neighbours one by one).
    * Other failures: text by text.
    */
-  private async embedBatch(batch: string[], firstIndex: number, hooks: EmbedHooks, warn: (message: string) => void): Promise<(Float32Array | null)[]> {
+  private async embedBatch(
+    batch: string[],
+    firstIndex: number,
+    hooks: EmbedHooks,
+    warn: (message: string) => void,
+  ): Promise<(Float32Array | null)[]> {
     const prefixed = batch.map((text) => this.fingerprint.documentPrefix + text);
     const sizes = prefixed.map((text) => Buffer.byteLength(text, "utf8"));
     const fitting = prefixed.flatMap((_, offset) => (sizes[offset]! <= this.maxBytes ? [offset] : []));
@@ -338,13 +385,21 @@ class RemoteEmbedder implements Embedder {
     let alone = prefixed.map((_, offset) => offset).filter((offset) => !fitting.includes(offset));
     if (fitting.length > 1) {
       try {
-        const embedded = await this.client.requestWithRetry(fitting.map((offset) => prefixed[offset]!), warn);
+        const embedded = await this.client.requestWithRetry(
+          fitting.map((offset) => prefixed[offset]!),
+          warn,
+        );
         fitting.forEach((offset, i) => (vectors[offset] = embedded[i]!));
       } catch (error) {
         if (!(error instanceof RequestFailure) || error.kind === "auth") throw error;
         if (error.kind === "too-large") {
-          this.maxBytes = Math.max(minimumPartLength, Math.min(this.maxBytes, Math.max(...fitting.map((offset) => sizes[offset]!)) - 1));
-          warn(`the embedding endpoint refused a text as too large (${error.message.slice(0, 120)}); splitting such texts`);
+          this.maxBytes = Math.max(
+            minimumPartLength,
+            Math.min(this.maxBytes, Math.max(...fitting.map((offset) => sizes[offset]!)) - 1),
+          );
+          warn(
+            `the embedding endpoint refused a text as too large (${error.message.slice(0, 120)}); splitting such texts`,
+          );
           return this.embedBatch(batch, firstIndex, hooks, warn);
         }
         if (error.message.startsWith("timed out")) this.shrinkBatch(warn);
@@ -372,7 +427,10 @@ class RemoteEmbedder implements Embedder {
   }
 
   /** Embeds one (prefixed) text, splitting it while the server finds it too large. */
-  private async embedText(text: string, warn: (message: string) => void): Promise<{ vector: Float32Array | null; rejected: boolean; reason: string }> {
+  private async embedText(
+    text: string,
+    warn: (message: string) => void,
+  ): Promise<{ vector: Float32Array | null; rejected: boolean; reason: string }> {
     const bytes = Buffer.byteLength(text, "utf8");
     if (bytes <= this.maxBytes) {
       try {
@@ -381,7 +439,9 @@ class RemoteEmbedder implements Embedder {
         if (!(error instanceof RequestFailure) || error.kind === "auth") throw error;
         if (error.kind !== "too-large") return { vector: null, rejected: false, reason: error.message };
         this.learnLimit(bytes, error);
-        warn(`the embedding endpoint refused a text as too large (${error.message.slice(0, 120)}); splitting such texts`);
+        warn(
+          `the embedding endpoint refused a text as too large (${error.message.slice(0, 120)}); splitting such texts`,
+        );
       }
     }
     const parts = text.length >= 2 * minimumPartLength ? splitForServer(text) : [text];
@@ -397,7 +457,9 @@ class RemoteEmbedder implements Embedder {
 
   /** Lowers the size above which texts are split before sending, from a rejection of a `bytes`-byte text. */
   private learnLimit(bytes: number, failure: RequestFailure): void {
-    const fromSizes = failure.sizes ? Math.floor((bytes * failure.sizes.limitTokens) / failure.sizes.inputTokens * 0.9) : bytes - 1;
+    const fromSizes = failure.sizes
+      ? Math.floor(((bytes * failure.sizes.limitTokens) / failure.sizes.inputTokens) * 0.9)
+      : bytes - 1;
     this.maxBytes = Math.max(minimumPartLength, Math.min(this.maxBytes, fromSizes));
   }
 

@@ -28,7 +28,8 @@ export class RequestFailure extends Error {
   }
 }
 
-const tooLargePattern = /too large|too long|too many tokens|exceeds? (the )?(context|maximum|max)|maximum context length|context length exceeded|input length exceeds/i;
+const tooLargePattern =
+  /too large|too long|too many tokens|exceeds? (the )?(context|maximum|max)|maximum context length|context length exceeded|input length exceeds/i;
 
 /**
  * Classifies an HTTP error answer.

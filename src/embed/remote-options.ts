@@ -10,7 +10,8 @@ function positiveInteger(env: Record<string, string | undefined>, name: string, 
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}, got ${raw}`, `fix or unset ${name}`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new UsageError(`${name} must be a whole number from 1 to ${max}, got ${raw}`, `fix or unset ${name}`);
   return value;
 }
 

@@ -17,7 +17,10 @@ import { dotEnvPath, ensureRecallHome, type RecallPaths } from "../index/home.ts
  */
 export function writeSetting(paths: RecallPaths, key: string, value: string | undefined): string {
   if (value !== undefined && (value.includes("'") || /[\r\n]/.test(value))) {
-    throw new UsageError(`cannot save ${key}: the value holds a quote or a line break`, "rename the file or folder, or set it in the environment");
+    throw new UsageError(
+      `cannot save ${key}: the value holds a quote or a line break`,
+      "rename the file or folder, or set it in the environment",
+    );
   }
   const path = dotEnvPath(paths);
   ensureRecallHome(paths.config);

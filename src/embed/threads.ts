@@ -39,11 +39,18 @@ export async function measureIdleCores(sampleMs = 100): Promise<number> {
  * within 1…availableParallelism().
  * @throws UsageError when RECALL_THREADS is not a whole number from 1 to 256
  */
-export async function chooseThreads(env: Record<string, string | undefined> = process.env, measure: () => Promise<number> = measureIdleCores): Promise<{ threads: number; reason: string }> {
+export async function chooseThreads(
+  env: Record<string, string | undefined> = process.env,
+  measure: () => Promise<number> = measureIdleCores,
+): Promise<{ threads: number; reason: string }> {
   const raw = env.RECALL_THREADS;
   if (raw !== undefined && raw.trim() !== "") {
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1 || value > 256) throw new UsageError(`RECALL_THREADS must be a whole number from 1 to 256, got ${raw}`, "fix or unset RECALL_THREADS");
+    if (!Number.isInteger(value) || value < 1 || value > 256)
+      throw new UsageError(
+        `RECALL_THREADS must be a whole number from 1 to 256, got ${raw}`,
+        "fix or unset RECALL_THREADS",
+      );
     return { threads: value, reason: "RECALL_THREADS" };
   }
   const cores = availableParallelism();

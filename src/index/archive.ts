@@ -16,7 +16,8 @@ export const archivedOutputLines = 40;
 export const archivedOutputBytes = 4096;
 
 /** The last line of an output {@link capArchivedOutput} cut. */
-const capNote = /\n… \(recall archived the first \d+ lines \/ 4 KB of this output: [\d,]+ lines, [\d,]+ bytes in all\)$/;
+const capNote =
+  /\n… \(recall archived the first \d+ lines \/ 4 KB of this output: [\d,]+ lines, [\d,]+ bytes in all\)$/;
 
 /**
  * Returns `text` unchanged when it fits 40 lines and 4 KB, else its first 40 lines cut to 4 KB followed by one
@@ -30,7 +31,10 @@ export function capArchivedOutput(text: string): string {
   let kept = lines.length > archivedOutputLines ? lines.slice(0, archivedOutputLines).join("\n") : text;
   if (kept.length > archivedOutputBytes / 4 && Buffer.byteLength(kept) > archivedOutputBytes) {
     // First 4096 characters hold at least 4096 bytes; cut the bytes, then drop a partial character at the end.
-    kept = Buffer.from(kept.slice(0, archivedOutputBytes)).subarray(0, archivedOutputBytes).toString("utf8").replace(/\uFFFD+$/, "");
+    kept = Buffer.from(kept.slice(0, archivedOutputBytes))
+      .subarray(0, archivedOutputBytes)
+      .toString("utf8")
+      .replace(/\uFFFD+$/, "");
   }
   if (kept === text) return text;
   const totalBytes = Buffer.byteLength(text).toLocaleString("en-US");
@@ -53,7 +57,9 @@ export function encodeTurnOutputs(turn: Pick<Turn, "toolCalls">): Uint8Array | u
 
 /** Inverse of {@link encodeTurnOutputs}: the array of capped outputs (null where a call had none). */
 export function decodeTurnOutputs(blob: Uint8Array): Array<string | null> {
-  return JSON.parse(Buffer.from(Bun.gunzipSync(blob as Uint8Array<ArrayBuffer>)).toString("utf8")) as Array<string | null>;
+  return JSON.parse(Buffer.from(Bun.gunzipSync(blob as Uint8Array<ArrayBuffer>)).toString("utf8")) as Array<
+    string | null
+  >;
 }
 
 interface StoredSessionRow {
@@ -102,14 +108,17 @@ export function readStoredSession(db: Database, rowid: number): ParseResult | un
   };
   const outputs = new Map(
     db
-      .query<{ number: number; outputs: Uint8Array }, [number]>("SELECT number, outputs FROM turn_outputs WHERE session_rowid = ?")
+      .query<{ number: number; outputs: Uint8Array }, [number]>(
+        "SELECT number, outputs FROM turn_outputs WHERE session_rowid = ?",
+      )
       .all(rowid)
       .map((output) => [output.number, decodeTurnOutputs(output.outputs)]),
   );
   const turns = db
-    .query<{ number: number; timestamp: number; prompt: string; response: string; tools: string; files: string }, [number]>(
-      "SELECT number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? ORDER BY number",
-    )
+    .query<
+      { number: number; timestamp: number; prompt: string; response: string; tools: string; files: string },
+      [number]
+    >("SELECT number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? ORDER BY number")
     .all(rowid)
     .map((turn): Turn => {
       const callOutputs = outputs.get(turn.number) ?? [];
@@ -148,7 +157,9 @@ export const lastSeenSql = `CASE WHEN s.source_status = 'deleted' THEN s.last_se
  * which still saw the source).
  */
 export function markSessionsDeleted(db: Database, rowids: readonly number[], previousScanAt: number): void {
-  const mark = db.query("UPDATE sessions SET source_status = 'deleted', last_seen_at = max(last_seen_at, ?) WHERE id = ? AND source_status = 'present'");
+  const mark = db.query(
+    "UPDATE sessions SET source_status = 'deleted', last_seen_at = max(last_seen_at, ?) WHERE id = ? AND source_status = 'present'",
+  );
   for (const rowid of rowids) mark.run(previousScanAt, rowid);
 }
 
@@ -160,5 +171,10 @@ export function markSessionsPresent(db: Database, rowids: readonly number[], see
 
 /** Session ids of one source that were forgotten on purpose (an index run does not add them again). */
 export function loadForgottenIds(db: Database, source: SourceId): Set<string> {
-  return new Set(db.query<{ session_id: string }, [string]>("SELECT session_id FROM forgotten WHERE source = ?").all(source).map((row) => row.session_id));
+  return new Set(
+    db
+      .query<{ session_id: string }, [string]>("SELECT session_id FROM forgotten WHERE source = ?")
+      .all(source)
+      .map((row) => row.session_id),
+  );
 }

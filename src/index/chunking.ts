@@ -20,7 +20,10 @@ export function chunkBudget(contextTokens: number): number {
  * Example: parts of 300, 300, 300 tokens with a 700 budget → two chunks: [300+300], [300].
  */
 export function splitIntoChunks(text: string, maxTokens: number, countTokens: (text: string) => number): string[] {
-  const parts = text.split(/\n{2,}/).map((part) => part.trim()).filter(Boolean);
+  const parts = text
+    .split(/\n{2,}/)
+    .map((part) => part.trim())
+    .filter(Boolean);
   const chunks: string[] = [];
   let current = "";
   let currentTokens = 0;

@@ -52,7 +52,11 @@ export function digestContainers(containers: readonly Pick<SourceContainer, "pat
 }
 
 /** A digest of {@link digestContainers} with rows taken out and put in, without the other rows. */
-export function adjustDigest(digest: string, removed: readonly Pick<SourceContainer, "path" | "fingerprint">[], added: readonly Pick<SourceContainer, "path" | "fingerprint">[]): string {
+export function adjustDigest(
+  digest: string,
+  removed: readonly Pick<SourceContainer, "path" | "fingerprint">[],
+  added: readonly Pick<SourceContainer, "path" | "fingerprint">[],
+): string {
   let sum = BigInt(`0x${digest}`);
   for (const row of removed) sum -= rowHash(row.path, row.fingerprint);
   for (const row of added) sum += rowHash(row.path, row.fingerprint);
@@ -62,7 +66,9 @@ export function adjustDigest(digest: string, removed: readonly Pick<SourceContai
 /** The stored digest of a source without its retry mark, and whether it had one; undefined when none is stored. */
 export function splitDigest(stored: string | undefined): { digest: string; retry: boolean } | undefined {
   if (stored === undefined) return undefined;
-  return stored.startsWith(retryPrefix) ? { digest: stored.slice(retryPrefix.length), retry: true } : { digest: stored, retry: false };
+  return stored.startsWith(retryPrefix)
+    ? { digest: stored.slice(retryPrefix.length), retry: true }
+    : { digest: stored, retry: false };
 }
 
 /** A `containers` row as stored. */
@@ -76,19 +82,29 @@ interface ContainerRow {
 const containerColumns = "path, fingerprint, size_bytes, mtime_ms";
 
 function toContainer(source: SourceId, row: ContainerRow): SourceContainer {
-  return { source, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes, mtimeMs: row.mtime_ms ?? undefined };
+  return {
+    source,
+    path: row.path,
+    fingerprint: row.fingerprint,
+    sizeBytes: row.size_bytes,
+    mtimeMs: row.mtime_ms ?? undefined,
+  };
 }
 
 /** Every stored container row of a source, by path. */
 export function loadStoredContainers(db: Database, source: SourceId): Map<string, SourceContainer> {
-  const rows = db.query<ContainerRow, [string]>(`SELECT ${containerColumns} FROM containers WHERE source = ?`).all(source);
+  const rows = db
+    .query<ContainerRow, [string]>(`SELECT ${containerColumns} FROM containers WHERE source = ?`)
+    .all(source);
   return new Map(rows.map((row) => [row.path, toContainer(source, row)]));
 }
 
 /** Stored container rows of a source whose path starts with `prefix` (a folder path ending in `/`). */
 export function loadStoredContainersBelow(db: Database, source: SourceId, prefix: string): SourceContainer[] {
   return db
-    .query<ContainerRow, [string, string, string]>(`SELECT ${containerColumns} FROM containers WHERE source = ? AND path >= ? AND path < ?`)
+    .query<ContainerRow, [string, string, string]>(
+      `SELECT ${containerColumns} FROM containers WHERE source = ? AND path >= ? AND path < ?`,
+    )
     .all(source, prefix, `${prefix}\uffff`)
     .map((row) => toContainer(source, row));
 }
@@ -111,18 +127,30 @@ export interface ScanStateUpdate {
  * (`seenAtMetaKey`), and after a whole scan its watched folders and {@link WholeScanState}.
  * @param seenAt epoch ms of this run
  */
-export function storeScanState(db: Database, source: SourceId, update: ScanStateUpdate, seenAt: number, seenAtKey: string): void {
+export function storeScanState(
+  db: Database,
+  source: SourceId,
+  update: ScanStateUpdate,
+  seenAt: number,
+  seenAtKey: string,
+): void {
   db.transaction(() => {
     const remove = db.query("DELETE FROM containers WHERE path = ?");
     for (const path of update.deletes) remove.run(path);
-    const upsert = db.query("INSERT OR REPLACE INTO containers(path, source, fingerprint, size_bytes, mtime_ms) VALUES (?, ?, ?, ?, ?)");
-    for (const container of update.upserts) upsert.run(container.path, source, container.fingerprint, container.sizeBytes, container.mtimeMs ?? null);
+    const upsert = db.query(
+      "INSERT OR REPLACE INTO containers(path, source, fingerprint, size_bytes, mtime_ms) VALUES (?, ?, ?, ?, ?)",
+    );
+    for (const container of update.upserts)
+      upsert.run(container.path, source, container.fingerprint, container.sizeBytes, container.mtimeMs ?? null);
     writeMeta(db, digestMetaKey(source), update.retry ? `${retryPrefix}${update.digest}` : update.digest);
     writeMeta(db, seenAtKey, String(seenAt));
     if (update.wholeScan) {
       db.query("DELETE FROM watched_paths WHERE source = ?").run(source);
-      const watch = db.query("INSERT OR REPLACE INTO watched_paths(path, source, fingerprint, owner) VALUES (?, ?, ?, ?)");
-      for (const path of update.wholeScan.watched ?? []) watch.run(path.path, source, path.fingerprint, path.owner ?? null);
+      const watch = db.query(
+        "INSERT OR REPLACE INTO watched_paths(path, source, fingerprint, owner) VALUES (?, ?, ?, ?)",
+      );
+      for (const path of update.wholeScan.watched ?? [])
+        watch.run(path.path, source, path.fingerprint, path.owner ?? null);
       const state: WholeScanState = { roots: update.wholeScan.roots, at: seenAt };
       writeMeta(db, wholeScanMetaKey(source), JSON.stringify(state));
     }

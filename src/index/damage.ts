@@ -38,8 +38,13 @@ export function damageHint(path: string): string {
  */
 export function damagedIndexError(path: string, cause: unknown): IndexError {
   // SQLite quotes names read from the damaged file: keep the line printable (no control bytes, no escapes).
-  const detail = (cause instanceof Error ? cause.message : String(cause)).replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, "?").slice(0, 200);
-  const error = new IndexError("INDEX_CORRUPT", `the index at ${path} is damaged (${detail})`, { hint: damageHint(path), cause });
+  const detail = (cause instanceof Error ? cause.message : String(cause))
+    .replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, "?")
+    .slice(0, 200);
+  const error = new IndexError("INDEX_CORRUPT", `the index at ${path} is damaged (${detail})`, {
+    hint: damageHint(path),
+    cause,
+  });
   damageErrors.add(error);
   return error;
 }
@@ -74,7 +79,10 @@ function guardStatement<S extends Statement>(statement: S, path: string): S {
   const target = statement as unknown as Record<string, Method>;
   for (const name of statementMethods) {
     if (typeof target[name] !== "function") continue;
-    target[name] = name === "iterate" ? (translatingIterate(statement.iterate.bind(statement), path) as Method) : translating(target[name]!.bind(statement), path);
+    target[name] =
+      name === "iterate"
+        ? (translatingIterate(statement.iterate.bind(statement), path) as Method)
+        : translating(target[name]!.bind(statement), path);
   }
   return statement;
 }

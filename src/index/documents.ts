@@ -32,12 +32,15 @@ export function splitCamelCase(text: string): string {
   return parts.join(" ");
 }
 
-const toolLine = (call: Pick<ToolCall, "name" | "input">): string => (call.input ? `${call.name} ${call.input}` : call.name);
+const toolLine = (call: Pick<ToolCall, "name" | "input">): string =>
+  call.input ? `${call.name} ${call.input}` : call.name;
 
 /** Build the document of one turn. */
 export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "toolCalls" | "files">): DocumentText {
   const toolNames = [...new Set(turn.toolCalls.map((call) => call.name))];
-  const extra = [...turn.toolCalls.map(toolLine), ...turn.files, splitCamelCase(turn.files.join(" "))].filter(Boolean).join("\n");
+  const extra = [...turn.toolCalls.map(toolLine), ...turn.files, splitCamelCase(turn.files.join(" "))]
+    .filter(Boolean)
+    .join("\n");
   const embedParts = [turn.prompt, turn.response];
   if (toolNames.length > 0) embedParts.push(`Tools: ${toolNames.join(", ")}`);
   if (turn.files.length > 0) embedParts.push(`Files: ${turn.files.join(", ")}`);
@@ -49,7 +52,11 @@ export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "tool
  * @param prompts every turn's prompt, turn 1 first
  * @param files every file touched in the session, unique
  */
-export function buildSessionDocument(session: Pick<Session, "title" | "projectName">, prompts: readonly string[], files: readonly string[]): DocumentText {
+export function buildSessionDocument(
+  session: Pick<Session, "title" | "projectName">,
+  prompts: readonly string[],
+  files: readonly string[],
+): DocumentText {
   const title = session.title ?? "";
   const body = prompts.join("\n\n");
   const names = [session.projectName, ...files].join(" ");
@@ -86,17 +93,37 @@ export function loadDocumentTexts(db: Database, documentIds: readonly number[]):
       )
       .all(...ids);
     for (const row of turnRows) {
-      texts.set(row.id, buildTurnDocument({ prompt: row.prompt, response: row.response, toolCalls: JSON.parse(row.tools) as ToolCall[], files: JSON.parse(row.files) as string[] }));
+      texts.set(
+        row.id,
+        buildTurnDocument({
+          prompt: row.prompt,
+          response: row.response,
+          toolCalls: JSON.parse(row.tools) as ToolCall[],
+          files: JSON.parse(row.files) as string[],
+        }),
+      );
     }
     const sessionRows = db
-      .query<{ id: number; session_rowid: number; title: string | null; project_name: string; files: string }, number[]>(
+      .query<
+        { id: number; session_rowid: number; title: string | null; project_name: string; files: string },
+        number[]
+      >(
         `SELECT d.id, d.session_rowid, s.title, s.project_name, s.files FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE d.level = 'session' AND d.id IN (${marks})`,
       )
       .all(...ids);
-    const prompts = db.query<{ prompt: string }, [number]>("SELECT prompt FROM turns WHERE session_rowid = ? ORDER BY number");
+    const prompts = db.query<{ prompt: string }, [number]>(
+      "SELECT prompt FROM turns WHERE session_rowid = ? ORDER BY number",
+    );
     for (const row of sessionRows) {
       const sessionPrompts = prompts.all(row.session_rowid).map((turn) => turn.prompt);
-      texts.set(row.id, buildSessionDocument({ title: row.title, projectName: row.project_name }, sessionPrompts, JSON.parse(row.files) as string[]));
+      texts.set(
+        row.id,
+        buildSessionDocument(
+          { title: row.title, projectName: row.project_name },
+          sessionPrompts,
+          JSON.parse(row.files) as string[],
+        ),
+      );
     }
   }
   return texts;

@@ -26,7 +26,13 @@ import { buildIdFilter, type VectorStore } from "../native/index.ts";
 import { chunkBudget, splitIntoChunks } from "./chunking.ts";
 import { loadDocumentTexts } from "./documents.ts";
 import {
-  beginNextGeneration, currentGeneration, dropNextGeneration, isGenerationComplete, nextGeneration, nextFingerprintKey, swapInNextGeneration,
+  beginNextGeneration,
+  currentGeneration,
+  dropNextGeneration,
+  isGenerationComplete,
+  nextGeneration,
+  nextFingerprintKey,
+  swapInNextGeneration,
   type VectorGeneration,
 } from "./generations.ts";
 import { chunkStatus, readMeta, writeMeta } from "./schema.ts";
@@ -74,7 +80,9 @@ export interface EmbeddingSummary {
   /** chunks still to embed when the phase ended (after a stop) */
   pending: number;
   /** set when the model changed (or `--reembed`): the new vectors are built beside the old ones */
-  reembed: { state: "started" | "resumed" | "swapped" | "unfinished"; doneChunks: number; totalChunks: number } | undefined;
+  reembed:
+    | { state: "started" | "resumed" | "swapped" | "unfinished"; doneChunks: number; totalChunks: number }
+    | undefined;
   /** set when the phase stopped early */
   stopped: EmbeddingStop | undefined;
   /** true when some chunk failed or the phase stopped early */
@@ -93,16 +101,33 @@ export function sliceSizeFor(embedder: Pick<Embedder, "parallelTexts">): number 
  * Runs the embedding phase; the caller holds the index lock.
  * @throws only what SQLite or the file system throw; embedder failures end up in the summary
  */
-export async function embedPending(db: Database, recallHome: string, embedder: Embedder, options: EmbeddingOptions = {}): Promise<EmbeddingSummary> {
+export async function embedPending(
+  db: Database,
+  recallHome: string,
+  embedder: Embedder,
+  options: EmbeddingOptions = {},
+): Promise<EmbeddingSummary> {
   const hooks = options.hooks ?? {};
   const summary: EmbeddingSummary = {
-    model: embedder.fingerprint.name, embedded: 0, failed: 0, rejected: 0, skipped: 0, pending: 0, reembed: undefined, stopped: undefined, degraded: false,
+    model: embedder.fingerprint.name,
+    embedded: 0,
+    failed: 0,
+    rejected: 0,
+    skipped: 0,
+    pending: 0,
+    reembed: undefined,
+    stopped: undefined,
+    degraded: false,
   };
   const stored = readMeta(db, embedFingerprintKey);
-  if (!options.followModelChange && stored !== undefined && stored !== embedder.fingerprintKey && hasEmbeddedChunks(db)) return summary;
+  if (!options.followModelChange && stored !== undefined && stored !== embedder.fingerprintKey && hasEmbeddedChunks(db))
+    return summary;
   const generation = chooseGeneration(db, recallHome, embedder, options.reembed ?? false, summary, hooks);
   const stores = Object.fromEntries(
-    vectorLevels.map((level) => [level, openLevelStore(recallHome, level, embedder, { onWarning: hooks.onNotice, dir: generation.dir })]),
+    vectorLevels.map((level) => [
+      level,
+      openLevelStore(recallHome, level, embedder, { onWarning: hooks.onNotice, dir: generation.dir }),
+    ]),
   ) as Record<(typeof vectorLevels)[number], VectorStore>;
   const record = () => (generation.name === "current" ? recordVectorFiles(db, recallHome, stores) : undefined);
   try {
@@ -110,7 +135,10 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
       // Files of another model in this generation's folder (e.g. written before a crash): SQLite says what is embedded.
       for (const level of vectorLevels) stores[level].reset();
       db.transaction(() => {
-        db.query(`UPDATE ${generation.table} SET status = ? WHERE status = ?`).run(chunkStatus.pending, chunkStatus.embedded);
+        db.query(`UPDATE ${generation.table} SET status = ? WHERE status = ?`).run(
+          chunkStatus.pending,
+          chunkStatus.embedded,
+        );
         record();
       }).immediate();
     }
@@ -118,7 +146,9 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
     await embedChunks(db, embedder, generation, stores, record, summary, hooks);
     for (const level of vectorLevels) {
       const live = db
-        .query<{ id: number }, [string, number]>(`SELECT c.id FROM ${generation.table} c JOIN documents d ON d.id = c.document_id WHERE d.level = ? AND c.status = ?`)
+        .query<{ id: number }, [string, number]>(
+          `SELECT c.id FROM ${generation.table} c JOIN documents d ON d.id = c.document_id WHERE d.level = ? AND c.status = ?`,
+        )
         .all(level, chunkStatus.embedded);
       stores[level].compactIfNeeded(buildIdFilter(live.map((row) => row.id)));
     }
@@ -129,13 +159,22 @@ export async function embedPending(db: Database, recallHome: string, embedder: E
   }
   if (generation.name === "next") finishReembed(db, recallHome, summary, hooks);
   const table = summary.reembed?.state === "swapped" ? "chunks" : generation.table;
-  summary.pending = db.query<{ n: number }, [number, number]>(`SELECT count(*) AS n FROM ${table} WHERE status IN (?, ?)`).get(chunkStatus.pending, chunkStatus.failed)!.n;
+  summary.pending = db
+    .query<{ n: number }, [number, number]>(`SELECT count(*) AS n FROM ${table} WHERE status IN (?, ?)`)
+    .get(chunkStatus.pending, chunkStatus.failed)!.n;
   summary.degraded = summary.failed > 0 || summary.stopped !== undefined;
   return summary;
 }
 
 /** The generation this run writes, after starting, resuming or dropping a re-embed as the fingerprints say. */
-function chooseGeneration(db: Database, recallHome: string, embedder: Embedder, reembed: boolean, summary: EmbeddingSummary, hooks: EmbeddingHooks): VectorGeneration {
+function chooseGeneration(
+  db: Database,
+  recallHome: string,
+  embedder: Embedder,
+  reembed: boolean,
+  summary: EmbeddingSummary,
+  hooks: EmbeddingHooks,
+): VectorGeneration {
   const stored = readMeta(db, embedFingerprintKey);
   if (stored === undefined || !hasEmbeddedChunks(db)) {
     // Nothing worth keeping: write the vectors in use directly.
@@ -150,14 +189,22 @@ function chooseGeneration(db: Database, recallHome: string, embedder: Embedder, 
   }
   if (stored === embedder.fingerprintKey && !reembed) {
     if (readMeta(db, nextFingerprintKey) !== undefined) {
-      hooks.onNotice?.(`the embedding model is ${embedder.fingerprint.name} again: dropped the unfinished re-embed with another model`);
+      hooks.onNotice?.(
+        `the embedding model is ${embedder.fingerprint.name} again: dropped the unfinished re-embed with another model`,
+      );
       dropNextGeneration(db, recallHome);
     }
     return currentGeneration(recallHome);
   }
   const resumed = beginNextGeneration(db, recallHome, embedder.fingerprintKey);
-  if (reembed && !resumed && stored === embedder.fingerprintKey) hooks.onNotice?.(`re-embedding every document with ${embedder.fingerprint.name}; searches keep the current vectors until it completes`);
-  else if (!resumed) hooks.onNotice?.(`the embedding model changed (now ${embedder.fingerprint.name}, ${embedder.dims} dims): re-embedding every document beside the current vectors, swapped in when complete`);
+  if (reembed && !resumed && stored === embedder.fingerprintKey)
+    hooks.onNotice?.(
+      `re-embedding every document with ${embedder.fingerprint.name}; searches keep the current vectors until it completes`,
+    );
+  else if (!resumed)
+    hooks.onNotice?.(
+      `the embedding model changed (now ${embedder.fingerprint.name}, ${embedder.dims} dims): re-embedding every document beside the current vectors, swapped in when complete`,
+    );
   summary.reembed = { state: resumed ? "resumed" : "started", doneChunks: 0, totalChunks: 0 };
   return nextGeneration(recallHome);
 }
@@ -170,7 +217,9 @@ function hasEmbeddedChunks(db: Database): boolean {
 /** Swaps a complete next generation in, or reports how far it got. */
 function finishReembed(db: Database, recallHome: string, summary: EmbeddingSummary, hooks: EmbeddingHooks): void {
   const counts = db
-    .query<{ total: number; done: number }, [number, number]>("SELECT count(*) AS total, coalesce(sum(status NOT IN (?, ?)), 0) AS done FROM next_chunks")
+    .query<{ total: number; done: number }, [number, number]>(
+      "SELECT count(*) AS total, coalesce(sum(status NOT IN (?, ?)), 0) AS done FROM next_chunks",
+    )
     .get(chunkStatus.pending, chunkStatus.failed)!;
   const complete = isGenerationComplete(db, nextGeneration(recallHome));
   if (complete) {
@@ -182,8 +231,13 @@ function finishReembed(db: Database, recallHome: string, summary: EmbeddingSumma
 
 /** Embeds the generation's pending and failed chunks, slice by slice; stops at the first endpoint stop. */
 async function embedChunks(
-  db: Database, embedder: Embedder, generation: VectorGeneration, stores: Record<(typeof vectorLevels)[number], VectorStore>,
-  record: () => void, summary: EmbeddingSummary, hooks: EmbeddingHooks,
+  db: Database,
+  embedder: Embedder,
+  generation: VectorGeneration,
+  stores: Record<(typeof vectorLevels)[number], VectorStore>,
+  record: () => void,
+  summary: EmbeddingSummary,
+  hooks: EmbeddingHooks,
 ): Promise<void> {
   const pending = db
     .query<{ id: number; text: string; level: "session" | "turn" }, [number, number]>(
@@ -207,19 +261,30 @@ async function embedChunks(
       }
     };
     try {
-      vectors = await embedder.embedDocuments(slice.map((chunk) => chunk.text), {
-        onProgress,
-        onTextRejected: (index) => (statuses[index] = chunkStatus.rejected),
-      });
+      vectors = await embedder.embedDocuments(
+        slice.map((chunk) => chunk.text),
+        {
+          onProgress,
+          onTextRejected: (index) => (statuses[index] = chunkStatus.rejected),
+        },
+      );
     } catch (error) {
-      if (!isRecallError(error) || (error.code !== "ENDPOINT_UNREACHABLE" && error.code !== "ENDPOINT_AUTH")) throw error;
+      if (!isRecallError(error) || (error.code !== "ENDPOINT_UNREACHABLE" && error.code !== "ENDPOINT_AUTH"))
+        throw error;
       summary.stopped = { code: error.code, message: error.message, hint: error.hint };
-      hooks.onNotice?.(`embedding stopped: ${error.message}; ${pending.length - start} chunk(s) stay pending for the next run (keyword search is up to date)`);
+      hooks.onNotice?.(
+        `embedding stopped: ${error.message}; ${pending.length - start} chunk(s) stay pending for the next run (keyword search is up to date)`,
+      );
       return;
     }
     for (const level of vectorLevels) {
-      const rows = slice.flatMap((chunk, i) => (chunk.level === level && vectors[i] ? [{ id: chunk.id, vector: vectors[i]! }] : []));
-      stores[level].append(rows.map((row) => row.id), rows.map((row) => row.vector));
+      const rows = slice.flatMap((chunk, i) =>
+        chunk.level === level && vectors[i] ? [{ id: chunk.id, vector: vectors[i]! }] : [],
+      );
+      stores[level].append(
+        rows.map((row) => row.id),
+        rows.map((row) => row.vector),
+      );
     }
     slice.forEach((_, i) => vectors[i] && (statuses[i] = chunkStatus.embedded));
     db.transaction(() => {
@@ -243,14 +308,19 @@ async function embedChunks(
 function chunkNewDocuments(db: Database, embedder: Embedder, table: VectorGeneration["table"]): number {
   const budget = chunkBudget(embedder.contextTokens);
   const ids = db
-    .query<{ id: number }, []>(`SELECT d.id FROM documents d WHERE NOT EXISTS (SELECT 1 FROM ${table} c WHERE c.document_id = d.id)`)
+    .query<{ id: number }, []>(
+      `SELECT d.id FROM documents d WHERE NOT EXISTS (SELECT 1 FROM ${table} c WHERE c.document_id = d.id)`,
+    )
     .all()
     .map((row) => row.id);
   const insert = db.query(`INSERT INTO ${table}(document_id, chunk_index, text, status) VALUES (?, ?, ?, ?)`);
   let skipped = 0;
   for (let start = 0; start < ids.length; start += 500) {
     const texts = loadDocumentTexts(db, ids.slice(start, start + 500));
-    const slice = [...texts].map(([id, text]) => ({ id, chunks: splitIntoChunks(text.embedText, budget, (part) => embedder.countTokens(part)) }));
+    const slice = [...texts].map(([id, text]) => ({
+      id,
+      chunks: splitIntoChunks(text.embedText, budget, (part) => embedder.countTokens(part)),
+    }));
     db.transaction(() => {
       for (const document of slice) {
         if (document.chunks.length === 0) {

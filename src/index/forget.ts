@@ -67,7 +67,11 @@ interface DoomedRow {
  * derived from them, and leave a tombstone for each so no index run adds it again.
  * @throws IndexError INDEX_LOCKED when an index run holds the lock past `lockWaitMs`; INDEX_MISSING without an index
  */
-export async function forgetSessions(recallHome: string, rowids: readonly number[], options: ForgetOptions = {}): Promise<ForgetReport> {
+export async function forgetSessions(
+  recallHome: string,
+  rowids: readonly number[],
+  options: ForgetOptions = {},
+): Promise<ForgetReport> {
   ensureRecallHome(recallHome);
   const lock = await acquireIndexLock(join(recallHome, homeFiles.lock), options.lockWaitMs ?? 30_000);
   try {
@@ -116,18 +120,25 @@ function deleteRows(db: Database, rowids: readonly number[], now: number): Forge
       if (!row) continue;
       report.turns += count("SELECT count(*) AS n FROM turns WHERE session_rowid = ?", rowid);
       report.documents += count("SELECT count(*) AS n FROM documents WHERE session_rowid = ?", rowid);
-      report.chunks += count("SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.session_rowid = ?", rowid);
+      report.chunks += count(
+        "SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.session_rowid = ?",
+        rowid,
+      );
       tombstone.run(row.source, row.session_id, row.project_path, row.project_name, row.ended_at, now);
       remove.run(rowid); // cascades: turns, turn_outputs, documents (and their FTS rows by trigger), chunks
       report.sessions.push({
-        sessionId: row.session_id, source: row.source, project: row.project_name, projectPath: row.project_path,
-        title: row.title, endedAt: row.ended_at, turns: row.turn_count,
+        sessionId: row.session_id,
+        source: row.source,
+        project: row.project_name,
+        projectPath: row.project_path,
+        title: row.title,
+        endedAt: row.ended_at,
+        turns: row.turn_count,
       });
     }
   }).immediate();
   return report;
 }
-
 
 /**
  * Rewrite each vector level with only the rows of chunks still embedded (one new segment, old files deleted).
@@ -138,7 +149,8 @@ function rewriteVectors(db: Database, recallHome: string): number {
   const fingerprint = readMeta(db, embedFingerprintKey) ?? "";
   let dropped = 0;
   for (const level of vectorLevels) {
-    const open = (dims: number) => openVectorStore({ dir: join(recallHome, homeFiles.vectors), level, dims, fingerprint });
+    const open = (dims: number) =>
+      openVectorStore({ dir: join(recallHome, homeFiles.vectors), level, dims, fingerprint });
     let store = open(dimsOfFingerprint(fingerprint) ?? 1);
     if (store.mismatch && store.mismatch.storedDims !== store.dims) {
       const dims = store.mismatch.storedDims;
@@ -150,7 +162,9 @@ function rewriteVectors(db: Database, recallHome: string): number {
       const before = store.stats().physicalRows;
       store.discardUnusable();
       const live = db
-        .query<{ id: number }, [string, number]>("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.level = ? AND c.status = ?")
+        .query<{ id: number }, [string, number]>(
+          "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.level = ? AND c.status = ?",
+        )
         .all(level, chunkStatus.embedded)
         .map((row) => row.id);
       store.compact(buildIdFilter(live));
@@ -178,7 +192,11 @@ export interface TombstoneSelection {
  * @returns the removed tombstones (source and session id), in id order
  * @throws IndexError INDEX_LOCKED / INDEX_MISSING as {@link forgetSessions}
  */
-export async function unforgetSessions(recallHome: string, selection: TombstoneSelection, options: ForgetOptions = {}): Promise<Array<{ source: SourceId; sessionId: string }>> {
+export async function unforgetSessions(
+  recallHome: string,
+  selection: TombstoneSelection,
+  options: ForgetOptions = {},
+): Promise<Array<{ source: SourceId; sessionId: string }>> {
   ensureRecallHome(recallHome);
   const lock = await acquireIndexLock(join(recallHome, homeFiles.lock), options.lockWaitMs ?? 30_000);
   try {
@@ -186,25 +204,31 @@ export async function unforgetSessions(recallHome: string, selection: TombstoneS
     try {
       const conditions: string[] = [];
       const params: Array<string | number> = [];
-      if (selection.sessionPrefix) conditions.push("substr(session_id, 1, length(?)) = ?"), params.push(selection.sessionPrefix, selection.sessionPrefix);
+      if (selection.sessionPrefix)
+        conditions.push("substr(session_id, 1, length(?)) = ?"),
+          params.push(selection.sessionPrefix, selection.sessionPrefix);
       if (selection.project) {
         conditions.push("(instr(lower(project_path), ?) > 0 OR instr(lower(project_name), ?) > 0)");
         params.push(selection.project.toLowerCase(), selection.project.toLowerCase());
       }
       if (selection.endedBefore !== undefined) conditions.push("ended_at < ?"), params.push(selection.endedBefore);
       const where = conditions.length > 0 ? conditions.join(" AND ") : "1";
-      return db.transaction(() => {
-        const rows = db
-          .query<{ source: SourceId; session_id: string }, Array<string | number>>(`SELECT source, session_id FROM forgotten WHERE ${where} ORDER BY session_id`)
-          .all(...params);
-        const remove = db.query("DELETE FROM forgotten WHERE source = ? AND session_id = ?");
-        for (const row of rows) remove.run(row.source, row.session_id);
-        for (const source of new Set(rows.map((row) => row.source))) {
-          db.query("DELETE FROM containers WHERE source = ?").run(source);
-          db.query("DELETE FROM meta WHERE key = ?").run(digestMetaKey(source));
-        }
-        return rows.map((row) => ({ source: row.source, sessionId: row.session_id }));
-      }).immediate();
+      return db
+        .transaction(() => {
+          const rows = db
+            .query<{ source: SourceId; session_id: string }, Array<string | number>>(
+              `SELECT source, session_id FROM forgotten WHERE ${where} ORDER BY session_id`,
+            )
+            .all(...params);
+          const remove = db.query("DELETE FROM forgotten WHERE source = ? AND session_id = ?");
+          for (const row of rows) remove.run(row.source, row.session_id);
+          for (const source of new Set(rows.map((row) => row.source))) {
+            db.query("DELETE FROM containers WHERE source = ?").run(source);
+            db.query("DELETE FROM meta WHERE key = ?").run(digestMetaKey(source));
+          }
+          return rows.map((row) => ({ source: row.source, sessionId: row.session_id }));
+        })
+        .immediate();
     } finally {
       db.close();
     }

@@ -37,7 +37,9 @@ export const freshnessDefaults = {
 /** The whole-scan interval in ms from RECALL_FULL_SCAN_INTERVAL_MS (a whole number ≥ 0), else the default. */
 export function fullScanIntervalMs(env: Record<string, string | undefined> = process.env): number {
   const value = Number(env.RECALL_FULL_SCAN_INTERVAL_MS);
-  return env.RECALL_FULL_SCAN_INTERVAL_MS !== undefined && Number.isInteger(value) && value >= 0 ? value : freshnessDefaults.fullScanIntervalMs;
+  return env.RECALL_FULL_SCAN_INTERVAL_MS !== undefined && Number.isInteger(value) && value >= 0
+    ? value
+    : freshnessDefaults.fullScanIntervalMs;
 }
 
 /** Options of {@link quickCheck}. */
@@ -63,7 +65,10 @@ export type QuickCheck =
   | { kind: "unchanged"; checkedContainers: number; wholeScanAt: number }
   | { kind: "changed"; changed: ChangedContainer[]; wholeScanAt: number }
   /** The source must be scanned whole; `reason` says why (for tests and the bench). */
-  | { kind: "whole"; reason: "no quick check" | "roots changed" | "due" | "retry" | "folder changed" | "container vanished" };
+  | {
+      kind: "whole";
+      reason: "no quick check" | "roots changed" | "due" | "retry" | "folder changed" | "container vanished";
+    };
 
 /**
  * Check one source by the rule above, reading the index and stat'ing paths only (never writes).
@@ -71,38 +76,62 @@ export type QuickCheck =
  * @returns `unchanged`, `changed` with the re-stat'ed containers whose fingerprints moved, or `whole` when only a
  *   whole scan can tell
  */
-export function quickCheck(db: Database, parser: Parser, roots: readonly string[], options: QuickCheckOptions): QuickCheck {
+export function quickCheck(
+  db: Database,
+  parser: Parser,
+  roots: readonly string[],
+  options: QuickCheckOptions,
+): QuickCheck {
   if (!parser.scansContainerPaths) return { kind: "whole", reason: "no quick check" };
   const state = readWholeScanState(db, parser.id);
-  if (!state || state.roots.length !== roots.length || state.roots.some((root, i) => root !== roots[i])) return { kind: "whole", reason: "roots changed" };
-  if (options.nowMs - state.at >= options.fullScanIntervalMs || options.nowMs < state.at) return { kind: "whole", reason: "due" };
+  if (!state || state.roots.length !== roots.length || state.roots.some((root, i) => root !== roots[i]))
+    return { kind: "whole", reason: "roots changed" };
+  if (options.nowMs - state.at >= options.fullScanIntervalMs || options.nowMs < state.at)
+    return { kind: "whole", reason: "due" };
   if (splitDigest(readMeta(db, digestMetaKey(parser.id)))?.retry !== false) return { kind: "whole", reason: "retry" };
 
   const recentSince = options.nowMs - (options.recentWindowMs ?? freshnessDefaults.recentWindowMs);
-  const recent = db.query<StoredRow, [string, number]>("SELECT path, fingerprint, size_bytes FROM containers WHERE source = ? AND mtime_ms >= ?").all(parser.id, recentSince);
+  const recent = db
+    .query<StoredRow, [string, number]>(
+      "SELECT path, fingerprint, size_bytes FROM containers WHERE source = ? AND mtime_ms >= ?",
+    )
+    .all(parser.id, recentSince);
   const toCheck = new Map(recent.map((row) => [row.path, row]));
   if (options.changedPaths && options.changedPaths.length > 0) {
     for (const row of storedRows(db, parser, "path", options.changedPaths)) toCheck.set(row.path, row);
   }
 
   // Folders first: a file added, removed or renamed anywhere means a walk, whatever the containers say.
-  const always = db.query<{ path: string; fingerprint: string }, [string]>("SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner IS NULL").all(parser.id);
-  for (const row of always) if (currentFingerprint(row.path) !== row.fingerprint) return { kind: "whole", reason: "folder changed" };
+  const always = db
+    .query<{ path: string; fingerprint: string }, [string]>(
+      "SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner IS NULL",
+    )
+    .all(parser.id);
+  for (const row of always)
+    if (currentFingerprint(row.path) !== row.fingerprint) return { kind: "whole", reason: "folder changed" };
   if (ownedFolderChanged(db, parser, toCheck.keys())) return { kind: "whole", reason: "folder changed" };
 
   const changed = restat(parser, toCheck);
   if (changed === undefined) return { kind: "whole", reason: "container vanished" };
   // A prompt history that grew names the sessions typed in: re-stat their transcripts too, however old (a resume).
-  const named = changed.flatMap(({ container }) => parser.sessionsTypedSince?.(container, toCheck.get(container.path)!.size_bytes) ?? []);
+  const named = changed.flatMap(
+    ({ container }) => parser.sessionsTypedSince?.(container, toCheck.get(container.path)!.size_bytes) ?? [],
+  );
   if (named.length > 0) {
-    const resumed = new Map(storedRows(db, parser, "session", named).filter((row) => !toCheck.has(row.path)).map((row) => [row.path, row]));
+    const resumed = new Map(
+      storedRows(db, parser, "session", named)
+        .filter((row) => !toCheck.has(row.path))
+        .map((row) => [row.path, row]),
+    );
     if (ownedFolderChanged(db, parser, resumed.keys())) return { kind: "whole", reason: "folder changed" };
     const more = restat(parser, resumed);
     if (more === undefined) return { kind: "whole", reason: "container vanished" };
     changed.push(...more);
     for (const [path, row] of resumed) toCheck.set(path, row);
   }
-  return changed.length > 0 ? { kind: "changed", changed, wholeScanAt: state.at } : { kind: "unchanged", checkedContainers: toCheck.size, wholeScanAt: state.at };
+  return changed.length > 0
+    ? { kind: "changed", changed, wholeScanAt: state.at }
+    : { kind: "unchanged", checkedContainers: toCheck.size, wholeScanAt: state.at };
 }
 
 /** A stored container row, as the quick check reads it. */
@@ -114,16 +143,19 @@ interface StoredRow {
 
 /** Stored container rows of a source by their paths, or those holding the transcripts of the given session ids (by path and session_id indexes: `+source` keeps SQLite off the source ones). */
 function storedRows(db: Database, parser: Parser, by: "path" | "session", values: readonly string[]): StoredRow[] {
-  const sql = by === "path"
-    ? "SELECT path, fingerprint, size_bytes FROM containers WHERE path IN (SELECT value FROM json_each(?2)) AND +source = ?1"
-    : `SELECT path, fingerprint, size_bytes FROM containers WHERE +source = ?1 AND path IN
+  const sql =
+    by === "path"
+      ? "SELECT path, fingerprint, size_bytes FROM containers WHERE path IN (SELECT value FROM json_each(?2)) AND +source = ?1"
+      : `SELECT path, fingerprint, size_bytes FROM containers WHERE +source = ?1 AND path IN
          (SELECT container_path FROM sessions WHERE session_id IN (SELECT value FROM json_each(?2)) AND +source = ?1 AND prompt_only = 0)`; // by the session_id index
   return db.query<StoredRow, [string, string]>(sql).all(parser.id, JSON.stringify([...new Set(values)]));
 }
 
 /** True when a folder owned by one of these containers (a Claude Code session's `subagents/`) changed. */
 function ownedFolderChanged(db: Database, parser: Parser, owners: Iterable<string>): boolean {
-  const owned = db.query<{ path: string; fingerprint: string }, [string, string]>("SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner = ?");
+  const owned = db.query<{ path: string; fingerprint: string }, [string, string]>(
+    "SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner = ?",
+  );
   for (const owner of owners) {
     for (const row of owned.all(parser.id, owner)) if (currentFingerprint(row.path) !== row.fingerprint) return true;
   }
@@ -142,7 +174,8 @@ function restat(parser: Parser, rows: ReadonlyMap<string, StoredRow>): ChangedCo
   for (const container of rescan.containers) {
     const previous = rows.get(container.path);
     if (previous === undefined) return undefined;
-    if (previous.fingerprint !== container.fingerprint) changed.push({ container, previousFingerprint: previous.fingerprint });
+    if (previous.fingerprint !== container.fingerprint)
+      changed.push({ container, previousFingerprint: previous.fingerprint });
   }
   return changed;
 }
@@ -174,6 +207,12 @@ export interface IndexFreshness {
 export function readIndexFreshness(db: Database, checked: boolean): IndexFreshness {
   const indexedAt = Number(readMeta(db, "last_indexed_at") ?? Number.NaN);
   const quickSources = db.query<{ source: string }, []>("SELECT DISTINCT source FROM watched_paths").all();
-  const scans = quickSources.map((row) => readWholeScanState(db, row.source as Parser["id"])?.at).filter((at): at is number => at !== undefined);
-  return { indexedAt: Number.isFinite(indexedAt) ? indexedAt : null, fullScanAt: scans.length > 0 ? Math.min(...scans) : null, checked };
+  const scans = quickSources
+    .map((row) => readWholeScanState(db, row.source as Parser["id"])?.at)
+    .filter((at): at is number => at !== undefined);
+  return {
+    indexedAt: Number.isFinite(indexedAt) ? indexedAt : null,
+    fullScanAt: scans.length > 0 ? Math.min(...scans) : null,
+    checked,
+  };
 }

@@ -30,12 +30,22 @@ export interface VectorGeneration {
 
 /** The generation searches use. */
 export function currentGeneration(recallHome: string): VectorGeneration {
-  return { name: "current", table: "chunks", dir: join(recallHome, homeFiles.vectors), fingerprintMetaKey: embedFingerprintKey };
+  return {
+    name: "current",
+    table: "chunks",
+    dir: join(recallHome, homeFiles.vectors),
+    fingerprintMetaKey: embedFingerprintKey,
+  };
 }
 
 /** The generation a model change builds. */
 export function nextGeneration(recallHome: string): VectorGeneration {
-  return { name: "next", table: "next_chunks", dir: join(recallHome, homeFiles.nextVectors), fingerprintMetaKey: nextFingerprintKey };
+  return {
+    name: "next",
+    table: "next_chunks",
+    dir: join(recallHome, homeFiles.nextVectors),
+    fingerprintMetaKey: nextFingerprintKey,
+  };
 }
 
 /** Progress of a re-embed under way: the incoming model's fingerprint string and its chunks done (embedded, skipped or rejected) of all chunked so far. */
@@ -52,9 +62,15 @@ export function readReembedProgress(db: Database): ReembedProgress | undefined {
   const fingerprintKey = readMeta(db, nextFingerprintKey);
   if (fingerprintKey === undefined) return undefined;
   const counts = db
-    .query<{ total: number; done: number }, [number, number]>("SELECT count(*) AS total, coalesce(sum(status NOT IN (?, ?)), 0) AS done FROM next_chunks")
+    .query<{ total: number; done: number }, [number, number]>(
+      "SELECT count(*) AS total, coalesce(sum(status NOT IN (?, ?)), 0) AS done FROM next_chunks",
+    )
     .get(chunkStatus.pending, chunkStatus.failed)!;
-  const unchunked = db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM next_chunks c WHERE c.document_id = d.id)").get()!.n;
+  const unchunked = db
+    .query<{ n: number }, []>(
+      "SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM next_chunks c WHERE c.document_id = d.id)",
+    )
+    .get()!.n;
   return { fingerprintKey, doneChunks: counts.done, totalChunks: counts.total, unchunkedDocuments: unchunked };
 }
 
@@ -80,8 +96,14 @@ export function beginNextGeneration(db: Database, recallHome: string, fingerprin
 
 /** True when every document has chunks in `generation` and none of them is pending or failed. */
 export function isGenerationComplete(db: Database, generation: VectorGeneration): boolean {
-  const unchunked = db.query(`SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM ${generation.table} c WHERE c.document_id = d.id) LIMIT 1`).get();
-  const open = db.query(`SELECT 1 FROM ${generation.table} WHERE status IN (?, ?) LIMIT 1`).get(chunkStatus.pending, chunkStatus.failed);
+  const unchunked = db
+    .query(
+      `SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM ${generation.table} c WHERE c.document_id = d.id) LIMIT 1`,
+    )
+    .get();
+  const open = db
+    .query(`SELECT 1 FROM ${generation.table} WHERE status IN (?, ?) LIMIT 1`)
+    .get(chunkStatus.pending, chunkStatus.failed);
   return unchunked === null && open === null;
 }
 
@@ -100,7 +122,9 @@ export function swapInNextGeneration(db: Database, recallHome: string): void {
   if (existsSync(next)) renameSync(next, current);
   db.transaction(() => {
     db.exec("DELETE FROM chunks");
-    db.exec("INSERT INTO chunks(id, document_id, chunk_index, text, status) SELECT id, document_id, chunk_index, text, status FROM next_chunks");
+    db.exec(
+      "INSERT INTO chunks(id, document_id, chunk_index, text, status) SELECT id, document_id, chunk_index, text, status FROM next_chunks",
+    );
     db.exec("DELETE FROM next_chunks");
     writeMeta(db, embedFingerprintKey, readMeta(db, nextFingerprintKey)!);
     db.query("DELETE FROM meta WHERE key = ?").run(nextFingerprintKey);

@@ -13,7 +13,16 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync,
 import { basename, dirname, join } from "node:path";
 import { IndexError } from "../errors.ts";
 import type { Environment } from "../parsers/paths.ts";
-import { assertNotAFile, databasePath, describeExposure, dotEnvPath, ensureRecallHome, homeFiles, resolveRecallPaths, type RecallPaths } from "./home.ts";
+import {
+  assertNotAFile,
+  databasePath,
+  describeExposure,
+  dotEnvPath,
+  ensureRecallHome,
+  homeFiles,
+  resolveRecallPaths,
+  type RecallPaths,
+} from "./home.ts";
 import { tryAcquireIndexLock, type IndexLock } from "./lock.ts";
 
 /** Messages of the folder checks and the move; commands send them to stderr. */
@@ -51,7 +60,9 @@ const examplesName = "examples";
 
 /** What the old cache folder holds that belongs elsewhere now (a few stats). */
 function legacyEntries(legacy: string): string[] {
-  return [homeFiles.database, movingName, examplesName, homeFiles.dotenv].filter((name) => existsSync(join(legacy, name)));
+  return [homeFiles.database, movingName, examplesName, homeFiles.dotenv].filter((name) =>
+    existsSync(join(legacy, name)),
+  );
 }
 
 /**
@@ -65,9 +76,15 @@ export function migrateLegacyHome(paths: RecallPaths, hooks: HomeHooks = {}, wai
   if (paths.overridden || legacy === paths.data || legacyEntries(legacy).length === 0) return [];
   const lock = waitForLock(join(legacy, homeFiles.lock), waitMs, legacy, paths.data);
   try {
-    const moved = [...moveIndex(legacy, paths.data, hooks), ...moveExamples(legacy, paths.data), ...moveDotEnv(legacy, paths, hooks)];
+    const moved = [
+      ...moveIndex(legacy, paths.data, hooks),
+      ...moveExamples(legacy, paths.data),
+      ...moveDotEnv(legacy, paths, hooks),
+    ];
     if (moved.length > 0) {
-      const what = moved.includes(homeFiles.database) ? `moved the index from ${legacy} to ${paths.data} (it keeps sessions after the agents delete them: an archive, not a cache)` : `moved ${moved.join(", ")} out of ${legacy}`;
+      const what = moved.includes(homeFiles.database)
+        ? `moved the index from ${legacy} to ${paths.data} (it keeps sessions after the agents delete them: an archive, not a cache)`
+        : `moved ${moved.join(", ")} out of ${legacy}`;
       hooks.onNotice?.(moved.includes(homeFiles.dotenv) ? `${what}; settings moved to ${dotEnvPath(paths)}` : what);
     }
     return moved;
@@ -82,7 +99,9 @@ function waitForLock(path: string, waitMs: number, legacy: string, data: string)
     const lock = tryAcquireIndexLock(path);
     if (lock) return lock;
     if (Date.now() >= deadline) {
-      throw new IndexError("INDEX_LOCKED", `another recall process is moving the index from ${legacy} to ${data}`, { hint: "wait for it to finish, then run the command again" });
+      throw new IndexError("INDEX_LOCKED", `another recall process is moving the index from ${legacy} to ${data}`, {
+        hint: "wait for it to finish, then run the command again",
+      });
     }
     Bun.sleepSync(50);
   }
@@ -95,15 +114,20 @@ function moveIndex(legacy: string, data: string, hooks: HomeHooks): string[] {
   const target = databasePath(data);
   if (!existsSync(moving) && !existsSync(legacyDb)) return [];
   if (existsSync(target)) {
-    if (existsSync(moving)) for (const suffix of ["", "-wal"]) rmSync(moving + suffix, { force: true }); // a finished copy whose source was not yet removed
-    else hooks.onWarning?.(`an older index is still at ${legacyDb}; recall uses ${target}. Delete the old one when you no longer need it`);
+    if (existsSync(moving))
+      for (const suffix of ["", "-wal"]) rmSync(moving + suffix, { force: true }); // a finished copy whose source was not yet removed
+    else
+      hooks.onWarning?.(
+        `an older index is still at ${legacyDb}; recall uses ${target}. Delete the old one when you no longer need it`,
+      );
     return [];
   }
   ensureRecallHome(data);
   removeStaleTemps(data);
   if (!existsSync(moving)) {
     checkpoint(legacyDb);
-    for (const suffix of ["-wal", ""]) if (existsSync(legacyDb + suffix)) renameSync(legacyDb + suffix, moving + suffix);
+    for (const suffix of ["-wal", ""])
+      if (existsSync(legacyDb + suffix)) renameSync(legacyDb + suffix, moving + suffix);
     rmSync(`${legacyDb}-shm`, { force: true });
   }
   const moved: string[] = [];
@@ -154,7 +178,9 @@ function moveDotEnv(legacy: string, paths: RecallPaths, hooks: HomeHooks): strin
   if (!existsSync(from) || paths.config === legacy) return [];
   const to = dotEnvPath(paths);
   if (existsSync(to)) {
-    hooks.onWarning?.(`${from} is no longer read; recall reads ${to}. Move any setting you still need there and delete the old file`);
+    hooks.onWarning?.(
+      `${from} is no longer read; recall reads ${to}. Move any setting you still need there and delete the old file`,
+    );
     return [];
   }
   ensureRecallHome(paths.config);
@@ -201,5 +227,6 @@ export function copyPrivate(from: string, to: string): void {
 
 /** Removes temp copies of an interrupted cross-filesystem move (the caller holds the migration lock). */
 function removeStaleTemps(dir: string): void {
-  for (const name of readdirSync(dir)) if (/^\..+\.migrate-\d+-\d+$/.test(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const name of readdirSync(dir))
+    if (/^\..+\.migrate-\d+-\d+$/.test(name)) rmSync(join(dir, name), { recursive: true, force: true });
 }

@@ -8,7 +8,17 @@
  * whatever the umask; a folder or file recall did not create never has its mode changed. The one-time move
  * out of the old cache location is in home-migration.ts.
  */
-import { accessSync, chmodSync, closeSync, constants, fchmodSync, mkdirSync, openSync, statSync, type Stats } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  type Stats,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { IndexError } from "../errors.ts";

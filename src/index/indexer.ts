@@ -18,7 +18,14 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { withKnownProjectFolders } from "./known-projects.ts";
-import { parsers, sourceIds, type Parser, type SourceId, type SourceRootMap, type SourceUnit } from "../parsers/index.ts";
+import {
+  parsers,
+  sourceIds,
+  type Parser,
+  type SourceId,
+  type SourceRootMap,
+  type SourceUnit,
+} from "../parsers/index.ts";
 import type { Embedder } from "../embed/index.ts";
 import { isRecallError } from "../errors.ts";
 import { embedPending, type EmbeddingSummary } from "./embedding.ts";
@@ -139,26 +146,52 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     throw error;
   }
   const summary: IndexSummary = {
-    added: 0, updated: 0, removed: 0, deleted: 0, restored: 0, unchanged: 0, unavailable: 0, kept: 0, turns: 0, bytesRead: 0, skippedLines: 0, failedUnits: 0,
-    degraded: false, elapsedMs: 0, missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
+    added: 0,
+    updated: 0,
+    removed: 0,
+    deleted: 0,
+    restored: 0,
+    unchanged: 0,
+    unavailable: 0,
+    kept: 0,
+    turns: 0,
+    bytesRead: 0,
+    skippedLines: 0,
+    failedUnits: 0,
+    degraded: false,
+    elapsedMs: 0,
+    missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
   };
   try {
     for (const parser of parsers) {
       // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
-      const sourceOptions = parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
+      const sourceOptions =
+        parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
       await indexSource(db, parser, sourceOptions, summary);
     }
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
     summary.embedding = await runEmbedding(db, options, summary);
-    const changed = summary.added + summary.updated + summary.removed + summary.deleted + summary.restored + (summary.embedding?.embedded ?? 0) > 0;
+    const changed =
+      summary.added +
+        summary.updated +
+        summary.removed +
+        summary.deleted +
+        summary.restored +
+        (summary.embedding?.embedded ?? 0) >
+      0;
     snapshotIfDue(db, options.recallHome, { changed, onWarning: options.hooks?.onWarning }); // daily, under the lock (snapshot.ts; issue 9)
   } finally {
     db.close();
     lock.release();
   }
-  summary.degraded = summary.skippedLines > 0 || summary.failedUnits > 0 || summary.unavailable > 0 || summary.embedding?.degraded === true || summary.embeddingError !== undefined;
+  summary.degraded =
+    summary.skippedLines > 0 ||
+    summary.failedUnits > 0 ||
+    summary.unavailable > 0 ||
+    summary.embedding?.degraded === true ||
+    summary.embeddingError !== undefined;
   summary.elapsedMs = performance.now() - started;
   return summary;
 }
@@ -169,47 +202,72 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
  */
 export function hasPendingEmbeddings(db: Database, includeReembed = true): boolean {
   return (
-    db.query("SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) LIMIT 1").get() !== null ||
-    db.query("SELECT 1 FROM chunks WHERE status IN (?, ?) LIMIT 1").get(chunkStatus.pending, chunkStatus.failed) !== null ||
+    db
+      .query("SELECT 1 FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) LIMIT 1")
+      .get() !== null ||
+    db.query("SELECT 1 FROM chunks WHERE status IN (?, ?) LIMIT 1").get(chunkStatus.pending, chunkStatus.failed) !==
+      null ||
     (includeReembed && readMeta(db, nextFingerprintKey) !== undefined)
   );
 }
 
-async function runEmbedding(db: Database, options: IndexOptions, summary: IndexSummary): Promise<EmbeddingSummary | undefined> {
+async function runEmbedding(
+  db: Database,
+  options: IndexOptions,
+  summary: IndexSummary,
+): Promise<EmbeddingSummary | undefined> {
   if (!options.openEmbedder) return undefined;
-  const configChanged = options.embedConfigKey !== undefined && readMeta(db, embedConfigMetaKey) !== options.embedConfigKey;
+  const configChanged =
+    options.embedConfigKey !== undefined && readMeta(db, embedConfigMetaKey) !== options.embedConfigKey;
   const hasDocuments = db.query("SELECT 1 FROM documents LIMIT 1").get() !== null;
   const follow = options.followModelChange ?? false;
-  if (!hasDocuments || !((follow && (options.reembed || configChanged)) || hasPendingEmbeddings(db, follow))) return undefined;
+  if (!hasDocuments || !((follow && (options.reembed || configChanged)) || hasPendingEmbeddings(db, follow)))
+    return undefined;
   const hooks = options.hooks ?? {};
   let embedder: Embedder;
   try {
     embedder = await options.openEmbedder();
   } catch (error) {
     const message = isRecallError(error) ? error.message : (error as Error).message;
-    summary.embeddingError = { code: isRecallError(error) ? error.code : "EMBED_FAILED", message, hint: isRecallError(error) ? error.hint : undefined };
+    summary.embeddingError = {
+      code: isRecallError(error) ? error.code : "EMBED_FAILED",
+      message,
+      hint: isRecallError(error) ? error.hint : undefined,
+    };
     hooks.onNotice?.(`keyword-only index: ${message} (documents without vectors are embedded by a later run)`);
     return undefined;
   }
   // The embedder belongs to the caller (a search reuses it for the query), so it is not disposed here.
   const result = await embedPending(db, options.recallHome, embedder, {
-    reembed: options.reembed, followModelChange: follow, hooks: { onProgress: hooks.onEmbedProgress, onNotice: hooks.onNotice },
+    reembed: options.reembed,
+    followModelChange: follow,
+    hooks: { onProgress: hooks.onEmbedProgress, onNotice: hooks.onNotice },
   });
-  if (follow && options.embedConfigKey !== undefined && result.stopped === undefined) db.transaction(() => writeMeta(db, embedConfigMetaKey, options.embedConfigKey!)).immediate();
+  if (follow && options.embedConfigKey !== undefined && result.stopped === undefined)
+    db.transaction(() => writeMeta(db, embedConfigMetaKey, options.embedConfigKey!)).immediate();
   return result;
 }
 
 async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
   const seenAt = Date.now();
-  const quick = options.scan === "whole" ? undefined : { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs(), changedPaths: options.changedPaths };
-  const plan = planSource(db, parser, options.roots[parser.id] ?? [], { full: options.full, quick, hooks: { onWarning: hooks.onWarning } });
+  const quick =
+    options.scan === "whole"
+      ? undefined
+      : { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs(), changedPaths: options.changedPaths };
+  const plan = planSource(db, parser, options.roots[parser.id] ?? [], {
+    full: options.full,
+    quick,
+    hooks: { onWarning: hooks.onWarning },
+  });
   summary.missingRoots[parser.id] = plan.missingRoots;
   summary.unchanged += plan.unchanged;
   applySourceStates(db, parser.id, plan, seenAt, summary);
   for (const entry of plan.unavailable) {
     const kept = plan.keptByPath.get(entry.path) ?? 0;
-    hooks.onWarning?.(`${entry.path}: unavailable (${entry.reason}); kept its ${kept} indexed session${kept === 1 ? "" : "s"} unchanged, will retry next run`);
+    hooks.onWarning?.(
+      `${entry.path}: unavailable (${entry.reason}); kept its ${kept} indexed session${kept === 1 ? "" : "s"} unchanged, will retry next run`,
+    );
   }
   summary.unavailable += plan.unavailable.length;
   summary.kept += [...plan.keptByPath.values()].reduce((sum, n) => sum + n, 0);
@@ -219,7 +277,13 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
 }
 
 /** Mark vanished sessions deleted and returned-unchanged ones present, in one transaction. */
-function applySourceStates(db: Database, source: SourceId, plan: SourcePlan, seenAt: number, summary: IndexSummary): void {
+function applySourceStates(
+  db: Database,
+  source: SourceId,
+  plan: SourcePlan,
+  seenAt: number,
+  summary: IndexSummary,
+): void {
   if (plan.toMarkDeleted.length === 0 && plan.toRestore.length === 0) return;
   const previousScanAt = Number(readMeta(db, seenAtMetaKey(source)) ?? 0);
   db.transaction(() => {
@@ -235,7 +299,14 @@ function applySourceStates(db: Database, source: SourceId, plan: SourcePlan, see
  * Parse and write the planned units in batches.
  * @returns the container paths of units that could not be parsed (retried next run)
  */
-async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, options: IndexOptions, summary: IndexSummary, seenAt: number): Promise<Set<string>> {
+async function parseAndWrite(
+  db: Database,
+  parser: Parser,
+  plan: SourcePlan,
+  options: IndexOptions,
+  summary: IndexSummary,
+  seenAt: number,
+): Promise<Set<string>> {
   const hooks = options.hooks ?? {};
   const batchSize = options.batchSize ?? 100;
   const total = plan.toParse.length;
@@ -265,7 +336,9 @@ async function parseAndWrite(db: Database, parser: Parser, plan: SourcePlan, opt
     if (!outcome.ok) {
       summary.failedUnits++;
       failedContainers.add(unit.containerPath);
-      hooks.onWarning?.(`${outcome.error.includes(unit.key) ? outcome.error : `${unit.key}: ${outcome.error}`} (will retry next run)`);
+      hooks.onWarning?.(
+        `${outcome.error.includes(unit.key) ? outcome.error : `${unit.key}: ${outcome.error}`} (will retry next run)`,
+      );
     } else {
       const { result } = outcome;
       summary.bytesRead += result.bytesRead;

@@ -15,7 +15,11 @@ import { aiderHistoryFileName, type SourceRootMap } from "../parsers/index.ts";
  * @returns sorted absolute file paths
  */
 export function knownProjectAiderHistories(db: Database): string[] {
-  const rows = db.query<{ path: string }, []>("SELECT DISTINCT project_path AS path FROM sessions WHERE project_path != '' AND source != 'aider'").all();
+  const rows = db
+    .query<{ path: string }, []>(
+      "SELECT DISTINCT project_path AS path FROM sessions WHERE project_path != '' AND source != 'aider'",
+    )
+    .all();
   return rows
     .filter((row) => row.path.startsWith("/"))
     .map((row) => join(row.path, aiderHistoryFileName))

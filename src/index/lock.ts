@@ -59,9 +59,13 @@ function loadLibc(): Libc {
       // try the next name
     }
   }
-  throw new IndexError("INTERNAL", `cannot lock the index: flock(2) is not available on ${process.platform}-${process.arch}`, {
-    hint: "report it with the output of `uname -a`",
-  });
+  throw new IndexError(
+    "INTERNAL",
+    `cannot lock the index: flock(2) is not available on ${process.platform}-${process.arch}`,
+    {
+      hint: "report it with the output of `uname -a`",
+    },
+  );
 }
 
 /**
@@ -99,10 +103,14 @@ function openLockFile(path: string): number {
 }
 
 function lockFileError(path: string, error: unknown): IndexError {
-  return new IndexError("HOME_UNUSABLE", `cannot open the index lock ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-    hint: "check that you own RECALL_HOME and can write to it",
-    cause: error,
-  });
+  return new IndexError(
+    "HOME_UNUSABLE",
+    `cannot open the index lock ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    {
+      hint: "check that you own RECALL_HOME and can write to it",
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -176,9 +184,13 @@ export async function acquireIndexLock(path: string, waitMs: number): Promise<In
     const lock = tryAcquireIndexLock(path);
     if (lock) return lock;
     if (Date.now() >= deadline) {
-      throw new IndexError("INDEX_LOCKED", `another recall index run (${describeIndexLockHolder(path)}) is updating the index`, {
-        hint: "wait for it to finish (`recall index --wait`), or run the command again in a moment",
-      });
+      throw new IndexError(
+        "INDEX_LOCKED",
+        `another recall index run (${describeIndexLockHolder(path)}) is updating the index`,
+        {
+          hint: "wait for it to finish (`recall index --wait`), or run the command again in a moment",
+        },
+      );
     }
     await Bun.sleep(100);
   }

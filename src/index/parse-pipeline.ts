@@ -45,7 +45,9 @@ export interface ParseJob {
  */
 export function parseRedacted(source: SourceId, unit: SourceUnit, resume: ResumeState | undefined): ParseResult {
   // With outputs: the writer archives them (capped) for level 3 once the source is gone (issue 9).
-  return redactParseResult(parserFor(source).parse(unit, { resume, withOutputs: true }), { capOutput: capArchivedOutput });
+  return redactParseResult(parserFor(source).parse(unit, { resume, withOutputs: true }), {
+    capOutput: capArchivedOutput,
+  });
 }
 
 /** {@link parseRedacted}, then the rows prepared for the writer: the one path both the in-thread parse and parse-worker.ts take. */
@@ -96,7 +98,11 @@ function startPool(jobs: number): PoolWorker[] {
  * unanswered jobs; a job whose worker died is parsed in-thread.
  * @param inFlight how many units the workers may run ahead of the consumer, in all (bounds memory)
  */
-export async function* parseAhead(source: SourceId, jobs: readonly ParseJob[], inFlight = 256): AsyncGenerator<ParseOutcome> {
+export async function* parseAhead(
+  source: SourceId,
+  jobs: readonly ParseJob[],
+  inFlight = 256,
+): AsyncGenerator<ParseOutcome> {
   const pool = startPool(jobs.length);
   if (pool.length === 0) {
     for (const job of jobs) yield parseInThread(source, job);
@@ -110,7 +116,8 @@ export async function* parseAhead(source: SourceId, jobs: readonly ParseJob[], i
     member.worker.onmessage = (event: MessageEvent<ParseReply>) => {
       const reply = event.data;
       member.outstanding--;
-      const outcome: ParseOutcome = "result" in reply ? { ok: true, result: reply.result } : { ok: false, error: reply.error };
+      const outcome: ParseOutcome =
+        "result" in reply ? { ok: true, result: reply.result } : { ok: false, error: reply.error };
       if (waiting?.id === reply.id) {
         waiting.resolve(outcome);
         waiting = undefined;
@@ -130,7 +137,8 @@ export async function* parseAhead(source: SourceId, jobs: readonly ParseJob[], i
   const send = (upTo: number) => {
     while (sent < Math.min(upTo, jobs.length)) {
       let target: PoolWorker | undefined;
-      for (const member of pool) if (!member.failed && (!target || member.outstanding < target.outstanding)) target = member;
+      for (const member of pool)
+        if (!member.failed && (!target || member.outstanding < target.outstanding)) target = member;
       if (!target) return; // every worker died: the rest is parsed in-thread
       const requests: ParseRequest["jobs"] = [];
       for (const end = Math.min(sent + chunk, jobs.length); sent < end; sent++) {

@@ -36,7 +36,8 @@ function parseAndReply(source: SourceId, id: number, unit: SourceUnit, resume: R
   // Only a buffer the blob has to itself is handed over (transferring a shared one would detach its other views).
   const buffers: ArrayBuffer[] = [];
   for (const { outputs } of reply.result.turns) {
-    if (outputs && outputs.byteOffset === 0 && outputs.byteLength === outputs.buffer.byteLength) buffers.push(outputs.buffer as ArrayBuffer);
+    if (outputs && outputs.byteOffset === 0 && outputs.byteLength === outputs.buffer.byteLength)
+      buffers.push(outputs.buffer as ArrayBuffer);
   }
   self.postMessage(reply, buffers);
 }

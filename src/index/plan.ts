@@ -17,9 +17,26 @@
  * whose session id is stored as prompt-only takes that row over (same session id, so the writer updates it).
  */
 import type { Database } from "bun:sqlite";
-import { comparePaths, type Parser, type ParserHooks, type ResumeState, type SourceContainer, type SourceUnit, type UnavailablePath, type WatchedPath } from "../parsers/index.ts";
+import {
+  comparePaths,
+  type Parser,
+  type ParserHooks,
+  type ResumeState,
+  type SourceContainer,
+  type SourceUnit,
+  type UnavailablePath,
+  type WatchedPath,
+} from "../parsers/index.ts";
 import { loadForgottenIds } from "./archive.ts";
-import { adjustDigest, digestContainers, digestMetaKey, loadStoredContainers, loadStoredContainersBelow, splitDigest, type ScanStateUpdate } from "./containers.ts";
+import {
+  adjustDigest,
+  digestContainers,
+  digestMetaKey,
+  loadStoredContainers,
+  loadStoredContainersBelow,
+  splitDigest,
+  type ScanStateUpdate,
+} from "./containers.ts";
 import { quickCheck, type QuickCheckOptions } from "./freshness.ts";
 import { readMeta } from "./schema.ts";
 
@@ -69,7 +86,9 @@ export interface SourcePlan {
 
 /** True when `path` is one of `paths` or lies below one of them. */
 export function isAtOrBelow(path: string, paths: readonly { path: string }[]): boolean {
-  return paths.some((entry) => path === entry.path || path.startsWith(entry.path.endsWith("/") ? entry.path : `${entry.path}/`));
+  return paths.some(
+    (entry) => path === entry.path || path.startsWith(entry.path.endsWith("/") ? entry.path : `${entry.path}/`),
+  );
 }
 
 interface IndexedRow {
@@ -112,17 +131,43 @@ export function planSource(db: Database, parser: Parser, roots: string[], option
     return plan;
   }
   if (check?.kind === "changed") {
-    const stored = new Map(check.changed.map(({ container, previousFingerprint }) => [container.path, { ...container, fingerprint: previousFingerprint }]));
-    const plan = emptyPlan("recent", check.changed.map((entry) => entry.container), stored, []);
+    const stored = new Map(
+      check.changed.map(({ container, previousFingerprint }) => [
+        container.path,
+        { ...container, fingerprint: previousFingerprint },
+      ]),
+    );
+    const plan = emptyPlan(
+      "recent",
+      check.changed.map((entry) => entry.container),
+      stored,
+      [],
+    );
     if (planMoved(db, parser, plan, plan.containers, options.hooks ?? {})) return plan;
   }
   return planWholeScan(db, parser, roots, full, options.hooks ?? {});
 }
 
-function emptyPlan(basis: PlanBasis, containers: SourceContainer[], stored: Map<string, SourceContainer>, missingRoots: string[]): SourcePlan {
+function emptyPlan(
+  basis: PlanBasis,
+  containers: SourceContainer[],
+  stored: Map<string, SourceContainer>,
+  missingRoots: string[],
+): SourcePlan {
   return {
-    basis, containers, storedContainers: stored, vanished: [], toParse: [], toMarkDeleted: [], toRestore: [], unchanged: 0,
-    missingRoots, unavailable: [], keptByPath: new Map(), forgottenSkipped: 0, promptOnlyShadowed: 0,
+    basis,
+    containers,
+    storedContainers: stored,
+    vanished: [],
+    toParse: [],
+    toMarkDeleted: [],
+    toRestore: [],
+    unchanged: 0,
+    missingRoots,
+    unavailable: [],
+    keptByPath: new Map(),
+    forgottenSkipped: 0,
+    promptOnlyShadowed: 0,
   };
 }
 
@@ -131,8 +176,14 @@ function emptyPlan(basis: PlanBasis, containers: SourceContainer[], stored: Map<
  * partial `sessions_deleted` index); counting `source_status = 'present'` directly reads every row (~90 ms at 20k).
  */
 function countPresent(db: Database, parser: Parser): number {
-  const all = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ?").get(parser.id)?.n ?? 0;
-  const deleted = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ? AND source_status = 'deleted'").get(parser.id)?.n ?? 0;
+  const all =
+    db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ?").get(parser.id)?.n ?? 0;
+  const deleted =
+    db
+      .query<{ n: number }, [string]>(
+        "SELECT count(*) AS n FROM sessions WHERE source = ? AND source_status = 'deleted'",
+      )
+      .get(parser.id)?.n ?? 0;
   return all - deleted;
 }
 
@@ -145,7 +196,9 @@ function planWholeScan(db: Database, parser: Parser, roots: string[], full: bool
   for (const entry of scan.unavailable ?? []) addUnavailable(plan.unavailable, entry);
   const found = new Set(scan.containers.map((container) => container.path));
   plan.vanished = [...stored.keys()].filter((path) => !found.has(path));
-  const moved = scan.containers.filter((container) => stored.get(container.path)?.fingerprint !== container.fingerprint);
+  const moved = scan.containers.filter(
+    (container) => stored.get(container.path)?.fingerprint !== container.fingerprint,
+  );
   if (!full && plan.unavailable.length === 0 && moved.length === 0 && plan.vanished.length === 0) {
     plan.unchanged = countPresent(db, parser);
     return plan;
@@ -186,14 +239,21 @@ function unavailableHooks(plan: SourcePlan, hooks: ParserHooks): ParserHooks {
  * @returns false when that cannot decide (a container became unreadable, or a listed session is stored under a
  *   container that did not move: only listing every container lets the parser choose between the copies)
  */
-function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: SourceContainer[], hooks: ParserHooks): boolean {
+function planMoved(
+  db: Database,
+  parser: Parser,
+  plan: SourcePlan,
+  moved: SourceContainer[],
+  hooks: ParserHooks,
+): boolean {
   const listed = new Map(moved.map((container) => [container.path, container]));
   let sorted: SourceContainer[] | undefined; // the whole scan's containers sorted by path, made on first need
   for (const container of moved) {
     const prefix = parser.dependentsPrefix?.(container.path) ?? null;
     if (prefix === null) continue;
     sorted ??= plan.basis === "whole" ? [...plan.containers].sort(comparePaths) : [];
-    const below = plan.basis === "whole" ? containersBelow(sorted, prefix) : loadStoredContainersBelow(db, parser.id, prefix);
+    const below =
+      plan.basis === "whole" ? containersBelow(sorted, prefix) : loadStoredContainersBelow(db, parser.id, prefix);
     for (const dependent of below) if (!listed.has(dependent.path)) listed.set(dependent.path, dependent);
   }
   const units = listed.size === 0 ? [] : parser.listUnits([...listed.values()], unavailableHooks(plan, hooks));
@@ -202,10 +262,23 @@ function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: Source
   // Three lookups, each by its own index (`+source` keeps SQLite off the source index: one OR of the three, or a
   // lookup by source first, reads every row of the source, ~90 ms at 20k sessions).
   const lookup = (column: "container_path" | "unit_key" | "session_id", values: Iterable<string>) =>
-    db.query<IndexedRow, [string, string]>(`SELECT ${indexedColumns} FROM sessions WHERE ${column} IN (SELECT value FROM json_each(?2)) AND +source = ?1`)
+    db
+      .query<IndexedRow, [string, string]>(
+        `SELECT ${indexedColumns} FROM sessions WHERE ${column} IN (SELECT value FROM json_each(?2)) AND +source = ?1`,
+      )
       .all(parser.id, JSON.stringify([...new Set(values)]));
   const found = new Map<number, IndexedRow>();
-  for (const row of [...lookup("container_path", reconciled), ...lookup("unit_key", units.map((unit) => unit.key)), ...lookup("session_id", units.map((unit) => unit.sessionId))]) {
+  for (const row of [
+    ...lookup("container_path", reconciled),
+    ...lookup(
+      "unit_key",
+      units.map((unit) => unit.key),
+    ),
+    ...lookup(
+      "session_id",
+      units.map((unit) => unit.sessionId),
+    ),
+  ]) {
     found.set(row.id, row);
   }
   const rows = [...found.values()];
@@ -213,7 +286,14 @@ function planMoved(db: Database, parser: Parser, plan: SourcePlan, moved: Source
   const bySessionId = new Map(rows.map((row) => [row.session_id, row]));
   for (const unit of units) {
     const row = byKey.get(unit.key) ?? bySessionId.get(unit.sessionId);
-    if (row && !unit.promptOnly && row.prompt_only === 0 && row.unit_key !== unit.key && !reconciled.has(row.container_path)) return false;
+    if (
+      row &&
+      !unit.promptOnly &&
+      row.prompt_only === 0 &&
+      row.unit_key !== unit.key &&
+      !reconciled.has(row.container_path)
+    )
+      return false;
   }
   classifyUnits(db, parser, units, false, plan, rows, (row) => reconciled.has(row.container_path));
   // Every present session not re-parsed or marked deleted is unchanged, listed or not.
@@ -245,7 +325,15 @@ export function containersBelow(sorted: readonly SourceContainer[], prefix: stri
  * @param rows the indexed sessions to decide about (all of the source's, or those of the moved containers)
  * @param reconcile which of `rows` not matched by a unit lost their unit (marked deleted, or kept when unreadable)
  */
-function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: boolean, plan: SourcePlan, rows: IndexedRow[], reconcile: (row: IndexedRow) => boolean): void {
+function classifyUnits(
+  db: Database,
+  parser: Parser,
+  units: SourceUnit[],
+  full: boolean,
+  plan: SourcePlan,
+  rows: IndexedRow[],
+  reconcile: (row: IndexedRow) => boolean,
+): void {
   const byKey = new Map(rows.map((row) => [row.unit_key, row]));
   const bySessionId = new Map(rows.map((row) => [row.session_id, row]));
   const forgotten = loadForgottenIds(db, parser.id);
@@ -265,7 +353,9 @@ function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: 
     }
     if (row) handled.add(row.id);
     // Never re-parse a unit that cannot be read now, nor replace a session of an unreadable container from elsewhere.
-    const unreadable = unavailableOf(unit.containerPath) ?? (row && row.unit_key !== unit.key ? unavailableOf(row.container_path) : undefined);
+    const unreadable =
+      unavailableOf(unit.containerPath) ??
+      (row && row.unit_key !== unit.key ? unavailableOf(row.container_path) : undefined);
     if (unreadable) {
       if (row) keep(unreadable.path);
       continue;
@@ -275,7 +365,10 @@ function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: 
       else plan.unchanged++;
       continue;
     }
-    const resume = row && !full && row.unit_key === unit.key && row.resume_state ? (JSON.parse(row.resume_state) as ResumeState) : undefined;
+    const resume =
+      row && !full && row.unit_key === unit.key && row.resume_state
+        ? (JSON.parse(row.resume_state) as ResumeState)
+        : undefined;
     plan.toParse.push({ unit, resume, isNew: !row, wasDeleted: row?.source_status === "deleted" });
   }
   for (const row of rows) {
@@ -293,7 +386,12 @@ function classifyUnits(db: Database, parser: Parser, units: SourceUnit[], full: 
  * retries it; stored rows below an unavailable path are kept as they were; then the digest is marked for retry.
  * @param retryPaths container paths of units that failed to parse in this run
  */
-export function scanStateUpdate(db: Database, parser: Parser, plan: SourcePlan, retryPaths: ReadonlySet<string>): ScanStateUpdate | undefined {
+export function scanStateUpdate(
+  db: Database,
+  parser: Parser,
+  plan: SourcePlan,
+  retryPaths: ReadonlySet<string>,
+): ScanStateUpdate | undefined {
   const retry = plan.unavailable.length > 0 || retryPaths.size > 0;
   const mustRetry = (path: string) => retryPaths.has(path) || isAtOrBelow(path, plan.unavailable);
   if (plan.basis === "unchanged") return undefined;

@@ -150,7 +150,8 @@ const migrations: Array<string | ((db: Database) => void)> = [
   (db) => {
     // The column may exist already when a test turned a newer index back into an older version.
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
-    if (!columns.some((column) => column.name === "prompt_only")) db.exec("ALTER TABLE sessions ADD COLUMN prompt_only INTEGER NOT NULL DEFAULT 0");
+    if (!columns.some((column) => column.name === "prompt_only"))
+      db.exec("ALTER TABLE sessions ADD COLUMN prompt_only INTEGER NOT NULL DEFAULT 0");
     db.exec(`
   CREATE TEMP TABLE slug_titled AS SELECT id, container_path FROM sessions
     WHERE source = 'claude-code' AND title GLOB '[a-z]*-[a-z]*-[a-z]*' AND title NOT GLOB '*[^a-z-]*';
@@ -165,7 +166,8 @@ const migrations: Array<string | ((db: Database) => void)> = [
   // whole scan; digests change format (an order-independent sum), so every source is scanned whole once.
   (db) => {
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(containers)").all();
-    if (!columns.some((column) => column.name === "mtime_ms")) db.exec("ALTER TABLE containers ADD COLUMN mtime_ms REAL");
+    if (!columns.some((column) => column.name === "mtime_ms"))
+      db.exec("ALTER TABLE containers ADD COLUMN mtime_ms REAL");
     db.exec(`
   CREATE INDEX IF NOT EXISTS containers_recent ON containers(source, mtime_ms);
   CREATE TABLE IF NOT EXISTS watched_paths (
@@ -315,5 +317,8 @@ export function readMeta(db: Database, key: string): string | undefined {
 
 /** Write a `meta` value (inside the caller's transaction when there is one). */
 export function writeMeta(db: Database, key: string, value: string): void {
-  db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+    key,
+    value,
+  );
 }

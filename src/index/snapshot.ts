@@ -9,7 +9,19 @@
  * ~40 ms; `VACUUM INTO` of a generated 25,292-session index (676 MB) 1.36 s. Files 0600, folders 0700.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { IndexError, isRecallError } from "../errors.ts";
 import { createPrivateFile, databasePath, homeFiles, makePrivateDirs } from "./home.ts";
@@ -40,7 +52,8 @@ export function snapshotsDir(dataDir: string): string {
 }
 
 const sizeOf = (path: string): number => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-const folderBytes = (dir: string): number => (existsSync(dir) ? readdirSync(dir).reduce((sum, name) => sum + sizeOf(join(dir, name)), 0) : 0);
+const folderBytes = (dir: string): number =>
+  existsSync(dir) ? readdirSync(dir).reduce((sum, name) => sum + sizeOf(join(dir, name)), 0) : 0;
 
 /** Every complete snapshot of `dataDir`, newest first. Reads names, stats and the small snapshot.json files. */
 export function listSnapshots(dataDir: string): SnapshotInfo[] {
@@ -66,7 +79,14 @@ function describeSnapshot(folder: string, takenAtMs: number): SnapshotInfo {
     // unreadable: the count is unknown
   }
   const database = join(folder, homeFiles.database);
-  return { dir: folder, databasePath: database, takenAtMs, databaseBytes: sizeOf(database), vectorBytes: folderBytes(join(folder, homeFiles.vectors)), sessions };
+  return {
+    dir: folder,
+    databasePath: database,
+    takenAtMs,
+    databaseBytes: sizeOf(database),
+    vectorBytes: folderBytes(join(folder, homeFiles.vectors)),
+    sessions,
+  };
 }
 
 /** Hard-links (or, where links fail, copies) the complete segment files of `from` into a new private folder `to`. */
@@ -94,10 +114,16 @@ function linkVectors(from: string, to: string): void {
  * @returns the new snapshot
  * @throws IndexError INDEX_CORRUPT when VACUUM meets damage; fs errors (ENOSPC, ...) as they come
  */
-export function writeSnapshot(db: Database, dataDir: string, nowMs: number = Date.now(), options: { dropOlder?: boolean } = {}): SnapshotInfo {
+export function writeSnapshot(
+  db: Database,
+  dataDir: string,
+  nowMs: number = Date.now(),
+  options: { dropOlder?: boolean } = {},
+): SnapshotInfo {
   const dir = snapshotsDir(dataDir);
   makePrivateDirs(dir);
-  for (const name of readdirSync(dir)) if (name.startsWith(".tmp-")) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const name of readdirSync(dir))
+    if (name.startsWith(".tmp-")) rmSync(join(dir, name), { recursive: true, force: true });
   const temp = join(dir, `.tmp-${process.pid}-${nowMs}`);
   try {
     mkdirSync(temp, { mode: 0o700 });
@@ -107,7 +133,11 @@ export function writeSnapshot(db: Database, dataDir: string, nowMs: number = Dat
     db.exec(`VACUUM INTO '${target.replaceAll("'", "''")}'`);
     linkVectors(join(dataDir, homeFiles.vectors), join(temp, homeFiles.vectors));
     const sessions = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n;
-    writeFileSync(join(temp, "snapshot.json"), `${JSON.stringify({ taken_at: new Date(nowMs).toISOString(), sessions })}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(temp, "snapshot.json"),
+      `${JSON.stringify({ taken_at: new Date(nowMs).toISOString(), sessions })}\n`,
+      { mode: 0o600 },
+    );
     chmodSync(join(temp, "snapshot.json"), 0o600);
     renameSync(temp, join(dir, `snapshot-${nowMs}`));
   } catch (error) {
@@ -129,7 +159,11 @@ export function writeSnapshot(db: Database, dataDir: string, nowMs: number = Dat
  * @returns the snapshot written, or undefined
  * @throws IndexError INDEX_CORRUPT when the database turns out damaged (the run must not exit 0)
  */
-export function snapshotIfDue(db: Database, dataDir: string, options: { changed: boolean; nowMs?: number; onWarning?: (message: string) => void }): SnapshotInfo | undefined {
+export function snapshotIfDue(
+  db: Database,
+  dataDir: string,
+  options: { changed: boolean; nowMs?: number; onWarning?: (message: string) => void },
+): SnapshotInfo | undefined {
   const nowMs = options.nowMs ?? Date.now();
   const last = findSnapshot(dataDir);
   if (last && !(options.changed && nowMs - last.takenAtMs >= snapshotIntervalMs)) return undefined;
@@ -156,7 +190,10 @@ export function listSetAside(dataDir: string): Array<{ path: string; bytes: numb
 
 /** `2026-11-23T13-35-00Z`: a time stamp that is a valid file name everywhere. */
 function stamp(nowMs: number): string {
-  return new Date(nowMs).toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-");
+  return new Date(nowMs)
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replaceAll(":", "-");
 }
 
 /**
@@ -193,7 +230,10 @@ function moveAside(dataDir: string, nowMs: number, keepLink: boolean): string | 
  * @returns the path the damaged database now has, or undefined when there was none
  * @throws IndexError INDEX_LOCKED when another run holds the lock
  */
-export async function setDamagedIndexAside(dataDir: string, options: { lockWaitMs?: number; nowMs?: number } = {}): Promise<string | undefined> {
+export async function setDamagedIndexAside(
+  dataDir: string,
+  options: { lockWaitMs?: number; nowMs?: number } = {},
+): Promise<string | undefined> {
   const lock = await acquireIndexLock(join(dataDir, homeFiles.lock), options.lockWaitMs ?? 0);
   try {
     return moveAside(dataDir, options.nowMs ?? Date.now(), false);
@@ -219,7 +259,10 @@ export interface RestoreResult {
  * @throws IndexError INDEX_MISSING when there is no snapshot, INDEX_CORRUPT when the snapshot fails its check,
  *         INDEX_LOCKED when an index run holds the lock past `lockWaitMs`
  */
-export async function restoreSnapshot(dataDir: string, options: { lockWaitMs?: number; nowMs?: number } = {}): Promise<RestoreResult> {
+export async function restoreSnapshot(
+  dataDir: string,
+  options: { lockWaitMs?: number; nowMs?: number } = {},
+): Promise<RestoreResult> {
   const snapshot = findSnapshot(dataDir);
   if (!snapshot) {
     throw new IndexError("INDEX_MISSING", `no snapshot in ${snapshotsDir(dataDir)}`, {
@@ -242,7 +285,8 @@ export async function restoreSnapshot(dataDir: string, options: { lockWaitMs?: n
     renameSync(temp, target);
     return { snapshot, setAside, databasePath: target };
   } finally {
-    for (const path of [temp, `${temp}-wal`, `${temp}-shm`, tempVectors]) rmSync(path, { recursive: true, force: true });
+    for (const path of [temp, `${temp}-wal`, `${temp}-shm`, tempVectors])
+      rmSync(path, { recursive: true, force: true });
     lock.release();
   }
 }
@@ -254,7 +298,11 @@ function checkCopy(path: string, snapshot: SnapshotInfo): void {
     const db = new Database(path, { readwrite: true });
     try {
       const rows = db.query<{ quick_check: string }, []>("PRAGMA quick_check").all();
-      if (rows.length !== 1 || rows[0]!.quick_check !== "ok") problem = rows.map((row) => row.quick_check).slice(0, 2).join("; ");
+      if (rows.length !== 1 || rows[0]!.quick_check !== "ok")
+        problem = rows
+          .map((row) => row.quick_check)
+          .slice(0, 2)
+          .join("; ");
     } finally {
       db.close();
     }

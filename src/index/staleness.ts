@@ -36,7 +36,12 @@ export interface StalenessOptions {
  * Compare current stats with the stored state (read-only; never writes).
  * @param scanned containers a caller already scanned in this process for these roots (not scanned again)
  */
-export function checkStaleness(db: Database, roots: SourceRootMap, scanned: Partial<Record<SourceId, SourceContainer[]>> = {}, options: StalenessOptions = {}): StalenessReport {
+export function checkStaleness(
+  db: Database,
+  roots: SourceRootMap,
+  scanned: Partial<Record<SourceId, SourceContainer[]>> = {},
+  options: StalenessOptions = {},
+): StalenessReport {
   const staleSources: SourceId[] = [];
   const nowMs = options.nowMs ?? Date.now();
   const interval = fullScanIntervalMs();

@@ -33,23 +33,35 @@ export type VectorModel = Pick<Embedder, "dims" | "fingerprintKey">;
  * @param options.dir the generation's folder (generations.ts); default `<recallHome>/vectors`, the one searches use
  */
 export function openLevelStore(
-  recallHome: string, level: VectorLevelName, model: VectorModel, options: { onWarning?: (message: string) => void; dir?: string } = {},
+  recallHome: string,
+  level: VectorLevelName,
+  model: VectorModel,
+  options: { onWarning?: (message: string) => void; dir?: string } = {},
 ): VectorStore {
-  return openVectorStore({ dir: options.dir ?? join(recallHome, homeFiles.vectors), level, dims: model.dims, fingerprint: model.fingerprintKey, onWarning: options.onWarning });
+  return openVectorStore({
+    dir: options.dir ?? join(recallHome, homeFiles.vectors),
+    level,
+    dims: model.dims,
+    fingerprint: model.fingerprintKey,
+    onWarning: options.onWarning,
+  });
 }
 
 /** Both levels' stores, opened for one model (or any model: digests and ids do not depend on it). */
 export type LevelStores = Record<VectorLevelName, VectorStore>;
 
 function openStores(recallHome: string, model: VectorModel): LevelStores {
-  return Object.fromEntries(vectorLevels.map((level) => [level, openLevelStore(recallHome, level, model)])) as LevelStores;
+  return Object.fromEntries(
+    vectorLevels.map((level) => [level, openLevelStore(recallHome, level, model)]),
+  ) as LevelStores;
 }
 
 type FileRecord = Record<VectorLevelName, Array<[name: string, sizeBytes: number, idsHash: string]>>;
 
 function describeFiles(stores: LevelStores): FileRecord {
   const out = {} as FileRecord;
-  for (const level of vectorLevels) out[level] = stores[level].segmentDigests().map((d) => [d.name, d.sizeBytes, d.idsHash]);
+  for (const level of vectorLevels)
+    out[level] = stores[level].segmentDigests().map((d) => [d.name, d.sizeBytes, d.idsHash]);
   return out;
 }
 
@@ -76,7 +88,9 @@ function matchesRecord(db: Database, stores: LevelStores): boolean {
     const now = describeFiles(stores);
     return vectorLevels.every((level) => {
       const current = new Map(now[level].map(([name, sizeBytes, idsHash]) => [name, `${sizeBytes}:${idsHash}`]));
-      return (before[level] ?? []).every(([name, sizeBytes, idsHash]) => current.get(name) === `${sizeBytes}:${idsHash}`);
+      return (before[level] ?? []).every(
+        ([name, sizeBytes, idsHash]) => current.get(name) === `${sizeBytes}:${idsHash}`,
+      );
     });
   } catch {
     return false;
@@ -98,7 +112,11 @@ function describeUnusable(recallHome: string, segment: UnusableSegment): string 
 }
 
 /** Returns the ids of `level`'s embedded chunks that have no row in `store`, and how many chunks are embedded. */
-function findMissingRows(db: Database, store: VectorStore, level: VectorLevelName): { embedded: number; missing: number[] } {
+function findMissingRows(
+  db: Database,
+  store: VectorStore,
+  level: VectorLevelName,
+): { embedded: number; missing: number[] } {
   const stored = buildIdFilter(store.ids());
   const rows = db
     .query("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.level = ? AND c.status = ?")
@@ -116,11 +134,20 @@ function findMissingRows(db: Database, store: VectorStore, level: VectorLevelNam
  * another model makes every row of its level missing, since the store refuses to search it. Reads only.
  * @param stores the stores the search will use (opened with `model`), to avoid mapping the files twice
  */
-export function findVectorDamage(db: Database, recallHome: string, model: VectorModel, stores?: LevelStores): VectorFileReport | undefined {
+export function findVectorDamage(
+  db: Database,
+  recallHome: string,
+  model: VectorModel,
+  stores?: LevelStores,
+): VectorFileReport | undefined {
   const opened = stores ?? openStores(recallHome, model);
   const unusable = vectorLevels.flatMap((level) => [...opened[level].damaged, ...opened[level].foreign]);
   if (unusable.length === 0 && matchesRecord(db, opened)) return undefined;
-  const report: VectorFileReport = { embeddedChunks: 0, missingChunks: 0, problems: unusable.map((segment) => describeUnusable(recallHome, segment)) };
+  const report: VectorFileReport = {
+    embeddedChunks: 0,
+    missingChunks: 0,
+    problems: unusable.map((segment) => describeUnusable(recallHome, segment)),
+  };
   for (const level of vectorLevels) {
     const { embedded, missing } = findMissingRows(db, opened[level], level);
     report.embeddedChunks += embedded;
@@ -147,14 +174,20 @@ export function dimsOfFingerprint(fingerprintKey: string): number | undefined {
  * (`recall index --full`). Reports what it did through `onNotice`; returns the number of chunks marked pending.
  * The caller holds the index lock. Throws node:fs errors when a damaged file cannot be deleted.
  */
-export function repairVectorFiles(db: Database, recallHome: string, options: { exact?: boolean; onNotice?: (message: string) => void } = {}): number {
+export function repairVectorFiles(
+  db: Database,
+  recallHome: string,
+  options: { exact?: boolean; onNotice?: (message: string) => void } = {},
+): number {
   const fingerprintKey = readMeta(db, embedFingerprintKey);
   if (fingerprintKey === undefined) return 0;
   // With an unknown width every segment would look foreign: then only unreadable files are deleted.
   const dims = dimsOfFingerprint(fingerprintKey);
   const stores = openStores(recallHome, { dims: dims ?? 1, fingerprintKey });
   try {
-    const looksIntact = vectorLevels.every((level) => stores[level].damaged.length === 0 && (dims === undefined || stores[level].foreign.length === 0));
+    const looksIntact = vectorLevels.every(
+      (level) => stores[level].damaged.length === 0 && (dims === undefined || stores[level].foreign.length === 0),
+    );
     if (!options.exact && looksIntact && matchesRecord(db, stores)) return 0;
     const problems: string[] = [];
     const missing: number[] = [];
@@ -169,8 +202,13 @@ export function repairVectorFiles(db: Database, recallHome: string, options: { e
       recordVectorFiles(db, recallHome, stores);
     }).immediate();
     if (missing.length > 0 || problems.length > 0) {
-      const why = problems.length > 0 ? `${problems[0]}${problems.length > 1 ? ` and ${problems.length - 1} more file(s)` : ""}` : `rows absent from ${homeFiles.vectors}/`;
-      options.onNotice?.(`${missing.length} vector(s) were missing or damaged (${why}); their chunks are embedded again`);
+      const why =
+        problems.length > 0
+          ? `${problems[0]}${problems.length > 1 ? ` and ${problems.length - 1} more file(s)` : ""}`
+          : `rows absent from ${homeFiles.vectors}/`;
+      options.onNotice?.(
+        `${missing.length} vector(s) were missing or damaged (${why}); their chunks are embedded again`,
+      );
     }
     return missing.length;
   } finally {

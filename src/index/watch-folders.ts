@@ -91,7 +91,8 @@ export class FolderWatchSet {
       atomic: false,
       depth: target.depth,
       ignorePermissionErrors: true, // an unreadable folder is reported by the index run ("unavailable"), once
-      ignored: (path: string, stats?: import("node:fs").Stats) => isIgnored(target, path, stats, this.hotPaths, this.recallHome),
+      ignored: (path: string, stats?: import("node:fs").Stats) =>
+        isIgnored(target, path, stats, this.hotPaths, this.recallHome),
     });
     this.running.set(key, { target, watcher });
     const report = (path: string) => {

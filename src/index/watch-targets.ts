@@ -16,7 +16,13 @@
  */
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { claudeMaxDepth, claudeSkippedDirs, opencodeDbNamePattern, type SourceId, type SourceRootMap } from "../parsers/index.ts";
+import {
+  claudeMaxDepth,
+  claudeSkippedDirs,
+  opencodeDbNamePattern,
+  type SourceId,
+  type SourceRootMap,
+} from "../parsers/index.ts";
 
 /** How a target's folder relates to its root. */
 export type WatchTargetKind =
@@ -91,7 +97,10 @@ function pendingTarget(source: SourceId, root: string): WatchTarget {
 function claudeTargets(root: string): WatchTarget[] {
   const stats = statOrNull(root);
   if (!stats) return [pendingTarget("claude-code", root)];
-  if (stats.isFile()) return root.endsWith(".jsonl") ? [{ source: "claude-code", root, kind: "claude-file", path: dirname(root), depth: 0, file: root }] : [];
+  if (stats.isFile())
+    return root.endsWith(".jsonl")
+      ? [{ source: "claude-code", root, kind: "claude-file", path: dirname(root), depth: 0, file: root }]
+      : [];
   // A `.claude` folder: only its projects/ holds transcripts (the scan does the same).
   const projects = join(root, "projects");
   const path = isDir(projects) ? projects : root;
@@ -102,7 +111,12 @@ function claudeTargets(root: string): WatchTarget[] {
 const agentTreeDepth = 6;
 
 /** Folder levels watched below a root, per source of the `agent-tree` kind (Cursor: `workspaceStorage/<hash>/`; Aider: the folder only). */
-const agentTreeDepths: Partial<Record<SourceId, number>> = { codex: agentTreeDepth, "gemini-cli": agentTreeDepth, cursor: 2, aider: 0 };
+const agentTreeDepths: Partial<Record<SourceId, number>> = {
+  codex: agentTreeDepth,
+  "gemini-cli": agentTreeDepth,
+  cursor: 2,
+  aider: 0,
+};
 
 /** Codex CLI, Gemini CLI, Cursor and Aider roots: the folder as one tree (a file root: its folder). */
 function agentTreeTargets(source: SourceId, root: string): WatchTarget[] {
@@ -128,17 +142,40 @@ function isAgentSessionFile(source: SourceId, name: string): boolean {
 function opencodeTargets(root: string): WatchTarget[] {
   const stats = statOrNull(root);
   if (!stats) return [pendingTarget("opencode", root)];
-  if (stats.isFile()) return root.endsWith(".db") ? [{ source: "opencode", root, kind: "opencode-file", path: dirname(root), depth: 0, file: root }] : [];
+  if (stats.isFile())
+    return root.endsWith(".db")
+      ? [{ source: "opencode", root, kind: "opencode-file", path: dirname(root), depth: 0, file: root }]
+      : [];
   if (basename(root) === "storage") {
     const legacy = /[\\/]project[\\/][^\\/]+[\\/]storage$/.test(root);
-    return [{ source: "opencode", root, kind: legacy ? "opencode-legacy" : "opencode-storage", path: root, depth: legacy ? claudeMaxDepth : 2 }];
+    return [
+      {
+        source: "opencode",
+        root,
+        kind: legacy ? "opencode-legacy" : "opencode-storage",
+        path: root,
+        depth: legacy ? claudeMaxDepth : 2,
+      },
+    ];
   }
   // The folders a root may stand for, as the scan reads them: itself, <root>/opencode, <root>/.local/share/opencode.
   const dirs = [root, ...[join(root, "opencode"), join(root, ".local", "share", "opencode")].filter(isDir)];
   return dirs.flatMap((dir): WatchTarget[] => [
     { source: "opencode", root, kind: "opencode-data", path: dir, depth: 0 },
-    ...(isDir(join(dir, "storage")) ? [{ source: "opencode" as const, root, kind: "opencode-storage" as const, path: join(dir, "storage"), depth: 2 }] : []),
-    ...(isDir(join(dir, "project")) ? [{ source: "opencode" as const, root, kind: "opencode-legacy" as const, path: join(dir, "project"), depth: claudeMaxDepth }] : []),
+    ...(isDir(join(dir, "storage"))
+      ? [{ source: "opencode" as const, root, kind: "opencode-storage" as const, path: join(dir, "storage"), depth: 2 }]
+      : []),
+    ...(isDir(join(dir, "project"))
+      ? [
+          {
+            source: "opencode" as const,
+            root,
+            kind: "opencode-legacy" as const,
+            path: join(dir, "project"),
+            depth: claudeMaxDepth,
+          },
+        ]
+      : []),
   ]);
 }
 
@@ -178,7 +215,13 @@ export function targetKey(target: WatchTarget): string {
  * @param hot folders watched because they became active while watching
  * @param recallHome never watched, so the index's own writes cannot trigger a cycle
  */
-export function isIgnored(target: WatchTarget, path: string, stats: Stats | undefined, hot: ReadonlySet<string>, recallHome: string): boolean {
+export function isIgnored(
+  target: WatchTarget,
+  path: string,
+  stats: Stats | undefined,
+  hot: ReadonlySet<string>,
+  recallHome: string,
+): boolean {
   if (path === target.path) return false;
   if (isWithin(path, recallHome)) return true;
   if (stats && !stats.isDirectory()) return true;
@@ -224,7 +267,8 @@ export function eventEffect(target: WatchTarget, path: string): EventEffect {
       }
       if (name.endsWith(".meta.json")) return indexOnly;
       // projects/ appeared in a `.claude` root watched as a whole: watch projects/ instead (as the scan reads it).
-      if (name === "projects" && dirname(path) === target.root && target.path === target.root) return { index: true, replan: true };
+      if (name === "projects" && dirname(path) === target.root && target.path === target.root)
+        return { index: true, replan: true };
       // A session folder appeared or changed (subagents/ or tool-results/ being created): its session is active.
       if (sessionIdName.test(name)) return { index: true, replan: false, hot: path };
       // A folder appeared or vanished (names of folders that may hold transcripts carry no dot).
@@ -235,11 +279,13 @@ export function eventEffect(target: WatchTarget, path: string): EventEffect {
       return path === target.file || path === `${target.file}-wal` ? indexOnly : none;
     case "opencode-data":
       if (dirname(path) !== target.path) return none;
-      if (opencodeDbName.test(name) || (name.endsWith("-wal") && opencodeDbName.test(name.slice(0, -4)))) return indexOnly;
+      if (opencodeDbName.test(name) || (name.endsWith("-wal") && opencodeDbName.test(name.slice(0, -4))))
+        return indexOnly;
       return ["storage", "project", "opencode", ".local"].includes(name) ? { index: true, replan: true } : none;
     case "opencode-storage": {
       const parent = dirname(path);
-      if (parent === join(target.path, "message") || parent === join(target.path, "part")) return { index: true, replan: false, hot: path };
+      if (parent === join(target.path, "message") || parent === join(target.path, "part"))
+        return { index: true, replan: false, hot: path };
       return name.endsWith(".json") || !name.includes(".") ? indexOnly : none;
     }
     case "opencode-legacy":
@@ -250,7 +296,9 @@ export function eventEffect(target: WatchTarget, path: string): EventEffect {
     case "pending": {
       // Only the next component of the missing root matters; its arrival moves the watch down (or to the root).
       const missing = target.file!;
-      return path === target.path || (isWithin(missing, path) && dirname(path) === target.path) ? { index: false, replan: true } : none;
+      return path === target.path || (isWithin(missing, path) && dirname(path) === target.path)
+        ? { index: false, replan: true }
+        : none;
     }
     default:
       return target.kind satisfies never;

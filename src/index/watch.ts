@@ -88,7 +88,14 @@ export interface Watcher {
 }
 
 /** Defaults, in ms. */
-export const watchDefaults = { debounceMs: 2000, maxDelayMs: 10_000, lockRetryMs: 2000, lockRetryMaxMs: 30_000, fallbackIntervalMs: 60_000, embedderIdleMs: 300_000 };
+export const watchDefaults = {
+  debounceMs: 2000,
+  maxDelayMs: 10_000,
+  lockRetryMs: 2000,
+  lockRetryMaxMs: 30_000,
+  fallbackIntervalMs: 60_000,
+  embedderIdleMs: 300_000,
+};
 
 /** How long a repeated warning or notice stays quiet, in ms. */
 const repeatQuietMs = 3_600_000;
@@ -147,7 +154,11 @@ class IndexWatcher implements Watcher {
   }
 
   describe(): WatchDescription {
-    return { targets: this.folders.targets, hotFolders: this.folders.hotCount, isPeriodic: this.fallback !== undefined };
+    return {
+      targets: this.folders.targets,
+      hotFolders: this.folders.hotCount,
+      isPeriodic: this.fallback !== undefined,
+    };
   }
 
   close(): Promise<void> {
@@ -196,7 +207,9 @@ class IndexWatcher implements Watcher {
       try {
         await this.folders.apply(planWatchTargets(this.rootsWithKnownProjects()));
       } catch (error) {
-        this.warn(`cannot watch the source folders: ${(error as Error)?.message ?? String(error)}; changes are picked up every minute instead`);
+        this.warn(
+          `cannot watch the source folders: ${(error as Error)?.message ?? String(error)}; changes are picked up every minute instead`,
+        );
         this.startFallback();
       }
     });
@@ -206,9 +219,13 @@ class IndexWatcher implements Watcher {
   private replanSoon(): void {
     clearTimeout(this.replanTimer);
     this.replanTimer = setTimeout(() => {
-      const before = new Set(this.folders.targets.filter((target) => target.kind === "pending").map((target) => target.root));
+      const before = new Set(
+        this.folders.targets.filter((target) => target.kind === "pending").map((target) => target.root),
+      );
       void this.replan().then(() => {
-        const appeared = [...before].filter((root) => !this.folders.targets.some((target) => target.kind === "pending" && target.root === root));
+        const appeared = [...before].filter(
+          (root) => !this.folders.targets.some((target) => target.kind === "pending" && target.root === root),
+        );
         for (const root of appeared) this.notice(`${root} appeared; watching it`);
         if (appeared.length > 0) this.markDirty(0);
       });
@@ -263,7 +280,8 @@ class IndexWatcher implements Watcher {
         this.armEmbedderRelease();
         if (result.embedded + result.failed > 0) this.hooks.onEmbedded?.(result, performance.now() - started);
       }
-      if (embedded && embedded.added + embedded.updated + embedded.deleted + embedded.restored > 0) this.hooks.onIndexed?.(embedded);
+      if (embedded && embedded.added + embedded.updated + embedded.deleted + embedded.restored > 0)
+        this.hooks.onIndexed?.(embedded);
     } finally {
       this.embedding = false;
     }
@@ -309,7 +327,9 @@ class IndexWatcher implements Watcher {
         this.onLocked(error.message);
         return undefined;
       }
-      const message = isRecallError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ""}` : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
+      const message = isRecallError(error)
+        ? `${error.message}${error.hint ? ` (${error.hint})` : ""}`
+        : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
       this.warn(`${withModel ? "embedding" : "index"} cycle failed: ${message}; retrying after the next change`);
       return undefined;
     }
@@ -329,7 +349,9 @@ class IndexWatcher implements Watcher {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.embedding || this.isClosed) return this.armEmbedderRelease();
-      void this.options.releaseEmbedder!().catch((error) => this.warn(`could not release the embedding model: ${(error as Error).message}`));
+      void this.options.releaseEmbedder!().catch((error) =>
+        this.warn(`could not release the embedding model: ${(error as Error).message}`),
+      );
     }, this.options.embedderIdleMs ?? watchDefaults.embedderIdleMs);
     this.idleTimer.unref?.();
   }

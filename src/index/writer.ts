@@ -16,7 +16,10 @@ import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
 import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
-export type StoredToolCall = Pick<Turn["toolCalls"][number], "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved">;
+export type StoredToolCall = Pick<
+  Turn["toolCalls"][number],
+  "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved"
+>;
 
 const storedCalls = (turn: Turn): StoredToolCall[] =>
   turn.toolCalls.map(({ name, input, isError, filePath, linesAdded, linesRemoved }) => ({
@@ -42,7 +45,13 @@ export interface PreparedDocument {
 
 /** Everything the writer needs of a document, computed from its text. */
 export function prepareDocument(text: DocumentText): PreparedDocument {
-  return { heading: text.heading, body: text.body, extra: text.extra, ...hashDocument(text), unsegmented: unsegmentedDocumentText(text) };
+  return {
+    heading: text.heading,
+    body: text.body,
+    extra: text.extra,
+    ...hashDocument(text),
+    unsegmented: unsegmentedDocumentText(text),
+  };
 }
 
 /** One turn, as the values of its `turns`, `turn_outputs` and `documents` rows. */
@@ -110,16 +119,28 @@ export function prepareSession(result: ParseResult): PreparedSession {
   if (result.fromTurn === 1) {
     const files = [...new Set(result.turns.flatMap((turn) => turn.files))];
     const prompts = result.turns.map((turn) => turn.prompt);
-    prepared.whole = { document: prepareDocument(buildSessionDocument(result.session, prompts, files)), files: JSON.stringify(files) };
+    prepared.whole = {
+      document: prepareDocument(buildSessionDocument(result.session, prompts, files)),
+      files: JSON.stringify(files),
+    };
   }
   return prepared;
 }
 
 /** Id of the indexed session row for a unit (by unit key or by source + session id), or undefined. */
-function findSessionRow(db: Database, unit: Pick<SourceUnit, "key" | "source" | "sessionId">): { id: number; unit_key: string } | undefined {
+function findSessionRow(
+  db: Database,
+  unit: Pick<SourceUnit, "key" | "source" | "sessionId">,
+): { id: number; unit_key: string } | undefined {
   return (
-    db.query<{ id: number; unit_key: string }, [string]>("SELECT id, unit_key FROM sessions WHERE unit_key = ?").get(unit.key) ??
-    db.query<{ id: number; unit_key: string }, [string, string]>("SELECT id, unit_key FROM sessions WHERE source = ? AND session_id = ?").get(unit.source, unit.sessionId) ??
+    db
+      .query<{ id: number; unit_key: string }, [string]>("SELECT id, unit_key FROM sessions WHERE unit_key = ?")
+      .get(unit.key) ??
+    db
+      .query<{ id: number; unit_key: string }, [string, string]>(
+        "SELECT id, unit_key FROM sessions WHERE source = ? AND session_id = ?",
+      )
+      .get(unit.source, unit.sessionId) ??
     undefined
   );
 }
@@ -171,7 +192,13 @@ export function writePreparedSessions(db: Database, sessions: readonly SessionTo
   pending.flush(db);
 }
 
-function writeSession(db: Database, unit: SourceUnit, prepared: PreparedSession, seenAt: number, pending: PendingFtsRows): void {
+function writeSession(
+  db: Database,
+  unit: SourceUnit,
+  prepared: PreparedSession,
+  seenAt: number,
+  pending: PendingFtsRows,
+): void {
   const existing = findSessionRow(db, unit);
   if (existing) pending.flush(db);
   const isNew = existing === undefined;
@@ -191,18 +218,46 @@ function writeSession(db: Database, unit: SourceUnit, prepared: PreparedSession,
     if (turn.outputs) insertOutputs.run(rowid, turn.number, turn.outputs);
     upsertDocument(db, rowid, "turn", turn.number, turn.document, newSessionFts);
   }
-  if (!isNew) db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(rowid, prepared.session.turnCount);
+  if (!isNew)
+    db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(
+      rowid,
+      prepared.session.turnCount,
+    );
   if (whole) upsertDocument(db, rowid, "session", 0, whole.document, newSessionFts);
   else refreshSessionDocument(db, rowid, prepared.session, newSessionFts);
 }
 
 /** Insert or update the session row; `files` is the `sessions.files` of an insert (an update leaves it to refreshSessionDocument). */
-function upsertSessionRow(db: Database, unit: SourceUnit, prepared: PreparedSession, existingId: number | undefined, seenAt: number, files: string): number {
+function upsertSessionRow(
+  db: Database,
+  unit: SourceUnit,
+  prepared: PreparedSession,
+  existingId: number | undefined,
+  seenAt: number,
+  files: string,
+): number {
   const s = prepared.session;
   const values = [
-    s.source, s.id, unit.key, unit.containerPath, unit.changeKey, unit.locator ? JSON.stringify(unit.locator) : null, s.projectPath, s.projectName, s.gitBranch,
-    s.startedAt, s.endedAt, s.title, s.turnCount, s.parentSessionId, s.isSubagent ? 1 : 0, s.location,
-    prepared.resume, prepared.skipped.count, seenAt, s.promptOnly ? 1 : 0,
+    s.source,
+    s.id,
+    unit.key,
+    unit.containerPath,
+    unit.changeKey,
+    unit.locator ? JSON.stringify(unit.locator) : null,
+    s.projectPath,
+    s.projectName,
+    s.gitBranch,
+    s.startedAt,
+    s.endedAt,
+    s.title,
+    s.turnCount,
+    s.parentSessionId,
+    s.isSubagent ? 1 : 0,
+    s.location,
+    prepared.resume,
+    prepared.skipped.count,
+    seenAt,
+    s.promptOnly ? 1 : 0,
   ] as const;
   if (existingId === undefined) {
     // No RETURNING clause: it would open a statement journal (see PendingFtsRows).
@@ -231,18 +286,29 @@ function upsertSessionRow(db: Database, unit: SourceUnit, prepared: PreparedSess
  * @param newSessionFts given for a session inserted in this transaction (it has no documents yet): the new
  *        document's FTS rows go there instead of being inserted now
  */
-function upsertDocument(db: Database, rowid: number, level: "session" | "turn", turnNumber: number, document: PreparedDocument, newSessionFts?: PendingFtsRows): void {
+function upsertDocument(
+  db: Database,
+  rowid: number,
+  level: "session" | "turn",
+  turnNumber: number,
+  document: PreparedDocument,
+  newSessionFts?: PendingFtsRows,
+): void {
   const { textHash, embedHash } = document;
-  const current = newSessionFts ? null : db
-    .query<{ id: number; text_hash: string; embed_hash: string }, [number, string, number]>(
-      "SELECT id, text_hash, embed_hash FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
-    )
-    .get(rowid, level, turnNumber);
+  const current = newSessionFts
+    ? null
+    : db
+        .query<{ id: number; text_hash: string; embed_hash: string }, [number, string, number]>(
+          "SELECT id, text_hash, embed_hash FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
+        )
+        .get(rowid, level, turnNumber);
   const insertFts = db.query("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
   if (!current) {
     const id = Number(
       db
-        .query<never, [number, string, number, string, string]>("INSERT INTO documents(session_rowid, level, turn_number, text_hash, embed_hash) VALUES (?, ?, ?, ?, ?)")
+        .query<never, [number, string, number, string, string]>(
+          "INSERT INTO documents(session_rowid, level, turn_number, text_hash, embed_hash) VALUES (?, ?, ?, ?, ?)",
+        )
         .run(rowid, level, turnNumber, textHash, embedHash).lastInsertRowid,
     );
     if (newSessionFts) newSessionFts.add(id, document);
@@ -267,11 +333,33 @@ function upsertDocument(db: Database, rowid: number, level: "session" | "turn", 
 }
 
 /** Rebuild the session document and the session's file list from all of its stored turns. */
-function refreshSessionDocument(db: Database, rowid: number, session: Session, newSessionFts: PendingFtsRows | undefined): void {
-  const rows = db.query<{ prompt: string; files: string }, [number]>("SELECT prompt, files FROM turns WHERE session_rowid = ? ORDER BY number").all(rowid);
+function refreshSessionDocument(
+  db: Database,
+  rowid: number,
+  session: Session,
+  newSessionFts: PendingFtsRows | undefined,
+): void {
+  const rows = db
+    .query<{ prompt: string; files: string }, [number]>(
+      "SELECT prompt, files FROM turns WHERE session_rowid = ? ORDER BY number",
+    )
+    .all(rowid);
   const files = new Set<string>();
   for (const row of rows) for (const file of JSON.parse(row.files) as string[]) files.add(file);
   const fileList = [...files];
   db.query("UPDATE sessions SET files = ? WHERE id = ?").run(JSON.stringify(fileList), rowid);
-  upsertDocument(db, rowid, "session", 0, prepareDocument(buildSessionDocument(session, rows.map((row) => row.prompt), fileList)), newSessionFts);
+  upsertDocument(
+    db,
+    rowid,
+    "session",
+    0,
+    prepareDocument(
+      buildSessionDocument(
+        session,
+        rows.map((row) => row.prompt),
+        fileList,
+      ),
+    ),
+    newSessionFts,
+  );
 }

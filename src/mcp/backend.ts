@@ -70,7 +70,8 @@ export function createBackend(options: BackendOptions): Backend {
     try {
       return await openFreshIndex(context, { reindex: false });
     } catch (error) {
-      const noIndexYet = error instanceof IndexError && (error.code === "INDEX_MISSING" || error.code === "INDEX_BUILDING");
+      const noIndexYet =
+        error instanceof IndexError && (error.code === "INDEX_MISSING" || error.code === "INDEX_BUILDING");
       if (!noIndexYet) throw error;
       return openFreshIndex(context, { reindex: true, embedder });
     }
@@ -88,7 +89,8 @@ export function createBackend(options: BackendOptions): Backend {
     if (shared && shared.fileId !== fileIdOf(path)) retire(shared);
     if (!shared) {
       const db = await openCommitted();
-      if (shared) db.close(); // another call opened one meanwhile
+      if (shared)
+        db.close(); // another call opened one meanwhile
       else shared = { db, fileId: fileIdOf(path), users: 0, stale: false };
     }
     shared!.users++;

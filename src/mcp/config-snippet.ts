@@ -23,7 +23,16 @@ export function parseConfigTarget(value: string): ConfigTarget {
 }
 
 /** Variables passed on to the registered server when set (where the index and history are, which model). */
-export const forwardedVariables = ["RECALL_HOME", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_CODEX_DIRS", "RECALL_GEMINI_DIRS", "RECALL_CURSOR_DIRS", "RECALL_AIDER_DIRS", "RECALL_MODEL"] as const;
+export const forwardedVariables = [
+  "RECALL_HOME",
+  "RECALL_CLAUDE_DIRS",
+  "RECALL_OPENCODE_DIRS",
+  "RECALL_CODEX_DIRS",
+  "RECALL_GEMINI_DIRS",
+  "RECALL_CURSOR_DIRS",
+  "RECALL_AIDER_DIRS",
+  "RECALL_MODEL",
+] as const;
 
 /** How a client starts the stdio server, or reaches the HTTP one. */
 export type Registration =
@@ -34,7 +43,10 @@ export type Registration =
  * The stdio registration of this recall: `[<binary>, "mcp", ...serverArgs]`, or `[<bun>, <repo>/src/cli.ts,
  * "mcp", ...serverArgs]` from source; `env` holds the forwarded variables that are set.
  */
-export function stdioRegistration(serverArgs: string[], env: Record<string, string | undefined> = process.env): Registration {
+export function stdioRegistration(
+  serverArgs: string[],
+  env: Record<string, string | undefined> = process.env,
+): Registration {
   const prefix = isCompiledBinary() ? [] : [join(import.meta.dir, "..", "cli.ts")];
   const vars = Object.fromEntries(forwardedVariables.flatMap((name) => (env[name] ? [[name, env[name]!]] : [])));
   return { kind: "stdio", command: process.execPath, args: [...prefix, "mcp", ...serverArgs], env: vars };
@@ -46,7 +58,9 @@ function claudeCommand(registration: Registration): string {
   if (registration.kind === "http") {
     return `claude mcp add recall --scope user --transport http ${registration.url} --header ${shellQuote(`Authorization: Bearer ${registration.token}`)}\n`;
   }
-  const env = Object.entries(registration.env).map(([name, value]) => `--env ${shellQuote(`${name}=${value}`)} `).join("");
+  const env = Object.entries(registration.env)
+    .map(([name, value]) => `--env ${shellQuote(`${name}=${value}`)} `)
+    .join("");
   // The name goes before --env: `-e/--env` is variadic and would take the name as one more variable
   // (anthropics/claude-code#62332, still open in 2.1.150).
   return `claude mcp add recall --scope user --transport stdio ${env}-- ${[registration.command, ...registration.args].map(shellQuote).join(" ")}\n`;
@@ -55,8 +69,18 @@ function claudeCommand(registration: Registration): string {
 function opencodeConfig(registration: Registration): string {
   const server =
     registration.kind === "http"
-      ? { type: "remote", url: registration.url, enabled: true, headers: { Authorization: `Bearer ${registration.token}` } }
-      : { type: "local", command: [registration.command, ...registration.args], enabled: true, ...(Object.keys(registration.env).length > 0 ? { environment: registration.env } : {}) };
+      ? {
+          type: "remote",
+          url: registration.url,
+          enabled: true,
+          headers: { Authorization: `Bearer ${registration.token}` },
+        }
+      : {
+          type: "local",
+          command: [registration.command, ...registration.args],
+          enabled: true,
+          ...(Object.keys(registration.env).length > 0 ? { environment: registration.env } : {}),
+        };
   return json({ $schema: "https://opencode.ai/config.json", mcp: { recall: server } });
 }
 
@@ -64,7 +88,11 @@ function mcpServersConfig(registration: Registration): string {
   const server =
     registration.kind === "http"
       ? { type: "http", url: registration.url, headers: { Authorization: `Bearer ${registration.token}` } }
-      : { command: registration.command, args: registration.args, ...(Object.keys(registration.env).length > 0 ? { env: registration.env } : {}) };
+      : {
+          command: registration.command,
+          args: registration.args,
+          ...(Object.keys(registration.env).length > 0 ? { env: registration.env } : {}),
+        };
   return json({ mcpServers: { recall: server } });
 }
 

@@ -5,7 +5,16 @@
  * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
  */
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
-import { countOf, localDate, localMinute, isoTime, oneLine, promptOnlyMarker, roundScore, sessionMarkers } from "../render/format.ts";
+import {
+  countOf,
+  localDate,
+  localMinute,
+  isoTime,
+  oneLine,
+  promptOnlyMarker,
+  roundScore,
+  sessionMarkers,
+} from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
 import { confidenceJson, evidenceJson } from "../render/search.ts";
 import {
@@ -32,8 +41,10 @@ export const indexLineChars = 90;
 
 const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
 /** The `resume:` line of the full text format; a prompt-only session says why it has none. */
-const resumeLine = (session: Parameters<typeof resumeCommandOf>[0]) => `   resume: ${resumeCommandOf(session) ?? `none ${promptOnlyMarker}`}`;
-const moreLine = (page: { nextOffset: number | undefined }) => (page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`]);
+const resumeLine = (session: Parameters<typeof resumeCommandOf>[0]) =>
+  `   resume: ${resumeCommandOf(session) ?? `none ${promptOnlyMarker}`}`;
+const moreLine = (page: { nextOffset: number | undefined }) =>
+  page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`];
 
 /** Join the text lines and neutralize control characters in both the text and the structured object. */
 export function finishOutput(lines: string[], structured: Record<string, unknown>): ToolOutput {
@@ -81,7 +92,13 @@ const evidenceOf = (result: SessionResult | TurnResult) => ({
 });
 
 function sessionResultItem(result: SessionResult, format: ResultFormat) {
-  const index = { ...sessionCore(result), score: roundScore(result.score), ...confidenceJson(result), best_turn: result.bestTurn, preview: oneLine(result.preview.text, indexLineChars) };
+  const index = {
+    ...sessionCore(result),
+    score: roundScore(result.score),
+    ...confidenceJson(result),
+    best_turn: result.bestTurn,
+    preview: oneLine(result.preview.text, indexLineChars),
+  };
   if (format === "index") return index;
   return { ...index, preview: result.preview.text, ...sessionDetail(result), ...evidenceOf(result) };
 }
@@ -118,7 +135,12 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
   const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${sessionMarkers(result)}`;
   if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
-  const files = result.files.length > 0 ? [`   files: ${result.files.slice(0, 8).join(", ")}${result.files.length > 8 ? ` (+${result.files.length - 8} more)` : ""}`] : [];
+  const files =
+    result.files.length > 0
+      ? [
+          `   files: ${result.files.slice(0, 8).join(", ")}${result.files.length > 8 ? ` (+${result.files.length - 8} more)` : ""}`,
+        ]
+      : [];
   return [
     head,
     `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
@@ -130,7 +152,12 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
   const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
-  if (format === "index") return [head, `   > ${oneLine(result.prompt, indexLineChars)}`, `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`];
+  if (format === "index")
+    return [
+      head,
+      `   > ${oneLine(result.prompt, indexLineChars)}`,
+      `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`,
+    ];
   return [
     `${head}${quoted(result.title)} (turn ${result.turn} of ${result.totalTurns})`,
     ...result.prompt.split("\n").map((line) => `   > ${line}`),
@@ -148,17 +175,33 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
   const scope = `${response.mode} search over ${countOf(response.searched.sessions, "session")}`;
   const lines =
     response.results.length === 0
-      ? [`No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`]
-      : [`${isSessions ? "Sessions" : "Turns"} ${response.offset + 1}-${response.offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`];
+      ? [
+          `No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`,
+        ]
+      : [
+          `${isSessions ? "Sessions" : "Turns"} ${response.offset + 1}-${response.offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`,
+        ];
   const dates = datesUnderstoodLine(response.dates);
   if (dates) lines.push(dates);
-  if (response.results.length > 0 && !response.confident) lines.push("No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).");
+  if (response.results.length > 0 && !response.confident)
+    lines.push(
+      "No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).",
+    );
   response.results.forEach((result, i) => {
     const rank = response.offset + i + 1;
-    lines.push(...(isSessions ? sessionResultText(result as SessionResult, rank, format) : turnResultText(result as TurnResult, rank, format)));
+    lines.push(
+      ...(isSessions
+        ? sessionResultText(result as SessionResult, rank, format)
+        : turnResultText(result as TurnResult, rank, format)),
+    );
   });
   lines.push(...moreLine(response));
-  if (response.results.length > 0) lines.push(isSessions ? "next: search depth=2 session=ID, or read_turns session=ID from=TURN" : "next: read_turns session=ID from=TURN");
+  if (response.results.length > 0)
+    lines.push(
+      isSessions
+        ? "next: search depth=2 session=ID, or read_turns session=ID from=TURN"
+        : "next: read_turns session=ID from=TURN",
+    );
   return finishOutput(lines, {
     query: response.query,
     depth: isSessions ? 1 : 2,
@@ -181,10 +224,15 @@ function sessionLine(session: SessionSummary, rank: number): string {
 
 /** The `list_sessions` tool's answer. */
 export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat): ToolOutput {
-  const lines = page.items.length === 0 ? [`No sessions match${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`] : [];
+  const lines =
+    page.items.length === 0 ? [`No sessions match${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`] : [];
   page.items.forEach((session, i) => {
     lines.push(sessionLine(session, page.offset + i + 1));
-    if (format === "full") lines.push(`   ${session.source} ${session.projectPath}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}`, resumeLine(session));
+    if (format === "full")
+      lines.push(
+        `   ${session.source} ${session.projectPath}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}`,
+        resumeLine(session),
+      );
   });
   lines.push(...moreLine(page));
   const results = page.items.map((session) => sessionItemOf(session, format));
@@ -208,7 +256,12 @@ export function recentOutput(page: Page<RecentSession>, project: string | undefi
     last_prompt: format === "index" ? oneLine(session.lastPrompt, indexLineChars) : session.lastPrompt,
     ...(format === "full" ? sessionDetail(session) : {}),
   }));
-  return finishOutput(lines, { project: project ?? null, results, offset: page.offset, next_offset: page.nextOffset ?? null });
+  return finishOutput(lines, {
+    project: project ?? null,
+    results,
+    offset: page.offset,
+    next_offset: page.nextOffset ?? null,
+  });
 }
 
 function timelineItem(entry: TimelineEntry, format: ResultFormat) {
@@ -221,7 +274,9 @@ function timelineItem(entry: TimelineEntry, format: ResultFormat) {
     prompt: format === "index" ? oneLine(entry.prompt, indexLineChars) : entry.prompt,
     ...(entry.isAnchor ? { anchor: true } : {}),
   };
-  return format === "index" ? index : { ...index, source: entry.source, project_path: entry.projectPath, total_turns: entry.totalTurns };
+  return format === "index"
+    ? index
+    : { ...index, source: entry.source, project_path: entry.projectPath, total_turns: entry.totalTurns };
 }
 
 /** The `timeline` tool's answer: the turns before, the anchor (marked `▶`), the turns after, oldest first. */
@@ -229,11 +284,16 @@ export function timelineOutput(timeline: Timeline, format: ResultFormat): ToolOu
   const { anchor } = timeline;
   const line = (entry: TimelineEntry) =>
     `${entry.isAnchor ? "▶" : "-"} ${localMinute(entry.timestamp)} ${entry.sessionId}:${entry.turn} ${entry.project || "?"}${format === "full" ? quoted(entry.title) : ""} > ${oneLine(entry.prompt, format === "index" ? indexLineChars : 1000)}`;
-  const lines = [`Turns around ${anchor.session ? `${anchor.session.sessionId}:${anchor.turn}, ` : ""}${localMinute(anchor.at)}, oldest first:`];
+  const lines = [
+    `Turns around ${anchor.session ? `${anchor.session.sessionId}:${anchor.turn}, ` : ""}${localMinute(anchor.at)}, oldest first:`,
+  ];
   lines.push(...timeline.before.map(line));
   if (!anchor.session) lines.push(`▶ ${localMinute(anchor.at)} (anchor)`);
   lines.push(...timeline.after.map(line));
   if (timeline.before.length + timeline.after.length === 0) lines.push("No turns recorded around then.");
   const entries = [...timeline.before, ...timeline.after];
-  return finishOutput(lines, { anchor_time: isoTime(anchor.at), results: entries.map((entry) => timelineItem(entry, format)) });
+  return finishOutput(lines, {
+    anchor_time: isoTime(anchor.at),
+    results: entries.map((entry) => timelineItem(entry, format)),
+  });
 }

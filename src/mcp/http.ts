@@ -49,7 +49,10 @@ export function isLoopbackOrigin(origin: string | null): boolean {
 }
 
 const refuse = (status: number, message: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: { "content-type": "application/json", ...headers } });
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
 
 /** Options of {@link listenHttp}. */
 export interface HttpOptions {
@@ -62,13 +65,23 @@ export interface HttpOptions {
 
 /** Answer one HTTP request (checks in the order of the module header). */
 export async function handleHttpRequest(request: Request, port: number, options: HttpOptions): Promise<Response> {
-  if (!isLoopbackHost(request.headers.get("host"), port)) return refuse(403, "forbidden: the Host header must be 127.0.0.1 or localhost on this port");
-  if (!isLoopbackOrigin(request.headers.get("origin"))) return refuse(403, "forbidden: requests from web pages other than localhost are refused");
-  if (!isAuthorized(request.headers.get("authorization"), options.token)) return refuse(401, "unauthorized: send Authorization: Bearer <token from the mcp-token file>", { "www-authenticate": 'Bearer realm="recall"' });
-  if (new URL(request.url).pathname !== endpointPath) return refuse(404, `not found: the MCP endpoint is ${endpointPath}`);
-  if (request.method !== "POST") return refuse(405, "method not allowed: this server is stateless, POST only", { allow: "POST" });
+  if (!isLoopbackHost(request.headers.get("host"), port))
+    return refuse(403, "forbidden: the Host header must be 127.0.0.1 or localhost on this port");
+  if (!isLoopbackOrigin(request.headers.get("origin")))
+    return refuse(403, "forbidden: requests from web pages other than localhost are refused");
+  if (!isAuthorized(request.headers.get("authorization"), options.token))
+    return refuse(401, "unauthorized: send Authorization: Bearer <token from the mcp-token file>", {
+      "www-authenticate": 'Bearer realm="recall"',
+    });
+  if (new URL(request.url).pathname !== endpointPath)
+    return refuse(404, `not found: the MCP endpoint is ${endpointPath}`);
+  if (request.method !== "POST")
+    return refuse(405, "method not allowed: this server is stateless, POST only", { allow: "POST" });
   const server = options.createServer(options.backend);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request);
@@ -93,7 +106,15 @@ export function listenHttp(options: HttpOptions): ReturnType<typeof Bun.serve> {
     return server;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "EADDRINUSE" ? "is in use" : code === "EACCES" ? "is not allowed" : `cannot be used (${(error as Error).message})`;
-    throw new UsageError(`port ${options.port} on ${loopbackAddress} ${why}`, "pick another with --port N, or --port 0 for any free port");
+    const why =
+      code === "EADDRINUSE"
+        ? "is in use"
+        : code === "EACCES"
+          ? "is not allowed"
+          : `cannot be used (${(error as Error).message})`;
+    throw new UsageError(
+      `port ${options.port} on ${loopbackAddress} ${why}`,
+      "pick another with --port N, or --port 0 for any free port",
+    );
   }
 }

@@ -6,7 +6,15 @@
 export { serveStdio, serveHttp, createRecallServer, exitGraceMs, type ServeOptions } from "./server.ts";
 export { defaultHttpPort, loopbackAddress, endpointPath, isLoopbackHost, isLoopbackOrigin } from "./http.ts";
 export { ensureToken, tokenPath, isAuthorized, tokenFileName } from "./token.ts";
-export { parseConfigTarget, renderRegistration, stdioRegistration, configTargets, forwardedVariables, type ConfigTarget, type Registration } from "./config-snippet.ts";
+export {
+  parseConfigTarget,
+  renderRegistration,
+  stdioRegistration,
+  configTargets,
+  forwardedVariables,
+  type ConfigTarget,
+  type Registration,
+} from "./config-snippet.ts";
 export { createBackend, type Backend, type BackendOptions } from "./backend.ts";
 export { descriptions, inputShapes, outputShapes, toolNames, type ToolName, type ResultFormat } from "./schemas.ts";
 export { defaultBudgetChars, parseBudget } from "./turns-text.ts";

@@ -58,8 +58,10 @@ export const inputShapes = {
 
 /** Tool descriptions: what it answers and which tool comes next. */
 export const descriptions = {
-  search: "Search past coding-agent sessions (Claude Code, OpenCode) by keyword and meaning. depth 1: sessions; depth 2: turns. Then read_turns.",
-  read_turns: "Read a session's turns: prompts, replies, compact tool calls (redacted). Long output is cut with the range to ask next.",
+  search:
+    "Search past coding-agent sessions (Claude Code, OpenCode) by keyword and meaning. depth 1: sessions; depth 2: turns. Then read_turns.",
+  read_turns:
+    "Read a session's turns: prompts, replies, compact tool calls (redacted). Long output is cut with the range to ask next.",
   list_sessions: "List sessions, newest first.",
   timeline: "Turns before and after an anchor, across projects: what was I doing then?",
   recent: "Latest sessions with first/last prompts: where did we leave off? Default project: the server's folder.",
@@ -138,7 +140,9 @@ export const outputShapes = {
     ...page,
     notices: z.array(z.string()),
     /** Dates the query named (render/search-dates.ts): since/until inclusive ISO-8601, null when open. */
-    dates: z.array(z.object({ text: z.string(), label: z.string(), since: nullableText, until: nullableText, applied: z.boolean() })),
+    dates: z.array(
+      z.object({ text: z.string(), label: z.string(), since: nullableText, until: nullableText, applied: z.boolean() }),
+    ),
   },
   read_turns: {
     session: sessionItem,
@@ -147,7 +151,14 @@ export const outputShapes = {
     total_turns: z.number(),
     from_archive: z.boolean(),
     turns: z.array(
-      z.object({ turn: z.number(), timestamp: nullableText, prompt: z.string(), response: z.string(), tools: z.array(toolCall), cut: z.boolean().optional() }),
+      z.object({
+        turn: z.number(),
+        timestamp: nullableText,
+        prompt: z.string(),
+        response: z.string(),
+        tools: z.array(toolCall),
+        cut: z.boolean().optional(),
+      }),
     ),
     truncated: z.object({ more_chars: z.number(), next_from: z.number(), next_to: z.number() }).nullable(),
   },

@@ -13,7 +13,12 @@ import packageJson from "../../package.json" with { type: "json" };
 import { warn, type HistoryContext } from "../commands/context.ts";
 import { createEmbedderOpener, type EmbedderOpener } from "../commands/embedder.ts";
 import { startWatcher, type Watcher, type WatchHooks } from "../index/index.ts";
-import { hasIndexChanges, renderWatchEmbeddedText, renderWatchIndexedText, renderWatchSkippedText } from "../render/watch.ts";
+import {
+  hasIndexChanges,
+  renderWatchEmbeddedText,
+  renderWatchIndexedText,
+  renderWatchSkippedText,
+} from "../render/watch.ts";
 import { createBackend, type Backend } from "./backend.ts";
 import { listenHttp } from "./http.ts";
 import { ensureToken } from "./token.ts";
@@ -93,12 +98,18 @@ function startRuntime(options: ServeOptions): Runtime {
   // The context's cached scan is for one CLI run; a long-lived server must scan afresh at every staleness check.
   const context: HistoryContext = { ...options.context, scanned: {} };
   const watcher: Promise<Watcher | undefined> = options.watch
-    ? startWatcher({ recallHome: context.recallHome, roots: context.roots, openEmbedder: () => model.open(), releaseEmbedder: () => model.dispose(), hooks: watcherHooks() }).catch(
-        (error: unknown) => {
-          warn(`recall: warning: the watcher did not start (${(error as Error).message}); answers come from the index as it is`);
-          return undefined;
-        },
-      )
+    ? startWatcher({
+        recallHome: context.recallHome,
+        roots: context.roots,
+        openEmbedder: () => model.open(),
+        releaseEmbedder: () => model.dispose(),
+        hooks: watcherHooks(),
+      }).catch((error: unknown) => {
+        warn(
+          `recall: warning: the watcher did not start (${(error as Error).message}); answers come from the index as it is`,
+        );
+        return undefined;
+      })
     : Promise.resolve(undefined);
   const backend = createBackend({ context, embedder: model, watching: options.watch, cwd: options.cwd });
   return {
@@ -148,7 +159,10 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
     (stop) => (server.server.onclose = stop),
   ]);
   await server.connect(transport);
-  if (isStdinTerminal()) warn("recall: serving MCP on stdin/stdout, for an MCP client to start (see `recall mcp --print-config claude`); Ctrl-D stops");
+  if (isStdinTerminal())
+    warn(
+      "recall: serving MCP on stdin/stdout, for an MCP client to start (see `recall mcp --print-config claude`); Ctrl-D stops",
+    );
   await stopped;
   await server.close().catch(() => undefined);
   await runtime.close();

@@ -25,9 +25,14 @@ function readToken(path: string): string {
   const stat = statSync(path);
   if ((stat.mode & 0o077) !== 0) {
     const mode = (stat.mode & 0o777).toString(8).padStart(4, "0");
-    throw unusable(path, `other users can read it (mode ${mode})`, `run \`chmod 600 ${path}\`, or delete it so recall makes a new one`);
+    throw unusable(
+      path,
+      `other users can read it (mode ${mode})`,
+      `run \`chmod 600 ${path}\`, or delete it so recall makes a new one`,
+    );
   }
-  if (typeof process.getuid === "function" && stat.uid !== process.getuid()) throw unusable(path, "it belongs to another user", `delete it so recall makes a new one`);
+  if (typeof process.getuid === "function" && stat.uid !== process.getuid())
+    throw unusable(path, "it belongs to another user", `delete it so recall makes a new one`);
   const token = readFileSync(path, "utf8").trim();
   if (token.length < 32) throw unusable(path, "it holds no token", `delete it so recall makes a new one`);
   return token;

@@ -40,8 +40,13 @@ import { parseBudget, readTurnsOutput } from "./turns-text.ts";
  */
 export function describeToolError(error: unknown): string {
   if (isRecallError(error)) {
-    const candidates = error instanceof SessionLookupError && error.candidates.length > 0 ? `: ${error.candidates.slice(0, 5).join("; ")}` : "";
-    return neutralizeControls(`${error.message}${candidates}${error.hint ? ` (${error.hint})` : ""}`.replace(/\s*\n\s*/g, " "));
+    const candidates =
+      error instanceof SessionLookupError && error.candidates.length > 0
+        ? `: ${error.candidates.slice(0, 5).join("; ")}`
+        : "";
+    return neutralizeControls(
+      `${error.message}${candidates}${error.hint ? ` (${error.hint})` : ""}`.replace(/\s*\n\s*/g, " "),
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
@@ -65,11 +70,17 @@ export function registerTools(server: McpServer, backend: Backend): void {
 
   server.registerTool(
     "search",
-    { description: descriptions.search, inputSchema: inputShapes.search, outputSchema: outputShapes.search, annotations: readOnly },
+    {
+      description: descriptions.search,
+      inputSchema: inputShapes.search,
+      outputSchema: outputShapes.search,
+      annotations: readOnly,
+    },
     (args) =>
       answer(async () => {
         const level = parseDepth(args.depth);
-        if (args.session && level !== "turn") throw new UsageError("session needs depth 2", "pass depth: 2 to search the turns of one session");
+        if (args.session && level !== "turn")
+          throw new UsageError("session needs depth 2", "pass depth: 2 to search the turns of one session");
         const filters = parseFilterArgs(args);
         const limit = parseLimit(args.limit, defaultLimits[level]);
         const offset = parseOffset(args.offset);
@@ -86,14 +97,25 @@ export function registerTools(server: McpServer, backend: Backend): void {
 
   server.registerTool(
     "read_turns",
-    { description: descriptions.read_turns, inputSchema: inputShapes.read_turns, outputSchema: outputShapes.read_turns, annotations: readOnly },
+    {
+      description: descriptions.read_turns,
+      inputSchema: inputShapes.read_turns,
+      outputSchema: outputShapes.read_turns,
+      annotations: readOnly,
+    },
     (args) =>
       answer(async () => {
         const budgetChars = parseBudget(args.budget);
         return backend.withIndex((db) => {
           const summary = findSession(db, args.session);
           const read = readSessionTurns(db, summary, { redact: true });
-          const range = selectTurnRange(summary.sessionId, read.result.turns, read.result.session.turnCount, args.from, args.to);
+          const range = selectTurnRange(
+            summary.sessionId,
+            read.result.turns,
+            read.result.session.turnCount,
+            args.from,
+            args.to,
+          );
           return readTurnsOutput({ summary, read, range, budgetChars });
         });
       }),
@@ -101,31 +123,53 @@ export function registerTools(server: McpServer, backend: Backend): void {
 
   server.registerTool(
     "list_sessions",
-    { description: descriptions.list_sessions, inputSchema: inputShapes.list_sessions, outputSchema: outputShapes.list_sessions, annotations: readOnly },
+    {
+      description: descriptions.list_sessions,
+      inputSchema: inputShapes.list_sessions,
+      outputSchema: outputShapes.list_sessions,
+      annotations: readOnly,
+    },
     (args) =>
       answer(async () => {
         const filters = parseFilterArgs(args);
         const limit = parseLimit(args.limit, 20);
         const offset = parseOffset(args.offset);
-        return backend.withIndex((db) => sessionsOutput(pageOf(listSessions(db, filters, limit + 1, offset), offset, limit), formatOf(args.format)));
+        return backend.withIndex((db) =>
+          sessionsOutput(pageOf(listSessions(db, filters, limit + 1, offset), offset, limit), formatOf(args.format)),
+        );
       }),
   );
 
   server.registerTool(
     "timeline",
-    { description: descriptions.timeline, inputSchema: inputShapes.timeline, outputSchema: outputShapes.timeline, annotations: readOnly },
+    {
+      description: descriptions.timeline,
+      inputSchema: inputShapes.timeline,
+      outputSchema: outputShapes.timeline,
+      annotations: readOnly,
+    },
     (args) =>
       answer(async () => {
         const filters = parseFilterArgs(args);
         const before = parseCount(args.before, 5, "before", { min: 0, max: 100 });
         const after = parseCount(args.after, 5, "after", { min: 0, max: 100 });
-        return backend.withIndex((db) => timelineOutput(readTimeline(db, resolveTimelineAnchor(db, args.anchor), { before, after, filters }), formatOf(args.format)));
+        return backend.withIndex((db) =>
+          timelineOutput(
+            readTimeline(db, resolveTimelineAnchor(db, args.anchor), { before, after, filters }),
+            formatOf(args.format),
+          ),
+        );
       }),
   );
 
   server.registerTool(
     "recent",
-    { description: descriptions.recent, inputSchema: inputShapes.recent, outputSchema: outputShapes.recent, annotations: readOnly },
+    {
+      description: descriptions.recent,
+      inputSchema: inputShapes.recent,
+      outputSchema: outputShapes.recent,
+      annotations: readOnly,
+    },
     (args) =>
       answer(async () => {
         const filters = parseFilterArgs(args);
@@ -133,7 +177,11 @@ export function registerTools(server: McpServer, backend: Backend): void {
         const offset = parseOffset(args.offset);
         return backend.withIndex((db) => {
           const project = filters.project ?? projectOfFolder(db, backend.cwd);
-          return recentOutput(recentSessions(db, { ...filters, project }, limit, offset), project, formatOf(args.format));
+          return recentOutput(
+            recentSessions(db, { ...filters, project }, limit, offset),
+            project,
+            formatOf(args.format),
+          );
         });
       }),
   );

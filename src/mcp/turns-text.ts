@@ -57,7 +57,9 @@ interface CompactTurn {
 function firstOutputLines(call: ToolCall): string | undefined {
   if (!call.output || quietTools.has(call.name)) return undefined;
   const lines = call.output.replace(/\s+$/, "").split("\n");
-  const shown = lines.slice(0, outputLinesShown).map((line) => (line.length > outputLineChars ? `${line.slice(0, outputLineChars - 1)}…` : line));
+  const shown = lines
+    .slice(0, outputLinesShown)
+    .map((line) => (line.length > outputLineChars ? `${line.slice(0, outputLineChars - 1)}…` : line));
   if (lines.length > outputLinesShown) shown.push(`… (${lines.length - outputLinesShown} more lines)`);
   return shown.join("\n");
 }
@@ -74,18 +76,31 @@ function compactCall(call: ToolCall): CompactCall {
   };
 }
 
-const compactTurn = (turn: Turn): CompactTurn => ({ turn: turn.number, timestamp: isoTime(turn.timestamp), prompt: turn.prompt, response: turn.response, tools: turn.toolCalls.map(compactCall) });
+const compactTurn = (turn: Turn): CompactTurn => ({
+  turn: turn.number,
+  timestamp: isoTime(turn.timestamp),
+  prompt: turn.prompt,
+  response: turn.response,
+  tools: turn.toolCalls.map(compactCall),
+});
 
 /** One call as a line: `[Edit] src/x.ts (+12 −3)`, `[Write] a.md (40 lines)`, `[Bash] npm test (error)` + output. */
 function callText(call: CompactCall): string {
   const counts =
-    call.name === "Write" ? ` (${call.lines_added ?? 0} lines)` : call.lines_added !== undefined || call.lines_removed !== undefined ? ` (+${call.lines_added ?? 0} −${call.lines_removed ?? 0})` : "";
+    call.name === "Write"
+      ? ` (${call.lines_added ?? 0} lines)`
+      : call.lines_added !== undefined || call.lines_removed !== undefined
+        ? ` (+${call.lines_added ?? 0} −${call.lines_removed ?? 0})`
+        : "";
   const head = `[${call.name}] ${oneLine(call.input, 300)}${counts}${call.is_error ? " (error)" : ""}`;
   return call.output ? `${head}\n${call.output.replace(/^/gm, "    ")}` : head;
 }
 
 function turnText(turn: CompactTurn): string {
-  const parts = [`── turn ${turn.turn} · ${turn.timestamp ? localMinute(Date.parse(turn.timestamp)) : "unknown"} ──`, turn.prompt.replace(/^/gm, "> ")];
+  const parts = [
+    `── turn ${turn.turn} · ${turn.timestamp ? localMinute(Date.parse(turn.timestamp)) : "unknown"} ──`,
+    turn.prompt.replace(/^/gm, "> "),
+  ];
   if (turn.response) parts.push(turn.response);
   if (turn.tools.length > 0) parts.push(turn.tools.map(callText).join("\n"));
   return parts.join("\n");
@@ -93,7 +108,8 @@ function turnText(turn: CompactTurn): string {
 
 /** A turn shortened to about `maxChars` of text: outputs dropped, then prompt and reply cut, calls listed first 10. */
 function shrinkTurn(turn: CompactTurn, maxChars: number): CompactTurn {
-  const cut = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, Math.max(0, chars - 1))}…` : text);
+  const cut = (text: string, chars: number) =>
+    text.length > chars ? `${text.slice(0, Math.max(0, chars - 1))}…` : text;
   const tools = turn.tools.slice(0, 10).map(({ output: _output, ...call }) => call);
   const room = Math.max(100, maxChars - 80 - tools.reduce((sum, call) => sum + callText(call).length + 1, 0));
   const prompt = cut(turn.prompt, Math.floor(room / 3));
@@ -116,7 +132,12 @@ export interface ReadTurnsView {
 export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const { summary, read, range } = view;
   const session = sessionItemOf(summary, "full");
-  const note = archiveNote({ fromArchive: read.fromArchive, archiveReason: read.archiveReason, sourceStatus: summary.sourceStatus, lastSeenAt: summary.lastSeenAt });
+  const note = archiveNote({
+    fromArchive: read.fromArchive,
+    archiveReason: read.archiveReason,
+    sourceStatus: summary.sourceStatus,
+    lastSeenAt: summary.lastSeenAt,
+  });
   const header = (to: number) => [
     `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
     `${range.total === 0 ? noTurnsNote : `turns ${range.from}-${to} of ${range.total}`}${note ? ` · ${note}` : ""}`,
@@ -151,8 +172,12 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const lastShown = shown.length > 0 ? shown[shown.length - 1]!.turn : range.to;
   const lines = [...header(lastShown), ...texts];
   if (truncated) {
-    const whole = shown.some((turn) => turn.cut) ? ` (turn ${shown[0]!.turn} was cut: ask for it alone with a larger budget)` : "";
-    lines.push(`[truncated, ${truncated.more_chars} more characters, ask for turns ${truncated.next_from}-${truncated.next_to}${whole}]`);
+    const whole = shown.some((turn) => turn.cut)
+      ? ` (turn ${shown[0]!.turn} was cut: ask for it alone with a larger budget)`
+      : "";
+    lines.push(
+      `[truncated, ${truncated.more_chars} more characters, ask for turns ${truncated.next_from}-${truncated.next_to}${whole}]`,
+    );
   }
   return finishOutput(lines, {
     session,

@@ -39,7 +39,10 @@ export type ScanLoop = "auto" | "batch" | "js";
 export function dotF32Js(a: Float32Array, b: Float32Array): number {
   const n = a.length;
   const n4 = n - (n % 4);
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0;
   for (let j = 0; j < n4; j += 4) {
     s0 += a[j]! * b[j]!;
     s1 += a[j + 1]! * b[j + 1]!;

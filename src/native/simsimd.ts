@@ -24,7 +24,8 @@ export type AddonLoader = () => SimsimdAddon;
 /** Loads the prebuilt simsimd addon of this platform (or of the build's target). Throws when there is none. */
 export function requireSimsimd(): SimsimdAddon {
   // Static string literals so `bun build --compile` embeds the addon; the define drops the other target's branch.
-  const target = typeof RECALL_NATIVE_TARGET === "string" ? RECALL_NATIVE_TARGET : `${process.platform}-${process.arch}`;
+  const target =
+    typeof RECALL_NATIVE_TARGET === "string" ? RECALL_NATIVE_TARGET : `${process.platform}-${process.arch}`;
   if (target === "linux-arm64") return require("../../node_modules/simsimd/prebuilds/linux-arm64/simsimd.node");
   if (target === "linux-x64") return require("../../node_modules/simsimd/prebuilds/linux-x64/simsimd.node");
   throw new Error(`no simsimd prebuild for ${target}`);

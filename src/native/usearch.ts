@@ -65,18 +65,29 @@ export function requireUsearch(): UsearchAddon {
   // Static string literals so `bun build --compile` embeds the addon; the define makes every other target's branch
   // dead code, so a binary embeds only its own platform's prebuild (4.5 MB linux-x64, 2.0 MB linux-arm64,
   // 2.2 MB darwin universal; the tarball also has win32-x64, which is not a release target).
-  const target = typeof RECALL_NATIVE_TARGET === "string" ? RECALL_NATIVE_TARGET : `${process.platform}-${process.arch}`;
+  const target =
+    typeof RECALL_NATIVE_TARGET === "string" ? RECALL_NATIVE_TARGET : `${process.platform}-${process.arch}`;
   if (target === "linux-x64") return require("../../node_modules/usearch/prebuilds/linux-x64/usearch.node");
   if (target === "linux-arm64") return require("../../node_modules/usearch/prebuilds/linux-arm64/usearch.node");
-  if (target === "darwin-arm64" || target === "darwin-x64") return require("../../node_modules/usearch/prebuilds/darwin-arm64+x64/usearch.node");
+  if (target === "darwin-arm64" || target === "darwin-x64")
+    return require("../../node_modules/usearch/prebuilds/darwin-arm64+x64/usearch.node");
   throw new Error(`no usearch prebuild for ${target}`);
 }
 
-function callTop(addon: UsearchAddon, matrix: Float32Array | Int8Array, q: Float32Array | Int8Array, count: number, metric: "ip" | "cos", threads: number): BatchTop {
+function callTop(
+  addon: UsearchAddon,
+  matrix: Float32Array | Int8Array,
+  q: Float32Array | Int8Array,
+  count: number,
+  metric: "ip" | "cos",
+  threads: number,
+): BatchTop {
   const dims = q.length;
   const rowCount = dims > 0 ? Math.floor(matrix.length / dims) : 0;
-  if (!Number.isInteger(count) || count < 1 || count > rowCount) throw new RangeError(`usearch count ${count} is not in 1..${rowCount}`);
-  if (matrix.byteOffset !== 0 || q.byteOffset !== 0) throw new RangeError("usearch reads from the buffer start: pass arrays with byteOffset 0");
+  if (!Number.isInteger(count) || count < 1 || count > rowCount)
+    throw new RangeError(`usearch count ${count} is not in 1..${rowCount}`);
+  if (matrix.byteOffset !== 0 || q.byteOffset !== 0)
+    throw new RangeError("usearch reads from the buffer start: pass arrays with byteOffset 0");
   const [keys, distances] = addon.exactSearch(matrix, q, dims, count, metric, threads);
   // Keys are u64 row offsets < 2^32: their low words (little-endian on every release target) are the rows,
   // read without converting `count` BigInts.
@@ -102,7 +113,8 @@ function wrapAddon(addon: UsearchAddon): BatchKernel {
 /** Throws unless the kernel ranks a 3-row f32 and i8 matrix as expected (catches a wrong addon or calling convention). */
 function selfTest(kernel: BatchKernel): void {
   const f32 = kernel.topDotF32(new Float32Array([1, 0, 0, 1, 1, 1]), new Float32Array([1, 2]), 3, 1);
-  if (f32.rows.join() !== "2,1,0" || Math.abs(f32.scores[0]! - 3) > 1e-5) throw new Error(`usearch self-test returned rows ${f32.rows.join()} scores ${f32.scores.join()}`);
+  if (f32.rows.join() !== "2,1,0" || Math.abs(f32.scores[0]! - 3) > 1e-5)
+    throw new Error(`usearch self-test returned rows ${f32.rows.join()} scores ${f32.scores.join()}`);
   const i8 = kernel.topCosI8(new Int8Array([1, 0, 0, 1, -1, 1]), new Int8Array([1, 2]), 2, 1);
   if (i8.rows.join() !== "1,0") throw new Error(`usearch int8 self-test returned rows ${i8.rows.join()}`);
 }
@@ -111,7 +123,10 @@ function selfTest(kernel: BatchKernel): void {
  * Returns the usearch batch kernel from `loadAddon` after a self-test, or undefined after calling `onWarning` with
  * a one-line reason when loading or the self-test fails. Never throws, never prints, never caches.
  */
-export function createBatchKernel(loadAddon: UsearchLoader, onWarning?: (message: string) => void): BatchKernel | undefined {
+export function createBatchKernel(
+  loadAddon: UsearchLoader,
+  onWarning?: (message: string) => void,
+): BatchKernel | undefined {
   try {
     const kernel = wrapAddon(loadAddon());
     selfTest(kernel);

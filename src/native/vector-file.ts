@@ -142,13 +142,17 @@ export function decodeHeader(bytes: Uint8Array, path: string): SegmentHeader {
  */
 export function mapSegment(path: string, seq: number): MappedSegment {
   const sizeBytes = statSync(path).size;
-  if (sizeBytes < HEADER_BYTES) throw new IndexError("INDEX_CORRUPT", `vector segment ${path} is ${sizeBytes} bytes, shorter than the header`);
+  if (sizeBytes < HEADER_BYTES)
+    throw new IndexError("INDEX_CORRUPT", `vector segment ${path} is ${sizeBytes} bytes, shorter than the header`);
   const bytes = Bun.mmap(path, { shared: false });
   const header = decodeHeader(bytes, path);
   const { elementType, dims, rowCount } = header;
   const layout = computeLayout(elementType, dims, rowCount);
   if (layout.totalBytes !== bytes.byteLength) {
-    throw new IndexError("INDEX_CORRUPT", `vector segment ${path} is ${bytes.byteLength} bytes, its header says ${layout.totalBytes}`);
+    throw new IndexError(
+      "INDEX_CORRUPT",
+      `vector segment ${path} is ${bytes.byteLength} bytes, its header says ${layout.totalBytes}`,
+    );
   }
   const buf = bytes.buffer;
   const base = bytes.byteOffset;
@@ -177,7 +181,8 @@ const asI8 = (b: Uint8Array<ArrayBuffer>) => new Int8Array(b.buffer, b.byteOffse
 function mapBlock(path: string, offset: number, sizeBytes: number): Uint8Array<ArrayBuffer> {
   if (sizeBytes === 0) return new Uint8Array(0);
   const block = Bun.mmap(path, { shared: false, offset, size: sizeBytes });
-  if (block.byteLength !== sizeBytes) throw new IndexError("INDEX_CORRUPT", `vector segment ${path} changed while it was being mapped`);
+  if (block.byteLength !== sizeBytes)
+    throw new IndexError("INDEX_CORRUPT", `vector segment ${path} changed while it was being mapped`);
   return block;
 }
 
@@ -207,7 +212,11 @@ function writeRowBlock(fd: number, src: SegmentSource, kind: ElementType): void 
   for (let start = 0; start < ids.length; start += CHUNK_ROWS) {
     const end = Math.min(ids.length, start + CHUNK_ROWS);
     const chunk =
-      kind === "f32" ? new Float32Array((end - start) * dims) : kind === "f16" ? new Float16Array((end - start) * dims) : new Int8Array((end - start) * dims);
+      kind === "f32"
+        ? new Float32Array((end - start) * dims)
+        : kind === "f16"
+          ? new Float16Array((end - start) * dims)
+          : new Int8Array((end - start) * dims);
     for (let i = start; i < end; i++) {
       const row = src.getRow(i);
       if (kind === "i8") quantizeRowI8(row, (chunk as Int8Array).subarray((i - start) * dims, (i - start + 1) * dims));
@@ -235,7 +244,13 @@ export function writeSegmentFile(dir: string, tempName: string, finalName: strin
   const { elementType, dims, ids } = src;
   const rowCount = ids.length;
   const layout = computeLayout(elementType, dims, rowCount);
-  const header: SegmentHeader = { elementType, dims, rowCount, fingerprintHash: hashFingerprint(src.fingerprint), fingerprintLabel: "" };
+  const header: SegmentHeader = {
+    elementType,
+    dims,
+    rowCount,
+    fingerprintHash: hashFingerprint(src.fingerprint),
+    fingerprintLabel: "",
+  };
   const tempPath = join(dir, tempName);
   const fd = openSync(tempPath, "wx", 0o600);
   try {

@@ -29,7 +29,8 @@ export function toIdArray(ids: ArrayLike<number>): Int32Array {
   const out = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    if (!Number.isInteger(id) || id < 0 || id > MAX_VECTOR_ID) throw new RangeError(`vector id ${id} is not an integer in 0..${MAX_VECTOR_ID}`);
+    if (!Number.isInteger(id) || id < 0 || id > MAX_VECTOR_ID)
+      throw new RangeError(`vector id ${id} is not an integer in 0..${MAX_VECTOR_ID}`);
     out[i] = id;
   }
   return out;
@@ -84,6 +85,7 @@ export function buildIdFilter(ids: Iterable<number>): Uint8Array {
 }
 
 function checkedIds(ids: Int32Array): Int32Array {
-  for (let i = 0; i < ids.length; i++) if (ids[i]! < 0) throw new RangeError(`vector id ${ids[i]} is not an integer in 0..${MAX_VECTOR_ID}`);
+  for (let i = 0; i < ids.length; i++)
+    if (ids[i]! < 0) throw new RangeError(`vector id ${ids[i]} is not an integer in 0..${MAX_VECTOR_ID}`);
   return ids;
 }

@@ -106,7 +106,14 @@ export interface ScanFilter {
 export function dotF32At(q: Float32Array, all: Float32Array, off: number): number {
   const n = q.length;
   const n8 = n - (n % 8);
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0,
+    s4 = 0,
+    s5 = 0,
+    s6 = 0,
+    s7 = 0;
   for (let j = 0; j < n8; j += 8) {
     const o = off + j;
     s0 += q[j]! * all[o]!;
@@ -129,7 +136,10 @@ export function dotF32At(q: Float32Array, all: Float32Array, off: number): numbe
 function dotF16At(q: Float32Array, all: Float16Array, off: number): number {
   const n = q.length;
   const n4 = n - (n % 4);
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0;
   for (let j = 0; j < n4; j += 4) {
     s0 += q[j]! * all[off + j]!;
     s1 += q[j + 1]! * all[off + j + 1]!;
@@ -170,7 +180,8 @@ export function buildSkipMask(ids: Int32Array, filter: ScanFilter): SkipMask {
  * adds ~4 ms, a full top-100,000 ~15–19 ms.
  */
 const costNs = {
-  batchRow: (type: "f32" | "i8", dims: number) => (type === "f32" ? Math.max(16, 5 + 0.415 * dims) : Math.max(19, 6 + 0.12 * dims)),
+  batchRow: (type: "f32" | "i8", dims: number) =>
+    type === "f32" ? Math.max(16, 5 + 0.415 * dims) : Math.max(19, 6 + 0.12 * dims),
   jsRow: (dims: number) => 1 + 0.87 * dims,
   batchCandidate: 300,
   threadStart: 1_500_000,
@@ -181,9 +192,19 @@ const costNs = {
  * TypeScript loop over the `allowed` rows only. The JS loop wins at tiny dims (per-row call overhead in the kernel)
  * and when a filter leaves few rows (the batch call scores every row and must return every skipped one too).
  */
-export function preferBatch(type: "f32" | "i8", rows: number, allowed: number, want: number, dims: number, threads: number): boolean {
+export function preferBatch(
+  type: "f32" | "i8",
+  rows: number,
+  allowed: number,
+  want: number,
+  dims: number,
+  threads: number,
+): boolean {
   const speedup = threads > 1 ? 0.9 * threads : 1;
-  const batch = (rows * costNs.batchRow(type, dims)) / speedup + want * costNs.batchCandidate + (threads > 1 ? costNs.threadStart : 0);
+  const batch =
+    (rows * costNs.batchRow(type, dims)) / speedup +
+    want * costNs.batchCandidate +
+    (threads > 1 ? costNs.threadStart : 0);
   return batch < allowed * costNs.jsRow(dims);
 }
 
@@ -191,11 +212,22 @@ export function preferBatch(type: "f32" | "i8", rows: number, allowed: number, w
  * Returns whether to scan a block with the batch kernel, per `kernels.loop` (default "auto": preferBatch).
  * Throws Error when the loop is forced to "batch" but the kernel is missing or the block has a non-zero byteOffset.
  */
-function useBatch(kernels: DotKernels, block: Float32Array | Int8Array, type: "f32" | "i8", allowed: number, want: number, dims: number, threads: number): boolean {
+function useBatch(
+  kernels: DotKernels,
+  block: Float32Array | Int8Array,
+  type: "f32" | "i8",
+  allowed: number,
+  want: number,
+  dims: number,
+  threads: number,
+): boolean {
   const loop = kernels.loop ?? "auto";
   if (loop === "js") return false;
   const usable = kernels.batch !== undefined && block.byteOffset === 0;
-  if (loop === "batch" && !usable) throw new Error(`the batch scan was forced but ${kernels.batch === undefined ? "no batch kernel loaded" : "the block has a non-zero byteOffset"}`);
+  if (loop === "batch" && !usable)
+    throw new Error(
+      `the batch scan was forced but ${kernels.batch === undefined ? "no batch kernel loaded" : "the block has a non-zero byteOffset"}`,
+    );
   return loop === "batch" || (usable && preferBatch(type, block.length / dims, allowed, want, dims, threads));
 }
 
@@ -216,14 +248,20 @@ function pushBatchTop(top: BatchTop, skip: Uint8Array | undefined, segIndex: num
 }
 
 /** Scans the allowed f32 rows of `seg` with the TypeScript loop (by offset: no view objects). */
-function scanF32Js(seg: MappedSegment, segIndex: number, q: Float32Array, skip: Uint8Array | undefined, heap: TopK): void {
+function scanF32Js(
+  seg: MappedSegment,
+  segIndex: number,
+  q: Float32Array,
+  skip: Uint8Array | undefined,
+  heap: TopK,
+): void {
   const { ids, f32 } = seg;
   const dims = q.length;
   let threshold = heap.threshold();
   for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
     if (skip !== undefined && skip[row] !== 0) continue;
     const score = dotF32At(q, f32, off);
-    if (score > threshold) (heap.push(score, segIndex, row), (threshold = heap.threshold()));
+    if (score > threshold) heap.push(score, segIndex, row), (threshold = heap.threshold());
   }
 }
 
@@ -231,7 +269,14 @@ function scanF32Js(seg: MappedSegment, segIndex: number, q: Float32Array, skip: 
  * Scans the f32 rows of `seg` into `heap`: one usearch call over the whole block (dot products) when the kernels
  * have it and preferBatch says so, else the TypeScript loop over the allowed rows. Both give the exact filtered top-k.
  */
-export function scanF32(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+export function scanF32(
+  seg: MappedSegment,
+  segIndex: number,
+  q: Float32Array,
+  kernels: DotKernels,
+  filter: ScanFilter,
+  heap: TopK,
+): void {
   const rows = seg.ids.length;
   if (rows === 0 || heap.capacity === 0) return;
   const { skip, skipped } = buildSkipMask(seg.ids, filter);
@@ -264,7 +309,14 @@ export function quantizeQueryI8(q: Float32Array): Int8Array {
  * int8 block when preferBatch says so, else the exact TypeScript loop over the f32 block of the allowed rows.
  * Throws TypeError when `seg` is not an i8 segment.
  */
-export function scanI8(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+export function scanI8(
+  seg: MappedSegment,
+  segIndex: number,
+  q: Float32Array,
+  kernels: DotKernels,
+  filter: ScanFilter,
+  heap: TopK,
+): void {
   const { ids, i8 } = seg;
   if (i8 === undefined) throw new TypeError(`${seg.path} is not an int8 segment`);
   const rows = ids.length;
@@ -297,7 +349,14 @@ export function scanF16(seg: MappedSegment, segIndex: number, q: Float32Array, f
  * Scans one segment with the loop for its element type: f32 and i8 through scanF32 / scanI8 (batch kernel or
  * TypeScript loop), f16 always in TypeScript (~1,160 ms per 100k×1024, kept only for measurement).
  */
-export function scanSegment(seg: MappedSegment, segIndex: number, q: Float32Array, kernels: DotKernels, filter: ScanFilter, heap: TopK): void {
+export function scanSegment(
+  seg: MappedSegment,
+  segIndex: number,
+  q: Float32Array,
+  kernels: DotKernels,
+  filter: ScanFilter,
+  heap: TopK,
+): void {
   const type = seg.header.elementType;
   if (type === "f32") scanF32(seg, segIndex, q, kernels, filter, heap);
   else if (type === "i8") scanI8(seg, segIndex, q, kernels, filter, heap);

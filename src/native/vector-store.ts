@@ -9,9 +9,23 @@
 import { unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { IndexError } from "../errors.ts";
-import { ensurePrivateDir, listSegments, nameSegment, nameTemp, removeStaleTemps, type VectorLevel } from "./segment-dir.ts";
+import {
+  ensurePrivateDir,
+  listSegments,
+  nameSegment,
+  nameTemp,
+  removeStaleTemps,
+  type VectorLevel,
+} from "./segment-dir.ts";
 import { loadDotKernels, type DotKernels, type KernelName } from "./kernels.ts";
-import { computeLayout, hashFingerprint, mapSegment, writeSegmentFile, type ElementType, type MappedSegment } from "./vector-file.ts";
+import {
+  computeLayout,
+  hashFingerprint,
+  mapSegment,
+  writeSegmentFile,
+  type ElementType,
+  type MappedSegment,
+} from "./vector-file.ts";
 import { scanSegment, TopK, type VectorHit } from "./vector-scan.ts";
 import { computeShadows, normalizeRow, toIdArray, type Shadows } from "./vector-rows.ts";
 
@@ -148,7 +162,11 @@ export class VectorStore {
     return this.state.segments.map((seg) => {
       const { elementType, dims, rowCount } = seg.header;
       const idsBytes = new Uint8Array(seg.ids.buffer, seg.ids.byteOffset, seg.ids.byteLength);
-      return { name: basename(seg.path), sizeBytes: computeLayout(elementType, dims, rowCount).totalBytes, idsHash: Bun.hash.wyhash(idsBytes).toString(16) };
+      return {
+        name: basename(seg.path),
+        sizeBytes: computeLayout(elementType, dims, rowCount).totalBytes,
+        idsHash: Bun.hash.wyhash(idsBytes).toString(16),
+      };
     });
   }
 
@@ -177,14 +195,19 @@ export class VectorStore {
         const { fingerprintHash, dims, fingerprintLabel } = seg.header;
         if (fingerprintHash !== this.fingerprintHash || dims !== this.dims) {
           mismatch ??= { storedFingerprint: fingerprintLabel, storedDims: dims };
-          foreign.push({ path, reason: `was written by another model (${fingerprintLabel || "unnamed"}, ${dims} dims)` });
+          foreign.push({
+            path,
+            reason: `was written by another model (${fingerprintLabel || "unnamed"}, ${dims} dims)`,
+          });
         }
         segments.push(seg);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // removed by a compaction after the listing
         const message = (error as Error).message;
         const prefix = `vector segment ${path} `;
-        const reason = message.startsWith(prefix) ? message.slice(prefix.length) : `is unreadable: ${(error as NodeJS.ErrnoException).code ?? message}`;
+        const reason = message.startsWith(prefix)
+          ? message.slice(prefix.length)
+          : `is unreadable: ${(error as NodeJS.ErrnoException).code ?? message}`;
         damaged.push({ path, reason });
         this.onWarning?.(`skipping vector segment ${path}: ${message}`);
       }
@@ -220,7 +243,9 @@ export class VectorStore {
     const exact = segments.every((s) => s.header.elementType === "f32");
     const pool = new TopK(exact ? k : k * this.rescoreFactor);
     segments.forEach((seg, i) => scanSegment(seg, i, q, this.kernels, { allow, shadow: shadows.masks[i] }, pool));
-    return this.rescore(q, pool, k).sorted().map((c) => ({ id: segments[c.seg]!.ids[c.row]!, score: Math.max(-1, Math.min(1, c.score)) }));
+    return this.rescore(q, pool, k)
+      .sorted()
+      .map((c) => ({ id: segments[c.seg]!.ids[c.row]!, score: Math.max(-1, Math.min(1, c.score)) }));
   }
 
   private rescore(q: Float32Array, pool: TopK, k: number): TopK {
@@ -275,7 +300,8 @@ export class VectorStore {
     let n = 0;
     segments.forEach((seg, i) => {
       const mask = shadows.masks[i];
-      for (let row = 0; row < seg.ids.length; row++) if (mask === undefined || mask[row] === 0) out[n++] = seg.ids[row]!;
+      for (let row = 0; row < seg.ids.length; row++)
+        if (mask === undefined || mask[row] === 0) out[n++] = seg.ids[row]!;
     });
     return out;
   }
@@ -302,7 +328,8 @@ export class VectorStore {
     segments.forEach((seg, i) => {
       const mask = shadows.masks[i];
       for (let row = 0; row < seg.ids.length; row++) {
-        if ((mask === undefined || mask[row] === 0) && (live === undefined || live[seg.ids[row]!])) keepSeg.push(i), keepRow.push(row);
+        if ((mask === undefined || mask[row] === 0) && (live === undefined || live[seg.ids[row]!]))
+          keepSeg.push(i), keepRow.push(row);
       }
     });
     const old = listSegments(this.dir, this.level);

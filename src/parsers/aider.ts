@@ -15,8 +15,18 @@ import { scanAiderRoots } from "./aider/scan.ts";
 import { listAiderUnits } from "./aider/sessions.ts";
 
 export { parseAiderUnit } from "./aider/parse.ts";
-export { scanAiderRoots, historyFileName as aiderHistoryFileName, skippedDirs as aiderSkippedDirs, maxDepth as aiderMaxDepth } from "./aider/scan.ts";
-export { listAiderUnits, findSessionBlocks as findAiderSessionBlocks, headerTimeOf as aiderHeaderTimeOf, sessionIdOf as aiderSessionIdOf } from "./aider/sessions.ts";
+export {
+  scanAiderRoots,
+  historyFileName as aiderHistoryFileName,
+  skippedDirs as aiderSkippedDirs,
+  maxDepth as aiderMaxDepth,
+} from "./aider/scan.ts";
+export {
+  listAiderUnits,
+  findSessionBlocks as findAiderSessionBlocks,
+  headerTimeOf as aiderHeaderTimeOf,
+  sessionIdOf as aiderSessionIdOf,
+} from "./aider/sessions.ts";
 export { commitToolName as aiderCommitToolName } from "./aider/tools.ts";
 export type { AiderResumeState } from "./aider/resume.ts";
 

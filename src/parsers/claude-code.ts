@@ -16,7 +16,14 @@ import { parseClaudeUnit } from "./claude-code/parse.ts";
 import { copyAgentsPrefix, listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
 
 export { parseClaudeUnit } from "./claude-code/parse.ts";
-export { describePath, listClaudeUnits, scanClaudeRoots, unitForContainer, type AgentKind, type PathInfo } from "./claude-code/scan.ts";
+export {
+  describePath,
+  listClaudeUnits,
+  scanClaudeRoots,
+  unitForContainer,
+  type AgentKind,
+  type PathInfo,
+} from "./claude-code/scan.ts";
 export { classifyPromptText } from "./claude-code/records.ts";
 export { projectNameOf } from "./shared/fields.ts";
 export type { ClaudeResumeState } from "./claude-code/resume.ts";
@@ -39,4 +46,5 @@ export const claudeCodeParser: Parser = withPromptHistory(
 );
 
 /** True for a transcript container, false for the prompt history (`history.jsonl`) that `scan` also lists. */
-export const isTranscript = (container: Pick<SourceContainer, "path">): boolean => !isPromptHistoryFile(claudeHistorySpec, container.path);
+export const isTranscript = (container: Pick<SourceContainer, "path">): boolean =>
+  !isPromptHistoryFile(claudeHistorySpec, container.path);

@@ -14,7 +14,12 @@ import { parseCodexUnit } from "./codex/parse.ts";
 import { listCodexUnits, scanCodexRoots } from "./codex/scan.ts";
 
 export { parseCodexUnit } from "./codex/parse.ts";
-export { listCodexUnits, scanCodexRoots, skippedDirs as codexSkippedDirs, maxDepth as codexMaxDepth } from "./codex/scan.ts";
+export {
+  listCodexUnits,
+  scanCodexRoots,
+  skippedDirs as codexSkippedDirs,
+  maxDepth as codexMaxDepth,
+} from "./codex/scan.ts";
 export type { CodexResumeState } from "./codex/resume.ts";
 
 /**

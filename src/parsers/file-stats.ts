@@ -92,7 +92,10 @@ export class StatsDigest {
     this.sizeBytes += stats.isDirectory() ? 0 : stats.size;
     this.maxMtimeMs = Math.max(this.maxMtimeMs, stats.mtimeMs);
     this.maxCtimeMs = Math.max(this.maxCtimeMs, stats.ctimeMs);
-    const mix = (Math.round(stats.mtimeMs * 1000) % modulus) + 3 * (Math.round(stats.ctimeMs * 1000) % modulus) + 7 * (stats.ino % modulus);
+    const mix =
+      (Math.round(stats.mtimeMs * 1000) % modulus) +
+      3 * (Math.round(stats.ctimeMs * 1000) % modulus) +
+      7 * (stats.ino % modulus);
     this.sum = (this.sum + mix) % modulus;
   }
 

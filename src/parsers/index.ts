@@ -13,7 +13,14 @@ import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
 export { comparePaths, watchedFingerprint } from "./shared/tree-walk.ts";
-export { resolveSourceRoots, expandPath, sourceDirVariables, sourceLocationVariables, type Environment, type SourceRoots } from "./paths.ts";
+export {
+  resolveSourceRoots,
+  expandPath,
+  sourceDirVariables,
+  sourceLocationVariables,
+  type Environment,
+  type SourceRoots,
+} from "./paths.ts";
 export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch-targets.ts) to watch the same folders. */
 export { skippedDirs as claudeSkippedDirs, maxDepth as claudeMaxDepth } from "./claude-code/scan.ts";
@@ -22,7 +29,14 @@ export { dbNamePattern as opencodeDbNamePattern } from "./opencode/scan.ts";
 export { historyFileName as aiderHistoryFileName } from "./aider/scan.ts";
 
 /** Every parser, in display order. */
-export const parsers: readonly Parser[] = [claudeCodeParser, opencodeParser, codexParser, geminiCliParser, cursorParser, aiderParser];
+export const parsers: readonly Parser[] = [
+  claudeCodeParser,
+  opencodeParser,
+  codexParser,
+  geminiCliParser,
+  cursorParser,
+  aiderParser,
+];
 
 /** The parser of one source. */
 export function parserFor(source: SourceId): Parser {

@@ -45,11 +45,18 @@ interface Candidate {
 function offer(candidates: Map<string, Candidate>, candidate: Candidate): void {
   const current = candidates.get(candidate.unit.sessionId);
   const isBetter =
-    !current || candidate.rank < current.rank || (candidate.rank === current.rank && candidate.timeUpdated > current.timeUpdated);
+    !current ||
+    candidate.rank < current.rank ||
+    (candidate.rank === current.rank && candidate.timeUpdated > current.timeUpdated);
   if (isBetter) candidates.set(candidate.unit.sessionId, candidate);
 }
 
-function makeUnit(containerPath: string, sessionId: string, changeKey: string, locator: SourceUnit["locator"]): SourceUnit {
+function makeUnit(
+  containerPath: string,
+  sessionId: string,
+  changeKey: string,
+  locator: SourceUnit["locator"],
+): SourceUnit {
   return { source: "opencode", key: `${containerPath}#${sessionId}`, sessionId, containerPath, changeKey, locator };
 }
 
@@ -71,14 +78,26 @@ function storageReason(containerPath: string, error: unknown): string {
  * or session file that cannot be read, is reported unavailable and yields no units; never an exception.
  * Db change key: `<session.time_updated>:<messages>:<newest message.time_updated>:<parts>:<newest part.time_updated>`.
  */
-function listContainerUnits(container: SourceContainer, options: OpencodeParserOptions, hooks: ParserHooks | undefined): Candidate[] {
+function listContainerUnits(
+  container: SourceContainer,
+  options: OpencodeParserOptions,
+  hooks: ParserHooks | undefined,
+): Candidate[] {
   const kind = containerKind(container.path);
   const warn = (place: string) => hooks?.onWarning?.(`skipped ${place}`);
   if (kind === "db") {
     try {
-      const handle = openOpencodeDatabase(container.path, { busyTimeoutMs: options.busyTimeoutMs ?? 2000, forceCopy: options.forceCopy });
+      const handle = openOpencodeDatabase(container.path, {
+        busyTimeoutMs: options.busyTimeoutMs ?? 2000,
+        forceCopy: options.forceCopy,
+      });
       return listDbSessions(handle).map((row) => ({
-        unit: makeUnit(container.path, row.id, `${row.timeUpdated}:${row.messageCount}:${row.lastMessageUpdatedMs}:${row.partCount}:${row.lastPartUpdatedMs}`, { kind }),
+        unit: makeUnit(
+          container.path,
+          row.id,
+          `${row.timeUpdated}:${row.messageCount}:${row.lastMessageUpdatedMs}:${row.partCount}:${row.lastPartUpdatedMs}`,
+          { kind },
+        ),
         rank: kindRank.db,
         timeUpdated: row.timeUpdated,
       }));
@@ -112,7 +131,10 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
   let conversation: RawConversation | null;
   try {
     if (kind === "db") {
-      const handle = openOpencodeDatabase(unit.containerPath, { busyTimeoutMs: options.busyTimeoutMs ?? 2000, forceCopy: options.forceCopy });
+      const handle = openOpencodeDatabase(unit.containerPath, {
+        busyTimeoutMs: options.busyTimeoutMs ?? 2000,
+        forceCopy: options.forceCopy,
+      });
       conversation = loadDbConversation(handle, unit.sessionId);
     } else if (kind === "json") {
       conversation = loadJsonConversation(unit.containerPath, String(unit.locator?.projectDir ?? ""), unit.sessionId);
@@ -127,7 +149,8 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
     }
     throw new SourceError(`${unit.containerPath}: ${(error as Error).message}`, unit.containerPath, { cause: error });
   }
-  if (!conversation) throw new SourceError(`session ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
+  if (!conversation)
+    throw new SourceError(`session ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
   return conversation;
 }
 
@@ -148,7 +171,8 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
         .filter((container) => container.source === "opencode")
         .sort((a, b) => kindRank[containerKind(a.path)] - kindRank[containerKind(b.path)]);
       const candidates = new Map<string, Candidate>();
-      for (const container of ordered) for (const candidate of listContainerUnits(container, options, hooks)) offer(candidates, candidate);
+      for (const container of ordered)
+        for (const candidate of listContainerUnits(container, options, hooks)) offer(candidates, candidate);
       return [...candidates.values()].map((candidate) => candidate.unit);
     },
     parse(unit: SourceUnit, parseOptions: ParseOptions = {}): ParseResult {
@@ -156,7 +180,8 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
       const messages = sortMessages(conversation.messages);
       for (const message of messages) {
         const role = message.data.role;
-        if (role !== "user" && role !== "assistant") noteSkip(conversation.skipped, `${conversation.location}: message ${message.id}: no role`);
+        if (role !== "user" && role !== "assistant")
+          noteSkip(conversation.skipped, `${conversation.location}: message ${message.id}: no role`);
       }
       const isSubagent = conversation.session.parentId !== null;
       const turns = buildTurns(conversation.session.id, messages, isSubagent, parseOptions.withOutputs ?? false);

@@ -23,7 +23,10 @@ export interface SourceRoots {
 /** Split a `:`-separated (or `,` for CLAUDE_CONFIG_DIR) list, dropping empty entries. */
 function splitList(value: string | undefined, separator: string): string[] {
   if (!value) return [];
-  return value.split(separator).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  return value
+    .split(separator)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
 }
 
 /** Expand a leading `~` and make the path absolute against `cwd`. */
@@ -77,7 +80,9 @@ function defaultRoots(source: SourceId, env: Environment, home: string): string[
       return dirs.length > 0 ? dirs : [join(home, ".claude", "projects")];
     }
     case "opencode":
-      return [join(env.XDG_DATA_HOME ? expandPath(env.XDG_DATA_HOME, home) : join(home, ".local", "share"), "opencode")];
+      return [
+        join(env.XDG_DATA_HOME ? expandPath(env.XDG_DATA_HOME, home) : join(home, ".local", "share"), "opencode"),
+      ];
     case "codex":
       return [env.CODEX_HOME ? expandPath(env.CODEX_HOME, home) : join(home, ".codex")];
     case "gemini-cli":

@@ -70,7 +70,8 @@ const clip = (text: string): string => {
   return oneLine.length > compactInputMaxChars ? `${oneLine.slice(0, compactInputMaxChars - 1)}…` : oneLine;
 };
 
-const countLines = (text: unknown): number => (typeof text === "string" && text.length > 0 ? text.split("\n").length : 0);
+const countLines = (text: unknown): number =>
+  typeof text === "string" && text.length > 0 ? text.split("\n").length : 0;
 
 /**
  * Build a `ToolCall` (without output) from a normalized name and a normalized input object.

@@ -122,7 +122,11 @@ export function findSecretsInEach(texts: readonly string[]): SecretRange[][] {
   for (const range of findContextSecrets(joined)) {
     const { k, text, base } = place(range.start);
     if (range.start - base >= text.length) continue;
-    found[members[k]!]!.push({ start: range.start - base, end: Math.min(range.end - base, text.length), kind: range.kind });
+    found[members[k]!]!.push({
+      start: range.start - base,
+      end: Math.min(range.end - base, text.length),
+      kind: range.kind,
+    });
   }
   return found.map((ranges, i) => {
     const tail = findClippedTail(texts[i]!);
@@ -198,7 +202,12 @@ function mapToolCall(call: ToolCall, map: TextMapper): ToolCall {
 }
 
 function mapTurn(turn: Turn, map: TextMapper): Turn {
-  return { ...turn, prompt: map(turn.prompt), response: map(turn.response), toolCalls: turn.toolCalls.map((call) => mapToolCall(call, map)) };
+  return {
+    ...turn,
+    prompt: map(turn.prompt),
+    response: map(turn.response),
+    toolCalls: turn.toolCalls.map((call) => mapToolCall(call, map)),
+  };
 }
 
 /**
@@ -206,10 +215,27 @@ function mapTurn(turn: Turn, map: TextMapper): Turn {
  * so the parser can still match uuids and byte windows. Paths are not redacted anywhere (a project path
  * is how `show` finds the source and how a resume command changes directory). `output` holds tool outputs.
  */
-const structuralKeys = new Set(["kind", "u", "p", "lp", "mid", "id", "k", "anchor", "prefixHash", "lastTurnHash", "leaf", "sessionIdField", "cwd", "filePath", "branch"]);
+const structuralKeys = new Set([
+  "kind",
+  "u",
+  "p",
+  "lp",
+  "mid",
+  "id",
+  "k",
+  "anchor",
+  "prefixHash",
+  "lastTurnHash",
+  "leaf",
+  "sessionIdField",
+  "cwd",
+  "filePath",
+  "branch",
+]);
 
 function mapJson(value: unknown, key: string | undefined, map: TextMapper): unknown {
-  if (typeof value === "string") return key !== undefined && structuralKeys.has(key) ? value : map(value, key === "output");
+  if (typeof value === "string")
+    return key !== undefined && structuralKeys.has(key) ? value : map(value, key === "output");
   if (Array.isArray(value)) return value.map((item) => mapJson(item, key, map));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};

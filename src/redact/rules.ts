@@ -50,7 +50,8 @@ export function looksLikeCredential(value: string): boolean {
   if (!hasDigit && value.length < 20) return false;
   // Paths, dotted names and URLs are not credentials by shape (their own rules handle embedded secrets); a
   // `/` is allowed in base64 (an AWS secret key) that mixes cases and digits, unlike `src/ui/ButtonComponent`.
-  if (/[/\\]/.test(value) && !(/^[A-Za-z0-9+/]+={0,2}$/.test(value) && hasUpper && hasLower && /\d.*\d/.test(value))) return false;
+  if (/[/\\]/.test(value) && !(/^[A-Za-z0-9+/]+={0,2}$/.test(value) && hasUpper && hasLower && /\d.*\d/.test(value)))
+    return false;
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false;
   return entropyBits(value) >= 3;
 }
@@ -65,8 +66,32 @@ function keyWords(key: string): string[] {
 }
 
 const passwordWords = new Set(["password", "passwd", "pass", "pwd", "passphrase", "passcode"]);
-const secretWords = new Set(["secret", "token", "apikey", "credential", "credentials", "auth", "authorization", "privatekey", "accesskey", "secretkey"]);
-const keyQualifiers = new Set(["api", "access", "secret", "private", "signing", "encryption", "master", "client", "auth", "session", "license", "account"]);
+const secretWords = new Set([
+  "secret",
+  "token",
+  "apikey",
+  "credential",
+  "credentials",
+  "auth",
+  "authorization",
+  "privatekey",
+  "accesskey",
+  "secretkey",
+]);
+const keyQualifiers = new Set([
+  "api",
+  "access",
+  "secret",
+  "private",
+  "signing",
+  "encryption",
+  "master",
+  "client",
+  "auth",
+  "session",
+  "license",
+  "account",
+]);
 
 /** How a key name is treated: `password` (any value), `secret` (high-entropy values), or null (not secret). */
 export function classifyKey(key: string): "password" | "secret" | null {
@@ -79,8 +104,30 @@ export function classifyKey(key: string): "password" | "secret" | null {
 
 /** Type names, keywords and placeholders that are never the secret itself. */
 const notValues = new Set([
-  "string", "str", "number", "int", "integer", "bool", "boolean", "null", "nil", "none", "undefined", "true", "false",
-  "any", "optional", "required", "object", "bytes", "secretstr", "text", "varchar", "password", "secret", "token",
+  "string",
+  "str",
+  "number",
+  "int",
+  "integer",
+  "bool",
+  "boolean",
+  "null",
+  "nil",
+  "none",
+  "undefined",
+  "true",
+  "false",
+  "any",
+  "optional",
+  "required",
+  "object",
+  "bytes",
+  "secretstr",
+  "text",
+  "varchar",
+  "password",
+  "secret",
+  "token",
 ]);
 
 /** True when an assigned value is a reference, a placeholder or code, not a literal secret. */
@@ -104,7 +151,12 @@ function isCodeExpression(value: string): boolean {
  */
 const separatorChar = /[:=]/g;
 const isKeyChar = (code: number): boolean =>
-  (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45 || code === 46;
+  (code >= 48 && code <= 57) ||
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  code === 95 ||
+  code === 45 ||
+  code === 46;
 // After the key: [quote] separator [quote] value (double, single or back-quoted, or a bare run). An
 // `Authorization: Bearer x` style value skips its scheme word.
 const assignedValue =
@@ -146,7 +198,10 @@ function findAssignments(text: string, out: SecretRange[]): void {
       // .env lines and quoted literals: any value; elsewhere (YAML, code, prose) not a bare identifier or call.
       const lineStart = text.lastIndexOf("\n", keyStart) + 1;
       const key = text.slice(keyStart, keyEnd);
-      const isEnvLine = match[2] === "=" && /^[A-Z][A-Z0-9_]*$/.test(key) && /^\s*(?:export\s+)?$/.test(text.slice(lineStart, keyStart));
+      const isEnvLine =
+        match[2] === "=" &&
+        /^[A-Z][A-Z0-9_]*$/.test(key) &&
+        /^\s*(?:export\s+)?$/.test(text.slice(lineStart, keyStart));
       isSecret = isEnvLine || quoted !== undefined || !isCodeExpression(value);
     } else {
       isSecret = looksLikeCredential(value);
@@ -201,15 +256,18 @@ const openAiKey = /(?<![\w-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{32,200
 
 function findShapes(text: string, out: SecretRange[]): void {
   if (text.includes("eyJ")) {
-    for (const match of text.matchAll(jwt)) out.push({ start: match.index, end: match.index + match[0].length, kind: "jwt" });
+    for (const match of text.matchAll(jwt))
+      out.push({ start: match.index, end: match.index + match[0].length, kind: "jwt" });
   }
   if (text.includes("PRIVATE KEY")) {
-    for (const match of text.matchAll(pemKey)) out.push({ start: match.index, end: match.index + match[0].length, kind: "private-key" });
+    for (const match of text.matchAll(pemKey))
+      out.push({ start: match.index, end: match.index + match[0].length, kind: "private-key" });
   }
   if (text.includes("sk-")) {
     for (const match of text.matchAll(openAiKey)) {
       const kind = match[0].startsWith("sk-ant-") ? "anthropic-api-key" : "openai-api-key";
-      if (looksLikeCredential(match[0].slice(3))) out.push({ start: match.index, end: match.index + match[0].length, kind });
+      if (looksLikeCredential(match[0].slice(3)))
+        out.push({ start: match.index, end: match.index + match[0].length, kind });
     }
   }
 }

@@ -7,7 +7,12 @@
  * `SecretLintRuleCreator` contract, created once, with a minimal context; test/redact/secretlint.test.ts checks
  * it finds what `lintSource` finds. Statically imported (the preset bundles its rules): works in the binary.
  */
-import type { SecretLintRuleContext, SecretLintRuleCreator, SecretLintRuleReportHandler, SecretLintSourceCode } from "@secretlint/types";
+import type {
+  SecretLintRuleContext,
+  SecretLintRuleCreator,
+  SecretLintRuleReportHandler,
+  SecretLintSourceCode,
+} from "@secretlint/types";
 
 /** One finding: a half-open character range of the scanned text, the rule's message id and its data. */
 export interface LibraryFinding {
@@ -38,14 +43,29 @@ type Window = readonly [start: number, end: number];
  * generated sessions): every rule over whole texts 35–56 ms/MB, windowed 10–13 ms/MB (gates included).
  */
 const tokenRuleIds = new Set([
-  "@secretlint/secretlint-rule-npm", "@secretlint/secretlint-rule-basicauth", "@secretlint/secretlint-rule-slack",
-  "@secretlint/secretlint-rule-sendgrid", "@secretlint/secretlint-rule-shopify", "@secretlint/secretlint-rule-stripe",
-  "@secretlint/secretlint-rule-github", "@secretlint/secretlint-rule-gitlab", "@secretlint/secretlint-rule-grafana",
-  "@secretlint/secretlint-rule-openai", "@secretlint/secretlint-rule-anthropic", "@secretlint/secretlint-rule-groq",
-  "@secretlint/secretlint-rule-huggingface", "@secretlint/secretlint-rule-linear", "@secretlint/secretlint-rule-notion",
-  "@secretlint/secretlint-rule-1password", "@secretlint/secretlint-rule-database-connection-string",
-  "@secretlint/secretlint-rule-hashicorp-vault", "@secretlint/secretlint-rule-vercel", "@secretlint/secretlint-rule-databricks",
-  "@secretlint/secretlint-rule-docker", "@secretlint/secretlint-rule-figma", "@secretlint/secretlint-rule-cloudflare",
+  "@secretlint/secretlint-rule-npm",
+  "@secretlint/secretlint-rule-basicauth",
+  "@secretlint/secretlint-rule-slack",
+  "@secretlint/secretlint-rule-sendgrid",
+  "@secretlint/secretlint-rule-shopify",
+  "@secretlint/secretlint-rule-stripe",
+  "@secretlint/secretlint-rule-github",
+  "@secretlint/secretlint-rule-gitlab",
+  "@secretlint/secretlint-rule-grafana",
+  "@secretlint/secretlint-rule-openai",
+  "@secretlint/secretlint-rule-anthropic",
+  "@secretlint/secretlint-rule-groq",
+  "@secretlint/secretlint-rule-huggingface",
+  "@secretlint/secretlint-rule-linear",
+  "@secretlint/secretlint-rule-notion",
+  "@secretlint/secretlint-rule-1password",
+  "@secretlint/secretlint-rule-database-connection-string",
+  "@secretlint/secretlint-rule-hashicorp-vault",
+  "@secretlint/secretlint-rule-vercel",
+  "@secretlint/secretlint-rule-databricks",
+  "@secretlint/secretlint-rule-docker",
+  "@secretlint/secretlint-rule-figma",
+  "@secretlint/secretlint-rule-cloudflare",
   "@secretlint/secretlint-rule-tailscale",
 ]);
 
@@ -111,7 +131,11 @@ export function runnerRuleIds(): string[] {
 }
 
 /** Rule ids that read only windows of the text (the others read all of it); for tests. */
-export const windowedRuleIds: readonly string[] = [...tokenRuleIds, "@secretlint/secretlint-rule-aws", "@secretlint/secretlint-rule-privatekey"];
+export const windowedRuleIds: readonly string[] = [
+  ...tokenRuleIds,
+  "@secretlint/secretlint-rule-aws",
+  "@secretlint/secretlint-rule-privatekey",
+];
 
 interface RuleHandler {
   id: string;
@@ -146,7 +170,8 @@ const context: SecretLintRuleContext = {
  */
 function loadHandlers(): RuleHandler[] {
   if (handlers) return handlers;
-  const { rules: presetRules } = require("@secretlint/secretlint-rule-preset-recommend") as typeof import("@secretlint/secretlint-rule-preset-recommend");
+  const { rules: presetRules } =
+    require("@secretlint/secretlint-rule-preset-recommend") as typeof import("@secretlint/secretlint-rule-preset-recommend");
   handlers = (presetRules as unknown as SecretLintRuleCreator<object>[])
     .filter((creator) => !skippedRuleIds.has(creator.meta.id))
     .map((creator) => ({ id: creator.meta.id, handler: creator.create(context, ruleOptions[creator.meta.id] ?? {}) }));
@@ -175,7 +200,12 @@ function sourceOf(content: string): SecretLintSourceCode {
 }
 
 /** Run `rules` over the windows of `text` joined by "\n" (no rule pattern crosses a line end), mapping back. */
-function runOnWindows(rules: readonly RuleHandler[], text: string, windows: readonly Window[], found: LibraryFinding[]): void {
+function runOnWindows(
+  rules: readonly RuleHandler[],
+  text: string,
+  windows: readonly Window[],
+  found: LibraryFinding[],
+): void {
   if (rules.length === 0 || windows.length === 0) return;
   const whole = windows.length === 1 && windows[0]![0] === 0 && windows[0]![1] === text.length;
   const joinedStarts: number[] = [];
@@ -216,7 +246,8 @@ function runRules(rules: readonly RuleHandler[], content: string, found: Library
     const source = sourceOf(content);
     for (const { id, handler } of rules) {
       const pending = handler.file?.(source);
-      if (pending instanceof Promise) throw new Error(`secretlint rule ${id} became asynchronous; recall's synchronous runner needs updating`);
+      if (pending instanceof Promise)
+        throw new Error(`secretlint rule ${id} became asynchronous; recall's synchronous runner needs updating`);
     }
   } finally {
     sink = [];
@@ -243,10 +274,32 @@ export function findLibrarySecrets(text: string, options: { windowed?: boolean }
   const all: Window[] = [[0, text.length]];
   const npmWhole = hasNpmLinePattern(text);
   const byWindows = (id: string) => tokenRuleIds.has(id) && !(npmWhole && id === "@secretlint/secretlint-rule-npm");
-  runOnWindows(handlers.filter((rule) => byWindows(rule.id)), text, tokenWindows(text), found);
-  runOnWindows(handlers.filter((rule) => rule.id === "@secretlint/secretlint-rule-aws"), text, awsWindows(text), found);
-  if (text.includes("PRIVATE KEY")) runOnWindows(handlers.filter((rule) => rule.id === "@secretlint/secretlint-rule-privatekey"), text, all, found);
-  const known = (id: string) => byWindows(id) || id === "@secretlint/secretlint-rule-aws" || id === "@secretlint/secretlint-rule-privatekey";
-  runOnWindows(handlers.filter((rule) => !known(rule.id)), text, all, found);
+  runOnWindows(
+    handlers.filter((rule) => byWindows(rule.id)),
+    text,
+    tokenWindows(text),
+    found,
+  );
+  runOnWindows(
+    handlers.filter((rule) => rule.id === "@secretlint/secretlint-rule-aws"),
+    text,
+    awsWindows(text),
+    found,
+  );
+  if (text.includes("PRIVATE KEY"))
+    runOnWindows(
+      handlers.filter((rule) => rule.id === "@secretlint/secretlint-rule-privatekey"),
+      text,
+      all,
+      found,
+    );
+  const known = (id: string) =>
+    byWindows(id) || id === "@secretlint/secretlint-rule-aws" || id === "@secretlint/secretlint-rule-privatekey";
+  runOnWindows(
+    handlers.filter((rule) => !known(rule.id)),
+    text,
+    all,
+    found,
+  );
   return found;
 }

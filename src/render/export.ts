@@ -44,7 +44,10 @@ function fenceFor(text: string): string {
 }
 
 function markdownCall(call: ToolCall): string[] {
-  const counts = call.linesAdded !== undefined || call.linesRemoved !== undefined ? ` (+${call.linesAdded ?? 0} −${call.linesRemoved ?? 0})` : "";
+  const counts =
+    call.linesAdded !== undefined || call.linesRemoved !== undefined
+      ? ` (+${call.linesAdded ?? 0} −${call.linesRemoved ?? 0})`
+      : "";
   const input = call.input ? ` ${neutralize(call.input).replace(/\s+/g, " ")}` : "";
   const lines = [`- **${call.name}**${input}${counts}${call.isError ? " (error)" : ""}`];
   if (call.output === undefined || call.output.trim() === "") return lines;
@@ -52,13 +55,21 @@ function markdownCall(call: ToolCall): string[] {
   const shown = outputLines.slice(0, markdownOutputLines).join("\n");
   const fence = fenceFor(shown);
   lines.push("", `  ${fence}`, ...shown.split("\n").map((line) => `  ${line}`), `  ${fence}`);
-  if (outputLines.length > markdownOutputLines) lines.push(`  … ${outputLines.length - markdownOutputLines} more lines (the JSONL export has them all)`);
+  if (outputLines.length > markdownOutputLines)
+    lines.push(`  … ${outputLines.length - markdownOutputLines} more lines (the JSONL export has them all)`);
   lines.push("");
   return lines;
 }
 
 function markdownTurn(turn: Turn): string[] {
-  const lines = ["", `### Turn ${turn.number} · ${localMinute(turn.timestamp)}`, "", ...neutralize(turn.prompt).split("\n").map((line) => `> ${line}`)];
+  const lines = [
+    "",
+    `### Turn ${turn.number} · ${localMinute(turn.timestamp)}`,
+    "",
+    ...neutralize(turn.prompt)
+      .split("\n")
+      .map((line) => `> ${line}`),
+  ];
   if (turn.response) lines.push("", neutralize(turn.response));
   if (turn.toolCalls.length > 0) lines.push("", ...turn.toolCalls.flatMap(markdownCall));
   return lines;
@@ -72,12 +83,22 @@ export function renderExportMarkdown(exported: ExportedSession): string {
     `- session: \`${session.id}\` (${session.source}${session.isSubagent ? `, sub-agent of \`${session.parentSessionId ?? "?"}\`` : ""})`,
     `- project: ${neutralize(session.projectPath || "?")}${session.gitBranch ? ` · branch ${neutralize(session.gitBranch)}` : ""}`,
     `- ${localMinute(session.startedAt)} → ${localMinute(session.endedAt)} · ${countOf(session.turnCount, "turn")}`,
-    view.sourceStatus === "deleted" ? `- source deleted (last seen ${localDate(view.lastSeenAt)})` : `- source: ${neutralize(session.location)}`,
+    view.sourceStatus === "deleted"
+      ? `- source deleted (last seen ${localDate(view.lastSeenAt)})`
+      : `- source: ${neutralize(session.location)}`,
   ];
   const note = archiveNote(view);
   if (note) facts.push(`- ${note}`);
-  if (view.promptOnly) facts.push(`- ${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`);
-  const lines = [`## ${neutralize(session.title ?? "(untitled session)").replace(/\s+/g, " ")}`, "", ...facts, ...view.turns.flatMap(markdownTurn), "", ""];
+  if (view.promptOnly)
+    facts.push(`- ${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`);
+  const lines = [
+    `## ${neutralize(session.title ?? "(untitled session)").replace(/\s+/g, " ")}`,
+    "",
+    ...facts,
+    ...view.turns.flatMap(markdownTurn),
+    "",
+    "",
+  ];
   return lines.join("\n");
 }
 

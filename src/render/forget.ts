@@ -49,7 +49,9 @@ export function renderForgetText(report: ForgetReport, options: { dryRun?: boole
 
 /** `recall forget --undo --json`. */
 export function renderUnforgetJson(removed: Array<{ source: SourceId; sessionId: string }>): string {
-  return JSON.stringify({ unforgotten: removed.map((entry) => ({ session_id: entry.sessionId, source: entry.source })) });
+  return JSON.stringify({
+    unforgotten: removed.map((entry) => ({ session_id: entry.sessionId, source: entry.source })),
+  });
 }
 
 /** `recall forget --undo`. */

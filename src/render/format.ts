@@ -58,7 +58,8 @@ export const promptOnlyMarker = "(prompts only: no transcript on this machine)";
 export const noPromptNote = "(no prompt recorded: the transcript starts with this answer)";
 
 /** What `show` and MCP `read_turns` say instead of "turns 0-0 of 0" for a session without any turn. */
-export const noTurnsNote = "no turns: the source holds no prompt or answer for this session (a summary or snapshot only)";
+export const noTurnsNote =
+  "no turns: the source holds no prompt or answer for this session (a summary or snapshot only)";
 
 /** The session facts a marker is printed for. */
 export interface MarkedSession {
@@ -107,7 +108,9 @@ export function formatBytes(bytes: number): string {
 export function highlight(preview: Preview, palette: Palette): string {
   let out = "";
   let at = 0;
-  const mark = palette.isColorSupported ? (text: string) => palette.bold(palette.yellow(text)) : (text: string) => `[${text}]`;
+  const mark = palette.isColorSupported
+    ? (text: string) => palette.bold(palette.yellow(text))
+    : (text: string) => `[${text}]`;
   const piece = (start: number, end: number) => neutralizeControls(preview.text.slice(start, end));
   for (const [start, end] of preview.highlights) {
     if (start < at) continue;
@@ -124,4 +127,3 @@ export function roundScore(score: number | undefined): number | undefined {
 
 /** A session id shortened to 12 characters for text output (JSON always carries the full id). */
 export const shortId = (id: string): string => id.slice(0, 12);
-

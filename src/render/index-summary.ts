@@ -19,7 +19,8 @@ export function renderIndexSummaryText(summary: IndexSummary): string {
   ];
   if (summary.deleted > 0) parts.push(`${countOf(summary.deleted, "source")} deleted (kept in the archive)`);
   if (summary.restored > 0) parts.push(`${summary.restored} back from deleted`);
-  if (summary.unavailable > 0) parts.push(`${summary.unavailable} unavailable (${countOf(summary.kept, "session")} kept, retried next run)`);
+  if (summary.unavailable > 0)
+    parts.push(`${summary.unavailable} unavailable (${countOf(summary.kept, "session")} kept, retried next run)`);
   if (summary.failedUnits > 0) parts.push(`${summary.failedUnits} unreadable (retried next run)`);
   const embedding = summary.embedding;
   if (embedding) parts.push(renderEmbeddingPart(embedding));
@@ -36,7 +37,10 @@ function renderEmbeddingPart(embedding: EmbeddingSummary): string {
   if (embedding.skipped > 0) notes.push(`${embedding.skipped} with nothing to embed`);
   if (embedding.stopped) notes.push(`stopped: ${embedding.pending} pending`);
   const reembed = embedding.reembed;
-  if (reembed && reembed.state !== "swapped") notes.push(`re-embed ${reembed.totalChunks === 0 ? 0 : Math.floor((100 * reembed.doneChunks) / reembed.totalChunks)}% done, run \`recall index\` to go on`);
+  if (reembed && reembed.state !== "swapped")
+    notes.push(
+      `re-embed ${reembed.totalChunks === 0 ? 0 : Math.floor((100 * reembed.doneChunks) / reembed.totalChunks)}% done, run \`recall index\` to go on`,
+    );
   if (reembed?.state === "swapped") notes.push("re-embed complete");
   const count = `embedded ${countOf(embedding.embedded, "chunk")} with ${embedding.model}`;
   return notes.length > 0 ? `${count} (${notes.join("; ")})` : count;
@@ -62,7 +66,13 @@ export function renderIndexSummaryJson(summary: IndexSummary): string {
     elapsed_ms: Math.round(summary.elapsedMs),
     missing_roots: summary.missingRoots,
     embedding: summary.embedding ? renderEmbeddingJson(summary.embedding) : null,
-    embedding_error: summary.embeddingError ? { code: summary.embeddingError.code, message: summary.embeddingError.message, hint: summary.embeddingError.hint ?? null } : null,
+    embedding_error: summary.embeddingError
+      ? {
+          code: summary.embeddingError.code,
+          message: summary.embeddingError.message,
+          hint: summary.embeddingError.hint ?? null,
+        }
+      : null,
   });
 }
 
@@ -76,7 +86,15 @@ function renderEmbeddingJson(embedding: EmbeddingSummary): Record<string, unknow
     skipped: embedding.skipped,
     pending: embedding.pending,
     degraded: embedding.degraded,
-    reembed: embedding.reembed ? { state: embedding.reembed.state, done_chunks: embedding.reembed.doneChunks, total_chunks: embedding.reembed.totalChunks } : null,
-    stopped: embedding.stopped ? { code: embedding.stopped.code, message: embedding.stopped.message, hint: embedding.stopped.hint ?? null } : null,
+    reembed: embedding.reembed
+      ? {
+          state: embedding.reembed.state,
+          done_chunks: embedding.reembed.doneChunks,
+          total_chunks: embedding.reembed.totalChunks,
+        }
+      : null,
+    stopped: embedding.stopped
+      ? { code: embedding.stopped.code, message: embedding.stopped.message, hint: embedding.stopped.hint ?? null }
+      : null,
   };
 }

@@ -27,24 +27,44 @@ export function renderModelsJson(files: ModelFileEntry[], presets: ModelPreset[]
       error: file.error ?? null,
     })),
     presets: presets.map((preset) => ({
-      name: preset.name, dims: preset.dims, pooling: preset.pooling, size_bytes: preset.approxSizeBytes, revision: preset.revision ?? null, sha256: preset.sha256 ?? null,
+      name: preset.name,
+      dims: preset.dims,
+      pooling: preset.pooling,
+      size_bytes: preset.approxSizeBytes,
+      revision: preset.revision ?? null,
+      sha256: preset.sha256 ?? null,
     })),
   });
 }
 
 /** `recall model list`; `modelsFolder` is where model files live (`<cache>/models`). */
-export function renderModelsText(files: ModelFileEntry[], presets: ModelPreset[], defaultModel: DefaultModel, palette: Palette, modelsFolder: string): string {
+export function renderModelsText(
+  files: ModelFileEntry[],
+  presets: ModelPreset[],
+  defaultModel: DefaultModel,
+  palette: Palette,
+  modelsFolder: string,
+): string {
   const lines = [palette.bold(`present in ${modelsFolder}:`)];
   if (files.length === 0) lines.push("  (none: run `recall model pull` to fetch the default model)");
   for (const file of files) {
-    const facts = file.info ? `${file.info.dims} dims, ${file.info.pooling} pooling, ${file.info.architecture}` : palette.red(`unreadable: ${file.error}`);
-    lines.push(`  ${file.fileName}  ${formatBytes(file.sizeBytes)}  ${facts}${file.presetName ? `  (preset ${file.presetName})` : ""}`);
+    const facts = file.info
+      ? `${file.info.dims} dims, ${file.info.pooling} pooling, ${file.info.architecture}`
+      : palette.red(`unreadable: ${file.error}`);
+    lines.push(
+      `  ${file.fileName}  ${formatBytes(file.sizeBytes)}  ${facts}${file.presetName ? `  (preset ${file.presetName})` : ""}`,
+    );
   }
   lines.push("", palette.bold("presets (recall model pull NAME):"));
   for (const preset of presets) {
     const pinned = preset.sha256 ? "sha256 pinned" : "not pinned";
-    lines.push(`  ${preset.name.padEnd(24)} ${String(preset.dims).padStart(5)} dims  ${preset.pooling.padEnd(4)} pooling  ${formatBytes(preset.approxSizeBytes).padStart(8)}  ${pinned}${preset.name === defaultModel.name ? "  (default)" : ""}`);
+    lines.push(
+      `  ${preset.name.padEnd(24)} ${String(preset.dims).padStart(5)} dims  ${preset.pooling.padEnd(4)} pooling  ${formatBytes(preset.approxSizeBytes).padStart(8)}  ${pinned}${preset.name === defaultModel.name ? "  (default)" : ""}`,
+    );
   }
-  lines.push("", `default: ${defaultModel.name} (${defaultModel.reason}); --model NAME|PATH.gguf or RECALL_MODEL picks another`);
+  lines.push(
+    "",
+    `default: ${defaultModel.name} (${defaultModel.reason}); --model NAME|PATH.gguf or RECALL_MODEL picks another`,
+  );
   return `${lines.join("\n")}\n`;
 }

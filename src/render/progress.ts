@@ -29,7 +29,13 @@ export async function createIndexProgress(): Promise<ProgressDisplay> {
         bar?.stop();
         current = source;
         // forceRedraw: a redraw after a notice must draw even when the bar's text did not change.
-        const next = new SingleBar({ stream, format: `${source === "embeddings" ? "embedding  " : `indexing ${source.padEnd(11)}`} [{bar}] {value}/{total} ${source === "embeddings" ? "chunks" : "sessions"}`, clearOnComplete: true, hideCursor: true, forceRedraw: true });
+        const next = new SingleBar({
+          stream,
+          format: `${source === "embeddings" ? "embedding  " : `indexing ${source.padEnd(11)}`} [{bar}] {value}/{total} ${source === "embeddings" ? "chunks" : "sessions"}`,
+          clearOnComplete: true,
+          hideCursor: true,
+          forceRedraw: true,
+        });
         bar = next;
         next.start(total, 0);
         setLiveLine({ redraw: () => next.render() });

@@ -34,6 +34,9 @@ export function datesJson(dates: readonly UnderstoodDate[]) {
 export function datesUnderstoodLine(dates: readonly UnderstoodDate[]): string | undefined {
   if (dates.length === 0) return undefined;
   const day = (at: number | null) => (at === null ? "" : isoLocalDate(at));
-  const parts = dates.map((date) => `"${date.text}" → ${`${day(date.since)} … ${day(date.until)}`.trim()}${date.applied ? "" : " (no result then, not used)"}`);
+  const parts = dates.map(
+    (date) =>
+      `"${date.text}" → ${`${day(date.since)} … ${day(date.until)}`.trim()}${date.applied ? "" : " (no result then, not used)"}`,
+  );
   return `dates understood: ${parts.join("; ")}`;
 }

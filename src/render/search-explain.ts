@@ -49,12 +49,22 @@ const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
  * @param vectorWeight the fusion weight of the vector leg that ran (`SearchResponse.vectorWeight`: 0 keyword-only,
  *   1 vector-only, else the hybrid weight)
  */
-export function explainResult(result: SessionResult | TurnResult, terms: readonly string[], vectorWeight: number, dates: readonly UnderstoodDate[] = []): ResultExplanation {
+export function explainResult(
+  result: SessionResult | TurnResult,
+  terms: readonly string[],
+  vectorWeight: number,
+  dates: readonly UnderstoodDate[] = [],
+): ResultExplanation {
   const preview = "preview" in result ? result.preview : result.responseExcerpt;
   const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
-  const inPrompt = "prompt" in result ? new Set((result.prompt.match(/[\p{L}\p{N}]+/gu) ?? []).map(stemKey)) : new Set<string>();
+  const inPrompt =
+    "prompt" in result ? new Set((result.prompt.match(/[\p{L}\p{N}]+/gu) ?? []).map(stemKey)) : new Set<string>();
   const hybrid = vectorWeight > 0 && vectorWeight < 1;
-  const tier = !hybrid ? null : result.confident && result.keywordScore !== undefined ? "confident keyword match" : "blend";
+  const tier = !hybrid
+    ? null
+    : result.confident && result.keywordScore !== undefined
+      ? "confident keyword match"
+      : "blend";
   const blended = hybrid
     ? evidenceTierScore(result.keywordScore, result.vectorScore, tier === "confident keyword match", vectorWeight)
     : vectorWeight * (result.vectorScore ?? 0) + (1 - vectorWeight) * (result.keywordScore ?? 0);
@@ -90,7 +100,10 @@ export function explainResult(result: SessionResult | TurnResult, terms: readonl
  * (level 2) and the dates the ranking used: `{reason: "in the dates named", factor: 1}`, `"near …", 0.8` or
  * `"outside …", 0.3`; undefined when no date was used.
  */
-function dateBoostOf(result: SessionResult | TurnResult, dates: readonly UnderstoodDate[]): ResultExplanation["boosts"][number] | undefined {
+function dateBoostOf(
+  result: SessionResult | TurnResult,
+  dates: readonly UnderstoodDate[],
+): ResultExplanation["boosts"][number] | undefined {
   const used = dates.filter((date) => date.applied);
   if (used.length === 0) return undefined;
   const [first, last] = "turn" in result ? [result.timestamp, result.timestamp] : [result.startedAt, result.endedAt];
@@ -102,7 +115,9 @@ function dateBoostOf(result: SessionResult | TurnResult, dates: readonly Underst
 /** Every result's explanation, in result order. */
 export function explainResponse(response: SearchResponse): ResultExplanation[] {
   const terms = parseLexicalQuery(response.query).highlightWords;
-  return (response.results as Array<SessionResult | TurnResult>).map((result) => explainResult(result, terms, response.vectorWeight, response.dates));
+  return (response.results as Array<SessionResult | TurnResult>).map((result) =>
+    explainResult(result, terms, response.vectorWeight, response.dates),
+  );
 }
 
 const leg = (score: number | null) => (score === null ? "—" : score.toFixed(4));
@@ -115,16 +130,21 @@ export function renderExplainText(response: SearchResponse): string {
   const explanations = explainResponse(response);
   const terms = explanations[0]?.terms ?? parseLexicalQuery(response.query).highlightWords;
   const used = response.dates.filter((date) => date.applied).map((date) => date.label);
-  const lines = [`explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}`];
+  const lines = [
+    `explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}`,
+  ];
   (response.results as Array<SessionResult | TurnResult>).forEach((result, i) => {
     const e = explanations[i]!;
     const id = "turn" in result ? `${shortId(result.sessionId)}:${result.turn}` : shortId(result.sessionId);
-    const boosts = e.boosts.length === 0 ? "none" : e.boosts.map((boost) => `${boost.reason} ×${boost.factor}`).join(", ");
+    const boosts =
+      e.boosts.length === 0 ? "none" : e.boosts.map((boost) => `${boost.reason} ×${boost.factor}`).join(", ");
     const fusion =
       e.tier === "confident keyword match"
         ? `confident keyword match ${e.blended.toFixed(4)} = 0.5 + 0.5×(keyword ${leg(e.keyword_score)} + ${share(e.vector_weight)}×vector ${leg(e.vector_score)})/${(1 + confidentTierVectorShare(e.vector_weight)).toFixed(3)}`
         : `${e.tier === "blend" ? "blend 0.5×" : "blend "}(${e.vector_weight.toFixed(2)}×vector ${leg(e.vector_score)} + ${(1 - e.vector_weight).toFixed(2)}×keyword ${leg(e.keyword_score)}) = ${e.blended.toFixed(4)}`;
-    lines.push(`explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (${fusion}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`);
+    lines.push(
+      `explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (${fusion}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`,
+    );
   });
   return `${lines.join("\n")}\n`;
 }

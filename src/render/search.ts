@@ -31,7 +31,19 @@
 import type { SearchResponse } from "../search/api.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
-import { countOf, highlight, localDate, localMinute, isoTime, noPromptNote, oneLine, roundScore, shortId, sessionMarkers, type Palette } from "./format.ts";
+import {
+  countOf,
+  highlight,
+  localDate,
+  localMinute,
+  isoTime,
+  noPromptNote,
+  oneLine,
+  roundScore,
+  shortId,
+  sessionMarkers,
+  type Palette,
+} from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 import type { IndexFreshness } from "../index/freshness.ts";
@@ -66,7 +78,9 @@ export interface SearchRenderOptions {
  * Example: a 68,000-character prompt → its first 2,000 characters + `…[cut 66,000 characters; full text: recall show <id>:3]`.
  */
 export function cutField(text: string, limit: number, fullText: string): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…[cut ${text.length - limit} characters; full text: ${fullText}]`;
+  return text.length <= limit
+    ? text
+    : `${text.slice(0, limit)}…[cut ${text.length - limit} characters; full text: ${fullText}]`;
 }
 
 /** What `--max-chars` left out (the JSON `truncated` object; the text marker says the same). */
@@ -85,7 +99,12 @@ export interface Truncation {
  * results that fit together with the truncation marker (at least the header and the marker, even when they
  * alone exceed the cap). `render(shown, marker)` must grow with `shown`.
  */
-function fitToBudget(count: number, render: (shown: number, marker: Truncation | null) => string, options: SearchRenderOptions, offset: number): string {
+function fitToBudget(
+  count: number,
+  render: (shown: number, marker: Truncation | null) => string,
+  options: SearchRenderOptions,
+  offset: number,
+): string {
   const whole = render(count, null);
   if (options.maxChars === undefined || whole.length <= options.maxChars) return whole;
   const markerFor = (shown: number): Truncation => {
@@ -93,7 +112,13 @@ function fitToBudget(count: number, render: (shown: number, marker: Truncation |
     const charsOmitted = whole.length - render(shown, null).length;
     if (shown > 0) {
       const more = options.more?.(offset + shown, omitted) ?? null;
-      return { results_shown: shown, results_omitted: omitted, chars_omitted: charsOmitted, next_command: more, hint: more ? `the rest: ${more}` : "raise --max-chars for the rest" };
+      return {
+        results_shown: shown,
+        results_omitted: omitted,
+        chars_omitted: charsOmitted,
+        next_command: more,
+        hint: more ? `the rest: ${more}` : "raise --max-chars for the rest",
+      };
     }
     // Not even one result fits: name the cap that fits the first one (and the shorter format).
     const needed = Math.ceil((count === 1 ? whole.length : render(1, markerFor(1)).length) / 100) * 100;
@@ -126,7 +151,9 @@ function fitToBudget(count: number, render: (shown: number, marker: Truncation |
  */
 export function drillCommand(query: string, sessionId: string): string {
   const scope = `--depth 2 --session ${shellQuote(sessionId)}`;
-  return query.startsWith("-") ? `recall search ${scope} -- ${shellQuote(query)}` : `recall search ${shellQuote(query)} ${scope}`;
+  return query.startsWith("-")
+    ? `recall search ${scope} -- ${shellQuote(query)}`
+    : `recall search ${shellQuote(query)} ${scope}`;
 }
 
 /**
@@ -142,13 +169,26 @@ export function showCommand(sessionId: string, turn: number, totalTurns: number)
 
 /** The session fields both result shapes start with. */
 function identityJson(result: SessionResult | TurnResult) {
-  const title = result.title === null ? null : cutField(result.title, fieldCharLimit, `recall show ${shellQuote(`${result.sessionId}:1`)}`);
-  return { session_id: result.sessionId, source: result.source, project: result.project, project_path: result.projectPath, title };
+  const title =
+    result.title === null
+      ? null
+      : cutField(result.title, fieldCharLimit, `recall show ${shellQuote(`${result.sessionId}:1`)}`);
+  return {
+    session_id: result.sessionId,
+    source: result.source,
+    project: result.project,
+    project_path: result.projectPath,
+    title,
+  };
 }
 
 /** Whether the source still holds the session (issue 9); last in both shapes (fields are only ever added). */
 function archiveJson(result: SessionResult | TurnResult) {
-  return { source_status: result.sourceStatus, last_seen_at: isoTime(result.lastSeenAt), prompt_only: result.promptOnly };
+  return {
+    source_status: result.sourceStatus,
+    last_seen_at: isoTime(result.lastSeenAt),
+    prompt_only: result.promptOnly,
+  };
 }
 
 /** Fused and per-leg scores, rounded (a leg that did not find the result is null), the confidence and its raw evidence. */
@@ -163,7 +203,10 @@ function scoresJson(result: SessionResult | TurnResult) {
 }
 
 /** The calibrated confidence of a result, in both formats (the CLI's JSON and the MCP tools'). */
-export const confidenceJson = (result: SessionResult | TurnResult) => ({ confidence: roundScore(result.confidence), confident: result.confident });
+export const confidenceJson = (result: SessionResult | TurnResult) => ({
+  confidence: roundScore(result.confidence),
+  confident: result.confident,
+});
 
 /** The raw evidence behind a result's confidence, in the full format (the CLI's JSON and the MCP tools'). */
 export const evidenceJson = (result: SessionResult | TurnResult) => ({
@@ -247,8 +290,12 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
   const format = options.format ?? "full";
   const items: Array<Record<string, unknown>> =
     response.level === "session"
-      ? (response.results as SessionResult[]).map((result) => (format === "index" ? sessionIndexJson(result) : sessionJson(response.query, result)))
-      : (response.results as TurnResult[]).map((result) => (format === "index" ? turnIndexJson(result) : turnJson(result)));
+      ? (response.results as SessionResult[]).map((result) =>
+          format === "index" ? sessionIndexJson(result) : sessionJson(response.query, result),
+        )
+      : (response.results as TurnResult[]).map((result) =>
+          format === "index" ? turnIndexJson(result) : turnJson(result),
+        );
   if (options.explain) items.forEach((item, i) => (item.explain = options.explain![i] ?? null));
   const render = (shown: number, truncated: Truncation | null) =>
     jsonLine({
@@ -284,7 +331,8 @@ function header(response: SearchResponse, palette: Palette): string {
 }
 
 /** ` weak` after the score of a result that is not a confident match (search/confidence.ts). */
-const weakMark = (result: SessionResult | TurnResult, palette: Palette) => (result.confident ? "" : palette.dim(" weak"));
+const weakMark = (result: SessionResult | TurnResult, palette: Palette) =>
+  result.confident ? "" : palette.dim(" weak");
 
 /**
  * The line under the header when the first result is not a confident match: the results that follow are the best
@@ -316,7 +364,10 @@ function turnText(result: TurnResult, palette: Palette): string {
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
   if (result.tools.length > 0) lines.push(`  tools: ${result.tools.join(", ")}`);
-  if (result.files.length > 0) lines.push(`  files: ${result.files.slice(0, 5).join(", ")}${result.files.length > 5 ? ` (+${result.files.length - 5} more)` : ""}`);
+  if (result.files.length > 0)
+    lines.push(
+      `  files: ${result.files.slice(0, 5).join(", ")}${result.files.length > 5 ? ` (+${result.files.length - 5} more)` : ""}`,
+    );
   lines.push(palette.dim(`  → context: ${showCommand(result.sessionId, result.turn, result.totalTurns)}`));
   return lines.join("\n");
 }
@@ -355,11 +406,17 @@ export function renderSearchText(raw: SearchResponse, palette: Palette, options:
   const index = options.format === "index";
   const blocks =
     response.level === "session"
-      ? (response.results as SessionResult[]).map((result, i) => (index ? sessionIndexText(result, response.offset + i + 1) : sessionText(response.query, result, palette)))
-      : (response.results as TurnResult[]).map((result, i) => (index ? turnIndexText(result, response.offset + i + 1) : turnText(result, palette)));
+      ? (response.results as SessionResult[]).map((result, i) =>
+          index ? sessionIndexText(result, response.offset + i + 1) : sessionText(response.query, result, palette),
+        )
+      : (response.results as TurnResult[]).map((result, i) =>
+          index ? turnIndexText(result, response.offset + i + 1) : turnText(result, palette),
+        );
   const warning = noConfidentMatch(response);
   const dates = datesUnderstoodLine(response.dates);
-  const top = [header(response, palette), dates && palette.dim(dates), warning && palette.yellow(warning)].filter(Boolean).join("\n");
+  const top = [header(response, palette), dates && palette.dim(dates), warning && palette.yellow(warning)]
+    .filter(Boolean)
+    .join("\n");
   if (blocks.length === 0) return `${top}\n\nNo matches. Try fewer or other words, or widen the filters.\n`;
   const separator = index ? "\n" : "\n\n";
   const render = (shown: number, marker: Truncation | null) =>

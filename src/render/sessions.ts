@@ -9,7 +9,16 @@
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { countOf, formatBytes, localDate, localMinute, isoTime, oneLine, sessionMarkers, type Palette } from "./format.ts";
+import {
+  countOf,
+  formatBytes,
+  localDate,
+  localMinute,
+  isoTime,
+  oneLine,
+  sessionMarkers,
+  type Palette,
+} from "./format.ts";
 
 /** `recall sessions --json`; `emptyHidden` sessions without turns matched and were left out. */
 export function renderSessionsJson(sessions: SessionSummary[], emptyHidden = 0): string {
@@ -58,7 +67,12 @@ function fitColumns(text: string, width: number): string {
  * `emptyHidden` > 0, a last line says how many sessions without turns were left out and how to list them.
  */
 export function renderSessionsText(raw: SessionSummary[], palette: Palette, emptyHidden = 0): string {
-  const hiddenNote = emptyHidden > 0 ? palette.dim(`(${countOf(emptyHidden, "session")} without any turn not listed: --include-empty lists ${emptyHidden === 1 ? "it" : "them"})`) : "";
+  const hiddenNote =
+    emptyHidden > 0
+      ? palette.dim(
+          `(${countOf(emptyHidden, "session")} without any turn not listed: --include-empty lists ${emptyHidden === 1 ? "it" : "them"})`,
+        )
+      : "";
   if (raw.length === 0) return `No sessions match.${hiddenNote ? `\n${hiddenNote}` : ""}\n`;
   const sessions = neutralizeStrings(raw);
   const idWidth = Math.max(...sessions.map((s) => Bun.stringWidth(s.sessionId)));
@@ -92,13 +106,30 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
     prompt_only_sessions: status.promptOnlySessions,
     forgotten_sessions: status.forgottenSessions,
     by_source: status.bySource,
-    by_project: status.byProject.map((p) => ({ project: p.project, project_path: p.projectPath, sessions: p.sessions, turns: p.turns })),
+    by_project: status.byProject.map((p) => ({
+      project: p.project,
+      project_path: p.projectPath,
+      sessions: p.sessions,
+      turns: p.turns,
+    })),
     database_bytes: status.databaseBytes,
     last_indexed_at: status.lastIndexedAt ? isoTime(status.lastIndexedAt) : null,
     stale: extras.stale,
     stale_sources: extras.staleSources,
-    chunks: { embedded: status.embeddedChunks, pending: status.pendingChunks, failed: status.failedChunks, skipped: status.skippedChunks, rejected: status.rejectedChunks },
-    reembed: status.reembed ? { done_chunks: status.reembed.doneChunks, total_chunks: status.reembed.totalChunks, unchunked_documents: status.reembed.unchunkedDocuments } : null,
+    chunks: {
+      embedded: status.embeddedChunks,
+      pending: status.pendingChunks,
+      failed: status.failedChunks,
+      skipped: status.skippedChunks,
+      rejected: status.rejectedChunks,
+    },
+    reembed: status.reembed
+      ? {
+          done_chunks: status.reembed.doneChunks,
+          total_chunks: status.reembed.totalChunks,
+          unchunked_documents: status.reembed.unchunkedDocuments,
+        }
+      : null,
     using_examples: extras.usingExamples,
   });
 }
@@ -109,16 +140,30 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
   const lines = [
     `index: ${extras.recallHome}${extras.usingExamples ? " (example history)" : ""}`,
     `sessions: ${status.sessions} (${status.subagentSessions} sub-agent, ${status.deletedSessions} source deleted and kept only here, ${status.promptOnlySessions} prompts only), turns: ${status.turns}, database: ${formatBytes(status.databaseBytes)}`,
-    ...(status.forgottenSessions > 0 ? [`forgotten on purpose: ${countOf(status.forgottenSessions, "session")} (\`recall forget --undo\` lets the next index add them again)`] : []),
+    ...(status.forgottenSessions > 0
+      ? [
+          `forgotten on purpose: ${countOf(status.forgottenSessions, "session")} (\`recall forget --undo\` lets the next index add them again)`,
+        ]
+      : []),
     `last indexed: ${status.lastIndexedAt ? localMinute(status.lastIndexedAt) : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
     `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed, ${status.rejectedChunks} rejected, ${status.skippedChunks} with nothing to embed${
-      status.reembed ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)` : ""}`,
+      status.reembed
+        ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)`
+        : ""
+    }`,
     "",
     "by source:",
-    ...status.bySource.map((s) => `  ${s.source.padEnd(12)} ${String(s.sessions).padStart(6)} sessions ${String(s.turns).padStart(8)} turns`),
+    ...status.bySource.map(
+      (s) => `  ${s.source.padEnd(12)} ${String(s.sessions).padStart(6)} sessions ${String(s.turns).padStart(8)} turns`,
+    ),
     "by project:",
-    ...status.byProject.slice(0, 30).map((p) => `  ${oneLine(p.project || "(no project)", 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(p.projectPath)}`),
+    ...status.byProject
+      .slice(0, 30)
+      .map(
+        (p) =>
+          `  ${oneLine(p.project || "(no project)", 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(p.projectPath)}`,
+      ),
   ];
   if (status.byProject.length > 30) lines.push(palette.dim(`  … and ${status.byProject.length - 30} more projects`));
   return `${lines.join("\n")}\n`;

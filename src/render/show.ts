@@ -9,7 +9,15 @@ import type { Session, ToolCall, Turn } from "../parsers/index.ts";
 import { resumeCommandOf } from "../search/hydrate.ts";
 import type { ExportedSession } from "../search/read-session.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { localDate, localMinute, isoTime, noPromptNote, noTurnsNote, promptOnlyMarker, type Palette } from "./format.ts";
+import {
+  localDate,
+  localMinute,
+  isoTime,
+  noPromptNote,
+  noTurnsNote,
+  promptOnlyMarker,
+  type Palette,
+} from "./format.ts";
 
 /** What `show` renders: the session and the chosen inclusive turn range (1-based). */
 export interface ShowView {
@@ -52,9 +60,14 @@ export function showViewOf({ summary, read }: ExportedSession, from: number, to:
 }
 
 /** The header line of a session shown from the archive, or "" when it was read from its source. */
-export function archiveNote(view: Pick<ShowView, "fromArchive" | "archiveReason" | "sourceStatus" | "lastSeenAt">): string {
+export function archiveNote(
+  view: Pick<ShowView, "fromArchive" | "archiveReason" | "sourceStatus" | "lastSeenAt">,
+): string {
   if (!view.fromArchive) return "";
-  const why = view.sourceStatus === "deleted" ? `source deleted, last seen ${localDate(view.lastSeenAt)}` : (view.archiveReason ?? "source unreadable");
+  const why =
+    view.sourceStatus === "deleted"
+      ? `source deleted, last seen ${localDate(view.lastSeenAt)}`
+      : (view.archiveReason ?? "source unreadable");
   return `shown from recall's archive (${why}); tool outputs are cut to their first 40 lines / 4 KB`;
 }
 
@@ -62,7 +75,10 @@ export function archiveNote(view: Pick<ShowView, "fromArchive" | "archiveReason"
 export const outputPreviewLines = 6;
 
 function toolLine(call: ToolCall, palette: Palette): string {
-  const counts = call.linesAdded !== undefined || call.linesRemoved !== undefined ? ` (+${call.linesAdded ?? 0} −${call.linesRemoved ?? 0})` : "";
+  const counts =
+    call.linesAdded !== undefined || call.linesRemoved !== undefined
+      ? ` (+${call.linesAdded ?? 0} −${call.linesRemoved ?? 0})`
+      : "";
   const error = call.isError ? palette.red(" (error)") : "";
   return `  ${palette.magenta(`[${call.name}]`)} ${call.input}${counts}${error}`;
 }
@@ -70,8 +86,11 @@ function toolLine(call: ToolCall, palette: Palette): string {
 function outputLines(call: ToolCall, palette: Palette): string[] {
   if (!call.output || ["Read", "Edit", "Write", "MultiEdit"].includes(call.name)) return [];
   const lines = call.output.replace(/\s+$/, "").split("\n");
-  const shown = lines.slice(0, outputPreviewLines).map((line) => palette.dim(`      ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`));
-  if (lines.length > outputPreviewLines) shown.push(palette.dim(`      … (${lines.length - outputPreviewLines} more lines)`));
+  const shown = lines
+    .slice(0, outputPreviewLines)
+    .map((line) => palette.dim(`      ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`));
+  if (lines.length > outputPreviewLines)
+    shown.push(palette.dim(`      … (${lines.length - outputPreviewLines} more lines)`));
   return shown;
 }
 
@@ -84,7 +103,9 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
     `project: ${session.projectPath || "?"}  source: ${session.source}  session: ${session.id}${session.gitBranch ? `  branch: ${session.gitBranch}` : ""}`,
     session.parentSessionId ? `sub-agent of: ${session.parentSessionId}` : "",
     archiveNote(view) ? palette.yellow(archiveNote(view)) : "",
-    view.promptOnly ? palette.yellow(`${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`) : "",
+    view.promptOnly
+      ? palette.yellow(`${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`)
+      : "",
     session.turnCount === 0 ? noTurnsNote : `Showing turns ${view.from}-${view.to} of ${session.turnCount}`,
     palette.dim(`resume: ${view.resumeCommand ?? `none ${promptOnlyMarker}`}`),
   ].filter(Boolean);

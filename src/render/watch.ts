@@ -22,7 +22,9 @@ export function renderWatchStartText(description: WatchDescription): string {
     bySource.set(target.source, list);
   }
   const parts = [...bySource].map(([source, labels]) => `${source}: ${labels.join(", ")}`);
-  const periodic = description.isPeriodic ? "; some folders cannot be watched, so changes are also checked every minute" : "";
+  const periodic = description.isPeriodic
+    ? "; some folders cannot be watched, so changes are also checked every minute"
+    : "";
   return `watching for new and changed sessions (${parts.join("; ") || "no source folder"})${periodic}; Ctrl-C stops`;
 }
 
@@ -55,10 +57,24 @@ export function renderWatchIndexedJson(summary: IndexSummary, at = new Date()): 
 
 /** One JSON line (without newline) for an embedding phase. */
 export function renderWatchEmbeddedJson(summary: EmbeddingSummary, elapsedMs: number, at = new Date()): string {
-  return JSON.stringify({ version: 1, event: "embedded", at: at.toISOString(), embedded: summary.embedded, failed: summary.failed, elapsed_ms: Math.round(elapsedMs) });
+  return JSON.stringify({
+    version: 1,
+    event: "embedded",
+    at: at.toISOString(),
+    embedded: summary.embedded,
+    failed: summary.failed,
+    elapsed_ms: Math.round(elapsedMs),
+  });
 }
 
 /** One JSON line (without newline) for a skipped cycle. */
 export function renderWatchSkippedJson(message: string, retryInMs: number, at = new Date()): string {
-  return JSON.stringify({ version: 1, event: "skipped", at: at.toISOString(), reason: "locked", message, retry_in_ms: retryInMs });
+  return JSON.stringify({
+    version: 1,
+    event: "skipped",
+    at: at.toISOString(),
+    reason: "locked",
+    message,
+    retry_in_ms: retryInMs,
+  });
 }

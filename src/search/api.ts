@@ -16,7 +16,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { UsageError } from "../errors.ts";
-import { assessConfidence, termRarities, vectorWeightFor, type ResultConfidence, type TermRarity } from "./confidence.ts";
+import {
+  assessConfidence,
+  termRarities,
+  vectorWeightFor,
+  type ResultConfidence,
+  type TermRarity,
+} from "./confidence.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
@@ -103,9 +109,14 @@ export const subagentScoreFactor = 0.85;
  * @throws UsageError for an empty query, an alpha outside 0–1, a limit outside 1–1000 or a negative offset
  *         (paging.ts wording), or mode "vector" without a vector leg
  */
-export async function searchIndex(db: Database, request: SearchRequest, vectorLeg?: VectorLeg): Promise<SearchResponse> {
+export async function searchIndex(
+  db: Database,
+  request: SearchRequest,
+  vectorLeg?: VectorLeg,
+): Promise<SearchResponse> {
   const text = request.query.trim();
-  if (text.length === 0) throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  if (text.length === 0)
+    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
   const alpha = request.alpha ?? vectorWeightFor(vectorLeg?.model);
   if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
   const limit = parseLimit(request.limit, defaultLimits[request.level]);
@@ -114,7 +125,11 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
   const notices: string[] = [];
   let mode: SearchMode = request.mode ?? "hybrid";
   if (mode !== "keyword" && !vectorLeg) {
-    if (mode === "vector") throw new UsageError("vector search needs embeddings, and none are available", "run `recall index` with a model (see `recall model pull`)");
+    if (mode === "vector")
+      throw new UsageError(
+        "vector search needs embeddings, and none are available",
+        "run `recall index` with a model (see `recall model pull`)",
+      );
     notices.push("keyword-only search: no embeddings are available yet (run `recall index` with a model to add them)");
     mode = "keyword";
   }
@@ -125,27 +140,60 @@ export async function searchIndex(db: Database, request: SearchRequest, vectorLe
     mode = "keyword";
   }
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
-  const vectorHits = mode === "keyword" || !vectorLeg || embeddable === null ? [] : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
+  const vectorHits =
+    mode === "keyword" || !vectorLeg || embeddable === null
+      ? []
+      : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
   const rarities = termRarities(db, query); // judged twice in hybrid mode (keyword candidates, then the page): counted once
-  const confidentKeyword = mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits, rarities) : new Set<LexicalHit>();
+  const confidentKeyword =
+    mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits, rarities) : new Set<LexicalHit>();
   const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
-  const { ranked: reranked, dates } = boostByDates(db, downRankSubagents(db, fused, request.filters), request.level, (await parseTimeQuery(text, request.now)).expressions);
+  const { ranked: reranked, dates } = boostByDates(
+    db,
+    downRankSubagents(db, fused, request.filters),
+    request.level,
+    (await parseTimeQuery(text, request.now)).expressions,
+  );
   const page = reranked.slice(offset, offset + limit);
-  const verdicts = assessConfidence(db, query, page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })), vectorLeg?.model, { rarities });
+  const verdicts = assessConfidence(
+    db,
+    query,
+    page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })),
+    vectorLeg?.model,
+    { rarities },
+  );
   const ranked = page.map((hit, index) => ({ ...hit, verdict: verdicts[index]! }));
   const results =
-    request.level === "session" ? hydrateSessions(db, ranked, query.highlightWords) : hydrateTurns(db, ranked, query.highlightWords);
+    request.level === "session"
+      ? hydrateSessions(db, ranked, query.highlightWords)
+      : hydrateTurns(db, ranked, query.highlightWords);
   const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
   const confident = results.length > 0 && results[0]!.confident;
-  return { query: request.query, level: request.level, mode, searched: countSearched(db, request.filters), results, notices, offset, nextOffset, vectorWeight, confident, dates };
+  return {
+    query: request.query,
+    level: request.level,
+    mode,
+    searched: countSearched(db, request.filters),
+    results,
+    notices,
+    offset,
+    nextOffset,
+    vectorWeight,
+    confident,
+    dates,
+  };
 }
 
 /**
  * A fused candidate with the document that represents it and each leg's raw evidence: `keywordRaw` (LexicalHit.raw,
  * −bm25 based) when the keyword leg found it, `cosine` (−1…1) when the vector leg did.
  */
-export type RankedHit = FusedHit<number> & { hit: LexicalHit; keywordRaw: number | undefined; cosine: number | undefined };
+export type RankedHit = FusedHit<number> & {
+  hit: LexicalHit;
+  keywordRaw: number | undefined;
+  cosine: number | undefined;
+};
 
 /** A ranked candidate of the page, with its confidence verdict (confidence.ts). */
 export type JudgedHit = RankedHit & { verdict: ResultConfidence };
@@ -157,13 +205,30 @@ export type JudgedHit = RankedHit & { verdict: ResultConfidence };
  * sample of 400 with the shared GloVe model, single-hop hit@1: 80.7% before this rule, 81.4% with it, 82.0% keyword-only;
  * with the weight-scaled tie-break of fusion.ts 82.6%).
  */
-function confidentKeywordHits(db: Database, query: LexicalQuery, keyword: LexicalHit[], rarities: readonly TermRarity[]): Set<LexicalHit> {
-  const verdicts = assessConfidence(db, query, keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })), undefined, { rarities });
+function confidentKeywordHits(
+  db: Database,
+  query: LexicalQuery,
+  keyword: LexicalHit[],
+  rarities: readonly TermRarity[],
+): Set<LexicalHit> {
+  const verdicts = assessConfidence(
+    db,
+    query,
+    keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })),
+    undefined,
+    { rarities },
+  );
   const lowest = Math.min(...keyword.filter((_, index) => verdicts[index]!.confident).map((hit) => hit.score));
   return new Set(keyword.filter((hit) => hit.score >= lowest));
 }
 
-function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel, vectorWeight: number, confidentKeyword: Set<LexicalHit>): RankedHit[] {
+function fuseHits(
+  keyword: LexicalHit[],
+  vector: VectorHit[],
+  level: SearchLevel,
+  vectorWeight: number,
+  confidentKeyword: Set<LexicalHit>,
+): RankedHit[] {
   const keyOf = (hit: LexicalHit) => (level === "session" ? hit.sessionRowid : hit.documentId);
   const best = new Map<number, LexicalHit>();
   for (const hit of [...vector, ...keyword]) best.set(keyOf(hit), hit); // keyword's best document wins the preview
@@ -175,7 +240,12 @@ function fuseHits(keyword: LexicalHit[], vector: VectorHit[], level: SearchLevel
       : fuseRelativeScores(keywordLeg, vectorLeg, vectorWeight);
   const keywordRaw = new Map(keyword.map((hit) => [keyOf(hit), hit.raw ?? hit.score]));
   const cosine = new Map(vector.map((hit) => [keyOf(hit), hit.score]));
-  return fused.map((entry) => ({ ...entry, hit: best.get(entry.key)!, keywordRaw: keywordRaw.get(entry.key), cosine: cosine.get(entry.key) }));
+  return fused.map((entry) => ({
+    ...entry,
+    hit: best.get(entry.key)!,
+    keywordRaw: keywordRaw.get(entry.key),
+    cosine: cosine.get(entry.key),
+  }));
 }
 
 function downRankSubagents(db: Database, hits: RankedHit[], filters: SearchFilters): RankedHit[] {
@@ -183,7 +253,9 @@ function downRankSubagents(db: Database, hits: RankedHit[], filters: SearchFilte
   const ids = [...new Set(hits.map((hit) => hit.hit.sessionRowid))];
   const subagents = new Set(
     db
-      .query<{ id: number }, number[]>(`SELECT id FROM sessions WHERE is_subagent = 1 AND id IN (${ids.map(() => "?").join(",")})`)
+      .query<{ id: number }, number[]>(
+        `SELECT id FROM sessions WHERE is_subagent = 1 AND id IN (${ids.map(() => "?").join(",")})`,
+      )
       .all(...ids)
       .map((row) => row.id),
   );
@@ -199,5 +271,9 @@ function countSearched(db: Database, filters: SearchFilters): SearchedScope {
       `SELECT count(*) AS sessions, count(DISTINCT ${projectKeySql("s")}) AS projects, group_concat(DISTINCT s.source) AS sources FROM sessions s WHERE ${filter.where}`,
     )
     .get(...filter.params);
-  return { sessions: row?.sessions ?? 0, projects: row?.projects ?? 0, sources: row?.sources ? row.sources.split(",").sort() : [] };
+  return {
+    sessions: row?.sessions ?? 0,
+    projects: row?.projects ?? 0,
+    sources: row?.sources ? row.sources.split(",").sort() : [],
+  };
 }

@@ -42,7 +42,12 @@ export function parseFilterArgs(args: FilterArgs, now = Date.now()): SearchFilte
  * @param since / until the parsed instants (epoch ms); sinceText / untilText what the user typed
  * @throws UsageError when since > until
  */
-export function checkDateOrder(since: number | undefined, until: number | undefined, sinceText?: string, untilText?: string): void {
+export function checkDateOrder(
+  since: number | undefined,
+  until: number | undefined,
+  sinceText?: string,
+  untilText?: string,
+): void {
   if (since !== undefined && until !== undefined && since > until) {
     throw new UsageError(`--since ${sinceText} is after --until ${untilText}`, "swap them, or drop one");
   }
@@ -63,8 +68,14 @@ export function parseDepth(depth: number | string | undefined): SearchLevel {
  * Examples: undefined → `fallback`; 0 → 0; 3 → 3; −1, 2.5, 500 → UsageError.
  * @throws UsageError "<name> must be a whole number from <min> to <max>, got <value>"
  */
-export function parseCount(value: number | undefined, fallback: number, name: string, range: { min: number; max: number }): number {
+export function parseCount(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+  range: { min: number; max: number },
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < range.min || value > range.max) throw new UsageError(`${name} must be a whole number from ${range.min} to ${range.max}, got ${value}`);
+  if (!Number.isInteger(value) || value < range.min || value > range.max)
+    throw new UsageError(`${name} must be a whole number from ${range.min} to ${range.max}, got ${value}`);
   return value;
 }

@@ -17,12 +17,26 @@ export interface Period {
 export type CalendarUnit = "hour" | "day" | "weekend" | "week" | "month" | "year";
 
 /** English month names, January first (labels are English whatever the locale, like the rest of the output). */
-export const monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"] as const;
+export const monthNames = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+] as const;
 
 const hourMs = 3_600_000;
 
 /** Local midnight starting the given day (`monthIndex` 0–11; days past the month's end roll over, as `Date` does). */
-export const localDay = (year: number, monthIndex: number, day: number): number => new Date(year, monthIndex, day).getTime();
+export const localDay = (year: number, monthIndex: number, day: number): number =>
+  new Date(year, monthIndex, day).getTime();
 
 /** The local midnight at or before `at`. */
 export function startOfDay(at: number): number {
@@ -86,7 +100,11 @@ export function periodOf(unit: CalendarUnit, at: number): Period {
       return { start, end: addDays(start, 2), label: `weekend of ${dayLabel(start)}` };
     }
     case "month":
-      return { start: localDay(year, month, 1), end: localDay(year, month + 1, 1), label: `${monthNames[month]} ${year}` };
+      return {
+        start: localDay(year, month, 1),
+        end: localDay(year, month + 1, 1),
+        label: `${monthNames[month]} ${year}`,
+      };
     case "year":
       return { start: localDay(year, 0, 1), end: localDay(year + 1, 0, 1), label: String(year) };
     default:

@@ -45,7 +45,13 @@ const windowPerCandidate = 8;
  * per session at level 1 (its best document) like the FTS5 leg.
  * @returns hits with `score` in 0–1 (min-max of the raw score within the list; a single hit gets 1)
  */
-export function searchUnsegmented(db: Database, runs: readonly string[], level: SearchLevel, filters: SearchFilters, candidates: number): LexicalHit[] {
+export function searchUnsegmented(
+  db: Database,
+  runs: readonly string[],
+  level: SearchLevel,
+  filters: SearchFilters,
+  candidates: number,
+): LexicalHit[] {
   if (runs.length === 0 || candidates <= 0) return [];
   const long = runs.filter((run) => [...run].length >= 3);
   const short = runs.filter((run) => [...run].length < 3);
@@ -71,18 +77,29 @@ export function searchUnsegmented(db: Database, runs: readonly string[], level: 
     SELECT d.id AS document_id, d.session_rowid, d.turn_number, ranked.rank
     FROM ranked JOIN documents d ON d.id = ranked.id JOIN sessions s ON s.id = d.session_rowid ${levelJoin}
     WHERE 1 ${levelWhere} AND ${filter.where} ORDER BY ranked.rank`;
-  const statement = db.query<{ session_rowid: number; document_id: number; turn_number: number; rank: number }, Array<string | number>>(sql);
+  const statement = db.query<
+    { session_rowid: number; document_id: number; turn_number: number; rank: number },
+    Array<string | number>
+  >(sql);
   for (let window = candidates * windowPerCandidate; ; window *= 4) {
     const rows = statement.all(...rankParams, window, ...filter.params);
     const best = new Map<number, LexicalHit>();
     for (const row of rows) {
       const key = level === "session" ? row.session_rowid : row.document_id;
       if (best.has(key)) continue; // rows arrive best first
-      best.set(key, { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: -row.rank });
+      best.set(key, {
+        sessionRowid: row.session_rowid,
+        documentId: row.document_id,
+        turnNumber: row.turn_number,
+        score: -row.rank,
+      });
     }
     if (best.size >= candidates) return normalize([...best.values()].slice(0, candidates));
     // Short after filtering: widen the window unless it already held every matching row.
-    const fetched = db.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM (${ranked} LIMIT ?)`).get(...rankParams, window)?.n ?? 0;
+    const fetched =
+      db
+        .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM (${ranked} LIMIT ?)`)
+        .get(...rankParams, window)?.n ?? 0;
     if (fetched < window) return normalize([...best.values()]);
   }
 }
@@ -103,7 +120,13 @@ function normalize(hits: LexicalHit[]): LexicalHit[] {
  * by one list only takes 0–0.49, like an any-term hit. The document shown is the FTS5 one when both found it.
  * @param keyword hits of {@link UnsegmentedSplit.rest}; ignored when `restHasTerms` is false
  */
-export function mergeUnsegmented(keyword: LexicalHit[], side: LexicalHit[], restHasTerms: boolean, level: SearchLevel, candidates: number): LexicalHit[] {
+export function mergeUnsegmented(
+  keyword: LexicalHit[],
+  side: LexicalHit[],
+  restHasTerms: boolean,
+  level: SearchLevel,
+  candidates: number,
+): LexicalHit[] {
   if (!restHasTerms) return side.slice(0, candidates);
   const keyOf = (hit: LexicalHit) => (level === "session" ? hit.sessionRowid : hit.documentId);
   const sideByKey = new Map(side.map((hit) => [keyOf(hit), hit]));

@@ -92,9 +92,13 @@ export const defaultCalibration: ConfidenceCalibration = calibration;
  */
 export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
   const total = db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()?.n ?? 0;
-  const fts = db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)");
+  const fts = db.query<{ n: number }, [string, number]>(
+    "SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
+  );
   return query.terms.map((term) => {
-    const documents = unsegmentedLetter.test(term) ? countUnsegmented(db, term) : (fts.get(term, documentFrequencyCap)?.n ?? 0);
+    const documents = unsegmentedLetter.test(term)
+      ? countUnsegmented(db, term)
+      : (fts.get(term, documentFrequencyCap)?.n ?? 0);
     return { term, documents, idf: Math.log(1 + (total - documents + 0.5) / (documents + 0.5)) };
   });
 }
@@ -104,15 +108,23 @@ function countUnsegmented(db: Database, term: string): number {
   if (runs.length === 0) return 0;
   return (
     db
-      .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM (SELECT 1 FROM documents_cjk WHERE ${runs.map(() => "text LIKE ?").join(" AND ")} LIMIT ?)`)
+      .query<{ n: number }, Array<string | number>>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM documents_cjk WHERE ${runs.map(() => "text LIKE ?").join(" AND ")} LIMIT ?)`,
+      )
       .get(...runs.map((run) => `%${run}%`), documentFrequencyCap)?.n ?? 0
   );
 }
 
 /** Which terms in an unsegmented script each document holds (substring test in the side index). */
-function matchedUnsegmented(db: Database, terms: readonly string[], documentIds: readonly number[]): Map<number, string[]> {
+function matchedUnsegmented(
+  db: Database,
+  terms: readonly string[],
+  documentIds: readonly number[],
+): Map<number, string[]> {
   const matched = new Map<number, string[]>(documentIds.map((id) => [id, []]));
-  const statement = db.query<{ hit: number }, Array<string | number>>("SELECT 1 AS hit FROM documents_cjk WHERE rowid = ? AND text LIKE ?");
+  const statement = db.query<{ hit: number }, Array<string | number>>(
+    "SELECT 1 AS hit FROM documents_cjk WHERE rowid = ? AND text LIKE ?",
+  );
   for (const term of terms) {
     const runs = unsegmentedRuns(termWords(term));
     for (const id of documentIds) {
@@ -143,7 +155,11 @@ export function vectorWeightFor(model: string | undefined, curves: ConfidenceCal
  * Vector confidence of a raw cosine for a model, or undefined when the model has no curve (see the module doc).
  * @param model the embedding model's name as its fingerprint records it (e.g. `glove-wink-100d-f16`)
  */
-export function vectorConfidence(cosine: number, model: string, curves: ConfidenceCalibration = defaultCalibration): number | undefined {
+export function vectorConfidence(
+  cosine: number,
+  model: string,
+  curves: ConfidenceCalibration = defaultCalibration,
+): number | undefined {
   const curve = curves.vector[model];
   return curve ? logistic(curve, cosine) : undefined; // null (calibrated, no signal) adds nothing, like undefined
 }
@@ -178,8 +194,16 @@ export function assessConfidence(
     const terms = query.terms.filter((term) => held.has(term));
     const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
     const keyword = keywordConfidence(coverage, curves);
-    const vector = result.cosine !== undefined && model !== undefined ? (vectorConfidence(result.cosine, model, curves) ?? 0) : 0;
+    const vector =
+      result.cosine !== undefined && model !== undefined ? (vectorConfidence(result.cosine, model, curves) ?? 0) : 0;
     const confidence = Math.max(keyword, vector);
-    return { confidence, confident: confidence >= confidentAt, matchedTerms: terms.map(termWords), coverage, keywordRaw: result.keywordRaw, cosine: result.cosine };
+    return {
+      confidence,
+      confident: confidence >= confidentAt,
+      matchedTerms: terms.map(termWords),
+      coverage,
+      keywordRaw: result.keywordRaw,
+      cosine: result.cosine,
+    };
   });
 }

@@ -110,7 +110,8 @@ interface RankedQuery {
 /** Group ranks per kind plus "all" and score each group. */
 function scoreByKind(ranks: readonly RankedQuery[]): ScoresByKind {
   const groups = new Map<string, RankedQuery[]>();
-  for (const ranked of ranks) for (const kind of [ranked.kind, "all"]) groups.set(kind, [...(groups.get(kind) ?? []), ranked]);
+  for (const ranked of ranks)
+    for (const kind of [ranked.kind, "all"]) groups.set(kind, [...(groups.get(kind) ?? []), ranked]);
   return Object.fromEntries([...groups].map(([kind, group]) => [kind, score(group)]));
 }
 
@@ -130,14 +131,20 @@ export async function evaluateRetrieval(
   vectorLeg?: VectorLeg,
   alpha?: number,
 ): Promise<RetrievalReport> {
-  const sourceQuery = db.query<{ source: string }, [string]>("SELECT source FROM sessions WHERE session_id = ? ORDER BY is_subagent, source LIMIT 1");
+  const sourceQuery = db.query<{ source: string }, [string]>(
+    "SELECT source FROM sessions WHERE session_id = ? ORDER BY is_subagent, source LIMIT 1",
+  );
   const sourceOf = (sessionId: string): string => sourceQuery.get(sessionId)?.source ?? unindexedSource;
   const sessionRanks: RankedQuery[] = [];
   const turnRanks: RankedQuery[] = [];
   const negatives: Array<{ query: string; confident: boolean }> = [];
   const rankOne: Array<{ query: string; confident: boolean }> = [];
   for (const labelled of queries) {
-    const response = await searchIndex(db, { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 10, mode, alpha }, vectorLeg);
+    const response = await searchIndex(
+      db,
+      { query: labelled.query, level: "session", filters: { includeSubagents: false }, limit: 10, mode, alpha },
+      vectorLeg,
+    );
     if (labelled.expected_sessions.length === 0) {
       negatives.push({ query: labelled.query, confident: response.confident });
       continue;
@@ -149,7 +156,11 @@ export async function evaluateRetrieval(
     sessionRanks.push({ query: labelled.query, kind: labelled.kind, source, rank });
     if (labelled.expected_turn) {
       const { session, turn } = labelled.expected_turn;
-      const turns = await searchIndex(db, { query: labelled.query, level: "turn", filters: { includeSubagents: false }, limit: 10, mode, alpha }, vectorLeg);
+      const turns = await searchIndex(
+        db,
+        { query: labelled.query, level: "turn", filters: { includeSubagents: false }, limit: 10, mode, alpha },
+        vectorLeg,
+      );
       const keys = (turns.results as TurnResult[]).map((result) => `${result.sessionId}:${result.turn}`);
       const turnRank = rankOf(keys, (key) => key === `${session}:${turn}`);
       turnRanks.push({ query: labelled.query, kind: labelled.kind, source, rank: turnRank });
@@ -157,17 +168,29 @@ export async function evaluateRetrieval(
   }
   const confidence: ConfidenceScores = {
     negatives: negatives.length,
-    negativesUnconfident: negatives.length === 0 ? 0 : negatives.filter((entry) => !entry.confident).length / negatives.length,
+    negativesUnconfident:
+      negatives.length === 0 ? 0 : negatives.filter((entry) => !entry.confident).length / negatives.length,
     rankOneHits: rankOne.length,
     rankOneConfident: rankOne.length === 0 ? 0 : rankOne.filter((entry) => entry.confident).length / rankOne.length,
-    errors: [...negatives.filter((entry) => entry.confident).map((entry) => `negative answered confidently: ${entry.query}`), ...rankOne.filter((entry) => !entry.confident).map((entry) => `rank-1 hit not confident: ${entry.query}`)],
+    errors: [
+      ...negatives.filter((entry) => entry.confident).map((entry) => `negative answered confidently: ${entry.query}`),
+      ...rankOne.filter((entry) => !entry.confident).map((entry) => `rank-1 hit not confident: ${entry.query}`),
+    ],
   };
-  const displayOrder = (source: string): number => ((sourceIds as readonly string[]).includes(source) ? (sourceIds as readonly string[]).indexOf(source) : sourceIds.length);
-  const presentSources = [...new Set(sessionRanks.map((ranked) => ranked.source))].sort((a, b) => displayOrder(a) - displayOrder(b));
+  const displayOrder = (source: string): number =>
+    (sourceIds as readonly string[]).includes(source)
+      ? (sourceIds as readonly string[]).indexOf(source)
+      : sourceIds.length;
+  const presentSources = [...new Set(sessionRanks.map((ranked) => ranked.source))].sort(
+    (a, b) => displayOrder(a) - displayOrder(b),
+  );
   const sources = Object.fromEntries(
     presentSources.map((source) => [
       source,
-      { sessions: scoreByKind(sessionRanks.filter((ranked) => ranked.source === source)), turns: scoreByKind(turnRanks.filter((ranked) => ranked.source === source)) },
+      {
+        sessions: scoreByKind(sessionRanks.filter((ranked) => ranked.source === source)),
+        turns: scoreByKind(turnRanks.filter((ranked) => ranked.source === source)),
+      },
     ]),
   );
   return { sessions: scoreByKind(sessionRanks), turns: scoreByKind(turnRanks), sources, confidence };

@@ -41,7 +41,13 @@ export function projectKeySql(alias: string): string {
   return `CASE WHEN ${alias}.project_path GLOB '[A-Za-z]:[\\/]*' THEN lower(${alias}.project_path) ELSE ${alias}.project_path END`;
 }
 
-const unitMs: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
+const unitMs: Record<string, number> = {
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 7 * 86_400_000,
+  m: 30 * 86_400_000,
+  y: 365 * 86_400_000,
+};
 
 /**
  * Local midnight of a `YYYY-MM-DD` day (process TZ), or NaN when the day is not in the calendar (2026-02-30:
@@ -50,7 +56,9 @@ const unitMs: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_
 function localMidnight(text: string): number {
   const [year, month, day] = text.split("-").map(Number) as [number, number, number];
   const date = new Date(year, month - 1, day);
-  return date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day ? date.getTime() : Number.NaN;
+  return date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day
+    ? date.getTime()
+    : Number.NaN;
 }
 
 /**
@@ -76,8 +84,12 @@ export function parseDateFilter(value: string, now: number = Date.now(), endOfDa
     // Checked on the date alone: an offset such as +02:00 may move the instant to another day.
     if (!Number.isNaN(parsed) && !Number.isNaN(localMidnight(text.slice(0, 10)))) return parsed;
   }
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) throw new UsageError(`"${value}" is not a date in the calendar`, "use an existing day, like 2026-02-28");
-  throw new UsageError(`cannot read the date "${value}"`, "use an ISO date like 2026-03-01 or a relative age like 7d, 2w, 3m");
+  if (/^\d{4}-\d{2}-\d{2}/.test(text))
+    throw new UsageError(`"${value}" is not a date in the calendar`, "use an existing day, like 2026-02-28");
+  throw new UsageError(
+    `cannot read the date "${value}"`,
+    "use an ISO date like 2026-03-01 or a relative age like 7d, 2w, 3m",
+  );
 }
 
 /** Validate a `--source` value. @throws UsageError when it is not a known source */

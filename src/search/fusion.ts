@@ -43,7 +43,11 @@ export function normalizeMinMax<K>(hits: readonly LegHit<K>[]): Map<K, number> {
  * Fuse two legs by RSF; result sorted by fused score, best first (ties: keyword score, then key order of appearance).
  * Example (alpha 0.7): keyword {a: 1, b: 0}, vector {b: 1, c: 0} → b 0.7, a 0.3, c 0.
  */
-export function fuseRelativeScores<K>(keyword: readonly LegHit<K>[], vector: readonly LegHit<K>[], alpha: number): FusedHit<K>[] {
+export function fuseRelativeScores<K>(
+  keyword: readonly LegHit<K>[],
+  vector: readonly LegHit<K>[],
+  alpha: number,
+): FusedHit<K>[] {
   const keywordNorm = normalizeMinMax(keyword);
   const vectorNorm = normalizeMinMax(vector);
   const keys = new Set<K>([...keyword.map((hit) => hit.key), ...vector.map((hit) => hit.key)]);
@@ -69,11 +73,18 @@ export const confidentTierVectorShare = (vectorWeight: number): number => vector
  * leg, counting 0): in the confident keyword tier 0.5 + 0.5 · (k + s·v) / (1 + s) with s = w / 5, else 0.5 · (w·v + (1−w)·k).
  * Also what `--explain` shows (render/search-explain.ts).
  */
-export function evidenceTierScore(keywordScore: number | undefined, vectorScore: number | undefined, confidentKeyword: boolean, vectorWeight: number): number {
+export function evidenceTierScore(
+  keywordScore: number | undefined,
+  vectorScore: number | undefined,
+  confidentKeyword: boolean,
+  vectorWeight: number,
+): number {
   const k = keywordScore ?? 0;
   const v = vectorScore ?? 0;
   const share = confidentTierVectorShare(vectorWeight);
-  return confidentKeyword ? 0.5 + (0.5 * (k + share * v)) / (1 + share) : 0.5 * (vectorWeight * v + (1 - vectorWeight) * k);
+  return confidentKeyword
+    ? 0.5 + (0.5 * (k + share * v)) / (1 + share)
+    : 0.5 * (vectorWeight * v + (1 - vectorWeight) * k);
 }
 
 /**
@@ -86,8 +97,16 @@ export function evidenceTierScore(keywordScore: number | undefined, vectorScore:
  * `k`, `v` are the legs' min-max normalized scores as in {@link fuseRelativeScores}.
  * Example (weight 0.5): keyword {a: 3 confident, b: 1}, vector {c: 0.9, a: 0.2} → a 0.5 + 0.5·1 = 1, c 0.25, b 0.
  */
-export function fuseByEvidence<K>(keyword: readonly LegHit<K>[], vector: readonly LegHit<K>[], confidentKeyword: ReadonlySet<K>, vectorWeight: number): FusedHit<K>[] {
+export function fuseByEvidence<K>(
+  keyword: readonly LegHit<K>[],
+  vector: readonly LegHit<K>[],
+  confidentKeyword: ReadonlySet<K>,
+  vectorWeight: number,
+): FusedHit<K>[] {
   return fuseRelativeScores(keyword, vector, vectorWeight)
-    .map((hit) => ({ ...hit, score: evidenceTierScore(hit.keywordScore, hit.vectorScore, confidentKeyword.has(hit.key), vectorWeight) }))
+    .map((hit) => ({
+      ...hit,
+      score: evidenceTierScore(hit.keywordScore, hit.vectorScore, confidentKeyword.has(hit.key), vectorWeight),
+    }))
     .sort((a, b) => b.score - a.score || (b.keywordScore ?? 0) - (a.keywordScore ?? 0));
 }

@@ -33,7 +33,12 @@ export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid
 }
 
 /** A level-2 result: one turn. */
-export interface TurnResult extends ResultScores, Pick<SessionSummary, "sessionId" | "source" | "project" | "projectPath" | "title" | "sourceStatus" | "lastSeenAt" | "promptOnly"> {
+export interface TurnResult
+  extends ResultScores,
+    Pick<
+      SessionSummary,
+      "sessionId" | "source" | "project" | "projectPath" | "title" | "sourceStatus" | "lastSeenAt" | "promptOnly"
+    > {
   turn: number;
   totalTurns: number;
   timestamp: number;
@@ -78,7 +83,9 @@ export function resumeCommandFor(source: SourceId, sessionId: string, projectPat
  * The resume command of an indexed session: {@link resumeCommandFor}, or null when the session is prompt-only (known
  * from a prompt-history file: its transcript is not on this machine, so the tool cannot resume it).
  */
-export function resumeCommandOf(session: Pick<SessionSummary, "source" | "sessionId" | "projectPath" | "promptOnly">): string | null {
+export function resumeCommandOf(
+  session: Pick<SessionSummary, "source" | "sessionId" | "projectPath" | "promptOnly">,
+): string | null {
   return session.promptOnly ? null : resumeCommandFor(session.source, session.sessionId, session.projectPath);
 }
 
@@ -93,12 +100,23 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-const scoresOf = (hit: JudgedHit): ResultScores => ({ score: hit.score, keywordScore: hit.keywordScore, vectorScore: hit.vectorScore, ...hit.verdict });
+const scoresOf = (hit: JudgedHit): ResultScores => ({
+  score: hit.score,
+  keywordScore: hit.keywordScore,
+  vectorScore: hit.vectorScore,
+  ...hit.verdict,
+});
 
 /** Hydrate level-1 candidates (already cut to the limit). */
 export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]): SessionResult[] {
-  const sessions = loadSessionSummaries(db, hits.map((hit) => hit.hit.sessionRowid));
-  const documents = loadDocumentTexts(db, hits.map((hit) => hit.hit.documentId));
+  const sessions = loadSessionSummaries(
+    db,
+    hits.map((hit) => hit.hit.sessionRowid),
+  );
+  const documents = loadDocumentTexts(
+    db,
+    hits.map((hit) => hit.hit.documentId),
+  );
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
     if (!row) return [];
@@ -121,9 +139,10 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
 /** Hydrate level-2 candidates (already cut to the limit). */
 export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): TurnResult[] {
   const sessions = loadSessionSummaries(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
-  const turnQuery = db.query<{ timestamp: number; prompt: string; response: string; tools: string; files: string }, [number, number]>(
-    "SELECT timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? AND number = ?",
-  );
+  const turnQuery = db.query<
+    { timestamp: number; prompt: string; response: string; tools: string; files: string },
+    [number, number]
+  >("SELECT timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? AND number = ?");
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
     const turn = turnQuery.get(hit.hit.sessionRowid, hit.hit.turnNumber);

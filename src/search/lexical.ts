@@ -64,7 +64,15 @@ export const neighbourShare = 0.5;
  * grouped; when the filtered, grouped window holds fewer than `candidates` keys and more matches
  * exist, the window doubles. So a filtered search never comes back short.
  */
-function runMatch(db: Database, match: string, level: SearchLevel, filters: SearchFilters, candidates: number, exclude: Set<number>, spreadCounts = true): LexicalHit[] {
+function runMatch(
+  db: Database,
+  match: string,
+  level: SearchLevel,
+  filters: SearchFilters,
+  candidates: number,
+  exclude: Set<number>,
+  spreadCounts = true,
+): LexicalHit[] {
   const filter = filterSql(filters, level === "turn" ? "t.timestamp" : undefined);
   const needsTurns = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
   const levelJoin = needsTurns ? "JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
@@ -75,7 +83,10 @@ function runMatch(db: Database, match: string, level: SearchLevel, filters: Sear
     SELECT d.id AS document_id, d.session_rowid, d.turn_number, d.level, ranked.rank
     FROM ranked JOIN documents d ON d.id = ranked.id JOIN sessions s ON s.id = d.session_rowid ${levelJoin}
     WHERE 1 ${levelWhere} AND ${filter.where} ORDER BY ranked.rank`;
-  const statement = db.query<{ session_rowid: number; document_id: number; turn_number: number; level: string; rank: number }, Array<string | number>>(sql);
+  const statement = db.query<
+    { session_rowid: number; document_id: number; turn_number: number; level: string; rank: number },
+    Array<string | number>
+  >(sql);
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
     const rows = statement.all(match, window, ...filter.params);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
@@ -94,7 +105,11 @@ function runMatch(db: Database, match: string, level: SearchLevel, filters: Sear
  *        every prompt) matching alone means the words are spread over the session, not together in one turn,
  *        so it adds to a session found by a turn but does not make a session an all-terms hit by itself
  */
-function groupBySession(rows: Array<{ session_rowid: number; document_id: number; turn_number: number; level: string; rank: number }>, exclude: Set<number>, spreadCounts: boolean): LexicalHit[] {
+function groupBySession(
+  rows: Array<{ session_rowid: number; document_id: number; turn_number: number; level: string; rank: number }>,
+  exclude: Set<number>,
+  spreadCounts: boolean,
+): LexicalHit[] {
   const sessions = new Map<number, { hit: LexicalHit; turns: number; top: number }>();
   // turn documents first (best first), then session documents, which may only add to sessions already found
   const ordered = [...rows.filter((row) => row.level !== "session"), ...rows.filter((row) => row.level === "session")];
@@ -103,7 +118,11 @@ function groupBySession(rows: Array<{ session_rowid: number; document_id: number
     let entry = sessions.get(row.session_rowid);
     if (!entry && row.level === "session" && !spreadCounts) continue;
     if (!entry) {
-      entry = { hit: { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: 0 }, turns: 0, top: 0 };
+      entry = {
+        hit: { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: 0 },
+        turns: 0,
+        top: 0,
+      };
       sessions.set(row.session_rowid, entry);
     }
     let added = 0;
@@ -120,11 +139,20 @@ function groupBySession(rows: Array<{ session_rowid: number; document_id: number
 }
 
 /** Level 2: one hit per turn document (rows best first, score = −bm25). */
-function turnHits(rows: Array<{ session_rowid: number; document_id: number; turn_number: number; rank: number }>, exclude: Set<number>): LexicalHit[] {
+function turnHits(
+  rows: Array<{ session_rowid: number; document_id: number; turn_number: number; rank: number }>,
+  exclude: Set<number>,
+): LexicalHit[] {
   const hits = new Map<number, LexicalHit>();
   for (const row of rows) {
     if (exclude.has(row.document_id) || hits.has(row.document_id)) continue;
-    hits.set(row.document_id, { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number, score: -row.rank, raw: -row.rank });
+    hits.set(row.document_id, {
+      sessionRowid: row.session_rowid,
+      documentId: row.document_id,
+      turnNumber: row.turn_number,
+      score: -row.rank,
+      raw: -row.rank,
+    });
   }
   return [...hits.values()];
 }
@@ -146,7 +174,11 @@ function smoothNeighbours(hits: LexicalHit[], candidates: number): LexicalHit[] 
     const [before, after] = [keyOf(hit.sessionRowid, hit.turnNumber - 1), keyOf(hit.sessionRowid, hit.turnNumber + 1)];
     const neighbour = Math.max(own.get(before) ?? 0, own.get(after) ?? 0);
     const neighbourRaw = Math.max(ownRaw.get(before) ?? 0, ownRaw.get(after) ?? 0);
-    return { ...hit, score: (hit.score + neighbourShare * neighbour) / (1 + neighbourShare), raw: (hit.raw ?? 0) + neighbourShare * neighbourRaw };
+    return {
+      ...hit,
+      score: (hit.score + neighbourShare * neighbour) / (1 + neighbourShare),
+      raw: (hit.raw ?? 0) + neighbourShare * neighbourRaw,
+    };
   });
   return smoothed.sort((a, b) => b.score - a.score).slice(0, candidates);
 }
@@ -164,13 +196,17 @@ export function matchedTerms(db: Database, query: LexicalQuery, documentIds: rea
   const statement = db.query<{ id: number }, Array<string | number>>(
     `SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (${documentIds.map(() => "?").join(",")})`,
   );
-  for (const term of query.terms) for (const row of statement.all(term, ...documentIds)) matched.get(row.id)?.push(term);
+  for (const term of query.terms)
+    for (const row of statement.all(term, ...documentIds)) matched.get(row.id)?.push(term);
   return matched;
 }
 
 /** Number of documents matching (only asked when a window came back short after filtering). */
 function matchCount(db: Database, match: string): number {
-  return db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?").get(match)?.n ?? 0;
+  return (
+    db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?").get(match)
+      ?.n ?? 0
+  );
 }
 
 /**
@@ -178,13 +214,20 @@ function matchCount(db: Database, match: string): number {
  * @param candidates how many sessions (level 1) or turns (level 2) to return at most
  * @returns [] when the query has no terms
  */
-export function searchLexical(db: Database, query: LexicalQuery, level: SearchLevel, filters: SearchFilters, candidates: number): LexicalHit[] {
+export function searchLexical(
+  db: Database,
+  query: LexicalQuery,
+  level: SearchLevel,
+  filters: SearchFilters,
+  candidates: number,
+): LexicalHit[] {
   if (query.terms.length === 0) return [];
   // issue 13 (search/cjk.ts): terms in CJK/kana/Hangul/Thai/... are matched inside runs by the trigram side index.
   const unsegmented = splitUnsegmented(query);
   if (unsegmented) {
     const side = searchUnsegmented(db, unsegmented.runs, level, filters, candidates * 4);
-    const rest = unsegmented.rest.terms.length > 0 ? searchLexical(db, unsegmented.rest, level, filters, candidates) : [];
+    const rest =
+      unsegmented.rest.terms.length > 0 ? searchLexical(db, unsegmented.rest, level, filters, candidates) : [];
     return mergeUnsegmented(rest, side, unsegmented.rest.terms.length > 0, level, candidates);
   }
   const ranked = rankTerms(db, query, level, filters, candidates);
@@ -192,11 +235,22 @@ export function searchLexical(db: Database, query: LexicalQuery, level: SearchLe
 }
 
 /** All-terms hits first (0.5–1), any-term hits below them (0–0.49); see {@link LexicalHit.score}. */
-function rankTerms(db: Database, query: LexicalQuery, level: SearchLevel, filters: SearchFilters, candidates: number): LexicalHit[] {
-  const all = runMatch(db, query.allTerms, level, filters, candidates, new Set(), query.terms.length === 1).map((hit) => ({ ...hit, allTerms: true }));
+function rankTerms(
+  db: Database,
+  query: LexicalQuery,
+  level: SearchLevel,
+  filters: SearchFilters,
+  candidates: number,
+): LexicalHit[] {
+  const all = runMatch(db, query.allTerms, level, filters, candidates, new Set(), query.terms.length === 1).map(
+    (hit) => ({ ...hit, allTerms: true }),
+  );
   if (all.length >= candidates || query.terms.length === 1) return rescale(all, 0, 1);
   const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
-  const any = runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen).map((hit) => ({ ...hit, allTerms: false }));
+  const any = runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen).map((hit) => ({
+    ...hit,
+    allTerms: false,
+  }));
   if (all.length === 0) return rescale(any, 0, 1);
   return [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
 }

@@ -16,7 +16,8 @@ export const maxPageLimit = 1000;
  */
 export function parseLimit(value: number | undefined, fallback: number, name = "limit"): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1 || value > maxPageLimit) throw new UsageError(`${name} must be a whole number from 1 to ${maxPageLimit}, got ${value}`);
+  if (!Number.isInteger(value) || value < 1 || value > maxPageLimit)
+    throw new UsageError(`${name} must be a whole number from 1 to ${maxPageLimit}, got ${value}`);
   return value;
 }
 
@@ -27,7 +28,8 @@ export function parseLimit(value: number | undefined, fallback: number, name = "
  */
 export function parseOffset(value: number | undefined, name = "offset"): number {
   if (value === undefined) return 0;
-  if (!Number.isInteger(value) || value < 0) throw new UsageError(`${name} must be a whole number of at least 0, got ${value}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new UsageError(`${name} must be a whole number of at least 0, got ${value}`);
   return value;
 }
 

@@ -52,7 +52,12 @@ export function readSessionTurns(db: Database, summary: SessionSummary, options:
 
 function fromArchive(db: Database, summary: SessionSummary, reason: string, cause?: unknown): SessionRead {
   const stored = readStoredSession(db, summary.rowid);
-  if (!stored) throw new SourceError(`session ${summary.sessionId} is not in the index any more and its source cannot be read`, summary.location, { cause, hint: "run `recall index`" });
+  if (!stored)
+    throw new SourceError(
+      `session ${summary.sessionId} is not in the index any more and its source cannot be read`,
+      summary.location,
+      { cause, hint: "run `recall index`" },
+    );
   return { result: stored, fromArchive: true, archiveReason: reason };
 }
 
@@ -87,6 +92,10 @@ export interface ExportedSession {
  * Read sessions one after another for `recall export` (a generator, so a large archive is never held in memory
  * at once), each through {@link readSessionTurns}.
  */
-export function* readSessions(db: Database, sessions: readonly SessionSummary[], options: ReadSessionOptions = {}): Generator<ExportedSession> {
+export function* readSessions(
+  db: Database,
+  sessions: readonly SessionSummary[],
+  options: ReadSessionOptions = {},
+): Generator<ExportedSession> {
   for (const summary of sessions) yield { summary, read: readSessionTurns(db, summary, options) };
 }

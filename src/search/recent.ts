@@ -25,7 +25,9 @@ export interface RecentSession extends SessionSummary {
  */
 export function recentSessions(db: Database, filters: SearchFilters, limit: number, offset = 0): Page<RecentSession> {
   const page = pageOf(listSessions(db, filters, limit + 1, offset), offset, limit);
-  const prompt = db.query<{ prompt: string }, [number, number]>("SELECT prompt FROM turns WHERE session_rowid = ? AND number = ?");
+  const prompt = db.query<{ prompt: string }, [number, number]>(
+    "SELECT prompt FROM turns WHERE session_rowid = ? AND number = ?",
+  );
   const items = page.items.map((session) => ({
     ...session,
     firstPrompt: session.turns > 0 ? (prompt.get(session.rowid, 1)?.prompt ?? "") : "",

@@ -17,7 +17,9 @@ export interface SessionSelection {
 
 /** Rowids of the sessions below `rowid` (sub-agents, their sub-agents, …), by `parent_session_id`. */
 function descendants(db: Database, root: SessionSummary): number[] {
-  const children = db.query<{ id: number; session_id: string }, [string, string]>("SELECT id, session_id FROM sessions WHERE source = ? AND parent_session_id = ?");
+  const children = db.query<{ id: number; session_id: string }, [string, string]>(
+    "SELECT id, session_id FROM sessions WHERE source = ? AND parent_session_id = ?",
+  );
   const found: number[] = [];
   const seen = new Set([root.sessionId]);
   const queue = [root.sessionId];
@@ -44,5 +46,7 @@ export function selectSessions(db: Database, selection: SessionSelection): Sessi
   } else {
     sessions = listSessions(db, { ...selection.filters, includeSubagents: true }, -1);
   }
-  return sessions.sort((a, b) => a.startedAt - b.startedAt || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
+  return sessions.sort(
+    (a, b) => a.startedAt - b.startedAt || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0),
+  );
 }

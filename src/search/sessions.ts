@@ -98,7 +98,11 @@ const toSummary = (row: SessionRow): SessionSummary => ({
 /** Summaries of the given session rowids, keyed by rowid (missing rowids are absent). */
 export function loadSessionSummaries(db: Database, rowids: readonly number[]): Map<number, SessionSummary> {
   if (rowids.length === 0) return new Map();
-  const rows = db.query<SessionRow, number[]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.id IN (${rowids.map(() => "?").join(",")})`).all(...rowids);
+  const rows = db
+    .query<SessionRow, number[]>(
+      `SELECT ${summaryColumns} FROM sessions s WHERE s.id IN (${rowids.map(() => "?").join(",")})`,
+    )
+    .all(...rowids);
   return new Map(rows.map((row) => [row.id, toSummary(row)]));
 }
 
@@ -111,22 +115,46 @@ export const minimumPrefixLength = 8;
  * @throws SessionLookupError SESSION_NOT_FOUND ("no session matches <id>") or SESSION_AMBIGUOUS (with candidates)
  */
 export function findSession(db: Database, idOrPrefix: string): SessionSummary {
-  const exact = db.query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.session_id = ?`).all(idOrPrefix);
+  const exact = db
+    .query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.session_id = ?`)
+    .all(idOrPrefix);
   if (exact.length === 1) return toSummary(exact[0]!);
   const rows =
     exact.length > 1
       ? exact
       : db
-          .query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.ended_at DESC LIMIT 21`)
+          .query<SessionRow, [string]>(
+            `SELECT ${summaryColumns} FROM sessions s WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.ended_at DESC LIMIT 21`,
+          )
           .all(idOrPrefix);
   if (rows.length === 1) return toSummary(rows[0]!);
-  if (rows.length === 0) throw new SessionLookupError("SESSION_NOT_FOUND", `no session matches ${idOrPrefix}`, [], "list ids with `recall sessions`");
+  if (rows.length === 0)
+    throw new SessionLookupError(
+      "SESSION_NOT_FOUND",
+      `no session matches ${idOrPrefix}`,
+      [],
+      "list ids with `recall sessions`",
+    );
   if (rows.length > 1 && idOrPrefix.length < minimumPrefixLength) {
-    const candidates = rows.slice(0, 20).map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
-    throw new SessionLookupError("SESSION_AMBIGUOUS", `the prefix ${idOrPrefix} is too short: it matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`, candidates, `give more characters of the id (${minimumPrefixLength} are usually enough)`);
+    const candidates = rows
+      .slice(0, 20)
+      .map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
+    throw new SessionLookupError(
+      "SESSION_AMBIGUOUS",
+      `the prefix ${idOrPrefix} is too short: it matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`,
+      candidates,
+      `give more characters of the id (${minimumPrefixLength} are usually enough)`,
+    );
   }
-  const candidates = rows.slice(0, 20).map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
-  throw new SessionLookupError("SESSION_AMBIGUOUS", `${idOrPrefix} matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`, candidates, "give more characters of the id");
+  const candidates = rows
+    .slice(0, 20)
+    .map((row) => `${row.session_id}  ${row.source}  ${row.project_name}  ${row.title ?? ""}`.trimEnd());
+  throw new SessionLookupError(
+    "SESSION_AMBIGUOUS",
+    `${idOrPrefix} matches ${rows.length > 20 ? "more than 20" : rows.length} sessions`,
+    candidates,
+    "give more characters of the id",
+  );
 }
 
 /**
@@ -137,7 +165,9 @@ export function findSession(db: Database, idOrPrefix: string): SessionSummary {
 export function listSessions(db: Database, filters: SearchFilters, limit: number, offset = 0): SessionSummary[] {
   const filter = filterSql(filters);
   return db
-    .query<SessionRow, Array<string | number>>(`SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`)
+    .query<SessionRow, Array<string | number>>(
+      `SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`,
+    )
     .all(...filter.params, limit, offset)
     .map(toSummary);
 }
@@ -145,7 +175,11 @@ export function listSessions(db: Database, filters: SearchFilters, limit: number
 /** How many sessions match `filters` (the same WHERE as {@link listSessions}, without a limit). */
 export function countSessions(db: Database, filters: SearchFilters): number {
   const filter = filterSql(filters);
-  return db.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM sessions s WHERE ${filter.where}`).get(...filter.params)?.n ?? 0;
+  return (
+    db
+      .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM sessions s WHERE ${filter.where}`)
+      .get(...filter.params)?.n ?? 0
+  );
 }
 
 /**
@@ -167,7 +201,12 @@ function sessionsByProject(db: Database): IndexStatus["byProject"] {
       known.sessions += row.sessions;
       known.turns += row.turns;
     } else {
-      byKey.set(row.key, { project: row.project, projectPath: row.project_path, sessions: row.sessions, turns: row.turns });
+      byKey.set(row.key, {
+        project: row.project,
+        projectPath: row.project_path,
+        sessions: row.sessions,
+        turns: row.turns,
+      });
     }
   }
   return [...byKey.values()].sort((a, b) => b.sessions - a.sessions || a.projectPath.localeCompare(b.projectPath));
@@ -203,11 +242,15 @@ export interface IndexStatus {
 
 /** Summarize the index (read-only). */
 export function readIndexStatus(db: Database, databasePath: string): IndexStatus {
-  const totals = db.query<{ sessions: number; turns: number; subagents: number; deleted: number; prompt_only: number }, []>(
-    `SELECT count(*) AS sessions, coalesce(sum(turn_count), 0) AS turns, coalesce(sum(is_subagent), 0) AS subagents,
+  const totals = db
+    .query<{ sessions: number; turns: number; subagents: number; deleted: number; prompt_only: number }, []>(
+      `SELECT count(*) AS sessions, coalesce(sum(turn_count), 0) AS turns, coalesce(sum(is_subagent), 0) AS subagents,
        coalesce(sum(source_status = 'deleted'), 0) AS deleted, coalesce(sum(prompt_only), 0) AS prompt_only FROM sessions`,
-  ).get()!;
-  const chunks = db.query<{ status: number; n: number }, []>("SELECT status, count(*) AS n FROM chunks GROUP BY status").all();
+    )
+    .get()!;
+  const chunks = db
+    .query<{ status: number; n: number }, []>("SELECT status, count(*) AS n FROM chunks GROUP BY status")
+    .all();
   const chunkCount = (status: number) => chunks.find((row) => row.status === status)?.n ?? 0;
   let databaseBytes = 0;
   for (const suffix of ["", "-wal"]) {
@@ -225,9 +268,11 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
     deletedSessions: totals.deleted,
     promptOnlySessions: totals.prompt_only,
     forgottenSessions: db.query<{ n: number }, []>("SELECT count(*) AS n FROM forgotten").get()?.n ?? 0,
-    bySource: db.query<{ source: string; sessions: number; turns: number }, []>(
-      "SELECT source, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY source ORDER BY source",
-    ).all(),
+    bySource: db
+      .query<{ source: string; sessions: number; turns: number }, []>(
+        "SELECT source, count(*) AS sessions, sum(turn_count) AS turns FROM sessions GROUP BY source ORDER BY source",
+      )
+      .all(),
     byProject: sessionsByProject(db),
     databaseBytes,
     lastIndexedAt: last ? Number(last) : undefined,

@@ -45,7 +45,11 @@ export function nearMarginMs(date: Pick<UnderstoodDate, "since" | "until">): num
  * applied dates: the best over them. 1 when no date was applied.
  * Example: July 2023 applied; a session on 2023-07-14 → 1; on 2023-08-03 → 0.8; in March 2023 → 0.3.
  */
-export function dateFactorOf(first: number, last: number, dates: readonly Pick<UnderstoodDate, "since" | "until" | "applied">[]): number {
+export function dateFactorOf(
+  first: number,
+  last: number,
+  dates: readonly Pick<UnderstoodDate, "since" | "until" | "applied">[],
+): number {
   let best: number | undefined;
   for (const date of dates) {
     if (!date.applied) continue;
@@ -72,12 +76,25 @@ function factorFor(first: number, last: number, date: Pick<UnderstoodDate, "sinc
  * scores 0 and no factor lifts it (with the usual 100+ candidates, that is the last one).
  * @returns the candidates (the same array when no date applies) and the dates as the answer reports them
  */
-export function boostByDates(db: Database, hits: RankedHit[], level: SearchLevel, expressions: readonly TimeExpression[]): { ranked: RankedHit[]; dates: UnderstoodDate[] } {
-  const report = (expression: TimeExpression, range: DateRange, applied: boolean): UnderstoodDate => ({ text: expression.text, label: range.label, since: range.since, until: range.until, applied });
-  if (expressions.length === 0 || hits.length === 0) return { ranked: hits, dates: expressions.map((expression) => report(expression, expression, false)) };
+export function boostByDates(
+  db: Database,
+  hits: RankedHit[],
+  level: SearchLevel,
+  expressions: readonly TimeExpression[],
+): { ranked: RankedHit[]; dates: UnderstoodDate[] } {
+  const report = (expression: TimeExpression, range: DateRange, applied: boolean): UnderstoodDate => ({
+    text: expression.text,
+    label: range.label,
+    since: range.since,
+    until: range.until,
+    applied,
+  });
+  if (expressions.length === 0 || hits.length === 0)
+    return { ranked: hits, dates: expressions.map((expression) => report(expression, expression, false)) };
   const spans = loadActivitySpans(db, hits, level);
   const spanOf = (hit: RankedHit) => spans.get(level === "session" ? hit.hit.sessionRowid : hit.hit.documentId);
-  const holdsCandidates = (range: DateRange) => [...spans.values()].some((span) => factorFor(span.first, span.last, range) > dateFactors.outside);
+  const holdsCandidates = (range: DateRange) =>
+    [...spans.values()].some((span) => factorFor(span.first, span.last, range) > dateFactors.outside);
   const dates = expressions.map((expression) => {
     const used = [expression, ...expression.earlier].find(holdsCandidates);
     return used ? report(expression, used, true) : report(expression, expression, false);
@@ -91,7 +108,11 @@ export function boostByDates(db: Database, hits: RankedHit[], level: SearchLevel
 }
 
 /** When each candidate was active: a session's started_at … ended_at (level 1), a turn's timestamp (level 2); keyed like fusion. */
-function loadActivitySpans(db: Database, hits: RankedHit[], level: SearchLevel): Map<number, { first: number; last: number }> {
+function loadActivitySpans(
+  db: Database,
+  hits: RankedHit[],
+  level: SearchLevel,
+): Map<number, { first: number; last: number }> {
   const ids = [...new Set(hits.map((hit) => (level === "session" ? hit.hit.sessionRowid : hit.hit.documentId)))];
   const marks = ids.map(() => "?").join(",");
   const sql =

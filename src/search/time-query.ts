@@ -7,7 +7,16 @@
  * import; never throws (a date that cannot be read is left as words).
  */
 import type { ParsedResult } from "chrono-node/en";
-import { addDays, addYears, dayLabel, periodOf, spanOf, startOfDay, type CalendarUnit, type Period } from "./calendar.ts";
+import {
+  addDays,
+  addYears,
+  dayLabel,
+  periodOf,
+  spanOf,
+  startOfDay,
+  type CalendarUnit,
+  type Period,
+} from "./calendar.ts";
 import { maxQueryChars } from "./query.ts";
 import { earlierYears, findCalendarWords, mightNameDate, type NamedPeriod } from "./time-words.ts";
 
@@ -86,11 +95,19 @@ export async function parseTimeQuery(text: string, now: number = Date.now()): Pr
   if (!mightNameDate(source)) return { expressions: [], rest: text };
   if (!(await loadChrono())) return { expressions: [], rest: text };
   const own: Found[] = findCalendarWords(source, now);
-  const found = [...own, ...readChrono(source, now).filter((item) => !own.some((other) => item.index < other.end && other.index < item.end))];
-  const expressions = joinNeighbours(found.sort((a, b) => a.index - b.index), source, now).map((item) => withPreposition(item, source));
+  const found = [
+    ...own,
+    ...readChrono(source, now).filter((item) => !own.some((other) => item.index < other.end && other.index < item.end)),
+  ];
+  const expressions = joinNeighbours(
+    found.sort((a, b) => a.index - b.index),
+    source,
+    now,
+  ).map((item) => withPreposition(item, source));
   if (expressions.length === 0) return { expressions, rest: text };
   let rest = text;
-  for (const expression of [...expressions].reverse()) rest = `${rest.slice(0, expression.span[0])} ${rest.slice(expression.span[1])}`;
+  for (const expression of [...expressions].reverse())
+    rest = `${rest.slice(0, expression.span[0])} ${rest.slice(expression.span[1])}`;
   return { expressions, rest: rest.replace(/\s+/g, " ").trim() };
 }
 
@@ -102,13 +119,17 @@ function readChrono(text: string, now: number): Found[] {
   });
 }
 
-const fullMonthName = /\b(?:january|february|march|april|may|june|july|august|september|sept|october|november|december)\b/i;
+const fullMonthName =
+  /\b(?:january|february|march|april|may|june|july|august|september|sept|october|november|december)\b/i;
 const fullWeekdayName = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\bweekend\b/i;
 const dayWords = /\b(?:today|tonight|yesterday|tomorrow|morning|afternoon|evening|night)\b/i;
-const futureWords = /\b(?:next|tomorrow|from\s+now|later|upcoming|coming)\b|\bin\s+(?:\d+|a|an|one|two|three|a\s+few)\s+\w+/i;
-const rollingWindow = /\b(?:past|last|previous)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple(?:\s+of)?)\s+(?:days|weeks|months|years)\b|\bpast\s+(?:week|month|year)\b/i;
+const futureWords =
+  /\b(?:next|tomorrow|from\s+now|later|upcoming|coming)\b|\bin\s+(?:\d+|a|an|one|two|three|a\s+few)\s+\w+/i;
+const rollingWindow =
+  /\b(?:past|last|previous)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple(?:\s+of)?)\s+(?:days|weeks|months|years)\b|\bpast\s+(?:week|month|year)\b/i;
 /** Words before a month name that make "June" a date ("in June", "mid-June"), not a name or a verb ("march on"). */
-const monthContext = /\b(?:in|during|since|before|after|until|till|of|early|mid|late|last|this|through|throughout|around|from|end\s+of|beginning\s+of|start\s+of|middle\s+of)(?:\s+the)?[\s-]+$/i;
+const monthContext =
+  /\b(?:in|during|since|before|after|until|till|of|early|mid|late|last|this|through|throughout|around|from|end\s+of|beginning\s+of|start\s+of|middle\s+of)(?:\s+the)?[\s-]+$/i;
 
 type Unit = CalendarUnit | "rolling";
 
@@ -148,9 +169,12 @@ function isPlausible(result: ParsedResult, text: string, unit: Unit): boolean {
   if (/^\d/.test(words) && /[/.-]/.test(words)) {
     const before = text[result.index - 1] ?? " ";
     const after = text.slice(result.index + words.length, result.index + words.length + 2);
-    if (!start.isCertain("year") || /[\p{L}\p{N}_./-]/u.test(before) || /^(?:[\p{L}\p{N}_/-]|\.\d)/u.test(after)) return false;
+    if (!start.isCertain("year") || /[\p{L}\p{N}_./-]/u.test(before) || /^(?:[\p{L}\p{N}_/-]|\.\d)/u.test(after))
+      return false;
   }
-  const relative = result.tags().has("result/relativeDate") || /\b(?:ago|last|past|previous|this|yesterday|today|tonight)\b/i.test(words);
+  const relative =
+    result.tags().has("result/relativeDate") ||
+    /\b(?:ago|last|past|previous|this|yesterday|today|tonight)\b/i.test(words);
   if (start.isCertain("weekday") && !start.isCertain("day") && !relative && !fullWeekdayName.test(words)) return false;
   if (unit === "month" && !relative && !start.isCertain("day") && !start.isCertain("year")) {
     return fullMonthName.test(words) && monthContext.test(text.slice(0, result.index));
@@ -170,7 +194,8 @@ function readResult(result: ParsedResult, text: string, now: number): Pick<Found
   const endUnit = result.end ? unitOf(result.end, result.text) : null;
   const build = (shift: (at: number) => number): Period => {
     let period = periodAt(unit, shift(result.start.date().getTime()), now);
-    if (result.end && endUnit && endUnit !== "rolling") period = spanOf(period, periodOf(endUnit, shift(result.end.date().getTime())));
+    if (result.end && endUnit && endUnit !== "rolling")
+      period = spanOf(period, periodOf(endUnit, shift(result.end.date().getTime())));
     return period;
   };
   const yearImplied = result.start.isCertain("month") && !result.start.isCertain("year");
@@ -186,10 +211,14 @@ function readResult(result: ParsedResult, text: string, now: number): Pick<Found
   if (anchored && result.tags().has("result/relativeDate")) {
     const anchor = safeParse(anchored[1]!, now)[0];
     const anchorUnit = anchor ? unitOf(anchor.start, anchor.text) : null;
-    if (anchor && anchorUnit && anchorUnit !== "rolling") return { period: spanOf(period, periodOf(anchorUnit, anchor.start.date().getTime())) };
+    if (anchor && anchorUnit && anchorUnit !== "rolling")
+      return { period: spanOf(period, periodOf(anchorUnit, anchor.start.date().getTime())) };
   }
   if (!yearImplied) return { period };
-  return { period, earlier: Array.from({ length: earlierYears }, (_, k) => build((at) => addYears(at, -(yearsBack + k + 1)))) };
+  return {
+    period,
+    earlier: Array.from({ length: earlierYears }, (_, k) => build((at) => addYears(at, -(yearsBack + k + 1)))),
+  };
 }
 
 /** chrono's casual English parse of `text` at `ref` (epoch ms), or [] when chrono is not loaded or throws. */
@@ -218,9 +247,16 @@ function joinNeighbours(found: Found[], text: string, now: number): Found[] {
       const first = [a.period, ...(a.earlier ?? [])].find((period) => period.start <= b.period.start) ?? a.period;
       joined.push({ index: lead.index, end: b.end, period: spanOf(first, b.period) });
       i++;
-    } else if (b && a.result && /^\s*(?:before|after)\s*$/i.test(gap) && /\b(?:ago|last|past|previous|this)\b/i.test(a.result.text)) {
+    } else if (
+      b &&
+      a.result &&
+      /^\s*(?:before|after)\s*$/i.test(gap) &&
+      /\b(?:ago|last|past|previous|this)\b/i.test(a.result.text)
+    ) {
       const anchorAt = Math.min(b.period.end - 1, now);
-      const reread = safeParse(a.result.text, anchorAt).map((result) => readResult(result, a.result!.text, anchorAt))[0];
+      const reread = safeParse(a.result.text, anchorAt).map((result) =>
+        readResult(result, a.result!.text, anchorAt),
+      )[0];
       joined.push({ index: a.index, end: b.end, period: reread ? spanOf(reread.period, b.period) : b.period });
       i++;
     } else joined.push(a);
@@ -229,7 +265,8 @@ function joinNeighbours(found: Found[], text: string, now: number): Found[] {
 }
 
 /** Prepositions read before a date: open ranges ("before", "since", …) and plain ones cut out with it ("in", "on"). */
-const leadingPreposition = /(?:^|[\s(,;])((?:before|until|till|prior\s+to|earlier\s+than|up\s+to|after|since|later\s+than|in|on|during|over|around|throughout|from|at|of)(?:\s+the)?)\s+$/i;
+const leadingPreposition =
+  /(?:^|[\s(,;])((?:before|until|till|prior\s+to|earlier\s+than|up\s+to|after|since|later\s+than|in|on|during|over|around|throughout|from|at|of)(?:\s+the)?)\s+$/i;
 
 const openingWords = new Set(["before", "prior", "earlier", "until", "till", "up", "after", "later", "since"]);
 const countedFromNow = /^(?:last|this|past|previous|the\s+(?:day|week|month|year))\b|\bago\b/i;
@@ -245,7 +282,12 @@ function withPreposition(item: Found, text: string): TimeExpression {
   const lead = word && !openingWords.has(word) && countedFromNow.test(text.slice(item.index, item.end)) ? null : found;
   const index = lead ? item.index - lead[0].length + lead[0].indexOf(lead[1]!) : item.index;
   const range = (period: Period) => rangeAfter(lead ? word : undefined, period);
-  return { text: text.slice(index, item.end), span: [index, item.end], ...range(item.period), earlier: (item.earlier ?? []).map(range) };
+  return {
+    text: text.slice(index, item.end),
+    span: [index, item.end],
+    ...range(item.period),
+    earlier: (item.earlier ?? []).map(range),
+  };
 }
 
 /** The range a preposition makes of a period (see {@link withPreposition}); `until` is inclusive. */

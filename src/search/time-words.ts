@@ -57,7 +57,11 @@ const holidays: Array<{ pattern: string; name: string; occurrence: (year: number
   { pattern: String.raw`new\s+year(?:['’]?s)?\s+day`, name: "New Year's Day", occurrence: (y) => days(y, 0, 1, 1) },
   { pattern: String.raw`new\s+year(?:['’]?s)?`, name: "New Year", occurrence: (y) => days(y - 1, 11, 31, 2) },
   { pattern: String.raw`easter`, name: "Easter", occurrence: (y) => easterWeekend(y) },
-  { pattern: String.raw`thanksgiving`, name: "Thanksgiving", occurrence: (y) => days(y, 10, 22 + ((4 - new Date(y, 10, 1).getDay() + 7) % 7), 1) },
+  {
+    pattern: String.raw`thanksgiving`,
+    name: "Thanksgiving",
+    occurrence: (y) => days(y, 10, 22 + ((4 - new Date(y, 10, 1).getDay() + 7) % 7), 1),
+  },
   { pattern: String.raw`halloween`, name: "Halloween", occurrence: (y) => days(y, 9, 31, 1) },
   { pattern: String.raw`valentine['’]?s(?:\s+day)?`, name: "Valentine's Day", occurrence: (y) => days(y, 1, 14, 1) },
 ];
@@ -86,7 +90,11 @@ export function easterWeekend(year: number): Period {
  * latest one that has ended), and the {@link earlierYears} before it. Christmas said in November 2026 is
  * Christmas 2025, then 2024, ….
  */
-function latestOccurrence(occurrence: (year: number) => Period, now: number, completed: boolean): { period: Period; earlier: Period[] } {
+function latestOccurrence(
+  occurrence: (year: number) => Period,
+  now: number,
+  completed: boolean,
+): { period: Period; earlier: Period[] } {
   const year = new Date(now).getFullYear();
   let chosen = year - 1;
   for (let y = year + 1; y > year - 3; y--) {
@@ -96,7 +104,10 @@ function latestOccurrence(occurrence: (year: number) => Period, now: number, com
       break;
     }
   }
-  return { period: occurrence(chosen), earlier: Array.from({ length: earlierYears }, (_, k) => occurrence(chosen - k - 1)) };
+  return {
+    period: occurrence(chosen),
+    earlier: Array.from({ length: earlierYears }, (_, k) => occurrence(chosen - k - 1)),
+  };
 }
 
 const named = (period: Period, label: string): Period => ({ ...period, label });
@@ -105,10 +116,12 @@ const named = (period: Period, label: string): Period => ({ ...period, label });
 const countedFromNow = (before: string): boolean => /\b(?:last|this)\s+$/i.test(before);
 
 /** Length of a "last", "this", "early", … (and "the") just before a holiday or season, which belongs to its words. */
-const modifierBefore = (before: string): number => /\b(?:last|this|past|early|late|mid)(?:\s+the)?[\s-]+$/i.exec(before)?.[0].length ?? 0;
+const modifierBefore = (before: string): number =>
+  /\b(?:last|this|past|early|late|mid)(?:\s+the)?[\s-]+$/i.exec(before)?.[0].length ?? 0;
 
 /** Words before a season that make it a date ("in the summer", "last winter"), not a framework ("Spring Boot"). */
-const seasonContext = /\b(?:in|during|over|through|throughout|last|this|past|early|late|mid|since|before|after|until)(?:\s+the)?[\s-]+$/i;
+const seasonContext =
+  /\b(?:in|during|over|through|throughout|last|this|past|early|late|mid|since|before|after|until)(?:\s+the)?[\s-]+$/i;
 
 /** Prepositions after which a lone year is a date ("in 2023", "since 2024"); a bare "2024 migration" is a word. */
 const yearPrepositions = String.raw`\b(?:in|during|since|before|after|until|till|throughout|of|from|around)\s+(?:the\s+year\s+)?`;
@@ -117,7 +130,15 @@ const yearPrepositions = String.raw`\b(?:in|during|since|before|after|until|till
  * Parts of a year: early = January–April, mid = May–August, late / end of = September–December, beginning /
  * start of = January–March.
  */
-const yearParts: Record<string, [number, number]> = { early: [0, 4], beginning: [0, 3], start: [0, 3], mid: [4, 8], middle: [4, 8], late: [8, 12], end: [8, 12] };
+const yearParts: Record<string, [number, number]> = {
+  early: [0, 4],
+  beginning: [0, 3],
+  start: [0, 3],
+  mid: [4, 8],
+  middle: [4, 8],
+  late: [8, 12],
+  end: [8, 12],
+};
 
 /**
  * Find the calendar words chrono does not read, in text order, each with the period it names.
@@ -129,40 +150,90 @@ const yearParts: Record<string, [number, number]> = { early: [0, 4], beginning: 
 export function findCalendarWords(text: string, now: number): NamedPeriod[] {
   const found: NamedPeriod[] = [];
   const add = (index: number, end: number, period: Period, earlier?: Period[]) => {
-    if (period.start <= now && !found.some((other) => index < other.end && other.index < end)) found.push({ index, end, period, ...(earlier ? { earlier } : {}) });
+    if (period.start <= now && !found.some((other) => index < other.end && other.index < end))
+      found.push({ index, end, period, ...(earlier ? { earlier } : {}) });
   };
-  for (const match of text.matchAll(new RegExp(String.raw`\b(?:from|between)\s+${yearPattern}\s*(?:to|and|until|till|through|-|–)\s*${yearPattern}`, "giu"))) {
+  for (const match of text.matchAll(
+    new RegExp(
+      String.raw`\b(?:from|between)\s+${yearPattern}\s*(?:to|and|until|till|through|-|–)\s*${yearPattern}`,
+      "giu",
+    ),
+  )) {
     const [first, last] = [yearOf(match[1], now), yearOf(match[2], now)];
-    if (first !== undefined && last !== undefined && first <= last) add(match.index, match.index + match[0].length, { ...periodOf("year", localDay(first, 0, 1)), end: localDay(last + 1, 0, 1), label: `${first}–${last}` });
+    if (first !== undefined && last !== undefined && first <= last)
+      add(match.index, match.index + match[0].length, {
+        ...periodOf("year", localDay(first, 0, 1)),
+        end: localDay(last + 1, 0, 1),
+        label: `${first}–${last}`,
+      });
   }
-  for (const match of text.matchAll(new RegExp(String.raw`\b(early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of)[\s-]+${yearPattern}`, "giu"))) {
+  for (const match of text.matchAll(
+    new RegExp(
+      String.raw`\b(early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of)[\s-]+${yearPattern}`,
+      "giu",
+    ),
+  )) {
     const year = yearOf(match[2], now);
     const [from, to] = yearParts[match[1]!.split(/\s+/)[0]!.toLowerCase()]!;
-    if (year !== undefined) add(match.index, match.index + match[0].length, { start: localDay(year, from, 1), end: localDay(year, to, 1), label: `${match[1]!.toLowerCase()} ${year}` });
+    if (year !== undefined)
+      add(match.index, match.index + match[0].length, {
+        start: localDay(year, from, 1),
+        end: localDay(year, to, 1),
+        label: `${match[1]!.toLowerCase()} ${year}`,
+      });
   }
   for (const holiday of holidays) {
-    for (const match of text.matchAll(new RegExp(String.raw`\b(?:${holiday.pattern})\b(?:,?\s+(?:of\s+)?${yearPattern})?`, "giu"))) {
+    for (const match of text.matchAll(
+      new RegExp(String.raw`\b(?:${holiday.pattern})\b(?:,?\s+(?:of\s+)?${yearPattern})?`, "giu"),
+    )) {
       const before = text.slice(0, match.index);
       if (/\bnext\s+$/i.test(before)) continue;
       const year = match[1] === undefined ? undefined : yearOf(match[1], now);
       if (match[1] !== undefined && year === undefined) continue; // a year still to come
       const label = (period: Period) => named(period, `${holiday.name} ${new Date(period.end - 1).getFullYear()}`);
-      const { period, earlier } = year !== undefined ? { period: holiday.occurrence(year), earlier: undefined } : latestOccurrence(holiday.occurrence, now, /\blast\s+$/i.test(before));
-      add(match.index - modifierBefore(before), match.index + match[0].length, label(period), countedFromNow(before) ? undefined : earlier?.map(label));
+      const { period, earlier } =
+        year !== undefined
+          ? { period: holiday.occurrence(year), earlier: undefined }
+          : latestOccurrence(holiday.occurrence, now, /\blast\s+$/i.test(before));
+      add(
+        match.index - modifierBefore(before),
+        match.index + match[0].length,
+        label(period),
+        countedFromNow(before) ? undefined : earlier?.map(label),
+      );
     }
   }
-  for (const match of text.matchAll(new RegExp(String.raw`\b(spring(?!\s+(?:boot|framework|cloud|data|security|mvc|batch|webflux)\b)|summer|autumn|fall|winter)\b(?:,?\s+(?:of\s+)?${yearPattern})?`, "giu"))) {
+  for (const match of text.matchAll(
+    new RegExp(
+      String.raw`\b(spring(?!\s+(?:boot|framework|cloud|data|security|mvc|batch|webflux)\b)|summer|autumn|fall|winter)\b(?:,?\s+(?:of\s+)?${yearPattern})?`,
+      "giu",
+    ),
+  )) {
     const season = match[1]!.toLowerCase() as SeasonName;
     const before = text.slice(0, match.index);
     const year = match[2] === undefined ? undefined : yearOf(match[2], now);
-    if ((year === undefined && !seasonContext.test(before)) || (match[2] !== undefined && year === undefined) || /\bnext\s+$/i.test(before)) continue;
-    const { period, earlier } = year !== undefined ? { period: seasonPeriod(season, year), earlier: undefined } : latestOccurrence((y) => seasonPeriod(season, y), now, /\blast\s+$/i.test(before));
-    add(match.index - modifierBefore(before), match.index + match[0].length, period, countedFromNow(before) ? undefined : earlier);
+    if (
+      (year === undefined && !seasonContext.test(before)) ||
+      (match[2] !== undefined && year === undefined) ||
+      /\bnext\s+$/i.test(before)
+    )
+      continue;
+    const { period, earlier } =
+      year !== undefined
+        ? { period: seasonPeriod(season, year), earlier: undefined }
+        : latestOccurrence((y) => seasonPeriod(season, y), now, /\blast\s+$/i.test(before));
+    add(
+      match.index - modifierBefore(before),
+      match.index + match[0].length,
+      period,
+      countedFromNow(before) ? undefined : earlier,
+    );
   }
   for (const match of text.matchAll(new RegExp(`(?<=${yearPrepositions})${yearPattern}`, "giu"))) {
     const year = yearOf(match[1], now);
     if (year !== undefined) add(match.index, match.index + match[0].length, periodOf("year", localDay(year, 0, 1)));
   }
-  for (const match of text.matchAll(/\bthis\s+(week|month|year)\b/gi)) add(match.index, match.index + match[0].length, periodOf(match[1]!.toLowerCase() as "week", now));
+  for (const match of text.matchAll(/\bthis\s+(week|month|year)\b/gi))
+    add(match.index, match.index + match[0].length, periodOf(match[1]!.toLowerCase() as "week", now));
   return found.sort((a, b) => a.index - b.index);
 }

@@ -64,11 +64,22 @@ export function resolveTimelineAnchor(db: Database, text: string, now = Date.now
   const trimmed = text.trim();
   if (looksLikeTime(trimmed)) return { at: parseDateFilter(trimmed, now), session: undefined, turn: undefined };
   const match = /^([^:\s]+)(?::(\d+))?$/.exec(trimmed);
-  if (!match) throw new UsageError(`cannot read the anchor "${text}"`, "give <session>:<turn> (e.g. 2c5941bd:7) or a time (2026-03-01T10:00, 3d)");
+  if (!match)
+    throw new UsageError(
+      `cannot read the anchor "${text}"`,
+      "give <session>:<turn> (e.g. 2c5941bd:7) or a time (2026-03-01T10:00, 3d)",
+    );
   const session = findSession(db, match[1]!);
   const turn = match[2] === undefined ? 1 : Number(match[2]);
-  if (turn < 1 || turn > Math.max(session.turns, 1)) throw new UsageError(`session ${session.sessionId} has ${session.turns === 1 ? "1 turn" : `${session.turns} turns`}; turn ${turn} does not exist`);
-  const row = db.query<{ timestamp: number }, [number, number]>("SELECT timestamp FROM turns WHERE session_rowid = ? AND number = ?").get(session.rowid, turn);
+  if (turn < 1 || turn > Math.max(session.turns, 1))
+    throw new UsageError(
+      `session ${session.sessionId} has ${session.turns === 1 ? "1 turn" : `${session.turns} turns`}; turn ${turn} does not exist`,
+    );
+  const row = db
+    .query<{ timestamp: number }, [number, number]>(
+      "SELECT timestamp FROM turns WHERE session_rowid = ? AND number = ?",
+    )
+    .get(session.rowid, turn);
   return { at: row && row.timestamp > 0 ? row.timestamp : session.startedAt, session, turn };
 }
 
@@ -85,7 +96,8 @@ interface EntryRow {
   prompt: string;
 }
 
-const entryColumns = "t.session_rowid, s.session_id, s.source, s.project_name, s.project_path, s.title, t.number, s.turn_count, t.timestamp, t.prompt";
+const entryColumns =
+  "t.session_rowid, s.session_id, s.source, s.project_name, s.project_path, s.title, t.number, s.turn_count, t.timestamp, t.prompt";
 
 const toEntry = (row: EntryRow, anchor: TimelineAnchor): TimelineEntry => ({
   sessionId: row.session_id,
@@ -101,19 +113,41 @@ const toEntry = (row: EntryRow, anchor: TimelineAnchor): TimelineEntry => ({
 });
 
 /** Session rowids that can hold the nearest turns on one side of `at`. */
-function candidateSessions(db: Database, filters: SearchFilters, at: number, side: "before" | "after", n: number): number[] {
+function candidateSessions(
+  db: Database,
+  filters: SearchFilters,
+  at: number,
+  side: "before" | "after",
+  n: number,
+): number[] {
   const filter = filterSql({ ...filters, since: undefined, until: undefined });
   const running = db
-    .query<{ id: number }, Array<string | number>>(`SELECT s.id FROM sessions s WHERE ${filter.where} AND s.started_at <= ? AND s.ended_at >= ? ORDER BY s.ended_at DESC LIMIT 200`)
+    .query<{ id: number }, Array<string | number>>(
+      `SELECT s.id FROM sessions s WHERE ${filter.where} AND s.started_at <= ? AND s.ended_at >= ? ORDER BY s.ended_at DESC LIMIT 200`,
+    )
     .all(...filter.params, at, at);
   const nearest =
     side === "before"
-      ? db.query<{ id: number }, Array<string | number>>(`SELECT s.id FROM sessions s WHERE ${filter.where} AND s.ended_at < ? ORDER BY s.ended_at DESC LIMIT ?`).all(...filter.params, at, n)
-      : db.query<{ id: number }, Array<string | number>>(`SELECT s.id FROM sessions s WHERE ${filter.where} AND s.started_at > ? ORDER BY s.started_at ASC LIMIT ?`).all(...filter.params, at, n);
+      ? db
+          .query<{ id: number }, Array<string | number>>(
+            `SELECT s.id FROM sessions s WHERE ${filter.where} AND s.ended_at < ? ORDER BY s.ended_at DESC LIMIT ?`,
+          )
+          .all(...filter.params, at, n)
+      : db
+          .query<{ id: number }, Array<string | number>>(
+            `SELECT s.id FROM sessions s WHERE ${filter.where} AND s.started_at > ? ORDER BY s.started_at ASC LIMIT ?`,
+          )
+          .all(...filter.params, at, n);
   return [...new Set([...running, ...nearest].map((row) => row.id))];
 }
 
-function nearestTurns(db: Database, anchor: TimelineAnchor, filters: SearchFilters, side: "before" | "after", n: number): TimelineEntry[] {
+function nearestTurns(
+  db: Database,
+  anchor: TimelineAnchor,
+  filters: SearchFilters,
+  side: "before" | "after",
+  n: number,
+): TimelineEntry[] {
   if (n === 0) return [];
   const ids = candidateSessions(db, filters, anchor.at, side, n);
   if (ids.length === 0) return [];
@@ -141,7 +175,9 @@ export function readTimeline(db: Database, anchor: TimelineAnchor, options: Time
   const before = nearestTurns(db, anchor, filters, "before", options.before ?? 5);
   if (anchor.session && anchor.turn !== undefined) {
     const row = db
-      .query<EntryRow, [number, number]>(`SELECT ${entryColumns} FROM turns t JOIN sessions s ON s.id = t.session_rowid WHERE t.session_rowid = ? AND t.number = ?`)
+      .query<EntryRow, [number, number]>(
+        `SELECT ${entryColumns} FROM turns t JOIN sessions s ON s.id = t.session_rowid WHERE t.session_rowid = ? AND t.number = ?`,
+      )
       .get(anchor.session.rowid, anchor.turn);
     if (row) before.push(toEntry(row, anchor));
   }

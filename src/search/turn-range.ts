@@ -23,13 +23,35 @@ export interface TurnRange {
  * @throws UsageError when `from`/`to` are not whole numbers ≥ 1, `to` < `from`, or `from` is past the last turn (any
  *   `from` above 1 for a session without turns)
  */
-export function selectTurnRange(sessionId: string, turns: readonly Turn[], total: number, from = 1, to?: number): TurnRange {
-  for (const [name, value] of [["from", from], ["to", to]] as const) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new UsageError(`${name} must be a whole number of at least 1, got ${value}`, "turns are numbered from 1, as in 5-9");
+export function selectTurnRange(
+  sessionId: string,
+  turns: readonly Turn[],
+  total: number,
+  from = 1,
+  to?: number,
+): TurnRange {
+  for (const [name, value] of [
+    ["from", from],
+    ["to", to],
+  ] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      throw new UsageError(
+        `${name} must be a whole number of at least 1, got ${value}`,
+        "turns are numbered from 1, as in 5-9",
+      );
   }
-  if (to !== undefined && to < from) throw new UsageError(`turn range ${from}-${to} is empty`, "turns are numbered from 1, as in 5-9");
+  if (to !== undefined && to < from)
+    throw new UsageError(`turn range ${from}-${to} is empty`, "turns are numbered from 1, as in 5-9");
   // A session without turns still shows its header for turn 1 (the default); any later turn does not exist.
-  if (from > Math.max(total, 1)) throw new UsageError(`session ${sessionId} has ${total} turn${total === 1 ? "" : "s"}; turn ${from} does not exist`);
+  if (from > Math.max(total, 1))
+    throw new UsageError(
+      `session ${sessionId} has ${total} turn${total === 1 ? "" : "s"}; turn ${from} does not exist`,
+    );
   const last = Math.min(to ?? total, total);
-  return { turns: turns.filter((turn) => turn.number >= from && turn.number <= last), from: total === 0 ? 0 : from, to: last, total };
+  return {
+    turns: turns.filter((turn) => turn.number >= from && turn.number <= last),
+    from: total === 0 ? 0 : from,
+    to: last,
+    total,
+  };
 }

@@ -21,7 +21,12 @@ interface ChunkOwner {
   turnNumber: number;
 }
 
-function allowedChunks(db: Database, level: "session" | "turn", filters: SearchFilters, turnLevel: boolean): Map<number, ChunkOwner> {
+function allowedChunks(
+  db: Database,
+  level: "session" | "turn",
+  filters: SearchFilters,
+  turnLevel: boolean,
+): Map<number, ChunkOwner> {
   const filter = filterSql(filters, turnLevel ? "t.timestamp" : undefined);
   const join = turnLevel ? "JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
   const rows = db
@@ -30,12 +35,22 @@ function allowedChunks(db: Database, level: "session" | "turn", filters: SearchF
        JOIN sessions s ON s.id = d.session_rowid ${join} WHERE c.status = ? AND d.level = ? AND ${filter.where}`,
     )
     .all(chunkStatus.embedded, level, ...filter.params);
-  return new Map(rows.map((row) => [row.id, { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number }]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number },
+    ]),
+  );
 }
 
 /** Maps both levels' vector stores of `embedder`'s model (cheap: mmap plus one pass over the stored ids). */
-export function openVectorStores(recallHome: string, embedder: Pick<Embedder, "dims" | "fingerprintKey">): Record<VectorLevelName, VectorStore> {
-  return Object.fromEntries(vectorLevels.map((level) => [level, openLevelStore(recallHome, level, embedder)])) as Record<VectorLevelName, VectorStore>;
+export function openVectorStores(
+  recallHome: string,
+  embedder: Pick<Embedder, "dims" | "fingerprintKey">,
+): Record<VectorLevelName, VectorStore> {
+  return Object.fromEntries(
+    vectorLevels.map((level) => [level, openLevelStore(recallHome, level, embedder)]),
+  ) as Record<VectorLevelName, VectorStore>;
 }
 
 /**
@@ -44,7 +59,12 @@ export function openVectorStores(recallHome: string, embedder: Pick<Embedder, "d
  * @param stores stores already opened with `openVectorStores` (kept open across searches); default: each search
  *   maps the files itself and closes them after
  */
-export function createVectorLeg(db: Database, recallHome: string, embedder: QueryEmbedder, stores?: Record<VectorLevelName, VectorStore>): VectorLeg {
+export function createVectorLeg(
+  db: Database,
+  recallHome: string,
+  embedder: QueryEmbedder,
+  stores?: Record<VectorLevelName, VectorStore>,
+): VectorLeg {
   return {
     model: embedder.fingerprint.name,
     async search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]> {

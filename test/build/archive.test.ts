@@ -53,7 +53,10 @@ describe.skipIf(!canBuildBinary)("the release archive and embedded layout (build
     expect(manifest.groups.skill.files.map((file) => file.path)).toContain("SKILL.md");
     expect(manifest.groups.examples.files.length).toBeGreaterThan(10);
     for (const [group, { files }] of Object.entries(manifest.groups)) {
-      for (const file of files) expect(`${group}/${file.path} ${hashFile(join(built.embedDir, group, file.path))}`).toBe(`${group}/${file.path} ${file.sha256}`);
+      for (const file of files)
+        expect(`${group}/${file.path} ${hashFile(join(built.embedDir, group, file.path))}`).toBe(
+          `${group}/${file.path} ${file.sha256}`,
+        );
     }
     const bundle = readFileSync(join(built.embedDir, "node-llama-cpp", "dist", "index.js"), "utf8");
     expect(bundle).toContain("if (false) console.warn(");
@@ -62,22 +65,48 @@ describe.skipIf(!canBuildBinary)("the release archive and embedded layout (build
   test("the archive is reproducible: packing the same binary again gives the same sha256 (issue 15)", async () => {
     const again = join(work, "again");
     mkdirSync(again, { recursive: true });
-    const { sha256 } = await writeArchive(join(built.binary, ".."), again, hostTarget, releaseTime(join(import.meta.dir, "..", "..")));
+    const { sha256 } = await writeArchive(
+      join(built.binary, ".."),
+      again,
+      hostTarget,
+      releaseTime(join(import.meta.dir, "..", "..")),
+    );
     expect(sha256).toBe(hashFile(built.archive));
   }, 60_000);
 
   test("install.sh, pointed at the build folder through RECALL_RELEASE_URL, installs this archive and the binary runs", async () => {
     const dist = join(built.archive, "..");
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => {
-      const name = new URL(request.url).pathname.slice(1);
-      return /^[\w.-]+$/.test(name) && existsSync(join(dist, name)) ? new Response(Bun.file(join(dist, name))) : new Response("no", { status: 404 });
-    } });
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        const name = new URL(request.url).pathname.slice(1);
+        return /^[\w.-]+$/.test(name) && existsSync(join(dist, name))
+          ? new Response(Bun.file(join(dist, name)))
+          : new Response("no", { status: 404 });
+      },
+    });
     try {
       const installDir = join(work, "installed");
-      const child = Bun.spawn(["sh", join(dist, "install.sh")], { env: { PATH: "/usr/bin:/bin", HOME: work, RECALL_INSTALL_DIR: installDir, RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}` }, stdout: "pipe", stderr: "pipe" });
+      const child = Bun.spawn(["sh", join(dist, "install.sh")], {
+        env: {
+          PATH: "/usr/bin:/bin",
+          HOME: work,
+          RECALL_INSTALL_DIR: installDir,
+          RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}`,
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       expect(await child.exited).toBe(0);
-      const version = (JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8")) as { version: string }).version;
-      expect(Bun.spawnSync([join(installDir, "recall"), "--version"]).stdout.toString().trim()).toBe(version);
+      const version = (
+        JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8")) as { version: string }
+      ).version;
+      expect(
+        Bun.spawnSync([join(installDir, "recall"), "--version"])
+          .stdout.toString()
+          .trim(),
+      ).toBe(version);
       expect(hashFile(join(installDir, "recall"))).toBe(hashFile(built.binary));
     } finally {
       server.stop(true);
@@ -90,22 +119,34 @@ describe.skipIf(!canBuildBinary)("the release archive and embedded layout (build
 });
 
 describe("filling the Homebrew formula template", () => {
-  const template = 'version "@@VERSION@@"\nurl "@@BASE_URL@@/recall-linux-x64.tar.gz"\nsha256 "@@SHA256_LINUX_X64@@"\nsha256 "@@SHA256_DARWIN_ARM64@@"\n@@SHA256_DARWIN_X64@@ @@SHA256_LINUX_ARM64@@\n';
+  const template =
+    'version "@@VERSION@@"\nurl "@@BASE_URL@@/recall-linux-x64.tar.gz"\nsha256 "@@SHA256_LINUX_X64@@"\nsha256 "@@SHA256_DARWIN_ARM64@@"\n@@SHA256_DARWIN_X64@@ @@SHA256_LINUX_ARM64@@\n';
   const all = Object.fromEntries(formulaTargets.map((id, i) => [id, String(i).repeat(64)]));
 
   test("fills version, base URL and every platform's checksum", () => {
     const text = fillFormula(template, "1.2.3", "https://example.test/v1.2.3", all);
-    expect(text).toBe(`version "1.2.3"\nurl "https://example.test/v1.2.3/recall-linux-x64.tar.gz"\nsha256 "${"3".repeat(64)}"\nsha256 "${"0".repeat(64)}"\n${"1".repeat(64)} ${"2".repeat(64)}\n`);
+    expect(text).toBe(
+      `version "1.2.3"\nurl "https://example.test/v1.2.3/recall-linux-x64.tar.gz"\nsha256 "${"3".repeat(64)}"\nsha256 "${"0".repeat(64)}"\n${"1".repeat(64)} ${"2".repeat(64)}\n`,
+    );
   });
 
   test("refuses to write a formula with a checksum missing or a placeholder it does not know", () => {
     const { "darwin-x64": _, ...withoutOne } = all;
-    expect(() => fillFormula(template, "1.2.3", "https://example.test", withoutOne)).toThrow("no archive checksum for darwin-x64");
-    expect(() => fillFormula(`${template}@@LICENSE@@\n`, "1.2.3", "https://example.test", all)).toThrow("placeholder the build does not fill: @@LICENSE@@");
+    expect(() => fillFormula(template, "1.2.3", "https://example.test", withoutOne)).toThrow(
+      "no archive checksum for darwin-x64",
+    );
+    expect(() => fillFormula(`${template}@@LICENSE@@\n`, "1.2.3", "https://example.test", all)).toThrow(
+      "placeholder the build does not fill: @@LICENSE@@",
+    );
   });
 
   test("the template in packaging/homebrew/Formula is filled completely: a tap layout without any placeholder left", () => {
-    const text = fillFormula(readFileSync(join(import.meta.dir, "..", "..", "packaging", "homebrew", "Formula", "recall.rb"), "utf8"), "1.2.3", "https://example.test/v1.2.3", all);
+    const text = fillFormula(
+      readFileSync(join(import.meta.dir, "..", "..", "packaging", "homebrew", "Formula", "recall.rb"), "utf8"),
+      "1.2.3",
+      "https://example.test/v1.2.3",
+      all,
+    );
     expect(text).not.toContain("@@");
     expect(text).toContain('url "https://example.test/v1.2.3/recall-darwin-arm64.tar.gz"');
   });

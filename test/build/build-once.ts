@@ -19,7 +19,8 @@ export const hostTarget = hostTargetId() ?? "unknown";
  * installed (the build never downloads for the host target).
  */
 export const canBuildBinary: boolean =
-  (hostTarget === "linux-x64" || hostTarget === "linux-arm64") && existsSync(join(repo, "node_modules", "@node-llama-cpp", hostTarget, "bins"));
+  (hostTarget === "linux-x64" || hostTarget === "linux-arm64") &&
+  existsSync(join(repo, "node_modules", "@node-llama-cpp", hostTarget, "bins"));
 
 /** Paths of a finished build. */
 export interface BuiltBinary {
@@ -62,7 +63,11 @@ export function buildBinaryOnce(): Promise<BuiltBinary> {
   building ??= (async () => {
     const outputs = outputsOf();
     if (isFresh(outputs)) return outputs;
-    const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--out", testDistDir], { cwd: repo, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--out", testDistDir], {
+      cwd: repo,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     if (code !== 0) throw new Error(`build failed (exit ${code}):\n${stderr}`);
     return outputs;
@@ -83,13 +88,31 @@ let buildingDarwin: Promise<Record<"darwin-arm64" | "darwin-x64", string> | { sk
  */
 export function buildDarwinOnce(): Promise<Record<"darwin-arm64" | "darwin-x64", string> | { skipped: string }> {
   buildingDarwin ??= (async () => {
-    const binaries = { "darwin-arm64": join(darwinTestDistDir, "recall-darwin-arm64", "recall"), "darwin-x64": join(darwinTestDistDir, "recall-darwin-x64", "recall") };
+    const binaries = {
+      "darwin-arm64": join(darwinTestDistDir, "recall-darwin-arm64", "recall"),
+      "darwin-x64": join(darwinTestDistDir, "recall-darwin-x64", "recall"),
+    };
     const newestInput = newestInputMs(binaryInputs);
-    if (Object.values(binaries).every((path) => existsSync(path) && statSync(path).mtimeMs > newestInput)) return binaries;
-    const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--target", "darwin-arm64", "--target", "darwin-x64", "--no-archive", "--out", darwinTestDistDir], { cwd: repo, stdout: "pipe", stderr: "pipe" });
+    if (Object.values(binaries).every((path) => existsSync(path) && statSync(path).mtimeMs > newestInput))
+      return binaries;
+    const child = Bun.spawn(
+      [
+        "bun",
+        join(repo, "scripts", "build.ts"),
+        "--target",
+        "darwin-arm64",
+        "--target",
+        "darwin-x64",
+        "--no-archive",
+        "--out",
+        darwinTestDistDir,
+      ],
+      { cwd: repo, stdout: "pipe", stderr: "pipe" },
+    );
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     if (code !== 0) {
-      if (/npm pack/.test(stderr)) return { skipped: `cannot fetch the macOS packages with npm pack: ${stderr.trim().split("\n").slice(-1)[0]}` };
+      if (/npm pack/.test(stderr))
+        return { skipped: `cannot fetch the macOS packages with npm pack: ${stderr.trim().split("\n").slice(-1)[0]}` };
       throw new Error(`darwin build failed (exit ${code}):\n${stderr}`);
     }
     return binaries;

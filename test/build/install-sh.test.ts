@@ -44,31 +44,50 @@ afterAll(() => {
 /** Runs install.sh asynchronously (a spawnSync would block this process's server and hang curl). */
 async function runInstall(installDir: string, path = "/usr/bin:/bin") {
   const child = Bun.spawn(["sh", join(repo, "install.sh")], {
-    env: { PATH: path, HOME: join(work, "home"), RECALL_INSTALL_DIR: installDir, RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}/releases/v9` },
+    env: {
+      PATH: path,
+      HOME: join(work, "home"),
+      RECALL_INSTALL_DIR: installDir,
+      RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}/releases/v9`,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   return { code, output: stdout + stderr };
 }
 
 describe("install.sh", () => {
   test("downloads this platform's archive, verifies it, installs recall and says how to put it on PATH", async () => {
     const archive = readFileSync(join(work, archiveName));
-    files = { [`/releases/v9/${archiveName}`]: archive, [`/releases/v9/${archiveName}.sha256`]: `${hashFile(join(work, archiveName))}  ${archiveName}\n` };
+    files = {
+      [`/releases/v9/${archiveName}`]: archive,
+      [`/releases/v9/${archiveName}.sha256`]: `${hashFile(join(work, archiveName))}  ${archiveName}\n`,
+    };
     requests = [];
     const installDir = join(work, "bin-ok");
     const result = await runInstall(installDir);
     expect(result.code).toBe(0);
     expect(requests).toEqual([`/releases/v9/${archiveName}`, `/releases/v9/${archiveName}.sha256`]);
-    expect(Bun.spawnSync([join(installDir, "recall")]).stdout.toString().trim()).toBe("9.9.9-test");
+    expect(
+      Bun.spawnSync([join(installDir, "recall")])
+        .stdout.toString()
+        .trim(),
+    ).toBe("9.9.9-test");
     expect(result.output).toContain("9.9.9-test");
     expect(result.output).toContain(`export PATH="${installDir}:$PATH"`);
     expect((await runInstall(installDir, `${installDir}:/usr/bin:/bin`)).output).not.toContain("is not on your PATH");
   }, 30_000);
 
   test("a checksum that does not match aborts the install and installs nothing", async () => {
-    files = { [`/releases/v9/${archiveName}`]: readFileSync(join(work, archiveName)), [`/releases/v9/${archiveName}.sha256`]: `${"0".repeat(64)}  ${archiveName}\n` };
+    files = {
+      [`/releases/v9/${archiveName}`]: readFileSync(join(work, archiveName)),
+      [`/releases/v9/${archiveName}.sha256`]: `${"0".repeat(64)}  ${archiveName}\n`,
+    };
     const installDir = join(work, "bin-bad");
     const result = await runInstall(installDir);
     expect(result.code).toBe(1);
@@ -81,7 +100,9 @@ describe("install.sh", () => {
     const installDir = join(work, "bin-missing");
     const result = await runInstall(installDir);
     expect(result.code).toBe(1);
-    expect(result.output).toContain(`download failed: http://127.0.0.1:${server.port}/releases/v9/${archiveName}.sha256`);
+    expect(result.output).toContain(
+      `download failed: http://127.0.0.1:${server.port}/releases/v9/${archiveName}.sha256`,
+    );
     expect(existsSync(join(installDir, "recall"))).toBe(false);
   }, 30_000);
 });

@@ -30,8 +30,14 @@ describe("the code signature of the darwin binaries (cross-compiled here)", () =
     for (const [target, path] of Object.entries(binaries())) {
       const file = readFileSync(path);
       const report = checkSignature(file);
-      expect({ target, valid: report.valid, coversFile: report.coversFile, mismatched: report.mismatchedPages.length, adhoc: report.adhoc, hardenedRuntime: report.hardenedRuntime })
-        .toEqual({ target, valid: true, coversFile: true, mismatched: 0, adhoc: true, hardenedRuntime: false });
+      expect({
+        target,
+        valid: report.valid,
+        coversFile: report.coversFile,
+        mismatched: report.mismatchedPages.length,
+        adhoc: report.adhoc,
+        hardenedRuntime: report.hardenedRuntime,
+      }).toEqual({ target, valid: true, coversFile: true, mismatched: 0, adhoc: true, hardenedRuntime: false });
       expect(report.signatureOffset + report.signatureSize).toBe(file.length);
       expect(report.codeSlots).toBe(Math.ceil(report.signatureOffset / 4096));
     }
@@ -56,7 +62,9 @@ describe("the code signature of the darwin binaries (cross-compiled here)", () =
     const copy = join(work, "arm64-resigned");
     copyFileSync(binaries()["darwin-arm64"], copy);
     signAdhoc(copy, "a.out");
-    expect(new Bun.CryptoHasher("sha256").update(readFileSync(copy)).digest("hex")).toBe(new Bun.CryptoHasher("sha256").update(readFileSync(binaries()["darwin-arm64"])).digest("hex"));
+    expect(new Bun.CryptoHasher("sha256").update(readFileSync(copy)).digest("hex")).toBe(
+      new Bun.CryptoHasher("sha256").update(readFileSync(binaries()["darwin-arm64"])).digest("hex"),
+    );
   });
 
   test("a file that is not a Mach-O, or not signed, is refused with a reason", () => {

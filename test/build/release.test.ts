@@ -5,12 +5,30 @@
  * same variable. Stand-in binaries (small shell scripts) keep it fast.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { list as listTar } from "tar";
 import type { Server } from "bun";
-import { archiveName, fallbackReleaseTime, formulaTargets, hashFile, releaseTime, releaseUrl, writeArchive, writeFormula } from "../../scripts/build/release.ts";
+import {
+  archiveName,
+  fallbackReleaseTime,
+  formulaTargets,
+  hashFile,
+  releaseTime,
+  releaseUrl,
+  writeArchive,
+  writeFormula,
+} from "../../scripts/build/release.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-release-"));
@@ -27,9 +45,39 @@ function standIn(id: string, mtimeSeconds: number): string {
 }
 
 /** Every entry of a .tar.gz as the tar library reads it. */
-async function entriesOf(path: string): Promise<Array<{ path: string; mode: number; uid: number | null; gid: number | null; uname: string; mtime: number; type: string }>> {
-  const entries: Array<{ path: string; mode: number; uid: number | null; gid: number | null; uname: string; mtime: number; type: string }> = [];
-  await listTar({ file: path, onReadEntry: (entry) => entries.push({ path: entry.path, mode: entry.mode ?? -1, uid: entry.uid ?? null, gid: entry.gid ?? null, uname: entry.uname ?? "", mtime: entry.mtime?.getTime() ?? -1, type: entry.type }) });
+async function entriesOf(path: string): Promise<
+  Array<{
+    path: string;
+    mode: number;
+    uid: number | null;
+    gid: number | null;
+    uname: string;
+    mtime: number;
+    type: string;
+  }>
+> {
+  const entries: Array<{
+    path: string;
+    mode: number;
+    uid: number | null;
+    gid: number | null;
+    uname: string;
+    mtime: number;
+    type: string;
+  }> = [];
+  await listTar({
+    file: path,
+    onReadEntry: (entry) =>
+      entries.push({
+        path: entry.path,
+        mode: entry.mode ?? -1,
+        uid: entry.uid ?? null,
+        gid: entry.gid ?? null,
+        uname: entry.uname ?? "",
+        mtime: entry.mtime?.getTime() ?? -1,
+        type: entry.type,
+      }),
+  });
   return entries;
 }
 
@@ -57,9 +105,12 @@ describe("reproducible archives (no GNU tar)", () => {
     const dist = join(work, "dist-c");
     mkdirSync(dist, { recursive: true });
     const { path } = await writeArchive(standIn("darwin-arm64", 1_700_000_000), dist, "darwin-arm64", mtime);
-    expect(await entriesOf(path)).toEqual([{ path: "recall", mode: 0o755, uid: null, gid: null, uname: "", mtime: mtime.getTime(), type: "File" }]);
+    expect(await entriesOf(path)).toEqual([
+      { path: "recall", mode: 0o755, uid: null, gid: null, uname: "", mtime: mtime.getTime(), type: "File" },
+    ]);
     const listing = Bun.spawnSync(["tar", "-tvzf", path], { env: { ...process.env, TZ: "UTC" } });
-    if (listing.exitCode === 0) expect(listing.stdout.toString()).toMatch(/^-rwxr-xr-x 0\/0 .* 2026-11-20 08:00 recall\n$/);
+    if (listing.exitCode === 0)
+      expect(listing.stdout.toString()).toMatch(/^-rwxr-xr-x 0\/0 .* 2026-11-20 08:00 recall\n$/);
     const header = readFileSync(path).subarray(0, 10);
     expect([header[0], header[1]]).toEqual([0x1f, 0x8b]); // gzip magic (RFC 1952 §2.3.1)
     expect(header.readUInt32LE(4)).toBe(0); // MTIME: none
@@ -68,7 +119,9 @@ describe("reproducible archives (no GNU tar)", () => {
 
   test("the entry time is SOURCE_DATE_EPOCH, else the HEAD commit's time, else a fixed date", () => {
     expect(releaseTime(repo, { SOURCE_DATE_EPOCH: "1767225600" }).toISOString()).toBe("2026-01-01T00:00:00.000Z");
-    expect(() => releaseTime(repo, { SOURCE_DATE_EPOCH: "yesterday" })).toThrow("SOURCE_DATE_EPOCH must be whole seconds");
+    expect(() => releaseTime(repo, { SOURCE_DATE_EPOCH: "yesterday" })).toThrow(
+      "SOURCE_DATE_EPOCH must be whole seconds",
+    );
     const head = Number(Bun.spawnSync(["git", "log", "-1", "--format=%ct"], { cwd: repo }).stdout.toString().trim());
     expect(releaseTime(repo, {}).getTime()).toBe(head * 1000);
     expect(releaseTime(work, {})).toEqual(fallbackReleaseTime); // not a git checkout
@@ -90,7 +143,9 @@ describe("the Homebrew tap and the release URL", () => {
         const name = new URL(request.url).pathname.replace(/^\/releases\/v9\//, "");
         requested.push(name);
         const file = join(dist, name);
-        return name.includes("/") || !existsSync(file) ? new Response("not found", { status: 404 }) : new Response(Bun.file(file));
+        return name.includes("/") || !existsSync(file)
+          ? new Response("not found", { status: 404 })
+          : new Response(Bun.file(file));
       },
     });
   });
@@ -108,7 +163,10 @@ describe("the Homebrew tap and the release URL", () => {
     const formula = readFileSync(join(dist, "homebrew-recall", "Formula", "recall.rb"), "utf8");
     expect(formula).not.toContain("@@");
     expect(formula).toContain('version "9.9.9"');
-    const pairs = [...formula.matchAll(/url "([^"]+)"\s+sha256 "([0-9a-f]{64})"/g)].map((match) => ({ url: match[1]!, sha256: match[2]! }));
+    const pairs = [...formula.matchAll(/url "([^"]+)"\s+sha256 "([0-9a-f]{64})"/g)].map((match) => ({
+      url: match[1]!,
+      sha256: match[2]!,
+    }));
     expect(pairs).toHaveLength(formulaTargets.length);
     for (const { url, sha256 } of pairs) {
       const response = await fetch(url);
@@ -121,16 +179,27 @@ describe("the Homebrew tap and the release URL", () => {
   test("with an archive missing, no formula is written and the build names what is missing", () => {
     const partial = join(work, "dist-partial");
     mkdirSync(partial, { recursive: true });
-    for (const id of ["linux-x64", "darwin-arm64"]) writeFileSync(join(partial, `${archiveName(id)}.sha256`), readFileSync(join(dist, `${archiveName(id)}.sha256`)));
-    expect(writeFormula(repo, partial, "9.9.9", "https://example.test")).toEqual({ missing: ["darwin-x64", "linux-arm64"] });
+    for (const id of ["linux-x64", "darwin-arm64"])
+      writeFileSync(join(partial, `${archiveName(id)}.sha256`), readFileSync(join(dist, `${archiveName(id)}.sha256`)));
+    expect(writeFormula(repo, partial, "9.9.9", "https://example.test")).toEqual({
+      missing: ["darwin-x64", "linux-arm64"],
+    });
     expect(existsSync(join(partial, "homebrew-recall"))).toBe(false);
-    const cli = Bun.spawnSync(["bun", "scripts/build.ts", "--formula-only", "--out", partial], { cwd: repo, env: { ...process.env, RECALL_RELEASE_URL: "https://example.test/r" } });
+    const cli = Bun.spawnSync(["bun", "scripts/build.ts", "--formula-only", "--out", partial], {
+      cwd: repo,
+      env: { ...process.env, RECALL_RELEASE_URL: "https://example.test/r" },
+    });
     expect(cli.exitCode).toBe(1);
     expect(cli.stderr.toString()).toContain("no archive in");
     expect(cli.stderr.toString()).toContain("darwin-x64, linux-arm64");
-    const complete = Bun.spawnSync(["bun", "scripts/build.ts", "--formula-only", "--out", dist], { cwd: repo, env: { ...process.env, RECALL_RELEASE_URL: "https://example.test/r/" } });
+    const complete = Bun.spawnSync(["bun", "scripts/build.ts", "--formula-only", "--out", dist], {
+      cwd: repo,
+      env: { ...process.env, RECALL_RELEASE_URL: "https://example.test/r/" },
+    });
     expect(complete.exitCode).toBe(0);
-    expect(readFileSync(join(dist, "homebrew-recall", "Formula", "recall.rb"), "utf8")).toContain('url "https://example.test/r/recall-linux-x64.tar.gz"');
+    expect(readFileSync(join(dist, "homebrew-recall", "Formula", "recall.rb"), "utf8")).toContain(
+      'url "https://example.test/r/recall-linux-x64.tar.gz"',
+    );
   });
 });
 
@@ -141,18 +210,39 @@ describe("install.sh reads the same release URL", () => {
     const host = `${process.platform === "darwin" ? "darwin" : "linux"}-${process.arch === "arm64" ? "arm64" : "x64"}`;
     await writeArchive(standIn(host, 1_700_000_000), dist, host, fallbackReleaseTime);
     const seen: string[] = [];
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => {
-      const name = new URL(request.url).pathname.slice("/mirror/".length);
-      seen.push(new URL(request.url).pathname);
-      return existsSync(join(dist, name)) ? new Response(Bun.file(join(dist, name))) : new Response("no", { status: 404 });
-    } });
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        const name = new URL(request.url).pathname.slice("/mirror/".length);
+        seen.push(new URL(request.url).pathname);
+        return existsSync(join(dist, name))
+          ? new Response(Bun.file(join(dist, name)))
+          : new Response("no", { status: 404 });
+      },
+    });
     try {
       const installDir = join(work, "installed");
-      const child = Bun.spawn(["sh", join(repo, "install.sh")], { env: { PATH: "/usr/bin:/bin", HOME: work, RECALL_INSTALL_DIR: installDir, RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}/mirror/` }, stdout: "pipe", stderr: "pipe" });
+      const child = Bun.spawn(["sh", join(repo, "install.sh")], {
+        env: {
+          PATH: "/usr/bin:/bin",
+          HOME: work,
+          RECALL_INSTALL_DIR: installDir,
+          RECALL_RELEASE_URL: `http://127.0.0.1:${server.port}/mirror/`,
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       expect(await child.exited).toBe(0);
       expect(seen).toEqual([`/mirror/${archiveName(host)}`, `/mirror/${archiveName(host)}.sha256`]);
-      expect(Bun.spawnSync([join(installDir, "recall")]).stdout.toString().trim()).toBe(`recall ${host}`);
-      expect(hashFile(join(dist, archiveName(host)))).toBe(readFileSync(join(dist, `${archiveName(host)}.sha256`), "utf8").split(" ")[0]!);
+      expect(
+        Bun.spawnSync([join(installDir, "recall")])
+          .stdout.toString()
+          .trim(),
+      ).toBe(`recall ${host}`);
+      expect(hashFile(join(dist, archiveName(host)))).toBe(
+        readFileSync(join(dist, `${archiveName(host)}.sha256`), "utf8").split(" ")[0]!,
+      );
     } finally {
       server.stop(true);
     }

@@ -20,7 +20,10 @@ mkdirSync(home);
 const cursor = makeCursorUserFolder(join(work, "cursor"));
 const project = join(work, "projects", "greeter");
 mkdirSync(project, { recursive: true });
-copyFileSync(join(repo, "test/fixtures/aider/project-a/.aider.chat.history.md"), join(project, ".aider.chat.history.md"));
+copyFileSync(
+  join(repo, "test/fixtures/aider/project-a/.aider.chat.history.md"),
+  join(project, ".aider.chat.history.md"),
+);
 const claude = join(work, "claude");
 writeClaudeSession(join(claude, "-greeter", "3f0c2a4e-1111-4111-8111-000000000001.jsonl"), {
   sessionId: "3f0c2a4e-1111-4111-8111-000000000001",
@@ -29,20 +32,26 @@ writeClaudeSession(join(claude, "-greeter", "3f0c2a4e-1111-4111-8111-00000000000
 });
 
 function recall(args: string[], sources: string[]) {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(work, "recall-home") };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: home,
+    RECALL_HOME: join(work, "recall-home"),
+  };
   for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
 const sources = ["--claude-dir", claude, "--cursor-dir", cursor.user];
-const top = (stdout: string) => JSON.parse(stdout).results[0] as { session_id: string; source: string; resume_command: string; project_path: string };
+const top = (stdout: string) =>
+  JSON.parse(stdout).results[0] as { session_id: string; source: string; resume_command: string; project_path: string };
 
 describe("Cursor and Aider sessions through the CLI (issue 11)", () => {
   test("one index run reads Claude Code, Cursor, and the Aider history in the Claude session's project folder", () => {
     const result = recall(["index", "--keyword-only"], sources);
     expect(result.code).toBe(0);
-    const sessions = JSON.parse(recall(["sessions", "--json", "--limit", "50", "--no-reindex"], sources).stdout).sessions as Array<{ source: string }>;
+    const sessions = JSON.parse(recall(["sessions", "--json", "--limit", "50", "--no-reindex"], sources).stdout)
+      .sessions as Array<{ source: string }>;
     expect(new Set(sessions.map((session) => session.source))).toEqual(new Set(["claude-code", "cursor", "aider"]));
   });
 
@@ -64,16 +73,24 @@ describe("Cursor and Aider sessions through the CLI (issue 11)", () => {
   });
 
   test("Cursor's auth token never reaches the index", () => {
-    expect(JSON.parse(recall(["search", `"${secretToken}"`, "--json", "--no-reindex"], sources).stdout).results).toEqual([]);
+    expect(
+      JSON.parse(recall(["search", `"${secretToken}"`, "--json", "--no-reindex"], sources).stdout).results,
+    ).toEqual([]);
   });
 
   test("--aider-dir finds a history below a folder no session names", () => {
     const elsewhere = join(work, "elsewhere", "deep", "tool");
     mkdirSync(elsewhere, { recursive: true });
-    copyFileSync(join(repo, "test/fixtures/aider/project-a/.aider.chat.history.md"), join(elsewhere, ".aider.chat.history.md"));
+    copyFileSync(
+      join(repo, "test/fixtures/aider/project-a/.aider.chat.history.md"),
+      join(elsewhere, ".aider.chat.history.md"),
+    );
     const withDir = [...sources, "--aider-dir", join(work, "elsewhere")];
     expect(recall(["index", "--keyword-only"], withDir).code).toBe(0);
-    const found = JSON.parse(recall(["search", "rename the function greet to hello", "--json", "--no-reindex", "--source", "aider"], withDir).stdout).results as Array<{ project_path: string }>;
+    const found = JSON.parse(
+      recall(["search", "rename the function greet to hello", "--json", "--no-reindex", "--source", "aider"], withDir)
+        .stdout,
+    ).results as Array<{ project_path: string }>;
     expect([...new Set(found.map((result) => result.project_path))].sort()).toEqual([elsewhere, project].sort());
   });
 });

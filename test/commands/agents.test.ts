@@ -15,10 +15,19 @@ const work = mkdtempSync(join(tmpdir(), "recall-agents-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const home = join(work, "home");
 mkdirSync(home);
-const sources = ["--codex-dir", join(repo, "test/fixtures/codex/home"), "--gemini-dir", join(repo, "test/fixtures/gemini-cli/dot-gemini")];
+const sources = [
+  "--codex-dir",
+  join(repo, "test/fixtures/codex/home"),
+  "--gemini-dir",
+  join(repo, "test/fixtures/gemini-cli/dot-gemini"),
+];
 
 function recall(args: string[]) {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(work, "recall-home") };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: home,
+    RECALL_HOME: join(work, "recall-home"),
+  };
   for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
@@ -36,7 +45,9 @@ describe("Codex CLI and Gemini CLI sessions through the CLI (issue 11)", () => {
     const result = recall(["index", "--keyword-only"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/indexed: \d+ added/);
-    const sessions = JSON.parse(recall(["sessions", "--json", "--limit", "50"]).stdout).sessions as Array<{ source: string }>;
+    const sessions = JSON.parse(recall(["sessions", "--json", "--limit", "50"]).stdout).sessions as Array<{
+      source: string;
+    }>;
     expect(new Set(sessions.map((session) => session.source))).toEqual(new Set(["codex", "gemini-cli"]));
   });
 
@@ -58,7 +69,8 @@ describe("Codex CLI and Gemini CLI sessions through the CLI (issue 11)", () => {
   });
 
   test("--source keeps one agent; an unknown one is a usage error naming every source", () => {
-    const codexOnly = JSON.parse(recall(["search", "index", "--source", "codex", "--json", "--no-reindex"]).stdout).results as JsonResult[];
+    const codexOnly = JSON.parse(recall(["search", "index", "--source", "codex", "--json", "--no-reindex"]).stdout)
+      .results as JsonResult[];
     expect(codexOnly.length).toBeGreaterThan(0);
     expect(codexOnly.every((result) => result.source === "codex")).toBe(true);
     const bad = recall(["search", "index", "--source", "vim", "--no-reindex"]);
@@ -79,6 +91,10 @@ describe("Codex CLI and Gemini CLI sessions through the CLI (issue 11)", () => {
 
   test("nothing from the credentials file next to the chats reaches the index", () => {
     // the file's own words as one quoted phrase: a phrase has no any-term fallback, so only a copy of the file matches
-    expect(JSON.parse(recall(["search", '"credentials file: must never be listed or read"', "--json", "--no-reindex"]).stdout).results).toEqual([]);
+    expect(
+      JSON.parse(
+        recall(["search", '"credentials file: must never be listed or read"', "--json", "--no-reindex"]).stdout,
+      ).results,
+    ).toEqual([]);
   });
 });

@@ -6,7 +6,18 @@
  * HOME and RECALL_HOME are temp folders; the example history is the source.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
@@ -21,7 +32,13 @@ const fresh = (name: string) => join(work, `${name}-${++counter}`);
 
 /** The environment of a user with HOME at `home`: nothing else points recall anywhere unless `extra` says so. */
 function userEnv(home: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: home, NO_COLOR: "1", RECALL_OFFLINE: "1", ...extra };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: home,
+    NO_COLOR: "1",
+    RECALL_OFFLINE: "1",
+    ...extra,
+  };
   for (const key of [...sourceLocationVariables, "RECALL_HOME", "XDG_CACHE_HOME"]) {
     if (!(key in extra)) delete env[key];
   }
@@ -29,17 +46,22 @@ function userEnv(home: string, extra: Record<string, string> = {}): Record<strin
 }
 
 function recall(args: string[], env: Record<string, string | undefined>, umask?: string) {
-  const command = umask ? ["sh", "-c", `umask ${umask}; exec "$0" "$@"`, bun, "src/cli.ts", ...args] : [bun, "src/cli.ts", ...args];
+  const command = umask
+    ? ["sh", "-c", `umask ${umask}; exec "$0" "$@"`, bun, "src/cli.ts", ...args]
+    : [bun, "src/cli.ts", ...args];
   const result = Bun.spawnSync(command, { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
 /** Every entry below `dir` with its permission bits. */
 function modes(dir: string): Array<[string, string, number]> {
-  return readdirSync(dir, { recursive: true }).map(String).sort().map((name) => {
-    const stat = lstatSync(join(dir, name));
-    return [name, stat.isDirectory() ? "dir" : "file", stat.mode & 0o777] as [string, string, number];
-  });
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .sort()
+    .map((name) => {
+      const stat = lstatSync(join(dir, name));
+      return [name, stat.isDirectory() ? "dir" : "file", stat.mode & 0o777] as [string, string, number];
+    });
 }
 
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at .*:\d+/);
@@ -51,11 +73,15 @@ describe("issue 9: where the archive lives and who can read it", () => {
     const result = recall(["index", ...sources], userEnv(home), "000");
     expect(result.code).toBe(0);
     const data = join(home, ".local", "share", "recall");
-    for (const dir of [join(home, ".local"), join(home, ".local", "share"), data]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const dir of [join(home, ".local"), join(home, ".local", "share"), data])
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
     const entries = modes(data);
     expect(entries.map(([name]) => name)).toContain("index.sqlite");
-    expect(entries.some(([name]) => name.startsWith("snapshots/snapshot-") && name.endsWith("index.sqlite"))).toBe(true);
-    for (const [name, kind, mode] of entries) expect(`${name} ${mode.toString(8)}`).toBe(`${name} ${kind === "dir" ? "700" : "600"}`);
+    expect(entries.some(([name]) => name.startsWith("snapshots/snapshot-") && name.endsWith("index.sqlite"))).toBe(
+      true,
+    );
+    for (const [name, kind, mode] of entries)
+      expect(`${name} ${mode.toString(8)}`).toBe(`${name} ${kind === "dir" ? "700" : "600"}`);
     expect(existsSync(join(home, ".cache", "recall", "index.sqlite"))).toBe(false);
   }, 60_000);
 
@@ -66,7 +92,9 @@ describe("issue 9: where the archive lives and who can read it", () => {
     for (const command of [["search", "docker"], ["index"], ["status"]]) {
       const result = recall([...command, ...sources], userEnv(work, { RECALL_HOME: file }));
       expect(result.code).toBe(1);
-      expect(result.stderr).toStartWith(`recall: cannot use ${file} as recall's folder: it is a file, not a folder\nhint: `);
+      expect(result.stderr).toStartWith(
+        `recall: cannot use ${file} as recall's folder: it is a file, not a folder\nhint: `,
+      );
       noStack(result.stderr);
     }
     const json = recall(["search", "docker", "--json", ...sources], userEnv(work, { RECALL_HOME: file }));
@@ -85,7 +113,10 @@ describe("issue 9: where the archive lives and who can read it", () => {
     expect(statSync(shared).mode & 0o777).toBe(0o755);
     expect(statSync(join(shared, "index.sqlite")).mode & 0o777).toBe(0o600);
     const doctor = recall(["doctor", "--json", ...sources], userEnv(work, { RECALL_HOME: shared }));
-    expect(JSON.parse(doctor.stdout).checks.find((check: { id: string }) => check.id === "folders")).toMatchObject({ status: "warn", fix: `chmod 700 ${shared} (or point RECALL_HOME at a private folder)` });
+    expect(JSON.parse(doctor.stdout).checks.find((check: { id: string }) => check.id === "folders")).toMatchObject({
+      status: "warn",
+      fix: `chmod 700 ${shared} (or point RECALL_HOME at a private folder)`,
+    });
   }, 60_000);
 });
 
@@ -99,8 +130,17 @@ describe("issue 9: the one-time move out of ~/.cache/recall", () => {
     writeFileSync(join(cache, ".env"), "EMBEDDINGS_API_KEY=sk-moved\n");
     const runs = await Promise.all(
       Array.from({ length: 4 }, async () => {
-        const child = Bun.spawn([bun, "src/cli.ts", "search", "postgres", "--json", "--no-reindex", ...sources], { cwd: repo, env: userEnv(home), stdout: "pipe", stderr: "pipe" });
-        const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+        const child = Bun.spawn([bun, "src/cli.ts", "search", "postgres", "--json", "--no-reindex", ...sources], {
+          cwd: repo,
+          env: userEnv(home),
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [stdout, stderr, code] = await Promise.all([
+          new Response(child.stdout).text(),
+          new Response(child.stderr).text(),
+          child.exited,
+        ]);
         return { stdout, stderr, code };
       }),
     );
@@ -136,7 +176,10 @@ describe("issue 9: a damaged index through the CLI", () => {
     const before = readFileSync(join(home, "index.sqlite"));
     const search = recall(["search", "postgres", "--json", ...sources], env);
     expect(search.code).toBe(1);
-    expect(JSON.parse(search.stderr).error).toMatchObject({ code: "INDEX_CORRUPT", hint: expect.stringContaining("recall doctor --restore-snapshot") });
+    expect(JSON.parse(search.stderr).error).toMatchObject({
+      code: "INDEX_CORRUPT",
+      hint: expect.stringContaining("recall doctor --restore-snapshot"),
+    });
     const index = recall(["index", ...sources], env);
     expect(index.code).toBe(1);
     expect(index.stderr).toStartWith(`recall: the index at ${join(home, "index.sqlite")} is damaged (`);
@@ -167,7 +210,9 @@ describe("issue 9: a damaged index through the CLI", () => {
     const env = userEnv(work, { RECALL_HOME: home });
     const rebuild = recall(["index", "--full", ...sources], env);
     expect(rebuild.code).toBe(0);
-    expect(rebuild.stderr).toMatch(/is damaged \(.*\); kept it as .*index\.sqlite\.damaged-.* and rebuilding from the sources on disk/);
+    expect(rebuild.stderr).toMatch(
+      /is damaged \(.*\); kept it as .*index\.sqlite\.damaged-.* and rebuilding from the sources on disk/,
+    );
     expect(readdirSync(home).filter((name) => name.startsWith("index.sqlite.damaged-"))).toHaveLength(1);
     expect(recall(["search", "postgres", "--json", ...sources], env).code).toBe(0);
   }, 60_000);

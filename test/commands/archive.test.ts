@@ -5,7 +5,18 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
@@ -23,18 +34,50 @@ function writeSources(root: string): void {
     cwd: "/home/dev/zoo",
     title: "Capybara enclosure",
     turns: [
-      { prompt: "why is the capybara pool cold", response: "The heater relay tripped.", tools: [{ name: "Bash", input: { command: "journalctl -u heater" }, output: Array.from({ length: 60 }, (_, i) => `relay log ${i}`).join("\n") }] },
+      {
+        prompt: "why is the capybara pool cold",
+        response: "The heater relay tripped.",
+        tools: [
+          {
+            name: "Bash",
+            input: { command: "journalctl -u heater" },
+            output: Array.from({ length: 60 }, (_, i) => `relay log ${i}`).join("\n"),
+          },
+        ],
+      },
       { prompt: "reset the relay", response: "Reset; the pool warms up." },
     ],
   });
-  writeClaudeSession(join(root, "-home-dev-zoo", `${keptId}.jsonl`), { sessionId: keptId, cwd: "/home/dev/zoo", turns: [{ prompt: "order flamingo food", response: "Ordered." }] });
+  writeClaudeSession(join(root, "-home-dev-zoo", `${keptId}.jsonl`), {
+    sessionId: keptId,
+    cwd: "/home/dev/zoo",
+    turns: [{ prompt: "order flamingo food", response: "Ordered." }],
+  });
 }
 
 /** Run the CLI; `prefix` runs it through another program (sh for a umask, setpriv to drop root). */
 function recall(args: string[], home: string, options: { prefix?: string[]; env?: Record<string, string> } = {}) {
-  const env: Record<string, string | undefined> = { ...process.env, RECALL_HOME: join(home, "recall"), HOME: home, NO_COLOR: "1", ...options.env };
-  for (const key of ["XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_MODEL"]) delete env[key];
-  const result = Bun.spawnSync([...(options.prefix ?? []), process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    RECALL_HOME: join(home, "recall"),
+    HOME: home,
+    NO_COLOR: "1",
+    ...options.env,
+  };
+  for (const key of [
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "RECALL_CLAUDE_DIRS",
+    "RECALL_OPENCODE_DIRS",
+    "RECALL_MODEL",
+  ])
+    delete env[key];
+  const result = Bun.spawnSync([...(options.prefix ?? []), process.execPath, "src/cli.ts", ...args], {
+    cwd: repo,
+    env,
+  });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
@@ -60,31 +103,61 @@ describe("recall keeps sessions whose source is deleted (issue 9)", () => {
     const session = JSON.parse(found.stdout).results[0];
     expect(session).toMatchObject({ session_id: deletedId, source_status: "deleted" });
     expect(session.last_seen_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    expect(recall(["search", "capybara pool", ...sources], home).stdout).toContain(`(source deleted, last seen ${session.last_seen_at.slice(0, 10)})`);
+    expect(recall(["search", "capybara pool", ...sources], home).stdout).toContain(
+      `(source deleted, last seen ${session.last_seen_at.slice(0, 10)})`,
+    );
     const listed = JSON.parse(recall(["sessions", "--json", ...sources], home).stdout).sessions;
-    expect(listed.map((s: { session_id: string; source_status: string }) => [s.session_id, s.source_status]).sort()).toEqual([[deletedId, "deleted"], [keptId, "present"]]);
-    expect(JSON.parse(recall(["status", "--json", ...sources], home).stdout)).toMatchObject({ sessions: 2, deleted_sessions: 1 });
-    const turns = JSON.parse(recall(["search", "heater relay", "--depth", "2", "--session", deletedId, "--json", ...sources], home).stdout);
+    expect(
+      listed.map((s: { session_id: string; source_status: string }) => [s.session_id, s.source_status]).sort(),
+    ).toEqual([
+      [deletedId, "deleted"],
+      [keptId, "present"],
+    ]);
+    expect(JSON.parse(recall(["status", "--json", ...sources], home).stdout)).toMatchObject({
+      sessions: 2,
+      deleted_sessions: 1,
+    });
+    const turns = JSON.parse(
+      recall(["search", "heater relay", "--depth", "2", "--session", deletedId, "--json", ...sources], home).stdout,
+    );
     expect(turns.results[0]).toMatchObject({ session_id: deletedId, turn: 1, source_status: "deleted" });
 
     const shown = recall(["show", `${deletedId}:1`, "--json", ...sources], home);
     expect(shown.code).toBe(0);
     const view = JSON.parse(shown.stdout);
-    expect(view).toMatchObject({ from_archive: true, session: { session_id: deletedId, source_status: "deleted", title: "Capybara enclosure" } });
+    expect(view).toMatchObject({
+      from_archive: true,
+      session: { session_id: deletedId, source_status: "deleted", title: "Capybara enclosure" },
+    });
     const output: string = view.turns[0].tool_calls[0].output;
     expect(output.split("\n")).toHaveLength(41);
     expect(output).toContain("recall archived the first 40 lines / 4 KB of this output: 60 lines");
     expect(shown.stderr).toContain("shown from recall's archive (source deleted");
-    expect(recall(["show", deletedId, ...sources], home).stdout).toContain("shown from recall's archive (source deleted, last seen");
-    expect(recall(["show", deletedId, "--no-redact", ...sources], home).stdout).toContain("> why is the capybara pool cold");
+    expect(recall(["show", deletedId, ...sources], home).stdout).toContain(
+      "shown from recall's archive (source deleted, last seen",
+    );
+    expect(recall(["show", deletedId, "--no-redact", ...sources], home).stdout).toContain(
+      "> why is the capybara pool cold",
+    );
 
     const jsonl = recall(["export", ...sources], home);
     expect(jsonl.code).toBe(0);
-    const exported = jsonl.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
-    expect(exported.map((entry) => [entry.session.session_id, entry.from_archive])).toEqual([[deletedId, true], [keptId, false]]);
-    expect(exported[0].turns.map((turn: { prompt: string }) => turn.prompt)).toEqual(["why is the capybara pool cold", "reset the relay"]);
+    const exported = jsonl.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(exported.map((entry) => [entry.session.session_id, entry.from_archive])).toEqual([
+      [deletedId, true],
+      [keptId, false],
+    ]);
+    expect(exported[0].turns.map((turn: { prompt: string }) => turn.prompt)).toEqual([
+      "why is the capybara pool cold",
+      "reset the relay",
+    ]);
     const file = join(home, "archive.md");
-    const markdown = recall(["export", "--format", "markdown", "--output", file, ...sources], home, { prefix: ["sh", "-c", 'umask 000; exec "$@"', "sh"] });
+    const markdown = recall(["export", "--format", "markdown", "--output", file, ...sources], home, {
+      prefix: ["sh", "-c", 'umask 000; exec "$@"', "sh"],
+    });
     expect(markdown.code).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, "utf8");
@@ -102,10 +175,26 @@ describe("recall keeps sessions whose source is deleted (issue 9)", () => {
 
 /** Run the CLI without blocking this process (the stand-in embedding server below answers from it). */
 async function recallAsync(args: string[], home: string, env: Record<string, string>) {
-  const merged: Record<string, string | undefined> = { ...process.env, RECALL_HOME: join(home, "recall"), HOME: home, NO_COLOR: "1", ...env };
-  for (const key of ["RECALL_OFFLINE", "RECALL_MODEL", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"]) delete merged[key];
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], { cwd: repo, env: merged, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const merged: Record<string, string | undefined> = {
+    ...process.env,
+    RECALL_HOME: join(home, "recall"),
+    HOME: home,
+    NO_COLOR: "1",
+    ...env,
+  };
+  for (const key of ["RECALL_OFFLINE", "RECALL_MODEL", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"])
+    delete merged[key];
+  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
+    cwd: repo,
+    env: merged,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -144,7 +233,9 @@ function storedVectorIds(dir: string): number[] {
 
 /** Every file below `dir`, recursively. */
 function filesBelow(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesBelow(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesBelow(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 describe("recall forget (issue 9)", () => {
@@ -172,7 +263,9 @@ describe("recall forget (issue 9)", () => {
       const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
       const ids = db
         // Embedded chunks only: a document with nothing to embed has a skipped chunk and no vector (issue 12).
-        .query<{ id: number }, [string]>("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid WHERE s.session_id = ? AND c.status = 1")
+        .query<{ id: number }, [string]>(
+          "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid WHERE s.session_id = ? AND c.status = 1",
+        )
         .all(sessionId)
         .map((row) => row.id);
       db.close();
@@ -188,7 +281,11 @@ describe("recall forget (issue 9)", () => {
 
     const dryRun = recall(["forget", deletedId, "--dry-run", "--json", ...sources], home);
     expect(dryRun.code).toBe(0);
-    expect(JSON.parse(dryRun.stdout)).toMatchObject({ dry_run: true, forgotten: [{ session_id: deletedId }], documents: 0 });
+    expect(JSON.parse(dryRun.stdout)).toMatchObject({
+      dry_run: true,
+      forgotten: [{ session_id: deletedId }],
+      documents: 0,
+    });
     expect(chunkIds(deletedId)).toEqual(forgottenChunks); // --dry-run changed nothing
 
     const result = recall(["forget", deletedId, "--json", ...sources], home);
@@ -200,13 +297,25 @@ describe("recall forget (issue 9)", () => {
     expect(occurrences()).toEqual([]);
     // No vector file anywhere (snapshots included) keeps a forgotten row; the live store holds exactly the rest.
     expect(storedVectorIds(recallHome).filter((id) => forgottenChunks.includes(id))).toEqual([]);
-    expect(storedVectorIds(join(recallHome, "vectors")).sort((a, b) => a - b)).toEqual(keptChunks.sort((a, b) => a - b));
-    expect(JSON.parse(recall(["search", "capybara", "--json", "--keyword-only", ...sources], home).stdout).results).toEqual([]);
+    expect(storedVectorIds(join(recallHome, "vectors")).sort((a, b) => a - b)).toEqual(
+      keptChunks.sort((a, b) => a - b),
+    );
+    expect(
+      JSON.parse(recall(["search", "capybara", "--json", "--keyword-only", ...sources], home).stdout).results,
+    ).toEqual([]);
 
     // The source still holds it and changes: the next index run must not add it back.
-    writeClaudeSession(join(root, "-home-dev-zoo", `${deletedId}.jsonl`), { sessionId: deletedId, cwd: "/home/dev/zoo", turns: [{ prompt: "capybara again", response: "ok" }] });
+    writeClaudeSession(join(root, "-home-dev-zoo", `${deletedId}.jsonl`), {
+      sessionId: deletedId,
+      cwd: "/home/dev/zoo",
+      turns: [{ prompt: "capybara again", response: "ok" }],
+    });
     expect(recall(["index", ...sources, "--keyword-only"], home).code).toBe(0);
-    expect(JSON.parse(recall(["sessions", "--json", ...sources], home).stdout).sessions.map((s: { session_id: string }) => s.session_id)).toEqual([keptId]);
+    expect(
+      JSON.parse(recall(["sessions", "--json", ...sources], home).stdout).sessions.map(
+        (s: { session_id: string }) => s.session_id,
+      ),
+    ).toEqual([keptId]);
     const status = JSON.parse(recall(["status", "--json", ...sources], home).stdout);
     expect(status).toMatchObject({ sessions: 1, forgotten_sessions: 1 });
 
@@ -241,6 +350,9 @@ describe.skipIf(asRoot && !hasSetpriv)("an unreadable session file (issue 9; nee
     chmodSync(path, 0o644);
     const second = recall(["index", "--json", "--keyword-only", ...sources], home, { prefix: unprivileged });
     expect(JSON.parse(second.stdout)).toMatchObject({ added: 1, unreadable: 0, degraded: false });
-    expect(JSON.parse(recall(["sessions", "--json", "--no-reindex", ...sources], home, { prefix: unprivileged }).stdout).sessions).toHaveLength(2);
+    expect(
+      JSON.parse(recall(["sessions", "--json", "--no-reindex", ...sources], home, { prefix: unprivileged }).stdout)
+        .sessions,
+    ).toHaveLength(2);
   });
 });

@@ -12,7 +12,12 @@ const emptyHome = join(work, "home");
 mkdirSync(emptyHome);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+const examples = [
+  "--claude-dir",
+  join(repo, "examples/claude-code"),
+  "--opencode-dir",
+  join(repo, "examples/opencode"),
+];
 
 /** The test's environment without anything that points at real history (unset, not empty: Bun reads an empty XDG_CACHE_HOME as the cwd). */
 function userEnv(overrides: Record<string, string>): Record<string, string | undefined> {
@@ -43,7 +48,10 @@ describe("recall CLI", () => {
   test("a folder named by a flag that does not exist fails with its path, for index and search, and indexes nothing (issue 15)", () => {
     const home = join(work, "typo-home");
     for (const command of [["index"], ["search", "docker"]]) {
-      const result = recall([...command, "--claude-dir", "~/.claude/projectz", "--opencode-dir", join(work, "none")], { home, recallHome: join(work, "recall-typo") });
+      const result = recall([...command, "--claude-dir", "~/.claude/projectz", "--opencode-dir", join(work, "none")], {
+        home,
+        recallHome: join(work, "recall-typo"),
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain("--claude-dir ~/.claude/projectz: no such folder");
       expect(result.stderr).toContain("check the path for a typo");
@@ -53,7 +61,14 @@ describe("recall CLI", () => {
   });
 
   test("usage errors exit 2 with a one-line reason and no stack trace", () => {
-    for (const args of [["search", "   ", ...examples], ["search", "x", "--depth", "3"], ["search", "x", "--bogus"], ["serch", "x"], ["search", "x", "--since", "yesterday-ish", ...examples], ["search", "x", "--session", "abc"]]) {
+    for (const args of [
+      ["search", "   ", ...examples],
+      ["search", "x", "--depth", "3"],
+      ["search", "x", "--bogus"],
+      ["serch", "x"],
+      ["search", "x", "--since", "yesterday-ish", ...examples],
+      ["search", "x", "--session", "abc"],
+    ]) {
       const result = recall(args);
       expect(result.code).toBe(2);
       expect(result.stderr).not.toMatch(/\n\s+at .*:\d+/);
@@ -63,10 +78,25 @@ describe("recall CLI", () => {
 
   test("under --json every error is the documented JSON object: cmd-ts' usage errors and a RECALL_HOME below a file too (issue 15)", () => {
     const cases: Array<{ args: string[]; code: number; errorCode: string; message: string }> = [
-      { args: ["search", "x", "--json", "--bogus", ...examples], code: 2, errorCode: "USAGE", message: "unknown arguments: --bogus" },
+      {
+        args: ["search", "x", "--json", "--bogus", ...examples],
+        code: 2,
+        errorCode: "USAGE",
+        message: "unknown arguments: --bogus",
+      },
       { args: ["serch", "x", "--json"], code: 2, errorCode: "USAGE", message: "not a valid subcommand name: serch" },
-      { args: ["search", "--json", "--limit", "lots"], code: 2, errorCode: "USAGE", message: "not a number: --limit lots; no value provided for query" },
-      { args: ["sessions", "--json", "--since", "2026-02-30", ...examples], code: 2, errorCode: "USAGE", message: "2026-02-30" },
+      {
+        args: ["search", "--json", "--limit", "lots"],
+        code: 2,
+        errorCode: "USAGE",
+        message: "not a number: --limit lots; no value provided for query",
+      },
+      {
+        args: ["sessions", "--json", "--since", "2026-02-30", ...examples],
+        code: 2,
+        errorCode: "USAGE",
+        message: "2026-02-30",
+      },
     ];
     for (const { args, code, errorCode, message } of cases) {
       const result = recall(args);
@@ -94,10 +124,20 @@ describe("recall CLI", () => {
     const result = recall(["search", "containers cannot reach postgres on the host", "--json", ...examples]);
     expect(result.code).toBe(0);
     const response = JSON.parse(result.stdout);
-    expect(response).toMatchObject({ version: 1, level: "session", mode: "keyword", searched: { sessions: 12, projects: 6, sources: ["claude-code", "opencode"] } });
+    expect(response).toMatchObject({
+      version: 1,
+      level: "session",
+      mode: "keyword",
+      searched: { sessions: 12, projects: 6, sources: ["claude-code", "opencode"] },
+    });
     const first = response.results[0];
     expect(first.session_id).toBe("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
-    expect(first).toMatchObject({ source: "claude-code", project: "platform-deploy", project_path: "/home/dev/infra/platform-deploy", turns: 4 });
+    expect(first).toMatchObject({
+      source: "claude-code",
+      project: "platform-deploy",
+      project_path: "/home/dev/infra/platform-deploy",
+      turns: 4,
+    });
     expect(first.started_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(first.score).toBeGreaterThan(0);
     expect(first.score).toBeLessThanOrEqual(1);
@@ -109,7 +149,16 @@ describe("recall CLI", () => {
   });
 
   test("level 2 inside one session by id prefix returns turns with the whole prompt and a show command", () => {
-    const result = recall(["search", "curl 172.17.0.1", "--depth", "2", "--session", "23d3db6a", "--json", ...examples]);
+    const result = recall([
+      "search",
+      "curl 172.17.0.1",
+      "--depth",
+      "2",
+      "--session",
+      "23d3db6a",
+      "--json",
+      ...examples,
+    ]);
     expect(result.code).toBe(0);
     const response = JSON.parse(result.stdout);
     expect(response.level).toBe("turn");
@@ -124,7 +173,9 @@ describe("recall CLI", () => {
     const result = recall(["search", "flaky login test timezone", ...examples]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Searched 12 sessions across 6 projects \(claude-code, opencode\)/);
-    expect(result.stdout).toMatch(/\[\d\.\d\d\] \[claude-code\] session=f7dd9101-a59 project=shop-web date=2026-02-\d\d turns=4/);
+    expect(result.stdout).toMatch(
+      /\[\d\.\d\d\] \[claude-code\] session=f7dd9101-a59 project=shop-web date=2026-02-\d\d turns=4/,
+    );
     // The preview is cut from the best turn around the most query words, with those words marked.
     expect(result.stdout).toMatch(/\[(flaky|login|test|timezones?)\]/);
     expect(result.stdout).toContain("→ drill deeper: recall search");
@@ -150,15 +201,23 @@ describe("recall CLI", () => {
     const root = join(work, "ambiguous");
     for (const suffix of ["1111", "2222"]) {
       const id = `abcdef12-0000-4000-8000-00000000${suffix}`;
-      writeClaudeSession(join(root, "-x", `${id}.jsonl`), { sessionId: id, cwd: "/x", turns: [{ prompt: `hello ${suffix}`, response: "hi" }] });
+      writeClaudeSession(join(root, "-x", `${id}.jsonl`), {
+        sessionId: id,
+        cwd: "/x",
+        turns: [{ prompt: `hello ${suffix}`, response: "hi" }],
+      });
     }
-    const ambiguous = recall(["show", "abcdef12", "--claude-dir", root, "--opencode-dir", join(work, "none")], { recallHome: join(work, "recall-ambiguous") });
+    const ambiguous = recall(["show", "abcdef12", "--claude-dir", root, "--opencode-dir", join(work, "none")], {
+      recallHome: join(work, "recall-ambiguous"),
+    });
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain("abcdef12 matches 2 sessions");
     expect(ambiguous.stderr).toContain("abcdef12-0000-4000-8000-000000001111");
     expect(ambiguous.stderr).toContain("abcdef12-0000-4000-8000-000000002222");
     // Issue 15: any unique prefix is enough; a short one that matches several is called too short.
-    const short = recall(["show", "abcd", "--claude-dir", root, "--opencode-dir", join(work, "none")], { recallHome: join(work, "recall-ambiguous") });
+    const short = recall(["show", "abcd", "--claude-dir", root, "--opencode-dir", join(work, "none")], {
+      recallHome: join(work, "recall-ambiguous"),
+    });
     expect(short.code).toBe(1);
     expect(short.stderr).toContain("the prefix abcd is too short: it matches 2 sessions");
     const unique = recall(["show", "23d3", ...examples]);
@@ -179,7 +238,19 @@ describe("recall CLI", () => {
     expect([...ended].sort((a, b) => b - a)).toEqual(ended);
     for (const session of sessions) {
       expect(session.session_id).toMatch(/^ses_/);
-      expect(Object.keys(session)).toEqual(expect.arrayContaining(["session_id", "source", "project", "project_path", "title", "started_at", "ended_at", "turns", "parent_session_id"]));
+      expect(Object.keys(session)).toEqual(
+        expect.arrayContaining([
+          "session_id",
+          "source",
+          "project",
+          "project_path",
+          "title",
+          "started_at",
+          "ended_at",
+          "turns",
+          "parent_session_id",
+        ]),
+      );
     }
   });
 

@@ -7,7 +7,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { checkFolders, runDoctor, renderDoctorJson, renderDoctorText, readCleanupPeriodDays, type CheckResult } from "../../src/doctor/index.ts";
+import {
+  checkFolders,
+  runDoctor,
+  renderDoctorJson,
+  renderDoctorText,
+  readCleanupPeriodDays,
+  type CheckResult,
+} from "../../src/doctor/index.ts";
 import { openEmbedder } from "../../src/embed/index.ts";
 import { runIndex } from "../../src/index/index.ts";
 import { pathsUnder, resolveRecallPaths } from "../../src/index/home.ts";
@@ -16,7 +23,10 @@ import { getTestModelPath } from "../helpers/models.ts";
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-doctor-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const roots = { "claude-code": [join(repo, "examples", "claude-code")], opencode: [join(repo, "examples", "opencode")] };
+const roots = {
+  "claude-code": [join(repo, "examples", "claude-code")],
+  opencode: [join(repo, "examples", "opencode")],
+};
 const offlineEnv = { RECALL_OFFLINE: "1" };
 
 function byId(results: CheckResult[]): Record<string, CheckResult> {
@@ -31,7 +41,9 @@ async function indexedHome(name: string, sourceRoots = roots): Promise<string> {
 
 describe("recall doctor checks", () => {
   test("before any index: sources OK, index WARN with `recall index` as the fix, no vectors line", async () => {
-    const results = byId(await runDoctor({ recallHome: join(work, "empty"), roots, env: offlineEnv, home: join(work, "nohome") }));
+    const results = byId(
+      await runDoctor({ recallHome: join(work, "empty"), roots, env: offlineEnv, home: join(work, "nohome") }),
+    );
     expect(results.sources?.status).toBe("ok");
     expect(results.sources?.message).toContain("claude-code: 9 file(s)");
     expect(results.index).toMatchObject({ status: "warn", fix: "run `recall index`" });
@@ -48,15 +60,29 @@ describe("recall doctor checks", () => {
     expect(checks.vectors?.message).toContain("dot product: simsimd");
     const json = JSON.parse(renderDoctorJson(results));
     expect(json.ok).toBe(true);
-    expect(json.checks.map((check: { id: string }) => check.id)).toEqual(["sources", "folders", "index", "snapshot", "vectors", "model", "cleanup"]);
+    expect(json.checks.map((check: { id: string }) => check.id)).toEqual([
+      "sources",
+      "folders",
+      "index",
+      "snapshot",
+      "vectors",
+      "model",
+      "cleanup",
+    ]);
     expect(renderDoctorText(results)).toMatch(/^OK {3}sources/m);
   }, 60_000);
 
   test("vectors: embedded chunks match the segment files, and deleting the files turns the check to WARN with a re-embed fix", async () => {
     const recallHome = join(work, "with-vectors");
     const modelFlag = getTestModelPath();
-    await runIndex({ recallHome, roots, openEmbedder: () => openEmbedder({ env: offlineEnv, home: recallHome, modelFlag }) });
-    const healthy = byId(await runDoctor({ recallHome, roots, env: offlineEnv, home: join(work, "nohome"), modelFlag }));
+    await runIndex({
+      recallHome,
+      roots,
+      openEmbedder: () => openEmbedder({ env: offlineEnv, home: recallHome, modelFlag }),
+    });
+    const healthy = byId(
+      await runDoctor({ recallHome, roots, env: offlineEnv, home: join(work, "nohome"), modelFlag }),
+    );
     expect(healthy.vectors?.status).toBe("ok");
     const embedded = /turn: (\d+) embedded, (\d+) stored/.exec(healthy.vectors!.message);
     expect(Number(embedded?.[1])).toBeGreaterThan(0);
@@ -79,9 +105,22 @@ describe("recall doctor checks", () => {
     const checks = byId(await runDoctor({ recallHome, roots, env: offlineEnv, home: join(work, "nohome") }));
     expect(checks.index?.status).toBe("fail");
     expect(checks.index?.fix).toContain("recall index --full");
-    const cli = Bun.spawnSync(["bun", "src/cli.ts", "doctor", "--json", "--claude-dir", roots["claude-code"][0]!, "--opencode-dir", roots.opencode[0]!], {
-      cwd: repo, env: { ...process.env, RECALL_HOME: recallHome, HOME: join(work, "nohome") },
-    });
+    const cli = Bun.spawnSync(
+      [
+        "bun",
+        "src/cli.ts",
+        "doctor",
+        "--json",
+        "--claude-dir",
+        roots["claude-code"][0]!,
+        "--opencode-dir",
+        roots.opencode[0]!,
+      ],
+      {
+        cwd: repo,
+        env: { ...process.env, RECALL_HOME: recallHome, HOME: join(work, "nohome") },
+      },
+    );
     expect(cli.exitCode).toBe(1);
     expect(JSON.parse(cli.stdout.toString()).ok).toBe(false);
     expect(JSON.parse(cli.stderr.toString()).error.code).toBe("INDEX_CORRUPT");
@@ -89,13 +128,32 @@ describe("recall doctor checks", () => {
 
   test("a model path that does not exist FAILs; a generated model is read from its header, and loaded with --check-model", async () => {
     const home = join(work, "nohome");
-    const missing = byId(await runDoctor({ recallHome: join(work, "m1"), roots, env: offlineEnv, home, modelFlag: join(work, "nope.gguf") }));
+    const missing = byId(
+      await runDoctor({
+        recallHome: join(work, "m1"),
+        roots,
+        env: offlineEnv,
+        home,
+        modelFlag: join(work, "nope.gguf"),
+      }),
+    );
     expect(missing.model).toMatchObject({ status: "fail", errorCode: "MODEL_MISSING" });
-    const header = byId(await runDoctor({ recallHome: join(work, "m1"), roots, env: offlineEnv, home, modelFlag: getTestModelPath() }));
+    const header = byId(
+      await runDoctor({ recallHome: join(work, "m1"), roots, env: offlineEnv, home, modelFlag: getTestModelPath() }),
+    );
     expect(header.model?.status).toBe("ok");
     expect(header.model?.message).toContain("64 dims, mean pooling");
     expect(header.model?.message).toContain("not loaded");
-    const loaded = byId(await runDoctor({ recallHome: join(work, "m1"), roots, env: offlineEnv, home, modelFlag: getTestModelPath(), loadModel: true }));
+    const loaded = byId(
+      await runDoctor({
+        recallHome: join(work, "m1"),
+        roots,
+        env: offlineEnv,
+        home,
+        modelFlag: getTestModelPath(),
+        loadModel: true,
+      }),
+    );
     expect(loaded.model?.message).toMatch(/embedded a probe \(64 dims\)/);
   }, 60_000);
 
@@ -107,7 +165,9 @@ describe("recall doctor checks", () => {
       port: 0,
       fetch() {
         requests++;
-        return fail ? new Response("boom", { status: 500 }) : Response.json({ data: [{ index: 0, embedding: [0.6, 0.8, 0] }] });
+        return fail
+          ? new Response("boom", { status: 500 })
+          : Response.json({ data: [{ index: 0, embedding: [0.6, 0.8, 0] }] });
       },
     });
     try {
@@ -120,7 +180,14 @@ describe("recall doctor checks", () => {
       expect(failed.endpoint).toMatchObject({ status: "fail", errorCode: "ENDPOINT_UNREACHABLE" });
       expect(failed.endpoint?.message).toContain("HTTP 500");
       expect(requests).toBe(2);
-      const offline = byId(await runDoctor({ recallHome: join(work, "e1"), roots, env: { ...env, RECALL_OFFLINE: "1" }, home: join(work, "nohome") }));
+      const offline = byId(
+        await runDoctor({
+          recallHome: join(work, "e1"),
+          roots,
+          env: { ...env, RECALL_OFFLINE: "1" },
+          home: join(work, "nohome"),
+        }),
+      );
       expect(offline.endpoint?.status).toBe("warn");
       expect(requests).toBe(2);
     } finally {
@@ -136,8 +203,14 @@ describe("the Claude Code cleanup-period warning", () => {
     writeFileSync(join(dir, "a.json"), '{"cleanupPeriodDays": 7}');
     writeFileSync(join(dir, "bad.json"), "{not json");
     writeFileSync(join(dir, "none.json"), '{"theme": "dark"}');
-    expect(readCleanupPeriodDays([join(dir, "bad.json"), join(dir, "a.json")])).toEqual({ days: 7, from: join(dir, "a.json") });
-    expect(readCleanupPeriodDays([join(dir, "none.json"), join(dir, "missing.json")])).toEqual({ days: 30, from: undefined });
+    expect(readCleanupPeriodDays([join(dir, "bad.json"), join(dir, "a.json")])).toEqual({
+      days: 7,
+      from: join(dir, "a.json"),
+    });
+    expect(readCleanupPeriodDays([join(dir, "none.json"), join(dir, "missing.json")])).toEqual({
+      days: 30,
+      from: undefined,
+    });
   });
 
   test("warns with the days left when history older than the period is not indexed, and is OK once it is", async () => {
@@ -167,7 +240,12 @@ describe("doctor's folders check (issue 15)", () => {
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   test("a .env others can read WARNs with chmod 600; once it is 0600 the folders are OK", () => {
-    const paths = resolveRecallPaths({ HOME: base, XDG_CONFIG_HOME: join(base, "config"), XDG_DATA_HOME: join(base, "data"), XDG_CACHE_HOME: join(base, "cache") });
+    const paths = resolveRecallPaths({
+      HOME: base,
+      XDG_CONFIG_HOME: join(base, "config"),
+      XDG_DATA_HOME: join(base, "data"),
+      XDG_CACHE_HOME: join(base, "cache"),
+    });
     for (const dir of [paths.data, paths.config, paths.cache]) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const dotEnv = join(paths.config, ".env");
     writeFileSync(dotEnv, "EMBEDDINGS_API_KEY=sk-test\n", { mode: 0o644 });
@@ -185,6 +263,8 @@ describe("doctor's folders check (issue 15)", () => {
     writeFileSync(file, "x");
     const result = checkFolders(pathsUnder(join(file, "recall")));
     expect(result.status).toBe("fail");
-    expect(result.message).toBe(`cannot use ${join(file, "recall")} as recall's folder: a file is in the way on its path (${file})`);
+    expect(result.message).toBe(
+      `cannot use ${join(file, "recall")} as recall's folder: a file is in the way on its path (${file})`,
+    );
   });
 });

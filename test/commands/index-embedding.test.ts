@@ -23,13 +23,36 @@ function history(name: string): string[] {
 }
 
 async function recall(args: string[], home: string, extraEnv: Record<string, string> = {}) {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: home, RECALL_EMBED_HELPER: "off", ...extraEnv };
-  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "EMBEDDINGS_API_KEY", "RECALL_MODEL"]) {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: work,
+    RECALL_HOME: home,
+    RECALL_EMBED_HELPER: "off",
+    ...extraEnv,
+  };
+  for (const key of [
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "RECALL_CLAUDE_DIRS",
+    "RECALL_OPENCODE_DIRS",
+    "EMBEDDINGS_API_KEY",
+    "RECALL_MODEL",
+  ]) {
     if (!(key in extraEnv)) delete env[key];
   }
   if (!("EMBEDDINGS_URL" in extraEnv)) delete env.EMBEDDINGS_URL;
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
+    cwd: repo,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -42,7 +65,14 @@ describe("recall index and the embedding model (issue 12)", () => {
     const first = await recall(["index", "--json", ...sources], home, { RECALL_MODEL: modelA, RECALL_OFFLINE: "1" });
     expect(first.code).toBe(0);
     const firstJson = JSON.parse(first.stdout);
-    expect(firstJson.embedding).toMatchObject({ failed: 0, rejected: 0, pending: 0, degraded: false, reembed: null, stopped: null });
+    expect(firstJson.embedding).toMatchObject({
+      failed: 0,
+      rejected: 0,
+      pending: 0,
+      degraded: false,
+      reembed: null,
+      stopped: null,
+    });
     expect(firstJson.embedding.embedded).toBeGreaterThan(10);
     expect(firstJson.embedding.skipped).toBeGreaterThan(0);
 
@@ -55,10 +85,16 @@ describe("recall index and the embedding model (issue 12)", () => {
     expect(switchedJson.reembed.state).toBe("swapped");
     expect(switchedJson.embedded).toBe(firstJson.embedding.embedded);
 
-    const search = await recall(["search", "rewind the branch", "--json", ...sources, "--no-reindex"], home, { RECALL_MODEL: modelB, RECALL_OFFLINE: "1" });
+    const search = await recall(["search", "rewind the branch", "--json", ...sources, "--no-reindex"], home, {
+      RECALL_MODEL: modelB,
+      RECALL_OFFLINE: "1",
+    });
     expect(JSON.parse(search.stdout).mode).toBe("hybrid");
 
-    const rebuilt = await recall(["index", "--reembed", "--json", ...sources], home, { RECALL_MODEL: modelB, RECALL_OFFLINE: "1" });
+    const rebuilt = await recall(["index", "--reembed", "--json", ...sources], home, {
+      RECALL_MODEL: modelB,
+      RECALL_OFFLINE: "1",
+    });
     expect(JSON.parse(rebuilt.stdout).embedding.reembed.state).toBe("swapped");
     const contradiction = await recall(["index", "--reembed", "--keyword-only", ...sources], home);
     expect(contradiction.code).toBe(2);
@@ -73,13 +109,20 @@ describe("recall index and the embedding model (issue 12)", () => {
       fetch() {
         requests++;
         // llama-server's answer to a wrong --api-key (tools/server/server.cpp): 401 with an OpenAI-style error object
-        return Response.json({ error: { code: 401, message: "Invalid API Key", type: "authentication_error" } }, { status: 401 });
+        return Response.json(
+          { error: { code: 401, message: "Invalid API Key", type: "authentication_error" } },
+          { status: 401 },
+        );
       },
     });
     try {
       const sources = history("auth");
       const home = join(work, "auth-home");
-      const env = { EMBEDDINGS_URL: `http://127.0.0.1:${server.port}/v1`, EMBEDDINGS_API_KEY: "wrong", RECALL_OFFLINE: "0" };
+      const env = {
+        EMBEDDINGS_URL: `http://127.0.0.1:${server.port}/v1`,
+        EMBEDDINGS_API_KEY: "wrong",
+        RECALL_OFFLINE: "0",
+      };
       const result = await recall(["index", "--json", ...sources], home, env);
       expect(result.code).toBe(1);
       const summary = JSON.parse(result.stdout);

@@ -15,16 +15,32 @@ const work = mkdtempSync(join(tmpdir(), "recall-lazy-"));
 mkdirSync(join(work, "home"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+const examples = [
+  "--claude-dir",
+  join(repo, "examples/claude-code"),
+  "--opencode-dir",
+  join(repo, "examples/opencode"),
+];
 
 /** Runs `bun src/cli.ts <args>`; resolves the exit code and the src/ modules it loaded, relative to src/ (`commands/search.ts`). */
 function loadedBy(args: string[]): { code: number; modules: string[] } {
   const listFile = join(work, `modules-${Math.random().toString(36).slice(2)}.txt`);
-  const env: Record<string, string | undefined> = { ...process.env, HOME: join(work, "home"), RECALL_HOME: join(work, "recall-home"), RECALL_TEST_MODULES_FILE: listFile };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: join(work, "home"),
+    RECALL_HOME: join(work, "recall-home"),
+    RECALL_TEST_MODULES_FILE: listFile,
+  };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(["bun", "--preload", join(repo, "test/commands/module-recorder.ts"), "src/cli.ts", ...args], { cwd: repo, env, stdout: "ignore", stderr: "pipe" });
+  const result = Bun.spawnSync(
+    ["bun", "--preload", join(repo, "test/commands/module-recorder.ts"), "src/cli.ts", ...args],
+    { cwd: repo, env, stdout: "ignore", stderr: "pipe" },
+  );
   const src = join(repo, "src");
-  const modules = readFileSync(listFile, "utf8").split("\n").filter((path) => path.startsWith(`${src}/`)).map((path) => relative(src, path));
+  const modules = readFileSync(listFile, "utf8")
+    .split("\n")
+    .filter((path) => path.startsWith(`${src}/`))
+    .map((path) => relative(src, path));
   return { code: result.exitCode, modules };
 }
 
@@ -38,7 +54,10 @@ describe("commands load what they use (issue 14)", () => {
     expect(code).toBe(0);
     expect(modules).toContain("commands/search.ts");
     expect(modules).toContain("commands/watch.ts");
-    const loadedOnUse = modules.filter((path) => path.endsWith("-handler.ts") || ["search/api.ts", "render/search-explain.ts", "embed/index.ts"].includes(path));
+    const loadedOnUse = modules.filter(
+      (path) =>
+        path.endsWith("-handler.ts") || ["search/api.ts", "render/search-explain.ts", "embed/index.ts"].includes(path),
+    );
     expect(loadedOnUse).toEqual([]);
   });
 
@@ -47,7 +66,16 @@ describe("commands load what they use (issue 14)", () => {
     expect(code).toBe(0);
     expect(modules.filter((path) => path.endsWith("-handler.ts"))).toEqual(["commands/search-handler.ts"]);
     const embeddingSide = modules.filter(
-      (path) => (path.startsWith("embed/") && path !== "embed/presets.ts") || path.startsWith("mcp/") || ["commands/search-semantic.ts", "commands/embedder.ts", "commands/query-embedder.ts", "commands/vector-leg.ts", "search/vector.ts"].includes(path),
+      (path) =>
+        (path.startsWith("embed/") && path !== "embed/presets.ts") ||
+        path.startsWith("mcp/") ||
+        [
+          "commands/search-semantic.ts",
+          "commands/embedder.ts",
+          "commands/query-embedder.ts",
+          "commands/vector-leg.ts",
+          "search/vector.ts",
+        ].includes(path),
     );
     expect(embeddingSide).toEqual([]);
   });

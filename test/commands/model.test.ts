@@ -33,10 +33,20 @@ afterAll(() => {
 
 /** Async spawn: the HTTP server lives in this process, so a blocking spawnSync would deadlock it. */
 async function recall(args: string[], env: Record<string, string | undefined>) {
-  const merged: Record<string, string | undefined> = { ...process.env, RECALL_HOME: join(work, "home"), HOME: work, RECALL_MODEL_BASE_URL: `http://127.0.0.1:${server.port}`, ...env };
+  const merged: Record<string, string | undefined> = {
+    ...process.env,
+    RECALL_HOME: join(work, "home"),
+    HOME: work,
+    RECALL_MODEL_BASE_URL: `http://127.0.0.1:${server.port}`,
+    ...env,
+  };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
   const child = Bun.spawn(["bun", "src/cli.ts", ...args], { cwd: repo, env: merged, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -61,8 +71,17 @@ describe("recall model", () => {
   });
 
   test("index tries to fetch a missing default model, falls back to keyword-only, and does not retry within the hour", async () => {
-    const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
-    const env = { RECALL_OFFLINE: undefined, RECALL_HOME: join(work, "home-failing"), RECALL_MODEL_BASE_URL: `http://127.0.0.1:${failingServer.port}` };
+    const examples = [
+      "--claude-dir",
+      join(repo, "examples/claude-code"),
+      "--opencode-dir",
+      join(repo, "examples/opencode"),
+    ];
+    const env = {
+      RECALL_OFFLINE: undefined,
+      RECALL_HOME: join(work, "home-failing"),
+      RECALL_MODEL_BASE_URL: `http://127.0.0.1:${failingServer.port}`,
+    };
     const first = await recall(["index", ...examples], env);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain("keyword-only index");
@@ -79,14 +98,25 @@ describe("recall model use (issue 15: the skill saves the user's choice before a
   test("saves RECALL_MODEL in the settings file, private, keeping its other lines; `default` removes it; nothing is fetched", async () => {
     const recallHome = join(work, "use-home");
     mkdirSync(recallHome, { recursive: true });
-    writeFileSync(join(recallHome, ".env"), "# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\nexport RECALL_MODEL=qwen3-embedding-0.6b\n", { mode: 0o644 });
+    writeFileSync(
+      join(recallHome, ".env"),
+      "# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\nexport RECALL_MODEL=qwen3-embedding-0.6b\n",
+      { mode: 0o644 },
+    );
     const before = requests.length;
-    const chosen = await recall(["model", "use", "all-minilm-l6-v2"], { RECALL_HOME: recallHome, RECALL_MODEL: undefined });
+    const chosen = await recall(["model", "use", "all-minilm-l6-v2"], {
+      RECALL_HOME: recallHome,
+      RECALL_MODEL: undefined,
+    });
     expect(chosen.code).toBe(0);
     expect(chosen.stdout).toBe(`model: all-minilm-l6-v2 (saved in ${join(recallHome, ".env")})\n`);
-    expect(readFileSync(join(recallHome, ".env"), "utf8")).toBe("# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\nRECALL_MODEL=all-minilm-l6-v2\n");
+    expect(readFileSync(join(recallHome, ".env"), "utf8")).toBe(
+      "# my endpoint\nEMBEDDINGS_API_KEY=sk-keep\nRECALL_MODEL=all-minilm-l6-v2\n",
+    );
     expect(statSync(join(recallHome, ".env")).mode & 0o777).toBe(0o600);
-    const listed = JSON.parse((await recall(["model", "list", "--json"], { RECALL_HOME: recallHome, RECALL_MODEL: undefined })).stdout);
+    const listed = JSON.parse(
+      (await recall(["model", "list", "--json"], { RECALL_HOME: recallHome, RECALL_MODEL: undefined })).stdout,
+    );
     expect(listed.default).toBe("bge-small-en-v1.5"); // the hardware default is unchanged; the configured model is the saved one
     const file = join(work, "my model.gguf");
     writeFileSync(file, modelBytes);

@@ -39,11 +39,29 @@ describe("the README's usage examples on the example history", () => {
   });
 
   test.each(usageExamples())("%s", (line) => {
-    const env: Record<string, string | undefined> = { ...process.env, HOME: join(work, "home"), RECALL_HOME: join(work, "recall"), RECALL_OFFLINE: "1", NO_COLOR: "1" };
-    for (const key of [...sourceLocationVariables, "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"]) delete env[key];
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      HOME: join(work, "home"),
+      RECALL_HOME: join(work, "recall"),
+      RECALL_OFFLINE: "1",
+      NO_COLOR: "1",
+    };
+    for (const key of [
+      ...sourceLocationVariables,
+      "XDG_DATA_HOME",
+      "XDG_CONFIG_HOME",
+      "XDG_CACHE_HOME",
+      "CLAUDE_CONFIG_DIR",
+      "CODEX_HOME",
+    ])
+      delete env[key];
     const result = Bun.spawnSync(["bun", "src/cli.ts", ...shellWords(line).slice(1)], { cwd: repo, env });
     const stdout = result.stdout.toString();
-    expect({ line, code: result.exitCode, stderr: result.exitCode === 0 ? "" : result.stderr.toString() }).toEqual({ line, code: 0, stderr: "" });
+    expect({ line, code: result.exitCode, stderr: result.exitCode === 0 ? "" : result.stderr.toString() }).toEqual({
+      line,
+      code: 0,
+      stderr: "",
+    });
     expect(stdout).not.toMatch(/^No (sessions|matches|results)/m);
     const firstLine = stdout.trim().split("\n")[0] ?? "";
     expect(firstLine.length).toBeGreaterThan(0);

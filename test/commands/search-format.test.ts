@@ -17,7 +17,12 @@ const home = join(work, "home");
 mkdirSync(home);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const examples = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+const examples = [
+  "--claude-dir",
+  join(repo, "examples/claude-code"),
+  "--opencode-dir",
+  join(repo, "examples/opencode"),
+];
 
 function recall(args: string[], recallHome = join(work, "recall-home")) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: recallHome };
@@ -32,7 +37,17 @@ const argsOf = (command: string) => command.replace(/^recall /, "").split(" ");
 describe("search output formats (issue 13)", () => {
   test("--json --format index keeps only ids, project, title, date, score, confidence, best turn and a one-line preview, at a fraction of the size", () => {
     const full = recall(["search", "the", "--keyword-only", "--limit", "10", "--json", ...examples]);
-    const index = recall(["search", "the", "--keyword-only", "--limit", "10", "--json", "--format", "index", ...examples]);
+    const index = recall([
+      "search",
+      "the",
+      "--keyword-only",
+      "--limit",
+      "10",
+      "--json",
+      "--format",
+      "index",
+      ...examples,
+    ]);
     expect(full.code).toBe(0);
     expect(index.code).toBe(0);
     const fullResults = JSON.parse(full.stdout).results;
@@ -40,30 +55,77 @@ describe("search output formats (issue 13)", () => {
     expect(answer).toMatchObject({ version: 1, level: "session", format: "index", truncated: null });
     expect(answer.results.length).toBe(10);
     for (const result of answer.results) {
-      expect(Object.keys(result)).toEqual(["session_id", "project", "title", "ended_at", "score", "confidence", "confident", "best_turn", "preview"]);
+      expect(Object.keys(result)).toEqual([
+        "session_id",
+        "project",
+        "title",
+        "ended_at",
+        "score",
+        "confidence",
+        "confident",
+        "best_turn",
+        "preview",
+      ]);
       expect(result.preview.length).toBeLessThanOrEqual(90);
       expect(result.preview).not.toContain("\n");
     }
-    expect(answer.results.map((r: { session_id: string }) => r.session_id)).toEqual(fullResults.map((r: { session_id: string }) => r.session_id));
+    expect(answer.results.map((r: { session_id: string }) => r.session_id)).toEqual(
+      fullResults.map((r: { session_id: string }) => r.session_id),
+    );
     expect(index.stdout.length * 2).toBeLessThan(full.stdout.length);
   });
 
   test("--depth 2 --format index gives turns with the prompt and excerpt on one line each; text index is two lines per result", () => {
-    const json = JSON.parse(recall(["search", "postgres", "--keyword-only", "--depth", "2", "--json", "--format", "index", ...examples]).stdout);
+    const json = JSON.parse(
+      recall(["search", "postgres", "--keyword-only", "--depth", "2", "--json", "--format", "index", ...examples])
+        .stdout,
+    );
     expect(json.level).toBe("turn");
     expect(json.results.length).toBeGreaterThan(0);
-    for (const result of json.results) expect(Object.keys(result)).toEqual(["session_id", "turn", "project", "title", "timestamp", "score", "confidence", "confident", "prompt", "preview"]);
+    for (const result of json.results)
+      expect(Object.keys(result)).toEqual([
+        "session_id",
+        "turn",
+        "project",
+        "title",
+        "timestamp",
+        "score",
+        "confidence",
+        "confident",
+        "prompt",
+        "preview",
+      ]);
     const text = recall(["search", "postgres", "--keyword-only", "--format", "index", ...examples]);
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split("\n").slice(2);
-    expect(lines.length).toBe(2 * json.results.filter((r: { session_id: string }, i: number, all: Array<{ session_id: string }>) => all.findIndex((o) => o.session_id === r.session_id) === i).length);
+    expect(lines.length).toBe(
+      2 *
+        json.results.filter(
+          (r: { session_id: string }, i: number, all: Array<{ session_id: string }>) =>
+            all.findIndex((o) => o.session_id === r.session_id) === i,
+        ).length,
+    );
     expect(lines[0]).toMatch(/^1\. \d\.\d\d \S+ \d{4}-\d\d-\d\d /);
     expect(lines[1]).toMatch(/^ {3}\S/);
   });
 
   test("--max-chars caps the whole answer, names what was left out, and the printed command prints exactly those results", () => {
-    const whole = JSON.parse(recall(["search", "the", "--keyword-only", "--limit", "10", "--json", "--format", "index", ...examples]).stdout);
-    const capped = recall(["search", "the", "--keyword-only", "--limit", "10", "--json", "--format", "index", "--max-chars", "900", ...examples]);
+    const whole = JSON.parse(
+      recall(["search", "the", "--keyword-only", "--limit", "10", "--json", "--format", "index", ...examples]).stdout,
+    );
+    const capped = recall([
+      "search",
+      "the",
+      "--keyword-only",
+      "--limit",
+      "10",
+      "--json",
+      "--format",
+      "index",
+      "--max-chars",
+      "900",
+      ...examples,
+    ]);
     expect(capped.code).toBe(0);
     expect(capped.stdout.length).toBeLessThanOrEqual(900);
     const answer = JSON.parse(capped.stdout);
@@ -106,7 +168,14 @@ describe("search output formats (issue 13)", () => {
     const id = "4a7c1e2b-0000-4000-8000-000000000068";
     const har = `here is the HAR file of the failing checkout request ${'{"request": {"url": "https://shop.test/api/cart"}}, '.repeat(1400)}`;
     expect(har.length).toBeGreaterThan(68_000);
-    writeClaudeSession(join(root, "-shop", `${id}.jsonl`), { sessionId: id, cwd: "/shop", turns: [{ prompt: "hello", response: "hi" }, { prompt: har, response: "The checkout fails on the cart call." }] });
+    writeClaudeSession(join(root, "-shop", `${id}.jsonl`), {
+      sessionId: id,
+      cwd: "/shop",
+      turns: [
+        { prompt: "hello", response: "hi" },
+        { prompt: har, response: "The checkout fails on the cart call." },
+      ],
+    });
     const scope = ["--claude-dir", root, "--opencode-dir", join(work, "none"), "--keyword-only", "--depth", "2"];
     const recallHome = join(work, "recall-har");
     const full = recall(["search", "checkout HAR", "--json", ...scope], recallHome);
@@ -122,22 +191,53 @@ describe("search output formats (issue 13)", () => {
   });
 
   test("--explain puts the terms, leg scores, vector weight and fused score in an explain field under --json, and on stderr otherwise", () => {
-    const json = JSON.parse(recall(["search", "docker postgres", "--keyword-only", "--json", "--format", "index", "--explain", ...examples]).stdout);
+    const json = JSON.parse(
+      recall(["search", "docker postgres", "--keyword-only", "--json", "--format", "index", "--explain", ...examples])
+        .stdout,
+    );
     const first = json.results[0];
-    expect(first.explain).toMatchObject({ terms: ["docker", "postgres"], vector_score: null, vector_weight: 0, score: first.score, boosts: [] });
+    expect(first.explain).toMatchObject({
+      terms: ["docker", "postgres"],
+      vector_score: null,
+      vector_weight: 0,
+      score: first.score,
+      boosts: [],
+    });
     expect(first.explain.keyword_score).toBe(first.score);
     expect(first.explain.terms_in_preview.length).toBeGreaterThan(0);
     const plain = recall(["search", "docker postgres", "--keyword-only", ...examples]);
     const explained = recall(["search", "docker postgres", "--keyword-only", "--explain", ...examples]);
     expect(explained.stdout).toBe(plain.stdout);
     expect(explained.stderr).toContain("explain: keyword mode, query terms: docker, postgres");
-    expect(explained.stderr).toMatch(/explain 1\. \S+ score 1\.0000 \(blend \(0\.00×vector — \+ 1\.00×keyword 1\.0000\) = 1\.0000\); boosts: none; in preview: /);
+    expect(explained.stderr).toMatch(
+      /explain 1\. \S+ score 1\.0000 \(blend \(0\.00×vector — \+ 1\.00×keyword 1\.0000\) = 1\.0000\); boosts: none; in preview: /,
+    );
   });
 
   test("sub-agent sessions show the down-ranking as a boost under --explain", () => {
-    const answer = JSON.parse(recall(["search", "the", "--keyword-only", "--include-subagents", "--limit", "20", "--json", "--format", "index", "--explain", ...examples]).stdout);
-    const full = JSON.parse(recall(["search", "the", "--keyword-only", "--include-subagents", "--limit", "20", "--json", ...examples]).stdout);
-    const subagents = new Set(full.results.filter((r: { is_subagent: boolean }) => r.is_subagent).map((r: { session_id: string }) => r.session_id));
+    const answer = JSON.parse(
+      recall([
+        "search",
+        "the",
+        "--keyword-only",
+        "--include-subagents",
+        "--limit",
+        "20",
+        "--json",
+        "--format",
+        "index",
+        "--explain",
+        ...examples,
+      ]).stdout,
+    );
+    const full = JSON.parse(
+      recall(["search", "the", "--keyword-only", "--include-subagents", "--limit", "20", "--json", ...examples]).stdout,
+    );
+    const subagents = new Set(
+      full.results
+        .filter((r: { is_subagent: boolean }) => r.is_subagent)
+        .map((r: { session_id: string }) => r.session_id),
+    );
     expect(subagents.size).toBeGreaterThan(0);
     for (const result of answer.results) {
       const boosts = result.explain.boosts.map((b: { reason: string }) => b.reason);

@@ -22,7 +22,10 @@ const session: TestSession = {
   sessionId: "7d1c0b9e-5a55-4c1f-9d2e-3f4b5a6c7d8e",
   cwd: "/work/net",
   turns: [
-    { prompt: "the docker bridge network drops packets between containers", response: "Recreated the bridge network with a larger MTU; the containers talk again." },
+    {
+      prompt: "the docker bridge network drops packets between containers",
+      response: "Recreated the bridge network with a larger MTU; the containers talk again.",
+    },
     { prompt: "add a healthcheck to the compose file", response: "Added a curl healthcheck with a 10 s interval." },
   ],
 };
@@ -47,7 +50,9 @@ const helperPids = (): number[] =>
   existsSync(helpers)
     ? readdirSync(helpers)
         .filter((name) => name.endsWith(".log"))
-        .flatMap((name) => [...readFileSync(join(helpers, name), "utf8").matchAll(/\(pid (\d+),/g)].map((match) => Number(match[1])))
+        .flatMap((name) =>
+          [...readFileSync(join(helpers, name), "utf8").matchAll(/\(pid (\d+),/g)].map((match) => Number(match[1])),
+        )
     : [];
 
 const isAlive = (pid: number): boolean => {
@@ -64,7 +69,9 @@ const pendingDocuments = (): number => {
   const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
   try {
     return db
-      .query<{ n: number }, []>("SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) OR EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.status IN (0, 2))")
+      .query<{ n: number }, []>(
+        "SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id) OR EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.status IN (0, 2))",
+      )
       .get()!.n;
   } finally {
     db.close();
@@ -82,7 +89,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const topTurns = (stdout: string) => (JSON.parse(stdout).results as Array<{ session_id: string; turn: number; score: number }>).map((result) => `${result.session_id}:${result.turn}:${result.score.toFixed(6)}`);
+const topTurns = (stdout: string) =>
+  (JSON.parse(stdout).results as Array<{ session_id: string; turn: number; score: number }>).map(
+    (result) => `${result.session_id}:${result.turn}:${result.score.toFixed(6)}`,
+  );
 
 describe("recall search with the embedding helper", () => {
   test("no helper is started while it is off", () => {
@@ -111,7 +121,12 @@ describe("recall search with the embedding helper", () => {
   });
 
   test("a turn appended since the last index is found by the next search at once, and the helper embeds it in the background", async () => {
-    appendClaudeTurns(sessionPath, state, [{ prompt: "rename the zebrafish telemetry exporter", response: "Renamed it to fishtrack and updated the imports." }]);
+    appendClaudeTurns(sessionPath, state, [
+      {
+        prompt: "rename the zebrafish telemetry exporter",
+        response: "Renamed it to fishtrack and updated the imports.",
+      },
+    ]);
     const result = recall(["search", "zebrafish telemetry", "--json", "--depth", "2"], "on");
     expect(result.code).toBe(0);
     const top = JSON.parse(result.stdout).results[0];
@@ -123,7 +138,10 @@ describe("recall search with the embedding helper", () => {
 
   test("`recall embed-helper --stop` stops it: it removes its socket and exits", async () => {
     const [pid] = helperPids();
-    const result = Bun.spawnSync(["bun", "src/cli.ts", "embed-helper", "--stop"], { cwd: repo, env: { ...process.env, HOME: work, RECALL_HOME: recallHome } });
+    const result = Bun.spawnSync(["bun", "src/cli.ts", "embed-helper", "--stop"], {
+      cwd: repo,
+      env: { ...process.env, HOME: work, RECALL_HOME: recallHome },
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout.toString()).toBe("stopped 1 embedding helper\n");
     expect(await waitFor(() => !isAlive(pid!), 10_000)).toBe(true);

@@ -5,7 +5,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLocalEmbedder, resolveEmbedConfig, type Embedder } from "../../src/embed/index.ts";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../embed/embeddings-server.ts";
-import { createSchema, insertExchange, insertMessage, insertPart, insertSession } from "../fixtures/opencode/make-db.ts";
+import {
+  createSchema,
+  insertExchange,
+  insertMessage,
+  insertPart,
+  insertSession,
+} from "../fixtures/opencode/make-db.ts";
 import { appendClaudeTurns, writeClaudeSession, type TestTurn } from "../helpers/claude-writer.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { findLeaks, leakNeedles, plantedSecrets, type PlantedSecret } from "../helpers/secrets.ts";
@@ -32,11 +38,33 @@ let server: EmbeddingsServer;
 /** Run the CLI without blocking this process (the stand-in server answers from here). */
 async function recall(args: string[]) {
   const env: Record<string, string | undefined> = {
-    ...process.env, HOME: work, RECALL_HOME: recallHome, EMBEDDINGS_URL: server.url, EMBEDDINGS_MODEL: "tiny", RECALL_OFFLINE: "0",
+    ...process.env,
+    HOME: work,
+    RECALL_HOME: recallHome,
+    EMBEDDINGS_URL: server.url,
+    EMBEDDINGS_MODEL: "tiny",
+    RECALL_OFFLINE: "0",
   };
-  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "EMBEDDINGS_API_KEY"]) delete env[key];
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  for (const key of [
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "RECALL_CLAUDE_DIRS",
+    "RECALL_OPENCODE_DIRS",
+    "EMBEDDINGS_API_KEY",
+  ])
+    delete env[key];
+  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
+    cwd: repo,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -45,12 +73,22 @@ function claudeTurns(secrets: readonly PlantedSecret[]): TestTurn[] {
   return secrets.map((planted, i) => {
     const where = i % 4;
     return {
-      prompt: where === 0 ? `deploy step ${i}: here are the credentials\n${planted.carrier}` : `deploy step ${i}: check the credentials`,
-      response: where === 1 ? `The credentials file holds:\n${planted.carrier}` : `Checked the deploy credentials for step ${i}.`,
+      prompt:
+        where === 0
+          ? `deploy step ${i}: here are the credentials\n${planted.carrier}`
+          : `deploy step ${i}: check the credentials`,
+      response:
+        where === 1
+          ? `The credentials file holds:\n${planted.carrier}`
+          : `Checked the deploy credentials for step ${i}.`,
       tools: [
         where === 2
           ? { name: "Bash", input: { command: planted.carrier }, output: "done" }
-          : { name: "Bash", input: { command: `cat deploy/.env.step${i}` }, output: where === 3 ? `${planted.carrier}\n` : "ok\n" },
+          : {
+              name: "Bash",
+              input: { command: `cat deploy/.env.step${i}` },
+              output: where === 3 ? `${planted.carrier}\n` : "ok\n",
+            },
       ],
     };
   });
@@ -60,12 +98,34 @@ function writeOpencode(secrets: readonly PlantedSecret[]): void {
   mkdirSync(opencodeRoot, { recursive: true });
   const db = new Database(join(opencodeRoot, "opencode.db"));
   createSchema(db);
-  insertSession(db, { id: "ses_secrets", title: `rotate ${secrets[0]!.secret}`, directory: "/work/ops", timeCreated: 1_772_000_000_000, timeUpdated: 1_772_000_900_000 });
+  insertSession(db, {
+    id: "ses_secrets",
+    title: `rotate ${secrets[0]!.secret}`,
+    directory: "/work/ops",
+    timeCreated: 1_772_000_000_000,
+    timeUpdated: 1_772_000_900_000,
+  });
   secrets.forEach((planted, i) => {
     const t = 1_772_000_000_000 + i * 10_000;
-    insertExchange(db, "ses_secrets", `s${i}`, t, `rotate the deploy credentials ${i}: ${i % 2 === 0 ? planted.carrier : "see the file"}`, i % 2 === 1 ? `rotated: ${planted.carrier}` : "rotated");
+    insertExchange(
+      db,
+      "ses_secrets",
+      `s${i}`,
+      t,
+      `rotate the deploy credentials ${i}: ${i % 2 === 0 ? planted.carrier : "see the file"}`,
+      i % 2 === 1 ? `rotated: ${planted.carrier}` : "rotated",
+    );
     insertPart(db, "ses_secrets", `msg_s${i}v`, `prt_s${i}t`, {
-      type: "tool", callID: `c${i}`, tool: "bash", state: { status: "completed", input: { command: `cat creds-${i}.env` }, output: planted.carrier, title: "cat", metadata: {} },
+      type: "tool",
+      callID: `c${i}`,
+      tool: "bash",
+      state: {
+        status: "completed",
+        input: { command: `cat creds-${i}.env` },
+        output: planted.carrier,
+        title: "cat",
+        metadata: {},
+      },
     });
   });
   insertMessage(db, "ses_secrets", "msg_zz", 1_772_000_900_000, { role: "user", time: { created: 1_772_000_900_000 } });
@@ -90,9 +150,16 @@ beforeAll(async () => {
   local = await createLocalEmbedder(config);
   server = startEmbeddingsServer(local);
   const state = writeClaudeSession(join(claudeRoot, "-work-deploy", `${mainId}.jsonl`), {
-    sessionId: mainId, cwd: "/work/deploy", title: `deploy with ${claudeSecrets[0]!.secret}`, turns: claudeTurns(claudeSecrets.slice(0, -8)),
+    sessionId: mainId,
+    cwd: "/work/deploy",
+    title: `deploy with ${claudeSecrets[0]!.secret}`,
+    turns: claudeTurns(claudeSecrets.slice(0, -8)),
   });
-  writeClaudeSession(join(claudeRoot, "-work-deploy", `${otherId}.jsonl`), { sessionId: otherId, cwd: "/work/deploy", turns: claudeTurns(claudeSecrets.slice(-8, -4)) });
+  writeClaudeSession(join(claudeRoot, "-work-deploy", `${otherId}.jsonl`), {
+    sessionId: otherId,
+    cwd: "/work/deploy",
+    turns: claudeTurns(claudeSecrets.slice(-8, -4)),
+  });
   writeOpencode(opencodeSecrets);
   const first = await recall(["index", ...sources]);
   if (first.code !== 0) throw new Error(`index failed: ${first.stderr}`);
@@ -110,13 +177,21 @@ afterAll(async () => {
 
 describe("planted secrets never leave redaction (issue 9)", () => {
   test("the fixtures hold all 38 secrets, and the index holds every session and embeddings for them", () => {
-    const planted = [...filesBelow(claudeRoot), ...filesBelow(opencodeRoot)].map((path) => readFileSync(path, "latin1")).join("\n");
+    const planted = [...filesBelow(claudeRoot), ...filesBelow(opencodeRoot)]
+      .map((path) => readFileSync(path, "latin1"))
+      .join("\n");
     // (A PEM body is multi-line: JSON holds it with escaped newlines, so look for each of its lines.)
-    expect(plantedSecrets.filter((secret) => !secret.secret.split("\n").every((line) => planted.includes(line))).map((secret) => secret.kind)).toEqual([]);
+    expect(
+      plantedSecrets
+        .filter((secret) => !secret.secret.split("\n").every((line) => planted.includes(line)))
+        .map((secret) => secret.kind),
+    ).toEqual([]);
     const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
     try {
       expect(db.query("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 3 });
-      expect((db.query("SELECT count(*) AS n FROM chunks WHERE status = 1").get() as { n: number }).n).toBeGreaterThan(10);
+      expect((db.query("SELECT count(*) AS n FROM chunks WHERE status = 1").get() as { n: number }).n).toBeGreaterThan(
+        10,
+      );
     } finally {
       db.close();
     }
@@ -126,7 +201,9 @@ describe("planted secrets never leave redaction (issue 9)", () => {
     const files = filesBelow(recallHome);
     expect(files.some((path) => path.endsWith(".sqlite"))).toBe(true);
     expect(files.some((path) => path.includes("vectors"))).toBe(true);
-    const leaks = files.flatMap((path) => findLeaks(readFileSync(path, "latin1")).map((leak) => `${path.slice(recallHome.length)}: ${leak}`));
+    const leaks = files.flatMap((path) =>
+      findLeaks(readFileSync(path, "latin1")).map((leak) => `${path.slice(recallHome.length)}: ${leak}`),
+    );
     expect(leaks).toEqual([]);
     expect(files.every((path) => statSync(path).size >= 0)).toBe(true);
   });
@@ -134,13 +211,18 @@ describe("planted secrets never leave redaction (issue 9)", () => {
   test("archived tool outputs (gzip) and the FTS index hold no secret, and the outputs were archived redacted", () => {
     const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
     try {
-      const outputs = db.query<{ outputs: Uint8Array }, []>("SELECT outputs FROM turn_outputs").all()
-        .map((row) => Buffer.from(Bun.gunzipSync(row.outputs as Uint8Array<ArrayBuffer>)).toString("utf8")).join("\n");
+      const outputs = db
+        .query<{ outputs: Uint8Array }, []>("SELECT outputs FROM turn_outputs")
+        .all()
+        .map((row) => Buffer.from(Bun.gunzipSync(row.outputs as Uint8Array<ArrayBuffer>)).toString("utf8"))
+        .join("\n");
       expect(outputs).toContain("[REDACTED:");
       expect(findLeaks(outputs)).toEqual([]);
       const terms = plantedSecrets.flatMap(leakNeedles).filter((needle) => /^[a-z0-9]{10,}$/.test(needle));
       expect(terms.length).toBeGreaterThan(30);
-      const match = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?");
+      const match = db.query<{ n: number }, [string]>(
+        "SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?",
+      );
       expect(terms.filter((term) => match.get(`"${term}"`)!.n > 0)).toEqual([]);
     } finally {
       db.close();
@@ -156,16 +238,28 @@ describe("planted secrets never leave redaction (issue 9)", () => {
 
   test("search, show, sessions and export print no secret, in text or JSON", async () => {
     const runs = [
-      ["search", "deploy credentials"], ["search", "deploy credentials", "--json"],
-      ["search", "rotate credentials", "--depth", "2"], ["search", "deploy credentials", "--depth", "2", "--json", "--limit", "50"],
-      ["show", mainId], ["show", mainId, "--json"], ["show", otherId, "--json"], ["show", "ses_secrets"], ["show", "ses_secrets", "--json"],
-      ["sessions"], ["sessions", "--json"],
-      ["export"], ["export", "--format", "markdown"],
+      ["search", "deploy credentials"],
+      ["search", "deploy credentials", "--json"],
+      ["search", "rotate credentials", "--depth", "2"],
+      ["search", "deploy credentials", "--depth", "2", "--json", "--limit", "50"],
+      ["show", mainId],
+      ["show", mainId, "--json"],
+      ["show", otherId, "--json"],
+      ["show", "ses_secrets"],
+      ["show", "ses_secrets", "--json"],
+      ["sessions"],
+      ["sessions", "--json"],
+      ["export"],
+      ["export", "--format", "markdown"],
     ];
     const printed: string[] = [];
     for (const args of runs) {
       const result = await recall([...args, "--no-reindex", ...sources]);
-      expect({ args, code: result.code, stderr: result.code === 0 ? "" : result.stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect({ args, code: result.code, stderr: result.code === 0 ? "" : result.stderr }).toEqual({
+        args,
+        code: 0,
+        stderr: "",
+      });
       expect({ args, leaks: findLeaks(result.stdout + result.stderr) }).toEqual({ args, leaks: [] });
       printed.push(result.stdout);
     }

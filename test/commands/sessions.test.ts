@@ -22,26 +22,49 @@ const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`);
 beforeAll(() => {
   mkdirSync(noOpenCode);
   writeClaudeSession(join(claude, "C--Users-me-Vault", "11111111-1111-4111-8111-111111111111.jsonl"), {
-    sessionId: "11111111-1111-4111-8111-111111111111", cwd: "C:\\Users\\me\\Vault", gitBranch: "main", startMs: day("2026-03-01"),
+    sessionId: "11111111-1111-4111-8111-111111111111",
+    cwd: "C:\\Users\\me\\Vault",
+    gitBranch: "main",
+    startMs: day("2026-03-01"),
     turns: [{ prompt: "set up the vault index", response: "done" }],
   });
   writeClaudeSession(join(claude, "c--Users-me-Vault", "22222222-2222-4222-8222-222222222222.jsonl"), {
-    sessionId: "22222222-2222-4222-8222-222222222222", cwd: "c:\\users\\me\\vault", gitBranch: "feature/notes", startMs: day("2026-03-10"),
-    turns: [{ prompt: "add notes to the vault", response: "ok" }, { prompt: "and tags", response: "ok" }],
+    sessionId: "22222222-2222-4222-8222-222222222222",
+    cwd: "c:\\users\\me\\vault",
+    gitBranch: "feature/notes",
+    startMs: day("2026-03-10"),
+    turns: [
+      { prompt: "add notes to the vault", response: "ok" },
+      { prompt: "and tags", response: "ok" },
+    ],
   });
   // A session id that is not a UUID (renamed by a tool), in a project with a CJK name.
   writeClaudeSession(join(claude, "-home-dev-项目", "short-id.jsonl"), {
-    sessionId: "short-id", cwd: "/home/dev/项目", startMs: day("2026-03-20"),
+    sessionId: "short-id",
+    cwd: "/home/dev/项目",
+    startMs: day("2026-03-20"),
     turns: [{ prompt: "解释这个项目", response: "好的" }],
   });
   // Only a summary line: a session without turns (formats.md §1.1).
-  writeFileSync(join(claude, "-home-dev-项目", "33333333-3333-4333-8333-333333333333.jsonl"), '{"type":"summary","summary":"Old branch title","leafUuid":"x"}\n');
+  writeFileSync(
+    join(claude, "-home-dev-项目", "33333333-3333-4333-8333-333333333333.jsonl"),
+    '{"type":"summary","summary":"Old branch title","leafUuid":"x"}\n',
+  );
 });
 
 function recall(args: string[]) {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: join(work, "home"), NO_COLOR: "1", TZ: "UTC" };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: work,
+    RECALL_HOME: join(work, "home"),
+    NO_COLOR: "1",
+    TZ: "UTC",
+  };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", noOpenCode], { cwd: repo, env });
+  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", noOpenCode], {
+    cwd: repo,
+    env,
+  });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
@@ -60,7 +83,10 @@ describe("a session without turns in show and MCP read_turns (issue 15: show pri
 
   test("MCP read_turns says the same: no turns, and turn 2 is a tool error", async () => {
     const env = isolatedEnv(work, join(work, "home"), { TZ: "UTC" });
-    const server = await connectStdio([...fromSource, "mcp", "--no-watch", "--claude-dir", claude, "--opencode-dir", noOpenCode], env);
+    const server = await connectStdio(
+      [...fromSource, "mcp", "--no-watch", "--claude-dir", claude, "--opencode-dir", noOpenCode],
+      env,
+    );
     try {
       const whole = await call(server.client, "read_turns", { session: "33333333" });
       expect(whole.isError).toBeFalsy();
@@ -82,7 +108,11 @@ describe("recall sessions", () => {
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
     const rows = lines.slice(0, 3);
-    expect(rows.map((line) => line.split(/\s+/)[0])).toEqual(["short-id", "22222222-2222-4222-8222-222222222222", "11111111-1111-4111-8111-111111111111"]);
+    expect(rows.map((line) => line.split(/\s+/)[0])).toEqual([
+      "short-id",
+      "22222222-2222-4222-8222-222222222222",
+      "11111111-1111-4111-8111-111111111111",
+    ]);
     // Every column starts at the same terminal column on every row, CJK project names included.
     for (const column of ["claude-code", "2026-03-"]) {
       const starts = rows.map((line) => Bun.stringWidth(line.slice(0, line.indexOf(column))));
@@ -107,11 +137,18 @@ describe("recall sessions", () => {
     expect(empty).toContain("0 turns");
     expect(empty).toContain("Old branch title");
     expect(result.stdout).not.toContain("without any turn not listed");
-    expect(JSON.parse(recall(["sessions", "--include-empty", "--json", "--no-reindex"]).stdout).empty_sessions_hidden).toBe(0);
+    expect(
+      JSON.parse(recall(["sessions", "--include-empty", "--json", "--no-reindex"]).stdout).empty_sessions_hidden,
+    ).toBe(0);
   });
 
   test("--until and --branch filter like search's", () => {
-    const ids = (args: string[]) => (JSON.parse(recall(["sessions", "--json", "--no-reindex", ...args]).stdout).sessions as Array<{ session_id: string }>).map((s) => s.session_id);
+    const ids = (args: string[]) =>
+      (
+        JSON.parse(recall(["sessions", "--json", "--no-reindex", ...args]).stdout).sessions as Array<{
+          session_id: string;
+        }>
+      ).map((s) => s.session_id);
     expect(ids(["--until", "2026-03-05"])).toEqual(["11111111-1111-4111-8111-111111111111"]);
     expect(ids(["--since", "2026-03-05", "--until", "2026-03-15"])).toEqual(["22222222-2222-4222-8222-222222222222"]);
     expect(ids(["--branch", "feature/notes"])).toEqual(["22222222-2222-4222-8222-222222222222"]);
@@ -120,7 +157,9 @@ describe("recall sessions", () => {
 
   test("one Windows folder recorded as C:\\ and c:\\ is one project in status and in the searched count", () => {
     const status = JSON.parse(recall(["status", "--json"]).stdout);
-    const vault = status.by_project.filter((p: { project_path: string }) => p.project_path.toLowerCase() === "c:\\users\\me\\vault");
+    const vault = status.by_project.filter(
+      (p: { project_path: string }) => p.project_path.toLowerCase() === "c:\\users\\me\\vault",
+    );
     expect(vault).toHaveLength(1);
     expect(vault[0].sessions).toBe(2);
     expect(vault[0].turns).toBe(3);

@@ -3,7 +3,18 @@
  * real CLI, and `recall skill install` writes a working copy wired to this recall by absolute path.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { completeMarker } from "../../src/binary/embedded-files.ts";
@@ -23,8 +34,8 @@ function recall(args: string[], env: Record<string, string> = {}) {
 
 /** The `recall.sh <command> …` lines in a markdown file, as argument lists (placeholders in <> dropped). */
 function taughtCommands(markdown: string): string[][] {
-  return [...markdown.matchAll(/scripts\/recall\.sh ((?:search|show|sessions|status|index|doctor)[^\n`]*)/g)].map((match) =>
-    (match[1]!.match(/"[^"]*"|\S+/g) ?? []).map((word) => word.replace(/^"|"$/g, "")),
+  return [...markdown.matchAll(/scripts\/recall\.sh ((?:search|show|sessions|status|index|doctor)[^\n`]*)/g)].map(
+    (match) => (match[1]!.match(/"[^"]*"|\S+/g) ?? []).map((word) => word.replace(/^"|"$/g, "")),
   );
 }
 
@@ -35,27 +46,49 @@ describe("the skill", () => {
     const frontmatter = /^---\n([\s\S]*?)\n---\n/.exec(skill)?.[1] ?? "";
     expect(frontmatter.split("\n").map((line) => line.split(":")[0])).toEqual(["name", "description"]);
     expect(frontmatter).toContain("name: recall");
-    for (const phrase of ["what did we decide about", "have we seen this error before", "find the session where", "~/.claude/projects"]) expect(frontmatter).toContain(phrase);
+    for (const phrase of [
+      "what did we decide about",
+      "have we seen this error before",
+      "find the session where",
+      "~/.claude/projects",
+    ])
+      expect(frontmatter).toContain(phrase);
     expect(skill.split("\n").length).toBeLessThan(100);
   });
 
   test("the references it points to exist", () => {
     const named = [...skill.matchAll(/references\/([A-Z_]+\.md)/g)].map((match) => match[1]);
-    expect(new Set(named)).toEqual(new Set(["FIRST_RUN.md", "HOW_IT_WORKS.md", "CONFIGURATION.md", "TROUBLESHOOTING.md", "ADDING_PARSERS.md"]));
-    expect(readdirSync(join(skillDir, "references")).sort()).toEqual(["ADDING_PARSERS.md", "CONFIGURATION.md", "FIRST_RUN.md", "HOW_IT_WORKS.md", "TROUBLESHOOTING.md"]);
+    expect(new Set(named)).toEqual(
+      new Set(["FIRST_RUN.md", "HOW_IT_WORKS.md", "CONFIGURATION.md", "TROUBLESHOOTING.md", "ADDING_PARSERS.md"]),
+    );
+    expect(readdirSync(join(skillDir, "references")).sort()).toEqual([
+      "ADDING_PARSERS.md",
+      "CONFIGURATION.md",
+      "FIRST_RUN.md",
+      "HOW_IT_WORKS.md",
+      "TROUBLESHOOTING.md",
+    ]);
   });
 
   test("every command it teaches names a real subcommand and only flags that its --help lists", () => {
-    const files = [join(skillDir, "SKILL.md"), ...readdirSync(join(skillDir, "references")).map((name) => join(skillDir, "references", name))];
+    const files = [
+      join(skillDir, "SKILL.md"),
+      ...readdirSync(join(skillDir, "references")).map((name) => join(skillDir, "references", name)),
+    ];
     const commands = files.flatMap((file) => taughtCommands(readFileSync(file, "utf8")));
     expect(commands.length).toBeGreaterThanOrEqual(5);
     for (const words of commands) {
       // Replace <placeholders> with a value of the right shape; --help then validates the flags without running.
-      const args = words.map((word) => word.replace(/^<session_id>(:<from>-<to>)?$/, "23d3db6a-c189-41e8-b15e-e3dfa565d49f:1-2").replace(/^<session_id>$/, "23d3db6a"));
+      const args = words.map((word) =>
+        word
+          .replace(/^<session_id>(:<from>-<to>)?$/, "23d3db6a-c189-41e8-b15e-e3dfa565d49f:1-2")
+          .replace(/^<session_id>$/, "23d3db6a"),
+      );
       const [name] = args;
       const help = recall([name!, "--help"]).stdout;
       expect(help).toContain(`recall ${name}`);
-      for (const flag of args.filter((word) => word.startsWith("--"))) expect(`${name} ${help.includes(flag) ? flag : `MISSING ${flag}`}`).toBe(`${name} ${flag}`);
+      for (const flag of args.filter((word) => word.startsWith("--")))
+        expect(`${name} ${help.includes(flag) ? flag : `MISSING ${flag}`}`).toBe(`${name} ${flag}`);
     }
   });
 
@@ -64,7 +97,8 @@ describe("the skill", () => {
     const result = recall(["skill", "install", "--dir", target]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`installed the recall skill in ${target}`);
-    for (const name of ["SKILL.md", "references/FIRST_RUN.md", "scripts/recall.sh", "scripts/first-run.sh"]) expect(existsSync(join(target, name))).toBe(true);
+    for (const name of ["SKILL.md", "references/FIRST_RUN.md", "scripts/recall.sh", "scripts/first-run.sh"])
+      expect(existsSync(join(target, name))).toBe(true);
     expect(statSync(join(target, "scripts", "recall.sh")).mode & 0o111).not.toBe(0);
     const installed = readFileSync(join(target, "SKILL.md"), "utf8");
     expect(installed).not.toContain("__SKILL_DIR__");
@@ -105,10 +139,13 @@ describe("the skill", () => {
     const source = join(work, "extracted-skill");
     mkdirSync(join(source, "scripts"), { recursive: true });
     writeFileSync(join(source, "SKILL.md"), "skill");
-    writeFileSync(join(source, "scripts", "recall.sh"), "exec __RECALL_COMMAND__ \"$@\"\n");
+    writeFileSync(join(source, "scripts", "recall.sh"), 'exec __RECALL_COMMAND__ "$@"\n');
     writeFileSync(join(source, completeMarker), "hash\n");
     const target = join(work, "skills-from-extraction", "recall");
-    expect(installSkill(target, { sourceDir: source, command: "/usr/local/bin/recall" }).sort()).toEqual(["SKILL.md", "scripts/recall.sh"]);
+    expect(installSkill(target, { sourceDir: source, command: "/usr/local/bin/recall" }).sort()).toEqual([
+      "SKILL.md",
+      "scripts/recall.sh",
+    ]);
     expect(existsSync(join(target, completeMarker))).toBe(false);
   });
 

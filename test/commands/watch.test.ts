@@ -2,7 +2,15 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
-import { cliEnv, makeWorkspace, repo, sourceFlags, waitFor, waitUntilSearchable, type Workspace } from "../index/watch-helpers.ts";
+import {
+  cliEnv,
+  makeWorkspace,
+  repo,
+  sourceFlags,
+  waitFor,
+  waitUntilSearchable,
+  type Workspace,
+} from "../index/watch-helpers.ts";
 
 /** A running `recall watch` with its output collected as it arrives. */
 interface RunningWatch {
@@ -28,13 +36,29 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
 }
 
 function spawnWatch(workspace: Workspace, extraArgs: string[] = []): RunningWatch {
-  const child = Bun.spawn([process.execPath, "src/cli.ts", "watch", "--debounce", "300", "--keyword-only", ...extraArgs, ...sourceFlags(workspace)], {
-    cwd: repo,
-    env: cliEnv(workspace),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const watch = { child, stdout: collect(child.stdout as ReadableStream<Uint8Array>), stderr: collect(child.stderr as ReadableStream<Uint8Array>) };
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      "src/cli.ts",
+      "watch",
+      "--debounce",
+      "300",
+      "--keyword-only",
+      ...extraArgs,
+      ...sourceFlags(workspace),
+    ],
+    {
+      cwd: repo,
+      env: cliEnv(workspace),
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  const watch = {
+    child,
+    stdout: collect(child.stdout as ReadableStream<Uint8Array>),
+    stderr: collect(child.stderr as ReadableStream<Uint8Array>),
+  };
   running.push(watch);
   return watch;
 }
@@ -45,24 +69,37 @@ function liveWorkspace(): { workspace: Workspace; append: (prompt: string) => vo
   workspaces.push(workspace);
   const sessionId = "c0111111-0000-4000-8000-000000000001";
   const file = join(workspace.claude, "-home-dev-cli", `${sessionId}.jsonl`);
-  const state = writeClaudeSession(file, { sessionId, cwd: "/home/dev/cli", turns: [{ prompt: "first", response: "ok" }] });
+  const state = writeClaudeSession(file, {
+    sessionId,
+    cwd: "/home/dev/cli",
+    turns: [{ prompt: "first", response: "ok" }],
+  });
   return { workspace, append: (prompt) => appendClaudeTurns(file, state, [{ prompt, response: "ok" }]) };
 }
 
 /** Pids of the live child processes of `pid` (from /proc; Linux). */
 function childPids(pid: number): number[] {
-  return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((name) => {
-    try {
-      return readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1] === String(pid);
-    } catch {
-      return false; // exited meanwhile
-    }
-  }).map(Number);
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return (
+          readFileSync(`/proc/${name}/stat`, "utf8")
+            .replace(/^.*\) /, "")
+            .split(" ")[1] === String(pid)
+        );
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
 }
 
 /** CPU time (user + system) of a process in clock ticks (/proc/<pid>/stat fields 14 and 15; 100 per second here). */
 function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
   return Number(fields[11]) + Number(fields[12]);
 }
 
@@ -73,7 +110,9 @@ describe("recall watch (issue 10)", () => {
     const { workspace, append } = liveWorkspace();
     const watch = spawnWatch(workspace);
     await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
-    expect(watch.stderr()).toContain(`watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear)`);
+    expect(watch.stderr()).toContain(
+      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear)`,
+    );
     append("why is the oryx build cache cold");
     expect(await waitUntilSearchable(workspace, "oryx build cache", "oryx build cache", 8000)).toBeLessThan(5000);
     await waitFor(() => /indexed: 0 added, 1 updated, \d+ unchanged; 1 turn;/.test(watch.stderr()), 2000, 20);
@@ -132,10 +171,16 @@ describe("recall watch (issue 10)", () => {
   test("a bad --debounce is a usage error (exit 2) naming the value; --help describes the command", () => {
     const workspace = makeWorkspace();
     workspaces.push(workspace);
-    const bad = Bun.spawnSync([process.execPath, "src/cli.ts", "watch", "--debounce", "-5", ...sourceFlags(workspace)], { cwd: repo, env: cliEnv(workspace) });
+    const bad = Bun.spawnSync(
+      [process.execPath, "src/cli.ts", "watch", "--debounce", "-5", ...sourceFlags(workspace)],
+      { cwd: repo, env: cliEnv(workspace) },
+    );
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.toString()).toContain("--debounce must be a whole number of ms from 0 to 600000, got -5");
-    const help = Bun.spawnSync([process.execPath, "src/cli.ts", "watch", "--help"], { cwd: repo, env: cliEnv(workspace) });
+    const help = Bun.spawnSync([process.execPath, "src/cli.ts", "watch", "--help"], {
+      cwd: repo,
+      env: cliEnv(workspace),
+    });
     expect(help.exitCode).toBe(0);
     expect(help.stdout.toString()).toContain("--debounce");
   });

@@ -9,10 +9,16 @@ import { lineBoundaries, replayAt, unitOfFile } from "../parsers/claude-code-rep
 const cc = join(corpusDir, "claude-code");
 const idaho = join(cc, "LAF-US__IDAHO-VAULT/.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT");
 const paas = join(cc, "Xu-Wentao__dotfile/.claude/projects/-Users-xuwentao-Projects-tele-paas-controller");
-const rabbit = join(cc, "iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-coderabbit-review-helper");
+const rabbit = join(
+  cc,
+  "iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-coderabbit-review-helper",
+);
 const files = {
   compaction: join(idaho, "744827a2-a4c6-4a5b-9997-81d6e9384d8d.jsonl"),
-  inlineSidechain: join(cc, "d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"),
+  inlineSidechain: join(
+    cc,
+    "d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+  ),
   nestedParent: join(paas, "f8f80429-8398-46a9-a8aa-05543b114478.jsonl"),
   nestedAgent: join(paas, "f8f80429-8398-46a9-a8aa-05543b114478/subagents/agent-a933ed4308097ae4b.jsonl"),
   flatMain: join(rabbit, "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"),
@@ -32,7 +38,11 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
       expect(container.path.endsWith("/history.jsonl")).toBe(false);
       expect(container.path.includes("/tool-results/")).toBe(false);
     }
-    expect(scan.containers.filter((container) => !isTranscript(container)).map((container) => container.path.slice(cc.length + 1))).toEqual([
+    expect(
+      scan.containers
+        .filter((container) => !isTranscript(container))
+        .map((container) => container.path.slice(cc.length + 1)),
+    ).toEqual([
       "LAF-US__IDAHO-VAULT/.claude/history.jsonl",
       "Xu-Wentao__dotfile/.claude/history.jsonl",
       "fabien-lessirard__dotfiles/.claude/history.jsonl",
@@ -88,21 +98,40 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
     expect(turns[2]?.prompt).toBe("1PASSWORD implementation");
     expect(turns[2]?.response.startsWith("I see 1Password reference docs captured (CLI, SSH agent)")).toBe(true);
     expect(turns[2]?.toolCalls.map((call) => [call.name, call.isError])).toEqual([
-      ["Read", true], ["Glob", false], ["Read", false], ["Glob", false], ["Read", false], ["Read", true], ["Read", false],
+      ["Read", true],
+      ["Glob", false],
+      ["Read", false],
+      ["Glob", false],
+      ["Read", false],
+      ["Read", true],
+      ["Read", false],
     ]);
     expect(turns[2]?.toolCalls[1]?.input).toBe(".smart-env/multi/*1Password*");
-    expect(turns[2]?.files[0]).toBe("C:\\Users\\loganf\\Documents\\IDAHO-VAULT\\response_49b88b5b-c06e-4a9e-b5a5-32e087d8a356\\1");
+    expect(turns[2]?.files[0]).toBe(
+      "C:\\Users\\loganf\\Documents\\IDAHO-VAULT\\response_49b88b5b-c06e-4a9e-b5a5-32e087d8a356\\1",
+    );
     expect(session.projectName).toBe("IDAHO-VAULT");
     expect(turns.some((turn) => turn.prompt.startsWith("This session is being continued"))).toBe(false);
   });
 
   test("1.0.98 session with inline sidechains: 2 prompts, sub-agent lines kept out", () => {
     const { session, turns } = parseFile(files.inlineSidechain);
-    expect(turns.map((turn) => turn.prompt)).toEqual(["/orchestrator create TODO app by Next.js", "Thanks! Please update CLAUDE.md for current changes"]);
+    expect(turns.map((turn) => turn.prompt)).toEqual([
+      "/orchestrator create TODO app by Next.js",
+      "Thanks! Please update CLAUDE.md for current changes",
+    ]);
     const tasks = turns[0]?.toolCalls.filter((call) => call.name === "Task").map((call) => call.input);
-    expect(tasks).toEqual(["Setup Next.js project", "Create data models", "Build TODO components", "Implement state management", "Create main page integration"]);
+    expect(tasks).toEqual([
+      "Setup Next.js project",
+      "Create data models",
+      "Build TODO components",
+      "Implement state management",
+      "Create main page integration",
+    ]);
     expect(turns[0]?.toolCalls.filter((call) => call.name === "TodoWrite")).toHaveLength(3);
-    expect(turns[1]?.toolCalls.map((call) => [call.name, call.filePath])).toEqual([["Write", "/path/to/Demo/CLAUDE.md"]]);
+    expect(turns[1]?.toolCalls.map((call) => [call.name, call.filePath])).toEqual([
+      ["Write", "/path/to/Demo/CLAUDE.md"],
+    ]);
     expect(turns[1]?.response).toBe(
       "I'll create a CLAUDE.md file to document the current TODO app project structure and key information for future reference.\n\n" +
         "CLAUDE.md has been created with comprehensive documentation of the TODO app project, including structure, tech stack, features, development commands, and architecture details.",
@@ -113,15 +142,27 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
   test("2.1.87 nested sub-agent: own session with the parent's id, task prompt as turn 1", () => {
     const parent = parseFile(files.nestedParent);
     expect(parent.session.turnCount).toBe(2);
-    expect(parent.turns[0]?.toolCalls.map((call) => [call.name, call.input])).toEqual([["Task", "Explore aisuite module"]]);
+    expect(parent.turns[0]?.toolCalls.map((call) => [call.name, call.input])).toEqual([
+      ["Task", "Explore aisuite module"],
+    ]);
     const agent = parseFile(files.nestedAgent);
     expect(agent.session).toMatchObject({
-      id: "agent-a933ed4308097ae4b", isSubagent: true, parentSessionId: "f8f80429-8398-46a9-a8aa-05543b114478",
-      title: "Design aisuite improvement plan", projectName: "paas-controller",
+      id: "agent-a933ed4308097ae4b",
+      isSubagent: true,
+      parentSessionId: "f8f80429-8398-46a9-a8aa-05543b114478",
+      title: "Design aisuite improvement plan",
+      projectName: "paas-controller",
     });
     expect(agent.turns).toHaveLength(1);
     expect(agent.turns[0]?.prompt.startsWith("Based on my deep exploration of the AISuite module")).toBe(true);
-    expect(agent.turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Bash", "Bash", "Bash", "Read", "Read", "Read"]);
+    expect(agent.turns[0]?.toolCalls.map((call) => call.name)).toEqual([
+      "Bash",
+      "Bash",
+      "Bash",
+      "Read",
+      "Read",
+      "Read",
+    ]);
     expect(agent.turns[0]?.files).toEqual([
       "/Users/xuwentao/Projects/tele/paas-controller/pkg/backend/aisuite/controller/aisuite.go",
       "/Users/xuwentao/Projects/tele/paas-controller/pkg/backend/aisuite/aisuite.go",
@@ -137,19 +178,33 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
       ["Edit", "/Users/dain/workspace/coderabbit-review-helper/README.md"],
     ]);
     const agent = parseFile(files.flatAgent);
-    expect(agent.session).toMatchObject({ id: "agent-9fa17969", isSubagent: true, parentSessionId: "741790a4-4fe2-4644-9a51-fb4482074060" });
+    expect(agent.session).toMatchObject({
+      id: "agent-9fa17969",
+      isSubagent: true,
+      parentSessionId: "741790a4-4fe2-4644-9a51-fb4482074060",
+    });
     expect(agent.session.gitBranch).toBe("fix/comment-attribution-and-pagination");
     expect(agent.turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Read", "Grep", "Grep", "Read", "Read"]);
-    expect(agent.turns[0]?.response.startsWith("I'll investigate why \"Outside diff range comments\"")).toBe(true);
+    expect(agent.turns[0]?.response.startsWith('I\'ll investigate why "Outside diff range comments"')).toBe(true);
   });
 
   test("real files split at line boundaries resume to the same result as a full parse, reading only new bytes", () => {
     const chosen = [
-      files.compaction, files.inlineSidechain, files.nestedParent, files.nestedAgent, files.flatMain,
+      files.compaction,
+      files.inlineSidechain,
+      files.nestedParent,
+      files.nestedAgent,
+      files.flatMain,
       join(idaho, "237326ca-5e6a-4313-b3dd-44df36143943.jsonl"),
-      join(cc, "iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"),
+      join(
+        cc,
+        "iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl",
+      ),
       join(cc, "obra__episodic-memory/test/fixtures/long-conversation.jsonl"),
-      join(cc, "Xu-Wentao__dotfile/.claude/projects/-Users-xuwentao-Projects-github-volcano/7ef4b236-d946-48a6-a856-e45b02af7be7.jsonl"),
+      join(
+        cc,
+        "Xu-Wentao__dotfile/.claude/projects/-Users-xuwentao-Projects-github-volcano/7ef4b236-d946-48a6-a856-e45b02af7be7.jsonl",
+      ),
     ];
     let resumedCheaply = 0;
     let replays = 0;

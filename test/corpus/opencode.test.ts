@@ -57,11 +57,27 @@ describe.skipIf(!hasOpencodeCorpus)("OpenCode real corpus (needs ../shared/corpu
 
   test("1.17.3 db: the portfolio session has 11 human prompts and the tools of its third turn", () => {
     const { session, turns } = result("ses_12be9f828ffeaiYkWjPssYhKmB");
-    expect(session).toMatchObject({ title: "Greeting", projectPath: "/home/build", projectName: "build", startedAt: 1781674674135, endedAt: 1781744064107 });
+    expect(session).toMatchObject({
+      title: "Greeting",
+      projectPath: "/home/build",
+      projectName: "build",
+      startedAt: 1781674674135,
+      endedAt: 1781744064107,
+    });
     expect(turns).toHaveLength(11);
     expect(turns[0]).toMatchObject({ prompt: "hi", response: "Hello! How can I help you?" });
     expect(turns[2]?.prompt).toStartWith("hello, i would like an about me, my projects and work experience");
-    expect(turns[2]?.toolCalls.map((call) => call.name)).toEqual(["TodoWrite", "Write", "TodoWrite", "Write", "TodoWrite", "Write", "TodoWrite", "Bash", "Bash"]);
+    expect(turns[2]?.toolCalls.map((call) => call.name)).toEqual([
+      "TodoWrite",
+      "Write",
+      "TodoWrite",
+      "Write",
+      "TodoWrite",
+      "Write",
+      "TodoWrite",
+      "Bash",
+      "Bash",
+    ]);
     expect(turns[2]?.files).toEqual(["/home/build/index.html", "/home/build/styles.css", "/home/build/script.js"]);
     expect(turns[2]?.toolCalls[7]?.input).toBe("ls -la *.html *.css *.js");
     const allCalls = turns.flatMap((turn) => turn.toolCalls.map((call) => call.name));
@@ -72,7 +88,10 @@ describe.skipIf(!hasOpencodeCorpus)("OpenCode real corpus (needs ../shared/corpu
 
   test("1.17.3 db: the user's two `!` shell runs fold into the first turn, so the Flask session has 2 prompts", () => {
     const { turns } = result("ses_1279fce82ffeZOJhNwml1w1Fu4");
-    expect(turns.map((turn) => turn.prompt.slice(0, 40))).toEqual(["I have a static HTML portfolio website. ", "help me commit and push the code to gith"]);
+    expect(turns.map((turn) => turn.prompt.slice(0, 40))).toEqual([
+      "I have a static HTML portfolio website. ",
+      "help me commit and push the code to gith",
+    ]);
     expect(turns[0]?.toolCalls.map((call) => `${call.name} ${call.input}`)).toEqual([
       "Glob **/* /home/build",
       "Write /home/build/server.py",
@@ -94,7 +113,10 @@ describe.skipIf(!hasOpencodeCorpus)("OpenCode real corpus (needs ../shared/corpu
 
   test("1.1.44 JSON storage: one prompt, the reply before the abort, directory from the session file", () => {
     const { session, turns } = result("ses_3ee1d6ebaffeYfaGO7ikV0heMc");
-    expect(session).toMatchObject({ projectPath: "/home/bot4u/Desktop/GEMINI", title: "EcoTrack presentation script planning plan mode review" });
+    expect(session).toMatchObject({
+      projectPath: "/home/bot4u/Desktop/GEMINI",
+      title: "EcoTrack presentation script planning plan mode review",
+    });
     expect(turns).toHaveLength(1);
     expect(turns[0]?.prompt).toStartWith("don't use gemini.md for context here");
     expect(turns[0]?.response).toBe(
@@ -104,7 +126,9 @@ describe.skipIf(!hasOpencodeCorpus)("OpenCode real corpus (needs ../shared/corpu
   });
 
   test("0.5.28 legacy layout: both sessions have their one prompt", () => {
-    expect(result("ses_4343439b2ffe8vCbtGr04gHePJ").turns.map((turn) => turn.prompt)).toEqual(["Explain surface codes in Quantum error correction"]);
+    expect(result("ses_4343439b2ffe8vCbtGr04gHePJ").turns.map((turn) => turn.prompt)).toEqual([
+      "Explain surface codes in Quantum error correction",
+    ]);
     expect(result("ses_44234b4aeffe6EUGUjiyzSIEZV").turns.map((turn) => turn.prompt)).toEqual(["How are you"]);
   });
 });

@@ -23,7 +23,10 @@ function promptOnlySessions(parser: Parser, roots: string[]): Map<string, { unit
 }
 
 /** Sessions and turns per history file, by the folder of the repository copy it came from. */
-function countsByRepository(sessions: Map<string, { unit: SourceUnit; result: ParseResult }>, tool: string): Record<string, [number, number]> {
+function countsByRepository(
+  sessions: Map<string, { unit: SourceUnit; result: ParseResult }>,
+  tool: string,
+): Record<string, [number, number]> {
   const counts: Record<string, [number, number]> = {};
   for (const { unit, result } of sessions.values()) {
     const repository = unit.containerPath.slice(join(corpusDir, tool).length + 1).split("/")[0]!;
@@ -43,7 +46,13 @@ describe.skipIf(!hasCorpus)("prompt-history files of the real corpus (needs ../s
       "fabien-lessirard__dotfiles": [2, 58],
     });
     const vim = sessions.get("68d4d8e8-d886-45a6-bff8-57b7ba9881fb")!.result;
-    expect(vim.session).toMatchObject({ source: "claude-code", projectName: "paas-controller", promptOnly: true, title: null, turnCount: 4 });
+    expect(vim.session).toMatchObject({
+      source: "claude-code",
+      projectName: "paas-controller",
+      promptOnly: true,
+      title: null,
+      turnCount: 4,
+    });
     expect(vim.turns[0]?.prompt).toStartWith("后端提供的terminal接口（通过websocket）前端为什么一打开vim就会退出");
     expect(vim.turns.every((turn) => turn.response === "" && turn.toolCalls.length === 0)).toBe(true);
     for (const { result } of sessions.values()) {
@@ -56,17 +65,30 @@ describe.skipIf(!hasCorpus)("prompt-history files of the real corpus (needs ../s
     const sessions = promptOnlySessions(codexParser, codexCorpusRoots());
     expect(countsByRepository(sessions, "codex")).toEqual({ "LAF-US__IDAHO-VAULT": [8, 127] });
     const bell = sessions.get("019d417c-54dd-7ee3-b9e7-538a07d03f7a")!.result;
-    expect(bell.session).toMatchObject({ source: "codex", projectPath: "", promptOnly: true, turnCount: 76, startedAt: 1774921194000 });
+    expect(bell.session).toMatchObject({
+      source: "codex",
+      projectPath: "",
+      promptOnly: true,
+      turnCount: 76,
+      startedAt: 1774921194000,
+    });
     expect(bell.turns[0]?.prompt).toStartWith("Logan has awakened you and left. You hear the RING of a Triune Bell.");
   });
 
   test("Gemini logs.json: 13 prompt-only sessions with the project from .project_root", () => {
     const sessions = promptOnlySessions(geminiCliParser, geminiCorpusRoots());
-    expect(countsByRepository(sessions, "gemini-cli")).toEqual({ "LAF-US__IDAHO-VAULT": [12, 292], "wingorithm__Vibe-Coding-Comparison-Project": [1, 1] });
+    expect(countsByRepository(sessions, "gemini-cli")).toEqual({
+      "LAF-US__IDAHO-VAULT": [12, 292],
+      "wingorithm__Vibe-Coding-Comparison-Project": [1, 1],
+    });
     const gcloud = sessions.get("b1f31681-4b57-4337-8bc5-ac73580f752a")!;
     expect(basename(dirname(gcloud.unit.containerPath))).toBe("idaho-vault");
     expect(gcloud.result.session).toMatchObject({
-      source: "gemini-cli", projectPath: "c:\\users\\loganf\\documents\\idaho-vault", projectName: "idaho-vault", promptOnly: true, turnCount: 30,
+      source: "gemini-cli",
+      projectPath: "c:\\users\\loganf\\documents\\idaho-vault",
+      projectName: "idaho-vault",
+      promptOnly: true,
+      turnCount: 30,
       startedAt: Date.parse("2026-04-16T22:39:06.490Z"),
     });
     expect(gcloud.result.turns[0]?.prompt).toBe("gcloud gemini");

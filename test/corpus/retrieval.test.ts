@@ -20,7 +20,8 @@ describe.skipIf(!hasCorpus)("keyword retrieval on the real corpus (needs ../shar
     const db = openIndex(databasePath(home), { readonly: true });
     const result = await evaluateRetrieval(db, queries as LabelledQuery[], "keyword");
     db.close();
-    const line = (name: string, s: { queries: number; recallAt5: number; mrr: number }) => `${name}: n=${s.queries} recall@5=${s.recallAt5.toFixed(2)} MRR=${s.mrr.toFixed(2)}`;
+    const line = (name: string, s: { queries: number; recallAt5: number; mrr: number }) =>
+      `${name}: n=${s.queries} recall@5=${s.recallAt5.toFixed(2)} MRR=${s.mrr.toFixed(2)}`;
     const levelLines = (prefix: string, levels: LevelScores) => [
       ...Object.entries(levels.sessions).map(([kind, s]) => line(`${prefix}sessions/${kind}`, s)),
       ...Object.entries(levels.turns).map(([kind, s]) => line(`${prefix}turns/${kind}`, s)),
@@ -59,7 +60,8 @@ describe.skipIf(!hasCorpus)("keyword retrieval on the real corpus (needs ../shar
     // 0.83). Floors leave room for one miss per kind and source.
     for (const source of ["codex", "gemini-cli"]) {
       const levels = result.sources[source]!;
-      for (const kind of ["keyword", "paraphrase", "question"]) expect(levels.sessions[kind]!.queries).toBeGreaterThanOrEqual(4);
+      for (const kind of ["keyword", "paraphrase", "question"])
+        expect(levels.sessions[kind]!.queries).toBeGreaterThanOrEqual(4);
       expect(levels.sessions.keyword!.recallAt5).toBe(1); // exact terms, as for the other sources
       expect(levels.sessions.keyword!.mrr).toBeGreaterThanOrEqual(0.8);
       expect(levels.sessions.question!.recallAt5).toBeGreaterThanOrEqual(0.8);

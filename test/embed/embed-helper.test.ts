@@ -3,7 +3,16 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectEmbedHelper, createLocalEmbedder, helperSocketPath, resolveEmbedConfig, serveEmbedHelper, type Embedder, type HelperExit, type LocalEmbedConfig } from "../../src/embed/index.ts";
+import {
+  connectEmbedHelper,
+  createLocalEmbedder,
+  helperSocketPath,
+  resolveEmbedConfig,
+  serveEmbedHelper,
+  type Embedder,
+  type HelperExit,
+  type LocalEmbedConfig,
+} from "../../src/embed/index.ts";
 import { decodeVector, encodeVector, lineSplitter } from "../../src/embed/helper/protocol.ts";
 import { pathsUnder } from "../../src/index/index.ts";
 import { getTestModelPath } from "../helpers/models.ts";
@@ -59,7 +68,9 @@ describe("embedding helper wire format", () => {
     expect(a).toMatch(/helpers\/embed-[0-9a-f]{16}\.sock$/);
     expect(helperSocketPath(paths, join(work, "home", "examples"), config, "1.0.0")).not.toBe(a);
     expect(helperSocketPath(paths, join(work, "home"), config, "1.0.1")).not.toBe(a);
-    expect(helperSocketPath(paths, join(work, "home"), { ...config, modelPath: join(work, "absent.gguf") }, "1.0.0")).toBeUndefined();
+    expect(
+      helperSocketPath(paths, join(work, "home"), { ...config, modelPath: join(work, "absent.gguf") }, "1.0.0"),
+    ).toBeUndefined();
     expect(helperSocketPath(pathsUnder(join(work, "x".repeat(120))), work, config, "1.0.0")).toBeUndefined();
   });
 });
@@ -83,7 +94,9 @@ describe("embedding helper server and client, with the generated model", () => {
     const query = "where did we configure the docker bridge network";
     expect(Array.from(await client!.embedQuery(query))).toEqual(Array.from(await direct.embedQuery(query)));
 
-    const answers = (await rawExchange(socketPath, ["not json", '{"op":"dance"}', '{"op":"query"}', '{"op":"hello"}'], 4)).map((line) => JSON.parse(line));
+    const answers = (
+      await rawExchange(socketPath, ["not json", '{"op":"dance"}', '{"op":"query"}', '{"op":"hello"}'], 4)
+    ).map((line) => JSON.parse(line));
     expect(answers[0]).toEqual({ ok: false, error: expect.stringMatching(/JSON|Unexpected|token/i) });
     expect(answers[1]).toEqual({ ok: false, error: 'unknown op "dance"' });
     expect(answers[2]).toEqual({ ok: false, error: "query needs a text" });
@@ -99,7 +112,11 @@ describe("embedding helper server and client, with the generated model", () => {
   test("a helper exits after the idle time without requests and removes its socket", async () => {
     const socketPath = join(work, "idle.sock");
     const started = performance.now();
-    const exit = await serveEmbedHelper({ socketPath, embedder: await createLocalEmbedder(localConfig()), idleMs: 300 });
+    const exit = await serveEmbedHelper({
+      socketPath,
+      embedder: await createLocalEmbedder(localConfig()),
+      idleMs: 300,
+    });
     expect(exit).toBe("idle");
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     expect(existsSync(socketPath)).toBe(false);
@@ -109,7 +126,9 @@ describe("embedding helper server and client, with the generated model", () => {
     const socketPath = join(work, "twice.sock");
     const first = serveEmbedHelper({ socketPath, embedder: await createLocalEmbedder(localConfig()), idleMs: 60_000 });
     while (!(await connectEmbedHelper(socketPath, 500))) await Bun.sleep(20);
-    expect(await serveEmbedHelper({ socketPath, embedder: await createLocalEmbedder(localConfig()), idleMs: 60_000 })).toBe("already-running");
+    expect(
+      await serveEmbedHelper({ socketPath, embedder: await createLocalEmbedder(localConfig()), idleMs: 60_000 }),
+    ).toBe("already-running");
     const client = (await connectEmbedHelper(socketPath, 2000))!;
     await client.stop();
     client.close();
@@ -117,7 +136,11 @@ describe("embedding helper server and client, with the generated model", () => {
 
     const stalePath = join(work, "stale.sock");
     writeFileSync(stalePath, "left behind by a killed helper");
-    const replaced = serveEmbedHelper({ socketPath: stalePath, embedder: await createLocalEmbedder(localConfig()), idleMs: 60_000 });
+    const replaced = serveEmbedHelper({
+      socketPath: stalePath,
+      embedder: await createLocalEmbedder(localConfig()),
+      idleMs: 60_000,
+    });
     let again = await connectEmbedHelper(stalePath, 500);
     for (let i = 0; !again && i < 100; i++) again = (await Bun.sleep(20), await connectEmbedHelper(stalePath, 500));
     expect(again?.model.dims).toBe(64);

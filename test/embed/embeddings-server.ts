@@ -45,7 +45,8 @@ export function startEmbeddingsServer(embedder: Embedder): EmbeddingsServer {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      if (new URL(request.url).pathname !== "/v1/embeddings" || request.method !== "POST") return new Response("not found", { status: 404 });
+      if (new URL(request.url).pathname !== "/v1/embeddings" || request.method !== "POST")
+        return new Response("not found", { status: 404 });
       const body = (await request.json()) as { input: string | string[]; model?: string };
       const received: ReceivedRequest = {
         inputs: Array.isArray(body.input) ? body.input : [body.input],
@@ -56,7 +57,10 @@ export function startEmbeddingsServer(embedder: Embedder): EmbeddingsServer {
       const step = plan(received, requests.length - 1);
       if (typeof step === "object" && "status" in step) {
         const headers: Record<string, string> = step.retryAfter ? { "retry-after": step.retryAfter } : {};
-        return new Response(JSON.stringify(step.body ?? { error: { message: "planned failure" } }), { status: step.status, headers });
+        return new Response(JSON.stringify(step.body ?? { error: { message: "planned failure" } }), {
+          status: step.status,
+          headers,
+        });
       }
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
@@ -73,8 +77,15 @@ export function startEmbeddingsServer(embedder: Embedder): EmbeddingsServer {
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
-    get maxInFlight() { return maxInFlight; },
-    setPlan(next) { plan = next; maxInFlight = 0; },
-    close() { server.stop(true); },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    setPlan(next) {
+      plan = next;
+      maxInFlight = 0;
+    },
+    close() {
+      server.stop(true);
+    },
   };
 }

@@ -29,7 +29,10 @@ function findDynamicImports(source: string): string[] {
 }
 
 describe("node-llama-cpp is imported lazily", () => {
-  const files = listSourceFiles(srcDir).map((path) => ({ name: relative(srcDir, path), source: readFileSync(path, "utf8") }));
+  const files = listSourceFiles(srcDir).map((path) => ({
+    name: relative(srcDir, path),
+    source: readFileSync(path, "utf8"),
+  }));
 
   test("the checker catches value imports and lets type imports pass", () => {
     expect(findValueImports('import { getLlama } from "node-llama-cpp";')).toHaveLength(1);

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalEmbedder, resolveEmbedConfig, type Embedder, type LocalEmbedConfig } from "../../src/embed/index.ts";
+import {
+  createLocalEmbedder,
+  resolveEmbedConfig,
+  type Embedder,
+  type LocalEmbedConfig,
+} from "../../src/embed/index.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 function norm(vector: Float32Array): number {
@@ -13,7 +18,15 @@ function localConfig(modelPath: string, prefixes?: { queryPrefix: string; docume
   const config = resolveEmbedConfig({ env: {}, home: tmpdir(), modelFlag: modelPath });
   if (config.kind !== "local") throw new Error("expected local");
   if (!prefixes) return config;
-  const preset = { name: "tiny", repo: "x/y", fileName: "t.gguf", dims: 64, pooling: "mean" as const, approxSizeBytes: 0, ...prefixes };
+  const preset = {
+    name: "tiny",
+    repo: "x/y",
+    fileName: "t.gguf",
+    dims: 64,
+    pooling: "mean" as const,
+    approxSizeBytes: 0,
+    ...prefixes,
+  };
   return { ...config, preset };
 }
 
@@ -33,7 +46,11 @@ describe("local embedder with the tiny generated model", () => {
   });
 
   test("identical texts give identical vectors, across calls and within one batch", async () => {
-    const [a, b, c] = await embedder.embedDocuments(["fix the sqlite migration", "fix the sqlite migration", "build the index"]);
+    const [a, b, c] = await embedder.embedDocuments([
+      "fix the sqlite migration",
+      "fix the sqlite migration",
+      "build the index",
+    ]);
     const again = (await embedder.embedDocuments(["fix the sqlite migration"]))[0];
     expect(Array.from(a!)).toEqual(Array.from(b!));
     expect(Array.from(a!)).toEqual(Array.from(again!));
@@ -68,7 +85,9 @@ describe("local embedder with the tiny generated model", () => {
 
 describe("prefixes", () => {
   test("a query vector differs from the document vector of the same text when the prefixes differ", async () => {
-    const embedder = await createLocalEmbedder(localConfig(getTestModelPath(), { queryPrefix: "search query: ", documentPrefix: "" }));
+    const embedder = await createLocalEmbedder(
+      localConfig(getTestModelPath(), { queryPrefix: "search query: ", documentPrefix: "" }),
+    );
     try {
       const [document] = await embedder.embedDocuments(["git commit"]);
       const query = await embedder.embedQuery("git commit");
@@ -106,7 +125,10 @@ describe("model variants", () => {
     try {
       const copy = join(dir, "copy.gguf");
       copyFileSync(getTestModelPath(), copy);
-      const [first, second] = [await createLocalEmbedder(localConfig(getTestModelPath())), await createLocalEmbedder(localConfig(copy))];
+      const [first, second] = [
+        await createLocalEmbedder(localConfig(getTestModelPath())),
+        await createLocalEmbedder(localConfig(copy)),
+      ];
       expect(second.fingerprint.fileHash).toBe(first.fingerprint.fileHash);
       expect(second.fingerprint.name).toBe("copy");
       await first.dispose();

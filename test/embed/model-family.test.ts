@@ -27,10 +27,23 @@ describe("model families (issue 12)", () => {
   });
 
   test("a remote EMBEDDINGS_MODEL gets its family's prefixes; the environment overrides them", () => {
-    const remote = (env: Record<string, string>) => resolveEmbedConfig({ env: { EMBEDDINGS_URL: "http://127.0.0.1:9/v1", ...env }, home: work });
-    expect(remote({ EMBEDDINGS_MODEL: "Qwen/Qwen3-Embedding-0.6B" })).toMatchObject({ queryPrefix: expect.stringMatching(/\nQuery:$/), documentPrefix: "" });
-    expect(remote({ EMBEDDINGS_MODEL: "nomic-embed-text" })).toMatchObject({ queryPrefix: "search_query: ", documentPrefix: "search_document: " });
-    expect(remote({ EMBEDDINGS_MODEL: "nomic-embed-text", EMBEDDINGS_QUERY_PREFIX: "", EMBEDDINGS_DOCUMENT_PREFIX: "doc: " })).toMatchObject({ queryPrefix: "", documentPrefix: "doc: " });
+    const remote = (env: Record<string, string>) =>
+      resolveEmbedConfig({ env: { EMBEDDINGS_URL: "http://127.0.0.1:9/v1", ...env }, home: work });
+    expect(remote({ EMBEDDINGS_MODEL: "Qwen/Qwen3-Embedding-0.6B" })).toMatchObject({
+      queryPrefix: expect.stringMatching(/\nQuery:$/),
+      documentPrefix: "",
+    });
+    expect(remote({ EMBEDDINGS_MODEL: "nomic-embed-text" })).toMatchObject({
+      queryPrefix: "search_query: ",
+      documentPrefix: "search_document: ",
+    });
+    expect(
+      remote({
+        EMBEDDINGS_MODEL: "nomic-embed-text",
+        EMBEDDINGS_QUERY_PREFIX: "",
+        EMBEDDINGS_DOCUMENT_PREFIX: "doc: ",
+      }),
+    ).toMatchObject({ queryPrefix: "", documentPrefix: "doc: " });
   });
 
   test("a local file named like a family gets its prefixes; EMBEDDINGS_QUERY_PREFIX overrides them", async () => {
@@ -53,6 +66,9 @@ describe("model families (issue 12)", () => {
     copyFileSync(getTestModelPath(), path); // mean pooling; BGE needs CLS
     const config = resolveEmbedConfig({ env: {}, home: work, modelFlag: path });
     if (config.kind !== "local") throw new Error("expected local");
-    await expect(createLocalEmbedder(config)).rejects.toMatchObject({ code: "EMBED_FAILED", message: expect.stringContaining("mean pooling in its GGUF metadata, but bge-en-v1.5 models need cls pooling") });
+    await expect(createLocalEmbedder(config)).rejects.toMatchObject({
+      code: "EMBED_FAILED",
+      message: expect.stringContaining("mean pooling in its GGUF metadata, but bge-en-v1.5 models need cls pooling"),
+    });
   });
 });

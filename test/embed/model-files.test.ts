@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  downloadFile, ensureModel, listModels, modelPresets, openEmbedder, pullModel, resolveEmbedConfig, type LocalEmbedConfig,
+  downloadFile,
+  ensureModel,
+  listModels,
+  modelPresets,
+  openEmbedder,
+  pullModel,
+  resolveEmbedConfig,
+  type LocalEmbedConfig,
 } from "../../src/embed/index.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
@@ -35,8 +42,13 @@ async function startFileServer(body: Uint8Array) {
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    dropNextResponseAt(bytes: number) { dropNextAtBytes = bytes; },
-    close() { server.closeAllConnections(); server.close(); },
+    dropNextResponseAt(bytes: number) {
+      dropNextAtBytes = bytes;
+    },
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
   };
 }
 
@@ -64,11 +76,16 @@ describe("model download", () => {
     server.requests.length = 0;
     const progress: [number, number | undefined][] = [];
     const path = await pullModel({
-      home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "embeddinggemma-300m", onProgress: (done, total) => progress.push([done, total]),
+      home,
+      env: { RECALL_MODEL_BASE_URL: server.baseUrl },
+      name: "embeddinggemma-300m",
+      onProgress: (done, total) => progress.push([done, total]),
     });
     expect(path).toBe(join(home, "models", modelPresets["embeddinggemma-300m"]!.fileName));
     expect(readFileSync(path).equals(modelBytes)).toBe(true);
-    expect(server.requests[0]!.path).toBe("/ggml-org/embeddinggemma-300M-GGUF/resolve/main/embeddinggemma-300M-Q8_0.gguf");
+    expect(server.requests[0]!.path).toBe(
+      "/ggml-org/embeddinggemma-300M-GGUF/resolve/main/embeddinggemma-300M-Q8_0.gguf",
+    );
     expect(progress.at(-1)).toEqual([modelBytes.length, modelBytes.length]);
   });
 
@@ -76,11 +93,16 @@ describe("model download", () => {
     server.requests.length = 0;
     const pinned = modelPresets["bge-small-en-v1.5"]!;
     expect(pinned.sha256).toMatch(/^[0-9a-f]{64}$/);
-    await expect(pullModel({ home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "bge-small-en-v1.5" })).rejects.toMatchObject({
-      code: "MODEL_DOWNLOAD", message: expect.stringContaining("is not the pinned file"),
+    await expect(
+      pullModel({ home, env: { RECALL_MODEL_BASE_URL: server.baseUrl }, name: "bge-small-en-v1.5" }),
+    ).rejects.toMatchObject({
+      code: "MODEL_DOWNLOAD",
+      message: expect.stringContaining("is not the pinned file"),
     });
     // Fetched by its pinned revision, and nothing kept.
-    expect(server.requests[0]!.path).toBe(`/CompendiumLabs/bge-small-en-v1.5-gguf/resolve/${pinned.revision}/bge-small-en-v1.5-q8_0.gguf`);
+    expect(server.requests[0]!.path).toBe(
+      `/CompendiumLabs/bge-small-en-v1.5-gguf/resolve/${pinned.revision}/bge-small-en-v1.5-q8_0.gguf`,
+    );
     expect(existsSync(join(home, "models", pinned.fileName))).toBe(false);
     expect(existsSync(join(home, "models", `${pinned.fileName}.part`))).toBe(false);
   });
@@ -122,9 +144,17 @@ describe("model download", () => {
     server.requests.length = 0;
     const config = presetConfig("nomic-embed-text-v1.5", { RECALL_OFFLINE: "1" });
     const error = await ensureModel(config).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: "MODEL_MISSING", hint: "run `recall model pull nomic-embed-text-v1.5` while online" });
-    await expect(openEmbedder({ env: { RECALL_OFFLINE: "1", RECALL_MODEL_BASE_URL: server.baseUrl }, home, modelFlag: "all-minilm-l6-v2" }))
-      .rejects.toMatchObject({ code: "MODEL_MISSING" });
+    expect(error).toMatchObject({
+      code: "MODEL_MISSING",
+      hint: "run `recall model pull nomic-embed-text-v1.5` while online",
+    });
+    await expect(
+      openEmbedder({
+        env: { RECALL_OFFLINE: "1", RECALL_MODEL_BASE_URL: server.baseUrl },
+        home,
+        modelFlag: "all-minilm-l6-v2",
+      }),
+    ).rejects.toMatchObject({ code: "MODEL_MISSING" });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -149,7 +179,10 @@ describe("listModels", () => {
     writeFileSync(join(home, "models", "half.gguf.part"), "x");
     const entries = listModels(home);
     expect(entries.map((entry) => entry.fileName)).toEqual(["embeddinggemma-300M-Q8_0.gguf"]);
-    expect(entries[0]).toMatchObject({ presetName: "embeddinggemma-300m", sizeBytes: statSync(getTestModelPath()).size });
+    expect(entries[0]).toMatchObject({
+      presetName: "embeddinggemma-300m",
+      sizeBytes: statSync(getTestModelPath()).size,
+    });
     expect(entries[0]!.info).toMatchObject({ architecture: "bert", dims: 64, pooling: "mean", contextTokens: 512 });
   });
 
@@ -170,7 +203,11 @@ describe("openEmbedder", () => {
   test("downloads a missing preset and embeds with it", async () => {
     const freshHome = mkdtempSync(join(tmpdir(), "recall-open-"));
     try {
-      const embedder = await openEmbedder({ env: { RECALL_MODEL_BASE_URL: server.baseUrl }, home: freshHome, modelFlag: "all-minilm-l6-v2" });
+      const embedder = await openEmbedder({
+        env: { RECALL_MODEL_BASE_URL: server.baseUrl },
+        home: freshHome,
+        modelFlag: "all-minilm-l6-v2",
+      });
       expect(embedder.fingerprint.name).toBe("all-minilm-l6-v2");
       // all-MiniLM-L6-v2 takes at most 256 word pieces (its max_seq_length): chunks are cut to fit (issue 12).
       expect(embedder.contextTokens).toBe(256);

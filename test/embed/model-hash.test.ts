@@ -27,7 +27,10 @@ describe("model file hashes", () => {
     expect(readdirSync(shared)).toEqual(["m.gguf"]);
     const sidecar = hashSidecarPath(join(shared, "m.gguf"), models);
     expect(sidecar.startsWith(join(models, "hashes"))).toBe(true);
-    expect(JSON.parse(await Bun.file(sidecar).text())).toMatchObject({ path: join(shared, "m.gguf"), sha256: sha256("weights v1") });
+    expect(JSON.parse(await Bun.file(sidecar).text())).toMatchObject({
+      path: join(shared, "m.gguf"),
+      sha256: sha256("weights v1"),
+    });
   });
 
   test("a preset in recall's models folder keeps its sidecar beside it; a changed file is hashed again", async () => {

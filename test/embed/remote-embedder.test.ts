@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
 import {
-  createLocalEmbedder, createRemoteEmbedder, parseRetryAfterMs, resolveEmbedConfig, type Embedder, type RemoteEmbedConfig,
+  createLocalEmbedder,
+  createRemoteEmbedder,
+  parseRetryAfterMs,
+  resolveEmbedConfig,
+  type Embedder,
+  type RemoteEmbedConfig,
 } from "../../src/embed/index.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { startEmbeddingsServer, type EmbeddingsServer } from "./embeddings-server.ts";
@@ -12,7 +17,10 @@ let local: Embedder;
 let server: EmbeddingsServer;
 
 function remoteConfig(env: Record<string, string> = {}): RemoteEmbedConfig {
-  const config = resolveEmbedConfig({ env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_API_KEY: "sk-test", ...env }, home: tmpdir() });
+  const config = resolveEmbedConfig({
+    env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_API_KEY: "sk-test", ...env },
+    home: tmpdir(),
+  });
   if (config.kind !== "remote") throw new Error("expected remote");
   return config;
 }
@@ -49,14 +57,25 @@ describe("remote embedder against a local /v1/embeddings server", () => {
 
   test("gives the same vectors and the same ranking as the local backend for the same model", async () => {
     const remote = await createRemoteEmbedder(remoteConfig(), fast);
-    const texts = ["fix the sqlite migration", "git commit and merge the branch", "parse the json session file", "cache in memory"];
+    const texts = [
+      "fix the sqlite migration",
+      "git commit and merge the branch",
+      "parse the json session file",
+      "cache in memory",
+    ];
     const [remoteVectors, localVectors] = [await remote.embedDocuments(texts), await local.embedDocuments(texts)];
     for (let i = 0; i < texts.length; i++) {
       Array.from(remoteVectors[i]!).forEach((value, d) => expect(value).toBeCloseTo(localVectors[i]![d]!, 5));
     }
     const rank = (query: Float32Array, vectors: (Float32Array | null)[]) =>
-      vectors.map((vector, i) => ({ i, score: dot(query, vector!) })).sort((a, b) => b.score - a.score).map((hit) => hit.i);
-    const [remoteQuery, localQuery] = [await remote.embedQuery("sqlite migration"), await local.embedQuery("sqlite migration")];
+      vectors
+        .map((vector, i) => ({ i, score: dot(query, vector!) }))
+        .sort((a, b) => b.score - a.score)
+        .map((hit) => hit.i);
+    const [remoteQuery, localQuery] = [
+      await remote.embedQuery("sqlite migration"),
+      await local.embedQuery("sqlite migration"),
+    ];
     expect(rank(remoteQuery, remoteVectors)).toEqual(rank(localQuery, localVectors));
   });
 
@@ -115,7 +134,9 @@ describe("remote embedder against a local /v1/embeddings server", () => {
     const remote = await createRemoteEmbedder(remoteConfig(), { ...fast, batchSize: 3, maxRetries: 1 });
     server.setPlan((request) => (request.inputs.includes("poison") ? { status: 500 } : "ok"));
     const failed: number[] = [];
-    const vectors = await remote.embedDocuments(["good", "poison", "fine"], { onTextFailed: (index) => failed.push(index) });
+    const vectors = await remote.embedDocuments(["good", "poison", "fine"], {
+      onTextFailed: (index) => failed.push(index),
+    });
     expect(vectors[1]).toBeNull();
     expect(vectors[0]).not.toBeNull();
     expect(vectors[2]).not.toBeNull();
@@ -132,7 +153,9 @@ describe("remote embedder against a local /v1/embeddings server", () => {
 
   test("an unreachable endpoint is an EmbedError at creation", async () => {
     const config = { ...remoteConfig(), url: "http://127.0.0.1:9/v1/embeddings" };
-    await expect(createRemoteEmbedder(config, { ...fast, maxRetries: 0 })).rejects.toMatchObject({ code: "ENDPOINT_UNREACHABLE" });
+    await expect(createRemoteEmbedder(config, { ...fast, maxRetries: 0 })).rejects.toMatchObject({
+      code: "ENDPOINT_UNREACHABLE",
+    });
   });
 
   test("estimates tokens conservatively (about 3 bytes per token)", async () => {

@@ -8,7 +8,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
 import {
-  createLocalEmbedder, createRemoteEmbedder, resolveEmbedConfig, type Embedder, type RemoteEmbedConfig,
+  createLocalEmbedder,
+  createRemoteEmbedder,
+  resolveEmbedConfig,
+  type Embedder,
+  type RemoteEmbedConfig,
 } from "../../src/embed/index.ts";
 import { remoteOptionsFromEnv } from "../../src/embed/remote-options.ts";
 import { classifyHttpFailure } from "../../src/embed/remote-failures.ts";
@@ -26,7 +30,8 @@ function remoteConfig(url = server.url): RemoteEmbedConfig {
   return config;
 }
 
-const paragraph = (seed: number) => Array.from({ length: 12 }, (_, i) => `Sentence ${seed}.${i} talks about the walrus parser and its cache.`).join(" ");
+const paragraph = (seed: number) =>
+  Array.from({ length: 12 }, (_, i) => `Sentence ${seed}.${i} talks about the walrus parser and its cache.`).join(" ");
 const long = [paragraph(1), paragraph(2), paragraph(3), paragraph(4)].join("\n\n"); // ~2.3 KB
 const tooLargeAbove = 1000; // bytes: the stand-in server's "physical batch"
 
@@ -49,10 +54,15 @@ describe("remote failures classified (issue 12)", () => {
   test("llama-server's too-large answer: the text is split, embedded by parts, and never sent whole again; later long texts are split before sending", async () => {
     const remote = await createRemoteEmbedder(remoteConfig(), fast);
     server.requests.length = 0;
-    server.setPlan((request) => (request.inputs.some((input) => Buffer.byteLength(input) > tooLargeAbove) ? llamaServerTooLarge(666) : "ok"));
+    server.setPlan((request) =>
+      request.inputs.some((input) => Buffer.byteLength(input) > tooLargeAbove) ? llamaServerTooLarge(666) : "ok",
+    );
     const warnings: string[] = [];
     const rejected: number[] = [];
-    const vectors = await remote.embedDocuments(["short one", long, "short two"], { onWarning: (line) => warnings.push(line), onTextRejected: (i) => rejected.push(i) });
+    const vectors = await remote.embedDocuments(["short one", long, "short two"], {
+      onWarning: (line) => warnings.push(line),
+      onTextRejected: (i) => rejected.push(i),
+    });
     expect(vectors.every((vector) => vector !== null)).toBe(true);
     expect(rejected).toEqual([]);
     const wholeSends = server.requests.filter((request) => request.inputs.includes(long)).length;
@@ -68,15 +78,22 @@ describe("remote failures classified (issue 12)", () => {
     const other = long.replaceAll("walrus", "narwhal");
     const [vector] = await remote.embedDocuments([other]);
     expect(vector).not.toBeNull();
-    expect(server.requests.every((request) => request.inputs.every((input) => Buffer.byteLength(input) <= tooLargeAbove))).toBe(true);
+    expect(
+      server.requests.every((request) => request.inputs.every((input) => Buffer.byteLength(input) <= tooLargeAbove)),
+    ).toBe(true);
   });
 
   test("a text still too large when split to the minimum is rejected for good, not failed", async () => {
     const remote = await createRemoteEmbedder(remoteConfig(), fast);
-    server.setPlan((request) => (request.inputs.some((input) => input.includes("zzz")) ? llamaServerTooLarge(9000) : "ok"));
+    server.setPlan((request) =>
+      request.inputs.some((input) => input.includes("zzz")) ? llamaServerTooLarge(9000) : "ok",
+    );
     const rejected: number[] = [];
     const failed: number[] = [];
-    const vectors = await remote.embedDocuments(["fine", "zzz".repeat(200)], { onTextRejected: (i) => rejected.push(i), onTextFailed: (i) => failed.push(i) });
+    const vectors = await remote.embedDocuments(["fine", "zzz".repeat(200)], {
+      onTextRejected: (i) => rejected.push(i),
+      onTextFailed: (i) => failed.push(i),
+    });
     expect(vectors[0]).not.toBeNull();
     expect(vectors[1]).toBeNull();
     expect(rejected).toEqual([1]);
@@ -84,7 +101,10 @@ describe("remote failures classified (issue 12)", () => {
   });
 
   test("a refused key (401) is ENDPOINT_AUTH at creation and mid-run, with no retry", async () => {
-    server.setPlan(() => ({ status: 401, body: { error: { code: 401, message: "Invalid API Key", type: "authentication_error" } } }));
+    server.setPlan(() => ({
+      status: 401,
+      body: { error: { code: 401, message: "Invalid API Key", type: "authentication_error" } },
+    }));
     await expect(createRemoteEmbedder(remoteConfig(), fast)).rejects.toMatchObject({ code: "ENDPOINT_AUTH" });
     expect(server.requests.length).toBe(1);
     server.setPlan(() => "ok");
@@ -106,12 +126,20 @@ describe("remote failures classified (issue 12)", () => {
   });
 
   test("a slow but healthy server is waited for (adaptive timeout), and several requests are in flight", async () => {
-    const remote = await createRemoteEmbedder(remoteConfig(), { ...fast, minTimeoutMs: 300, concurrency: 3, batchSize: 2 });
+    const remote = await createRemoteEmbedder(remoteConfig(), {
+      ...fast,
+      minTimeoutMs: 300,
+      concurrency: 3,
+      batchSize: 2,
+    });
     server.requests.length = 0;
     // Each request takes 600 ms: twice the timeout floor, the speed of a loaded CPU-class server.
     server.setPlan(() => ({ sleepMs: 600 }));
     const warnings: string[] = [];
-    const vectors = await remote.embedDocuments(Array.from({ length: 12 }, (_, i) => `slow text ${i}`), { onWarning: (line) => warnings.push(line) });
+    const vectors = await remote.embedDocuments(
+      Array.from({ length: 12 }, (_, i) => `slow text ${i}`),
+      { onWarning: (line) => warnings.push(line) },
+    );
     expect(vectors.every((vector) => vector !== null)).toBe(true);
     expect(server.maxInFlight).toBeGreaterThanOrEqual(2);
     expect(remote.parallelTexts).toBe(6);
@@ -119,7 +147,9 @@ describe("remote failures classified (issue 12)", () => {
     expect(server.requests.length).toBeLessThanOrEqual(12);
     // The first wave's timeout is the 300 ms floor or, when the key check at creation was slow, the speed it measured:
     // a whole number of ms, never below the floor.
-    const timeouts = warnings.map((line) => /timed out after (\S+) ms/.exec(line)?.[1]).filter((ms) => ms !== undefined);
+    const timeouts = warnings
+      .map((line) => /timed out after (\S+) ms/.exec(line)?.[1])
+      .filter((ms) => ms !== undefined);
     for (const ms of timeouts) {
       expect(ms).toMatch(/^\d+$/);
       expect(Number(ms)).toBeGreaterThanOrEqual(300);
@@ -129,10 +159,20 @@ describe("remote failures classified (issue 12)", () => {
 
 describe("remote helpers", () => {
   test("classifies the servers' error bodies", () => {
-    const llama = classifyHttpFailure(500, '{"error":{"code":500,"message":"input (666 tokens) is too large to process. increase the physical batch size (current batch size: 512)"}}', undefined);
+    const llama = classifyHttpFailure(
+      500,
+      '{"error":{"code":500,"message":"input (666 tokens) is too large to process. increase the physical batch size (current batch size: 512)"}}',
+      undefined,
+    );
     expect(llama.kind).toBe("too-large");
     expect(llama.sizes).toEqual({ inputTokens: 666, limitTokens: 512 });
-    expect(classifyHttpFailure(400, "This model's maximum context length is 8192 tokens, however you requested 9000 tokens", undefined).sizes).toEqual({ inputTokens: 9000, limitTokens: 8192 });
+    expect(
+      classifyHttpFailure(
+        400,
+        "This model's maximum context length is 8192 tokens, however you requested 9000 tokens",
+        undefined,
+      ).sizes,
+    ).toEqual({ inputTokens: 9000, limitTokens: 8192 });
     expect(classifyHttpFailure(500, "planned failure", undefined).kind).toBe("retryable");
     expect(classifyHttpFailure(401, "", undefined).kind).toBe("auth");
     expect(classifyHttpFailure(404, "not found", undefined).kind).toBe("permanent");
@@ -145,7 +185,9 @@ describe("remote helpers", () => {
   });
 
   test("EMBEDDINGS_BATCH, EMBEDDINGS_CONCURRENCY and EMBEDDINGS_TIMEOUT_MS override, and bad values are usage errors", () => {
-    expect(remoteOptionsFromEnv({ EMBEDDINGS_BATCH: "8", EMBEDDINGS_CONCURRENCY: "1", EMBEDDINGS_TIMEOUT_MS: "120000" })).toEqual({ batchSize: 8, concurrency: 1, timeoutMs: 120000 });
+    expect(
+      remoteOptionsFromEnv({ EMBEDDINGS_BATCH: "8", EMBEDDINGS_CONCURRENCY: "1", EMBEDDINGS_TIMEOUT_MS: "120000" }),
+    ).toEqual({ batchSize: 8, concurrency: 1, timeoutMs: 120000 });
     expect(remoteOptionsFromEnv({})).toEqual({});
     expect(() => remoteOptionsFromEnv({ EMBEDDINGS_BATCH: "0" })).toThrow(/EMBEDDINGS_BATCH must be a whole number/);
     expect(() => remoteOptionsFromEnv({ EMBEDDINGS_TIMEOUT_MS: "soon" })).toThrow(/EMBEDDINGS_TIMEOUT_MS/);

@@ -35,7 +35,9 @@ describe("writeSetting", () => {
   test("a value with a quote or a line break is refused before the folder or the file is created", () => {
     const folder = join(work, "refused");
     for (const value of ["/models/it's.gguf", "/models/a\nRECALL_HOME=/tmp"]) {
-      expect(() => writeSetting(pathsUnder(folder), "RECALL_MODEL", value)).toThrow("the value holds a quote or a line break");
+      expect(() => writeSetting(pathsUnder(folder), "RECALL_MODEL", value)).toThrow(
+        "the value holds a quote or a line break",
+      );
     }
     expect(existsSync(folder)).toBe(false);
   });

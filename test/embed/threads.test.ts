@@ -21,7 +21,10 @@ describe("llama.cpp threads (issue 12)", () => {
   });
 
   test("a busy core is not counted idle", async () => {
-    const busy = Bun.spawn([process.execPath, "-e", "const end = Date.now() + 3000; while (Date.now() < end) {}"], { stdout: "ignore", stderr: "ignore" });
+    const busy = Bun.spawn([process.execPath, "-e", "const end = Date.now() + 3000; while (Date.now() < end) {}"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     try {
       await Bun.sleep(200);
       expect(await measureIdleCores(300)).toBeLessThan(availableParallelism() - 0.5);

@@ -9,7 +9,10 @@ import { databasePath } from "../../src/index/index.ts";
 import { decodeTurnOutputs } from "../../src/index/archive.ts";
 
 /** Dump the sessions of `home` whose source is `status` (default present), their turns, outputs, documents and FTS answers. */
-export function dumpSessions(home: string, options: { status?: "present" | "deleted"; words?: string[] } = {}): string[] {
+export function dumpSessions(
+  home: string,
+  options: { status?: "present" | "deleted"; words?: string[] } = {},
+): string[] {
   const db = new Database(databasePath(home), { readonly: true });
   try {
     const status = options.status ?? "present";
@@ -55,7 +58,13 @@ export function dumpSessions(home: string, options: { status?: "present" | "dele
 }
 
 /** Row counts of the tables that hold a session's text. */
-export function countTextRows(home: string): { sessions: number; turns: number; documents: number; fts: number; outputs: number } {
+export function countTextRows(home: string): {
+  sessions: number;
+  turns: number;
+  documents: number;
+  fts: number;
+  outputs: number;
+} {
   const db = new Database(databasePath(home), { readonly: true });
   try {
     const one = (sql: string) => (db.query(sql).get() as { n: number }).n;

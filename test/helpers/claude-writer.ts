@@ -69,7 +69,15 @@ function turnLines(state: WriterState, turn: TestTurn): string[] {
   const assistant = (content: unknown) => ({
     type: "assistant",
     requestId: `req_${messageId.slice(4)}`,
-    message: { id: messageId, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [content], stop_reason: null, usage: { input_tokens: 10, output_tokens: 20 } },
+    message: {
+      id: messageId,
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: [content],
+      stop_reason: null,
+      usage: { input_tokens: 10, output_tokens: 20 },
+    },
   });
   push(assistant({ type: "text", text: turn.response }));
   (turn.tools ?? []).forEach((tool, index) => {
@@ -77,7 +85,17 @@ function turnLines(state: WriterState, turn: TestTurn): string[] {
     const assistantUuid = push(assistant({ type: "tool_use", id: toolUseId, name: tool.name, input: tool.input }));
     push({
       type: "user",
-      message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content: tool.output, ...(tool.isError ? { is_error: true } : {}) }] },
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: toolUseId,
+            content: tool.output,
+            ...(tool.isError ? { is_error: true } : {}),
+          },
+        ],
+      },
       toolUseResult: { stdout: tool.output, stderr: "", interrupted: false, isImage: false },
       sourceToolAssistantUUID: assistantUuid,
     });
@@ -88,9 +106,15 @@ function turnLines(state: WriterState, turn: TestTurn): string[] {
 /** Write a whole session file (creating folders); returns the state to append more turns later. */
 export function writeClaudeSession(path: string, session: TestSession): WriterState {
   mkdirSync(dirname(path), { recursive: true });
-  const state: WriterState = { session, lastUuid: null, lineCount: 0, clockMs: session.startMs ?? Date.UTC(2026, 2, 1, 9, 0, 0) };
+  const state: WriterState = {
+    session,
+    lastUuid: null,
+    lineCount: 0,
+    clockMs: session.startMs ?? Date.UTC(2026, 2, 1, 9, 0, 0),
+  };
   const lines = session.turns.flatMap((turn) => turnLines(state, turn));
-  if (session.title) lines.push(JSON.stringify({ type: "ai-title", aiTitle: session.title, sessionId: session.sessionId }));
+  if (session.title)
+    lines.push(JSON.stringify({ type: "ai-title", aiTitle: session.title, sessionId: session.sessionId }));
   writeFileSync(path, `${lines.join("\n")}\n`);
   return state;
 }
@@ -103,7 +127,24 @@ export function appendClaudeTurns(path: string, state: WriterState, turns: TestT
 
 /** A deterministic filler paragraph of about `words` words (for large sessions). */
 export function fillerText(seed: number, words: number): string {
-  const vocabulary = ["index", "query", "vector", "build", "cache", "deploy", "config", "parser", "session", "token", "render", "schema", "commit", "branch", "worker", "stream"];
+  const vocabulary = [
+    "index",
+    "query",
+    "vector",
+    "build",
+    "cache",
+    "deploy",
+    "config",
+    "parser",
+    "session",
+    "token",
+    "render",
+    "schema",
+    "commit",
+    "branch",
+    "worker",
+    "stream",
+  ];
   const out: string[] = [];
   let x = seed * 2654435761;
   for (let i = 0; i < words; i++) {

@@ -42,27 +42,59 @@ export function dumpIndex(recallHome: string, options: DumpOptions = {}): string
   try {
     const lines: string[] = [];
     const add = (table: string, rows: unknown[]) => {
-      for (const row of rows) lines.push(`${table} ${JSON.stringify(cleanRow(row as Record<string, unknown>, ignore))}`);
+      for (const row of rows)
+        lines.push(`${table} ${JSON.stringify(cleanRow(row as Record<string, unknown>, ignore))}`);
     };
     add("session", db.query("SELECT * FROM sessions ORDER BY source, session_id").all());
-    add("turn", db.query("SELECT s.source AS s_source, s.session_id AS s_session, t.* FROM turns t JOIN sessions s ON s.id = t.session_rowid ORDER BY 1, 2, t.number").all());
+    add(
+      "turn",
+      db
+        .query(
+          "SELECT s.source AS s_source, s.session_id AS s_session, t.* FROM turns t JOIN sessions s ON s.id = t.session_rowid ORDER BY 1, 2, t.number",
+        )
+        .all(),
+    );
     if (hasTable(db, "turn_outputs")) {
-      add("output", db.query("SELECT s.source AS s_source, s.session_id AS s_session, o.* FROM turn_outputs o JOIN sessions s ON s.id = o.session_rowid ORDER BY 1, 2, o.number").all());
+      add(
+        "output",
+        db
+          .query(
+            "SELECT s.source AS s_source, s.session_id AS s_session, o.* FROM turn_outputs o JOIN sessions s ON s.id = o.session_rowid ORDER BY 1, 2, o.number",
+          )
+          .all(),
+      );
     }
-    add("document", db.query("SELECT s.source AS s_source, s.session_id AS s_session, d.* FROM documents d JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, d.level, d.turn_number").all());
-    add("chunk", db.query(
-      `SELECT s.source AS s_source, s.session_id AS s_session, d.level AS d_level, d.turn_number AS d_turn, c.* FROM chunks c
+    add(
+      "document",
+      db
+        .query(
+          "SELECT s.source AS s_source, s.session_id AS s_session, d.* FROM documents d JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, d.level, d.turn_number",
+        )
+        .all(),
+    );
+    add(
+      "chunk",
+      db
+        .query(
+          `SELECT s.source AS s_source, s.session_id AS s_session, d.level AS d_level, d.turn_number AS d_turn, c.* FROM chunks c
        JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3, 4, c.chunk_index`,
-    ).all());
+        )
+        .all(),
+    );
     // mtime_ms is when the freshness check re-stats a container (a prompt history carries its scan time): not content
     add("container", db.query("SELECT path, source, fingerprint, size_bytes FROM containers ORDER BY path").all());
     add("meta", db.query("SELECT key, value FROM meta WHERE key LIKE 'containers_digest:%' ORDER BY key").all());
     add("fts", [db.query("SELECT count(*) AS rows FROM documents_fts").get()]);
     for (const word of options.words ?? []) {
-      add(`match:${word}`, db.query(
-        `SELECT s.session_id, d.level, d.turn_number FROM documents_fts f JOIN documents d ON d.id = f.rowid
+      add(
+        `match:${word}`,
+        db
+          .query(
+            `SELECT s.session_id, d.level, d.turn_number FROM documents_fts f JOIN documents d ON d.id = f.rowid
          JOIN sessions s ON s.id = d.session_rowid WHERE documents_fts MATCH ? ORDER BY 1, 2, 3`,
-      ).all(`"${word}"`));
+          )
+          .all(`"${word}"`),
+      );
     }
     db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')");
     return lines;
@@ -87,7 +119,8 @@ export interface TextRowCounts {
 export function countTextRows(recallHome: string): TextRowCounts {
   const db = new Database(databasePath(recallHome), { readonly: true });
   try {
-    const count = (table: string) => (hasTable(db, table) ? (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n : 0);
+    const count = (table: string) =>
+      hasTable(db, table) ? (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n : 0;
     return {
       sessions: count("sessions"),
       turns: count("turns"),

@@ -7,7 +7,13 @@
  */
 import { appendFileSync, readFileSync } from "node:fs";
 
-const [name, version, tarballPath, integrity, logPath] = process.argv.slice(2) as [string, string, string, string, string];
+const [name, version, tarballPath, integrity, logPath] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const tarball = readFileSync(tarballPath);
 const server: ReturnType<typeof Bun.serve> = Bun.serve({
   hostname: "127.0.0.1",
@@ -18,7 +24,11 @@ const server: ReturnType<typeof Bun.serve> = Bun.serve({
     if (path.endsWith(".tgz")) return new Response(tarball);
     if (decodeURIComponent(path) !== `/${name}`) return Response.json({ error: "not found" }, { status: 404 });
     const tarballUrl: string = `http://127.0.0.1:${server.port}/${name}/-/${name.split("/").pop()}-${version}.tgz`;
-    return Response.json({ name, "dist-tags": { latest: version }, versions: { [version]: { name, version, dist: { tarball: tarballUrl, integrity } } } });
+    return Response.json({
+      name,
+      "dist-tags": { latest: version },
+      versions: { [version]: { name, version, dist: { tarball: tarballUrl, integrity } } },
+    });
   },
 });
 console.log(server.port);

@@ -17,8 +17,17 @@ export const testModelsDir = join(import.meta.dir, "..", ".models");
  */
 export function getTestModelPath(overrides: Partial<BertModelOptions> = {}): string {
   const options: BertModelOptions = { ...modelShapes.tiny, seed: 42, name: "recall-test-tiny", ...overrides };
-  const key = [options.layers, options.embd, options.heads, options.ff, options.ctx, options.type, options.pooling, options.vocab, options.seed]
-    .join("-");
+  const key = [
+    options.layers,
+    options.embd,
+    options.heads,
+    options.ff,
+    options.ctx,
+    options.type,
+    options.pooling,
+    options.vocab,
+    options.seed,
+  ].join("-");
   const path = join(testModelsDir, `bert-${key}.gguf`);
   if (!existsSync(path)) {
     mkdirSync(testModelsDir, { recursive: true });

@@ -40,33 +40,75 @@ function pemBody(magic: string, lines: number): string[] {
 
 function build(): PlantedSecret[] {
   const out: PlantedSecret[] = [];
-  const add = (kind: string, secret: string, carrier: (secret: string) => string) => out.push({ kind, secret, carrier: carrier(secret) });
+  const add = (kind: string, secret: string, carrier: (secret: string) => string) =>
+    out.push({ kind, secret, carrier: carrier(secret) });
 
   add("aws-access-key-id", `AKIA${random(16, upper + digits)}`, (s) => `[default]\naws_access_key_id = ${s}`);
   add("aws-secret-access-key", random(40, alnum + "/+"), (s) => `aws_secret_access_key = ${s}\nregion = eu-west-1`);
   add("aws-session-key-id", `ASIA${random(16, upper + digits)}`, (s) => `export AWS_ACCESS_KEY_ID=${s}`);
-  add("github-classic", `ghp_${random(36)}`, (s) => `git remote set-url origin https://github.com/acme/api.git && export GH_TOKEN=${s}`);
+  add(
+    "github-classic",
+    `ghp_${random(36)}`,
+    (s) => `git remote set-url origin https://github.com/acme/api.git && export GH_TOKEN=${s}`,
+  );
   add("github-oauth", `gho_${random(36)}`, (s) => `the gh cli stored ${s} in hosts.yml`);
   add("github-fine-grained", `github_pat_${random(22)}_${random(59)}`, (s) => `use this token: ${s}`);
   add("github-server", `ghs_${random(36)}`, (s) => `GITHUB_TOKEN is ${s} inside the action`);
   add("openai-legacy", `sk-${random(20)}T3BlbkFJ${random(20)}`, (s) => `openai.api_key = "${s}"`);
-  add("openai-project", `sk-proj-${random(74, alnum + "_-")}T3BlbkFJ${random(74, alnum + "_-")}`, (s) => `OPENAI_API_KEY=${s}`);
+  add(
+    "openai-project",
+    `sk-proj-${random(74, alnum + "_-")}T3BlbkFJ${random(74, alnum + "_-")}`,
+    (s) => `OPENAI_API_KEY=${s}`,
+  );
   add("openai-project-unmarked", `sk-proj-${random(48)}`, (s) => `my key is ${s} please test it`);
   add("anthropic", `sk-ant-api03-${random(93, alnum + "_-")}AA`, (s) => `ANTHROPIC_API_KEY=${s} claude -p hi`);
-  add("anthropic-admin", `sk-ant-admin01-${random(80, alnum)}`, (s) => `curl -H "x-api-key: ${s}" https://api.anthropic.com/v1/organizations`);
+  add(
+    "anthropic-admin",
+    `sk-ant-admin01-${random(80, alnum)}`,
+    (s) => `curl -H "x-api-key: ${s}" https://api.anthropic.com/v1/organizations`,
+  );
   add("slack-bot", `xoxb-${random(11, digits)}-${random(13, digits)}-${random(24)}`, (s) => `SLACK_BOT_TOKEN=${s}`);
-  add("slack-user", `xoxp-${random(11, digits)}-${random(12, digits)}-${random(13, digits)}-${random(32, "0123456789abcdef")}`, (s) => `token for the workspace: ${s}`);
-  add("slack-webhook", `T${random(8, upper + digits)}/B${random(10, upper + digits)}/${random(24)}`, (s) => `curl -X POST https://hooks.slack.com/services/${s} -d '{"text":"deploy done"}'`);
-  const jwt = (claims: object) => `${base64url('{"alg":"HS256","typ":"JWT"}')}.${base64url(JSON.stringify(claims))}.${random(43, alnum + "_-")}`;
-  add("jwt-bearer", jwt({ sub: random(10), iat: 1732000000, role: "admin" }), (s) => `curl -H "Authorization: Bearer ${s}" https://api.internal/v1/users`);
-  add("jwt-json", jwt({ email: "dev@example.org", exp: 1999999999 }), (s) => `{"id_token": "${s}", "expires_in": 3600}`);
+  add(
+    "slack-user",
+    `xoxp-${random(11, digits)}-${random(12, digits)}-${random(13, digits)}-${random(32, "0123456789abcdef")}`,
+    (s) => `token for the workspace: ${s}`,
+  );
+  add(
+    "slack-webhook",
+    `T${random(8, upper + digits)}/B${random(10, upper + digits)}/${random(24)}`,
+    (s) => `curl -X POST https://hooks.slack.com/services/${s} -d '{"text":"deploy done"}'`,
+  );
+  const jwt = (claims: object) =>
+    `${base64url('{"alg":"HS256","typ":"JWT"}')}.${base64url(JSON.stringify(claims))}.${random(43, alnum + "_-")}`;
+  add(
+    "jwt-bearer",
+    jwt({ sub: random(10), iat: 1732000000, role: "admin" }),
+    (s) => `curl -H "Authorization: Bearer ${s}" https://api.internal/v1/users`,
+  );
+  add(
+    "jwt-json",
+    jwt({ email: "dev@example.org", exp: 1999999999 }),
+    (s) => `{"id_token": "${s}", "expires_in": 3600}`,
+  );
   const rsa = pemBody("MIIEowIBAAKCAQEA", 8);
-  add("pem-rsa", rsa.join("\n"), (s) => `$ cat ~/.ssh/deploy_rsa\n-----BEGIN RSA PRIVATE KEY-----\n${s}\n-----END RSA PRIVATE KEY-----\n`);
+  add(
+    "pem-rsa",
+    rsa.join("\n"),
+    (s) => `$ cat ~/.ssh/deploy_rsa\n-----BEGIN RSA PRIVATE KEY-----\n${s}\n-----END RSA PRIVATE KEY-----\n`,
+  );
   const openssh = pemBody("b3BlbnNzaC1rZXktdjEAAAAA", 6);
-  add("pem-openssh", openssh.join("\n"), (s) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${s}\n-----END OPENSSH PRIVATE KEY-----`);
+  add(
+    "pem-openssh",
+    openssh.join("\n"),
+    (s) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${s}\n-----END OPENSSH PRIVATE KEY-----`,
+  );
   add("env-db-password", random(18), (s) => `DB_HOST=localhost\nDB_PASSWORD=${s}\nDB_PORT=5432`);
   add("env-password-simple", `correct-horse-${random(4, digits)}`, (s) => `export PASSWORD=${s}`);
-  add("env-django-secret", random(50, "abcdefghijklmnopqrstuvwxyz0123456789!@#%^*-_=+"), (s) => `SECRET_KEY='${s}'\nDEBUG=False`);
+  add(
+    "env-django-secret",
+    random(50, "abcdefghijklmnopqrstuvwxyz0123456789!@#%^*-_=+"),
+    (s) => `SECRET_KEY='${s}'\nDEBUG=False`,
+  );
   add("env-api-token", random(32, "0123456789abcdef"), (s) => `API_TOKEN=${s}`);
   add("yaml-password", `S3cr3t!${random(9)}`, (s) => `database:\n  user: app\n  password: ${s}\n  host: db`);
   add("json-client-secret", random(40, alnum + "-_"), (s) => `{"client_id": "web-app", "client_secret": "${s}"}`);
@@ -106,6 +148,8 @@ export function leakNeedles(secret: PlantedSecret): string[] {
 /** Where any planted secret shows in `text`: `kind: needle` lines, empty when none. */
 export function findLeaks(text: string, secrets: readonly PlantedSecret[] = plantedSecrets): string[] {
   const leaks: string[] = [];
-  for (const secret of secrets) for (const needle of leakNeedles(secret)) if (text.includes(needle)) leaks.push(`${secret.kind}: ${needle.slice(0, 24)}…`);
+  for (const secret of secrets)
+    for (const needle of leakNeedles(secret))
+      if (text.includes(needle)) leaks.push(`${secret.kind}: ${needle.slice(0, 24)}…`);
   return leaks;
 }

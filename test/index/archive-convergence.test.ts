@@ -46,18 +46,38 @@ function makeSources(): { sources: Sources; states: WriterState[]; db: string } 
       sessionId: claudeIds[0],
       cwd: "/home/dev/zoo",
       turns: [
-        { prompt: "where does the zebra sleep", response: "In the north paddock.", tools: [{ name: "Bash", input: { command: "ls paddocks" }, output: "north\nsouth" }] },
+        {
+          prompt: "where does the zebra sleep",
+          response: "In the north paddock.",
+          tools: [{ name: "Bash", input: { command: "ls paddocks" }, output: "north\nsouth" }],
+        },
         { prompt: "and the walrus", response: "By the pool." },
       ],
     }),
-    writeClaudeSession(join(sources.claude, "-home-dev-zoo", `${claudeIds[1]}.jsonl`), { sessionId: claudeIds[1], cwd: "/home/dev/zoo", turns: [{ prompt: "feed the okapi", response: "Done." }] }),
+    writeClaudeSession(join(sources.claude, "-home-dev-zoo", `${claudeIds[1]}.jsonl`), {
+      sessionId: claudeIds[1],
+      cwd: "/home/dev/zoo",
+      turns: [{ prompt: "feed the okapi", response: "Done." }],
+    }),
   ];
   const db = join(sources.opencode, "opencode.db");
   const handle = new Database(db);
   createSchema(handle);
-  insertSession(handle, { id: "ses_tapir", timeCreated: 1000, timeUpdated: 2000, directory: "/home/dev/zoo", title: "Tapir diet" });
+  insertSession(handle, {
+    id: "ses_tapir",
+    timeCreated: 1000,
+    timeUpdated: 2000,
+    directory: "/home/dev/zoo",
+    title: "Tapir diet",
+  });
   insertExchange(handle, "ses_tapir", "1", 1100, "what does the tapir eat", "Leaves and fruit.");
-  insertSession(handle, { id: "ses_marmot", timeCreated: 3000, timeUpdated: 4000, directory: "/home/dev/zoo", title: "Marmot burrow" });
+  insertSession(handle, {
+    id: "ses_marmot",
+    timeCreated: 3000,
+    timeUpdated: 4000,
+    directory: "/home/dev/zoo",
+    title: "Marmot burrow",
+  });
   insertExchange(handle, "ses_marmot", "2", 3100, "how deep is the marmot burrow", "About two metres.");
   handle.close();
   return { sources, states, db };
@@ -77,7 +97,9 @@ describe("issue 9: the archive converges to a clean --full index on the sessions
     const home = tempDir();
     await run(home, sources);
     unlinkSync(join(sources.claude, "-home-dev-zoo", `${claudeIds[1]}.jsonl`));
-    appendClaudeTurns(join(sources.claude, "-home-dev-zoo", `${claudeIds[0]}.jsonl`), states[0]!, [{ prompt: "one more zebra question", response: "Sure." }]);
+    appendClaudeTurns(join(sources.claude, "-home-dev-zoo", `${claudeIds[0]}.jsonl`), states[0]!, [
+      { prompt: "one more zebra question", response: "Sure." },
+    ]);
     expect(await run(home, sources)).toMatchObject({ deleted: 1, updated: 1, removed: 0 });
     const deleted = await expectPresentConverged(home, sources);
     expect(deleted.some((line) => line.includes(claudeIds[1]) && line.includes("feed the okapi"))).toBe(true);
@@ -90,7 +112,11 @@ describe("issue 9: the archive converges to a clean --full index on the sessions
     await run(home, sources);
     unlinkSync(path);
     await run(home, sources);
-    writeClaudeSession(path, { sessionId: claudeIds[1], cwd: "/home/dev/zoo", turns: [{ prompt: "feed the okapi twice", response: "Done twice." }] });
+    writeClaudeSession(path, {
+      sessionId: claudeIds[1],
+      cwd: "/home/dev/zoo",
+      turns: [{ prompt: "feed the okapi twice", response: "Done twice." }],
+    });
     expect(await run(home, sources)).toMatchObject({ restored: 1 });
     expect(await expectPresentConverged(home, sources)).toEqual([]);
   });

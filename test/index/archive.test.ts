@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { appendFileSync, copyFileSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex, type IndexSummary } from "../../src/index/index.ts";
@@ -20,7 +30,10 @@ const tempDir = () => {
 };
 afterEach(() => temps.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-const rootsFor = (claudeRoot: string) => ({ "claude-code": [claudeRoot], opencode: [join(claudeRoot, "no-opencode-here")] });
+const rootsFor = (claudeRoot: string) => ({
+  "claude-code": [claudeRoot],
+  opencode: [join(claudeRoot, "no-opencode-here")],
+});
 const idA = "aaaaaaaa-1111-4111-8111-111111111111";
 const idB = "bbbbbbbb-2222-4222-8222-222222222222";
 const idC = "cccccccc-3333-4333-8333-333333333333";
@@ -32,23 +45,41 @@ function writeCorpus(root: string): void {
     sessionId: idA,
     cwd: "/home/dev/p",
     turns: [
-      { prompt: "why does the zanzibar compose fail", response: "The bridge network is missing.", tools: [{ name: "Bash", input: { command: "docker network ls" }, output: longOutput }] },
+      {
+        prompt: "why does the zanzibar compose fail",
+        response: "The bridge network is missing.",
+        tools: [{ name: "Bash", input: { command: "docker network ls" }, output: longOutput }],
+      },
       { prompt: "create the network", response: "Created it." },
     ],
   });
-  writeClaudeSession(join(root, "-p", `${idB}.jsonl`), { sessionId: idB, cwd: "/home/dev/p", turns: [{ prompt: "pelican migration routes", response: "ok" }] });
-  writeClaudeSession(join(root, "-q", `${idC}.jsonl`), { sessionId: idC, cwd: "/home/dev/q", turns: [{ prompt: "ostrich feathers", response: "ok" }] });
+  writeClaudeSession(join(root, "-p", `${idB}.jsonl`), {
+    sessionId: idB,
+    cwd: "/home/dev/p",
+    turns: [{ prompt: "pelican migration routes", response: "ok" }],
+  });
+  writeClaudeSession(join(root, "-q", `${idC}.jsonl`), {
+    sessionId: idC,
+    cwd: "/home/dev/q",
+    turns: [{ prompt: "ostrich feathers", response: "ok" }],
+  });
 }
 
 function sourceStates(home: string): Record<string, string> {
   const db = new Database(databasePath(home), { readonly: true });
-  const rows = db.query<{ session_id: string; source_status: string }, []>("SELECT session_id, source_status FROM sessions").all();
+  const rows = db
+    .query<{ session_id: string; source_status: string }, []>("SELECT session_id, source_status FROM sessions")
+    .all();
   db.close();
   return Object.fromEntries(rows.map((row) => [row.session_id, row.source_status]));
 }
 
 async function index(home: string, root: string, warnings: string[] = []): Promise<IndexSummary> {
-  return runIndex({ recallHome: home, roots: rootsFor(root), hooks: { onWarning: (message) => warnings.push(message) } });
+  return runIndex({
+    recallHome: home,
+    roots: rootsFor(root),
+    hooks: { onWarning: (message) => warnings.push(message) },
+  });
 }
 
 describe("the archive keeps what the sources lose (issue 9)", () => {
@@ -73,17 +104,27 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
       const sessions = await searchIndex(db, { query: "zanzibar", level: "session", filters: {}, mode: "keyword" });
       expect(sessions.results.map((result) => [result.sessionId, result.sourceStatus])).toEqual([[idA, "deleted"]]);
       expect(sessions.results[0]!.lastSeenAt).toBeGreaterThan(Date.now() - 60_000);
-      const turns = await searchIndex(db, { query: "bridge", level: "turn", filters: { sessionId: idA }, mode: "keyword" });
+      const turns = await searchIndex(db, {
+        query: "bridge",
+        level: "turn",
+        filters: { sessionId: idA },
+        mode: "keyword",
+      });
       expect(turns.results.map((result) => "turn" in result && result.turn)).toEqual([1]);
 
       const read = readSessionTurns(db, findSession(db, "aaaaaaaa"));
       expect(read).toMatchObject({ fromArchive: true, archiveReason: "source deleted" });
-      expect(read.result.turns.map((turn) => turn.prompt)).toEqual(["why does the zanzibar compose fail", "create the network"]);
+      expect(read.result.turns.map((turn) => turn.prompt)).toEqual([
+        "why does the zanzibar compose fail",
+        "create the network",
+      ]);
       const call = read.result.turns[0]!.toolCalls[0]!;
       expect(call).toMatchObject({ name: "Bash", input: "docker network ls", isError: false });
       const lines = call.output!.split("\n");
       expect(lines.slice(0, 40)).toEqual(longOutput.split("\n").slice(0, 40));
-      expect(lines[40]).toMatch(/^… \(recall archived the first 40 lines \/ 4 KB of this output: 100 lines, [\d,]+ bytes in all\)$/);
+      expect(lines[40]).toMatch(
+        /^… \(recall archived the first 40 lines \/ 4 KB of this output: 100 lines, [\d,]+ bytes in all\)$/,
+      );
     } finally {
       db.close();
     }
@@ -123,7 +164,11 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
     const path = join(root, "-q", `${idC}.jsonl`);
     unlinkSync(path);
     await index(home, root);
-    const state = writeClaudeSession(path, { sessionId: idC, cwd: "/home/dev/q", turns: [{ prompt: "ostrich feathers", response: "ok" }] });
+    const state = writeClaudeSession(path, {
+      sessionId: idC,
+      cwd: "/home/dev/q",
+      turns: [{ prompt: "ostrich feathers", response: "ok" }],
+    });
     appendClaudeTurns(path, state, [{ prompt: "emu eggs", response: "fine" }]);
     expect(await index(home, root)).toMatchObject({ updated: 1, restored: 1, added: 0 });
     expect(sourceStates(home)[idC]).toBe("present");
@@ -152,7 +197,14 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
 
     unlinkSync(folder);
     renameSync(aside, folder);
-    expect(await index(home, root)).toMatchObject({ unavailable: 0, unchanged: 3, added: 0, updated: 0, bytesRead: 0, degraded: false });
+    expect(await index(home, root)).toMatchObject({
+      unavailable: 0,
+      unchanged: 3,
+      added: 0,
+      updated: 0,
+      bytesRead: 0,
+      degraded: false,
+    });
     const after = openIndex(databasePath(home), { readonly: true });
     expect(checkStaleness(after, rootsFor(root)).stale).toBe(false);
     after.close();
@@ -171,7 +223,10 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
       ...claudeCodeParser,
       listUnits(containers, hooks) {
         hooks?.onUnavailable?.(locked, "database is locked");
-        return claudeCodeParser.listUnits(containers.filter((container) => container.path !== locked), hooks);
+        return claudeCodeParser.listUnits(
+          containers.filter((container) => container.path !== locked),
+          hooks,
+        );
       },
     };
     const db = openIndex(databasePath(home));
@@ -181,7 +236,9 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
       expect(plan.unavailable).toEqual([{ path: locked, reason: "database is locked" }]);
       expect(plan.keptByPath.get(locked)).toBe(1);
       expect(plan.toMarkDeleted).toHaveLength(1); // idB vanished for real
-      const stored = db.query<{ fingerprint: string }, [string]>("SELECT fingerprint FROM containers WHERE path = ?").get(locked)!.fingerprint;
+      const stored = db
+        .query<{ fingerprint: string }, [string]>("SELECT fingerprint FROM containers WHERE path = ?")
+        .get(locked)!.fingerprint;
       const next = scanStateUpdate(db, parser, plan, new Set())!;
       expect(next.retry).toBe(true);
       expect(next.upserts.some((container) => container.path === locked)).toBe(false); // keeps its stored row
@@ -230,7 +287,12 @@ describe("archived tool outputs (issue 9)", () => {
   });
 
   test("outputs round-trip through the compressed column, aligned with the tool calls", () => {
-    const turn = { toolCalls: [{ name: "Read", input: "a", isError: false }, { name: "Bash", input: "ls", isError: false, output: "x\ny" }] };
+    const turn = {
+      toolCalls: [
+        { name: "Read", input: "a", isError: false },
+        { name: "Bash", input: "ls", isError: false, output: "x\ny" },
+      ],
+    };
     expect(decodeTurnOutputs(encodeTurnOutputs(turn)!)).toEqual([null, "x\ny"]);
     expect(encodeTurnOutputs({ toolCalls: [{ name: "Read", input: "a", isError: false }] })).toBeUndefined();
   });

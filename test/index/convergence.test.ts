@@ -6,7 +6,17 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runIndex, type IndexSummary } from "../../src/index/index.ts";
@@ -41,7 +51,11 @@ function newCase(): Case {
  * Index, apply `change`, index again incrementally (by the freshness rule, or scanning whole with `scan`), index the
  * same files with `full` in a fresh home, and compare. @returns the incremental run's summary
  */
-async function expectConvergence(c: Case, change: () => void | Promise<void>, scan: "quick" | "whole" = "quick"): Promise<IndexSummary> {
+async function expectConvergence(
+  c: Case,
+  change: () => void | Promise<void>,
+  scan: "quick" | "whole" = "quick",
+): Promise<IndexSummary> {
   const home = join(c.dir, "home");
   const first = await runIndex({ recallHome: home, roots: c.roots });
   expect(first.failedUnits).toBe(0);
@@ -59,8 +73,15 @@ async function expectConvergence(c: Case, change: () => void | Promise<void>, sc
 /** A ~250 KB Claude session under the case's claude root. */
 function bigClaudeSession(c: Case): { file: string; state: WriterState } {
   const file = join(c.dir, "claude", "-home-dev-shop", "22222222-2222-4222-8222-222222222222.jsonl");
-  const turns = Array.from({ length: 60 }, (_, i) => ({ prompt: `question ${i} about the cart ${fillerText(i, 20)}`, response: fillerText(i + 100, 300) }));
-  const state = writeClaudeSession(file, { sessionId: "22222222-2222-4222-8222-222222222222", cwd: "/home/dev/shop", turns });
+  const turns = Array.from({ length: 60 }, (_, i) => ({
+    prompt: `question ${i} about the cart ${fillerText(i, 20)}`,
+    response: fillerText(i + 100, 300),
+  }));
+  const state = writeClaudeSession(file, {
+    sessionId: "22222222-2222-4222-8222-222222222222",
+    cwd: "/home/dev/shop",
+    turns,
+  });
   return { file, state };
 }
 
@@ -79,7 +100,13 @@ function openCodeDb(c: Case): string {
   Bun.spawnSync(["mkdir", "-p", join(c.dir, "opencode")]);
   const db = new Database(path);
   createSchema(db);
-  insertSession(db, { id: "ses_cart", timeCreated: 1000, timeUpdated: 2000, directory: "/home/dev/shop", title: "Cart bug" });
+  insertSession(db, {
+    id: "ses_cart",
+    timeCreated: 1000,
+    timeUpdated: 2000,
+    directory: "/home/dev/shop",
+    title: "Cart bug",
+  });
   insertExchange(db, "ses_cart", "1", 1100, "why is the cart empty", "Looking.");
   db.close();
   return path;
@@ -101,12 +128,16 @@ describe("issue 9: an incremental index converges to a clean --full index", () =
     const stamp = new Date("2026-03-01T10:00:00Z"); // as `touch -d "2026-03-01 10:00"` sets it, before and after
     utimesSync(file, stamp, stamp);
     // A months-old file changed in place: the quick check leaves it to the next whole scan (test/index/freshness.test.ts).
-    await expectConvergence(c, () => {
-      const { ino, size } = statSync(file);
-      editInPlace(file, "question 30 about", "rewritten 30 abou");
-      utimesSync(file, stamp, stamp);
-      expect(statSync(file)).toMatchObject({ ino, size, mtimeMs: stamp.getTime() });
-    }, "whole");
+    await expectConvergence(
+      c,
+      () => {
+        const { ino, size } = statSync(file);
+        editInPlace(file, "question 30 about", "rewritten 30 abou");
+        utimesSync(file, stamp, stamp);
+        expect(statSync(file)).toMatchObject({ ino, size, mtimeMs: stamp.getTime() });
+      },
+      "whole",
+    );
   });
 
   test("a compaction copy agent whose parent transcript is written after it was indexed", async () => {
@@ -121,7 +152,16 @@ describe("issue 9: an incremental index converges to a clean --full index", () =
   test("a nested sub-agent's meta.json (its title) written after its transcript was indexed", async () => {
     const c = newCase();
     cpSync(join(fixtures, "claude-code", "dot-claude"), join(c.dir, "claude", ".claude"), { recursive: true });
-    const meta = join(c.dir, "claude", ".claude", "projects", "-home-dev-proj", S1, "subagents", "agent-a0123456789abcdef.meta.json");
+    const meta = join(
+      c.dir,
+      "claude",
+      ".claude",
+      "projects",
+      "-home-dev-proj",
+      S1,
+      "subagents",
+      "agent-a0123456789abcdef.meta.json",
+    );
     const text = readFileSync(meta);
     unlinkSync(meta);
     await expectConvergence(c, () => writeFileSync(meta, text));
@@ -141,11 +181,27 @@ describe("issue 9: an incremental index converges to a clean --full index", () =
     const c = newCase();
     const path = openCodeDb(c);
     const setup = new Database(path);
-    insertPart(setup, "ses_cart", "msg_1v", "prt_1t", { type: "tool", callID: "c1", tool: "bash", state: { status: "running", input: { command: "grep cookie" } } });
+    insertPart(setup, "ses_cart", "msg_1v", "prt_1t", {
+      type: "tool",
+      callID: "c1",
+      tool: "bash",
+      state: { status: "running", input: { command: "grep cookie" } },
+    });
     setup.close();
     await expectConvergence(c, () => {
       const db = new Database(path);
-      const done = { type: "tool", callID: "c1", tool: "bash", state: { status: "completed", input: { command: "grep cookie src/cart.ts" }, output: "cookie", title: "grep", metadata: {} } };
+      const done = {
+        type: "tool",
+        callID: "c1",
+        tool: "bash",
+        state: {
+          status: "completed",
+          input: { command: "grep cookie src/cart.ts" },
+          output: "cookie",
+          title: "grep",
+          metadata: {},
+        },
+      };
       db.run("update part set data = ?, time_updated = 1700 where id = 'prt_1t'", [JSON.stringify(done)]);
       db.close();
     });
@@ -153,7 +209,9 @@ describe("issue 9: an incremental index converges to a clean --full index", () =
 
   test("an OpenCode JSON storage part of the newest message rewritten in place", async () => {
     const c = newCase();
-    cpSync(join(fixtures, "opencode", "json-storage", "storage"), join(c.dir, "opencode", "storage"), { recursive: true });
+    cpSync(join(fixtures, "opencode", "json-storage", "storage"), join(c.dir, "opencode", "storage"), {
+      recursive: true,
+    });
     const part = join(c.dir, "opencode", "storage", "part", "msg_c02", "prt_c02b.json");
     await expectConvergence(c, () => {
       const value = JSON.parse(readFileSync(part, "utf8"));

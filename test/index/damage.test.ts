@@ -15,7 +15,10 @@ import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-damage-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const examples = { "claude-code": [join(repo, "examples", "claude-code")], opencode: [join(repo, "examples", "opencode")] };
+const examples = {
+  "claude-code": [join(repo, "examples", "claude-code")],
+  opencode: [join(repo, "examples", "opencode")],
+};
 let counter = 0;
 
 type Damage = "pages" | "truncate" | "header";
@@ -82,7 +85,8 @@ describe("issue 9: a damaged index is detected and named, never reported as an u
     const home = await indexedCopy();
     // Garbage over the root page of `turns` only: the schema still opens, every read of turns fails.
     const probe = openIndex(databasePath(home), { readonly: true });
-    const root = (probe.query("SELECT rootpage FROM sqlite_schema WHERE name = 'turns'").get() as { rootpage: number }).rootpage;
+    const root = (probe.query("SELECT rootpage FROM sqlite_schema WHERE name = 'turns'").get() as { rootpage: number })
+      .rootpage;
     probe.close();
     for (const suffix of ["-wal", "-shm"]) rmSync(databasePath(home) + suffix, { force: true });
     const bytes = await Bun.file(databasePath(home)).bytes();
@@ -117,7 +121,9 @@ describe("issue 9: a damaged index is detected and named, never reported as an u
     for (const kind of ["pages", "truncate", "header"] as const) {
       const home = await indexedCopy();
       const bytes = await damage(home, kind);
-      await expect(runIndex({ recallHome: home, roots: examples, full: true })).rejects.toMatchObject({ code: "INDEX_CORRUPT" });
+      await expect(runIndex({ recallHome: home, roots: examples, full: true })).rejects.toMatchObject({
+        code: "INDEX_CORRUPT",
+      });
       expect(Buffer.compare(await Bun.file(databasePath(home)).bytes(), bytes)).toBe(0);
       expect(readdirSync(home).filter((name) => name.includes("damaged"))).toEqual([]);
     }

@@ -11,7 +11,14 @@ import { join, resolve } from "node:path";
 import { openEmbedder, type Embedder, type EmbedHooks } from "../../src/embed/index.ts";
 import { EmbedError } from "../../src/errors.ts";
 import {
-  chunkStatus, databasePath, embedFingerprintKey, nextFingerprintKey, openIndex, readMeta, runIndex, type IndexSummary,
+  chunkStatus,
+  databasePath,
+  embedFingerprintKey,
+  nextFingerprintKey,
+  openIndex,
+  readMeta,
+  runIndex,
+  type IndexSummary,
 } from "../../src/index/index.ts";
 import { createVectorLeg, openVectorStores } from "../../src/search/index.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
@@ -35,8 +42,14 @@ function workspace(): { home: string; roots: Record<string, string[]> } {
   cpSync(fixtures, join(root, "-work-fixtures"), { recursive: true });
   // Enough turns for several embedding slices (embedding.ts `sliceSizeFor`: 32 chunks for a local model), so a run can stop between them.
   for (let n = 0; n < 4; n++) {
-    const turns = Array.from({ length: 12 }, (_, t) => ({ prompt: `question ${n}.${t} about ${fillerText(n * 100 + t, 8)}`, response: fillerText(n * 1000 + t, 40) }));
-    writeClaudeSession(join(root, "-work-generated", `${String(n).padStart(8, "0")}-0000-4000-8000-000000000000.jsonl`), { sessionId: `${String(n).padStart(8, "0")}-0000-4000-8000-000000000000`, cwd: "/work/generated", turns });
+    const turns = Array.from({ length: 12 }, (_, t) => ({
+      prompt: `question ${n}.${t} about ${fillerText(n * 100 + t, 8)}`,
+      response: fillerText(n * 1000 + t, 40),
+    }));
+    writeClaudeSession(
+      join(root, "-work-generated", `${String(n).padStart(8, "0")}-0000-4000-8000-000000000000.jsonl`),
+      { sessionId: `${String(n).padStart(8, "0")}-0000-4000-8000-000000000000`, cwd: "/work/generated", turns },
+    );
   }
   return { home: join(dir, "home"), roots: { "claude-code": [root], opencode: [join(dir, "no-opencode")] } };
 }
@@ -56,7 +69,10 @@ function instrumented(real: Embedder, behaviour: { reject?: (text: string) => bo
   const embedder = Object.assign(Object.create(real) as Embedder, {
     async embedDocuments(texts: string[], hooks: EmbedHooks = {}) {
       if (behaviour.stopAfterCalls !== undefined && calls >= behaviour.stopAfterCalls) {
-        throw new EmbedError("ENDPOINT_UNREACHABLE", "embedding endpoint http://127.0.0.1:9/v1/embeddings stopped answering (connection refused)");
+        throw new EmbedError(
+          "ENDPOINT_UNREACHABLE",
+          "embedding endpoint http://127.0.0.1:9/v1/embeddings stopped answering (connection refused)",
+        );
       }
       calls++;
       sent.push(...texts);
@@ -83,12 +99,23 @@ function read<T>(home: string, run: (db: import("bun:sqlite").Database) => T): T
 }
 
 const countStatus = (home: string, table: string, status: number) =>
-  read(home, (db) => db.query<{ n: number }, [number]>(`SELECT count(*) AS n FROM ${table} WHERE status = ?`).get(status)!.n);
+  read(
+    home,
+    (db) => db.query<{ n: number }, [number]>(`SELECT count(*) AS n FROM ${table} WHERE status = ?`).get(status)!.n,
+  );
 
-async function index(home: string, roots: Record<string, string[]>, embedder: Embedder | undefined, extra: Partial<Parameters<typeof runIndex>[0]> = {}): Promise<{ summary: IndexSummary; opens: number }> {
+async function index(
+  home: string,
+  roots: Record<string, string[]>,
+  embedder: Embedder | undefined,
+  extra: Partial<Parameters<typeof runIndex>[0]> = {},
+): Promise<{ summary: IndexSummary; opens: number }> {
   let opens = 0;
   const summary = await runIndex({
-    recallHome: home, roots, followModelChange: true, ...extra,
+    recallHome: home,
+    roots,
+    followModelChange: true,
+    ...extra,
     openEmbedder: embedder ? async () => (opens++, embedder) : undefined,
   });
   return { summary, opens };
@@ -117,10 +144,16 @@ describe("the embedding phase (issue 12)", () => {
     expect(first.summary.embedding!.skipped).toBeGreaterThan(0); // session documents without a title, empty turns
     expect(countStatus(home, "chunks", chunkStatus.pending) + countStatus(home, "chunks", chunkStatus.failed)).toBe(0);
     // Session documents embed their title only: no session chunk repeats a turn's prompt.
-    const repeated = read(home, (db) => db.query<{ n: number }, []>(
-      `SELECT count(*) AS n FROM chunks sc JOIN documents sd ON sd.id = sc.document_id AND sd.level = 'session'
+    const repeated = read(
+      home,
+      (db) =>
+        db
+          .query<{ n: number }, []>(
+            `SELECT count(*) AS n FROM chunks sc JOIN documents sd ON sd.id = sc.document_id AND sd.level = 'session'
        JOIN turns t ON t.session_rowid = sd.session_rowid WHERE sc.text != '' AND length(t.prompt) > 20 AND instr(sc.text, t.prompt) > 0`,
-    ).get()!.n);
+          )
+          .get()!.n,
+    );
     expect(repeated).toBe(0);
     const second = await index(home, roots, a);
     expect(second.opens).toBe(0);
@@ -221,7 +254,9 @@ describe("the embedding phase (issue 12)", () => {
     const afterCrash = await index(home, roots, b, { embedConfigKey: "model-b" });
     expect(afterCrash.summary.embedding!.reembed?.state).toBe("swapped");
     // Resumed, not restarted: the chunks embedded before the crash were not sent again.
-    expect(afterCrash.summary.embedding!.embedded).toBe(countStatus(home, "chunks", chunkStatus.embedded) - embeddedNext);
+    expect(afterCrash.summary.embedding!.embedded).toBe(
+      countStatus(home, "chunks", chunkStatus.embedded) - embeddedNext,
+    );
     expect(existsSync(join(home, "vectors-old"))).toBe(false);
     expect(await vectorTop(home, b, "rewind the branch")).toBeDefined();
   }, 90_000);

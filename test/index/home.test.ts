@@ -6,11 +6,29 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
-  databasePath, describeExposure, ensureRecallHome, migrateLegacyHome, prepareRecallPaths, resolveRecallPaths, runIndex, type RecallPaths,
+  databasePath,
+  describeExposure,
+  ensureRecallHome,
+  migrateLegacyHome,
+  prepareRecallPaths,
+  resolveRecallPaths,
+  runIndex,
+  type RecallPaths,
 } from "../../src/index/index.ts";
 import { copyPrivate } from "../../src/index/home-migration.ts";
 import { loadEnvWithDotEnv, resolveEmbedConfig } from "../../src/embed/index.ts";
@@ -18,7 +36,10 @@ import { loadEnvWithDotEnv, resolveEmbedConfig } from "../../src/embed/index.ts"
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-home-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const examples = { "claude-code": [join(repo, "examples", "claude-code")], opencode: [join(repo, "examples", "opencode")] };
+const examples = {
+  "claude-code": [join(repo, "examples", "claude-code")],
+  opencode: [join(repo, "examples", "opencode")],
+};
 const mode = (path: string) => statSync(path).mode & 0o777;
 let counter = 0;
 const fresh = (name: string) => join(work, `${name}-${++counter}`);
@@ -42,23 +63,40 @@ function sessionCount(path: string): number {
 }
 
 function homePaths(home: string): RecallPaths {
-  return { data: join(home, ".local/share/recall"), config: join(home, ".config/recall"), cache: join(home, ".cache/recall"), overridden: false };
+  return {
+    data: join(home, ".local/share/recall"),
+    config: join(home, ".config/recall"),
+    cache: join(home, ".cache/recall"),
+    overridden: false,
+  };
 }
 
 describe("issue 9: where recall keeps things", () => {
   test("the index goes to XDG_DATA_HOME, settings to XDG_CONFIG_HOME, models to XDG_CACHE_HOME, each with a ~ fallback", () => {
     expect(resolveRecallPaths({ HOME: "/h" })).toEqual(homePaths("/h"));
-    expect(resolveRecallPaths({ HOME: "/h", XDG_DATA_HOME: "/d", XDG_CONFIG_HOME: "~/c", XDG_CACHE_HOME: "/k" })).toEqual({
-      data: "/d/recall", config: "/h/c/recall", cache: "/k/recall", overridden: false,
+    expect(
+      resolveRecallPaths({ HOME: "/h", XDG_DATA_HOME: "/d", XDG_CONFIG_HOME: "~/c", XDG_CACHE_HOME: "/k" }),
+    ).toEqual({
+      data: "/d/recall",
+      config: "/h/c/recall",
+      cache: "/k/recall",
+      overridden: false,
     });
   });
 
   test("empty or relative XDG variables are ignored, as the XDG spec says (never the cwd)", () => {
-    expect(resolveRecallPaths({ HOME: "/h", XDG_DATA_HOME: "", XDG_CONFIG_HOME: "rel/conf", XDG_CACHE_HOME: "./x" })).toEqual(homePaths("/h"));
+    expect(
+      resolveRecallPaths({ HOME: "/h", XDG_DATA_HOME: "", XDG_CONFIG_HOME: "rel/conf", XDG_CACHE_HOME: "./x" }),
+    ).toEqual(homePaths("/h"));
   });
 
   test("RECALL_HOME overrides all three, ~ expanded", () => {
-    expect(resolveRecallPaths({ HOME: "/h", RECALL_HOME: "~/r", XDG_DATA_HOME: "/d" })).toEqual({ data: "/h/r", config: "/h/r", cache: "/h/r", overridden: true });
+    expect(resolveRecallPaths({ HOME: "/h", RECALL_HOME: "~/r", XDG_DATA_HOME: "/d" })).toEqual({
+      data: "/h/r",
+      config: "/h/r",
+      cache: "/h/r",
+      overridden: true,
+    });
   });
 
   test("the .env and the models follow the config and cache folders", () => {
@@ -107,7 +145,11 @@ describe("issue 9: moving an index out of the old cache folder", () => {
     writeFileSync(join(paths.cache, "models", "m.gguf"), "model");
     const inode = statSync(databasePath(paths.cache)).ino;
     const notices: string[] = [];
-    expect(migrateLegacyHome(paths, { onNotice: (line) => notices.push(line) })).toEqual(["vectors", "index.sqlite", ".env"]);
+    expect(migrateLegacyHome(paths, { onNotice: (line) => notices.push(line) })).toEqual([
+      "vectors",
+      "index.sqlite",
+      ".env",
+    ]);
     expect(statSync(databasePath(paths.data)).ino).toBe(inode); // renamed, not copied
     expect(sessionCount(databasePath(paths.data))).toBe(sessions);
     expect(readFileSync(join(paths.data, "vectors", "turn-00000001.vec"), "utf8")).toBe("rows");
@@ -122,28 +164,32 @@ describe("issue 9: moving an index out of the old cache folder", () => {
   }, 30_000);
 
   const otherDevice = existsSync("/dev/shm") && statSync("/dev/shm").dev !== statSync(tmpdir()).dev;
-  test.skipIf(!otherDevice)("across filesystems (cache on /dev/shm, a tmpfs): copied into a temp name, renamed, source removed", async () => {
-    const home = fresh("cross-fs");
-    const cacheRoot = mkdtempSync(join("/dev/shm", "recall-cache-"));
-    try {
-      const paths = { ...homePaths(home), cache: join(cacheRoot, "recall") };
-      const sessions = await legacyIndex(paths.cache);
-      mkdirSync(join(paths.cache, "vectors"));
-      writeFileSync(join(paths.cache, "vectors", "session-00000001.vec"), "rows", { mode: 0o644 });
-      expect(migrateLegacyHome(paths)).toEqual(["vectors", "index.sqlite", ".env"]);
-      expect(sessionCount(databasePath(paths.data))).toBe(sessions);
-      expect(statSync(databasePath(paths.data)).dev).not.toBe(statSync(cacheRoot).dev);
-      expect(mode(databasePath(paths.data))).toBe(0o600);
-      expect(mode(join(paths.data, "vectors"))).toBe(0o700);
-      expect(mode(join(paths.data, "vectors", "session-00000001.vec"))).toBe(0o600);
-      expect(existsSync(databasePath(paths.cache))).toBe(false);
-      expect(existsSync(join(paths.cache, "vectors"))).toBe(false);
-      expect(readdirSync(paths.data).filter((name) => name.includes(".migrate-"))).toEqual([]);
-      expect(readFileSync(join(paths.config, ".env"), "utf8")).toContain("sk-old");
-    } finally {
-      rmSync(cacheRoot, { recursive: true, force: true });
-    }
-  }, 30_000);
+  test.skipIf(!otherDevice)(
+    "across filesystems (cache on /dev/shm, a tmpfs): copied into a temp name, renamed, source removed",
+    async () => {
+      const home = fresh("cross-fs");
+      const cacheRoot = mkdtempSync(join("/dev/shm", "recall-cache-"));
+      try {
+        const paths = { ...homePaths(home), cache: join(cacheRoot, "recall") };
+        const sessions = await legacyIndex(paths.cache);
+        mkdirSync(join(paths.cache, "vectors"));
+        writeFileSync(join(paths.cache, "vectors", "session-00000001.vec"), "rows", { mode: 0o644 });
+        expect(migrateLegacyHome(paths)).toEqual(["vectors", "index.sqlite", ".env"]);
+        expect(sessionCount(databasePath(paths.data))).toBe(sessions);
+        expect(statSync(databasePath(paths.data)).dev).not.toBe(statSync(cacheRoot).dev);
+        expect(mode(databasePath(paths.data))).toBe(0o600);
+        expect(mode(join(paths.data, "vectors"))).toBe(0o700);
+        expect(mode(join(paths.data, "vectors", "session-00000001.vec"))).toBe(0o600);
+        expect(existsSync(databasePath(paths.cache))).toBe(false);
+        expect(existsSync(join(paths.cache, "vectors"))).toBe(false);
+        expect(readdirSync(paths.data).filter((name) => name.includes(".migrate-"))).toEqual([]);
+        expect(readFileSync(join(paths.config, ".env"), "utf8")).toContain("sk-old");
+      } finally {
+        rmSync(cacheRoot, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 
   test("copies made for a cross-filesystem move are private (folders 0700, files 0600) whatever the source modes", () => {
     const dir = fresh("copy");
@@ -185,7 +231,9 @@ describe("issue 9: moving an index out of the old cache folder", () => {
   test("RECALL_HOME means no move at all", async () => {
     const paths = homePaths(fresh("override"));
     await legacyIndex(paths.cache);
-    expect(prepareRecallPaths({ HOME: join(paths.cache, "../.."), RECALL_HOME: join(work, "elsewhere") }).overridden).toBe(true);
+    expect(
+      prepareRecallPaths({ HOME: join(paths.cache, "../.."), RECALL_HOME: join(work, "elsewhere") }).overridden,
+    ).toBe(true);
     expect(existsSync(databasePath(paths.cache))).toBe(true);
   }, 30_000);
 });

@@ -14,7 +14,10 @@ const tempDir = () => {
 };
 afterEach(() => temps.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-const rootsFor = (claudeRoot: string) => ({ "claude-code": [claudeRoot], opencode: [join(claudeRoot, "no-opencode-here")] });
+const rootsFor = (claudeRoot: string) => ({
+  "claude-code": [claudeRoot],
+  opencode: [join(claudeRoot, "no-opencode-here")],
+});
 
 function countRows(home: string): { sessions: number; turns: number; documents: number; fts: number } {
   const db = new Database(databasePath(home), { readonly: true });
@@ -37,7 +40,11 @@ describe("runIndex", () => {
       sessionId: "11111111-1111-4111-8111-111111111111",
       cwd: "/home/dev/app",
       turns: [
-        { prompt: "why does docker compose fail", response: "The bridge network is missing.", tools: [{ name: "Bash", input: { command: "docker network ls" }, output: "bridge" }] },
+        {
+          prompt: "why does docker compose fail",
+          response: "The bridge network is missing.",
+          tools: [{ name: "Bash", input: { command: "docker network ls" }, output: "bridge" }],
+        },
         { prompt: "create it", response: "Created the network." },
       ],
     });
@@ -52,8 +59,15 @@ describe("runIndex", () => {
     const root = tempDir();
     const home = tempDir();
     const path = join(root, "-home-dev-big", "22222222-2222-4222-8222-222222222222.jsonl");
-    const turns = Array.from({ length: 400 }, (_, i) => ({ prompt: `step ${i}: ${fillerText(i, 40)}`, response: fillerText(i + 1000, 200) }));
-    const state = writeClaudeSession(path, { sessionId: "22222222-2222-4222-8222-222222222222", cwd: "/home/dev/big", turns });
+    const turns = Array.from({ length: 400 }, (_, i) => ({
+      prompt: `step ${i}: ${fillerText(i, 40)}`,
+      response: fillerText(i + 1000, 200),
+    }));
+    const state = writeClaudeSession(path, {
+      sessionId: "22222222-2222-4222-8222-222222222222",
+      cwd: "/home/dev/big",
+      turns,
+    });
     await runIndex({ recallHome: home, roots: rootsFor(root) });
     const sizeBefore = statSync(path).size;
     expect(sizeBefore).toBeGreaterThan(500_000);
@@ -66,7 +80,11 @@ describe("runIndex", () => {
     expect(summary.bytesRead).toBeLessThan(appendedBytes + 64 * 1024);
     expect(countRows(home).turns).toBe(401);
     const db = new Database(databasePath(home), { readonly: true });
-    const hit = db.query("SELECT d.turn_number AS turn FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE documents_fts MATCH 'zeppelin' AND d.level = 'turn'").get() as { turn: number };
+    const hit = db
+      .query(
+        "SELECT d.turn_number AS turn FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE documents_fts MATCH 'zeppelin' AND d.level = 'turn'",
+      )
+      .get() as { turn: number };
     db.close();
     expect(hit.turn).toBe(401);
   });
@@ -76,8 +94,16 @@ describe("runIndex", () => {
     const home = tempDir();
     const keep = join(root, "-p", "33333333-3333-4333-8333-333333333333.jsonl");
     const gone = join(root, "-p", "44444444-4444-4444-8444-444444444444.jsonl");
-    writeClaudeSession(keep, { sessionId: "33333333-3333-4333-8333-333333333333", cwd: "/p", turns: [{ prompt: "keep me", response: "ok" }] });
-    writeClaudeSession(gone, { sessionId: "44444444-4444-4444-8444-444444444444", cwd: "/p", turns: [{ prompt: "delete me", response: "ok" }] });
+    writeClaudeSession(keep, {
+      sessionId: "33333333-3333-4333-8333-333333333333",
+      cwd: "/p",
+      turns: [{ prompt: "keep me", response: "ok" }],
+    });
+    writeClaudeSession(gone, {
+      sessionId: "44444444-4444-4444-8444-444444444444",
+      cwd: "/p",
+      turns: [{ prompt: "delete me", response: "ok" }],
+    });
     await runIndex({ recallHome: home, roots: rootsFor(root) });
     unlinkSync(gone);
     const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
@@ -98,7 +124,9 @@ describe("runIndex", () => {
     const lock = tryAcquireIndexLock(join(home, "index.lock"));
     expect(lock).not.toBeNull();
     // The lock above belongs to this (live) process, so another run must refuse it.
-    await expect(runIndex({ recallHome: home, roots: rootsFor(root), lockWaitMs: 0 })).rejects.toThrow(/another recall index run/);
+    await expect(runIndex({ recallHome: home, roots: rootsFor(root), lockWaitMs: 0 })).rejects.toThrow(
+      /another recall index run/,
+    );
     lock!.release();
     await expect(runIndex({ recallHome: home, roots: rootsFor(root) })).resolves.toMatchObject({ added: 0 });
   });

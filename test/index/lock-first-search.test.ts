@@ -35,7 +35,11 @@ function spawnRecall(args: string[], recallHome: string, extraEnv: Record<string
 }
 
 async function finished(child: ReturnType<typeof spawnRecall>) {
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -53,7 +57,9 @@ async function holdLock(recallHome: string) {
 describe("concurrent first searches (issue 9)", () => {
   test("4 simultaneous first searches with no index yet all answer the same non-empty results (or fail clearly)", async () => {
     const home = join(work, "home-concurrent");
-    const children = Array.from({ length: 4 }, () => spawnRecall(["search", "flaky websocket reconnect", "--json", "--limit", "10", ...sourceArgs], home));
+    const children = Array.from({ length: 4 }, () =>
+      spawnRecall(["search", "flaky websocket reconnect", "--json", "--limit", "10", ...sourceArgs], home),
+    );
     const outcomes = await Promise.all(children.map(finished));
     const answers: unknown[] = [];
     for (const outcome of outcomes) {
@@ -77,7 +83,9 @@ describe("concurrent first searches (issue 9)", () => {
     const holder = await holdLock(home);
     try {
       const started = Date.now();
-      const result = await finished(spawnRecall(["search", "websocket", "--json", ...sourceArgs], home, { RECALL_FIRST_INDEX_WAIT_MS: "600" }));
+      const result = await finished(
+        spawnRecall(["search", "websocket", "--json", ...sourceArgs], home, { RECALL_FIRST_INDEX_WAIT_MS: "600" }),
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(600);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe("");

@@ -72,7 +72,9 @@ describe("index lock released by the operating system (issue 9)", () => {
       const error = await acquireIndexLock(path, 250).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(IndexError);
       expect((error as IndexError).code).toBe("INDEX_LOCKED");
-      expect((error as IndexError).message).toBe(`another recall index run (process ${holder.pid}) is updating the index`);
+      expect((error as IndexError).message).toBe(
+        `another recall index run (process ${holder.pid}) is updating the index`,
+      );
       expect((error as IndexError).hint).toContain("recall index --wait");
     } finally {
       holder.kill("SIGKILL");
@@ -107,14 +109,30 @@ describe("index lock released by the operating system (issue 9)", () => {
     const home = join(work, "cli-home");
     const root = join(work, "cli-claude");
     const id = "11111111-2222-4333-8444-555555555555";
-    writeClaudeSession(join(root, "-home-dev-app", `${id}.jsonl`), { sessionId: id, cwd: "/home/dev/app", turns: [{ prompt: "why is the lock stuck", response: "pid reuse" }] });
+    writeClaudeSession(join(root, "-home-dev-app", `${id}.jsonl`), {
+      sessionId: id,
+      cwd: "/home/dev/app",
+      turns: [{ prompt: "why is the lock stuck", response: "pid reuse" }],
+    });
     const env = { ...process.env, RECALL_HOME: home, HOME: work };
-    const args = [process.execPath, "src/cli.ts", "index", "--keyword-only", "--claude-dir", root, "--opencode-dir", join(work, "none")];
+    const args = [
+      process.execPath,
+      "src/cli.ts",
+      "index",
+      "--keyword-only",
+      "--claude-dir",
+      root,
+      "--opencode-dir",
+      join(work, "none"),
+    ];
     mkdirSync(home, { mode: 0o700 }); // private, as recall would create it (no "open to other users" warning)
     const holder = await startHolder(join(home, "index.lock"), 60_000);
     const refused = Bun.spawnSync([...args, "--json"], { cwd: repo, env });
     expect(refused.exitCode).toBe(1);
-    expect(JSON.parse(refused.stderr.toString().trim().split("\n").at(-1)!).error).toMatchObject({ code: "INDEX_LOCKED", message: `another recall index run (process ${holder.pid}) is updating the index` });
+    expect(JSON.parse(refused.stderr.toString().trim().split("\n").at(-1)!).error).toMatchObject({
+      code: "INDEX_LOCKED",
+      message: `another recall index run (process ${holder.pid}) is updating the index`,
+    });
     const waiter = Bun.spawn([...args, "--wait"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
     await Bun.sleep(1500);
     expect(waiter.exitCode).toBeNull(); // still waiting

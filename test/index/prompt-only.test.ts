@@ -33,7 +33,9 @@ const historyLine = (sessionId: string, display: string, offsetMs: number, paste
 function writeClaudeHome(dir: string): string {
   const claude = join(dir, ".claude");
   writeClaudeSession(join(claude, "projects", "-home-dev-harbor", `${idKept}.jsonl`), {
-    sessionId: idKept, cwd: "/home/dev/harbor", startMs: t0,
+    sessionId: idKept,
+    cwd: "/home/dev/harbor",
+    startMs: t0,
     turns: [{ prompt: "rotate the quokka registry credentials", response: "Rotated them with the vault CLI." }],
   });
   writeFileSync(
@@ -41,7 +43,9 @@ function writeClaudeHome(dir: string): string {
     historyLine(idKept, "rotate the quokka registry credentials", 0) +
       historyLine(idPrompts, "/usage", 1000) +
       historyLine(idPrompts, "why is the narwhal webhook dropping events", 2000) +
-      historyLine(idPrompts, "check this log [Pasted text #1 +2 lines]", 3000, { "1": { id: 1, type: "text", content: "ERROR axolotl timeout\nretrying" } }) +
+      historyLine(idPrompts, "check this log [Pasted text #1 +2 lines]", 3000, {
+        "1": { id: 1, type: "text", content: "ERROR axolotl timeout\nretrying" },
+      }) +
       historyLine(idProbe, "/usage", 4000) +
       historyLine(idProbe, "/status", 5000),
   );
@@ -57,7 +61,11 @@ interface Row {
 }
 function rows(home: string): Row[] {
   const db = new Database(databasePath(home), { readonly: true });
-  const out = db.query<Row, []>("SELECT session_id, prompt_only, source_status, turn_count, title FROM sessions ORDER BY session_id").all();
+  const out = db
+    .query<Row, []>(
+      "SELECT session_id, prompt_only, source_status, turn_count, title FROM sessions ORDER BY session_id",
+    )
+    .all();
   db.close();
   return out;
 }
@@ -73,7 +81,12 @@ function turns(home: string, sessionId: string): Array<{ number: number; prompt:
 }
 
 function recall(home: string, claude: string, args: string[]) {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: join(work, "user-home"), RECALL_HOME: home, RECALL_OFFLINE: "1" };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: join(work, "user-home"),
+    RECALL_HOME: home,
+    RECALL_OFFLINE: "1",
+  };
   for (const key of sourceLocationVariables) delete env[key];
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", claude], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
@@ -99,21 +112,42 @@ describe("prompt-history sessions in the index (issue 11)", () => {
 
   test("search, sessions, show and status mark it; it has no resume command", () => {
     const search = JSON.parse(recall(home, claude, ["search", "narwhal webhook", "--json"]).stdout);
-    expect(search.results[0]).toMatchObject({ session_id: idPrompts, prompt_only: true, resume_command: null, title: "why is the narwhal webhook dropping events" });
+    expect(search.results[0]).toMatchObject({
+      session_id: idPrompts,
+      prompt_only: true,
+      resume_command: null,
+      title: "why is the narwhal webhook dropping events",
+    });
     const transcript = JSON.parse(recall(home, claude, ["search", "quokka registry", "--json"]).stdout);
-    expect(transcript.results[0]).toMatchObject({ session_id: idKept, prompt_only: false, resume_command: `cd /home/dev/harbor && claude --resume ${idKept}` });
+    expect(transcript.results[0]).toMatchObject({
+      session_id: idKept,
+      prompt_only: false,
+      resume_command: `cd /home/dev/harbor && claude --resume ${idKept}`,
+    });
     const turnHit = JSON.parse(recall(home, claude, ["search", "axolotl timeout", "--depth", "2", "--json"]).stdout);
     expect(turnHit.results[0]).toMatchObject({ session_id: idPrompts, turn: 2, prompt_only: true });
     const text = recall(home, claude, ["search", "narwhal webhook"]).stdout;
     expect(text).toContain("(prompts only: no transcript on this machine)");
-    const sessions = JSON.parse(recall(home, claude, ["sessions", "--json"]).stdout).sessions as Array<{ session_id: string; prompt_only: boolean }>;
-    expect(sessions.map((session) => [session.session_id, session.prompt_only]).sort()).toEqual([[idKept, false], [idPrompts, true]]);
+    const sessions = JSON.parse(recall(home, claude, ["sessions", "--json"]).stdout).sessions as Array<{
+      session_id: string;
+      prompt_only: boolean;
+    }>;
+    expect(sessions.map((session) => [session.session_id, session.prompt_only]).sort()).toEqual([
+      [idKept, false],
+      [idPrompts, true],
+    ]);
     const show = recall(home, claude, ["show", `${idPrompts}:1-2`]);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("resume: none (prompts only: no transcript on this machine)");
     expect(show.stdout).toContain("> check this log ERROR axolotl timeout");
-    expect(JSON.parse(recall(home, claude, ["show", idPrompts, "--json"]).stdout).session).toMatchObject({ prompt_only: true, resume_command: null });
-    expect(JSON.parse(recall(home, claude, ["status", "--json"]).stdout)).toMatchObject({ sessions: 2, prompt_only_sessions: 1 });
+    expect(JSON.parse(recall(home, claude, ["show", idPrompts, "--json"]).stdout).session).toMatchObject({
+      prompt_only: true,
+      resume_command: null,
+    });
+    expect(JSON.parse(recall(home, claude, ["status", "--json"]).stdout)).toMatchObject({
+      sessions: 2,
+      prompt_only_sessions: 1,
+    });
   });
 
   test("an appended prompt adds a turn and keeps the numbers; nothing else is re-parsed", async () => {
@@ -130,17 +164,30 @@ describe("prompt-history sessions in the index (issue 11)", () => {
   test("a deleted transcript stays a transcript session (marked deleted), never replaced by its history prompts", async () => {
     unlinkSync(join(claude, "projects", "-home-dev-harbor", `${idKept}.jsonl`));
     await index();
-    expect(rows(home).find((row) => row.session_id === idKept)).toMatchObject({ prompt_only: 0, source_status: "deleted", turn_count: 1 });
+    expect(rows(home).find((row) => row.session_id === idKept)).toMatchObject({
+      prompt_only: 0,
+      source_status: "deleted",
+      turn_count: 1,
+    });
     expect(turns(home, idKept)[0]?.response).toBe("Rotated them with the vault CLI.");
   });
 
   test("a transcript that appears later replaces the prompt-only session of its id (one row)", async () => {
     writeClaudeSession(join(claude, "projects", "-home-dev-harbor", `${idPrompts}.jsonl`), {
-      sessionId: idPrompts, cwd: "/home/dev/harbor", startMs: t0 + 2000,
-      turns: [{ prompt: "why is the narwhal webhook dropping events", response: "The signing secret rotated; re-register it." }],
+      sessionId: idPrompts,
+      cwd: "/home/dev/harbor",
+      startMs: t0 + 2000,
+      turns: [
+        {
+          prompt: "why is the narwhal webhook dropping events",
+          response: "The signing secret rotated; re-register it.",
+        },
+      ],
     });
     await index();
-    expect(rows(home).filter((row) => row.session_id === idPrompts)).toMatchObject([{ prompt_only: 0, source_status: "present", turn_count: 1 }]);
+    expect(rows(home).filter((row) => row.session_id === idPrompts)).toMatchObject([
+      { prompt_only: 0, source_status: "present", turn_count: 1 },
+    ]);
     expect(turns(home, idPrompts)[0]?.response).toBe("The signing secret rotated; re-register it.");
   });
 
@@ -153,8 +200,13 @@ describe("prompt-history sessions in the index (issue 11)", () => {
     expect(rows(home).find((row) => row.session_id === idPrompts)).toMatchObject({ title: null, prompt_only: 0 });
     const summary = await index(); // the slug-titled session is re-parsed once, its session document without the slug
     expect(summary.updated).toBe(1);
-    const listed = JSON.parse(recall(home, claude, ["sessions", "--json"]).stdout).sessions as Array<{ session_id: string; title: string }>;
-    expect(listed.find((session) => session.session_id === idPrompts)?.title).toBe("why is the narwhal webhook dropping events");
+    const listed = JSON.parse(recall(home, claude, ["sessions", "--json"]).stdout).sessions as Array<{
+      session_id: string;
+      title: string;
+    }>;
+    expect(listed.find((session) => session.session_id === idPrompts)?.title).toBe(
+      "why is the narwhal webhook dropping events",
+    );
   });
 });
 
@@ -163,11 +215,20 @@ describe("prompt-history readers (issue 11)", () => {
     const codexHome = join(work, "codex-only-history", ".codex");
     mkdirSync(codexHome, { recursive: true });
     const id = "019d0000-0000-7000-8000-0000000000aa";
-    writeFileSync(join(codexHome, "history.jsonl"), `${JSON.stringify({ session_id: id, ts: 1774829400, text: "bump the pelican parser to v2" })}\nnot json\n`);
+    writeFileSync(
+      join(codexHome, "history.jsonl"),
+      `${JSON.stringify({ session_id: id, ts: 1774829400, text: "bump the pelican parser to v2" })}\nnot json\n`,
+    );
     const units = codexParser.listUnits(codexParser.scan([codexHome]).containers);
     expect(units.map((unit) => [unit.sessionId, unit.promptOnly])).toEqual([[id, true]]);
     const { session, turns: parsed } = codexParser.parse(units[0]!);
-    expect(session).toMatchObject({ source: "codex", promptOnly: true, startedAt: 1774829400000, projectPath: "", turnCount: 1 });
+    expect(session).toMatchObject({
+      source: "codex",
+      promptOnly: true,
+      startedAt: 1774829400000,
+      projectPath: "",
+      turnCount: 1,
+    });
     expect(parsed[0]?.prompt).toBe("bump the pelican parser to v2");
   });
 
@@ -181,8 +242,10 @@ describe("prompt-history readers (issue 11)", () => {
   });
 
   test("interface commands: a slash command with at most one argument word; longer ones are real prompts", () => {
-    for (const text of ["/usage", "/status", "/model set", "/resume 3f2a", "", "   ", "/"]) expect(isInterfaceCommand(text)).toBe(true);
-    for (const text of ["/review the auth middleware", "fix /usr/bin path", "hello"]) expect(isInterfaceCommand(text)).toBe(false);
+    for (const text of ["/usage", "/status", "/model set", "/resume 3f2a", "", "   ", "/"])
+      expect(isInterfaceCommand(text)).toBe(true);
+    for (const text of ["/review the auth middleware", "fix /usr/bin path", "hello"])
+      expect(isInterfaceCommand(text)).toBe(false);
   });
 
   test("derived titles: one line, cut at a word boundary with an ellipsis", () => {

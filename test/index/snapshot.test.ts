@@ -9,14 +9,27 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFi
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
-  databasePath, findSnapshot, listSnapshots, openIndex, restoreSnapshot, runIndex, snapshotIfDue, snapshotIntervalMs, snapshotsDir, tryAcquireIndexLock, writeSnapshot,
+  databasePath,
+  findSnapshot,
+  listSnapshots,
+  openIndex,
+  restoreSnapshot,
+  runIndex,
+  snapshotIfDue,
+  snapshotIntervalMs,
+  snapshotsDir,
+  tryAcquireIndexLock,
+  writeSnapshot,
 } from "../../src/index/index.ts";
 import { openVectorStore } from "../../src/native/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-snapshot-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const examples = { "claude-code": [join(repo, "examples", "claude-code")], opencode: [join(repo, "examples", "opencode")] };
+const examples = {
+  "claude-code": [join(repo, "examples", "claude-code")],
+  opencode: [join(repo, "examples", "opencode")],
+};
 const mode = (path: string) => statSync(path).mode & 0o777;
 let counter = 0;
 
@@ -61,7 +74,9 @@ describe("issue 9: snapshots of the index", () => {
     const written = writeSnapshot(db, withVectors, Date.now() + 1);
     db.close();
     const segment = readdirSync(join(withVectors, "vectors")).find((name) => name.endsWith(".vec"))!;
-    expect(statSync(join(written.dir, "vectors", segment)).ino).toBe(statSync(join(withVectors, "vectors", segment)).ino);
+    expect(statSync(join(written.dir, "vectors", segment)).ino).toBe(
+      statSync(join(withVectors, "vectors", segment)).ino,
+    );
     expect(written.vectorBytes).toBeGreaterThan(0);
     expect(listSnapshots(withVectors)).toHaveLength(1); // the last one only
   }, 30_000);
@@ -105,7 +120,11 @@ describe("issue 9: snapshots of the index", () => {
     try {
       rmSync(join(home, "vectors"), { recursive: true });
       writeFileSync(join(home, "vectors"), "a file where the vectors folder should be"); // linking fails: ENOTDIR
-      const result = snapshotIfDue(db, home, { changed: true, nowMs: before.takenAtMs + snapshotIntervalMs + 1, onWarning: (line) => warnings.push(line) });
+      const result = snapshotIfDue(db, home, {
+        changed: true,
+        nowMs: before.takenAtMs + snapshotIntervalMs + 1,
+        onWarning: (line) => warnings.push(line),
+      });
       expect(result).toBeUndefined();
     } finally {
       db.close();
@@ -153,7 +172,10 @@ describe("issue 9: restoring a snapshot", () => {
     const bytes = await Bun.file(snapshotDb).bytes();
     for (let offset = 4096; offset < bytes.length; offset += 97) bytes[offset] = 0xff;
     writeFileSync(snapshotDb, bytes);
-    await expect(restoreSnapshot(home)).rejects.toMatchObject({ code: "INDEX_CORRUPT", message: expect.stringContaining("is damaged too") });
+    await expect(restoreSnapshot(home)).rejects.toMatchObject({
+      code: "INDEX_CORRUPT",
+      message: expect.stringContaining("is damaged too"),
+    });
     expect(Buffer.compare(await Bun.file(databasePath(home)).bytes(), original)).toBe(0);
     expect(readdirSync(home).filter((name) => name.includes("damaged-") || name.startsWith(".restore-"))).toEqual([]);
   }, 30_000);

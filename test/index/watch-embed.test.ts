@@ -15,7 +15,8 @@ afterEach(async () => {
 
 /** The real local embedder on the generated tiny model (runtime-notes §6), opened once for the file. */
 let model: Promise<Embedder> | undefined;
-const openModel = (home: string) => (model ??= openEmbedder({ env: { RECALL_OFFLINE: "1" }, home, modelFlag: getTestModelPath() }));
+const openModel = (home: string) =>
+  (model ??= openEmbedder({ env: { RECALL_OFFLINE: "1" }, home, modelFlag: getTestModelPath() }));
 afterAll(async () => (await model)?.dispose());
 
 /** Chunk counts by status in the workspace's index. */
@@ -23,7 +24,11 @@ function chunkCounts(workspace: Workspace): { embedded: number; other: number } 
   const db = openIndex(databasePath(workspace.recallHome), { readonly: true });
   try {
     // `other`: chunks still to embed (pending or failed); skipped ones (documents with nothing to embed) are done.
-    const row = db.query<{ embedded: number; other: number }, [number, number, number]>("SELECT sum(status = ?) AS embedded, sum(status IN (?, ?)) AS other FROM chunks").get(chunkStatus.embedded, chunkStatus.pending, chunkStatus.failed)!;
+    const row = db
+      .query<{ embedded: number; other: number }, [number, number, number]>(
+        "SELECT sum(status = ?) AS embedded, sum(status IN (?, ?)) AS other FROM chunks",
+      )
+      .get(chunkStatus.embedded, chunkStatus.pending, chunkStatus.failed)!;
     return { embedded: row.embedded ?? 0, other: row.other ?? 0 };
   } finally {
     db.close();
@@ -34,7 +39,11 @@ function liveWorkspace() {
   const workspace = makeWorkspace();
   cleanups.push(() => workspace.cleanup());
   const file = join(workspace.claude, "-home-dev-embed", `${sessionId}.jsonl`);
-  const state = writeClaudeSession(file, { sessionId, cwd: "/home/dev/embed", turns: [{ prompt: "profile the render loop", response: "It allocates per frame." }] });
+  const state = writeClaudeSession(file, {
+    sessionId,
+    cwd: "/home/dev/embed",
+    turns: [{ prompt: "profile the render loop", response: "It allocates per frame." }],
+  });
   return { workspace, append: (prompt: string) => appendClaudeTurns(file, state, [{ prompt, response: "Noted." }]) };
 }
 
@@ -47,7 +56,9 @@ async function track(started: Promise<{ watcher: Watcher; recorded: import("./wa
 describe("background embedding in the watcher (issue 10)", () => {
   test("after the keyword commit, what changed is embedded; a later cycle embeds only the new turn's documents (idempotent)", async () => {
     const { workspace, append } = liveWorkspace();
-    const { recorded } = await track(startRecorded(workspace, { debounceMs: 300, openEmbedder: () => openModel(workspace.recallHome) }));
+    const { recorded } = await track(
+      startRecorded(workspace, { debounceMs: 300, openEmbedder: () => openModel(workspace.recallHome) }),
+    );
     await waitFor(() => recorded.embedded.length === 1, 30_000, 50);
     const first = recorded.embedded[0]!;
     expect(first.embedded).toBeGreaterThan(10);
@@ -64,13 +75,17 @@ describe("background embedding in the watcher (issue 10)", () => {
   test("a model that cannot be opened costs only the embedding: indexing goes on, and the notice is given once", async () => {
     const { workspace, append } = liveWorkspace();
     let attempts = 0;
-    const { recorded } = await track(startRecorded(workspace, {
-      debounceMs: 300,
-      openEmbedder: () => {
-        attempts++;
-        return Promise.reject(new EmbedError("MODEL_MISSING", "the embedding model tiny is missing: it is not downloaded"));
-      },
-    }));
+    const { recorded } = await track(
+      startRecorded(workspace, {
+        debounceMs: 300,
+        openEmbedder: () => {
+          attempts++;
+          return Promise.reject(
+            new EmbedError("MODEL_MISSING", "the embedding model tiny is missing: it is not downloaded"),
+          );
+        },
+      }),
+    );
     await waitFor(() => recorded.indexed.length === 1, 10_000, 20);
     append("why does the walrus migration lock the table");
     expect(await waitUntilSearchable(workspace, "walrus migration", "walrus migration")).toBeLessThan(5000);
@@ -78,7 +93,9 @@ describe("background embedding in the watcher (issue 10)", () => {
     await waitFor(() => recorded.indexed.length === 3, 5000, 20);
     await Bun.sleep(200);
     expect(attempts).toBeGreaterThanOrEqual(2); // every cycle tries again (the model may have been pulled meanwhile)
-    expect(recorded.notices.filter((line) => line.includes("keyword-only index: the embedding model tiny is missing"))).toHaveLength(1);
+    expect(
+      recorded.notices.filter((line) => line.includes("keyword-only index: the embedding model tiny is missing")),
+    ).toHaveLength(1);
     expect(recorded.embedded).toEqual([]);
     expect(recorded.warnings).toEqual([]);
   }, 30_000);

@@ -31,7 +31,14 @@ export function makeWorkspace(options: { withOpencode?: boolean } = {}): Workspa
   if (options.withOpencode ?? true) mkdirSync(opencode);
   mkdirSync(join(dir, "home"));
   const recallHome = join(dir, "recall-home");
-  return { dir, claude, opencode, recallHome, roots: { "claude-code": [claude], opencode: [opencode] }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    claude,
+    opencode,
+    recallHome,
+    roots: { "claude-code": [claude], opencode: [opencode] },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Everything a watcher reported, in order. */
@@ -44,7 +51,10 @@ export interface Recorded {
 }
 
 /** Start a watcher on the workspace with recorded hooks; `overrides` replace any option. */
-export async function startRecorded(workspace: Workspace, overrides: Partial<WatchOptions> = {}): Promise<{ watcher: Watcher; recorded: Recorded }> {
+export async function startRecorded(
+  workspace: Workspace,
+  overrides: Partial<WatchOptions> = {},
+): Promise<{ watcher: Watcher; recorded: Recorded }> {
   const recorded: Recorded = { indexed: [], embedded: [], skipped: [], warnings: [], notices: [] };
   const watcher = await startWatcher({
     recallHome: workspace.recallHome,
@@ -63,22 +73,50 @@ export async function startRecorded(workspace: Workspace, overrides: Partial<Wat
 
 /** The environment of a CLI run: HOME and RECALL_HOME private to the workspace, nothing pointing at real history. */
 export function cliEnv(workspace: Workspace): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: join(workspace.dir, "home"), RECALL_HOME: workspace.recallHome };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: join(workspace.dir, "home"),
+    RECALL_HOME: workspace.recallHome,
+  };
   for (const key of [...sourceLocationVariables]) delete env[key];
   return env;
 }
 
 /** The source flags of the workspace. */
-export const sourceFlags = (workspace: Workspace) => ["--claude-dir", workspace.claude, "--opencode-dir", workspace.opencode];
+export const sourceFlags = (workspace: Workspace) => [
+  "--claude-dir",
+  workspace.claude,
+  "--opencode-dir",
+  workspace.opencode,
+];
 
 /** Prompts of the turns `recall search --depth 2 --no-reindex --keyword-only --json` finds ([] when no index yet). */
-export async function searchTurns(workspace: Workspace, query: string, extraArgs: string[] = []): Promise<Array<{ session_id: string; prompt: string }>> {
-  const child = Bun.spawn([process.execPath, "src/cli.ts", "search", query, "--depth", "2", "--no-reindex", "--keyword-only", "--json", ...extraArgs, ...sourceFlags(workspace)], {
-    cwd: repo,
-    env: cliEnv(workspace),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+export async function searchTurns(
+  workspace: Workspace,
+  query: string,
+  extraArgs: string[] = [],
+): Promise<Array<{ session_id: string; prompt: string }>> {
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      "src/cli.ts",
+      "search",
+      query,
+      "--depth",
+      "2",
+      "--no-reindex",
+      "--keyword-only",
+      "--json",
+      ...extraArgs,
+      ...sourceFlags(workspace),
+    ],
+    {
+      cwd: repo,
+      env: cliEnv(workspace),
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0) return [];
   return (JSON.parse(stdout) as { results: Array<{ session_id: string; prompt: string }> }).results;
@@ -88,7 +126,11 @@ export async function searchTurns(workspace: Workspace, query: string, extraArgs
  * Polls `check` every `intervalMs` until it returns true; resolves to the ms it took.
  * @throws Error when `timeoutMs` passes first
  */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<number> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await check()) return Date.now() - started;
@@ -98,6 +140,16 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 }
 
 /** Resolves to the ms until the search for `query` (with `extraArgs`) finds a turn whose prompt contains `words`. */
-export function waitUntilSearchable(workspace: Workspace, query: string, words: string, timeoutMs = 5000, extraArgs: string[] = []): Promise<number> {
-  return waitFor(async () => (await searchTurns(workspace, query, extraArgs)).some((turn) => turn.prompt.includes(words)), timeoutMs, 150);
+export function waitUntilSearchable(
+  workspace: Workspace,
+  query: string,
+  words: string,
+  timeoutMs = 5000,
+  extraArgs: string[] = [],
+): Promise<number> {
+  return waitFor(
+    async () => (await searchTurns(workspace, query, extraArgs)).some((turn) => turn.prompt.includes(words)),
+    timeoutMs,
+    150,
+  );
 }

@@ -1,9 +1,24 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { databasePath, homeFiles, openIndex, runIndex, startWatcher, tryAcquireIndexLock, type Watcher } from "../../src/index/index.ts";
+import {
+  databasePath,
+  homeFiles,
+  openIndex,
+  runIndex,
+  startWatcher,
+  tryAcquireIndexLock,
+  type Watcher,
+} from "../../src/index/index.ts";
 import { appendClaudeTurns, writeClaudeSession, type WriterState } from "../helpers/claude-writer.ts";
-import { makeWorkspace, startRecorded, waitFor, waitUntilSearchable, type Recorded, type Workspace } from "./watch-helpers.ts";
+import {
+  makeWorkspace,
+  startRecorded,
+  waitFor,
+  waitUntilSearchable,
+  type Recorded,
+  type Workspace,
+} from "./watch-helpers.ts";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -15,7 +30,11 @@ function workspaceWithLiveSession(): { workspace: Workspace; file: string; state
   cleanups.push(() => workspace.cleanup());
   const sessionId = "10c4ed00-0000-4000-8000-000000000001";
   const file = join(workspace.claude, "-home-dev-locks", `${sessionId}.jsonl`);
-  const state = writeClaudeSession(file, { sessionId, cwd: "/home/dev/locks", turns: [{ prompt: "start", response: "ok" }] });
+  const state = writeClaudeSession(file, {
+    sessionId,
+    cwd: "/home/dev/locks",
+    turns: [{ prompt: "start", response: "ok" }],
+  });
   return { workspace, file, state };
 }
 
@@ -30,7 +49,9 @@ function countSessions(workspace: Workspace, idPattern = "%"): number {
   try {
     const db = openIndex(databasePath(workspace.recallHome), { readonly: true });
     try {
-      return db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE session_id LIKE ?").get(idPattern)!.n;
+      return db
+        .query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE session_id LIKE ?")
+        .get(idPattern)!.n;
     } finally {
       db.close();
     }
@@ -51,13 +72,17 @@ describe("one writer at a time, and a clean stop (issue 10)", () => {
     }
     expect(await waitUntilSearchable(workspace, "heron deploy", "heron deploy")).toBeLessThan(5000);
     // Runs are [end - elapsed, end] intervals; those of different watchers must not overlap.
-    const runs = (recorded: Recorded) => recorded.indexed.map(({ at, summary }) => [at - summary.elapsedMs, at] as const);
+    const runs = (recorded: Recorded) =>
+      recorded.indexed.map(({ at, summary }) => [at - summary.elapsedMs, at] as const);
     for (const [start, end] of runs(first.recorded)) {
-      for (const [otherStart, otherEnd] of runs(second.recorded)) expect(end <= otherStart + 5 || otherEnd <= start + 5).toBe(true);
+      for (const [otherStart, otherEnd] of runs(second.recorded))
+        expect(end <= otherStart + 5 || otherEnd <= start + 5).toBe(true);
     }
     expect(first.recorded.indexed.length + second.recorded.indexed.length).toBeGreaterThanOrEqual(2);
     expect([...first.recorded.warnings, ...second.recorded.warnings]).toEqual([]);
-    expect([...first.recorded.notices, ...second.recorded.notices].filter((line) => !line.startsWith("keyword-only"))).toEqual([]);
+    expect(
+      [...first.recorded.notices, ...second.recorded.notices].filter((line) => !line.startsWith("keyword-only")),
+    ).toEqual([]);
   }, 20_000);
 
   test("while another process holds the index lock, cycles are skipped quietly with a growing back-off, and the change is indexed once it is free", async () => {
@@ -84,7 +109,11 @@ describe("one writer at a time, and a clean stop (issue 10)", () => {
     const total = 1500;
     for (let i = 0; i < total; i++) {
       const id = `b0000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
-      writeClaudeSession(join(workspace.claude, `-home-dev-bulk-${i % 20}`, `${id}.jsonl`), { sessionId: id, cwd: `/home/dev/bulk-${i % 20}`, turns: [{ prompt: `bulk task ${i}`, response: "done" }] });
+      writeClaudeSession(join(workspace.claude, `-home-dev-bulk-${i % 20}`, `${id}.jsonl`), {
+        sessionId: id,
+        cwd: `/home/dev/bulk-${i % 20}`,
+        turns: [{ prompt: `bulk task ${i}`, response: "done" }],
+      });
     }
     // Close as soon as the first batch (100 sessions) is committed: the run stops after the batch then in flight.
     let closing: Promise<number> | undefined;

@@ -24,7 +24,14 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
     const targets = planWatchTargets({ "claude-code": [claude], opencode: [join(work, "a", "share", "opencode")] });
     expect(targets).toEqual([
       { source: "claude-code", root: claude, kind: "claude-tree", path: join(claude, "projects"), depth: 16 },
-      { source: "opencode", root: join(work, "a", "share", "opencode"), kind: "pending", path: join(work, "a"), depth: 0, file: join(work, "a", "share", "opencode") },
+      {
+        source: "opencode",
+        root: join(work, "a", "share", "opencode"),
+        kind: "pending",
+        path: join(work, "a"),
+        depth: 0,
+        file: join(work, "a", "share", "opencode"),
+      },
     ]);
   });
 
@@ -34,7 +41,13 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
     mkdirSync(join(data, "storage", "session", "global"), { recursive: true });
     mkdirSync(join(data, "project", "p1", "storage", "session", "info"), { recursive: true });
     mkdirSync(join(data, "snapshot", "p1", "objects"), { recursive: true });
-    expect(planWatchTargets({ "claude-code": [], opencode: [data] }).map((target) => [target.kind, target.path, target.depth])).toEqual([
+    expect(
+      planWatchTargets({ "claude-code": [], opencode: [data] }).map((target) => [
+        target.kind,
+        target.path,
+        target.depth,
+      ]),
+    ).toEqual([
       ["opencode-data", data, 0],
       ["opencode-storage", join(data, "storage"), 2],
       ["opencode-legacy", join(data, "project"), 16],
@@ -73,18 +86,45 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
     const root = join(work, "e");
     mkdirSync(join(root, "recall-home"), { recursive: true });
     const target: WatchTarget = { source: "claude-code", root, kind: "claude-tree", path: root, depth: 16 };
-    expect(isIgnored(target, join(root, "recall-home"), statSync(join(root, "recall-home")), none, join(root, "recall-home"))).toBe(true);
+    expect(
+      isIgnored(
+        target,
+        join(root, "recall-home"),
+        statSync(join(root, "recall-home")),
+        none,
+        join(root, "recall-home"),
+      ),
+    ).toBe(true);
   });
 
   test("Claude events: a transcript write indexes and makes its session folder hot; side files do nothing; the root vanishing re-plans", () => {
     const root = "/h/.claude/projects";
     const target: WatchTarget = { source: "claude-code", root, kind: "claude-tree", path: root, depth: 16 };
-    expect(eventEffect(target, `${root}/-p/${session}.jsonl`)).toEqual({ index: true, replan: false, hot: `${root}/-p/${session}` });
-    expect(eventEffect(target, `${root}/-p/${session}/subagents/agent-a1.jsonl`)).toEqual({ index: true, replan: false });
-    expect(eventEffect(target, `${root}/-p/${session}/subagents/agent-a1.meta.json`)).toEqual({ index: true, replan: false });
-    expect(eventEffect(target, `${root}/-p/${session}`)).toEqual({ index: true, replan: false, hot: `${root}/-p/${session}` });
+    expect(eventEffect(target, `${root}/-p/${session}.jsonl`)).toEqual({
+      index: true,
+      replan: false,
+      hot: `${root}/-p/${session}`,
+    });
+    expect(eventEffect(target, `${root}/-p/${session}/subagents/agent-a1.jsonl`)).toEqual({
+      index: true,
+      replan: false,
+    });
+    expect(eventEffect(target, `${root}/-p/${session}/subagents/agent-a1.meta.json`)).toEqual({
+      index: true,
+      replan: false,
+    });
+    expect(eventEffect(target, `${root}/-p/${session}`)).toEqual({
+      index: true,
+      replan: false,
+      hot: `${root}/-p/${session}`,
+    });
     expect(eventEffect(target, `${root}/-new-project`)).toEqual({ index: true, replan: false });
-    for (const path of [`${root}/-p/sessions-index.json`, `${root}/-p/memory`, `${root}/-p/notes.md`, `${root}/history.jsonl`]) {
+    for (const path of [
+      `${root}/-p/sessions-index.json`,
+      `${root}/-p/memory`,
+      `${root}/-p/notes.md`,
+      `${root}/history.jsonl`,
+    ]) {
       expect(eventEffect(target, path)).toEqual({ index: false, replan: false });
     }
     expect(eventEffect(target, root)).toEqual({ index: true, replan: true });
@@ -99,13 +139,30 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
     expect(eventEffect(target, `${data}/opencode.db-shm`).index).toBe(false);
     expect(eventEffect(target, `${data}/auth.json`).index).toBe(false);
     expect(eventEffect(target, `${data}/storage`)).toEqual({ index: true, replan: true });
-    const storage: WatchTarget = { source: "opencode", root: data, kind: "opencode-storage", path: `${data}/storage`, depth: 2 };
-    expect(eventEffect(storage, `${data}/storage/part/msg_1`)).toEqual({ index: true, replan: false, hot: `${data}/storage/part/msg_1` });
+    const storage: WatchTarget = {
+      source: "opencode",
+      root: data,
+      kind: "opencode-storage",
+      path: `${data}/storage`,
+      depth: 2,
+    };
+    expect(eventEffect(storage, `${data}/storage/part/msg_1`)).toEqual({
+      index: true,
+      replan: false,
+      hot: `${data}/storage/part/msg_1`,
+    });
     expect(eventEffect(storage, `${data}/storage/session/global/ses_1.json`)).toEqual({ index: true, replan: false });
   });
 
   test("a pending root re-plans only when the next component of its path appears", () => {
-    const target: WatchTarget = { source: "opencode", root: "/h/.local/share/opencode", kind: "pending", path: "/h/.local", depth: 0, file: "/h/.local/share/opencode" };
+    const target: WatchTarget = {
+      source: "opencode",
+      root: "/h/.local/share/opencode",
+      kind: "pending",
+      path: "/h/.local",
+      depth: 0,
+      file: "/h/.local/share/opencode",
+    };
     expect(eventEffect(target, "/h/.local/share")).toEqual({ index: false, replan: true });
     expect(eventEffect(target, "/h/.local/state")).toEqual({ index: false, replan: false });
     expect(eventEffect(target, "/h/.local")).toEqual({ index: false, replan: true });
@@ -121,7 +178,9 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
       { source: "gemini-cli", root: gemini, kind: "pending", path: join(work, "c"), depth: 0, file: gemini },
     ]);
     const tree = targets[0]!;
-    expect(eventEffect(tree, join(codex, "sessions", "2026", "04", "20", "rollout-2026-04-20T03-55-01-x.jsonl"))).toEqual({ index: true, replan: false });
+    expect(
+      eventEffect(tree, join(codex, "sessions", "2026", "04", "20", "rollout-2026-04-20T03-55-01-x.jsonl")),
+    ).toEqual({ index: true, replan: false });
     expect(eventEffect(tree, join(codex, "session_index.jsonl"))).toEqual({ index: true, replan: false });
     expect(eventEffect(tree, join(codex, "sessions", "2026", "04", "21"))).toEqual({ index: true, replan: false });
     expect(eventEffect(tree, join(codex, "log", "codex-tui.log"))).toEqual({ index: false, replan: false });
@@ -141,8 +200,14 @@ describe("watch targets (issue 10): a few folders per root, never one watch per 
       { source: "aider", root: project, kind: "agent-tree", path: project, depth: 0 },
     ]);
     const [cursorTree, aiderFolder] = targets as [WatchTarget, WatchTarget];
-    expect(eventEffect(cursorTree, join(cursor, "workspaceStorage", "f87f6e0b", "state.vscdb-wal"))).toEqual({ index: true, replan: false });
-    expect(eventEffect(cursorTree, join(cursor, "globalStorage", "state.vscdb.backup"))).toEqual({ index: false, replan: false });
+    expect(eventEffect(cursorTree, join(cursor, "workspaceStorage", "f87f6e0b", "state.vscdb-wal"))).toEqual({
+      index: true,
+      replan: false,
+    });
+    expect(eventEffect(cursorTree, join(cursor, "globalStorage", "state.vscdb.backup"))).toEqual({
+      index: false,
+      replan: false,
+    });
     expect(eventEffect(aiderFolder, join(project, ".aider.chat.history.md"))).toEqual({ index: true, replan: false });
     expect(eventEffect(aiderFolder, join(project, "src"))).toEqual({ index: false, replan: false });
     expect(eventEffect(aiderFolder, join(project, "main.py"))).toEqual({ index: false, replan: false });

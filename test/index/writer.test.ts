@@ -27,13 +27,22 @@ const writers = Array.from({ length: 12 }, (_, n) =>
     turns: Array.from({ length: 3 }, (_, t) => ({
       prompt: n % 4 === 0 ? `调度器介入时 ${fillerText(n + t, 8)}` : `question ${t} ${fillerText(n * 5 + t, 12)}`,
       response: fillerText(n * 11 + t, 30),
-      tools: [{ name: "Read", input: { file_path: `/p${n % 3}/src/file${t}.ts` }, output: fillerText(n + 100 * t, 60) }],
+      tools: [
+        { name: "Read", input: { file_path: `/p${n % 3}/src/file${t}.ts` }, output: fillerText(n + 100 * t, 60) },
+      ],
     })),
   }),
 );
-const firstWrites: SessionToWrite[] = listUnits().map((unit) => ({ unit, result: parseForWriting("claude-code", unit, undefined) }));
+const firstWrites: SessionToWrite[] = listUnits().map((unit) => ({
+  unit,
+  result: parseForWriting("claude-code", unit, undefined),
+}));
 const appendedPath = join(root, "-p2", `${sessionId(2)}.jsonl`);
-const firstParse = parseRedacted("claude-code", firstWrites.find(({ unit }) => unit.key === appendedPath)!.unit, undefined);
+const firstParse = parseRedacted(
+  "claude-code",
+  firstWrites.find(({ unit }) => unit.key === appendedPath)!.unit,
+  undefined,
+);
 // The same file grows by two turns; its new unit is written again later in the same batch, resumed.
 appendClaudeTurns(appendedPath, writers[2]!, [
   { prompt: "one more about the zeppelin cache", response: "Answered." },
@@ -41,7 +50,10 @@ appendClaudeTurns(appendedPath, writers[2]!, [
 ]);
 const grownUnit = listUnits().find((unit) => unit.key === appendedPath)!;
 
-const batch: SessionToWrite[] = [...firstWrites, { unit: grownUnit, result: parseForWriting("claude-code", grownUnit, firstParse.resume) }];
+const batch: SessionToWrite[] = [
+  ...firstWrites,
+  { unit: grownUnit, result: parseForWriting("claude-code", grownUnit, firstParse.resume) },
+];
 
 /** Index `sessions` into a new home, `perTransaction` sessions per transaction. */
 function writeHome(name: string, sessions: readonly SessionToWrite[], perTransaction: number): string {
@@ -59,7 +71,9 @@ function sideIndex(home: string): unknown[] {
   const db = new Database(databasePath(home), { readonly: true });
   try {
     return db
-      .query("SELECT s.session_id, d.level, d.turn_number, c.text FROM documents_cjk c JOIN documents d ON d.id = c.rowid JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3")
+      .query(
+        "SELECT s.session_id, d.level, d.turn_number, c.text FROM documents_cjk c JOIN documents d ON d.id = c.rowid JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3",
+      )
       .all();
   } finally {
     db.close();
@@ -76,8 +90,14 @@ describe("writePreparedSessions", () => {
     expect(sideIndex(oneBatch)).toEqual(sideIndex(oneEach));
     expect(sideIndex(oneBatch).length).toBeGreaterThan(3);
     const db = new Database(databasePath(oneBatch), { readonly: true });
-    const turns = db.query("SELECT turn_count AS n FROM sessions WHERE session_id = ?").get(sessionId(2)) as { n: number };
-    const hit = db.query("SELECT d.turn_number AS turn FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE documents_fts MATCH 'zeppelin' AND d.level = 'turn'").get() as { turn: number };
+    const turns = db.query("SELECT turn_count AS n FROM sessions WHERE session_id = ?").get(sessionId(2)) as {
+      n: number;
+    };
+    const hit = db
+      .query(
+        "SELECT d.turn_number AS turn FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE documents_fts MATCH 'zeppelin' AND d.level = 'turn'",
+      )
+      .get() as { turn: number };
     db.close();
     expect(turns.n).toBe(5);
     expect(hit.turn).toBe(4);

@@ -14,13 +14,23 @@ const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
   allowScripts: Record<string, boolean>;
 };
 const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { version?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; hasInstallScript?: boolean }>;
+  packages: Record<
+    string,
+    {
+      version?: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+      hasInstallScript?: boolean;
+    }
+  >;
 };
 const exactVersion = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 
 describe("dependency pins (issue 8)", () => {
   test("every dependency and devDependency is an exact version, never latest, ^ or ~", () => {
-    const loose = Object.entries({ ...pkg.dependencies, ...pkg.devDependencies }).filter(([, range]) => !exactVersion.test(range));
+    const loose = Object.entries({ ...pkg.dependencies, ...pkg.devDependencies }).filter(
+      ([, range]) => !exactVersion.test(range),
+    );
     expect(loose).toEqual([]);
   });
 

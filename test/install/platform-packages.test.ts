@@ -3,7 +3,12 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gpuPackagesForHost, installLockedPackage, matchesIntegrity, packagesForHost } from "../../scripts/setup/platform-packages.mjs";
+import {
+  gpuPackagesForHost,
+  installLockedPackage,
+  matchesIntegrity,
+  packagesForHost,
+} from "../../scripts/setup/platform-packages.mjs";
 
 /**
  * Issue 8: the root postinstall puts the host's Bun runtime and node-llama-cpp prebuilt in place from the lock
@@ -25,7 +30,18 @@ beforeAll(async () => {
   Bun.spawnSync(["tar", "-czf", tgz, "-C", join(work, "source"), "package"]);
   tarball = readFileSync(tgz);
   writeFileSync(requestLog, "");
-  registry = Bun.spawn([process.execPath, join(import.meta.dir, "../helpers/local-registry.ts"), name, "1.2.3", tgz, integrityOf(tarball), requestLog], { stdout: "pipe" });
+  registry = Bun.spawn(
+    [
+      process.execPath,
+      join(import.meta.dir, "../helpers/local-registry.ts"),
+      name,
+      "1.2.3",
+      tgz,
+      integrityOf(tarball),
+      requestLog,
+    ],
+    { stdout: "pipe" },
+  );
   const reader = (registry.stdout as ReadableStream<Uint8Array>).getReader();
   const port = new TextDecoder().decode((await reader.read()).value).trim();
   process.env.npm_config_registry = `http://127.0.0.1:${port}/`;
@@ -53,8 +69,16 @@ function lockWith(integrity: string) {
 
 describe("platform packages from the lock file (issue 8)", () => {
   test("each supported host maps to one Bun runtime, one llama.cpp prebuilt and one Biome binary; musl Linux and Windows have none", () => {
-    expect(packagesForHost("linux", "x64", false)).toEqual({ bun: "@oven/bun-linux-x64", llama: "@node-llama-cpp/linux-x64", biome: "@biomejs/cli-linux-x64" });
-    expect(packagesForHost("darwin", "arm64", false)).toEqual({ bun: "@oven/bun-darwin-aarch64", llama: "@node-llama-cpp/mac-arm64-metal", biome: "@biomejs/cli-darwin-arm64" });
+    expect(packagesForHost("linux", "x64", false)).toEqual({
+      bun: "@oven/bun-linux-x64",
+      llama: "@node-llama-cpp/linux-x64",
+      biome: "@biomejs/cli-linux-x64",
+    });
+    expect(packagesForHost("darwin", "arm64", false)).toEqual({
+      bun: "@oven/bun-darwin-aarch64",
+      llama: "@node-llama-cpp/mac-arm64-metal",
+      biome: "@biomejs/cli-darwin-arm64",
+    });
     expect(packagesForHost("linux", "x64", true)).toBeUndefined();
     expect(packagesForHost("win32", "x64", false)).toBeUndefined();
   });
@@ -62,14 +86,29 @@ describe("platform packages from the lock file (issue 8)", () => {
   test("a Mac gets node-llama-cpp's Metal build; Linux GPU builds only when RECALL_GPU asks, each locked and known to node-llama-cpp (issue 15)", () => {
     expect(gpuPackagesForHost("linux", "x64", undefined)).toEqual([]);
     expect(gpuPackagesForHost("linux", "x64", "none")).toEqual([]);
-    expect(gpuPackagesForHost("linux", "x64", "CUDA")).toEqual(["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext"]);
+    expect(gpuPackagesForHost("linux", "x64", "CUDA")).toEqual([
+      "@node-llama-cpp/linux-x64-cuda",
+      "@node-llama-cpp/linux-x64-cuda-ext",
+    ]);
     expect(gpuPackagesForHost("linux", "x64", "vulkan")).toEqual(["@node-llama-cpp/linux-x64-vulkan"]);
-    expect(() => gpuPackagesForHost("linux", "x64", "rocm")).toThrow("RECALL_GPU=rocm is not available on linux-x64; accepted: none, cuda, vulkan");
-    expect(() => gpuPackagesForHost("darwin", "arm64", "cuda")).toThrow("Metal is installed on Apple silicon without asking");
+    expect(() => gpuPackagesForHost("linux", "x64", "rocm")).toThrow(
+      "RECALL_GPU=rocm is not available on linux-x64; accepted: none, cuda, vulkan",
+    );
+    expect(() => gpuPackagesForHost("darwin", "arm64", "cuda")).toThrow(
+      "Metal is installed on Apple silicon without asking",
+    );
     const lock = JSON.parse(readFileSync(join(import.meta.dir, "../../package-lock.json"), "utf8"));
     // node-llama-cpp loads its prebuilt binaries by these module names (bindings/utils/compileLLamaCpp.js).
-    const loader = readFileSync(join(import.meta.dir, "../../node_modules/node-llama-cpp/dist/bindings/utils/compileLLamaCpp.js"), "utf8");
-    for (const pkg of [...gpuPackagesForHost("linux", "x64", "cuda"), ...gpuPackagesForHost("linux", "x64", "vulkan"), packagesForHost("darwin", "arm64", false)?.llama, packagesForHost("darwin", "x64", false)?.llama]) {
+    const loader = readFileSync(
+      join(import.meta.dir, "../../node_modules/node-llama-cpp/dist/bindings/utils/compileLLamaCpp.js"),
+      "utf8",
+    );
+    for (const pkg of [
+      ...gpuPackagesForHost("linux", "x64", "cuda"),
+      ...gpuPackagesForHost("linux", "x64", "vulkan"),
+      packagesForHost("darwin", "arm64", false)?.llama,
+      packagesForHost("darwin", "x64", false)?.llama,
+    ]) {
       expect(lock.packages[`node_modules/${pkg}`]?.integrity).toMatch(/^sha512-/);
       expect(loader).toContain(`import("${pkg}")`);
     }
@@ -111,12 +150,16 @@ describe("platform packages from the lock file (issue 8)", () => {
     const repo = join(work, "repo-mismatch");
     mkdirSync(join(repo, "node_modules"), { recursive: true });
     const wrong = integrityOf(Buffer.from("another tarball"));
-    expect(() => installLockedPackage(repo, lockWith(wrong), name)).toThrow(/does not match the integrity in package-lock.json/);
+    expect(() => installLockedPackage(repo, lockWith(wrong), name)).toThrow(
+      /does not match the integrity in package-lock.json/,
+    );
     expect(existsSync(join(repo, "node_modules", name))).toBe(false);
     expect(readdirSync(join(repo, "node_modules", "@recall-test"))).toEqual([]);
   });
 
   test("a package missing from the lock says how to fix it", () => {
-    expect(() => installLockedPackage(join(work, "repo-none"), { packages: {} }, name)).toThrow(/npm install --package-lock-only/);
+    expect(() => installLockedPackage(join(work, "repo-none"), { packages: {} }, name)).toThrow(
+      /npm install --package-lock-only/,
+    );
   });
 });

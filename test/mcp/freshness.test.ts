@@ -35,12 +35,22 @@ beforeAll(async () => {
   const db = new Database(opencodeDb);
   db.exec("PRAGMA journal_mode = WAL");
   createSchema(db);
-  insertSession(db, { id: "ses_fresh", timeCreated: Date.now() - 60_000, timeUpdated: Date.now() - 60_000, directory: "/work/api", title: "API work" });
+  insertSession(db, {
+    id: "ses_fresh",
+    timeCreated: Date.now() - 60_000,
+    timeUpdated: Date.now() - 60_000,
+    directory: "/work/api",
+    title: "API work",
+  });
   insertExchange(db, "ses_fresh", "1", Date.now() - 60_000, "add a health endpoint", "Added GET /health.");
   db.close();
-  servers = await Promise.all([connectStdio([...fromSource, "mcp", ...flags], env), connectStdio([...fromSource, "mcp", ...flags], env)]);
+  servers = await Promise.all([
+    connectStdio([...fromSource, "mcp", ...flags], env),
+    connectStdio([...fromSource, "mcp", ...flags], env),
+  ]);
   // Both answer once the first index is committed (whichever server built it).
-  for (const server of servers) expect(textOf(await call(server.client, "search", { query: "checkout page" }))).toContain("5b1c0de0-0000");
+  for (const server of servers)
+    expect(textOf(await call(server.client, "search", { query: "checkout page" }))).toContain("5b1c0de0-0000");
 }, 60_000);
 
 afterAll(async () => {
@@ -62,7 +72,12 @@ async function waitUntilFound(server: Connection, word: string, limitMs: number)
 
 describe("issue 10: the MCP server stays fresh while sessions are written", () => {
   test("a turn appended to a Claude Code session file is found within 5 s, by both servers", async () => {
-    appendClaudeTurns(claudeFile, writer, [{ prompt: "the zanzibarquux coupon code is rejected at checkout", response: "The coupon validator lower-cases the code; fixed." }]);
+    appendClaudeTurns(claudeFile, writer, [
+      {
+        prompt: "the zanzibarquux coupon code is rejected at checkout",
+        response: "The coupon validator lower-cases the code; fixed.",
+      },
+    ]);
     const elapsed = await waitUntilFound(servers[0]!, "zanzibarquux", 5000);
     expect(elapsed).toBeGreaterThanOrEqual(0);
     expect(await waitUntilFound(servers[1]!, "zanzibarquux", 1000)).toBeGreaterThanOrEqual(0);
@@ -70,7 +85,14 @@ describe("issue 10: the MCP server stays fresh while sessions are written", () =
 
   test("a turn inserted into an OpenCode database is found within 5 s", async () => {
     const db = new Database(opencodeDb);
-    insertExchange(db, "ses_fresh", "2", Date.now(), "the quokkarate limiter drops health checks", "Health checks now bypass the limiter.");
+    insertExchange(
+      db,
+      "ses_fresh",
+      "2",
+      Date.now(),
+      "the quokkarate limiter drops health checks",
+      "Health checks now bypass the limiter.",
+    );
     db.close();
     const elapsed = await waitUntilFound(servers[1]!, "quokkarate", 5000);
     expect(elapsed).toBeGreaterThanOrEqual(0);

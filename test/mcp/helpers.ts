@@ -12,7 +12,12 @@ import { join, resolve } from "node:path";
 export const repo = resolve(import.meta.dir, "../..");
 
 /** The shipped example history as source flags. */
-export const exampleFlags = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
+export const exampleFlags = [
+  "--claude-dir",
+  join(repo, "examples/claude-code"),
+  "--opencode-dir",
+  join(repo, "examples/opencode"),
+];
 
 /** `bun src/cli.ts` by absolute paths (works from any working folder). */
 export const fromSource = [process.execPath, join(repo, "src", "cli.ts")];
@@ -21,10 +26,24 @@ export const fromSource = [process.execPath, join(repo, "src", "cli.ts")];
  * An environment with nothing that points at real history or another index: HOME and RECALL_HOME as given,
  * offline, no colors (unset XDG/CLAUDE variables rather than empty: Bun reads an empty XDG_CACHE_HOME as the cwd).
  */
-export function isolatedEnv(home: string, recallHome: string, extra: Record<string, string> = {}): Record<string, string> {
+export function isolatedEnv(
+  home: string,
+  recallHome: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  for (const key of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "RECALL_CLAUDE_DIRS", "RECALL_OPENCODE_DIRS", "RECALL_MODEL"]) delete env[key];
+  for (const key of [
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "RECALL_CLAUDE_DIRS",
+    "RECALL_OPENCODE_DIRS",
+    "RECALL_MODEL",
+  ])
+    delete env[key];
   return { ...env, HOME: home, RECALL_HOME: recallHome, RECALL_OFFLINE: "1", NO_COLOR: "1", ...extra };
 }
 
@@ -38,7 +57,13 @@ export interface Connection {
 
 /** Start `command` (e.g. `[...fromSource, "mcp", ...exampleFlags]`) and connect the SDK client to it. */
 export async function connectStdio(command: string[], env: Record<string, string>, cwd?: string): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: command[0]!, args: command.slice(1), env, cwd, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: command[0]!,
+    args: command.slice(1),
+    env,
+    cwd,
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: "recall-test", version: "1.0.0" });

@@ -40,7 +40,13 @@ async function announcedPort(stderr: ReadableStream<Uint8Array>): Promise<number
 }
 
 beforeAll(async () => {
-  server = Bun.spawn([...fromSource, "mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], { env, cwd: repo, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  server = Bun.spawn([...fromSource, "mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], {
+    env,
+    cwd: repo,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   port = await announcedPort(server.stderr as ReadableStream<Uint8Array>);
   token = readFileSync(tokenFile, "utf8").trim();
 }, 30_000);
@@ -51,14 +57,28 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 /** One raw HTTP/1.1 request over TCP, so the Host header is exactly what we write; resolves to the status code. */
 function rawStatus(host: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1", () => {
-      const lines = [`POST /mcp HTTP/1.1`, `Host: ${host}`, ...Object.entries({ ...mcpHeaders, ...headers, "content-length": String(Buffer.byteLength(initialize)), connection: "close" }).map(([key, value]) => `${key}: ${value}`)];
+      const lines = [
+        `POST /mcp HTTP/1.1`,
+        `Host: ${host}`,
+        ...Object.entries({
+          ...mcpHeaders,
+          ...headers,
+          "content-length": String(Buffer.byteLength(initialize)),
+          connection: "close",
+        }).map(([key, value]) => `${key}: ${value}`),
+      ];
       socket.write(`${lines.join("\r\n")}\r\n\r\n${initialize}`);
     });
     let response = "";
@@ -80,7 +100,11 @@ describe("issue 10: recall mcp --http", () => {
     const none = await fetch(url, { method: "POST", headers: mcpHeaders, body: initialize });
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toContain("Bearer");
-    const wrong = await fetch(url, { method: "POST", headers: { ...mcpHeaders, authorization: `Bearer ${"x".repeat(43)}` }, body: initialize });
+    const wrong = await fetch(url, {
+      method: "POST",
+      headers: { ...mcpHeaders, authorization: `Bearer ${"x".repeat(43)}` },
+      body: initialize,
+    });
     expect(wrong.status).toBe(401);
   });
 
@@ -94,7 +118,9 @@ describe("issue 10: recall mcp --http", () => {
 
   test("with the right token the SDK's HTTP client lists the tools and searches", async () => {
     const client = new Client({ name: "http-test", version: "1" });
-    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
     await client.connect(transport);
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("read_turns");
@@ -108,11 +134,22 @@ describe("issue 10: recall mcp --http", () => {
   test("other methods and paths are refused once authorized", async () => {
     const authorization = `Bearer ${token}`;
     expect((await fetch(`http://127.0.0.1:${port}/mcp`, { headers: { authorization } })).status).toBe(405);
-    expect((await fetch(`http://127.0.0.1:${port}/other`, { method: "POST", headers: { ...mcpHeaders, authorization }, body: initialize })).status).toBe(404);
+    expect(
+      (
+        await fetch(`http://127.0.0.1:${port}/other`, {
+          method: "POST",
+          headers: { ...mcpHeaders, authorization },
+          body: initialize,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   test("nothing listens on the machine's other addresses", async () => {
-    const others = Object.values(networkInterfaces()).flat().filter((info) => info && !info.internal && info.family === "IPv4").map((info) => info!.address);
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((info) => info && !info.internal && info.family === "IPv4")
+      .map((info) => info!.address);
     for (const address of others) {
       const reached = await new Promise<boolean>((resolve) => {
         const socket = connect(port, address, () => (socket.destroy(), resolve(true)));
@@ -127,8 +164,13 @@ describe("issue 10: recall mcp --http", () => {
     mkdirSync(otherHome);
     writeFileSync(join(otherHome, "mcp-token"), `${"a".repeat(43)}\n`);
     chmodSync(join(otherHome, "mcp-token"), 0o644);
-    const result = Bun.spawnSync([...fromSource, "mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], { env: { ...env, RECALL_HOME: otherHome }, cwd: repo });
+    const result = Bun.spawnSync([...fromSource, "mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], {
+      env: { ...env, RECALL_HOME: otherHome },
+      cwd: repo,
+    });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr.toString()).toContain(`cannot use the MCP token file ${join(otherHome, "mcp-token")}: other users can read it (mode 0644)`);
+    expect(result.stderr.toString()).toContain(
+      `cannot use the MCP token file ${join(otherHome, "mcp-token")}: other users can read it (mode 0644)`,
+    );
   });
 });

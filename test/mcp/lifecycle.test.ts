@@ -15,13 +15,24 @@ mkdirSync(home);
 const env = isolatedEnv(home, join(work, "recall-home"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const request = (id: number, method: string, params: object) => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
-const initialize = request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw-test", version: "1" } });
+const request = (id: number, method: string, params: object) =>
+  `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+const initialize = request(1, "initialize", {
+  protocolVersion: "2025-06-18",
+  capabilities: {},
+  clientInfo: { name: "raw-test", version: "1" },
+});
 const initialized = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`;
 
 /** Start the server from source with raw pipes (no SDK client in between). */
 function spawnServer(extra: string[] = []) {
-  return Bun.spawn([...fromSource, "mcp", ...exampleFlags, ...extra], { env, cwd: repo, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  return Bun.spawn([...fromSource, "mcp", ...exampleFlags, ...extra], {
+    env,
+    cwd: repo,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
 }
 
 /** Read stdout until `count` lines arrived (or it closes). */
@@ -40,12 +51,21 @@ async function readLines(stream: ReadableStream<Uint8Array>, count: number): Pro
 describe("issue 10: the stdio server's life", () => {
   test("stdout carries only JSON-RPC messages, even while the first index is built", async () => {
     const child = spawnServer();
-    child.stdin.write(initialize + initialized + request(2, "tools/list", {}) + request(3, "tools/call", { name: "search", arguments: { query: "docker network" } }));
+    child.stdin.write(
+      initialize +
+        initialized +
+        request(2, "tools/list", {}) +
+        request(3, "tools/call", { name: "search", arguments: { query: "docker network" } }),
+    );
     child.stdin.flush();
     const lines = await readLines(child.stdout, 3);
     expect(lines.length).toBe(3);
     const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id: number; result: unknown });
-    expect(messages.map((message) => [message.jsonrpc, message.id])).toEqual([["2.0", 1], ["2.0", 2], ["2.0", 3]]);
+    expect(messages.map((message) => [message.jsonrpc, message.id])).toEqual([
+      ["2.0", 1],
+      ["2.0", 2],
+      ["2.0", 3],
+    ]);
     child.stdin.end();
     expect(await child.exited).toBe(0);
   }, 30_000);
@@ -95,10 +115,19 @@ describe("issue 10: recall mcp --print-config", () => {
     const opencode = JSON.parse(recall(["mcp", "--print-config", "opencode"]).stdout);
     expect(opencode).toEqual({
       $schema: "https://opencode.ai/config.json",
-      mcp: { recall: { type: "local", command: [process.execPath, cli, "mcp"], enabled: true, environment: { RECALL_HOME: env.RECALL_HOME } } },
+      mcp: {
+        recall: {
+          type: "local",
+          command: [process.execPath, cli, "mcp"],
+          enabled: true,
+          environment: { RECALL_HOME: env.RECALL_HOME },
+        },
+      },
     });
     const json = JSON.parse(recall(["mcp", "--print-config", "json"]).stdout);
-    expect(json).toEqual({ mcpServers: { recall: { command: process.execPath, args: [cli, "mcp"], env: { RECALL_HOME: env.RECALL_HOME } } } });
+    expect(json).toEqual({
+      mcpServers: { recall: { command: process.execPath, args: [cli, "mcp"], env: { RECALL_HOME: env.RECALL_HOME } } },
+    });
   });
 
   test("with --http it prints the loopback URL and the bearer token, kept in a 0600 file", () => {
@@ -106,9 +135,15 @@ describe("issue 10: recall mcp --print-config", () => {
     expect(result.code).toBe(0);
     const server = JSON.parse(result.stdout).mcpServers.recall;
     const tokenFile = join(env.RECALL_HOME!, "mcp-token");
-    expect(server).toEqual({ type: "http", url: "http://127.0.0.1:7811/mcp", headers: { Authorization: `Bearer ${readFileSync(tokenFile, "utf8").trim()}` } });
+    expect(server).toEqual({
+      type: "http",
+      url: "http://127.0.0.1:7811/mcp",
+      headers: { Authorization: `Bearer ${readFileSync(tokenFile, "utf8").trim()}` },
+    });
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
-    expect(recall(["mcp", "--print-config", "claude", "--http", "--port", "7811"]).stdout).toContain("claude mcp add recall --scope user --transport http http://127.0.0.1:7811/mcp --header 'Authorization: Bearer ");
+    expect(recall(["mcp", "--print-config", "claude", "--http", "--port", "7811"]).stdout).toContain(
+      "claude mcp add recall --scope user --transport http http://127.0.0.1:7811/mcp --header 'Authorization: Bearer ",
+    );
   });
 
   test("bad values are usage errors (exit 2) with one line and a hint", () => {
@@ -131,10 +166,16 @@ describe("issue 10: recall mcp --print-config", () => {
 
   test("only src/mcp loads the MCP SDK, and the rest reaches src/mcp lazily, so --help and searches never load it", () => {
     const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []));
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+      );
     const offenders = files(join(repo, "src"))
       .filter((file) => !file.startsWith(join(repo, "src", "mcp")))
-      .filter((file) => /^import\s+(?!type\b)[^;]*from\s+"(@modelcontextprotocol\/sdk[^"]*|\.\.?\/mcp\/[^"]*)"/m.test(readFileSync(file, "utf8")));
+      .filter((file) =>
+        /^import\s+(?!type\b)[^;]*from\s+"(@modelcontextprotocol\/sdk[^"]*|\.\.?\/mcp\/[^"]*)"/m.test(
+          readFileSync(file, "utf8"),
+        ),
+      );
     expect(offenders).toEqual([]);
   });
 });

@@ -34,7 +34,9 @@ describe("issue 10: the MCP tools over stdio", () => {
   test("the server lists five tools whose definitions together stay under 1,000 tokens (characters / 4)", async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["search", "read_turns", "list_sessions", "timeline", "recent"]);
-    const modelFacing = tools.map((tool) => JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+    const modelFacing = tools.map((tool) =>
+      JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }),
+    );
     expect(modelFacing.join("").length / 4).toBeLessThanOrEqual(1000);
     for (const tool of tools) {
       expect(tool.outputSchema).toBeDefined();
@@ -59,9 +61,18 @@ describe("issue 10: the MCP tools over stdio", () => {
   });
 
   test("the full format adds every field of the CLI's JSON and the resume command in the text", async () => {
-    const result = await call(server.client, "search", { query: "containers cannot reach postgres on the host", format: "full", limit: 1 });
+    const result = await call(server.client, "search", {
+      query: "containers cannot reach postgres on the host",
+      format: "full",
+      limit: 1,
+    });
     const [first] = results(result.structuredContent);
-    expect(first).toMatchObject({ session_id: postgres, project_path: "/home/dev/infra/platform-deploy", git_branch: expect.anything(), source_status: "present" });
+    expect(first).toMatchObject({
+      session_id: postgres,
+      project_path: "/home/dev/infra/platform-deploy",
+      git_branch: expect.anything(),
+      source_status: "present",
+    });
     expect(Array.isArray(first!.files)).toBe(true);
     expect(first).toHaveProperty("keyword_score");
     expect(textOf(result)).toContain(`resume: cd /home/dev/infra/platform-deploy && claude --resume ${postgres}`);
@@ -70,7 +81,10 @@ describe("issue 10: the MCP tools over stdio", () => {
   test("search ranks exactly as `recall search --json` on the same index (one ranking path)", async () => {
     const query = "postgres lock migration";
     const mcp = await call(server.client, "search", { query, limit: 10 });
-    const cli = Bun.spawnSync([...fromSource, "search", query, "--json", "--limit", "10", "--no-reindex", ...exampleFlags], { env, cwd: repo });
+    const cli = Bun.spawnSync(
+      [...fromSource, "search", query, "--json", "--limit", "10", "--no-reindex", ...exampleFlags],
+      { env, cwd: repo },
+    );
     expect(cli.exitCode).toBe(0);
     const expected = (JSON.parse(cli.stdout.toString()).results as Item[]).map((item) => [item.session_id, item.score]);
     expect(results(mcp.structuredContent).map((item) => [item.session_id, item.score])).toEqual(expected);
@@ -82,7 +96,13 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(turns.length).toBeGreaterThan(0);
     for (const turn of turns) expect(turn.session_id).toBe(postgres);
     expect(textOf(index)).toMatch(new RegExp(`${postgres}:\\d+ `));
-    const full = await call(server.client, "search", { query: "curl 172.17.0.1", depth: 2, session: "23d3db6a", format: "full", limit: 1 });
+    const full = await call(server.client, "search", {
+      query: "curl 172.17.0.1",
+      depth: 2,
+      session: "23d3db6a",
+      format: "full",
+      limit: 1,
+    });
     const [best] = results(full.structuredContent);
     expect(best!.prompt as string).toContain("curl 172.17.0.1:5432");
     expect(best).toMatchObject({ total_turns: 4, tools: expect.arrayContaining(["Bash"]) });
@@ -90,12 +110,16 @@ describe("issue 10: the MCP tools over stdio", () => {
 
   test("search pages with offset: pages do not overlap, join up to the longer list, and the last has no next_offset", async () => {
     const query = "fix";
-    const whole = results((await call(server.client, "search", { query, limit: 6 })).structuredContent).map((item) => item.session_id);
+    const whole = results((await call(server.client, "search", { query, limit: 6 })).structuredContent).map(
+      (item) => item.session_id,
+    );
     const first = await call(server.client, "search", { query, limit: 3 });
     const second = await call(server.client, "search", { query, limit: 3, offset: 3 });
     expect((first.structuredContent as Item).next_offset).toBe(3);
     expect(textOf(first)).toContain("more: offset=3");
-    const paged = [...results(first.structuredContent), ...results(second.structuredContent)].map((item) => item.session_id);
+    const paged = [...results(first.structuredContent), ...results(second.structuredContent)].map(
+      (item) => item.session_id,
+    );
     expect(paged).toEqual(whole);
     const beyond = await call(server.client, "search", { query, offset: 500 });
     expect(results(beyond.structuredContent)).toEqual([]);
@@ -116,8 +140,15 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(seen.length).toBe(12);
     expect(new Set(seen).size).toBe(12);
     expect(endedAt).toEqual([...endedAt].sort().reverse());
-    const full = await call(server.client, "list_sessions", { limit: 1, format: "full", project: "platform-deploy", source: "opencode" });
-    expect(results(full.structuredContent)).toMatchObject([{ source: "opencode", project_path: "/home/dev/infra/platform-deploy", is_subagent: false }]);
+    const full = await call(server.client, "list_sessions", {
+      limit: 1,
+      format: "full",
+      project: "platform-deploy",
+      source: "opencode",
+    });
+    expect(results(full.structuredContent)).toMatchObject([
+      { source: "opencode", project_path: "/home/dev/infra/platform-deploy", is_subagent: false },
+    ]);
   });
 
   test("read_turns shows a range with compact tool calls, never a raw JSON payload", async () => {
@@ -130,11 +161,19 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(text).toContain("[Edit] /home/dev/infra/platform-deploy/deploy/README.md (+9 −2)");
     expect(text).not.toContain('{"');
     expect(text).not.toContain("── turn 2 ·");
-    const structured = result.structuredContent as { turns: Array<{ turn: number; tools: Item[] }>; truncated: unknown; from_archive: boolean };
+    const structured = result.structuredContent as {
+      turns: Array<{ turn: number; tools: Item[] }>;
+      truncated: unknown;
+      from_archive: boolean;
+    };
     expect(structured.turns.map((turn) => turn.turn)).toEqual([3, 4]);
     expect(structured.truncated).toBeNull();
     expect(structured.from_archive).toBe(false);
-    const write = await call(server.client, "read_turns", { session: "ses_2e3b02b2fffeSJC8AhX17buuSZ", from: 2, to: 2 });
+    const write = await call(server.client, "read_turns", {
+      session: "ses_2e3b02b2fffeSJC8AhX17buuSZ",
+      from: 2,
+      to: 2,
+    });
     expect(textOf(write)).toContain("[Write] /home/dev/src/notes-search/migrations/007_fts_porter.sql (7 lines)");
     expect(textOf(write)).toMatch(/\[Bash\] bun run migrate .*\n    \S/); // the command, then its first output lines
   });
@@ -145,10 +184,21 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(text.length).toBeLessThanOrEqual(2600);
     const marker = /\[truncated, (\d+) more characters, ask for turns (\d+)-(\d+)/.exec(text);
     expect(marker).not.toBeNull();
-    const truncated = (cut.structuredContent as { truncated: { more_chars: number; next_from: number; next_to: number } }).truncated;
-    expect([truncated.more_chars, truncated.next_from, truncated.next_to]).toEqual([Number(marker![1]), Number(marker![2]), Number(marker![3])]);
+    const truncated = (
+      cut.structuredContent as { truncated: { more_chars: number; next_from: number; next_to: number } }
+    ).truncated;
+    expect([truncated.more_chars, truncated.next_from, truncated.next_to]).toEqual([
+      Number(marker![1]),
+      Number(marker![2]),
+      Number(marker![3]),
+    ]);
     expect(truncated.next_to).toBe(4);
-    const next = await call(server.client, "read_turns", { session: postgres, from: truncated.next_from, to: truncated.next_to, budget: 50_000 });
+    const next = await call(server.client, "read_turns", {
+      session: postgres,
+      from: truncated.next_from,
+      to: truncated.next_to,
+      budget: 50_000,
+    });
     expect(textOf(next)).toContain(`── turn ${truncated.next_from} ·`);
     expect((next.structuredContent as { truncated: unknown }).truncated).toBeNull();
   });
@@ -156,15 +206,28 @@ describe("issue 10: the MCP tools over stdio", () => {
   test("timeline around a turn shows the turns before and after it across sessions, oldest first, anchor marked", async () => {
     const result = await call(server.client, "timeline", { anchor: "23d3db6a:2", before: 2, after: 4 });
     const entries = results(result.structuredContent);
-    expect(entries.map((entry) => `${(entry.session_id as string).slice(0, 8)}:${entry.turn}`).slice(0, 4)).toEqual(["23d3db6a:1", "23d3db6a:2", "23d3db6a:3", "23d3db6a:4"]);
+    expect(entries.map((entry) => `${(entry.session_id as string).slice(0, 8)}:${entry.turn}`).slice(0, 4)).toEqual([
+      "23d3db6a:1",
+      "23d3db6a:2",
+      "23d3db6a:3",
+      "23d3db6a:4",
+    ]);
     expect(entries.filter((entry) => entry.anchor)).toMatchObject([{ session_id: postgres, turn: 2 }]);
     expect(entries.length).toBe(6); // 1 before (the session starts there) + anchor + 4 after
     expect(new Set(entries.map((entry) => entry.project)).size).toBeGreaterThan(1); // runs on into the next session
     const times = entries.map((entry) => entry.timestamp as string);
     expect(times).toEqual([...times].sort());
     expect(textOf(result)).toMatch(/^▶ .*23d3db6a-c189-41e8-b15e-e3dfa565d49f:2 /m);
-    const byTime = await call(server.client, "timeline", { anchor: (entries[1]!.timestamp as string).slice(0, 16) + "Z", before: 1, after: 1, format: "full" });
-    expect(results(byTime.structuredContent)).toMatchObject([{ session_id: postgres, turn: 1 }, { session_id: postgres, turn: 2, source: "claude-code" }]);
+    const byTime = await call(server.client, "timeline", {
+      anchor: (entries[1]!.timestamp as string).slice(0, 16) + "Z",
+      before: 1,
+      after: 1,
+      format: "full",
+    });
+    expect(results(byTime.structuredContent)).toMatchObject([
+      { session_id: postgres, turn: 1 },
+      { session_id: postgres, turn: 2, source: "claude-code" },
+    ]);
   });
 
   test("recent gives a project's latest sessions with first and last prompts", async () => {
@@ -188,11 +251,19 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     ["search", { query: "x", limit: 0 }, /^limit must be a whole number from 1 to 1000, got 0$/],
     ["search", { query: "x", offset: -1 }, /^offset must be a whole number of at least 0/],
     ["search", { query: "x", depth: 3 }, /^depth must be 1 \(sessions\) or 2 \(turns\), got 3$/],
-    ["search", { query: "x", source: "vim" }, /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider\)$/],
+    [
+      "search",
+      { query: "x", source: "vim" },
+      /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider\)$/,
+    ],
     ["search", { query: "x", session: postgres }, /^session needs depth 2/],
     ["search", { query: 5 }, /expected string/],
     ["list_sessions", { since: "yesterday-ish" }, /^cannot read the date "yesterday-ish"/],
-    ["read_turns", { session: "zzzzzzzz-no-such-session" }, /^no session matches zzzzzzzz-no-such-session \(list ids with `recall sessions`\)$/],
+    [
+      "read_turns",
+      { session: "zzzzzzzz-no-such-session" },
+      /^no session matches zzzzzzzz-no-such-session \(list ids with `recall sessions`\)$/,
+    ],
     ["read_turns", { session: "zzzz" }, /^no session matches zzzz \(list ids with `recall sessions`\)$/],
     ["read_turns", { session: postgres, from: 9 }, /has 4 turns; turn 9 does not exist/],
     ["read_turns", { session: postgres, from: 3, to: 2 }, /^turn range 3-2 is empty/],
@@ -211,7 +282,10 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
   }
 
   test("the same bad date gives the same message from the CLI flag and the MCP argument", async () => {
-    const cli = Bun.spawnSync([...fromSource, "sessions", "--since", "yesterday-ish", "--no-reindex", ...exampleFlags], { env, cwd: repo });
+    const cli = Bun.spawnSync(
+      [...fromSource, "sessions", "--since", "yesterday-ish", "--no-reindex", ...exampleFlags],
+      { env, cwd: repo },
+    );
     expect(cli.exitCode).toBe(2);
     const mcp = textOf(await call(server.client, "search", { query: "x", since: "yesterday-ish" }));
     expect(cli.stderr.toString()).toContain(`recall: ${mcp.split(" (")[0]}`);

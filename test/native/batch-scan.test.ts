@@ -7,7 +7,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildIdFilter, jsKernels, loadDotKernels, openVectorStore, type DotKernels, type ElementType, type VectorStore } from "../../src/native/index.ts";
+import {
+  buildIdFilter,
+  jsKernels,
+  loadDotKernels,
+  openVectorStore,
+  type DotKernels,
+  type ElementType,
+  type VectorStore,
+} from "../../src/native/index.ts";
 import type { BatchKernel } from "../../src/native/usearch.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-batch-scan-"));
@@ -55,9 +63,15 @@ function makeFixture(type: ElementType, dims: number): Fixture {
   const rows = rowsFor(dims);
   const options = { dir, level: "turn" as const, dims, fingerprint: `m:${dims}`, elementType: type };
   const writer = openVectorStore({ ...options, kernels: jsKernels });
-  writer.append(Array.from({ length: rows }, (_, i) => i + 1), makeVectors(rows, dims, dims));
+  writer.append(
+    Array.from({ length: rows }, (_, i) => i + 1),
+    makeVectors(rows, dims, dims),
+  );
   const shadowing = rows / 10;
-  writer.append(Array.from({ length: shadowing }, (_, i) => i + 1), makeVectors(shadowing, dims + 1, dims));
+  writer.append(
+    Array.from({ length: shadowing }, (_, i) => i + 1),
+    makeVectors(shadowing, dims + 1, dims),
+  );
   const counter = countingBatch(native.batch!);
   const kernels: DotKernels = { ...native, batch: counter.kernel, loop: "batch" };
   return {
@@ -77,47 +91,60 @@ function expectSameHits(fixture: Fixture, q: Float32Array, k: number, allow?: Ui
   got.forEach((h, i) => expect(Math.abs(h.score - want[i]!.score)).toBeLessThan(1e-6));
 }
 
-const cases: [ElementType, number][] = (["f32", "i8"] as ElementType[]).flatMap((type) => [8, 32, 384, 1024].map((dims) => [type, dims] as [ElementType, number]));
+const cases: [ElementType, number][] = (["f32", "i8"] as ElementType[]).flatMap((type) =>
+  [8, 32, 384, 1024].map((dims) => [type, dims] as [ElementType, number]),
+);
 
-describe.skipIf(native.batch === undefined)("the batch scan returns the exact filtered top-k of the TypeScript scan (needs the usearch prebuild of this platform)", () => {
-  test.each(cases)("%s rows, %i dims: no filter, with a tenth of the first segment shadowed by a newer copy", (type, dims) => {
-    const fixture = makeFixture(type, dims);
-    for (const q of fixture.queries) expectSameHits(fixture, q, 10);
-    expect(fixture.calls()).toBe(2 * fixture.queries.length); // one call per segment per search
-    const ids = fixture.batchStore.search(fixture.queries[3]!, 50).map((h) => h.id);
-    expect(new Set(ids).size).toBe(ids.length); // a shadowed copy never comes back beside its newer one
-  });
+describe.skipIf(native.batch === undefined)(
+  "the batch scan returns the exact filtered top-k of the TypeScript scan (needs the usearch prebuild of this platform)",
+  () => {
+    test.each(cases)(
+      "%s rows, %i dims: no filter, with a tenth of the first segment shadowed by a newer copy",
+      (type, dims) => {
+        const fixture = makeFixture(type, dims);
+        for (const q of fixture.queries) expectSameHits(fixture, q, 10);
+        expect(fixture.calls()).toBe(2 * fixture.queries.length); // one call per segment per search
+        const ids = fixture.batchStore.search(fixture.queries[3]!, 50).map((h) => h.id);
+        expect(new Set(ids).size).toBe(ids.length); // a shadowed copy never comes back beside its newer one
+      },
+    );
 
-  test.each(cases)("%s rows, %i dims: an allow-list that keeps 3%% of the rows still fills k", (type, dims) => {
-    const fixture = makeFixture(type, dims);
-    const kept = Array.from({ length: Math.floor(fixture.rows * 0.03) }, (_, i) => 1 + i * 33);
-    const allow = buildIdFilter(kept);
-    for (const q of fixture.queries) {
-      expectSameHits(fixture, q, 10, allow);
-      expect(fixture.batchStore.search(q, 10, allow)).toHaveLength(10);
-    }
-  });
+    test.each(cases)("%s rows, %i dims: an allow-list that keeps 3%% of the rows still fills k", (type, dims) => {
+      const fixture = makeFixture(type, dims);
+      const kept = Array.from({ length: Math.floor(fixture.rows * 0.03) }, (_, i) => 1 + i * 33);
+      const allow = buildIdFilter(kept);
+      for (const q of fixture.queries) {
+        expectSameHits(fixture, q, 10, allow);
+        expect(fixture.batchStore.search(q, 10, allow)).toHaveLength(10);
+      }
+    });
 
-  test.each(cases)("%s rows, %i dims: an allow-list without the unfiltered top 20 returns the next best, not fewer", (type, dims) => {
-    const fixture = makeFixture(type, dims);
-    for (const q of fixture.queries) {
-      const top = new Set(fixture.jsStore.search(q, 20).map((h) => h.id));
-      const allow = buildIdFilter(Array.from({ length: fixture.rows }, (_, i) => i + 1).filter((id) => !top.has(id)));
-      const hits = fixture.batchStore.search(q, 10, allow);
-      expect(hits).toHaveLength(10);
-      expect(hits.some((h) => top.has(h.id))).toBe(false);
-      expectSameHits(fixture, q, 10, allow);
-    }
-  });
+    test.each(cases)(
+      "%s rows, %i dims: an allow-list without the unfiltered top 20 returns the next best, not fewer",
+      (type, dims) => {
+        const fixture = makeFixture(type, dims);
+        for (const q of fixture.queries) {
+          const top = new Set(fixture.jsStore.search(q, 20).map((h) => h.id));
+          const allow = buildIdFilter(
+            Array.from({ length: fixture.rows }, (_, i) => i + 1).filter((id) => !top.has(id)),
+          );
+          const hits = fixture.batchStore.search(q, 10, allow);
+          expect(hits).toHaveLength(10);
+          expect(hits.some((h) => top.has(h.id))).toBe(false);
+          expectSameHits(fixture, q, 10, allow);
+        }
+      },
+    );
 
-  test.each(cases)("%s rows, %i dims: k larger than the allowed rows returns every allowed row", (type, dims) => {
-    const fixture = makeFixture(type, dims);
-    // 3 and 5 are shadowed (their newer copy in segment 2 is the one allowed), 50000 is not stored.
-    const allow = buildIdFilter([3, 5, fixture.rows - 1, fixture.rows, 50_000]);
-    for (const q of fixture.queries) {
-      const hits = fixture.batchStore.search(q, 10, allow);
-      expect(hits.map((h) => h.id).sort((a, b) => a - b)).toEqual([3, 5, fixture.rows - 1, fixture.rows]);
-      expectSameHits(fixture, q, 10, allow);
-    }
-  });
-});
+    test.each(cases)("%s rows, %i dims: k larger than the allowed rows returns every allowed row", (type, dims) => {
+      const fixture = makeFixture(type, dims);
+      // 3 and 5 are shadowed (their newer copy in segment 2 is the one allowed), 50000 is not stored.
+      const allow = buildIdFilter([3, 5, fixture.rows - 1, fixture.rows, 50_000]);
+      for (const q of fixture.queries) {
+        const hits = fixture.batchStore.search(q, 10, allow);
+        expect(hits.map((h) => h.id).sort((a, b) => a - b)).toEqual([3, 5, fixture.rows - 1, fixture.rows]);
+        expectSameHits(fixture, q, 10, allow);
+      }
+    });
+  },
+);

@@ -16,7 +16,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function randomMatrix(rows: number, dims: number, seed: number): Float32Array {
   let s = seed;
-  return Float32Array.from({ length: rows * dims }, () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296 - 0.5));
+  return Float32Array.from(
+    { length: rows * dims },
+    () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296 - 0.5),
+  );
 }
 
 describe.skipIf(kernel === undefined)("the usearch addon (needs its prebuild for this platform)", () => {
@@ -55,7 +58,10 @@ describe.skipIf(kernel === undefined)("the usearch addon (needs its prebuild for
   test("mapped segments give the f32 and i8 blocks byteOffset 0, so the kernel reads the right rows", () => {
     const dir = join(work, "segment");
     const store = openVectorStore({ dir, level: "turn", dims: 4, fingerprint: "m", elementType: "i8" });
-    store.append([7, 8, 9], [new Float32Array([1, 0, 0, 0]), new Float32Array([0, 1, 0, 0]), new Float32Array([0, 0, 1, 0])]);
+    store.append(
+      [7, 8, 9],
+      [new Float32Array([1, 0, 0, 0]), new Float32Array([0, 1, 0, 0]), new Float32Array([0, 0, 1, 0])],
+    );
     const seg = mapSegment(join(dir, "turn-00000001.vec"), 1);
     expect(seg.f32.byteOffset).toBe(0);
     expect(seg.i8!.byteOffset).toBe(0);

@@ -18,13 +18,19 @@ const query = ["search", "refresh token 401 after idle", "--json", "--limit", "8
 const base = join(work, "base");
 
 function recall(args: string[], home: string) {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work } });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
+    cwd: repo,
+    env: { ...process.env, RECALL_HOME: home, HOME: work },
+  });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
 /** The ranked sessions and scores of a search, rounded so identical vectors compare equal. */
 function ranking(stdout: string): Array<[string, number]> {
-  return JSON.parse(stdout).results.map((hit: { session_id: string; score: number }) => [hit.session_id, Math.round(hit.score * 1e5) / 1e5]);
+  return JSON.parse(stdout).results.map((hit: { session_id: string; score: number }) => [
+    hit.session_id,
+    Math.round(hit.score * 1e5) / 1e5,
+  ]);
 }
 
 function overwrite(path: string, offset: number, bytes: Uint8Array): void {
@@ -42,41 +48,72 @@ beforeAll(() => {
   baseline = ranking(search.stdout);
   expect(baseline.length).toBe(8);
   // The cases below rely on this layout (64 dims, batches of 32 chunks).
-  expect(readdirSync(join(base, "vectors")).sort()).toEqual(["session-00000001.vec", "turn-00000001.vec", "turn-00000002.vec", "turn-00000003.vec"]);
+  expect(readdirSync(join(base, "vectors")).sort()).toEqual([
+    "session-00000001.vec",
+    "turn-00000001.vec",
+    "turn-00000002.vec",
+    "turn-00000003.vec",
+  ]);
 });
 
 const damages: Array<[string, (vectors: string) => void, RegExp]> = [
-  ["a deleted turn segment", (vectors) => rmSync(join(vectors, "turn-00000002.vec")), /32 of \d+ vectors are missing or damaged \(run `recall index` to rebuild them\)/],
-  ["a truncated turn segment", (vectors) => truncateSync(join(vectors, "turn-00000001.vec"), 5000), /vectors\/turn-00000001\.vec is 5000 bytes, its header says 10560/],
-  ["a session segment whose magic is overwritten", (vectors) => overwrite(join(vectors, "session-00000001.vec"), 0, new Uint8Array([0, 0, 0, 0])), /vectors\/session-00000001\.vec is unreadable: bad magic/],
-  ["a turn segment whose model fingerprint is overwritten", (vectors) => overwrite(join(vectors, "turn-00000003.vec"), 16, new Uint8Array(16).fill(7)), /vectors\/turn-00000003\.vec was written by another model/],
+  [
+    "a deleted turn segment",
+    (vectors) => rmSync(join(vectors, "turn-00000002.vec")),
+    /32 of \d+ vectors are missing or damaged \(run `recall index` to rebuild them\)/,
+  ],
+  [
+    "a truncated turn segment",
+    (vectors) => truncateSync(join(vectors, "turn-00000001.vec"), 5000),
+    /vectors\/turn-00000001\.vec is 5000 bytes, its header says 10560/,
+  ],
+  [
+    "a session segment whose magic is overwritten",
+    (vectors) => overwrite(join(vectors, "session-00000001.vec"), 0, new Uint8Array([0, 0, 0, 0])),
+    /vectors\/session-00000001\.vec is unreadable: bad magic/,
+  ],
+  [
+    "a turn segment whose model fingerprint is overwritten",
+    (vectors) => overwrite(join(vectors, "turn-00000003.vec"), 16, new Uint8Array(16).fill(7)),
+    /vectors\/turn-00000003\.vec was written by another model/,
+  ],
   // Same size and a valid header: only the recorded hash of the ids block tells that rows are gone.
-  ["a turn segment whose ids are overwritten in place", (vectors) => overwrite(join(vectors, "turn-00000002.vec"), 64, new Uint8Array(32 * 4)), /vectors are missing or damaged/],
+  [
+    "a turn segment whose ids are overwritten in place",
+    (vectors) => overwrite(join(vectors, "turn-00000002.vec"), 64, new Uint8Array(32 * 4)),
+    /vectors are missing or damaged/,
+  ],
 ];
 
 describe("vector files deleted or damaged (issue 9)", () => {
-  test.each(damages)("%s: search says keyword mode and why; `recall index` re-embeds and hybrid results come back unchanged", (_, damage, notice) => {
-    const home = join(work, `case-${damages.findIndex(([name]) => name === _)}`);
-    cpSync(base, home, { recursive: true });
-    damage(join(home, "vectors"));
+  test.each(damages)(
+    "%s: search says keyword mode and why; `recall index` re-embeds and hybrid results come back unchanged",
+    (_, damage, notice) => {
+      const home = join(work, `case-${damages.findIndex(([name]) => name === _)}`);
+      cpSync(base, home, { recursive: true });
+      damage(join(home, "vectors"));
 
-    const damaged = recall(query, home);
-    expect(damaged.code).toBe(0);
-    expect(JSON.parse(damaged.stdout).mode).toBe("keyword");
-    const lines = damaged.stderr.trim().split("\n").filter((line) => line.includes("keyword-only"));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(notice);
-    expect(lines[0]).toContain("run `recall index`");
+      const damaged = recall(query, home);
+      expect(damaged.code).toBe(0);
+      expect(JSON.parse(damaged.stdout).mode).toBe("keyword");
+      const lines = damaged.stderr
+        .trim()
+        .split("\n")
+        .filter((line) => line.includes("keyword-only"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(notice);
+      expect(lines[0]).toContain("run `recall index`");
 
-    const repaired = recall(["index", "--model", model, ...sources], home);
-    expect(repaired.code).toBe(0);
-    expect(repaired.stderr).toMatch(/\d+ vector\(s\) were missing or damaged .*; their chunks are embedded again/);
+      const repaired = recall(["index", "--model", model, ...sources], home);
+      expect(repaired.code).toBe(0);
+      expect(repaired.stderr).toMatch(/\d+ vector\(s\) were missing or damaged .*; their chunks are embedded again/);
 
-    const after = recall(query, home);
-    expect(JSON.parse(after.stdout).mode).toBe("hybrid");
-    expect(after.stderr).not.toContain("keyword-only");
-    expect(ranking(after.stdout)).toEqual(baseline);
-  });
+      const after = recall(query, home);
+      expect(JSON.parse(after.stdout).mode).toBe("hybrid");
+      expect(after.stderr).not.toContain("keyword-only");
+      expect(ranking(after.stdout)).toEqual(baseline);
+    },
+  );
 
   test("a deleted vectors folder is rebuilt by `recall index --full`, the fix doctor suggests", () => {
     const home = join(work, "case-full");

@@ -17,10 +17,13 @@ const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode
 /** Runs `recall index` with the tiny model under `umask 000`, as a shell would. */
 function indexUnderUmask000(home: string) {
   const script = 'umask 000 && exec "$@"';
-  const result = Bun.spawnSync(["sh", "-c", script, "sh", process.execPath, "src/cli.ts", "index", "--model", model, ...sources], {
-    cwd: repo,
-    env: { ...process.env, RECALL_HOME: home, HOME: work },
-  });
+  const result = Bun.spawnSync(
+    ["sh", "-c", script, "sh", process.execPath, "src/cli.ts", "index", "--model", model, ...sources],
+    {
+      cwd: repo,
+      env: { ...process.env, RECALL_HOME: home, HOME: work },
+    },
+  );
   expect(result.exitCode).toBe(0);
 }
 

@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildIdFilter, jsKernels, openVectorStore, type ElementType, type VectorStoreOptions } from "../../src/native/index.ts";
+import {
+  buildIdFilter,
+  jsKernels,
+  openVectorStore,
+  type ElementType,
+  type VectorStoreOptions,
+} from "../../src/native/index.ts";
 import { IndexError } from "../../src/errors.ts";
 import { computeLayout } from "../../src/native/vector-file.ts";
 
@@ -55,34 +61,52 @@ describe("vector store search", () => {
     expect(store.ids()).toEqual(new Int32Array(0));
   });
 
-  test.each(["f32", "i8"] as ElementType[])("the TypeScript fallback returns the same ids and scores as the native kernels on %s rows", (elementType) => {
-    const vectors = makeVectors(800, 4);
-    const native = open({ elementType });
-    expect(native.kernelName).toBe(process.platform === "linux" ? "simsimd+usearch" : "usearch");
-    native.append(range(800), vectors);
-    const fallback = open({ elementType, kernels: jsKernels });
-    for (const q of makeVectors(5, 5)) {
-      const a = native.search(q, 10);
-      const b = fallback.search(q, 10);
-      expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
-      b.forEach((h, i) => expect(h.score).toBeCloseTo(a[i]!.score, 5));
-    }
-  });
+  test.each(["f32", "i8"] as ElementType[])(
+    "the TypeScript fallback returns the same ids and scores as the native kernels on %s rows",
+    (elementType) => {
+      const vectors = makeVectors(800, 4);
+      const native = open({ elementType });
+      expect(native.kernelName).toBe(process.platform === "linux" ? "simsimd+usearch" : "usearch");
+      native.append(range(800), vectors);
+      const fallback = open({ elementType, kernels: jsKernels });
+      for (const q of makeVectors(5, 5)) {
+        const a = native.search(q, 10);
+        const b = fallback.search(q, 10);
+        expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
+        b.forEach((h, i) => expect(h.score).toBeCloseTo(a[i]!.score, 5));
+      }
+    },
+  );
 
-  test.each(["i8", "f16"] as ElementType[])("%s rows with the f32 re-score give the same top-10 as exact f32", (type) => {
-    const vectors = makeVectors(2000, 6);
-    const exact = openVectorStore({ dir: join(dir, "f32"), level: "turn", dims: DIMS, fingerprint: "m", elementType: "f32" });
-    const quantized = openVectorStore({ dir: join(dir, type), level: "turn", dims: DIMS, fingerprint: "m", elementType: type });
-    exact.append(range(2000), vectors);
-    quantized.append(range(2000), vectors);
-    let same = 0;
-    const queries = makeVectors(20, 7);
-    for (const q of queries) {
-      const want = new Set(exact.search(q, 10).map((h) => h.id));
-      same += quantized.search(q, 10).filter((h) => want.has(h.id)).length;
-    }
-    expect(same / (10 * queries.length)).toBeGreaterThanOrEqual(0.99);
-  });
+  test.each(["i8", "f16"] as ElementType[])(
+    "%s rows with the f32 re-score give the same top-10 as exact f32",
+    (type) => {
+      const vectors = makeVectors(2000, 6);
+      const exact = openVectorStore({
+        dir: join(dir, "f32"),
+        level: "turn",
+        dims: DIMS,
+        fingerprint: "m",
+        elementType: "f32",
+      });
+      const quantized = openVectorStore({
+        dir: join(dir, type),
+        level: "turn",
+        dims: DIMS,
+        fingerprint: "m",
+        elementType: type,
+      });
+      exact.append(range(2000), vectors);
+      quantized.append(range(2000), vectors);
+      let same = 0;
+      const queries = makeVectors(20, 7);
+      for (const q of queries) {
+        const want = new Set(exact.search(q, 10).map((h) => h.id));
+        same += quantized.search(q, 10).filter((h) => want.has(h.id)).length;
+      }
+      expect(same / (10 * queries.length)).toBeGreaterThanOrEqual(0.99);
+    },
+  );
 
   test("a query of the wrong width is rejected with a RangeError", () => {
     const store = open();
@@ -92,26 +116,29 @@ describe("vector store search", () => {
 });
 
 describe("vector store files", () => {
-  test.each(["f32", "i8"] as ElementType[])("append of %s rows writes one new segment and leaves the old one byte-identical, same inode and mtime", (elementType) => {
-    const store = open({ elementType });
-    store.append(range(300), makeVectors(300, 9));
-    const [first] = readdirSync(dir);
-    const before = statSync(join(dir, first!));
-    const bytesBefore = readFileSync(join(dir, first!));
-    const written = store.append([301, 302], makeVectors(2, 10));
-    const files = readdirSync(dir).sort();
-    expect(files).toHaveLength(2);
-    const after = statSync(join(dir, first!));
-    expect(after.ino).toBe(before.ino);
-    expect(after.mtimeMs).toBe(before.mtimeMs);
-    expect(readFileSync(join(dir, first!)).equals(bytesBefore)).toBe(true);
-    const second = statSync(join(dir, files[1]!));
-    expect(second.size).toBe(written);
-    // O(new rows), not O(store): for f32, 64-byte header + 2 ids padded to 64 + 2 rows × 64 dims × 4 bytes.
-    expect(written).toBe(computeLayout(elementType, DIMS, 2).totalBytes);
-    if (elementType === "f32") expect(written).toBe(64 + 64 + 2 * DIMS * 4);
-    expect(store.count).toBe(302);
-  });
+  test.each(["f32", "i8"] as ElementType[])(
+    "append of %s rows writes one new segment and leaves the old one byte-identical, same inode and mtime",
+    (elementType) => {
+      const store = open({ elementType });
+      store.append(range(300), makeVectors(300, 9));
+      const [first] = readdirSync(dir);
+      const before = statSync(join(dir, first!));
+      const bytesBefore = readFileSync(join(dir, first!));
+      const written = store.append([301, 302], makeVectors(2, 10));
+      const files = readdirSync(dir).sort();
+      expect(files).toHaveLength(2);
+      const after = statSync(join(dir, first!));
+      expect(after.ino).toBe(before.ino);
+      expect(after.mtimeMs).toBe(before.mtimeMs);
+      expect(readFileSync(join(dir, first!)).equals(bytesBefore)).toBe(true);
+      const second = statSync(join(dir, files[1]!));
+      expect(second.size).toBe(written);
+      // O(new rows), not O(store): for f32, 64-byte header + 2 ids padded to 64 + 2 rows × 64 dims × 4 bytes.
+      expect(written).toBe(computeLayout(elementType, DIMS, 2).totalBytes);
+      if (elementType === "f32") expect(written).toBe(64 + 64 + 2 * DIMS * 4);
+      expect(store.count).toBe(302);
+    },
+  );
 
   test("compaction drops dead rows and searches exactly like a fresh store of the live rows", () => {
     const vectors = makeVectors(600, 11);
@@ -125,7 +152,10 @@ describe("vector store files", () => {
     expect(readdirSync(dir)).toHaveLength(1);
     expect(Array.from(store.ids())).toEqual(liveIds);
     const fresh = open({ dir: join(dir, "fresh") });
-    fresh.append(liveIds, liveIds.map((id) => vectors[id - 1]!));
+    fresh.append(
+      liveIds,
+      liveIds.map((id) => vectors[id - 1]!),
+    );
     for (const q of makeVectors(5, 12)) expect(store.search(q, 10)).toEqual(fresh.search(q, 10));
     expect(store.compactIfNeeded(live)).toBe(false);
   });
@@ -219,17 +249,28 @@ describe("unusable segments and digests (issue 9)", () => {
     store.append(range(4), makeVectors(4, 30));
     store.append(range(2, 10), makeVectors(2, 31));
     writeFileSync(join(dir, "turn-00000003.vec"), readFileSync(join(dir, "turn-00000001.vec")).subarray(0, 100));
-    openVectorStore({ dir: join(dir, "b"), level: "turn", dims: DIMS, fingerprint: "model-b:64" }).append([30], makeVectors(1, 33));
+    openVectorStore({ dir: join(dir, "b"), level: "turn", dims: DIMS, fingerprint: "model-b:64" }).append(
+      [30],
+      makeVectors(1, 33),
+    );
     writeFileSync(join(dir, "turn-00000004.vec"), readFileSync(join(dir, "b", "turn-00000001.vec")));
     const reopened = open();
-    expect(reopened.damaged).toEqual([{ path: join(dir, "turn-00000003.vec"), reason: expect.stringMatching(/^is 100 bytes, its header says \d+$/) }]);
-    expect(reopened.foreign).toEqual([{ path: join(dir, "turn-00000004.vec"), reason: "was written by another model (model-b:64, 64 dims)" }]);
+    expect(reopened.damaged).toEqual([
+      { path: join(dir, "turn-00000003.vec"), reason: expect.stringMatching(/^is 100 bytes, its header says \d+$/) },
+    ]);
+    expect(reopened.foreign).toEqual([
+      { path: join(dir, "turn-00000004.vec"), reason: "was written by another model (model-b:64, 64 dims)" },
+    ]);
     expect(reopened.mismatch).toBeDefined();
     const discarded = reopened.discardUnusable();
     expect(discarded.map((d) => d.path)).toEqual([join(dir, "turn-00000003.vec"), join(dir, "turn-00000004.vec")]);
     expect(reopened.mismatch).toBeUndefined();
     expect(reopened.damaged).toEqual([]);
-    expect(readdirSync(dir).filter((name) => name.endsWith(".vec")).sort()).toEqual(["turn-00000001.vec", "turn-00000002.vec"]);
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.endsWith(".vec"))
+        .sort(),
+    ).toEqual(["turn-00000001.vec", "turn-00000002.vec"]);
     expect(Array.from(reopened.ids()).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 10, 11]);
     expect(reopened.search(makeVectors(1, 34)[0]!, 3)).toHaveLength(3);
   });
@@ -238,7 +279,13 @@ describe("unusable segments and digests (issue 9)", () => {
     const store = open();
     store.append(range(5), makeVectors(5, 35));
     const before = open().segmentDigests();
-    expect(before).toEqual([{ name: "turn-00000001.vec", sizeBytes: statSync(join(dir, "turn-00000001.vec")).size, idsHash: expect.stringMatching(/^[0-9a-f]+$/) }]);
+    expect(before).toEqual([
+      {
+        name: "turn-00000001.vec",
+        sizeBytes: statSync(join(dir, "turn-00000001.vec")).size,
+        idsHash: expect.stringMatching(/^[0-9a-f]+$/),
+      },
+    ]);
     expect(open().segmentDigests()).toEqual(before);
     const bytes = readFileSync(join(dir, "turn-00000001.vec"));
     bytes.writeInt32LE(99, 64);

@@ -6,18 +6,27 @@ import { corpusDir } from "../helpers/corpus.ts";
 
 /** Real aider histories (v0.82.2, v0.86.1): `../shared/corpus/aider/<owner>__<repo>/` (origin and licences in SOURCES.md). */
 const aiderCorpus = join(corpusDir, "aider");
-const roots = existsSync(aiderCorpus) ? readdirSync(aiderCorpus).sort().map((name) => join(aiderCorpus, name)) : [];
+const roots = existsSync(aiderCorpus)
+  ? readdirSync(aiderCorpus)
+      .sort()
+      .map((name) => join(aiderCorpus, name))
+  : [];
 
 describe.skipIf(roots.length === 0)("aider parser on the real corpus (needs ../shared/corpus/aider)", () => {
   const scan = aiderParser.scan(roots);
   const warnings: string[] = [];
-  const units = aiderParser.listUnits(scan.containers, { onWarning: (message) => warnings.push(message), onUnavailable: (path) => warnings.push(path) });
+  const units = aiderParser.listUnits(scan.containers, {
+    onWarning: (message) => warnings.push(message),
+    onUnavailable: (path) => warnings.push(path),
+  });
   const parsed = units.map((unit) => aiderParser.parse(unit));
 
   test("scan finds one history file per project folder and nothing else", () => {
     expect(scan.missingRoots).toEqual([]);
     expect(scan.unavailable).toEqual([]);
-    expect(scan.containers.map((container) => container.path)).toEqual(roots.map((root) => join(root, ".aider.chat.history.md")));
+    expect(scan.containers.map((container) => container.path)).toEqual(
+      roots.map((root) => join(root, ".aider.chat.history.md")),
+    );
     expect(warnings).toEqual([]);
   });
 
@@ -43,7 +52,8 @@ describe.skipIf(roots.length === 0)("aider parser on the real corpus (needs ../s
         for (const call of turn.toolCalls) {
           expect(["Read", "Edit", "Write", "Bash", "GitCommit", "WebFetch"]).toContain(call.name);
           if (call.name === "GitCommit") expect(call.input).toMatch(/^[0-9a-f]{7,40} \S/);
-          if (call.name === "Edit" || call.name === "Write" || call.name === "Read") expect(call.filePath).toBe(call.input);
+          if (call.name === "Edit" || call.name === "Write" || call.name === "Read")
+            expect(call.filePath).toBe(call.input);
         }
       }
     }
@@ -62,11 +72,15 @@ describe.skipIf(roots.length === 0)("aider parser on the real corpus (needs ../s
     const result = parsed.find((entry) => entry.session.projectName === "AbdulAlkawasmeh__metadata-aider")!;
     const text = readFileSync(result.session.location, "utf8");
     const calls = result.turns.flatMap((turn) => turn.toolCalls);
-    expect(calls.filter((call) => call.name === "GitCommit")).toHaveLength(text.match(/^> Commit [0-9a-f]{7} /gm)!.length);
+    expect(calls.filter((call) => call.name === "GitCommit")).toHaveLength(
+      text.match(/^> Commit [0-9a-f]{7} /gm)!.length,
+    );
     const edits = calls.filter((call) => call.name === "Edit" || call.name === "Write");
     expect(edits.length).toBe(text.match(/^> Applied edit to /gm)!.length);
     expect(edits.every((call) => (call.linesAdded ?? 0) > 0)).toBe(true);
-    expect(result.turns[0]!.prompt).toBe("Please create an .aidar.json file in the root directory of the project to track the entire project directory");
+    expect(result.turns[0]!.prompt).toBe(
+      "Please create an .aidar.json file in the root directory of the project to track the entire project directory",
+    );
   });
 
   test("the 0.82.2 history: an assistant's own '#### Heading' stays in its reply, reasoning and tool reports stay out", () => {

@@ -10,7 +10,12 @@ import { lineBoundaries } from "./replay.ts";
 const fixtures = resolve(import.meta.dir, "../fixtures/aider");
 const projectA = join(fixtures, "project-a/.aider.chat.history.md");
 const aiderCorpus = join(corpusDir, "aider");
-const corpusFiles = existsSync(aiderCorpus) ? readdirSync(aiderCorpus).sort().map((name) => join(aiderCorpus, name, ".aider.chat.history.md")).filter(existsSync) : [];
+const corpusFiles = existsSync(aiderCorpus)
+  ? readdirSync(aiderCorpus)
+      .sort()
+      .map((name) => join(aiderCorpus, name, ".aider.chat.history.md"))
+      .filter(existsSync)
+  : [];
 const temps: string[] = [];
 afterAll(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -64,7 +69,8 @@ function expectResumeMatchesFull(source: string, cuts: readonly number[]): void 
       expect(replay.resumed.session).toEqual(replay.full.session);
       expect(replay.merged).toEqual(replay.full.turns);
       expect(replay.first.resume).toBeDefined();
-      if (replay.resumed.bytesVerified! > 0) expect(replay.resumed.bytesRead).toBeLessThanOrEqual(replay.appendedBytes + replay.inputBytes);
+      if (replay.resumed.bytesVerified! > 0)
+        expect(replay.resumed.bytesRead).toBeLessThanOrEqual(replay.appendedBytes + replay.inputBytes);
     }
   }
 }
@@ -81,7 +87,9 @@ describe("aider incremental resume", () => {
     const text = readFileSync(source, "utf8");
     const replay = replayAt(source, Buffer.byteLength(text.slice(0, text.indexOf("Hi again.")), "utf8"))!;
     expect(replay.resumed.bytesVerified).toBeGreaterThan(0);
-    expect(replay.resumed.turns.map((turn) => [turn.number, turn.response, turn.timestamp])).toEqual([[1, "Hi again.", new Date(2026, 3, 1, 10, 0, 5).getTime()]]);
+    expect(replay.resumed.turns.map((turn) => [turn.number, turn.response, turn.timestamp])).toEqual([
+      [1, "Hi again.", new Date(2026, 3, 1, 10, 0, 5).getTime()],
+    ]);
   });
 
   test("an appended turn decodes only the new bytes and keeps the numbering of a full parse", () => {
@@ -103,11 +111,16 @@ describe("aider incremental resume", () => {
     const source = join(dir, ".aider.chat.history.md");
     const firstSession = text.slice(0, text.indexOf("# aider chat started at 2026-03-02"));
     writeFileSync(source, firstSession);
-    const replay = replayAt(source, Buffer.byteLength(firstSession.slice(0, firstSession.indexOf("Use `/undo`")), "utf8"))!;
+    const replay = replayAt(
+      source,
+      Buffer.byteLength(firstSession.slice(0, firstSession.indexOf("Use `/undo`")), "utf8"),
+    )!;
     expect(replay.first.turns.at(-1)).toMatchObject({ number: 6, response: "" });
     expect(replay.resumed.fromTurn).toBe(6);
     expect(replay.resumed.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
-      [6, "/help how do I undo?", "Use `/undo` to undo the last aider commit."], [7, "!git status", ""], [8, "/drop", ""],
+      [6, "/help how do I undo?", "Use `/undo` to undo the last aider commit."],
+      [7, "!git status", ""],
+      [8, "/drop", ""],
     ]);
   });
 
@@ -136,7 +149,10 @@ describe("aider incremental resume", () => {
     writeFileSync(file, readFileSync(projectA));
     const unit = unitsOf(file).at(-1)!;
     const first = aiderParser.parse(unit);
-    writeFileSync(file, readFileSync(file, "utf8").replace("It returns a constant string.", "It returns a constant STRING."));
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace("It returns a constant string.", "It returns a constant STRING."),
+    );
     const edited = aiderParser.parse(unitsOf(file).at(-1)!, { resume: first.resume });
     expect(edited.fromTurn).toBe(1);
     expect(edited.turns[0]!.response).toStartWith("It returns a constant STRING.");

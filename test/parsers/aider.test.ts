@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { aiderParser, aiderSessionIdOf, findAiderSessionBlocks, parseAiderUnit } from "../../src/parsers/aider.ts";
@@ -24,7 +33,13 @@ function unitsOf(root: string): SourceUnit[] {
 
 /** Turns as [number, prompt, response, tool names with inputs, files]. */
 function summary(turns: Turn[]): Array<[number, string, string, string[], string[]]> {
-  return turns.map((turn) => [turn.number, turn.prompt, turn.response, turn.toolCalls.map((call) => `${call.name} ${call.input}`), turn.files]);
+  return turns.map((turn) => [
+    turn.number,
+    turn.prompt,
+    turn.response,
+    turn.toolCalls.map((call) => `${call.name} ${call.input}`),
+    turn.files,
+  ]);
 }
 
 describe("aider sessions and units", () => {
@@ -38,7 +53,9 @@ describe("aider sessions and units", () => {
     expect(units.every((unit) => unit.containerPath === projectA && unit.source === "aider")).toBe(true);
     expect(units[0]!.locator).toMatchObject({ start: 1, header: "# aider chat started at 2026-03-01 10:00:00" });
     expect(units[1]!.locator?.end).toBeNull();
-    expect(unitsOf(join(fixtures, "project-a")).map((unit) => unit.changeKey)).toEqual(units.map((unit) => unit.changeKey));
+    expect(unitsOf(join(fixtures, "project-a")).map((unit) => unit.changeKey)).toEqual(
+      units.map((unit) => unit.changeKey),
+    );
   });
 
   test("the same start line twice in one file (a restart within a second) still gives distinct ids", () => {
@@ -66,22 +83,34 @@ describe("aider sessions and units", () => {
   });
 
   test("a header only counts as a whole line at a line start", () => {
-    const text = "x # aider chat started at 2026-01-01 00:00:00\n# aider chat started at 2026-01-01 00:00:00 extra\n\n# aider chat started at 2026-01-02 03:04:05\n";
+    const text =
+      "x # aider chat started at 2026-01-01 00:00:00\n# aider chat started at 2026-01-01 00:00:00 extra\n\n# aider chat started at 2026-01-02 03:04:05\n";
     const blocks = findAiderSessionBlocks(Buffer.from(text));
     expect(blocks.map((block) => block.header)).toEqual(["# aider chat started at 2026-01-02 03:04:05"]);
   });
 
   test("text before the first header is reported once as a warning, a zero-byte file as unavailable", () => {
     const dir = tempDir();
-    writeFileSync(join(dir, ".aider.chat.history.md"), "stray line\n\n# aider chat started at 2026-01-02 03:04:05\n\n#### hi  \n");
+    writeFileSync(
+      join(dir, ".aider.chat.history.md"),
+      "stray line\n\n# aider chat started at 2026-01-02 03:04:05\n\n#### hi  \n",
+    );
     const warnings: string[] = [];
-    const units = aiderParser.listUnits(aiderParser.scan([dir]).containers, { onWarning: (message) => warnings.push(message) });
+    const units = aiderParser.listUnits(aiderParser.scan([dir]).containers, {
+      onWarning: (message) => warnings.push(message),
+    });
     expect(units).toHaveLength(1);
-    expect(warnings).toEqual([`${join(dir, ".aider.chat.history.md")}:1: text before the first "# aider chat started at" line skipped`]);
+    expect(warnings).toEqual([
+      `${join(dir, ".aider.chat.history.md")}:1: text before the first "# aider chat started at" line skipped`,
+    ]);
     const empty = tempDir();
     writeFileSync(join(empty, ".aider.chat.history.md"), "");
     const unavailable: string[] = [];
-    expect(aiderParser.listUnits(aiderParser.scan([empty]).containers, { onUnavailable: (path, reason) => unavailable.push(`${path}: ${reason}`) })).toEqual([]);
+    expect(
+      aiderParser.listUnits(aiderParser.scan([empty]).containers, {
+        onUnavailable: (path, reason) => unavailable.push(`${path}: ${reason}`),
+      }),
+    ).toEqual([]);
     expect(unavailable).toEqual([`${join(empty, ".aider.chat.history.md")}: empty file`]);
   });
 });
@@ -91,9 +120,18 @@ describe("aider turns", () => {
 
   test("the session: project = the folder of the history file, times from the header (local time), no branch or title", () => {
     expect(first!.session).toEqual({
-      id: first!.session.id, source: "aider", projectPath: join(fixtures, "project-a"), projectName: "project-a", gitBranch: null,
-      startedAt: new Date(2026, 2, 1, 10, 0, 0).getTime(), endedAt: new Date(2026, 2, 1, 10, 0, 0).getTime(), title: null, turnCount: 8,
-      parentSessionId: null, isSubagent: false, location: projectA,
+      id: first!.session.id,
+      source: "aider",
+      projectPath: join(fixtures, "project-a"),
+      projectName: "project-a",
+      gitBranch: null,
+      startedAt: new Date(2026, 2, 1, 10, 0, 0).getTime(),
+      endedAt: new Date(2026, 2, 1, 10, 0, 0).getTime(),
+      title: null,
+      turnCount: 8,
+      parentSessionId: null,
+      isSubagent: false,
+      location: projectA,
     });
     expect(first!.fromTurn).toBe(1);
     expect(first!.skipped).toEqual({ count: 0 });
@@ -103,12 +141,28 @@ describe("aider turns", () => {
   test("prompts, replies and tool calls follow what aider logged", () => {
     expect(summary(first!.turns)).toEqual([
       [1, "/add src/app.py", "", ["Read src/app.py"], ["src/app.py"]],
-      [2, "Rename the function greet to hello\nand keep the old name as an alias",
+      [
+        2,
+        "Rename the function greet to hello\nand keep the old name as an alias",
         "I will rename the function.\n\n#### Plan\n> Note: the alias keeps old callers working.\n\nDone.",
-        ["Edit src/app.py", "GitCommit 1b2614a feat: rename greet to hello"], ["src/app.py"]],
-      [3, "/code add a README", "Creating the README:", ["Write README.md", "GitCommit bf98f22 docs: add README"], ["README.md"]],
+        ["Edit src/app.py", "GitCommit 1b2614a feat: rename greet to hello"],
+        ["src/app.py"],
+      ],
+      [
+        3,
+        "/code add a README",
+        "Creating the README:",
+        ["Write README.md", "GitCommit bf98f22 docs: add README"],
+        ["README.md"],
+      ],
       [4, "/run pytest -q", "", ["Bash pytest -q"], []],
-      [5, "fix the failing test", "Run this:\n\n```bash\npytest -q tests/test_app.py\n```", ["Bash pytest -q tests/test_app.py", "Read tests/test_app.py"], ["tests/test_app.py"]],
+      [
+        5,
+        "fix the failing test",
+        "Run this:\n\n```bash\npytest -q tests/test_app.py\n```",
+        ["Bash pytest -q tests/test_app.py", "Read tests/test_app.py"],
+        ["tests/test_app.py"],
+      ],
       [6, "/help how do I undo?", "Use `/undo` to undo the last aider commit.", [], []],
       [7, "!git status", "", ["Bash git status"], []],
       [8, "/drop", "", [], []],
@@ -117,8 +171,20 @@ describe("aider turns", () => {
 
   test("edits count the lines of their SEARCH/REPLACE blocks, in both the diff and the diff-fenced format", () => {
     const edit = first!.turns[1]!.toolCalls[0]!;
-    expect(edit).toEqual({ name: "Edit", input: "src/app.py", filePath: "src/app.py", isError: false, linesAdded: 4, linesRemoved: 2 });
-    expect(first!.turns[2]!.toolCalls[0]).toMatchObject({ name: "Write", filePath: "README.md", linesAdded: 1, linesRemoved: 0 });
+    expect(edit).toEqual({
+      name: "Edit",
+      input: "src/app.py",
+      filePath: "src/app.py",
+      isError: false,
+      linesAdded: 4,
+      linesRemoved: 2,
+    });
+    expect(first!.turns[2]!.toolCalls[0]).toMatchObject({
+      name: "Write",
+      filePath: "README.md",
+      linesAdded: 1,
+      linesRemoved: 0,
+    });
   });
 
   test("a tool message whose lines after the first are not quoted stays out of the reply", () => {
@@ -131,7 +197,9 @@ describe("aider turns", () => {
   test("with outputs, edits carry their block and status-derived calls their line", () => {
     const full = aiderParser.parse(unitsOf(join(fixtures, "project-a"))[0]!, { withOutputs: true });
     const [edit, commit] = full.turns[1]!.toolCalls;
-    expect(edit!.output).toBe('src/app.py\n```python\n<<<<<<< SEARCH\ndef greet():\n    return "hi"\n=======\ndef hello():\n    return "hi"\n\ngreet = hello\n>>>>>>> REPLACE\n```');
+    expect(edit!.output).toBe(
+      'src/app.py\n```python\n<<<<<<< SEARCH\ndef greet():\n    return "hi"\n=======\ndef hello():\n    return "hi"\n\ngreet = hello\n>>>>>>> REPLACE\n```',
+    );
     expect(commit!.output).toBe("Commit 1b2614a feat: rename greet to hello");
     expect(aiderParser.parse(unitsOf(join(fixtures, "project-a"))[0]!).turns[1]!.toolCalls[0]!.output).toBeUndefined();
   });
@@ -154,12 +222,16 @@ describe("aider turns", () => {
 
 describe("aider prompt times from .aider.input.history", () => {
   const withInput = join(fixtures, "with-input");
-  const local = (hour: number, minute: number, second: number, ms = 0) => new Date(2026, 3, 1, hour, minute, second, ms).getTime();
+  const local = (hour: number, minute: number, second: number, ms = 0) =>
+    new Date(2026, 3, 1, hour, minute, second, ms).getTime();
 
   test("each prompt takes the time of its entry inside the session's window; an unmatched one keeps the time before it", () => {
     const [morning, later] = unitsOf(withInput).map((unit) => aiderParser.parse(unit));
     expect(morning!.turns.map((turn) => [turn.prompt, turn.timestamp])).toEqual([
-      ["hello there", local(9, 0, 10, 500)], ["/add a.py", local(9, 1, 0)], ["second\nline", local(9, 2, 0, 250)], ["not in input", local(9, 2, 0, 250)],
+      ["hello there", local(9, 0, 10, 500)],
+      ["/add a.py", local(9, 1, 0)],
+      ["second\nline", local(9, 2, 0, 250)],
+      ["not in input", local(9, 2, 0, 250)],
     ]);
     expect(morning!.session.startedAt).toBe(local(9, 0, 0));
     expect(morning!.session.endedAt).toBe(local(9, 2, 0, 250));
@@ -182,7 +254,12 @@ describe("aider scan", () => {
   test("finds history files in the root and below it, skipping hidden and dependency folders", () => {
     const root = tempDir();
     const files = ["app/.aider.chat.history.md", ".aider.chat.history.md", "a/b/c/d/e/f/.aider.chat.history.md"];
-    const skipped = ["node_modules/x/.aider.chat.history.md", ".venv/.aider.chat.history.md", "a/b/c/d/e/f/g/.aider.chat.history.md", "app/notes.md"];
+    const skipped = [
+      "node_modules/x/.aider.chat.history.md",
+      ".venv/.aider.chat.history.md",
+      "a/b/c/d/e/f/g/.aider.chat.history.md",
+      "app/notes.md",
+    ];
     for (const path of [...files, ...skipped]) {
       mkdirSync(join(root, path, ".."), { recursive: true });
       writeFileSync(join(root, path), "\n# aider chat started at 2026-01-01 00:00:00\n\n");
@@ -198,7 +275,9 @@ describe("aider scan", () => {
   test("a history file given as a root is one container; a relative root is made absolute", () => {
     expect(aiderParser.scan([projectA]).containers.map((container) => container.path)).toEqual([projectA]);
     const relative = aiderParser.scan([join("test/fixtures/aider/same-second")]);
-    expect(relative.containers.map((container) => container.path)).toEqual([resolve("test/fixtures/aider/same-second/.aider.chat.history.md")]);
+    expect(relative.containers.map((container) => container.path)).toEqual([
+      resolve("test/fixtures/aider/same-second/.aider.chat.history.md"),
+    ]);
   });
 
   test.skipIf(process.getuid?.() === 0)("an unreadable folder is reported unavailable, not empty", () => {
@@ -206,7 +285,9 @@ describe("aider scan", () => {
     mkdirSync(join(root, "locked"));
     chmodSync(join(root, "locked"), 0o000);
     try {
-      expect(aiderParser.scan([root]).unavailable).toEqual([{ path: join(root, "locked"), reason: "permission denied" }]);
+      expect(aiderParser.scan([root]).unavailable).toEqual([
+        { path: join(root, "locked"), reason: "permission denied" },
+      ]);
     } finally {
       chmodSync(join(root, "locked"), 0o755);
     }

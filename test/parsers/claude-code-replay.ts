@@ -15,7 +15,12 @@ export { lineBoundaries } from "./replay.ts";
 /** Unit of a file on disk, stats as the scan would give them. */
 export function unitOfFile(path: string): SourceUnit {
   const stat = statSync(path);
-  return unitForContainer({ source: "claude-code", path, fingerprint: `${stat.size}:${stat.mtimeMs}`, sizeBytes: stat.size });
+  return unitForContainer({
+    source: "claude-code",
+    path,
+    fingerprint: `${stat.size}:${stat.mtimeMs}`,
+    sizeBytes: stat.size,
+  });
 }
 
 /**

@@ -10,8 +10,14 @@ import { expectResumeMatchesFullParse } from "./replay.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/claude-code");
 const growable = [
-  "split-assistant.jsonl", "tool-results.jsonl", "meta-and-commands.jsonl", "rewind-branch.jsonl", "compaction.jsonl",
-  "inline-sidechain.jsonl", "malformed-lines.jsonl", "persisted-output.jsonl",
+  "split-assistant.jsonl",
+  "tool-results.jsonl",
+  "meta-and-commands.jsonl",
+  "rewind-branch.jsonl",
+  "compaction.jsonl",
+  "inline-sidechain.jsonl",
+  "malformed-lines.jsonl",
+  "persisted-output.jsonl",
   "dot-claude/projects/C--Users-dev-win-proj/agent-1234abcd.jsonl",
 ];
 
@@ -27,9 +33,24 @@ function startCopy(name: string, lines: number): { dir: string; file: string; re
 
 const line = (value: object) => `${JSON.stringify(value)}\n`;
 const user = (uuid: string, parentUuid: string | null, content: string) =>
-  line({ type: "user", uuid, parentUuid, sessionId: "S", cwd: "/home/dev/proj", timestamp: "2026-03-01T11:00:00.000Z", message: { role: "user", content } });
+  line({
+    type: "user",
+    uuid,
+    parentUuid,
+    sessionId: "S",
+    cwd: "/home/dev/proj",
+    timestamp: "2026-03-01T11:00:00.000Z",
+    message: { role: "user", content },
+  });
 const assistant = (uuid: string, parentUuid: string, id: string, text: string) =>
-  line({ type: "assistant", uuid, parentUuid, sessionId: "S", timestamp: "2026-03-01T11:00:01.000Z", message: { id, role: "assistant", content: [{ type: "text", text }] } });
+  line({
+    type: "assistant",
+    uuid,
+    parentUuid,
+    sessionId: "S",
+    timestamp: "2026-03-01T11:00:01.000Z",
+    message: { id, role: "assistant", content: [{ type: "text", text }] },
+  });
 
 describe("claude code incremental resume", () => {
   for (const name of growable) {
@@ -42,7 +63,7 @@ describe("claude code incremental resume", () => {
   test("an appended turn decodes only the new bytes; the already-parsed prefix is only hashed", () => {
     const { dir, file } = startCopy("split-assistant.jsonl", 11);
     try {
-      appendFileSync(file, `${"{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"content\":\"x\"}\n".repeat(200)}`);
+      appendFileSync(file, `${'{"type":"queue-operation","operation":"enqueue","content":"x"}\n'.repeat(200)}`);
       const first = claudeCodeParser.parse(unitOfFile(file));
       expect(first.bytesRead).toBeGreaterThan(10_000);
       const sizeBefore = readFileSync(file).length;
@@ -52,7 +73,9 @@ describe("claude code incremental resume", () => {
       expect(resumed.bytesRead).toBe(Buffer.byteLength(added));
       expect(resumed.bytesVerified).toBe(sizeBefore);
       expect(resumed.fromTurn).toBe(2);
-      expect(resumed.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([[2, "A new question", "A new answer"]]);
+      expect(resumed.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+        [2, "A new question", "A new answer"],
+      ]);
       expect(resumed.session.turnCount).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -67,7 +90,9 @@ describe("claude code incremental resume", () => {
       appendFileSync(file, rest);
       const resumed = claudeCodeParser.parse(unitOfFile(file), { resume: first.resume });
       expect(resumed.fromTurn).toBe(1);
-      expect(resumed.turns[0]?.response).toBe("Let me look at the config.\n\nThe build fails because a module is missing.");
+      expect(resumed.turns[0]?.response).toBe(
+        "Let me look at the config.\n\nThe build fails because a module is missing.",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -141,8 +166,15 @@ describe("claude code incremental resume", () => {
   function bigSession(): { dir: string; file: string; state: WriterState } {
     const dir = mkdtempSync(join(tmpdir(), "recall-cc-prefix-"));
     const file = join(dir, "33333333-3333-4333-8333-333333333333.jsonl");
-    const turns = Array.from({ length: 300 }, (_, i) => ({ prompt: `step ${i} ${fillerText(i, 30)}`, response: fillerText(i + 7, 1200) }));
-    const state = writeClaudeSession(file, { sessionId: "33333333-3333-4333-8333-333333333333", cwd: "/home/dev/big", turns });
+    const turns = Array.from({ length: 300 }, (_, i) => ({
+      prompt: `step ${i} ${fillerText(i, 30)}`,
+      response: fillerText(i + 7, 1200),
+    }));
+    const state = writeClaudeSession(file, {
+      sessionId: "33333333-3333-4333-8333-333333333333",
+      cwd: "/home/dev/big",
+      turns,
+    });
     expect(readFileSync(file).length).toBeGreaterThan(2 * hashBlockBytes);
     return { dir, file, state };
   }
@@ -199,7 +231,14 @@ describe("claude code incremental resume", () => {
       for (let round = 0; round < 4; round++) {
         const before = readFileSync(file).length;
         // ~300 KB per round: rounds cross the 3 MiB boundary.
-        appendClaudeTurns(file, state, Array.from({ length: 40 }, (_, i) => ({ prompt: `round ${round} question ${i}`, response: fillerText(round * 100 + i, 1200) })));
+        appendClaudeTurns(
+          file,
+          state,
+          Array.from({ length: 40 }, (_, i) => ({
+            prompt: `round ${round} question ${i}`,
+            response: fillerText(round * 100 + i, 1200),
+          })),
+        );
         const appended = readFileSync(file).length - before;
         const resumed = claudeCodeParser.parse(unitOfFile(file), { resume: previous.resume });
         expect(resumed.bytesRead).toBe(appended);

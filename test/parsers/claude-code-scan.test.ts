@@ -1,5 +1,16 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, cpSync, linkSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync, readFileSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  linkSync,
+  mkdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+  readFileSync,
+  statSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
 import { canDropPrivileges, makeSharedTempDir, runAsNobody } from "../helpers/unprivileged.ts";
@@ -65,7 +76,9 @@ describe("claude code scan: symbolic links (issue 9)", () => {
     mkdirSync(outside, { recursive: true });
     writeFileSync(join(outside, "44444444-4444-4444-8444-444444444444.jsonl"), "");
     symlinkSync(join(home, "elsewhere"), join(projects, "more"));
-    expect(pathsOf([claude])).toEqual([...before, join(projects, "more", "-home-dev-other", "44444444-4444-4444-8444-444444444444.jsonl")].sort());
+    expect(pathsOf([claude])).toEqual(
+      [...before, join(projects, "more", "-home-dev-other", "44444444-4444-4444-8444-444444444444.jsonl")].sort(),
+    );
   });
 
   test("a transcript hard-linked or linked under a second name is one container; a dangling link is nothing", () => {
@@ -100,20 +113,31 @@ describe("claude code change fingerprints (issue 9)", () => {
   test("a nested sub-agent's fingerprint covers its meta.json (where its title comes from)", async () => {
     const { projects } = copyDotClaude();
     const agent = join(projects, "-home-dev-proj", S1, "subagents", "agent-a0123456789abcdef.jsonl");
-    const fingerprint = () => claudeCodeParser.scan([join(projects, "..")]).containers.find((container) => container.path === agent)!.fingerprint;
+    const fingerprint = () =>
+      claudeCodeParser.scan([join(projects, "..")]).containers.find((container) => container.path === agent)!
+        .fingerprint;
     const before = fingerprint();
     await Bun.sleep(15);
-    writeFileSync(agent.replace(/\.jsonl$/, ".meta.json"), JSON.stringify({ agentType: "Explore", description: "Explore the repo again" }));
+    writeFileSync(
+      agent.replace(/\.jsonl$/, ".meta.json"),
+      JSON.stringify({ agentType: "Explore", description: "Explore the repo again" }),
+    );
     expect(fingerprint()).not.toBe(before);
   });
 
   test("a copy agent's change key moves when its parent transcript changes, and not otherwise", async () => {
     const { claude, projects } = copyDotClaude();
-    const keyOf = () => claudeCodeParser.listUnits(claudeCodeParser.scan([claude]).containers).find((unit) => unit.sessionId === "agent-acompact-00aa")!.changeKey;
+    const keyOf = () =>
+      claudeCodeParser
+        .listUnits(claudeCodeParser.scan([claude]).containers)
+        .find((unit) => unit.sessionId === "agent-acompact-00aa")!.changeKey;
     const before = keyOf();
     expect(keyOf()).toBe(before);
     await Bun.sleep(15);
-    writeFileSync(join(projects, "-home-dev-proj", `${S1}.jsonl`), readFileSync(join(projects, "-home-dev-proj", `${S1}.jsonl`), "utf8") + "\n");
+    writeFileSync(
+      join(projects, "-home-dev-proj", `${S1}.jsonl`),
+      readFileSync(join(projects, "-home-dev-proj", `${S1}.jsonl`), "utf8") + "\n",
+    );
     expect(keyOf()).not.toBe(before);
   });
 });
@@ -140,7 +164,14 @@ describe.skipIf(!canDropPrivileges)("claude code sources that cannot be read (is
     const { home, claude } = copyDotClaude();
     chmodSync(home, 0o700);
     const result = JSON.parse(runAsNobody(scanScript, [parserModule, claude, join(claude, "nope")]).stdout);
-    expect(result).toEqual({ paths: [], missing: [], unavailable: [{ path: claude, reason: "permission denied" }, { path: join(claude, "nope"), reason: "permission denied" }] });
+    expect(result).toEqual({
+      paths: [],
+      missing: [],
+      unavailable: [
+        { path: claude, reason: "permission denied" },
+        { path: join(claude, "nope"), reason: "permission denied" },
+      ],
+    });
   });
 
   test("an unreadable transcript is still listed, and parsing it fails with a clear SourceError", () => {
@@ -154,7 +185,11 @@ describe.skipIf(!canDropPrivileges)("claude code sources that cannot be read (is
     const result = JSON.parse(runAsNobody(script, [parserModule, claude, file]).stdout);
     expect(result).toEqual({
       listed: true,
-      error: { name: "SourceError", code: "SOURCE_UNREADABLE", message: `cannot read claude code transcript ${file}: permission denied` },
+      error: {
+        name: "SourceError",
+        code: "SOURCE_UNREADABLE",
+        message: `cannot read claude code transcript ${file}: permission denied`,
+      },
     });
   });
 });

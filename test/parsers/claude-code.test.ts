@@ -14,7 +14,12 @@ const projW = join(fixtures, "dot-claude/projects/C--Users-dev-win-proj");
 
 function unitOf(path: string): SourceUnit {
   const stat = statSync(path);
-  return unitForContainer({ source: "claude-code", path, fingerprint: `${stat.size}:${stat.mtimeMs}`, sizeBytes: stat.size });
+  return unitForContainer({
+    source: "claude-code",
+    path,
+    fingerprint: `${stat.size}:${stat.mtimeMs}`,
+    sizeBytes: stat.size,
+  });
 }
 
 function parseFixture(name: string, options: ParseOptions = {}): ParseResult {
@@ -60,7 +65,13 @@ describe("claude code fixtures", () => {
 
   test("meta lines, command output, interrupts and bash output are not prompts; slash commands and bash input start turns", () => {
     const { turns } = parseFixture("meta-and-commands.jsonl");
-    expect(turns.map((turn) => turn.prompt)).toEqual(["/model sonnet", "! ls -la", "Summarise the README", "/init", "[image]"]);
+    expect(turns.map((turn) => turn.prompt)).toEqual([
+      "/model sonnet",
+      "! ls -la",
+      "Summarise the README",
+      "/init",
+      "[image]",
+    ]);
     expect(turns[2]?.response).toBe("The README explains setup.");
     expect(turns[3]?.response).toBe("I'll analyze the codebase.");
     expect(turns[4]?.response).toBe("");
@@ -156,7 +167,9 @@ describe("claude code scan and units", () => {
     expect(paths([projW])).toEqual(all.filter((path) => path.startsWith(projW)));
     expect(paths([join(projW, `${S2}.jsonl`)])).toEqual([join(projW, `${S2}.jsonl`)]);
     // The default root is `<config>/projects`: the history next to it is read too, and it may be given alone.
-    expect(paths([join(fixtures, "dot-claude", "history.jsonl")])).toEqual([join(fixtures, "dot-claude", "history.jsonl")]);
+    expect(paths([join(fixtures, "dot-claude", "history.jsonl")])).toEqual([
+      join(fixtures, "dot-claude", "history.jsonl"),
+    ]);
   });
 
   test("a copy of the same .claude is deduplicated in listUnits and sub-agent ids never equal the parent's", () => {
@@ -164,7 +177,11 @@ describe("claude code scan and units", () => {
     try {
       const file = join(copy, `${S2}.jsonl`);
       copyFileSync(join(projW, `${S2}.jsonl`), file);
-      const scan = claudeCodeParser.scan([join(fixtures, "dot-claude"), copy, join(fixtures, "dot-claude", "projects")]);
+      const scan = claudeCodeParser.scan([
+        join(fixtures, "dot-claude"),
+        copy,
+        join(fixtures, "dot-claude", "projects"),
+      ]);
       expect(scan.containers).toHaveLength(8); // 6 transcripts, their copy, the prompt history
       const units = claudeCodeParser.listUnits(scan.containers);
       expect(units).toHaveLength(6); // the history's only session has its transcript: no prompt-only duplicate
@@ -177,9 +194,18 @@ describe("claude code scan and units", () => {
   });
 
   test("a nested sub-agent is its own session linked to its parent, titled from meta.json", () => {
-    const result = claudeCodeParser.parse(unitOf(join(projA, S1, "subagents/agent-a0123456789abcdef.jsonl")), { withOutputs: true });
-    expect(result.session).toMatchObject({ id: "agent-a0123456789abcdef", isSubagent: true, parentSessionId: S1, title: "Explore repo" });
-    expect(result.turns.map((turn) => [turn.prompt, turn.response, turn.isSubagent])).toEqual([["Explore it", "It is a CLI.", true]]);
+    const result = claudeCodeParser.parse(unitOf(join(projA, S1, "subagents/agent-a0123456789abcdef.jsonl")), {
+      withOutputs: true,
+    });
+    expect(result.session).toMatchObject({
+      id: "agent-a0123456789abcdef",
+      isSubagent: true,
+      parentSessionId: S1,
+      title: "Explore repo",
+    });
+    expect(result.turns.map((turn) => [turn.prompt, turn.response, turn.isSubagent])).toEqual([
+      ["Explore it", "It is a CLI.", true],
+    ]);
     expect(result.turns[0]?.toolCalls[0]?.output).toBe("# README\nfull text\n");
   });
 
@@ -194,7 +220,13 @@ describe("claude code scan and units", () => {
 
   test("flat agent files are sub-agent sessions; a Warmup agent has no turns", () => {
     const flat = claudeCodeParser.parse(unitOf(join(projW, "agent-1234abcd.jsonl")));
-    expect(flat.session).toMatchObject({ id: "agent-1234abcd", isSubagent: true, parentSessionId: S2, projectName: "win-proj", gitBranch: null });
+    expect(flat.session).toMatchObject({
+      id: "agent-1234abcd",
+      isSubagent: true,
+      parentSessionId: S2,
+      projectName: "win-proj",
+      gitBranch: null,
+    });
     expect(flat.turns.map((turn) => turn.prompt)).toEqual(["Review module x"]);
     const warmup = claudeCodeParser.parse(unitOf(join(projW, "agent-0000beef.jsonl")));
     expect(warmup.session.turnCount).toBe(0);
@@ -203,7 +235,13 @@ describe("claude code scan and units", () => {
 
   test("the main session of a Windows project reports the project name from cwd and a detached HEAD as null", () => {
     const { session, turns } = claudeCodeParser.parse(unitOf(join(projW, `${S2}.jsonl`)));
-    expect(session).toMatchObject({ id: S2, projectPath: "C:\\Users\\dev\\win-proj", projectName: "win-proj", gitBranch: null, title: null });
+    expect(session).toMatchObject({
+      id: S2,
+      projectPath: "C:\\Users\\dev\\win-proj",
+      projectName: "win-proj",
+      gitBranch: null,
+      title: null,
+    });
     expect(turns[0]?.toolCalls.map((call) => call.input)).toEqual(["Review module"]);
   });
 });
@@ -228,11 +266,19 @@ describe("claude code transcripts without tree links (issue 11)", () => {
       const first = claudeCodeParser.parse(unitOf(file));
       const line = (type: string, content: unknown, id?: string) =>
         `${JSON.stringify({ type, sessionId: "hand", cwd: "/w/p", timestamp: "2026-01-01T10:02:00Z", message: { ...(id ? { id } : {}), role: type, content } })}\n`;
-      appendFileSync(file, line("user", "and document the tokenizer") + line("assistant", [{ type: "text", text: "Documented it." }], "m3"));
+      appendFileSync(
+        file,
+        line("user", "and document the tokenizer") +
+          line("assistant", [{ type: "text", text: "Documented it." }], "m3"),
+      );
       const resumed = claudeCodeParser.parse(unitOf(file), { resume: first.resume });
       const full = claudeCodeParser.parse(unitOf(file));
       expect(resumed.bytesRead).toBeLessThan(full.bytesRead);
-      expect(full.turns.at(-1)).toMatchObject({ number: 4, prompt: "and document the tokenizer", response: "Documented it." });
+      expect(full.turns.at(-1)).toMatchObject({
+        number: 4,
+        prompt: "and document the tokenizer",
+        response: "Documented it.",
+      });
       expect(resumed.turns).toEqual(full.turns.slice(resumed.fromTurn - 1));
       expect(resumed.session.turnCount).toBe(4);
     } finally {

@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { codexParser } from "../../src/parsers/codex.ts";
@@ -55,7 +64,10 @@ describe("codex incremental resume", () => {
     expect(replay.resumed.bytesRead).toBe(replay.appendedBytes);
     expect(replay.resumed.bytesVerified).toBe(cut);
     expect(replay.resumed.fromTurn).toBe(2);
-    expect(replay.resumed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([[2, "Now add tests\n\nuse bun:test please"], [3, "! bun test"]]);
+    expect(replay.resumed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([
+      [2, "Now add tests\n\nuse bun:test please"],
+      [3, "! bun test"],
+    ]);
   });
 
   test("a finished last turn that did not change is not returned again", () => {
@@ -65,7 +77,10 @@ describe("codex incremental resume", () => {
       const file = join(dir, basename(source));
       writeFileSync(file, readFileSync(source));
       const first = codexParser.parse(unitOf(file));
-      appendFileSync(file, `${JSON.stringify({ timestamp: "2026-03-03T10:01:00.000Z", type: "event_msg", payload: { type: "token_count", info: null } })}\n`);
+      appendFileSync(
+        file,
+        `${JSON.stringify({ timestamp: "2026-03-03T10:01:00.000Z", type: "event_msg", payload: { type: "token_count", info: null } })}\n`,
+      );
       const resumed = codexParser.parse(unitOf(file), { resume: first.resume });
       expect(resumed.turns).toEqual([]);
       expect(resumed.fromTurn).toBe(2);
@@ -99,11 +114,29 @@ describe("codex incremental resume", () => {
     try {
       const file = join(dir, "rollout-2026-01-01T00-00-00-019c0000-1111-7000-8000-000000000001.jsonl");
       const line = (value: object) => `${JSON.stringify(value)}\n`;
-      writeFileSync(file, line({ timestamp: "2026-01-01T00:00:00Z", type: "session_meta", payload: { id: "019c0000-1111-7000-8000-000000000001", cwd: "/p" } })
-        + line({ timestamp: "2026-01-01T00:00:01Z", type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "typed" }] } }));
+      writeFileSync(
+        file,
+        line({
+          timestamp: "2026-01-01T00:00:00Z",
+          type: "session_meta",
+          payload: { id: "019c0000-1111-7000-8000-000000000001", cwd: "/p" },
+        }) +
+          line({
+            timestamp: "2026-01-01T00:00:01Z",
+            type: "response_item",
+            payload: { type: "message", role: "user", content: [{ type: "input_text", text: "typed" }] },
+          }),
+      );
       const first = codexParser.parse(unitOf(file));
       expect(first.turns.map((turn) => turn.prompt)).toEqual(["typed"]);
-      appendFileSync(file, line({ timestamp: "2026-01-01T00:00:01Z", type: "event_msg", payload: { type: "user_message", message: "typed" } }));
+      appendFileSync(
+        file,
+        line({
+          timestamp: "2026-01-01T00:00:01Z",
+          type: "event_msg",
+          payload: { type: "user_message", message: "typed" },
+        }),
+      );
       const resumed = codexParser.parse(unitOf(file), { resume: first.resume });
       expect(resumed.fromTurn).toBe(1);
       expect(resumed.turns.map((turn) => turn.prompt)).toEqual(["typed"]);
@@ -124,7 +157,8 @@ describe("codex incremental resume", () => {
           expect(replay.merged).toEqual(replay.full.turns);
           expect(replay.resumed.session).toEqual(replay.full.session);
           // Until the first user_message event the prompt stream is undecided, and gaining it re-reads the file.
-          if (bytes.subarray(0, cut).includes('"type":"user_message"')) expect(replay.resumed.bytesRead).toBe(replay.appendedBytes);
+          if (bytes.subarray(0, cut).includes('"type":"user_message"'))
+            expect(replay.resumed.bytesRead).toBe(replay.appendedBytes);
         }
       });
     }

@@ -54,12 +54,18 @@ describe("codex scan and units", () => {
     expect(scan.containers).toHaveLength(4);
     expect(scan.missingRoots).toEqual([join(fixtures, "nope")]);
     // other-tool.jsonl is a candidate outside a Codex home but has no session_meta: not a unit
-    expect(unitsOf(join(fixtures, "samples")).map((unit) => unit.sessionId).sort()).toEqual([ids.legacy, ids.editor, ids.nested]);
+    expect(
+      unitsOf(join(fixtures, "samples"))
+        .map((unit) => unit.sessionId)
+        .sort(),
+    ).toEqual([ids.legacy, ids.editor, ids.nested]);
   });
 
   test("an archived copy and a live copy of one thread become one unit, the larger live file", () => {
     const units = unitsOf(home);
-    expect(units.map((unit) => unit.sessionId).sort()).toEqual([ids.main, ids.old, ids.review, ids.fork, ids.spawn].sort());
+    expect(units.map((unit) => unit.sessionId).sort()).toEqual(
+      [ids.main, ids.old, ids.review, ids.fork, ids.spawn].sort(),
+    );
     const main = units.find((unit) => unit.sessionId === ids.main);
     expect(main?.key).toContain("/sessions/2026/03/01/");
   });
@@ -70,11 +76,19 @@ describe("codex scan and units", () => {
       cpSync(home, dir, { recursive: true });
       const before = codexParser.scan([dir]);
       const unitsBefore = codexParser.listUnits(before.containers);
-      expect(unitsBefore.find((unit) => unit.sessionId === ids.main)?.locator?.indexTitle).toBe("Search module and tests");
-      appendFileSync(join(dir, "session_index.jsonl"), `\n${JSON.stringify({ id: ids.fork, thread_name: "Renamed fork", updated_at: "2026-03-05T00:00:00Z" })}\n`);
+      expect(unitsBefore.find((unit) => unit.sessionId === ids.main)?.locator?.indexTitle).toBe(
+        "Search module and tests",
+      );
+      appendFileSync(
+        join(dir, "session_index.jsonl"),
+        `\n${JSON.stringify({ id: ids.fork, thread_name: "Renamed fork", updated_at: "2026-03-05T00:00:00Z" })}\n`,
+      );
       const after = codexParser.scan([dir]);
-      const rollouts = (scan: typeof before) => scan.containers.filter((container) => !container.path.endsWith("/history.jsonl"));
-      expect(rollouts(after).every((container, index) => container.fingerprint !== rollouts(before)[index]?.fingerprint)).toBe(true);
+      const rollouts = (scan: typeof before) =>
+        scan.containers.filter((container) => !container.path.endsWith("/history.jsonl"));
+      expect(
+        rollouts(after).every((container, index) => container.fingerprint !== rollouts(before)[index]?.fingerprint),
+      ).toBe(true);
       const unitsAfter = codexParser.listUnits(after.containers);
       for (const unit of unitsAfter) {
         const old = unitsBefore.find((candidate) => candidate.sessionId === unit.sessionId);
@@ -93,9 +107,17 @@ describe("codex rollout parsing", () => {
   test("session metadata comes from the first session_meta and content times, not the local-time file name", () => {
     const { session, skipped } = parseId(ids.main);
     expect(session).toMatchObject({
-      id: ids.main, source: "codex", projectPath: "/home/dev/proj", projectName: "proj", gitBranch: "feature/search",
-      title: "Search module and tests", turnCount: 3, isSubagent: false, parentSessionId: null,
-      startedAt: Date.parse("2026-03-01T10:00:00.000Z"), endedAt: Date.parse("2026-03-01T10:02:01.002Z"),
+      id: ids.main,
+      source: "codex",
+      projectPath: "/home/dev/proj",
+      projectName: "proj",
+      gitBranch: "feature/search",
+      title: "Search module and tests",
+      turnCount: 3,
+      isSubagent: false,
+      parentSessionId: null,
+      startedAt: Date.parse("2026-03-01T10:00:00.000Z"),
+      endedAt: Date.parse("2026-03-01T10:02:01.002Z"),
     });
     expect(session.location).toContain("/sessions/2026/03/01/");
     expect(skipped.count).toBe(0);
@@ -104,9 +126,19 @@ describe("codex rollout parsing", () => {
   test("prompts come from user_message once; AGENTS.md, environment context, developer text and reasoning are dropped", () => {
     const { turns } = parseId(ids.main);
     expect(turns[0]?.prompt).toBe("Add a search module and wire it in");
-    expect(turns[0]?.response).toBe("I will look at the layout first.\n\nAdded `src/search.ts` and wired it into `src/index.ts`.");
+    expect(turns[0]?.response).toBe(
+      "I will look at the layout first.\n\nAdded `src/search.ts` and wired it into `src/index.ts`.",
+    );
     const all = JSON.stringify(turns);
-    for (const dropped of ["AGENTS.md", "environment_context", "permissions instructions", "secret thoughts", "turn_aborted", "gAAAAA"]) expect(all).not.toContain(dropped);
+    for (const dropped of [
+      "AGENTS.md",
+      "environment_context",
+      "permissions instructions",
+      "secret thoughts",
+      "turn_aborted",
+      "gAAAAA",
+    ])
+      expect(all).not.toContain(dropped);
   });
 
   test("AGENTS.md text an editor integration pasted before the human's message is stripped from the prompt", () => {
@@ -148,9 +180,21 @@ describe("codex rollout parsing", () => {
   test("older rollouts without task events start a turn at each prompt; the doubled review prompt counts once", () => {
     const { session, turns } = parseId(ids.old);
     expect(session.gitBranch).toBeNull();
-    expect(turns.map((turn) => turn.prompt)).toEqual(["Explain the indexer", "Review the code changes against the base branch 'main'."]);
+    expect(turns.map((turn) => turn.prompt)).toEqual([
+      "Explain the indexer",
+      "Review the code changes against the base branch 'main'.",
+    ]);
     expect(turns[1]?.response).toBe("No findings in the review.");
-    expect(turns[0]?.toolCalls).toEqual([{ name: "Edit", input: "docs/notes.md", filePath: "docs/notes.md", isError: true, linesAdded: 1, linesRemoved: 1 }]);
+    expect(turns[0]?.toolCalls).toEqual([
+      {
+        name: "Edit",
+        input: "docs/notes.md",
+        filePath: "docs/notes.md",
+        isError: true,
+        linesAdded: 1,
+        linesRemoved: 1,
+      },
+    ]);
   });
 
   test("a review sub-agent without a parent id is linked to the rollout that entered review mode", () => {
@@ -165,17 +209,30 @@ describe("codex rollout parsing", () => {
 
   test("a forked thread keeps its own identity and skips the copied parent history", () => {
     const { session, turns } = parseId(ids.fork);
-    expect(session).toMatchObject({ id: ids.fork, isSubagent: false, parentSessionId: null, title: "Trigram fork", turnCount: 1 });
+    expect(session).toMatchObject({
+      id: ids.fork,
+      isSubagent: false,
+      parentSessionId: null,
+      title: "Trigram fork",
+      turnCount: 1,
+    });
     expect(session.startedAt).toBe(Date.parse("2026-03-03T09:00:00.000Z"));
-    expect(turns.map((turn) => [turn.prompt, turn.response])).toEqual([["Try a trigram index instead", "Switched to a trigram tokenizer."]]);
+    expect(turns.map((turn) => [turn.prompt, turn.response])).toEqual([
+      ["Try a trigram index instead", "Switched to a trigram tokenizer."],
+    ]);
   });
 
   test("broken lines, unknown kinds and a partial last line are skipped and counted, never thrown", () => {
     const result = parseId(ids.nested, [join(fixtures, "samples")]);
     expect(result.skipped.count).toBe(3);
-    expect(result.skipped.first).toMatch(/rollout-2026-03-04T08-00-00-019c0000-9999-7000-8000-000000000099\.jsonl:2: not JSON$/);
+    expect(result.skipped.first).toMatch(
+      /rollout-2026-03-04T08-00-00-019c0000-9999-7000-8000-000000000099\.jsonl:2: not JSON$/,
+    );
     expect(result.session.projectName).toBe("win-proj");
-    expect(result.turns.map((turn) => [turn.prompt, turn.response])).toEqual([["first question", "first answer"], ["second question", "second answer"]]);
+    expect(result.turns.map((turn) => [turn.prompt, turn.response])).toEqual([
+      ["first question", "first answer"],
+      ["second question", "second answer"],
+    ]);
   });
 
   test("legacy unwrapped rollouts (no payload envelope) take prompts from user messages", () => {
@@ -204,7 +261,10 @@ describe("codex tool output status", () => {
   test("exit codes in the header, JSON metadata and Codex failure texts set isError", () => {
     expect(decodeOutput("Exit code: 0\nOutput:\nExit code: 1\n").isError).toBe(false);
     expect(decodeOutput("Chunk ID: a\nProcess exited with code 2\nOutput:\n").isError).toBe(true);
-    expect(decodeOutput(JSON.stringify({ output: "x", metadata: { exit_code: 1 } }))).toEqual({ text: "x", isError: true });
+    expect(decodeOutput(JSON.stringify({ output: "x", metadata: { exit_code: 1 } }))).toEqual({
+      text: "x",
+      isError: true,
+    });
     expect(decodeOutput("execution error: sandbox denied").isError).toBe(true);
     expect(decodeOutput({ content: "nope", success: false })).toEqual({ text: "nope", isError: true });
     expect(decodeOutput([{ type: "input_text", text: "ok" }])).toEqual({ text: "ok", isError: false });

@@ -39,7 +39,8 @@ describe.skipIf(!hasCursorCorpus)("cursor real corpus (needs ../shared/corpus/cu
 
   test("reading the real database leaves no -wal or -shm file beside it", () => {
     const before = readdirSync(cursorCorpusFolder).sort();
-    for (const unit of cursorParser.listUnits(cursorParser.scan([cursorCorpusFolder]).containers)) cursorParser.parse(unit, { withOutputs: true });
+    for (const unit of cursorParser.listUnits(cursorParser.scan([cursorCorpusFolder]).containers))
+      cursorParser.parse(unit, { withOutputs: true });
     closeCursorDatabases();
     expect(readdirSync(cursorCorpusFolder).sort()).toEqual(before);
   });

@@ -50,7 +50,9 @@ describe("cursor scan", () => {
     expect(scan.containers.map((container) => container.path)).toEqual([folder.globalDb, folder.workspaceDb]);
     expect(scan.containers[1]!.fingerprint).toMatch(/^db\d+:.*\|wal-\|ws\d+:/);
     expect(scan.missingRoots).toEqual([join(folder.user, "nope")]);
-    expect(cursorParser.scan([folder.globalDb]).containers.map((container) => container.path)).toEqual([folder.globalDb]);
+    expect(cursorParser.scan([folder.globalDb]).containers.map((container) => container.path)).toEqual([
+      folder.globalDb,
+    ]);
   });
 });
 
@@ -59,7 +61,13 @@ describe("cursor listing", () => {
   const listing = listAll([folder.user]);
 
   test("one unit per chat tab and composer; drafts and empty composers are not sessions", () => {
-    expect(listing.units.map((unit) => unit.sessionId).sort()).toEqual(["comp-both", "comp-global", "comp-inline", "comp-sub", "tab-1"]);
+    expect(listing.units.map((unit) => unit.sessionId).sort()).toEqual([
+      "comp-both",
+      "comp-global",
+      "comp-inline",
+      "comp-sub",
+      "tab-1",
+    ]);
     expect(listing.unavailable).toEqual([]);
     expect(listing.warnings).toEqual([]);
   });
@@ -86,7 +94,10 @@ describe("cursor listing", () => {
   });
 
   test("auth tokens are never read into any unit or parse result", () => {
-    const everything = JSON.stringify([listing.units, listing.units.map((unit) => cursorParser.parse(unit, { withOutputs: true }))]);
+    const everything = JSON.stringify([
+      listing.units,
+      listing.units.map((unit) => cursorParser.parse(unit, { withOutputs: true })),
+    ]);
     expect(everything).not.toContain(secretToken);
   });
 });
@@ -97,7 +108,14 @@ describe("cursor parse", () => {
 
   test("legacy tab: user bubble + ai bubbles per turn, draft dropped, lastSendTime on the last turn", () => {
     const result = cursorParser.parse(unitOf(units, "tab-1"));
-    expect(result.session).toMatchObject({ id: "tab-1", source: "cursor", title: "Cart bug", turnCount: 2, projectPath: "/home/dev/shop", projectName: "shop" });
+    expect(result.session).toMatchObject({
+      id: "tab-1",
+      source: "cursor",
+      title: "Cart bug",
+      turnCount: 2,
+      projectPath: "/home/dev/shop",
+      projectName: "shop",
+    });
     expect(result.turns.map((turn) => [turn.number, turn.prompt, turn.response, turn.timestamp])).toEqual([
       [1, "why is the cart empty", "The session cookie is dropped.", 0],
       [2, "fix it", "Fixed in cart.ts.", 1731818231743],
@@ -110,7 +128,14 @@ describe("cursor parse", () => {
     const plain = cursorParser.parse(unitOf(units, "comp-inline"));
     expect(plain.session).toMatchObject({ title: "Settings page", startedAt: 1731815068736, endedAt: 1731815328693 });
     expect(plain.turns[0]!.timestamp).toBe(1731815068736);
-    expect(plain.turns[0]!.toolCalls).toEqual([{ name: "Edit", input: "/home/dev/shop/src/settings.ts", filePath: "/home/dev/shop/src/settings.ts", isError: false }]);
+    expect(plain.turns[0]!.toolCalls).toEqual([
+      {
+        name: "Edit",
+        input: "/home/dev/shop/src/settings.ts",
+        filePath: "/home/dev/shop/src/settings.ts",
+        isError: false,
+      },
+    ]);
     expect(plain.turns[0]!.files).toEqual(["/home/dev/shop/src/settings.ts"]);
     const full = cursorParser.parse(unitOf(units, "comp-inline"), { withOutputs: true });
     expect(full.turns[0]!.toolCalls[0]!.output).toBe("export const a = 1;");
@@ -135,7 +160,14 @@ describe("cursor parse", () => {
     expect(first!.response).not.toContain("THOUGHTS");
     expect(first!.toolCalls).toEqual([
       { name: "Bash", input: "bun test", isError: false },
-      { name: "Edit", input: "src/gateway/router.ts", filePath: "src/gateway/router.ts", isError: false, linesAdded: 3, linesRemoved: 2 },
+      {
+        name: "Edit",
+        input: "src/gateway/router.ts",
+        filePath: "src/gateway/router.ts",
+        isError: false,
+        linesAdded: 3,
+        linesRemoved: 2,
+      },
       { name: "Read", input: "src/missing.ts", filePath: "src/missing.ts", isError: true },
     ]);
     expect(first!.files).toEqual(["src/gateway/router.ts", "src/missing.ts"]);
@@ -167,28 +199,45 @@ describe("cursor change keys", () => {
     const before = listAll([folder.user]).units;
     const firstParse = cursorParser.parse(unitOf(before, "comp-global"));
     const db = new Database(folder.globalDb);
-    const query = db.query<{ value: string }, []>("select value from cursorDiskKV where key = 'composerData:comp-global'");
+    const query = db.query<{ value: string }, []>(
+      "select value from cursorDiskKV where key = 'composerData:comp-global'",
+    );
     const composer = JSON.parse(String(query.get()!.value));
     query.finalize();
     composer.fullConversationHeadersOnly.push({ bubbleId: "u3", type: 1 }, { bubbleId: "a5", type: 2 });
     composer.lastUpdatedAt = 1766693000000;
     db.run("update cursorDiskKV set value = ? where key = 'composerData:comp-global'", [JSON.stringify(composer)]);
-    db.run("insert into cursorDiskKV values (?, ?)", ["bubbleId:comp-global:u3", JSON.stringify({ type: 1, text: "and add metrics", createdAt: "2025-12-25T20:00:00Z" })]);
-    db.run("insert into cursorDiskKV values (?, ?)", ["bubbleId:comp-global:a5", JSON.stringify({ type: 2, text: "Metrics added." })]);
+    db.run("insert into cursorDiskKV values (?, ?)", [
+      "bubbleId:comp-global:u3",
+      JSON.stringify({ type: 1, text: "and add metrics", createdAt: "2025-12-25T20:00:00Z" }),
+    ]);
+    db.run("insert into cursorDiskKV values (?, ?)", [
+      "bubbleId:comp-global:a5",
+      JSON.stringify({ type: 2, text: "Metrics added." }),
+    ]);
     db.close();
     const after = listAll([folder.user]).units;
-    const changed = after.filter((unit) => unitOf(before, unit.sessionId).changeKey !== unit.changeKey).map((unit) => unit.sessionId);
+    const changed = after
+      .filter((unit) => unitOf(before, unit.sessionId).changeKey !== unit.changeKey)
+      .map((unit) => unit.sessionId);
     expect(changed).toEqual(["comp-global"]);
     const secondParse = cursorParser.parse(unitOf(after, "comp-global"));
     expect(secondParse.turns.slice(0, 2)).toEqual(firstParse.turns);
-    expect(secondParse.turns[2]).toMatchObject({ number: 3, prompt: "and add metrics", response: "Metrics added.", timestamp: Date.parse("2025-12-25T20:00:00Z") });
+    expect(secondParse.turns[2]).toMatchObject({
+      number: 3,
+      prompt: "and add metrics",
+      response: "Metrics added.",
+      timestamp: Date.parse("2025-12-25T20:00:00Z"),
+    });
   });
 
   test("an edited bubble body alone (same header) still moves the change key", () => {
     const folder = makeCursorUserFolder(makeTempDir());
     const before = unitOf(listAll([folder.user]).units, "comp-global").changeKey;
     const db = new Database(folder.globalDb);
-    db.run("update cursorDiskKV set value = ? where key = 'bubbleId:comp-global:a4'", [JSON.stringify({ type: 2, text: "Documented in README and CHANGELOG." })]);
+    db.run("update cursorDiskKV set value = ? where key = 'bubbleId:comp-global:a4'", [
+      JSON.stringify({ type: 2, text: "Documented in README and CHANGELOG." }),
+    ]);
     db.close();
     expect(unitOf(listAll([folder.user]).units, "comp-global").changeKey).not.toBe(before);
   });
@@ -199,8 +248,18 @@ describe("cursor live database", () => {
     const folder = makeCursorUserFolder(makeTempDir());
     const writer = new Database(folder.globalDb);
     writer.run("pragma wal_autocheckpoint = 0");
-    writer.run("insert into cursorDiskKV values (?, ?)", ["composerData:comp-live", JSON.stringify({ composerId: "comp-live", createdAt: 1766700000000, fullConversationHeadersOnly: [{ bubbleId: "l1", type: 1 }] })]);
-    writer.run("insert into cursorDiskKV values (?, ?)", ["bubbleId:comp-live:l1", JSON.stringify({ type: 1, text: "still in the wal" })]);
+    writer.run("insert into cursorDiskKV values (?, ?)", [
+      "composerData:comp-live",
+      JSON.stringify({
+        composerId: "comp-live",
+        createdAt: 1766700000000,
+        fullConversationHeadersOnly: [{ bubbleId: "l1", type: 1 }],
+      }),
+    ]);
+    writer.run("insert into cursorDiskKV values (?, ?)", [
+      "bubbleId:comp-live:l1",
+      JSON.stringify({ type: 1, text: "still in the wal" }),
+    ]);
     try {
       expect(existsSync(`${folder.globalDb}-wal`)).toBe(true);
       const { units } = listAll([folder.user]);
@@ -221,7 +280,10 @@ describe("cursor unavailable databases", () => {
     cpSync(join(folder.user, "workspaceStorage", "ws1"), emptyDir, { recursive: true });
     cpSync(join(folder.user, "workspaceStorage", "ws1"), garbageDir, { recursive: true });
     writeFileSync(join(emptyDir, "state.vscdb"), "");
-    writeFileSync(join(garbageDir, "state.vscdb"), "this is not sqlite at all, just text that is long enough to look like a header....");
+    writeFileSync(
+      join(garbageDir, "state.vscdb"),
+      "this is not sqlite at all, just text that is long enough to look like a header....",
+    );
     const locker = new Database(folder.globalDb);
     locker.run("pragma journal_mode = delete");
     locker.run("begin exclusive");
@@ -265,7 +327,10 @@ describe("cursor field readers", () => {
     expect(uriPath("vscode-remote://ssh-remote%2Bbox/srv/app")).toBe("/srv/app");
     expect(uriPath("not a uri")).toBe("");
     const dir = makeTempDir();
-    writeFileSync(join(dir, "workspace.json"), JSON.stringify({ workspace: "file:///home/me/multi/all.code-workspace" }));
+    writeFileSync(
+      join(dir, "workspace.json"),
+      JSON.stringify({ workspace: "file:///home/me/multi/all.code-workspace" }),
+    );
     expect(workspaceFolder(join(dir, "state.vscdb"))).toBe("/home/me/multi");
     expect(workspaceFolder(join(makeTempDir(), "state.vscdb"))).toBe("");
   });

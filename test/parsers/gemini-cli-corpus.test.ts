@@ -10,16 +10,39 @@ import { lineBoundaries } from "./replay.ts";
 /** Real Gemini CLI data: `../shared/corpus/gemini-cli/<owner>__<repo>/` (origin and licences in SOURCES.md). */
 const geminiCorpus = join(corpusDir, "gemini-cli");
 const hasGeminiCorpus = existsSync(geminiCorpus);
-const roots = hasGeminiCorpus ? readdirSync(geminiCorpus).sort().map((name) => join(geminiCorpus, name)) : [];
+const roots = hasGeminiCorpus
+  ? readdirSync(geminiCorpus)
+      .sort()
+      .map((name) => join(geminiCorpus, name))
+  : [];
 const ticketing = join(geminiCorpus, "wingorithm__Vibe-Coding-Comparison-Project/.gemini/tmp/ticketing-vc/chats");
-const jsonlFiles = ["session-2026-04-25T08-23-e435870b.jsonl", "session-2026-04-25T08-41-3494a697.jsonl", "session-2026-04-25T08-46-c737eb36.jsonl"];
+const jsonlFiles = [
+  "session-2026-04-25T08-23-e435870b.jsonl",
+  "session-2026-04-25T08-41-3494a697.jsonl",
+  "session-2026-04-25T08-46-c737eb36.jsonl",
+];
 /** Gemini tool names that must never survive normalization. */
-const rawGeminiNames = new Set(["run_shell_command", "read_file", "write_file", "replace", "glob", "grep_search", "search_file_content", "web_fetch", "google_web_search", "list_directory", "write_todos"]);
+const rawGeminiNames = new Set([
+  "run_shell_command",
+  "read_file",
+  "write_file",
+  "replace",
+  "glob",
+  "grep_search",
+  "search_file_content",
+  "web_fetch",
+  "google_web_search",
+  "list_directory",
+  "write_todos",
+]);
 
 describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs ../shared/corpus/gemini-cli)", () => {
   const scan = geminiCliParser.scan(roots);
   const warnings: string[] = [];
-  const units = geminiCliParser.listUnits(scan.containers, { onWarning: (message) => warnings.push(message), onUnavailable: (path) => warnings.push(path) });
+  const units = geminiCliParser.listUnits(scan.containers, {
+    onWarning: (message) => warnings.push(message),
+    onUnavailable: (path) => warnings.push(path),
+  });
   const unitOf = (sessionId: string): SourceUnit => units.find((unit) => unit.sessionId === sessionId)!;
 
   test("scan finds the chat files, the three prompt logs and no other side file", () => {
@@ -40,10 +63,14 @@ describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs .
     const reasons: Record<string, RegExp> = {
       "project registry (projects.json), not a chat": /\/\.gemini\/projects\.json$/,
       "project path, read for the sessions of its folder": /\/\.project_root$/,
-      "another tool's test sample outside any chats/ folder (given as --gemini-dir itself, it is read)": /\/tests\/samples\/gemini_session\.json$/,
+      "another tool's test sample outside any chats/ folder (given as --gemini-dir itself, it is read)":
+        /\/tests\/samples\/gemini_session\.json$/,
     };
     const leftOut: Record<string, number> = {};
-    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]);
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+      );
     for (const path of roots.flatMap(walk)) {
       if (listed.has(path)) continue;
       const reason = Object.keys(reasons).find((key) => reasons[key]!.test(path));
@@ -88,10 +115,17 @@ describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs .
   // Expected values below were read from the files with python (user messages, `kind`, folder names).
   test("sub-agents link to the parent folder's session id; the skill extraction run has none", () => {
     expect(geminiCliParser.parse(unitOf("xs82vp")).session).toMatchObject({
-      isSubagent: true, parentSessionId: "b1f31681-4b57-4337-8bc5-ac73580f752a", projectPath: "c:\\users\\loganf\\documents\\idaho-vault", projectName: "idaho-vault",
+      isSubagent: true,
+      parentSessionId: "b1f31681-4b57-4337-8bc5-ac73580f752a",
+      projectPath: "c:\\users\\loganf\\documents\\idaho-vault",
+      projectName: "idaho-vault",
     });
-    expect(geminiCliParser.parse(unitOf("xs82vp")).session.title?.startsWith("I have added the 'contractor' role")).toBe(true);
-    expect(geminiCliParser.parse(unitOf("twynek")).session.parentSessionId).toBe("f328310d-05ea-45ce-b9cb-fe2717bebe12");
+    expect(
+      geminiCliParser.parse(unitOf("xs82vp")).session.title?.startsWith("I have added the 'contractor' role"),
+    ).toBe(true);
+    expect(geminiCliParser.parse(unitOf("twynek")).session.parentSessionId).toBe(
+      "f328310d-05ea-45ce-b9cb-fe2717bebe12",
+    );
     expect(geminiCliParser.parse(unitOf("mrp1k5")).session).toMatchObject({ isSubagent: true, parentSessionId: null });
   });
 
@@ -109,7 +143,9 @@ describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs .
     expect(big.session.title).toBe("Understand vault's narrative & policy constraints");
     const streamed = geminiCliParser.parse(unitOf("c737eb36-0f7f-466b-8044-9cb1f572378f"), { withOutputs: true });
     expect(streamed.session.turnCount).toBe(17);
-    expect(streamed.turns.flatMap((turn) => turn.toolCalls).some((call) => call.name.startsWith("mcp__postgresql__"))).toBe(true);
+    expect(
+      streamed.turns.flatMap((turn) => turn.toolCalls).some((call) => call.name.startsWith("mcp__postgresql__")),
+    ).toBe(true);
   });
 
   for (const name of jsonlFiles) {

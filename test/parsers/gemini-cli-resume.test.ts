@@ -14,7 +14,16 @@ const twin = join(shopChats, "session-2026-03-03T08-00-cccc3333.jsonl");
 const line = (value: object) => `${JSON.stringify(value)}\n`;
 const user = (id: string, time: string, content: string) => line({ id, timestamp: time, type: "user", content });
 const gemini = (id: string, time: string, content: string, toolCalls: object[] = []) =>
-  line({ id, timestamp: time, type: "gemini", content, model: "gemini-2.5-pro", thoughts: [], tokens: null, toolCalls });
+  line({
+    id,
+    timestamp: time,
+    type: "gemini",
+    content,
+    model: "gemini-2.5-pro",
+    thoughts: [],
+    tokens: null,
+    toolCalls,
+  });
 
 describe("gemini cli resume (JSONL, append-only)", () => {
   for (const source of [streaming, subagent, twin]) {
@@ -31,14 +40,25 @@ describe("gemini cli resume (JSONL, append-only)", () => {
       const first = geminiCliParser.parse(unitBelow(home));
       expect(first.bytesRead).toBe(readFileSync(streaming).length);
       expect((first.resume as GeminiResumeState).mode).toBe("append");
-      const added = user("n-u1", "2026-04-10T09:00:00.000Z", "Add a /refund route") +
-        gemini("n-g1", "2026-04-10T09:00:04.000Z", "Added /refund.", [{ id: "e-1", name: "replace", args: { file_path: "/p/api.ts", old_string: "a", new_string: "a\nb" }, status: "success", timestamp: "2026-04-10T09:00:03.000Z" }]);
+      const added =
+        user("n-u1", "2026-04-10T09:00:00.000Z", "Add a /refund route") +
+        gemini("n-g1", "2026-04-10T09:00:04.000Z", "Added /refund.", [
+          {
+            id: "e-1",
+            name: "replace",
+            args: { file_path: "/p/api.ts", old_string: "a", new_string: "a\nb" },
+            status: "success",
+            timestamp: "2026-04-10T09:00:03.000Z",
+          },
+        ]);
       appendFileSync(file, added);
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
       expect(resumed.bytesRead).toBe(Buffer.byteLength(added));
       expect(resumed.bytesVerified).toBe(readFileSync(streaming).length);
       expect(resumed.fromTurn).toBe(4);
-      expect(resumed.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([[4, "Add a /refund route", "Added /refund."]]);
+      expect(resumed.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+        [4, "Add a /refund route", "Added /refund."],
+      ]);
       expect(resumed.turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Edit"]);
       expect(resumed.session.turnCount).toBe(4);
       const full = geminiCliParser.parse(unitBelow(home));
@@ -58,7 +78,9 @@ describe("gemini cli resume (JSONL, append-only)", () => {
       appendFileSync(file, gemini("d-g5", "2026-04-10T08:03:04.000Z", "Lint is clean. Two warnings fixed."));
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
       expect(resumed.fromTurn).toBe(3);
-      expect(resumed.turns.map((turn) => [turn.number, turn.response])).toEqual([[3, "Lint is clean. Two warnings fixed."]]);
+      expect(resumed.turns.map((turn) => [turn.number, turn.response])).toEqual([
+        [3, "Lint is clean. Two warnings fixed."],
+      ]);
       expect(resumed.bytesVerified).toBeGreaterThan(0);
     } finally {
       rmSync(home, { recursive: true, force: true });
@@ -71,7 +93,10 @@ describe("gemini cli resume (JSONL, append-only)", () => {
       const file = join(chats, "s.jsonl");
       copyFileSync(streaming, file);
       const first = geminiCliParser.parse(unitBelow(home));
-      appendFileSync(file, line({ $rewindTo: "d-u3" }) + user("r-u1", "2026-04-10T10:00:00.000Z", "Start over on the docs"));
+      appendFileSync(
+        file,
+        line({ $rewindTo: "d-u3" }) + user("r-u1", "2026-04-10T10:00:00.000Z", "Start over on the docs"),
+      );
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
       expect(resumed.fromTurn).toBe(1);
       expect(resumed.turns.map((turn) => turn.prompt)).toEqual(["List the API routes", "Start over on the docs"]);
@@ -110,7 +135,12 @@ describe("gemini cli resume (JSON, rewritten whole, and merged sessions)", () =>
       const document = JSON.parse(readFileSync(file, "utf8"));
       document.messages.push(
         { id: "w-u1", timestamp: "2026-03-01T11:00:00.000Z", type: "user", content: "And the tax?" },
-        { id: "w-g1", timestamp: "2026-03-01T11:00:03.000Z", type: "gemini", content: "Tax is applied after discounts." },
+        {
+          id: "w-g1",
+          timestamp: "2026-03-01T11:00:03.000Z",
+          type: "gemini",
+          content: "Tax is applied after discounts.",
+        },
       );
       writeFileSync(file, JSON.stringify(document, null, 2));
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
@@ -130,8 +160,16 @@ describe("gemini cli resume (JSON, rewritten whole, and merged sessions)", () =>
       const older = join(chats, "session-2026-03-01T12-00-bbbb2222.json");
       copyFileSync(join(shopChats, "session-2026-03-01T12-00-bbbb2222.json"), older);
       const newer = join(chats, "session-2026-03-05T09-00-bbbb2222.jsonl");
-      writeFileSync(newer, line({ sessionId: "bbbb2222-0000-4000-8000-000000000002", projectHash: "h", startTime: "2026-03-05T09:00:00.000Z", lastUpdated: "2026-03-05T09:00:00.000Z", kind: "main" }) +
-        user("m-u1", "2026-03-05T09:00:01.000Z", "Export to XLSX too"));
+      writeFileSync(
+        newer,
+        line({
+          sessionId: "bbbb2222-0000-4000-8000-000000000002",
+          projectHash: "h",
+          startTime: "2026-03-05T09:00:00.000Z",
+          lastUpdated: "2026-03-05T09:00:00.000Z",
+          kind: "main",
+        }) + user("m-u1", "2026-03-05T09:00:01.000Z", "Export to XLSX too"),
+      );
       const first = geminiCliParser.parse(unitBelow(home));
       expect(first.turns.map((turn) => turn.prompt)).toEqual(["Add a CSV export", "Export to XLSX too"]);
       const added = gemini("m-g1", "2026-03-05T09:00:09.000Z", "XLSX export added.");

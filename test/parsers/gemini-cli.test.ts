@@ -26,7 +26,8 @@ const unitOf = (sessionId: string): SourceUnit => {
   if (!unit) throw new Error(`no unit ${sessionId}`);
   return unit;
 };
-const parse = (sessionId: string, withOutputs = false): ParseResult => geminiCliParser.parse(unitOf(sessionId), { withOutputs });
+const parse = (sessionId: string, withOutputs = false): ParseResult =>
+  geminiCliParser.parse(unitOf(sessionId), { withOutputs });
 
 describe("gemini cli scan and units", () => {
   test("scan lists the chat files under chats/ and each project's logs.json, never checkpoints or credentials", () => {
@@ -58,9 +59,11 @@ describe("gemini cli scan and units", () => {
     expect(units.map((unit) => unit.sessionId).sort()).toEqual(Object.values(ids).sort());
     expect(new Set(units.map((unit) => unit.key)).size).toBe(units.length);
     const resumed = unitOf(ids.resumedTwoJson);
-    expect(String(resumed.locator?.files).split("\n").map((path) => path.split("/").at(-1))).toEqual([
-      "session-2026-03-01T12-00-bbbb2222.json", "session-2026-03-02T09-00-bbbb2222.json",
-    ]);
+    expect(
+      String(resumed.locator?.files)
+        .split("\n")
+        .map((path) => path.split("/").at(-1)),
+    ).toEqual(["session-2026-03-01T12-00-bbbb2222.json", "session-2026-03-02T09-00-bbbb2222.json"]);
     expect(resumed.containerPath.endsWith("session-2026-03-02T09-00-bbbb2222.json")).toBe(true);
     expect(resumed.changeKey.split(";").length).toBe(2);
     expect(String(unitOf(ids.migratedTwin).locator?.files).endsWith("cccc3333.jsonl")).toBe(true);
@@ -70,7 +73,8 @@ describe("gemini cli scan and units", () => {
   test("a change to any file of a merged session changes its change key", () => {
     const { home: temp, chats } = makeGeminiHome("shop-app", "/home/dev/shop-app");
     try {
-      for (const name of ["session-2026-03-01T12-00-bbbb2222.json", "session-2026-03-02T09-00-bbbb2222.json"]) copyFileSync(join(shopChats, name), join(chats, name));
+      for (const name of ["session-2026-03-01T12-00-bbbb2222.json", "session-2026-03-02T09-00-bbbb2222.json"])
+        copyFileSync(join(shopChats, name), join(chats, name));
       const before = unitBelow(temp).changeKey;
       appendFileSync(join(chats, "session-2026-03-01T12-00-bbbb2222.json"), " ");
       expect(unitBelow(temp).changeKey).not.toBe(before);
@@ -84,7 +88,9 @@ describe("gemini cli scan and units", () => {
     try {
       writeFileSync(join(chats, "session-2026-05-01T10-00-12345678.jsonl"), "");
       const unavailable: string[] = [];
-      const listed = geminiCliParser.listUnits(geminiCliParser.scan([temp]).containers, { onUnavailable: (path) => unavailable.push(path) });
+      const listed = geminiCliParser.listUnits(geminiCliParser.scan([temp]).containers, {
+        onUnavailable: (path) => unavailable.push(path),
+      });
       expect(listed).toEqual([]);
       expect(unavailable.length).toBe(1);
     } finally {
@@ -97,17 +103,38 @@ describe("gemini cli sessions and turns", () => {
   test("JSON session: prompts, prose only (no thoughts), info/error messages in no turn", () => {
     const { session, turns, skipped } = parse(ids.toolTraps);
     expect(session).toMatchObject({
-      id: ids.toolTraps, source: "gemini-cli", projectPath: "/home/dev/shop-app", projectName: "shop-app", gitBranch: null,
-      title: "Fix the checkout discount bug", turnCount: 3, isSubagent: false, parentSessionId: null,
-      startedAt: Date.parse("2026-03-01T10:00:00.000Z"), endedAt: Date.parse("2026-03-01T10:09:00.000Z"),
+      id: ids.toolTraps,
+      source: "gemini-cli",
+      projectPath: "/home/dev/shop-app",
+      projectName: "shop-app",
+      gitBranch: null,
+      title: "Fix the checkout discount bug",
+      turnCount: 3,
+      isSubagent: false,
+      parentSessionId: null,
+      startedAt: Date.parse("2026-03-01T10:00:00.000Z"),
+      endedAt: Date.parse("2026-03-01T10:09:00.000Z"),
     });
     expect(turns.map((turn) => turn.prompt)).toEqual([
-      "Why does the checkout test fail?", "Compare with @docs/spec.md", "@codebase_investigator map the payment flow",
+      "Why does the checkout test fail?",
+      "Compare with @docs/spec.md",
+      "@codebase_investigator map the payment flow",
     ]);
-    expect(turns.map((turn) => turn.response)).toEqual(["The total ignores discounts.", "The spec agrees.", "The payment flow has three steps."]);
+    expect(turns.map((turn) => turn.response)).toEqual([
+      "The total ignores discounts.",
+      "The spec agrees.",
+      "The payment flow has three steps.",
+    ]);
     expect(turns[0]?.timestamp).toBe(Date.parse("2026-03-01T10:00:01.000Z"));
     const everything = JSON.stringify(turns);
-    for (const hidden of ["SECRET-REASONING", "Thinking hidden", "REFERENCED-FILE-BODY", "SYSTEM-NOTE", "Quota exceeded", "Update successful"]) {
+    for (const hidden of [
+      "SECRET-REASONING",
+      "Thinking hidden",
+      "REFERENCED-FILE-BODY",
+      "SYSTEM-NOTE",
+      "Quota exceeded",
+      "Update successful",
+    ]) {
       expect(everything.includes(hidden)).toBe(false);
     }
     expect(skipped.count).toBe(0);
@@ -127,8 +154,12 @@ describe("gemini cli sessions and turns", () => {
     expect(turns[0]?.toolCalls[4]).toMatchObject({ linesAdded: 3, linesRemoved: 2 });
     expect(turns[0]?.files).toEqual(["/home/dev/shop-app/src/checkout.ts", "/home/dev/shop-app/src/discount.ts"]);
     expect(turns[1]?.toolCalls.map((call) => [call.name, call.input])).toEqual([
-      ["WebFetch", "https://example.com/spec"], ["WebSearch", "discount rounding rules"], ["mcp__postgresql__execute_sql", "select 1"],
-      ["read_many_files", "src/**/*.ts docs/*.md"], ["save_memory", "The user prefers pnpm"], ["LS", "/home/dev/shop-app/src"],
+      ["WebFetch", "https://example.com/spec"],
+      ["WebSearch", "discount rounding rules"],
+      ["mcp__postgresql__execute_sql", "select 1"],
+      ["read_many_files", "src/**/*.ts docs/*.md"],
+      ["save_memory", "The user prefers pnpm"],
+      ["LS", "/home/dev/shop-app/src"],
     ]);
     for (const turn of turns) for (const call of turn.toolCalls) expect(call.output).toBeUndefined();
   });
@@ -136,7 +167,13 @@ describe("gemini cli sessions and turns", () => {
   test("with outputs, each call carries its function response output or error", () => {
     const { turns } = parse(ids.toolTraps, true);
     expect(turns[0]?.toolCalls.map((call) => call.output)).toEqual([
-      "FAIL checkout.test.ts", "export function total() {}", "src/checkout.ts:1", "checkout.test.ts", "Successfully modified file", "Permission denied", "",
+      "FAIL checkout.test.ts",
+      "export function total() {}",
+      "src/checkout.ts:1",
+      "checkout.test.ts",
+      "Successfully modified file",
+      "Permission denied",
+      "",
     ]);
   });
 
@@ -153,7 +190,10 @@ describe("gemini cli sessions and turns", () => {
 
   test("a session resumed into two JSON files is one session; repeated records count once", () => {
     const { session, turns } = parse(ids.resumedTwoJson);
-    expect(turns.map((turn) => [turn.number, turn.prompt])).toEqual([[1, "Add a CSV export"], [2, "Also support TSV"]]);
+    expect(turns.map((turn) => [turn.number, turn.prompt])).toEqual([
+      [1, "Add a CSV export"],
+      [2, "Also support TSV"],
+    ]);
     expect(session.startedAt).toBe(Date.parse("2026-03-01T12:00:00.000Z"));
     expect(session.endedAt).toBe(Date.parse("2026-03-02T09:00:20.000Z"));
     expect(session.title).toBe("CSV and TSV export");
@@ -168,9 +208,23 @@ describe("gemini cli sessions and turns", () => {
 
   test("JSONL: re-appended messages keep their place with the last content, $rewindTo cuts, $set merges", () => {
     const { session, turns, skipped } = parse(ids.streaming, true);
-    expect(turns.map((turn) => turn.prompt)).toEqual(["List the API routes", "Document the /ship route instead", "Thanks, run the linter"]);
+    expect(turns.map((turn) => turn.prompt)).toEqual([
+      "List the API routes",
+      "Document the /ship route instead",
+      "Thanks, run the linter",
+    ]);
     expect(turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Grep"]);
-    expect(turns[1]?.toolCalls).toEqual([{ name: "Write", input: "/home/dev/shop-app/docs/ship.md", filePath: "/home/dev/shop-app/docs/ship.md", isError: false, linesAdded: 2, linesRemoved: 0, output: "Created docs/ship.md" }]);
+    expect(turns[1]?.toolCalls).toEqual([
+      {
+        name: "Write",
+        input: "/home/dev/shop-app/docs/ship.md",
+        filePath: "/home/dev/shop-app/docs/ship.md",
+        isError: false,
+        linesAdded: 2,
+        linesRemoved: 0,
+        output: "Created docs/ship.md",
+      },
+    ]);
     expect(JSON.stringify(turns).includes("REWOUND")).toBe(false);
     expect(session.title).toBe("API routes and /ship docs");
     expect(session.endedAt).toBe(Date.parse("2026-04-10T08:03:04.000Z"));
@@ -180,7 +234,11 @@ describe("gemini cli sessions and turns", () => {
 
   test("a sub-agent nested under its parent's id links to it; a skill extraction run has no parent", () => {
     const sub = parse(ids.subagent);
-    expect(sub.session).toMatchObject({ isSubagent: true, parentSessionId: ids.streaming, projectPath: "/home/dev/shop-app" });
+    expect(sub.session).toMatchObject({
+      isSubagent: true,
+      parentSessionId: ids.streaming,
+      projectPath: "/home/dev/shop-app",
+    });
     expect(sub.session.title).toBe("/ship calls shipOrder() in src/ship.ts and the queue wor");
     expect(sub.turns.every((turn) => turn.isSubagent)).toBe(true);
     const skill = parse(ids.skillExtraction);
@@ -196,7 +254,9 @@ describe("gemini cli sessions and turns", () => {
 
   test("the format is decided by content: JSONL lines in a file named .json parse as JSONL", () => {
     const { turns, skipped } = parse(ids.unknownHash);
-    expect(turns.map((turn) => [turn.prompt, turn.response])).toEqual([["Where is the config loaded?", "In src/config.ts."]]);
+    expect(turns.map((turn) => [turn.prompt, turn.response])).toEqual([
+      ["Where is the config loaded?", "In src/config.ts."],
+    ]);
     expect(skipped.count).toBe(0);
   });
 
@@ -231,13 +291,29 @@ describe("gemini cli sessions and turns", () => {
     const { home: temp, chats } = makeGeminiHome();
     try {
       mkdirSync(chats, { recursive: true });
-      writeFileSync(join(chats, "session-2026-05-02T10-00-99999999.json"), JSON.stringify({
-        sessionId: "99999999-0000-4000-8000-000000000009", projectHash: "x", startTime: "2026-05-02T10:00:00.000Z", lastUpdated: "2026-05-02T10:00:05.000Z",
-        messages: [
-          { id: "i-u1", timestamp: "2026-05-02T10:00:01.000Z", type: "user", content: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }] },
-          { id: "i-g1", timestamp: "2026-05-02T10:00:05.000Z", type: "gemini", content: "A screenshot of a login form." },
-        ],
-      }));
+      writeFileSync(
+        join(chats, "session-2026-05-02T10-00-99999999.json"),
+        JSON.stringify({
+          sessionId: "99999999-0000-4000-8000-000000000009",
+          projectHash: "x",
+          startTime: "2026-05-02T10:00:00.000Z",
+          lastUpdated: "2026-05-02T10:00:05.000Z",
+          messages: [
+            {
+              id: "i-u1",
+              timestamp: "2026-05-02T10:00:01.000Z",
+              type: "user",
+              content: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }],
+            },
+            {
+              id: "i-g1",
+              timestamp: "2026-05-02T10:00:05.000Z",
+              type: "gemini",
+              content: "A screenshot of a login form.",
+            },
+          ],
+        }),
+      );
       const { turns, session } = geminiCliParser.parse(unitBelow(temp));
       expect(turns.map((turn) => turn.prompt)).toEqual(["[inline data: image/png]"]);
       expect(session.projectPath).toBe("/home/dev/proj");

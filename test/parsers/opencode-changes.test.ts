@@ -46,7 +46,9 @@ describe("OpenCode change keys see every change (issue 9)", () => {
     try {
       const before = listFresh(path)[0]!;
       // The real pattern: parts land after the message's last update (6 of 91 messages in the corpus db).
-      writer.run("insert into part values ('prt_1w', 'msg_1v', 'ses_a', 1500, 1500, ?)", [JSON.stringify({ type: "text", text: "Found it: the cookie." })]);
+      writer.run("insert into part values ('prt_1w', 'msg_1v', 'ses_a', 1500, 1500, ?)", [
+        JSON.stringify({ type: "text", text: "Found it: the cookie." }),
+      ]);
       const after = listFresh(path)[0]!;
       expect(after.changeKey).not.toBe(before.changeKey);
       expect(opencodeParser.parse(after).turns[0]?.response).toBe("Looking.\n\nFound it: the cookie.");
@@ -58,9 +60,19 @@ describe("OpenCode change keys see every change (issue 9)", () => {
   test("a part updated in place (a tool call completing) changes the key", () => {
     const { path, writer } = liveDb();
     try {
-      insertPart(writer, "ses_a", "msg_1v", "prt_1t", { type: "tool", callID: "c1", tool: "bash", state: { status: "running", input: { command: "ls" } } });
+      insertPart(writer, "ses_a", "msg_1v", "prt_1t", {
+        type: "tool",
+        callID: "c1",
+        tool: "bash",
+        state: { status: "running", input: { command: "ls" } },
+      });
       const before = listFresh(path)[0]!;
-      const completed = { type: "tool", callID: "c1", tool: "bash", state: { status: "completed", input: { command: "ls" }, output: "cart.ts", title: "ls", metadata: {} } };
+      const completed = {
+        type: "tool",
+        callID: "c1",
+        tool: "bash",
+        state: { status: "completed", input: { command: "ls" }, output: "cart.ts", title: "ls", metadata: {} },
+      };
       writer.run("update part set data = ?, time_updated = 1600 where id = 'prt_1t'", [JSON.stringify(completed)]);
       expect(listFresh(path)[0]!.changeKey).not.toBe(before.changeKey);
     } finally {
@@ -89,7 +101,10 @@ describe("OpenCode change keys see every change (issue 9)", () => {
     const storage = join(root, "storage");
     const scanOnce = () => {
       const containers = opencodeParser.scan([storage]).containers;
-      return { fingerprint: containers[0]!.fingerprint, key: opencodeParser.listUnits(containers).find((unit) => unit.sessionId === "ses_child")!.changeKey };
+      return {
+        fingerprint: containers[0]!.fingerprint,
+        key: opencodeParser.listUnits(containers).find((unit) => unit.sessionId === "ses_child")!.changeKey,
+      };
     };
     const before = scanOnce();
     const partDir = join(storage, "part", "msg_c02");
@@ -130,7 +145,12 @@ describe.skipIf(!canDropPrivileges)("OpenCode sources that cannot be read (issue
     const { storage } = storageCopy();
     chmodSync(join(storage, "message", "ses_main"), 0o000);
     const result = JSON.parse(runAsNobody(listScript, [parserModule, storage]).stdout);
-    expect(result).toEqual({ containers: [], units: [], unavailable: [[storage, "permission denied (message/ses_main)"]], errors: [] });
+    expect(result).toEqual({
+      containers: [],
+      units: [],
+      unavailable: [[storage, "permission denied (message/ses_main)"]],
+      errors: [],
+    });
   });
 
   test("an unreadable data folder is one unavailable path; a storage folder that cannot be entered is reported as the container", () => {
@@ -142,7 +162,12 @@ describe.skipIf(!canDropPrivileges)("OpenCode sources that cannot be read (issue
     cpSync(path, join(data, "opencode.db"));
     chmodSync(data, 0o300);
     const unreadableData = JSON.parse(runAsNobody(listScript, [parserModule, data]).stdout);
-    expect(unreadableData).toEqual({ containers: [], units: [], unavailable: [[data, "permission denied"]], errors: [] });
+    expect(unreadableData).toEqual({
+      containers: [],
+      units: [],
+      unavailable: [[data, "permission denied"]],
+      errors: [],
+    });
     chmodSync(storage, 0o600);
     const closedStorage = JSON.parse(runAsNobody(listScript, [parserModule, root]).stdout);
     expect(closedStorage.unavailable).toEqual([[storage, "permission denied (session)"]]);

@@ -89,9 +89,13 @@ describe("OpenCode scan (stats only)", () => {
     const { data } = makeDataRoot();
     const storage = join(data, "storage");
     const keyOf = () =>
-      opencodeParser.listUnits(opencodeParser.scan([storage]).containers).find((unit) => unit.sessionId === "ses_child")?.changeKey;
+      opencodeParser.listUnits(opencodeParser.scan([storage]).containers).find((unit) => unit.sessionId === "ses_child")
+        ?.changeKey;
     const before = keyOf();
-    writeFileSync(join(storage, "message", "ses_child", "msg_c03.json"), JSON.stringify({ role: "user", time: { created: 1300 } }, null, 2));
+    writeFileSync(
+      join(storage, "message", "ses_child", "msg_c03.json"),
+      JSON.stringify({ role: "user", time: { created: 1300 } }, null, 2),
+    );
     expect(keyOf()).not.toBe(before);
   });
 

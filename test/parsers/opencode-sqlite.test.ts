@@ -4,9 +4,21 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SourceError } from "../../src/errors.ts";
-import { closeOpencodeDatabases, createOpencodeParser, opencodeParser, openOpencodeDatabase } from "../../src/parsers/opencode.ts";
+import {
+  closeOpencodeDatabases,
+  createOpencodeParser,
+  opencodeParser,
+  openOpencodeDatabase,
+} from "../../src/parsers/opencode.ts";
 import type { SourceUnit } from "../../src/parsers/types.ts";
-import { createSchema, insertExchange, insertMessage, insertPart, insertSession, type SchemaGeneration } from "../fixtures/opencode/make-db.ts";
+import {
+  createSchema,
+  insertExchange,
+  insertMessage,
+  insertPart,
+  insertSession,
+  type SchemaGeneration,
+} from "../fixtures/opencode/make-db.ts";
 
 const bunPath = process.execPath;
 const parserModule = resolve(import.meta.dir, "../../src/parsers/opencode.ts");
@@ -27,14 +39,23 @@ function makeDb(generation: SchemaGeneration, dir = makeTempDir(), name = "openc
   const path = join(dir, name);
   const db = new Database(path);
   createSchema(db, generation);
-  insertSession(db, { id: "ses_a", timeCreated: 1000, timeUpdated: 2000, directory: "/home/dev/shop", title: "Cart bug" });
+  insertSession(db, {
+    id: "ses_a",
+    timeCreated: 1000,
+    timeUpdated: 2000,
+    directory: "/home/dev/shop",
+    title: "Cart bug",
+  });
   insertExchange(db, "ses_a", "1", 1100, "why is the cart empty", "The session cookie is dropped.");
   insertExchange(db, "ses_a", "2", 1900, "fix it", "Fixed.");
   db.close();
   return path;
 }
 
-function listAll(parser = opencodeParser, roots: string[]): { units: SourceUnit[]; warnings: string[]; unavailable: Array<[string, string]> } {
+function listAll(
+  parser = opencodeParser,
+  roots: string[],
+): { units: SourceUnit[]; warnings: string[]; unavailable: Array<[string, string]> } {
   const warnings: string[] = [];
   const unavailable: Array<[string, string]> = [];
   const units = parser.listUnits(parser.scan(roots).containers, {
@@ -63,7 +84,15 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
       const { units } = listAll(opencodeParser, [path]);
       expect(units.map((unit) => unit.key)).toEqual([`${path}#ses_a`]);
       const { session, turns } = opencodeParser.parse(units[0]!);
-      expect(session).toMatchObject({ id: "ses_a", projectPath: "/home/dev/shop", projectName: "shop", title: "Cart bug", startedAt: 1000, endedAt: 2000, location: path });
+      expect(session).toMatchObject({
+        id: "ses_a",
+        projectPath: "/home/dev/shop",
+        projectName: "shop",
+        title: "Cart bug",
+        startedAt: 1000,
+        endedAt: 2000,
+        location: path,
+      });
       expect(turns.map((turn) => [turn.prompt, turn.response])).toEqual([
         ["why is the cart empty", "The session cookie is dropped."],
         ["fix it", "Fixed."],
@@ -104,7 +133,10 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
       const units = opencodeParser.listUnits(containers);
       expect(opencodeParser.parse(units[0]!).turns).toHaveLength(1);
       insertExchange(writer, "ses_w", "2", 20, "second prompt", "second reply");
-      expect(opencodeParser.parse(units[0]!).turns.map((turn) => turn.prompt)).toEqual(["first prompt", "second prompt"]);
+      expect(opencodeParser.parse(units[0]!).turns.map((turn) => turn.prompt)).toEqual([
+        "first prompt",
+        "second prompt",
+      ]);
       expect(opencodeParser.scan([dir]).containers[0]?.fingerprint).not.toBe(containers[0]?.fingerprint);
     } finally {
       writer.close();
@@ -134,7 +166,9 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
 
   test("a session in both the database and JSON storage is listed once, from the database", () => {
     const root = makeTempDir();
-    cpSync(resolve(import.meta.dir, "../fixtures/opencode/json-storage/storage"), join(root, "storage"), { recursive: true });
+    cpSync(resolve(import.meta.dir, "../fixtures/opencode/json-storage/storage"), join(root, "storage"), {
+      recursive: true,
+    });
     const db = new Database(join(root, "opencode.db"));
     createSchema(db);
     insertSession(db, { id: "ses_shared", timeCreated: 500, timeUpdated: 600 });
@@ -158,9 +192,17 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
     expect(warnings).toEqual([]);
     // A caller without onUnavailable still hears about it as a warning.
     const warned: string[] = [];
-    expect(opencodeParser.listUnits(opencodeParser.scan([dir]).containers, { onWarning: (message) => warned.push(message) })).toEqual([]);
+    expect(
+      opencodeParser.listUnits(opencodeParser.scan([dir]).containers, { onWarning: (message) => warned.push(message) }),
+    ).toEqual([]);
     expect(warned).toEqual([`${path}: file is not a database`]);
-    const unit: SourceUnit = { source: "opencode", key: `${path}#ses_x`, sessionId: "ses_x", containerPath: path, changeKey: "1" };
+    const unit: SourceUnit = {
+      source: "opencode",
+      key: `${path}#ses_x`,
+      sessionId: "ses_x",
+      containerPath: path,
+      changeKey: "1",
+    };
     expect(() => opencodeParser.parse(unit)).toThrow(SourceError);
   });
 
@@ -178,7 +220,13 @@ describe("OpenCode SQLite databases (formats.md §2.1, runtime-notes §5)", () =
       [foreign, "not an opencode database (no message, part table)"],
       [empty, "empty database file (0 bytes)"],
     ]);
-    const unit: SourceUnit = { source: "opencode", key: `${empty}#ses_a`, sessionId: "ses_a", containerPath: empty, changeKey: "1" };
+    const unit: SourceUnit = {
+      source: "opencode",
+      key: `${empty}#ses_a`,
+      sessionId: "ses_a",
+      containerPath: empty,
+      changeKey: "1",
+    };
     expect(() => opencodeParser.parse(unit)).toThrow(`${empty}: empty database file (0 bytes)`);
   });
 
@@ -262,24 +310,35 @@ describe("OpenCode database copy fallback for folders we cannot write to", () =>
   // Tests run as root, where chmod does not stop writes; an unprivileged user (setpriv to nobody)
   // meets the real SQLITE_CANTOPEN that runtime-notes §5 measured, so the fallback runs for real.
   const canDropPrivileges = process.getuid?.() === 0 && existsSync("/usr/bin/setpriv");
-  test.skipIf(!canDropPrivileges)("as an unprivileged user, a read-only folder with a -wal but no -shm is read through a copy (needs root + setpriv)", async () => {
-    const dir = await makeCrashedWalDb();
-    chmodSync(dir, 0o555);
-    const script = `const p = require(process.argv[1]); const parser = p.opencodeParser; const w = [];
+  test.skipIf(!canDropPrivileges)(
+    "as an unprivileged user, a read-only folder with a -wal but no -shm is read through a copy (needs root + setpriv)",
+    async () => {
+      const dir = await makeCrashedWalDb();
+      chmodSync(dir, 0o555);
+      const script = `const p = require(process.argv[1]); const parser = p.opencodeParser; const w = [];
       const units = parser.listUnits(parser.scan([process.argv[2]]).containers, { onWarning: (m) => w.push(m) });
       const turns = units.length ? parser.parse(units[0]).turns : [];
       const h = p.openOpencodeDatabase(process.argv[2] + "/opencode.db", { busyTimeoutMs: 100 });
       const copyDir = h.copyDir; p.closeOpencodeDatabases();
       console.log(JSON.stringify({ warnings: w, prompt: turns[0]?.prompt, mode: h.mode, copyLeft: require("fs").existsSync(copyDir) }));`;
-    const child = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bunPath, "-e", script, parserModule, dir], {
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { ...process.env, HOME: tmpdir() },
-    });
-    const [stdout, stderr] = [await new Response(child.stdout).text(), await new Response(child.stderr).text()];
-    await child.exited;
-    expect(stderr).toBe("");
-    expect(JSON.parse(stdout)).toEqual({ warnings: [], prompt: "prompt only in the wal", mode: "copy", copyLeft: false });
-    expect(readdirSync(dir).sort()).toEqual(["opencode.db", "opencode.db-wal"]);
-  });
+      const child = Bun.spawn(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bunPath, "-e", script, parserModule, dir],
+        {
+          stdout: "pipe",
+          stderr: "pipe",
+          env: { ...process.env, HOME: tmpdir() },
+        },
+      );
+      const [stdout, stderr] = [await new Response(child.stdout).text(), await new Response(child.stderr).text()];
+      await child.exited;
+      expect(stderr).toBe("");
+      expect(JSON.parse(stdout)).toEqual({
+        warnings: [],
+        prompt: "prompt only in the wal",
+        mode: "copy",
+        copyLeft: false,
+      });
+      expect(readdirSync(dir).sort()).toEqual(["opencode.db", "opencode.db-wal"]);
+    },
+  );
 });

@@ -52,15 +52,29 @@ describe("OpenCode JSON storage (formats.md §2.2)", () => {
 
   test("tool parts become normalized calls with file paths, line counts and error flags", () => {
     const [read, edit, bash, task] = parseSession(storage, "ses_main").turns[0]?.toolCalls ?? [];
-    expect(read).toEqual({ name: "Read", input: "/home/dev/app/pkg/parser.ts", filePath: "/home/dev/app/pkg/parser.ts", isError: false });
-    expect(edit).toMatchObject({ name: "Edit", filePath: "/home/dev/app/pkg/parser.ts", linesAdded: 1, linesRemoved: 2, isError: false });
+    expect(read).toEqual({
+      name: "Read",
+      input: "/home/dev/app/pkg/parser.ts",
+      filePath: "/home/dev/app/pkg/parser.ts",
+      isError: false,
+    });
+    expect(edit).toMatchObject({
+      name: "Edit",
+      filePath: "/home/dev/app/pkg/parser.ts",
+      linesAdded: 1,
+      linesRemoved: 2,
+      isError: false,
+    });
     expect(bash).toMatchObject({ name: "Bash", input: "bun test parser", isError: true });
     expect(task).toMatchObject({ name: "Task", input: "Explore parser tests" });
     expect(parseSession(storage, "ses_main").turns[0]?.files).toEqual(["/home/dev/app/pkg/parser.ts"]);
   });
 
   test("unknown tools such as MCP tools keep their own name", () => {
-    expect(parseSession(storage, "ses_main").turns[1]?.toolCalls[0]).toMatchObject({ name: "github_create_issue", input: "Flaky parser test" });
+    expect(parseSession(storage, "ses_main").turns[1]?.toolCalls[0]).toMatchObject({
+      name: "github_create_issue",
+      input: "Flaky parser test",
+    });
   });
 
   test("outputs are attached only with withOutputs, errors as the output of failed calls", () => {
@@ -128,6 +142,12 @@ describe("OpenCode legacy 0.5.x layout (formats.md §2.3)", () => {
 
   test("the project path comes from the assistant's recorded cwd when the session has no directory", () => {
     const { session } = parseSession(join(fixtures, "legacy"), "ses_legacy");
-    expect(session).toMatchObject({ projectPath: "/home/old/quantum", projectName: "quantum", title: "Legacy session", startedAt: 100, location: legacy });
+    expect(session).toMatchObject({
+      projectPath: "/home/old/quantum",
+      projectName: "quantum",
+      title: "Legacy session",
+      startedAt: 100,
+      location: legacy,
+    });
   });
 });

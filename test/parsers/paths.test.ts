@@ -10,10 +10,19 @@ describe("where each source's history is looked for", () => {
       opencode: ["/home/ada/.local/share/opencode"],
       codex: ["/home/ada/.codex"],
       "gemini-cli": ["/home/ada/.gemini"],
-      cursor: [process.platform === "darwin" ? "/home/ada/Library/Application Support/Cursor/User" : "/home/ada/.config/Cursor/User"],
+      cursor: [
+        process.platform === "darwin"
+          ? "/home/ada/Library/Application Support/Cursor/User"
+          : "/home/ada/.config/Cursor/User",
+      ],
       aider: [],
     });
-    const movers = { CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2", XDG_DATA_HOME: "/data", CODEX_HOME: "~/work/codex-home", GEMINI_CLI_HOME: "/srv/gem" };
+    const movers = {
+      CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
+      XDG_DATA_HOME: "/data",
+      CODEX_HOME: "~/work/codex-home",
+      GEMINI_CLI_HOME: "/srv/gem",
+    };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
     expect(moved.roots).toEqual({
@@ -21,7 +30,11 @@ describe("where each source's history is looked for", () => {
       opencode: ["/data/opencode"],
       codex: ["/home/ada/work/codex-home"],
       "gemini-cli": ["/srv/gem/.gemini"],
-      cursor: [process.platform === "darwin" ? "/home/ada/Library/Application Support/Cursor/User" : "/home/ada/.config/Cursor/User"],
+      cursor: [
+        process.platform === "darwin"
+          ? "/home/ada/Library/Application Support/Cursor/User"
+          : "/home/ada/.config/Cursor/User",
+      ],
       aider: [],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
@@ -32,7 +45,14 @@ describe("where each source's history is looked for", () => {
     const resolved = resolveSourceRoots({ "gemini-cli": ["/flag/gemini"] }, env, home);
     expect(resolved.roots.codex).toEqual(["/a", "/b"]);
     expect(resolved.roots["gemini-cli"]).toEqual(["/flag/gemini"]);
-    expect(resolved.explicit).toEqual({ "claude-code": false, opencode: false, codex: true, "gemini-cli": true, cursor: false, aider: false });
+    expect(resolved.explicit).toEqual({
+      "claude-code": false,
+      opencode: false,
+      codex: true,
+      "gemini-cli": true,
+      cursor: false,
+      aider: false,
+    });
   });
 
   test("every source has its own variable", () => {

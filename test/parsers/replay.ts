@@ -61,7 +61,10 @@ export function replayGrowth(target: ReplayTarget, source: string, cut: number, 
  * tool outputs, gives the session and turns of a full parse, and a resume state again.
  * @param replayAt the source's replay (replayGrowth with that parser's target)
  */
-export function expectResumeMatchesFullParse(replayAt: (source: string, cut: number, options: ParseOptions) => Replay, source: string): void {
+export function expectResumeMatchesFullParse(
+  replayAt: (source: string, cut: number, options: ParseOptions) => Replay,
+  source: string,
+): void {
   const bytes = readFileSync(source);
   for (const cut of [...lineBoundaries(bytes), Math.floor(bytes.length / 2)]) {
     for (const withOutputs of [false, true]) {

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { capArchivedOutput } from "../../src/index/archive.ts";
 import { claudeCodeParser, unitForContainer } from "../../src/parsers/claude-code.ts";
 import type { ParseResult } from "../../src/parsers/index.ts";
-import { findSecrets, kindOfMessageId, outputContextChars, redactParseResult, redactText, redactTexts } from "../../src/redact/index.ts";
+import {
+  findSecrets,
+  kindOfMessageId,
+  outputContextChars,
+  redactParseResult,
+  redactText,
+  redactTexts,
+} from "../../src/redact/index.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { findLeaks, plantedSecrets } from "../helpers/secrets.ts";
 
@@ -15,7 +22,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** Text that must come back unchanged: code, prose, references, hashes, ids. */
 const ordinary = [
   "password: string;\nconst password = getPassword();\nif (password === undefined) throw new Error('no password')",
-  'token_usage: Optional[str] = None\ncache_manager = CacheManager()\nCredential: auth.StaticCredential(c.host)',
+  "token_usage: Optional[str] = None\ncache_manager = CacheManager()\nCredential: auth.StaticCredential(c.host)",
   "echo $GITHUB_TOKEN; export PASSWORD=$DB_PASS; PASSWORD=${SECRET}\npassword: ${{ secrets.MAIL_PASSWORD }}",
   "max_tokens: 4096, tokenizer = AutoTokenizer.from_pretrained('x'), input_tokens=12345",
   "commit 3f2a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a\nsession 2c5941bd-8f3e-4c1a-9d2b-7e6f5a4b3c2d",
@@ -37,8 +44,12 @@ describe("redactText (issue 9)", () => {
   });
 
   test("only the secret goes: names, hosts and commands around it stay readable", () => {
-    expect(redactText("DB_HOST=db\nDB_PASSWORD=Tr0ub4dor&3x\nDB_PORT=5432")).toBe("DB_HOST=db\nDB_PASSWORD=[REDACTED:password]\nDB_PORT=5432");
-    expect(redactText("postgres://app:s3cretPassw0rd@db.internal:5432/app")).toBe("postgres://app:[REDACTED:url-password]@db.internal:5432/app");
+    expect(redactText("DB_HOST=db\nDB_PASSWORD=Tr0ub4dor&3x\nDB_PORT=5432")).toBe(
+      "DB_HOST=db\nDB_PASSWORD=[REDACTED:password]\nDB_PORT=5432",
+    );
+    expect(redactText("postgres://app:s3cretPassw0rd@db.internal:5432/app")).toBe(
+      "postgres://app:[REDACTED:url-password]@db.internal:5432/app",
+    );
     expect(redactText("export GH_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 && gh pr list")).toBe(
       "export GH_TOKEN=[REDACTED:github-token] && gh pr list",
     );
@@ -55,7 +66,8 @@ describe("redactText (issue 9)", () => {
     const all = plantedSecrets.map((planted) => planted.carrier).join("\n\n");
     const once = redactText(all);
     expect(redactText(once)).toBe(once);
-    for (const planted of plantedSecrets) expect(redactText(redactText(planted.carrier))).toBe(redactText(planted.carrier));
+    for (const planted of plantedSecrets)
+      expect(redactText(redactText(planted.carrier))).toBe(redactText(planted.carrier));
   });
 
   test("a batch gives exactly what one text at a time gives", () => {
@@ -84,13 +96,27 @@ function parseFile(path: string, resume?: ParseResult["resume"]): ParseResult {
 const secretTurns = plantedSecrets.map((planted, i) => ({
   prompt: i % 3 === 0 ? `please check this: ${planted.carrier}` : `step ${i}: look at the config`,
   response: i % 3 === 1 ? `I found ${planted.carrier} in the file` : "Done.",
-  tools: i % 3 === 2 ? [{ name: "Bash", input: { command: `cat .env # ${planted.carrier}` }, output: `${planted.carrier}\n`.repeat(2) }] : [],
+  tools:
+    i % 3 === 2
+      ? [
+          {
+            name: "Bash",
+            input: { command: `cat .env # ${planted.carrier}` },
+            output: `${planted.carrier}\n`.repeat(2),
+          },
+        ]
+      : [],
 }));
 
 describe("redactParseResult (issue 9)", () => {
   test("title, prompts, responses, tool inputs and outputs and the resume state hold no secret; ids and paths are kept", () => {
     const path = join(work, "-work-app", "aaaaaaaa-1111-4111-8111-000000000001.jsonl");
-    writeClaudeSession(path, { sessionId: "aaaaaaaa-1111-4111-8111-000000000001", cwd: "/work/app", title: `deploy with ${plantedSecrets[3]!.secret}`, turns: secretTurns });
+    writeClaudeSession(path, {
+      sessionId: "aaaaaaaa-1111-4111-8111-000000000001",
+      cwd: "/work/app",
+      title: `deploy with ${plantedSecrets[3]!.secret}`,
+      turns: secretTurns,
+    });
     const raw = parseFile(path);
     expect(findLeaks(JSON.stringify(raw)).length).toBeGreaterThan(30); // the fixture does plant them
     const redacted = redactParseResult(raw);
@@ -104,7 +130,11 @@ describe("redactParseResult (issue 9)", () => {
 
   test("a resumed parse from the redacted state converges with a full parse of the whole file", () => {
     const path = join(work, "-work-app", "aaaaaaaa-1111-4111-8111-000000000002.jsonl");
-    const state = writeClaudeSession(path, { sessionId: "aaaaaaaa-1111-4111-8111-000000000002", cwd: "/work/app", turns: secretTurns.slice(0, 20) });
+    const state = writeClaudeSession(path, {
+      sessionId: "aaaaaaaa-1111-4111-8111-000000000002",
+      cwd: "/work/app",
+      turns: secretTurns.slice(0, 20),
+    });
     const options = { capOutput: capArchivedOutput };
     const first = redactParseResult(parseFile(path), options);
     appendClaudeTurns(path, state, secretTurns.slice(20));
@@ -126,7 +156,16 @@ describe("redactParseResult (issue 9)", () => {
     writeClaudeSession(path, {
       sessionId: "aaaaaaaa-1111-4111-8111-000000000003",
       cwd: "/work/app",
-      turns: [{ prompt: "run the build twice", response: "Both passed.", tools: [{ name: "Bash", input: { command: "make" }, output }, { name: "Bash", input: { command: "make" }, output }] }],
+      turns: [
+        {
+          prompt: "run the build twice",
+          response: "Both passed.",
+          tools: [
+            { name: "Bash", input: { command: "make" }, output },
+            { name: "Bash", input: { command: "make" }, output },
+          ],
+        },
+      ],
     });
     const result = redactParseResult(parseFile(path), { capOutput: capArchivedOutput });
     // capArchivedOutput keeps 40 lines and adds a note line: the text goes on with "\n" where the note starts.
@@ -143,9 +182,37 @@ describe("redactParseResult (issue 9)", () => {
     const output = `${filler}export GH_TOKEN=${secret}\n${"more output\n".repeat(500)}`;
     const cap = (text: string) => (text.length > 4096 ? `${text.slice(0, 4096)}\n… (cut)` : text);
     const result = redactParseResult(
-      { session: { id: "s", source: "claude-code", projectPath: "", projectName: "", gitBranch: null, startedAt: 0, endedAt: 0, title: null, turnCount: 1, parentSessionId: null, isSubagent: false, location: "" },
-        turns: [{ sessionId: "s", number: 1, timestamp: 0, prompt: "p", response: "r", toolCalls: [{ name: "Bash", input: "env", isError: false, output }], files: [], isSubagent: false }],
-        fromTurn: 1, bytesRead: 0, skipped: { count: 0 } },
+      {
+        session: {
+          id: "s",
+          source: "claude-code",
+          projectPath: "",
+          projectName: "",
+          gitBranch: null,
+          startedAt: 0,
+          endedAt: 0,
+          title: null,
+          turnCount: 1,
+          parentSessionId: null,
+          isSubagent: false,
+          location: "",
+        },
+        turns: [
+          {
+            sessionId: "s",
+            number: 1,
+            timestamp: 0,
+            prompt: "p",
+            response: "r",
+            toolCalls: [{ name: "Bash", input: "env", isError: false, output }],
+            files: [],
+            isSubagent: false,
+          },
+        ],
+        fromTurn: 1,
+        bytesRead: 0,
+        skipped: { count: 0 },
+      },
       { capOutput: cap },
     );
     const kept = result.turns[0]!.toolCalls[0]!.output!;

@@ -40,14 +40,38 @@ describe("local dates and times in text output", () => {
   test("the CLI prints show's turn times in the caller's zone, and its JSON in UTC", () => {
     const repo = resolve(import.meta.dir, "../..");
     const run = (args: string[]) =>
-      Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", `${repo}/examples/claude-code`, "--opencode-dir", `${repo}/examples/opencode`, "--no-reindex"], {
+      Bun.spawnSync(
+        [
+          "bun",
+          "src/cli.ts",
+          ...args,
+          "--claude-dir",
+          `${repo}/examples/claude-code`,
+          "--opencode-dir",
+          `${repo}/examples/opencode`,
+          "--no-reindex",
+        ],
+        {
+          cwd: repo,
+          env: { ...process.env, TZ: "Asia/Kolkata", RECALL_HOME: recallHome },
+        },
+      );
+    Bun.spawnSync(
+      [
+        "bun",
+        "src/cli.ts",
+        "index",
+        "--claude-dir",
+        `${repo}/examples/claude-code`,
+        "--opencode-dir",
+        `${repo}/examples/opencode`,
+        "--keyword-only",
+      ],
+      {
         cwd: repo,
-        env: { ...process.env, TZ: "Asia/Kolkata", RECALL_HOME: recallHome },
-      });
-    Bun.spawnSync(["bun", "src/cli.ts", "index", "--claude-dir", `${repo}/examples/claude-code`, "--opencode-dir", `${repo}/examples/opencode`, "--keyword-only"], {
-      cwd: repo,
-      env: { ...process.env, RECALL_HOME: recallHome },
-    });
+        env: { ...process.env, RECALL_HOME: recallHome },
+      },
+    );
     const text = run(["show", "23d3db6a:1"]).stdout.toString();
     expect(text).toMatch(/── Turn 1 · \d{4}-\d\d-\d\d \d\d:\d\d \+05:30 ──/);
     const json = JSON.parse(run(["show", "23d3db6a:1", "--json"]).stdout.toString());

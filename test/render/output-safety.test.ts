@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
@@ -24,7 +33,12 @@ const hostile = `${ESC}]0;pwned-title${BEL}${ESC}[2J${ESC}[H cleared ${CSI}31m r
 const rawControl = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 function recall(args: string[], recallHome: string) {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: recallHome, RECALL_OFFLINE: "1" };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: work,
+    RECALL_HOME: recallHome,
+    RECALL_OFFLINE: "1",
+  };
   for (const key of [...sourceLocationVariables]) delete env[key];
   const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
@@ -51,9 +65,15 @@ describe("terminal escapes from sessions (issue 9)", () => {
     const root = join(work, "hostile");
     const id = "eeeeeeee-1111-4111-8111-000000000001";
     writeClaudeSession(join(root, "-work-app", `${id}.jsonl`), {
-      sessionId: id, cwd: "/work/app", title: `deploy ${hostile}`,
+      sessionId: id,
+      cwd: "/work/app",
+      title: `deploy ${hostile}`,
       turns: [
-        { prompt: `fix the deploy ${hostile}`, response: `the deploy works now ${hostile}`, tools: [{ name: "Bash", input: { command: `echo ${hostile}` }, output: `deploy log ${hostile}\nok` }] },
+        {
+          prompt: `fix the deploy ${hostile}`,
+          response: `the deploy works now ${hostile}`,
+          tools: [{ name: "Bash", input: { command: `echo ${hostile}` }, output: `deploy log ${hostile}\nok` }],
+        },
       ],
     });
     const home = join(work, "home-hostile");
@@ -71,7 +91,8 @@ describe("terminal escapes from sessions (issue 9)", () => {
       expect({ name, code: result.code }).toEqual({ name, code: 0 });
       expect({ name, raw: rawControl.test(result.stdout) }).toEqual({ name, raw: false });
     }
-    for (const name of ["search", "searchTurns", "show", "sessions"] as const) expect(outputs[name].stdout).toContain("\\x1b]0;pwned-title\\x07");
+    for (const name of ["search", "searchTurns", "show", "sessions"] as const)
+      expect(outputs[name].stdout).toContain("\\x1b]0;pwned-title\\x07");
     expect(outputs.show.stdout).toContain("deploy log \\x1b]0;pwned-title");
     // JSON keeps the exact text for programs: escaped on the wire, the same string once parsed.
     expect(JSON.parse(outputs.showJson.stdout).turns[0].prompt).toBe(`fix the deploy ${hostile}`);
@@ -83,9 +104,13 @@ describe("shell commands in results (issue 9)", () => {
     expect(shellQuote("2c5941bd-8f3e")).toBe("2c5941bd-8f3e");
     expect(shellQuote("it's $(id)")).toBe(`'it'\\''s $(id)'`);
     expect(shellQuote("")).toBe("''");
-    expect(resumeCommandFor("claude-code", "a$(touch x)", "/w/my app")).toBe(`cd '/w/my app' && claude --resume 'a$(touch x)'`);
+    expect(resumeCommandFor("claude-code", "a$(touch x)", "/w/my app")).toBe(
+      `cd '/w/my app' && claude --resume 'a$(touch x)'`,
+    );
     expect(resumeCommandFor("opencode", "ses_1", "-dir")).toBe("cd -- -dir && opencode --session ses_1");
-    expect(resumeCommandFor("codex", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "/w/x")).toBe("cd /w/x && codex resume 0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
+    expect(resumeCommandFor("codex", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "/w/x")).toBe(
+      "cd /w/x && codex resume 0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+    );
     expect(resumeCommandFor("gemini-cli", "s;rm -rf ~", "")).toBe("gemini --resume 's;rm -rf ~'");
     expect(resumeCommandFor("cursor", "composer-1", "/w/my app")).toBe("cursor '/w/my app'");
     expect(resumeCommandFor("aider", "aider-0a1b", "-x")).toBe("cd -- -x && aider --restore-chat-history");
@@ -99,10 +124,16 @@ describe("shell commands in results (issue 9)", () => {
     const id = "x$(touch pwned-id)'y`touch pwned-tick`";
     const cwd = join(work, "proj $(touch pwned-cwd)");
     mkdirSync(cwd, { recursive: true });
-    writeClaudeSession(join(root, "-work-crafted", `${id}.jsonl`), { sessionId: id, cwd, turns: [{ prompt: "rotate the signing keys", response: "rotated the signing keys" }] });
+    writeClaudeSession(join(root, "-work-crafted", `${id}.jsonl`), {
+      sessionId: id,
+      cwd,
+      turns: [{ prompt: "rotate the signing keys", response: "rotated the signing keys" }],
+    });
     const home = join(work, "home-crafted");
     const sources = ["--claude-dir", root, "--opencode-dir", join(work, "none")];
-    const search = JSON.parse(recall(["search", "--json", ...sources, "--", "-v $(touch pwned-query) signing keys"], home).stdout);
+    const search = JSON.parse(
+      recall(["search", "--json", ...sources, "--", "-v $(touch pwned-query) signing keys"], home).stdout,
+    );
     const session = search.results.find((result: { session_id: string }) => result.session_id === id);
     expect(session).toBeDefined();
     const turns = JSON.parse(recall(["search", "signing keys", "--depth", "2", "--json", ...sources], home).stdout);
@@ -118,11 +149,23 @@ describe("shell commands in results (issue 9)", () => {
     const run = (command: string) => {
       rmSync(argsFile, { force: true });
       const result = Bun.spawnSync(["sh", "-c", command], { cwd: work, env: { PATH: `${bin}:/usr/bin:/bin` } });
-      expect({ command, code: result.exitCode, stderr: result.stderr.toString() }).toEqual({ command, code: 0, stderr: "" });
+      expect({ command, code: result.exitCode, stderr: result.stderr.toString() }).toEqual({
+        command,
+        code: 0,
+        stderr: "",
+      });
       return readFileSync(argsFile, "utf8").split("\n").slice(0, -1);
     };
     expect(run(session.resume_command)).toEqual(["--resume", id]);
-    expect(run(session.next_command)).toEqual(["search", "--depth", "2", "--session", id, "--", "-v $(touch pwned-query) signing keys"]);
+    expect(run(session.next_command)).toEqual([
+      "search",
+      "--depth",
+      "2",
+      "--session",
+      id,
+      "--",
+      "-v $(touch pwned-query) signing keys",
+    ]);
     expect(run(turns.results[0].show_command)).toEqual(["show", `${id}:1-1`]);
     const pwned = [work, cwd].flatMap((dir) => readdirSync(dir).filter((name) => name.startsWith("pwned")));
     expect(pwned).toEqual([]);
@@ -132,13 +175,20 @@ describe("shell commands in results (issue 9)", () => {
   test("a drill-deeper command for a query that starts with '-' works in the real CLI", () => {
     const root = join(work, "dash");
     const id = "dddddddd-1111-4111-8111-000000000001";
-    writeClaudeSession(join(root, "-work-dash", `${id}.jsonl`), { sessionId: id, cwd: "/work/dash", turns: [{ prompt: "why does grep -v drop the header line", response: "use -v with care" }] });
+    writeClaudeSession(join(root, "-work-dash", `${id}.jsonl`), {
+      sessionId: id,
+      cwd: "/work/dash",
+      turns: [{ prompt: "why does grep -v drop the header line", response: "use -v with care" }],
+    });
     const home = join(work, "home-dash");
     const sources = ["--claude-dir", root, "--opencode-dir", join(work, "none")];
     const first = JSON.parse(recall(["search", "--json", ...sources, "--", "-v header"], home).stdout);
     const next: string = first.results[0].next_command;
     expect(next).toBe(`recall search --depth 2 --session ${id} -- '-v header'`);
-    const argv = Bun.spawnSync(["sh", "-c", `printf '%s\\n' ${next.slice("recall ".length)}`]).stdout.toString().trim().split("\n");
+    const argv = Bun.spawnSync(["sh", "-c", `printf '%s\\n' ${next.slice("recall ".length)}`])
+      .stdout.toString()
+      .trim()
+      .split("\n");
     const level2 = recall([argv[0]!, "--json", ...sources, ...argv.slice(1)], home);
     expect(level2.code).toBe(0);
     expect(JSON.parse(level2.stdout).results[0].session_id).toBe(id);

@@ -44,16 +44,29 @@ function replay(bytes: string): string[] {
       line()[col++] = char;
     }
   }
-  return lines.map((cells) => Array.from(cells, (cell) => cell ?? " ").join("").trimEnd()).filter((text) => text !== "");
+  return lines
+    .map((cells) =>
+      Array.from(cells, (cell) => cell ?? " ")
+        .join("")
+        .trimEnd(),
+    )
+    .filter((text) => text !== "");
 }
 
 describe.skipIf(!hasScript)("notices while a progress bar is drawn (runs in a pseudo-terminal)", () => {
   test("each notice keeps a line of its own, and the stopped bar leaves nothing behind", () => {
     const driver = join(import.meta.dir, "..", "helpers", "progress-driver.ts");
-    const result = Bun.spawnSync(["script", "-qefc", `${process.execPath} ${driver}`, "/dev/null"], { stdin: "ignore", env: { ...process.env, TERM: "xterm" } });
+    const result = Bun.spawnSync(["script", "-qefc", `${process.execPath} ${driver}`, "/dev/null"], {
+      stdin: "ignore",
+      env: { ...process.env, TERM: "xterm" },
+    });
     expect(result.exitCode).toBe(0);
     const raw = result.stdout.toString();
     expect(raw).toContain("indexing claude-code"); // the bar was drawn: stderr was a terminal
-    expect(replay(raw)).toEqual(["recall: notice while the bar is drawn", "recall: notice while embedding", "indexed: summary line"]);
+    expect(replay(raw)).toEqual([
+      "recall: notice while the bar is drawn",
+      "recall: notice while embedding",
+      "indexed: summary line",
+    ]);
   });
 });

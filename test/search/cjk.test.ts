@@ -43,14 +43,25 @@ const sessions: TestSession[] = [
     sessionId: "11111111-0000-4000-8000-000000000004",
     cwd: "/home/dev/ops",
     turns: [
-      { prompt: "the docker network times out after deploy", response: "I raised the queue timeout and restarted the docker network." },
-      { prompt: "check the scheduler logs", response: "The scheduler retried the job three times before the queue drained." },
+      {
+        prompt: "the docker network times out after deploy",
+        response: "I raised the queue timeout and restarted the docker network.",
+      },
+      {
+        prompt: "check the scheduler logs",
+        response: "The scheduler retried the job three times before the queue drained.",
+      },
     ],
   },
   {
     sessionId: "11111111-0000-4000-8000-000000000005",
     cwd: "/home/dev/web",
-    turns: [{ prompt: "fix the login form", response: "The login form now validates the email before submit; docker is not involved." }],
+    turns: [
+      {
+        prompt: "fix the login form",
+        response: "The login form now validates the email before submit; docker is not involved.",
+      },
+    ],
   },
 ];
 
@@ -60,7 +71,10 @@ const roots = { "claude-code": [root], opencode: [join(work, "no-opencode")] } a
 
 async function newIndex(name: string): Promise<string> {
   const home = join(work, name);
-  await runIndex({ recallHome: home, roots: { "claude-code": [...roots["claude-code"]], opencode: [...roots.opencode] } });
+  await runIndex({
+    recallHome: home,
+    roots: { "claude-code": [...roots["claude-code"]], opencode: [...roots.opencode] },
+  });
   return home;
 }
 
@@ -70,7 +84,9 @@ function search(home: string, text: string, level: SearchLevel = "session"): str
   try {
     const hits = searchLexical(db, parseLexicalQuery(text), level, {}, 10);
     const idOf = db.query<{ session_id: string }, [number]>("SELECT session_id FROM sessions WHERE id = ?");
-    return hits.map((hit) => `${idOf.get(hit.sessionRowid)!.session_id.slice(-1)}${level === "turn" ? `#${hit.turnNumber}` : ""}`);
+    return hits.map(
+      (hit) => `${idOf.get(hit.sessionRowid)!.session_id.slice(-1)}${level === "turn" ? `#${hit.turnNumber}` : ""}`,
+    );
   } finally {
     db.close();
   }
@@ -78,7 +94,9 @@ function search(home: string, text: string, level: SearchLevel = "session"): str
 
 describe("issue 13: CJK and other unsegmented scripts", () => {
   test("runs are extracted the same way from documents and queries (marks removed, punctuation joins, Latin ends a run)", () => {
-    expect(unsegmentedRuns("当调度器介入时，队列被锁住了。我加了一个 queue timeout。")).toEqual(["当调度器介入时队列被锁住了我加了一个"]);
+    expect(unsegmentedRuns("当调度器介入时，队列被锁住了。我加了一个 queue timeout。")).toEqual([
+      "当调度器介入时队列被锁住了我加了一个",
+    ]);
     expect(unsegmentedRuns("调度器/介入 then 重试")).toEqual(["调度器介入", "重试"]);
     expect(unsegmentedRuns("ปัญหาการเชื่อมต่อ timeout")).toEqual(["ปญหาการเชอมตอ"]);
     expect(unsegmentedRuns("plain English, no runs")).toEqual([]);
@@ -89,10 +107,24 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
 
   test("`recall search 调度器` finds the session that says 调度器介入时 (the issue's example, real CLI)", async () => {
     const home = await newIndex("cli");
-    const result = Bun.spawnSync([process.execPath, "src/cli.ts", "search", "调度器", "--json", "--keyword-only", "--claude-dir", root, "--opencode-dir", join(work, "no-opencode")], {
-      cwd: repo,
-      env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" },
-    });
+    const result = Bun.spawnSync(
+      [
+        process.execPath,
+        "src/cli.ts",
+        "search",
+        "调度器",
+        "--json",
+        "--keyword-only",
+        "--claude-dir",
+        root,
+        "--opencode-dir",
+        join(work, "no-opencode"),
+      ],
+      {
+        cwd: repo,
+        env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" },
+      },
+    );
     expect(result.stderr.toString()).toBe("");
     expect(result.exitCode).toBe(0);
     const response = JSON.parse(result.stdout.toString());
@@ -140,20 +172,31 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
 
   test("a re-indexed session whose text changed replaces its side-index rows; forget leaves no CJK text in any file", async () => {
     const home = await newIndex("forget");
-    const changed: TestSession = { ...sessions[1]!, turns: [{ prompt: "キャッシュが壊れた", response: "キャッシュを消しました。" }] };
+    const changed: TestSession = {
+      ...sessions[1]!,
+      turns: [{ prompt: "キャッシュが壊れた", response: "キャッシュを消しました。" }],
+    };
     writeClaudeSession(join(root, "-home-dev", `${changed.sessionId}.jsonl`), changed);
     try {
-      await runIndex({ recallHome: home, roots: { "claude-code": [...roots["claude-code"]], opencode: [...roots.opencode] } });
+      await runIndex({
+        recallHome: home,
+        roots: { "claude-code": [...roots["claude-code"]], opencode: [...roots.opencode] },
+      });
       expect(search(home, "タイムアウト")).toEqual([]);
       expect(search(home, "キャッシュ")).toEqual(["2"]);
     } finally {
       writeClaudeSession(join(root, "-home-dev", `${sessions[1]!.sessionId}.jsonl`), sessions[1]!);
     }
     const db = new Database(databasePath(home), { readonly: true });
-    const rowid = db.query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?").get(sessions[0]!.sessionId)!.id;
+    const rowid = db
+      .query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?")
+      .get(sessions[0]!.sessionId)!.id;
     db.close();
     const needle = Buffer.from("调度器");
-    const holders = () => readdirSync(home, { recursive: true, encoding: "utf8" }).filter((file) => statSync(join(home, file)).isFile() && readFileSync(join(home, file)).includes(needle));
+    const holders = () =>
+      readdirSync(home, { recursive: true, encoding: "utf8" }).filter(
+        (file) => statSync(join(home, file)).isFile() && readFileSync(join(home, file)).includes(needle),
+      );
     expect(holders().length).toBeGreaterThan(0); // the check below can fail
     await forgetSessions(home, [rowid]);
     expect(holders()).toEqual([]);
@@ -161,7 +204,9 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
     expect(search(home, "キャッシュ")).toEqual(["2"]); // the other sessions' runs are still there
     expect(search(home, "การเชื่อมต่อ")).toEqual(["3"]);
     const check = new Database(databasePath(home), { readonly: true });
-    expect(check.query("SELECT count(*) AS n FROM documents_cjk WHERE rowid NOT IN (SELECT id FROM documents)").get()).toEqual({ n: 0 });
+    expect(
+      check.query("SELECT count(*) AS n FROM documents_cjk WHERE rowid NOT IN (SELECT id FROM documents)").get(),
+    ).toEqual({ n: 0 });
     check.close();
   });
 
@@ -179,22 +224,30 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
     check.close();
   });
 
-  test.skipIf(!hasCorpus)("on the real corpus, words inside a Chinese prompt run find their session first (热门题目, and 常考 inside bytedance常考的)", async () => {
-    const home = join(work, "corpus");
-    const dotfile = claudeCorpusRoots().filter((path) => path.endsWith("Xu-Wentao__dotfile"));
-    expect(dotfile).toHaveLength(1);
-    await runIndex({ recallHome: home, roots: { "claude-code": dotfile, opencode: [join(work, "no-opencode")] } });
-    const db = openIndex(databasePath(home), { readonly: true });
-    try {
-      const first = (text: string) => {
-        const hit = searchLexical(db, parseLexicalQuery(text), "session", {}, 5)[0];
-        return hit && db.query<{ session_id: string }, [number]>("SELECT session_id FROM sessions WHERE id = ?").get(hit.sessionRowid)!.session_id;
-      };
-      // The prompt is "帮我练习下leetcode热门题目（bytedance常考的）": unicode61 indexed "帮我练习下leetcode热门题目" as one token.
-      expect(first("热门题目")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
-      expect(first("常考")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
-    } finally {
-      db.close();
-    }
-  });
+  test.skipIf(!hasCorpus)(
+    "on the real corpus, words inside a Chinese prompt run find their session first (热门题目, and 常考 inside bytedance常考的)",
+    async () => {
+      const home = join(work, "corpus");
+      const dotfile = claudeCorpusRoots().filter((path) => path.endsWith("Xu-Wentao__dotfile"));
+      expect(dotfile).toHaveLength(1);
+      await runIndex({ recallHome: home, roots: { "claude-code": dotfile, opencode: [join(work, "no-opencode")] } });
+      const db = openIndex(databasePath(home), { readonly: true });
+      try {
+        const first = (text: string) => {
+          const hit = searchLexical(db, parseLexicalQuery(text), "session", {}, 5)[0];
+          return (
+            hit &&
+            db
+              .query<{ session_id: string }, [number]>("SELECT session_id FROM sessions WHERE id = ?")
+              .get(hit.sessionRowid)!.session_id
+          );
+        };
+        // The prompt is "帮我练习下leetcode热门题目（bytedance常考的）": unicode61 indexed "帮我练习下leetcode热门题目" as one token.
+        expect(first("热门题目")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
+        expect(first("常考")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
+      } finally {
+        db.close();
+      }
+    },
+  );
 });

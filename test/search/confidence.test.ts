@@ -22,20 +22,29 @@ let db: Database;
 
 beforeAll(async () => {
   const write = (n: number, cwd: string, turns: Array<{ prompt: string; response: string }>) =>
-    writeClaudeSession(join(claude, "projects", `-home-u-${n}`, `${n}${n}${n}${n}${n}${n}${n}${n}-0000-4000-8000-00000000000${n}.jsonl`), {
-      sessionId: `${n}${n}${n}${n}${n}${n}${n}${n}-0000-4000-8000-00000000000${n}`,
-      cwd,
-      turns,
-    });
+    writeClaudeSession(
+      join(claude, "projects", `-home-u-${n}`, `${n}${n}${n}${n}${n}${n}${n}${n}-0000-4000-8000-00000000000${n}.jsonl`),
+      {
+        sessionId: `${n}${n}${n}${n}${n}${n}${n}${n}-0000-4000-8000-00000000000${n}`,
+        cwd,
+        turns,
+      },
+    );
   write(1, "/home/u/net", [
-    { prompt: "the docker bridge network drops packets after the host resumes", response: "Recreated the bridge and pinned the MTU to 1400." },
+    {
+      prompt: "the docker bridge network drops packets after the host resumes",
+      response: "Recreated the bridge and pinned the MTU to 1400.",
+    },
     { prompt: "now run the tests", response: fillerText(1, 20) },
   ]);
   write(2, "/home/u/api", [
     { prompt: "add a python script that exports the docker image list", response: "Wrote export_images.py." },
     { prompt: "调度器为什么卡住了", response: "队列被锁住了。" },
   ]);
-  for (let n = 3; n <= 8; n++) write(n, `/home/u/p${n}`, [{ prompt: `refactor the module ${fillerText(n, 8)}`, response: fillerText(n + 10, 30) }]);
+  for (let n = 3; n <= 8; n++)
+    write(n, `/home/u/p${n}`, [
+      { prompt: `refactor the module ${fillerText(n, 8)}`, response: fillerText(n + 10, 30) },
+    ]);
   const summary = await runIndex({ recallHome: home, roots: { "claude-code": [claude], opencode: [] } });
   expect(summary.failedUnits).toBe(0);
   db = openIndex(databasePath(home), { readonly: true });
@@ -45,7 +54,8 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const search = async (query: string, level: "session" | "turn" = "session") => searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5 });
+const search = async (query: string, level: "session" | "turn" = "session") =>
+  searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5 });
 
 describe("absolute confidence (issue 13)", () => {
   test("a result holding every query word is confident, with its matched terms and full coverage", async () => {
@@ -98,33 +108,77 @@ describe("absolute confidence (issue 13)", () => {
   });
 
   test("a vector-only candidate gets no keyword confidence from words it does not hold, and an uncalibrated model adds none", () => {
-    const documentId = (db.query("SELECT id FROM documents WHERE level = 'turn' ORDER BY id LIMIT 1").get() as { id: number }).id;
-    const [verdict] = assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.99 }], "no-such-model");
+    const documentId = (
+      db.query("SELECT id FROM documents WHERE level = 'turn' ORDER BY id LIMIT 1").get() as { id: number }
+    ).id;
+    const [verdict] = assessConfidence(
+      db,
+      parseLexicalQuery("zzqxflorb"),
+      [{ documentId, keywordRaw: undefined, cosine: 0.99 }],
+      "no-such-model",
+    );
     expect(verdict).toMatchObject({ confidence: 0, confident: false, matchedTerms: [], cosine: 0.99 });
     // GloVe's cosine was calibrated and found not to separate hits from misses (stored as null): it adds nothing either.
-    expect(assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.99 }], "glove-wink-100d-f16")[0]!.confidence).toBe(0);
+    expect(
+      assessConfidence(
+        db,
+        parseLexicalQuery("zzqxflorb"),
+        [{ documentId, keywordRaw: undefined, cosine: 0.99 }],
+        "glove-wink-100d-f16",
+      )[0]!.confidence,
+    ).toBe(0);
     // A model with a curve: its cosine alone can make a result confident, through that curve.
-    const curves = { keyword: { slope: 7, intercept: -3.5 }, vector: { "a-model": { slope: 20, intercept: -14 } }, vectorWeight: { default: 0.5 } };
-    const [strong, weak] = assessConfidence(db, parseLexicalQuery("zzqxflorb"), [{ documentId, keywordRaw: undefined, cosine: 0.9 }, { documentId, keywordRaw: undefined, cosine: 0.5 }], "a-model", { curves });
+    const curves = {
+      keyword: { slope: 7, intercept: -3.5 },
+      vector: { "a-model": { slope: 20, intercept: -14 } },
+      vectorWeight: { default: 0.5 },
+    };
+    const [strong, weak] = assessConfidence(
+      db,
+      parseLexicalQuery("zzqxflorb"),
+      [
+        { documentId, keywordRaw: undefined, cosine: 0.9 },
+        { documentId, keywordRaw: undefined, cosine: 0.5 },
+      ],
+      "a-model",
+      { curves },
+    );
     expect(strong!.confidence).toBeCloseTo(1 / (1 + Math.exp(-(20 * 0.9 - 14))), 9);
     expect(strong!.confident).toBe(true);
     expect(weak!.confident).toBe(false);
   });
 
   test("the CLI says 'no confident match', marks weak results, and carries confidence and raw leg scores in JSON", () => {
-    const run = (args: string[]) => Bun.spawnSync(["bun", "src/cli.ts", "search", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")], { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } });
+    const run = (args: string[]) =>
+      Bun.spawnSync(
+        ["bun", "src/cli.ts", "search", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")],
+        { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
+      );
     const text = run(["docker swarm rolling update", "--keyword-only", "--no-reindex"]);
     expect(text.exitCode).toBe(0);
     const out = text.stdout.toString();
     expect(out).toContain("No confident match");
     expect(out).toMatch(/\[1\.00\] weak \[claude-code\]/);
-    const json = JSON.parse(run(["docker swarm rolling update", "--keyword-only", "--no-reindex", "--json"]).stdout.toString());
+    const json = JSON.parse(
+      run(["docker swarm rolling update", "--keyword-only", "--no-reindex", "--json"]).stdout.toString(),
+    );
     expect(json.confident).toBe(false);
     expect(json.results[0]).toMatchObject({ confident: false, matched_terms: ["docker"], cosine: null });
     expect(json.results[0].keyword_raw).toBeGreaterThan(0);
-    const strong = JSON.parse(run(["docker bridge network MTU", "--keyword-only", "--no-reindex", "--json", "--format", "index"]).stdout.toString());
+    const strong = JSON.parse(
+      run([
+        "docker bridge network MTU",
+        "--keyword-only",
+        "--no-reindex",
+        "--json",
+        "--format",
+        "index",
+      ]).stdout.toString(),
+    );
     expect(strong.confident).toBe(true);
     expect(strong.results[0].confidence).toBeGreaterThan(0.9);
-    expect(run(["docker bridge network MTU", "--keyword-only", "--no-reindex"]).stdout.toString()).not.toContain("No confident match");
+    expect(run(["docker bridge network MTU", "--keyword-only", "--no-reindex"]).stdout.toString()).not.toContain(
+      "No confident match",
+    );
   });
 });

@@ -5,13 +5,24 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { parseDateFilter, parseFilterArgs, searchIndex, subagentScoreFactor, type SearchFilters, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import {
+  parseDateFilter,
+  parseFilterArgs,
+  searchIndex,
+  subagentScoreFactor,
+  type SearchFilters,
+  type SessionResult,
+  type TurnResult,
+} from "../../src/search/index.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const home = mkdtempSync(join(tmpdir(), "recall-filters-"));
 let db: Database;
 beforeAll(async () => {
-  await runIndex({ recallHome: home, roots: { "claude-code": [join(repo, "examples/claude-code")], opencode: [join(repo, "examples/opencode")] } });
+  await runIndex({
+    recallHome: home,
+    roots: { "claude-code": [join(repo, "examples/claude-code")], opencode: [join(repo, "examples/opencode")] },
+  });
   db = openIndex(databasePath(home), { readonly: true });
 });
 afterAll(() => {
@@ -22,7 +33,8 @@ afterAll(() => {
 /** A broad query that matches most example sessions, so filters have something to remove. */
 const broad = "fix the error in the test and the config";
 const sessions = async (filters: SearchFilters, limit = 50) =>
-  (await searchIndex(db, { query: broad, level: "session", filters, limit, mode: "keyword" })).results as SessionResult[];
+  (await searchIndex(db, { query: broad, level: "session", filters, limit, mode: "keyword" }))
+    .results as SessionResult[];
 const turns = async (filters: SearchFilters, limit = 100) =>
   (await searchIndex(db, { query: broad, level: "turn", filters, limit, mode: "keyword" })).results as TurnResult[];
 
@@ -43,7 +55,10 @@ describe("search filters", () => {
   test("--source, --branch and --since/--until narrow the sessions", async () => {
     for (const s of await sessions({ source: "opencode" })) expect(s.source).toBe("opencode");
     const onBranch = await sessions({ branch: "main" });
-    expect(onBranch.map((s) => s.sessionId).sort()).toEqual(["938e69b8-d823-4d86-8dca-2ae00303666c", "f7dd9101-a59e-4327-a0b0-db9c860b0a97"]);
+    expect(onBranch.map((s) => s.sessionId).sort()).toEqual([
+      "938e69b8-d823-4d86-8dca-2ae00303666c",
+      "f7dd9101-a59e-4327-a0b0-db9c860b0a97",
+    ]);
     const since = parseDateFilter("2026-03-01");
     for (const s of await sessions({ since })) expect(s.endedAt).toBeGreaterThanOrEqual(since);
     const until = parseDateFilter("2026-02-10", Date.now(), true);
@@ -55,9 +70,12 @@ describe("search filters", () => {
 
   test("sub-agent sessions are hidden by default and down-ranked, not hidden, with includeSubagents", async () => {
     const query = "find websocket cleanup gaps";
-    const hidden = (await searchIndex(db, { query, level: "session", filters: {}, mode: "keyword" })).results as SessionResult[];
+    const hidden = (await searchIndex(db, { query, level: "session", filters: {}, mode: "keyword" }))
+      .results as SessionResult[];
     expect(hidden.some((s) => s.isSubagent)).toBe(false);
-    const shown = (await searchIndex(db, { query, level: "session", filters: { includeSubagents: true }, mode: "keyword" })).results as SessionResult[];
+    const shown = (
+      await searchIndex(db, { query, level: "session", filters: { includeSubagents: true }, mode: "keyword" })
+    ).results as SessionResult[];
     const subagent = shown.find((s) => s.isSubagent);
     expect(subagent?.parentSessionId).toBe("7a5e3b10-8c95-4851-9e9b-75de80faf166");
     // Keyword mode: the fused score is the keyword score, times the sub-agent factor.
@@ -72,7 +90,8 @@ describe("search filters", () => {
     expect(parseDateFilter("2026-03-01")).toBe(new Date(2026, 2, 1).getTime());
     expect(parseDateFilter("2026-03-01", now, true)).toBe(new Date(2026, 2, 2).getTime() - 1);
     expect(parseDateFilter("2026-03-01T10:30:00Z")).toBe(Date.UTC(2026, 2, 1, 10, 30));
-    for (const bad of ["yesterday", "7", "2026-13-45", "d7"]) expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
+    for (const bad of ["yesterday", "7", "2026-13-45", "d7"])
+      expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
   });
 
   test("a bare date is a day in the local time zone, as text output prints it (issue 15); a daylight-saving day is 23 h", () => {
@@ -104,7 +123,11 @@ describe("dates that are not in the calendar, and ranges that end before they st
   });
 
   test("--since after --until is a usage error naming both", () => {
-    expect(() => parseFilterArgs({ since: "2026-03-02", until: "2026-03-01" })).toThrow("--since 2026-03-02 is after --until 2026-03-01");
-    expect(parseFilterArgs({ since: "2026-03-01", until: "2026-03-01" }).until).toBe(Date.UTC(2026, 2, 1) + 86_400_000 - 1);
+    expect(() => parseFilterArgs({ since: "2026-03-02", until: "2026-03-01" })).toThrow(
+      "--since 2026-03-02 is after --until 2026-03-01",
+    );
+    expect(parseFilterArgs({ since: "2026-03-01", until: "2026-03-01" }).until).toBe(
+      Date.UTC(2026, 2, 1) + 86_400_000 - 1,
+    );
   });
 });

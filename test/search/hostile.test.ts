@@ -49,10 +49,24 @@ describe("hostile queries", () => {
     // Command-line arguments cannot carry NUL bytes (an OS rule), so those inputs are only tested in process above.
     const sample = queries.filter((query, index) => index % 25 === 0 && !query.includes("\u0000"));
     for (const query of sample) {
-      const result = Bun.spawnSync(["bun", "src/cli.ts", "search", query, "--json", "--no-reindex", "--claude-dir", roots["claude-code"][0]!, "--opencode-dir", roots.opencode[0]!], {
-        cwd: repo,
-        env: { ...process.env, RECALL_HOME: home },
-      });
+      const result = Bun.spawnSync(
+        [
+          "bun",
+          "src/cli.ts",
+          "search",
+          query,
+          "--json",
+          "--no-reindex",
+          "--claude-dir",
+          roots["claude-code"][0]!,
+          "--opencode-dir",
+          roots.opencode[0]!,
+        ],
+        {
+          cwd: repo,
+          env: { ...process.env, RECALL_HOME: home },
+        },
+      );
       const stderr = result.stderr.toString();
       expect(stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
       expect(stderr).not.toContain("unexpected error");
@@ -65,7 +79,12 @@ describe("hostile queries", () => {
     expect(identifierQueries.length).toBeGreaterThan(10);
     const misses: string[] = [];
     for (const { query, sessionId } of identifierQueries) {
-      const response = await searchIndex(db, { query, level: "session", filters: { includeSubagents: true }, mode: "keyword" });
+      const response = await searchIndex(db, {
+        query,
+        level: "session",
+        filters: { includeSubagents: true },
+        mode: "keyword",
+      });
       const first = (response.results as Array<{ sessionId: string }>)[0]?.sessionId;
       if (first !== sessionId) misses.push(`${query} → ${first ?? "nothing"} (expected ${sessionId})`);
     }
@@ -73,8 +92,15 @@ describe("hostile queries", () => {
   });
 
   test("a natural-language question still finds the session when not every word occurs", async () => {
-    const response = await searchIndex(db, { query: "how did we fix the failing login test?", level: "session", filters: {}, mode: "keyword" });
-    expect((response.results as Array<{ sessionId: string }>)[0]?.sessionId).toBe("f7dd9101-a59e-4327-a0b0-db9c860b0a97");
+    const response = await searchIndex(db, {
+      query: "how did we fix the failing login test?",
+      level: "session",
+      filters: {},
+      mode: "keyword",
+    });
+    expect((response.results as Array<{ sessionId: string }>)[0]?.sessionId).toBe(
+      "f7dd9101-a59e-4327-a0b0-db9c860b0a97",
+    );
   });
 
   test("issue 9: a query of only invisible characters runs keyword-only, says so, and never reaches the embedder", async () => {
@@ -84,7 +110,8 @@ describe("hostile queries", () => {
     const leg: VectorLeg = {
       async search(query) {
         asked.push(query);
-        if (!/[\p{L}\p{N}\p{S}\p{P}]/u.test(query)) throw new EmbedError("EMBED_FAILED", "query embedding failed: empty input");
+        if (!/[\p{L}\p{N}\p{S}\p{P}]/u.test(query))
+          throw new EmbedError("EMBED_FAILED", "query embedding failed: empty input");
         return [];
       },
     };
@@ -97,7 +124,11 @@ describe("hostile queries", () => {
       }
     }
     expect(asked).toEqual([]);
-    const response = await searchIndex(db, { query: "login\u200b test\ufeff", level: "session", filters: {}, mode: "hybrid" }, leg);
+    const response = await searchIndex(
+      db,
+      { query: "login\u200b test\ufeff", level: "session", filters: {}, mode: "hybrid" },
+      leg,
+    );
     expect(response.mode).toBe("hybrid");
     expect(asked).toEqual(["login test"]);
     expect(response.results.length).toBeGreaterThan(0);

@@ -7,8 +7,13 @@ describe("parseLexicalQuery", () => {
     expect(parseLexicalQuery("ERR_MODULE_NOT_FOUND").terms).toEqual(['"err module not found"']);
     expect(parseLexicalQuery("src/path/file.ts").terms).toEqual(['"src path file ts"']);
     expect(parseLexicalQuery("--no-verify").terms).toEqual(['"no verify"']);
-    expect(parseLexicalQuery("kebab-case-name snake_case_name").terms).toEqual(['"kebab case name"', '"snake case name"']);
-    expect(parseLexicalQuery("9f76d25d-1f33-4fbb-bff8-d3a7c5cfe15d").terms).toEqual(['"9f76d25d 1f33 4fbb bff8 d3a7c5cfe15d"']);
+    expect(parseLexicalQuery("kebab-case-name snake_case_name").terms).toEqual([
+      '"kebab case name"',
+      '"snake case name"',
+    ]);
+    expect(parseLexicalQuery("9f76d25d-1f33-4fbb-bff8-d3a7c5cfe15d").terms).toEqual([
+      '"9f76d25d 1f33 4fbb bff8 d3a7c5cfe15d"',
+    ]);
   });
 
   test("FTS5 operators and syntax in user text are plain words inside quotes", () => {
@@ -53,7 +58,20 @@ describe("parseLexicalQuery", () => {
 });
 
 describe("invisible characters in queries (issue 9)", () => {
-  const invisibles = ["\u200b", "\ufeff", "\u00ad", "\u200e", "\u200f", "\u202e", "\u2060", "\u2066", "\u180e", "\u{e0041}", "\u200c", "\u200d"];
+  const invisibles = [
+    "\u200b",
+    "\ufeff",
+    "\u00ad",
+    "\u200e",
+    "\u200f",
+    "\u202e",
+    "\u2060",
+    "\u2066",
+    "\u180e",
+    "\u{e0041}",
+    "\u200c",
+    "\u200d",
+  ];
 
   test("a query of only zero-width spaces, BOMs, bidi marks or other format characters has nothing to embed or match", () => {
     for (const text of [...invisibles, invisibles.join(""), "\u200b \u200b\t\ufeff", "\u200b".repeat(5000)]) {
@@ -79,12 +97,32 @@ describe("invisible characters in queries (issue 9)", () => {
 describe("stop words and possessives found by the LoCoMo benchmark (issue 13)", () => {
   test("content words a question hinges on are kept: find, found, show, tell, remember, recall, session(s), please, ever", () => {
     expect(parseLexicalQuery("Which show did Deborah go to?").terms).toEqual(['"show"', '"deborah"', '"go"']);
-    expect(parseLexicalQuery("what did we find when the file was not found").terms).toEqual(['"find"', '"file"', '"not"', '"found"']);
+    expect(parseLexicalQuery("what did we find when the file was not found").terms).toEqual([
+      '"find"',
+      '"file"',
+      '"not"',
+      '"found"',
+    ]);
     expect(parseLexicalQuery("tell me what you remember or recall of the sessions, please").terms).toEqual([
-      '"tell"', '"remember"', '"recall"', '"sessions"', '"please"',
+      '"tell"',
+      '"remember"',
+      '"recall"',
+      '"sessions"',
+      '"please"',
     ]);
     expect(parseLexicalQuery("has she ever been to the session").terms).toEqual(['"ever"', '"session"']);
-    for (const word of ["find", "found", "show", "tell", "remember", "recall", "session", "sessions", "please", "ever"]) {
+    for (const word of [
+      "find",
+      "found",
+      "show",
+      "tell",
+      "remember",
+      "recall",
+      "session",
+      "sessions",
+      "please",
+      "ever",
+    ]) {
       expect(stopWords.has(word)).toBe(false);
     }
   });
@@ -92,8 +130,20 @@ describe("stop words and possessives found by the LoCoMo benchmark (issue 13)", 
   test("particles and negations are kept: up, out, down, off, over, own, not, no", () => {
     expect(parseLexicalQuery("how did we sign up and time out").terms).toEqual(['"sign"', '"up"', '"time"', '"out"']);
     expect(parseLexicalQuery("is the server down or off").terms).toEqual(['"server"', '"down"', '"off"']);
-    expect(parseLexicalQuery("did she start her own business over the summer").terms).toEqual(['"start"', '"own"', '"business"', '"over"', '"summer"']);
-    expect(parseLexicalQuery("why does no test run, not one").terms).toEqual(['"no"', '"test"', '"run"', '"not"', '"one"']);
+    expect(parseLexicalQuery("did she start her own business over the summer").terms).toEqual([
+      '"start"',
+      '"own"',
+      '"business"',
+      '"over"',
+      '"summer"',
+    ]);
+    expect(parseLexicalQuery("why does no test run, not one").terms).toEqual([
+      '"no"',
+      '"test"',
+      '"run"',
+      '"not"',
+      '"one"',
+    ]);
   });
 
   test("true function words are still dropped", () => {
@@ -101,10 +151,19 @@ describe("stop words and possessives found by the LoCoMo benchmark (issue 13)", 
     for (const word of ["the", "a", "of", "did", "what", "with", "it", "is"]) expect(stopWords.has(word)).toBe(true);
   });
 
-  test("a possessive searches for the name alone: Caroline's → caroline, not the phrase \"caroline s\"", () => {
-    expect(parseLexicalQuery("What is Caroline's relationship status?").terms).toEqual(['"caroline"', '"relationship"', '"status"']);
+  test('a possessive searches for the name alone: Caroline\'s → caroline, not the phrase "caroline s"', () => {
+    expect(parseLexicalQuery("What is Caroline's relationship status?").terms).toEqual([
+      '"caroline"',
+      '"relationship"',
+      '"status"',
+    ]);
     expect(parseLexicalQuery("Melanie’s kids").terms).toEqual(['"melanie"', '"kids"']);
-    expect(parseLexicalQuery("James's dog, the friends' trip").terms).toEqual(['"james"', '"dog"', '"friends"', '"trip"']);
+    expect(parseLexicalQuery("James's dog, the friends' trip").terms).toEqual([
+      '"james"',
+      '"dog"',
+      '"friends"',
+      '"trip"',
+    ]);
     expect(parseLexicalQuery("Caroline's").highlightWords).toEqual(["caroline"]);
   });
 

@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { matchedTerms, parseLexicalQuery, searchIndex, searchLexical, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import {
+  matchedTerms,
+  parseLexicalQuery,
+  searchIndex,
+  searchLexical,
+  type SessionResult,
+  type TurnResult,
+} from "../../src/search/index.ts";
 import { fillerText, writeClaudeSession, type TestTurn } from "../helpers/claude-writer.ts";
 
 // A 400-turn session that mentions every query word, but each in a different turn, against short
@@ -30,7 +37,10 @@ beforeAll(async () => {
     cwd: "/home/u/short",
     turns: [
       { prompt: "set up the deploy cache", response: fillerText(1, 30) },
-      { prompt: "I went to a pottery workshop and learned to glaze in a kiln", response: "That sounds like a lovely weekend." },
+      {
+        prompt: "I went to a pottery workshop and learned to glaze in a kiln",
+        response: "That sounds like a lovely weekend.",
+      },
       { prompt: "build the parser", response: fillerText(2, 30) },
     ],
   });
@@ -42,7 +52,10 @@ beforeAll(async () => {
       { prompt: "render the schema", response: fillerText(3, 30) },
     ],
   });
-  const summary = await runIndex({ recallHome: join(work, "home"), roots: { "claude-code": [join(work, "claude")], opencode: [] } });
+  const summary = await runIndex({
+    recallHome: join(work, "home"),
+    roots: { "claude-code": [join(work, "claude")], opencode: [] },
+  });
   expect(summary.failedUnits).toBe(0);
   db = openIndex(databasePath(join(work, "home")), { readonly: true });
 });
@@ -95,9 +108,10 @@ describe("sessions rank by their best turns, not by their longest text (issue 13
 
   test("at level 2 a date filter that keeps every turn changes nothing", async () => {
     const turnsOf = async (filters: { since?: number }) =>
-      ((await searchIndex(db, { query: "glaze kiln pottery", level: "turn", filters, mode: "keyword", limit: 3 })).results as TurnResult[]).map(
-        (result) => `${result.sessionId.slice(0, 1)}:${result.turn}`,
-      );
+      (
+        (await searchIndex(db, { query: "glaze kiln pottery", level: "turn", filters, mode: "keyword", limit: 3 }))
+          .results as TurnResult[]
+      ).map((result) => `${result.sessionId.slice(0, 1)}:${result.turn}`);
     const unfiltered = await turnsOf({});
     expect(unfiltered.slice(0, 2)).toEqual(["2:2", "3:1"]);
     expect(await turnsOf({ since: 0 })).toEqual(unfiltered);

@@ -18,16 +18,38 @@ const work = mkdtempSync(join(tmpdir(), "recall-time-boost-"));
 const projects = join(work, "claude", "projects");
 let db: Database;
 const now = new Date(2026, 10, 23, 15, 0).getTime();
-const ids = { july: "aaaaaaaa-0000-4000-8000-000000000001", march: "bbbbbbbb-0000-4000-8000-000000000002", other: "cccccccc-0000-4000-8000-000000000003" };
+const ids = {
+  july: "aaaaaaaa-0000-4000-8000-000000000001",
+  march: "bbbbbbbb-0000-4000-8000-000000000002",
+  other: "cccccccc-0000-4000-8000-000000000003",
+};
 
 beforeAll(async () => {
   const write = (id: string, cwd: string, startMs: number, prompts: string[]) =>
-    writeClaudeSession(join(projects, cwd.replace(/\//g, "-"), `${id}.jsonl`), { sessionId: id, cwd, startMs, turns: prompts.map((prompt) => ({ prompt, response: "done" })) });
-  write(ids.july, "/home/u/app", new Date(2022, 6, 14, 10).getTime(), ["set up the build", `we should fix the docker network ${fillerText(1, 30)}`, "write the changelog"]);
-  write(ids.march, "/home/u/infra", new Date(2023, 2, 10, 10).getTime(), ["fix docker network, fix docker network", "docker network works now"]);
+    writeClaudeSession(join(projects, cwd.replace(/\//g, "-"), `${id}.jsonl`), {
+      sessionId: id,
+      cwd,
+      startMs,
+      turns: prompts.map((prompt) => ({ prompt, response: "done" })),
+    });
+  write(ids.july, "/home/u/app", new Date(2022, 6, 14, 10).getTime(), [
+    "set up the build",
+    `we should fix the docker network ${fillerText(1, 30)}`,
+    "write the changelog",
+  ]);
+  write(ids.march, "/home/u/infra", new Date(2023, 2, 10, 10).getTime(), [
+    "fix docker network, fix docker network",
+    "docker network works now",
+  ]);
   write(ids.other, "/home/u/web", new Date(2022, 6, 20, 10).getTime(), ["style the landing page"]);
-  for (const n of [4, 5, 6]) write(`dddddddd-0000-4000-8000-00000000000${n}`, `/home/u/old${n}`, new Date(2021, 4, n, 10).getTime(), [`${fillerText(n, 40)} docker ${fillerText(n + 10, 40)}`]);
-  const summary = await runIndex({ recallHome: join(work, "home"), roots: { "claude-code": [join(work, "claude")], opencode: [] } });
+  for (const n of [4, 5, 6])
+    write(`dddddddd-0000-4000-8000-00000000000${n}`, `/home/u/old${n}`, new Date(2021, 4, n, 10).getTime(), [
+      `${fillerText(n, 40)} docker ${fillerText(n + 10, 40)}`,
+    ]);
+  const summary = await runIndex({
+    recallHome: join(work, "home"),
+    roots: { "claude-code": [join(work, "claude")], opencode: [] },
+  });
   expect(summary.failedUnits).toBe(0);
   db = openIndex(databasePath(join(work, "home")), { readonly: true });
 });
@@ -36,8 +58,10 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const search = (query: string, level: "session" | "turn" = "session") => searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5, now });
-const sessionsOf = (results: unknown) => (results as Array<SessionResult | TurnResult>).map((result) => result.sessionId);
+const search = (query: string, level: "session" | "turn" = "session") =>
+  searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5, now });
+const sessionsOf = (results: unknown) =>
+  (results as Array<SessionResult | TurnResult>).map((result) => result.sessionId);
 
 describe("dates named in the query move results in that time up (issue 13)", () => {
   test("without a date the best keyword match ranks first", async () => {
@@ -49,7 +73,15 @@ describe("dates named in the query move results in that time up (issue 13)", () 
   test("naming July 2022 puts the July 2022 session first, keeps the others (a boost, not a filter) and reports the date as used", async () => {
     const response = await search("fix docker network in July 2022");
     expect(sessionsOf(response.results).slice(0, 2)).toEqual([ids.july, ids.march]);
-    expect(response.dates).toEqual([{ text: "in July 2022", label: "July 2022", since: new Date(2022, 6, 1).getTime(), until: new Date(2022, 7, 1).getTime() - 1, applied: true }]);
+    expect(response.dates).toEqual([
+      {
+        text: "in July 2022",
+        label: "July 2022",
+        since: new Date(2022, 6, 1).getTime(),
+        until: new Date(2022, 7, 1).getTime() - 1,
+        applied: true,
+      },
+    ]);
     const [july, march] = response.results as SessionResult[];
     expect(july!.score).toBe(july!.keywordScore!);
     expect(march!.score).toBeCloseTo(march!.keywordScore! * dateFactors.outside, 6);
@@ -93,11 +125,20 @@ describe("the answer shows the dates understood", () => {
     const response = await search("fix docker network in July 2022");
     const json = JSON.parse(renderSearchJson(response, { format: "index" }));
     expect(json.dates).toEqual([
-      { text: "in July 2022", label: "July 2022", since: new Date(2022, 6, 1).toISOString(), until: new Date(new Date(2022, 7, 1).getTime() - 1).toISOString(), applied: true },
+      {
+        text: "in July 2022",
+        label: "July 2022",
+        since: new Date(2022, 6, 1).toISOString(),
+        until: new Date(new Date(2022, 7, 1).getTime() - 1).toISOString(),
+        applied: true,
+      },
     ]);
     const text = renderSearchText(response, await paletteFor(1, { NO_COLOR: "1" }));
     expect(text.split("\n")[1]).toBe('dates understood: "in July 2022" → 2022-07-01 … 2022-07-31');
-    const unused = renderSearchText(await search("docker network in June 2019"), await paletteFor(1, { NO_COLOR: "1" }));
+    const unused = renderSearchText(
+      await search("docker network in June 2019"),
+      await paletteFor(1, { NO_COLOR: "1" }),
+    );
     expect(unused).toContain('dates understood: "in June 2019" → 2019-06-01 … 2019-06-30 (no result then, not used)');
     expect(JSON.parse(renderSearchJson(await search("docker network"))).dates).toEqual([]);
   });

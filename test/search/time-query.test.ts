@@ -22,36 +22,77 @@ const range = async (query: string) => {
 
 describe("parseTimeQuery reads each kind of date as a local range", () => {
   test("a month and year is that month", async () => {
-    expect(await range("What did Melanie paint in July 2023?")).toEqual({ since: day(2023, 7, 1), until: endOf(2023, 7, 31), label: "July 2023" });
+    expect(await range("What did Melanie paint in July 2023?")).toEqual({
+      since: day(2023, 7, 1),
+      until: endOf(2023, 7, 31),
+      label: "July 2023",
+    });
   });
 
   test("a day with its year is that day, written either way round and with a comma", async () => {
-    expect(await range("on 8 May 2023")).toEqual({ since: day(2023, 5, 8), until: endOf(2023, 5, 8), label: "8 May 2023" });
-    expect(await range("What did Gina find on 1 February, 2023?")).toMatchObject({ since: day(2023, 2, 1), until: endOf(2023, 2, 1) });
+    expect(await range("on 8 May 2023")).toEqual({
+      since: day(2023, 5, 8),
+      until: endOf(2023, 5, 8),
+      label: "8 May 2023",
+    });
+    expect(await range("What did Gina find on 1 February, 2023?")).toMatchObject({
+      since: day(2023, 2, 1),
+      until: endOf(2023, 2, 1),
+    });
     expect(await range("on October 13, 2023")).toMatchObject({ since: day(2023, 10, 13), until: endOf(2023, 10, 13) });
-    expect(await range("the docker bug from 2023-05-01")).toMatchObject({ since: day(2023, 5, 1), until: endOf(2023, 5, 1) });
+    expect(await range("the docker bug from 2023-05-01")).toMatchObject({
+      since: day(2023, 5, 1),
+      until: endOf(2023, 5, 1),
+    });
   });
 
   test("a year after a preposition is that year, and a part of a year is its third", async () => {
-    expect(await range("what did we ship in 2023")).toEqual({ since: day(2023, 1, 1), until: endOf(2023, 12, 31), label: "2023" });
-    expect(await range("early 2024 migration")).toEqual({ since: day(2024, 1, 1), until: endOf(2024, 4, 30), label: "early 2024" });
-    expect(await range("from 2019 to 2021")).toEqual({ since: day(2019, 1, 1), until: endOf(2021, 12, 31), label: "2019–2021" });
+    expect(await range("what did we ship in 2023")).toEqual({
+      since: day(2023, 1, 1),
+      until: endOf(2023, 12, 31),
+      label: "2023",
+    });
+    expect(await range("early 2024 migration")).toEqual({
+      since: day(2024, 1, 1),
+      until: endOf(2024, 4, 30),
+      label: "early 2024",
+    });
+    expect(await range("from 2019 to 2021")).toEqual({
+      since: day(2019, 1, 1),
+      until: endOf(2021, 12, 31),
+      label: "2019–2021",
+    });
   });
 
   test("relative days count from now: yesterday, today, N days ago", async () => {
-    expect(await range("yesterday")).toEqual({ since: day(2026, 11, 22), until: endOf(2026, 11, 22), label: "22 Nov 2026" });
-    expect(await range("what broke earlier today")).toMatchObject({ since: day(2026, 11, 23), until: endOf(2026, 11, 23) });
+    expect(await range("yesterday")).toEqual({
+      since: day(2026, 11, 22),
+      until: endOf(2026, 11, 22),
+      label: "22 Nov 2026",
+    });
+    expect(await range("what broke earlier today")).toMatchObject({
+      since: day(2026, 11, 23),
+      until: endOf(2026, 11, 23),
+    });
     expect(await range("3 days ago")).toMatchObject({ since: day(2026, 11, 20), until: endOf(2026, 11, 20) });
   });
 
   test("weeks are Monday to Sunday: last week, this week, two weeks ago", async () => {
-    expect(await range("last week")).toEqual({ since: day(2026, 11, 16), until: endOf(2026, 11, 22), label: "week of 16 Nov 2026" });
+    expect(await range("last week")).toEqual({
+      since: day(2026, 11, 16),
+      until: endOf(2026, 11, 22),
+      label: "week of 16 Nov 2026",
+    });
     expect(await range("this week")).toMatchObject({ since: day(2026, 11, 23), until: endOf(2026, 11, 29) });
     expect(await range("two weeks ago")).toMatchObject({ since: day(2026, 11, 9), until: endOf(2026, 11, 15) });
   });
 
   test("last month and last year are the calendar month and year before this one", async () => {
-    expect(await range("last month")).toEqual({ since: day(2026, 10, 1), until: endOf(2026, 10, 31), label: "October 2026" });
+    expect(await range("last month")).toEqual({
+      since: day(2026, 10, 1),
+      until: endOf(2026, 10, 31),
+      label: "October 2026",
+    });
     expect(await range("last year")).toEqual({ since: day(2025, 1, 1), until: endOf(2025, 12, 31), label: "2025" });
   });
 
@@ -62,7 +103,11 @@ describe("parseTimeQuery reads each kind of date as a local range", () => {
   test("a weekday is the latest one, and the weekend just past", async () => {
     expect(await range("last Friday")).toMatchObject({ since: day(2026, 11, 20), until: endOf(2026, 11, 20) });
     expect(await range("on Friday")).toMatchObject({ since: day(2026, 11, 20), until: endOf(2026, 11, 20) });
-    expect(await range("over the weekend")).toEqual({ since: day(2026, 11, 21), until: endOf(2026, 11, 22), label: "weekend of 21 Nov 2026" });
+    expect(await range("over the weekend")).toEqual({
+      since: day(2026, 11, 21),
+      until: endOf(2026, 11, 22),
+      label: "weekend of 21 Nov 2026",
+    });
   });
 
   test("a month without a year is the latest one that has begun, with the ten years before it to fall back on", async () => {
@@ -75,16 +120,28 @@ describe("parseTimeQuery reads each kind of date as a local range", () => {
   });
 
   test("holidays and seasons are read, the latest past one when no year is given", async () => {
-    expect(await range("the Christmas party")).toEqual({ since: day(2025, 12, 24), until: endOf(2025, 12, 26), label: "Christmas 2025" });
+    expect(await range("the Christmas party")).toEqual({
+      since: day(2025, 12, 24),
+      until: endOf(2025, 12, 26),
+      label: "Christmas 2025",
+    });
     expect(await range("Easter 2024")).toMatchObject({ since: day(2024, 3, 29), until: endOf(2024, 4, 1) });
-    expect(await range("What state did Joanna visit in summer 2021?")).toEqual({ since: day(2021, 6, 1), until: endOf(2021, 8, 31), label: "summer 2021" });
+    expect(await range("What state did Joanna visit in summer 2021?")).toEqual({
+      since: day(2021, 6, 1),
+      until: endOf(2021, 8, 31),
+      label: "summer 2021",
+    });
     expect(await range("last winter")).toMatchObject({ since: day(2025, 12, 1), until: endOf(2026, 2, 28) });
     expect((await only("Christmas")).earlier[0]).toMatchObject({ label: "Christmas 2024" });
     expect((await only("last summer")).earlier).toEqual([]); // the latest one only, nothing earlier to fall back on
   });
 
   test("before, until, after and since make open ranges", async () => {
-    expect(await range("before Christmas")).toEqual({ since: null, until: day(2025, 12, 24) - 1, label: "before Christmas 2025" });
+    expect(await range("before Christmas")).toEqual({
+      since: null,
+      until: day(2025, 12, 24) - 1,
+      label: "before Christmas 2025",
+    });
     expect(await range("until Friday")).toMatchObject({ since: null, until: endOf(2026, 11, 20) });
     expect(await range("after July 2022")).toEqual({ since: day(2022, 8, 1), until: null, label: "after July 2022" });
     expect(await range("since Monday")).toEqual({ since: day(2026, 11, 23), until: null, label: "since 23 Nov 2026" });
@@ -93,9 +150,18 @@ describe("parseTimeQuery reads each kind of date as a local range", () => {
 
   test("spans: from A to B, and N units before a date run from that point to the date", async () => {
     expect(await range("from May to July 2023")).toMatchObject({ since: day(2023, 5, 1), until: endOf(2023, 7, 31) });
-    expect(await range("the puppy she got two weeks before August 11, 2023")).toMatchObject({ since: day(2023, 7, 24), until: endOf(2023, 8, 11) });
-    expect(await range("What did Maria do last weekend before April 10, 2023?")).toMatchObject({ since: day(2023, 4, 8), until: endOf(2023, 4, 10) });
-    expect(await range("Where was John between August 11 and August 15 2023?")).toMatchObject({ since: day(2023, 8, 11), until: endOf(2023, 8, 15) });
+    expect(await range("the puppy she got two weeks before August 11, 2023")).toMatchObject({
+      since: day(2023, 7, 24),
+      until: endOf(2023, 8, 11),
+    });
+    expect(await range("What did Maria do last weekend before April 10, 2023?")).toMatchObject({
+      since: day(2023, 4, 8),
+      until: endOf(2023, 4, 10),
+    });
+    expect(await range("Where was John between August 11 and August 15 2023?")).toMatchObject({
+      since: day(2023, 8, 11),
+      until: endOf(2023, 8, 15),
+    });
   });
 });
 
@@ -169,14 +235,29 @@ describe("cost and safety", () => {
   test("no source file imports chrono-node at the top: search/time-query.ts alone imports it, lazily", async () => {
     const src = resolve(import.meta.dir, "../../src");
     const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []));
-    const loaders = files(src).filter((file) => /^import\s+(?!type\b)[^;]*from\s+"chrono-node|import\(\s*"chrono-node|require\("chrono-node/m.test(readFileSync(file, "utf8")));
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+      );
+    const loaders = files(src).filter((file) =>
+      /^import\s+(?!type\b)[^;]*from\s+"chrono-node|import\(\s*"chrono-node|require\("chrono-node/m.test(
+        readFileSync(file, "utf8"),
+      ),
+    );
     expect(loaders.map((file) => file.slice(src.length + 1))).toEqual(["search/time-query.ts"]);
-    expect(readFileSync(join(src, "search/time-query.ts"), "utf8")).not.toMatch(/^import\s+(?!type\b)[^;]*from\s+"chrono-node/m);
+    expect(readFileSync(join(src, "search/time-query.ts"), "utf8")).not.toMatch(
+      /^import\s+(?!type\b)[^;]*from\s+"chrono-node/m,
+    );
   });
 
   test("hostile text never throws and a 10 KB paste is read only up to the query cap", async () => {
-    for (const query of ["\u0000\u001b[2J July 2023", "in July 2023".repeat(1000), "\ud800 since Monday", "before before before", "from 2023 to", "between and"]) {
+    for (const query of [
+      "\u0000\u001b[2J July 2023",
+      "in July 2023".repeat(1000),
+      "\ud800 since Monday",
+      "before before before",
+      "from 2023 to",
+      "between and",
+    ]) {
       expect((await parseTimeQuery(query, now)).expressions).toBeArray();
     }
     const long = await parseTimeQuery(`${"x ".repeat(5000)} in July 2023`, now);

@@ -10,7 +10,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { pageOf, parseCount, parseDepth, parseFilterArgs, parseLimit, parseOffset, projectOfFolder, readTimeline, recentSessions, resolveTimelineAnchor, selectTurnRange } from "../../src/search/index.ts";
+import {
+  pageOf,
+  parseCount,
+  parseDepth,
+  parseFilterArgs,
+  parseLimit,
+  parseOffset,
+  projectOfFolder,
+  readTimeline,
+  recentSessions,
+  resolveTimelineAnchor,
+  selectTurnRange,
+} from "../../src/search/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-timeline-"));
@@ -23,12 +35,18 @@ beforeAll(async () => {
   for (let i = 0; i < 14; i++) {
     const project = ["/work/alpha", "/work/beta", "/work/gamma"][i % 3]!;
     const turns = i === 0 ? 30 : 1 + (i % 4);
-    writeClaudeSession(join(root, project.replaceAll("/", "-"), `0000000${i.toString(16)}-0000-4000-8000-00000000000${i % 10}.jsonl`), {
-      sessionId: `0000000${i.toString(16)}-0000-4000-8000-00000000000${i % 10}`,
-      cwd: project,
-      startMs: start + i * 9_973 + 3,
-      turns: Array.from({ length: turns }, (_, n) => ({ prompt: `prompt ${i}.${n + 1}`, response: `reply ${i}.${n + 1}` })),
-    });
+    writeClaudeSession(
+      join(root, project.replaceAll("/", "-"), `0000000${i.toString(16)}-0000-4000-8000-00000000000${i % 10}.jsonl`),
+      {
+        sessionId: `0000000${i.toString(16)}-0000-4000-8000-00000000000${i % 10}`,
+        cwd: project,
+        startMs: start + i * 9_973 + 3,
+        turns: Array.from({ length: turns }, (_, n) => ({
+          prompt: `prompt ${i}.${n + 1}`,
+          response: `reply ${i}.${n + 1}`,
+        })),
+      },
+    );
   }
   await runIndex({ recallHome: join(work, "home"), roots: { "claude-code": [root], opencode: [] } });
   db = openIndex(databasePath(join(work, "home")), { readonly: true });
@@ -47,16 +65,28 @@ function allTurns(project?: string): Array<{ key: string; timestamp: number }> {
     .all()
     .map((row) => ({ key: `${row.session_id.slice(0, 8)}:${row.number}`, timestamp: row.timestamp }));
 }
-const keys = (entries: Array<{ sessionId: string; turn: number }>) => entries.map((entry) => `${entry.sessionId.slice(0, 8)}:${entry.turn}`);
+const keys = (entries: Array<{ sessionId: string; turn: number }>) =>
+  entries.map((entry) => `${entry.sessionId.slice(0, 8)}:${entry.turn}`);
 
 describe("issue 10: the timeline around an anchor", () => {
   test("for any time, it gives exactly the nearest turns before and after across sessions, oldest first", () => {
     const turns = allTurns();
     expect(new Set(turns.map((turn) => turn.timestamp)).size).toBe(turns.length); // no ties: the order is defined
-    for (const at of [turns[0]!.timestamp - 1, turns[7]!.timestamp, turns[20]!.timestamp + 500, turns[turns.length - 1]!.timestamp + 1]) {
+    for (const at of [
+      turns[0]!.timestamp - 1,
+      turns[7]!.timestamp,
+      turns[20]!.timestamp + 500,
+      turns[turns.length - 1]!.timestamp + 1,
+    ]) {
       const timeline = readTimeline(db, { at, session: undefined, turn: undefined }, { before: 4, after: 6 });
-      const before = turns.filter((turn) => turn.timestamp <= at).slice(-4).map((turn) => turn.key);
-      const after = turns.filter((turn) => turn.timestamp > at).slice(0, 6).map((turn) => turn.key);
+      const before = turns
+        .filter((turn) => turn.timestamp <= at)
+        .slice(-4)
+        .map((turn) => turn.key);
+      const after = turns
+        .filter((turn) => turn.timestamp > at)
+        .slice(0, 6)
+        .map((turn) => turn.key);
       expect([keys(timeline.before), keys(timeline.after)]).toEqual([before, after]);
     }
   });
@@ -73,7 +103,10 @@ describe("issue 10: the timeline around an anchor", () => {
   });
 
   test("anchors read as a session (its turn 1), a session:turn, an ISO time or an age; others are usage errors", () => {
-    expect(resolveTimelineAnchor(db, "00000005")).toMatchObject({ turn: 1, session: { sessionId: expect.stringMatching(/^00000005/) } });
+    expect(resolveTimelineAnchor(db, "00000005")).toMatchObject({
+      turn: 1,
+      session: { sessionId: expect.stringMatching(/^00000005/) },
+    });
     expect(resolveTimelineAnchor(db, "2026-05-01T09:00:30Z").at).toBe(start + 30_000);
     expect(resolveTimelineAnchor(db, "3d", start).at).toBe(start - 3 * 86_400_000);
     expect(() => resolveTimelineAnchor(db, "00000005:99")).toThrow(/has 2 turns; turn 99 does not exist/);
@@ -88,7 +121,9 @@ describe("issue 10: recent sessions and the project of a folder", () => {
     const second = recentSessions(db, { project: "/work/beta" }, 2, first.nextOffset);
     expect(first.nextOffset).toBe(2);
     const sessions = [...first.items, ...second.items];
-    expect(sessions.map((session) => session.endedAt)).toEqual(sessions.map((session) => session.endedAt).sort((a, b) => b - a));
+    expect(sessions.map((session) => session.endedAt)).toEqual(
+      sessions.map((session) => session.endedAt).sort((a, b) => b - a),
+    );
     const [newest] = first.items;
     const number = Number.parseInt(newest!.sessionId.slice(0, 8), 16);
     expect(newest!.firstPrompt).toBe(`prompt ${number}.1`);
@@ -104,7 +139,13 @@ describe("issue 10: recent sessions and the project of a folder", () => {
 
 describe("issue 10: arguments checked once for the CLI and MCP", () => {
   test("limits, offsets, counts and depths accept whole numbers in range and name the argument otherwise", () => {
-    expect([parseLimit(undefined, 5), parseLimit(1000, 5), parseOffset(undefined), parseOffset(7), parseCount(0, 5, "before", { min: 0, max: 9 })]).toEqual([5, 1000, 0, 7, 0]);
+    expect([
+      parseLimit(undefined, 5),
+      parseLimit(1000, 5),
+      parseOffset(undefined),
+      parseOffset(7),
+      parseCount(0, 5, "before", { min: 0, max: 9 }),
+    ]).toEqual([5, 1000, 0, 7, 0]);
     expect(() => parseLimit(0, 5)).toThrow("limit must be a whole number from 1 to 1000, got 0");
     expect(() => parseLimit(2.5, 5, "--limit")).toThrow("--limit must be a whole number from 1 to 1000, got 2.5");
     expect(() => parseOffset(-1)).toThrow("offset must be a whole number of at least 0, got -1");
@@ -115,7 +156,12 @@ describe("issue 10: arguments checked once for the CLI and MCP", () => {
   test("filter arguments become the same filters as the CLI's flags", () => {
     const now = Date.UTC(2026, 4, 10);
     expect(parseFilterArgs({ project: "shop", source: "opencode", since: "7d", until: "2026-05-09" }, now)).toEqual({
-      project: "shop", source: "opencode", since: now - 7 * 86_400_000, until: Date.UTC(2026, 4, 9, 23, 59, 59, 999), branch: undefined, includeSubagents: false,
+      project: "shop",
+      source: "opencode",
+      since: now - 7 * 86_400_000,
+      until: Date.UTC(2026, 4, 9, 23, 59, 59, 999),
+      branch: undefined,
+      includeSubagents: false,
     });
     expect(() => parseFilterArgs({ source: "vim" })).toThrow('unknown source "vim"');
   });

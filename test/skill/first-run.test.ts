@@ -29,16 +29,48 @@ afterAll(() => {
 
 /** The environment of the agent's shell: a user's HOME, online, the model host pointed at the local server. */
 function shellEnv(): Record<string, string> {
-  const env: Record<string, string | undefined> = { ...process.env, HOME: home, PATH: "/usr/bin:/bin", RECALL_MODEL_BASE_URL: `http://127.0.0.1:${server.port}`, RECALL_EMBED_HELPER: "off", NO_COLOR: "1" };
-  for (const key of [...sourceLocationVariables, "RECALL_OFFLINE", "RECALL_HOME", "RECALL_MODEL", "EMBEDDINGS_URL", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR"]) delete env[key];
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: home,
+    PATH: "/usr/bin:/bin",
+    RECALL_MODEL_BASE_URL: `http://127.0.0.1:${server.port}`,
+    RECALL_EMBED_HELPER: "off",
+    NO_COLOR: "1",
+  };
+  for (const key of [
+    ...sourceLocationVariables,
+    "RECALL_OFFLINE",
+    "RECALL_HOME",
+    "RECALL_MODEL",
+    "EMBEDDINGS_URL",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "CLAUDE_CONFIG_DIR",
+  ])
+    delete env[key];
   return env as Record<string, string>;
 }
 
 /** Runs one command as the Bash tool does: no terminal, stdin closed, a time limit; async (the server is in this process). */
-async function bashTool(command: string[], timeoutMs = 120_000): Promise<{ code: number; output: string; stdout: string; ms: number }> {
+async function bashTool(
+  command: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number; output: string; stdout: string; ms: number }> {
   const started = performance.now();
-  const child = Bun.spawn(command, { cwd: home, env: shellEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = Bun.spawn(command, {
+    cwd: home,
+    env: shellEnv(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: timeoutMs,
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, output: stdout + stderr, stdout, ms: performance.now() - started };
 }
 
@@ -65,10 +97,19 @@ beforeAll(async () => {
       return new Response(modelBytes, { headers: { "content-type": "application/octet-stream" } });
     },
   });
-  writeClaudeSession(join(home, ".claude", "projects", "-home-dev-shop", "5a1e0000-0000-4000-8000-000000000001.jsonl"), {
-    sessionId: "5a1e0000-0000-4000-8000-000000000001", cwd: "/home/dev/shop",
-    turns: [{ prompt: "the checkout page throws quagga_barcode_timeout on Safari", response: "The scanner times out because the camera stream never starts." }],
-  });
+  writeClaudeSession(
+    join(home, ".claude", "projects", "-home-dev-shop", "5a1e0000-0000-4000-8000-000000000001.jsonl"),
+    {
+      sessionId: "5a1e0000-0000-4000-8000-000000000001",
+      cwd: "/home/dev/shop",
+      turns: [
+        {
+          prompt: "the checkout page throws quagga_barcode_timeout on Safari",
+          response: "The scanner times out because the camera stream never starts.",
+        },
+      ],
+    },
+  );
   const install = await bashTool([process.execPath, join(repo, "src", "cli.ts"), "skill", "install"]);
   expect(install.code).toBe(0);
 });
@@ -82,14 +123,22 @@ describe("the skill's first run in an agent's shell (no terminal, online)", () =
     expect(first.output).toContain("ask the user how recall should search by meaning");
     expect(first.output).toContain(`sh ${join(skill, "scripts", "first-run.sh")} --embed [PRESET]`);
     expect(requests).toEqual([]);
-    const search = await bashTool(["sh", join(skill, "scripts", "recall.sh"), "search", "quagga_barcode_timeout", "--json"]);
+    const search = await bashTool([
+      "sh",
+      join(skill, "scripts", "recall.sh"),
+      "search",
+      "quagga_barcode_timeout",
+      "--json",
+    ]);
     expect(JSON.parse(search.stdout).results[0].session_id).toBe("5a1e0000-0000-4000-8000-000000000001");
     expect(requests).toEqual([]); // a search never downloads either
     console.log(`first step: ${Math.round(first.ms)} ms`);
   }, 180_000);
 
   test("--status before the choice says nothing runs", async () => {
-    expect((await bashTool(["sh", join(skill, "scripts", "first-run.sh"), "--status"])).output).toContain("embedding: not started");
+    expect((await bashTool(["sh", join(skill, "scripts", "first-run.sh"), "--status"])).output).toContain(
+      "embedding: not started",
+    );
   });
 
   test("the chosen step returns at once, downloads and embeds in the background, and --status follows it to the end", async () => {

@@ -7,7 +7,14 @@ import { existsSync, readdirSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EmbedError } from "../../errors.ts";
-import { decodeVector, lineSplitter, type HelperModel, type HelperRequest, type HelperResponse, type HelperRoots } from "./protocol.ts";
+import {
+  decodeVector,
+  lineSplitter,
+  type HelperModel,
+  type HelperRequest,
+  type HelperResponse,
+  type HelperRoots,
+} from "./protocol.ts";
 
 /** An open connection to a helper. */
 export interface HelperConnection {
@@ -106,10 +113,15 @@ export async function connectEmbedHelper(socketPath: string, timeoutMs: number):
     async embedQuery(text) {
       try {
         const response = await send({ op: "query", text });
-        if (response.model?.fingerprintKey !== helperModel.fingerprintKey || typeof response.vector !== "string") throw new Error("the helper changed its model");
+        if (response.model?.fingerprintKey !== helperModel.fingerprintKey || typeof response.vector !== "string")
+          throw new Error("the helper changed its model");
         return decodeVector(response.vector, helperModel.dims);
       } catch (cause) {
-        throw new EmbedError("EMBED_FAILED", `query embedding by the embedding helper failed: ${(cause as Error).message}`, { cause });
+        throw new EmbedError(
+          "EMBED_FAILED",
+          `query embedding by the embedding helper failed: ${(cause as Error).message}`,
+          { cause },
+        );
       }
     },
     async requestIndex(roots) {

@@ -25,7 +25,11 @@ export interface HelperModel {
 export type HelperRoots = Record<string, string[]>;
 
 /** A request line. */
-export type HelperRequest = { op: "hello" } | { op: "query"; text: string } | { op: "index"; roots: HelperRoots } | { op: "stop" };
+export type HelperRequest =
+  | { op: "hello" }
+  | { op: "query"; text: string }
+  | { op: "index"; roots: HelperRoots }
+  | { op: "stop" };
 
 /** An answer line. */
 export type HelperResponse = { ok: true; model?: HelperModel; vector?: string } | { ok: false; error: string };
@@ -44,7 +48,8 @@ export function encodeVector(vector: Float32Array): string {
  */
 export function decodeVector(text: string, dims: number): Float32Array {
   const bytes = Buffer.from(text, "base64");
-  if (bytes.byteLength !== dims * 4) throw new Error(`the helper sent ${bytes.byteLength} bytes, expected ${dims * 4} (${dims} floats)`);
+  if (bytes.byteLength !== dims * 4)
+    throw new Error(`the helper sent ${bytes.byteLength} bytes, expected ${dims * 4} (${dims} floats)`);
   const vector = new Float32Array(dims);
   new Uint8Array(vector.buffer).set(bytes);
   return vector;
@@ -54,7 +59,10 @@ export function decodeVector(text: string, dims: number): Float32Array {
  * Splits a byte stream into lines: feed it chunks, it calls `onLine` for each complete line (without `\n`).
  * @returns the feeder; it throws Error when a line grows past `maxBytes` without its `\n`
  */
-export function lineSplitter(onLine: (line: string) => void, maxBytes = maxRequestBytes): (chunk: Buffer | string) => void {
+export function lineSplitter(
+  onLine: (line: string) => void,
+  maxBytes = maxRequestBytes,
+): (chunk: Buffer | string) => void {
   let pending = "";
   return (chunk) => {
     pending += typeof chunk === "string" ? chunk : chunk.toString("utf8");

@@ -9,7 +9,14 @@ import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Embedder, EmbedHooks } from "../types.ts";
 import { connectEmbedHelper } from "./client.ts";
-import { encodeVector, lineSplitter, type HelperModel, type HelperRequest, type HelperResponse, type HelperRoots } from "./protocol.ts";
+import {
+  encodeVector,
+  lineSplitter,
+  type HelperModel,
+  type HelperRequest,
+  type HelperResponse,
+  type HelperRoots,
+} from "./protocol.ts";
 
 /** Options of {@link serveEmbedHelper}. */
 export interface EmbedHelperServerOptions {
@@ -53,7 +60,12 @@ function queuedEmbedder(embedder: Embedder, queue: ReturnType<typeof serialQueue
     async embedDocuments(texts: string[], hooks: EmbedHooks = {}) {
       const vectors: (Float32Array | null)[] = [];
       for (let i = 0; i < texts.length; i++) {
-        const [vector] = await queue(() => embedder.embedDocuments([texts[i]!], { onTextFailed: (_, error) => hooks.onTextFailed?.(i, error), onWarning: hooks.onWarning }));
+        const [vector] = await queue(() =>
+          embedder.embedDocuments([texts[i]!], {
+            onTextFailed: (_, error) => hooks.onTextFailed?.(i, error),
+            onWarning: hooks.onWarning,
+          }),
+        );
         vectors.push(vector ?? null);
         hooks.onProgress?.(i + 1, texts.length);
       }
@@ -94,7 +106,12 @@ export async function serveEmbedHelper(options: EmbedHelperServerOptions): Promi
   } catch {
     // no socket file, or it could not be removed (listen reports that)
   }
-  const model: HelperModel = { fingerprint: embedder.fingerprint, fingerprintKey: embedder.fingerprintKey, dims: embedder.dims, pid: process.pid };
+  const model: HelperModel = {
+    fingerprint: embedder.fingerprint,
+    fingerprintKey: embedder.fingerprintKey,
+    dims: embedder.dims,
+    pid: process.pid,
+  };
   let finish!: (reason: HelperExit) => void;
   const finished = new Promise<HelperExit>((resolve) => (finish = resolve));
   let idleTimer: ReturnType<typeof setTimeout> | undefined;

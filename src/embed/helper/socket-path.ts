@@ -26,10 +26,18 @@ export function helpersDir(paths: RecallPaths): string {
  * @returns undefined when the model file cannot be read (the in-process load will report it) or the path would
  *          exceed {@link maxSocketPathBytes}
  */
-export function helperSocketPath(paths: RecallPaths, recallHome: string, config: LocalEmbedConfig, version: string): string | undefined {
+export function helperSocketPath(
+  paths: RecallPaths,
+  recallHome: string,
+  config: LocalEmbedConfig,
+  version: string,
+): string | undefined {
   const stat = statSync(config.modelPath, { throwIfNoEntry: false });
   if (!stat) return undefined;
-  const key = createHash("sha256").update(JSON.stringify([recallHome, config.modelPath, stat.size, stat.mtimeMs, version])).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(JSON.stringify([recallHome, config.modelPath, stat.size, stat.mtimeMs, version]))
+    .digest("hex")
+    .slice(0, 16);
   const path = join(helpersDir(paths), `embed-${key}.sock`);
   return Buffer.byteLength(path) <= maxSocketPathBytes ? path : undefined;
 }

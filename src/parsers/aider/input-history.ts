@@ -38,7 +38,14 @@ export function parseInputHistory(text: string): InputEntry[] {
     const header = entryHeader.exec(line);
     if (header) {
       if (current) entries.push({ at: current.at, text: current.lines.join("\n") });
-      const [year, month, day, hour, minute, second] = header.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+      const [year, month, day, hour, minute, second] = header.slice(1, 7).map(Number) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
       const ms = Math.floor(Number(`0.${header[7] ?? "0"}`) * 1000);
       current = { at: new Date(year, month - 1, day, hour, minute, second, ms).getTime(), lines: [] };
     } else if (current && line.startsWith("+")) {
@@ -53,18 +60,29 @@ export function parseInputHistory(text: string): InputEntry[] {
  * The entries of the input history beside `chatHistoryPath` typed in [fromMs, toMs) (toMs null: no end),
  * with the bytes read. [] when the file is absent or unreadable (times then come from the header only).
  */
-export function readInputWindow(chatHistoryPath: string, fromMs: number, toMs: number | null): { entries: InputEntry[]; bytesRead: number } {
+export function readInputWindow(
+  chatHistoryPath: string,
+  fromMs: number,
+  toMs: number | null,
+): { entries: InputEntry[]; bytesRead: number } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(join(dirname(chatHistoryPath), inputHistoryFileName));
   } catch {
     return { entries: [], bytesRead: 0 };
   }
-  const entries = parseInputHistory(bytes.toString("utf8")).filter((entry) => entry.at >= fromMs && (toMs === null || entry.at < toMs));
+  const entries = parseInputHistory(bytes.toString("utf8")).filter(
+    (entry) => entry.at >= fromMs && (toMs === null || entry.at < toMs),
+  );
   return { entries, bytesRead: bytes.length };
 }
 
-const normalized = (text: string): string => text.split("\n").map((line) => line.trimEnd()).join("\n").trim();
+const normalized = (text: string): string =>
+  text
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .join("\n")
+    .trim();
 
 /**
  * The time of the next prompt: the first entry from `clock.cursor` on whose text equals `prompt` (lines

@@ -65,10 +65,19 @@ export function parseAiderUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
   const withOutputs = options.withOutputs === true;
   const place = placeOf(unit);
   const context: Context = {
-    unit, path: unit.containerPath, withOutputs, startedAt: headerTimeOf(place.header),
-    windowEndMs: place.nextHeader === null ? null : headerTimeOf(place.nextHeader) || null, bytesRead: 0, bytesVerified: 0,
+    unit,
+    path: unit.containerPath,
+    withOutputs,
+    startedAt: headerTimeOf(place.header),
+    windowEndMs: place.nextHeader === null ? null : headerTimeOf(place.nextHeader) || null,
+    bytesRead: 0,
+    bytesVerified: 0,
   };
-  if (isUsableState(options.resume, unit.sessionId, withOutputs) && options.resume.blockStart === place.start && place.end === null) {
+  if (
+    isUsableState(options.resume, unit.sessionId, withOutputs) &&
+    options.resume.blockStart === place.start &&
+    place.end === null
+  ) {
     const resumed = parseResumed(context, options.resume);
     if (resumed) return resumed;
     context.bytesRead = 0;
@@ -82,7 +91,12 @@ function placeOf(unit: SourceUnit): BlockPlace {
   const locator = unit.locator ?? {};
   if (typeof locator.start === "number" && typeof locator.header === "string") {
     const nextHeader = typeof locator.nextHeader === "string" ? locator.nextHeader : null;
-    return { start: locator.start, end: typeof locator.end === "number" ? locator.end : null, header: locator.header, nextHeader };
+    return {
+      start: locator.start,
+      end: typeof locator.end === "number" ? locator.end : null,
+      header: locator.header,
+      nextHeader,
+    };
   }
   return findPlace(unit);
 }
@@ -91,10 +105,18 @@ function placeOf(unit: SourceUnit): BlockPlace {
 function findPlace(unit: SourceUnit): BlockPlace {
   const bytes = readWhole(unit.containerPath);
   const blocks = findSessionBlocks(bytes);
-  const index = blocks.findIndex((block) => sessionIdOf(unit.containerPath, block.header, block.ordinal) === unit.sessionId);
+  const index = blocks.findIndex(
+    (block) => sessionIdOf(unit.containerPath, block.header, block.ordinal) === unit.sessionId,
+  );
   const block = blocks[index];
-  if (!block) throw new SourceError(`aider session ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
-  return { start: block.start, end: index === blocks.length - 1 ? null : block.end, header: block.header, nextHeader: blocks[index + 1]?.header ?? null };
+  if (!block)
+    throw new SourceError(`aider session ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
+  return {
+    start: block.start,
+    end: index === blocks.length - 1 ? null : block.end,
+    header: block.header,
+    nextHeader: blocks[index + 1]?.header ?? null,
+  };
 }
 
 function readWhole(path: string): Buffer {
@@ -156,7 +178,8 @@ function parseFull(context: Context, place: BlockPlace, isRetry = false): ParseR
   const headerEnd = block.indexOf(10);
   if (headerEnd < 0 || block.toString("utf8", 0, headerEnd).replace(/\r$/, "") !== place.header) {
     // The file was rewritten since it was listed: find the session again (once).
-    if (isRetry) throw new SourceError(`aider session ${context.unit.sessionId} not found in ${context.path}`, context.path);
+    if (isRetry)
+      throw new SourceError(`aider session ${context.unit.sessionId} not found in ${context.path}`, context.path);
     return parseFull(context, findPlace(context.unit), true);
   }
   context.bytesRead += block.length;
@@ -164,7 +187,16 @@ function parseFull(context: Context, place: BlockPlace, isRetry = false): ParseR
   const body = splitLines(block.subarray(headerEnd + 1));
   const isLast = place.end === null;
   const clock = { cursor: 0, lastAt: context.startedAt };
-  return finish(context, body, 2, 1, clock, isLast ? { blockStart: place.start, blockBytes: block, bodyOffset: headerEnd + 1 } : null, null, true);
+  return finish(
+    context,
+    body,
+    2,
+    1,
+    clock,
+    isLast ? { blockStart: place.start, blockBytes: block, bodyOffset: headerEnd + 1 } : null,
+    null,
+    true,
+  );
 }
 
 function parseResumed(context: Context, state: AiderResumeState): ParseResult | null {
@@ -175,9 +207,22 @@ function parseResumed(context: Context, state: AiderResumeState): ParseResult | 
   const appended = block.subarray(parsedLength, parsedLength + cutAtNextHeader(block.subarray(parsedLength), 0, true));
   context.bytesRead += appended.length;
   const lines = splitLines(appended);
-  const body: RangeLines = { complete: [...state.tailLines, ...lines.complete], partial: lines.partial, completeBytes: lines.completeBytes };
+  const body: RangeLines = {
+    complete: [...state.tailLines, ...lines.complete],
+    partial: lines.partial,
+    completeBytes: lines.completeBytes,
+  };
   const blockBytes = block.subarray(0, parsedLength + appended.length);
-  return finish(context, body, state.tailLine, state.anchorTurn, { ...state.clock }, { blockStart: state.blockStart, blockBytes, bodyOffset: parsedLength - tailBytes(state.tailLines) }, state.lastTurnHash, false);
+  return finish(
+    context,
+    body,
+    state.tailLine,
+    state.anchorTurn,
+    { ...state.clock },
+    { blockStart: state.blockStart, blockBytes, bodyOffset: parsedLength - tailBytes(state.tailLines) },
+    state.lastTurnHash,
+    false,
+  );
 }
 
 /** Bytes of `lines` as they stood in the file, each with its "\n". */
@@ -205,7 +250,11 @@ function entriesOf(context: Context): InputEntry[] {
 }
 
 /** Turns of drafts, each stamped with its prompt's time (input-history.ts); `clock` advances. */
-function stampedTurns(context: Context, drafts: readonly TurnDraft[], clock: PromptClock): { turns: Turn[]; clockBeforeLast: PromptClock } {
+function stampedTurns(
+  context: Context,
+  drafts: readonly TurnDraft[],
+  clock: PromptClock,
+): { turns: Turn[]; clockBeforeLast: PromptClock } {
   const entries = entriesOf(context);
   let clockBeforeLast = { ...clock };
   const turns = drafts.map((draft) => {
@@ -220,8 +269,14 @@ function stampedTurns(context: Context, drafts: readonly TurnDraft[], clock: Pro
  * first line; `clock` is the prompt-time clock before the first turn of `body`.
  */
 function finish(
-  context: Context, body: RangeLines, firstLine: number, firstNumber: number, clock: PromptClock, source: StateSource | null,
-  lastTurnHash: string | null, isFull: boolean,
+  context: Context,
+  body: RangeLines,
+  firstLine: number,
+  firstNumber: number,
+  clock: PromptClock,
+  source: StateSource | null,
+  lastTurnHash: string | null,
+  isFull: boolean,
 ): ParseResult {
   const viewLines = body.partial.trim().length > 0 ? [...body.complete, body.partial] : body.complete;
   const drafts = groupTurns(classifyLines(viewLines, firstLine), firstNumber);
@@ -236,7 +291,8 @@ function finish(
   const turnCount = drafts.at(-1)?.number ?? firstNumber - 1;
   let resume: AiderResumeState | undefined;
   if (source) {
-    const stateDrafts = viewLines === body.complete ? drafts : groupTurns(classifyLines(body.complete, firstLine), firstNumber);
+    const stateDrafts =
+      viewLines === body.complete ? drafts : groupTurns(classifyLines(body.complete, firstLine), firstNumber);
     resume = buildState(context, body, firstLine, firstNumber, source, stateDrafts, startClock);
   }
   return {
@@ -251,7 +307,13 @@ function finish(
 }
 
 function buildState(
-  context: Context, body: RangeLines, firstLine: number, firstNumber: number, source: StateSource, drafts: readonly TurnDraft[], startClock: PromptClock,
+  context: Context,
+  body: RangeLines,
+  firstLine: number,
+  firstNumber: number,
+  source: StateSource,
+  drafts: readonly TurnDraft[],
+  startClock: PromptClock,
 ): AiderResumeState {
   const stamped = stampedTurns(context, drafts, { ...startClock });
   const last = drafts.at(-1);

@@ -64,7 +64,11 @@ export function classifyLines(lines: readonly string[], firstLine: number): Aide
       continue;
     }
     close();
-    if (line.startsWith(">") && (line.endsWith("  ") || previous === "prompt" || previous === "status") && previous !== "prose") {
+    if (
+      line.startsWith(">") &&
+      (line.endsWith("  ") || previous === "prompt" || previous === "status") &&
+      previous !== "prose"
+    ) {
       const text = line.slice(1).replace(/^ /, "").replace(/\s+$/, "");
       if (line.endsWith("  ")) {
         records.push({ kind: "status", line: number, text });

@@ -47,7 +47,11 @@ const fenceLine = /^\s*(```|~~~)/;
 
 /** A file name line as aider's `find_filename` accepts it: stripped of `#`, `*`, backticks, colons. */
 function fileNameOf(line: string): string {
-  return line.trim().replace(/^#+\s*/, "").replace(/^[*`]+|[*`:]+$/g, "").trim();
+  return line
+    .trim()
+    .replace(/^#+\s*/, "")
+    .replace(/^[*`]+|[*`:]+$/g, "")
+    .trim();
 }
 
 /**
@@ -64,7 +68,9 @@ export function extractEditBlocks(reply: string): CleanReply {
   const edits: EditBlock[] = [];
   let index = 0;
   while (index < lines.length) {
-    const block = searchLine.test(lines[index] as string) ? readBlock(lines, index, kept, edits.at(-1)?.filePath) : null;
+    const block = searchLine.test(lines[index] as string)
+      ? readBlock(lines, index, kept, edits.at(-1)?.filePath)
+      : null;
     if (!block) {
       kept.push(lines[index] as string);
       index++;
@@ -74,14 +80,25 @@ export function extractEditBlocks(reply: string): CleanReply {
     kept.splice(kept.length - block.headLines, block.headLines);
     index = block.next;
   }
-  return { prose: kept.join("\n").replace(/\n{3,}/g, "\n\n").trim(), edits };
+  return {
+    prose: kept
+      .join("\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim(),
+    edits,
+  };
 }
 
 /**
  * The block whose SEARCH line is `lines[at]`, with how many already-kept lines above belong to it
  * (file name, fence) and the index after it; null when it has no divider, no REPLACE or no file name.
  */
-function readBlock(lines: readonly string[], at: number, kept: readonly string[], previousFile: string | undefined): { edit: EditBlock; headLines: number; next: number } | null {
+function readBlock(
+  lines: readonly string[],
+  at: number,
+  kept: readonly string[],
+  previousFile: string | undefined,
+): { edit: EditBlock; headLines: number; next: number } | null {
   let divider = -1;
   let end = -1;
   for (let index = at + 1; index < lines.length; index++) {

@@ -34,10 +34,22 @@ export interface AiderResumeState extends ResumeState {
 }
 
 /** Type guard: a state this parser wrote for `sessionId`, with the same `withOutputs` option. */
-export function isUsableState(state: ResumeState | undefined, sessionId: string, withOutputs: boolean): state is AiderResumeState {
+export function isUsableState(
+  state: ResumeState | undefined,
+  sessionId: string,
+  withOutputs: boolean,
+): state is AiderResumeState {
   if (!state || state.kind !== "aider/v1") return false;
   const candidate = state as Partial<AiderResumeState>;
-  return candidate.sessionId === sessionId && candidate.withOutputs === withOutputs && typeof candidate.blockStart === "number"
-    && typeof candidate.offset === "number" && typeof candidate.prefixHash === "string" && Array.isArray(candidate.tailLines)
-    && typeof candidate.tailLine === "number" && typeof candidate.anchorTurn === "number" && typeof candidate.clock?.cursor === "number";
+  return (
+    candidate.sessionId === sessionId &&
+    candidate.withOutputs === withOutputs &&
+    typeof candidate.blockStart === "number" &&
+    typeof candidate.offset === "number" &&
+    typeof candidate.prefixHash === "string" &&
+    Array.isArray(candidate.tailLines) &&
+    typeof candidate.tailLine === "number" &&
+    typeof candidate.anchorTurn === "number" &&
+    typeof candidate.clock?.cursor === "number"
+  );
 }

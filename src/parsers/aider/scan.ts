@@ -27,8 +27,20 @@ export const maxDepth = 6;
  * (see {@link isWalkedDirName}).
  */
 export const skippedDirs: ReadonlySet<string> = new Set([
-  "node_modules", "bower_components", "vendor", "venv", "env", "__pycache__", "site-packages", "dist", "build", "target", "out",
-  "coverage", "Pods", "DerivedData",
+  "node_modules",
+  "bower_components",
+  "vendor",
+  "venv",
+  "env",
+  "__pycache__",
+  "site-packages",
+  "dist",
+  "build",
+  "target",
+  "out",
+  "coverage",
+  "Pods",
+  "DerivedData",
 ]);
 
 /** True for a folder name the walk enters: not in {@link skippedDirs}, not hidden (`.git`, `.venv`, `.cache`). */
@@ -46,10 +58,14 @@ export function isWalkedDirName(name: string): boolean {
 export function scanAiderRoots(roots: readonly string[]): ScanResult {
   const walk = new TreeWalk();
   // Absolute paths: a session's project path and id derive from its file's path.
-  const missingRoots = visitRoots(roots.map((root) => resolve(root)), walk, (root, stats) => {
-    if (stats.isDirectory()) walkDir(root, 0, walk, stats);
-    else if (stats.isFile()) addFile(root, walk, stats);
-  });
+  const missingRoots = visitRoots(
+    roots.map((root) => resolve(root)),
+    walk,
+    (root, stats) => {
+      if (stats.isDirectory()) walkDir(root, 0, walk, stats);
+      else if (stats.isFile()) addFile(root, walk, stats);
+    },
+  );
   return walk.result(missingRoots);
 }
 
@@ -57,7 +73,8 @@ function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): voi
   const entries = walk.enterDir(dir, known);
   if (!entries) return;
   for (const entry of entries) {
-    if (entry.name === historyFileName && (entry.isFile() || entry.isSymbolicLink())) addFile(join(dir, entry.name), walk);
+    if (entry.name === historyFileName && (entry.isFile() || entry.isSymbolicLink()))
+      addFile(join(dir, entry.name), walk);
   }
   if (depth >= maxDepth) return;
   for (const entry of entries) {
@@ -74,5 +91,10 @@ function addFile(path: string, walk: TreeWalk, known?: Stats): void {
   if (!stats) return;
   const input = walk.statOrNote(join(dirname(path), inputHistoryFileName));
   const inputStamp = input?.isFile() ? statFingerprint(input) : "-";
-  walk.found.push({ source: "aider", path, fingerprint: `${statFingerprint(stats)}|input:${inputStamp}`, sizeBytes: stats.size });
+  walk.found.push({
+    source: "aider",
+    path,
+    fingerprint: `${statFingerprint(stats)}|input:${inputStamp}`,
+    sizeBytes: stats.size,
+  });
 }

@@ -67,7 +67,14 @@ export function findSessionBlocks(bytes: Uint8Array): SessionBlock[] {
 export function headerTimeOf(header: string): number {
   const match = headerPattern.exec(header);
   if (!match) return 0;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(year, month - 1, day, hour, minute, second);
   return date.getMonth() === month - 1 && date.getDate() === day ? date.getTime() : 0;
 }
@@ -133,7 +140,10 @@ export function listAiderUnits(containers: readonly SourceContainer[], hooks?: P
         containerPath: container.path,
         changeKey: blockChangeKey(bytes, block),
         locator: {
-          start: block.start, end: index === blocks.length - 1 ? null : block.end, header: block.header, ordinal: block.ordinal,
+          start: block.start,
+          end: index === blocks.length - 1 ? null : block.end,
+          header: block.header,
+          ordinal: block.ordinal,
           nextHeader: blocks[index + 1]?.header ?? null,
         },
       });

@@ -50,7 +50,11 @@ export function promptToolCalls(prompt: string): ToolCall[] {
  * Tool calls of a turn's status records, in order. `edits` are the turn's SEARCH/REPLACE blocks (for
  * line counts and, with `withOutputs`, the edit text as output); other calls get their status text as output.
  */
-export function statusToolCalls(statuses: readonly StatusText[], edits: readonly EditBlock[], withOutputs: boolean): ToolCall[] {
+export function statusToolCalls(
+  statuses: readonly StatusText[],
+  edits: readonly EditBlock[],
+  withOutputs: boolean,
+): ToolCall[] {
   const calls: ToolCall[] = [];
   const created = new Set<string>();
   const accepted = (index: number, question: string): string | null => {
@@ -62,13 +66,16 @@ export function statusToolCalls(statuses: readonly StatusText[], edits: readonly
     const text = status.text;
     const createdPath = accepted(index, "Create new file");
     if (createdPath) created.add(createdPath);
-    const readPath = accepted(index, "Add file to the chat") ?? addedToChat.exec(text)?.[1] ?? addedReadOnly.exec(text)?.[1];
+    const readPath =
+      accepted(index, "Add file to the chat") ?? addedToChat.exec(text)?.[1] ?? addedReadOnly.exec(text)?.[1];
     let call: ToolCall | null = null;
     let match: RegExpExecArray | null;
     if (readPath) call = buildToolCall("Read", { file_path: readPath }, false);
-    else if ((match = appliedEdit.exec(text))) call = editCall(match[1] as string, created.has(match[1] as string), edits, withOutputs);
+    else if ((match = appliedEdit.exec(text)))
+      call = editCall(match[1] as string, created.has(match[1] as string), edits, withOutputs);
     else if ((match = running.exec(text))) call = buildToolCall("Bash", { command: match[1] as string }, false);
-    else if ((match = commit.exec(text))) call = { name: commitToolName, input: `${match[1]} ${(match[2] as string).trim()}`, isError: false };
+    else if ((match = commit.exec(text)))
+      call = { name: commitToolName, input: `${match[1]} ${(match[2] as string).trim()}`, isError: false };
     if (!call) return;
     if (withOutputs && call.output === undefined) call.output = text;
     calls.push(call);

@@ -90,7 +90,10 @@ export function finishTurn(draft: TurnDraft, sessionId: string, timestamp: numbe
       if (runs.at(-1)!.length > 0) runs.push([]);
     }
   }
-  const reply = runs.map((run) => run.join("\n").trim()).filter((text) => text.length > 0).join("\n\n");
+  const reply = runs
+    .map((run) => run.join("\n").trim())
+    .filter((text) => text.length > 0)
+    .join("\n\n");
   const { prose, edits } = extractEditBlocks(stripReasoning(reply));
   const toolCalls = [...promptToolCalls(draft.prompt), ...statusToolCalls(statuses, edits, withOutputs)];
   return {

@@ -33,7 +33,8 @@ function promptOf(record: Record<string, unknown>): HistoryPrompt | string {
   if (typeof display !== "string") return "no display text";
   if (typeof sessionId !== "string" || sessionId.length === 0) return "no sessionId";
   return {
-    sessionId, text: expandPastes(display, record.pastedContents),
+    sessionId,
+    text: expandPastes(display, record.pastedContents),
     timestamp: typeof timestamp === "number" && Number.isFinite(timestamp) ? timestamp : 0,
     projectPath: typeof project === "string" ? project : "",
   };

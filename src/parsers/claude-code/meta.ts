@@ -46,15 +46,21 @@ export function applyMeta(meta: MetaState, value: Record<string, unknown>): void
   if (meta.sessionIdField === null && typeof value.sessionId === "string" && value.sessionId.length > 0) {
     meta.sessionIdField = value.sessionId;
   }
-  if (value.type === "ai-title" && typeof value.aiTitle === "string" && value.aiTitle.trim()) meta.aiTitle = value.aiTitle.trim();
+  if (value.type === "ai-title" && typeof value.aiTitle === "string" && value.aiTitle.trim())
+    meta.aiTitle = value.aiTitle.trim();
   if (value.type === "summary" && typeof value.summary === "string" && value.summary.trim()) {
-    meta.summaries.push({ text: value.summary.trim(), leaf: typeof value.leafUuid === "string" ? value.leafUuid : null, matched: false });
+    meta.summaries.push({
+      text: value.summary.trim(),
+      leaf: typeof value.leafUuid === "string" ? value.leafUuid : null,
+      matched: false,
+    });
   }
 }
 
 /** Mark summaries whose `leafUuid` is among `uuids` (lines of this file). */
 export function matchSummaries(meta: MetaState, uuids: ReadonlySet<string>): void {
-  for (const note of meta.summaries) if (!note.matched && note.leaf !== null && uuids.has(note.leaf)) note.matched = true;
+  for (const note of meta.summaries)
+    if (!note.matched && note.leaf !== null && uuids.has(note.leaf)) note.matched = true;
 }
 
 /**

@@ -69,20 +69,35 @@ export function parseClaudeUnit(unit: SourceUnit, options: ParseOptions = {}): P
 function createContext(unit: SourceUnit, withOutputs: boolean): Context {
   const path = unit.key;
   const context: Context = {
-    unit, path, info: describePath(path), withOutputs, copyUuids: null, bytesRead: 0, bytesVerified: 0, skipped: { count: 0 },
+    unit,
+    path,
+    info: describePath(path),
+    withOutputs,
+    copyUuids: null,
+    bytesRead: 0,
+    bytesVerified: 0,
+    skipped: { count: 0 },
     recOptions: { withOutputs, resolveOutput: (text) => text },
   };
-  if (withOutputs) context.recOptions.resolveOutput = createOutputResolver(path, (bytes) => (context.bytesRead += bytes));
+  if (withOutputs)
+    context.recOptions.resolveOutput = createOutputResolver(path, (bytes) => (context.bytesRead += bytes));
   return context;
 }
 
 function parseFull(context: Context): ParseResult {
   const bytes = readWhole(context.path);
   context.bytesRead += bytes.length;
-  if (context.info.kind === "acompact" || context.info.kind === "aside_question") context.copyUuids = readParentUuids(context);
+  if (context.info.kind === "acompact" || context.info.kind === "aside_question")
+    context.copyUuids = readParentUuids(context);
   context.skipped = { count: 0 };
   const decoded = decodeWhole(bytes, context.path, context.skipped);
-  const ingest: Ingest = { meta: createMeta(), agentMode: context.info.kind === "main" ? null : true, recs: [], uuids: new Set(), sawSummary: false };
+  const ingest: Ingest = {
+    meta: createMeta(),
+    agentMode: context.info.kind === "main" ? null : true,
+    recs: [],
+    uuids: new Set(),
+    sawSummary: false,
+  };
   ingestLines(context, ingest, decoded.lines);
   const result = finish(context, ingest, decoded.partial, null, 1, decoded.position, null);
   if (!result) throw new Error("unreachable: a full parse has no anchor to miss");
@@ -95,7 +110,13 @@ function parseResumed(context: Context, state: ClaudeResumeState): ParseResult |
   context.bytesVerified += decoded.bytesVerified;
   context.bytesRead += decoded.bytesRead;
   const meta = structuredClone(state.meta);
-  const ingest: Ingest = { meta, agentMode: state.agentMode, recs: [...state.tail], uuids: new Set(), sawSummary: false };
+  const ingest: Ingest = {
+    meta,
+    agentMode: state.agentMode,
+    recs: [...state.tail],
+    uuids: new Set(),
+    sawSummary: false,
+  };
   ingestLines(context, ingest, decoded.lines);
   if (ingest.sawSummary) return null;
   return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, decoded.position, state.lastTurnHash);
@@ -121,7 +142,11 @@ function readParentUuids(context: Context): Set<string> | null {
     text = readFileSync(parentPath, "utf8");
   } catch (error) {
     // Without the parent's uuids the copied conversation would be indexed twice: fail, be retried.
-    throw new SourceError(`cannot read ${parentPath}, the parent transcript of ${context.path}: ${fsReason(error)}`, context.path, { cause: error });
+    throw new SourceError(
+      `cannot read ${parentPath}, the parent transcript of ${context.path}: ${fsReason(error)}`,
+      context.path,
+      { cause: error },
+    );
   }
   context.bytesRead += Buffer.byteLength(text);
   const uuids = new Set<string>();
@@ -164,8 +189,13 @@ function ingestOne(context: Context, ingest: Ingest, value: Record<string, unkno
 
 /** Steps 2–3 of the pipeline for full (anchor null, firstNumber 1) and resumed parses. */
 function finish(
-  context: Context, ingest: Ingest, partial: RawLine | null, anchor: string | null, firstNumber: number,
-  position: LinePosition, lastTurnHash: string | null,
+  context: Context,
+  ingest: Ingest,
+  partial: RawLine | null,
+  anchor: string | null,
+  firstNumber: number,
+  position: LinePosition,
+  lastTurnHash: string | null,
 ): ParseResult | null {
   const stateMeta = structuredClone(ingest.meta);
   const stateAgentMode = ingest.agentMode;
@@ -179,7 +209,9 @@ function finish(
   if (!drafts) return null;
   const isSubagent = ingest.agentMode === true;
   const isWarmup = isSubagent && drafts[0]?.number === 1 && drafts[0].prompt === "Warmup";
-  const turns = isWarmup ? [] : drafts.map((draft) => finishTurn(draft, context.unit.sessionId, isSubagent, context.withOutputs));
+  const turns = isWarmup
+    ? []
+    : drafts.map((draft) => finishTurn(draft, context.unit.sessionId, isSubagent, context.withOutputs));
   let fromTurn = anchor === null ? 1 : firstNumber;
   if (anchor !== null && turns[0] && lastTurnHash === hashOf(JSON.stringify(turns[0]))) {
     turns.shift();
@@ -194,10 +226,27 @@ function finish(
     const stateDrafts = partial ? draftsOf(completeRecs, anchor, firstNumber) : drafts;
     if (stateDrafts) {
       matchSummaries(stateMeta, ingest.uuids);
-      resume = buildState(context, completeRecs, stateDrafts, firstNumber, position, stateMeta, stateAgentMode, isSubagent);
+      resume = buildState(
+        context,
+        completeRecs,
+        stateDrafts,
+        firstNumber,
+        position,
+        stateMeta,
+        stateAgentMode,
+        isSubagent,
+      );
     }
   }
-  return { session, turns, fromTurn, resume, bytesRead: context.bytesRead, bytesVerified: context.bytesVerified, skipped: { ...context.skipped } };
+  return {
+    session,
+    turns,
+    fromTurn,
+    resume,
+    bytesRead: context.bytesRead,
+    bytesVerified: context.bytesVerified,
+    skipped: { ...context.skipped },
+  };
 }
 
 function draftsOf(recs: readonly Rec[], anchor: string | null, firstNumber: number): TurnDraft[] | null {
@@ -207,8 +256,14 @@ function draftsOf(recs: readonly Rec[], anchor: string | null, firstNumber: numb
 }
 
 function buildState(
-  context: Context, recs: Rec[], drafts: TurnDraft[], firstNumber: number, position: LinePosition,
-  meta: MetaState, agentMode: boolean | null, isSubagent: boolean,
+  context: Context,
+  recs: Rec[],
+  drafts: TurnDraft[],
+  firstNumber: number,
+  position: LinePosition,
+  meta: MetaState,
+  agentMode: boolean | null,
+  isSubagent: boolean,
 ): ClaudeResumeState {
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, isSubagent, context.withOutputs) : null;

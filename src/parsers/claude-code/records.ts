@@ -188,7 +188,13 @@ function classifyTagged(text: string): string | null {
     const command = bashInput.exec(text)?.[1]?.trim() ?? "";
     return command ? `! ${command}` : null;
   }
-  const outputTags = ["<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<bash-stdout>", "<bash-stderr>"];
+  const outputTags = [
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+  ];
   if (outputTags.some((tag) => text.startsWith(tag))) return null;
   return text;
 }

@@ -17,8 +17,20 @@ import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1); the watcher skips them too. */
 export const skippedDirs: ReadonlySet<string> = new Set([
-  "tool-results", "file-history", "todos", "shell-snapshots", "session-env", "paste-cache", "debug",
-  "telemetry", "statsig", "memory", "plans", "tasks", "node_modules", ".git",
+  "tool-results",
+  "file-history",
+  "todos",
+  "shell-snapshots",
+  "session-env",
+  "paste-cache",
+  "debug",
+  "telemetry",
+  "statsig",
+  "memory",
+  "plans",
+  "tasks",
+  "node_modules",
+  ".git",
 ]);
 
 /** Deepest folder level walked below a root (a guard for very deep real trees; links are deduplicated). */
@@ -46,7 +58,11 @@ export function describePath(path: string): PathInfo {
   const nested = basename(dirname(path)) === "subagents";
   const parentFromPath = nested ? basename(dirname(dirname(path))) : null;
   if (!stem.startsWith("agent-")) return { stem, kind: "main", parentFromPath: null };
-  const kind: AgentKind = stem.startsWith("agent-acompact-") ? "acompact" : stem.startsWith("agent-aside_question-") ? "aside_question" : "task";
+  const kind: AgentKind = stem.startsWith("agent-acompact-")
+    ? "acompact"
+    : stem.startsWith("agent-aside_question-")
+      ? "aside_question"
+      : "task";
   return { stem, kind, parentFromPath };
 }
 
@@ -115,9 +131,12 @@ function walkDir(dir: string, depth: number, walk: ClaudeWalk, known?: Stats): v
   if (!entries) return;
   // A `.claude` folder (or a root holding `projects/`): only `projects/` holds transcripts.
   if (depth === 0 || dir.endsWith("/.claude")) {
-    const projects = entries.find((entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()));
+    const projects = entries.find(
+      (entry) => entry.name === "projects" && (entry.isDirectory() || entry.isSymbolicLink()),
+    );
     if (projects) {
-      if (entries.some((entry) => entry.name === historyFileName && entry.isFile())) walk.addFileContainer("claude-code", `${dir}/${historyFileName}`);
+      if (entries.some((entry) => entry.name === historyFileName && entry.isFile()))
+        walk.addFileContainer("claude-code", `${dir}/${historyFileName}`);
       return walkDir(`${dir}/projects`, depth + 1, walk);
     }
   }
@@ -204,7 +223,8 @@ export function listClaudeUnits(containers: readonly SourceContainer[]): SourceU
   const best = new Map<string, SourceContainer>();
   for (const container of containers) {
     const info = describePath(container.path);
-    const identity = info.kind === "main" ? info.stem : `${info.parentFromPath ?? basename(dirname(container.path))}/${info.stem}`;
+    const identity =
+      info.kind === "main" ? info.stem : `${info.parentFromPath ?? basename(dirname(container.path))}/${info.stem}`;
     const current = best.get(identity);
     if (!current || isPreferred(container, current)) best.set(identity, container);
   }

@@ -27,7 +27,10 @@ export function toolResultDirs(transcriptPath: string): string[] {
  * Example: `"<persisted-output>\nOutput too large (21.5KB). Full output saved to: /Users/x/…/tool-results/toolu_1.txt\n…"`
  *   → contents of `<session>/tool-results/toolu_1.txt`.
  */
-export function createOutputResolver(transcriptPath: string, onRead: (bytes: number) => void): (text: string) => string {
+export function createOutputResolver(
+  transcriptPath: string,
+  onRead: (bytes: number) => void,
+): (text: string) => string {
   let dirs: string[] | undefined;
   return (text: string): string => {
     if (!text.startsWith("<persisted-output>") && !text.slice(0, 200).includes("<persisted-output>")) return text;

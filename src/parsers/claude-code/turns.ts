@@ -54,13 +54,18 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
       if (rec.mid && messageIds[seg]?.has(rec.mid)) mergeAssistant(drafts.at(-1), rec);
     } else if (rec.k === "result") {
       const draft = drafts.at(-1);
-      for (const result of rec.results ?? []) if (draft && toolIds[seg]?.has(result.id)) draft.results.set(result.id, result);
+      for (const result of rec.results ?? [])
+        if (draft && toolIds[seg]?.has(result.id)) draft.results.set(result.id, result);
     }
   });
   return drafts;
 }
 
-function collectToolIds(recs: readonly Rec[], segmentOf: Int32Array, messageIds: Array<Set<string>>): Array<Set<string>> {
+function collectToolIds(
+  recs: readonly Rec[],
+  segmentOf: Int32Array,
+  messageIds: Array<Set<string>>,
+): Array<Set<string>> {
   const toolIds = messageIds.map(() => new Set<string>());
   recs.forEach((rec, index) => {
     const seg = segmentOf[index] as number;
@@ -71,7 +76,14 @@ function collectToolIds(recs: readonly Rec[], segmentOf: Int32Array, messageIds:
 }
 
 function newDraft(rec: Rec, index: number, number: number): TurnDraft {
-  return { number, promptIndex: index, timestamp: rec.t, prompt: rec.prompt ?? "", messages: new Map(), results: new Map() };
+  return {
+    number,
+    promptIndex: index,
+    timestamp: rec.t,
+    prompt: rec.prompt ?? "",
+    messages: new Map(),
+    results: new Map(),
+  };
 }
 
 function mergeAssistant(draft: TurnDraft | undefined, rec: Rec): void {

@@ -13,7 +13,12 @@ function promptOf(record: Record<string, unknown>): HistoryPrompt | string {
   const { session_id: sessionId, ts, text } = record;
   if (typeof text !== "string") return "no text";
   if (typeof sessionId !== "string" || sessionId.length === 0) return "no session_id";
-  return { sessionId, text, timestamp: typeof ts === "number" && Number.isFinite(ts) ? Math.round(ts * 1000) : 0, projectPath: "" };
+  return {
+    sessionId,
+    text,
+    timestamp: typeof ts === "number" && Number.isFinite(ts) ? Math.round(ts * 1000) : 0,
+    projectPath: "",
+  };
 }
 
 /** Codex CLI's prompt history for `withPromptHistory`. */

@@ -55,8 +55,20 @@ export interface CodexMeta {
 /** A fresh, empty metadata state. */
 export function createMeta(): CodexMeta {
   return {
-    started: false, threadId: null, cwd: null, branch: null, metaAt: 0, startedAt: 0, endedAt: 0, isSubagent: false,
-    subagentKind: null, parentId: null, forkedFromId: null, threadName: null, hasUserEvents: false, agentsInstructions: null,
+    started: false,
+    threadId: null,
+    cwd: null,
+    branch: null,
+    metaAt: 0,
+    startedAt: 0,
+    endedAt: 0,
+    isSubagent: false,
+    subagentKind: null,
+    parentId: null,
+    forkedFromId: null,
+    threadName: null,
+    hasUserEvents: false,
+    agentsInstructions: null,
     copy: { mode: "none" },
   };
 }
@@ -92,7 +104,8 @@ export function applyLine(meta: CodexMeta, line: Record<string, unknown>): "own"
   }
   if (line.type === "event_msg") {
     if (payload?.type === "user_message") meta.hasUserEvents = true;
-    if (payload?.type === "thread_name_updated") meta.threadName = text(payload.thread_name) ?? text(payload.name) ?? meta.threadName;
+    if (payload?.type === "thread_name_updated")
+      meta.threadName = text(payload.thread_name) ?? text(payload.name) ?? meta.threadName;
   }
   return "own";
 }
@@ -115,11 +128,18 @@ function applyHeader(meta: CodexMeta, payload: Record<string, unknown>, envelope
   const source = payload.source;
   const subagent = asObject(source)?.subagent;
   const spawn = asObject(asObject(subagent)?.thread_spawn);
-  meta.subagentKind = typeof subagent === "string" ? subagent : subagent !== undefined ? (Object.keys(asObject(subagent) ?? {})[0] ?? "subagent") : null;
+  meta.subagentKind =
+    typeof subagent === "string"
+      ? subagent
+      : subagent !== undefined
+        ? (Object.keys(asObject(subagent) ?? {})[0] ?? "subagent")
+        : null;
   meta.forkedFromId = text(payload.forked_from_id);
-  meta.isSubagent = subagent !== undefined || payload.thread_source === "subagent" || text(payload.parent_thread_id) !== null;
+  meta.isSubagent =
+    subagent !== undefined || payload.thread_source === "subagent" || text(payload.parent_thread_id) !== null;
   if (meta.isSubagent && meta.subagentKind === null) meta.subagentKind = "subagent";
-  meta.parentId = text(payload.parent_thread_id) ?? text(spawn?.parent_thread_id) ?? (meta.isSubagent ? meta.forkedFromId : null);
+  meta.parentId =
+    text(payload.parent_thread_id) ?? text(spawn?.parent_thread_id) ?? (meta.isSubagent ? meta.forkedFromId : null);
   meta.copy = copyStateOf(payload, meta.threadId ?? "", meta.metaAt || envelopeAt);
 }
 
@@ -129,7 +149,8 @@ function applyHeader(meta: CodexMeta, payload: Record<string, unknown>, envelope
  */
 function copyStateOf(payload: Record<string, unknown>, ownId: string, forkMs: number): CopyState {
   if (text(payload.forked_from_id) === null) return { mode: "none" };
-  if (typeof payload.subagent_history_start_ordinal === "number") return { mode: "ordinal", start: payload.subagent_history_start_ordinal };
+  if (typeof payload.subagent_history_start_ordinal === "number")
+    return { mode: "ordinal", start: payload.subagent_history_start_ordinal };
   if (payload.history_base !== undefined && payload.history_base !== null) return { mode: "none" };
   return { mode: "burst", ownId, forkMs, lastMs: forkMs };
 }

@@ -39,7 +39,14 @@ interface Context {
  *   `cannot read codex rollout /x/rollout-….jsonl: permission denied`
  */
 export function parseCodexUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
-  const context: Context = { unit, path: unit.key, withOutputs: options.withOutputs === true, bytesRead: 0, bytesVerified: 0, skipped: { count: 0 } };
+  const context: Context = {
+    unit,
+    path: unit.key,
+    withOutputs: options.withOutputs === true,
+    bytesRead: 0,
+    bytesVerified: 0,
+    skipped: { count: 0 },
+  };
   if (isUsableState(options.resume, context.withOutputs)) {
     const resumed = parseResumed(context, options.resume);
     if (resumed) return resumed;
@@ -55,7 +62,9 @@ function parseFull(context: Context): ParseResult {
   try {
     bytes = readFileSync(context.path);
   } catch (error) {
-    throw new SourceError(`cannot read codex rollout ${context.path}: ${fsReason(error)}`, context.path, { cause: error });
+    throw new SourceError(`cannot read codex rollout ${context.path}: ${fsReason(error)}`, context.path, {
+      cause: error,
+    });
   }
   context.bytesRead += bytes.length;
   const decoded = decodeWhole(bytes, context.path, context.skipped);
@@ -76,7 +85,17 @@ function parseResumed(context: Context, state: CodexResumeState): ParseResult | 
   const hadUserEvents = meta.hasUserEvents;
   const items = [...state.tail, ...ingest(context, meta, decoded.lines)];
   if (meta.hasUserEvents !== hadUserEvents) return null; // the prompt stream changes for every turn
-  return finish(context, meta, items, state.tailState, state.anchorTurn, decoded.partial, decoded.position, state.lastTurnHash, false);
+  return finish(
+    context,
+    meta,
+    items,
+    state.tailState,
+    state.anchorTurn,
+    decoded.partial,
+    decoded.position,
+    state.lastTurnHash,
+    false,
+  );
 }
 
 /** Metadata and items of decoded lines (mutates `meta`); a call without id is named after its 1-based line. */
@@ -97,8 +116,15 @@ function ingest(context: Context, meta: CodexMeta, lines: readonly RawLine[]): I
 
 /** Steps 2–3 for full (`isFull`) and resumed parses. */
 function finish(
-  context: Context, meta: CodexMeta, items: Item[], startState: GroupState, firstNumber: number, partial: RawLine | null,
-  position: LinePosition, lastTurnHash: string | null, isFull: boolean,
+  context: Context,
+  meta: CodexMeta,
+  items: Item[],
+  startState: GroupState,
+  firstNumber: number,
+  partial: RawLine | null,
+  position: LinePosition,
+  lastTurnHash: string | null,
+  isFull: boolean,
 ): ParseResult {
   const stateMeta = structuredClone(meta);
   let viewMeta = meta;
@@ -120,11 +146,25 @@ function finish(
   const session = buildSession(context, viewMeta, turnCount);
   const stateGroups = partial ? groupTurns(items, startState, firstNumber, stateMeta.hasUserEvents) : grouped;
   const resume = buildState(context, stateMeta, items, stateGroups.drafts, stateGroups.state, firstNumber, position);
-  return { session, turns, fromTurn: isFull ? 1 : fromTurn, resume, bytesRead: context.bytesRead, bytesVerified: context.bytesVerified, skipped: { ...context.skipped } };
+  return {
+    session,
+    turns,
+    fromTurn: isFull ? 1 : fromTurn,
+    resume,
+    bytesRead: context.bytesRead,
+    bytesVerified: context.bytesVerified,
+    skipped: { ...context.skipped },
+  };
 }
 
 function buildState(
-  context: Context, meta: CodexMeta, items: Item[], drafts: TurnDraft[], endState: GroupState, firstNumber: number, position: LinePosition,
+  context: Context,
+  meta: CodexMeta,
+  items: Item[],
+  drafts: TurnDraft[],
+  endState: GroupState,
+  firstNumber: number,
+  position: LinePosition,
 ): CodexResumeState {
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;
@@ -167,7 +207,8 @@ function buildSession(context: Context, meta: CodexMeta, turnCount: number): Ses
  */
 function titleOf(context: Context, meta: CodexMeta): string | null {
   const locator = context.unit.locator;
-  if (locator && "indexTitle" in locator) return typeof locator.indexTitle === "string" ? locator.indexTitle : meta.threadName;
+  if (locator && "indexTitle" in locator)
+    return typeof locator.indexTitle === "string" ? locator.indexTitle : meta.threadName;
   const home = codexHomeOf(context.path);
   if (home === null) return meta.threadName;
   try {

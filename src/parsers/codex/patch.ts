@@ -30,7 +30,12 @@ export function parsePatch(text: string): PatchedFile[] {
     const fileHeader = header.exec(line);
     if (fileHeader) {
       const kind = fileHeader[1] as "Add" | "Update" | "Delete";
-      current = { operation: kind === "Add" ? "add" : kind === "Update" ? "update" : "delete", path: (fileHeader[2] as string).trim(), linesAdded: 0, linesRemoved: 0 };
+      current = {
+        operation: kind === "Add" ? "add" : kind === "Update" ? "update" : "delete",
+        path: (fileHeader[2] as string).trim(),
+        linesAdded: 0,
+        linesRemoved: 0,
+      };
       files.push(current);
       continue;
     }

@@ -29,9 +29,19 @@ export type Item =
  * `<user_action>` (review results), skills listings; `<user_instructions>` from formats.md §3.3).
  */
 const injectedPrefixes = [
-  "# AGENTS.md instructions", "<environment_context>", "<user_instructions>", "<permissions instructions>", "<turn_aborted>",
-  "<user_action>", "<INSTRUCTIONS>", "<skill", "<collaboration_mode>", "<developer_instructions>", "<personality",
-  "<subagent_notification>", "<model_switch>",
+  "# AGENTS.md instructions",
+  "<environment_context>",
+  "<user_instructions>",
+  "<permissions instructions>",
+  "<turn_aborted>",
+  "<user_action>",
+  "<INSTRUCTIONS>",
+  "<skill",
+  "<collaboration_mode>",
+  "<developer_instructions>",
+  "<personality",
+  "<subagent_notification>",
+  "<model_switch>",
 ];
 
 /**
@@ -60,7 +70,10 @@ export function userShellCommand(text: string): string | null {
 export function itemsOfLine(line: Record<string, unknown>, withOutputs: boolean, fallbackId: string): Item[] {
   const t = timeOf(line.timestamp);
   const payload = asObject(line.payload);
-  if (!payload) return line.type !== undefined && line.record_type === undefined ? itemsOfResponse(line, t, withOutputs, fallbackId) : [];
+  if (!payload)
+    return line.type !== undefined && line.record_type === undefined
+      ? itemsOfResponse(line, t, withOutputs, fallbackId)
+      : [];
   if (line.type === "event_msg") return itemsOfEvent(payload, t);
   if (line.type === "response_item") return itemsOfResponse(payload, t, withOutputs, fallbackId);
   return [];
@@ -75,13 +88,18 @@ function itemsOfEvent(payload: Record<string, unknown>, t: number): Item[] {
       return [{ k: "end", t }];
     case "user_message": {
       const text = typeof payload.message === "string" ? payload.message.trim() : "";
-      const images = (Array.isArray(payload.images) ? payload.images.length : 0) + (Array.isArray(payload.local_images) ? payload.local_images.length : 0);
+      const images =
+        (Array.isArray(payload.images) ? payload.images.length : 0) +
+        (Array.isArray(payload.local_images) ? payload.local_images.length : 0);
       if (text.length === 0) return images > 0 ? [{ k: "prompt", t, text: "[image]" }] : [];
       return isInjectedText(text) ? [] : [{ k: "prompt", t, text }];
     }
     case "exec_command_end": {
       const id = typeof payload.call_id === "string" ? payload.call_id : "";
-      const failed = (typeof payload.exit_code === "number" && payload.exit_code !== 0) || payload.status === "failed" || payload.status === "declined";
+      const failed =
+        (typeof payload.exit_code === "number" && payload.exit_code !== 0) ||
+        payload.status === "failed" ||
+        payload.status === "declined";
       return id ? [{ k: "status", id, isError: failed }] : [];
     }
     case "mcp_tool_call_end": {
@@ -98,7 +116,12 @@ function itemsOfEvent(payload: Record<string, unknown>, t: number): Item[] {
   }
 }
 
-function itemsOfResponse(payload: Record<string, unknown>, t: number, withOutputs: boolean, fallbackId: string): Item[] {
+function itemsOfResponse(
+  payload: Record<string, unknown>,
+  t: number,
+  withOutputs: boolean,
+  fallbackId: string,
+): Item[] {
   switch (payload.type) {
     case "message":
       return itemsOfMessage(payload, t);

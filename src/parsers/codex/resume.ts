@@ -31,6 +31,11 @@ export interface CodexResumeState extends ResumeState, LinePosition {
 export function isUsableState(state: ResumeState | undefined, withOutputs: boolean): state is CodexResumeState {
   if (!state || state.kind !== "codex/v1") return false;
   const candidate = state as Partial<CodexResumeState>;
-  return typeof candidate.offset === "number" && typeof candidate.prefixHash === "string" && Array.isArray(candidate.tail)
-    && typeof candidate.meta === "object" && candidate.withOutputs === withOutputs;
+  return (
+    typeof candidate.offset === "number" &&
+    typeof candidate.prefixHash === "string" &&
+    Array.isArray(candidate.tail) &&
+    typeof candidate.meta === "object" &&
+    candidate.withOutputs === withOutputs
+  );
 }

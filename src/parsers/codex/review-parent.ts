@@ -22,7 +22,11 @@ const earlierDayFolders = 7;
  * @param onBytes called with the bytes read from each candidate (for `bytesRead`)
  * Never throws: unreadable candidates are passed over.
  */
-export function findReviewParent(childPath: string, childStartMs: number, onBytes: (bytes: number) => void): string | null {
+export function findReviewParent(
+  childPath: string,
+  childStartMs: number,
+  onBytes: (bytes: number) => void,
+): string | null {
   if (childStartMs <= 0) return null;
   let best: { id: string; distance: number } | null = null;
   for (const candidate of candidatePaths(childPath)) {
@@ -47,13 +51,18 @@ function candidatePaths(childPath: string): string[] {
   const day = basename(folder);
   if (/^\d{2}$/.test(day)) {
     const root = dirname(dirname(dirname(folder)));
-    const days = listDays(root).filter((path) => path < folder).slice(-earlierDayFolders).reverse();
+    const days = listDays(root)
+      .filter((path) => path < folder)
+      .slice(-earlierDayFolders)
+      .reverse();
     folders.push(...days);
   }
   const paths: string[] = [];
   for (const dir of folders) {
     try {
-      for (const name of readdirSync(dir)) if (name.endsWith(".jsonl") && join(dir, name) !== childPath && name !== "history.jsonl") paths.push(join(dir, name));
+      for (const name of readdirSync(dir))
+        if (name.endsWith(".jsonl") && join(dir, name) !== childPath && name !== "history.jsonl")
+          paths.push(join(dir, name));
     } catch {
       // a folder that cannot be listed holds no candidate we can read
     }
@@ -66,12 +75,16 @@ function listDays(root: string): string[] {
   const days: string[] = [];
   const list = (dir: string) => {
     try {
-      return readdirSync(dir).filter((name) => /^\d+$/.test(name)).sort();
+      return readdirSync(dir)
+        .filter((name) => /^\d+$/.test(name))
+        .sort();
     } catch {
       return [];
     }
   };
-  for (const year of list(root)) for (const month of list(join(root, year))) for (const dayName of list(join(root, year, month))) days.push(join(root, year, month, dayName));
+  for (const year of list(root))
+    for (const month of list(join(root, year)))
+      for (const dayName of list(join(root, year, month))) days.push(join(root, year, month, dayName));
   return days;
 }
 
@@ -96,7 +109,9 @@ function reviewDistance(text: string, startMs: number): number | null {
 function threadIdOf(text: string, path: string): string | null {
   const firstEnd = text.indexOf("\n");
   try {
-    const first = JSON.parse(text.slice(0, firstEnd < 0 ? undefined : firstEnd)) as { payload?: { id?: unknown; session_id?: unknown } };
+    const first = JSON.parse(text.slice(0, firstEnd < 0 ? undefined : firstEnd)) as {
+      payload?: { id?: unknown; session_id?: unknown };
+    };
     const id = first.payload?.id ?? first.payload?.session_id;
     if (typeof id === "string" && id.length > 0) return id;
   } catch {

@@ -19,7 +19,18 @@ import { codexHomeOf, readTitles, sessionIndexName, sessionIndexPath } from "./s
 
 /** Folder names never holding rollouts (Codex auxiliary state, vendored trees); the watcher may skip them too. */
 export const skippedDirs: ReadonlySet<string> = new Set([
-  "node_modules", ".git", "log", "logs", "shell_snapshots", "plugins", "skills", "memories", "cache", "tmp", "rules", "vendor_imports",
+  "node_modules",
+  ".git",
+  "log",
+  "logs",
+  "shell_snapshots",
+  "plugins",
+  "skills",
+  "memories",
+  "cache",
+  "tmp",
+  "rules",
+  "vendor_imports",
 ]);
 
 /** Deepest folder level walked below a root. */
@@ -61,13 +72,25 @@ function walkDir(dir: string, depth: number, walk: CodexWalk, inHome: boolean, k
   const entries = walk.enterDir(dir, known);
   if (!entries) return;
   // A Codex home: only its session folders hold rollouts.
-  const homeFolders = entries.filter((entry) => (entry.name === "sessions" || entry.name === "archived_sessions") && (entry.isDirectory() || entry.isSymbolicLink()));
+  const homeFolders = entries.filter(
+    (entry) =>
+      (entry.name === "sessions" || entry.name === "archived_sessions") &&
+      (entry.isDirectory() || entry.isSymbolicLink()),
+  );
   const history = entries.find((entry) => entry.name === historyFileName && (entry.isFile() || entry.isSymbolicLink()));
   // The prompt history of a Codex home (also one whose rollouts were all deleted: then it is all that is left).
-  if (history && (homeFolders.length > 0 || basename(dir) === ".codex" || entries.some((entry) => entry.name === sessionIndexName))) {
+  if (
+    history &&
+    (homeFolders.length > 0 || basename(dir) === ".codex" || entries.some((entry) => entry.name === sessionIndexName))
+  ) {
     walk.addFileContainer("codex", `${dir}/${historyFileName}`);
   }
-  if (homeFolders.length > 0 && entries.some((entry) => entry.name === sessionIndexName || entry.name === historyFileName || entry.name === "sessions")) {
+  if (
+    homeFolders.length > 0 &&
+    entries.some(
+      (entry) => entry.name === sessionIndexName || entry.name === historyFileName || entry.name === "sessions",
+    )
+  ) {
     for (const folder of homeFolders) walkDir(`${dir}/${folder.name}`, depth + 1, walk, true);
     return;
   }
@@ -113,7 +136,8 @@ function indexFingerprint(home: string, walk: CodexWalk): string {
 }
 
 /** The file part of a container fingerprint (before `|index:`). */
-export const fileFingerprintOf = (container: SourceContainer): string => container.fingerprint.split("|index:")[0] as string;
+export const fileFingerprintOf = (container: SourceContainer): string =>
+  container.fingerprint.split("|index:")[0] as string;
 
 /** Bytes read from the start of a file without a uuid name to find its `session_meta` (first lines run to ~30 KB). */
 export const headProbeBytes = 256 * 1024;
@@ -137,7 +161,12 @@ export function probeThreadId(path: string): string | null {
   try {
     const first = JSON.parse(head.toString("utf8", 0, end < 0 ? head.length : end)) as Record<string, unknown>;
     const payload = first.payload as Record<string, unknown> | undefined;
-    const id = first.type === "session_meta" ? (payload?.id ?? payload?.session_id) : first.payload === undefined && first.type === undefined ? first.id : undefined;
+    const id =
+      first.type === "session_meta"
+        ? (payload?.id ?? payload?.session_id)
+        : first.payload === undefined && first.type === undefined
+          ? first.id
+          : undefined;
     return typeof id === "string" && id.length > 0 ? id : null;
   } catch {
     return null;
@@ -185,7 +214,10 @@ export function listCodexUnits(containers: readonly SourceContainer[], hooks: Pa
     }
     const titleKey = title === null ? "-" : Bun.hash(title).toString(16);
     units.push({
-      source: "codex", key: container.path, sessionId, containerPath: container.path,
+      source: "codex",
+      key: container.path,
+      sessionId,
+      containerPath: container.path,
       changeKey: `${fileFingerprintOf(container)}|title:${titleKey}`,
       locator: { indexTitle: title, isArchived: basename(dirname(container.path)) === "archived_sessions" },
     });

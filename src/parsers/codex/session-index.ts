@@ -48,7 +48,8 @@ export function readTitles(home: string): { titles: Map<string, string>; bytesRe
     if (!line.trim()) continue;
     try {
       const value = JSON.parse(line) as { id?: unknown; thread_name?: unknown };
-      if (typeof value.id === "string" && typeof value.thread_name === "string" && value.thread_name.trim()) titles.set(value.id, value.thread_name.trim());
+      if (typeof value.id === "string" && typeof value.thread_name === "string" && value.thread_name.trim())
+        titles.set(value.id, value.thread_name.trim());
     } catch {
       // a line being written, or damaged: the other lines still name their threads
     }

@@ -75,7 +75,9 @@ function shellCalls(command: string): ToolCall[] {
 /** `update_plan` → `TodoWrite`, input = the steps joined by "; " (or the explanation). */
 function planCall(args: Record<string, unknown>): ToolCall {
   const steps = Array.isArray(args.plan)
-    ? args.plan.map((item) => asObject(item)?.step).filter((step): step is string => typeof step === "string" && step.length > 0)
+    ? args.plan
+        .map((item) => asObject(item)?.step)
+        .filter((step): step is string => typeof step === "string" && step.length > 0)
     : [];
   const call = buildToolCall("TodoWrite", {}, false);
   call.input = clip(steps.length > 0 ? steps.join("; ") : typeof args.explanation === "string" ? args.explanation : "");
@@ -89,7 +91,8 @@ function callsByName(name: string, namespace: string | undefined, args: Record<s
     case "shell":
     case "container.exec":
     case "local_shell":
-      if (Array.isArray(args.command) && args.command[0] === "apply_patch" && typeof args.command[1] === "string") return patchCalls(args.command[1]);
+      if (Array.isArray(args.command) && args.command[0] === "apply_patch" && typeof args.command[1] === "string")
+        return patchCalls(args.command[1]);
       return shellCalls(commandText(args.command));
     case "shell_command":
       return shellCalls(commandText(args.command));
@@ -115,9 +118,11 @@ function callsByName(name: string, namespace: string | undefined, args: Record<s
  * @param fallbackId id used when the item has none (`web_search_call` often has no `call_id`)
  */
 export function callsOfItem(payload: Record<string, unknown>, fallbackId: string): CallGroup | null {
-  const id = typeof payload.call_id === "string" ? payload.call_id : typeof payload.id === "string" ? payload.id : fallbackId;
+  const id =
+    typeof payload.call_id === "string" ? payload.call_id : typeof payload.id === "string" ? payload.id : fallbackId;
   const name = typeof payload.name === "string" ? payload.name : "";
-  const namespace = typeof payload.namespace === "string" && payload.namespace.length > 0 ? payload.namespace : undefined;
+  const namespace =
+    typeof payload.namespace === "string" && payload.namespace.length > 0 ? payload.namespace : undefined;
   switch (payload.type) {
     case "function_call":
       return { id, rawName: name, calls: callsByName(name, namespace, decodeArguments(payload.arguments)) };
@@ -132,7 +137,12 @@ export function callsOfItem(payload: Record<string, unknown>, fallbackId: string
     }
     case "web_search_call": {
       const action = asObject(payload.action);
-      const query = typeof action?.query === "string" ? action.query : Array.isArray(action?.queries) ? action.queries.join("; ") : "";
+      const query =
+        typeof action?.query === "string"
+          ? action.query
+          : Array.isArray(action?.queries)
+            ? action.queries.join("; ")
+            : "";
       return { id, rawName: "web_search", calls: [buildToolCall("WebSearch", { query }, false)] };
     }
     default:
@@ -149,8 +159,14 @@ export interface OutputStatus {
 const exitCodeLine = /^(?:Exit code:|Process exited with code) (-?\d+)\s*$/m;
 /** Codex's own failure texts (codex-rs/core tool handlers), at the start of an output. */
 const failurePrefixes = [
-  "apply_patch verification failed", "execution error", "failed to parse function arguments", "exec command rejected",
-  "aborted by user", "sandbox error", "unsupported call", "patch rejected",
+  "apply_patch verification failed",
+  "execution error",
+  "failed to parse function arguments",
+  "exec command rejected",
+  "aborted by user",
+  "sandbox error",
+  "unsupported call",
+  "patch rejected",
 ];
 
 /**
@@ -181,7 +197,10 @@ export function decodeOutput(value: unknown): OutputStatus {
     if (match) exitCode = Number(match[1]);
   }
   const start = text.trimStart().slice(0, 80).toLowerCase();
-  const isError = (exitCode !== undefined && exitCode !== 0) || success === false || failurePrefixes.some((prefix) => start.startsWith(prefix));
+  const isError =
+    (exitCode !== undefined && exitCode !== 0) ||
+    success === false ||
+    failurePrefixes.some((prefix) => start.startsWith(prefix));
   return { text, isError };
 }
 

@@ -44,13 +44,27 @@ export const initialGroupState = (): GroupState => ({ inTask: false, taskHasProm
  *   otherwise they are the prompts: rollouts without events)
  * @returns the drafts and the grouper state after the last item
  */
-export function groupTurns(items: readonly Item[], start: GroupState, firstNumber: number, usePromptEvents: boolean): { drafts: TurnDraft[]; state: GroupState } {
+export function groupTurns(
+  items: readonly Item[],
+  start: GroupState,
+  firstNumber: number,
+  usePromptEvents: boolean,
+): { drafts: TurnDraft[]; state: GroupState } {
   const state: GroupState = { ...start };
   const drafts: TurnDraft[] = [];
   const open = (index: number, item: { t: number; text: string }) => {
     drafts.push({
-      number: firstNumber + drafts.length, startIndex: index, stateBefore: { ...state }, timestamp: item.t, prompts: [item.text],
-      lastPrompt: { text: item.text, t: item.t }, texts: [], calls: [], outputs: new Map(), statuses: new Map(), mcp: new Map(),
+      number: firstNumber + drafts.length,
+      startIndex: index,
+      stateBefore: { ...state },
+      timestamp: item.t,
+      prompts: [item.text],
+      lastPrompt: { text: item.text, t: item.t },
+      texts: [],
+      calls: [],
+      outputs: new Map(),
+      statuses: new Map(),
+      mcp: new Map(),
     });
     if (state.inTask) state.taskHasPrompt = true;
   };
@@ -112,7 +126,8 @@ export function finishTurn(draft: TurnDraft, sessionId: string, isSubagent: bool
     const isError = (output?.isError ?? false) || (draft.statuses.get(group.id) ?? false) || (mcp?.isError ?? false);
     for (const base of group.calls) {
       const call: ToolCall = { ...base, isError };
-      if (mcp && mcp.tool !== group.rawName && !call.name.startsWith("mcp__")) call.name = `mcp__${mcp.server}__${mcp.tool}`;
+      if (mcp && mcp.tool !== group.rawName && !call.name.startsWith("mcp__"))
+        call.name = `mcp__${mcp.server}__${mcp.tool}`;
       if (withOutputs && output?.output !== undefined) call.output = output.output;
       toolCalls.push(call);
     }

@@ -32,7 +32,9 @@ function checkCursorSchema(tables: Set<string>): { hasDiskKv: boolean } {
  *   read now: zero bytes, locked, malformed, no `ItemTable` ("not a cursor state database (no ItemTable table)")
  */
 export function openCursorDatabase(path: string, busyTimeoutMs = 2000): CursorDatabase {
-  return databases.reuseOrOpen(path, () => openReadonlySqlite(path, { busyTimeoutMs, tempPrefix: "recall-cursor-", schemaCheck: checkCursorSchema }));
+  return databases.reuseOrOpen(path, () =>
+    openReadonlySqlite(path, { busyTimeoutMs, tempPrefix: "recall-cursor-", schemaCheck: checkCursorSchema }),
+  );
 }
 
 /** Close every cached connection and remove temp copies; safe to call repeatedly (also runs at exit). */
@@ -43,7 +45,8 @@ export function closeCursorDatabases(): void {
 /** A stored value as text: values are TEXT in some versions and BLOB (UTF-8 JSON) in others. */
 export function valueText(value: unknown): string | null {
   if (typeof value === "string") return value;
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8");
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8");
   return null;
 }
 
@@ -68,7 +71,9 @@ export function readDiskRange(handle: CursorDatabase, prefix: string): Array<{ k
   if (!handle.hasDiskKv) return [];
   const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
   return handle.db
-    .query<{ key: string; value: unknown }, [string, string]>("select key, value from cursorDiskKV where key >= ? and key < ? order by key")
+    .query<{ key: string; value: unknown }, [string, string]>(
+      "select key, value from cursorDiskKV where key >= ? and key < ? order by key",
+    )
     .all(prefix, upper)
     .map((row) => ({ key: row.key, value: valueText(row.value) }));
 }

@@ -8,7 +8,14 @@ import { SourceError } from "../../errors.ts";
 import { asObject } from "../shared/fields.ts";
 import type { SkipReport, SourceUnit } from "../types.ts";
 import { openCursorDatabase, readDiskRange, readDiskValue, readItem, type CursorDatabase } from "./database.ts";
-import { composerBubbleMessage, epochMs, legacyTabMessages, noteSkip, parseObject, type ChatMessage } from "./records.ts";
+import {
+  composerBubbleMessage,
+  epochMs,
+  legacyTabMessages,
+  noteSkip,
+  parseObject,
+  type ChatMessage,
+} from "./records.ts";
 import { bubblePrefix, chatDataKey, composerDataPrefix, composerListKey, type ChatKind } from "./units.ts";
 
 /** One chat ready for turn building. Times epoch ms UTC (0 when unknown). */
@@ -38,7 +45,12 @@ function findById(list: unknown, idKey: string, id: string): Record<string, unkn
 const nonEmpty = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value.trim() : null);
 
 /** Messages of an inline `conversation[]` (2024 composers), counting bubbles of unknown type. */
-function inlineMessages(composer: Record<string, unknown>, place: string, withOutputs: boolean, skipped: SkipReport): ChatMessage[] {
+function inlineMessages(
+  composer: Record<string, unknown>,
+  place: string,
+  withOutputs: boolean,
+  skipped: SkipReport,
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const codeBlockData = asObject(composer.codeBlockData);
   const conversation = Array.isArray(composer.conversation) ? composer.conversation : [];
@@ -51,7 +63,9 @@ function inlineMessages(composer: Record<string, unknown>, place: string, withOu
   return messages;
 }
 
-function composerFacts(composer: Record<string, unknown>): Pick<LoadedChat, "title" | "createdAt" | "updatedAt" | "gitBranch"> {
+function composerFacts(
+  composer: Record<string, unknown>,
+): Pick<LoadedChat, "title" | "createdAt" | "updatedAt" | "gitBranch"> {
   return {
     title: nonEmpty(composer.name),
     createdAt: epochMs(composer.createdAt),
@@ -61,7 +75,12 @@ function composerFacts(composer: Record<string, unknown>): Pick<LoadedChat, "tit
 }
 
 /** Global composer: headers in `fullConversationHeadersOnly` order, bodies from `bubbleId:<id>:<bubble>`. */
-function loadGlobalComposer(handle: CursorDatabase, sessionId: string, withOutputs: boolean, chat: LoadedChat): boolean {
+function loadGlobalComposer(
+  handle: CursorDatabase,
+  sessionId: string,
+  withOutputs: boolean,
+  chat: LoadedChat,
+): boolean {
   const key = `${composerDataPrefix}${sessionId}`;
   const text = readDiskValue(handle, key);
   if (text === null) return false;
@@ -110,7 +129,16 @@ function loadGlobalComposer(handle: CursorDatabase, sessionId: string, withOutpu
 export function loadChat(unit: SourceUnit, withOutputs: boolean, busyTimeoutMs?: number): LoadedChat {
   const handle = openCursorDatabase(unit.containerPath, busyTimeoutMs);
   const kind = String(unit.locator?.kind ?? "") as ChatKind;
-  const chat: LoadedChat = { messages: [], title: null, createdAt: 0, updatedAt: 0, lastPromptAt: 0, gitBranch: null, bytesRead: 0, skipped: { count: 0 } };
+  const chat: LoadedChat = {
+    messages: [],
+    title: null,
+    createdAt: 0,
+    updatedAt: 0,
+    lastPromptAt: 0,
+    gitBranch: null,
+    bytesRead: 0,
+    skipped: { count: 0 },
+  };
   let found = false;
   try {
     if (kind === "global-composer") found = loadGlobalComposer(handle, unit.sessionId, withOutputs, chat);
@@ -140,8 +168,11 @@ export function loadChat(unit: SourceUnit, withOutputs: boolean, busyTimeoutMs?:
     }
   } catch (error) {
     if (error instanceof SourceError) throw error;
-    throw new SourceError(`${unit.containerPath}: ${(error as Error).message.toLowerCase()}`, unit.containerPath, { cause: error });
+    throw new SourceError(`${unit.containerPath}: ${(error as Error).message.toLowerCase()}`, unit.containerPath, {
+      cause: error,
+    });
   }
-  if (!found) throw new SourceError(`cursor chat ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
+  if (!found)
+    throw new SourceError(`cursor chat ${unit.sessionId} not found in ${unit.containerPath}`, unit.containerPath);
   return chat;
 }

@@ -46,7 +46,8 @@ export function parseObject(text: string | null): Record<string, unknown> | unde
  * Examples: 1731818231743 → 1731818231743; 1731818231 → 1731818231000; "2025-12-25T19:35:21.759Z" → 1766691321759; null → 0.
  */
 export function epochMs(value: unknown): number {
-  if (typeof value === "number" && Number.isFinite(value) && value > 0) return value < 1e11 ? Math.round(value * 1000) : Math.round(value);
+  if (typeof value === "number" && Number.isFinite(value) && value > 0)
+    return value < 1e11 ? Math.round(value * 1000) : Math.round(value);
   if (typeof value === "string" && value.length > 0) {
     if (/^\d+(\.\d+)?$/.test(value)) return epochMs(Number(value));
     const ms = Date.parse(value);
@@ -66,7 +67,8 @@ export function richTextPlain(richText: unknown): string {
     const children = Array.isArray(node.children) ? node.children : [];
     return children.map((child) => collect(asObject(child) ?? {})).join("");
   };
-  for (const child of Array.isArray(root.children) ? root.children : []) paragraphs.push(collect(asObject(child) ?? {}));
+  for (const child of Array.isArray(root.children) ? root.children : [])
+    paragraphs.push(collect(asObject(child) ?? {}));
   return paragraphs.join("\n").trim();
 }
 
@@ -92,7 +94,8 @@ export function legacyTabMessages(tab: Record<string, unknown>, place: string, s
       noteSkip(skipped, `${place}: bubble ${index}: not a user or ai bubble`);
       return;
     }
-    const text = type === "user" ? textOf(bubble, "text") || richTextPlain(bubble.richText) : textOf(bubble, "text", "rawText");
+    const text =
+      type === "user" ? textOf(bubble, "text") || richTextPlain(bubble.richText) : textOf(bubble, "text", "rawText");
     if (type === "user" && !text) return;
     messages.push({ role: type === "user" ? "user" : "assistant", text, timestamp: 0, toolCalls: [] });
   });
@@ -112,10 +115,15 @@ export function composerBubbleMessage(
   const type = bubble.type;
   if (type !== 1 && type !== 2) return undefined;
   const timestamp = epochMs(bubble.createdAt) || epochMs(asObject(bubble.timingInfo)?.clientRpcSendTime);
-  if (type === 1) return { role: "user", text: textOf(bubble, "text") || richTextPlain(bubble.richText), timestamp, toolCalls: [] };
+  if (type === 1)
+    return { role: "user", text: textOf(bubble, "text") || richTextPlain(bubble.richText), timestamp, toolCalls: [] };
   const toolData = asObject(bubble.toolFormerData);
   const toolCall = toolData ? toolFormerCall(toolData, withOutputs) : undefined;
-  const toolCalls = toolCall ? [toolCall] : toolData ? [] : codeBlockCalls(bubble.codeBlocks, codeBlockData, withOutputs);
+  const toolCalls = toolCall
+    ? [toolCall]
+    : toolData
+      ? []
+      : codeBlockCalls(bubble.codeBlocks, codeBlockData, withOutputs);
   return { role: "assistant", text: textOf(bubble, "text", "rawText"), timestamp, toolCalls };
 }
 

@@ -18,7 +18,18 @@ export const stateDatabaseName = "state.vscdb";
 const maxDepth = 5;
 
 /** Folders of a Cursor profile that never hold chat databases and can be large. */
-const skippedFolders = new Set(["node_modules", ".git", "History", "logs", "CachedData", "CachedExtensionVSIXs", "extensions", "Cache", "Code Cache", "GPUCache"]);
+const skippedFolders = new Set([
+  "node_modules",
+  ".git",
+  "History",
+  "logs",
+  "CachedData",
+  "CachedExtensionVSIXs",
+  "extensions",
+  "Cache",
+  "Code Cache",
+  "GPUCache",
+]);
 
 /** Stats fingerprint of one database container: `db<stats>|wal<stats>|ws<stats of workspace.json>` ("-" when absent). */
 export function fingerprintStateDatabase(path: string, walk = new TreeWalk()): string {
@@ -41,7 +52,8 @@ function walkFolder(walk: TreeWalk, dir: string, depth: number, known?: Stats): 
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.name === stateDatabaseName && (entry.isFile() || entry.isSymbolicLink())) addDatabase(walk, path);
-    else if (depth < maxDepth && !skippedFolders.has(entry.name) && (entry.isDirectory() || entry.isSymbolicLink())) walkFolder(walk, path, depth + 1);
+    else if (depth < maxDepth && !skippedFolders.has(entry.name) && (entry.isDirectory() || entry.isSymbolicLink()))
+      walkFolder(walk, path, depth + 1);
   }
 }
 

@@ -58,20 +58,38 @@ const firstString = (input: Record<string, unknown>, ...keys: string[]): string 
 
 /** Cursor argument names → the shared input keys `buildToolCall` reads (file_path, command, pattern, path, query, url). */
 function sharedInput(name: string, args: Record<string, unknown>): Record<string, unknown> {
-  const filePath = firstString(args, "file_path", "target_file", "targetFile", "path", "filePath", "relative_workspace_path");
+  const filePath = firstString(
+    args,
+    "file_path",
+    "target_file",
+    "targetFile",
+    "path",
+    "filePath",
+    "relative_workspace_path",
+  );
   switch (name) {
     case "Bash":
       return { command: firstString(args, "command", "cmd") ?? "" };
     case "Read":
       return { file_path: filePath ?? "" };
     case "Edit":
-      return { file_path: filePath ?? "", old_string: args.old_string ?? args.oldString, new_string: args.new_string ?? args.newString };
+      return {
+        file_path: filePath ?? "",
+        old_string: args.old_string ?? args.oldString,
+        new_string: args.new_string ?? args.newString,
+      };
     case "Write":
       return { file_path: filePath ?? "", content: firstString(args, "contents", "content", "code_edit") ?? "" };
     case "Grep":
-      return { pattern: firstString(args, "pattern", "query", "regex") ?? "", path: firstString(args, "path", "include_pattern", "glob") };
+      return {
+        pattern: firstString(args, "pattern", "query", "regex") ?? "",
+        path: firstString(args, "path", "include_pattern", "glob"),
+      };
     case "Glob":
-      return { pattern: firstString(args, "glob_pattern", "pattern", "query") ?? "", path: firstString(args, "target_directory", "path") };
+      return {
+        pattern: firstString(args, "glob_pattern", "pattern", "query") ?? "",
+        path: firstString(args, "target_directory", "path"),
+      };
     case "LS":
       return { path: firstString(args, "target_directory", "relative_workspace_path", "path") ?? "" };
     case "CodeSearch":
@@ -126,7 +144,11 @@ function codeBlockPath(block: unknown): string | undefined {
  * file in first-mention order; code blocks without a file (plain Markdown fences) are not tool calls.
  * `output` (with `withOutputs`) is the block's proposed content from the composer's `codeBlockData` when found.
  */
-export function codeBlockCalls(blocks: unknown, codeBlockData: Record<string, unknown> | undefined, withOutputs: boolean): ToolCall[] {
+export function codeBlockCalls(
+  blocks: unknown,
+  codeBlockData: Record<string, unknown> | undefined,
+  withOutputs: boolean,
+): ToolCall[] {
   if (!Array.isArray(blocks)) return [];
   const calls: ToolCall[] = [];
   const seen = new Set<string>();

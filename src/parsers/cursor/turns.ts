@@ -26,7 +26,16 @@ export function buildTurns(sessionId: string, messages: readonly ChatMessage[], 
       finish();
       const prompt = message.role === "user" ? message.text : "";
       current = {
-        turn: { sessionId, number: turns.length + 1, timestamp: message.timestamp, prompt, response: "", toolCalls: [], files: [], isSubagent },
+        turn: {
+          sessionId,
+          number: turns.length + 1,
+          timestamp: message.timestamp,
+          prompt,
+          response: "",
+          toolCalls: [],
+          files: [],
+          isSubagent,
+        },
         responses: [],
       };
       if (message.role === "user") continue;

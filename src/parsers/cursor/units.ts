@@ -42,9 +42,23 @@ export interface DatabaseListing {
   composerParents: Map<string, string>;
 }
 
-function makeCandidate(databasePath: string, kind: ChatKind, sessionId: string, changeKey: string, messageCount: number, projectPath: string): ChatCandidate {
+function makeCandidate(
+  databasePath: string,
+  kind: ChatKind,
+  sessionId: string,
+  changeKey: string,
+  messageCount: number,
+  projectPath: string,
+): ChatCandidate {
   return {
-    unit: { source: "cursor", key: `${databasePath}#${sessionId}`, sessionId, containerPath: databasePath, changeKey: `${changeKey}:${projectPath}`, locator: { kind, projectPath, parentId: null } },
+    unit: {
+      source: "cursor",
+      key: `${databasePath}#${sessionId}`,
+      sessionId,
+      containerPath: databasePath,
+      changeKey: `${changeKey}:${projectPath}`,
+      locator: { kind, projectPath, parentId: null },
+    },
     kind,
     messageCount,
   };
@@ -54,7 +68,9 @@ const hasUserText = (bubbles: unknown[], userType: unknown): boolean =>
   bubbles.some((value) => {
     const bubble = asObject(value);
     if (!bubble || bubble.type !== userType) return false;
-    return (typeof bubble.text === "string" && bubble.text.trim().length > 0) || richTextPlain(bubble.richText).length > 0;
+    return (
+      (typeof bubble.text === "string" && bubble.text.trim().length > 0) || richTextPlain(bubble.richText).length > 0
+    );
   });
 
 /**
@@ -76,7 +92,9 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
       if (typeof tab?.tabId !== "string" || !tab.tabId) continue;
       const bubbles = Array.isArray(tab.bubbles) ? tab.bubbles : [];
       if (!hasUserText(bubbles, "user")) continue;
-      listing.candidates.push(makeCandidate(handle.path, "tab", tab.tabId, hashOf(JSON.stringify(tab)), bubbles.length, folder));
+      listing.candidates.push(
+        makeCandidate(handle.path, "tab", tab.tabId, hashOf(JSON.stringify(tab)), bubbles.length, folder),
+      );
     }
   }
 
@@ -90,7 +108,16 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
       if (folder) listing.composerFolders.set(composer.composerId, folder);
       const conversation = Array.isArray(composer.conversation) ? composer.conversation : [];
       if (!hasUserText(conversation, 1)) continue;
-      listing.candidates.push(makeCandidate(handle.path, "workspace-composer", composer.composerId, hashOf(JSON.stringify(composer)), conversation.length, folder));
+      listing.candidates.push(
+        makeCandidate(
+          handle.path,
+          "workspace-composer",
+          composer.composerId,
+          hashOf(JSON.stringify(composer)),
+          conversation.length,
+          folder,
+        ),
+      );
     }
   }
 
@@ -113,7 +140,16 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
     if (!hasUser) continue;
     const changeKey = `${hashOf(row.value ?? "")}:${stats.count}:${stats.length}`;
     const projectPath = composerWorkspacePath(composer);
-    listing.candidates.push(makeCandidate(handle.path, "global-composer", composerId, changeKey, Math.max(headers.length, inline.length), projectPath));
+    listing.candidates.push(
+      makeCandidate(
+        handle.path,
+        "global-composer",
+        composerId,
+        changeKey,
+        Math.max(headers.length, inline.length),
+        projectPath,
+      ),
+    );
   }
   return listing;
 }
@@ -137,7 +173,9 @@ export function mergeListings(listings: readonly DatabaseListing[]): SourceUnit[
       const isBetter =
         !current ||
         candidate.messageCount > current.messageCount ||
-        (candidate.messageCount === current.messageCount && candidate.kind === "global-composer" && current.kind !== "global-composer");
+        (candidate.messageCount === current.messageCount &&
+          candidate.kind === "global-composer" &&
+          current.kind !== "global-composer");
       if (isBetter) chosen.set(candidate.unit.sessionId, candidate);
     }
   }
@@ -145,6 +183,10 @@ export function mergeListings(listings: readonly DatabaseListing[]): SourceUnit[
     if (kind !== "global-composer") return unit;
     const projectPath = folders.get(unit.sessionId) || String(unit.locator?.projectPath ?? "");
     const parentId = parents.get(unit.sessionId) ?? null;
-    return { ...unit, changeKey: `${unit.changeKey}:${projectPath}:${parentId ?? ""}`, locator: { kind, projectPath, parentId } };
+    return {
+      ...unit,
+      changeKey: `${unit.changeKey}:${projectPath}:${parentId ?? ""}`,
+      locator: { kind, projectPath, parentId },
+    };
   });
 }

@@ -5,7 +5,15 @@
  * resume anchor. Files, merging and turns are elsewhere (parse.ts, turns.ts).
  */
 import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
-import { applyHeader, createMeta, MessageStore, noteMessageTime, toMessage, type ChatMeta, type GeminiMessage } from "./records.ts";
+import {
+  applyHeader,
+  createMeta,
+  MessageStore,
+  noteMessageTime,
+  toMessage,
+  type ChatMeta,
+  type GeminiMessage,
+} from "./records.ts";
 
 /** Storage format of one chat file. */
 export type ChatFormat = "json" | "jsonl";
@@ -61,7 +69,12 @@ function parseObject(text: string): Record<string, unknown> | null {
  * Decode a whole JSON-format document (§4.2). Messages that are not objects or lack `id`/`type` are
  * skipped (`<path>: message <index>: …`); a repeated id keeps its first place and its last content.
  */
-export function decodeJsonDocument(document: Record<string, unknown>, path: string, withOutputs: boolean, skipped: SkipCounter): DecodedChat {
+export function decodeJsonDocument(
+  document: Record<string, unknown>,
+  path: string,
+  withOutputs: boolean,
+  skipped: SkipCounter,
+): DecodedChat {
   const meta = createMeta();
   applyHeader(meta, document);
   const store = new MessageStore();
@@ -77,8 +90,12 @@ export function decodeJsonDocument(document: Record<string, unknown>, path: stri
 
 /** The JSONL semantics of one decoded line; `prior` = ids before the resume anchor (empty for a full parse). */
 export function applyLine(
-  value: Record<string, unknown>, meta: ChatMeta, store: MessageStore, prior: ReadonlySet<string>,
-  withOutputs: boolean, skip: (reason: string) => void,
+  value: Record<string, unknown>,
+  meta: ChatMeta,
+  store: MessageStore,
+  prior: ReadonlySet<string>,
+  withOutputs: boolean,
+  skip: (reason: string) => void,
 ): LineOutcome {
   if (typeof value.$rewindTo === "string") {
     if (prior.has(value.$rewindTo) || !store.has(value.$rewindTo)) {
@@ -175,5 +192,12 @@ export function decodeJsonl(bytes: Buffer, path: string, withOutputs: boolean, s
   for (const { line, value } of split.lines) {
     applyLine(value, meta, store, none, withOutputs, (reason) => noteSkip(skipped, `${path}:${line}: ${reason}`));
   }
-  return { format: "jsonl", meta, store, completeBytes: split.completeBytes, lineCount: split.lineCount, partial: split.partial };
+  return {
+    format: "jsonl",
+    meta,
+    store,
+    completeBytes: split.completeBytes,
+    lineCount: split.lineCount,
+    partial: split.partial,
+  };
 }

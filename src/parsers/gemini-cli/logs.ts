@@ -36,10 +36,18 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
   entries.forEach((entry, index) => {
     const record = asObject(entry);
     const where = `${path}: entry ${index + 1}`;
-    if (!record || (record.type !== undefined && record.type !== "user")) return noteSkip(skipped, `${where}: not a user message`);
-    if (typeof record.sessionId !== "string" || record.sessionId.length === 0) return noteSkip(skipped, `${where}: no sessionId`);
+    if (!record || (record.type !== undefined && record.type !== "user"))
+      return noteSkip(skipped, `${where}: not a user message`);
+    if (typeof record.sessionId !== "string" || record.sessionId.length === 0)
+      return noteSkip(skipped, `${where}: no sessionId`);
     if (typeof record.message !== "string") return noteSkip(skipped, `${where}: no message`);
-    prompts.push({ sessionId: record.sessionId, text: record.message, timestamp: timeOf(record.timestamp), projectPath, projectName });
+    prompts.push({
+      sessionId: record.sessionId,
+      text: record.message,
+      timestamp: timeOf(record.timestamp),
+      projectPath,
+      projectName,
+    });
   });
   return { prompts, bytesRead: bytes.length, skipped };
 }

@@ -44,10 +44,17 @@ interface Context {
 export function parseGeminiUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
   const listed = typeof unit.locator?.files === "string" ? unit.locator.files.split("\n").filter(Boolean) : [];
   const context: Context = {
-    unit, files: listed.length > 0 ? listed : [unit.containerPath], withOutputs: options.withOutputs === true,
-    bytesRead: 0, bytesVerified: 0, skipped: { count: 0 },
+    unit,
+    files: listed.length > 0 ? listed : [unit.containerPath],
+    withOutputs: options.withOutputs === true,
+    bytesRead: 0,
+    bytesVerified: 0,
+    skipped: { count: 0 },
   };
-  const state = isUsableState(options.resume, context.withOutputs) && olderFilesUnchanged(context, options.resume) ? options.resume : undefined;
+  const state =
+    isUsableState(options.resume, context.withOutputs) && olderFilesUnchanged(context, options.resume)
+      ? options.resume
+      : undefined;
   if (state?.mode === "append") {
     const resumed = parseAppended(context, state);
     if (resumed) return resumed;
@@ -70,7 +77,8 @@ function fingerprintOrMissing(path: string): string {
 
 /** True when the state lists the same files and every file but the newest still has its fingerprint. */
 function olderFilesUnchanged(context: Context, state: GeminiResumeState): boolean {
-  if (state.files.length !== context.files.length || state.files.some((file, index) => file !== context.files[index])) return false;
+  if (state.files.length !== context.files.length || state.files.some((file, index) => file !== context.files[index]))
+    return false;
   return context.files.slice(0, -1).every((file, index) => {
     const fingerprint = fingerprintOrMissing(file);
     return fingerprint !== "-" && fingerprint === state.olderFingerprints[index];
@@ -93,7 +101,8 @@ function decodeFile(context: Context, path: string): DecodedChat & { bytes: Buff
   if (detected === "broken") {
     throw new SourceError(`${path} is not a complete json document (being written?)`, path);
   }
-  if (detected.format === "json" && detected.document) return { ...decodeJsonDocument(detected.document, path, context.withOutputs, context.skipped), bytes };
+  if (detected.format === "json" && detected.document)
+    return { ...decodeJsonDocument(detected.document, path, context.withOutputs, context.skipped), bytes };
   return { ...decodeJsonl(bytes, path, context.withOutputs, context.skipped), bytes };
 }
 
@@ -105,12 +114,19 @@ function mergeMessages(stores: readonly MessageStore[]): GeminiMessage[] {
 }
 
 /** The newest file's store with its unterminated last line applied (a copy), or null when it touches prior ids. */
-function withPartial(decoded: { meta: ChatMeta; store: MessageStore }, partial: Record<string, unknown> | null, prior: ReadonlySet<string>, context: Context, place: string):
-  { meta: ChatMeta; store: MessageStore } | null {
+function withPartial(
+  decoded: { meta: ChatMeta; store: MessageStore },
+  partial: Record<string, unknown> | null,
+  prior: ReadonlySet<string>,
+  context: Context,
+  place: string,
+): { meta: ChatMeta; store: MessageStore } | null {
   if (!partial) return decoded;
   const meta = structuredClone(decoded.meta);
   const store = decoded.store.copy();
-  const outcome = applyLine(partial, meta, store, prior, context.withOutputs, (reason) => noteSkip(context.skipped, `${place}: ${reason}`));
+  const outcome = applyLine(partial, meta, store, prior, context.withOutputs, (reason) =>
+    noteSkip(context.skipped, `${place}: ${reason}`),
+  );
   return outcome === "touches-prior" ? null : { meta, store };
 }
 
@@ -127,15 +143,46 @@ function parseFull(context: Context): ParseResult {
   const session = buildSession(context, metas, grouped.turns.length, isSubagent);
   let resume: GeminiResumeState;
   if (newest.format === "json") {
-    resume = baseState(context, "whole", older.map((chat) => chat.meta), newest.meta);
+    resume = baseState(
+      context,
+      "whole",
+      older.map((chat) => chat.meta),
+      newest.meta,
+    );
     resume.turnHashes = grouped.turns.map((turn) => hashOf(JSON.stringify(turn)));
   } else {
-    const completeOrdered = newest.partial ? orderByTime(mergeMessages([...older.map((chat) => chat.store), newest.store])) : ordered;
-    const completeGrouped = newest.partial ? groupTurns(completeOrdered, 1, context.unit.sessionId, isSubagent, context.withOutputs) : grouped;
-    const position = { offset: newest.completeBytes, lineCount: newest.lineCount, prefixHash: prefixHashOf(newest.bytes, newest.completeBytes) };
-    resume = appendState(context, older.map((chat) => chat.meta), newest.meta, completeOrdered, completeGrouped, 1, [], null, position);
+    const completeOrdered = newest.partial
+      ? orderByTime(mergeMessages([...older.map((chat) => chat.store), newest.store]))
+      : ordered;
+    const completeGrouped = newest.partial
+      ? groupTurns(completeOrdered, 1, context.unit.sessionId, isSubagent, context.withOutputs)
+      : grouped;
+    const position = {
+      offset: newest.completeBytes,
+      lineCount: newest.lineCount,
+      prefixHash: prefixHashOf(newest.bytes, newest.completeBytes),
+    };
+    resume = appendState(
+      context,
+      older.map((chat) => chat.meta),
+      newest.meta,
+      completeOrdered,
+      completeGrouped,
+      1,
+      [],
+      null,
+      position,
+    );
   }
-  return { session, turns: grouped.turns, fromTurn: 1, resume, bytesRead: context.bytesRead, bytesVerified: 0, skipped: { ...context.skipped } };
+  return {
+    session,
+    turns: grouped.turns,
+    fromTurn: 1,
+    resume,
+    bytesRead: context.bytesRead,
+    bytesVerified: 0,
+    skipped: { ...context.skipped },
+  };
 }
 
 function parseAppended(context: Context, state: GeminiResumeState): ParseResult | null {
@@ -154,12 +201,20 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
   const store = new MessageStore(state.tail);
   const prior = new Set(state.priorIds);
   for (const { line, value } of split.lines) {
-    const outcome = applyLine(value, meta, store, prior, context.withOutputs, (reason) => noteSkip(context.skipped, `${newestPath}:${line}: ${reason}`));
+    const outcome = applyLine(value, meta, store, prior, context.withOutputs, (reason) =>
+      noteSkip(context.skipped, `${newestPath}:${line}: ${reason}`),
+    );
     if (outcome === "touches-prior") return null;
   }
   const completeOrdered = orderByTime(store.values());
   if (state.anchor !== null && completeOrdered[0]?.id !== state.anchor) return null;
-  const final = withPartial({ meta, store }, split.partial, prior, context, `${newestPath}:${state.lineCount + split.lineCount + 1}`);
+  const final = withPartial(
+    { meta, store },
+    split.partial,
+    prior,
+    context,
+    `${newestPath}:${state.lineCount + split.lineCount + 1}`,
+  );
   if (!final) return null;
   const ordered = split.partial ? orderByTime(final.store.values()) : completeOrdered;
   if (state.anchor !== null && ordered[0]?.id !== state.anchor) return null;
@@ -174,18 +229,59 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
     fromTurn++;
   }
   const session = buildSession(context, metas, firstNumber - 1 + grouped.turns.length, isSubagent);
-  const completeGrouped = split.partial ? groupTurns(completeOrdered, firstNumber, context.unit.sessionId, isSubagent, context.withOutputs) : grouped;
-  const position = { offset: state.offset + split.completeBytes, lineCount: state.lineCount + split.lineCount, prefixHash: read.digestThrough(split.completeBytes) };
-  const resume = appendState(context, state.olderMetas, meta, completeOrdered, completeGrouped, firstNumber, state.priorIds, state.anchor, position);
-  return { session, turns, fromTurn, resume, bytesRead: context.bytesRead, bytesVerified: context.bytesVerified, skipped: { ...context.skipped } };
+  const completeGrouped = split.partial
+    ? groupTurns(completeOrdered, firstNumber, context.unit.sessionId, isSubagent, context.withOutputs)
+    : grouped;
+  const position = {
+    offset: state.offset + split.completeBytes,
+    lineCount: state.lineCount + split.lineCount,
+    prefixHash: read.digestThrough(split.completeBytes),
+  };
+  const resume = appendState(
+    context,
+    state.olderMetas,
+    meta,
+    completeOrdered,
+    completeGrouped,
+    firstNumber,
+    state.priorIds,
+    state.anchor,
+    position,
+  );
+  return {
+    session,
+    turns,
+    fromTurn,
+    resume,
+    bytesRead: context.bytesRead,
+    bytesVerified: context.bytesVerified,
+    skipped: { ...context.skipped },
+  };
 }
 
-function baseState(context: Context, mode: GeminiResumeState["mode"], olderMetas: ChatMeta[], meta: ChatMeta): GeminiResumeState {
+function baseState(
+  context: Context,
+  mode: GeminiResumeState["mode"],
+  olderMetas: ChatMeta[],
+  meta: ChatMeta,
+): GeminiResumeState {
   return {
-    kind: "gemini-cli/v1", mode, withOutputs: context.withOutputs, files: context.files,
+    kind: "gemini-cli/v1",
+    mode,
+    withOutputs: context.withOutputs,
+    files: context.files,
     olderFingerprints: context.files.slice(0, -1).map(fingerprintOrMissing),
-    turnHashes: [], offset: 0, lineCount: 0, prefixHash: "", anchor: null, anchorTurn: 1, lastTurnHash: null,
-    tail: [], priorIds: [], meta, olderMetas,
+    turnHashes: [],
+    offset: 0,
+    lineCount: 0,
+    prefixHash: "",
+    anchor: null,
+    anchorTurn: 1,
+    lastTurnHash: null,
+    tail: [],
+    priorIds: [],
+    meta,
+    olderMetas,
   };
 }
 
@@ -194,8 +290,15 @@ function baseState(context: Context, mode: GeminiResumeState["mode"], olderMetas
  * turn's prompt (or, with no turn yet, keeps the previous anchor and every message after it).
  */
 function appendState(
-  context: Context, olderMetas: ChatMeta[], meta: ChatMeta, ordered: GeminiMessage[], grouped: GroupedTurns,
-  firstNumber: number, priorIds: string[], previousAnchor: string | null, position: LinePosition,
+  context: Context,
+  olderMetas: ChatMeta[],
+  meta: ChatMeta,
+  ordered: GeminiMessage[],
+  grouped: GroupedTurns,
+  firstNumber: number,
+  priorIds: string[],
+  previousAnchor: string | null,
+  position: LinePosition,
 ): GeminiResumeState {
   const state = baseState(context, "append", olderMetas, meta);
   Object.assign(state, position);
@@ -219,7 +322,12 @@ function appendState(
 /** A `whole` resume: the full parse's turns from the first one whose hash differs from the last parse's. */
 function keepChangedTurns(full: ParseResult, previousHashes: readonly string[]): ParseResult {
   let first = 0;
-  while (first < full.turns.length && first < previousHashes.length && hashOf(JSON.stringify(full.turns[first])) === previousHashes[first]) first++;
+  while (
+    first < full.turns.length &&
+    first < previousHashes.length &&
+    hashOf(JSON.stringify(full.turns[first])) === previousHashes[first]
+  )
+    first++;
   return { ...full, turns: full.turns.slice(first), fromTurn: first + 1 };
 }
 
@@ -251,7 +359,11 @@ function buildSession(context: Context, metas: readonly ChatMeta[], turnCount: n
   const projectPath = resolveProjectPath(unit, metas);
   const starts = metas.flatMap((meta) => [meta.startTime, meta.firstMessageAt]).filter((t) => t > 0);
   const ends = metas.flatMap((meta) => [meta.lastUpdated, meta.lastMessageAt]).filter((t) => t > 0);
-  const title = metas.map((meta) => meta.summary).filter((summary): summary is string => !!summary).at(-1) ?? null;
+  const title =
+    metas
+      .map((meta) => meta.summary)
+      .filter((summary): summary is string => !!summary)
+      .at(-1) ?? null;
   const parent = typeof unit.locator?.parentSessionId === "string" ? unit.locator.parentSessionId : null;
   const projectDir = typeof unit.locator?.projectDir === "string" ? unit.locator.projectDir : "";
   return {

@@ -42,7 +42,17 @@ export interface ChatMeta {
 
 /** A fresh, empty header. */
 export function createMeta(): ChatMeta {
-  return { sessionId: null, projectHash: null, startTime: 0, lastUpdated: 0, firstMessageAt: 0, lastMessageAt: 0, summary: null, kind: null, directories: [] };
+  return {
+    sessionId: null,
+    projectHash: null,
+    startTime: 0,
+    lastUpdated: 0,
+    firstMessageAt: 0,
+    lastMessageAt: 0,
+    summary: null,
+    kind: null,
+    directories: [],
+  };
 }
 
 /** Fold header fields (the ConversationRecord itself, JSONL line 1, or a `$set` object) into `meta` (mutates). */
@@ -55,7 +65,8 @@ export function applyHeader(meta: ChatMeta, header: Record<string, unknown>): vo
   if (updated > meta.lastUpdated) meta.lastUpdated = updated;
   if (typeof header.summary === "string" && header.summary.trim()) meta.summary = summaryText(header.summary.trim());
   if (typeof header.kind === "string" && header.kind) meta.kind = header.kind;
-  if (Array.isArray(header.directories)) meta.directories = header.directories.filter((entry): entry is string => typeof entry === "string");
+  if (Array.isArray(header.directories))
+    meta.directories = header.directories.filter((entry): entry is string => typeof entry === "string");
 }
 
 /**
@@ -69,13 +80,20 @@ export function summaryText(summary: string): string {
   try {
     const value: unknown = JSON.parse(summary);
     if (value && typeof value === "object" && !Array.isArray(value)) {
-      const text = Object.values(value).find((entry): entry is string => typeof entry === "string" && entry.trim().length > 0);
+      const text = Object.values(value).find(
+        (entry): entry is string => typeof entry === "string" && entry.trim().length > 0,
+      );
       if (text) return text.trim();
     }
   } catch {
     // Cut to a length by the CLI (real: ends with "…agent..."): take the first field's text as far as it goes.
     const cut = /^\{\s*"[\w-]+"\s*:\s*"([\s\S]+)$/.exec(summary)?.[1];
-    if (cut) return cut.replace(/"\s*\}?\s*$/, "").replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1").trim();
+    if (cut)
+      return cut
+        .replace(/"\s*\}?\s*$/, "")
+        .replace(/\\n/g, "\n")
+        .replace(/\\(["\\])/g, "$1")
+        .trim();
   }
   return summary;
 }

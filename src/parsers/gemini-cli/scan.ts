@@ -16,8 +16,21 @@ import type { ScanResult } from "../types.ts";
 
 /** Folder names never walked: auxiliary state of a project folder (§4.1) and the usual heavy trees. */
 export const skippedDirs: ReadonlySet<string> = new Set([
-  "node_modules", ".git", "checkpoints", "tool-outputs", "tool_output", "memory", "plans", "logs", "extensions",
-  "commands", "skills", "tracker", "tasks", "antigravity", "antigravity-browser-profile",
+  "node_modules",
+  ".git",
+  "checkpoints",
+  "tool-outputs",
+  "tool_output",
+  "memory",
+  "plans",
+  "logs",
+  "extensions",
+  "commands",
+  "skills",
+  "tracker",
+  "tasks",
+  "antigravity",
+  "antigravity-browser-profile",
 ]);
 
 /** Deepest folder level walked below a root while looking for `chats/` folders. */
@@ -80,8 +93,11 @@ function walkDir(dir: string, depth: number, walk: GeminiWalk, stat: Stats): voi
     return;
   }
   // A project folder (`tmp/<project-id>/`, it holds `chats/` or `.project_root`): its prompt log `logs.json`.
-  if (entries.some((entry) => entry.name === logsFileName && entry.isFile()) &&
-    (basename(dirname(dir)) === "tmp" || entries.some((entry) => entry.name === "chats" || entry.name === projectRootFileName))) {
+  if (
+    entries.some((entry) => entry.name === logsFileName && entry.isFile()) &&
+    (basename(dirname(dir)) === "tmp" ||
+      entries.some((entry) => entry.name === "chats" || entry.name === projectRootFileName))
+  ) {
     // Its fingerprint covers the folder's `.project_root`, which gives these sessions their project.
     walk.addFileContainer("gemini-cli", join(dir, logsFileName), `|root${rootStampOf(dir, walk)}`);
   }

@@ -119,7 +119,10 @@ export function toToolCall(raw: unknown, withOutputs: boolean): ToolCall | null 
   const record = raw as Record<string, unknown>;
   if (typeof record.name !== "string" || record.name.length === 0) return null;
   const name = normalizeGeminiToolName(record.name);
-  const args = record.args && typeof record.args === "object" && !Array.isArray(record.args) ? (record.args as Record<string, unknown>) : {};
+  const args =
+    record.args && typeof record.args === "object" && !Array.isArray(record.args)
+      ? (record.args as Record<string, unknown>)
+      : {};
   const isError = (typeof record.status === "string" && failedStatuses.has(record.status)) || hasErrorResponse(record);
   const call = buildToolCall(name, adaptArguments(name, args), isError);
   if (withOutputs) call.output = resultText(record);

@@ -42,7 +42,11 @@ export function isPrompt(message: GeminiMessage): boolean {
  * only when `withOutputs` (they were decoded that way).
  */
 export function groupTurns(
-  messages: readonly GeminiMessage[], firstNumber: number, sessionId: string, isSubagent: boolean, withOutputs: boolean,
+  messages: readonly GeminiMessage[],
+  firstNumber: number,
+  sessionId: string,
+  isSubagent: boolean,
+  withOutputs: boolean,
 ): GroupedTurns {
   const grouped: GroupedTurns = { turns: [], promptIndexes: [] };
   let texts: string[] = [];
@@ -61,8 +65,14 @@ export function groupTurns(
       calls = [];
       grouped.promptIndexes.push(index);
       grouped.turns.push({
-        sessionId, number: firstNumber + grouped.turns.length, timestamp: message.t, prompt: message.text,
-        response: "", toolCalls: [], files: [], isSubagent,
+        sessionId,
+        number: firstNumber + grouped.turns.length,
+        timestamp: message.t,
+        prompt: message.text,
+        response: "",
+        toolCalls: [],
+        files: [],
+        isSubagent,
       });
       return;
     }

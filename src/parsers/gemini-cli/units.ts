@@ -68,7 +68,9 @@ function readFileHead(container: SourceContainer, hooks: ParserHooks | undefined
   }
   const start = Date.parse(startTimePattern.exec(text)?.[1] ?? "");
   return {
-    container, sessionId: unescapeJsonString(sessionId), projectHash: projectHashPattern.exec(text)?.[1] ?? null,
+    container,
+    sessionId: unescapeJsonString(sessionId),
+    projectHash: projectHashPattern.exec(text)?.[1] ?? null,
     startTime: Number.isFinite(start) ? start : 0,
   };
 }
@@ -121,7 +123,11 @@ function orderSessionFiles(heads: readonly FileHead[]): FileHead[] {
   const paths = new Set(heads.map((head) => head.container.path));
   return heads
     .filter((head) => !(head.container.path.endsWith(".json") && paths.has(`${head.container.path}l`)))
-    .sort((a, b) => a.startTime - b.startTime || (a.container.path < b.container.path ? -1 : a.container.path > b.container.path ? 1 : 0));
+    .sort(
+      (a, b) =>
+        a.startTime - b.startTime ||
+        (a.container.path < b.container.path ? -1 : a.container.path > b.container.path ? 1 : 0),
+    );
 }
 
 /**
@@ -168,9 +174,14 @@ export function listGeminiUnits(containers: readonly SourceContainer[], hooks?: 
   for (const [sessionId, group] of bySession) {
     const files = orderSessionFiles(group);
     const newest = files.at(-1)!;
-    const projectPath = files.map((head) => roots.get(projectDirOf(head.container.path))).find((root) => root) ??
-      (newest.projectHash ? byHash.get(newest.projectHash) : undefined) ?? "";
-    const nesting = files.map((head) => nestingOf(head.container.path)).find((entry) => entry.isNested) ?? { isNested: false, parentSessionId: null };
+    const projectPath =
+      files.map((head) => roots.get(projectDirOf(head.container.path))).find((root) => root) ??
+      (newest.projectHash ? byHash.get(newest.projectHash) : undefined) ??
+      "";
+    const nesting = files.map((head) => nestingOf(head.container.path)).find((entry) => entry.isNested) ?? {
+      isNested: false,
+      parentSessionId: null,
+    };
     units.push({
       source: "gemini-cli",
       key: `gemini-cli:${sessionId}`,

@@ -11,7 +11,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isMissingError, StatsDigest } from "../file-stats.ts";
 import type { SkipReport } from "../types.ts";
-import { asObject, noteSkip, numberOf, stringOf, type RawConversation, type RawMessage, type RawPart, type RawSession } from "./messages.ts";
+import {
+  asObject,
+  noteSkip,
+  numberOf,
+  stringOf,
+  type RawConversation,
+  type RawMessage,
+  type RawPart,
+  type RawSession,
+} from "./messages.ts";
 import { addNewestMessage, readNames } from "./scan.ts";
 
 /** Names in a folder (sorted), [] when it is missing. @throws the fs error when it exists but cannot be read */
@@ -62,7 +71,11 @@ export function readJsonObject(path: string, tally: ReadTally): Record<string, u
  * so a message or part added, or a part of the newest message rewritten in place, re-parses it.
  * @throws the fs error when a folder exists but cannot be read
  */
-export function fileSessionChangeKey(timeUpdated: number, messageDir: string, partDirOf: (messageId: string) => string): string {
+export function fileSessionChangeKey(
+  timeUpdated: number,
+  messageDir: string,
+  partDirOf: (messageId: string) => string,
+): string {
   const messages = listJsonFiles(messageDir);
   const digest = new StatsDigest();
   for (const [messageId, file] of messages) {
@@ -82,7 +95,11 @@ export function timeField(data: Record<string, unknown>, key: "created" | "updat
  * Load messages from `messageDir/<msg>.json` with parts from `partDirOf(msg)/<prt>.json`.
  * @returns messages in file order (the caller sorts), parts sorted by id
  */
-export function loadMessages(messageDir: string, partDirOf: (messageId: string) => string, tally: ReadTally): RawMessage[] {
+export function loadMessages(
+  messageDir: string,
+  partDirOf: (messageId: string) => string,
+  tally: ReadTally,
+): RawMessage[] {
   const messages: RawMessage[] = [];
   for (const [messageId, path] of listJsonFiles(messageDir)) {
     const data = readJsonObject(path, tally);
@@ -147,7 +164,9 @@ export function listJsonSessions(storagePath: string, onSkip: (place: string) =>
       }
       const projectId = stringOf(data.projectID) || projectDir;
       const session = toRawSession(sessionId, data, readWorktree(storagePath, projectId, worktrees));
-      const changeKey = fileSessionChangeKey(session.timeUpdated, join(storagePath, "message", sessionId), (id) => join(storagePath, "part", id));
+      const changeKey = fileSessionChangeKey(session.timeUpdated, join(storagePath, "message", sessionId), (id) =>
+        join(storagePath, "part", id),
+      );
       entries.push({ session, projectDir, changeKey });
     }
   }
@@ -160,12 +179,20 @@ export function listJsonSessions(storagePath: string, onSkip: (place: string) =>
  * @returns null when the session file is gone or not a JSON object
  * @throws the fs error when a file or folder of the session exists but cannot be read
  */
-export function loadJsonConversation(storagePath: string, projectDir: string, sessionId: string): RawConversation | null {
+export function loadJsonConversation(
+  storagePath: string,
+  projectDir: string,
+  sessionId: string,
+): RawConversation | null {
   const tally: ReadTally = { bytesRead: 0, skipped: { count: 0 } };
   const data = readJsonObject(join(storagePath, "session", projectDir, `${sessionId}.json`), tally);
   if (!data) return null;
   const projectId = stringOf(data.projectID) || projectDir;
   const session = toRawSession(sessionId, data, readWorktree(storagePath, projectId, new Map()));
-  const messages = loadMessages(join(storagePath, "message", sessionId), (messageId) => join(storagePath, "part", messageId), tally);
+  const messages = loadMessages(
+    join(storagePath, "message", sessionId),
+    (messageId) => join(storagePath, "part", messageId),
+    tally,
+  );
   return { session, messages, location: storagePath, bytesRead: tally.bytesRead, skipped: tally.skipped };
 }

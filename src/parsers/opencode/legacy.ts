@@ -7,7 +7,15 @@
  */
 import { dirname, join } from "node:path";
 import { asObject, stringOf, type RawConversation } from "./messages.ts";
-import { fileSessionChangeKey, listJsonFiles, loadMessages, readJsonObject, toRawSession, type JsonSessionEntry, type ReadTally } from "./json-storage.ts";
+import {
+  fileSessionChangeKey,
+  listJsonFiles,
+  loadMessages,
+  readJsonObject,
+  toRawSession,
+  type JsonSessionEntry,
+  type ReadTally,
+} from "./json-storage.ts";
 
 /** `path.cwd` (else `path.root`) from `project/<id>/app.json`; "" when absent (the real 0.5.28 file is `{}`). */
 function readAppDirectory(storagePath: string): string {
@@ -34,7 +42,9 @@ export function listLegacySessions(storagePath: string, onSkip: (place: string) 
     }
     const session = toRawSession(sessionId, data, "");
     session.directory ||= directory;
-    const changeKey = fileSessionChangeKey(session.timeUpdated, join(sessionDir, "message", sessionId), (id) => join(sessionDir, "part", sessionId, id));
+    const changeKey = fileSessionChangeKey(session.timeUpdated, join(sessionDir, "message", sessionId), (id) =>
+      join(sessionDir, "part", sessionId, id),
+    );
     entries.push({ session, projectDir: "", changeKey });
   }
   return entries;
@@ -52,6 +62,10 @@ export function loadLegacyConversation(storagePath: string, sessionId: string): 
   if (!data) return null;
   const session = toRawSession(sessionId, data, "");
   session.directory ||= readAppDirectory(storagePath);
-  const messages = loadMessages(join(sessionDir, "message", sessionId), (messageId) => join(sessionDir, "part", sessionId, messageId), tally);
+  const messages = loadMessages(
+    join(sessionDir, "message", sessionId),
+    (messageId) => join(sessionDir, "part", sessionId, messageId),
+    tally,
+  );
   return { session, messages, location: storagePath, bytesRead: tally.bytesRead, skipped: tally.skipped };
 }

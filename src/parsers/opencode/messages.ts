@@ -46,7 +46,9 @@ export interface RawConversation {
 
 /** Narrow an unknown JSON value to a plain object (arrays and null are not objects here). */
 export function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** A string field or undefined. */
@@ -95,7 +97,9 @@ export function extractPrompt(message: RawMessage): string {
 
 /** The synthetic text of a user message, used only when a conversation starts with one. */
 function extractSyntheticText(message: RawMessage): string {
-  const texts = message.parts.filter((part) => part.data.type === "text").map((part) => stringOf(part.data.text)?.trim() ?? "");
+  const texts = message.parts
+    .filter((part) => part.data.type === "text")
+    .map((part) => stringOf(part.data.text)?.trim() ?? "");
   return texts.filter((text) => text.length > 0).join("\n\n");
 }
 
@@ -137,7 +141,12 @@ function addAssistant(draft: TurnDraft, message: RawMessage, withOutputs: boolea
  * Example: [user "fix x", asst(parent u1) text "ok" + bash, user synthetic, asst bash `ls`]
  *   → one turn: prompt "fix x", response "ok", tools [Bash, Bash].
  */
-export function buildTurns(sessionId: string, messages: RawMessage[], isSubagent: boolean, withOutputs: boolean): Turn[] {
+export function buildTurns(
+  sessionId: string,
+  messages: RawMessage[],
+  isSubagent: boolean,
+  withOutputs: boolean,
+): Turn[] {
   const drafts: TurnDraft[] = [];
   const turnOfUser = new Map<string, TurnDraft>();
   for (const message of messages) {
@@ -146,7 +155,12 @@ export function buildTurns(sessionId: string, messages: RawMessage[], isSubagent
       const prompt = extractPrompt(message);
       let draft = drafts.at(-1);
       if (prompt || !draft) {
-        draft = { timestamp: message.timeCreated, prompt: prompt || extractSyntheticText(message), texts: [], calls: [] };
+        draft = {
+          timestamp: message.timeCreated,
+          prompt: prompt || extractSyntheticText(message),
+          texts: [],
+          calls: [],
+        };
         drafts.push(draft);
       }
       turnOfUser.set(message.id, draft);

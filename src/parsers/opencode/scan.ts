@@ -93,7 +93,9 @@ export function fingerprintJsonStorage(storagePath: string): string {
     for (const file of readNames(projectDir, false)) {
       digest.add(join(projectDir, file));
       const sessionId = file.replace(/\.json$/, "");
-      addNewestMessage(digest, join(storagePath, "message", sessionId), (messageId) => join(storagePath, "part", messageId));
+      addNewestMessage(digest, join(storagePath, "message", sessionId), (messageId) =>
+        join(storagePath, "part", messageId),
+      );
     }
   }
   return digest.toString();
@@ -108,7 +110,9 @@ export function fingerprintLegacyStorage(storagePath: string): string {
     digest.add(join(sessionDir, "info", file));
     const sessionId = file.replace(/\.json$/, "");
     digest.add(join(sessionDir, "part", sessionId));
-    addNewestMessage(digest, join(sessionDir, "message", sessionId), (messageId) => join(sessionDir, "part", sessionId, messageId));
+    addNewestMessage(digest, join(sessionDir, "message", sessionId), (messageId) =>
+      join(sessionDir, "part", sessionId, messageId),
+    );
   }
   return digest.toString();
 }
@@ -117,7 +121,11 @@ export function fingerprintLegacyStorage(storagePath: string): string {
  * Add a session's message folder, its newest message file (ids ascend with time), that message's part
  * folder and each part file in it. Shared with the listing's change keys (json-storage.ts, legacy.ts).
  */
-export function addNewestMessage(digest: StatsDigest, messageDir: string, partDirOf: (messageId: string) => string): void {
+export function addNewestMessage(
+  digest: StatsDigest,
+  messageDir: string,
+  partDirOf: (messageId: string) => string,
+): void {
   digest.add(messageDir);
   let newest: string | undefined;
   for (const name of readNames(messageDir, false)) if (newest === undefined || name > newest) newest = name;
@@ -131,7 +139,10 @@ export function addNewestMessage(digest: StatsDigest, messageDir: string, partDi
 /** The folders a root may stand for: itself, `<root>/opencode` and `<root>/.local/share/opencode`. */
 function candidateDirs(root: string, unreadable: Unreadable): string[] {
   const noted: UnavailablePath[] = [];
-  const dirs = [root, ...[join(root, "opencode"), join(root, ".local", "share", "opencode")].filter((dir) => isDir(dir, noted))];
+  const dirs = [
+    root,
+    ...[join(root, "opencode"), join(root, ".local", "share", "opencode")].filter((dir) => isDir(dir, noted)),
+  ];
   // A root that cannot be entered is reported once (by findContainerPaths), not once more per probe below it.
   if (isEnterable(root)) unreadable?.push(...noted);
   return dirs;
@@ -179,7 +190,8 @@ function findContainerPaths(dir: string, unreadable: Unreadable): string[] {
 function isStorageDir(storage: string, marker: string, unreadable: Unreadable): boolean {
   const noted: UnavailablePath[] = [];
   const found = isDir(join(storage, marker), noted);
-  for (const entry of noted) unreadable?.push({ path: storage, reason: `${entry.reason} (${relative(storage, entry.path)})` });
+  for (const entry of noted)
+    unreadable?.push({ path: storage, reason: `${entry.reason} (${relative(storage, entry.path)})` });
   return found;
 }
 
@@ -190,7 +202,11 @@ function isStorageDir(storage: string, marker: string, unreadable: Unreadable): 
 export function describeContainer(path: string): SourceContainer {
   const kind = containerKind(path);
   const fingerprint =
-    kind === "db" ? fingerprintDatabase(path) : kind === "json" ? fingerprintJsonStorage(path) : fingerprintLegacyStorage(path);
+    kind === "db"
+      ? fingerprintDatabase(path)
+      : kind === "json"
+        ? fingerprintJsonStorage(path)
+        : fingerprintLegacyStorage(path);
   return { source: "opencode", path, fingerprint, sizeBytes: kind === "db" ? (statOrNull(path)?.size ?? 0) : 0 };
 }
 
@@ -217,7 +233,11 @@ export function scanOpencodeRoots(roots: string[]): ScanResult {
       else unavailable.push({ path: root, reason: fsReason(error) });
       continue;
     }
-    const paths = stats.isFile() ? (root.endsWith(".db") ? [root] : []) : candidateDirs(root, unavailable).flatMap((dir) => findContainerPaths(dir, unavailable));
+    const paths = stats.isFile()
+      ? root.endsWith(".db")
+        ? [root]
+        : []
+      : candidateDirs(root, unavailable).flatMap((dir) => findContainerPaths(dir, unavailable));
     for (const path of paths) {
       if (seen.has(path)) continue;
       seen.add(path);

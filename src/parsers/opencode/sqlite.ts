@@ -41,7 +41,12 @@ const databases = new ReadonlyDatabaseCache<DatabaseHandle>();
 function checkOpencodeSchema(tables: Set<string>, db: Database): SchemaInfo {
   const missing = ["session", "message", "part"].filter((name) => !tables.has(name));
   if (missing.length > 0) throw new DatabaseContentError(`not an opencode database (no ${missing.join(", ")} table)`);
-  const partColumns = new Set(db.query<{ name: string }, []>("pragma table_info(part)").all().map((column) => column.name));
+  const partColumns = new Set(
+    db
+      .query<{ name: string }, []>("pragma table_info(part)")
+      .all()
+      .map((column) => column.name),
+  );
   return { hasPartSessionId: partColumns.has("session_id"), hasPartTimeUpdated: partColumns.has("time_updated") };
 }
 
@@ -55,7 +60,12 @@ function checkOpencodeSchema(tables: Set<string>, db: Database): SchemaInfo {
  */
 export function openOpencodeDatabase(path: string, options: OpenOptions): DatabaseHandle {
   return databases.reuseOrOpen(path, () =>
-    openReadonlySqlite(path, { busyTimeoutMs: options.busyTimeoutMs, forceCopy: options.forceCopy, tempPrefix: "recall-opencode-", schemaCheck: checkOpencodeSchema }),
+    openReadonlySqlite(path, {
+      busyTimeoutMs: options.busyTimeoutMs,
+      forceCopy: options.forceCopy,
+      tempPrefix: "recall-opencode-",
+      schemaCheck: checkOpencodeSchema,
+    }),
   );
 }
 
@@ -142,10 +152,18 @@ const wantedPartTypes = "('text', 'tool')";
 export function loadDbConversation(handle: DatabaseHandle, sessionId: string): RawConversation | null {
   const row = handle.db.query<SessionRowRecord, [string]>(`${sessionSelect} where s.id = ?`).get(sessionId);
   if (!row) return null;
-  const conversation: RawConversation = { session: toRawSession(row), messages: [], location: handle.path, bytesRead: 0, skipped: { count: 0 } };
+  const conversation: RawConversation = {
+    session: toRawSession(row),
+    messages: [],
+    location: handle.path,
+    bytesRead: 0,
+    skipped: { count: 0 },
+  };
   const byId = new Map<string, RawMessage>();
   const messageRows = handle.db
-    .query<{ id: string; time_created: number; data: string }, [string]>("select id, time_created, data from message where session_id = ? order by time_created, id")
+    .query<{ id: string; time_created: number; data: string }, [string]>(
+      "select id, time_created, data from message where session_id = ? order by time_created, id",
+    )
     .all(sessionId);
   for (const message of messageRows) {
     conversation.bytesRead += message.data.length;
@@ -167,8 +185,13 @@ export function loadDbConversation(handle: DatabaseHandle, sessionId: string): R
   return conversation;
 }
 
-function selectParts(handle: DatabaseHandle, sessionId: string): Array<{ id: string; message_id: string; data: string }> {
-  const where = handle.hasPartSessionId ? "session_id = ?" : "message_id in (select id from message where session_id = ?)";
+function selectParts(
+  handle: DatabaseHandle,
+  sessionId: string,
+): Array<{ id: string; message_id: string; data: string }> {
+  const where = handle.hasPartSessionId
+    ? "session_id = ?"
+    : "message_id in (select id from message where session_id = ?)";
   return handle.db
     .query<{ id: string; message_id: string; data: string }, [string]>(
       `select id, message_id, data from part where ${where}

@@ -16,7 +16,9 @@ export function timeOf(value: unknown): number {
 
 /** The value as a plain object (not null, not an array), or undefined. */
 export function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /**

@@ -12,7 +12,11 @@ import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "./prom
  * line with `toPrompt`, which returns the prompt or a skip reason (a string such as `no sessionId`).
  * @throws the fs error when the file cannot be read
  */
-export function readJsonlHistory(path: string, toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string, fromByte = 0): PromptHistoryFile {
+export function readJsonlHistory(
+  path: string,
+  toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string,
+  fromByte = 0,
+): PromptHistoryFile {
   const bytes = fromByte > 0 ? readTail(path, fromByte) : readFileSync(path);
   const skipped: SkipCounter = { count: 0 };
   const decoded = decodeLines(bytes, 1, path, skipped);
@@ -29,7 +33,10 @@ export function readJsonlHistory(path: string, toPrompt: (record: Record<string,
  * The {@link PromptHistorySpec} of an append-only JSONL history named `fileName` whose lines `toPrompt` reads: the whole
  * file for listing and parsing, its tail since a known size for the freshness check.
  */
-export function jsonlHistorySpec(fileName: string, toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string): PromptHistorySpec {
+export function jsonlHistorySpec(
+  fileName: string,
+  toPrompt: (record: Record<string, unknown>) => HistoryPrompt | string,
+): PromptHistorySpec {
   return {
     fileName,
     read: (path) => readJsonlHistory(path, toPrompt),

@@ -60,7 +60,13 @@ export function decodeLines(bytes: Buffer, firstLine: number, path: string, skip
   return { lines, partial, completeBytes: lastNewline + 1, lineCount: pieces.length };
 }
 
-function decodeOne(piece: string, line: number, path: string, skipped: SkipCounter, reason = "not JSON"): Record<string, unknown> | null {
+function decodeOne(
+  piece: string,
+  line: number,
+  path: string,
+  skipped: SkipCounter,
+  reason = "not JSON",
+): Record<string, unknown> | null {
   if (piece.length === 0 || piece.trim().length === 0) return null;
   try {
     const value: unknown = JSON.parse(piece);

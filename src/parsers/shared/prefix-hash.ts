@@ -76,7 +76,11 @@ export function readAppended(path: string, offset: number, prefixHash: string): 
       digestThrough(n: number): string {
         const end = restLength + n;
         const wholeInTail = end - (end % hashBlockBytes);
-        return prefixDigest(chainBlocks(seed, tail.subarray(0, wholeInTail)), tail.subarray(wholeInTail, end), offset + n);
+        return prefixDigest(
+          chainBlocks(seed, tail.subarray(0, wholeInTail)),
+          tail.subarray(wholeInTail, end),
+          offset + n,
+        );
       },
     };
   } finally {

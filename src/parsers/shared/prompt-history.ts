@@ -15,7 +15,18 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { fsReason, isMissingError } from "../file-stats.ts";
-import type { ParseOptions, ParseResult, Parser, ParserHooks, Session, SkipReport, SourceContainer, SourceId, SourceUnit, Turn } from "../types.ts";
+import type {
+  ParseOptions,
+  ParseResult,
+  Parser,
+  ParserHooks,
+  Session,
+  SkipReport,
+  SourceContainer,
+  SourceId,
+  SourceUnit,
+  Turn,
+} from "../types.ts";
 import { projectNameOf } from "./fields.ts";
 
 /** One prompt as a history file recorded it. */
@@ -119,7 +130,9 @@ function readGrouped(path: string, read: PromptHistoryReader): GroupedHistory {
 
 /** Change key of one session's prompts: count, last time and a hash of the texts (any edit or append moves it). */
 function changeKeyOf(prompts: readonly HistoryPrompt[]): string {
-  const texts = prompts.map((prompt) => `${prompt.timestamp}\u0000${prompt.text}\u0000${prompt.projectPath}`).join("\u0001");
+  const texts = prompts
+    .map((prompt) => `${prompt.timestamp}\u0000${prompt.text}\u0000${prompt.projectPath}`)
+    .join("\u0001");
   return `prompts:${prompts.length}:${prompts.at(-1)?.timestamp ?? 0}:${Bun.hash(texts).toString(16)}`;
 }
 
@@ -155,7 +168,12 @@ export function listPromptHistoryUnits(
     }
   }
   return [...best].map(([sessionId, { path, prompts }]) => ({
-    source, key: `${path}#${sessionId}`, sessionId, containerPath: path, changeKey: changeKeyOf(prompts), promptOnly: true,
+    source,
+    key: `${path}#${sessionId}`,
+    sessionId,
+    containerPath: path,
+    changeKey: changeKeyOf(prompts),
+    promptOnly: true,
     locator: { promptHistory: true },
   }));
 }
@@ -171,16 +189,33 @@ export function parsePromptHistoryUnit(unit: SourceUnit, read: PromptHistoryRead
   const history = readGrouped(unit.containerPath, read);
   const prompts = history.bySession.get(unit.sessionId) ?? [];
   const turns: Turn[] = prompts.map((prompt, index) => ({
-    sessionId: unit.sessionId, number: index + 1, timestamp: prompt.timestamp, prompt: prompt.text, response: "",
-    toolCalls: [], files: [], isSubagent: false,
+    sessionId: unit.sessionId,
+    number: index + 1,
+    timestamp: prompt.timestamp,
+    prompt: prompt.text,
+    response: "",
+    toolCalls: [],
+    files: [],
+    isSubagent: false,
   }));
-  const named = prompts.findLast((prompt) => prompt.projectPath.length > 0) ?? prompts.findLast((prompt) => prompt.projectName);
+  const named =
+    prompts.findLast((prompt) => prompt.projectPath.length > 0) ?? prompts.findLast((prompt) => prompt.projectName);
   const projectPath = named?.projectPath ?? "";
   const times = prompts.map((prompt) => prompt.timestamp).filter((time) => time > 0);
   const session: Session = {
-    id: unit.sessionId, source: unit.source, projectPath, projectName: projectPath ? projectNameOf(projectPath) : (named?.projectName ?? ""),
-    gitBranch: null, startedAt: times.length > 0 ? Math.min(...times) : 0, endedAt: times.length > 0 ? Math.max(...times) : 0,
-    title: null, turnCount: turns.length, parentSessionId: null, isSubagent: false, location: unit.containerPath, promptOnly: true,
+    id: unit.sessionId,
+    source: unit.source,
+    projectPath,
+    projectName: projectPath ? projectNameOf(projectPath) : (named?.projectName ?? ""),
+    gitBranch: null,
+    startedAt: times.length > 0 ? Math.min(...times) : 0,
+    endedAt: times.length > 0 ? Math.max(...times) : 0,
+    title: null,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: unit.containerPath,
+    promptOnly: true,
   };
   return { session, turns, fromTurn: 1, bytesRead: history.bytesRead, skipped: { count: 0 } };
 }
@@ -196,12 +231,25 @@ export function withPromptHistory(parser: Parser, history: PromptHistorySpec): P
     ...parser, // id, scan and the scan's capabilities (scansContainerPaths, dependentsPrefix) are the wrapped parser's
     listUnits(containers, hooks) {
       const historyFiles = containers.filter((container) => isPromptHistoryFile(history, container.path));
-      const transcripts = historyFiles.length === 0 ? containers : containers.filter((container) => !isPromptHistoryFile(history, container.path));
+      const transcripts =
+        historyFiles.length === 0
+          ? containers
+          : containers.filter((container) => !isPromptHistoryFile(history, container.path));
       const units = parser.listUnits(transcripts, hooks);
       if (historyFiles.length === 0) return units;
-      return [...units, ...listPromptHistoryUnits(parser.id, historyFiles, new Set(units.map((unit) => unit.sessionId)), history.read, hooks)];
+      return [
+        ...units,
+        ...listPromptHistoryUnits(
+          parser.id,
+          historyFiles,
+          new Set(units.map((unit) => unit.sessionId)),
+          history.read,
+          hooks,
+        ),
+      ];
     },
-    parse: (unit: SourceUnit, options?: ParseOptions) => (isPromptHistoryUnit(unit) ? parsePromptHistoryUnit(unit, history.read) : parser.parse(unit, options)),
+    parse: (unit: SourceUnit, options?: ParseOptions) =>
+      isPromptHistoryUnit(unit) ? parsePromptHistoryUnit(unit, history.read) : parser.parse(unit, options),
     sessionsTypedSince(container: SourceContainer, fromByte: number) {
       if (!history.readFrom || !isPromptHistoryFile(history, container.path)) return undefined;
       try {

@@ -84,7 +84,10 @@ export function describeSqliteError(error: unknown): string {
  *   when the file cannot be read now: zero bytes, corrupt, locked past `busyTimeoutMs`, not the
  *   parser's tables, permission denied
  */
-export function openReadonlySqlite<Schema>(path: string, options: ReadonlyOpenOptions<Schema>): ReadonlyDatabase & Schema {
+export function openReadonlySqlite<Schema>(
+  path: string,
+  options: ReadonlyOpenOptions<Schema>,
+): ReadonlyDatabase & Schema {
   try {
     // SQLite opens a zero-byte file as an empty database; say what it is instead of "no tables".
     if (statSync(path).size === 0) throw new DatabaseContentError("empty database file (0 bytes)");
@@ -122,10 +125,21 @@ function isWalModeFile(path: string): boolean {
 }
 
 /** Set busy_timeout, read the table names and run the parser's check; closes the connection on failure. */
-function prepare<Schema>(path: string, db: Database, mode: OpenMode, copyDir: string | null, options: ReadonlyOpenOptions<Schema>): ReadonlyDatabase & Schema {
+function prepare<Schema>(
+  path: string,
+  db: Database,
+  mode: OpenMode,
+  copyDir: string | null,
+  options: ReadonlyOpenOptions<Schema>,
+): ReadonlyDatabase & Schema {
   try {
     db.run(`pragma busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
-    const tables = new Set(db.query<{ name: string }, []>("select name from sqlite_master where type = 'table'").all().map((row) => row.name));
+    const tables = new Set(
+      db
+        .query<{ name: string }, []>("select name from sqlite_master where type = 'table'")
+        .all()
+        .map((row) => row.name),
+    );
     return { path, db, mode, copyDir, ...options.schemaCheck(tables, db) };
   } catch (error) {
     db.close();
@@ -138,7 +152,10 @@ function openInPlace<Schema>(path: string, options: ReadonlyOpenOptions<Schema>)
   const mode: OpenMode = !existsSync(`${path}-wal`) && isWalModeFile(path) ? "immutable" : "readonly";
   const db =
     mode === "immutable"
-      ? new Database(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI)
+      ? new Database(
+          `file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`,
+          constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI,
+        )
       : new Database(path, { readonly: true });
   return prepare(path, db, mode, null, options);
 }

@@ -30,7 +30,11 @@ export interface DecodedRange {
 /** Decode a whole file already in memory (`bytes`, read from `path`); skips are counted into `skipped`. */
 export function decodeWhole(bytes: Buffer, path: string, skipped: SkipCounter): DecodedRange {
   const decoded = decodeLines(bytes, 1, path, skipped);
-  const position = { offset: decoded.completeBytes, lineCount: decoded.lineCount, prefixHash: prefixHashOf(bytes, decoded.completeBytes) };
+  const position = {
+    offset: decoded.completeBytes,
+    lineCount: decoded.lineCount,
+    prefixHash: prefixHashOf(bytes, decoded.completeBytes),
+  };
   return { lines: decoded.lines, partial: decoded.partial, position };
 }
 
@@ -41,7 +45,11 @@ export function decodeWhole(bytes: Buffer, path: string, skipped: SkipCounter): 
  *   null when the file cannot be read, shrank or its prefix changed: the caller parses fully (and a full
  *   parse reports why a file cannot be read)
  */
-export function decodeAppended(path: string, from: LinePosition, skipped: SkipCounter): (DecodedRange & { bytesRead: number; bytesVerified: number }) | null {
+export function decodeAppended(
+  path: string,
+  from: LinePosition,
+  skipped: SkipCounter,
+): (DecodedRange & { bytesRead: number; bytesVerified: number }) | null {
   let read;
   try {
     read = readAppended(path, from.offset, from.prefixHash);
@@ -55,5 +63,11 @@ export function decodeAppended(path: string, from: LinePosition, skipped: SkipCo
     lineCount: from.lineCount + decoded.lineCount,
     prefixHash: read.digestThrough(decoded.completeBytes),
   };
-  return { lines: decoded.lines, partial: decoded.partial, position, bytesRead: read.appended.length, bytesVerified: from.offset };
+  return {
+    lines: decoded.lines,
+    partial: decoded.partial,
+    position,
+    bytesRead: read.appended.length,
+    bytesVerified: from.offset,
+  };
 }

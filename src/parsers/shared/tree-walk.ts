@@ -122,12 +122,23 @@ export class TreeWalk {
     if (!stats) return this.watchPath(path, undefined); // seen by the next check when it appears
     // A prompt history is appended with every prompt typed in any session: re-stat'ed by every quick check (its
     // mtime is taken as the scan time), it also names the old sessions being resumed (freshness.ts).
-    this.found.push({ source, path, fingerprint: `${statFingerprint(stats)}${fingerprintSuffix}`, sizeBytes: stats.size, mtimeMs: Date.now() });
+    this.found.push({
+      source,
+      path,
+      fingerprint: `${statFingerprint(stats)}${fingerprintSuffix}`,
+      sizeBytes: stats.size,
+      mtimeMs: Date.now(),
+    });
   }
 
   /** The scan's result: containers and unavailable paths sorted by path, with the given missing roots and the watched paths. */
   result(missingRoots: string[]): ScanResult {
-    return { containers: this.found.sort(comparePaths), missingRoots, unavailable: this.unavailable.sort(comparePaths), watched: this.watched };
+    return {
+      containers: this.found.sort(comparePaths),
+      missingRoots,
+      unavailable: this.unavailable.sort(comparePaths),
+      watched: this.watched,
+    };
   }
 }
 
@@ -137,7 +148,11 @@ export class TreeWalk {
  * @returns the roots that do not exist, as given; roots that exist but cannot be stat'ed are noted in
  *   `walk.unavailable`. Missing roots are watched (`walk.watched`), so the next check sees them appear. Never throws.
  */
-export function visitRoots(roots: readonly string[], walk: TreeWalk, visit: (root: string, stats: Stats) => void): string[] {
+export function visitRoots(
+  roots: readonly string[],
+  walk: TreeWalk,
+  visit: (root: string, stats: Stats) => void,
+): string[] {
   const missingRoots: string[] = [];
   for (const given of roots) {
     const root = given.length > 1 && given.endsWith("/") ? given.slice(0, -1) : given;
