@@ -131,7 +131,7 @@ if (import.meta.main) {
     ) as CorpusProfile;
     rmSync(options.out, { recursive: true, force: true });
     const result = generateCorpus(options, profile);
-    process.stdout.write(JSON.stringify({ name: "gen-corpus", ...options, ...result }) + "\n");
+    process.stdout.write(`${JSON.stringify({ name: "gen-corpus", ...options, ...result })}\n`);
   } catch (error) {
     process.stderr.write(`gen-corpus: ${(error as Error).message}\n`);
     process.exit(2);

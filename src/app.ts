@@ -80,6 +80,7 @@ function reportError(error: unknown, wantsJson: boolean): number {
  *   → {message: "unknown arguments: --bogus; no value provided for query", hint: "run `recall search --help`"}
  */
 export function describeParseFailure(report: string): { message: string; hint: string | null } {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the colour escapes the report itself wrote
   const lines = report.replace(/\u001b\[[0-9;]*m/g, "").split("\n");
   const problems: string[] = [];
   let hint: string | null = null;

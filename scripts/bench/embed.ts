@@ -164,7 +164,7 @@ if (import.meta.main) {
     mkdirSync(dir, { recursive: true });
     appendFileSync(
       join(dir, `${new Date().toISOString().slice(0, 10)}-${machine.replace(/\W+/g, "-")}.jsonl`),
-      rows.map((r) => JSON.stringify(r) + "\n").join(""),
+      rows.map((r) => `${JSON.stringify(r)}\n`).join(""),
     );
   }
 }

@@ -28,9 +28,9 @@ report("fault-injection", [performance.now() - started], {
 });
 if (run.exitCode !== 0)
   process.stderr.write(
-    output
+    `${output
       .split("\n")
       .filter((line) => line.includes("(fail)") || line.includes("error"))
-      .join("\n") + "\n",
+      .join("\n")}\n`,
   );
 process.exit(run.exitCode ?? 1);

@@ -57,8 +57,8 @@ export function timeCommand(
   return elapsed;
 }
 
-/** Run `fn` `runs` times and return the wall times in ms. */
-export function sample(runs: number, fn: () => number | void): number[] {
+/** Run `fn` `runs` times and return the wall times in ms (or the ms `fn` returns, when it returns a number). */
+export function sample(runs: number, fn: () => unknown): number[] {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();

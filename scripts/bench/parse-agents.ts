@@ -138,14 +138,18 @@ function benchCorpus(bench: AgentBench, roots: string[], rounds: number): Source
   const containers = scan.containers.filter((container) => read.has(container.path));
   const bytes = containers.reduce((sum, container) => sum + container.sizeBytes, 0);
   const turns = units.reduce((sum, unit) => sum + parser.parse(unit).turns.length, 0); // also the warm-up
-  const parseTimes = sample(rounds, () => units.forEach((unit) => parser.parse(unit)));
+  const parseTimes = sample(rounds, () => {
+    for (const unit of units) parser.parse(unit);
+  });
   report(`${parser.id}-parse-corpus-round`, parseTimes, {
     ...throughputAtMedian(parseTimes, bytes, units.length),
     turns,
   });
   if (bench.readReference && bench.referenceName) {
     const readReference = bench.readReference;
-    const referenceTimes = sample(rounds, () => containers.forEach((container) => readReference(container.path)));
+    const referenceTimes = sample(rounds, () => {
+      for (const container of containers) readReference(container.path);
+    });
     report(
       `${parser.id}-reference-${bench.referenceName}`,
       referenceTimes,

@@ -22,6 +22,7 @@ import {
   type VectorStore,
 } from "../../src/native/index.ts";
 import { computeLayout, mapSegment, writeSegmentFile } from "../../src/native/vector-file.ts";
+import { Random } from "../gen-corpus/random.ts";
 
 interface Row {
   name: string;
@@ -41,17 +42,20 @@ function argNumber(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-/** xorshift32 + Box–Muller: deterministic normal samples so the cached data is reproducible. */
+/** The corpus generator's seeded Random + Box–Muller: deterministic normal samples so the cached data is reproducible. */
 function makeNormal(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  const uniform = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296 + 1e-12);
+  const random = new Random(seed);
+  const uniform = () => random.next() + 1e-12;
   return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
 function randomUnit(dims: number, normal: () => number): Float32Array {
   const v = new Float32Array(dims);
   let sum = 0;
-  for (let j = 0; j < dims; j++) sum += (v[j] = normal()) ** 2;
+  for (let j = 0; j < dims; j++) {
+    v[j] = normal();
+    sum += v[j]! ** 2;
+  }
   const inv = 1 / Math.sqrt(sum);
   for (let j = 0; j < dims; j++) v[j]! *= inv;
   return v;
@@ -105,7 +109,10 @@ function timeInterleaved(runs: number, fns: (() => unknown)[]): { p50: number; p
       if (round >= 2) ms[i]!.push(typeof own === "number" ? own : performance.now() - t0);
     });
   }
-  return ms.map((m) => (m.sort((a, b) => a - b), { p50: percentile(m, 0.5), p95: percentile(m, 0.95) }));
+  return ms.map((m) => {
+    m.sort((a, b) => a - b);
+    return { p50: percentile(m, 0.5), p95: percentile(m, 0.95) };
+  });
 }
 
 /** Returns the ms of the first search right after opening (view cache empty): what a one-shot CLI search pays. */
@@ -275,9 +282,9 @@ async function main(): Promise<void> {
   cP50 = cTimes!.p50;
   add("c-f32-gcc-O3-native", cTimes!, 1);
   add("usearch-exactSearch-f32-1thread(raw)", rawTimes!, null);
-  fast.forEach(([name, store, allow], i) =>
-    add(name, fastTimes[i]!, allow === undefined || allow === allowAll ? recallAt10(store, queries, truth) : null),
-  );
+  for (const [i, [name, store, allow]] of fast.entries()) {
+    add(name, fastTimes[i]!, allow === undefined || allow === allowAll ? recallAt10(store, queries, truth) : null);
+  }
   for (const [name, store, allow] of methods.filter(([n]) => n.startsWith("js-"))) {
     add(
       name,
@@ -305,7 +312,7 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     appendFileSync(
       join(dir, `${new Date().toISOString().slice(0, 10)}-${machine.replace(/\W+/g, "-")}.jsonl`),
-      results.map((r) => JSON.stringify(r) + "\n").join(""),
+      results.map((r) => `${JSON.stringify(r)}\n`).join(""),
     );
   }
 }

@@ -91,7 +91,7 @@ function toolInput(ctx: Ctx, name: string): Record<string, unknown> {
     case "Grep":
       return { pattern: sliceText(ctx.rng, ctx.pool, 12).trim(), path: ctx.plan.cwd };
     case "Glob":
-      return { pattern: "**/*." + ctx.rng.pick(["ts", "py", "rs", "go", "md"]) };
+      return { pattern: `**/*.${ctx.rng.pick(["ts", "py", "rs", "go", "md"])}` };
     case "TodoWrite":
       return {
         todos: [
@@ -116,8 +116,8 @@ function toolInput(ctx: Ctx, name: string): Record<string, unknown> {
 
 /** One API response: `blocks` assistant lines sharing message.id; returns the tool calls made. */
 function pushResponse(ctx: Ctx, blocks: { kind: "text" | "tool"; chars?: number; name?: string }[]) {
-  const messageId = "msg_01" + ctx.rng.base62(22);
-  const requestId = "req_011C" + ctx.rng.base62(20);
+  const messageId = `msg_01${ctx.rng.base62(22)}`;
+  const requestId = `req_011C${ctx.rng.base62(20)}`;
   const usage = {
     input_tokens: ctx.rng.int(3, 12),
     cache_creation_input_tokens: ctx.rng.int(100, 5000),
@@ -132,7 +132,7 @@ function pushResponse(ctx: Ctx, blocks: { kind: "text" | "tool"; chars?: number;
         ? { type: "text", text: sliceText(ctx.rng, ctx.pool, block.chars ?? 200) }
         : {
             type: "tool_use",
-            id: "toolu_01" + ctx.rng.base62(22),
+            id: `toolu_01${ctx.rng.base62(22)}`,
             name: block.name!,
             input: toolInput(ctx, block.name!),
           };
@@ -181,7 +181,7 @@ function pushToolResult(
       },
     };
   if (!isError && (call.name === "Agent" || call.name === "Task")) {
-    const agentId = "a" + ctx.rng.hex(16);
+    const agentId = `a${ctx.rng.hex(16)}`;
     ctx.agentIds.push(agentId);
     toolUseResult = {
       status: "completed",
@@ -272,5 +272,5 @@ export function synthesizeSession(
     ctx.out.push(
       JSON.stringify({ type: "last-prompt", lastPrompt: lastPrompt.slice(0, 200), sessionId: plan.sessionId }),
     );
-  return { text: ctx.out.join("\n") + "\n", agentIds: ctx.agentIds, endMs: ctx.timeMs };
+  return { text: `${ctx.out.join("\n")}\n`, agentIds: ctx.agentIds, endMs: ctx.timeMs };
 }

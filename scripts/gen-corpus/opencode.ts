@@ -133,7 +133,7 @@ export function writeOpencodeDb(
           const output = sliceText(rng, pool, rng.fromQuantiles(profile.toolResultChars));
           const part = {
             type: "tool",
-            callID: "toolu_01" + rng.base62(22),
+            callID: `toolu_01${rng.base62(22)}`,
             tool: rng.pick(["bash", "read", "edit", "grep", "write"]),
             state: {
               status: "completed",
@@ -162,7 +162,7 @@ export function writeOpencodeDb(
       insSession.run(
         sessionId,
         projectId,
-        "synthetic-" + rng.base62(6).toLowerCase(),
+        `synthetic-${rng.base62(6).toLowerCase()}`,
         plan.directory,
         sliceText(rng, pool, 40).trim(),
         plan.startMs,

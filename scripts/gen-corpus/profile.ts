@@ -43,6 +43,7 @@ export interface CorpusProfile {
   toolErrorShare: number;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: free-form JSON lines of real transcripts, probed field by field
 type Line = Record<string, any>;
 
 /** Value at fraction q of sorted numbers (linear interpolation); [] gives 0. */
@@ -104,9 +105,26 @@ function readLines(path: string): Line[] {
     });
 }
 
+/** Running totals of {@link computeProfile}: one list entry per file, session, turn or block. */
+interface Accumulators {
+  sizes: number[];
+  subSizes: number[];
+  turns: number[];
+  linesPerTurn: number[];
+  toolsPerTurn: number[];
+  blocks: number[];
+  prompts: number[];
+  responses: number[];
+  results: number[];
+  types: Map<string, number>;
+  tools: Map<string, number>;
+  errors: number;
+  resultCount: number;
+}
+
 /** Compute the profile of every JSONL file below `root`. */
 export function computeProfile(root: string): CorpusProfile {
-  const acc = {
+  const acc: Accumulators = {
     sizes: [] as number[],
     subSizes: [] as number[],
     turns: [] as number[],
@@ -173,7 +191,7 @@ export function computeProfile(root: string): CorpusProfile {
 }
 
 /** Add one main session's turns to the accumulators. */
-function profileSession(lines: Line[], acc: any): void {
+function profileSession(lines: Line[], acc: Accumulators): void {
   let turns = 0,
     turnLines = 0,
     turnTools = 0,
@@ -223,5 +241,5 @@ function profileSession(lines: Line[], acc: any): void {
 
 if (import.meta.main) {
   const root = resolve(process.argv[2] ?? join(import.meta.dir, "../../../shared/corpus/claude-code"));
-  process.stdout.write(JSON.stringify(computeProfile(root), null, 2) + "\n");
+  process.stdout.write(`${JSON.stringify(computeProfile(root), null, 2)}\n`);
 }

@@ -37,7 +37,7 @@ const folders = ["src", "lib", "app", "pkg", "internal", "test", "tests", "scrip
 
 /** A snake_case identifier, e.g. `order_sync_handler`. */
 export function snakeName(rng: Random): string {
-  return `${rng.pick(nameParts)}_${rng.pick(nameParts)}${rng.chance(0.5) ? "_" + rng.pick(words.slice(30)) : ""}`;
+  return `${rng.pick(nameParts)}_${rng.pick(nameParts)}${rng.chance(0.5) ? `_${rng.pick(words.slice(30))}` : ""}`;
 }
 
 /** A camelCase identifier, e.g. `fetchOrderReport`. */

@@ -148,7 +148,7 @@ export function encodeValues(type: TensorType, values: Float32Array): Buffer {
     out.writeUInt16LE(scaleBits[0]!, at);
     for (let i = 0; i < q8BlockValues; i++) {
       const q = Math.round(values[first + i]! * inverse);
-      quants[at + 2 + i] = q > 127 ? 127 : q < -127 ? -127 : q;
+      quants[at + 2 + i] = q > 127 ? 127 : Math.max(q, -127);
     }
   }
   return out;

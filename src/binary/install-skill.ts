@@ -26,7 +26,7 @@ export const skillDirPlaceholder = "__SKILL_DIR__";
 
 /** Quotes one word for a POSIX shell: `it's` → `'it'\''s'`. */
 export function quoteShellWord(word: string): string {
-  return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** `realpathSync`, or undefined for a path that does not resolve. */

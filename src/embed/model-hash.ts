@@ -5,7 +5,7 @@
  * another tool's models) it is `<models folder>/hashes/<sha256 of the path>.json`, so recall never writes next
  * to a file it does not own. An unwritable folder only skips the cache.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { EmbedError } from "../errors.ts";
 
@@ -34,7 +34,7 @@ export function hashSidecarPath(path: string, modelsFolder: string): string {
  * @throws EmbedError(MODEL_MISSING) when the file cannot be read
  */
 export async function hashModelFile(path: string, modelsFolder: string): Promise<string> {
-  let stat;
+  let stat: Stats;
   try {
     stat = statSync(path);
   } catch (cause) {

@@ -332,7 +332,7 @@ class RemoteEmbedder implements Embedder {
         next += count;
         try {
           const vectors = await this.embedBatch(texts.slice(start, start + count), start, hooks, warn);
-          vectors.forEach((vector, offset) => (results[start + offset] = vector));
+          for (const [offset, vector] of vectors.entries()) results[start + offset] = vector;
         } catch (error) {
           fatal ??= error;
           return;
@@ -389,7 +389,7 @@ class RemoteEmbedder implements Embedder {
           fitting.map((offset) => prefixed[offset]!),
           warn,
         );
-        fitting.forEach((offset, i) => (vectors[offset] = embedded[i]!));
+        for (const [i, offset] of fitting.entries()) vectors[offset] = embedded[i]!;
       } catch (error) {
         if (!(error instanceof RequestFailure) || error.kind === "auth") throw error;
         if (error.kind === "too-large") {

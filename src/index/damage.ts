@@ -39,6 +39,7 @@ export function damageHint(path: string): string {
 export function damagedIndexError(path: string, cause: unknown): IndexError {
   // SQLite quotes names read from the damaged file: keep the line printable (no control bytes, no escapes).
   const detail = (cause instanceof Error ? cause.message : String(cause))
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a damaged file's bytes must not reach the terminal as control characters
     .replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, "?")
     .slice(0, 200);
   const error = new IndexError("INDEX_CORRUPT", `the index at ${path} is damaged (${detail})`, {

@@ -286,9 +286,9 @@ async function embedChunks(
         rows.map((row) => row.vector),
       );
     }
-    slice.forEach((_, i) => vectors[i] && (statuses[i] = chunkStatus.embedded));
+    for (const i of slice.keys()) if (vectors[i]) statuses[i] = chunkStatus.embedded;
     db.transaction(() => {
-      slice.forEach((chunk, i) => mark.run(statuses[i]!, chunk.id));
+      for (const [i, chunk] of slice.entries()) mark.run(statuses[i]!, chunk.id);
       record();
     }).immediate();
     for (const status of statuses) {
@@ -327,7 +327,8 @@ function chunkNewDocuments(db: Database, embedder: Embedder, table: VectorGenera
           insert.run(document.id, 0, "", chunkStatus.skipped);
           skipped++;
         }
-        document.chunks.forEach((text, index) => insert.run(document.id, index, text, chunkStatus.pending));
+        for (const [index, text] of document.chunks.entries())
+          insert.run(document.id, index, text, chunkStatus.pending);
       }
     }).immediate();
   }

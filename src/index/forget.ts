@@ -204,14 +204,18 @@ export async function unforgetSessions(
     try {
       const conditions: string[] = [];
       const params: Array<string | number> = [];
-      if (selection.sessionPrefix)
-        conditions.push("substr(session_id, 1, length(?)) = ?"),
-          params.push(selection.sessionPrefix, selection.sessionPrefix);
+      if (selection.sessionPrefix) {
+        conditions.push("substr(session_id, 1, length(?)) = ?");
+        params.push(selection.sessionPrefix, selection.sessionPrefix);
+      }
       if (selection.project) {
         conditions.push("(instr(lower(project_path), ?) > 0 OR instr(lower(project_name), ?) > 0)");
         params.push(selection.project.toLowerCase(), selection.project.toLowerCase());
       }
-      if (selection.endedBefore !== undefined) conditions.push("ended_at < ?"), params.push(selection.endedBefore);
+      if (selection.endedBefore !== undefined) {
+        conditions.push("ended_at < ?");
+        params.push(selection.endedBefore);
+      }
       const where = conditions.length > 0 ? conditions.join(" AND ") : "1";
       return db
         .transaction(() => {

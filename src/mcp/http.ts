@@ -7,7 +7,7 @@
  *   4. anything but POST /mcp → 404 / 405.
  * Stateless: each POST gets a fresh McpServer and transport with JSON responses (no SSE stream to keep).
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { UsageError } from "../errors.ts";
 import type { Backend } from "./backend.ts";

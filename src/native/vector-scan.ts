@@ -261,7 +261,10 @@ function scanF32Js(
   for (let row = 0, off = 0; row < ids.length; row++, off += dims) {
     if (skip !== undefined && skip[row] !== 0) continue;
     const score = dotF32At(q, f32, off);
-    if (score > threshold) heap.push(score, segIndex, row), (threshold = heap.threshold());
+    if (score > threshold) {
+      heap.push(score, segIndex, row);
+      threshold = heap.threshold();
+    }
   }
 }
 

@@ -242,7 +242,8 @@ export class VectorStore {
     const q = normalizeRow(query);
     const exact = segments.every((s) => s.header.elementType === "f32");
     const pool = new TopK(exact ? k : k * this.rescoreFactor);
-    segments.forEach((seg, i) => scanSegment(seg, i, q, this.kernels, { allow, shadow: shadows.masks[i] }, pool));
+    for (const [i, seg] of segments.entries())
+      scanSegment(seg, i, q, this.kernels, { allow, shadow: shadows.masks[i] }, pool);
     return this.rescore(q, pool, k)
       .sorted()
       .map((c) => ({ id: segments[c.seg]!.ids[c.row]!, score: Math.max(-1, Math.min(1, c.score)) }));
@@ -328,8 +329,10 @@ export class VectorStore {
     segments.forEach((seg, i) => {
       const mask = shadows.masks[i];
       for (let row = 0; row < seg.ids.length; row++) {
-        if ((mask === undefined || mask[row] === 0) && (live === undefined || live[seg.ids[row]!]))
-          keepSeg.push(i), keepRow.push(row);
+        if ((mask === undefined || mask[row] === 0) && (live === undefined || live[seg.ids[row]!])) {
+          keepSeg.push(i);
+          keepRow.push(row);
+        }
       }
     });
     const old = listSegments(this.dir, this.level);

@@ -243,7 +243,7 @@ const jwt = /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g;
 // A PEM private key: base64 lines (16+ chars each, separated by real or JSON-escaped newlines), optional
 // encryption headers, and the END line when it is there (a clipped text may have lost it).
 const pemKey = new RegExp(
-  String.raw`-----BEGIN[A-Z0-9 ]{0,20}PRIVATE KEY(?: BLOCK)?-----` +
+  "-----BEGIN[A-Z0-9 ]{0,20}PRIVATE KEY(?: BLOCK)?-----" +
     String.raw`(?:(?:\s|\\[nr])*(?:Proc-Type|DEK-Info|Comment|Version):[^\n\\]*)*` + // encryption headers
     String.raw`(?:(?:\s|\\[nr])*[A-Za-z0-9+/=]{16,}(?:(?:\s|\\[nr])+[A-Za-z0-9+/=]{16,})*)?` + // full base64 lines
     String.raw`(?:(?:\s|\\[nr])+[A-Za-z0-9+/=]{1,15}(?=(?:\s|\\[nr])*-----END))?` + // a short last line

@@ -7,6 +7,7 @@
  */
 
 /** C0 controls except tab and newline, DEL, and C1 controls (U+0080–U+009F). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: neutralizing terminal control characters is this module's job
 const controls = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
 const hexOf = (char: string): string => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`;

@@ -296,9 +296,9 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       : (response.results as TurnResult[]).map((result) =>
           format === "index" ? turnIndexJson(result) : turnJson(result),
         );
-  if (options.explain) items.forEach((item, i) => (item.explain = options.explain![i] ?? null));
+  if (options.explain) for (const [i, item] of items.entries()) item.explain = options.explain[i] ?? null;
   const render = (shown: number, truncated: Truncation | null) =>
-    jsonLine({
+    `${jsonLine({
       version: 1,
       query: response.query,
       level: response.level,
@@ -311,7 +311,7 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       results: items.slice(0, shown),
       next_offset: response.nextOffset ?? null,
       truncated,
-    }) + "\n"; // the newline the command prints counts toward --max-chars
+    })}\n`; // the newline the command prints counts toward --max-chars
   return fitToBudget(items.length, render, options, response.offset).slice(0, -1);
 }
 

@@ -76,11 +76,14 @@ const visibleCharacter = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
  *   `"a\u0000b"` → `"a b"`;  `"dock\u200Ber"` → `"docker"`;  `"\uFEFF\u200B"` → `""`
  */
 export function sanitizeQueryText(text: string): string {
-  return text
-    .slice(0, maxQueryChars)
-    .replace(/[\u0000-\u001f\u007f]/g, " ")
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, " ")
-    .replace(invisibleCharacters, "");
+  return (
+    text
+      .slice(0, maxQueryChars)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters in a query become spaces before FTS5 sees them
+      .replace(/[\u0000-\u001f\u007f]/g, " ")
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, " ")
+      .replace(invisibleCharacters, "")
+  );
 }
 
 /**

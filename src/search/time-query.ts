@@ -277,7 +277,7 @@ const countedFromNow = /^(?:last|this|past|previous|the\s+(?:day|week|month|year
  */
 function withPreposition(item: Found, text: string): TimeExpression {
   const found = leadingPreposition.exec(text.slice(0, item.index));
-  const word = found?.[1]!.toLowerCase().split(/\s+/)[0];
+  const word = found?.[1]?.toLowerCase().split(/\s+/)[0];
   // "participate in last weekend": a plain preposition before a date counted from now belongs to the verb.
   const lead = word && !openingWords.has(word) && countedFromNow.test(text.slice(item.index, item.end)) ? null : found;
   const index = lead ? item.index - lead[0].length + lead[0].indexOf(lead[1]!) : item.index;

@@ -52,17 +52,17 @@ const yearOf = (match: string | undefined, now: number): number | undefined => {
 const holidays: Array<{ pattern: string; name: string; occurrence: (year: number) => Period }> = [
   { pattern: String.raw`christmas\s+eve`, name: "Christmas Eve", occurrence: (y) => days(y, 11, 24, 1) },
   { pattern: String.raw`christmas\s+day`, name: "Christmas Day", occurrence: (y) => days(y, 11, 25, 1) },
-  { pattern: String.raw`christmas|xmas`, name: "Christmas", occurrence: (y) => days(y, 11, 24, 3) },
+  { pattern: "christmas|xmas", name: "Christmas", occurrence: (y) => days(y, 11, 24, 3) },
   { pattern: String.raw`new\s+year(?:['’]?s)?\s+eve`, name: "New Year's Eve", occurrence: (y) => days(y, 11, 31, 1) },
   { pattern: String.raw`new\s+year(?:['’]?s)?\s+day`, name: "New Year's Day", occurrence: (y) => days(y, 0, 1, 1) },
   { pattern: String.raw`new\s+year(?:['’]?s)?`, name: "New Year", occurrence: (y) => days(y - 1, 11, 31, 2) },
-  { pattern: String.raw`easter`, name: "Easter", occurrence: (y) => easterWeekend(y) },
+  { pattern: "easter", name: "Easter", occurrence: (y) => easterWeekend(y) },
   {
-    pattern: String.raw`thanksgiving`,
+    pattern: "thanksgiving",
     name: "Thanksgiving",
     occurrence: (y) => days(y, 10, 22 + ((4 - new Date(y, 10, 1).getDay() + 7) % 7), 1),
   },
-  { pattern: String.raw`halloween`, name: "Halloween", occurrence: (y) => days(y, 9, 31, 1) },
+  { pattern: "halloween", name: "Halloween", occurrence: (y) => days(y, 9, 31, 1) },
   { pattern: String.raw`valentine['’]?s(?:\s+day)?`, name: "Valentine's Day", occurrence: (y) => days(y, 1, 14, 1) },
 ];
 

@@ -119,8 +119,8 @@ describe("recall sessions", () => {
       expect(new Set(starts).size).toBe(1);
     }
     expect(rows[0]).toContain("项目");
-    expect(rows[0]).toMatch(/ 1 turn  /);
-    expect(rows[1]).toMatch(/ 2 turns  /);
+    expect(rows[0]).toMatch(/ 1 turn {2}/);
+    expect(rows[1]).toMatch(/ 2 turns {2}/);
     expect(result.stdout).not.toContain("1 turns");
     expect(lines[3]).toBe("(1 session without any turn not listed: --include-empty lists it)");
     const json = JSON.parse(recall(["sessions", "--json", "--no-reindex"]).stdout);

@@ -86,7 +86,10 @@ describe("embedding helper server and client, with the generated model", () => {
     const socketPath = join(work, "a.sock");
     const served = serveEmbedHelper({ socketPath, embedder: await createLocalEmbedder(localConfig()), idleMs: 60_000 });
     let client = await connectEmbedHelper(socketPath, 2000);
-    for (let i = 0; !client && i < 100; i++) client = (await Bun.sleep(20), await connectEmbedHelper(socketPath, 2000));
+    for (let i = 0; !client && i < 100; i++) {
+      await Bun.sleep(20);
+      client = await connectEmbedHelper(socketPath, 2000);
+    }
     expect(client).toBeDefined();
     expect(client!.model.fingerprintKey).toBe(direct.fingerprintKey);
     expect(client!.model.pid).toBe(process.pid);
@@ -142,7 +145,10 @@ describe("embedding helper server and client, with the generated model", () => {
       idleMs: 60_000,
     });
     let again = await connectEmbedHelper(stalePath, 500);
-    for (let i = 0; !again && i < 100; i++) again = (await Bun.sleep(20), await connectEmbedHelper(stalePath, 500));
+    for (let i = 0; !again && i < 100; i++) {
+      await Bun.sleep(20);
+      again = await connectEmbedHelper(stalePath, 500);
+    }
     expect(again?.model.dims).toBe(64);
     await again!.stop();
     again!.close();
@@ -166,7 +172,10 @@ describe("embedding helper server and client, with the generated model", () => {
       },
     });
     let client = await connectEmbedHelper(socketPath, 2000);
-    for (let i = 0; !client && i < 100; i++) client = (await Bun.sleep(20), await connectEmbedHelper(socketPath, 2000));
+    for (let i = 0; !client && i < 100; i++) {
+      await Bun.sleep(20);
+      client = await connectEmbedHelper(socketPath, 2000);
+    }
     await client!.requestIndex({ "claude-code": ["/somewhere"] });
     expect((await client!.embedQuery("a query while the index pass waits")).length).toBe(64);
     expect(passes).toEqual([["/somewhere"]]);

@@ -65,7 +65,7 @@ describe("remote embedder against a local /v1/embeddings server", () => {
     ];
     const [remoteVectors, localVectors] = [await remote.embedDocuments(texts), await local.embedDocuments(texts)];
     for (let i = 0; i < texts.length; i++) {
-      Array.from(remoteVectors[i]!).forEach((value, d) => expect(value).toBeCloseTo(localVectors[i]![d]!, 5));
+      for (const [d, value] of remoteVectors[i]!.entries()) expect(value).toBeCloseTo(localVectors[i]![d]!, 5);
     }
     const rank = (query: Float32Array, vectors: (Float32Array | null)[]) =>
       vectors
@@ -86,7 +86,7 @@ describe("remote embedder against a local /v1/embeddings server", () => {
     const vectors = await remote.embedDocuments(texts);
     expect(server.requests.map((r) => r.inputs.length).sort()).toEqual([1, 2, 2]);
     const singles = await Promise.all(texts.map((text) => remote.embedQuery(text)));
-    vectors.forEach((vector, i) => expect(dot(vector!, singles[i]!)).toBeCloseTo(1, 5));
+    for (const [i, vector] of vectors.entries()) expect(dot(vector!, singles[i]!)).toBeCloseTo(1, 5);
   });
 
   test("retries a 500 and then succeeds", async () => {

@@ -34,7 +34,7 @@ export interface PlantedSecret {
 }
 
 function pemBody(magic: string, lines: number): string[] {
-  const body = magic + random(64 * lines - magic.length, alnum + "+/");
+  const body = magic + random(64 * lines - magic.length, `${alnum}+/`);
   return Array.from({ length: lines }, (_, i) => body.slice(i * 64, i * 64 + 64));
 }
 
@@ -44,7 +44,7 @@ function build(): PlantedSecret[] {
     out.push({ kind, secret, carrier: carrier(secret) });
 
   add("aws-access-key-id", `AKIA${random(16, upper + digits)}`, (s) => `[default]\naws_access_key_id = ${s}`);
-  add("aws-secret-access-key", random(40, alnum + "/+"), (s) => `aws_secret_access_key = ${s}\nregion = eu-west-1`);
+  add("aws-secret-access-key", random(40, `${alnum}/+`), (s) => `aws_secret_access_key = ${s}\nregion = eu-west-1`);
   add("aws-session-key-id", `ASIA${random(16, upper + digits)}`, (s) => `export AWS_ACCESS_KEY_ID=${s}`);
   add(
     "github-classic",
@@ -57,11 +57,11 @@ function build(): PlantedSecret[] {
   add("openai-legacy", `sk-${random(20)}T3BlbkFJ${random(20)}`, (s) => `openai.api_key = "${s}"`);
   add(
     "openai-project",
-    `sk-proj-${random(74, alnum + "_-")}T3BlbkFJ${random(74, alnum + "_-")}`,
+    `sk-proj-${random(74, `${alnum}_-`)}T3BlbkFJ${random(74, `${alnum}_-`)}`,
     (s) => `OPENAI_API_KEY=${s}`,
   );
   add("openai-project-unmarked", `sk-proj-${random(48)}`, (s) => `my key is ${s} please test it`);
-  add("anthropic", `sk-ant-api03-${random(93, alnum + "_-")}AA`, (s) => `ANTHROPIC_API_KEY=${s} claude -p hi`);
+  add("anthropic", `sk-ant-api03-${random(93, `${alnum}_-`)}AA`, (s) => `ANTHROPIC_API_KEY=${s} claude -p hi`);
   add(
     "anthropic-admin",
     `sk-ant-admin01-${random(80, alnum)}`,
@@ -79,7 +79,7 @@ function build(): PlantedSecret[] {
     (s) => `curl -X POST https://hooks.slack.com/services/${s} -d '{"text":"deploy done"}'`,
   );
   const jwt = (claims: object) =>
-    `${base64url('{"alg":"HS256","typ":"JWT"}')}.${base64url(JSON.stringify(claims))}.${random(43, alnum + "_-")}`;
+    `${base64url('{"alg":"HS256","typ":"JWT"}')}.${base64url(JSON.stringify(claims))}.${random(43, `${alnum}_-`)}`;
   add(
     "jwt-bearer",
     jwt({ sub: random(10), iat: 1732000000, role: "admin" }),
@@ -111,8 +111,8 @@ function build(): PlantedSecret[] {
   );
   add("env-api-token", random(32, "0123456789abcdef"), (s) => `API_TOKEN=${s}`);
   add("yaml-password", `S3cr3t!${random(9)}`, (s) => `database:\n  user: app\n  password: ${s}\n  host: db`);
-  add("json-client-secret", random(40, alnum + "-_"), (s) => `{"client_id": "web-app", "client_secret": "${s}"}`);
-  add("bearer-opaque", random(40, alnum + "-_."), (s) => `-H 'Authorization: Bearer ${s}'`);
+  add("json-client-secret", random(40, `${alnum}-_`), (s) => `{"client_id": "web-app", "client_secret": "${s}"}`);
+  add("bearer-opaque", random(40, `${alnum}-_.`), (s) => `-H 'Authorization: Bearer ${s}'`);
   add("basic-header", Buffer.from(`deploy:${random(16)}`).toString("base64"), (s) => `Authorization: Basic ${s}`);
   add("postgres-url", random(20), (s) => `DATABASE_URL=postgres://app:${s}@db.internal:5432/app`);
   add("mysql-url", random(16), (s) => `mysql://root:${s}@127.0.0.1:3306/shop`);
@@ -121,10 +121,10 @@ function build(): PlantedSecret[] {
   add("https-basic-url", random(20), (s) => `git clone https://deploy:${s}@git.example.com/acme/infra.git`);
   add("stripe", `sk_live_${random(99)}`, (s) => `stripe.api_key = "${s}"`);
   add("npm", `npm_${random(36)}`, (s) => `//registry.npmjs.org/:_authToken=${s}`);
-  add("gitlab", `glpat-${random(20, alnum + "_-")}`, (s) => `export GITLAB_TOKEN=${s}`);
-  add("sendgrid", `SG.${random(22, alnum + "_-")}.${random(43, alnum + "_-")}`, (s) => `SENDGRID_API_KEY=${s}`);
+  add("gitlab", `glpat-${random(20, `${alnum}_-`)}`, (s) => `export GITLAB_TOKEN=${s}`);
+  add("sendgrid", `SG.${random(22, `${alnum}_-`)}.${random(43, `${alnum}_-`)}`, (s) => `SENDGRID_API_KEY=${s}`);
   add("huggingface", `hf_${random(34, upper + lower)}`, (s) => `huggingface-cli login --token ${s}`);
-  add("docker", `dckr_pat_${random(27, alnum + "_-")}`, (s) => `echo ${s} | docker login -u acme --password-stdin`);
+  add("docker", `dckr_pat_${random(27, `${alnum}_-`)}`, (s) => `echo ${s} | docker login -u acme --password-stdin`);
   return out;
 }
 

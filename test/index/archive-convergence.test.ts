@@ -23,7 +23,7 @@ const tempDir = () => {
 };
 afterEach(() => {
   closeOpencodeDatabases();
-  temps.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 afterAll(() => closeOpencodeDatabases());
 

@@ -28,7 +28,9 @@ const tempDir = () => {
   temps.push(dir);
   return dir;
 };
-afterEach(() => temps.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const rootsFor = (claudeRoot: string) => ({
   "claude-code": [claudeRoot],

@@ -79,7 +79,7 @@ function instrumented(real: Embedder, behaviour: { reject?: (text: string) => bo
       const keep = texts.map((text) => !behaviour.reject?.(text));
       const vectors = await real.embedDocuments(texts.filter((_, i) => keep[i]));
       let next = 0;
-      return texts.map((text, i) => {
+      return texts.map((_, i) => {
         if (keep[i]) return vectors[next++]!;
         hooks.onTextRejected?.(i, "too large");
         return null;
@@ -116,7 +116,12 @@ async function index(
     roots,
     followModelChange: true,
     ...extra,
-    openEmbedder: embedder ? async () => (opens++, embedder) : undefined,
+    openEmbedder: embedder
+      ? async () => {
+          opens++;
+          return embedder;
+        }
+      : undefined,
   });
   return { summary, opens };
 }

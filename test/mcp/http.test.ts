@@ -152,7 +152,10 @@ describe("issue 10: recall mcp --http", () => {
       .map((info) => info!.address);
     for (const address of others) {
       const reached = await new Promise<boolean>((resolve) => {
-        const socket = connect(port, address, () => (socket.destroy(), resolve(true)));
+        const socket = connect(port, address, () => {
+          socket.destroy();
+          resolve(true);
+        });
         socket.on("error", () => resolve(false));
       });
       expect(`${address}:${reached}`).toBe(`${address}:false`);

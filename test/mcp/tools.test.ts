@@ -175,7 +175,7 @@ describe("issue 10: the MCP tools over stdio", () => {
       to: 2,
     });
     expect(textOf(write)).toContain("[Write] /home/dev/src/notes-search/migrations/007_fts_porter.sql (7 lines)");
-    expect(textOf(write)).toMatch(/\[Bash\] bun run migrate .*\n    \S/); // the command, then its first output lines
+    expect(textOf(write)).toMatch(/\[Bash\] bun run migrate .*\n {4}\S/); // the command, then its first output lines
   });
 
   test("read_turns stops at the budget with the marker naming the turns to ask for next, and those turns follow", async () => {
@@ -219,7 +219,7 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(times).toEqual([...times].sort());
     expect(textOf(result)).toMatch(/^▶ .*23d3db6a-c189-41e8-b15e-e3dfa565d49f:2 /m);
     const byTime = await call(server.client, "timeline", {
-      anchor: (entries[1]!.timestamp as string).slice(0, 16) + "Z",
+      anchor: `${(entries[1]!.timestamp as string).slice(0, 16)}Z`,
       before: 1,
       after: 1,
       format: "full",

@@ -17,6 +17,7 @@ import {
   type VectorStore,
 } from "../../src/native/index.ts";
 import type { BatchKernel } from "../../src/native/usearch.ts";
+import { Random } from "../../scripts/gen-corpus/random.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-batch-scan-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -25,9 +26,8 @@ const native = loadDotKernels();
 
 /** Deterministic pseudo-random vectors (xorshift32), so failures reproduce. */
 function makeVectors(count: number, seed: number, dims: number): Float32Array[] {
-  let s = seed >>> 0 || 1;
-  const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296 - 0.5);
-  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, next));
+  const random = new Random(seed);
+  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => random.next() - 0.5));
 }
 
 /** The batch kernel with a call counter, so a test can tell that the batch path really ran. */
@@ -36,8 +36,14 @@ function countingBatch(batch: BatchKernel): { kernel: BatchKernel; calls: () => 
   return {
     kernel: {
       name: "usearch",
-      topDotF32: (m, q, count, threads) => (calls++, batch.topDotF32(m, q, count, threads)),
-      topCosI8: (m, q, count, threads) => (calls++, batch.topCosI8(m, q, count, threads)),
+      topDotF32: (m, q, count, threads) => {
+        calls++;
+        return batch.topDotF32(m, q, count, threads);
+      },
+      topCosI8: (m, q, count, threads) => {
+        calls++;
+        return batch.topCosI8(m, q, count, threads);
+      },
     },
     calls: () => calls,
   };
@@ -88,7 +94,7 @@ function expectSameHits(fixture: Fixture, q: Float32Array, k: number, allow?: Ui
   const got = fixture.batchStore.search(q, k, allow);
   const want = fixture.jsStore.search(q, k, allow);
   expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-  got.forEach((h, i) => expect(Math.abs(h.score - want[i]!.score)).toBeLessThan(1e-6));
+  for (const [i, h] of got.entries()) expect(Math.abs(h.score - want[i]!.score)).toBeLessThan(1e-6);
 }
 
 const cases: [ElementType, number][] = (["f32", "i8"] as ElementType[]).flatMap((type) =>

@@ -9,17 +9,15 @@ import { join } from "node:path";
 import { openVectorStore } from "../../src/native/index.ts";
 import { createBatchKernel, pickThreads, requireUsearch, type BatchKernel } from "../../src/native/usearch.ts";
 import { mapSegment } from "../../src/native/vector-file.ts";
+import { Random } from "../../scripts/gen-corpus/random.ts";
 
 const kernel: BatchKernel | undefined = createBatchKernel(requireUsearch);
 const work = mkdtempSync(join(tmpdir(), "recall-usearch-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function randomMatrix(rows: number, dims: number, seed: number): Float32Array {
-  let s = seed;
-  return Float32Array.from(
-    { length: rows * dims },
-    () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296 - 0.5),
-  );
+  const random = new Random(seed);
+  return Float32Array.from({ length: rows * dims }, () => random.next() - 0.5);
 }
 
 describe.skipIf(kernel === undefined)("the usearch addon (needs its prebuild for this platform)", () => {

@@ -3,14 +3,14 @@ import { createDotKernels, jsKernels, type UsearchAddon } from "../../src/native
 import { requireSimsimd } from "../../src/native/simsimd.ts";
 import { createBatchKernel, requireUsearch } from "../../src/native/usearch.ts";
 import { buildSkipMask, preferBatch, TopK } from "../../src/native/vector-scan.ts";
+import { Random } from "../../scripts/gen-corpus/random.ts";
 
 describe("top-k heap", () => {
   test("keeps exactly the k best of 10,000 scores, best first, like a full sort would", () => {
-    let s = 99;
-    const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296);
-    const scores = Array.from({ length: 10_000 }, next);
+    const random = new Random(99);
+    const scores = Array.from({ length: 10_000 }, () => random.next());
     const heap = new TopK(10);
-    scores.forEach((score, row) => heap.push(score, 0, row));
+    for (const [row, score] of scores.entries()) heap.push(score, 0, row);
     const want = scores
       .map((score, row) => ({ score, row }))
       .sort((a, b) => b.score - a.score)

@@ -11,6 +11,7 @@ import {
 } from "../../src/native/index.ts";
 import { IndexError } from "../../src/errors.ts";
 import { computeLayout } from "../../src/native/vector-file.ts";
+import { Random } from "../../scripts/gen-corpus/random.ts";
 
 const DIMS = 64;
 let dir: string;
@@ -24,9 +25,8 @@ afterEach(() => {
 
 /** Deterministic pseudo-random unit-ish vectors (xorshift32), so failures reproduce. */
 function makeVectors(count: number, seed: number, dims = DIMS): Float32Array[] {
-  let s = seed >>> 0 || 1;
-  const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 4294967296 - 0.5);
-  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, next));
+  const random = new Random(seed);
+  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => random.next() - 0.5));
 }
 
 function open(extra: Partial<VectorStoreOptions> = {}) {
@@ -73,7 +73,7 @@ describe("vector store search", () => {
         const a = native.search(q, 10);
         const b = fallback.search(q, 10);
         expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
-        b.forEach((h, i) => expect(h.score).toBeCloseTo(a[i]!.score, 5));
+        for (const [i, h] of b.entries()) expect(h.score).toBeCloseTo(a[i]!.score, 5);
       }
     },
   );

@@ -17,7 +17,9 @@ const corpusFiles = existsSync(aiderCorpus)
       .filter(existsSync)
   : [];
 const temps: string[] = [];
-afterAll(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
 
 function unitsOf(file: string): SourceUnit[] {
   return aiderParser.listUnits(aiderParser.scan([file]).containers);

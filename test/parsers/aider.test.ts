@@ -19,7 +19,9 @@ const fixtures = resolve(import.meta.dir, "../fixtures/aider");
 const projectA = join(fixtures, "project-a/.aider.chat.history.md");
 const sameSecond = join(fixtures, "same-second/.aider.chat.history.md");
 const temps: string[] = [];
-afterAll(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "recall-aider-"));

@@ -137,7 +137,7 @@ describe("claude code incremental resume", () => {
       const changed = claudeCodeParser.parse(unitOfFile(file), { resume: first.resume });
       expect(changed.fromTurn).toBe(1);
       expect(changed.turns.at(-1)?.prompt).toBe("THANKS");
-      writeFileSync(file, text.split("\n").slice(0, 3).join("\n") + "\n");
+      writeFileSync(file, `${text.split("\n").slice(0, 3).join("\n")}\n`);
       const shrunk = claudeCodeParser.parse(unitOfFile(file), { resume: first.resume });
       expect(shrunk.fromTurn).toBe(1);
       expect(shrunk.session.turnCount).toBe(2);

@@ -136,7 +136,7 @@ describe("claude code change fingerprints (issue 9)", () => {
     await Bun.sleep(15);
     writeFileSync(
       join(projects, "-home-dev-proj", `${S1}.jsonl`),
-      readFileSync(join(projects, "-home-dev-proj", `${S1}.jsonl`), "utf8") + "\n",
+      `${readFileSync(join(projects, "-home-dev-proj", `${S1}.jsonl`), "utf8")}\n`,
     );
     expect(keyOf()).not.toBe(before);
   });

@@ -23,6 +23,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const ordinary = [
   "password: string;\nconst password = getPassword();\nif (password === undefined) throw new Error('no password')",
   "token_usage: Optional[str] = None\ncache_manager = CacheManager()\nCredential: auth.StaticCredential(c.host)",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable reference, not a template
   "echo $GITHUB_TOKEN; export PASSWORD=$DB_PASS; PASSWORD=${SECRET}\npassword: ${{ secrets.MAIL_PASSWORD }}",
   "max_tokens: 4096, tokenizer = AutoTokenizer.from_pretrained('x'), input_tokens=12345",
   "commit 3f2a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a\nsession 2c5941bd-8f3e-4c1a-9d2b-7e6f5a4b3c2d",

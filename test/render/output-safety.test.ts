@@ -30,6 +30,7 @@ const CSI = "\u009b";
 /** A session text that retitles the terminal, clears the screen and moves the cursor (C1 CSI). */
 const hostile = `${ESC}]0;pwned-title${BEL}${ESC}[2J${ESC}[H cleared ${CSI}31m red`;
 /** Any raw control character that a terminal would act on (newline and tab excepted). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for the control characters rendering must remove
 const rawControl = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 function recall(args: string[], recallHome: string) {

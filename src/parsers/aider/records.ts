@@ -23,7 +23,7 @@ export type AiderRecord =
 /** Classifier state between lines: what the previous line was. */
 type Previous = "blank" | "prompt" | "status" | "prose";
 
-const promptLine = /^####(?: .*)?  $/;
+const promptLine = /^####(?: .*)? {2}$/;
 
 /**
  * Records of `lines` (already split on "\n"; a trailing "\r" is dropped), numbered from `firstLine`.
@@ -47,7 +47,7 @@ export function classifyLines(lines: readonly string[], firstLine: number): Aide
     const line = (lines[index] as string).replace(/\r$/, "");
     const number = firstLine + index;
     if (continuing && open) {
-      (open as { parts: string[] }).parts.push(line.replace(/  $/, "").trimEnd());
+      (open as { parts: string[] }).parts.push(line.replace(/ {2}$/, "").trimEnd());
       if (line.endsWith("  ")) {
         close();
         previous = "status";
@@ -59,7 +59,7 @@ export function classifyLines(lines: readonly string[], firstLine: number): Aide
         close();
         open = { kind: "prompt", line: number, parts: [] };
       }
-      open!.parts.push(line.replace(/^####/, "").replace(/^ /, "").replace(/  $/, ""));
+      open!.parts.push(line.replace(/^####/, "").replace(/^ /, "").replace(/ {2}$/, ""));
       previous = "prompt";
       continue;
     }

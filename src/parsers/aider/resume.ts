@@ -39,7 +39,7 @@ export function isUsableState(
   sessionId: string,
   withOutputs: boolean,
 ): state is AiderResumeState {
-  if (!state || state.kind !== "aider/v1") return false;
+  if (state?.kind !== "aider/v1") return false;
   const candidate = state as Partial<AiderResumeState>;
   return (
     candidate.sessionId === sessionId &&

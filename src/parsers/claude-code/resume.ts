@@ -30,7 +30,7 @@ export interface ClaudeResumeState extends ResumeState, LinePosition {
 
 /** Type guard: a resume state this parser wrote, with the same `withOutputs` option. */
 export function isUsableState(state: ResumeState | undefined, withOutputs: boolean): state is ClaudeResumeState {
-  if (!state || state.kind !== "claude-code/v2") return false;
+  if (state?.kind !== "claude-code/v2") return false;
   const candidate = state as Partial<ClaudeResumeState>;
   return (
     typeof candidate.offset === "number" &&

@@ -137,7 +137,8 @@ function walkDir(dir: string, depth: number, walk: ClaudeWalk, known?: Stats): v
     if (projects) {
       if (entries.some((entry) => entry.name === historyFileName && entry.isFile()))
         walk.addFileContainer("claude-code", `${dir}/${historyFileName}`);
-      return walkDir(`${dir}/projects`, depth + 1, walk);
+      walkDir(`${dir}/projects`, depth + 1, walk);
+      return;
     }
   }
   const stems = new Set<string>();

@@ -29,7 +29,7 @@ export interface CodexResumeState extends ResumeState, LinePosition {
 
 /** Type guard: a state this parser wrote, with the same `withOutputs` option. */
 export function isUsableState(state: ResumeState | undefined, withOutputs: boolean): state is CodexResumeState {
-  if (!state || state.kind !== "codex/v1") return false;
+  if (state?.kind !== "codex/v1") return false;
   const candidate = state as Partial<CodexResumeState>;
   return (
     typeof candidate.offset === "number" &&

@@ -5,7 +5,7 @@
  * keeps one at its top), or a `state.vscdb` file. Fingerprint = stats of the db, its `-wal` and the
  * `workspace.json` beside it (the project path), so any write Cursor makes moves it.
  */
-import { type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";

@@ -79,12 +79,15 @@ export function decodeJsonDocument(
   applyHeader(meta, document);
   const store = new MessageStore();
   const messages = Array.isArray(document.messages) ? document.messages : [];
-  messages.forEach((raw, index) => {
+  for (const [index, raw] of messages.entries()) {
     const message = raw && typeof raw === "object" ? toMessage(raw as Record<string, unknown>, withOutputs) : null;
-    if (!message) return noteSkip(skipped, `${path}: message ${index}: no id or type`);
+    if (!message) {
+      noteSkip(skipped, `${path}: message ${index}: no id or type`);
+      continue;
+    }
     noteMessageTime(meta, message.t);
     store.put(message);
-  });
+  }
   return { format: "json", meta, store, completeBytes: 0, lineCount: 0, partial: null };
 }
 

@@ -33,14 +33,26 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
   const projectPath = readProjectRoot(folder) ?? "";
   const projectName = projectPath ? undefined : basename(folder);
   const prompts: HistoryPrompt[] = [];
-  entries.forEach((entry, index) => {
+  for (const [index, entry] of entries.entries()) {
     const record = asObject(entry);
     const where = `${path}: entry ${index + 1}`;
-    if (!record || (record.type !== undefined && record.type !== "user"))
-      return noteSkip(skipped, `${where}: not a user message`);
-    if (typeof record.sessionId !== "string" || record.sessionId.length === 0)
-      return noteSkip(skipped, `${where}: no sessionId`);
-    if (typeof record.message !== "string") return noteSkip(skipped, `${where}: no message`);
+    const problem =
+      !record || (record.type !== undefined && record.type !== "user")
+        ? "not a user message"
+        : typeof record.sessionId !== "string" || record.sessionId.length === 0
+          ? "no sessionId"
+          : typeof record.message !== "string"
+            ? "no message"
+            : undefined;
+    if (
+      !record ||
+      problem !== undefined ||
+      typeof record.sessionId !== "string" ||
+      typeof record.message !== "string"
+    ) {
+      noteSkip(skipped, `${where}: ${problem}`);
+      continue;
+    }
     prompts.push({
       sessionId: record.sessionId,
       text: record.message,
@@ -48,7 +60,7 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
       projectPath,
       projectName,
     });
-  });
+  }
   return { prompts, bytesRead: bytes.length, skipped };
 }
 

@@ -187,7 +187,7 @@ function parseFull(context: Context): ParseResult {
 
 function parseAppended(context: Context, state: GeminiResumeState): ParseResult | null {
   const newestPath = context.files.at(-1)!;
-  let read;
+  let read: ReturnType<typeof readAppended>;
   try {
     read = readAppended(newestPath, state.offset, state.prefixHash);
   } catch {

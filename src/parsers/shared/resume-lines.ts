@@ -50,7 +50,7 @@ export function decodeAppended(
   from: LinePosition,
   skipped: SkipCounter,
 ): (DecodedRange & { bytesRead: number; bytesVerified: number }) | null {
-  let read;
+  let read: ReturnType<typeof readAppended>;
   try {
     read = readAppended(path, from.offset, from.prefixHash);
   } catch {

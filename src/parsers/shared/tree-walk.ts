@@ -119,7 +119,10 @@ export class TreeWalk {
    */
   addFileContainer(source: SourceId, path: string, fingerprintSuffix = ""): void {
     const stats = this.newFile(path);
-    if (!stats) return this.watchPath(path, undefined); // seen by the next check when it appears
+    if (!stats) {
+      this.watchPath(path, undefined); // seen by the next check when it appears
+      return;
+    }
     // A prompt history is appended with every prompt typed in any session: re-stat'ed by every quick check (its
     // mtime is taken as the scan time), it also names the old sessions being resumed (freshness.ts).
     this.found.push({
