@@ -108,7 +108,7 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
     "build",
     "--compile",
     join(repo, "src", "cli.ts"),
-    join(repo, "src", "index", "parse-worker.ts"),
+    join(repo, "src", "index", "write", "parse-worker.ts"),
     "--outfile",
     outfile,
     "--minify",

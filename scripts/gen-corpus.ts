@@ -7,7 +7,7 @@
  * docs/formats.md §1.1; sub-agent files in `<uuid>/subagents/agent-<id>.jsonl`), and with
  * `--opencode-share` > 0 that share of the sessions in `<out>/opencode/opencode.db` (§2.1).
  * Each file's mtime is its session's last record time, as on a real machine where old sessions are left alone (the
- * freshness check relies on it: index/freshness.ts). Use `--claude-dir <out>/projects --opencode-dir <out>/opencode`.
+ * freshness check relies on it: index/plan/freshness.ts). Use `--claude-dir <out>/projects --opencode-dir <out>/opencode`.
  *
  * Usage: bun scripts/gen-corpus.ts --sessions 20000 --out /tmp/recall-corpus-20k [--seed 1] [--opencode-share 0.1]
  */

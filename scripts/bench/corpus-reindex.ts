@@ -11,7 +11,7 @@
  *     In process, the prompt-history files Claude Code's listUnits reads stay in the parsers' per-process read cache
  *     between runs (src/parsers/shared/prompt-history.ts); a fresh `recall` process decodes them again.
  *   With --profile, or when the no-change p50 is over the target: where a no-change run spends its time, measured by
- *     running runIndex's steps one by one (src/index/indexer.ts; its store step calls the same functions): `corpus-reindex-no-change.open` (home check, index.lock, openIndex; extra
+ *     running runIndex's steps one by one (src/index/write/indexer.ts; its store step calls the same functions): `corpus-reindex-no-change.open` (home check, index.lock, openIndex; extra
  *     open_database_p50_ms = openIndex alone), `.<source>` (indexSource: planSource + storing the container rows;
  *     extra columns: scan_p50_ms = the `parser.scan` inside that planSource call, compare_p50_ms = the rest of
  *     planSource (stored container rows read and compared), store_p50_ms = the container-rows transaction,
@@ -27,17 +27,17 @@
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seenAtMetaKey } from "../../src/index/archive.ts";
-import { databasePath, ensureRecallHome, homeFiles } from "../../src/index/home.ts";
-import { runIndex, type IndexSummary } from "../../src/index/indexer.ts";
-import { storeScanState } from "../../src/index/containers.ts";
-import { fullScanIntervalMs } from "../../src/index/freshness.ts";
-import { withKnownProjectFolders } from "../../src/index/known-projects.ts";
-import { acquireIndexLock } from "../../src/index/lock.ts";
-import { planSource, scanStateUpdate } from "../../src/index/plan.ts";
+import { seenAtMetaKey } from "../../src/index/archive/archive.ts";
+import { databasePath, ensureRecallHome, homeFiles } from "../../src/index/archive/home.ts";
+import { runIndex, type IndexSummary } from "../../src/index/write/indexer.ts";
+import { storeScanState } from "../../src/index/plan/containers.ts";
+import { fullScanIntervalMs } from "../../src/index/plan/freshness.ts";
+import { withKnownProjectFolders } from "../../src/index/plan/known-projects.ts";
+import { acquireIndexLock } from "../../src/index/archive/lock.ts";
+import { planSource, scanStateUpdate } from "../../src/index/plan/plan.ts";
 import { openIndex, writeMeta } from "../../src/index/schema.ts";
-import { snapshotIfDue } from "../../src/index/snapshot.ts";
-import { repairVectorFiles } from "../../src/index/vector-files.ts";
+import { snapshotIfDue } from "../../src/index/archive/snapshot.ts";
+import { repairVectorFiles } from "../../src/index/vectors/vector-files.ts";
 import { claudeCodeParser, isTranscript } from "../../src/parsers/claude-code.ts";
 import { closeCursorDatabases } from "../../src/parsers/cursor.ts";
 import { parsers, type Parser, type SourceRootMap } from "../../src/parsers/index.ts";

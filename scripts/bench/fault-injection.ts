@@ -1,5 +1,5 @@
 /**
- * Bench (issue 9): the fault-injection suite in its long mode. Runs test/index/crash-recovery.test.ts with
+ * Bench (issue 9): the fault-injection suite in its long mode. Runs test/index/write/crash-recovery.test.ts with
  * RECALL_FAULT_ITERATIONS (default 100) SIGKILLs per phase (first index, incremental update, embedding with the
  * tiny generated model), each followed by a recovery run compared with a clean index. About 10 min on the 2-vCPU
  * box. Prints one JSON line: the suite's wall time, the kills made and how many landed mid-run, the seed
@@ -11,7 +11,7 @@ import { report } from "./lib.ts";
 const repo = resolve(import.meta.dir, "../..");
 const iterations = process.env.RECALL_FAULT_ITERATIONS ?? "100";
 const started = performance.now();
-const run = Bun.spawnSync(["bun", "test", "--timeout", "0", "test/index/crash-recovery.test.ts"], {
+const run = Bun.spawnSync(["bun", "test", "--timeout", "0", "test/index/write/crash-recovery.test.ts"], {
   cwd: repo,
   env: { ...process.env, RECALL_FAULT_ITERATIONS: iterations },
   stdout: "pipe",

@@ -10,13 +10,13 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { IndexError, SourceError } from "../errors.ts";
 // Specific files, not the index barrel: a search that finds the index fresh never loads the indexer (issue 14).
-import { isDamagedIndexError } from "../index/damage.ts";
-import { databasePath, homeFiles, type RecallPaths } from "../index/home.ts";
-import { prepareRecallPaths } from "../index/home-migration.ts";
-import type { IndexSummary } from "../index/indexer.ts";
-import { describeIndexLockHolder, readIndexLockHolder } from "../index/lock.ts";
+import { isDamagedIndexError } from "../index/archive/damage.ts";
+import { databasePath, homeFiles, type RecallPaths } from "../index/archive/home.ts";
+import { prepareRecallPaths } from "../index/archive/home-migration.ts";
+import type { IndexSummary } from "../index/write/indexer.ts";
+import { describeIndexLockHolder, readIndexLockHolder } from "../index/archive/lock.ts";
 import { openIndex, readMeta } from "../index/schema.ts";
-import { checkStaleness } from "../index/staleness.ts";
+import { checkStaleness } from "../index/plan/staleness.ts";
 import {
   expandPath,
   parsers,
@@ -123,7 +123,7 @@ export async function indexWithProgress(
   const [{ createIndexProgress }, { renderIndexSummaryText }, { runIndex }] = await Promise.all([
     import("../render/progress.ts"),
     import("../render/index-summary.ts"),
-    import("../index/indexer.ts"),
+    import("../index/write/indexer.ts"),
   ]);
   const progress = await createIndexProgress();
   try {
@@ -165,7 +165,7 @@ async function runIndexSettingDamageAside(
     return await run();
   } catch (error) {
     if (!full || !isDamagedIndexError(error)) throw error;
-    const { setDamagedIndexAside } = await import("../index/snapshot.ts");
+    const { setDamagedIndexAside } = await import("../index/archive/snapshot.ts");
     const aside = await setDamagedIndexAside(context.recallHome, { lockWaitMs });
     warn(`recall: ${error.message}; kept it as ${aside} and rebuilding from the sources on disk`);
     return await run();

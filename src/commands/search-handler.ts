@@ -16,7 +16,7 @@ import { findSession } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { HelperQueryEmbedder } from "./query-embedder.ts";
 import type { SearchArgs } from "./search.ts";
-import { readIndexFreshness } from "../index/freshness.ts";
+import { readIndexFreshness } from "../index/plan/freshness.ts";
 
 /** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
 export async function search(args: SearchArgs): Promise<number> {

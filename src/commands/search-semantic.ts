@@ -4,7 +4,7 @@
  * vector store behind it): the model opener, the embedding helper's client, the vector leg, and the pending-embeddings
  * check that decides whether to ask the helper to embed new turns.
  */
-export { hasPendingEmbeddings } from "../index/indexer.ts";
+export { hasPendingEmbeddings } from "../index/write/indexer.ts";
 export { createEmbedderOpener } from "./embedder.ts";
 export { helperModel, openHelperQueryEmbedder } from "./query-embedder.ts";
 export { openVectorLeg } from "./vector-leg.ts";

@@ -3,7 +3,7 @@
  * what the command does is watch-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option } from "cmd-ts";
-import { watchDefaults } from "../index/watch.ts";
+import { watchDefaults } from "../index/watch/watch.ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
 

@@ -19,8 +19,8 @@ export {
   describeBlockedFolder,
   statOrUndefined,
   type RecallPaths,
-} from "./home.ts";
-export { prepareRecallPaths, migrateLegacyHome, migrationWaitMs, type HomeHooks } from "./home-migration.ts";
+} from "./archive/home.ts";
+export { prepareRecallPaths, migrateLegacyHome, migrationWaitMs, type HomeHooks } from "./archive/home-migration.ts";
 export {
   findSnapshot,
   listSnapshots,
@@ -33,26 +33,32 @@ export {
   snapshotIntervalMs,
   type SnapshotInfo,
   type RestoreResult,
-} from "./snapshot.ts";
-export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./damage.ts";
+} from "./archive/snapshot.ts";
+export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./archive/damage.ts";
 export { openIndex, readMeta, writeMeta, schemaVersion, chunkStatus, type OpenIndexOptions } from "./schema.ts";
-export { runIndex, hasPendingEmbeddings, type IndexHooks, type IndexOptions, type IndexSummary } from "./indexer.ts";
-export { checkStaleness, type StalenessReport } from "./staleness.ts";
+export {
+  runIndex,
+  hasPendingEmbeddings,
+  type IndexHooks,
+  type IndexOptions,
+  type IndexSummary,
+} from "./write/indexer.ts";
+export { checkStaleness, type StalenessReport } from "./plan/staleness.ts";
 export {
   buildTurnDocument,
   buildSessionDocument,
   loadDocumentTexts,
   hashDocument,
   type DocumentText,
-} from "./documents.ts";
+} from "./write/documents.ts";
 export {
   tryAcquireIndexLock,
   acquireIndexLock,
   readIndexLockHolder,
   describeIndexLockHolder,
   type IndexLock,
-} from "./lock.ts";
-export type { StoredToolCall } from "./writer.ts";
+} from "./archive/lock.ts";
+export type { StoredToolCall } from "./write/writer.ts";
 export type { SourceStatus } from "./schema.ts";
 export {
   readStoredSession,
@@ -60,7 +66,7 @@ export {
   lastSeenSql,
   archivedOutputLines,
   archivedOutputBytes,
-} from "./archive.ts";
+} from "./archive/archive.ts";
 export {
   forgetSessions,
   unforgetSessions,
@@ -68,15 +74,20 @@ export {
   type ForgottenSession,
   type ForgetOptions,
   type TombstoneSelection,
-} from "./forget.ts";
+} from "./archive/forget.ts";
 export {
   embedPending,
   type EmbeddingHooks,
   type EmbeddingOptions,
   type EmbeddingStop,
   type EmbeddingSummary,
-} from "./embedding.ts";
-export { embedConfigMetaKey, nextFingerprintKey, readReembedProgress, type ReembedProgress } from "./generations.ts";
+} from "./vectors/embedding.ts";
+export {
+  embedConfigMetaKey,
+  nextFingerprintKey,
+  readReembedProgress,
+  type ReembedProgress,
+} from "./vectors/generations.ts";
 export {
   openLevelStore,
   vectorLevels,
@@ -88,8 +99,8 @@ export {
   type VectorFileReport,
   type VectorLevelName,
   type VectorModel,
-} from "./vector-files.ts";
-export { splitIntoChunks, chunkBudget } from "./chunking.ts";
+} from "./vectors/vector-files.ts";
+export { splitIntoChunks, chunkBudget } from "./write/chunking.ts";
 export {
   startWatcher,
   watchDefaults,
@@ -97,5 +108,5 @@ export {
   type WatchOptions,
   type WatchHooks,
   type WatchDescription,
-} from "./watch.ts";
-export { planWatchTargets, type WatchTarget, type WatchTargetKind } from "./watch-targets.ts";
+} from "./watch/watch.ts";
+export { planWatchTargets, type WatchTarget, type WatchTargetKind } from "./watch/targets.ts";

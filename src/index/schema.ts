@@ -4,7 +4,7 @@
  * fingerprints per source file/db), `sessions`, `turns`, `documents` (one session document and one
  * document per turn, with hashes of their text) with `documents_fts` (contentless FTS5, porter +
  * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id; `next_chunks` the same for a model being swapped in),
- * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/cjk.ts),
+ * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/write/cjk.ts),
  * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
  * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness check). Sessions are never dropped by an index run: a vanished source
  * marks them `source_status = 'deleted'` (DESIGN.md "The archive").
@@ -14,9 +14,9 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
-import { backfillUnsegmented } from "./cjk.ts";
-import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./damage.ts";
-import { assertNotAFile, createPrivateFile } from "./home.ts";
+import { backfillUnsegmented } from "./write/cjk.ts";
+import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive/damage.ts";
+import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
 export const schemaVersion = 6;
@@ -134,7 +134,7 @@ const migrations: Array<string | ((db: Database) => void)> = [
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';
   `,
   // v3 (issue 13, unsegmented scripts): a trigram side index of the CJK/kana/Hangul/Thai/... runs of each document
-  // (index/cjk.ts), filled here from the stored turns, so archived sessions whose source is gone get it too.
+  // (index/write/cjk.ts), filled here from the stored turns, so archived sessions whose source is gone get it too.
   (db) => {
     db.exec(`
       CREATE VIRTUAL TABLE IF NOT EXISTS documents_cjk USING fts5(text, tokenize = 'trigram');
@@ -162,7 +162,7 @@ const migrations: Array<string | ((db: Database) => void)> = [
   },
   // v5 (issue 14, the freshness check): containers keep their file's mtime, so a check re-stats only recent ones, and
   // `watched_paths` holds the folders (and probed side files) each tree walk read, so a check that finds them all
-  // unchanged knows no file was added, removed or renamed without walking (index/freshness.ts). Both fill on the next
+  // unchanged knows no file was added, removed or renamed without walking (index/plan/freshness.ts). Both fill on the next
   // whole scan; digests change format (an order-independent sum), so every source is scanned whole once.
   (db) => {
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(containers)").all();
@@ -180,7 +180,7 @@ const migrations: Array<string | ((db: Database) => void)> = [
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';`);
   },
   // v6 (issue 12, the embedding pipeline): a change of embedding model builds the new chunks and vectors beside the
-  // old ones (`next_chunks`, `vectors-next/`) and swaps them in when complete (index/reembed.ts), so an interrupted
+  // old ones (`next_chunks`, `vectors-next/`) and swaps them in when complete (index/vectors/generations.ts), so an interrupted
   // re-embed never leaves an index without vectors. Session documents now embed only their title (the prompts are
   // embedded once, in the turn documents): their old chunks go, and a title-less session document gets one
   // `skipped` chunk, like every document with nothing to embed.

@@ -1,7 +1,7 @@
 /**
  * Public surface of src/native: the scan kernels (usearch batch, simsimd pairwise, TypeScript fallback) and the
  * memory-mapped vector store.
- * Other layers import from "../native", never from the files behind it.
+ * Other layers import from ".", never from the files behind it.
  */
 export {
   createDotKernels,

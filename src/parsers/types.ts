@@ -109,7 +109,7 @@ export interface SourceContainer {
   sizeBytes: number;
   /**
    * Modification time of the file, epoch ms, for the scans that list single files (the tree walks); the quick
-   * freshness check re-stats only containers modified recently (src/index/freshness.ts). A prompt history, which must
+   * freshness check re-stats only containers modified recently (src/index/plan/freshness.ts). A prompt history, which must
    * be re-stat'ed by every check, carries the time of the scan instead. Absent for databases and folders.
    */
   mtimeMs?: number;
@@ -118,7 +118,7 @@ export interface SourceContainer {
 /**
  * A path a tree walk looked at and what it looked like, so a later check can tell that nothing was added, removed
  * or renamed below it without walking again: creating, deleting or renaming an entry changes its folder's mtime and
- * ctime on Linux and macOS, appending to a file does not (src/index/freshness.ts).
+ * ctime on Linux and macOS, appending to a file does not (src/index/plan/freshness.ts).
  */
 export interface WatchedPath {
   /** Absolute path: a folder the walk read, a root, or a side file it looked for by name. */
@@ -148,7 +148,7 @@ export interface SourceUnit {
   changeKey: string;
   /**
    * True for a unit read from a prompt-history file. The index never lets such a unit replace a stored transcript
-   * session of the same id (src/index/plan.ts); a transcript unit does replace a stored prompt-only session. Absent = false.
+   * session of the same id (src/index/plan/plan.ts); a transcript unit does replace a stored prompt-only session. Absent = false.
    */
   promptOnly?: boolean;
   /** Parser-specific locator data (JSON-serializable), opaque to the index. */
@@ -234,7 +234,7 @@ export interface Parser {
   scan(roots: string[]): ScanResult;
   /**
    * True when `scan([container.path])` lists exactly that container with the fingerprint the whole walk gave it, and
-   * `scan` reports `watched` paths: then the quick freshness check (src/index/freshness.ts) re-stats recent containers
+   * `scan` reports `watched` paths: then the quick freshness check (src/index/plan/freshness.ts) re-stats recent containers
    * one by one instead of walking every root. Absent = false (the source is always scanned whole; it must be cheap).
    */
   readonly scansContainerPaths?: boolean;

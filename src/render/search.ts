@@ -26,7 +26,7 @@
  *   (the vector leg's raw cosine similarity, or null).
  *   Dates in the query (search/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
  *   the text listing names them on one line under the header.
- * Issue 14 adds top-level "index" in the full format: {indexed_at, full_scan_at, checked} (index/freshness.ts `IndexFreshness`).
+ * Issue 14 adds top-level "index" in the full format: {indexed_at, full_scan_at, checked} (index/plan/freshness.ts `IndexFreshness`).
  */
 import type { SearchResponse } from "../search/api.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
@@ -46,7 +46,7 @@ import {
 } from "./format.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
-import type { IndexFreshness } from "../index/freshness.ts";
+import type { IndexFreshness } from "../index/plan/freshness.ts";
 
 /** Output formats of `recall search`: `full` (every field; the default) or `index` (tens of tokens per result). */
 export const searchFormats = ["full", "index"] as const;

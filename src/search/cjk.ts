@@ -2,7 +2,7 @@
  * The query side of matching inside unsegmented scripts (issue 13): `recall search 调度器` finds a turn that says
  * "调度器介入时", although `unicode61` indexed that run as one token. Query terms holding a Han, kana, Hangul,
  * Thai, Lao, Khmer, Myanmar or Tibetan letter are taken out of the FTS5 query and looked up as substrings
- * in the trigram side index `documents_cjk` (index/cjk.ts), every run required:
+ * in the trigram side index `documents_cjk` (index/write/cjk.ts), every run required:
  *   runs of 3+ characters → trigram MATCH, ranked by bm25();
  *   shorter runs (`调度`, `器`) cannot form a trigram → `LIKE '%run%'` over the side table (it stores only the
  *   unsegmented runs, so the scan is small), ranked by a BM25-style saturated count of occurrences.
@@ -10,7 +10,7 @@
  * touches the side index, so English ranking is unchanged.
  */
 import type { Database } from "bun:sqlite";
-import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
+import { unsegmentedLetter, unsegmentedRuns } from "../index/write/cjk.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import type { LexicalHit, SearchLevel } from "./lexical.ts";
 import { termWords, type LexicalQuery } from "./query.ts";
@@ -19,7 +19,7 @@ import { termWords, type LexicalQuery } from "./query.ts";
 export interface UnsegmentedSplit {
   /** The query without the terms that hold an unsegmented letter (`terms` may be empty). */
   rest: LexicalQuery;
-  /** Runs to find as substrings (see index/cjk.ts `unsegmentedRuns`), each required; never empty. */
+  /** Runs to find as substrings (see index/write/cjk.ts `unsegmentedRuns`), each required; never empty. */
   runs: string[];
 }
 

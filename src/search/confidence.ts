@@ -19,7 +19,7 @@
  * negatives' best cosines of 0.77–1.00, as high as hits'; a sentence-embedding model is expected to do better).
  */
 import type { Database } from "bun:sqlite";
-import { unsegmentedLetter, unsegmentedRuns } from "../index/cjk.ts";
+import { unsegmentedLetter, unsegmentedRuns } from "../index/write/cjk.ts";
 import calibration from "./calibration.json";
 import { matchedTerms } from "./lexical.ts";
 import { termWords, type LexicalQuery } from "./query.ts";

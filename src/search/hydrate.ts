@@ -4,8 +4,8 @@
  * Times are epoch ms here; render/ formats them (ISO-8601 in JSON).
  */
 import type { Database } from "bun:sqlite";
-import { loadDocumentTexts } from "../index/documents.ts";
-import type { StoredToolCall } from "../index/writer.ts";
+import { loadDocumentTexts } from "../index/write/documents.ts";
+import type { StoredToolCall } from "../index/write/writer.ts";
 import type { SourceId } from "../parsers/types.ts";
 import type { JudgedHit } from "./api.ts";
 import type { ResultConfidence } from "./confidence.ts";

@@ -7,8 +7,8 @@
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { SessionLookupError } from "../errors.ts";
-import { lastSeenSql } from "../index/archive.ts";
-import { readReembedProgress, type ReembedProgress } from "../index/generations.ts";
+import { lastSeenSql } from "../index/archive/archive.ts";
+import { readReembedProgress, type ReembedProgress } from "../index/vectors/generations.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
@@ -236,7 +236,7 @@ export interface IndexStatus {
   skippedChunks: number;
   /** chunks the model or endpoint refused for good (index/schema.ts `chunkStatus.rejected`) */
   rejectedChunks: number;
-  /** a re-embed with another model under way (index/generations.ts), or undefined */
+  /** a re-embed with another model under way (index/vectors/generations.ts), or undefined */
   reembed: ReembedProgress | undefined;
 }
 

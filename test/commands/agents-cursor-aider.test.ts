@@ -1,7 +1,7 @@
 /**
  * Issue 11: Cursor and Aider history through the CLI as a user runs it. Cursor from `--cursor-dir` (a `User` folder
  * built by test/fixtures/cursor/make-db.ts); Aider without any flag, found in the project folder a Claude Code session
- * worked in (Aider has no home folder: src/index/known-projects.ts), and from `--aider-dir`. Parsing details are in
+ * worked in (Aider has no home folder: src/index/plan/known-projects.ts), and from `--aider-dir`. Parsing details are in
  * test/parsers/cursor*.test.ts and aider*.test.ts.
  */
 import { afterAll, describe, expect, test } from "bun:test";

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { buildBinaryOnce, canBuildBinary } from "../build/build-once.ts";
-import { makeWorkspace, sourceFlags, waitFor } from "../index/watch-helpers.ts";
+import { makeWorkspace, sourceFlags, waitFor } from "../index/watch/helpers.ts";
 
 const workspace = makeWorkspace();
 const binary = join(workspace.dir, "bin", "recall");

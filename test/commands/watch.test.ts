@@ -10,7 +10,7 @@ import {
   waitFor,
   waitUntilSearchable,
   type Workspace,
-} from "../index/watch-helpers.ts";
+} from "../index/watch/helpers.ts";
 
 /** A running `recall watch` with its output collected as it arrives. */
 interface RunningWatch {

@@ -6,7 +6,7 @@
  * typed prompt, no answers, no tool calls, `promptOnly: true`.
  *
  * Never a duplicate: a session whose transcript is listed in the same run is left out here, and the index
- * (src/index/plan.ts) never lets a prompt-only unit replace a stored transcript session (present or deleted), while a
+ * (src/index/plan/plan.ts) never lets a prompt-only unit replace a stored transcript session (present or deleted), while a
  * transcript that appears later replaces the prompt-only session of the same id.
  *
  * `withPromptHistory` wraps a source's parser: its scan lists the history file as one more container (recognized by

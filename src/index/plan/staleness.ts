@@ -1,0 +1,66 @@
+/**
+ * The staleness check run before every search: file stats only, no parsing, never writes. Each source is checked by
+ * the freshness rule (freshness.ts): its watched folders and recent containers, or, when that cannot tell (no quick
+ * check for the source, a whole scan due, roots changed, a retry pending), a whole scan whose container digest is
+ * compared with the digest stored by the last complete run. Cost: measured by `bun run bench index-search`
+ * (`index.staleness_check.*`).
+ */
+import type { Database } from "bun:sqlite";
+import { withKnownProjectFolders } from "./known-projects.ts";
+import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../../parsers/index.ts";
+import { digestContainers, digestMetaKey } from "./containers.ts";
+import { fullScanIntervalMs, quickCheck } from "./freshness.ts";
+import { readMeta } from "../schema.ts";
+
+/** Result of {@link checkStaleness}. */
+export interface StalenessReport {
+  stale: boolean;
+  /** Sources whose containers changed, appeared or vanished since the last run. */
+  staleSources: SourceId[];
+  /**
+   * Epoch ms of the oldest last whole scan among the sources checked quickly (what the answer's index can be missing:
+   * an append to a file quiet for a day, made since then); undefined when every source was scanned whole now.
+   */
+  wholeScanAt?: number;
+}
+
+/** Options of {@link checkStaleness}. */
+export interface StalenessOptions {
+  /** Current time, epoch ms; default now. */
+  nowMs?: number;
+  /** `whole` scans every source whole (status, doctor); default `quick`. */
+  scan?: "quick" | "whole";
+}
+
+/**
+ * Compare current stats with the stored state (read-only; never writes).
+ * @param scanned containers a caller already scanned in this process for these roots (not scanned again)
+ */
+export function checkStaleness(
+  db: Database,
+  roots: SourceRootMap,
+  scanned: Partial<Record<SourceId, SourceContainer[]>> = {},
+  options: StalenessOptions = {},
+): StalenessReport {
+  const staleSources: SourceId[] = [];
+  const nowMs = options.nowMs ?? Date.now();
+  const interval = fullScanIntervalMs();
+  let wholeScanAt: number | undefined;
+  const effective = withKnownProjectFolders(db, roots);
+  for (const parser of parsers) {
+    const sourceRoots = effective[parser.id] ?? [];
+    if (options.scan !== "whole") {
+      const check = quickCheck(db, parser, sourceRoots, { nowMs, fullScanIntervalMs: interval });
+      if (check.kind !== "whole") {
+        if (check.kind === "changed") staleSources.push(parser.id);
+        wholeScanAt = Math.min(wholeScanAt ?? check.wholeScanAt, check.wholeScanAt);
+        continue;
+      }
+    }
+    // a pre-scan covered the given roots only: not Aider's, once the known project folders were added
+    const prescanned = effective[parser.id] === roots[parser.id] ? scanned[parser.id] : undefined;
+    const digest = digestContainers(prescanned ?? parser.scan(sourceRoots).containers);
+    if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
+  }
+  return { stale: staleSources.length > 0, staleSources, wholeScanAt };
+}

@@ -1,0 +1,130 @@
+/**
+ * Documents: the searchable text derived from a session (DESIGN.md "Documents").
+ * A turn document = prompt (heading) + assistant prose (body) + tool names, compact inputs and
+ * files (extra). A session document = title (heading) + every prompt of the session (body) + files
+ * (extra). FTS5 indexes all three columns; `embedText` is what the embedding model sees: for a turn, prompt,
+ * prose, tool names and files, never tool payloads (they are most of the bytes and little meaning); for a
+ * session, its title only. Each prompt is embedded once, in its turn (issue 12: 21% of the embedded tokens were
+ * prompts embedded a second time in the session document); a session's vector score is its best turn chunk's
+ * (search/vector.ts), which on the eval lost 0.009 recall@5 of the vector leg alone and nothing in hybrid.
+ */
+import type { Database } from "bun:sqlite";
+import type { Session, ToolCall, Turn } from "../../parsers/index.ts";
+
+/** The text of one document, ready for the `documents` table. */
+export interface DocumentText {
+  heading: string;
+  body: string;
+  extra: string;
+  /** Text handed to the embedding model (chunked later to fit its context). */
+  embedText: string;
+}
+
+/**
+ * Split camelCase and PascalCase runs so their parts are searchable words:
+ * `JSSoundRecorder` → `JS Sound Recorder`, `getUserById` → `get User By Id`. Returns "" when nothing splits.
+ */
+export function splitCamelCase(text: string): string {
+  const parts: string[] = [];
+  for (const word of text.match(/[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*/g) ?? []) {
+    parts.push(word.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2"));
+  }
+  return parts.join(" ");
+}
+
+const toolLine = (call: Pick<ToolCall, "name" | "input">): string =>
+  call.input ? `${call.name} ${call.input}` : call.name;
+
+/** Build the document of one turn. */
+export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "toolCalls" | "files">): DocumentText {
+  const toolNames = [...new Set(turn.toolCalls.map((call) => call.name))];
+  const extra = [...turn.toolCalls.map(toolLine), ...turn.files, splitCamelCase(turn.files.join(" "))]
+    .filter(Boolean)
+    .join("\n");
+  const embedParts = [turn.prompt, turn.response];
+  if (toolNames.length > 0) embedParts.push(`Tools: ${toolNames.join(", ")}`);
+  if (turn.files.length > 0) embedParts.push(`Files: ${turn.files.join(", ")}`);
+  return { heading: turn.prompt, body: turn.response, extra, embedText: embedParts.filter(Boolean).join("\n\n") };
+}
+
+/**
+ * Build the session document from its title and all prompts in turn order.
+ * @param prompts every turn's prompt, turn 1 first
+ * @param files every file touched in the session, unique
+ */
+export function buildSessionDocument(
+  session: Pick<Session, "title" | "projectName">,
+  prompts: readonly string[],
+  files: readonly string[],
+): DocumentText {
+  const title = session.title ?? "";
+  const body = prompts.join("\n\n");
+  const names = [session.projectName, ...files].join(" ");
+  return {
+    heading: title,
+    body,
+    extra: [session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n"),
+    embedText: title,
+  };
+}
+
+/** Hash of a document's searched columns and of its embedded text (Bun.hash wyhash, hex). */
+export function hashDocument(text: DocumentText): { textHash: string; embedHash: string } {
+  return {
+    textHash: Bun.hash(`${text.heading}\u0000${text.body}\u0000${text.extra}`).toString(16),
+    embedHash: Bun.hash(text.embedText).toString(16),
+  };
+}
+
+/**
+ * Rebuild the text of stored documents from the rows they derive from (turns, sessions): the FTS
+ * table is contentless, so this is the one place document text comes from after indexing.
+ * @returns a map from document id to its text; ids that do not exist are absent
+ */
+export function loadDocumentTexts(db: Database, documentIds: readonly number[]): Map<number, DocumentText> {
+  const texts = new Map<number, DocumentText>();
+  for (let start = 0; start < documentIds.length; start += 500) {
+    const ids = documentIds.slice(start, start + 500);
+    const marks = ids.map(() => "?").join(",");
+    const turnRows = db
+      .query<{ id: number; prompt: string; response: string; tools: string; files: string }, number[]>(
+        `SELECT d.id, t.prompt, t.response, t.tools, t.files FROM documents d JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
+         WHERE d.level = 'turn' AND d.id IN (${marks})`,
+      )
+      .all(...ids);
+    for (const row of turnRows) {
+      texts.set(
+        row.id,
+        buildTurnDocument({
+          prompt: row.prompt,
+          response: row.response,
+          toolCalls: JSON.parse(row.tools) as ToolCall[],
+          files: JSON.parse(row.files) as string[],
+        }),
+      );
+    }
+    const sessionRows = db
+      .query<
+        { id: number; session_rowid: number; title: string | null; project_name: string; files: string },
+        number[]
+      >(
+        `SELECT d.id, d.session_rowid, s.title, s.project_name, s.files FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE d.level = 'session' AND d.id IN (${marks})`,
+      )
+      .all(...ids);
+    const prompts = db.query<{ prompt: string }, [number]>(
+      "SELECT prompt FROM turns WHERE session_rowid = ? ORDER BY number",
+    );
+    for (const row of sessionRows) {
+      const sessionPrompts = prompts.all(row.session_rowid).map((turn) => turn.prompt);
+      texts.set(
+        row.id,
+        buildSessionDocument(
+          { title: row.title, projectName: row.project_name },
+          sessionPrompts,
+          JSON.parse(row.files) as string[],
+        ),
+      );
+    }
+  }
+  return texts;
+}

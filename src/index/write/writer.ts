@@ -1,0 +1,365 @@
+/**
+ * Writes parsed sessions into the index, in two steps. {@link prepareSession} turns a redacted parse result into
+ * the values of its rows (JSON columns, the compressed tool outputs, document texts with their hashes and
+ * side-index text); it runs on the parse workers (parse-pipeline.ts), so the writing thread runs little but SQL.
+ * {@link writePreparedSessions} writes a batch of them inside the caller's transaction. Rows are updated in
+ * place where they did not change, so a resumed parse (an appended Claude file) touches only the
+ * turns from `fromTurn` on, and unchanged documents keep their ids (and so their chunks and
+ * vectors): an append of one turn re-embeds one turn document and the session document only.
+ * Each written turn also stores its tool outputs, capped and compressed (archive.ts), for level 3 once the
+ * source is gone; a written session is `present`, seen at the run's time.
+ */
+import type { Database } from "bun:sqlite";
+import type { ParseResult, Session, SkipReport, SourceUnit, Turn } from "../../parsers/index.ts";
+import { encodeTurnOutputs } from "../archive/archive.ts";
+import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
+import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
+
+/** The tools column of `turns`: compact calls without outputs (JSON array). */
+export type StoredToolCall = Pick<
+  Turn["toolCalls"][number],
+  "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved"
+>;
+
+const storedCalls = (turn: Turn): StoredToolCall[] =>
+  turn.toolCalls.map(({ name, input, isError, filePath, linesAdded, linesRemoved }) => ({
+    name,
+    input,
+    isError,
+    ...(filePath === undefined ? {} : { filePath }),
+    ...(linesAdded === undefined ? {} : { linesAdded }),
+    ...(linesRemoved === undefined ? {} : { linesRemoved }),
+  }));
+
+/** A document as the writer stores it: the three FTS columns, the hashes of `documents`, the `documents_cjk` text. */
+export interface PreparedDocument {
+  heading: string;
+  body: string;
+  extra: string;
+  /** documents.ts {@link hashDocument} of the searched columns and of the embedded text. */
+  textHash: string;
+  embedHash: string;
+  /** cjk.ts `unsegmentedDocumentText`: the side-index text, "" when the document has none. */
+  unsegmented: string;
+}
+
+/** Everything the writer needs of a document, computed from its text. */
+export function prepareDocument(text: DocumentText): PreparedDocument {
+  return {
+    heading: text.heading,
+    body: text.body,
+    extra: text.extra,
+    ...hashDocument(text),
+    unsegmented: unsegmentedDocumentText(text),
+  };
+}
+
+/** One turn, as the values of its `turns`, `turn_outputs` and `documents` rows. */
+export interface PreparedTurn {
+  number: number;
+  /** Epoch ms UTC. */
+  timestamp: number;
+  prompt: string;
+  response: string;
+  /** `turns.tools`: JSON array of {@link StoredToolCall}. */
+  tools: string;
+  /** `turns.files`: JSON array of paths. */
+  files: string;
+  /** `turn_outputs.outputs` (archive.ts `encodeTurnOutputs`); absent when no call has an output. */
+  outputs?: Uint8Array;
+  document: PreparedDocument;
+}
+
+/** A parse result as the values of its rows (see {@link prepareSession}). */
+export interface PreparedSession {
+  session: Session;
+  /** As in `ParseResult`: turns from this number on are replaced (a full parse: 1). */
+  fromTurn: number;
+  turns: PreparedTurn[];
+  /** `sessions.resume_state`: JSON of the parse's resume state, or null. */
+  resume: string | null;
+  /**
+   * The session document and `sessions.files` (JSON array, unique paths in first-touch order) when `turns` are every
+   * turn of the session (`fromTurn` 1), else undefined. The writer uses them for a session new to the index and
+   * otherwise builds both from the stored turns.
+   */
+  whole?: { document: PreparedDocument; files: string };
+  /** As in `ParseResult`. */
+  bytesRead: number;
+  skipped: SkipReport;
+}
+
+/**
+ * The row values of a redacted parse result: JSON columns, compressed tool outputs, prepared documents.
+ * Pure (no database), so the parse workers run it; `result.turns` are in turn order, as every parser returns them.
+ */
+export function prepareSession(result: ParseResult): PreparedSession {
+  const turns = result.turns.map((turn): PreparedTurn => {
+    const prepared: PreparedTurn = {
+      number: turn.number,
+      timestamp: turn.timestamp,
+      prompt: turn.prompt,
+      response: turn.response,
+      tools: JSON.stringify(storedCalls(turn)),
+      files: JSON.stringify(turn.files),
+      document: prepareDocument(buildTurnDocument(turn)),
+    };
+    const outputs = encodeTurnOutputs(turn);
+    if (outputs) prepared.outputs = outputs;
+    return prepared;
+  });
+  const prepared: PreparedSession = {
+    session: result.session,
+    fromTurn: result.fromTurn,
+    turns,
+    resume: result.resume ? JSON.stringify(result.resume) : null,
+    bytesRead: result.bytesRead,
+    skipped: result.skipped,
+  };
+  if (result.fromTurn === 1) {
+    const files = [...new Set(result.turns.flatMap((turn) => turn.files))];
+    const prompts = result.turns.map((turn) => turn.prompt);
+    prepared.whole = {
+      document: prepareDocument(buildSessionDocument(result.session, prompts, files)),
+      files: JSON.stringify(files),
+    };
+  }
+  return prepared;
+}
+
+/** Id of the indexed session row for a unit (by unit key or by source + session id), or undefined. */
+function findSessionRow(
+  db: Database,
+  unit: Pick<SourceUnit, "key" | "source" | "sessionId">,
+): { id: number; unit_key: string } | undefined {
+  return (
+    db
+      .query<{ id: number; unit_key: string }, [string]>("SELECT id, unit_key FROM sessions WHERE unit_key = ?")
+      .get(unit.key) ??
+    db
+      .query<{ id: number; unit_key: string }, [string, string]>(
+        "SELECT id, unit_key FROM sessions WHERE source = ? AND session_id = ?",
+      )
+      .get(unit.source, unit.sessionId) ??
+    undefined
+  );
+}
+
+/** One session to write: the unit it came from and its prepared parse result. */
+export interface SessionToWrite {
+  unit: SourceUnit;
+  result: PreparedSession;
+}
+
+/**
+ * Rows of the FTS5 tables (`documents_fts`, `documents_cjk`) waiting to be inserted at the end of a batch. Any
+ * statement that opens a statement journal (a RETURNING clause, a trigger, a foreign-key cascade) makes SQLite call
+ * the savepoint method of every FTS5 table written in the transaction, and FTS5 then flushes its pending terms to
+ * disk as a new segment. Interleaved with the other rows, that was one small segment per document plus the merges
+ * they force: writing the 25,292 sessions of the generated 20k corpus in one thread took 42.2 s (10.5 s of it in
+ * document inserts and deletes that each flushed the FTS5 table) against 32.2 s with the FTS rows written last
+ * (2026-11-23, 2-core Xeon, same parse results, back to back). test/index/write/writer.test.ts checks the one segment.
+ */
+class PendingFtsRows {
+  private rows: Array<{ id: number; document: PreparedDocument }> = [];
+
+  add(id: number, document: PreparedDocument): void {
+    this.rows.push({ id, document });
+  }
+
+  /** Insert every pending row (documents new in this transaction: nothing to delete first), in the order added. */
+  flush(db: Database): void {
+    if (this.rows.length === 0) return;
+    const insertFts = db.query("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
+    for (const { id, document } of this.rows) {
+      insertFts.run(id, document.heading, document.body, document.extra);
+      writeUnsegmented(db, id, document.unsegmented, true); // issue 13: trigram side index of CJK/Thai/... tokens (cjk.ts)
+    }
+    this.rows = [];
+  }
+}
+
+/**
+ * Write a batch of prepared sessions inside the caller's transaction, each marked `present` and seen at `seenAt`
+ * (epoch ms): a new session is inserted; one already indexed (same unit key, or same source and session id) gets
+ * its session row updated and its turns from `fromTurn` on replaced. The FTS rows of new sessions are inserted
+ * last, in one run (see PendingFtsRows); a session already in the index first flushes what is pending, so its
+ * deletes and replacements see every row written before it, exactly as when each session is written in turn.
+ */
+export function writePreparedSessions(db: Database, sessions: readonly SessionToWrite[], seenAt: number): void {
+  const pending = new PendingFtsRows();
+  for (const { unit, result } of sessions) writeSession(db, unit, result, seenAt, pending);
+  pending.flush(db);
+}
+
+function writeSession(
+  db: Database,
+  unit: SourceUnit,
+  prepared: PreparedSession,
+  seenAt: number,
+  pending: PendingFtsRows,
+): void {
+  const existing = findSessionRow(db, unit);
+  if (existing) pending.flush(db);
+  const isNew = existing === undefined;
+  const whole = isNew ? prepared.whole : undefined;
+  const fromTurn = isNew ? 1 : prepared.fromTurn;
+  const rowid = upsertSessionRow(db, unit, prepared, existing?.id, seenAt, whole?.files ?? "[]");
+  // Deleting turns cascades to their turn_outputs rows; a new session has none.
+  if (!isNew) db.query("DELETE FROM turns WHERE session_rowid = ? AND number >= ?").run(rowid, fromTurn);
+  const insertTurn = db.query(
+    "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insertOutputs = db.query("INSERT INTO turn_outputs(session_rowid, number, outputs) VALUES (?, ?, ?)");
+  const newSessionFts = isNew ? pending : undefined;
+  for (const turn of prepared.turns) {
+    if (turn.number < fromTurn) continue;
+    insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, turn.tools, turn.files);
+    if (turn.outputs) insertOutputs.run(rowid, turn.number, turn.outputs);
+    upsertDocument(db, rowid, "turn", turn.number, turn.document, newSessionFts);
+  }
+  if (!isNew)
+    db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(
+      rowid,
+      prepared.session.turnCount,
+    );
+  if (whole) upsertDocument(db, rowid, "session", 0, whole.document, newSessionFts);
+  else refreshSessionDocument(db, rowid, prepared.session, newSessionFts);
+}
+
+/** Insert or update the session row; `files` is the `sessions.files` of an insert (an update leaves it to refreshSessionDocument). */
+function upsertSessionRow(
+  db: Database,
+  unit: SourceUnit,
+  prepared: PreparedSession,
+  existingId: number | undefined,
+  seenAt: number,
+  files: string,
+): number {
+  const s = prepared.session;
+  const values = [
+    s.source,
+    s.id,
+    unit.key,
+    unit.containerPath,
+    unit.changeKey,
+    unit.locator ? JSON.stringify(unit.locator) : null,
+    s.projectPath,
+    s.projectName,
+    s.gitBranch,
+    s.startedAt,
+    s.endedAt,
+    s.title,
+    s.turnCount,
+    s.parentSessionId,
+    s.isSubagent ? 1 : 0,
+    s.location,
+    prepared.resume,
+    prepared.skipped.count,
+    seenAt,
+    s.promptOnly ? 1 : 0,
+  ] as const;
+  if (existingId === undefined) {
+    // No RETURNING clause: it would open a statement journal (see PendingFtsRows).
+    const inserted = db
+      .query<never, Array<(typeof values)[number]>>(
+        `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
+           started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, resume_state, skipped_lines,
+           last_seen_at, prompt_only, files, source_status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
+      )
+      .run(...values, files);
+    return Number(inserted.lastInsertRowid);
+  }
+  db.query(
+    `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, unit_locator = ?, project_path = ?,
+       project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, turn_count = ?, parent_session_id = ?,
+       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ?, last_seen_at = ?, prompt_only = ?, source_status = 'present'
+       WHERE id = ?`,
+  ).run(...values, existingId);
+  return existingId;
+}
+
+/**
+ * Insert a document, or replace its FTS row in place when its text changed (keeping its id, so its
+ * chunks and vectors survive when only the searched columns changed, not the embedded text).
+ * @param newSessionFts given for a session inserted in this transaction (it has no documents yet): the new
+ *        document's FTS rows go there instead of being inserted now
+ */
+function upsertDocument(
+  db: Database,
+  rowid: number,
+  level: "session" | "turn",
+  turnNumber: number,
+  document: PreparedDocument,
+  newSessionFts?: PendingFtsRows,
+): void {
+  const { textHash, embedHash } = document;
+  const current = newSessionFts
+    ? null
+    : db
+        .query<{ id: number; text_hash: string; embed_hash: string }, [number, string, number]>(
+          "SELECT id, text_hash, embed_hash FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
+        )
+        .get(rowid, level, turnNumber);
+  const insertFts = db.query("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
+  if (!current) {
+    const id = Number(
+      db
+        .query<never, [number, string, number, string, string]>(
+          "INSERT INTO documents(session_rowid, level, turn_number, text_hash, embed_hash) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(rowid, level, turnNumber, textHash, embedHash).lastInsertRowid,
+    );
+    if (newSessionFts) newSessionFts.add(id, document);
+    else {
+      insertFts.run(id, document.heading, document.body, document.extra);
+      writeUnsegmented(db, id, document.unsegmented, true); // issue 13: trigram side index of CJK/Thai/... tokens (cjk.ts)
+    }
+    return;
+  }
+  if (current.text_hash === textHash && current.embed_hash === embedHash) return;
+  db.query("UPDATE documents SET text_hash = ?, embed_hash = ? WHERE id = ?").run(textHash, embedHash, current.id);
+  if (current.text_hash !== textHash) {
+    db.query("DELETE FROM documents_fts WHERE rowid = ?").run(current.id);
+    insertFts.run(current.id, document.heading, document.body, document.extra);
+    writeUnsegmented(db, current.id, document.unsegmented); // issue 13: replaces the side-index row (cjk.ts)
+  }
+  // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
+  if (current.embed_hash !== embedHash) {
+    db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
+    db.query("DELETE FROM next_chunks WHERE document_id = ?").run(current.id); // a model being swapped in (reembed.ts)
+  }
+}
+
+/** Rebuild the session document and the session's file list from all of its stored turns. */
+function refreshSessionDocument(
+  db: Database,
+  rowid: number,
+  session: Session,
+  newSessionFts: PendingFtsRows | undefined,
+): void {
+  const rows = db
+    .query<{ prompt: string; files: string }, [number]>(
+      "SELECT prompt, files FROM turns WHERE session_rowid = ? ORDER BY number",
+    )
+    .all(rowid);
+  const files = new Set<string>();
+  for (const row of rows) for (const file of JSON.parse(row.files) as string[]) files.add(file);
+  const fileList = [...files];
+  db.query("UPDATE sessions SET files = ? WHERE id = ?").run(JSON.stringify(fileList), rowid);
+  upsertDocument(
+    db,
+    rowid,
+    "session",
+    0,
+    prepareDocument(
+      buildSessionDocument(
+        session,
+        rows.map((row) => row.prompt),
+        fileList,
+      ),
+    ),
+    newSessionFts,
+  );
+}

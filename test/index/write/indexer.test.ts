@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { databasePath, runIndex, tryAcquireIndexLock } from "../../../src/index/index.ts";
+import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
+
+const temps: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "recall-indexer-"));
+  temps.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const rootsFor = (claudeRoot: string) => ({
+  "claude-code": [claudeRoot],
+  opencode: [join(claudeRoot, "no-opencode-here")],
+});
+
+function countRows(home: string): { sessions: number; turns: number; documents: number; fts: number } {
+  const db = new Database(databasePath(home), { readonly: true });
+  const one = (sql: string) => (db.query(sql).get() as { n: number }).n;
+  const counts = {
+    sessions: one("SELECT count(*) AS n FROM sessions"),
+    turns: one("SELECT count(*) AS n FROM turns"),
+    documents: one("SELECT count(*) AS n FROM documents"),
+    fts: one("SELECT count(*) AS n FROM documents_fts"),
+  };
+  db.close();
+  return counts;
+}
+
+describe("runIndex", () => {
+  test("indexes new sessions, then finds nothing to do when no file changed", async () => {
+    const root = tempDir();
+    const home = tempDir();
+    writeClaudeSession(join(root, "-home-dev-app", "11111111-1111-4111-8111-111111111111.jsonl"), {
+      sessionId: "11111111-1111-4111-8111-111111111111",
+      cwd: "/home/dev/app",
+      turns: [
+        {
+          prompt: "why does docker compose fail",
+          response: "The bridge network is missing.",
+          tools: [{ name: "Bash", input: { command: "docker network ls" }, output: "bridge" }],
+        },
+        { prompt: "create it", response: "Created the network." },
+      ],
+    });
+    const first = await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(first).toMatchObject({ added: 1, updated: 0, removed: 0, unchanged: 0, turns: 2 });
+    expect(countRows(home)).toEqual({ sessions: 1, turns: 2, documents: 3, fts: 3 });
+    const second = await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(second).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: 1, turns: 0, bytesRead: 0 });
+  });
+
+  test("an appended turn re-reads only the new bytes of a large session", async () => {
+    const root = tempDir();
+    const home = tempDir();
+    const path = join(root, "-home-dev-big", "22222222-2222-4222-8222-222222222222.jsonl");
+    const turns = Array.from({ length: 400 }, (_, i) => ({
+      prompt: `step ${i}: ${fillerText(i, 40)}`,
+      response: fillerText(i + 1000, 200),
+    }));
+    const state = writeClaudeSession(path, {
+      sessionId: "22222222-2222-4222-8222-222222222222",
+      cwd: "/home/dev/big",
+      turns,
+    });
+    await runIndex({ recallHome: home, roots: rootsFor(root) });
+    const sizeBefore = statSync(path).size;
+    expect(sizeBefore).toBeGreaterThan(500_000);
+    appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
+    const appendedBytes = statSync(path).size - sizeBefore;
+    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(summary).toMatchObject({ added: 0, updated: 1 });
+    // Only the new bytes plus a small verification window before the old end are read.
+    expect(summary.bytesRead).toBeGreaterThanOrEqual(appendedBytes);
+    expect(summary.bytesRead).toBeLessThan(appendedBytes + 64 * 1024);
+    expect(countRows(home).turns).toBe(401);
+    const db = new Database(databasePath(home), { readonly: true });
+    const hit = db
+      .query(
+        "SELECT d.turn_number AS turn FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE documents_fts MATCH 'zeppelin' AND d.level = 'turn'",
+      )
+      .get() as { turn: number };
+    db.close();
+    expect(hit.turn).toBe(401);
+  });
+
+  test("a session whose file vanished stays in the index, marked deleted with all its rows (issue 9)", async () => {
+    const root = tempDir();
+    const home = tempDir();
+    const keep = join(root, "-p", "33333333-3333-4333-8333-333333333333.jsonl");
+    const gone = join(root, "-p", "44444444-4444-4444-8444-444444444444.jsonl");
+    writeClaudeSession(keep, {
+      sessionId: "33333333-3333-4333-8333-333333333333",
+      cwd: "/p",
+      turns: [{ prompt: "keep me", response: "ok" }],
+    });
+    writeClaudeSession(gone, {
+      sessionId: "44444444-4444-4444-8444-444444444444",
+      cwd: "/p",
+      turns: [{ prompt: "delete me", response: "ok" }],
+    });
+    await runIndex({ recallHome: home, roots: rootsFor(root) });
+    unlinkSync(gone);
+    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(summary).toMatchObject({ removed: 0, deleted: 1, unchanged: 1 });
+    expect(countRows(home)).toEqual({ sessions: 2, turns: 2, documents: 4, fts: 4 });
+    const db = new Database(databasePath(home), { readonly: true });
+    const states = db.query("SELECT session_id, source_status FROM sessions ORDER BY session_id").all();
+    db.close();
+    expect(states).toEqual([
+      { session_id: "33333333-3333-4333-8333-333333333333", source_status: "present" },
+      { session_id: "44444444-4444-4444-8444-444444444444", source_status: "deleted" },
+    ]);
+  });
+
+  test("a second index run while one holds the lock fails with a clear message", async () => {
+    const root = tempDir();
+    const home = tempDir();
+    const lock = tryAcquireIndexLock(join(home, "index.lock"));
+    expect(lock).not.toBeNull();
+    // The lock above belongs to this (live) process, so another run must refuse it.
+    await expect(runIndex({ recallHome: home, roots: rootsFor(root), lockWaitMs: 0 })).rejects.toThrow(
+      /another recall index run/,
+    );
+    lock!.release();
+    await expect(runIndex({ recallHome: home, roots: rootsFor(root) })).resolves.toMatchObject({ added: 0 });
+  });
+
+  test("the index folder is private: 0700 folder, 0600 database", async () => {
+    const root = tempDir();
+    const home = join(tempDir(), "nested", "recall");
+    await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(statSync(databasePath(home)).mode & 0o777).toBe(0o600);
+  });
+});

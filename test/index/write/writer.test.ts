@@ -1,0 +1,115 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { databasePath } from "../../../src/index/index.ts";
+import { parseForWriting, parseRedacted } from "../../../src/index/write/parse-pipeline.ts";
+import { openIndex } from "../../../src/index/schema.ts";
+import { writePreparedSessions, type SessionToWrite } from "../../../src/index/write/writer.ts";
+import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
+import type { SourceUnit } from "../../../src/parsers/index.ts";
+import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { dumpIndex } from "../../helpers/index-dump.ts";
+
+const work = mkdtempSync(join(tmpdir(), "recall-writer-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const root = join(work, "claude");
+const sessionId = (n: number) => `${String(n).padStart(8, "0")}-cccc-4ccc-8ccc-${String(n).padStart(12, "0")}`;
+const listUnits = (): SourceUnit[] => claudeCodeParser.listUnits(claudeCodeParser.scan([root]).containers);
+
+// Twelve sessions: English and CJK text (the trigram side index, issue 13), tool calls with outputs.
+const writers = Array.from({ length: 12 }, (_, n) =>
+  writeClaudeSession(join(root, `-p${n % 3}`, `${sessionId(n)}.jsonl`), {
+    sessionId: sessionId(n),
+    cwd: `/p${n % 3}`,
+    turns: Array.from({ length: 3 }, (_, t) => ({
+      prompt: n % 4 === 0 ? `调度器介入时 ${fillerText(n + t, 8)}` : `question ${t} ${fillerText(n * 5 + t, 12)}`,
+      response: fillerText(n * 11 + t, 30),
+      tools: [
+        { name: "Read", input: { file_path: `/p${n % 3}/src/file${t}.ts` }, output: fillerText(n + 100 * t, 60) },
+      ],
+    })),
+  }),
+);
+const firstWrites: SessionToWrite[] = listUnits().map((unit) => ({
+  unit,
+  result: parseForWriting("claude-code", unit, undefined),
+}));
+const appendedPath = join(root, "-p2", `${sessionId(2)}.jsonl`);
+const firstParse = parseRedacted(
+  "claude-code",
+  firstWrites.find(({ unit }) => unit.key === appendedPath)!.unit,
+  undefined,
+);
+// The same file grows by two turns; its new unit is written again later in the same batch, resumed.
+appendClaudeTurns(appendedPath, writers[2]!, [
+  { prompt: "one more about the zeppelin cache", response: "Answered." },
+  { prompt: "和重试", response: "好的" },
+]);
+const grownUnit = listUnits().find((unit) => unit.key === appendedPath)!;
+
+const batch: SessionToWrite[] = [
+  ...firstWrites,
+  { unit: grownUnit, result: parseForWriting("claude-code", grownUnit, firstParse.resume) },
+];
+
+/** Index `sessions` into a new home, `perTransaction` sessions per transaction. */
+function writeHome(name: string, sessions: readonly SessionToWrite[], perTransaction: number): string {
+  const home = join(work, name);
+  mkdirSync(home, { recursive: true });
+  const db = openIndex(databasePath(home));
+  for (let start = 0; start < sessions.length; start += perTransaction) {
+    db.transaction(() => writePreparedSessions(db, sessions.slice(start, start + perTransaction), 1)).immediate();
+  }
+  db.close();
+  return home;
+}
+
+function sideIndex(home: string): unknown[] {
+  const db = new Database(databasePath(home), { readonly: true });
+  try {
+    return db
+      .query(
+        "SELECT s.session_id, d.level, d.turn_number, c.text FROM documents_cjk c JOIN documents d ON d.id = c.rowid JOIN sessions s ON s.id = d.session_rowid ORDER BY 1, 2, 3",
+      )
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+describe("writePreparedSessions", () => {
+  test("one batch writes the same index as one session per transaction, a session written twice in it included", () => {
+    expect(batch.at(-1)!.result.fromTurn).toBeGreaterThan(1); // the second write of session 2 did resume
+    const oneBatch = writeHome("one-batch", batch, batch.length);
+    const oneEach = writeHome("one-each", batch, 1);
+    const words = ["zeppelin", "question", "answered", "file1", "调度器介入时"];
+    expect(dumpIndex(oneBatch, { words })).toEqual(dumpIndex(oneEach, { words }));
+    expect(sideIndex(oneBatch)).toEqual(sideIndex(oneEach));
+    expect(sideIndex(oneBatch).length).toBeGreaterThan(3);
+    const db = new Database(databasePath(oneBatch), { readonly: true });
+    const turns = db.query("SELECT turn_count AS n FROM sessions WHERE session_id = ?").get(sessionId(2)) as {
+      n: number;
+    };
+    const hit = db
+      .query(
+        "SELECT d.turn_number AS turn FROM documents_fts f JOIN documents d ON d.id = f.rowid WHERE documents_fts MATCH 'zeppelin' AND d.level = 'turn'",
+      )
+      .get() as { turn: number };
+    db.close();
+    expect(turns.n).toBe(5);
+    expect(hit.turn).toBe(4);
+  });
+
+  test("the FTS rows of a batch of new sessions go to disk as one segment, not one per document", () => {
+    const home = writeHome("segments", firstWrites, firstWrites.length);
+    const db = new Database(databasePath(home), { readonly: true });
+    const segments = db.query("SELECT count(DISTINCT segid) AS n FROM documents_fts_idx").get() as { n: number };
+    const documents = db.query("SELECT count(*) AS n FROM documents").get() as { n: number };
+    db.close();
+    expect(documents.n).toBe(48);
+    expect(segments.n).toBe(1);
+  });
+});
