@@ -13,7 +13,8 @@ import { relative } from "node:path";
 import { SourceError } from "../errors.ts";
 import { errorCode, fsReason } from "./file-stats.ts";
 import type { ParseOptions, ParseResult, Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
-import { buildSession, buildTurns, noteSkip, sortMessages, type RawConversation } from "./opencode/messages.ts";
+import { buildSession, buildTurns, sortMessages, type RawConversation } from "./opencode/messages.ts";
+import { noteSkip } from "./shared/skips.ts";
 import { containerKind, scanOpencodeRoots, type ContainerKind } from "./opencode/scan.ts";
 import { listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
 import { describeSqliteError } from "./shared/readonly-sqlite.ts";
@@ -181,7 +182,7 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
       for (const message of messages) {
         const role = message.data.role;
         if (role !== "user" && role !== "assistant")
-          noteSkip(conversation.skipped, `${conversation.location}: message ${message.id}: no role`);
+          noteSkip(conversation.skipped, `${conversation.location}: message ${message.id}`, "no role");
       }
       const isSubagent = conversation.session.parentId !== null;
       const turns = buildTurns(conversation.session.id, messages, isSubagent, parseOptions.withOutputs ?? false);

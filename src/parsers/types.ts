@@ -87,12 +87,20 @@ export interface Session {
   promptOnly?: boolean;
 }
 
-/** Count of input that could not be read, and the first offending place (for one stderr line). */
+/**
+ * What a parse read but could not place in the session (issue 26): counted, grouped by reason (shared/skips.ts).
+ * JSON-serializable: resume states and parse workers carry it.
+ */
 export interface SkipReport {
-  /** Lines, records or files skipped. */
+  /** Lines or records skipped, over every reason. */
   count: number;
-  /** First offending place, e.g. `/x/y.jsonl:17: not JSON`; undefined when count is 0. */
+  /** First offending place with its reason, e.g. `/x/y.jsonl:17: not JSON`; undefined when count is 0. */
   first?: string;
+  /**
+   * Per reason (one lower-case phrase such as `not JSON`): how many, and the first place (`<path>:<line>`, or
+   * `<path>: message <id>`). Absent when nothing was skipped.
+   */
+  reasons?: Record<string, { count: number; first: string }>;
 }
 
 /**

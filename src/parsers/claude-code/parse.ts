@@ -14,10 +14,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
-import type { RawLine, SkipCounter } from "../shared/jsonl-lines.ts";
+import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
-import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
+import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
 import { applyMeta, createMeta, matchSummaries, pickTitle, type MetaState } from "./meta.ts";
 import { toRec, type Rec, type RecOptions } from "./records.ts";
 import { isUsableState, type ClaudeResumeState } from "./resume.ts";
@@ -39,7 +39,7 @@ interface Context {
   bytesRead: number;
   /** Bytes read only to hash the already-parsed prefix of a resumed parse. */
   bytesVerified: number;
-  skipped: SkipCounter;
+  skipped: SkipReport;
 }
 
 /** Mutable ingest state: metadata, sub-agent mode, records and every uuid seen (for summary leaves). */

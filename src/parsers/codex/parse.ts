@@ -12,10 +12,10 @@ import { readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
-import type { RawLine, SkipCounter } from "../shared/jsonl-lines.ts";
+import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
-import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
+import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
 import { applyLine, createMeta, stripInjectedPreamble, type CodexMeta } from "./meta.ts";
 import { itemsOfLine, type Item } from "./records.ts";
 import { isUsableState, type CodexResumeState } from "./resume.ts";
@@ -30,7 +30,7 @@ interface Context {
   withOutputs: boolean;
   bytesRead: number;
   bytesVerified: number;
-  skipped: SkipCounter;
+  skipped: SkipReport;
 }
 
 /**

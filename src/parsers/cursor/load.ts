@@ -6,16 +6,10 @@
  */
 import { SourceError } from "../../errors.ts";
 import { asObject } from "../shared/fields.ts";
+import { noteSkip } from "../shared/skips.ts";
 import type { SkipReport, SourceUnit } from "../types.ts";
 import { openCursorDatabase, readDiskRange, readDiskValue, readItem, type CursorDatabase } from "./database.ts";
-import {
-  composerBubbleMessage,
-  epochMs,
-  legacyTabMessages,
-  noteSkip,
-  parseObject,
-  type ChatMessage,
-} from "./records.ts";
+import { composerBubbleMessage, epochMs, legacyTabMessages, parseObject, type ChatMessage } from "./records.ts";
 import { bubblePrefix, chatDataKey, composerDataPrefix, composerListKey, type ChatKind } from "./units.ts";
 
 /** One chat ready for turn building. Times epoch ms UTC (0 when unknown). */
@@ -58,7 +52,7 @@ function inlineMessages(
     const bubble = asObject(value);
     const message = bubble ? composerBubbleMessage(bubble, codeBlockData, withOutputs) : undefined;
     if (message) messages.push(message);
-    else noteSkip(skipped, `${place}: conversation[${index}]: not a user or assistant bubble`);
+    else noteSkip(skipped, `${place}: conversation[${index}]`, "not a user or assistant bubble");
   });
   return messages;
 }
@@ -102,22 +96,22 @@ function loadGlobalComposer(
   for (const value of headers) {
     const bubbleId = asObject(value)?.bubbleId;
     if (typeof bubbleId !== "string") {
-      noteSkip(chat.skipped, `${handle.path}: ${key}: header without bubbleId`);
+      noteSkip(chat.skipped, `${handle.path}: ${key}`, "header without bubbleId");
       continue;
     }
     const place = `${handle.path}: ${bubblePrefix}${sessionId}:${bubbleId}`;
     if (!bodies.has(bubbleId)) {
-      noteSkip(chat.skipped, `${place}: missing`);
+      noteSkip(chat.skipped, place, "missing");
       continue;
     }
     const bubble = parseObject(bodies.get(bubbleId) ?? null);
     if (!bubble) {
-      noteSkip(chat.skipped, `${place}: not a JSON object`);
+      noteSkip(chat.skipped, place, "not a JSON object");
       continue;
     }
     const message = composerBubbleMessage(bubble, codeBlockData, withOutputs);
     if (message) chat.messages.push(message);
-    else noteSkip(chat.skipped, `${place}: not a user or assistant bubble`);
+    else noteSkip(chat.skipped, place, "not a user or assistant bubble");
   }
   return true;
 }

@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { asObject } from "../shared/fields.ts";
+import { noteSkip } from "../shared/skips.ts";
 import type { SkipReport, ToolCall } from "../types.ts";
 import { codeBlockCalls, toolFormerCall } from "./tools.ts";
 
@@ -23,12 +24,6 @@ export interface ChatMessage {
   /** Epoch ms UTC, 0 when the record has none. */
   timestamp: number;
   toolCalls: ToolCall[];
-}
-
-/** Count one skipped record, keeping the first place. */
-export function noteSkip(skipped: SkipReport, place: string): void {
-  skipped.count += 1;
-  skipped.first ??= place;
 }
 
 /** JSON text → plain object, or undefined (broken or JSON `null` values are the caller's to count). */
@@ -91,7 +86,7 @@ export function legacyTabMessages(tab: Record<string, unknown>, place: string, s
     const bubble = asObject(value);
     const type = bubble?.type;
     if (!bubble || (type !== "user" && type !== "ai")) {
-      noteSkip(skipped, `${place}: bubble ${index}: not a user or ai bubble`);
+      noteSkip(skipped, `${place}: bubble ${index}`, "not a user or ai bubble");
       return;
     }
     const text =

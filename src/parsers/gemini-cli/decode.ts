@@ -4,7 +4,8 @@
  * the same line application with a guard that stops at any record touching a message before the
  * resume anchor. Files, merging and turns are elsewhere (parse.ts, turns.ts).
  */
-import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
+import { noteSkip } from "../shared/skips.ts";
+import type { SkipReport } from "../types.ts";
 import {
   applyHeader,
   createMeta,
@@ -73,7 +74,7 @@ export function decodeJsonDocument(
   document: Record<string, unknown>,
   path: string,
   withOutputs: boolean,
-  skipped: SkipCounter,
+  skipped: SkipReport,
 ): DecodedChat {
   const meta = createMeta();
   applyHeader(meta, document);
@@ -82,7 +83,7 @@ export function decodeJsonDocument(
   for (const [index, raw] of messages.entries()) {
     const message = raw && typeof raw === "object" ? toMessage(raw as Record<string, unknown>, withOutputs) : null;
     if (!message) {
-      noteSkip(skipped, `${path}: message ${index}: no id or type`);
+      noteSkip(skipped, `${path}: message ${index}`, "no id or type");
       continue;
     }
     noteMessageTime(meta, message.t);
@@ -158,7 +159,7 @@ export interface SplitLines {
  * is returned in `partial` when it decodes, else counted as skipped ("incomplete last line").
  * @param firstLine 1-based number of the first line in `bytes`
  */
-export function splitLines(bytes: Buffer, firstLine: number, path: string, skipped: SkipCounter): SplitLines {
+export function splitLines(bytes: Buffer, firstLine: number, path: string, skipped: SkipReport): SplitLines {
   const out: SplitLines = { lines: [], partial: null, completeBytes: 0, lineCount: 0 };
   let start = 0;
   let line = firstLine;
@@ -168,7 +169,7 @@ export function splitLines(bytes: Buffer, firstLine: number, path: string, skipp
       const text = bytes.toString("utf8", start).trim();
       if (text) {
         out.partial = parseObject(text);
-        if (!out.partial) noteSkip(skipped, `${path}:${line}: incomplete last line`);
+        if (!out.partial) noteSkip(skipped, `${path}:${line}`, "incomplete last line");
       }
       break;
     }
@@ -176,7 +177,7 @@ export function splitLines(bytes: Buffer, firstLine: number, path: string, skipp
     if (text) {
       const value = parseObject(text);
       if (value) out.lines.push({ line, value });
-      else noteSkip(skipped, `${path}:${line}: not JSON`);
+      else noteSkip(skipped, `${path}:${line}`, "not JSON");
     }
     start = end + 1;
     line++;
@@ -187,13 +188,13 @@ export function splitLines(bytes: Buffer, firstLine: number, path: string, skipp
 }
 
 /** Decode a whole JSONL file (§4.3) into header + store; the partial last line is returned, not applied. */
-export function decodeJsonl(bytes: Buffer, path: string, withOutputs: boolean, skipped: SkipCounter): DecodedChat {
+export function decodeJsonl(bytes: Buffer, path: string, withOutputs: boolean, skipped: SkipReport): DecodedChat {
   const split = splitLines(bytes, 1, path, skipped);
   const meta = createMeta();
   const store = new MessageStore();
   const none = new Set<string>();
   for (const { line, value } of split.lines) {
-    applyLine(value, meta, store, none, withOutputs, (reason) => noteSkip(skipped, `${path}:${line}: ${reason}`));
+    applyLine(value, meta, store, none, withOutputs, (reason) => noteSkip(skipped, `${path}:${line}`, reason));
   }
   return {
     format: "jsonl",

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
+import { noteSkip } from "../shared/skips.ts";
+import type { SkipReport } from "../types.ts";
 import { asObject, timeOf } from "../shared/fields.ts";
 import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
 import { logsFileName } from "./scan.ts";
@@ -18,7 +19,7 @@ import { readProjectRoot } from "./units.ts";
  */
 export function readGeminiLogs(path: string): PromptHistoryFile {
   const bytes = readFileSync(path);
-  const skipped: SkipCounter = { count: 0 };
+  const skipped: SkipReport = { count: 0 };
   let entries: unknown;
   try {
     entries = JSON.parse(bytes.toString("utf8"));
@@ -26,7 +27,7 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
     entries = undefined;
   }
   if (!Array.isArray(entries)) {
-    noteSkip(skipped, `${path}: not a JSON array`);
+    noteSkip(skipped, path, "not a JSON array");
     return { prompts: [], bytesRead: bytes.length, skipped };
   }
   const folder = dirname(path);
@@ -50,7 +51,7 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
       typeof record.sessionId !== "string" ||
       typeof record.message !== "string"
     ) {
-      noteSkip(skipped, `${where}: ${problem}`);
+      noteSkip(skipped, where, problem ?? "not a user message");
       continue;
     }
     prompts.push({

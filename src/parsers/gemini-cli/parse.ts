@@ -14,11 +14,11 @@ import { readFileSync, statSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason, statFingerprint } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
-import { noteSkip, type SkipCounter } from "../shared/jsonl-lines.ts";
+import { noteSkip } from "../shared/skips.ts";
 import { prefixHashOf, readAppended } from "../shared/prefix-hash.ts";
 import type { LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
-import type { ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
+import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
 import { applyLine, decodeJsonDocument, decodeJsonl, detectFormat, splitLines, type DecodedChat } from "./decode.ts";
 import { MessageStore, type ChatMeta, type GeminiMessage } from "./records.ts";
 import { isUsableState, type GeminiResumeState } from "./resume.ts";
@@ -32,7 +32,7 @@ interface Context {
   withOutputs: boolean;
   bytesRead: number;
   bytesVerified: number;
-  skipped: SkipCounter;
+  skipped: SkipReport;
 }
 
 /**
@@ -125,7 +125,7 @@ function withPartial(
   const meta = structuredClone(decoded.meta);
   const store = decoded.store.copy();
   const outcome = applyLine(partial, meta, store, prior, context.withOutputs, (reason) =>
-    noteSkip(context.skipped, `${place}: ${reason}`),
+    noteSkip(context.skipped, place, reason),
   );
   return outcome === "touches-prior" ? null : { meta, store };
 }
@@ -202,7 +202,7 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
   const prior = new Set(state.priorIds);
   for (const { line, value } of split.lines) {
     const outcome = applyLine(value, meta, store, prior, context.withOutputs, (reason) =>
-      noteSkip(context.skipped, `${newestPath}:${line}: ${reason}`),
+      noteSkip(context.skipped, `${newestPath}:${line}`, reason),
     );
     if (outcome === "touches-prior") return null;
   }

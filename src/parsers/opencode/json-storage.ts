@@ -11,9 +11,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isMissingError, StatsDigest } from "../file-stats.ts";
 import type { SkipReport } from "../types.ts";
+import { noteSkip } from "../shared/skips.ts";
 import {
   asObject,
-  noteSkip,
   numberOf,
   stringOf,
   type RawConversation,
@@ -51,7 +51,7 @@ export function readJsonObject(path: string, tally: ReadTally): Record<string, u
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (!isMissingError(error)) throw error;
-    noteSkip(tally.skipped, `${path}: file vanished while reading`);
+    noteSkip(tally.skipped, path, "file vanished while reading");
     return undefined;
   }
   tally.bytesRead += Buffer.byteLength(text);
@@ -61,7 +61,7 @@ export function readJsonObject(path: string, tally: ReadTally): Record<string, u
   } catch {
     // fall through to the skip below
   }
-  noteSkip(tally.skipped, `${path}: not a JSON object`);
+  noteSkip(tally.skipped, path, "not a JSON object");
   return undefined;
 }
 

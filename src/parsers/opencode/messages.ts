@@ -61,12 +61,6 @@ export function numberOf(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
-/** Add one skipped record to a report, remembering the first place. */
-export function noteSkip(report: SkipReport, place: string): void {
-  report.count += 1;
-  report.first ??= place;
-}
-
 interface TurnDraft {
   timestamp: number;
   prompt: string;

@@ -11,7 +11,8 @@
 import type { Database } from "bun:sqlite";
 import { DatabaseContentError, openReadonlySqlite, type ReadonlyDatabase } from "../shared/readonly-sqlite.ts";
 import { ReadonlyDatabaseCache } from "../shared/sqlite-cache.ts";
-import { asObject, noteSkip, type RawConversation, type RawMessage, type RawSession } from "./messages.ts";
+import { noteSkip } from "../shared/skips.ts";
+import { asObject, type RawConversation, type RawMessage, type RawSession } from "./messages.ts";
 
 /** One open OpenCode database (its temp copy, if any, is deleted by {@link closeOpencodeDatabases}). */
 export interface DatabaseHandle extends ReadonlyDatabase {
@@ -169,7 +170,7 @@ export function loadDbConversation(handle: DatabaseHandle, sessionId: string): R
     conversation.bytesRead += message.data.length;
     const data = parseJsonObject(message.data);
     if (!data) {
-      noteSkip(conversation.skipped, `${handle.path}: message ${message.id}: not a JSON object`);
+      noteSkip(conversation.skipped, `${handle.path}: message ${message.id}`, "not a JSON object");
       continue;
     }
     const raw: RawMessage = { id: message.id, timeCreated: Number(message.time_created) || 0, data, parts: [] };
@@ -179,7 +180,7 @@ export function loadDbConversation(handle: DatabaseHandle, sessionId: string): R
   for (const part of selectParts(handle, sessionId)) {
     conversation.bytesRead += part.data.length;
     const data = parseJsonObject(part.data);
-    if (!data) noteSkip(conversation.skipped, `${handle.path}: part ${part.id}: not a JSON object`);
+    if (!data) noteSkip(conversation.skipped, `${handle.path}: part ${part.id}`, "not a JSON object");
     else byId.get(part.message_id)?.parts.push({ id: part.id, data });
   }
   return conversation;

@@ -4,7 +4,9 @@
  * a {@link HistoryPrompt} by the source's own record reader, anything else counted as skipped.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { decodeLines, noteSkip, type SkipCounter } from "./jsonl-lines.ts";
+import { decodeLines } from "./jsonl-lines.ts";
+import { noteSkip } from "./skips.ts";
+import type { SkipReport } from "../types.ts";
 import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "./prompt-history.ts";
 
 /**
@@ -18,12 +20,12 @@ export function readJsonlHistory(
   fromByte = 0,
 ): PromptHistoryFile {
   const bytes = fromByte > 0 ? readTail(path, fromByte) : readFileSync(path);
-  const skipped: SkipCounter = { count: 0 };
+  const skipped: SkipReport = { count: 0 };
   const decoded = decodeLines(bytes, 1, path, skipped);
   const prompts: HistoryPrompt[] = [];
   for (const { line, value } of decoded.partial ? [...decoded.lines, decoded.partial] : decoded.lines) {
     const prompt = toPrompt(value);
-    if (typeof prompt === "string") noteSkip(skipped, `${path}:${line}: ${prompt}`);
+    if (typeof prompt === "string") noteSkip(skipped, `${path}:${line}`, prompt);
     else prompts.push(prompt);
   }
   return { prompts, bytesRead: bytes.length, skipped };

@@ -3,23 +3,13 @@
  * rollouts) into decoded lines with skip counting. A range always starts at a line start; its last
  * segment without a "\n" is the line being written and is returned apart (`partial`).
  */
+import type { SkipReport } from "../types.ts";
+import { noteSkip } from "./skips.ts";
 
 /** A decoded JSON line with its 1-based line number. */
 export interface RawLine {
   line: number;
   value: Record<string, unknown>;
-}
-
-/** Lines skipped while decoding: count and first place (`<path>:<line>: <reason>`). */
-export interface SkipCounter {
-  count: number;
-  first?: string;
-}
-
-/** Count one skipped line or record, remembering the first place. */
-export function noteSkip(skipped: SkipCounter, where: string): void {
-  skipped.count++;
-  if (skipped.first === undefined) skipped.first = where;
 }
 
 /** What {@link decodeLines} found in a byte range. */
@@ -43,7 +33,7 @@ export interface DecodedLines {
  * @param path file path for skip messages
  * Examples: `{"a":1}\n{"b"` → lines [{a:1}], partial null (skipped: incomplete last line), completeBytes 8.
  */
-export function decodeLines(bytes: Buffer, firstLine: number, path: string, skipped: SkipCounter): DecodedLines {
+export function decodeLines(bytes: Buffer, firstLine: number, path: string, skipped: SkipReport): DecodedLines {
   const lines: RawLine[] = [];
   const lastNewline = bytes.lastIndexOf(10);
   const pieces = lastNewline < 0 ? [] : bytes.toString("utf8", 0, lastNewline).split("\n");
@@ -64,16 +54,16 @@ function decodeOne(
   piece: string,
   line: number,
   path: string,
-  skipped: SkipCounter,
+  skipped: SkipReport,
   reason = "not JSON",
 ): Record<string, unknown> | null {
   if (piece.length === 0 || piece.trim().length === 0) return null;
   try {
     const value: unknown = JSON.parse(piece);
     if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-    noteSkip(skipped, `${path}:${line}: not a JSON object`);
+    noteSkip(skipped, `${path}:${line}`, "not a JSON object");
   } catch {
-    noteSkip(skipped, `${path}:${line}: ${reason}`);
+    noteSkip(skipped, `${path}:${line}`, reason);
   }
   return null;
 }

@@ -4,7 +4,8 @@
  * prefix (prefix-hash.ts) and decodes only the lines appended after it. Both give the next
  * {@link LinePosition}, the three numbers a resume state keeps.
  */
-import { decodeLines, type RawLine, type SkipCounter } from "./jsonl-lines.ts";
+import type { SkipReport } from "../types.ts";
+import { decodeLines, type RawLine } from "./jsonl-lines.ts";
 import { prefixHashOf, readAppended } from "./prefix-hash.ts";
 
 /** Where a file's complete lines end. */
@@ -28,7 +29,7 @@ export interface DecodedRange {
 }
 
 /** Decode a whole file already in memory (`bytes`, read from `path`); skips are counted into `skipped`. */
-export function decodeWhole(bytes: Buffer, path: string, skipped: SkipCounter): DecodedRange {
+export function decodeWhole(bytes: Buffer, path: string, skipped: SkipReport): DecodedRange {
   const decoded = decodeLines(bytes, 1, path, skipped);
   const position = {
     offset: decoded.completeBytes,
@@ -48,7 +49,7 @@ export function decodeWhole(bytes: Buffer, path: string, skipped: SkipCounter): 
 export function decodeAppended(
   path: string,
   from: LinePosition,
-  skipped: SkipCounter,
+  skipped: SkipReport,
 ): (DecodedRange & { bytesRead: number; bytesVerified: number }) | null {
   let read: ReturnType<typeof readAppended>;
   try {
