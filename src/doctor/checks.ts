@@ -26,17 +26,24 @@ import {
   isDamagedIndexError,
   isSqliteDamage,
   openIndex,
+  readNotKept,
   type RecallPaths,
 } from "../index/index.ts";
 import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
-import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../parsers/index.ts";
+import {
+  parsers,
+  type SourceContainer,
+  type SourceId,
+  type SourceRootMap,
+  type UnavailablePath,
+} from "../parsers/index.ts";
 
 /** OK: nothing to do; WARN: works, but something is missing or at risk; FAIL: broken (doctor exits 1). */
 export type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of the doctor report. */
 export interface CheckResult {
-  /** short stable name: "sources", "folders", "index", "snapshot", "vectors", "model", "endpoint", "cleanup" */
+  /** short stable name: "sources", "folders", "index", "snapshot", "not-kept", "vectors", "model", "endpoint", "cleanup" */
   id: string;
   status: CheckStatus;
   /** one line, what was found */
@@ -47,10 +54,13 @@ export interface CheckResult {
   errorCode?: RecallErrorCode;
 }
 
-/** Containers of every source, scanned once and shared by the checks (stats only, no parsing). */
+/**
+ * Containers of every source, scanned once and shared by the checks (stats only, no parsing), with the paths that
+ * exist but cannot be read (the index keeps their sessions as they are and retries them every run).
+ */
 export type ScannedSources = Record<
   SourceId,
-  { containers: SourceContainer[]; missingRoots: string[]; roots: string[] }
+  { containers: SourceContainer[]; missingRoots: string[]; roots: string[]; unavailable: UnavailablePath[] }
 >;
 
 /** Scans the roots of every source (the parsers' stats-only scan). */
@@ -59,22 +69,31 @@ export function scanSources(roots: SourceRootMap): ScannedSources {
   for (const parser of parsers) {
     const sourceRoots = roots[parser.id] ?? [];
     const scan = parser.scan(sourceRoots);
-    out[parser.id] = { containers: scan.containers, missingRoots: scan.missingRoots, roots: sourceRoots };
+    out[parser.id] = {
+      containers: scan.containers,
+      missingRoots: scan.missingRoots,
+      roots: sourceRoots,
+      unavailable: scan.unavailable,
+    };
   }
   return out;
 }
 
-/** Sources found and readable: WARN when a source has no sessions, FAIL when a found file cannot be read. */
+/**
+ * Sources found and readable: WARN when a source has no sessions, FAIL when a found file or a folder below a root
+ * cannot be read (named, with the reason: what `recall index` reports as unavailable, issue 26).
+ */
 export function checkSources(scanned: ScannedSources): CheckResult {
   const parts: string[] = [];
   const unreadable: string[] = [];
   for (const [source, scan] of Object.entries(scanned)) {
     parts.push(`${source}: ${scan.containers.length} file(s) in ${scan.roots.join(", ") || "(none)"}`);
+    for (const entry of scan.unavailable) unreadable.push(`${entry.path} (${entry.reason})`);
     for (const container of scan.containers) {
       try {
         accessSync(container.path, constants.R_OK);
       } catch {
-        unreadable.push(container.path);
+        unreadable.push(`${container.path} (permission denied)`);
       }
     }
   }
@@ -83,8 +102,8 @@ export function checkSources(scanned: ScannedSources): CheckResult {
     return {
       id: "sources",
       status: "fail",
-      message: `${unreadable.length} session file(s) cannot be read, e.g. ${unreadable[0]}`,
-      fix: "give your user read access (chmod u+r) or pass other folders with --claude-dir / --opencode-dir / --codex-dir / --gemini-dir / --cursor-dir / --aider-dir",
+      message: `${unreadable.length === 1 ? "a path" : `${unreadable.length} paths`} below the history folders cannot be read: ${unreadable.slice(0, 3).join(", ")}${unreadable.length > 3 ? ", …" : ""}`,
+      fix: "give your user read access (chmod u+rx for a folder, u+r for a file); until then recall keeps what it indexed from there as it is, and re-indexing alone does not change that",
       errorCode: "SOURCE_UNREADABLE",
     };
   }
@@ -109,6 +128,7 @@ export function checkSources(scanned: ScannedSources): CheckResult {
 export function checkIndex(
   recallHome: string,
   roots: SourceRootMap,
+  scanned?: ScannedSources,
 ): { result: CheckResult; db: Database | undefined } {
   const path = databasePath(recallHome);
   if (!existsSync(path))
@@ -157,6 +177,21 @@ export function checkIndex(
   }
   const sessions = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n ?? 0;
   const staleness = checkStaleness(db, roots, {}, { scan: "whole" }); // every file, as status does
+  const unreadableSources = staleness.staleSources.filter((source) => (scanned?.[source].unavailable.length ?? 0) > 0);
+  if (staleness.stale && unreadableSources.length === staleness.staleSources.length) {
+    // An index run cannot read these paths either: it keeps their sessions and marks the source for a retry, which
+    // keeps it stale. Advising `recall index` would never help (issue 26); the sources check names the paths.
+    const first = scanned?.[unreadableSources[0]!].unavailable[0];
+    return {
+      result: {
+        id: "index",
+        status: "warn",
+        message: `${sessions} sessions indexed; ${unreadableSources.join(", ")} cannot be read whole (${first?.path}: ${first?.reason}), so the sessions indexed from there are kept as they are`,
+        fix: `make ${first?.path} readable (see sources); re-indexing alone does not help`,
+      },
+      db,
+    };
+  }
   if (staleness.stale) {
     return {
       result: {
@@ -175,6 +210,29 @@ export function checkIndex(
       message: `${sessions} sessions indexed at ${path}; SQLite and FTS5 integrity checks pass`,
     },
     db,
+  };
+}
+
+/**
+ * What the index could not keep (issue 26): OK when every file and record found a place; WARN naming the first
+ * rejected files and unplaced records with their reasons. Nothing to re-run: the files are untouched on disk, and
+ * `recall status --json` lists them all.
+ */
+export function checkNotKept(db: Database): CheckResult {
+  const notKept = readNotKept(db, 3);
+  if (notKept.rejectedFileCount === 0 && notKept.unplacedRecordCount === 0) {
+    return { id: "not-kept", status: "ok", message: "every file and record read so far is in the index" };
+  }
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  const examples = [
+    ...notKept.rejectedFiles.map((file) => `${file.path}: ${file.reason}`),
+    ...notKept.unplacedRecords.map((row) => `${row.first}: ${row.reason}`),
+  ].slice(0, 3);
+  return {
+    id: "not-kept",
+    status: "warn",
+    message: `${plural(notKept.rejectedFileCount, "file")} rejected whole, ${plural(notKept.unplacedRecordCount, "record")} not placed in their session (their text is not searchable), e.g. ${examples.join("; ")}`,
+    fix: "`recall status --json` lists every one with its reason; the files themselves are untouched",
   };
 }
 

@@ -9,6 +9,7 @@ import {
   checkEndpoint,
   checkIndex,
   checkLocalModel,
+  checkNotKept,
   checkSources,
   checkVectors,
   effectiveEnv,
@@ -57,12 +58,15 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   const scanned = scanSources(options.roots);
   results.push(checkSources(scanned));
   results.push(checkFolders(paths));
-  const { result: indexResult, db } = checkIndex(options.recallHome, options.roots);
+  const { result: indexResult, db } = checkIndex(options.recallHome, options.roots, scanned);
   results.push(indexResult);
   const snapshot = checkSnapshot(options.recallHome);
   if (snapshot) results.push(snapshot);
   try {
-    if (db && indexResult.status !== "fail") results.push(checkVectors(db, options.recallHome));
+    if (db && indexResult.status !== "fail") {
+      results.push(checkNotKept(db));
+      results.push(checkVectors(db, options.recallHome));
+    }
     const { env, offline } = effectiveEnv(options.env, paths);
     const { config, result } = resolveConfigForDoctor(env, paths, options.modelFlag);
     if (result) results.push(result);

@@ -100,6 +100,7 @@ export {
   type VectorLevelName,
   type VectorModel,
 } from "./vectors/vector-files.ts";
+export { readNotKept, type NotKept, type RejectedFile, type UnplacedRecords } from "./write/not-kept.ts";
 export { splitIntoChunks, chunkBudget } from "./write/chunking.ts";
 export {
   startWatcher,

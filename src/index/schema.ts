@@ -6,7 +6,9 @@
  * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id; `next_chunks` the same for a model being swapped in),
  * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/write/cjk.ts),
  * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
- * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness check). Sessions are never dropped by an index run: a vanished source
+ * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness
+ * check), `rejected_files` and `session_skips` (what could not be kept, by reason: index/write/not-kept.ts).
+ * Sessions are never dropped by an index run: a vanished source
  * marks them `source_status = 'deleted'` (DESIGN.md "The archive").
  * SQLite is the source of truth: vector files can always be rebuilt from it (DESIGN.md "Store").
  */
@@ -19,7 +21,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive
 import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 6;
+export const schemaVersion = 7;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -196,6 +198,28 @@ const migrations: Array<string | ((db: Database) => void)> = [
   CREATE INDEX IF NOT EXISTS next_chunks_status ON next_chunks(status);
   DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE level = 'session');
   UPDATE documents SET embed_hash = '' WHERE level = 'session';
+  `,
+  // v7 (issue 26, say what was not kept): files a parser rejected whole, and per session the records it could not
+  // place, by reason (index/write/not-kept.ts). Neither was recorded before: every container is listed again by the
+  // next run (units whose change key did not move are not re-parsed), and sessions that skipped records are
+  // re-parsed once to learn why.
+  `
+  CREATE TABLE IF NOT EXISTS rejected_files (
+    path TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    seen_at INTEGER NOT NULL -- epoch ms of the run that listed the file
+  );
+  CREATE TABLE IF NOT EXISTS session_skips (
+    session_rowid INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    reason TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    first_place TEXT NOT NULL,
+    PRIMARY KEY (session_rowid, reason)
+  ) WITHOUT ROWID;
+  UPDATE sessions SET change_key = '', resume_state = NULL WHERE skipped_lines > 0;
+  DELETE FROM containers;
+  DELETE FROM meta WHERE key LIKE 'containers_digest:%';
   `,
 ];
 

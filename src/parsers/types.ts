@@ -205,6 +205,13 @@ export interface ParserHooks {
    * for that container untouched and retries it on the next run. Called from `listUnits`.
    */
   onUnavailable?(containerPath: string, reason: string): void;
+  /**
+   * A file that can be read but holds no session recall can build (no header line, no session id, not the tool's
+   * format; issue 26): its text is not indexed, and the index records it with the reason (one lower-case phrase) for
+   * `recall index --json`, `status` and `doctor` (index/write/not-kept.ts). Called from `listUnits`, once per file;
+   * `path` is the file, at or below one of the listed containers.
+   */
+  onRejected?(path: string, reason: string): void;
 }
 
 /** A file or folder below a root that exists but could not be read during a scan. */

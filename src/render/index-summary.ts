@@ -5,10 +5,12 @@
  * never removes a session (only `recall forget` does), so `removed` is in the JSON only. When the embedding phase
  * ran: `embedded 120 chunks with <model>` and what failed, was rejected, had nothing to embed or is left of a
  * re-embed; the JSON has the same counts in `embedding` (null when the phase did not run) and `embedding_error`
- * (why the model could not be opened, or null).
+ * (why the model could not be opened, or null). What the index holds that could not be kept (rejected files,
+ * unplaced records: not-kept.ts) is a part of the line and four JSON fields, for the whole index, not only this run.
  */
 import type { EmbeddingSummary, IndexSummary } from "../index/index.ts";
 import { countOf } from "./format.ts";
+import { notKeptJson, notKeptPart } from "./not-kept.ts";
 
 /** One summary line (without newline). */
 export function renderIndexSummaryText(summary: IndexSummary): string {
@@ -22,6 +24,8 @@ export function renderIndexSummaryText(summary: IndexSummary): string {
   if (summary.unavailable > 0)
     parts.push(`${summary.unavailable} unavailable (${countOf(summary.kept, "session")} kept, retried next run)`);
   if (summary.failedUnits > 0) parts.push(`${summary.failedUnits} unreadable (retried next run)`);
+  const notKept = notKeptPart(summary.notKept);
+  if (notKept) parts.push(`not kept: ${notKept} (\`recall status\` lists them)`);
   const embedding = summary.embedding;
   if (embedding) parts.push(renderEmbeddingPart(embedding));
   else if (summary.embeddingError) parts.push("no vectors this run");
@@ -62,6 +66,7 @@ export function renderIndexSummaryJson(summary: IndexSummary): string {
     skipped_lines: summary.skippedLines,
     first_skipped: summary.firstSkipped ?? null,
     unreadable: summary.failedUnits,
+    ...notKeptJson(summary.notKept),
     degraded: summary.degraded,
     elapsed_ms: Math.round(summary.elapsedMs),
     missing_roots: summary.missingRoots,

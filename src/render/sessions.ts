@@ -9,6 +9,7 @@
  */
 import type { IndexStatus, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
+import { notKeptJson, notKeptLines } from "./not-kept.ts";
 import {
   countOf,
   formatBytes,
@@ -131,6 +132,7 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
         }
       : null,
     using_examples: extras.usingExamples,
+    ...notKeptJson(status.notKept),
   });
 }
 
@@ -152,6 +154,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
         ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)`
         : ""
     }`,
+    ...notKeptLines(raw.notKept).map((line, i) => (i === 0 ? palette.yellow(line) : line)),
     "",
     "by source:",
     ...status.bySource.map(

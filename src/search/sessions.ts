@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import { SessionLookupError } from "../errors.ts";
 import { lastSeenSql } from "../index/archive/archive.ts";
 import { readReembedProgress, type ReembedProgress } from "../index/vectors/generations.ts";
+import { readNotKept, type NotKept } from "../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
@@ -238,6 +239,8 @@ export interface IndexStatus {
   rejectedChunks: number;
   /** a re-embed with another model under way (index/vectors/generations.ts), or undefined */
   reembed: ReembedProgress | undefined;
+  /** files rejected whole and records that could not be placed, with reasons (issue 26; index/write/not-kept.ts) */
+  notKept: NotKept;
 }
 
 /** Summarize the index (read-only). */
@@ -282,5 +285,6 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
     skippedChunks: chunkCount(chunkStatus.skipped),
     rejectedChunks: chunkCount(chunkStatus.rejected),
     reembed: readReembedProgress(db),
+    notKept: readNotKept(db),
   };
 }

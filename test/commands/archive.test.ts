@@ -355,4 +355,26 @@ describe.skipIf(asRoot && !hasSetpriv)("an unreadable session file (issue 9; nee
         .sessions,
     ).toHaveLength(2);
   });
+
+  test("doctor names a folder that index finds unreadable, and does not advise a re-index that cannot help (issue 26)", () => {
+    const { home, root, sources } = newHome("doctor-eacces");
+    chmodSync(work, 0o755);
+    if (asRoot) Bun.spawnSync(["chown", "-R", "65534:65534", home]);
+    expect(recall(["index", "--keyword-only", ...sources], home, { prefix: unprivileged }).code).toBe(0);
+    const folder = join(root, "-home-dev-zoo");
+    chmodSync(folder, 0o000);
+    const indexed = recall(["index", "--json", "--keyword-only", ...sources], home, { prefix: unprivileged });
+    expect(JSON.parse(indexed.stdout)).toMatchObject({ unavailable: 1, kept: 2 });
+    const doctor = recall(["doctor", "--json", ...sources], home, { prefix: unprivileged });
+    const checks = Object.fromEntries(
+      JSON.parse(doctor.stdout).checks.map((check: { id: string }) => [check.id, check]),
+    );
+    expect(checks.sources.status).toBe("fail");
+    expect(checks.sources.message).toContain(`${folder} (permission denied)`);
+    expect(checks.index.status).toBe("warn");
+    expect(checks.index.message).toContain("cannot be read whole");
+    expect(checks.index.fix).toContain(`make ${folder} readable`);
+    expect(checks.index.fix).not.toContain("run `recall index`");
+    chmodSync(folder, 0o755);
+  });
 });

@@ -65,6 +65,7 @@ describe("recall doctor checks", () => {
       "folders",
       "index",
       "snapshot",
+      "not-kept",
       "vectors",
       "model",
       "cleanup",

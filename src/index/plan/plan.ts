@@ -82,6 +82,10 @@ export interface SourcePlan {
   forgottenSkipped: number;
   /** Prompt-only units left out because the session's transcript is listed now or indexed (issue 11). */
   promptOnlyShadowed: number;
+  /** Containers whose units were listed in this plan: what `rejected` says of them is now known (issue 26). */
+  listed: string[];
+  /** Files the parser rejected whole while listing `listed` (ParserHooks.onRejected). */
+  rejected: Array<{ path: string; reason: string }>;
 }
 
 /** True when `path` is one of `paths` or lies below one of them. */
@@ -168,6 +172,8 @@ function emptyPlan(
     keptByPath: new Map(),
     forgottenSkipped: 0,
     promptOnlyShadowed: 0,
+    listed: [],
+    rejected: [],
   };
 }
 
@@ -206,6 +212,7 @@ function planWholeScan(db: Database, parser: Parser, roots: string[], full: bool
   if (!full && plan.unavailable.length === 0 && planMoved(db, parser, plan, moved, hooks)) return plan;
   resetDecisions(plan);
   const units = parser.listUnits(scan.containers, unavailableHooks(plan, hooks));
+  plan.listed = scan.containers.map((container) => container.path);
   const rows = db.query<IndexedRow, [string]>(`SELECT ${indexedColumns} FROM sessions WHERE source = ?`).all(parser.id);
   classifyUnits(db, parser, units, full, plan, rows, () => true);
   return plan;
@@ -220,6 +227,8 @@ function resetDecisions(plan: SourcePlan): void {
   plan.keptByPath = new Map();
   plan.forgottenSkipped = 0;
   plan.promptOnlyShadowed = 0;
+  plan.listed = [];
+  plan.rejected = [];
 }
 
 function unavailableHooks(plan: SourcePlan, hooks: ParserHooks): ParserHooks {
@@ -228,6 +237,10 @@ function unavailableHooks(plan: SourcePlan, hooks: ParserHooks): ParserHooks {
     onUnavailable(path, reason) {
       addUnavailable(plan.unavailable, { path, reason });
       hooks.onUnavailable?.(path, reason);
+    },
+    onRejected(path, reason) {
+      plan.rejected.push({ path, reason });
+      hooks.onWarning?.(`${path}: ${reason}; not indexed`);
     },
   };
 }
@@ -258,6 +271,7 @@ function planMoved(
   }
   const units = listed.size === 0 ? [] : parser.listUnits([...listed.values()], unavailableHooks(plan, hooks));
   if (plan.unavailable.length > 0) return false;
+  plan.listed = [...listed.keys()];
   const reconciled = new Set([...listed.keys(), ...plan.vanished]);
   // Three lookups, each by its own index (`+source` keeps SQLite off the source index: one OR of the three, or a
   // lookup by source first, reads every row of the source, ~90 ms at 20k sessions).

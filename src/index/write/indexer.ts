@@ -39,6 +39,7 @@ import { planSource, scanStateUpdate, type SourcePlan } from "../plan/plan.ts";
 import { embedConfigMetaKey, nextFingerprintKey, recoverInterruptedSwap } from "../vectors/generations.ts";
 import { chunkStatus, openIndex, readMeta, writeMeta } from "../schema.ts";
 import { snapshotIfDue } from "../archive/snapshot.ts";
+import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 
 /** Progress and warning callbacks of an index run. */
@@ -118,6 +119,12 @@ export interface IndexSummary {
   firstSkipped?: string;
   /** Files or containers that could not be read at all (warned). */
   failedUnits: number;
+  /**
+   * What the index does not hold of what the sources hold, after this run (issue 26): files rejected whole and
+   * records of indexed sessions that could not be placed, with reasons (not-kept.ts). The state of the whole
+   * index, not only of this run.
+   */
+  notKept: NotKept;
   /** True when anything was skipped, failed or unavailable (the JSON marks the run degraded). */
   degraded: boolean;
   elapsedMs: number;
@@ -158,6 +165,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     bytesRead: 0,
     skippedLines: 0,
     failedUnits: 0,
+    notKept: { rejectedFiles: [], rejectedFileCount: 0, unplacedRecords: [], unplacedRecordCount: 0 },
     degraded: false,
     elapsedMs: 0,
     missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
@@ -182,6 +190,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
         (summary.embedding?.embedded ?? 0) >
       0;
     snapshotIfDue(db, options.recallHome, { changed, onWarning: options.hooks?.onWarning }); // daily, under the lock (snapshot.ts; issue 9)
+    summary.notKept = readNotKept(db);
   } finally {
     db.close();
     lock.release();
@@ -274,6 +283,7 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
   const failedContainers = await parseAndWrite(db, parser, plan, options, summary, seenAt);
   const update = scanStateUpdate(db, parser, plan, failedContainers);
   if (update) storeScanState(db, parser.id, update, seenAt, seenAtMetaKey(parser.id));
+  storeRejectedFiles(db, parser.id, plan.listed, plan.vanished, plan.rejected, seenAt);
 }
 
 /** Mark vanished sessions deleted and returned-unchanged ones present, in one transaction. */

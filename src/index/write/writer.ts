@@ -14,6 +14,7 @@ import type { ParseResult, Session, SkipReport, SourceUnit, Turn } from "../../p
 import { encodeTurnOutputs } from "../archive/archive.ts";
 import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
 import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
+import { replaceSessionSkips } from "./not-kept.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
 export type StoredToolCall = Pick<
@@ -205,6 +206,7 @@ function writeSession(
   const whole = isNew ? prepared.whole : undefined;
   const fromTurn = isNew ? 1 : prepared.fromTurn;
   const rowid = upsertSessionRow(db, unit, prepared, existing?.id, seenAt, whole?.files ?? "[]");
+  replaceSessionSkips(db, rowid, prepared.skipped);
   // Deleting turns cascades to their turn_outputs rows; a new session has none.
   if (!isNew) db.query("DELETE FROM turns WHERE session_rowid = ? AND number >= ?").run(rowid, fromTurn);
   const insertTurn = db.query(

@@ -11,6 +11,7 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errorCode, fsReason, isMissingError } from "../file-stats.ts";
+import { rejectFile } from "../shared/skips.ts";
 import type { ParserHooks, SourceContainer, SourceUnit } from "../types.ts";
 import { projectDirOf, projectRootFileName } from "./scan.ts";
 
@@ -63,7 +64,7 @@ function readFileHead(container: SourceContainer, hooks: ParserHooks | undefined
   }
   const sessionId = sessionIdPattern.exec(text)?.[1];
   if (!sessionId) {
-    hooks?.onWarning?.(`skipped ${container.path}: no sessionId`);
+    rejectFile(hooks, container.path, "no sessionId");
     return null;
   }
   const start = Date.parse(startTimePattern.exec(text)?.[1] ?? "");

@@ -4,7 +4,7 @@
  * parser counts into one {@link SkipReport} per session, grouped by reason, so `recall index --json`, `status` and
  * `doctor` can say what was lost, where and why (src/index/write/writer.ts stores the reasons per session).
  */
-import type { SkipReport } from "../types.ts";
+import type { ParserHooks, SkipReport } from "../types.ts";
 
 /** A report with nothing skipped. */
 export function emptySkips(): SkipReport {
@@ -42,6 +42,16 @@ export function mergeSkips(into: SkipReport, from: SkipReport | undefined): Skip
     else reasons[reason] = { ...entry };
   }
   return into;
+}
+
+/**
+ * Report a file that holds no session recall can build (ParserHooks.onRejected: the index records it with the
+ * reason); without that hook, one warning line.
+ * @param reason one lower-case phrase, e.g. `no sessionId`
+ */
+export function rejectFile(hooks: ParserHooks | undefined, path: string, reason: string): void {
+  if (hooks?.onRejected) hooks.onRejected(path, reason);
+  else hooks?.onWarning?.(`${path}: ${reason}; not indexed`);
 }
 
 /** A deep copy of a report (resume states keep one that later parses must not change). */
