@@ -272,6 +272,7 @@ function buildState(
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,
+    skipped: position.skipped,
     withOutputs: context.withOutputs,
     anchor: last ? (recs[last.promptIndex]?.u ?? null) : null,
     anchorTurn: last ? last.number : firstNumber,

@@ -67,6 +67,7 @@ function parseFull(context: Context): ParseResult {
     });
   }
   context.bytesRead += bytes.length;
+  context.skipped = { count: 0 }; // a resumed parse that gave up may have counted the earlier lines' skips already
   const decoded = decodeWhole(bytes, context.path, context.skipped);
   const meta = createMeta();
   const items = ingest(context, meta, decoded.lines);
@@ -173,6 +174,7 @@ function buildState(
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,
+    skipped: position.skipped,
     withOutputs: context.withOutputs,
     meta,
     tail: last ? items.slice(last.startIndex) : [],

@@ -31,9 +31,17 @@ export interface DecodedLines {
  * @param bytes UTF-8 bytes of a range that starts at a line start
  * @param firstLine 1-based number of the first line in `bytes`
  * @param path file path for skip messages
+ * @param partialSkipped where the skip of an unterminated last line is counted (default `skipped`): a resume state
+ *   keeps only the skips of complete lines, as the line being written is read again by the next parse
  * Examples: `{"a":1}\n{"b"` → lines [{a:1}], partial null (skipped: incomplete last line), completeBytes 8.
  */
-export function decodeLines(bytes: Buffer, firstLine: number, path: string, skipped: SkipReport): DecodedLines {
+export function decodeLines(
+  bytes: Buffer,
+  firstLine: number,
+  path: string,
+  skipped: SkipReport,
+  partialSkipped: SkipReport = skipped,
+): DecodedLines {
   const lines: RawLine[] = [];
   const lastNewline = bytes.lastIndexOf(10);
   const pieces = lastNewline < 0 ? [] : bytes.toString("utf8", 0, lastNewline).split("\n");
@@ -44,7 +52,7 @@ export function decodeLines(bytes: Buffer, firstLine: number, path: string, skip
   let partial: RawLine | null = null;
   const rest = bytes.toString("utf8", lastNewline + 1);
   if (rest.trim().length > 0) {
-    const value = decodeOne(rest, firstLine + pieces.length, path, skipped, "incomplete last line");
+    const value = decodeOne(rest, firstLine + pieces.length, path, partialSkipped, "incomplete last line");
     if (value) partial = { line: firstLine + pieces.length, value };
   }
   return { lines, partial, completeBytes: lastNewline + 1, lineCount: pieces.length };

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runIndex } from "../../../src/index/index.ts";
-import { writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { appendClaudeTurns, writeClaudeSession } from "../../helpers/claude-writer.ts";
 
 /**
  * Issue 26, "say what was not kept": a file rejected whole and records that could not be placed are stored with their
@@ -92,6 +92,30 @@ describe("what the index could not keep (issue 26)", () => {
       unplacedRecords: [],
       unplacedRecordCount: 0,
     });
+  });
+
+  test("an append parsed from the resume state still reports the records the earlier bytes could not place", async () => {
+    const claudeRoot = tempDir();
+    const empty = tempDir();
+    const home = tempDir();
+    const file = join(claudeRoot, "-home-dev-app", `${sessionId}.jsonl`);
+    const state = writeClaudeSession(file, {
+      sessionId,
+      cwd: "/home/dev/app",
+      turns: [{ prompt: "why does the docker bridge fail", response: "The network is missing." }],
+    });
+    appendFileSync(file, "this is not json\n");
+    const roots = { "claude-code": [claudeRoot], opencode: [empty], "gemini-cli": [empty], codex: [empty] };
+    const first = await runIndex({ recallHome: home, roots });
+    expect(first.notKept.unplacedRecordCount).toBe(1);
+    appendClaudeTurns(file, state, [{ prompt: "and the overlay network", response: "Also missing." }]);
+    appendFileSync(file, "also not json\n");
+    const second = await runIndex({ recallHome: home, roots });
+    expect(second.updated).toBe(1);
+    expect(second.bytesRead).toBeLessThan(Bun.file(file).size); // resumed: only the appended bytes were decoded
+    expect(second.notKept.unplacedRecords).toEqual([
+      { source: "claude-code", sessionId, path: file, reason: "not JSON", count: 2, first: `${file}:3` },
+    ]);
   });
 
   test("index --json, status and doctor say the same thing", async () => {
