@@ -10,14 +10,31 @@
  * carry ids, title, dates, score and a one-line preview; `full` adds every field of the CLI's JSON.
  */
 import * as z from "zod";
+import { type SourceId, sourceIds } from "../parsers/index.ts";
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().describe(description);
 
+/**
+ * Each source as an agent knows it. A record over every `SourceId`, so a source added to `sourceIds`
+ * (src/parsers/types.ts) fails typecheck until it is named here, and the lists below follow `sourceIds`.
+ */
+const sourceNames: Record<SourceId, string> = {
+  "claude-code": "Claude Code",
+  opencode: "OpenCode",
+  codex: "Codex CLI",
+  "gemini-cli": "Gemini CLI",
+  cursor: "Cursor",
+  aider: "Aider",
+};
+
+/** The tools recall reads, by name in display order: `Claude Code, OpenCode, Codex CLI, …`. */
+export const sourceNameList = sourceIds.map((id) => sourceNames[id]).join(", ");
+
 /** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
 const scope = {
   project: text("Project path/name contains").optional(),
-  source: text("claude-code|opencode|codex|gemini-cli|cursor|aider").optional(),
+  source: text(sourceIds.join("|")).optional(),
 };
 const dates = {
   since: text("Date or age (7d)").optional(),
@@ -58,8 +75,7 @@ export const inputShapes = {
 
 /** Tool descriptions: what it answers and which tool comes next. */
 export const descriptions = {
-  search:
-    "Search past coding-agent sessions (Claude Code, OpenCode) by keyword and meaning. depth 1: sessions; depth 2: turns. Then read_turns.",
+  search: `Search past coding-agent sessions (${sourceNameList}) by keywords, exact identifiers included, and by meaning once the embedding model is set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
   read_turns:
     "Read a session's turns: prompts, replies, compact tool calls (redacted). Long output is cut with the range to ask next.",
   list_sessions: "List sessions, newest first.",

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sourceIds } from "../../src/parsers/index.ts";
 import { call, connectStdio, exampleFlags, fromSource, isolatedEnv, repo, textOf, type Connection } from "./helpers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-mcp-tools-"));
@@ -42,6 +43,15 @@ describe("issue 10: the MCP tools over stdio", () => {
       expect(tool.outputSchema).toBeDefined();
       expect(tool.annotations?.readOnlyHint).toBe(true);
     }
+  });
+
+  test("issue 26: the search tool's description names all six tools recall reads, and source lists every source id", async () => {
+    const { tools } = await server.client.listTools();
+    const search = tools.find((tool) => tool.name === "search")!;
+    expect(search.description).toContain("(Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider)");
+    expect(search.description).toContain("exact identifiers");
+    const source = (search.inputSchema.properties as Record<string, { description: string }>).source!;
+    expect(source.description.split("|")).toEqual([...sourceIds]);
   });
 
   test("search at depth 1 in the index format finds the session by its words, one short entry per result", async () => {
