@@ -83,6 +83,24 @@ export const descriptions = {
   recent: "Latest sessions with first/last prompts: where did we leave off? Default project: the server's folder.",
 };
 
+/**
+ * The server's `instructions` (initialize result), which clients such as Claude Code put in the agent's system
+ * prompt: when recall helps, the way from a session to its turns to their text, and the budget and paging
+ * rules. Kept under 1,500 characters: Claude Code cuts server instructions at 2 KB (its MCP docs, "For MCP server
+ * authors"), and a client shows them in every session.
+ */
+export const serverInstructions = [
+  `recall searches the saved history of this machine's coding-agent sessions (${sourceNameList}), including sessions those tools have since deleted.`,
+  'Use it when the user refers to earlier work ("what did we do about X", "last time", "where did we leave off"), before redoing an investigation, or to find an exact identifier, error message, command or path seen before.',
+  "Go from sessions to turns to text:",
+  "1. search (depth 1) lists sessions with their best turn;",
+  "2. search depth=2 session=ID lists the matching turns inside one session;",
+  "3. read_turns session=ID from=N to=M reads those turns in full (secrets redacted).",
+  "recent answers where we left off in this project; timeline, what happened around a moment; list_sessions lists by date.",
+  "read_turns answers in at most budget characters (default 8000, 500-200000), header and notes included. When more is left it ends with [truncated, N more characters, ask for turns X-Y] (with from_char=C when it stopped inside a turn): call read_turns again with from=X to=Y and that from_char to continue exactly where it stopped; nothing is skipped.",
+  "The list tools page with offset: pass next_offset to get the next page.",
+].join("\n");
+
 // ── output schemas ──────────────────────────────────────────────────────────
 
 const nullableText = z.string().nullable();

@@ -22,11 +22,18 @@ import {
 import { createBackend, type Backend } from "./backend.ts";
 import { listenHttp } from "./http.ts";
 import { ensureToken } from "./token.ts";
+import { serverInstructions } from "./schemas.ts";
 import { registerTools } from "./tools.ts";
 
-/** Build one McpServer (name `recall`, the package version) with the five tools over `backend`. */
+/**
+ * Build one McpServer (name `recall`, the package version) with the five tools over `backend`; its initialize
+ * result carries the instructions of schemas.ts (when to use recall, search → turns → read_turns, budget and paging).
+ */
 export function createRecallServer(backend: Backend): McpServer {
-  const server = new McpServer({ name: "recall", version: packageJson.version }, { capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: "recall", version: packageJson.version },
+    { capabilities: { tools: {} }, instructions: serverInstructions },
+  );
   registerTools(server, backend);
   return server;
 }

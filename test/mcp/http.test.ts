@@ -124,6 +124,7 @@ describe("issue 10: recall mcp --http", () => {
     await client.connect(transport);
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("read_turns");
+      expect(client.getInstructions()).toContain("3. read_turns session=ID from=N to=M"); // issue 26: HTTP too
       const result = await call(client, "search", { query: "containers cannot reach postgres on the host", limit: 1 });
       expect(textOf(result)).toContain("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
     } finally {

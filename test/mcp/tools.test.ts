@@ -54,6 +54,24 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(source.description.split("|")).toEqual([...sourceIds]);
   });
 
+  test("issue 26: the initialize result carries instructions: when to use recall, search to turns to read_turns, budget and paging", () => {
+    const instructions = server.client.getInstructions() ?? "";
+    expect(instructions.length).toBeGreaterThan(0);
+    expect(instructions.length).toBeLessThanOrEqual(2048); // Claude Code cuts server instructions at 2 KB
+    for (const phrase of [
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider",
+      "what did we do about X",
+      "exact identifier",
+      "1. search (depth 1)",
+      "2. search depth=2 session=ID",
+      "3. read_turns session=ID from=N to=M",
+      "at most budget characters (default 8000",
+      "from_char",
+      "next_offset",
+    ])
+      expect(instructions).toContain(phrase);
+  });
+
   test("search at depth 1 in the index format finds the session by its words, one short entry per result", async () => {
     const result = await call(server.client, "search", { query: "containers cannot reach postgres on the host" });
     expect(result.isError).toBeFalsy();
