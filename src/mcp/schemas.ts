@@ -60,7 +60,8 @@ export const inputShapes = {
     session: text("Session id or 8+ char prefix"),
     from: count("Default 1").optional(),
     to: count("Default last").optional(),
-    budget: count("Max chars, default 8000").optional(),
+    budget: count("Max chars of the answer, default 8000").optional(),
+    from_char: count("Resume turn `from` at this char (from a [truncated] marker)").optional(),
   },
   list_sessions: { ...scope, ...dates, ...paging(20), ...format },
   timeline: {
@@ -77,7 +78,7 @@ export const inputShapes = {
 export const descriptions = {
   search: `Search past coding-agent sessions (${sourceNameList}) by keywords, exact identifiers included, and by meaning once the embedding model is set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
   read_turns:
-    "Read a session's turns: prompts, replies, compact tool calls (redacted). Long output is cut with the range to ask next.",
+    "Read a session's turns: prompts, replies, compact tool calls (redacted). At most budget chars; when cut, a marker says what to ask next.",
   list_sessions: "List sessions, newest first.",
   timeline: "Turns before and after an anchor, across projects: what was I doing then?",
   recent: "Latest sessions with first/last prompts: where did we leave off? Default project: the server's folder.",
@@ -191,10 +192,15 @@ export const outputShapes = {
         prompt: z.string(),
         response: z.string(),
         tools: z.array(toolCall),
+        /** Shown in part: characters [from_char, to_char) of the turn's text of total_chars (turns-text.ts). */
         cut: z.boolean().optional(),
+        part: z.object({ from_char: z.number(), to_char: z.number(), total_chars: z.number() }).optional(),
       }),
     ),
-    truncated: z.object({ more_chars: z.number(), next_from: z.number(), next_to: z.number() }).nullable(),
+    /** Where the next page starts: turns next_from-next_to, from character next_from_char of next_from (0: its start). */
+    truncated: z
+      .object({ more_chars: z.number(), next_from: z.number(), next_to: z.number(), next_from_char: z.number() })
+      .nullable(),
   },
   list_sessions: { results: z.array(sessionItem), ...page },
   timeline: { anchor_time: nullableText, results: z.array(turnItem) },

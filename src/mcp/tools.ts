@@ -31,7 +31,7 @@ import {
 import type { Backend } from "./backend.ts";
 import { recentOutput, searchOutput, sessionsOutput, timelineOutput, type ToolOutput } from "./format.ts";
 import { descriptions, inputShapes, outputShapes, type ResultFormat } from "./schemas.ts";
-import { parseBudget, readTurnsOutput } from "./turns-text.ts";
+import { parseBudget, parseFromChar, readTurnsOutput } from "./turns-text.ts";
 
 /**
  * A failure as one line for the model: the message, the candidates of an ambiguous id, and the hint.
@@ -106,6 +106,7 @@ export function registerTools(server: McpServer, backend: Backend): void {
     (args) =>
       answer(async () => {
         const budgetChars = parseBudget(args.budget);
+        const fromChar = parseFromChar(args.from_char);
         return backend.withIndex((db) => {
           const summary = findSession(db, args.session);
           const read = readSessionTurns(db, summary, { redact: true });
@@ -116,7 +117,7 @@ export function registerTools(server: McpServer, backend: Backend): void {
             args.from,
             args.to,
           );
-          return readTurnsOutput({ summary, read, range, budgetChars });
+          return readTurnsOutput({ summary, read, range, budgetChars, fromChar });
         });
       }),
   );

@@ -1,15 +1,19 @@
 /**
  * The `read_turns` answer (level 3 for an agent, issue 10): whole prompts and replies with compact tool calls —
  * a Read is its path, a Write its path and line count, an Edit its path and +/− lines, a Bash its command,
- * error status and first output lines; never a raw JSON payload — cut at a character budget at a turn
- * boundary, with an explicit "truncated, N more characters, ask for turns X-Y" marker.
+ * error status and first output lines; never a raw JSON payload. The text is a hard maximum of `budget`
+ * characters, header and marker included (issue 26: 1,570 characters came back for 1,500), and paging loses
+ * nothing: a page ends at a turn boundary or inside a turn, and its marker names the turn and character to
+ * continue from. Paging (which turns and characters fit) is turns-page.ts; this module renders.
  */
 import { UsageError } from "../errors.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
-import { archiveNote } from "../render/show.ts";
+import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
 import { localMinute, isoTime, noTurnsNote, oneLine, promptOnlyMarker } from "../render/format.ts";
+import { archiveNote } from "../render/show.ts";
 import type { SessionRead, SessionSummary, TurnRange } from "../search/index.ts";
 import { finishOutput, sessionItemOf, type ToolOutput } from "./format.ts";
+import { fillPage } from "./turns-page.ts";
 
 /** Default character budget of one answer (~2,000 tokens at ~4 characters a token). */
 export const defaultBudgetChars = 8000;
@@ -34,6 +38,20 @@ export function parseBudget(value: number | undefined): number {
   return value;
 }
 
+/**
+ * Check a `from_char` argument. Examples: undefined → 0; 1234 → 1234; -1 or 1.5 → UsageError.
+ * @throws UsageError "from_char must be a whole number of at least 0, got <value>"
+ */
+export function parseFromChar(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!Number.isInteger(value) || value < 0)
+    throw new UsageError(
+      `from_char must be a whole number of at least 0, got ${value}`,
+      "use the from_char of a [truncated] marker",
+    );
+  return value;
+}
+
 /** A tool call as read_turns gives it (schemas.ts `toolCall`). */
 interface CompactCall {
   name: string;
@@ -44,7 +62,11 @@ interface CompactCall {
   output?: string;
 }
 
-/** A turn as read_turns gives it; `cut` marks a turn shortened to fit the budget. */
+/**
+ * A turn as read_turns gives it. A turn shown only in part has `cut: true` and `part`: the characters of its text
+ * shown ([from_char, to_char) of total_chars), with the prompt and reply cut to them and the calls whose line
+ * starts among them (a call belongs to the page where its line starts).
+ */
 interface CompactTurn {
   turn: number;
   timestamp: string | null;
@@ -52,6 +74,7 @@ interface CompactTurn {
   response: string;
   tools: CompactCall[];
   cut?: boolean;
+  part?: { from_char: number; to_char: number; total_chars: number };
 }
 
 function firstOutputLines(call: ToolCall): string | undefined {
@@ -76,13 +99,15 @@ function compactCall(call: ToolCall): CompactCall {
   };
 }
 
-const compactTurn = (turn: Turn): CompactTurn => ({
-  turn: turn.number,
-  timestamp: isoTime(turn.timestamp),
-  prompt: turn.prompt,
-  response: turn.response,
-  tools: turn.toolCalls.map(compactCall),
-});
+/** A turn in the compact form, control characters already shown as `\xNN`, so the text measured is the text sent. */
+const compactTurn = (turn: Turn): CompactTurn =>
+  neutralizeStrings({
+    turn: turn.number,
+    timestamp: isoTime(turn.timestamp),
+    prompt: turn.prompt,
+    response: turn.response,
+    tools: turn.toolCalls.map(compactCall),
+  });
 
 /** One call as a line: `[Edit] src/x.ts (+12 −3)`, `[Write] a.md (40 lines)`, `[Bash] npm test (error)` + output. */
 function callText(call: CompactCall): string {
@@ -96,24 +121,62 @@ function callText(call: CompactCall): string {
   return call.output ? `${head}\n${call.output.replace(/^/gm, "    ")}` : head;
 }
 
-function turnText(turn: CompactTurn): string {
-  const parts = [
-    `── turn ${turn.turn} · ${turn.timestamp ? localMinute(Date.parse(turn.timestamp)) : "unknown"} ──`,
-    turn.prompt.replace(/^/gm, "> "),
-  ];
-  if (turn.response) parts.push(turn.response);
-  if (turn.tools.length > 0) parts.push(turn.tools.map(callText).join("\n"));
-  return parts.join("\n");
+/** A rendered part of a turn and the field it shows; a turn's text is its segments joined by newlines. */
+interface Segment {
+  kind: "head" | "prompt" | "response" | "call";
+  text: string;
+  /** The call's index in `tools` (kind "call"). */
+  call?: number;
 }
 
-/** A turn shortened to about `maxChars` of text: outputs dropped, then prompt and reply cut, calls listed first 10. */
-function shrinkTurn(turn: CompactTurn, maxChars: number): CompactTurn {
-  const cut = (text: string, chars: number) =>
-    text.length > chars ? `${text.slice(0, Math.max(0, chars - 1))}…` : text;
-  const tools = turn.tools.slice(0, 10).map(({ output: _output, ...call }) => call);
-  const room = Math.max(100, maxChars - 80 - tools.reduce((sum, call) => sum + callText(call).length + 1, 0));
-  const prompt = cut(turn.prompt, Math.floor(room / 3));
-  return { ...turn, prompt, response: cut(turn.response, room - prompt.length), tools, cut: true };
+function turnSegments(turn: CompactTurn): Segment[] {
+  const time = turn.timestamp ? localMinute(Date.parse(turn.timestamp)) : "unknown";
+  const segments: Segment[] = [
+    { kind: "head", text: `── turn ${turn.turn} · ${time} ──` },
+    { kind: "prompt", text: turn.prompt.replace(/^/gm, "> ") },
+  ];
+  if (turn.response) segments.push({ kind: "response", text: turn.response });
+  for (const [index, call] of turn.tools.entries()) segments.push({ kind: "call", text: callText(call), call: index });
+  return segments;
+}
+
+const turnText = (turn: CompactTurn) =>
+  turnSegments(turn)
+    .map((segment) => segment.text)
+    .join("\n");
+
+/**
+ * The index in `prompt` of position `at` of its `> `-prefixed rendering (a position inside a prefix maps to the
+ * start of its line). Examples ("ab\ncd", rendered "> ab\n> cd"): 0 → 0; 3 → 1; 4 → 2; 6 → 3; 9 → 5.
+ */
+function promptIndex(prompt: string, at: number): number {
+  let rendered = 0;
+  let raw = 0;
+  for (const line of prompt.split("\n")) {
+    const lineEnd = rendered + 2 + line.length;
+    if (at <= lineEnd) return raw + Math.max(0, Math.min(at - rendered - 2, line.length));
+    rendered = lineEnd + 1;
+    raw += line.length + 1;
+  }
+  return prompt.length;
+}
+
+/** The part of `turn` whose text is characters [from, to) of its whole text (`total` characters). */
+function turnPart(turn: CompactTurn, from: number, to: number, total: number): CompactTurn {
+  let prompt = "";
+  let response = "";
+  const tools: CompactCall[] = [];
+  let start = 0;
+  for (const segment of turnSegments(turn)) {
+    const end = start + segment.text.length;
+    const [low, high] = [Math.max(from, start) - start, Math.min(to, end) - start];
+    if (segment.kind === "prompt" && low < high)
+      prompt = turn.prompt.slice(promptIndex(turn.prompt, low), promptIndex(turn.prompt, high));
+    if (segment.kind === "response" && low < high) response = turn.response.slice(low, high);
+    if (segment.kind === "call" && start >= from && start < to) tools.push(turn.tools[segment.call!]!);
+    start = end + 1;
+  }
+  return { ...turn, prompt, response, tools, cut: true, part: { from_char: from, to_char: to, total_chars: total } };
 }
 
 /** What read_turns renders. */
@@ -122,63 +185,79 @@ export interface ReadTurnsView {
   read: SessionRead;
   range: TurnRange;
   budgetChars: number;
+  /** Where in the text of the range's first turn to start (a marker's `from_char`); 0 from its start. */
+  fromChar: number;
+}
+
+/** `text` cut to at most `maxChars` characters, the cut marked by `…`. */
+const capLine = (text: string, maxChars: number) => (text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text);
+
+/** The marker that ends a page with more to read: `[truncated, N more characters, ask for turns X-Y from_char=C]`. */
+const markerText = (moreChars: number, nextFrom: number, nextTo: number, nextFromChar: number) =>
+  `[truncated, ${moreChars} more characters, ask for turns ${nextFrom}-${nextTo}${nextFromChar > 0 ? ` from_char=${nextFromChar}` : ""}]`;
+
+/**
+ * @throws UsageError when `fromChar` is not inside the first turn's text
+ */
+function checkFromChar(fromChar: number, texts: string[], range: TurnRange): void {
+  if (fromChar === 0) return;
+  const length = texts[0]?.length ?? 0;
+  if (fromChar >= length)
+    throw new UsageError(
+      `from_char ${fromChar} is past the end of turn ${range.from} (${length} characters)`,
+      "use the from_char of the last [truncated] marker, with the same from",
+    );
 }
 
 /**
  * The read_turns answer: a header (session, project, title, "turns X-Y of N", archive note, resume command),
- * then whole turns while they fit the budget. A first turn longer than the whole budget is shortened
- * (`cut: true`); the rest is announced by the marker with the turns to ask for next.
+ * then the turns from character `fromChar` of the first, as many as fit, and when more is left the marker naming
+ * where to continue. The whole text is at most `budgetChars` characters: header lines are cut to a sixth of the
+ * budget each, a turn that does not fit is shown in part (turns-page.ts), and the marker's room is kept back.
+ * @throws UsageError when `fromChar` is not inside the first turn's text
  */
 export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
-  const { summary, read, range } = view;
+  const { summary, read, range, budgetChars, fromChar } = view;
   const session = sessionItemOf(summary, "full");
+  const turns = range.turns.map(compactTurn);
+  const texts = turns.map(turnText);
+  checkFromChar(fromChar, texts, range);
   const note = archiveNote({
     fromArchive: read.fromArchive,
     archiveReason: read.archiveReason,
     sourceStatus: summary.sourceStatus,
     lastSeenAt: summary.lastSeenAt,
   });
-  const header = (to: number) => [
-    `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
-    `${range.total === 0 ? noTurnsNote : `turns ${range.from}-${to} of ${range.total}`}${note ? ` · ${note}` : ""}`,
-    `resume: ${session.resume_command ?? `none ${promptOnlyMarker}`}`,
-  ];
-  let remaining = view.budgetChars - header(range.to).join("\n").length;
-  const shown: CompactTurn[] = [];
-  const texts: string[] = [];
-  let moreChars = 0;
-  let nextFrom: number | undefined;
-  for (const turn of range.turns.map(compactTurn)) {
-    const text = turnText(turn);
-    if (nextFrom === undefined && text.length + 1 <= remaining) {
-      shown.push(turn);
-      texts.push(text);
-      remaining -= text.length + 1;
-      continue;
-    }
-    if (nextFrom === undefined && shown.length === 0) {
-      const shrunk = shrinkTurn(turn, remaining);
-      const shrunkText = turnText(shrunk);
-      shown.push(shrunk);
-      texts.push(shrunkText);
-      moreChars += Math.max(0, text.length - shrunkText.length);
-      nextFrom = turn.turn + 1 <= range.to ? turn.turn + 1 : turn.turn;
-      continue;
-    }
-    nextFrom ??= turn.turn;
-    moreChars += text.length + 1;
-  }
-  const truncated = nextFrom === undefined ? null : { more_chars: moreChars, next_from: nextFrom, next_to: range.to };
+  const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
+  const header = (to: number) =>
+    [
+      `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
+      `${range.total === 0 ? noTurnsNote : `turns ${range.from}-${to} of ${range.total}${startNote}`}${note ? ` · ${note}` : ""}`,
+      `resume: ${session.resume_command ?? `none ${promptOnlyMarker}`}`,
+    ].map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
+  // The header with the range's last turn is the longest it can be (the turn shown last has no more digits).
+  const longestMarker = markerText(
+    texts.join("\n").length,
+    range.to,
+    range.to,
+    Math.max(0, ...texts.map((t) => t.length)),
+  );
+  const page = fillPage(texts, fromChar, budgetChars - header(range.to).join("\n").length, longestMarker.length);
+  const shown = page.pieces.map((piece) =>
+    piece.from === 0 && piece.to === texts[piece.index]!.length
+      ? turns[piece.index]!
+      : turnPart(turns[piece.index]!, piece.from, piece.to, texts[piece.index]!.length),
+  );
   const lastShown = shown.length > 0 ? shown[shown.length - 1]!.turn : range.to;
-  const lines = [...header(lastShown), ...texts];
-  if (truncated) {
-    const whole = shown.some((turn) => turn.cut)
-      ? ` (turn ${shown[0]!.turn} was cut: ask for it alone with a larger budget)`
-      : "";
-    lines.push(
-      `[truncated, ${truncated.more_chars} more characters, ask for turns ${truncated.next_from}-${truncated.next_to}${whole}]`,
-    );
-  }
+  const { next } = page;
+  const truncated = next
+    ? { more_chars: page.moreChars, next_from: turns[next.index]!.turn, next_to: range.to, next_from_char: next.char }
+    : null;
+  const lines = [...header(lastShown)];
+  if (page.pieces.length > 0)
+    lines.push(page.pieces.map((piece) => texts[piece.index]!.slice(piece.from, piece.to)).join("\n"));
+  if (truncated)
+    lines.push(markerText(truncated.more_chars, truncated.next_from, truncated.next_to, truncated.next_from_char));
   return finishOutput(lines, {
     session,
     from: range.from,

@@ -206,29 +206,33 @@ describe("issue 10: the MCP tools over stdio", () => {
     expect(textOf(write)).toMatch(/\[Bash\] bun run migrate .*\n {4}\S/); // the command, then its first output lines
   });
 
-  test("read_turns stops at the budget with the marker naming the turns to ask for next, and those turns follow", async () => {
-    const cut = await call(server.client, "read_turns", { session: postgres, budget: 2500 });
+  test("read_turns stops at the budget with the marker naming where to continue, and the rest follows (issue 26: at most the budget)", async () => {
+    const cut = await call(server.client, "read_turns", { session: postgres, budget: 1500 });
     const text = textOf(cut);
-    expect(text.length).toBeLessThanOrEqual(2600);
-    const marker = /\[truncated, (\d+) more characters, ask for turns (\d+)-(\d+)/.exec(text);
+    expect(text.length).toBeLessThanOrEqual(1500); // 1,569 before issue 26: the marker was not counted
+    const marker = /\[truncated, (\d+) more characters, ask for turns (\d+)-(\d+)(?: from_char=(\d+))?\]$/.exec(text);
     expect(marker).not.toBeNull();
     const truncated = (
-      cut.structuredContent as { truncated: { more_chars: number; next_from: number; next_to: number } }
+      cut.structuredContent as {
+        truncated: { more_chars: number; next_from: number; next_to: number; next_from_char: number };
+      }
     ).truncated;
-    expect([truncated.more_chars, truncated.next_from, truncated.next_to]).toEqual([
+    expect([truncated.more_chars, truncated.next_from, truncated.next_to, truncated.next_from_char]).toEqual([
       Number(marker![1]),
       Number(marker![2]),
       Number(marker![3]),
+      Number(marker![4] ?? 0),
     ]);
     expect(truncated.next_to).toBe(4);
     const next = await call(server.client, "read_turns", {
       session: postgres,
       from: truncated.next_from,
       to: truncated.next_to,
+      from_char: truncated.next_from_char,
       budget: 50_000,
     });
-    expect(textOf(next)).toContain(`── turn ${truncated.next_from} ·`);
     expect((next.structuredContent as { truncated: unknown }).truncated).toBeNull();
+    expect(textOf(next)).toContain("── turn 4 ·");
   });
 
   test("timeline around a turn shows the turns before and after it across sessions, oldest first, anchor marked", async () => {
@@ -296,6 +300,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     ["read_turns", { session: postgres, from: 9 }, /has 4 turns; turn 9 does not exist/],
     ["read_turns", { session: postgres, from: 3, to: 2 }, /^turn range 3-2 is empty/],
     ["read_turns", { session: postgres, budget: 10 }, /^budget must be a whole number from 500 to 200000/],
+    ["read_turns", { session: postgres, from: 2, from_char: 1e6 }, /^from_char 1000000 is past the end of turn 2/],
     ["timeline", { anchor: "what?" }, /^no session matches what\?/],
     ["timeline", { anchor: "a b" }, /^cannot read the anchor "a b"/],
     ["timeline", { anchor: "23d3db6a:1", before: -2 }, /^before must be a whole number from 0 to 100/],
