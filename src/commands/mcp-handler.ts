@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { resolveRecallPaths } from "../index/index.ts";
-import { writeOut } from "../render/terminal.ts";
+import { writeErr, writeOut } from "../render/terminal.ts";
 import { resolveHistory } from "./context.ts";
 import type { SourceArgs } from "./source-args.ts";
 import { defaultPort, type McpArgs } from "./mcp.ts";
@@ -44,11 +44,12 @@ export async function mcp(args: McpArgs): Promise<number> {
         "--print-config with --http needs a fixed --port",
         `use --port ${defaultPort} or another port`,
       );
-    const { ensureToken } = await import("../mcp/token.ts");
     const registration = args.http
-      ? { kind: "http" as const, url: `http://127.0.0.1:${port}/mcp`, token: ensureToken(resolveRecallPaths()).token }
+      ? snippets.httpRegistration(port, resolveRecallPaths())
       : snippets.stdioRegistration(serverArgs(args));
     writeOut(snippets.renderRegistration(target, registration));
+    const note = snippets.registrationNote(target, registration);
+    if (note) writeErr(note);
     return 0;
   }
   const mcp = await import("../mcp/index.ts");

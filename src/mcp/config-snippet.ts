@@ -4,11 +4,15 @@
  * Desktop, .mcp.json, Cursor). The command is this recall's absolute path (the compiled binary's own path, or
  * `<bun> <repo>/src/cli.ts` from a checkout), with the source flags it was given and the RECALL_* variables
  * set now, so the registered server reads the same history into the same index.
+ * With `--http` no registration holds the bearer token itself (issue 26: it was in a shell command, so in the
+ * shell's history, and in the client's config): the client reads it from the 0600 token file when it connects.
  */
 import { join } from "node:path";
 import { isCompiledBinary } from "../binary/embedded-files.ts";
 import { UsageError } from "../errors.ts";
+import type { RecallPaths } from "../index/index.ts";
 import { shellQuote } from "../search/index.ts";
+import { ensureToken } from "./token.ts";
 
 /** Clients `--print-config` knows. */
 export const configTargets = ["claude", "opencode", "json"] as const;
@@ -34,10 +38,10 @@ export const forwardedVariables = [
   "RECALL_MODEL",
 ] as const;
 
-/** How a client starts the stdio server, or reaches the HTTP one. */
+/** How a client starts the stdio server, or reaches the HTTP one (the bearer token is in the file `tokenPath`). */
 export type Registration =
   | { kind: "stdio"; command: string; args: string[]; env: Record<string, string> }
-  | { kind: "http"; url: string; token: string };
+  | { kind: "http"; url: string; tokenPath: string };
 
 /**
  * The stdio registration of this recall: `[<binary>, "mcp", ...serverArgs]`, or `[<bun>, <repo>/src/cli.ts,
@@ -52,11 +56,39 @@ export function stdioRegistration(
   return { kind: "stdio", command: process.execPath, args: [...prefix, "mcp", ...serverArgs], env: vars };
 }
 
+/**
+ * The registration of `recall mcp --http` on 127.0.0.1:`port`. The token file is made now when missing (token.ts),
+ * so the client finds it on its first connection.
+ * @throws IndexError HOME_UNUSABLE when the token file cannot be made or is unsafe (token.ts)
+ */
+export function httpRegistration(port: number, paths: RecallPaths): Registration {
+  // Not http.ts's constants: importing http.ts loads the MCP SDK, which printing a registration does without.
+  return { kind: "http", url: `http://127.0.0.1:${port}/mcp`, tokenPath: ensureToken(paths).path };
+}
+
+/**
+ * Claude Code's `headersHelper` for the token in `tokenPath`: a command its shell runs at each connection, whose
+ * stdout is a JSON object of headers (Claude Code MCP docs, "Use dynamic headers for custom authentication").
+ * Example: `/home/u/.config/recall/mcp-token` →
+ *   `printf '{"Authorization":"Bearer %s"}' "$(cat /home/u/.config/recall/mcp-token)"`.
+ */
+export function headersHelperOf(tokenPath: string): string {
+  return `printf '{"Authorization":"Bearer %s"}' "$(cat ${shellQuote(tokenPath)})"`;
+}
+
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** The server entry of Claude Code's config (.mcp.json, ~/.claude.json) for the HTTP server. */
+const claudeHttpServer = (registration: { url: string; tokenPath: string }) => ({
+  type: "http",
+  url: registration.url,
+  headersHelper: headersHelperOf(registration.tokenPath),
+});
 
 function claudeCommand(registration: Registration): string {
   if (registration.kind === "http") {
-    return `claude mcp add recall --scope user --transport http ${registration.url} --header ${shellQuote(`Authorization: Bearer ${registration.token}`)}\n`;
+    // `claude mcp add --header` would put the token on the command line; add-json takes headersHelper instead.
+    return `claude mcp add-json --scope user recall ${shellQuote(JSON.stringify(claudeHttpServer(registration)))}\n`;
   }
   const env = Object.entries(registration.env)
     .map(([name, value]) => `--env ${shellQuote(`${name}=${value}`)} `)
@@ -73,7 +105,8 @@ function opencodeConfig(registration: Registration): string {
           type: "remote",
           url: registration.url,
           enabled: true,
-          headers: { Authorization: `Bearer ${registration.token}` },
+          // OpenCode puts the trimmed file in place of {file:…} when it loads its config (its config docs, "Variables").
+          headers: { Authorization: `Bearer {file:${registration.tokenPath}}` },
         }
       : {
           type: "local",
@@ -87,7 +120,7 @@ function opencodeConfig(registration: Registration): string {
 function mcpServersConfig(registration: Registration): string {
   const server =
     registration.kind === "http"
-      ? { type: "http", url: registration.url, headers: { Authorization: `Bearer ${registration.token}` } }
+      ? claudeHttpServer(registration)
       : {
           command: registration.command,
           args: registration.args,
@@ -97,10 +130,12 @@ function mcpServersConfig(registration: Registration): string {
 }
 
 /**
- * The registration text for a client.
+ * The registration text for a client (stdout of `--print-config`).
  * Examples: claude → `claude mcp add recall --scope user --transport stdio -- /usr/local/bin/recall mcp`;
  *   opencode → `{"$schema": …, "mcp": {"recall": {"type": "local", "command": ["/usr/local/bin/recall", "mcp"], …}}}`;
- *   json → `{"mcpServers": {"recall": {"command": "/usr/local/bin/recall", "args": ["mcp"]}}}`.
+ *   json → `{"mcpServers": {"recall": {"command": "/usr/local/bin/recall", "args": ["mcp"]}}}`;
+ *   with --http: claude → `claude mcp add-json --scope user recall '{"type":"http","url":…,"headersHelper":…}'`;
+ *   opencode → `"headers": {"Authorization": "Bearer {file:<token file>}"}`; json → the same entry as claude's.
  */
 export function renderRegistration(target: ConfigTarget, registration: Registration): string {
   switch (target) {
@@ -113,4 +148,19 @@ export function renderRegistration(target: ConfigTarget, registration: Registrat
     default:
       return target satisfies never;
   }
+}
+
+/**
+ * For an HTTP registration, the stderr line that says where the token lives and how `target` reads it; undefined
+ * for stdio (no token). Example: `recall: the bearer token stays in /home/u/.config/recall/mcp-token (0600); …`.
+ */
+export function registrationNote(target: ConfigTarget, registration: Registration): string | undefined {
+  if (registration.kind === "stdio") return undefined;
+  const how = {
+    claude:
+      "Claude Code runs the headersHelper to read it at each connection, so it is in neither the command, your shell history nor ~/.claude.json",
+    opencode: "OpenCode reads it through {file:…} when it loads its config, so it is not in opencode.json",
+    json: "Claude Code (.mcp.json) runs the headersHelper to read it at each connection; for a client without headersHelper, register the stdio server instead (`recall mcp --print-config json`)",
+  }[target];
+  return `recall: the bearer token stays in ${registration.tokenPath} (0600); ${how}\n`;
 }

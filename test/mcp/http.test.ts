@@ -132,6 +132,75 @@ describe("issue 10: recall mcp --http", () => {
     }
   });
 
+  /** `recall mcp --print-config <target> --http` for the running server. */
+  const printConfig = (target: string) => {
+    const result = Bun.spawnSync([...fromSource, "mcp", "--print-config", target, "--http", "--port", String(port)], {
+      env,
+      cwd: repo,
+    });
+    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  };
+
+  /** Connect the SDK's HTTP client with `headers`, list the tools, and close. */
+  async function toolNamesWith(headers: Record<string, string>): Promise<string[]> {
+    const client = new Client({ name: "config-test", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers } }),
+    );
+    try {
+      return (await client.listTools()).tools.map((tool) => tool.name);
+    } finally {
+      await client.close();
+    }
+  }
+
+  test("issue 26: --print-config claude --http keeps the token out of the command, and its headersHelper authenticates", async () => {
+    const printed = printConfig("claude");
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).not.toContain(token);
+    expect(printed.stdout).toStartWith("claude mcp add-json --scope user recall '");
+    expect(printed.stderr).toContain(
+      `the bearer token stays in ${tokenFile} (0600); Claude Code runs the headersHelper`,
+    );
+    // Run the printed command as a shell would, with a stand-in `claude` that records its arguments.
+    const bin = join(work, "bin");
+    const argsFile = join(work, "claude-args");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "claude"), `#!/bin/sh\nprintf '%s\\0' "$@" > ${argsFile}\n`, { mode: 0o755 });
+    const shell = Bun.spawnSync(["sh", "-c", printed.stdout], { env: { ...env, PATH: `${bin}:${env.PATH}` } });
+    expect(shell.exitCode).toBe(0);
+    const args = readFileSync(argsFile, "utf8").split("\0").slice(0, -1);
+    expect(args.slice(0, 5)).toEqual(["mcp", "add-json", "--scope", "user", "recall"]);
+    const entry = JSON.parse(args[5]!) as { type: string; url: string; headersHelper: string };
+    expect(entry).toMatchObject({ type: "http", url: `http://127.0.0.1:${port}/mcp` });
+    // Claude Code runs the helper in a shell at each connection and sends the JSON object it prints as headers.
+    const helper = Bun.spawnSync(["sh", "-c", entry.headersHelper], { cwd: tmpdir() });
+    const headers = JSON.parse(helper.stdout.toString()) as Record<string, string>;
+    expect(headers).toEqual({ Authorization: `Bearer ${token}` });
+    expect(await toolNamesWith(headers)).toContain("read_turns");
+    expect(JSON.parse(printConfig("json").stdout).mcpServers.recall).toEqual(entry); // .mcp.json: the same entry
+  });
+
+  test("issue 26: --print-config opencode --http names the token file with {file:…}, which authenticates as OpenCode reads it", async () => {
+    const printed = printConfig("opencode");
+    expect(printed.stdout).not.toContain(token);
+    expect(printed.stderr).toContain(
+      `the bearer token stays in ${tokenFile} (0600); OpenCode reads it through {file:…}`,
+    );
+    const server = JSON.parse(printed.stdout).mcp.recall as {
+      type: string;
+      url: string;
+      headers: Record<string, string>;
+    };
+    expect(server).toMatchObject({ type: "remote", url: `http://127.0.0.1:${port}/mcp` });
+    expect(server.headers).toEqual({ Authorization: `Bearer {file:${tokenFile}}` });
+    // OpenCode's config loader puts the file's trimmed text in place of {file:path}.
+    const authorization = server.headers.Authorization!.replace(/\{file:([^}]+)\}/, (_, path: string) =>
+      readFileSync(path, "utf8").trim(),
+    );
+    expect(await toolNamesWith({ Authorization: authorization })).toContain("search");
+  });
+
   test("other methods and paths are refused once authorized", async () => {
     const authorization = `Bearer ${token}`;
     expect((await fetch(`http://127.0.0.1:${port}/mcp`, { headers: { authorization } })).status).toBe(405);

@@ -130,7 +130,7 @@ describe("issue 10: recall mcp --print-config", () => {
     });
   });
 
-  test("with --http it prints the loopback URL and the bearer token, kept in a 0600 file", () => {
+  test("with --http it prints the loopback URL and where the token is, never the token (issue 26)", () => {
     const result = recall(["mcp", "--print-config", "json", "--http", "--port", "7811"]);
     expect(result.code).toBe(0);
     const server = JSON.parse(result.stdout).mcpServers.recall;
@@ -138,11 +138,12 @@ describe("issue 10: recall mcp --print-config", () => {
     expect(server).toEqual({
       type: "http",
       url: "http://127.0.0.1:7811/mcp",
-      headers: { Authorization: `Bearer ${readFileSync(tokenFile, "utf8").trim()}` },
+      headersHelper: `printf '{"Authorization":"Bearer %s"}' "$(cat ${tokenFile})"`,
     });
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
-    expect(recall(["mcp", "--print-config", "claude", "--http", "--port", "7811"]).stdout).toContain(
-      "claude mcp add recall --scope user --transport http http://127.0.0.1:7811/mcp --header 'Authorization: Bearer ",
+    expect(result.stdout).not.toContain(readFileSync(tokenFile, "utf8").trim());
+    expect(result.stderr).toBe(
+      `recall: the bearer token stays in ${tokenFile} (0600); Claude Code (.mcp.json) runs the headersHelper to read it at each connection; for a client without headersHelper, register the stdio server instead (\`recall mcp --print-config json\`)\n`,
     );
   });
 
