@@ -17,11 +17,12 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
 import { backfillUnsegmented } from "./write/cjk.ts";
+import { derivedTitleOf } from "./write/derived-title.ts";
 import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive/damage.ts";
 import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 7;
+export const schemaVersion = 8;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -221,6 +222,21 @@ const migrations: Array<string | ((db: Database) => void)> = [
   DELETE FROM containers;
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';
   `,
+  // v8 (issue 26): the title shown for an untitled session is its first prompt as typed, without the wrapper blocks
+  // IDE extensions inject (write/derived-title.ts); stored when the session is written instead of cut from the first
+  // prompt by every listing. Filled here from the stored turns, so archived sessions get it too.
+  (db) => {
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
+    if (!columns.some((column) => column.name === "derived_title"))
+      db.exec("ALTER TABLE sessions ADD COLUMN derived_title TEXT");
+    const prompts = db.query<{ prompt: string }, [number]>(
+      "SELECT prompt FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number",
+    );
+    const update = db.query("UPDATE sessions SET derived_title = ? WHERE id = ?");
+    for (const { id } of db.query<{ id: number }, []>("SELECT id FROM sessions").all()) {
+      update.run(derivedTitleOf(prompts.all(id).map((row) => row.prompt)), id);
+    }
+  },
 ];
 
 /** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */

@@ -34,12 +34,19 @@ export interface ToolCall {
   linesRemoved?: number;
   /** Full output text; present only when parsed with `withOutputs` (level 3). */
   output?: string;
+  /**
+   * The session id of the sub-agent this call started (a Claude Code Task/Agent call: `agent-<agentId>` of its agent
+   * file, or `agent-<first line uuid>` of an inline sub-agent chain, issue 26), when the source links the two.
+   */
+  subagentSessionId?: string;
 }
 
 /**
  * A human prompt plus everything the agent did until the next human prompt (DESIGN.md "Turn").
  * `number` is 1-based in conversation order; turn numbers are stable across re-parses of an
- * unchanged prefix, which the incremental indexer relies on.
+ * unchanged prefix, which the incremental indexer relies on. A negative number is a rewound turn (issue 26): a
+ * prompt or answer on a branch the user rewound past (Claude Code checkpoint rewind, edited prompt), numbered -1, -2,
+ * … in file order, kept searchable but out of the main turn list (`isRewound`); `Session.turnCount` counts main turns.
  */
 export interface Turn {
   sessionId: string;
@@ -55,6 +62,27 @@ export interface Turn {
   files: string[];
   /** True when the turn belongs to a sub-agent session. */
   isSubagent: boolean;
+}
+
+/** True for a rewound turn (a negative `Turn.number`, issue 26). */
+export function isRewound(turn: { number: number }): boolean {
+  return turn.number < 0;
+}
+
+/**
+ * How a turn is written for people: `5` for main turn 5, `r2` for rewound turn -2 (`recall show <id>:r2`).
+ * Inverse: {@link parseTurnLabel}.
+ */
+export function turnLabel(number: number): string {
+  return number < 0 ? `r${-number}` : String(number);
+}
+
+/** The turn number of a label: `"5"` → 5, `"r2"` → -2; undefined for anything else. Inverse of {@link turnLabel}. */
+export function parseTurnLabel(label: string): number | undefined {
+  const match = /^(r)?([1-9]\d{0,8})$/.exec(label.trim());
+  if (!match) return undefined;
+  const number = Number(match[2]);
+  return match[1] ? -number : number;
 }
 
 /** One session as the tool knows it. */

@@ -13,11 +13,11 @@ import { readNotKept, type NotKept } from "../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
-import { titleFromPrompt } from "./title.ts";
 
 /**
  * An indexed session as listed by `recall sessions` (times in epoch ms). `title` is the tool's title, or for an
- * untitled session its first real prompt shortened (title.ts), or null when it has no prompt.
+ * untitled session its first real prompt as typed, shortened (index/write/derived-title.ts), or null when it has no
+ * prompt.
  */
 export interface SessionSummary {
   rowid: number;
@@ -64,17 +64,13 @@ interface SessionRow {
   source_status: SourceStatus;
   last_seen_at: number;
   prompt_only: number;
-  /**
-   * For an untitled session: its first prompt that is neither a slash command nor shorter than 3 characters (`.`,
-   * `hi`), else its first non-empty prompt; cut to 400 characters.
-   */
-  first_prompt: string | null;
+  /** The first real prompt as typed, shortened (index/write/derived-title.ts), shown when `title` is null. */
+  derived_title: string | null;
 }
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
   s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files, s.source_status, ${lastSeenSql} AS last_seen_at, s.prompt_only,
-  CASE WHEN s.title IS NULL THEN (SELECT substr(t.prompt, 1, 400) FROM turns t WHERE t.session_rowid = s.id AND trim(t.prompt) != ''
-    ORDER BY t.prompt GLOB '/*' OR length(trim(t.prompt)) < 3, t.number LIMIT 1) END AS first_prompt`;
+  s.derived_title`;
 
 const toSummary = (row: SessionRow): SessionSummary => ({
   rowid: row.id,
@@ -82,7 +78,7 @@ const toSummary = (row: SessionRow): SessionSummary => ({
   source: row.source,
   project: row.project_name,
   projectPath: row.project_path,
-  title: row.title ?? (row.first_prompt === null ? null : titleFromPrompt(row.first_prompt)),
+  title: row.title ?? row.derived_title,
   gitBranch: row.git_branch,
   startedAt: row.started_at,
   endedAt: row.ended_at,

@@ -51,12 +51,18 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
 
   test("every real file parses without an exception and keeps the turn invariants", () => {
     const ids = new Set<string>();
-    for (const container of transcripts) {
+    for (const unit of claudeCodeParser.listUnits(transcripts)) {
       for (const withOutputs of [false, true]) {
-        const { session, turns, fromTurn } = claudeCodeParser.parse(unitForContainer(container), { withOutputs });
+        const { session, turns: all, fromTurn } = claudeCodeParser.parse(unit, { withOutputs });
         expect(fromTurn).toBe(1);
+        // Main turns 1…turnCount, then the rewound ones -1, -2, … (issue 26).
+        const turns = all.filter((turn) => turn.number > 0);
+        const rewound = all.filter((turn) => turn.number < 0);
+        expect(all).toEqual([...turns, ...rewound]);
         expect(turns.map((turn) => turn.number)).toEqual(turns.map((_, index) => index + 1));
+        expect(rewound.map((turn) => turn.number)).toEqual(rewound.map((_, index) => -(index + 1)));
         expect(session.turnCount).toBe(turns.length);
+        for (const turn of rewound) expect(`${turn.prompt}${turn.response}`.trim().length).toBeGreaterThan(0);
         let last = 0;
         for (const turn of turns) {
           // Only an opening answer (the conversation starts with an assistant line: a resumed file whose prompt is in
@@ -71,7 +77,7 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
           }
         }
         if (session.startedAt > 0) expect(session.endedAt).toBeGreaterThanOrEqual(session.startedAt);
-        if (!withOutputs) ids.add(`${container.path}#${session.id}`);
+        if (!withOutputs) ids.add(`${unit.key}#${session.id}`);
       }
     }
     const units = claudeCodeParser.listUnits(scan.containers);
@@ -114,8 +120,37 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
     expect(turns.some((turn) => turn.prompt.startsWith("This session is being continued"))).toBe(false);
   });
 
-  test("1.0.98 session with inline sidechains: 2 prompts, sub-agent lines kept out", () => {
+  test("1.0.98 session with inline sidechains: each chain is a sub-agent session linked to its Task call (issue 26)", () => {
+    const units = claudeCodeParser.listUnits(claudeCodeParser.scan([files.inlineSidechain]).containers);
+    const chains = units.filter((unit) => unit.locator?.agentKind === "sidechain");
+    expect(chains).toHaveLength(5);
+    const agents = chains.map((unit) => claudeCodeParser.parse(unit));
+    expect(agents.map((agent) => agent.session.title)).toEqual([
+      "Build TODO components",
+      "Setup Next.js project",
+      "Create data models",
+      "Implement state management",
+      "Create main page integration",
+    ]);
+    for (const agent of agents) {
+      expect(agent.session).toMatchObject({
+        isSubagent: true,
+        parentSessionId: "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+        projectPath: "/path/to/Demo",
+      });
+      expect(agent.session.id).toStartWith("agent-");
+      expect(agent.turns[0]?.prompt.length).toBeGreaterThan(100);
+      expect(agent.skipped.count).toBe(0);
+    }
+    // 405 of the file's 438 lines are sidechain lines: their answers and Write calls are now in these sessions.
+    const writes = agents
+      .flatMap((agent) => agent.turns.flatMap((turn) => turn.toolCalls))
+      .filter((call) => call.name === "Write");
+    expect(writes.map((call) => call.filePath)).toContain("/path/to/Demo/todo-app/src/components/TodoItem.tsx");
+    expect(agents[0]?.turns[0]?.response).toContain("I'll create React components for a T");
     const { session, turns } = parseFile(files.inlineSidechain);
+    const links = turns[0]?.toolCalls.filter((call) => call.name === "Task").map((call) => call.subagentSessionId);
+    expect(new Set(links)).toEqual(new Set(agents.map((agent) => agent.session.id)));
     expect(turns.map((turn) => turn.prompt)).toEqual([
       "/orchestrator create TODO app by Next.js",
       "Thanks! Please update CLAUDE.md for current changes",
@@ -145,6 +180,8 @@ describe.skipIf(!hasCorpus)("claude code parser on the real corpus (needs ../sha
     expect(parent.turns[0]?.toolCalls.map((call) => [call.name, call.input])).toEqual([
       ["Task", "Explore aisuite module"],
     ]);
+    // The Task call names the agent file its result points to (toolUseResult.agentId).
+    expect(parent.turns[0]?.toolCalls[0]?.subagentSessionId).toStartWith("agent-a");
     const agent = parseFile(files.nestedAgent);
     expect(agent.session).toMatchObject({
       id: "agent-a933ed4308097ae4b",

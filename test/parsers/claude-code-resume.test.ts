@@ -111,18 +111,44 @@ describe("claude code incremental resume", () => {
     }
   });
 
-  test("a rewind onto an earlier turn falls back to a full parse", () => {
+  test("a rewind onto an earlier turn falls back to a full parse, which keeps the rewound turn apart (issue 26)", () => {
     const { dir, file } = startCopy("rewind-branch.jsonl", 2);
     try {
       appendFileSync(file, user("p2", "a1", "Second") + assistant("a2", "p2", "msg_2", "Two"));
       const first = claudeCodeParser.parse(unitOfFile(file));
       expect(first.turns).toHaveLength(2);
-      const rewind = user("p1b", null, "First question, edited") + assistant("a1b", "p1b", "msg_1b", "Other answer");
+      const rewind = user("p2b", "a1", "Second, edited") + assistant("a2b", "p2b", "msg_2b", "Other answer");
       appendFileSync(file, rewind);
       const resumed = claudeCodeParser.parse(unitOfFile(file), { resume: first.resume });
       expect(resumed.fromTurn).toBe(1);
-      expect(resumed.turns.map((turn) => turn.prompt)).toEqual(["First question, edited"]);
-      expect(resumed.session.turnCount).toBe(1);
+      expect(resumed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([
+        [1, "First question"],
+        [2, "Second, edited"],
+        [-1, "Second"],
+      ]);
+      expect(resumed.session.turnCount).toBe(2);
+      expect(resumed.turns).toEqual(claudeCodeParser.parse(unitOfFile(file)).turns);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a second root chain appended to a file continues the turns after the first chain (issue 26)", () => {
+    const { dir, file } = startCopy("rewind-branch.jsonl", 2);
+    try {
+      appendFileSync(file, user("p2", "a1", "Second") + assistant("a2", "p2", "msg_2", "Two"));
+      const first = claudeCodeParser.parse(unitOfFile(file));
+      appendFileSync(file, user("q1", null, "Another start") + assistant("b1", "q1", "msg_b1", "Another answer"));
+      const resumed = claudeCodeParser.parse(unitOfFile(file), { resume: first.resume });
+      expect(resumed.fromTurn).toBe(3);
+      expect(resumed.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+        [3, "Another start", "Another answer"],
+      ]);
+      expect(claudeCodeParser.parse(unitOfFile(file)).turns.map((turn) => turn.prompt)).toEqual([
+        "First question",
+        "Second",
+        "Another start",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -151,7 +177,7 @@ describe("claude code incremental resume", () => {
     try {
       const first = claudeCodeParser.parse(unitOfFile(file));
       const state = JSON.parse(JSON.stringify(first.resume));
-      expect(state.kind).toBe("claude-code/v2");
+      expect(state.kind).toBe("claude-code/v3");
       appendFileSync(file, rest);
       const resumed = claudeCodeParser.parse(unitOfFile(file), { resume: state });
       const full = claudeCodeParser.parse(unitOfFile(file));

@@ -77,13 +77,16 @@ describe("claude code fixtures", () => {
     expect(turns[4]?.response).toBe("");
   });
 
-  test("a rewound branch is dropped and the edited prompt is kept", () => {
-    const { turns } = parseFixture("rewind-branch.jsonl");
+  test("a rewound branch stays searchable as a rewound turn, out of the main turns; the edited prompt is kept (issue 26)", () => {
+    const { session, turns } = parseFixture("rewind-branch.jsonl");
     expect(turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
       [1, "First question", "First answer"],
       [2, "Second question, edited", "Kept answer"],
+      [-1, "Second question, first try", "Abandoned answer"],
     ]);
+    expect(session.turnCount).toBe(2);
     expect(turns[1]?.toolCalls).toEqual([]);
+    expect(turns[2]?.toolCalls.map((call) => [call.name, call.isError])).toEqual([["Write", false]]);
   });
 
   test("compaction is bridged and its summary is not a prompt", () => {

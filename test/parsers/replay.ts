@@ -49,7 +49,13 @@ export function replayGrowth(target: ReplayTarget, source: string, cut: number, 
     appendFileSync(file, bytes.subarray(cut));
     const resumed = target.parser.parse(target.unitOf(file, root), { ...options, resume: first.resume });
     const full = target.parser.parse(target.unitOf(file, root), options);
-    const merged = [...first.turns.filter((turn) => turn.number < resumed.fromTurn), ...resumed.turns];
+    // As the index merges them (src/index/write/writer.ts): main turns from `fromTurn` on are replaced; rewound turns
+    // (negative numbers, issue 26) only by a full parse (fromTurn 1), which returns them after the main turns.
+    const kept = first.turns.filter((turn) => turn.number > 0 && turn.number < resumed.fromTurn);
+    const rewound = resumed.fromTurn === 1 ? [] : first.turns.filter((turn) => turn.number < 0);
+    const resumedMain = resumed.turns.filter((turn) => turn.number > 0);
+    const resumedRewound = resumed.turns.filter((turn) => turn.number < 0);
+    const merged = [...kept, ...resumedMain, ...rewound, ...resumedRewound];
     return { first, resumed, full, merged, appendedBytes: bytes.length - cut };
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -118,7 +118,10 @@ export function readStoredSession(db: Database, rowid: number): ParseResult | un
     .query<
       { number: number; timestamp: number; prompt: string; response: string; tools: string; files: string },
       [number]
-    >("SELECT number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? ORDER BY number")
+    >(
+      // main turns in order, then the rewound ones -1, -2, … (issue 26), as a parse returns them
+      "SELECT number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? ORDER BY number < 0, abs(number)",
+    )
     .all(rowid)
     .map((turn): Turn => {
       const callOutputs = outputs.get(turn.number) ?? [];

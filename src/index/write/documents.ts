@@ -112,7 +112,7 @@ export function loadDocumentTexts(db: Database, documentIds: readonly number[]):
       )
       .all(...ids);
     const prompts = db.query<{ prompt: string }, [number]>(
-      "SELECT prompt FROM turns WHERE session_rowid = ? ORDER BY number",
+      "SELECT prompt FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number",
     );
     for (const row of sessionRows) {
       const sessionPrompts = prompts.all(row.session_rowid).map((turn) => turn.prompt);

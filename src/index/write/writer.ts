@@ -10,26 +10,35 @@
  * source is gone; a written session is `present`, seen at the run's time.
  */
 import type { Database } from "bun:sqlite";
-import type { ParseResult, Session, SkipReport, SourceUnit, Turn } from "../../parsers/index.ts";
+import {
+  isRewound,
+  type ParseResult,
+  type Session,
+  type SkipReport,
+  type SourceUnit,
+  type Turn,
+} from "../../parsers/index.ts";
 import { encodeTurnOutputs } from "../archive/archive.ts";
 import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
 import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
+import { derivedTitleOf } from "./derived-title.ts";
 import { replaceSessionSkips } from "./not-kept.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
 export type StoredToolCall = Pick<
   Turn["toolCalls"][number],
-  "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved"
+  "name" | "input" | "isError" | "filePath" | "linesAdded" | "linesRemoved" | "subagentSessionId"
 >;
 
 const storedCalls = (turn: Turn): StoredToolCall[] =>
-  turn.toolCalls.map(({ name, input, isError, filePath, linesAdded, linesRemoved }) => ({
+  turn.toolCalls.map(({ name, input, isError, filePath, linesAdded, linesRemoved, subagentSessionId }) => ({
     name,
     input,
     isError,
     ...(filePath === undefined ? {} : { filePath }),
     ...(linesAdded === undefined ? {} : { linesAdded }),
     ...(linesRemoved === undefined ? {} : { linesRemoved }),
+    ...(subagentSessionId === undefined ? {} : { subagentSessionId }),
   }));
 
 /** A document as the writer stores it: the three FTS columns, the hashes of `documents`, the `documents_cjk` text. */
@@ -80,11 +89,11 @@ export interface PreparedSession {
   /** `sessions.resume_state`: JSON of the parse's resume state, or null. */
   resume: string | null;
   /**
-   * The session document and `sessions.files` (JSON array, unique paths in first-touch order) when `turns` are every
-   * turn of the session (`fromTurn` 1), else undefined. The writer uses them for a session new to the index and
-   * otherwise builds both from the stored turns.
+   * The session document, `sessions.files` (JSON array, unique paths in first-touch order) and
+   * `sessions.derived_title` (derived-title.ts) when `turns` are every turn of the session (`fromTurn` 1), else
+   * undefined. The writer uses them for a session new to the index and otherwise builds them from the stored turns.
    */
-  whole?: { document: PreparedDocument; files: string };
+  whole?: { document: PreparedDocument; files: string; derivedTitle: string | null };
   /** As in `ParseResult`. */
   bytesRead: number;
   skipped: SkipReport;
@@ -118,11 +127,14 @@ export function prepareSession(result: ParseResult): PreparedSession {
     skipped: result.skipped,
   };
   if (result.fromTurn === 1) {
-    const files = [...new Set(result.turns.flatMap((turn) => turn.files))];
-    const prompts = result.turns.map((turn) => turn.prompt);
+    // The session document describes the main conversation: rewound turns (issue 26) have their own documents only.
+    const main = result.turns.filter((turn) => !isRewound(turn));
+    const files = [...new Set(main.flatMap((turn) => turn.files))];
+    const prompts = main.map((turn) => turn.prompt);
     prepared.whole = {
       document: prepareDocument(buildSessionDocument(result.session, prompts, files)),
       files: JSON.stringify(files),
+      derivedTitle: derivedTitleOf(prompts),
     };
   }
   return prepared;
@@ -205,38 +217,50 @@ function writeSession(
   const isNew = existing === undefined;
   const whole = isNew ? prepared.whole : undefined;
   const fromTurn = isNew ? 1 : prepared.fromTurn;
-  const rowid = upsertSessionRow(db, unit, prepared, existing?.id, seenAt, whole?.files ?? "[]");
+  const rowid = upsertSessionRow(db, unit, prepared, existing?.id, seenAt, whole);
   replaceSessionSkips(db, rowid, prepared.skipped);
+  // A full parse (from turn 1) also returns the rewound turns (negative numbers, issue 26) and replaces them; a resumed
+  // one never holds any and leaves them as they are.
+  const replacesRewound = fromTurn === 1;
   // Deleting turns cascades to their turn_outputs rows; a new session has none.
-  if (!isNew) db.query("DELETE FROM turns WHERE session_rowid = ? AND number >= ?").run(rowid, fromTurn);
+  if (!isNew)
+    db.query(
+      `DELETE FROM turns WHERE session_rowid = ? AND (number >= ?${replacesRewound ? " OR number < 0" : ""})`,
+    ).run(rowid, fromTurn);
   const insertTurn = db.query(
     "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   const insertOutputs = db.query("INSERT INTO turn_outputs(session_rowid, number, outputs) VALUES (?, ?, ?)");
   const newSessionFts = isNew ? pending : undefined;
+  let rewoundCount = 0;
   for (const turn of prepared.turns) {
-    if (turn.number < fromTurn) continue;
+    if (turn.number < 0) {
+      if (!replacesRewound) continue;
+      rewoundCount++;
+    } else if (turn.number < fromTurn) continue;
     insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, turn.tools, turn.files);
     if (turn.outputs) insertOutputs.run(rowid, turn.number, turn.outputs);
     upsertDocument(db, rowid, "turn", turn.number, turn.document, newSessionFts);
   }
   if (!isNew)
-    db.query("DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND turn_number > ?").run(
-      rowid,
-      prepared.session.turnCount,
-    );
+    db.query(
+      `DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND (turn_number > ?${replacesRewound ? " OR turn_number < ?" : ""})`,
+    ).run(rowid, prepared.session.turnCount, ...(replacesRewound ? [-rewoundCount] : []));
   if (whole) upsertDocument(db, rowid, "session", 0, whole.document, newSessionFts);
   else refreshSessionDocument(db, rowid, prepared.session, newSessionFts);
 }
 
-/** Insert or update the session row; `files` is the `sessions.files` of an insert (an update leaves it to refreshSessionDocument). */
+/**
+ * Insert or update the session row; `whole` gives `files` and `derived_title` of an insert (an update leaves them to
+ * refreshSessionDocument).
+ */
 function upsertSessionRow(
   db: Database,
   unit: SourceUnit,
   prepared: PreparedSession,
   existingId: number | undefined,
   seenAt: number,
-  files: string,
+  whole: PreparedSession["whole"],
 ): number {
   const s = prepared.session;
   const values = [
@@ -267,10 +291,10 @@ function upsertSessionRow(
       .query<never, Array<(typeof values)[number]>>(
         `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
            started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, resume_state, skipped_lines,
-           last_seen_at, prompt_only, files, source_status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
+           last_seen_at, prompt_only, files, derived_title, source_status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
       )
-      .run(...values, files);
+      .run(...values, whole?.files ?? "[]", whole?.derivedTitle ?? null);
     return Number(inserted.lastInsertRowid);
   }
   db.query(
@@ -343,13 +367,18 @@ function refreshSessionDocument(
 ): void {
   const rows = db
     .query<{ prompt: string; files: string }, [number]>(
-      "SELECT prompt, files FROM turns WHERE session_rowid = ? ORDER BY number",
+      "SELECT prompt, files FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number",
     )
     .all(rowid);
   const files = new Set<string>();
   for (const row of rows) for (const file of JSON.parse(row.files) as string[]) files.add(file);
   const fileList = [...files];
-  db.query("UPDATE sessions SET files = ? WHERE id = ?").run(JSON.stringify(fileList), rowid);
+  const derivedTitle = derivedTitleOf(rows.map((row) => row.prompt));
+  db.query("UPDATE sessions SET files = ?, derived_title = ? WHERE id = ?").run(
+    JSON.stringify(fileList),
+    derivedTitle,
+    rowid,
+  );
   upsertDocument(
     db,
     rowid,

@@ -1,14 +1,15 @@
 /**
  * Parsing one Claude Code transcript into a `Session` and its `Turn`s, fully or resumed from a
  * {@link ClaudeResumeState} (docs/formats.md §1.2–§1.9). Pipeline, the same for both:
- *   1. decode lines → drop excluded lines (inline sidechains of a main file; the parent copy inside
- *      `acompact`/`aside_question` agent files) → metadata + tree records;
- *   2. active branch (tree.ts) → turns (turns.ts) → `Turn`s;
+ *   1. decode lines → drop the parent copy inside `acompact`/`aside_question` agent files → metadata + tree records
+ *      (sidechain lines marked);
+ *   2. the records this unit owns (select.ts: the main conversation, a whole sub-agent file, or one inline sub-agent
+ *      chain) → the active branch of every tree (tree.ts) → main turns, then rewound turns (turns.ts) → `Turn`s;
  *   3. resume state = records from the last turn's prompt onward + metadata + byte offset + prefix hash.
  * A resumed parse hashes the already-parsed prefix (resume.ts), decodes only the appended bytes,
  * re-groups only the last turn's records plus the new ones, and falls back to a full parse whenever
- * that could differ (file shrank, any prefix byte changed, the branch left the last turn, a new
- * `summary` record, other options).
+ * that could differ (file shrank, any prefix byte changed, a branch left the last turn or was rewound, the file
+ * turned out to be a sub-agent's or not, a new `summary` record, other options).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
@@ -17,20 +18,27 @@ import { projectNameOf } from "../shared/fields.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
+import { emptySkips } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
 import { applyMeta, createMeta, matchSummaries, pickTitle, type MetaState } from "./meta.ts";
+import { noteQueued, notePromptSent, queuedNeverSent, type QueuedPrompts } from "./queue.ts";
 import { toRec, type Rec, type RecOptions } from "./records.ts";
 import { isUsableState, type ClaudeResumeState } from "./resume.ts";
 import { describePath, parentTranscriptPath, type PathInfo } from "./scan.ts";
+import { ownedRecords, inlineAgentLinks, taskDescriptionOf, type Ownership } from "./select.ts";
+import { splitUnitKey } from "./sidechains.ts";
 import { createOutputResolver } from "./tool-results.ts";
-import { findActivePath } from "./tree.ts";
-import { finishTurn, groupTurns, type TurnDraft } from "./turns.ts";
+import { findActivePaths } from "./tree.ts";
+import { finishTurn, groupRewound, groupTurns, type TurnDraft } from "./turns.ts";
 
 /** Per-parse context: the file, its kind, and the options. */
 interface Context {
   unit: SourceUnit;
+  /** The transcript file (a sidechain unit's key names a chain inside it). */
   path: string;
   info: PathInfo;
+  /** First uuid of the inline sub-agent chain this unit is, or null (sidechains.ts). */
+  sidechainRoot: string | null;
   withOutputs: boolean;
   recOptions: RecOptions;
   /** Uuids of the parent main file (copy agents only): lines with these uuids are the copied conversation. */
@@ -42,13 +50,16 @@ interface Context {
   skipped: SkipReport;
 }
 
-/** Mutable ingest state: metadata, sub-agent mode, records and every uuid seen (for summary leaves). */
+/** Mutable ingest state: metadata, records, every uuid seen (for summary leaves), what decides ownership. */
 interface Ingest {
   meta: MetaState;
-  agentMode: boolean | null;
   recs: Rec[];
   uuids: Set<string>;
   sawSummary: boolean;
+  /** A user/assistant line without `isSidechain: true` was seen (the file is a main conversation, not a sub-agent's). */
+  sawMainLine: boolean;
+  /** Prompts typed while the agent was busy that no prompt line has matched yet (queue.ts). */
+  queued: QueuedPrompts;
 }
 
 /**
@@ -59,7 +70,7 @@ interface Ingest {
  */
 export function parseClaudeUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
   const context = createContext(unit, options.withOutputs === true);
-  if (isUsableState(options.resume, context.withOutputs)) {
+  if (context.sidechainRoot === null && isUsableState(options.resume, context.withOutputs)) {
     const resumed = parseResumed(context, options.resume);
     if (resumed) return resumed;
   }
@@ -67,21 +78,29 @@ export function parseClaudeUnit(unit: SourceUnit, options: ParseOptions = {}): P
 }
 
 function createContext(unit: SourceUnit, withOutputs: boolean): Context {
-  const path = unit.key;
+  const { path, rootUuid } = splitUnitKey(unit.key);
+  const info = describePath(path);
   const context: Context = {
     unit,
     path,
-    info: describePath(path),
+    info: rootUuid === null ? info : { ...info, kind: "sidechain" },
+    sidechainRoot: rootUuid,
     withOutputs,
     copyUuids: null,
     bytesRead: 0,
     bytesVerified: 0,
-    skipped: { count: 0 },
+    skipped: emptySkips(),
     recOptions: { withOutputs, resolveOutput: (text) => text },
   };
   if (withOutputs)
-    context.recOptions.resolveOutput = createOutputResolver(path, (bytes) => (context.bytesRead += bytes));
+    context.recOptions.resolveOutput = createOutputResolver(path, (bytes) => {
+      context.bytesRead += bytes;
+    });
   return context;
+}
+
+function newIngest(meta: MetaState, recs: Rec[], sawMainLine: boolean, queued: QueuedPrompts): Ingest {
+  return { meta, recs, uuids: new Set(), sawSummary: false, sawMainLine, queued };
 }
 
 function parseFull(context: Context): ParseResult {
@@ -89,15 +108,9 @@ function parseFull(context: Context): ParseResult {
   context.bytesRead += bytes.length;
   if (context.info.kind === "acompact" || context.info.kind === "aside_question")
     context.copyUuids = readParentUuids(context);
-  context.skipped = { count: 0 };
+  context.skipped = emptySkips();
   const decoded = decodeWhole(bytes, context.path, context.skipped);
-  const ingest: Ingest = {
-    meta: createMeta(),
-    agentMode: context.info.kind === "main" ? null : true,
-    recs: [],
-    uuids: new Set(),
-    sawSummary: false,
-  };
+  const ingest = newIngest(createMeta(), [], false, []);
   ingestLines(context, ingest, decoded.lines);
   const result = finish(context, ingest, decoded.partial, null, 1, decoded.position, null);
   if (!result) throw new Error("unreachable: a full parse has no anchor to miss");
@@ -109,16 +122,10 @@ function parseResumed(context: Context, state: ClaudeResumeState): ParseResult |
   if (!decoded) return null;
   context.bytesVerified += decoded.bytesVerified;
   context.bytesRead += decoded.bytesRead;
-  const meta = structuredClone(state.meta);
-  const ingest: Ingest = {
-    meta,
-    agentMode: state.agentMode,
-    recs: [...state.tail],
-    uuids: new Set(),
-    sawSummary: false,
-  };
+  const ingest = newIngest(structuredClone(state.meta), [...state.tail], state.sawMainLine, [...state.queued]);
   ingestLines(context, ingest, decoded.lines);
-  if (ingest.sawSummary) return null;
+  // A first main line in a file that held only sidechain lines so far turns a sub-agent transcript into a main one.
+  if (ingest.sawSummary || ingest.sawMainLine !== state.sawMainLine) return null;
   return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, decoded.position, state.lastTurnHash);
 }
 
@@ -155,7 +162,7 @@ function readParentUuids(context: Context): Set<string> | null {
 }
 
 function ingestLines(context: Context, ingest: Ingest, lines: readonly RawLine[]): void {
-  for (const { line, value } of lines) ingestOne(context, ingest, withTreeLinks(ingest, value, line));
+  for (const { line, value } of lines) ingestOne(context, ingest, withTreeLinks(ingest, value, line), line);
 }
 
 /**
@@ -172,19 +179,27 @@ function withTreeLinks(ingest: Ingest, value: Record<string, unknown>, line: num
   return { ...value, uuid: hasUuid ? value.uuid : `line-${line}`, parentUuid };
 }
 
-function ingestOne(context: Context, ingest: Ingest, value: Record<string, unknown>): void {
+function ingestOne(context: Context, ingest: Ingest, value: Record<string, unknown>, line: number): void {
   const uuid = typeof value.uuid === "string" ? value.uuid : null;
   if (uuid !== null) ingest.uuids.add(uuid);
   if (uuid !== null && context.copyUuids?.has(uuid)) return;
-  if (ingest.agentMode === null && (value.type === "user" || value.type === "assistant")) {
-    // A file not named agent-* whose first message is a sidechain line is a sub-agent transcript (§1.8).
-    ingest.agentMode = value.isSidechain === true;
-  }
-  if (ingest.agentMode === false && value.isSidechain === true) return;
+  if ((value.type === "user" || value.type === "assistant") && value.isSidechain !== true) ingest.sawMainLine = true;
   if (value.type === "summary") ingest.sawSummary = true;
+  if (value.type === "queue-operation") noteQueued(ingest.queued, value, `${context.path}:${line}`);
   applyMeta(ingest.meta, value);
   const rec = toRec(value, context.recOptions);
-  if (rec) ingest.recs.push(rec);
+  if (!rec) return;
+  if (rec.k === "prompt" && rec.prompt !== undefined) notePromptSent(ingest.queued, rec.prompt);
+  ingest.recs.push(rec);
+}
+
+/** Which records a unit owns: an inline chain, a file of sub-agent lines only, or the main conversation. */
+function ownershipOf(context: Context, ingest: Ingest): Ownership {
+  if (context.sidechainRoot !== null) return { kind: "chain", rootUuid: context.sidechainRoot };
+  if (context.info.kind !== "main") return { kind: "all" };
+  // A main-named file is a sub-agent transcript only when no line of it is a main line (issue 26: classify by the
+  // whole file, not by its first line).
+  return ingest.sawMainLine ? { kind: "main" } : { kind: "all" };
 }
 
 /** Steps 2–3 of the pipeline for full (anchor null, firstNumber 1) and resumed parses. */
@@ -198,46 +213,45 @@ function finish(
   lastTurnHash: string | null,
 ): ParseResult | null {
   const stateMeta = structuredClone(ingest.meta);
-  const stateAgentMode = ingest.agentMode;
+  const stateQueued = [...ingest.queued];
   const completeRecs = ingest.recs;
   if (partial) {
     ingest.recs = [...completeRecs];
-    ingestOne(context, ingest, withTreeLinks(ingest, partial.value, partial.line));
+    ingestOne(context, ingest, withTreeLinks(ingest, partial.value, partial.line), partial.line);
   }
   matchSummaries(ingest.meta, ingest.uuids);
-  const drafts = draftsOf(ingest.recs, anchor, firstNumber);
-  if (!drafts) return null;
-  const isSubagent = ingest.agentMode === true;
-  const isWarmup = isSubagent && drafts[0]?.number === 1 && drafts[0].prompt === "Warmup";
-  const turns = isWarmup
-    ? []
-    : drafts.map((draft) => finishTurn(draft, context.unit.sessionId, isSubagent, context.withOutputs));
+  const ownership = ownershipOf(context, ingest);
+  const owned = ownedRecords(ingest.recs, ownership);
+  const grouped = draftsOf(owned, anchor, firstNumber);
+  if (!grouped) return null;
+  const isSubagent = ownership.kind !== "main";
+  const isWarmup = isSubagent && grouped.main[0]?.number === 1 && grouped.main[0].prompt === "Warmup";
+  const links = ownership.kind === "main" ? inlineAgentLinks(ingest.recs) : new Map<string, string>();
+  const finishAll = (drafts: TurnDraft[]) =>
+    drafts.map((draft) => finishTurn(draft, context.unit.sessionId, isSubagent, context.withOutputs, links));
+  const turns = isWarmup ? [] : finishAll(grouped.main);
   let fromTurn = anchor === null ? 1 : firstNumber;
   if (anchor !== null && turns[0] && lastTurnHash === hashOf(JSON.stringify(turns[0]))) {
     turns.shift();
     fromTurn++;
   }
-  const turnCount = isWarmup ? 0 : (drafts.at(-1)?.number ?? firstNumber - 1);
-  const session = buildSession(context, ingest, turnCount, isSubagent);
-  // Copy agents (acompact, aside_question) are written once and need the parent's uuids: never resumed.
+  const turnCount = isWarmup ? 0 : (grouped.main.at(-1)?.number ?? firstNumber - 1);
+  if (!isWarmup) turns.push(...finishAll(grouped.rewound));
+  const session = buildSession(context, ingest, owned, turnCount, isSubagent);
+  if (ownership.kind === "main") queuedNeverSent(ingest.queued, lastPromptTime(owned), context.skipped);
+  // Copy agents (acompact, aside_question) need the parent's uuids and inline chains the whole file: never resumed.
   const resumable = !isWarmup && (context.info.kind === "main" || context.info.kind === "task");
   let resume: ClaudeResumeState | undefined;
   if (resumable) {
-    const stateDrafts = partial ? draftsOf(completeRecs, anchor, firstNumber) : drafts;
-    if (stateDrafts) {
+    const stateGrouped = partial ? draftsOf(ownedRecords(completeRecs, ownership), anchor, firstNumber) : grouped;
+    if (stateGrouped) {
       matchSummaries(stateMeta, ingest.uuids);
-      resume = buildState(
-        context,
-        completeRecs,
-        stateDrafts,
-        firstNumber,
-        position,
-        stateMeta,
-        stateAgentMode,
-        isSubagent,
-      );
+      const state = { recs: completeRecs, meta: stateMeta, queued: stateQueued, sawMainLine: ingest.sawMainLine };
+      resume = buildState(context, state, stateGrouped.main, firstNumber, position, isSubagent, links);
     }
   }
+  // An inline chain's undecodable lines are the main file's, counted there.
+  const skipped = context.sidechainRoot === null ? { ...context.skipped } : emptySkips();
   return {
     session,
     turns,
@@ -245,51 +259,103 @@ function finish(
     resume,
     bytesRead: context.bytesRead,
     bytesVerified: context.bytesVerified,
-    skipped: { ...context.skipped },
+    skipped,
   };
 }
 
-function draftsOf(recs: readonly Rec[], anchor: string | null, firstNumber: number): TurnDraft[] | null {
-  const path = findActivePath(recs, anchor);
-  if (!path.reachedAnchor) return null;
-  return groupTurns(recs, path.onPath, firstNumber);
+/**
+ * Main and rewound drafts of the owned records; null when a resumed parse cannot continue: its anchor fell off the
+ * active branch, a record after it hangs off a record before it (a rewind, or a branch from an earlier turn: only the
+ * whole file places it), or the new records hold a rewound branch, whose turns are numbered over the whole file.
+ */
+function draftsOf(
+  recs: readonly Rec[],
+  anchor: string | null,
+  firstNumber: number,
+): { main: TurnDraft[]; rewound: TurnDraft[] } | null {
+  if (anchor !== null && hangsOffThePrefix(recs, anchor)) return null;
+  const paths = findActivePaths(recs, anchor);
+  if (!paths.reachedAnchor) return null;
+  const { drafts, used } = groupTurns(recs, paths.onPath, firstNumber);
+  const rewound = groupRewound(recs, paths.onPath, used);
+  if (anchor !== null && rewound.length > 0) return null;
+  return { main: drafts, rewound };
+}
+
+/** True when a user/assistant record other than the anchor names a parent that is not among `recs`. */
+function hangsOffThePrefix(recs: readonly Rec[], anchor: string): boolean {
+  const known = new Set(recs.map((rec) => rec.u));
+  return recs.some((rec) => {
+    const parent = rec.p ?? rec.lp;
+    return rec.conv && rec.u !== anchor && parent !== null && parent !== undefined && !known.has(parent);
+  });
+}
+
+/** Time of the last prompt record, epoch ms (0 when none). */
+function lastPromptTime(recs: readonly Rec[]): number {
+  let latest = 0;
+  for (const rec of recs) if (rec.k === "prompt" && rec.t > latest) latest = rec.t;
+  return latest;
+}
+
+/** What the resume state keeps besides the drafts: the complete records, metadata, queued prompts, ownership. */
+interface StateParts {
+  recs: Rec[];
+  meta: MetaState;
+  queued: QueuedPrompts;
+  sawMainLine: boolean;
 }
 
 function buildState(
   context: Context,
-  recs: Rec[],
+  parts: StateParts,
   drafts: TurnDraft[],
   firstNumber: number,
   position: LinePosition,
-  meta: MetaState,
-  agentMode: boolean | null,
   isSubagent: boolean,
+  links: ReadonlyMap<string, string>,
 ): ClaudeResumeState {
   const last = drafts.at(-1);
-  const lastTurn = last ? finishTurn(last, context.unit.sessionId, isSubagent, context.withOutputs) : null;
+  const lastTurn = last ? finishTurn(last, context.unit.sessionId, isSubagent, context.withOutputs, links) : null;
+  const anchor = last ? last.anchorUuid : null;
+  const tailStart = anchor === null ? 0 : parts.recs.findIndex((rec) => rec.u === anchor);
   return {
-    kind: "claude-code/v2",
+    kind: "claude-code/v3",
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,
     skipped: position.skipped,
     withOutputs: context.withOutputs,
-    anchor: last ? (recs[last.promptIndex]?.u ?? null) : null,
+    anchor,
     anchorTurn: last ? last.number : firstNumber,
     lastTurnHash: lastTurn ? hashOf(JSON.stringify(lastTurn)) : null,
-    tail: last ? recs.slice(last.promptIndex) : recs,
-    meta,
-    agentMode,
+    tail: parts.recs.slice(Math.max(0, tailStart)),
+    meta: parts.meta,
+    sawMainLine: parts.sawMainLine,
+    queued: parts.queued,
   };
 }
 
-function buildSession(context: Context, ingest: Ingest, turnCount: number, isSubagent: boolean): Session {
+function buildSession(
+  context: Context,
+  ingest: Ingest,
+  owned: readonly Rec[],
+  turnCount: number,
+  isSubagent: boolean,
+): Session {
   const { meta } = ingest;
   const projectPath = meta.cwd ?? "";
-  let parentSessionId: string | null = null;
-  if (isSubagent) {
-    parentSessionId = meta.sessionIdField ?? context.info.parentFromPath;
-    if (parentSessionId === context.unit.sessionId) parentSessionId = null;
+  let startedAt = meta.startedAt;
+  let endedAt = meta.endedAt;
+  let title: string | null;
+  if (context.sidechainRoot !== null) {
+    // An inline chain spans its own lines, and is named by the Task call that started it.
+    const times = owned.map((rec) => rec.t).filter((t) => t > 0);
+    startedAt = times.length > 0 ? Math.min(...times) : 0;
+    endedAt = times.length > 0 ? Math.max(...times) : 0;
+    title = taskDescriptionOf(ingest.recs, owned) ?? pickTitle(createMeta());
+  } else {
+    title = pickTitle(meta, isSubagent ? readAgentDescription(context) : null);
   }
   return {
     id: context.unit.sessionId,
@@ -297,14 +363,28 @@ function buildSession(context: Context, ingest: Ingest, turnCount: number, isSub
     projectPath,
     projectName: projectNameOf(projectPath),
     gitBranch: meta.branch,
-    startedAt: meta.startedAt,
-    endedAt: meta.endedAt,
-    title: pickTitle(meta, isSubagent ? readAgentDescription(context) : null),
+    startedAt,
+    endedAt,
+    title,
     turnCount,
-    parentSessionId,
+    parentSessionId: isSubagent ? parentSessionOf(context, meta) : null,
     isSubagent,
     location: context.path,
   };
+}
+
+/**
+ * The parent of a sub-agent session: the main file holding an inline chain; else the `sessionId` its lines carry
+ * (§1.8: the parent's id); else, when that is missing or is the sub-agent's own id (issue 26), the session folder a
+ * nested agent file sits in (`<session>/subagents/`); else null.
+ */
+function parentSessionOf(context: Context, meta: MetaState): string | null {
+  if (context.sidechainRoot !== null) return describePath(context.path).stem;
+  for (const candidate of [meta.sessionIdField, context.info.parentFromPath]) {
+    if (candidate && candidate !== context.unit.sessionId && `agent-${candidate}` !== context.unit.sessionId)
+      return candidate;
+  }
+  return null;
 }
 
 /** `description` of `agent-<id>.meta.json` next to a nested sub-agent file (§1.1), or null. */

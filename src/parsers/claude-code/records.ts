@@ -4,6 +4,7 @@
  * (docs/formats.md §1.2, §1.4–§1.6). Knows nothing about branches or turns (tree.ts, turns.ts) or session metadata (meta.ts).
  */
 import { asObject, timeOf } from "../shared/fields.ts";
+import { hashOf } from "../shared/sha1.ts";
 import { buildToolCall, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
 
@@ -13,7 +14,12 @@ export type RecKind = "prompt" | "assistant" | "result" | "other";
 /** One assistant content block kept for turns: prose text, or a tool call (built without output). */
 export interface RecBlock {
   text?: string;
-  tool?: { id: string; call: ToolCall };
+  /**
+   * A tool call: `id` is the `tool_use.id`, or `<line uuid>:<block index>` for a block without one (issue 26: such
+   * blocks were dropped; nothing pairs with them). `taskPrompt` is a hash of a Task/Agent call's `input.prompt`, which
+   * links the call to the inline sub-agent chain it started (sidechains.ts).
+   */
+  tool?: { id: string; call: ToolCall; taskPrompt?: string };
 }
 
 /** One tool result carried by a user line (§1.4 `tool_result`). */
@@ -22,6 +28,8 @@ export interface RecResult {
   isError: boolean;
   /** Result text (string content or text blocks joined by "\n"); only kept when parsing with outputs. */
   output?: string;
+  /** `toolUseResult.agentId` of a Task/Agent result (§1.8): the sub-agent file `agent-<agentId>.jsonl` it wrote. */
+  agentId?: string;
 }
 
 /**
@@ -36,6 +44,8 @@ export interface Rec {
   k: RecKind;
   /** True for `user`/`assistant` lines: candidates for the leaf of the active branch. */
   conv: boolean;
+  /** True for a line with `isSidechain: true` (a sub-agent's line, §1.8); absent otherwise. */
+  sc?: true;
   /** Record time, epoch ms UTC; 0 when missing. */
   t: number;
   prompt?: string;
@@ -69,6 +79,7 @@ export function toRec(value: Record<string, unknown>, options: RecOptions): Rec 
     conv: type === "user" || type === "assistant",
     t: timeOf(value.timestamp),
   };
+  if (value.isSidechain === true) rec.sc = true;
   if (type === "system" && value.subtype === "compact_boundary" && typeof value.logicalParentUuid === "string") {
     rec.lp = value.logicalParentUuid;
   } else if (type === "assistant") {
@@ -90,18 +101,32 @@ function fillAssistant(rec: Rec, value: Record<string, unknown>): void {
   if (typeof content === "string") {
     if (!synthetic && content.trim()) blocks.push({ text: content });
   } else if (Array.isArray(content)) {
-    for (const item of content) {
+    for (const [index, item] of content.entries()) {
       const block = asObject(item);
       if (!block) continue;
       if (block.type === "text" && typeof block.text === "string" && block.text.trim() && !synthetic) {
         blocks.push({ text: block.text });
-      } else if (block.type === "tool_use" && typeof block.id === "string") {
-        const name = normalizeToolName(typeof block.name === "string" ? block.name : "unknown");
-        blocks.push({ tool: { id: block.id, call: buildToolCall(name, normalizeToolInput(block.input), false) } });
+      } else if (block.type === "tool_use") {
+        blocks.push({ tool: toolBlock(block, typeof block.id === "string" ? block.id : `${rec.u}:${index}`) });
       }
     }
   }
   rec.blocks = blocks;
+}
+
+/** A `tool_use` block as a call; a Task/Agent call keeps a hash of its prompt (the link to its inline sub-agent). */
+function toolBlock(block: Record<string, unknown>, id: string): NonNullable<RecBlock["tool"]> {
+  const name = normalizeToolName(typeof block.name === "string" ? block.name : "unknown");
+  const input = normalizeToolInput(block.input);
+  const tool: NonNullable<RecBlock["tool"]> = { id, call: buildToolCall(name, input, false) };
+  if (name === "Task" && typeof input.prompt === "string" && input.prompt.trim())
+    tool.taskPrompt = promptKey(input.prompt);
+  return tool;
+}
+
+/** The key that links a Task call's prompt to the first prompt of the sub-agent chain it started (whitespace-trimmed). */
+export function promptKey(text: string): string {
+  return hashOf(text.trim());
 }
 
 function fillUser(rec: Rec, value: Record<string, unknown>, options: RecOptions): void {
@@ -110,6 +135,8 @@ function fillUser(rec: Rec, value: Record<string, unknown>, options: RecOptions)
   if (Array.isArray(content) && content.some((item) => asObject(item)?.type === "tool_result")) {
     rec.k = "result";
     rec.results = collectResults(content, options);
+    const agentId = asObject(value.toolUseResult)?.agentId;
+    if (typeof agentId === "string" && agentId && rec.results.length === 1) rec.results[0]!.agentId = agentId;
     return;
   }
   if (value.isMeta === true) return;

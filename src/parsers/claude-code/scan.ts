@@ -13,6 +13,7 @@ import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { historyFileName } from "./history.ts";
+import { inlineSidechainRoots, sidechainSessionId, sidechainUnitKey } from "./sidechains.ts";
 import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1); the watcher skips them too. */
@@ -36,8 +37,11 @@ export const skippedDirs: ReadonlySet<string> = new Set([
 /** Deepest folder level walked below a root (a guard for very deep real trees; links are deduplicated). */
 export const maxDepth = 16;
 
-/** Kind of transcript file, from its path only. */
-export type AgentKind = "main" | "task" | "acompact" | "aside_question";
+/**
+ * Kind of transcript, from its path only; `sidechain` is an inline sub-agent chain inside a main file (≤ 1.0.x,
+ * sidechains.ts), which has a unit of its own but no file.
+ */
+export type AgentKind = "main" | "task" | "acompact" | "aside_question" | "sidechain";
 
 /** What a transcript path says about itself (no content read). */
 export interface PathInfo {
@@ -219,6 +223,8 @@ export function unitForContainer(container: SourceContainer): SourceUnit {
  * Copy agents (`acompact`, `aside_question`, §1.8) are parsed against their parent's uuids, so their change
  * key also holds the parent transcript's stats (`|parent<fingerprint>`, `|parent-` when it is missing):
  * a change to the parent re-parses them, as a full index would (one stat per copy agent).
+ * A main file written by Claude Code ≤ 1.0.x also yields one unit per inline sub-agent chain (sidechains.ts; issue 26),
+ * with the file's fingerprint as change key and `sidechainRoot` in the locator.
  */
 export function listClaudeUnits(containers: readonly SourceContainer[]): SourceUnit[] {
   const best = new Map<string, SourceContainer>();
@@ -229,14 +235,33 @@ export function listClaudeUnits(containers: readonly SourceContainer[]): SourceU
     const current = best.get(identity);
     if (!current || isPreferred(container, current)) best.set(identity, container);
   }
-  return [...best.values()].map((container) => {
+  return [...best.values()].flatMap((container) => {
     const unit = unitForContainer(container);
     const kind = unit.locator?.agentKind;
-    if (kind !== "acompact" && kind !== "aside_question") return unit;
+    if (kind === "main") return [unit, ...sidechainUnits(container, unit.sessionId)];
+    if (kind !== "acompact" && kind !== "aside_question") return [unit];
     const parentPath = parentTranscriptPath(container.path);
     const parent = parentPath === null ? undefined : statOrUndefined(parentPath);
-    return { ...unit, changeKey: `${unit.changeKey}|parent${parent?.isFile() ? statFingerprint(parent) : "-"}` };
+    return [{ ...unit, changeKey: `${unit.changeKey}|parent${parent?.isFile() ? statFingerprint(parent) : "-"}` }];
   });
+}
+
+/** The units of the inline sub-agent chains of a main transcript (none for files written by 2.x or later). */
+function sidechainUnits(container: SourceContainer, parentSessionId: string): SourceUnit[] {
+  return inlineSidechainRoots(container.path).map((rootUuid) => ({
+    source: "claude-code",
+    key: sidechainUnitKey(container.path, rootUuid),
+    sessionId: sidechainSessionId(rootUuid),
+    containerPath: container.path,
+    changeKey: container.fingerprint,
+    locator: {
+      isSubagent: true,
+      agentKind: "sidechain",
+      parentFromPath: null,
+      sidechainRoot: rootUuid,
+      parentSessionId,
+    },
+  }));
 }
 
 function statOrUndefined(path: string): Stats | undefined {

@@ -5,15 +5,18 @@
  * belong to the same turn's messages (split assistant lines of a path message, parallel tool results
  * hanging off sibling assistant lines). Every rule is local to one turn, so a resumed parse that
  * re-groups only the last turn's records gives the same turns as a full parse.
+ * What is left off the path (prompts and answers of branches the user rewound past, issue 26) becomes rewound turns
+ * ({@link groupRewound}), numbered -1, -2, … in file order apart from the main turns.
  */
 import { filesTouched } from "../tool-calls.ts";
 import type { ToolCall, Turn } from "../types.ts";
 import type { Rec, RecBlock, RecResult } from "./records.ts";
 
-/** A turn being built: the index of its prompt record in the grouped list, plus merged content. */
+/** A turn being built: its opening record, plus merged content. */
 export interface TurnDraft {
   number: number;
-  promptIndex: number;
+  /** Uuid of the record that opened the turn (its prompt, or an opening answer): a resumed parse's anchor. */
+  anchorUuid: string;
   timestamp: number;
   prompt: string;
   /** message.id → blocks, in first-seen order; a tool_use id seen again replaces its block. */
@@ -21,14 +24,21 @@ export interface TurnDraft {
   results: Map<string, RecResult>;
 }
 
+/** Turns grouped by {@link groupTurns}, with the indexes of the records they took in. */
+export interface GroupedTurns {
+  drafts: TurnDraft[];
+  /** Indexes in `recs` of every prompt, assistant and result record merged into a draft. */
+  used: Set<number>;
+}
+
 /**
  * Group `recs` (file order) into turns numbered from `firstNumber`.
  * A conversation that starts with an assistant line on the path (converted or hand-written transcripts, issue 11)
  * opens with a turn whose prompt is "" holding that answer; other records before the first path prompt are
- * dropped (nothing to attach them to: tool results, system lines).
- * @param onPath uuids of the active branch (tree.ts)
+ * left out of `used` (nothing to attach them to: tool results, system lines).
+ * @param onPath uuids of the active branches (tree.ts)
  */
-export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, firstNumber: number): TurnDraft[] {
+export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, firstNumber: number): GroupedTurns {
   const segmentOf = new Int32Array(recs.length);
   const messageIds: Array<Set<string>> = [];
   const openers = new Set<number>();
@@ -45,20 +55,52 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
   });
   const toolIds = collectToolIds(recs, segmentOf, messageIds);
   const drafts: TurnDraft[] = [];
+  const used = new Set<number>();
   recs.forEach((rec, index) => {
     const seg = segmentOf[index] as number;
     if (seg < 0) return;
     // A prompt on the path (or an opening answer) starts a draft; a prompt off the path adds nothing.
-    if (openers.has(index)) drafts.push(newDraft(rec, index, firstNumber + drafts.length));
+    if (openers.has(index)) {
+      drafts.push(newDraft(rec, firstNumber + drafts.length));
+      used.add(index);
+    }
     if (rec.k === "assistant") {
-      if (rec.mid && messageIds[seg]?.has(rec.mid)) mergeAssistant(drafts.at(-1), rec);
+      if (rec.mid && messageIds[seg]?.has(rec.mid)) {
+        mergeAssistant(drafts.at(-1), rec);
+        used.add(index);
+      }
     } else if (rec.k === "result") {
       const draft = drafts.at(-1);
-      for (const result of rec.results ?? [])
-        if (draft && toolIds[seg]?.has(result.id)) draft.results.set(result.id, result);
+      for (const result of rec.results ?? []) {
+        if (!draft || !toolIds[seg]?.has(result.id)) continue;
+        draft.results.set(result.id, result);
+        used.add(index);
+      }
     }
   });
-  return drafts;
+  return { drafts, used };
+}
+
+/**
+ * The rewound turns of a conversation: the prompts and answers no active branch holds and no main turn took in
+ * (`used`), grouped by the same rules among themselves (a rewound prompt opens a turn; an abandoned answer without its
+ * prompt opens one with an empty prompt) and numbered -1, -2, … in file order. Assistant lines with nothing kept
+ * (synthetic API errors) and tool results of no rewound call add nothing.
+ */
+export function groupRewound(
+  recs: readonly Rec[],
+  onPath: ReadonlySet<string>,
+  used: ReadonlySet<number>,
+): TurnDraft[] {
+  const leftover = recs.filter(
+    (rec, index) =>
+      !used.has(index) &&
+      !onPath.has(rec.u) &&
+      (rec.k === "prompt" || rec.k === "result" || (rec.k === "assistant" && (rec.blocks?.length ?? 0) > 0)),
+  );
+  if (!leftover.some((rec) => rec.k !== "result")) return [];
+  const { drafts } = groupTurns(leftover, new Set(leftover.map((rec) => rec.u)), 1);
+  return drafts.map((draft) => ({ ...draft, number: -draft.number }));
 }
 
 function collectToolIds(
@@ -75,10 +117,10 @@ function collectToolIds(
   return toolIds;
 }
 
-function newDraft(rec: Rec, index: number, number: number): TurnDraft {
+function newDraft(rec: Rec, number: number): TurnDraft {
   return {
     number,
-    promptIndex: index,
+    anchorUuid: rec.u,
     timestamp: rec.t,
     prompt: rec.prompt ?? "",
     messages: new Map(),
@@ -103,9 +145,17 @@ function mergeAssistant(draft: TurnDraft | undefined, rec: Rec): void {
 
 /**
  * The finished `Turn` of a draft: response = text blocks joined by a blank line; tool calls in block
- * order with `isError` from the paired result and, when `withOutputs`, `output` = the result text.
+ * order with `isError` from the paired result and, when `withOutputs`, `output` = the result text. A Task call links
+ * to its sub-agent session: `agent-<agentId>` from its result (an agent file, §1.8), else the inline chain whose first
+ * prompt is the call's prompt (`inlineAgents`: promptKey → session id, sidechains.ts).
  */
-export function finishTurn(draft: TurnDraft, sessionId: string, isSubagent: boolean, withOutputs: boolean): Turn {
+export function finishTurn(
+  draft: TurnDraft,
+  sessionId: string,
+  isSubagent: boolean,
+  withOutputs: boolean,
+  inlineAgents: ReadonlyMap<string, string> = new Map(),
+): Turn {
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
   for (const blocks of draft.messages.values()) {
@@ -115,6 +165,8 @@ export function finishTurn(draft: TurnDraft, sessionId: string, isSubagent: bool
       const result = draft.results.get(block.tool.id);
       const call: ToolCall = { ...block.tool.call, isError: result?.isError ?? false };
       if (withOutputs && result?.output !== undefined) call.output = result.output;
+      const agent = result?.agentId ? `agent-${result.agentId}` : inlineAgents.get(block.tool.taskPrompt ?? "");
+      if (agent !== undefined) call.subagentSessionId = agent;
       toolCalls.push(call);
     }
   }

@@ -14,7 +14,7 @@ import { codexParser } from "../../../src/parsers/codex.ts";
 import { geminiCliParser } from "../../../src/parsers/gemini-cli.ts";
 import { sourceLocationVariables } from "../../../src/parsers/index.ts";
 import { isInterfaceCommand } from "../../../src/parsers/shared/prompt-history.ts";
-import { titleFromPrompt } from "../../../src/search/title.ts";
+import { titleFromPrompt } from "../../../src/index/write/derived-title.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../../..");

@@ -1,0 +1,91 @@
+/**
+ * Inline sub-agents of Claude Code ≤ 1.0.x (docs/formats.md §1.8, generation 1; issue 26): before agent files
+ * existed, a Task sub-agent wrote its lines into the parent's JSONL with `"isSidechain": true`, one chain per Task
+ * call, each starting with the task's prompt at `parentUuid: null` (405 of 438 lines of one real 1.0.98 session).
+ * Each chain is a sub-agent session of its own, like a 2.x agent file: unit key `<file>#sidechain-<first uuid>`,
+ * session id `agent-<first uuid>`, parent the file's session, title the Task call's description; the Task call links
+ * to it by its prompt (records.ts `promptKey`).
+ * Finding the chains costs a read of the head of every main file whose version is not known to be 2.x or later
+ * (16 KiB), and a read of the whole file only for older ones that hold sidechain lines.
+ */
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+
+/** Bytes read from the start of a main transcript to find the Claude Code version that wrote it. */
+const headBytes = 16 * 1024;
+
+/** The marker between a transcript path and its chain in a sidechain unit key. */
+const keyMarker = "#sidechain-";
+
+/** A sidechain unit key: `<transcript path>#sidechain-<first uuid>`. */
+export function sidechainUnitKey(path: string, rootUuid: string): string {
+  return `${path}${keyMarker}${rootUuid}`;
+}
+
+/** The session id of an inline sub-agent chain: `agent-<first uuid>`. */
+export function sidechainSessionId(rootUuid: string): string {
+  return `agent-${rootUuid}`;
+}
+
+/**
+ * The transcript path and chain of a unit key: `{path, rootUuid}` for a sidechain key, `{path: key, rootUuid: null}`
+ * for any other.
+ */
+export function splitUnitKey(key: string): { path: string; rootUuid: string | null } {
+  const at = key.lastIndexOf(keyMarker);
+  if (at < 0 || !key.endsWith(".jsonl", at)) return { path: key, rootUuid: null };
+  return { path: key.slice(0, at), rootUuid: key.slice(at + keyMarker.length) };
+}
+
+/** The major version of the first `"version"` field in `text`, or undefined. */
+function majorVersion(text: string): number | undefined {
+  const match = /"version"\s*:\s*"(\d+)\./.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The first {@link headBytes} of a file, and whether that is the whole file. */
+function readHead(path: string): { text: string; whole: boolean } {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(headBytes);
+    const read = readSync(fd, buffer, 0, headBytes, 0);
+    return { text: buffer.toString("utf8", 0, read), whole: read < headBytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sidechainMarker = /"isSidechain"\s*:\s*true/;
+
+/**
+ * The first uuids of the inline sub-agent chains of a main transcript, in file order: user/assistant lines with
+ * `isSidechain: true` and `parentUuid: null`. None when the file was written by Claude Code 2.x or later (agent
+ * files), holds no sidechain line, or holds nothing but sidechain lines (then the whole file is one sub-agent
+ * transcript, parse.ts). Never throws: an unreadable file has no chains here (its parse reports why).
+ */
+export function inlineSidechainRoots(path: string): string[] {
+  let text: string;
+  try {
+    const head = readHead(path);
+    const version = majorVersion(head.text);
+    if (version !== undefined && version >= 2) return [];
+    text = head.whole ? head.text : readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  if (!sidechainMarker.test(text)) return [];
+  const roots: string[] = [];
+  let mainLines = 0;
+  for (const line of text.split("\n")) {
+    if (!line.includes('"user"') && !line.includes('"assistant"')) continue;
+    let value: Record<string, unknown>;
+    try {
+      value = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (value === null || typeof value !== "object" || (value.type !== "user" && value.type !== "assistant")) continue;
+    if (value.isSidechain !== true) mainLines++;
+    else if (value.parentUuid === null && typeof value.uuid === "string") roots.push(value.uuid);
+  }
+  return mainLines > 0 ? roots : [];
+}
