@@ -3,10 +3,11 @@
  * definition (flags and help, src/commands/<name>.ts); what it does (<name>-handler.ts) loads when it runs (issue 14).
  * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
  * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
- * `--json`, also for cmd-ts' own usage errors); an unexpected error prints one line, and its stack only with RECALL_DEBUG=1.
+ * `--json`, also for cmd-ts' own usage errors, each of which gets a line of its own); an unexpected error prints one
+ * line, and its stack only with RECALL_DEBUG=1. `recall help [command]` is `recall [command] --help`.
  * A closed stdout (`recall search … | head`) exits 0 quietly.
  */
-import { binary, runSafely, subcommands } from "cmd-ts";
+import { binary, parse, runSafely, subcommands } from "cmd-ts";
 import packageJson from "../package.json" with { type: "json" };
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
@@ -25,29 +26,33 @@ import { isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
+/** The subcommands by name. */
+const commands = {
+  search: searchCommand,
+  show: showCommand,
+  sessions: sessionsCommand,
+  index: indexCommand,
+  model: modelCommand,
+  status: statusCommand,
+  doctor: doctorCommand,
+  forget: forgetCommand,
+  export: exportCommand,
+  skill: skillCommand,
+  mcp: mcpCommand,
+  watch: watchCommand,
+  "embed-helper": embedHelperCommand,
+};
+
 const app = subcommands({
   name: "recall",
   version: packageJson.version,
   description:
     "Search your AI coding sessions (Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider) by keyword and by meaning.\n" +
     '  recall search "docker bridge network"        which session was it? (level 1)\n' +
-    '  recall search "..." --depth 2 --session ID   which exchange? (level 2)\n' +
-    "  recall show ID:5-9                            everything around it (level 3)",
-  cmds: {
-    search: searchCommand,
-    show: showCommand,
-    sessions: sessionsCommand,
-    index: indexCommand,
-    model: modelCommand,
-    status: statusCommand,
-    doctor: doctorCommand,
-    forget: forgetCommand,
-    export: exportCommand,
-    skill: skillCommand,
-    mcp: mcpCommand,
-    watch: watchCommand,
-    "embed-helper": embedHelperCommand,
-  },
+    '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
+    "  recall show ID:5-9                            everything around it (level 3)\n" +
+    "  recall help <command>                         the flags of a command (as recall <command> --help)",
+  cmds: commands,
 });
 
 function reportError(error: unknown, wantsJson: boolean): number {
@@ -72,57 +77,150 @@ function reportError(error: unknown, wantsJson: boolean): number {
   return 1;
 }
 
+/** What a cmd-ts parse error holds (cmd-ts 0.15 `ParsingError`): a message and the command-line words it is about. */
+interface ParseProblem {
+  message: string;
+  nodes: Array<{ type: string; raw: string }>;
+}
+
 /**
- * The one-line message and hint of a cmd-ts parse failure, for the `--json` error object. cmd-ts prints a
- * multi-line report (cmd-ts 0.15 `runSafely`): a caret under the offending word of the echoed command line
- * (`^ Unknown arguments`), numbered lines (`1. No value provided for query`) and
- * `hint: for more information, try 'recall search --help'`.
- *   → {message: "unknown arguments: --bogus; no value provided for query", hint: "run `recall search --help`"}
+ * One lower-case line per cmd-ts parse error, naming the words it is about (issue 26: cmd-ts' own report said
+ * "found 2 errors" above a box that pointed at one word and listed the other apart, and dropped the second word of
+ * an "Unknown arguments" error). A bad value leads with its option; other problems end with their words. A long
+ * option's word carries its value as cmd-ts read it; a short one gets its dash.
+ *   {message: "Not a number", nodes: [--limit lots]} → "--limit lots: not a number"
+ *   {message: "Unknown arguments", nodes: [--bogus, --other foo]} → "unknown arguments: --bogus, --other foo"
+ *   {message: "Not a valid subcommand name\nDid you mean search?", nodes: [serch]} →
+ *     "not a valid subcommand name: serch (did you mean search?)"
+ *   {message: "No value provided for query", nodes: []} → "no value provided for query"
  */
-export function describeParseFailure(report: string): { message: string; hint: string | null } {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the colour escapes the report itself wrote
-  const lines = report.replace(/\u001b\[[0-9;]*m/g, "").split("\n");
-  const problems: string[] = [];
-  let hint: string | null = null;
-  lines.forEach((line, at) => {
-    const caret = /^(\s*)\^+\s+(.*)$/.exec(line);
-    const numbered = /^\s*\d+\.\s+(.*)$/.exec(line);
-    const help = /^hint: for more information, try '(.*)'$/.exec(line.trim());
-    if (caret) {
-      const words = (lines[at - 1] ?? "").slice(caret[1]!.length).trim().split(/\s+/);
-      const offending =
-        words[0]?.startsWith("-") && words[1] !== undefined && !words[1].startsWith("-")
-          ? `${words[0]} ${words[1]}`
-          : (words[0] ?? "");
-      problems.push(`${caret[2]!.trim().toLowerCase()}: ${offending}`);
-    } else if (numbered) {
-      problems.push(`${numbered[1]!.trim().charAt(0).toLowerCase()}${numbered[1]!.trim().slice(1)}`);
-    } else if (help) {
-      hint = `run \`${help[1]}\``;
-    }
+export function describeParseProblems(problems: readonly ParseProblem[]): string[] {
+  // cmd-ts writes sentences ("Invalid value '3'. Expected one of: '1', '2'"): one lower-case clause each.
+  const clauses = (text: string) =>
+    text
+      .split(/\.\s+(?=[A-Z])/)
+      .map((clause) => clause.charAt(0).toLowerCase() + clause.slice(1))
+      .join("; ");
+  return problems.map(({ message, nodes }) => {
+    const [first = "invalid arguments", ...rest] = message.split("\n").map((line) => line.trim());
+    const words = nodes.map((node) => (node.type === "shortOption" ? `-${node.raw}` : node.raw));
+    const more = rest.filter(Boolean).join(" ");
+    const isBadValue = nodes.length === 1 && nodes[0]!.type.endsWith("Option") && first !== "Unknown arguments";
+    const line = isBadValue
+      ? `${words[0]}: ${clauses(first)}`
+      : `${clauses(first)}${words.length > 0 ? `: ${words.join(", ")}` : ""}`;
+    return more ? `${line} (${clauses(more)})` : line;
   });
-  return {
-    message:
-      problems.length > 0 ? problems.join("; ") : (lines.find((line) => line.trim())?.trim() ?? "invalid arguments"),
-    hint,
+}
+
+/**
+ * Print the usage error of a refused command line, one line per problem (or one JSON object), and return exit code 2
+ * (cmd-ts exits 1 on its own parse errors; usage errors are 2 in recall, the grep convention). `found` are problems
+ * found before cmd-ts ran ({@link findMissingValues}); cmd-ts' own are parsed again, without running anything, for
+ * their words. The hint is the help command cmd-ts' report names (`for more information, try 'recall search
+ * --help'`), else the one of the command line's command. Options before any command are not reported by cmd-ts (it
+ * only says the command is missing): they are named here.
+ */
+async function refuseLine(
+  argv: string[],
+  found: Array<{ option: string; problem: string }>,
+  wantsJson: boolean,
+  report = "",
+): Promise<number> {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the colour escapes cmd-ts' report holds
+  const plain = report.replace(/\u001b\[[0-9;]*m/g, "");
+  const command = Object.hasOwn(commands, argv[0] ?? "") ? `recall ${argv[0]}` : "recall";
+  const help = /for more information, try '([^']+)'/.exec(plain)?.[1] ?? `${command} --help`;
+  const parsed = await parse(app, argv);
+  // An option found without its value took the next word as one: cmd-ts' complaint about that pair says no more.
+  const valueless = new Set(found.map((entry) => entry.option));
+  const theirs = (parsed._tag === "error" ? parsed.error.errors : []).filter(
+    (error) => !error.nodes.some((node) => valueless.has(node.raw.split(" ")[0]!.replace(/^(?!-)/, "-"))),
+  );
+  const problems = [...found.map((entry) => entry.problem), ...describeParseProblems(theirs)];
+  const leading = argv.slice(0, argv.findIndex((word) => !word.startsWith("-")) >>> 0);
+  if (leading.length > 0 && problems.includes("no value provided for subcommand"))
+    problems.unshift(`unknown arguments: ${leading.join(", ")}`);
+  if (problems.length === 0) problems.push("invalid arguments");
+  const hint = `run \`${help}\``;
+  if (wantsJson) {
+    writeErr(`${JSON.stringify({ error: { code: "USAGE", message: problems.join("; "), hint, candidates: [] } })}\n`);
+  } else {
+    for (const problem of problems) writeErr(`recall: ${neutralizeControls(problem)}\n`);
+    writeErr(`hint: ${hint}\n`);
+  }
+  return 2;
+}
+
+/**
+ * Options given without their value, which cmd-ts does not report (issue 26): an optional option as the last word is
+ * read as absent (`recall search x --session` searched everything), and one followed by another of the command's
+ * options or flags takes that word as its value (`--session --json` searched a session named "--json").
+ *   ["search", "x", "--session"] → [{option: "--session", problem: "no value given for --session"}]
+ *   ["search", "x", "--session", "--json"] → [{option: "--session", problem: "no value given for --session (--json is
+ *     a flag)"}]
+ *   ["search", "x", "--since", "7d"], ["search", "--", "--session"] → []
+ */
+export function findMissingValues(argv: readonly string[]): Array<{ option: string; problem: string }> {
+  const command = Object.hasOwn(commands, argv[0] ?? "") ? commands[argv[0] as keyof typeof commands] : undefined;
+  if (!command) return [];
+  const names = {
+    forceFlagLongNames: new Set<string>(),
+    forceFlagShortNames: new Set<string>(),
+    forceOptionLongNames: new Set<string>(),
+    forceOptionShortNames: new Set<string>(),
   };
+  command.register(names);
+  const kindOf = (word: string | undefined) => {
+    const long = /^--([^=]+)$/.exec(word ?? "")?.[1];
+    const short = /^-([^-])$/.exec(word ?? "")?.[1];
+    if (long) return names.forceOptionLongNames.has(long) ? "option" : names.forceFlagLongNames.has(long) ? "flag" : "";
+    if (short)
+      return names.forceOptionShortNames.has(short) ? "option" : names.forceFlagShortNames.has(short) ? "flag" : "";
+    return "";
+  };
+  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const found: Array<{ option: string; problem: string }> = [];
+  for (let at = 1; at < end; at++) {
+    const option = argv[at]!;
+    if (kindOf(option) !== "option") continue;
+    const next = at + 1 < end ? argv[at + 1] : undefined;
+    const nextKind = kindOf(next);
+    if (next !== undefined && !nextKind) {
+      at++; // its value
+      continue;
+    }
+    const why = next === undefined ? "" : ` (${next} is ${nextKind === "flag" ? "a flag" : "an option"})`;
+    found.push({ option, problem: `no value given for ${option}${why}` });
+  }
+  return found;
+}
+
+/**
+ * `recall help` and `recall help <command…>` are `recall --help` and `recall <command…> --help` (issue 26: `recall
+ * help` was refused as an unknown command). Other command lines are returned as they are.
+ */
+export function expandHelpCommand(argv: string[]): string[] {
+  if (argv[0] !== "help") return argv;
+  // `recall help serch` is the unknown command it names, not the general help `recall serch --help` would print.
+  return argv[1] === undefined || Object.hasOwn(commands, argv[1]) ? [...argv.slice(1), "--help"] : argv.slice(1);
 }
 
 /** Run the CLI with the given arguments (without `bun` and the script path); resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(given: string[]): Promise<number> {
+  const argv = expandHelpCommand(given);
   const wantsJson = argv.includes("--json");
   try {
+    const missing = findMissingValues(argv);
+    if (missing.length > 0) return await refuseLine(argv, missing, wantsJson);
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
     if (result._tag === "ok") return 0;
     const { exitCode, message, into } = result.error.config;
-    if (wantsJson && exitCode !== 0) {
-      const { message: line, hint } = describeParseFailure(message);
-      writeErr(`${JSON.stringify({ error: { code: "USAGE", message: line, hint, candidates: [] } })}\n`);
-      return 2;
+    if (exitCode === 0) {
+      (into === "stdout" ? writeOut : writeErr)(`${message}\n`);
+      return 0;
     }
-    (into === "stdout" ? writeOut : writeErr)(`${message}\n`);
-    // cmd-ts exits 1 on its own parse errors; usage errors are 2 in recall (grep convention).
-    return exitCode === 0 ? 0 : 2;
+    return await refuseLine(argv, [], wantsJson, message);
   } catch (error) {
     if (error instanceof ClosedOutputError) return 0; // `recall … | head`: the reader has what it wanted
     return reportError(error, wantsJson);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bun
 /**
  * Entry point. Loads the application (src/app.ts) lazily so that, in the compiled binary, the plain
- * `recall --help` and `recall --version` print text that scripts/build.ts captured from this same
- * application at build time, without loading cmd-ts and every command (a compiled hello-world starts
- * in ~5 ms; loading cmd-ts and its chalk/debug dependencies, which load node:tty and node:util, costs ~6 ms
- * more, measured here). The build splits the bundle at every dynamic import, so this file is the binary's
+ * `recall --help` (and `recall help`, its alias in app.ts) and `recall --version` print text that scripts/build.ts
+ * captured from this same application at build time, without loading cmd-ts and every command (a compiled
+ * hello-world starts in ~5 ms; loading cmd-ts and its chalk/debug dependencies, which load node:tty and node:util,
+ * costs ~6 ms more, measured here). The build splits the bundle at every dynamic import, so this file is the binary's
  * whole first chunk and that path loads nothing else. From source (`bun src/cli.ts`) nothing is precomputed
  * and cmd-ts answers everything.
  */
@@ -15,8 +15,8 @@ declare const RECALL_PRECOMPUTED_OUTPUT: { help: string; version: string } | und
 async function run(argv: string[]): Promise<number> {
   const precomputed = typeof RECALL_PRECOMPUTED_OUTPUT === "object" ? RECALL_PRECOMPUTED_OUTPUT : undefined;
   const only = argv.length === 1 ? argv[0] : undefined;
-  if (precomputed && (only === "--help" || only === "--version")) {
-    await Bun.write(Bun.stdout, only === "--help" ? precomputed.help : precomputed.version);
+  if (precomputed && (only === "--help" || only === "help" || only === "--version")) {
+    await Bun.write(Bun.stdout, only === "--version" ? precomputed.version : precomputed.help);
     return 0;
   }
   const { main } = await import("./app.ts");

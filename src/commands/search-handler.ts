@@ -24,8 +24,11 @@ export async function search(args: SearchArgs): Promise<number> {
   if (query.trim().length === 0)
     throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
   if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
-  const level = args.depth === "2" ? "turn" : "session";
-  if (args.session && level !== "turn") throw new UsageError("--session needs --depth 2");
+  // --session searches the turns of that session: level 2 unless --depth says 1 (issue 26: it was an error without
+  // --depth 2, which no other level could mean).
+  if (args.session && args.depth === "1")
+    throw new UsageError("--session searches turns: it cannot be used with --depth 1", "drop --depth 1");
+  const level = args.depth === "2" || (args.session && args.depth === undefined) ? "turn" : "session";
   // The same checks as the MCP server's arguments (src/search/arguments.ts, paging.ts): one answer, one error.
   const limit = parseLimit(args.limit, defaultLimits[level], "--limit");
   const offset = parseOffset(args.offset, "--offset");
@@ -94,7 +97,7 @@ export async function search(args: SearchArgs): Promise<number> {
 
 /** The flags a page command repeats (the search's own arguments as cmd-ts parsed them). */
 interface PageArgs {
-  depth: string;
+  depth?: string;
   session?: string;
   project?: string;
   source?: string;

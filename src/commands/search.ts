@@ -1,6 +1,6 @@
 /**
- * `recall search "<query>"`: level 1 (sessions, default) or level 2 (`--depth 2`, turns). Flags and help only; what the
- * command does is search-handler.ts, loaded when it runs.
+ * `recall search "<query>"`: level 1 (sessions, default) or level 2 (`--depth 2`, turns; `--session ID` searches the
+ * turns of one session). Flags and help only; what the command does is search-handler.ts, loaded when it runs.
  */
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
 import { minMaxChars, searchFormats } from "../render/search.ts";
@@ -22,14 +22,13 @@ const searchArgs = {
   depth: option({
     long: "depth",
     short: "d",
-    type: oneOf(["1", "2"]),
-    defaultValue: () => "1" as const,
-    description: "1 = sessions (default), 2 = turns",
+    type: optional(oneOf(["1", "2"])),
+    description: "1 = sessions, 2 = turns (default 1; 2 with --session)",
   }),
   session: option({
     long: "session",
     type: optional(string),
-    description: "Level 2 only: search inside one session (id or 8+ char prefix)",
+    description: "Search the turns of one session (id or 8+ char prefix); implies --depth 2",
   }),
   project: option({
     long: "project",
@@ -101,7 +100,8 @@ export type SearchArgs = ParsedArgs<typeof searchArgs>;
 /** The `search` subcommand. */
 export const searchCommand = command({
   name: "search",
-  description: "Search sessions (level 1) or turns (level 2, --depth 2) by keyword and meaning",
+  description:
+    "Search sessions (level 1) or turns (level 2: --depth 2, or --session ID for one session's) by keyword and meaning",
   args: searchArgs,
   handler: async (args) => (await import("./search-handler.ts")).search(args),
 });

@@ -67,7 +67,7 @@ describe("recall CLI", () => {
       ["search", "x", "--bogus"],
       ["serch", "x"],
       ["search", "x", "--since", "yesterday-ish", ...examples],
-      ["search", "x", "--session", "abc"],
+      ["search", "x", "--session", "abc", "--depth", "1"],
     ]) {
       const result = recall(args);
       expect(result.code).toBe(2);
@@ -89,7 +89,7 @@ describe("recall CLI", () => {
         args: ["search", "--json", "--limit", "lots"],
         code: 2,
         errorCode: "USAGE",
-        message: "not a number: --limit lots; no value provided for query",
+        message: "no value provided for query; --limit lots: not a number",
       },
       {
         args: ["sessions", "--json", "--since", "2026-02-30", ...examples],
