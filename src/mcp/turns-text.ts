@@ -197,7 +197,8 @@ const markerText = (moreChars: number, nextFrom: number, nextTo: number, nextFro
   `[truncated, ${moreChars} more characters, ask for turns ${nextFrom}-${nextTo}${nextFromChar > 0 ? ` from_char=${nextFromChar}` : ""}]`;
 
 /**
- * @throws UsageError when `fromChar` is not inside the first turn's text
+ * Check that `fromChar` (0: the start) lies inside the text of the range's first turn.
+ * @throws UsageError "from_char <n> is past the end of turn <from> (<length> characters)"
  */
 function checkFromChar(fromChar: number, texts: string[], range: TurnRange): void {
   if (fromChar === 0) return;
@@ -236,12 +237,9 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
       `resume: ${session.resume_command ?? `none ${promptOnlyMarker}`}`,
     ].map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
   // The header with the range's last turn is the longest it can be (the turn shown last has no more digits).
-  const longestMarker = markerText(
-    texts.join("\n").length,
-    range.to,
-    range.to,
-    Math.max(0, ...texts.map((t) => t.length)),
-  );
+  // No marker is longer: each of its numbers is at most the one used here.
+  const longestTurnChars = texts.reduce((longest, text) => Math.max(longest, text.length), 0);
+  const longestMarker = markerText(texts.join("\n").length, range.to, range.to, longestTurnChars);
   const page = fillPage(texts, fromChar, budgetChars - header(range.to).join("\n").length, longestMarker.length);
   const shown = page.pieces.map((piece) =>
     piece.from === 0 && piece.to === texts[piece.index]!.length
