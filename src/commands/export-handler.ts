@@ -10,7 +10,14 @@ import {
   renderExportMarkdown,
   renderExportMarkdownHeader,
 } from "../render/export.ts";
-import { checkDateOrder, parseDateFilter, parseSource, readSessions, selectSessions } from "../search/index.ts";
+import {
+  checkDateOrder,
+  loadDateWords,
+  parseDateFilter,
+  parseSource,
+  readSessions,
+  selectSessions,
+} from "../search/index.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { ExportArgs } from "./export.ts";
 
@@ -29,6 +36,7 @@ function openSink(path: string | undefined) {
 /** Runs `recall export` with its parsed arguments; resolves to the exit code. */
 export async function exportSessions(args: ExportArgs): Promise<number> {
   const format = args.format ?? "jsonl";
+  await loadDateWords([args.since, args.until]);
   const filters = {
     project: args.project,
     source: args.source === undefined ? undefined : parseSource(args.source),

@@ -39,12 +39,13 @@ const exportArgs = {
   since: option({
     long: "since",
     type: optional(string),
-    description: "Only sessions active since this date (2026-03-01) or age (7d, 2w)",
+    description:
+      "Only sessions active since this date (2026-03-01, a local day), age (7d, 2w) or date in words (yesterday, last week)",
   }),
   until: option({
     long: "until",
     type: optional(string),
-    description: "Only sessions started until this date (end of day) or age",
+    description: "Only sessions started until this date, age or date in words (a day or a week means its end)",
   }),
   deletedOnly: flag({
     long: "deleted-only",

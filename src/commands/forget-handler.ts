@@ -7,12 +7,14 @@ import { UsageError } from "../errors.ts";
 import { forgetSessions, unforgetSessions } from "../index/index.ts";
 import { renderForgetJson, renderForgetText, renderUnforgetJson, renderUnforgetText } from "../render/forget.ts";
 import { writeOut } from "../render/terminal.ts";
-import { parseDateFilter, selectSessions, type SessionSummary } from "../search/index.ts";
+import { loadDateWords, parseDateFilter, selectSessions, type SessionSummary } from "../search/index.ts";
 import { openFreshIndex, resolveHistory } from "./context.ts";
 import type { ForgetArgs } from "./forget.ts";
 
 /** Runs `recall forget` with its parsed arguments; resolves to the exit code. */
 export async function forget(args: ForgetArgs): Promise<number> {
+  // Read as --since is (issue 26): a bare date is the local midnight starting that day, and words are dates too.
+  await loadDateWords([args.before]);
   const endedBefore = args.before === undefined ? undefined : parseDateFilter(args.before);
   if (args.session !== undefined && (args.project !== undefined || endedBefore !== undefined)) {
     throw new UsageError(

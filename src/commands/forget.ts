@@ -22,7 +22,8 @@ const forgetArgs = {
   before: option({
     long: "before",
     type: optional(string),
-    description: "Every session last active before this date (2026-03-01, UTC) or age (90d, 6m)",
+    description:
+      "Every session last active before this date (2026-03-01: before that local day starts, like --since), age (90d, 6m) or date in words (last month, 2025)",
   }),
   dryRun: flag({ long: "dry-run", description: "List the sessions that would be forgotten and change nothing" }),
   undo: flag({

@@ -8,7 +8,7 @@ import { minMaxChars, renderSearchJson, renderSearchText, type SearchRenderOptio
 import { explainResponse, renderExplainText } from "../render/search-explain.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
 import { defaultLimits, searchIndex, type SearchMode } from "../search/api.ts";
-import { parseFilterArgs } from "../search/arguments.ts";
+import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import { shellQuote } from "../search/hydrate.ts";
 import { parseLimit, parseOffset } from "../search/paging.ts";
@@ -38,6 +38,7 @@ export async function search(args: SearchArgs): Promise<number> {
       "e.g. --max-chars 4000",
     );
   }
+  await loadDateWords([args.since, args.until]);
   const filters: SearchFilters = parseFilterArgs(args);
   const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
   if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1))

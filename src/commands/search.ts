@@ -44,9 +44,14 @@ const searchArgs = {
   since: option({
     long: "since",
     type: optional(string),
-    description: "Only activity since this date (2026-03-01) or age (7d, 2w, 3m)",
+    description:
+      "Only activity since this date (2026-03-01, a local day), age (7d, 2w, 3m) or date in words (yesterday, last week, 3 days ago, march)",
   }),
-  until: option({ long: "until", type: optional(string), description: "Only activity until this date or age" }),
+  until: option({
+    long: "until",
+    type: optional(string),
+    description: "Only activity until this date, age or date in words (a day or a week means its end)",
+  }),
   branch: option({
     long: "branch",
     short: "b",

@@ -2,7 +2,7 @@
 import { paletteFor } from "../render/format.ts";
 import { renderSessionsJson, renderSessionsText } from "../render/sessions.ts";
 import { writeOut } from "../render/terminal.ts";
-import { parseFilterArgs } from "../search/arguments.ts";
+import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import { parseLimit } from "../search/paging.ts";
 import { countSessions, listSessions } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory } from "./context.ts";
@@ -11,6 +11,7 @@ import type { SessionsArgs } from "./sessions.ts";
 /** Runs `recall sessions` with its parsed arguments; resolves to the exit code. */
 export async function sessions(args: SessionsArgs): Promise<number> {
   const limit = parseLimit(args.limit, 20, "--limit");
+  await loadDateWords([args.since, args.until]);
   const filters = parseFilterArgs(args);
   const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
   try {

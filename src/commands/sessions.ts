@@ -22,12 +22,13 @@ const sessionsArgs = {
   since: option({
     long: "since",
     type: optional(string),
-    description: "Only sessions active since this date (2026-03-01, a local day) or age (7d, 2w)",
+    description:
+      "Only sessions active since this date (2026-03-01, a local day), age (7d, 2w) or date in words (yesterday, last week, 3 days ago)",
   }),
   until: option({
     long: "until",
     type: optional(string),
-    description: "Only sessions active until this date or age (a bare date means the end of that day)",
+    description: "Only sessions active until this date, age or date in words (a day or a week means its end)",
   }),
   branch: option({
     long: "branch",

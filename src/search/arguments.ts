@@ -4,8 +4,9 @@
  * and a `SearchLevel`, with the same errors whichever front end passed them.
  */
 import { UsageError } from "../errors.ts";
-import { parseDateFilter, parseSource, type SearchFilters } from "./filters.ts";
+import { isNumericDate, parseDateFilter, parseSource, type SearchFilters } from "./filters.ts";
 import type { SearchLevel } from "./lexical.ts";
+import { loadDateReader } from "./time-query.ts";
 
 /** Filters as a front end receives them: text, all optional. */
 export interface FilterArgs {
@@ -18,9 +19,21 @@ export interface FilterArgs {
 }
 
 /**
+ * Make date words readable by {@link parseFilterArgs} and filters.ts `parseDateFilter`, which are synchronous: loads
+ * the query parser's date reader (chrono-node, ~20 ms) when one of `values` is neither an ISO date nor an age, and
+ * only then; without `values`, always (a server that will read arguments later loads it once, at start).
+ *   `["yesterday", undefined]`, no values → loads;  `["7d", "2026-03-01"]`, `[]` → nothing to load
+ */
+export async function loadDateWords(values?: ReadonlyArray<string | undefined>): Promise<void> {
+  if (!values || values.some((value) => value !== undefined && value.trim() !== "" && !isNumericDate(value)))
+    await loadDateReader();
+}
+
+/**
  * Build `SearchFilters` from text arguments. `until` with a bare date means the end of that local day.
- * Examples: `{since: "7d"}` → `{since: now − 7 days}`; `{source: "opencode"}` → `{source: "opencode"}`;
- *   `{source: "vim"}` → UsageError; `{project: ""}` → no project filter.
+ * Examples: `{since: "7d"}` → `{since: now − 7 days}`; `{since: "yesterday"}` → `{since: yesterday 00:00 local}`
+ *   (after {@link loadDateWords}); `{source: "opencode"}` → `{source: "opencode"}`; `{source: "vim"}` → UsageError;
+ *   `{project: ""}` → no project filter.
  * @throws UsageError for an unknown source, a date parseDateFilter cannot read (or not in the calendar), or since after until
  */
 export function parseFilterArgs(args: FilterArgs, now = Date.now()): SearchFilters {

@@ -1,11 +1,13 @@
 /**
  * Search filters shared by both levels and both legs, and their SQL. Filters apply inside the
  * candidate query, before any top-k cut, so a filtered search never comes back short.
- * Dates: ISO (`2026-03-01`, `2026-03-01T10:00`) or relative to now (`12h`, `7d`, `2w`, `3m` months,
- * `1y`); a bare date is a day in the local time zone, and `--until` with one means the end of that day.
+ * Dates: ISO (`2026-03-01`, `2026-03-01T10:00`), relative to now (`12h`, `7d`, `2w`, `3m` months, `1y`), or the
+ * words a query's dates are read from (time-query.ts: `yesterday`, `last week`, `3 days ago`, `march`); a day is a
+ * day in the local time zone, and `--until` with one means the end of that day.
  */
 import { UsageError } from "../errors.ts";
 import { sourceIds, type SourceId } from "../parsers/types.ts";
+import { readDateWords } from "./time-query.ts";
 
 /** Filters of a search; all optional. Times are epoch ms UTC. */
 export interface SearchFilters {
@@ -61,11 +63,24 @@ function localMidnight(text: string): number {
     : Number.NaN;
 }
 
+/** The forms a `--since`/`--until`/`--before` value may take, for the error that refuses one (and the help). */
+export const dateForms =
+  "a date (2026-03-01, 2026-03-01T10:00), an age (12h, 7d, 2w, 3m, 1y) or words (today, yesterday, monday, last week, 3 days ago, march, 2025, christmas)";
+
+/** True when {@link parseDateFilter} reads `value` without the date words (no chrono needed: arguments.ts). */
+export function isNumericDate(value: string): boolean {
+  return /^(\d+)\s*([hdwmy])$/i.test(value.trim()) || /^\d{4}-\d{2}-\d{2}/.test(value.trim());
+}
+
 /**
  * Parse a `--since`/`--until` value to epoch ms. Dates are read in the local time zone, as text output prints them.
+ * Words are read as the query parser reads them (time-query.ts `readDateWords`; chrono's words only once its
+ * `loadDateReader` has resolved, which front ends await: arguments.ts `loadDateWords`): the start of the day, week,
+ * month, ... they name, or its last ms when `endOfDay`.
  * Examples: `7d` → now − 7 days; `2026-03-01` → local midnight starting that day (or the last ms of that local day
- * when `endOfDay`); `2026-03-01T10:00` → 10:00 local; `2026-03-01T10:00Z` / `…+02:00` → that instant.
- * @throws UsageError for a day not in the calendar, or anything else
+ * when `endOfDay`); `2026-03-01T10:00` → 10:00 local; `2026-03-01T10:00Z` / `…+02:00` → that instant;
+ * `yesterday` → local midnight starting yesterday (or its last ms); `last week` → Monday 00:00 of last week.
+ * @throws UsageError for a day not in the calendar, or anything else (naming the accepted forms)
  */
 export function parseDateFilter(value: string, now: number = Date.now(), endOfDay = false): number {
   const relative = /^(\d+)\s*([hdwmy])$/i.exec(value.trim());
@@ -86,10 +101,10 @@ export function parseDateFilter(value: string, now: number = Date.now(), endOfDa
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(text))
     throw new UsageError(`"${value}" is not a date in the calendar`, "use an existing day, like 2026-02-28");
-  throw new UsageError(
-    `cannot read the date "${value}"`,
-    "use an ISO date like 2026-03-01 or a relative age like 7d, 2w, 3m",
-  );
+  const words = readDateWords(text, endOfDay ? "until" : "since", now);
+  const at = endOfDay ? words?.until : words?.since;
+  if (at !== undefined && at !== null) return at;
+  throw new UsageError(`cannot read the date "${value}"`, `use ${dateForms}`);
 }
 
 /** Validate a `--source` value. @throws UsageError when it is not a known source */

@@ -70,4 +70,11 @@ export {
   type TimelineOptions,
 } from "./timeline.ts";
 export { selectTurnRange, type TurnRange } from "./turn-range.ts";
-export { checkDateOrder, parseFilterArgs, parseDepth, parseCount, type FilterArgs } from "./arguments.ts";
+export {
+  checkDateOrder,
+  loadDateWords,
+  parseFilterArgs,
+  parseDepth,
+  parseCount,
+  type FilterArgs,
+} from "./arguments.ts";

@@ -94,21 +94,53 @@ export async function parseTimeQuery(text: string, now: number = Date.now()): Pr
   const source = text.slice(0, maxQueryChars);
   if (!mightNameDate(source)) return { expressions: [], rest: text };
   if (!(await loadChrono())) return { expressions: [], rest: text };
-  const own: Found[] = findCalendarWords(source, now);
-  const found = [
-    ...own,
-    ...readChrono(source, now).filter((item) => !own.some((other) => item.index < other.end && other.index < item.end)),
-  ];
-  const expressions = joinNeighbours(
-    found.sort((a, b) => a.index - b.index),
-    source,
-    now,
-  ).map((item) => withPreposition(item, source));
+  const expressions = findExpressions(source, now);
   if (expressions.length === 0) return { expressions, rest: text };
   let rest = text;
   for (const expression of [...expressions].reverse())
     rest = `${rest.slice(0, expression.span[0])} ${rest.slice(expression.span[1])}`;
   return { expressions, rest: rest.replace(/\s+/g, " ").trim() };
+}
+
+/** The dates of `source` with their prepositions, in text order (chrono's part only once {@link loadChrono} has run). */
+function findExpressions(source: string, now: number): TimeExpression[] {
+  const own: Found[] = findCalendarWords(source, now);
+  const found = [
+    ...own,
+    ...readChrono(source, now).filter((item) => !own.some((other) => item.index < other.end && other.index < item.end)),
+  ];
+  return joinNeighbours(
+    found.sort((a, b) => a.index - b.index),
+    source,
+    now,
+  ).map((item) => withPreposition(item, source));
+}
+
+/**
+ * Load what {@link readDateWords} needs (chrono-node, ~20 ms the first time; see loadChrono). Front ends await it
+ * before reading `--since`/`--until` values that are words (arguments.ts `loadDateWords`).
+ * @returns false when chrono cannot be loaded: then only time-words.ts' words are read
+ */
+export const loadDateReader = (): Promise<boolean> => loadChrono();
+
+/**
+ * Read a whole text as the one date the query parser would find in it, with the preposition it is given (issue 26:
+ * `--since yesterday` was refused though a query understood "yesterday"). Synchronous: chrono's words are read
+ * once {@link loadDateReader} has resolved, the calendar words of time-words.ts always.
+ * @param preposition "since" or "until", put before the text (so "march" reads as a month, as in "since march")
+ * @returns the range, or undefined when the text is not exactly one date
+ * Examples (now = Mon 23 Nov 2026 15:00, local time):
+ *   `("yesterday", "since")` → since 22 Nov 2026 00:00;  `("last week", "until")` → until 22 Nov 2026 23:59:59.999;
+ *   `("3 days ago", "since")` → since 20 Nov 2026 00:00;  `("christmas", "since")` → since 24 Dec 2025;
+ *   `("yesterday-ish", "since")`, `("before christmas", "since")`, `("soon", "until")` → undefined
+ */
+export function readDateWords(text: string, preposition: "since" | "until", now: number): DateRange | undefined {
+  const source = `${preposition} ${text.trim()}`;
+  if (source.length > maxQueryChars || !mightNameDate(source)) return undefined;
+  const expressions = findExpressions(source, now);
+  const [only] = expressions;
+  if (expressions.length !== 1 || only!.span[0] !== 0 || only!.span[1] !== source.length) return undefined;
+  return { since: only!.since, until: only!.until, label: only!.label };
 }
 
 /** chrono's results as periods, implausible ones dropped (see {@link readResult}); chrono errors → none. */

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import {
+  loadDateWords,
   parseDateFilter,
   parseFilterArgs,
   searchIndex,
@@ -90,8 +91,18 @@ describe("search filters", () => {
     expect(parseDateFilter("2026-03-01")).toBe(new Date(2026, 2, 1).getTime());
     expect(parseDateFilter("2026-03-01", now, true)).toBe(new Date(2026, 2, 2).getTime() - 1);
     expect(parseDateFilter("2026-03-01T10:30:00Z")).toBe(Date.UTC(2026, 2, 1, 10, 30));
-    for (const bad of ["yesterday", "7", "2026-13-45", "d7"])
-      expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
+    for (const bad of ["soonish", "7", "2026-13-45", "d7"]) expect(() => parseDateFilter(bad, now)).toThrow(UsageError);
+  });
+
+  test("dates in words, as a query names them, once the date reader is loaded (issue 26): the start, or the end", async () => {
+    await loadDateWords();
+    const now = new Date(2026, 10, 23, 15, 0).getTime(); // Monday, local time
+    expect(parseDateFilter("yesterday", now)).toBe(new Date(2026, 10, 22).getTime());
+    expect(parseDateFilter("yesterday", now, true)).toBe(new Date(2026, 10, 23).getTime() - 1);
+    expect(parseDateFilter("last week", now)).toBe(new Date(2026, 10, 16).getTime());
+    expect(parseDateFilter("3 days ago", now)).toBe(new Date(2026, 10, 20).getTime());
+    for (const bad of ["yesterday-ish", "before christmas", "soon"])
+      expect(() => parseDateFilter(bad, now)).toThrow(/cannot read the date/);
   });
 
   test("a bare date is a day in the local time zone, as text output prints it (issue 15); a daylight-saving day is 23 h", () => {
