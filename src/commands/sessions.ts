@@ -36,7 +36,17 @@ const sessionsArgs = {
     type: optional(string),
     description: "Only sessions on this git branch",
   }),
-  limit: option({ long: "limit", short: "n", type: optional(number), description: "How many to list (default 20)" }),
+  limit: option({
+    long: "limit",
+    short: "n",
+    type: optional(string),
+    description: "How many to list: a number, or all (default 20)",
+  }),
+  offset: option({
+    long: "offset",
+    type: optional(number),
+    description: "How many to skip first, newest first (the next page; default 0)",
+  }),
   includeSubagents: flag({ long: "include-subagents", description: "Also list sub-agent sessions" }),
   includeEmpty: flag({
     long: "include-empty",
@@ -46,7 +56,8 @@ const sessionsArgs = {
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
   json: flag({
     long: "json",
-    description: 'Print one JSON object: {"version": 1, "sessions": [...], "empty_sessions_hidden": N}',
+    description:
+      'Print one JSON object: {"version": 1, "sessions": [...], "empty_sessions_hidden": N, "total": N, "offset": N, "next_offset": N or null}',
   }),
   ...sourceArgs,
 };

@@ -5,9 +5,11 @@
  * "prompt_only"}]} (ISO-8601 times, full ids; `source_status` "present" | "deleted"; `prompt_only` true for a session
  * known only from a prompt-history file: its turns are the typed prompts, it has no resume command). `title` is the
  * tool's title or, without one, the first prompt shortened; then "empty_sessions_hidden": how many sessions without any
- * turn matched and were not listed (0 with `--include-empty`).
+ * turn matched and were not listed (0 with `--include-empty`); "total": how many sessions the listing has in all,
+ * "offset": where this page starts in it (0-based), "next_offset": where the next page starts, null on the last (issue
+ * 26: a script pages through any number of sessions with `--offset`).
  */
-import type { IndexStatus, SessionSummary } from "../search/index.ts";
+import type { IndexStatus, Page, SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { notKeptJson, notKeptLines } from "./not-kept.ts";
 import {
@@ -21,11 +23,14 @@ import {
   type Palette,
 } from "./format.ts";
 
+/** A page of `recall sessions`, and how many sessions the whole listing holds. */
+export type SessionsPage = Page<SessionSummary> & { total: number };
+
 /** `recall sessions --json`; `emptyHidden` sessions without turns matched and were left out. */
-export function renderSessionsJson(sessions: SessionSummary[], emptyHidden = 0): string {
+export function renderSessionsJson(page: SessionsPage, emptyHidden = 0): string {
   return jsonLine({
     version: 1,
-    sessions: sessions.map((s) => ({
+    sessions: page.items.map((s) => ({
       session_id: s.sessionId,
       source: s.source,
       project: s.project,
@@ -42,6 +47,9 @@ export function renderSessionsJson(sessions: SessionSummary[], emptyHidden = 0):
       prompt_only: s.promptOnly,
     })),
     empty_sessions_hidden: emptyHidden,
+    total: page.total,
+    offset: page.offset,
+    next_offset: page.nextOffset ?? null,
   });
 }
 
@@ -64,18 +72,23 @@ function fitColumns(text: string, width: number): string {
 /**
  * `recall sessions`: one line per session, newest first, in aligned columns (ids of every source have their own
  * lengths: UUIDs, `ses_…`, Cursor composer ids), measured in terminal columns so CJK project names stay aligned;
- * control characters shown as `\xNN` (escapes.ts). A session without a project says "(no project)". When
- * `emptyHidden` > 0, a last line says how many sessions without turns were left out and how to list them.
+ * control characters shown as `\xNN` (escapes.ts). A session without a project says "(no project)". When more
+ * pages follow, a last line says which sessions these are of how many and gives `next`, the command for the next
+ * page; when `emptyHidden` > 0, a last line says how many sessions without turns were left out and how to list them.
  */
-export function renderSessionsText(raw: SessionSummary[], palette: Palette, emptyHidden = 0): string {
+export function renderSessionsText(page: SessionsPage, palette: Palette, emptyHidden = 0, next?: string): string {
   const hiddenNote =
     emptyHidden > 0
       ? palette.dim(
           `(${countOf(emptyHidden, "session")} without any turn not listed: --include-empty lists ${emptyHidden === 1 ? "it" : "them"})`,
         )
       : "";
-  if (raw.length === 0) return `No sessions match.${hiddenNote ? `\n${hiddenNote}` : ""}\n`;
-  const sessions = neutralizeStrings(raw);
+  if (page.items.length === 0) {
+    const past =
+      page.total > 0 ? `No sessions past the first ${page.total.toLocaleString("en-US")}.` : "No sessions match.";
+    return `${past}${hiddenNote ? `\n${hiddenNote}` : ""}\n`;
+  }
+  const sessions = neutralizeStrings(page.items);
   const idWidth = Math.max(...sessions.map((s) => Bun.stringWidth(s.sessionId)));
   const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
   const lines = sessions.map((s) => {
@@ -83,6 +96,10 @@ export function renderSessionsText(raw: SessionSummary[], palette: Palette, empt
     const date = localDate(s.endedAt).padEnd(10);
     return `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
   });
+  if (next) {
+    const shown = `${(page.offset + 1).toLocaleString("en-US")}–${(page.offset + page.items.length).toLocaleString("en-US")}`;
+    lines.push(palette.dim(`(sessions ${shown} of ${page.total.toLocaleString("en-US")}; next page: ${next})`));
+  }
   if (hiddenNote) lines.push(hiddenNote);
   return `${lines.join("\n")}\n`;
 }

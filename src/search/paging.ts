@@ -22,6 +22,23 @@ export function parseLimit(value: number | undefined, fallback: number, name = "
 }
 
 /**
+ * Check the size of a list a person or a script pages through whole (`recall sessions --limit`, issue 26: capped at
+ * 1,000, a history of 20,000 sessions could not be listed): any whole number from 1, or `all` (no limit).
+ * Examples: `undefined` → `fallback`; `"50"` → 50; `"20000"` → 20000; `"all"`, `"ALL"` → Infinity;
+ *   `"0"`, `"2.5"`, `"-3"`, `"lots"` → UsageError.
+ * @throws UsageError "<name> must be a whole number of at least 1, or all, got <value>"
+ */
+export function parseListLimit(value: string | undefined, fallback: number, name = "limit"): number {
+  if (value === undefined) return fallback;
+  const text = value.trim();
+  if (text.toLowerCase() === "all") return Number.POSITIVE_INFINITY;
+  const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new UsageError(`${name} must be a whole number of at least 1, or all, got ${value}`, `e.g. ${name} 100`);
+  return count;
+}
+
+/**
  * Check a page start (0-based count of results to skip).
  * Examples: `undefined` → 0; `20` → 20; `-1`, `1.5` → UsageError.
  * @throws UsageError "<name> must be a whole number of at least 0, got <value>"

@@ -25,16 +25,62 @@ const clip = (text: string): string => {
   return oneLine.length > compactInputMaxChars ? `${oneLine.slice(0, compactInputMaxChars - 1)}…` : oneLine;
 };
 
-/** `arguments` of a function call: a JSON string (§3.3) decoded to an object; `{}` when not an object. */
-export function decodeArguments(value: unknown): Record<string, unknown> {
-  if (typeof value === "string") {
-    try {
-      return asObject(JSON.parse(value)) ?? { input: value };
-    } catch {
-      return { input: value };
-    }
+/** Arguments of a call decoded, with the text they were written as. */
+export interface DecodedArguments {
+  /** The arguments object; `{}` when they are not a JSON object (then only `raw` holds them). */
+  args: Record<string, unknown>;
+  /** The arguments as written: the string (a JSON string's value when it is one), or an object as JSON; "" when absent. */
+  raw: string;
+}
+
+/**
+ * `arguments` of a function call (§3.3: a JSON string; a model can also write text that is not JSON, which Codex
+ * answers with "failed to parse function arguments") or a free-form tool's `input`, decoded.
+ * Examples: `'{"cmd":"ls"}'` → args `{cmd: "ls"}`; `"ls -la"` → args `{}`, raw `ls -la`; `'"ls"'` → args `{}`, raw `ls`.
+ */
+export function decodeArguments(value: unknown): DecodedArguments {
+  if (typeof value !== "string") {
+    const args = asObject(value) ?? {};
+    return { args, raw: value === undefined || value === null ? "" : JSON.stringify(value) };
   }
-  return asObject(value) ?? {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return { args: asObject(parsed) ?? {}, raw: typeof parsed === "string" ? parsed : value };
+  } catch {
+    return { args: {}, raw: value };
+  }
+}
+
+/**
+ * True when raw arguments hold text: a non-empty string anywhere in their JSON, or any non-blank text that is not
+ * JSON. Numbers and flags alone (`{"session_id":7,"chars":""}`, a `write_stdin` poll) are settings, not text.
+ */
+function holdsText(raw: string): boolean {
+  if (raw.trim().length === 0) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return true;
+  }
+  const visit = (node: unknown): boolean => {
+    if (typeof node === "string") return node.trim().length > 0;
+    if (Array.isArray(node)) return node.some(visit);
+    if (node !== null && typeof node === "object") return Object.values(node as Record<string, unknown>).some(visit);
+    return false;
+  };
+  return visit(value);
+}
+
+/**
+ * The calls with their input kept: when none of them shows any input although the raw arguments hold text (not JSON,
+ * or JSON without the field the tool's mapping reads), the first shows the raw text, clipped (issue 26: a call's
+ * input must not be lost).
+ */
+function keepRawInput(calls: ToolCall[], raw: string): ToolCall[] {
+  const first = calls[0];
+  if (first && calls.every((call) => call.input === "") && holdsText(raw)) first.input = clip(raw);
+  return calls;
 }
 
 /**
@@ -51,10 +97,17 @@ export function commandText(argv: unknown): string {
   return words.join(" ");
 }
 
-/** Calls for a patch text: one Write per added file, one Edit per updated/deleted file; a `Patch` call when no file header parses. */
+/**
+ * Calls for a patch text: one Write per added file, one Edit per updated/deleted file; one `Patch` call showing the
+ * text itself (clipped) when no file header parses.
+ */
 export function patchCalls(patch: string): ToolCall[] {
   const files = parsePatch(patch);
-  if (files.length === 0) return [buildToolCall(normalizeToolName("apply_patch"), {}, false)];
+  if (files.length === 0) {
+    const call = buildToolCall(normalizeToolName("apply_patch"), {}, false);
+    call.input = clip(patch);
+    return [call];
+  }
   return files.map((file) => {
     const target = file.movedTo ?? file.path;
     const call = buildToolCall(file.operation === "add" ? "Write" : "Edit", { file_path: target }, false);
@@ -113,8 +166,10 @@ function callsByName(name: string, namespace: string | undefined, args: Record<s
 
 /**
  * The calls of one `response_item` payload, or null when it is not a tool call.
- * `function_call` (arguments = JSON string), `custom_tool_call` (free-form `input`, e.g. a patch),
- * `local_shell_call` (`action.command[]`), `web_search_call` (`action.query` → `WebSearch`).
+ * `function_call` (arguments = JSON string, or text that is not JSON: then the text is the input), `custom_tool_call`
+ * (free-form `input`, e.g. a patch or a code-mode program), `local_shell_call` (`action.command[]`), `web_search_call`
+ * (`action.query`/`queries`, or the page an `open_page`/`find` action reads → `WebSearch`), `tool_search_call`
+ * (`arguments.query` → `ToolSearch`). A call whose mapping shows no input shows its raw arguments instead.
  * @param fallbackId id used when the item has none (`web_search_call` often has no `call_id`)
  */
 export function callsOfItem(payload: Record<string, unknown>, fallbackId: string): CallGroup | null {
@@ -124,16 +179,20 @@ export function callsOfItem(payload: Record<string, unknown>, fallbackId: string
   const namespace =
     typeof payload.namespace === "string" && payload.namespace.length > 0 ? payload.namespace : undefined;
   switch (payload.type) {
-    case "function_call":
-      return { id, rawName: name, calls: callsByName(name, namespace, decodeArguments(payload.arguments)) };
+    case "function_call": {
+      const { args, raw } = decodeArguments(payload.arguments);
+      return { id, rawName: name, calls: keepRawInput(callsByName(name, namespace, args), raw) };
+    }
     case "custom_tool_call": {
       const input = typeof payload.input === "string" ? payload.input : "";
       if (name === "apply_patch") return { id, rawName: name, calls: patchCalls(input) };
-      return { id, rawName: name, calls: callsByName(name, namespace, decodeArguments(input)) };
+      const { args, raw } = decodeArguments(input);
+      return { id, rawName: name, calls: keepRawInput(callsByName(name, namespace, args), raw) };
     }
     case "local_shell_call": {
       const action = asObject(payload.action);
-      return { id, rawName: "local_shell", calls: callsByName("local_shell", undefined, { command: action?.command }) };
+      const calls = callsByName("local_shell", undefined, { command: action?.command });
+      return { id, rawName: "local_shell", calls: keepRawInput(calls, decodeArguments(action).raw) };
     }
     case "web_search_call": {
       const action = asObject(payload.action);
@@ -141,9 +200,14 @@ export function callsOfItem(payload: Record<string, unknown>, fallbackId: string
         typeof action?.query === "string"
           ? action.query
           : Array.isArray(action?.queries)
-            ? action.queries.join("; ")
-            : "";
+            ? action.queries.filter((item) => typeof item === "string").join("; ")
+            : [action?.url, action?.pattern].filter((part) => typeof part === "string" && part.length > 0).join(" ");
       return { id, rawName: "web_search", calls: [buildToolCall("WebSearch", { query }, false)] };
+    }
+    case "tool_search_call": {
+      const { args, raw } = decodeArguments(payload.arguments);
+      const query = typeof args.query === "string" ? args.query : "";
+      return { id, rawName: "tool_search", calls: keepRawInput([buildToolCall("ToolSearch", { query }, false)], raw) };
     }
     default:
       return null;
@@ -213,7 +277,7 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Text of a list of content items (`input_text`/`output_text`/`text`; images as `[image]`). */
+/** Text of a list of content items (`input_text`/`output_text`/`text`, a `refusal`'s text; images as `[image]`). */
 export function contentText(value: unknown): string {
   if (typeof value === "string") return value;
   if (!Array.isArray(value)) return "";
@@ -221,6 +285,7 @@ export function contentText(value: unknown): string {
   for (const item of value) {
     const block = asObject(item);
     if (typeof block?.text === "string") parts.push(block.text);
+    else if (typeof block?.refusal === "string") parts.push(block.refusal);
     else if (block?.type === "input_image" || block?.type === "image") parts.push("[image]");
   }
   return parts.join("\n");
