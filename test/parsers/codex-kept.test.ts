@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { codexParser } from "../../src/parsers/codex.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
@@ -41,5 +43,66 @@ describe("codex tool call inputs are kept as written (issue 26)", () => {
     expect(calls[5]?.input).toStartWith('const listing = await tools.exec_command({"cmd":"ls -la myapp"');
     expect(calls[5]?.input.length).toBe(300); // clipped like every compact input (compactInputMaxChars)
     expect(calls[6]?.input).toBe("ls -la myapp"); // local_shell_call: the script of bash -lc
+  });
+});
+
+describe("codex files that hold no thread are reported by listUnits (issue 26)", () => {
+  test("an empty rollout, one whose first line is another tool's and another tool's JSONL are rejected with a reason", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-reject-"));
+    try {
+      const empty = join(dir, "rollout-2026-01-01T00-00-00-019c0000-0000-7000-8000-000000000001.jsonl");
+      const foreign = join(dir, "rollout-2026-01-01T00-00-01-019c0000-0000-7000-8000-000000000002.jsonl");
+      const other = join(dir, "other-tool.jsonl");
+      writeFileSync(empty, "");
+      const claudeLine = readFileSync(resolve(fixtures, "../samples/other-tool.jsonl"));
+      writeFileSync(foreign, claudeLine);
+      writeFileSync(other, claudeLine);
+      const { units, rejected } = listFolder(dir);
+      expect(units).toEqual([]);
+      expect(rejected.sort()).toEqual(
+        [
+          [empty, "empty file"],
+          [foreign, "no session_meta line"],
+          [other, "no session_meta line"],
+        ].sort() as Array<[string, string]>,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a session_meta without an id in a file not named after its thread is rejected; named after it, it is a unit", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-noid-"));
+    try {
+      const header = `${JSON.stringify({ timestamp: "2026-01-01T00:00:00Z", type: "session_meta", payload: { cwd: "/p" } })}\n`;
+      writeFileSync(join(dir, "copy.jsonl"), header);
+      writeFileSync(join(dir, "rollout-2026-01-01T00-00-00-019c0000-0000-7000-8000-000000000003.jsonl"), header);
+      const { units, rejected } = listFolder(dir);
+      expect(units.map((unit) => unit.sessionId)).toEqual(["019c0000-0000-7000-8000-000000000003"]);
+      expect(rejected).toEqual([[join(dir, "copy.jsonl"), "no thread id"]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a header still being written, a broken first line and a header past the first 8 KB still make a unit", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-head-"));
+    try {
+      const id = (n: number) => `019c0000-0000-7000-8000-00000000001${n}`;
+      const meta = (n: number, extra = "") =>
+        JSON.stringify({
+          timestamp: "2026-01-01T00:00:00Z",
+          type: "session_meta",
+          payload: { id: id(n), cwd: "/p", base_instructions: { text: extra } },
+        });
+      writeFileSync(join(dir, "writing.jsonl"), meta(1).slice(0, 120)); // no "\n" yet: Codex is writing it
+      writeFileSync(join(dir, "torn.jsonl"), `{"timestamp": "2026-01-01T00:00:00Z", "ty\n${meta(2)}\n`);
+      writeFileSync(join(dir, "long.jsonl"), `${meta(3, "x".repeat(20_000))}\n`);
+      const { units, rejected } = listFolder(dir);
+      expect(rejected).toEqual([]);
+      expect(units.map((unit) => unit.sessionId).sort()).toEqual([id(1), id(2), id(3)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

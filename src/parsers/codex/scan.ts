@@ -12,6 +12,7 @@
 import { closeSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
+import { rejectFile } from "../shared/skips.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 import { historyFileName } from "./history.ts";
@@ -139,44 +140,95 @@ function indexFingerprint(home: string, walk: CodexWalk): string {
 export const fileFingerprintOf = (container: SourceContainer): string =>
   container.fingerprint.split("|index:")[0] as string;
 
-/** Bytes read from the start of a file without a uuid name to find its `session_meta` (first lines run to ~30 KB). */
+/** Bytes read first from a rollout's start to find its header line (a `session_meta` line runs to ~30 KB, §3.2). */
+export const headFirstBytes = 8 * 1024;
+
+/** Most bytes read to find the end of the first line (more only decides by the line's opening keys). */
 export const headProbeBytes = 256 * 1024;
 
+/** What a candidate file's first JSON line says. */
+export type RolloutHead =
+  /** A Codex header: `session_meta` (`payload.id` / `session_id`) or a legacy unwrapped `{id, timestamp, …}` (§3.3). */
+  | { kind: "header"; threadId: string | null }
+  /** Nothing but whitespace. */
+  | { kind: "empty" }
+  /** Its first JSON line is something else (another tool's JSONL, a rollout that lost its header). */
+  | { kind: "other" };
+
+/** The opening of a `session_meta` line (serde writes `timestamp`, optionally `ordinal`, then `type`). */
+const sessionMetaOpening =
+  /^\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?"type"\s*:\s*"session_meta"/;
+const payloadIdOpening =
+  /"payload"\s*:\s*\{\s*(?:"session_id"\s*:\s*"[^"]*"\s*,\s*)?"(?:id|session_id)"\s*:\s*"([^"]+)"/;
+const legacyOpening = /^\{\s*"id"\s*:\s*"([^"]+)"/;
+
 /**
- * Thread id of a rollout from its first line (`session_meta.payload.id` / `session_id`, or a legacy
- * header's `id`), or null when the first line is not a Codex header.
+ * The first JSON line of a candidate file, as the parse will read it: blank lines and lines that are not JSON are
+ * passed over (the parse skips them too). A first line longer than {@link headProbeBytes} is judged by its opening; an
+ * unfinished last line at the end of the file (no "\n", not yet JSON) is the header being written.
+ * Examples: `{"timestamp":"…","type":"session_meta","payload":{"id":"019c…"}}` → header `019c…`;
+ *   `{"id":"0198…","timestamp":"…","instructions":"…"}` → header `0198…`; `{"type":"user",…}` → other; `` → empty.
  * @throws the fs error when the file cannot be read
  */
-export function probeThreadId(path: string): string | null {
+export function probeRolloutHead(path: string): RolloutHead {
+  let head = readHead(path, headFirstBytes);
+  if (!head.atEnd && !head.text.includes("\n")) head = readHead(path, headProbeBytes);
+  const lines = head.text.split("\n");
+  let blank = true;
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line.length === 0) continue;
+    blank = false;
+    const isLast = index === lines.length - 1; // no "\n" after it: cut by the read, or still being written
+    if (isLast && !head.atEnd) return headerByOpening(line);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      if (!isLast) continue; // a broken line: the parse skips it too
+      // The header being written (Codex writes it first): taken as the header to come, the parse reads it when whole.
+      const opening = headerByOpening(line);
+      return opening.kind === "header" ? opening : { kind: "header", threadId: null };
+    }
+    return headerOf(value);
+  }
+  return blank && head.atEnd ? { kind: "empty" } : { kind: "other" };
+}
+
+function readHead(path: string, bytes: number): { text: string; atEnd: boolean } {
   const fd = openSync(path, "r");
-  let head: Buffer;
   try {
-    const buffer = Buffer.allocUnsafe(headProbeBytes);
-    const n = readSync(fd, buffer, 0, headProbeBytes, 0);
-    head = buffer.subarray(0, n);
+    const buffer = Buffer.allocUnsafe(bytes);
+    const n = readSync(fd, buffer, 0, bytes, 0);
+    return { text: buffer.toString("utf8", 0, n), atEnd: n < bytes };
   } finally {
     closeSync(fd);
   }
-  const end = head.indexOf(10);
-  try {
-    const first = JSON.parse(head.toString("utf8", 0, end < 0 ? head.length : end)) as Record<string, unknown>;
-    const payload = first.payload as Record<string, unknown> | undefined;
-    const id =
-      first.type === "session_meta"
-        ? (payload?.id ?? payload?.session_id)
-        : first.payload === undefined && first.type === undefined
-          ? first.id
-          : undefined;
-    return typeof id === "string" && id.length > 0 ? id : null;
-  } catch {
-    return null;
-  }
+}
+
+function headerOf(value: unknown): RolloutHead {
+  const line =
+    value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const payload = line.payload as Record<string, unknown> | undefined;
+  const idOf = (id: unknown) => (typeof id === "string" && id.length > 0 ? id : null);
+  if (line.type === "session_meta") return { kind: "header", threadId: idOf(payload?.id) ?? idOf(payload?.session_id) };
+  if (line.payload === undefined && line.type === undefined && idOf(line.id) !== null)
+    return { kind: "header", threadId: idOf(line.id) };
+  return { kind: "other" };
+}
+
+function headerByOpening(line: string): RolloutHead {
+  if (sessionMetaOpening.test(line)) return { kind: "header", threadId: payloadIdOpening.exec(line)?.[1] ?? null };
+  const legacy = legacyOpening.exec(line);
+  return legacy ? { kind: "header", threadId: legacy[1] as string } : { kind: "other" };
 }
 
 /**
  * Units of all containers, one per thread. Session id: the uuid of a `rollout-…-<uuid>.jsonl` name (Codex
- * names the file after the thread id, codex-rs/rollout recorder), else the first line's thread id (files
- * whose first line is not a Codex header are not sessions and are left out).
+ * names the file after the thread id, codex-rs/rollout recorder), else the header's thread id.
+ * A file whose first JSON line is no Codex header holds no thread (Codex's own listing leaves such files out too) and
+ * is reported through `onRejected` (issue 26): `empty file`, `no session_meta line`, or `no thread id` for a header
+ * without an id in a file not named after its thread.
  * An archived and a live copy of one thread (or any two copies) become ONE unit: the larger file wins
  * (rollouts are append-only, so the larger one holds every line of the smaller), then the later mtime,
  * then the live copy (not under `archived_sessions/`).
@@ -187,17 +239,18 @@ export function probeThreadId(path: string): string | null {
 export function listCodexUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
   const best = new Map<string, { container: SourceContainer; sessionId: string }>();
   for (const container of containers) {
-    let sessionId = uuidOfName(container.path);
-    if (sessionId === null) {
-      try {
-        sessionId = probeThreadId(container.path);
-      } catch (error) {
-        if (isMissingError(error)) continue;
-        hooks.onUnavailable?.(container.path, fsReason(error));
-        continue;
-      }
+    let head: RolloutHead;
+    try {
+      head = probeRolloutHead(container.path);
+    } catch (error) {
+      if (!isMissingError(error)) hooks.onUnavailable?.(container.path, fsReason(error));
+      continue;
     }
-    if (sessionId === null) continue;
+    const sessionId = head.kind === "header" ? (uuidOfName(container.path) ?? head.threadId) : null;
+    if (sessionId === null) {
+      rejectFile(hooks, container.path, rejectionOf(head));
+      continue;
+    }
     const current = best.get(sessionId);
     if (!current || isPreferred(container, current.container)) best.set(sessionId, { container, sessionId });
   }
@@ -223,6 +276,12 @@ export function listCodexUnits(containers: readonly SourceContainer[], hooks: Pa
     });
   }
   return units;
+}
+
+/** Why a file with this head holds no thread (one phrase per cause). */
+function rejectionOf(head: RolloutHead): string {
+  if (head.kind === "empty") return "empty file";
+  return head.kind === "header" ? "no thread id" : "no session_meta line";
 }
 
 function loadTitles(home: string, hooks: ParserHooks): Map<string, string> | null {
