@@ -1,6 +1,6 @@
 /**
  * OpenAI Codex CLI parser (docs/formats.md §3; versions checked: 0.66, 0.77, 0.98, 0.116-alpha, 0.118, 0.121
- * and builds reporting 0.0.0 in ../shared/corpus). Data: `$CODEX_HOME` (default `~/.codex`):
+ * and builds reporting 0.0.0 in ../shared/corpus, 0.148 in test/fixtures/codex/issue-26). Data: `$CODEX_HOME` (default `~/.codex`):
  * `sessions/YYYY/MM/DD/rollout-<local time>-<thread uuid>.jsonl`, `archived_sessions/rollout-….jsonl`,
  * titles in `session_index.jsonl`. One container = one unit = one rollout file; session id = the thread id.
  * Resume a thread with `codex resume <id>`. The home's `history.jsonl` (typed prompts) adds a prompt-only session for

@@ -7,6 +7,7 @@ import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 
 /** Fixtures of issue 26 (see their README.md for origin and licence). */
 const fixtures = resolve(import.meta.dir, "../fixtures/codex/issue-26");
+const upgradedName = "rollout-2026-08-19T09-48-58-01a017b5-1414-7250-bf14-dc4987eee1c9.jsonl";
 
 /** Units of a folder and the files listUnits rejected, with their reasons. */
 function listFolder(dir: string): { units: SourceUnit[]; rejected: Array<[string, string]> } {
@@ -22,6 +23,53 @@ function parseFolder(name: string, withOutputs = false): ParseResult {
   if (units.length !== 1) throw new Error(`expected one unit in ${name}`);
   return codexParser.parse(units[0] as SourceUnit, { withOutputs });
 }
+
+describe("codex prompts written only as response items (issue 26)", () => {
+  test("a rollout resumed after the upgrade to 0.147+ keeps each later prompt and its reply in a turn of its own", () => {
+    const { turns, session, skipped } = parseFolder("upgraded");
+    expect(turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+      [1, "hello", "Hello from mock LLM"],
+      [2, "and what about the tests?", "The tests pass, says the mock LLM"],
+      [3, "hello", "Hello from mock LLM"],
+    ]);
+    expect(session.turnCount).toBe(3);
+    expect(skipped.count).toBe(0);
+  });
+
+  test("a user message and its user_message event are one prompt with the event's time; a later equal text is a new prompt", () => {
+    const { turns } = parseFolder("upgraded");
+    expect(turns.map((turn) => new Date(turn.timestamp).toISOString())).toEqual([
+      "2026-08-19T01:48:58.386Z", // the event, 1 ms after its response item
+      "2026-08-19T01:51:10.041Z", // no event: the response item's own time
+      "2026-08-19T01:52:00.041Z",
+    ]);
+  });
+
+  test("a message typed during a task and written only as a response item joins the task's turn", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-steer-"));
+    try {
+      const source = readFileSync(join(fixtures, "upgraded", upgradedName), "utf8").split("\n");
+      // A message typed while task 2 runs, written (0.147+) as a response item only, before the agent's reply.
+      const steer = JSON.stringify({
+        timestamp: "2026-08-19T01:51:10.045Z",
+        type: "response_item",
+        payload: { type: "message", role: "user", content: [{ type: "input_text", text: "only the unit tests" }] },
+      });
+      const at = source.findIndex((line) => line.includes('"ordinal": 15,'));
+      source.splice(at, 0, steer);
+      writeFileSync(join(dir, upgradedName), source.join("\n"));
+      const { units } = listFolder(dir);
+      const turns = codexParser.parse(units[0] as SourceUnit).turns;
+      expect(turns.map((turn) => turn.prompt)).toEqual([
+        "hello",
+        "and what about the tests?\n\nonly the unit tests",
+        "hello",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("codex tool call inputs are kept as written (issue 26)", () => {
   test("arguments that are not JSON, a patch that does not parse and a code-mode program keep their text as the input", () => {
@@ -43,6 +91,26 @@ describe("codex tool call inputs are kept as written (issue 26)", () => {
     expect(calls[5]?.input).toStartWith('const listing = await tools.exec_command({"cmd":"ls -la myapp"');
     expect(calls[5]?.input.length).toBe(300); // clipped like every compact input (compactInputMaxChars)
     expect(calls[6]?.input).toBe("ls -la myapp"); // local_shell_call: the script of bash -lc
+  });
+});
+
+describe("codex records that cannot be placed are counted (issue 26)", () => {
+  test("items before the first prompt, unknown kinds with text and an output without its call are skipped with reasons", () => {
+    const { turns, skipped } = parseFolder("unplaced");
+    expect(turns.map((turn) => turn.prompt)).toEqual(["cd to myapp and run python hoge.py"]);
+    expect(skipped.count).toBe(10);
+    const counts = Object.fromEntries(
+      Object.entries(skipped.reasons ?? {}).map(([reason, { count }]) => [reason, count]),
+    );
+    expect(counts).toEqual({
+      "not JSON": 2,
+      "before the first prompt": 5,
+      "unknown response_item type future_item_kind": 1,
+      "unknown record kind future_record_kind": 1,
+      "tool output without its call": 1,
+    });
+    expect(skipped.reasons?.["before the first prompt"]?.first).toMatch(/unplaced\/rollout-[^/]+\.jsonl:8$/);
+    expect(skipped.reasons?.["tool output without its call"]?.first).toMatch(/\.jsonl:32$/);
   });
 });
 

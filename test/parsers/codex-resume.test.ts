@@ -109,7 +109,7 @@ describe("codex incremental resume", () => {
     }
   });
 
-  test("a rollout that gains its first user_message event is re-read fully (the prompt stream changes)", () => {
+  test("a prompt written as a response item, then its user_message event, stays one turn that takes the event's time (issue 26)", () => {
     const dir = mkdtempSync(join(tmpdir(), "recall-codex-mode-"));
     try {
       const file = join(dir, "rollout-2026-01-01T00-00-00-019c0000-1111-7000-8000-000000000001.jsonl");
@@ -124,25 +124,49 @@ describe("codex incremental resume", () => {
           line({
             timestamp: "2026-01-01T00:00:01Z",
             type: "response_item",
-            payload: { type: "message", role: "user", content: [{ type: "input_text", text: "typed" }] },
+            payload: { type: "message", role: "user", content: [{ type: "input_text", text: "typed  twice" }] },
           }),
       );
       const first = codexParser.parse(unitOf(file));
-      expect(first.turns.map((turn) => turn.prompt)).toEqual(["typed"]);
+      expect(first.turns.map((turn) => turn.prompt)).toEqual(["typed  twice"]);
       appendFileSync(
         file,
         line({
-          timestamp: "2026-01-01T00:00:01Z",
+          timestamp: "2026-01-01T00:00:01.001Z",
           type: "event_msg",
-          payload: { type: "user_message", message: "typed" },
+          payload: { type: "user_message", message: "typed twice" },
         }),
       );
       const resumed = codexParser.parse(unitOf(file), { resume: first.resume });
+      expect(resumed.bytesVerified).toBeGreaterThan(0); // resumed, not re-read
       expect(resumed.fromTurn).toBe(1);
-      expect(resumed.turns.map((turn) => turn.prompt)).toEqual(["typed"]);
+      expect(resumed.turns.map((turn) => [turn.prompt, turn.timestamp])).toEqual([
+        ["typed twice", Date.parse("2026-01-01T00:00:01.001Z")],
+      ]);
+      expect(resumed.turns).toEqual(codexParser.parse(unitOf(file)).turns);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  for (const source of rolloutsBelow(fixtures).filter((path) => !path.endsWith("other-tool.jsonl"))) {
+    test(`resuming ${basename(source)} at every line boundary reports the whole file's skipped records (issue 26)`, () => {
+      const bytes = readFileSync(source);
+      for (const cut of [...lineBoundaries(bytes), Math.floor(bytes.length / 2)]) {
+        const replay = replayAt(source, cut);
+        expect(replay.resumed.skipped.count).toBe(replay.full.skipped.count);
+        expect(replay.resumed.skipped.reasons).toEqual(replay.full.skipped.reasons);
+      }
+    });
+  }
+
+  test("a resumed parse of a rollout with unplaced records decodes only the appended bytes and still counts them all (issue 26)", () => {
+    const source = rolloutsBelow(join(fixtures, "issue-26/unplaced"))[0] as string;
+    const bytes = readFileSync(source);
+    const cut = lineBoundaries(bytes)[30] as number; // inside the only turn, after every unplaced record
+    const replay = replayAt(source, cut);
+    expect(replay.resumed.bytesRead).toBe(replay.appendedBytes);
+    expect(replay.resumed.skipped.count).toBe(10);
   });
 
   describe.skipIf(!existsSync(corpusCodex))("on real rollouts (needs ../shared/corpus/codex)", () => {

@@ -1,9 +1,8 @@
 /**
  * Session metadata of a Codex rollout, gathered line by line (docs/formats.md §3.2 `session_meta`,
  * `turn_context`): identity from the FIRST `session_meta` only, project (`cwd`), git branch, own first/last
- * record time, sub-agent kind and parent, the title of `thread_name_updated` events, and whether the
- * rollout has `user_message` events. Also owns the skipping of the parent history copied into a forked
- * rollout. JSON-serializable so a resumed parse continues it.
+ * record time, sub-agent kind and parent, and the title of `thread_name_updated` events. Also owns the skipping of
+ * the parent history copied into a forked rollout. JSON-serializable so a resumed parse continues it.
  */
 import { asObject, timeOf } from "../shared/fields.ts";
 
@@ -42,7 +41,6 @@ export interface CodexMeta {
   forkedFromId: string | null;
   /** Last `thread_name_updated` event's name. */
   threadName: string | null;
-  hasUserEvents: boolean;
   /**
    * Body of the last AGENTS.md injection (`# AGENTS.md instructions for …\n\n<INSTRUCTIONS>\n<body>\n</INSTRUCTIONS>`),
    * or null: some editor integrations (blubber corpus, `source: "unknown"`) also paste it at the start of the
@@ -67,7 +65,6 @@ export function createMeta(): CodexMeta {
     parentId: null,
     forkedFromId: null,
     threadName: null,
-    hasUserEvents: false,
     agentsInstructions: null,
     copy: { mode: "none" },
   };
@@ -102,11 +99,8 @@ export function applyLine(meta: CodexMeta, line: Record<string, unknown>): "own"
     const instructions = agentsInstructionsOf(payload.content);
     if (instructions !== null) meta.agentsInstructions = instructions;
   }
-  if (line.type === "event_msg") {
-    if (payload?.type === "user_message") meta.hasUserEvents = true;
-    if (payload?.type === "thread_name_updated")
-      meta.threadName = text(payload.thread_name) ?? text(payload.name) ?? meta.threadName;
-  }
+  if (line.type === "event_msg" && payload?.type === "thread_name_updated")
+    meta.threadName = text(payload.thread_name) ?? text(payload.name) ?? meta.threadName;
   return "own";
 }
 

@@ -2,11 +2,11 @@
  * Parsing one Codex rollout into a `Session` and its `Turn`s, fully or resumed from a
  * {@link CodexResumeState} (docs/formats.md §3). Pipeline, the same for both:
  *   1. decode lines → metadata (first `session_meta` = identity; copied fork history skipped) → items;
- *   2. items → turns (turns.ts);
- *   3. resume state = items from the last turn's first item + grouper state + metadata + byte offset + prefix hash.
+ *   2. items → turns (turns.ts); what neither decodes nor finds a place is counted in `skipped` (issue 26);
+ *   3. resume state = items from the last turn's first item + grouper state + metadata + byte offset + prefix hash
+ *      + what the lines and items before that first item skipped.
  * A resumed parse hashes the parsed prefix, decodes only the appended bytes, re-groups only the last turn's
- * items plus the new ones, and parses fully when that could differ (file shrank, a prefix byte changed,
- * the first `user_message` event arrived in a rollout that had none, other options).
+ * items plus the new ones, and parses fully when that could differ (file shrank, a prefix byte changed, other options).
  */
 import { readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
@@ -15,13 +15,21 @@ import { projectNameOf } from "../shared/fields.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
+import { copySkips, noteSkip } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
 import { applyLine, createMeta, stripInjectedPreamble, type CodexMeta } from "./meta.ts";
 import { itemsOfLine, type Item } from "./records.ts";
 import { isUsableState, type CodexResumeState } from "./resume.ts";
 import { findReviewParent } from "./review-parent.ts";
 import { codexHomeOf, readTitles } from "./session-index.ts";
-import { finishTurn, groupTurns, initialGroupState, type GroupState, type TurnDraft } from "./turns.ts";
+import {
+  finishTurn,
+  groupTurns,
+  initialGroupState,
+  type GroupState,
+  type TurnDraft,
+  type UnplacedItem,
+} from "./turns.ts";
 
 /** Per-parse context. */
 interface Context {
@@ -83,9 +91,7 @@ function parseResumed(context: Context, state: CodexResumeState): ParseResult | 
   context.bytesVerified += decoded.bytesVerified;
   context.bytesRead += decoded.bytesRead;
   const meta = structuredClone(state.meta);
-  const hadUserEvents = meta.hasUserEvents;
   const items = [...state.tail, ...ingest(context, meta, decoded.lines)];
-  if (meta.hasUserEvents !== hadUserEvents) return null; // the prompt stream changes for every turn
   return finish(
     context,
     meta,
@@ -104,7 +110,7 @@ function ingest(context: Context, meta: CodexMeta, lines: readonly RawLine[]): I
   const items: Item[] = [];
   for (const { line, value } of lines) {
     if (applyLine(meta, value) !== "own") continue;
-    for (const item of itemsOfLine(value, context.withOutputs, `line-${line}`)) {
+    for (const item of itemsOfLine(value, context.withOutputs, line)) {
       if (item.k === "prompt" || item.k === "userItem") {
         item.text = stripInjectedPreamble(meta, item.text);
         if (item.text.length === 0) continue;
@@ -134,8 +140,8 @@ function finish(
     viewMeta = structuredClone(meta);
     viewItems = [...items, ...ingest(context, viewMeta, [partial])];
   }
-  const usePromptEvents = viewMeta.hasUserEvents;
-  const grouped = groupTurns(viewItems, startState, firstNumber, usePromptEvents);
+  const grouped = groupTurns(viewItems, startState, firstNumber);
+  noteUnplaced(context, context.skipped, grouped.unplaced, viewItems.length);
   const sessionId = context.unit.sessionId;
   const turns = grouped.drafts.map((draft) => finishTurn(draft, sessionId, viewMeta.isSubagent, context.withOutputs));
   let fromTurn = firstNumber;
@@ -145,8 +151,20 @@ function finish(
   }
   const turnCount = grouped.drafts.at(-1)?.number ?? firstNumber - 1;
   const session = buildSession(context, viewMeta, turnCount);
-  const stateGroups = partial ? groupTurns(items, startState, firstNumber, stateMeta.hasUserEvents) : grouped;
-  const resume = buildState(context, stateMeta, items, stateGroups.drafts, stateGroups.state, firstNumber, position);
+  const stateGroups = partial ? groupTurns(items, startState, firstNumber) : grouped;
+  // The state keeps what the items before its tail could not place; the tail is grouped (and counted) again.
+  const statePosition = { ...position, skipped: copySkips(position.skipped) };
+  const tailStart = stateGroups.drafts.at(-1)?.startIndex ?? items.length;
+  noteUnplaced(context, statePosition.skipped, stateGroups.unplaced, tailStart);
+  const resume = buildState(
+    context,
+    stateMeta,
+    items,
+    stateGroups.drafts,
+    stateGroups.state,
+    firstNumber,
+    statePosition,
+  );
   return {
     session,
     turns,
@@ -156,6 +174,11 @@ function finish(
     bytesVerified: context.bytesVerified,
     skipped: { ...context.skipped },
   };
+}
+
+/** Count the unplaced items before index `end` into `report` (place `<path>:<line>`). */
+function noteUnplaced(context: Context, report: SkipReport, unplaced: readonly UnplacedItem[], end: number): void {
+  for (const item of unplaced) if (item.index < end) noteSkip(report, `${context.path}:${item.n}`, item.reason);
 }
 
 function buildState(
@@ -170,7 +193,7 @@ function buildState(
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;
   return {
-    kind: "codex/v1",
+    kind: "codex/v2",
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,

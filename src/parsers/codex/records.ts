@@ -1,27 +1,33 @@
 /**
  * Codex rollout lines → compact, JSON-serializable items for turn grouping (docs/formats.md §3.2–§3.3).
  * One stream per kind of content, so nothing recorded twice is counted twice: prompts from
- * `event_msg user_message` (the `response_item` user copy is kept only as a fallback for rollouts that
- * have no `user_message` events at all), prose from `response_item` assistant messages (never
- * `agent_message`, never `reasoning`/`agent_reasoning`), tool calls and outputs from `response_item`.
- * Injected context (developer messages, AGENTS.md, `<environment_context>`, `<turn_aborted>` …) is dropped.
+ * `event_msg user_message` and from `response_item` user messages (turns.ts drops the one of a mirrored pair;
+ * Codex ≥ 0.147 writes no `user_message` events, so a resumed older rollout has both kinds of prompt), prose from
+ * `response_item` assistant messages (never `agent_message`, never `reasoning`/`agent_reasoning`), tool calls and
+ * outputs from `response_item`. Injected context (developer messages, AGENTS.md, `<environment_context>`,
+ * `<turn_aborted>` …), reasoning, compaction summaries and UI mirrors are left out by design; a record of a kind this
+ * file does not know that carries user or assistant text becomes an `unplaced` item, counted as skipped (issue 26).
  */
 import { asObject, timeOf } from "../shared/fields.ts";
 import type { ToolCall } from "../types.ts";
 import { callsOfItem, contentText, decodeOutput } from "./tools.ts";
 
-/** One item of the turn stream; `t` is epoch ms UTC (0 when the line has no timestamp). */
+/**
+ * One item of the turn stream; `t` is epoch ms UTC (0 when the line has no timestamp), `n` the 1-based line it came
+ * from (for skip reports). `prompt` is a `user_message` event, `userItem` a `response_item` user message.
+ */
 export type Item =
-  | { k: "task"; t: number }
-  | { k: "end"; t: number }
-  | { k: "prompt"; t: number; text: string }
-  | { k: "userItem"; t: number; text: string }
-  | { k: "shell"; t: number; text: string }
-  | { k: "text"; t: number; text: string }
-  | { k: "call"; t: number; id: string; rawName: string; calls: ToolCall[] }
-  | { k: "output"; id: string; isError: boolean; output?: string }
-  | { k: "status"; id: string; isError: boolean }
-  | { k: "mcp"; id: string; server: string; tool: string; isError: boolean };
+  | { k: "task"; n: number; t: number }
+  | { k: "end"; n: number; t: number }
+  | { k: "prompt"; n: number; t: number; text: string }
+  | { k: "userItem"; n: number; t: number; text: string }
+  | { k: "shell"; n: number; t: number; text: string }
+  | { k: "text"; n: number; t: number; text: string }
+  | { k: "call"; n: number; t: number; id: string; rawName: string; calls: ToolCall[] }
+  | { k: "output"; n: number; id: string; isError: boolean; output?: string }
+  | { k: "status"; n: number; id: string; isError: boolean }
+  | { k: "mcp"; n: number; id: string; server: string; tool: string; isError: boolean }
+  | { k: "unplaced"; n: number; reason: string };
 
 /**
  * Leading markers of user-role text that Codex injects rather than the human typing it (seen in the
@@ -61,38 +67,63 @@ export function userShellCommand(text: string): string | null {
   return match ? `! ${(match[1] as string).trim()}` : null;
 }
 
+/** Top-level kinds read for metadata only or left out by design (§3.2): never turn content, never counted. */
+const metadataKinds = new Set([
+  "session_meta",
+  "turn_context",
+  "compacted",
+  "world_state",
+  "inter_agent_communication_metadata",
+]);
+
+/** `response_item` types left out by design: reasoning (never prose, §3.3), undo snapshots, compaction blobs. */
+const ignoredResponseTypes = new Set([
+  "reasoning",
+  "ghost_snapshot",
+  "compaction",
+  "context_compaction",
+  "compaction_summary",
+  "additional_tools",
+]);
+
 /**
  * The items of one decoded line (usually 0 or 1). `line` is the envelope `{timestamp, type, payload}`;
- * legacy unwrapped lines (a bare `ResponseItem`, §3.3) are accepted too.
+ * legacy unwrapped lines (a bare `ResponseItem`, §3.3) are accepted too. A record of a kind not read here that
+ * carries user or assistant text becomes one `unplaced` item naming its kind.
  * @param withOutputs keep output texts (level 3 `show`)
- * @param fallbackId id for a call without `call_id` (the line number)
+ * @param n the line's 1-based number (a call without `call_id` is named `line-<n>`)
  */
-export function itemsOfLine(line: Record<string, unknown>, withOutputs: boolean, fallbackId: string): Item[] {
+export function itemsOfLine(line: Record<string, unknown>, withOutputs: boolean, n: number): Item[] {
   const t = timeOf(line.timestamp);
   const payload = asObject(line.payload);
   if (!payload)
-    return line.type !== undefined && line.record_type === undefined
-      ? itemsOfResponse(line, t, withOutputs, fallbackId)
-      : [];
-  if (line.type === "event_msg") return itemsOfEvent(payload, t);
-  if (line.type === "response_item") return itemsOfResponse(payload, t, withOutputs, fallbackId);
-  return [];
+    return line.type !== undefined && line.record_type === undefined ? itemsOfResponse(line, t, withOutputs, n) : [];
+  if (line.type === "event_msg") return itemsOfEvent(payload, t, n);
+  if (line.type === "response_item") return itemsOfResponse(payload, t, withOutputs, n);
+  if (typeof line.type === "string" && metadataKinds.has(line.type)) return [];
+  return carriesText(payload) ? [{ k: "unplaced", n, reason: `unknown record kind ${String(line.type)}` }] : [];
 }
 
-function itemsOfEvent(payload: Record<string, unknown>, t: number): Item[] {
+/** True when a payload of a kind not read holds user or assistant text (`content`, `text`, `message`). */
+function carriesText(payload: Record<string, unknown>): boolean {
+  if (contentText(payload.content).trim().length > 0) return true;
+  return [payload.text, payload.message].some((value) => typeof value === "string" && value.trim().length > 0);
+}
+
+function itemsOfEvent(payload: Record<string, unknown>, t: number, n: number): Item[] {
   switch (payload.type) {
     case "task_started":
-      return [{ k: "task", t }];
+      return [{ k: "task", n, t }];
     case "task_complete":
     case "turn_aborted":
-      return [{ k: "end", t }];
+      return [{ k: "end", n, t }];
     case "user_message": {
       const text = typeof payload.message === "string" ? payload.message.trim() : "";
       const images =
         (Array.isArray(payload.images) ? payload.images.length : 0) +
         (Array.isArray(payload.local_images) ? payload.local_images.length : 0);
-      if (text.length === 0) return images > 0 ? [{ k: "prompt", t, text: "[image]" }] : [];
-      return isInjectedText(text) ? [] : [{ k: "prompt", t, text }];
+      if (text.length === 0) return images > 0 ? [{ k: "prompt", n, t, text: "[image]" }] : [];
+      return isInjectedText(text) ? [] : [{ k: "prompt", n, t, text }];
     }
     case "exec_command_end": {
       const id = typeof payload.call_id === "string" ? payload.call_id : "";
@@ -100,7 +131,7 @@ function itemsOfEvent(payload: Record<string, unknown>, t: number): Item[] {
         (typeof payload.exit_code === "number" && payload.exit_code !== 0) ||
         payload.status === "failed" ||
         payload.status === "declined";
-      return id ? [{ k: "status", id, isError: failed }] : [];
+      return id ? [{ k: "status", n, id, isError: failed }] : [];
     }
     case "mcp_tool_call_end": {
       const id = typeof payload.call_id === "string" ? payload.call_id : "";
@@ -109,44 +140,44 @@ function itemsOfEvent(payload: Record<string, unknown>, t: number): Item[] {
       const ok = asObject(result?.Ok);
       const isError = result?.Err !== undefined || ok?.isError === true || ok?.is_error === true;
       if (!id || typeof invocation?.server !== "string" || typeof invocation.tool !== "string") return [];
-      return [{ k: "mcp", id, server: invocation.server, tool: invocation.tool, isError }];
+      return [{ k: "mcp", n, id, server: invocation.server, tool: invocation.tool, isError }];
     }
     default:
-      return [];
+      return []; // UI events: mirrors of response items (agent_message, item_completed …), token counts, errors
   }
 }
 
-function itemsOfResponse(
-  payload: Record<string, unknown>,
-  t: number,
-  withOutputs: boolean,
-  fallbackId: string,
-): Item[] {
+function itemsOfResponse(payload: Record<string, unknown>, t: number, withOutputs: boolean, n: number): Item[] {
   switch (payload.type) {
     case "message":
-      return itemsOfMessage(payload, t);
+      return itemsOfMessage(payload, t, n);
     case "function_call_output":
     case "custom_tool_call_output":
     case "tool_search_output": {
       const id = typeof payload.call_id === "string" ? payload.call_id : "";
       if (!id) return [];
       const decoded = decodeOutput(payload.output);
-      const item: Item = { k: "output", id, isError: decoded.isError };
+      const item: Item = { k: "output", n, id, isError: decoded.isError };
       if (withOutputs) item.output = decoded.text;
       return [item];
     }
     default: {
-      const group = callsOfItem(payload, fallbackId);
-      return group ? [{ k: "call", t, id: group.id, rawName: group.rawName, calls: group.calls }] : [];
+      const group = callsOfItem(payload, `line-${n}`);
+      if (group) return [{ k: "call", n, t, id: group.id, rawName: group.rawName, calls: group.calls }];
+      const type = typeof payload.type === "string" ? payload.type : "";
+      if (ignoredResponseTypes.has(type) || !carriesText(payload)) return [];
+      return [{ k: "unplaced", n, reason: `unknown response_item type ${type || "(none)"}` }];
     }
   }
 }
 
-function itemsOfMessage(payload: Record<string, unknown>, t: number): Item[] {
+function itemsOfMessage(payload: Record<string, unknown>, t: number, n: number): Item[] {
   const text = contentText(payload.content).trim();
-  if (payload.role === "assistant") return text.length > 0 ? [{ k: "text", t, text }] : [];
-  if (payload.role !== "user" || text.length === 0) return []; // developer/system: instructions, never prompts
+  if (text.length === 0) return [];
+  if (payload.role === "assistant") return [{ k: "text", n, t, text }];
+  if (payload.role === "developer" || payload.role === "system") return []; // instructions, never prompts
+  if (payload.role !== "user") return [{ k: "unplaced", n, reason: `message of role ${String(payload.role)}` }];
   const shell = userShellCommand(text);
-  if (shell !== null) return [{ k: "shell", t, text: shell }];
-  return isInjectedText(text) ? [] : [{ k: "userItem", t, text }];
+  if (shell !== null) return [{ k: "shell", n, t, text: shell }];
+  return isInjectedText(text) ? [] : [{ k: "userItem", n, t, text }];
 }

@@ -1,13 +1,19 @@
 /**
  * Grouping Codex items into turns (docs/formats.md §3.3 "Turns"). Rules, each local to one turn so that a
  * resumed parse re-grouping only the last turn's items (from its grouping state) matches a full parse:
+ *   - prompts come from `user_message` events and from `response_item` user messages; the two copies of one
+ *     message (Codex writes the item, then the event, adjacent) are one prompt, with the event's text and time; a
+ *     user message that no event mirrors (Codex ≥ 0.147 writes none, so a rollout resumed after an upgrade has
+ *     both kinds) is a prompt of its own (issue 26);
  *   - inside a task (`task_started` … `task_complete`/`turn_aborted`, newer rollouts) the first prompt starts
  *     a turn and later prompts of the same task (messages typed while the agent works) join it;
  *   - outside tasks (0.77 and older have no task events) every prompt starts a turn;
  *   - a prompt equal to the previous one with the same timestamp is the 0.77 double record of a review
  *     prompt and is dropped;
- *   - a `! cmd` shell item starts a turn only when its task has no prompt;
- *   - items before the first prompt are dropped; outputs pair with calls of the same turn by `call_id`.
+ *   - a `! cmd` shell item starts a turn when its task has no prompt, else joins the turn like a typed message;
+ *   - outputs pair with calls of the same turn by `call_id`.
+ * What cannot be placed (items before the first prompt, an output whose call is not in its turn, `unplaced` records)
+ * is returned as `unplaced`, for the parse to count as skipped.
  */
 import { filesTouched } from "../tool-calls.ts";
 import type { ToolCall, Turn } from "../types.ts";
@@ -19,6 +25,15 @@ export interface GroupState {
   taskHasPrompt: boolean;
 }
 
+/** A prompt of the current turn that the other stream may still mirror (its event or its item, adjacent). */
+interface PendingPrompt {
+  k: "prompt" | "userItem";
+  /** {@link mirrorKey} of its text. */
+  key: string;
+  /** Index in `TurnDraft.prompts`. */
+  at: number;
+}
+
 /** A turn being built. */
 export interface TurnDraft {
   number: number;
@@ -28,6 +43,8 @@ export interface TurnDraft {
   timestamp: number;
   prompts: string[];
   lastPrompt: { text: string; t: number };
+  /** Prompts not yet paired with their mirror; cleared by the agent's next output. */
+  pending: PendingPrompt[];
   texts: string[];
   calls: Array<Extract<Item, { k: "call" }>>;
   outputs: Map<string, { isError: boolean; output?: string }>;
@@ -35,23 +52,40 @@ export interface TurnDraft {
   mcp: Map<string, { server: string; tool: string; isError: boolean }>;
 }
 
+/** An item the grouper could not place: its index in the grouped items, its line, and why. */
+export interface UnplacedItem {
+  index: number;
+  n: number;
+  reason: string;
+}
+
 /** The grouper state at the start of a rollout. */
 export const initialGroupState = (): GroupState => ({ inTask: false, taskHasPrompt: false });
 
 /**
+ * The text a user message and its `user_message` event share: whitespace collapsed, image markers left out (the
+ * item writes an image as `[image]` or `<image …>` tags, the event keeps it in `images`).
+ * Examples: `"fix  it\n[image]"` → `fix it`; `"<image name=[Image #1]>\n[image]\n</image>\nlook"` → `look`.
+ */
+export function mirrorKey(text: string): string {
+  return text
+    .replace(/<\/?image\b[^>]*>|\[image\]|\[Image #\d+\]/gi, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
  * Group `items` (file order) into turns numbered from `firstNumber`.
- * @param usePromptEvents true when the rollout has `user_message` events (then `userItem`s are ignored;
- *   otherwise they are the prompts: rollouts without events)
- * @returns the drafts and the grouper state after the last item
+ * @returns the drafts, the grouper state after the last item, and the items that could not be placed (file order)
  */
 export function groupTurns(
   items: readonly Item[],
   start: GroupState,
   firstNumber: number,
-  usePromptEvents: boolean,
-): { drafts: TurnDraft[]; state: GroupState } {
+): { drafts: TurnDraft[]; state: GroupState; unplaced: UnplacedItem[] } {
   const state: GroupState = { ...start };
   const drafts: TurnDraft[] = [];
+  const unplaced: UnplacedItem[] = [];
   const open = (index: number, item: { t: number; text: string }) => {
     drafts.push({
       number: firstNumber + drafts.length,
@@ -60,6 +94,7 @@ export function groupTurns(
       timestamp: item.t,
       prompts: [item.text],
       lastPrompt: { text: item.text, t: item.t },
+      pending: [],
       texts: [],
       calls: [],
       outputs: new Map(),
@@ -68,38 +103,56 @@ export function groupTurns(
     });
     if (state.inTask) state.taskHasPrompt = true;
   };
+  /** Add a prompt: join the task's turn or open one. */
+  const addPrompt = (index: number, item: { t: number; text: string }) => {
+    const draft = drafts.at(-1);
+    if (draft && state.inTask && state.taskHasPrompt) {
+      draft.prompts.push(item.text);
+      draft.lastPrompt = { text: item.text, t: item.t };
+    } else open(index, item);
+  };
   items.forEach((item, index) => {
     const draft = drafts.at(-1);
+    const notPlaced = (reason: string) => unplaced.push({ index, n: item.n, reason });
     switch (item.k) {
       case "task":
         state.inTask = true;
         state.taskHasPrompt = false;
+        if (draft) draft.pending = [];
         return;
       case "end":
         state.inTask = false;
         state.taskHasPrompt = false;
+        if (draft) draft.pending = [];
         return;
       case "userItem":
       case "prompt": {
-        if ((item.k === "prompt") !== usePromptEvents) return;
         if (draft && draft.lastPrompt.text === item.text && draft.lastPrompt.t === item.t) return;
-        if (draft && state.inTask && state.taskHasPrompt) {
-          draft.prompts.push(item.text);
-          draft.lastPrompt = { text: item.text, t: item.t };
-        } else open(index, item);
+        const key = mirrorKey(item.text);
+        const mirror = draft?.pending.findIndex((pending) => pending.k !== item.k && pending.key === key) ?? -1;
+        if (draft && mirror >= 0) {
+          const [pending] = draft.pending.splice(mirror, 1);
+          if (item.k === "prompt" && pending) preferEvent(draft, pending.at, item);
+          return;
+        }
+        addPrompt(index, item);
+        const current = drafts.at(-1) as TurnDraft;
+        current.pending.push({ k: item.k, key, at: current.prompts.length - 1 });
         return;
       }
       case "shell":
-        if (!(state.inTask && state.taskHasPrompt)) open(index, item);
+        addPrompt(index, item);
+        return;
+      case "unplaced":
+        notPlaced(item.reason);
         return;
       case "text":
-        draft?.texts.push(item.text);
-        return;
       case "call":
-        draft?.calls.push(item);
-        return;
       case "output":
-        draft?.outputs.set(item.id, { isError: item.isError, output: item.output });
+        if (!draft) notPlaced("before the first prompt");
+        else if (item.k === "output" && !draft.calls.some((call) => call.id === item.id))
+          notPlaced("tool output without its call");
+        else placeOutput(draft, item);
         return;
       case "status":
         draft?.statuses.set(item.id, item.isError);
@@ -109,7 +162,28 @@ export function groupTurns(
         return;
     }
   });
-  return { drafts, state };
+  return { drafts, state, unplaced };
+}
+
+/** Add the agent's prose, call or a call's output to its turn; prose and calls end the wait for a prompt's mirror. */
+function placeOutput(draft: TurnDraft, item: Extract<Item, { k: "text" | "call" | "output" }>): void {
+  if (item.k === "output") {
+    draft.outputs.set(item.id, { isError: item.isError, output: item.output });
+    return;
+  }
+  if (item.k === "text") draft.texts.push(item.text);
+  else draft.calls.push(item);
+  draft.pending = [];
+}
+
+/**
+ * The `user_message` event of a prompt first seen as its `response_item`: the human's text as typed (§3.3) and the
+ * event's time replace the item's, as when the event alone made the prompt.
+ */
+function preferEvent(draft: TurnDraft, at: number, event: { t: number; text: string }): void {
+  draft.prompts[at] = event.text;
+  if (at === 0) draft.timestamp = event.t;
+  if (at === draft.prompts.length - 1) draft.lastPrompt = { text: event.text, t: event.t };
 }
 
 /**
