@@ -69,6 +69,37 @@ describe("codex prompts written only as response items (issue 26)", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test("a ! shell command run while a task works joins that task's turn instead of vanishing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-shell-"));
+    try {
+      const source = readFileSync(join(fixtures, "upgraded", upgradedName), "utf8").split("\n");
+      // The TUI records a `!cmd` as a user message (as in the 0.118 rollouts of ../shared/corpus), here during task 2.
+      const shell = JSON.stringify({
+        timestamp: "2026-08-19T01:51:10.045Z",
+        type: "response_item",
+        payload: {
+          type: "message",
+          role: "user",
+          content: [
+            {
+              type: "input_text",
+              text: "<user_shell_command>\n<command>\nbun test\n</command>\n<result>\nExit code: 0\n</result>\n</user_shell_command>",
+            },
+          ],
+        },
+      });
+      source.splice(
+        source.findIndex((line) => line.includes('"ordinal": 15,')),
+        0,
+        shell,
+      );
+      writeFileSync(join(dir, upgradedName), source.join("\n"));
+      const turns = codexParser.parse(listFolder(dir).units[0] as SourceUnit).turns;
+      expect(turns.map((turn) => turn.prompt)).toEqual(["hello", "and what about the tests?\n\n! bun test", "hello"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("codex tool call inputs are kept as written (issue 26)", () => {
