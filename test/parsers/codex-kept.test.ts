@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { codexParser } from "../../src/parsers/codex.ts";
+import { mirrorKey } from "../../src/parsers/codex/turns.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 
 /** Fixtures of issue 26 (see their README.md for origin and licence). */
@@ -99,6 +100,14 @@ describe("codex prompts written only as response items (issue 26)", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+  test("a user message and its event are matched apart from whitespace and the image markers only the message writes", () => {
+    expect(mirrorKey("fix  the\n\nbug")).toBe(mirrorKey("fix the bug"));
+    expect(mirrorKey("<image name=[Image #1]>\n[image]\n</image>\nlook at this")).toBe(
+      mirrorKey("[Image #1] look at this"),
+    );
+    expect(mirrorKey("[image]")).toBe(mirrorKey(""));
+    expect(mirrorKey("fix the bug")).not.toBe(mirrorKey("fix the bugs"));
   });
 });
 
