@@ -29,7 +29,7 @@ const forgetArgs = {
   undo: flag({
     long: "undo",
     description:
-      "Remove the tombstones of forgotten sessions instead (same selectors; none = all), so the next index adds them again",
+      "Remove the tombstones of forgotten sessions instead (same selectors; none = all; a session's sub-agents with it), so the next index adds them again",
   }),
   json: flag({ long: "json", description: "Print one JSON object: what was removed" }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),

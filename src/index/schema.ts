@@ -22,7 +22,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive
 import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 8;
+export const schemaVersion = 9;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -236,6 +236,13 @@ const migrations: Array<string | ((db: Database) => void)> = [
     for (const { id } of db.query<{ id: number }, []>("SELECT id FROM sessions").all()) {
       update.run(derivedTitleOf(prompts.all(id).map((row) => row.prompt)), id);
     }
+  },
+  // v9 (issue 26): a tombstone keeps its session's parent, so `recall forget --undo <parent>` also lets the next index
+  // add the sub-agent sessions forgotten with it (archive/forget.ts). Older tombstones have none: nothing to fill from.
+  (db) => {
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(forgotten)").all();
+    if (!columns.some((column) => column.name === "parent_session_id"))
+      db.exec("ALTER TABLE forgotten ADD COLUMN parent_session_id TEXT");
   },
 ];
 

@@ -6,7 +6,8 @@
  * database is vacuumed (pages freed by earlier re-parses may still hold old copies of the text), the WAL is
  * checkpointed and truncated, each vector level is rewritten without the forgotten rows, and the snapshot (if any)
  * is replaced by a fresh one (snapshot.ts), the older ones deleted. A tombstone per
- * session keeps the next index run from adding it again; {@link unforgetSessions} removes tombstones.
+ * session (with its parent session, schema v9) keeps the next index run from adding it again; {@link unforgetSessions}
+ * removes tombstones, a parent's with those of its sub-agents.
  * Choosing which sessions to forget is the search layer's job (filters); this module gets rowids.
  */
 import type { Database } from "bun:sqlite";
@@ -54,6 +55,7 @@ export interface ForgetOptions {
 interface DoomedRow {
   id: number;
   session_id: string;
+  parent_session_id: string | null;
   source: SourceId;
   project_name: string;
   project_path: string;
@@ -106,12 +108,15 @@ export async function forgetSessions(
 function deleteRows(db: Database, rowids: readonly number[], now: number): ForgetReport {
   const report: ForgetReport = { sessions: [], turns: 0, documents: 0, chunks: 0, vectorRows: 0 };
   const select = db.query<DoomedRow, [number]>(
-    "SELECT id, session_id, source, project_name, project_path, title, ended_at, turn_count FROM sessions WHERE id = ?",
+    // An untitled session is reported by the title listings show for it (its first prompt, schema v8).
+    `SELECT id, session_id, parent_session_id, source, project_name, project_path, coalesce(title, derived_title) AS title,
+     ended_at, turn_count FROM sessions WHERE id = ?`,
   );
   const count = (sql: string, rowid: number) => db.query<{ n: number }, [number]>(sql).get(rowid)?.n ?? 0;
   const tombstone = db.query(
-    `INSERT INTO forgotten(source, session_id, project_path, project_name, ended_at, forgotten_at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT(source, session_id) DO UPDATE SET forgotten_at = excluded.forgotten_at`,
+    `INSERT INTO forgotten(source, session_id, parent_session_id, project_path, project_name, ended_at, forgotten_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(source, session_id) DO UPDATE SET forgotten_at = excluded.forgotten_at, parent_session_id = excluded.parent_session_id`,
   );
   const remove = db.query("DELETE FROM sessions WHERE id = ?");
   db.transaction(() => {
@@ -124,7 +129,8 @@ function deleteRows(db: Database, rowids: readonly number[], now: number): Forge
         "SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.session_rowid = ?",
         rowid,
       );
-      tombstone.run(row.source, row.session_id, row.project_path, row.project_name, row.ended_at, now);
+      const { source, session_id, parent_session_id, project_path, project_name, ended_at } = row;
+      tombstone.run(source, session_id, parent_session_id, project_path, project_name, ended_at, now);
       remove.run(rowid); // cascades: turns, turn_outputs, documents (and their FTS rows by trigger), chunks
       report.sessions.push({
         sessionId: row.session_id,
@@ -176,7 +182,10 @@ function rewriteVectors(db: Database, recallHome: string): number {
   return dropped;
 }
 
-/** Which tombstones {@link unforgetSessions} removes; all given conditions must hold, none given = every tombstone. */
+/**
+ * Which tombstones {@link unforgetSessions} removes; all given conditions must hold, none given = every tombstone.
+ * The sub-agent sessions forgotten below a chosen session go with it (issue 26), as `forget` took them.
+ */
 export interface TombstoneSelection {
   /** A whole session id or a prefix of it. */
   sessionPrefix?: string;
@@ -186,17 +195,26 @@ export interface TombstoneSelection {
   endedBefore?: number;
 }
 
+/** A tombstone {@link unforgetSessions} removed: `parentSessionId` is set for a sub-agent session (else null). */
+export interface UnforgottenSession {
+  source: SourceId;
+  sessionId: string;
+  parentSessionId: string | null;
+}
+
 /**
  * Remove tombstones, so the next index run adds those sessions again when their sources still hold them (the
- * stored container fingerprints of the affected sources are dropped, which makes that run list their units).
- * @returns the removed tombstones (source and session id), in id order
+ * stored container fingerprints of the affected sources are dropped, which makes that run list their units). The
+ * tombstones of sub-agent sessions below a selected one go too, at any depth (issue 26: `forget <parent>` removed its
+ * sub-agents, and `--undo <parent>` brought back only the parent); tombstones written before schema v9 name no parent.
+ * @returns the removed tombstones, in session id order
  * @throws IndexError INDEX_LOCKED / INDEX_MISSING as {@link forgetSessions}
  */
 export async function unforgetSessions(
   recallHome: string,
   selection: TombstoneSelection,
   options: ForgetOptions = {},
-): Promise<Array<{ source: SourceId; sessionId: string }>> {
+): Promise<UnforgottenSession[]> {
   ensureRecallHome(recallHome);
   const lock = await acquireIndexLock(join(recallHome, homeFiles.lock), options.lockWaitMs ?? 30_000);
   try {
@@ -219,9 +237,16 @@ export async function unforgetSessions(
       const where = conditions.length > 0 ? conditions.join(" AND ") : "1";
       return db
         .transaction(() => {
+          // UNION (not UNION ALL) drops rows already picked, so a parent loop cannot recurse forever.
           const rows = db
-            .query<{ source: SourceId; session_id: string }, Array<string | number>>(
-              `SELECT source, session_id FROM forgotten WHERE ${where} ORDER BY session_id`,
+            .query<{ source: SourceId; session_id: string; parent_session_id: string | null }, Array<string | number>>(
+              `WITH RECURSIVE picked(source, session_id, parent_session_id) AS (
+                 SELECT source, session_id, parent_session_id FROM forgotten WHERE ${where}
+                 UNION
+                 SELECT f.source, f.session_id, f.parent_session_id FROM forgotten f
+                 JOIN picked p ON f.source = p.source AND f.parent_session_id = p.session_id
+               )
+               SELECT source, session_id, parent_session_id FROM picked ORDER BY session_id`,
             )
             .all(...params);
           const remove = db.query("DELETE FROM forgotten WHERE source = ? AND session_id = ?");
@@ -230,7 +255,11 @@ export async function unforgetSessions(
             db.query("DELETE FROM containers WHERE source = ?").run(source);
             db.query("DELETE FROM meta WHERE key = ?").run(digestMetaKey(source));
           }
-          return rows.map((row) => ({ source: row.source, sessionId: row.session_id }));
+          return rows.map((row) => ({
+            source: row.source,
+            sessionId: row.session_id,
+            parentSessionId: row.parent_session_id,
+          }));
         })
         .immediate();
     } finally {
