@@ -129,12 +129,21 @@ describe.skipIf(!hasGeminiCorpus)("gemini cli parser on the real corpus (needs .
     expect(geminiCliParser.parse(unitOf("mrp1k5")).session).toMatchObject({ isSubagent: true, parentSessionId: null });
   });
 
-  test("project paths: .project_root, learnt for the pre-0.29 hash folder of the same project, else unknown", () => {
+  test("project paths: .project_root, learnt for the pre-0.29 hash folder of the same project", () => {
     const learnt = geminiCliParser.parse(unitOf("93c0da34-5996-4701-8f59-b9c95d0c57bd")).session;
     expect(learnt.projectPath).toBe("c:\\users\\acodu\\dev\\dashboard_mictlan");
-    const unknown = geminiCliParser.parse(unitOf("4c16047e-f130-41b4-a460-1938c630fbc1")).session;
-    expect(unknown.projectPath).toBe("");
-    expect(unknown.projectName).toBe("5c810163bbf1672be0705d5e99f5c2c4b780b54ca1bfab9870a98ac0812cb431");
+  });
+
+  test("issue 26: every pre-0.29 hash folder is named by the path whose SHA-256 it is, in the spelling the CLI hashed", () => {
+    // 5c810163… = SHA-256 of `C:\Users\acodu`, a parent of the registered `c:\users\acodu\dev\dashboard_mictlan`;
+    // f528f00f… = SHA-256 of `c:\Users\loganf\Documents\IDAHO-VAULT`, lower-cased in idaho-vault/.project_root.
+    const home = geminiCliParser.parse(unitOf("4c16047e-f130-41b4-a460-1938c630fbc1")).session;
+    expect([home.projectPath, home.projectName]).toEqual(["C:\\Users\\acodu", "acodu"]);
+    for (const id of ["12e731c6-4e5a-474c-b7c6-b88195fc5a10", "c4c43609", "c6d2b633"]) {
+      const unit = units.find((candidate) => candidate.sessionId.startsWith(id))!;
+      expect(geminiCliParser.parse(unit).session.projectPath).toBe("c:\\Users\\loganf\\Documents\\IDAHO-VAULT");
+    }
+    for (const unit of units) expect(geminiCliParser.parse(unit).session.projectPath).not.toBe("");
   });
 
   test("known sessions: turn counts of a large JSON and a large JSONL file", () => {

@@ -1,7 +1,8 @@
 /**
  * Gemini CLI's prompt history, `tmp/<project-id>/logs.json` (docs/formats.md §4.1): one JSON array, rewritten whole,
  * of `{sessionId, messageId (per session), type: "user", message, timestamp (ISO)}`. The project path comes from the
- * folder's `.project_root` (CLI ≥ 0.29), else it is unknown and the folder name (a slug or a hash) is the project name.
+ * folder's `.project_root` (CLI ≥ 0.29), else, for a folder named by a hash, from the paths the `.gemini` folder
+ * records (projects.ts); else it is unknown and the folder name (a slug, or a hash shortened) is the project name.
  */
 import { readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -9,6 +10,7 @@ import { noteSkip } from "../shared/skips.ts";
 import type { SkipReport } from "../types.ts";
 import { asObject, timeOf } from "../shared/fields.ts";
 import type { HistoryPrompt, PromptHistoryFile, PromptHistorySpec } from "../shared/prompt-history.ts";
+import { matchProjectHash, recordedProjectPaths, shortProjectName } from "./projects.ts";
 import { logsFileName } from "./scan.ts";
 import { readProjectRoot } from "./units.ts";
 
@@ -31,8 +33,9 @@ export function readGeminiLogs(path: string): PromptHistoryFile {
     return { prompts: [], bytesRead: bytes.length, skipped };
   }
   const folder = dirname(path);
-  const projectPath = readProjectRoot(folder) ?? "";
-  const projectName = projectPath ? undefined : basename(folder);
+  const projectPath =
+    readProjectRoot(folder) ?? matchProjectHash([basename(folder)], recordedProjectPaths(folder)) ?? "";
+  const projectName = projectPath ? undefined : shortProjectName(basename(folder));
   const prompts: HistoryPrompt[] = [];
   for (const [index, entry] of entries.entries()) {
     const record = asObject(entry);

@@ -9,7 +9,6 @@
  * message sorting before the last prompt, other options). A `whole` resume parses fully and returns
  * the turns from the first one whose hash changed.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason, statFingerprint } from "../file-stats.ts";
@@ -20,6 +19,7 @@ import type { LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
 import { applyLine, decodeJsonDocument, decodeJsonl, detectFormat, splitLines, type DecodedChat } from "./decode.ts";
+import { isProjectHash, matchProjectHash, shortProjectName } from "./projects.ts";
 import { MessageStore, type ChatMeta, type GeminiMessage } from "./records.ts";
 import { isUsableState, type GeminiResumeState } from "./resume.ts";
 import { groupTurns, orderByTime, type GroupedTurns } from "./turns.ts";
@@ -337,21 +337,21 @@ function isSubagentSession(unit: SourceUnit, metas: readonly ChatMeta[]): boolea
 }
 
 /**
- * The project path: the unit's (`.project_root`, or learnt from another folder with the same
- * `projectHash`), else a workspace directory whose SHA-256 is the `projectHash` (the exact path the CLI
- * hashed, `getProjectHash` in packages/core/src/utils/paths.ts), else "" (unknown: hash-named folders
- * from before CLI 0.29 hold only the hash, which cannot be reversed).
+ * The project path: the unit's (`.project_root`, learnt from another folder with the same `projectHash`, or matched
+ * against the registry, units.ts), else a workspace directory (or a parent of one) whose SHA-256 is the folder's
+ * hash or a `projectHash` (projects.ts), else "" (unknown).
  */
 function resolveProjectPath(unit: SourceUnit, metas: readonly ChatMeta[]): string {
   const known = unit.locator?.projectPath;
   if (typeof known === "string" && known) return known;
-  for (const meta of metas) {
-    if (!meta.projectHash) continue;
-    for (const directory of meta.directories) {
-      if (createHash("sha256").update(directory).digest("hex") === meta.projectHash) return directory;
-    }
-  }
-  return "";
+  const folder = typeof unit.locator?.projectDir === "string" ? unit.locator.projectDir : "";
+  const hashes = [folder, ...metas.map((meta) => meta.projectHash ?? "")].filter(isProjectHash);
+  return (
+    matchProjectHash(
+      hashes,
+      metas.flatMap((meta) => meta.directories),
+    ) ?? ""
+  );
 }
 
 function buildSession(context: Context, metas: readonly ChatMeta[], turnCount: number, isSubagent: boolean): Session {
@@ -370,7 +370,7 @@ function buildSession(context: Context, metas: readonly ChatMeta[], turnCount: n
     id: unit.sessionId,
     source: "gemini-cli",
     projectPath,
-    projectName: projectPath ? projectNameOf(projectPath) : projectDir,
+    projectName: projectPath ? projectNameOf(projectPath) : shortProjectName(projectDir),
     gitBranch: null, // Gemini CLI records no branch
     startedAt: starts.length > 0 ? Math.min(...starts) : 0,
     endedAt: ends.length > 0 ? Math.max(...ends) : 0,

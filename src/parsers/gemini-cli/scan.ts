@@ -42,6 +42,19 @@ export const logsFileName = "logs.json";
 /** The file `tmp/<project>/.project_root` holding the project path (CLI ≥ 0.29, §4.1). */
 export const projectRootFileName = ".project_root";
 
+/** The registry of project paths `.gemini/projects.json` (CLI ≥ 0.29, §4.1), read by ./projects.ts. */
+export const registryFileName = "projects.json";
+
+/**
+ * The `.gemini` folder of a project folder `…/.gemini/tmp/<project-id>`, or null when the project folder is not
+ * directly in a `tmp/` folder (e.g. a chat file given alone as a root).
+ * Examples: `/h/.gemini/tmp/app` → `/h/.gemini`; `/x` → null.
+ */
+export function geminiDirOf(projectDir: string): string | null {
+  const tmp = dirname(projectDir);
+  return basename(tmp) === "tmp" ? dirname(tmp) : null;
+}
+
 /** True for a chat file name: `*.json` / `*.jsonl` (the format is decided by content when parsing). */
 export function isChatFileName(name: string): boolean {
   return name.endsWith(".json") || name.endsWith(".jsonl");
@@ -60,17 +73,21 @@ export function projectDirOf(chatPath: string): string {
   return folder;
 }
 
-/** Mutable state of one scan: the shared bookkeeping plus the `.project_root` stamps. */
+/** Mutable state of one scan: the shared bookkeeping plus the `.project_root` and registry stamps. */
 class GeminiWalk extends TreeWalk {
-  /** `.project_root` fingerprint per project folder, computed once. */
+  /** Project stamp per project folder (see {@link rootStampOf}), computed once. */
   readonly rootStamps = new Map<string, string>();
+  /** `projects.json` fingerprint per `.gemini` folder, computed once. */
+  readonly registryStamps = new Map<string, string>();
 }
 
 /**
  * Every chat file below `roots`, with a stats-only fingerprint: the file's {@link statFingerprint} plus
- * `|root<fingerprint of tmp/<project>/.project_root>` (`|root-` when absent), so a project path that
- * appears or changes re-parses the project's sessions.
- * Cost: one readdir + one stat per folder, one stat per chat file, one per project folder.
+ * `|root<fingerprint of tmp/<project>/.project_root>`, or, when that file is absent, `|root-` followed by
+ * `reg<fingerprint of .gemini/projects.json>` (`reg-` when absent; nothing for a folder outside a `tmp/`): the
+ * registry is what names a hash folder's project (./projects.ts), so a project path that appears or changes
+ * re-parses the project's sessions.
+ * Cost: one readdir + one stat per folder, one stat per chat file, one or two per project folder.
  * @returns containers sorted by path; missing roots; paths that exist but cannot be read. Never throws.
  */
 export function scanGeminiRoots(roots: readonly string[]): ScanResult {
@@ -130,16 +147,34 @@ function walkChats(dir: string, walk: GeminiWalk, stat: Stats): void {
   }
 }
 
-/** Fingerprint of `<projectDir>/.project_root` ("-" when absent), once per folder and scan. */
+/**
+ * Fingerprint of `<projectDir>/.project_root`, or when it is absent "-" plus `reg<fingerprint of the registry>`
+ * (`reg-` when absent, nothing outside a `tmp/` folder), once per folder and scan.
+ */
 function rootStampOf(projectDir: string, walk: GeminiWalk): string {
   let rootStamp = walk.rootStamps.get(projectDir);
   if (rootStamp === undefined) {
     const rootStat = walk.statOrNote(join(projectDir, projectRootFileName));
     walk.watchPath(join(projectDir, projectRootFileName), rootStat); // it names the project of every chat there
-    rootStamp = rootStat?.isFile() ? statFingerprint(rootStat) : "-";
+    rootStamp = rootStat?.isFile() ? statFingerprint(rootStat) : `-${registryStampOf(projectDir, walk)}`;
     walk.rootStamps.set(projectDir, rootStamp);
   }
   return rootStamp;
+}
+
+/** `reg<fingerprint of .gemini/projects.json>` (`reg-` when absent), "" outside a `tmp/` folder; once per `.gemini`. */
+function registryStampOf(projectDir: string, walk: GeminiWalk): string {
+  const geminiDir = geminiDirOf(projectDir);
+  if (geminiDir === null) return "";
+  let stamp = walk.registryStamps.get(geminiDir);
+  if (stamp === undefined) {
+    const path = join(geminiDir, registryFileName);
+    const stat = walk.statOrNote(path);
+    walk.watchPath(path, stat); // it names the project of every hash folder's chats
+    stamp = `reg${stat?.isFile() ? statFingerprint(stat) : "-"}`;
+    walk.registryStamps.set(geminiDir, stamp);
+  }
+  return stamp;
 }
 
 function addFile(path: string, walk: GeminiWalk): void {

@@ -5,15 +5,16 @@
  * file (as OpenCode's `listUnits` lists sessions across db and JSON containers): `locator.files` lists
  * its files, `containerPath` is the newest file (the one being appended to; if it is unavailable the
  * stored session is kept), and the change key joins every file's fingerprint, so a change to any file
- * re-parses the session. Reads: the first 4 KiB of each file (header: `sessionId`, `projectHash`) and
- * each `.project_root`.
+ * re-parses the session. Reads: the first 4 KiB of each file (header: `sessionId`, `projectHash`), each
+ * `.project_root`, and for a project folder named by a hash, the `.gemini` folder's registry (projects.ts).
  */
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errorCode, fsReason, isMissingError } from "../file-stats.ts";
 import { rejectFile } from "../shared/skips.ts";
 import type { ParserHooks, SourceContainer, SourceUnit } from "../types.ts";
-import { projectDirOf, projectRootFileName } from "./scan.ts";
+import { isProjectHash, ProjectHashIndex, recordedProjectPaths } from "./projects.ts";
+import { geminiDirOf, projectDirOf, projectRootFileName } from "./scan.ts";
 
 /** Bytes read from the start of each chat file to find its header (the header fields come first). */
 export const headBytes = 4096;
@@ -144,13 +145,48 @@ export function nestingOf(path: string): { isNested: boolean; parentSessionId: s
 }
 
 /**
+ * The project path of a session whose folders have no `.project_root`, from the hashes it is known by (the names of
+ * its hash folders, its files' `projectHash`): learnt from a folder with a `.project_root` holding files of the same
+ * hash, else a path the `.gemini` folder records (registry, `.project_root` files, projects.ts) whose SHA-256 is one of
+ * them; undefined when none matches. The `.gemini` folder is read, and its index built, once per listing.
+ */
+function pathOfHashes(
+  files: readonly FileHead[],
+  byHash: ReadonlyMap<string, string>,
+  recorded: Map<string, ProjectHashIndex>,
+): string | undefined {
+  const hashes = [
+    ...files.map((head) => basename(projectDirOf(head.container.path))),
+    ...files.map((head) => head.projectHash ?? ""),
+  ].filter(isProjectHash);
+  for (const hash of hashes) {
+    const learnt = byHash.get(hash);
+    if (learnt) return learnt;
+  }
+  if (hashes.length === 0) return undefined;
+  for (const head of files) {
+    const projectDir = projectDirOf(head.container.path);
+    const key = geminiDirOf(projectDir) ?? projectDir;
+    let index = recorded.get(key);
+    if (!index) {
+      index = new ProjectHashIndex(recordedProjectPaths(projectDir));
+      recorded.set(key, index);
+    }
+    const match = index.lookup(hashes);
+    if (match) return match;
+  }
+  return undefined;
+}
+
+/**
  * Units of all containers, one per session id (merged across files, project folders and roots).
  * `key` = `gemini-cli:<sessionId>`; `containerPath` = the newest file; `changeKey` = every file's
  * fingerprint joined by `;` plus `|project:<resolved path>`; `locator` = `{files ("\n"-joined, merge
  * order), projectPath ("" = unknown), projectDir (name of tmp/<project-id>, the project name when the
- * path is unknown), isNested, parentSessionId}`.
+ * path is unknown), isNested, parentSessionId}`. The project path: a folder's `.project_root`, else
+ * {@link pathOfHashes}; the parse may still find it from the chat's `directories` (parse.ts).
  * Unreadable or empty files are reported through `hooks.onUnavailable`; files naming no session are
- * skipped with a warning. Never throws for file-system errors.
+ * reported through `hooks.onRejected`. Never throws for file-system errors.
  */
 export function listGeminiUnits(containers: readonly SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
   const heads: FileHead[] = [];
@@ -171,13 +207,14 @@ export function listGeminiUnits(containers: readonly SourceContainer[], hooks?: 
     if (group) group.push(head);
     else bySession.set(head.sessionId, [head]);
   }
+  const recorded = new Map<string, ProjectHashIndex>();
   const units: SourceUnit[] = [];
   for (const [sessionId, group] of bySession) {
     const files = orderSessionFiles(group);
     const newest = files.at(-1)!;
     const projectPath =
       files.map((head) => roots.get(projectDirOf(head.container.path))).find((root) => root) ??
-      (newest.projectHash ? byHash.get(newest.projectHash) : undefined) ??
+      pathOfHashes(files, byHash, recorded) ??
       "";
     const nesting = files.map((head) => nestingOf(head.container.path)).find((entry) => entry.isNested) ?? {
       isNested: false,
