@@ -6,7 +6,8 @@
  * spreads over. Sub-agents (`chats/<parentSessionId>/<id>.json[l]`) link to their parent. Project path:
  * `.project_root`, else for a folder named by a hash (before CLI 0.29) the recorded path whose SHA-256 it is
  * (`projects.json`, other folders' `.project_root`, the chat's `directories`: gemini-cli/projects.ts), else ""
- * (unknown) with the folder name, a hash shortened to 8 hex digits, as the name.
+ * (unknown) with the folder name, a hash shortened to 8 hex digits, as the name. Messages typed `model` or without
+ * an id (other writers of the format) are kept; whatever cannot be placed is counted in `skipped`.
  * Resume command: `gemini --resume <sessionId>`, run in the project folder (google-gemini/gemini-cli
  * docs/cli/session-management.md). Each project folder's `logs.json` (typed prompts) adds a prompt-only session for
  * every session id whose chat is not listed (shared/prompt-history.ts). Code in ./gemini-cli/ (scan, units, projects, decode, records, tools, turns, resume, parse).

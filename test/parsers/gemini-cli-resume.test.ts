@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
 import type { GeminiResumeState } from "../../src/parsers/gemini-cli.ts";
 import { makeGeminiHome, replayAt, unitBelow } from "../fixtures/gemini-cli/helpers.ts";
-import { expectResumeMatchesFullParse } from "./replay.ts";
+import { expectResumeMatchesFullParse, lineBoundaries } from "./replay.ts";
 
 const shopChats = resolve(import.meta.dir, "../fixtures/gemini-cli/dot-gemini/tmp/shop-app/chats");
 const streaming = join(shopChats, "session-2026-04-10T08-00-dddd4444.jsonl");
@@ -29,6 +29,13 @@ describe("gemini cli resume (JSONL, append-only)", () => {
   for (const source of [streaming, subagent, twin]) {
     test(`resuming ${source.split("/").at(-1)} at every line boundary and mid-line gives the full parse`, () => {
       expectResumeMatchesFullParse(replayAt, source);
+    });
+    test(`issue 26: resuming ${source.split("/").at(-1)} at every line boundary and mid-line reports the full parse's skips`, () => {
+      const bytes = readFileSync(source);
+      for (const cut of [...lineBoundaries(bytes), Math.floor(bytes.length / 2)]) {
+        const replay = replayAt(source, cut);
+        expect(replay.resumed.skipped).toEqual(replay.full.skipped);
+      }
     });
   }
 

@@ -1,28 +1,40 @@
 /**
  * Parsing one Gemini CLI session (all its files, units.ts) into a `Session` and `Turn`s, formats.md §4.
  * Full parse: 1. read and decode every file (decode.ts, format by content); 2. merge messages by id
- * across files (first place kept, last version wins), order by time, group into turns (turns.ts);
- * 3. resume state (resume.ts): `whole` when the newest file is JSON, `append` when it is JSONL.
+ * across files (first place kept, last version wins; a `.json` and its `.jsonl` twin: the twin decides for
+ * every id it ever held), order by time, group into turns (turns.ts); 3. resume state (resume.ts): `whole`
+ * when the newest file is JSON, `append` when it is JSONL.
  * An `append` resume hashes the newest file's parsed prefix, decodes only the appended bytes on top of
  * the last turn's messages, and parses fully whenever that could differ (another file changed, the
  * prefix changed, a record touches a message before the last turn, a `$set.messages` checkpoint, a
- * message sorting before the last prompt, other options). A `whole` resume parses fully and returns
- * the turns from the first one whose hash changed.
+ * rewind in a session of several files, a message sorting before the last prompt, other options). A
+ * `whole` resume parses fully and returns the turns from the first one whose hash changed.
+ * `skipped` covers the whole session in every case (issue 26): records no message came from, and what
+ * messages hold that no turn can (turns.ts), the latter at `<newest file>: message <id>`.
  */
 import { readFileSync, statSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason, statFingerprint } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
-import { noteSkip } from "../shared/skips.ts";
+import type { RawLine } from "../shared/jsonl-lines.ts";
 import { prefixHashOf, readAppended } from "../shared/prefix-hash.ts";
 import type { LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
+import { copySkips, emptySkips, mergeSkips, noteSkip } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
-import { applyLine, decodeJsonDocument, decodeJsonl, detectFormat, splitLines, type DecodedChat } from "./decode.ts";
+import {
+  applyLine,
+  decodeJsonDocument,
+  decodeJsonl,
+  detectFormat,
+  splitLines,
+  type DecodedChat,
+  type LineTarget,
+} from "./decode.ts";
 import { isProjectHash, matchProjectHash, shortProjectName } from "./projects.ts";
 import { MessageStore, type ChatMeta, type GeminiMessage } from "./records.ts";
-import { isUsableState, type GeminiResumeState } from "./resume.ts";
-import { groupTurns, orderByTime, type GroupedTurns } from "./turns.ts";
+import { geminiStateKind, isUsableState, type GeminiResumeState } from "./resume.ts";
+import { groupTurns, orderByTime, type GroupedTurns, type Unplaced } from "./turns.ts";
 
 /** Per-parse context. */
 interface Context {
@@ -49,7 +61,7 @@ export function parseGeminiUnit(unit: SourceUnit, options: ParseOptions = {}): P
     withOutputs: options.withOutputs === true,
     bytesRead: 0,
     bytesVerified: 0,
-    skipped: { count: 0 },
+    skipped: emptySkips(),
   };
   const state =
     isUsableState(options.resume, context.withOutputs) && olderFilesUnchanged(context, options.resume)
@@ -60,7 +72,7 @@ export function parseGeminiUnit(unit: SourceUnit, options: ParseOptions = {}): P
     if (resumed) return resumed;
     context.bytesRead = 0;
     context.bytesVerified = 0;
-    context.skipped = { count: 0 };
+    context.skipped = emptySkips();
   }
   const full = parseFull(context);
   return state?.mode === "whole" ? keepChangedTurns(full, state.turnHashes) : full;
@@ -93,8 +105,18 @@ function readWhole(path: string): Buffer {
   }
 }
 
-/** Decode one file by its content. @throws SourceError for a JSON document cut mid-write */
-function decodeFile(context: Context, path: string): DecodedChat & { bytes: Buffer } {
+/**
+ * Decode one file by its content, counting what it cannot place into `context.skipped`. The unterminated last line
+ * of the newest file is returned undecided (its skip, when it is not JSON, goes to `partialSkipped`); that of an older
+ * file, which is never resumed by offset, is applied here.
+ * @throws SourceError for a JSON document cut mid-write
+ */
+function decodeFile(
+  context: Context,
+  path: string,
+  isNewest: boolean,
+  partialSkipped: SkipReport,
+): DecodedChat & { bytes: Buffer } {
   const bytes = readWhole(path);
   context.bytesRead += bytes.length;
   const detected = detectFormat(bytes.toString("utf8"));
@@ -103,43 +125,83 @@ function decodeFile(context: Context, path: string): DecodedChat & { bytes: Buff
   }
   if (detected.format === "json" && detected.document)
     return { ...decodeJsonDocument(detected.document, path, context.withOutputs, context.skipped), bytes };
-  return { ...decodeJsonl(bytes, path, context.withOutputs, context.skipped), bytes };
+  const decoded = decodeJsonl(
+    bytes,
+    path,
+    context.withOutputs,
+    context.skipped,
+    isNewest ? partialSkipped : context.skipped,
+  );
+  if (!isNewest && decoded.partial) {
+    applyLine(decoded.partial.value, decoded.partial.line, lineTarget(context, path, decoded.meta, decoded.store));
+    return { ...decoded, partial: null, bytes };
+  }
+  return { ...decoded, bytes };
 }
 
-/** Messages of several stores merged by id: first place kept, last version wins. */
-function mergeMessages(stores: readonly MessageStore[]): GeminiMessage[] {
+function lineTarget(context: Context, path: string, meta: ChatMeta, store: MessageStore): LineTarget {
+  return { meta, store, withOutputs: context.withOutputs, path, skipped: context.skipped };
+}
+
+/**
+ * Messages of the session's files merged by id: first place kept, last version wins. A `.json` file whose `.jsonl`
+ * twin is also listed (CLI ≥ 0.39 copies a resumed `.json` whole into the `.jsonl` and continues there,
+ * chatRecordingService.ts `initialize`) adds only the ids the twin never held: the twin's rewinds hold, and a message
+ * written to the `.json` alone (an older CLI run after the copy) is kept.
+ */
+function mergeMessages(files: readonly string[], stores: readonly MessageStore[]): GeminiMessage[] {
   const byId = new Map<string, GeminiMessage>();
-  for (const store of stores) for (const message of store.values()) byId.set(message.id, message);
+  stores.forEach((store, index) => {
+    const file = files[index]!;
+    const twin = file.endsWith(".json") ? stores[files.indexOf(`${file}l`)] : undefined;
+    for (const message of store.values()) if (!twin?.hasSeen(message.id)) byId.set(message.id, message);
+  });
   return [...byId.values()];
 }
 
 /** The newest file's store with its unterminated last line applied (a copy), or null when it touches prior ids. */
 function withPartial(
   decoded: { meta: ChatMeta; store: MessageStore },
-  partial: Record<string, unknown> | null,
-  prior: ReadonlySet<string>,
+  partial: RawLine | null,
   context: Context,
-  place: string,
+  resume: LineTarget["resume"],
 ): { meta: ChatMeta; store: MessageStore } | null {
   if (!partial) return decoded;
   const meta = structuredClone(decoded.meta);
   const store = decoded.store.copy();
-  const outcome = applyLine(partial, meta, store, prior, context.withOutputs, (reason) =>
-    noteSkip(context.skipped, place, reason),
-  );
-  return outcome === "touches-prior" ? null : { meta, store };
+  const target = { ...lineTarget(context, context.files.at(-1)!, meta, store), resume };
+  return applyLine(partial.value, partial.line, target) === "touches-prior" ? null : { meta, store };
+}
+
+/** Count what no turn holds (`from` ≤ index < `to`) at `<newest file>: message <id>`. */
+function noteUnplaced(
+  report: SkipReport,
+  context: Context,
+  unplaced: readonly Unplaced[],
+  from = 0,
+  to = Infinity,
+): void {
+  for (const entry of unplaced) {
+    if (entry.index >= from && entry.index < to)
+      noteSkip(report, `${context.files.at(-1)}: message ${entry.id}`, entry.reason);
+  }
 }
 
 function parseFull(context: Context): ParseResult {
-  const decoded = context.files.map((file) => decodeFile(context, file));
+  const partialSkipped = emptySkips();
+  const decoded = context.files.map((file, index) =>
+    decodeFile(context, file, index === context.files.length - 1, partialSkipped),
+  );
+  const completeSkipped = copySkips(context.skipped);
+  mergeSkips(context.skipped, partialSkipped);
   const newest = decoded.at(-1)!;
-  const newestPath = context.files.at(-1)!;
   const older = decoded.slice(0, -1);
-  const final = withPartial(newest, newest.partial, new Set(), context, `${newestPath}:${newest.lineCount + 1}`)!;
-  const ordered = orderByTime(mergeMessages([...older.map((chat) => chat.store), final.store]));
+  const final = withPartial(newest, newest.partial, context, undefined)!;
+  const ordered = orderByTime(mergeMessages(context.files, [...older.map((chat) => chat.store), final.store]));
   const metas = [...older.map((chat) => chat.meta), final.meta];
   const isSubagent = isSubagentSession(context.unit, metas);
   const grouped = groupTurns(ordered, 1, context.unit.sessionId, isSubagent, context.withOutputs);
+  noteUnplaced(context.skipped, context, grouped.unplaced);
   const session = buildSession(context, metas, grouped.turns.length, isSubagent);
   let resume: GeminiResumeState;
   if (newest.format === "json") {
@@ -152,7 +214,7 @@ function parseFull(context: Context): ParseResult {
     resume.turnHashes = grouped.turns.map((turn) => hashOf(JSON.stringify(turn)));
   } else {
     const completeOrdered = newest.partial
-      ? orderByTime(mergeMessages([...older.map((chat) => chat.store), newest.store]))
+      ? orderByTime(mergeMessages(context.files, [...older.map((chat) => chat.store), newest.store]))
       : ordered;
     const completeGrouped = newest.partial
       ? groupTurns(completeOrdered, 1, context.unit.sessionId, isSubagent, context.withOutputs)
@@ -161,6 +223,7 @@ function parseFull(context: Context): ParseResult {
       offset: newest.completeBytes,
       lineCount: newest.lineCount,
       prefixHash: prefixHashOf(newest.bytes, newest.completeBytes),
+      skipped: completeSkipped,
     };
     resume = appendState(
       context,
@@ -172,6 +235,7 @@ function parseFull(context: Context): ParseResult {
       [],
       null,
       position,
+      emptySkips(),
     );
   }
   return {
@@ -181,7 +245,7 @@ function parseFull(context: Context): ParseResult {
     resume,
     bytesRead: context.bytesRead,
     bytesVerified: 0,
-    skipped: { ...context.skipped },
+    skipped: copySkips(context.skipped),
   };
 }
 
@@ -196,25 +260,21 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
   if (!read) return null;
   context.bytesVerified = state.offset;
   context.bytesRead = read.appended.length;
-  const split = splitLines(read.appended, state.lineCount + 1, newestPath, context.skipped);
+  context.skipped = copySkips(state.skipped);
+  const partialSkipped = emptySkips();
+  const split = splitLines(read.appended, state.lineCount + 1, newestPath, context.skipped, partialSkipped);
   const meta = structuredClone(state.meta);
   const store = new MessageStore(state.tail);
-  const prior = new Set(state.priorIds);
+  const resume = { prior: new Set(state.priorIds), merged: context.files.length > 1 };
+  const target = { ...lineTarget(context, newestPath, meta, store), resume };
   for (const { line, value } of split.lines) {
-    const outcome = applyLine(value, meta, store, prior, context.withOutputs, (reason) =>
-      noteSkip(context.skipped, `${newestPath}:${line}`, reason),
-    );
-    if (outcome === "touches-prior") return null;
+    if (applyLine(value, line, target) === "touches-prior") return null;
   }
+  const completeSkipped = copySkips(context.skipped);
+  mergeSkips(context.skipped, partialSkipped);
   const completeOrdered = orderByTime(store.values());
   if (state.anchor !== null && completeOrdered[0]?.id !== state.anchor) return null;
-  const final = withPartial(
-    { meta, store },
-    split.partial,
-    prior,
-    context,
-    `${newestPath}:${state.lineCount + split.lineCount + 1}`,
-  );
+  const final = withPartial({ meta, store }, split.partial, context, resume);
   if (!final) return null;
   const ordered = split.partial ? orderByTime(final.store.values()) : completeOrdered;
   if (state.anchor !== null && ordered[0]?.id !== state.anchor) return null;
@@ -222,6 +282,9 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
   const isSubagent = isSubagentSession(context.unit, metas);
   const firstNumber = state.anchor === null ? 1 : state.anchorTurn;
   const grouped = groupTurns(ordered, firstNumber, context.unit.sessionId, isSubagent, context.withOutputs);
+  // What the messages before the anchor held that no turn does is in the state; with no anchor the tail is all.
+  mergeSkips(context.skipped, state.prefixSkipped);
+  noteUnplaced(context.skipped, context, grouped.unplaced);
   let turns = grouped.turns;
   let fromTurn = firstNumber;
   if (state.anchor !== null && turns[0] && hashOf(JSON.stringify(turns[0])) === state.lastTurnHash) {
@@ -236,8 +299,9 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
     offset: state.offset + split.completeBytes,
     lineCount: state.lineCount + split.lineCount,
     prefixHash: read.digestThrough(split.completeBytes),
+    skipped: completeSkipped,
   };
-  const resume = appendState(
+  const next = appendState(
     context,
     state.olderMetas,
     meta,
@@ -247,15 +311,16 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
     state.priorIds,
     state.anchor,
     position,
+    state.prefixSkipped,
   );
   return {
     session,
     turns,
     fromTurn,
-    resume,
+    resume: next,
     bytesRead: context.bytesRead,
     bytesVerified: context.bytesVerified,
-    skipped: { ...context.skipped },
+    skipped: copySkips(context.skipped),
   };
 }
 
@@ -266,7 +331,7 @@ function baseState(
   meta: ChatMeta,
 ): GeminiResumeState {
   return {
-    kind: "gemini-cli/v1",
+    kind: geminiStateKind,
     mode,
     withOutputs: context.withOutputs,
     files: context.files,
@@ -279,6 +344,8 @@ function baseState(
     anchorTurn: 1,
     lastTurnHash: null,
     tail: [],
+    skipped: emptySkips(),
+    prefixSkipped: emptySkips(),
     priorIds: [],
     meta,
     olderMetas,
@@ -288,6 +355,8 @@ function baseState(
 /**
  * An `append` state from the complete lines' ordered messages and turns: the tail starts at the last
  * turn's prompt (or, with no turn yet, keeps the previous anchor and every message after it).
+ * `prefixSkipped` = what the messages before the previous anchor held that no turn does; the messages
+ * between it and the new anchor add theirs.
  */
 function appendState(
   context: Context,
@@ -298,7 +367,8 @@ function appendState(
   firstNumber: number,
   priorIds: string[],
   previousAnchor: string | null,
-  position: LinePosition,
+  position: LinePosition & { skipped: SkipReport },
+  prefixSkipped: SkipReport,
 ): GeminiResumeState {
   const state = baseState(context, "append", olderMetas, meta);
   Object.assign(state, position);
@@ -309,6 +379,7 @@ function appendState(
     state.anchorTurn = firstNumber;
     state.tail = ordered;
     state.priorIds = priorIds;
+    state.prefixSkipped = copySkips(prefixSkipped);
     return state;
   }
   state.anchor = ordered[lastIndex]!.id;
@@ -316,6 +387,8 @@ function appendState(
   state.lastTurnHash = hashOf(JSON.stringify(lastTurn));
   state.tail = ordered.slice(lastIndex);
   state.priorIds = [...priorIds, ...ordered.slice(0, lastIndex).map((message) => message.id)];
+  state.prefixSkipped = copySkips(prefixSkipped);
+  noteUnplaced(state.prefixSkipped, context, grouped.unplaced, 0, lastIndex);
   return state;
 }
 

@@ -1,8 +1,8 @@
 /**
- * Gemini CLI chat records → compact messages (docs/formats.md §4.2–§4.3). Owns: telling the two
- * formats apart by content, the message store with JSONL semantics (a re-appended id replaces the
- * message in place, `$rewindTo` cuts, `$set.messages` replaces everything, `$set` merges metadata),
- * prompt and prose extraction. Knows nothing of files, turns or resume.
+ * Gemini CLI chat records → compact messages (docs/formats.md §4.2–§4.3). Owns: the message store with JSONL
+ * semantics (a re-appended id replaces the message in place, `$rewindTo` cuts, `$set.messages` replaces everything,
+ * `$set` merges metadata), prompt and prose extraction, and the shapes other writers and readers use besides the CLI's
+ * own. Knows nothing of files, turns or resume.
  * Loader semantics follow `loadConversationRecord` in google-gemini/gemini-cli
  * packages/core/src/services/chatRecordingService.ts.
  */
@@ -12,17 +12,26 @@ import { toToolCall } from "./tools.ts";
 
 /** One chat message reduced to what turns need; JSON-serializable (it lives in resume states). */
 export interface GeminiMessage {
+  /** The record's `id`, or a synthetic one for a record without (see {@link syntheticId}). */
   id: string;
-  /** `user` and `gemini` matter for turns; `info`, `error`, `warning` and unknown types are `other`. */
+  /**
+   * `user`; `gemini` for a reply (`type` `gemini`, or `model` as the Gemini API's `Content.role` names it);
+   * `other` for `info`, `error`, `warning` and unknown types.
+   */
   kind: "user" | "gemini" | "other";
   /** Message time, epoch ms UTC; 0 when missing or unreadable. */
   t: number;
-  /** user: the prompt text; gemini: the prose (never `thoughts`); other: "". */
+  /** user: the prompt text; gemini: the prose (never thoughts); other: "" (or the text of an unknown type, see `lost`). */
   text: string;
   /** gemini: its tool calls, in record order (outputs only when parsed with outputs). */
   calls?: ToolCall[];
+  /**
+   * What of this message no turn can hold (issue 26, counted when the message is grouped, turns.ts): tool calls
+   * without a name (`droppedCalls`), or text of a message type recall does not know (`unknownType`). Absent = none.
+   */
+  droppedCalls?: number;
+  unknownType?: boolean;
 }
-
 /** Header fields of one chat file (§4.2 ConversationRecord minus messages; §4.3 line 1 plus `$set`s). */
 export interface ChatMeta {
   sessionId: string | null;
@@ -126,38 +135,118 @@ export function partsText(content: unknown): string {
 }
 
 /**
- * The human prompt of a user record: `displayContent` when present (what was typed, §4.2), else
- * `content` cut before the text of `@`-referenced files, which the CLI appends to the prompt.
+ * The human prompt of a user record: `displayContent` when present (what was typed, §4.2), else `content` (or the
+ * Gemini API's `parts`) cut before the text of `@`-referenced files, which the CLI appends to the prompt.
  * Examples: `[{text:"fix @a.ts"},{text:"\n--- Content from referenced files ---"},…]` → `fix @a.ts`;
- *   `"hello"` → `hello`.
+ *   `"hello"` → `hello`; `{parts:[{text:"hi"}]}` → `hi`.
  */
 export function promptText(record: Record<string, unknown>): string {
   if (record.displayContent !== undefined && record.displayContent !== null) {
     const shown = partsText(record.displayContent).trim();
     if (shown) return shown;
   }
-  const text = partsText(record.content);
+  const text = bodyText(record);
   const cut = text.indexOf(referencedFilesMarker);
   return (cut >= 0 ? text.slice(0, cut) : text).trim();
 }
 
+/** The text of a record's `content`, or of its `parts` when `content` holds none (the Gemini API `Content` shape). */
+function bodyText(record: Record<string, unknown>): string {
+  const content = partsText(record.content);
+  return content.trim() ? content : partsText(record.parts);
+}
+
+/** Reply types: the CLI's `gemini`; `model`, the role the Gemini API (and readers such as cass) gives replies. */
+const replyTypes = new Set(["gemini", "model"]);
+
+/** Types the CLI writes that carry no conversation text (§4.2): notices of the interface. */
+const noticeTypes = new Set(["info", "error", "warning"]);
+
 /**
- * One message record as a {@link GeminiMessage}.
- * @returns null when it has no string `id` or `type` (the caller counts it as skipped)
+ * A record's message type: `type`, else the Gemini API's `role` (`user` / `model`); null when it has neither.
+ * Examples: `{type:"gemini"}` → `gemini`; `{role:"model", parts:[…]}` → `model`; `{content:"x"}` → null.
  */
-export function toMessage(record: Record<string, unknown>, withOutputs: boolean): GeminiMessage | null {
-  if (typeof record.id !== "string" || !record.id || typeof record.type !== "string") return null;
-  const t = timeOf(record.timestamp);
-  if (record.type === "user") return { id: record.id, kind: "user", t, text: promptText(record) };
-  if (record.type !== "gemini") return { id: record.id, kind: "other", t, text: "" };
+export function messageType(record: Record<string, unknown>): string | null {
+  if (typeof record.type === "string" && record.type) return record.type;
+  if (typeof record.role === "string" && record.role) return record.role;
+  return null;
+}
+
+/**
+ * The record's own id: a non-empty string `id` (what the CLI writes, `isMessageRecord` in chatRecordingService.ts),
+ * or a number as its decimal text (other writers); else null.
+ */
+export function recordId(record: Record<string, unknown>): string | null {
+  if (typeof record.id === "string" && record.id) return record.id;
+  if (typeof record.id === "number" && Number.isFinite(record.id)) return String(record.id);
+  return null;
+}
+
+/**
+ * Id of a message record that has none (the CLI itself never writes one, but other writers of this format do, and
+ * readers such as cass and agentsview keep them): its place in its file, with its type and time, so it is stable
+ * however the file grows (`place` = `m<n>`, n-th entry of a JSON document's `messages`; `l<n>`, the message on JSONL
+ * line n; `l<n>.<k>`, the k-th message of an array on line n), and two files of one session that hold the same record
+ * at the same place (a copied chat) merge it, while different records at one place do not. Without an id it can be
+ * neither replaced nor named by a `$rewindTo`; a rewind to an earlier id still cuts it.
+ * Example: (`l7`, `{type:"model", timestamp:"2026-01-01T10:00:00Z"}`) → `#l7|model|2026-01-01T10:00:00Z`.
+ */
+export function syntheticId(place: string, record: Record<string, unknown>): string {
+  const time = typeof record.timestamp === "string" ? record.timestamp : "";
+  return `#${place}|${messageType(record) ?? ""}|${time}`;
+}
+
+/**
+ * Tool calls of a reply: its `toolCalls` records (§4.2), then any `functionCall` parts of its `content` or `parts`
+ * (the Gemini API shape), as shared `ToolCall`s; `dropped` counts records that name no tool.
+ */
+function replyCalls(record: Record<string, unknown>, withOutputs: boolean): { calls: ToolCall[]; dropped: number } {
   const calls: ToolCall[] = [];
+  let dropped = 0;
   if (Array.isArray(record.toolCalls)) {
     for (const raw of record.toolCalls) {
       const call = toToolCall(raw, withOutputs);
       if (call) calls.push(call);
+      else dropped++;
     }
   }
-  return { id: record.id, kind: "gemini", t, text: partsText(record.content).trim(), calls };
+  for (const list of [record.content, record.parts]) {
+    if (!Array.isArray(list)) continue;
+    for (const part of list) {
+      const functionCall = (part as { functionCall?: unknown } | null)?.functionCall;
+      if (!functionCall || typeof functionCall !== "object") continue;
+      const call = toToolCall(functionCall, withOutputs);
+      if (call) calls.push(call);
+      else dropped++;
+    }
+  }
+  return { calls, dropped };
+}
+
+/**
+ * One message record as a {@link GeminiMessage}.
+ * @param fallbackId the id to use when the record has none ({@link syntheticId})
+ * @returns null when it has no type (no `type`, no `role`): the caller counts it as skipped
+ */
+export function toMessage(
+  record: Record<string, unknown>,
+  withOutputs: boolean,
+  fallbackId: string,
+): GeminiMessage | null {
+  const type = messageType(record);
+  if (type === null) return null;
+  const id = recordId(record) ?? fallbackId;
+  const t = timeOf(record.timestamp);
+  if (type === "user") return { id, kind: "user", t, text: promptText(record) };
+  if (!replyTypes.has(type)) {
+    if (noticeTypes.has(type)) return { id, kind: "other", t, text: "" };
+    const text = bodyText(record).trim();
+    return text ? { id, kind: "other", t, text, unknownType: true } : { id, kind: "other", t, text: "" };
+  }
+  const { calls, dropped } = replyCalls(record, withOutputs);
+  const message: GeminiMessage = { id, kind: "gemini", t, text: bodyText(record).trim(), calls };
+  if (dropped > 0) message.droppedCalls = dropped;
+  return message;
 }
 
 /** Track message times in the header (mutates). */
@@ -171,12 +260,14 @@ export function noteMessageTime(meta: ChatMeta, t: number): void {
  * Messages by id in first-seen order, with the JSONL semantics of §4.3: `put` of a known id replaces
  * the message where it stands (as a JS Map does: the CLI's own loader uses one), `rewindTo` deletes
  * the id and everything after it (an unknown id clears all), `replaceAll` is a `$set.messages` checkpoint.
+ * It also remembers every id it was ever given (`hasSeen`), rewound ones included.
  */
 export class MessageStore {
   private readonly byId = new Map<string, GeminiMessage>();
+  private readonly seen = new Set<string>();
 
   constructor(messages: readonly GeminiMessage[] = []) {
-    for (const message of messages) this.byId.set(message.id, message);
+    for (const message of messages) this.put(message);
   }
 
   /** Whether a message with this id is held. */
@@ -184,9 +275,15 @@ export class MessageStore {
     return this.byId.has(id);
   }
 
+  /** Whether a message with this id was ever put here (also when it was rewound or replaced since). */
+  hasSeen(id: string): boolean {
+    return this.seen.has(id);
+  }
+
   /** Add a message, or replace the one with its id where it stands. */
   put(message: GeminiMessage): void {
     this.byId.set(message.id, message);
+    this.seen.add(message.id);
   }
 
   /** Delete `id` and every later message; unknown id: delete all. Returns whether `id` was known. */
@@ -206,7 +303,7 @@ export class MessageStore {
   /** Replace every message (a `$set.messages` checkpoint). */
   replaceAll(messages: readonly GeminiMessage[]): void {
     this.byId.clear();
-    for (const message of messages) this.byId.set(message.id, message);
+    for (const message of messages) this.put(message);
   }
 
   /** The messages in store order (a new array). */
@@ -214,8 +311,10 @@ export class MessageStore {
     return [...this.byId.values()];
   }
 
-  /** A shallow copy (messages are shared, never mutated). */
+  /** A shallow copy, ids seen included (messages are shared, never mutated). */
   copy(): MessageStore {
-    return new MessageStore(this.values());
+    const copy = new MessageStore(this.values());
+    for (const id of this.seen) copy.seen.add(id);
+    return copy;
   }
 }

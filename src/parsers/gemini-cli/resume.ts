@@ -6,15 +6,21 @@
  *  - `append` (JSONL, append-only): byte offset of the last complete line, a hash of every byte before
  *    it (an edit in the prefix forces a full parse), the messages from the last turn's prompt onward
  *    (`tail`) and the ids before it (`priorIds`: a record touching one forces a full parse).
+ * Either way `ParseResult.skipped` covers the whole session (issue 26): an `append` state keeps what the bytes it does
+ * not read again could not place (`skipped`: records of every file's complete lines; `prefixSkipped`: what the
+ * messages before the anchor hold that no turn does).
  * The prefix hash and the read that checks it are shared with the other JSONL parsers (shared/prefix-hash.ts).
  */
 import type { LinePosition } from "../shared/resume-lines.ts";
-import type { ResumeState } from "../types.ts";
+import type { ResumeState, SkipReport } from "../types.ts";
 import type { ChatMeta, GeminiMessage } from "./records.ts";
+
+/** The `kind` of the current state shape (v1 states, without skips and synthetic ids, parse fully). */
+export const geminiStateKind = "gemini-cli/v2";
 
 /** Resume state of one session (JSON-serializable; `kind` versions the shape, other kinds parse fully). */
 export interface GeminiResumeState extends ResumeState, LinePosition {
-  kind: "gemini-cli/v1";
+  kind: typeof geminiStateKind;
   mode: "whole" | "append";
   /** Whether tool outputs were decoded (a parse with the other option parses fully). */
   withOutputs: boolean;
@@ -33,6 +39,13 @@ export interface GeminiResumeState extends ResumeState, LinePosition {
   lastTurnHash: string | null;
   /** append: ordered messages from the anchor onward. */
   tail: GeminiMessage[];
+  /**
+   * append: records of the complete lines of every file (older files whole, the newest up to `offset`) that became no
+   * message (not JSON, unknown record, message without type); empty in whole mode.
+   */
+  skipped: SkipReport;
+  /** append: what the messages before the anchor hold that no turn does (turns.ts `unplaced`); empty in whole mode. */
+  prefixSkipped: SkipReport;
   /** append: ids of the messages before the anchor. */
   priorIds: string[];
   /** append: header of the newest file so far; `olderMetas`: headers of the other files. */
@@ -42,5 +55,5 @@ export interface GeminiResumeState extends ResumeState, LinePosition {
 
 /** Type guard: a state this parser wrote, for the same `withOutputs` option. */
 export function isUsableState(state: ResumeState | undefined, withOutputs: boolean): state is GeminiResumeState {
-  return state?.kind === "gemini-cli/v1" && (state as GeminiResumeState).withOutputs === withOutputs;
+  return state?.kind === geminiStateKind && (state as GeminiResumeState).withOutputs === withOutputs;
 }

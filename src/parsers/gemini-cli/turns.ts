@@ -2,8 +2,10 @@
  * Ordering Gemini CLI messages and grouping them into turns (docs/formats.md §4.2): a turn starts at
  * each `user` message with a non-empty prompt and holds every `gemini` message until the next one
  * (prose joined by a blank line, tool calls in order; thoughts never count). `info`/`error`/`warning`
- * messages belong to no turn. Every rule is local to one turn, so re-grouping only the last turn's
- * messages (a resumed parse) gives the turns a full parse gives.
+ * messages belong to no turn. What a message holds that no turn can (a reply before the first prompt,
+ * a tool call without a name, the text of an unknown message type) is listed, to be counted (issue 26).
+ * Every rule is local to one turn, so re-grouping only the last turn's messages (a resumed parse) gives
+ * the turns a full parse gives.
  */
 import { filesTouched } from "../tool-calls.ts";
 import type { ToolCall, Turn } from "../types.ts";
@@ -24,11 +26,21 @@ export function orderByTime(messages: readonly GeminiMessage[]): GeminiMessage[]
   return keyed.map((entry) => entry.message);
 }
 
+/** Something of a message that no turn holds: its index in the message list, its id, and why. */
+export interface Unplaced {
+  index: number;
+  id: string;
+  /** `reply before the first prompt`, `tool call without name` (one per call), `message of unknown type`. */
+  reason: string;
+}
+
 /** Turns built from ordered messages, with where each turn's prompt sits in the list. */
 export interface GroupedTurns {
   turns: Turn[];
   /** `promptIndexes[i]` = index in the message list of `turns[i]`'s prompt. */
   promptIndexes: number[];
+  /** What no turn holds, in message order. */
+  unplaced: Unplaced[];
 }
 
 /** True when a message starts a turn. */
@@ -37,9 +49,9 @@ export function isPrompt(message: GeminiMessage): boolean {
 }
 
 /**
- * Group ordered messages into turns numbered from `firstNumber`. Messages before the first prompt are
- * dropped (nothing to attach them to: e.g. an `info` line about an update). Tool call outputs are kept
- * only when `withOutputs` (they were decoded that way).
+ * Group ordered messages into turns numbered from `firstNumber`. Messages before the first prompt have no
+ * turn (e.g. an `info` line about an update); a reply among them is listed in `unplaced`. Tool call outputs
+ * are kept only when `withOutputs` (they were decoded that way).
  */
 export function groupTurns(
   messages: readonly GeminiMessage[],
@@ -48,7 +60,7 @@ export function groupTurns(
   isSubagent: boolean,
   withOutputs: boolean,
 ): GroupedTurns {
-  const grouped: GroupedTurns = { turns: [], promptIndexes: [] };
+  const grouped: GroupedTurns = { turns: [], promptIndexes: [], unplaced: [] };
   let texts: string[] = [];
   let calls: ToolCall[] = [];
   const close = () => {
@@ -59,6 +71,9 @@ export function groupTurns(
     turn.files = filesTouched(calls);
   };
   messages.forEach((message, index) => {
+    const unplaced = (reason: string) => grouped.unplaced.push({ index, id: message.id, reason });
+    if (message.unknownType) unplaced("message of unknown type");
+    for (let call = 0; call < (message.droppedCalls ?? 0); call++) unplaced("tool call without name");
     if (isPrompt(message)) {
       close();
       texts = [];
@@ -76,7 +91,11 @@ export function groupTurns(
       });
       return;
     }
-    if (message.kind !== "gemini" || grouped.turns.length === 0) return;
+    if (message.kind !== "gemini") return;
+    if (grouped.turns.length === 0) {
+      if (message.text || (message.calls?.length ?? 0) > 0) unplaced("reply before the first prompt");
+      return;
+    }
     if (message.text) texts.push(message.text);
     for (const call of message.calls ?? []) {
       const copy: ToolCall = { ...call };

@@ -117,19 +117,26 @@ function learnProjectPaths(heads: readonly FileHead[], roots: Map<string, string
 }
 
 /**
- * Files of one session in merge order (startTime, then path). A `.json` whose `.jsonl` twin sits
- * next to it is dropped: CLI ≥ 0.39 copies a resumed `.json` whole into the `.jsonl` and continues
- * there (chatRecordingService.ts `initialize`), so the old file would bring back rewound messages.
+ * Files of one session in merge order (startTime, then path), a `.json` right before its `.jsonl` twin: CLI ≥ 0.39
+ * copies a resumed `.json` whole into the `.jsonl` and continues there (chatRecordingService.ts `initialize`), so the
+ * twin is the newer file; the parse keeps only what the `.json` holds that the twin never did (parse.ts).
  */
 function orderSessionFiles(heads: readonly FileHead[]): FileHead[] {
-  const paths = new Set(heads.map((head) => head.container.path));
-  return heads
-    .filter((head) => !(head.container.path.endsWith(".json") && paths.has(`${head.container.path}l`)))
-    .sort(
-      (a, b) =>
-        a.startTime - b.startTime ||
-        (a.container.path < b.container.path ? -1 : a.container.path > b.container.path ? 1 : 0),
+  const sorted = [...heads].sort(
+    (a, b) =>
+      a.startTime - b.startTime ||
+      (a.container.path < b.container.path ? -1 : a.container.path > b.container.path ? 1 : 0),
+  );
+  const twinned = sorted.filter((head) => sorted.some((other) => other.container.path === `${head.container.path}l`));
+  const ordered = sorted.filter((head) => !twinned.includes(head));
+  for (const head of twinned) {
+    ordered.splice(
+      ordered.findIndex((other) => other.container.path === `${head.container.path}l`),
+      0,
+      head,
     );
+  }
+  return ordered;
 }
 
 /**
