@@ -11,7 +11,13 @@ const showArgs = {
   target: positional({
     type: string,
     displayName: "session[:from-to]",
-    description: "Session id (or unique 8+ char prefix), optionally with a turn range",
+    description:
+      "Session id (or unique 8+ char prefix), optionally with a turn range: 5, 5-9, 5- (to the end), r2 or r1-r3 (rewound turns)",
+  }),
+  rewound: flag({
+    long: "rewound",
+    description:
+      "Show the turns of branches the user rewound past (edited prompts, checkpoint rewinds), r1, r2, …, instead of the conversation",
   }),
   json: flag({ long: "json", description: "Print the turns as one JSON object, with full tool outputs" }),
   noRedact: flag({

@@ -28,6 +28,7 @@ import {
   type TimelineEntry,
   type TurnResult,
 } from "../search/index.ts";
+import { turnLabel } from "../parsers/index.ts";
 import type { ResultFormat } from "./schemas.ts";
 
 /** What a tool hands back: text for the model and the structured object of its output schema. */
@@ -96,7 +97,8 @@ function sessionResultItem(result: SessionResult, format: ResultFormat) {
     ...sessionCore(result),
     score: roundScore(result.score),
     ...confidenceJson(result),
-    best_turn: result.bestTurn,
+    best_turn: Math.abs(result.bestTurn),
+    branch: result.bestTurn < 0 ? "rewound" : "main",
     preview: oneLine(result.preview.text, indexLineChars),
   };
   if (format === "index") return index;
@@ -106,7 +108,8 @@ function sessionResultItem(result: SessionResult, format: ResultFormat) {
 function turnResultItem(result: TurnResult, format: ResultFormat) {
   const index = {
     session_id: result.sessionId,
-    turn: result.turn,
+    turn: Math.abs(result.turn),
+    branch: result.turn < 0 ? "rewound" : "main",
     timestamp: isoTime(result.timestamp),
     project: result.project,
     title: result.title,
@@ -133,7 +136,9 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
 }
 
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns}${sessionMarkers(result)}`;
+  const turn =
+    result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
   if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
   const files =
     result.files.length > 0
@@ -151,7 +156,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
 }
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
   if (format === "index")
     return [
       head,
@@ -159,7 +164,7 @@ function turnResultText(result: TurnResult, rank: number, format: ResultFormat):
       `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`,
     ];
   return [
-    `${head}${quoted(result.title)} (turn ${result.turn} of ${result.totalTurns})`,
+    `${head}${quoted(result.title)} (${result.turn < 0 ? "a rewound turn: a branch the user rewound past" : `turn ${result.turn} of ${result.totalTurns}`})`,
     ...result.prompt.split("\n").map((line) => `   > ${line}`),
     `   ${oneLine(result.responseExcerpt.text, 400)}`,
     ...(result.tools.length > 0 ? [`   tools: ${result.tools.join(", ")}`] : []),

@@ -27,9 +27,15 @@
  *   Dates in the query (search/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
  *   the text listing names them on one line under the header.
  * Issue 14 adds top-level "index" in the full format: {indexed_at, full_scan_at, checked} (index/plan/freshness.ts `IndexFreshness`).
+ * Issue 26 adds "branch" ("main" | "rewound") to both result shapes: a rewound turn is on a branch the user rewound past
+ *   (`turn`/`best_turn` then count the rewound turns, r1, r2, …, and show commands name them `<id>:r2`); top-level
+ *   "confident" is true when any result is confident (the header's "no confident match" only when none is, and a
+ *   result is marked weak exactly when its own "confident" is false); `next_offset` is the first result not printed,
+ *   also when --max-chars left some out; and --max-chars is a hard cap of the characters printed.
  */
 import type { SearchResponse } from "../search/api.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
+import { turnLabel } from "../parsers/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import {
   countOf,
@@ -56,8 +62,11 @@ export type SearchFormat = (typeof searchFormats)[number];
 export const fieldCharLimit = 2000;
 /** Characters of a preview, prompt or title line in the index format (~22 tokens). */
 export const indexLineChars = 90;
-/** Smallest `--max-chars` accepted: room for the header and the truncation marker. */
-export const minMaxChars = 200;
+/**
+ * Smallest `--max-chars` accepted: room for the shortest answer that can still say what was left out (the JSON
+ * envelope with an empty result list and the truncation marker, ~255 characters at most; issue 26: the cap is hard).
+ */
+export const minMaxChars = 300;
 
 /** How to render an answer; every field optional (defaults: full format, no cap, no explanations). */
 export interface SearchRenderOptions {
@@ -96,14 +105,16 @@ export interface Truncation {
 
 /**
  * Render `count` results as one string within `maxChars`: the whole answer when it fits, else the most
- * results that fit together with the truncation marker (at least the header and the marker, even when they
- * alone exceed the cap). `render(shown, marker)` must grow with `shown`.
+ * results that fit together with the truncation marker. When not even the header and the marker fit, `compact`
+ * renders the marker in as few characters as it can within the cap (issue 26: the cap is a hard maximum; a
+ * 544-character answer came back for --max-chars 200). `render(shown, marker)` must grow with `shown`.
  */
 function fitToBudget(
   count: number,
   render: (shown: number, marker: Truncation | null) => string,
   options: SearchRenderOptions,
   offset: number,
+  compact: (marker: Truncation, maxChars: number) => string,
 ): string {
   const whole = render(count, null);
   if (options.maxChars === undefined || whole.length <= options.maxChars) return whole;
@@ -140,7 +151,8 @@ function fitToBudget(
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  return render(best, markerFor(best));
+  const fitted = render(best, markerFor(best));
+  return fitted.length <= options.maxChars ? fitted : compact(markerFor(0), options.maxChars);
 }
 
 /**
@@ -157,22 +169,29 @@ export function drillCommand(query: string, sessionId: string): string {
 }
 
 /**
- * The level-3 command for a turn: the turn with one turn of context on each side, shell-quoted.
- * Example: `recall show 2c5941bd-…:4-6`.
+ * The level-3 command for a turn: the turn with one turn of context on each side, shell-quoted; a rewound turn
+ * (negative number, issue 26) alone, by its label.
+ * Examples: `recall show 2c5941bd-…:4-6`; turn -2 → `recall show 2c5941bd-…:r2`.
  */
 export function showCommand(sessionId: string, turn: number, totalTurns: number): string {
+  if (turn < 0) return showTarget(`${sessionId}:${turnLabel(turn)}`);
   const from = Math.max(1, turn - 1);
   const to = Math.min(Math.max(totalTurns, turn), turn + 1);
-  const target = `${sessionId}:${from}-${to}`;
+  return showTarget(`${sessionId}:${from}-${to}`);
+}
+
+/** `recall show <target>`, shell-quoted, after `--` when the target starts with `-`. */
+function showTarget(target: string): string {
   return `recall show ${target.startsWith("-") ? "-- " : ""}${shellQuote(target)}`;
 }
+
+/** The JSON fields that place a turn: its number among its branch's turns and the branch (issue 26). */
+const turnPlace = (turn: number) => ({ number: Math.abs(turn), branch: turn < 0 ? "rewound" : "main" });
 
 /** The session fields both result shapes start with. */
 function identityJson(result: SessionResult | TurnResult) {
   const title =
-    result.title === null
-      ? null
-      : cutField(result.title, fieldCharLimit, `recall show ${shellQuote(`${result.sessionId}:1`)}`);
+    result.title === null ? null : cutField(result.title, fieldCharLimit, showTarget(`${result.sessionId}:1`));
   return {
     session_id: result.sessionId,
     source: result.source,
@@ -225,7 +244,8 @@ function sessionJson(query: string, result: SessionResult) {
     turns: result.turns,
     ...scoresJson(result),
     preview: result.preview.text,
-    best_turn: result.bestTurn,
+    best_turn: turnPlace(result.bestTurn).number,
+    branch: turnPlace(result.bestTurn).branch,
     files: result.files,
     is_subagent: result.isSubagent,
     parent_session_id: result.parentSessionId,
@@ -238,9 +258,10 @@ function sessionJson(query: string, result: SessionResult) {
 function turnJson(result: TurnResult) {
   return {
     ...identityJson(result),
-    turn: result.turn,
+    turn: turnPlace(result.turn).number,
+    branch: turnPlace(result.turn).branch,
     total_turns: result.totalTurns,
-    prompt: cutField(result.prompt, fieldCharLimit, `recall show ${shellQuote(`${result.sessionId}:${result.turn}`)}`),
+    prompt: cutField(result.prompt, fieldCharLimit, showTarget(`${result.sessionId}:${turnLabel(result.turn)}`)),
     response_excerpt: result.responseExcerpt.text,
     tools: result.tools,
     files: result.files,
@@ -262,7 +283,8 @@ function sessionIndexJson(result: SessionResult) {
     ended_at: isoTime(result.endedAt),
     score: roundScore(result.score),
     ...confidenceJson(result),
-    best_turn: result.bestTurn,
+    best_turn: turnPlace(result.bestTurn).number,
+    branch: turnPlace(result.bestTurn).branch,
     preview: oneLine(result.preview.text, indexLineChars),
   };
 }
@@ -271,7 +293,8 @@ function sessionIndexJson(result: SessionResult) {
 function turnIndexJson(result: TurnResult) {
   return {
     session_id: result.sessionId,
-    turn: result.turn,
+    turn: turnPlace(result.turn).number,
+    branch: turnPlace(result.turn).branch,
     project: result.project,
     title: indexTitle(result.title),
     timestamp: isoTime(result.timestamp),
@@ -309,10 +332,37 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       confident: response.confident,
       dates: datesJson(response.dates),
       results: items.slice(0, shown),
-      next_offset: response.nextOffset ?? null,
+      // the first result not printed: a page cut by --max-chars goes on where it stopped (issue 26)
+      next_offset: truncated ? response.offset + shown : (response.nextOffset ?? null),
       truncated,
     })}\n`; // the newline the command prints counts toward --max-chars
-  return fitToBudget(items.length, render, options, response.offset).slice(0, -1);
+  // When nothing but the envelope fits: the required fields only; then without the command (a cut command would not
+  // run), a short hint, and the query shortened.
+  const compact = (marker: Truncation, maxChars: number) => {
+    const envelope = {
+      version: 1,
+      query: response.query,
+      level: response.level,
+      mode: response.mode,
+      format,
+      confident: response.confident,
+      results: [],
+      next_offset: response.offset,
+      truncated: { ...marker },
+    };
+    const measure = (value: typeof envelope) => jsonLine(value).length + 1;
+    if (measure(envelope) > maxChars) envelope.truncated.next_command = null;
+    if (measure(envelope) > maxChars) envelope.truncated.hint = "raise --max-chars";
+    // JSON escapes can make a character cost more than one: shorten until it fits
+    for (
+      let excess = measure(envelope) - maxChars;
+      excess > 0 && envelope.query.length > 1;
+      excess = measure(envelope) - maxChars
+    )
+      envelope.query = `${envelope.query.slice(0, Math.max(0, envelope.query.length - excess - 1))}…`;
+    return `${jsonLine(envelope)}\n`;
+  };
+  return fitToBudget(items.length, render, options, response.offset, compact).slice(0, -1);
 }
 
 /** The JSON `index` field: {indexed_at, full_scan_at (ISO-8601 UTC or null), checked}, or null. */
@@ -330,13 +380,18 @@ function header(response: SearchResponse, palette: Palette): string {
   );
 }
 
-/** ` weak` after the score of a result that is not a confident match (search/confidence.ts). */
-const weakMark = (result: SessionResult | TurnResult, palette: Palette) =>
-  result.confident ? "" : palette.dim(" weak");
+/**
+ * The bracketed number of a result in text: its calibrated confidence (0–1, the same scale for every query:
+ * search/confidence.ts), followed by ` weak` exactly when it is below the confident mark. One rule for the number, the
+ * mark, the header and the JSON `confident` (issue 26: the fused score, min-max normalized per answer, printed `[0.00]`
+ * for the last of two results, and a header could call an answer with a confident result weak).
+ */
+const scoreMark = (result: SessionResult | TurnResult, palette: Palette) =>
+  `${palette.bold(`[${result.confidence.toFixed(2)}]`)}${result.confident ? "" : palette.dim(" weak")}`;
 
 /**
- * The line under the header when the first result is not a confident match: the results that follow are the best
- * weak candidates (an answer with no results says "No matches" instead).
+ * The line under the header when no result is a confident match: the results that follow are the best weak
+ * candidates (an answer with no results says "No matches" instead).
  */
 function noConfidentMatch(response: SearchResponse): string | undefined {
   if (response.confident || response.results.length === 0) return undefined;
@@ -345,7 +400,7 @@ function noConfidentMatch(response: SearchResponse): string | undefined {
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${localDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`,
+    `${scoreMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${localDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}${result.bestTurn < 0 ? palette.dim(` best match in rewound turn ${turnLabel(result.bestTurn)}`) : ""}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
@@ -359,7 +414,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
-    `${palette.bold(`[${result.score.toFixed(2)}]`)}${weakMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${result.turn} (${result.turn}/${result.totalTurns}) project=${result.project || "?"} date=${localDate(result.timestamp)}${sessionMarkers(result)}`,
+    `${scoreMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${turnLabel(result.turn)} (${result.turn < 0 ? "rewound branch" : `${result.turn}/${result.totalTurns}`}) project=${result.project || "?"} date=${localDate(result.timestamp)}${sessionMarkers(result)}`,
     `  Q: ${result.prompt === "" ? palette.dim(noPromptNote) : oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
@@ -379,13 +434,15 @@ const quotedTitle = (title: string | null) => (title ? ` "${oneLine(title, 60)}"
 
 /** Index format, session: `1. 0.82 <id> 2026-03-01 project "title" turn 3/12`, then the preview on one line. */
 function sessionIndexText(result: SessionResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} turn ${result.bestTurn || 1}/${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
+  const turn =
+    result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} ${turn}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
   return `${head}\n   ${neutralizeControls(oneLine(result.preview.text, indexLineChars))}`;
 }
 
 /** Index format, turn: `1. 0.82 <id>:4 2026-03-01 10:02 project "title"`, then the prompt on one line. */
 function turnIndexText(result: TurnResult, rank: number): string {
-  const head = `${rank}. ${result.score.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${sessionMarkers(result)}`;
   return `${head}\n   Q: ${oneLine(result.prompt, indexLineChars)}`;
 }
 
@@ -421,5 +478,13 @@ export function renderSearchText(raw: SearchResponse, palette: Palette, options:
   const separator = index ? "\n" : "\n\n";
   const render = (shown: number, marker: Truncation | null) =>
     `${top}\n\n${[...blocks.slice(0, shown), ...(marker ? [neutralizeControls(markerText(marker))] : [])].join(separator)}\n`;
-  return fitToBudget(blocks.length, render, options, response.offset);
+  // When not even the header fits with the marker: the marker alone; then without the command it names (its hint still
+  // names the cap that fits); then cut to the cap.
+  const compact = (marker: Truncation, maxChars: number) => {
+    let line = neutralizeControls(markerText(marker));
+    if (line.length + 1 > maxChars && marker.next_command !== null)
+      line = neutralizeControls(markerText({ ...marker, hint: marker.hint.replace(`: ${marker.next_command}`, "") }));
+    return `${line.length + 1 <= maxChars ? line : `${line.slice(0, maxChars - 3)}…]`}\n`;
+  };
+  return fitToBudget(blocks.length, render, options, response.offset, compact);
 }

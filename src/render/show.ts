@@ -1,13 +1,17 @@
 /**
  * Rendering of `recall show` (level 3): a header (project, title, "Showing turns 5-9 of 23"),
  * then per turn its date, the prompt, the assistant text and each tool call compactly
- * (`[Bash] docker network ls` + the first lines of output, `[Edit] src/x.ts (+12 −3)`, `[Read] path`).
+ * (`[Bash] docker network ls` + the first lines of output, `[Edit] src/x.ts (+12 −3)`, `[Read] path`,
+ * `[Task] Explore the parser → agent-a1b2`: the sub-agent session it started).
  * `--json` gives the same content with full outputs. A session read from recall's archive (its source is gone or
- * unreadable) says so in the header and in `from_archive` (issue 9).
+ * unreadable) says so in the header and in `from_archive` (issue 9). Rewound turns (issue 26: on a branch the user
+ * rewound past) are shown on request only (`branch: "rewound"`, turns r1, r2, …); the main view names how many there
+ * are. In text, a prompt or answer longer than {@link textFieldChars} is cut with a note (`--json` prints it whole).
  */
-import type { Session, ToolCall, Turn } from "../parsers/index.ts";
+import { turnLabel, type Session, type ToolCall, type Turn } from "../parsers/index.ts";
 import { resumeCommandOf } from "../search/hydrate.ts";
 import type { ExportedSession } from "../search/read-session.ts";
+import type { TurnBranch } from "../search/turn-range.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import {
   localDate,
@@ -19,12 +23,15 @@ import {
   type Palette,
 } from "./format.ts";
 
-/** What `show` renders: the session and the chosen inclusive turn range (1-based). */
+/** What `show` renders: the session and the chosen inclusive turn range (1-based, counted within `branch`). */
 export interface ShowView {
   session: Session;
   turns: Turn[];
   from: number;
   to: number;
+  branch: TurnBranch;
+  /** Rewound turns the session holds (shown with `branch: "rewound"`). */
+  rewoundTurns: number;
   /** Shell command that resumes the session; null for a prompt-only session. */
   resumeCommand: string | null;
   /** True for a session known only from a prompt-history file: the turns hold the typed prompts, no answers. */
@@ -40,16 +47,27 @@ export interface ShowView {
 
 /**
  * The view of turns `from`..`to` (1-based, inclusive; 0..0 for a session without turns) of an indexed session read at
- * level 3: the session titled as listings show it (its first prompt when its tool gave no title), the resume command
- * (null for a prompt-only session) and the archive facts. Shared by `recall show` and `recall export`.
+ * level 3, among its main turns or its rewound ones (`rN` is turn -N): the session titled as listings show it (its
+ * first prompt when its tool gave no title), the resume command (null for a prompt-only session, or one whose source
+ * is gone) and the archive facts. Shared by `recall show` and `recall export`.
  */
-export function showViewOf({ summary, read }: ExportedSession, from: number, to: number): ShowView {
+export function showViewOf(
+  { summary, read }: ExportedSession,
+  from: number,
+  to: number,
+  branch: TurnBranch = "main",
+): ShowView {
   const { session, turns } = read.result;
+  const sign = branch === "rewound" ? -1 : 1;
   return {
     session: { ...session, title: session.title ?? summary.title },
-    turns: turns.filter((turn) => turn.number >= from && turn.number <= to),
+    turns: turns
+      .filter((turn) => sign * turn.number >= from && sign * turn.number <= to)
+      .sort((a, b) => sign * a.number - sign * b.number),
     from,
     to,
+    branch,
+    rewoundTurns: turns.filter((turn) => turn.number < 0).length,
     resumeCommand: resumeCommandOf(summary),
     promptOnly: summary.promptOnly,
     fromArchive: read.fromArchive,
@@ -74,13 +92,26 @@ export function archiveNote(
 /** Lines of tool output shown under a call in text mode. */
 export const outputPreviewLines = 6;
 
+/**
+ * Longest prompt or answer printed whole in text mode, in characters; longer ones are cut with a note (issue 26: a
+ * 21 MB pasted turn printed whole, without a word). `--json` prints every field whole.
+ */
+export const textFieldChars = 20_000;
+
+/** `text` whole, or its first {@link textFieldChars} characters and a line saying how much was left and where it is. */
+function capField(text: string, palette: Palette): string {
+  if (text.length <= textFieldChars) return text;
+  return `${text.slice(0, textFieldChars)}\n${palette.yellow(`… ${(text.length - textFieldChars).toLocaleString("en-US")} more characters not shown (--json prints this turn whole)`)}`;
+}
+
 function toolLine(call: ToolCall, palette: Palette): string {
   const counts =
     call.linesAdded !== undefined || call.linesRemoved !== undefined
       ? ` (+${call.linesAdded ?? 0} −${call.linesRemoved ?? 0})`
       : "";
   const error = call.isError ? palette.red(" (error)") : "";
-  return `  ${palette.magenta(`[${call.name}]`)} ${call.input}${counts}${error}`;
+  const agent = call.subagentSessionId ? palette.dim(` → sub-agent ${call.subagentSessionId}`) : "";
+  return `  ${palette.magenta(`[${call.name}]`)} ${call.input}${counts}${error}${agent}`;
 }
 
 function outputLines(call: ToolCall, palette: Palette): string[] {
@@ -106,18 +137,46 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
     view.promptOnly
       ? palette.yellow(`${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`)
       : "",
-    session.turnCount === 0 ? noTurnsNote : `Showing turns ${view.from}-${view.to} of ${session.turnCount}`,
-    palette.dim(`resume: ${view.resumeCommand ?? `none ${promptOnlyMarker}`}`),
+    rangeLine(view),
+    view.branch === "main" && view.rewoundTurns > 0
+      ? palette.dim(
+          `${view.rewoundTurns} rewound turn${view.rewoundTurns === 1 ? "" : "s"} not shown (branches the user rewound past): recall show ${session.id} --rewound`,
+        )
+      : "",
+    palette.dim(`resume: ${view.resumeCommand ?? noResumeNote(view)}`),
   ].filter(Boolean);
   for (const turn of view.turns) {
-    out.push("", palette.bold(palette.cyan(`── Turn ${turn.number} · ${localMinute(turn.timestamp)} ──`)));
+    const label = turn.number < 0 ? `${turnLabel(turn.number)} (rewound)` : String(turn.number);
+    out.push("", palette.bold(palette.cyan(`── Turn ${label} · ${localMinute(turn.timestamp)} ──`)));
     if (turn.prompt === "") out.push(palette.dim(noPromptNote));
-    else out.push(...turn.prompt.split("\n").map((line) => `${palette.green(">")} ${line}`));
-    if (turn.response) out.push("", turn.response);
+    else
+      out.push(
+        ...capField(turn.prompt, palette)
+          .split("\n")
+          .map((line) => `${palette.green(">")} ${line}`),
+      );
+    if (turn.response) out.push("", capField(turn.response, palette));
     if (turn.toolCalls.length > 0) out.push("");
     for (const call of turn.toolCalls) out.push(toolLine(call, palette), ...outputLines(call, palette));
   }
   return `${out.join("\n")}\n`;
+}
+
+/** `Showing turns 5-9 of 23`, `Showing rewound turns r1-r2 of 2`, or the note of a session without turns. */
+function rangeLine(view: ShowView): string {
+  if (view.branch === "rewound") {
+    if (view.rewoundTurns === 0) return "no rewound turns: nothing on a branch the user rewound past";
+    return `Showing rewound turns r${view.from}-r${view.to} of ${view.rewoundTurns} (branches the user rewound past)`;
+  }
+  return view.session.turnCount === 0
+    ? noTurnsNote
+    : `Showing turns ${view.from}-${view.to} of ${view.session.turnCount}`;
+}
+
+/** Why a view has no resume command. */
+function noResumeNote(view: Pick<ShowView, "promptOnly" | "sourceStatus">): string {
+  if (view.promptOnly) return `none ${promptOnlyMarker}`;
+  return view.sourceStatus === "deleted" ? "none (the source is deleted: only recall's archive holds it)" : "none";
 }
 
 /** JSON rendering of a {@link ShowView} (one line). */
@@ -144,10 +203,13 @@ export function renderShowJson(view: ShowView): string {
       prompt_only: view.promptOnly,
     },
     from_archive: view.fromArchive,
+    branch: view.branch,
+    rewound_turns: view.rewoundTurns,
     from: view.from,
     to: view.to,
     turns: view.turns.map((turn) => ({
-      turn: turn.number,
+      turn: Math.abs(turn.number),
+      branch: turn.number < 0 ? "rewound" : "main",
       timestamp: isoTime(turn.timestamp),
       prompt: turn.prompt,
       response: turn.response,
@@ -159,6 +221,7 @@ export function renderShowJson(view: ShowView): string {
         is_error: call.isError,
         lines_added: call.linesAdded ?? null,
         lines_removed: call.linesRemoved ?? null,
+        subagent_session_id: call.subagentSessionId ?? null,
         output: call.output ?? null,
       })),
     })),

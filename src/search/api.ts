@@ -91,8 +91,9 @@ export interface SearchResponse {
   /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
   dates: UnderstoodDate[];
   /**
-   * Whether the answer holds a confident match: its first result is confident (confidence.ts). False for an
-   * empty answer. When false, front ends say "no confident match" and mark the results as weak candidates.
+   * Whether the answer holds a confident match: some result is confident (confidence.ts; each result says whether it
+   * is). False for an empty answer. When false, front ends say "no confident match" above the results, which are all
+   * marked weak (issue 26: one rule for the header, the marks and the JSON).
    */
   confident: boolean;
 }
@@ -169,7 +170,7 @@ export async function searchIndex(
       ? hydrateSessions(db, ranked, query.highlightWords)
       : hydrateTurns(db, ranked, query.highlightWords);
   const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
-  const confident = results.length > 0 && results[0]!.confident;
+  const confident = results.some((result) => result.confident);
   return {
     query: request.query,
     level: request.level,

@@ -26,9 +26,12 @@ export interface ResultScores extends ResultConfidence {
 export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid" | "location"> {
   /** Best matching text (a turn or the session's prompts), with match spans. */
   preview: Preview;
-  /** The turn holding the best match (0 when it was the session document). */
+  /** The turn holding the best match (0 when it was the session document; negative for a rewound turn, issue 26). */
   bestTurn: number;
-  /** Shell command that resumes the session in its tool; null for a prompt-only session (no transcript to resume). */
+  /**
+   * Shell command that resumes the session in its tool (a Claude Code sub-agent: its parent); null for a prompt-only
+   * session (no transcript to resume) or one whose source is deleted.
+   */
   resumeCommand: string | null;
 }
 
@@ -37,8 +40,18 @@ export interface TurnResult
   extends ResultScores,
     Pick<
       SessionSummary,
-      "sessionId" | "source" | "project" | "projectPath" | "title" | "sourceStatus" | "lastSeenAt" | "promptOnly"
+      | "sessionId"
+      | "source"
+      | "project"
+      | "projectPath"
+      | "title"
+      | "sourceStatus"
+      | "lastSeenAt"
+      | "promptOnly"
+      | "isSubagent"
+      | "parentSessionId"
     > {
+  /** The turn's number: 1-based among the main turns, or -1, -2, … for a rewound turn (issue 26). */
   turn: number;
   totalTurns: number;
   timestamp: number;
@@ -80,13 +93,20 @@ export function resumeCommandFor(source: SourceId, sessionId: string, projectPat
 }
 
 /**
- * The resume command of an indexed session: {@link resumeCommandFor}, or null when the session is prompt-only (known
- * from a prompt-history file: its transcript is not on this machine, so the tool cannot resume it).
+ * The resume command of an indexed session: {@link resumeCommandFor}, or null when the tool cannot resume it: a
+ * prompt-only session (known from a prompt-history file: its transcript is not on this machine), or one whose source
+ * is deleted (issue 26: only recall's archive holds it). A Claude Code sub-agent cannot be resumed by its own id: its
+ * parent session, which started it, is resumed instead.
  */
 export function resumeCommandOf(
-  session: Pick<SessionSummary, "source" | "sessionId" | "projectPath" | "promptOnly">,
+  session: Pick<
+    SessionSummary,
+    "source" | "sessionId" | "projectPath" | "promptOnly" | "sourceStatus" | "isSubagent" | "parentSessionId"
+  >,
 ): string | null {
-  return session.promptOnly ? null : resumeCommandFor(session.source, session.sessionId, session.projectPath);
+  if (session.promptOnly || session.sourceStatus === "deleted") return null;
+  const parent = session.source === "claude-code" && session.isSubagent ? session.parentSessionId : null;
+  return resumeCommandFor(session.source, parent ?? session.sessionId, session.projectPath);
 }
 
 /**
@@ -159,6 +179,8 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
         sourceStatus: row.sourceStatus,
         lastSeenAt: row.lastSeenAt,
         promptOnly: row.promptOnly,
+        isSubagent: row.isSubagent,
+        parentSessionId: row.parentSessionId,
         turn: hit.hit.turnNumber,
         totalTurns: row.turns,
         timestamp: turn.timestamp,

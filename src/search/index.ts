@@ -69,7 +69,7 @@ export {
   type TimelineEntry,
   type TimelineOptions,
 } from "./timeline.ts";
-export { selectTurnRange, type TurnRange } from "./turn-range.ts";
+export { selectTurnRange, type TurnBranch, type TurnRange } from "./turn-range.ts";
 export {
   checkDateOrder,
   loadDateWords,

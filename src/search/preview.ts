@@ -1,8 +1,14 @@
 /**
  * Previews: the best window of a document's text around the query words, with the match spans,
  * for the "preview" field and the highlighted line in text output. Matching is by word prefix so
- * stemmed forms count (`migrat` finds "migration", "migrating").
+ * stemmed forms count (`migrat` finds "migration", "migrating"); a query word in a script written without spaces
+ * (Chinese, Japanese, Thai…: index/write/cjk.ts) is found as a substring of the text's runs, where it sits inside a
+ * longer run (issue 26: `调度器` in `调度器介入时` was not found, so the preview showed another part, unhighlighted).
+ * The window is taken from what the person typed when the match is there (issue 26: wrapper blocks IDE extensions
+ * inject, parsers/shared/typed-text.ts), from the whole text otherwise.
  */
+import { unsegmentedLetter } from "../index/write/cjk.ts";
+import { typedText } from "../parsers/index.ts";
 
 /** A preview: plain text (one line, ≤ maxChars) and the [start, end) character spans that matched. */
 export interface Preview {
@@ -15,17 +21,42 @@ const wordPattern = /[\p{L}\p{N}]+/gu;
 /** Stem-insensitive key of a word: its first 5 characters, lower-case (the whole word when shorter). */
 const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
 
-/**
- * Build a preview of `text` of at most `maxChars` characters, centred on the densest cluster of
- * query words. Whitespace is collapsed; `…` marks cuts.
- */
-export function makePreview(text: string, queryWords: readonly string[], maxChars = 240): Preview {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const keys = new Set(queryWords.filter((word) => word.length > 1).map(stemKey));
+/** The [start, end) spans of the query words in `flat`, in text order. */
+function findMatches(flat: string, queryWords: readonly string[]): Array<[number, number]> {
+  const words = queryWords.filter((word) => word.length > 1);
+  const keys = new Set(words.filter((word) => !unsegmentedLetter.test(word)).map(stemKey));
   const matches: Array<[number, number]> = [];
   if (keys.size > 0) {
     for (const match of flat.matchAll(wordPattern)) {
       if (keys.has(stemKey(match[0]))) matches.push([match.index, match.index + match[0].length]);
+    }
+  }
+  const lower = flat.toLowerCase();
+  for (const word of words) {
+    if (!unsegmentedLetter.test(word)) continue;
+    const needle = word.toLowerCase();
+    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) {
+      matches.push([at, at + needle.length]);
+    }
+  }
+  return matches.sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * Build a preview of `text` of at most `maxChars` characters, centred on the densest cluster of
+ * query words. Whitespace is collapsed; `…` marks cuts. Wrapper blocks the person did not type are left out unless
+ * the only matches are inside them.
+ */
+export function makePreview(text: string, queryWords: readonly string[], maxChars = 240): Preview {
+  const whole = text.replace(/\s+/g, " ").trim();
+  const typed = typedText(text).replace(/\s+/g, " ");
+  let flat = whole;
+  let matches = findMatches(whole, queryWords);
+  if (typed !== whole && typed.length > 0) {
+    const typedMatches = findMatches(typed, queryWords);
+    if (typedMatches.length > 0 || matches.length === 0) {
+      flat = typed;
+      matches = typedMatches;
     }
   }
   if (flat.length <= maxChars) return { text: flat, highlights: matches };
@@ -39,7 +70,11 @@ export function makePreview(text: string, queryWords: readonly string[], maxChar
     }
   }
   let start = Math.max(0, bestStart - Math.floor(maxChars * 0.2));
-  if (start > 0) start = flat.indexOf(" ", start) + 1 || start;
+  // Start after a space (a word boundary) when one is near; unspaced scripts start where the window does.
+  if (start > 0) {
+    const space = flat.indexOf(" ", start);
+    if (space >= 0 && space < bestStart) start = space + 1;
+  }
   const end = Math.min(flat.length, start + maxChars - 2);
   const prefix = start > 0 ? "…" : "";
   const suffix = end < flat.length ? "…" : "";

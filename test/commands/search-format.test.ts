@@ -64,6 +64,7 @@ describe("search output formats (issue 13)", () => {
         "confidence",
         "confident",
         "best_turn",
+        "branch",
         "preview",
       ]);
       expect(result.preview.length).toBeLessThanOrEqual(90);
@@ -86,6 +87,7 @@ describe("search output formats (issue 13)", () => {
       expect(Object.keys(result)).toEqual([
         "session_id",
         "turn",
+        "branch",
         "project",
         "title",
         "timestamp",
@@ -152,15 +154,62 @@ describe("search output formats (issue 13)", () => {
   });
 
   test("when not even one result fits, the marker names the cap that fits it and the index format", () => {
-    const text = recall(["search", "the", "--keyword-only", "--max-chars", "200", ...examples]);
+    const text = recall(["search", "the", "--keyword-only", "--max-chars", "300", ...examples]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("[truncated by --max-chars: 5 of 5 results");
     const needed = Number(/the first result alone needs --max-chars (\d+)/.exec(text.stdout)?.[1]);
-    expect(needed).toBeGreaterThan(200);
+    expect(needed).toBeGreaterThan(300);
     expect(text.stdout).toContain("--format index");
     const retry = recall(["search", "the", "--keyword-only", "--max-chars", String(needed), ...examples]);
     expect(retry.stdout.length).toBeLessThanOrEqual(needed);
-    expect(retry.stdout).toMatch(/^\[1\.00\]/m);
+    expect(retry.stdout).toMatch(/^\[\d\.\d\d\]( weak)? \[/m);
+  });
+
+  test("--max-chars is a hard cap even when the header and the marker alone would exceed it, in text and JSON (issue 26)", () => {
+    const long = `the ${"supercalifragilistic ".repeat(30)}`.trim();
+    for (const query of ["the", long]) {
+      for (const format of [[], ["--format", "index"], ["--json"], ["--json", "--format", "index"]]) {
+        for (const cap of ["300", "350", "400"]) {
+          const out = recall(["search", query, "--keyword-only", "--max-chars", cap, ...format, ...examples]);
+          expect(out.code).toBe(0);
+          expect(out.stdout.length).toBeLessThanOrEqual(Number(cap));
+          if (format.includes("--json")) {
+            const answer = JSON.parse(out.stdout);
+            expect(answer.results).toEqual([]);
+            expect(answer.next_offset ?? 0).toBe(0);
+            if (query === "the") expect(answer.truncated.results_shown).toBe(0);
+            else expect(answer.query.length).toBeLessThan(long.length); // no match: only the query had to be cut
+          } else if (query === "the") expect(out.stdout).toContain("[truncated by --max-chars:");
+        }
+      }
+    }
+  });
+
+  test("next_offset is the first result left out by --max-chars, as the marker's command says (issue 26)", () => {
+    const capped = JSON.parse(
+      recall(["search", "the", "--keyword-only", "--limit", "10", "--json", "--max-chars", "2500", ...examples]).stdout,
+    );
+    const shown = capped.results.length;
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(10);
+    expect(capped.next_offset).toBe(shown);
+    expect(capped.truncated.next_command).toContain(`--offset ${shown} `);
+    const paged = JSON.parse(
+      recall([
+        "search",
+        "the",
+        "--keyword-only",
+        "--json",
+        "--offset",
+        "2",
+        "--limit",
+        "10",
+        "--max-chars",
+        "2500",
+        ...examples,
+      ]).stdout,
+    );
+    expect(paged.next_offset).toBe(2 + paged.results.length);
   });
 
   test("a 68 KB pasted prompt is cut with a marker naming the show command, in full and index JSON and in text", () => {
@@ -248,7 +297,7 @@ describe("search output formats (issue 13)", () => {
   test("bad --format, --max-chars and --offset values are usage errors (exit 2, one line, no stack)", () => {
     for (const [args, message] of [
       [["--format", "xml"], "xml"],
-      [["--max-chars", "50"], "--max-chars must be a whole number of at least 200, got 50"],
+      [["--max-chars", "50"], "--max-chars must be a whole number of at least 300, got 50"],
       [["--offset", "-1"], "--offset must be a whole number of at least 0, got -1"],
     ] as const) {
       const result = recall(["search", "x", ...args, ...examples]);
