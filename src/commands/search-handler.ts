@@ -66,13 +66,16 @@ export async function search(args: SearchArgs): Promise<number> {
       semantic && embedder
         ? await semantic.openVectorLeg(db, context.recallHome, helper ? { open: async () => helper! } : embedder)
         : { leg: undefined, notice: undefined };
-    if (vector.notice) warn(`recall: ${vector.notice}`);
+    // Said once (issue 26): a vector-only search without vectors fails with the reason and the advice that fits it,
+    // instead of the notice followed by the search layer's generic error; otherwise the notice comes after the search.
+    if (mode === "vector" && !vector.leg && vector.reason)
+      throw new UsageError(`vector search needs embeddings: ${vector.reason}`, vector.hint);
     const response = await searchIndex(
       db,
       { query, level, filters, limit, offset, mode, alpha: args.alpha },
       vector.leg,
     );
-    for (const notice of response.notices) if (!vector.notice) warn(`recall: ${notice}`);
+    for (const notice of vector.notice ? [vector.notice] : response.notices) warn(`recall: ${notice}`);
     const freshness = readIndexFreshness(db, !args.noReindex);
     const options: SearchRenderOptions = {
       format: args.format,

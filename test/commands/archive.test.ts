@@ -20,6 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { startHashEmbeddings } from "./hash-embeddings.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-archive-cli-"));
@@ -196,28 +197,6 @@ async function recallAsync(args: string[], home: string, env: Record<string, str
     child.exited,
   ]);
   return { code, stdout, stderr };
-}
-
-/**
- * A stand-in OpenAI-compatible embedding endpoint on 127.0.0.1: each text becomes a 16-dim bag of hashed words
- * (deterministic, never zero), so vectors are written without loading any model.
- */
-function startHashEmbeddings(): { url: string; close(): void } {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const body = (await request.json()) as { input: string | string[] };
-      const inputs = Array.isArray(body.input) ? body.input : [body.input];
-      const data = inputs.map((text, index) => {
-        const vector = new Array<number>(16).fill(0.01);
-        for (const word of text.toLowerCase().split(/\W+/).filter(Boolean)) vector[Number(Bun.hash(word) % 16n)]! += 1;
-        return { object: "embedding", index, embedding: vector };
-      });
-      return Response.json({ object: "list", data, model: "hash-16" });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}/v1`, close: () => server.stop(true) };
 }
 
 /** Ids stored in the vector segment files below `dir` (header: row count at byte 12; ids from byte 64, int32). */
