@@ -16,6 +16,7 @@ import {
 } from "../doctor/index.ts";
 import { prepareRecallPaths } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
+import { countOf } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { warn } from "./context.ts";
 import { sourceFlags } from "./source-args.ts";
@@ -44,7 +45,7 @@ export async function doctor(args: DoctorArgs): Promise<number> {
   if (failed.length > 0) {
     throw new RecallError(
       failed[0]!.errorCode ?? "INTERNAL",
-      `doctor: ${failed.length} check(s) failed (${failed.map((result) => result.id).join(", ")})`,
+      `doctor: ${countOf(failed.length, "check")} failed (${failed.map((result) => result.id).join(", ")})`,
       { hint: "run the fix shown under each FAIL line" },
     );
   }

@@ -5,6 +5,7 @@
 import { command, option, optional, string, subcommands } from "cmd-ts";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { countOf } from "../render/format.ts";
 import { writeOut, writeErr } from "../render/terminal.ts";
 
 const installCommand = command({
@@ -22,7 +23,7 @@ const installCommand = command({
     const { defaultSkillDir, installSkill, recallCommandLine } = await import("../binary/install-skill.ts");
     const target = args.dir ? resolve(args.dir) : defaultSkillDir(process.env, process.env.HOME || homedir());
     const files = installSkill(target);
-    writeOut(`installed the recall skill in ${target} (${files.length} files)\n`);
+    writeOut(`installed the recall skill in ${target} (${countOf(files.length, "file")})\n`);
     writeErr(
       `the skill runs: ${recallCommandLine()}\nnext: in Claude Code, ask "have we seen this error before?"; the first use walks you through setup (references/FIRST_RUN.md)\n`,
     );

@@ -125,6 +125,8 @@ describe("recall doctor checks", () => {
     expect(cli.exitCode).toBe(1);
     expect(JSON.parse(cli.stdout.toString()).ok).toBe(false);
     expect(JSON.parse(cli.stderr.toString()).error.code).toBe("INDEX_CORRUPT");
+    // One failed check is "1 check", not "1 check(s)" (issue 26).
+    expect(JSON.parse(cli.stderr.toString()).error.message).toMatch(/^doctor: 1 check failed \(index\)$/);
   }, 60_000);
 
   test("a model path that does not exist FAILs; a generated model is read from its header, and loaded with --check-model", async () => {
