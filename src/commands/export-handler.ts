@@ -53,7 +53,11 @@ export async function exportSessions(args: ExportArgs): Promise<number> {
   }
   const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
   try {
-    const sessions = selectSessions(db, { session: args.session, filters });
+    // Sessions without any turn are left out unless asked for, as `recall sessions` lists them (issue 26: the export
+    // started with a run of empty sessions).
+    const selected = selectSessions(db, { session: args.session, filters });
+    const sessions = args.includeEmpty ? selected : selected.filter((session) => session.turns > 0);
+    const emptyLeftOut = selected.length - sessions.length;
     const sink = openSink(args.output);
     let archived = 0;
     try {
@@ -68,7 +72,7 @@ export async function exportSessions(args: ExportArgs): Promise<number> {
       throw error;
     }
     warn(
-      `recall: exported ${countOf(sessions.length, "session")} (${archived} from the archive)${args.output ? ` to ${args.output}` : ""}`,
+      `recall: exported ${countOf(sessions.length, "session")} (${archived} from the archive)${args.output ? ` to ${args.output}` : ""}${emptyLeftOut > 0 ? `; ${countOf(emptyLeftOut, "session")} without any turn left out (--include-empty exports ${emptyLeftOut === 1 ? "it" : "them"})` : ""}`,
     );
   } finally {
     db.close();

@@ -51,6 +51,11 @@ const exportArgs = {
     long: "deleted-only",
     description: "Only sessions whose source is deleted (the index holds the only copy)",
   }),
+  includeEmpty: flag({
+    long: "include-empty",
+    description:
+      "Also export sessions without any turn (summary- or snapshot-only files), which are left out by default as `recall sessions` leaves them out",
+  }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
   ...sourceArgs,
 };

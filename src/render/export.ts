@@ -3,13 +3,15 @@
  * `jsonl`: one line per session, the same object as `recall show --json` for all its turns (`version`, `session`
  * with `source_status` and `last_seen_at`, `from`, `to`, `from_archive`, `turns` with `tool_calls` and outputs).
  * `markdown`: a document a person can read: a heading per session with its facts, then each turn's prompt,
- * response and tool calls (outputs in fenced blocks, first 40 lines). Also the output sink: stdout, or a file
- * written 0600 under a temporary name and renamed into place when complete.
+ * response and tool calls (outputs in fenced blocks, first 40 lines); headings inside a prompt or answer are moved
+ * below the turn headings (issue 26: an answer's `## Summary` stood at the level of the session headings). Both
+ * formats hold a session's rewound turns after its conversation (issue 26), marked as such. Also the output sink:
+ * stdout, or a file written 0600 under a temporary name and renamed into place when complete.
  */
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ExportedSession } from "../search/index.ts";
-import type { ToolCall, Turn } from "../parsers/index.ts";
+import { turnLabel, type ToolCall, type Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
 import { countOf, localDate, localMinute, isoTime, promptOnlyMarker } from "./format.ts";
 import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
@@ -24,9 +26,39 @@ export type ExportFormat = (typeof exportFormats)[number];
 /** Lines of a tool output shown in the markdown export (the JSONL export has every line). */
 export const markdownOutputLines = 40;
 
+/** The whole session: its conversation, then its rewound turns (r1, r2, …). */
 function viewOf(exported: ExportedSession): ShowView {
   const turnCount = exported.read.result.session.turnCount;
-  return showViewOf(exported, turnCount === 0 ? 0 : 1, turnCount);
+  const view = showViewOf(exported, turnCount === 0 ? 0 : 1, turnCount);
+  const rewound = showViewOf(exported, 1, view.rewoundTurns, "rewound");
+  return { ...view, turns: [...view.turns, ...rewound.turns] };
+}
+
+/** Deepest heading level a session's own text gets in the markdown export: below the session (##) and turn (###) headings. */
+const textHeadingShift = 3;
+
+/**
+ * `text` with its ATX headings moved {@link textHeadingShift} levels down (at most to `######`), outside fenced code
+ * blocks, so a turn's own headings nest under the turn's.
+ * Examples: `## Summary` → `##### Summary`; `#### x` → `###### x`; a `# not a heading` inside a ``` block is kept.
+ */
+export function nestHeadings(text: string): string {
+  let fence: string | null = null;
+  return text
+    .split("\n")
+    .map((line) => {
+      const opener = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (opener && (fence === null || (opener[0] === fence[0] && opener.length >= fence.length))) {
+        fence = fence === null ? opener : null;
+        return line;
+      }
+      if (fence !== null) return line;
+      const heading = /^(\s{0,3})(#{1,6})(\s|$)/.exec(line);
+      if (!heading) return line;
+      const level = Math.min(6, heading[2]!.length + textHeadingShift);
+      return `${heading[1]}${"#".repeat(level)}${line.slice(heading[1]!.length + heading[2]!.length)}`;
+    })
+    .join("\n");
 }
 
 /** One JSONL line (with its newline) for a session. */
@@ -62,15 +94,16 @@ function markdownCall(call: ToolCall): string[] {
 }
 
 function markdownTurn(turn: Turn): string[] {
+  const label = turn.number < 0 ? `${turnLabel(turn.number)} (rewound: a branch the user rewound past)` : turn.number;
   const lines = [
     "",
-    `### Turn ${turn.number} · ${localMinute(turn.timestamp)}`,
+    `### Turn ${label} · ${localMinute(turn.timestamp)}`,
     "",
-    ...neutralize(turn.prompt)
+    ...nestHeadings(neutralize(turn.prompt))
       .split("\n")
       .map((line) => `> ${line}`),
   ];
-  if (turn.response) lines.push("", neutralize(turn.response));
+  if (turn.response) lines.push("", nestHeadings(neutralize(turn.response)));
   if (turn.toolCalls.length > 0) lines.push("", ...turn.toolCalls.flatMap(markdownCall));
   return lines;
 }

@@ -4,7 +4,7 @@
  * command; a huge turn is cut in text with a note; untitled sessions are titled by what the user typed.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
@@ -36,6 +36,20 @@ writeClaudeSession(join(project, `${goneId}.jsonl`), {
   cwd: "/home/dev/proj",
   turns: [{ prompt: "rename the flamingo feeder service", response: "Renamed." }],
 });
+
+const summaryId = "99999999-9999-4999-8999-999999999999";
+writeClaudeSession(join(project, `${summaryId}.jsonl`), {
+  sessionId: summaryId,
+  cwd: "/home/dev/proj",
+  turns: [
+    {
+      prompt: "wrap up the migration work",
+      response:
+        "Done.\n\n# Migration notes\n\n## Summary\n- schema 12\n\n```md\n# a heading in a code block stays\n```",
+    },
+  ],
+});
+writeFileSync(join(project, "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa.jsonl"), ""); // a session without any turn
 
 const sources = ["--claude-dir", root, "--opencode-dir", join(work, "none")];
 
@@ -108,6 +122,26 @@ describe("issue 26 through the CLI", () => {
     expect(text.length).toBeLessThan(textFieldChars + 5000);
     const json = JSON.parse(recall(["show", hugeId, "--json"]).stdout);
     expect(json.turns[0].prompt).toBe(huge.trim());
+  });
+
+  test("the markdown export leaves out sessions without turns, nests a turn's own headings under it, and holds rewound turns", () => {
+    const exported = recall(["export", "--format", "markdown"]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).not.toContain("aaaaaaaa-aaaa");
+    expect(exported.stderr).toContain("1 session without any turn left out (--include-empty exports it)");
+    expect(exported.stdout).toContain("\n#### Migration notes\n");
+    expect(exported.stdout).toContain("\n##### Summary\n");
+    expect(exported.stdout).toContain("\n# a heading in a code block stays\n");
+    expect(exported.stdout.match(/^## /gm)?.length).toBe(exported.stdout.match(/^- session: /gm)?.length);
+    expect(exported.stdout).toContain("### Turn r1 (rewound: a branch the user rewound past)");
+    const all = recall(["export", "--format", "jsonl", "--include-empty"]).stdout.trim().split("\n");
+    expect(all.some((line) => JSON.parse(line).session.session_id.startsWith("aaaaaaaa"))).toBe(true);
+    const rewind = all.map((line) => JSON.parse(line)).find((line) => line.session.session_id === "rewind-branch");
+    expect(rewind.turns.map((turn: { turn: number; branch: string }) => `${turn.branch}:${turn.turn}`)).toEqual([
+      "main:1",
+      "main:2",
+      "rewound:1",
+    ]);
   });
 
   test("a session whose source is deleted has no resume command, in search and in show", () => {
