@@ -43,7 +43,7 @@ async function indexPending(recallHome: string, roots: HelperRoots, embedder: Em
       openEmbedder: async () => embedder,
       hooks: { onWarning: (line) => warn(`index: ${line}`) },
     });
-    if (summary.embedding?.embedded) warn(`index: embedded ${summary.embedding.embedded} chunk(s)`);
+    if (summary.embedding?.embedded) warn(`index: embedded ${countOf(summary.embedding.embedded, "chunk")}`);
   } catch (error) {
     if (error instanceof IndexError && error.code === "INDEX_LOCKED")
       return warn("index: another run holds the index; its chunks wait for the next request");
