@@ -62,6 +62,7 @@ export const inputShapes = {
     to: count("Default last").optional(),
     budget: count("Max chars of the answer, default 8000").optional(),
     from_char: count("Resume turn `from` at this char (from a [truncated] marker)").optional(),
+    rewound: z.boolean().optional().describe("Read rewound turns (branch rewound)"),
   },
   list_sessions: { ...scope, ...dates, ...paging(20), ...format },
   timeline: {
@@ -97,6 +98,7 @@ export const serverInstructions = [
   "1. search (depth 1) lists sessions with their best turn;",
   "2. search depth=2 session=ID lists the matching turns inside one session;",
   "3. read_turns session=ID from=N to=M reads those turns in full (secrets redacted).",
+  'A result with branch "rewound" is on a branch the user rewound past (an edited prompt): read it with read_turns rewound=true.',
   "recent answers where we left off in this project; timeline, what happened around a moment; list_sessions lists by date.",
   "read_turns answers in at most budget characters (default 8000, 500-200000), header and notes included. When more is left it ends with [truncated, N more characters, ask for turns X-Y] (with from_char=C when it stopped inside a turn): call read_turns again with from=X to=Y and that from_char to continue exactly where it stopped; nothing is skipped.",
   "The list tools page with offset: pass next_offset to get the next page.",
@@ -181,6 +183,10 @@ export const outputShapes = {
   },
   read_turns: {
     session: sessionItem,
+    /** `rewound`: from, to, total_turns and each turn count the rewound turns (r1, r2, …; issue 26). */
+    branch: z.enum(["main", "rewound"]),
+    /** Rewound turns the session holds, read with rewound=true. */
+    rewound_turns: z.number(),
     from: z.number(),
     to: z.number(),
     total_turns: z.number(),
@@ -188,6 +194,8 @@ export const outputShapes = {
     turns: z.array(
       z.object({
         turn: z.number(),
+        /** True for a turn on a branch the user rewound past; `turn` then counts the rewound turns. */
+        rewound: z.boolean().optional(),
         timestamp: nullableText,
         prompt: z.string(),
         response: z.string(),

@@ -116,6 +116,7 @@ export function registerTools(server: McpServer, backend: Backend): void {
             read.result.session.turnCount,
             args.from,
             args.to,
+            args.rewound ? "rewound" : "main",
           );
           return readTurnsOutput({ summary, read, range, budgetChars, fromChar });
         });

@@ -69,6 +69,8 @@ interface CompactCall {
  */
 interface CompactTurn {
   turn: number;
+  /** True for a turn on a branch the user rewound past (issue 26). */
+  rewound?: boolean;
   timestamp: string | null;
   prompt: string;
   response: string;
@@ -99,14 +101,18 @@ function compactCall(call: ToolCall): CompactCall {
   };
 }
 
-/** A turn in the compact form, control characters already shown as `\xNN`, so the text measured is the text sent. */
+/**
+ * A turn in the compact form, control characters already shown as `\xNN`, so the text measured is the text sent; a
+ * rewound turn (-2) is numbered among the rewound turns (2), as read_turns rewound=true pages them.
+ */
 const compactTurn = (turn: Turn): CompactTurn =>
   neutralizeStrings({
-    turn: turn.number,
+    turn: Math.abs(turn.number),
     timestamp: isoTime(turn.timestamp),
     prompt: turn.prompt,
     response: turn.response,
     tools: turn.toolCalls.map(compactCall),
+    ...(turn.number < 0 ? { rewound: true } : {}),
   });
 
 /** One call as a line: `[Edit] src/x.ts (+12 −3)`, `[Write] a.md (40 lines)`, `[Bash] npm test (error)` + output. */
@@ -132,7 +138,7 @@ interface Segment {
 function turnSegments(turn: CompactTurn): Segment[] {
   const time = turn.timestamp ? localMinute(Date.parse(turn.timestamp)) : "unknown";
   const segments: Segment[] = [
-    { kind: "head", text: `── turn ${turn.turn} · ${time} ──` },
+    { kind: "head", text: `── turn ${turn.rewound ? `r${turn.turn} (rewound)` : turn.turn} · ${time} ──` },
     { kind: "prompt", text: turn.prompt.replace(/^/gm, "> ") },
   ];
   if (turn.response) segments.push({ kind: "response", text: turn.response });
@@ -192,9 +198,12 @@ export interface ReadTurnsView {
 /** `text` cut to at most `maxChars` characters, the cut marked by `…`. */
 const capLine = (text: string, maxChars: number) => (text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text);
 
-/** The marker that ends a page with more to read: `[truncated, N more characters, ask for turns X-Y from_char=C]`. */
-const markerText = (moreChars: number, nextFrom: number, nextTo: number, nextFromChar: number) =>
-  `[truncated, ${moreChars} more characters, ask for turns ${nextFrom}-${nextTo}${nextFromChar > 0 ? ` from_char=${nextFromChar}` : ""}]`;
+/**
+ * The marker that ends a page with more to read: `[truncated, N more characters, ask for turns X-Y from_char=C]`
+ * (` rewound=true` when the page is of rewound turns).
+ */
+const markerText = (moreChars: number, nextFrom: number, nextTo: number, nextFromChar: number, rewound: boolean) =>
+  `[truncated, ${moreChars} more characters, ask for turns ${nextFrom}-${nextTo}${nextFromChar > 0 ? ` from_char=${nextFromChar}` : ""}${rewound ? " rewound=true" : ""}]`;
 
 /**
  * Check that `fromChar` (0: the start) lies inside the text of the range's first turn.
@@ -219,6 +228,9 @@ function checkFromChar(fromChar: number, texts: string[], range: TurnRange): voi
  */
 export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const { summary, read, range, budgetChars, fromChar } = view;
+  const rewound = range.branch === "rewound";
+  const rewoundTotal = read.result.turns.filter((turn) => turn.number < 0).length;
+  const which = rewound ? "rewound turns r" : "turns ";
   const session = sessionItemOf(summary, "full");
   const turns = range.turns.map(compactTurn);
   const texts = turns.map(turnText);
@@ -233,13 +245,13 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const header = (to: number) =>
     [
       `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
-      `${range.total === 0 ? noTurnsNote : `turns ${range.from}-${to} of ${range.total}${startNote}`}${note ? ` · ${note}` : ""}`,
+      `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${which}${range.from}-${rewound ? "r" : ""}${to} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
       `resume: ${session.resume_command ?? `none ${promptOnlyMarker}`}`,
     ].map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
   // The header with the range's last turn is the longest it can be (the turn shown last has no more digits).
   // No marker is longer: each of its numbers is at most the one used here.
   const longestTurnChars = texts.reduce((longest, text) => Math.max(longest, text.length), 0);
-  const longestMarker = markerText(texts.join("\n").length, range.to, range.to, longestTurnChars);
+  const longestMarker = markerText(texts.join("\n").length, range.to, range.to, longestTurnChars, rewound);
   const page = fillPage(texts, fromChar, budgetChars - header(range.to).join("\n").length, longestMarker.length);
   const shown = page.pieces.map((piece) =>
     piece.from === 0 && piece.to === texts[piece.index]!.length
@@ -255,9 +267,13 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   if (page.pieces.length > 0)
     lines.push(page.pieces.map((piece) => texts[piece.index]!.slice(piece.from, piece.to)).join("\n"));
   if (truncated)
-    lines.push(markerText(truncated.more_chars, truncated.next_from, truncated.next_to, truncated.next_from_char));
+    lines.push(
+      markerText(truncated.more_chars, truncated.next_from, truncated.next_to, truncated.next_from_char, rewound),
+    );
   return finishOutput(lines, {
     session,
+    branch: range.branch,
+    rewound_turns: rewoundTotal,
     from: range.from,
     to: lastShown,
     total_turns: range.total,

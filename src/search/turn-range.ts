@@ -18,6 +18,8 @@ export interface TurnRange {
   to: number;
   /** Turns of the branch in the whole session. */
   total: number;
+  /** Which turns: the conversation or the rewound ones (`from`, `to` and `total` count within it). */
+  branch: TurnBranch;
 }
 
 /**
@@ -65,5 +67,6 @@ export function selectTurnRange(
     from: total === 0 ? 0 : from,
     to: last,
     total,
+    branch,
   };
 }
