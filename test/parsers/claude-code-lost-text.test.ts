@@ -90,6 +90,16 @@ describe("claude code text that was lost (issue 26)", () => {
     expect(turns.map((turn) => turn.response)).toEqual(["Found it."]);
   });
 
+  test("a main file without any conversation line (summary-only, empty) stays a main session, not a sub-agent", () => {
+    for (const name of ["summary-only.jsonl", "empty.jsonl"]) {
+      const [unit] = unitsBelow(copyFixture(name));
+      const { session, turns } = claudeCodeParser.parse(unit!);
+      expect(session.isSubagent).toBe(false);
+      expect(session.parentSessionId).toBeNull();
+      expect(turns).toEqual([]);
+    }
+  });
+
   test("a tool_use block without an id is kept as a call", () => {
     const [unit] = unitsBelow(copyFixture("tool-use-without-id.jsonl"));
     const { turns } = claudeCodeParser.parse(unit!);

@@ -58,6 +58,8 @@ interface Ingest {
   sawSummary: boolean;
   /** A user/assistant line without `isSidechain: true` was seen (the file is a main conversation, not a sub-agent's). */
   sawMainLine: boolean;
+  /** A user/assistant line with `isSidechain: true` was seen. */
+  sawSidechainLine: boolean;
   /** Prompts typed while the agent was busy that no prompt line has matched yet (queue.ts). */
   queued: QueuedPrompts;
 }
@@ -99,8 +101,13 @@ function createContext(unit: SourceUnit, withOutputs: boolean): Context {
   return context;
 }
 
-function newIngest(meta: MetaState, recs: Rec[], sawMainLine: boolean, queued: QueuedPrompts): Ingest {
-  return { meta, recs, uuids: new Set(), sawSummary: false, sawMainLine, queued };
+function newIngest(
+  meta: MetaState,
+  recs: Rec[],
+  seen: { sawMainLine: boolean; sawSidechainLine: boolean },
+  queued: QueuedPrompts,
+): Ingest {
+  return { meta, recs, uuids: new Set(), sawSummary: false, ...seen, queued };
 }
 
 function parseFull(context: Context): ParseResult {
@@ -110,7 +117,7 @@ function parseFull(context: Context): ParseResult {
     context.copyUuids = readParentUuids(context);
   context.skipped = emptySkips();
   const decoded = decodeWhole(bytes, context.path, context.skipped);
-  const ingest = newIngest(createMeta(), [], false, []);
+  const ingest = newIngest(createMeta(), [], { sawMainLine: false, sawSidechainLine: false }, []);
   ingestLines(context, ingest, decoded.lines);
   const result = finish(context, ingest, decoded.partial, null, 1, decoded.position, null);
   if (!result) throw new Error("unreachable: a full parse has no anchor to miss");
@@ -122,10 +129,12 @@ function parseResumed(context: Context, state: ClaudeResumeState): ParseResult |
   if (!decoded) return null;
   context.bytesVerified += decoded.bytesVerified;
   context.bytesRead += decoded.bytesRead;
-  const ingest = newIngest(structuredClone(state.meta), [...state.tail], state.sawMainLine, [...state.queued]);
+  const seen = { sawMainLine: state.sawMainLine, sawSidechainLine: state.sawSidechainLine };
+  const ingest = newIngest(structuredClone(state.meta), [...state.tail], seen, [...state.queued]);
   ingestLines(context, ingest, decoded.lines);
-  // A first main line in a file that held only sidechain lines so far turns a sub-agent transcript into a main one.
-  if (ingest.sawSummary || ingest.sawMainLine !== state.sawMainLine) return null;
+  // A first main or sidechain line can change what the whole file is (ownershipOf): parse it whole then.
+  if (ingest.sawSummary || ingest.sawMainLine !== seen.sawMainLine || ingest.sawSidechainLine !== seen.sawSidechainLine)
+    return null;
   return finish(context, ingest, decoded.partial, state.anchor, state.anchorTurn, decoded.position, state.lastTurnHash);
 }
 
@@ -183,7 +192,10 @@ function ingestOne(context: Context, ingest: Ingest, value: Record<string, unkno
   const uuid = typeof value.uuid === "string" ? value.uuid : null;
   if (uuid !== null) ingest.uuids.add(uuid);
   if (uuid !== null && context.copyUuids?.has(uuid)) return;
-  if ((value.type === "user" || value.type === "assistant") && value.isSidechain !== true) ingest.sawMainLine = true;
+  if (value.type === "user" || value.type === "assistant") {
+    if (value.isSidechain === true) ingest.sawSidechainLine = true;
+    else ingest.sawMainLine = true;
+  }
   if (value.type === "summary") ingest.sawSummary = true;
   if (value.type === "queue-operation") noteQueued(ingest.queued, value, `${context.path}:${line}`);
   applyMeta(ingest.meta, value);
@@ -197,9 +209,9 @@ function ingestOne(context: Context, ingest: Ingest, value: Record<string, unkno
 function ownershipOf(context: Context, ingest: Ingest): Ownership {
   if (context.sidechainRoot !== null) return { kind: "chain", rootUuid: context.sidechainRoot };
   if (context.info.kind !== "main") return { kind: "all" };
-  // A main-named file is a sub-agent transcript only when no line of it is a main line (issue 26: classify by the
-  // whole file, not by its first line).
-  return ingest.sawMainLine ? { kind: "main" } : { kind: "all" };
+  // A main-named file is a sub-agent transcript only when it holds sidechain lines and no main line (issue 26: classify
+  // by the whole file, not by its first line); one without any conversation line (summary-only, empty) is a main one.
+  return ingest.sawSidechainLine && !ingest.sawMainLine ? { kind: "all" } : { kind: "main" };
 }
 
 /** Steps 2–3 of the pipeline for full (anchor null, firstNumber 1) and resumed parses. */
@@ -246,7 +258,13 @@ function finish(
     const stateGrouped = partial ? draftsOf(ownedRecords(completeRecs, ownership), anchor, firstNumber) : grouped;
     if (stateGrouped) {
       matchSummaries(stateMeta, ingest.uuids);
-      const state = { recs: completeRecs, meta: stateMeta, queued: stateQueued, sawMainLine: ingest.sawMainLine };
+      const state = {
+        recs: completeRecs,
+        meta: stateMeta,
+        queued: stateQueued,
+        sawMainLine: ingest.sawMainLine,
+        sawSidechainLine: ingest.sawSidechainLine,
+      };
       resume = buildState(context, state, stateGrouped.main, firstNumber, position, isSubagent, links);
     }
   }
@@ -304,6 +322,7 @@ interface StateParts {
   meta: MetaState;
   queued: QueuedPrompts;
   sawMainLine: boolean;
+  sawSidechainLine: boolean;
 }
 
 function buildState(
@@ -332,6 +351,7 @@ function buildState(
     tail: parts.recs.slice(Math.max(0, tailStart)),
     meta: parts.meta,
     sawMainLine: parts.sawMainLine,
+    sawSidechainLine: parts.sawSidechainLine,
     queued: parts.queued,
   };
 }

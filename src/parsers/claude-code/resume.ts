@@ -31,6 +31,8 @@ export interface ClaudeResumeState extends ResumeState, LinePosition {
   meta: MetaState;
   /** A user/assistant line without `isSidechain: true` was seen: the file is a main conversation (parse.ts). */
   sawMainLine: boolean;
+  /** A user/assistant line with `isSidechain: true` was seen (with no main line: a sub-agent transcript). */
+  sawSidechainLine: boolean;
   /** Prompts queued while the agent was busy and not seen sent yet (queue.ts). */
   queued: QueuedPrompts;
 }
@@ -45,6 +47,7 @@ export function isUsableState(state: ResumeState | undefined, withOutputs: boole
     Array.isArray(candidate.tail) &&
     typeof candidate.meta === "object" &&
     typeof candidate.sawMainLine === "boolean" &&
+    typeof candidate.sawSidechainLine === "boolean" &&
     Array.isArray(candidate.queued) &&
     candidate.withOutputs === withOutputs
   );
