@@ -37,8 +37,8 @@ const scope = {
   source: text(sourceIds.join("|")).optional(),
 };
 const dates = {
-  since: text("Date or age (7d)").optional(),
-  until: text("Date or age").optional(),
+  since: text("Date, age (7d) or words (last week)").optional(),
+  until: text("Date, age or words").optional(),
 };
 const skip = { offset: count("Skip N (paging)").optional() };
 const paging = (defaultLimit: number) => ({ limit: count(`Default ${defaultLimit}`).optional(), ...skip });
@@ -96,7 +96,7 @@ export const serverInstructions = [
   'Use it when the user refers to earlier work ("what did we do about X", "last time", "where did we leave off"), before redoing an investigation, or to find an exact identifier, error message, command or path seen before.',
   "Go from sessions to turns to text:",
   "1. search (depth 1) lists sessions with their best turn;",
-  "2. search depth=2 session=ID lists the matching turns inside one session;",
+  "2. search session=ID lists the matching turns inside one session (depth 2);",
   "3. read_turns session=ID from=N to=M reads those turns in full (secrets redacted).",
   'A result with branch "rewound" is on a branch the user rewound past (an edited prompt): read it with read_turns rewound=true.',
   "recent answers where we left off in this project; timeline, what happened around a moment; list_sessions lists by date.",

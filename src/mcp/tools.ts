@@ -78,9 +78,13 @@ export function registerTools(server: McpServer, backend: Backend): void {
     },
     (args) =>
       answer(async () => {
-        const level = parseDepth(args.depth);
+        // As `recall search --session`: a session implies depth 2 (its turns); depth 1 with a session is a usage error.
+        const level = args.session && args.depth === undefined ? "turn" : parseDepth(args.depth);
         if (args.session && level !== "turn")
-          throw new UsageError("session needs depth 2", "pass depth: 2 to search the turns of one session");
+          throw new UsageError(
+            "session searches the turns of one session (depth 2)",
+            "leave depth out, or pass depth: 2",
+          );
         const filters = parseFilterArgs(args);
         const limit = parseLimit(args.limit, defaultLimits[level]);
         const offset = parseOffset(args.offset);

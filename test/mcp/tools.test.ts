@@ -63,7 +63,7 @@ describe("issue 10: the MCP tools over stdio", () => {
       "what did we do about X",
       "exact identifier",
       "1. search (depth 1)",
-      "2. search depth=2 session=ID",
+      "2. search session=ID",
       "3. read_turns session=ID from=N to=M",
       "at most budget characters (default 8000",
       "from_char",
@@ -120,6 +120,9 @@ describe("issue 10: the MCP tools over stdio", () => {
 
   test("depth 2 inside one session by id prefix returns its turns; full adds the whole prompt, tools and files", async () => {
     const index = await call(server.client, "search", { query: "curl 172.17.0.1", depth: 2, session: "23d3db6a" });
+    // A session implies depth 2, as `recall search --session` does (issue 26).
+    const implied = await call(server.client, "search", { query: "curl 172.17.0.1", session: "23d3db6a" });
+    expect((implied.structuredContent as { depth: number }).depth).toBe(2);
     const turns = results(index.structuredContent);
     expect(turns.length).toBeGreaterThan(0);
     for (const turn of turns) expect(turn.session_id).toBe(postgres);
@@ -288,7 +291,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
       { query: "x", source: "vim" },
       /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider\)$/,
     ],
-    ["search", { query: "x", session: postgres }, /^session needs depth 2/],
+    ["search", { query: "x", session: postgres, depth: 1 }, /^session searches the turns of one session \(depth 2\)/],
     ["search", { query: 5 }, /expected string/],
     ["list_sessions", { since: "yesterday-ish" }, /^cannot read the date "yesterday-ish"/],
     [
