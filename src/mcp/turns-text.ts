@@ -9,8 +9,8 @@
 import { UsageError } from "../errors.ts";
 import type { ToolCall, Turn } from "../parsers/index.ts";
 import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
-import { localMinute, isoTime, noTurnsNote, oneLine, promptOnlyMarker } from "../render/format.ts";
-import { archiveNote } from "../render/show.ts";
+import { localMinute, isoTime, noTurnsNote, oneLine, turnSpan } from "../render/format.ts";
+import { archiveNote, noResumeNote } from "../render/show.ts";
 import type { SessionRead, SessionSummary, TurnRange } from "../search/index.ts";
 import { finishOutput, sessionItemOf, type ToolOutput } from "./format.ts";
 import { fillPage } from "./turns-page.ts";
@@ -230,7 +230,6 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const { summary, read, range, budgetChars, fromChar } = view;
   const rewound = range.branch === "rewound";
   const rewoundTotal = read.result.turns.filter((turn) => turn.number < 0).length;
-  const which = rewound ? "rewound turns r" : "turns ";
   const session = sessionItemOf(summary, "full");
   const turns = range.turns.map(compactTurn);
   const texts = turns.map(turnText);
@@ -245,8 +244,8 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const header = (to: number) =>
     [
       `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
-      `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${which}${range.from}-${rewound ? "r" : ""}${to} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
-      `resume: ${session.resume_command ?? `none ${promptOnlyMarker}`}`,
+      `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${turnSpan(range.from, to, rewound)} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
+      `resume: ${session.resume_command ?? noResumeNote(summary)}`,
     ].map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
   // The header with the range's last turn is the longest it can be (the turn shown last has no more digits).
   // No marker is longer: each of its numbers is at most the one used here.

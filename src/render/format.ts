@@ -83,6 +83,16 @@ export function oneLine(text: string, maxChars: number): string {
   return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
 }
 
+/**
+ * A range of turns for people: `turn 3` (not `turns 3-3`, issue 26), `turns 3-5`, `rewound turn r1`,
+ * `rewound turns r1-r2`.
+ */
+export function turnSpan(from: number, to: number, rewound = false): string {
+  const label = (n: number) => (rewound ? `r${n}` : String(n));
+  const noun = rewound ? "rewound turn" : "turn";
+  return from === to ? `${noun} ${label(from)}` : `${noun}s ${label(from)}-${label(to)}`;
+}
+
 /** `1 turn`, `2 turns`, `0 sessions`: a count and its noun, singular for exactly one. */
 export function countOf(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;

@@ -20,6 +20,7 @@ import {
   noPromptNote,
   noTurnsNote,
   promptOnlyMarker,
+  turnSpan,
   type Palette,
 } from "./format.ts";
 
@@ -162,19 +163,19 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
   return `${out.join("\n")}\n`;
 }
 
-/** `Showing turns 5-9 of 23`, `Showing rewound turns r1-r2 of 2`, or the note of a session without turns. */
+/** `Showing turns 5-9 of 23`, `Showing turn 3 of 23`, `Showing rewound turn r1 of 2`, or the note of a session without turns. */
 function rangeLine(view: ShowView): string {
   if (view.branch === "rewound") {
     if (view.rewoundTurns === 0) return "no rewound turns: nothing on a branch the user rewound past";
-    return `Showing rewound turns r${view.from}-r${view.to} of ${view.rewoundTurns} (branches the user rewound past)`;
+    return `Showing ${turnSpan(view.from, view.to, true)} of ${view.rewoundTurns} (branches the user rewound past)`;
   }
   return view.session.turnCount === 0
     ? noTurnsNote
-    : `Showing turns ${view.from}-${view.to} of ${view.session.turnCount}`;
+    : `Showing ${turnSpan(view.from, view.to)} of ${view.session.turnCount}`;
 }
 
-/** Why a view has no resume command. */
-function noResumeNote(view: Pick<ShowView, "promptOnly" | "sourceStatus">): string {
+/** Why a view has no resume command (a prompt-only session, or one whose source is deleted). */
+export function noResumeNote(view: Pick<ShowView, "promptOnly" | "sourceStatus">): string {
   if (view.promptOnly) return `none ${promptOnlyMarker}`;
   return view.sourceStatus === "deleted" ? "none (the source is deleted: only recall's archive holds it)" : "none";
 }

@@ -84,7 +84,7 @@ describe("issue 26 through the CLI", () => {
       "1 rewound turn not shown (branches the user rewound past): recall show rewind-branch --rewound",
     );
     const rewound = recall(["show", "rewind-branch", "--rewound"]);
-    expect(rewound.stdout).toContain("Showing rewound turns r1-r1 of 1");
+    expect(rewound.stdout).toContain("Showing rewound turn r1 of 1");
     expect(rewound.stdout).toContain("── Turn r1 (rewound)");
     expect(rewound.stdout).toContain("Abandoned answer");
     const json = JSON.parse(recall(["show", "rewind-branch:r1", "--json"]).stdout);
@@ -92,6 +92,7 @@ describe("issue 26 through the CLI", () => {
     expect(json.turns.map((turn: { turn: number; branch: string }) => [turn.turn, turn.branch])).toEqual([
       [1, "rewound"],
     ]);
+    expect(recall(["show", "rewind-branch:2"]).stdout).toContain("Showing turn 2 of 2\n"); // not "turns 2-2"
     const missing = recall(["show", "rewind-branch:r2"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("has 1 rewound turn; turn r2 does not exist");

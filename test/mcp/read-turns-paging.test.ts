@@ -166,7 +166,7 @@ describe("issue 26: read_turns keeps to its budget and pages without losing anyt
   test("a page that starts inside a turn says so in its header", async () => {
     const [first] = await readAll(600, 2, 2);
     const next = await readTurns({ from: 2, to: 2, from_char: first!.truncated!.next_from_char, budget: 600 });
-    expect(next.text.split("\n")[1]).toBe(`turns 2-2 of 5, turn 2 from character ${first!.truncated!.next_from_char}`);
+    expect(next.text.split("\n")[1]).toBe(`turn 2 of 5, turn 2 from character ${first!.truncated!.next_from_char}`);
   }, 60_000);
 
   test("a from_char past the end of its turn, or not a whole number, is a tool error", async () => {

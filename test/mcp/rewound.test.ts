@@ -31,7 +31,7 @@ describe("rewound turns over MCP (issue 26)", () => {
       expect(main.structuredContent).toMatchObject({ branch: "main", rewound_turns: 1, total_turns: 2 });
 
       const rewound = await call(server.client, "read_turns", { session: "rewind-branch", rewound: true });
-      expect(textOf(rewound)).toContain("rewound turns r1-r1 of 1");
+      expect(textOf(rewound)).toContain("rewound turn r1 of 1");
       expect(textOf(rewound)).toContain("── turn r1 (rewound)");
       expect(textOf(rewound)).toContain("Abandoned answer");
       const turns = (rewound.structuredContent as { turns: Array<Record<string, unknown>> }).turns;
