@@ -165,11 +165,62 @@ describe("aider incremental resume", () => {
   });
 });
 
+describe("aider resume of the text before the first header and of the real shapes (issue 26)", () => {
+  const cutStart = join(fixtures, "cut-start/.aider.chat.history.md");
+  const text = readFileSync(cutStart, "utf8");
+  const headerAt = Buffer.byteLength(text.slice(0, text.indexOf("# aider chat started at")), "utf8");
+
+  /** A history that holds no header at all (cut mid-session), with the fixture's .aider.input.history beside it. */
+  function headerless(): string {
+    const dir = mkdtempSync(join(tmpdir(), "recall-aider-headerless-"));
+    temps.push(dir);
+    writeFileSync(join(dir, ".aider.input.history"), readFileSync(join(cutStart, "..", ".aider.input.history")));
+    writeFileSync(join(dir, ".aider.chat.history.md"), readFileSync(cutStart).subarray(0, headerAt));
+    return join(dir, ".aider.chat.history.md");
+  }
+
+  test("a history without any header resumes at every line boundary and mid-line like a full parse", () => {
+    const source = headerless();
+    expectResumeMatchesFull(source, lineBoundaries(readFileSync(source)));
+    // Cut inside a line: the state ends before it, so the resumed parse reads that line again.
+    const midLine = replayAt(source, Buffer.byteLength(text.slice(0, text.indexOf("print the total")), "utf8"))!;
+    expect(midLine.merged).toEqual(midLine.full.turns);
+    expect(midLine.resumed.session).toEqual(midLine.full.session);
+    const replay = replayAt(source, Buffer.byteLength(text.slice(0, text.indexOf("Use a format string:")), "utf8"))!;
+    expect(replay.resumed.bytesVerified).toBeGreaterThan(0);
+    expect(replay.resumed.fromTurn).toBe(2);
+    expect(replay.resumed.session.turnCount).toBe(2);
+  });
+
+  test("the text before the first header keeps its id, its turns and its count when a session is appended after it", () => {
+    const source = headerless();
+    const [before] = unitsOf(source);
+    const first = aiderParser.parse(before!);
+    appendFileSync(source, readFileSync(cutStart).subarray(headerAt));
+    const units = unitsOf(source);
+    expect(units.map((unit) => unit.sessionId)).toEqual([before!.sessionId, units[1]!.sessionId]);
+    expect(units[0]!.changeKey).toBe(before!.changeKey);
+    const resumed = aiderParser.parse(units[0]!, { resume: first.resume });
+    const full = aiderParser.parse(units[0]!);
+    expect(resumed.turns).toEqual(first.turns);
+    expect(resumed.session).toEqual(full.session);
+    expect(full.session.turnCount).toBe(2);
+    expect(resumed.resume).toBeUndefined();
+  });
+
+  for (const name of ["cut-start", "windows-architect", "confirm-all"]) {
+    test(`resuming ${name} at every line boundary (a prompt cut in two included) gives the full parse`, () => {
+      const source = join(fixtures, name, ".aider.chat.history.md");
+      expectResumeMatchesFull(source, lineBoundaries(readFileSync(source)));
+    });
+  }
+});
+
 describe.skipIf(corpusFiles.length === 0)("aider resume on the real corpus (needs ../shared/corpus/aider)", () => {
   for (const source of corpusFiles) {
     test(`resuming ${basename(join(source, ".."))} at every 9th line boundary gives the full parse`, () => {
       const cuts = lineBoundaries(readFileSync(source)).filter((_, index) => index % 9 === 0);
       expectResumeMatchesFull(source, cuts);
-    });
+    }, 30_000);
   }
 });

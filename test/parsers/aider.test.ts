@@ -91,29 +91,136 @@ describe("aider sessions and units", () => {
     expect(blocks.map((block) => block.header)).toEqual(["# aider chat started at 2026-01-02 03:04:05"]);
   });
 
-  test("text before the first header is reported once as a warning, a zero-byte file as unavailable", () => {
-    const dir = tempDir();
-    writeFileSync(
-      join(dir, ".aider.chat.history.md"),
-      "stray line\n\n# aider chat started at 2026-01-02 03:04:05\n\n#### hi  \n",
-    );
+  test("issue 26: the text before the first header is a session: the cut-off turn, then its prompts, with a stable id", () => {
+    const cutStart = join(fixtures, "cut-start/.aider.chat.history.md");
     const warnings: string[] = [];
-    const units = aiderParser.listUnits(aiderParser.scan([dir]).containers, {
+    const units = aiderParser.listUnits(aiderParser.scan([cutStart]).containers, {
       onWarning: (message) => warnings.push(message),
     });
-    expect(units).toHaveLength(1);
-    expect(warnings).toEqual([
-      `${join(dir, ".aider.chat.history.md")}:1: text before the first "# aider chat started at" line skipped`,
+    expect(warnings).toEqual([]);
+    expect(units.map((unit) => unit.sessionId)).toEqual([
+      aiderSessionIdOf(cutStart, "", 1),
+      aiderSessionIdOf(cutStart, "# aider chat started at 2026-04-02 09:15:00", 1),
     ]);
+    expect(units[0]!.locator).toMatchObject({
+      start: 0,
+      header: "",
+      nextHeader: "# aider chat started at 2026-04-02 09:15:00",
+    });
+    const [before, after] = units.map((unit) => aiderParser.parse(unit));
+    expect(summary(before!.turns)).toEqual([
+      [
+        1,
+        "",
+        "the totals are summed twice in `report()`. Here is the fix:",
+        ["Edit report.py", "GitCommit 4be1f0a fix: sum the report rows once"],
+        ["report.py"],
+      ],
+      [
+        2,
+        "now print the total with two decimals",
+        "Use a format string:",
+        ["Edit report.py", "GitCommit 9d2c7e1 feat: print the total with two decimals"],
+        ["report.py"],
+      ],
+    ]);
+    // No header time: a prompt takes its .aider.input.history entry (before the first header), the cut-off turn 0.
+    const typed = new Date(2026, 3, 1, 17, 40, 2, 125).getTime();
+    expect(before!.turns.map((turn) => turn.timestamp)).toEqual([0, typed]);
+    expect(before!.session).toMatchObject({ startedAt: typed, endedAt: typed, turnCount: 2, location: cutStart });
+    expect(summary(after!.turns)).toEqual([
+      [
+        1,
+        "/ask does report.py need tests?",
+        "Yes: one test of `report()` with two rows would have caught the double sum.",
+        [],
+        [],
+      ],
+    ]);
+  });
+
+  test("issue 26: a file of white space alone holds no session and is rejected; a zero-byte file is unavailable", () => {
+    const blank = tempDir();
+    writeFileSync(join(blank, ".aider.chat.history.md"), "\n\n  \n");
+    const rejected: string[] = [];
+    const listed = aiderParser.listUnits(aiderParser.scan([blank]).containers, {
+      onRejected: (path, reason) => rejected.push(`${path}: ${reason}`),
+    });
+    expect(listed).toEqual([]);
+    expect(rejected).toEqual([`${join(blank, ".aider.chat.history.md")}: no aider chat session`]);
     const empty = tempDir();
     writeFileSync(join(empty, ".aider.chat.history.md"), "");
     const unavailable: string[] = [];
     expect(
       aiderParser.listUnits(aiderParser.scan([empty]).containers, {
         onUnavailable: (path, reason) => unavailable.push(`${path}: ${reason}`),
+        onRejected: (path, reason) => rejected.push(`${path}: ${reason}`),
       }),
     ).toEqual([]);
     expect(unavailable).toEqual([`${join(empty, ".aider.chat.history.md")}: empty file`]);
+    expect(rejected).toHaveLength(1);
+  });
+});
+
+describe("aider shapes of real large histories (issue 26; reductions in test/fixtures/aider/README.md)", () => {
+  const windows = join(fixtures, "windows-architect");
+  const [architect] = unitsOf(windows).map((unit) => aiderParser.parse(unit, { withOutputs: true }));
+
+  test("the architect's answer handed to the editor is no prompt: one turn per human prompt, with the editor's edits", () => {
+    expect(architect!.session.turnCount).toBe(1);
+    const [turn] = architect!.turns;
+    expect(turn!.prompt).toStartWith("1. Read TODO.md and find the first task marked with [ ].");
+    expect(turn!.response).toBe(
+      [
+        "The first open task is 6.5: move the ship with physics.",
+        "",
+        "1. In `ShipNavigation.cs`, read the position from `rb.position`.",
+        "2. Move with `rb.MovePosition()` instead of setting `transform.position`.",
+        "",
+        "The line sets `transform.position` from `target`, not `next`. Here is the fixed block:",
+      ].join("\n"),
+    );
+    expect(turn!.toolCalls.map((call) => `${call.name} ${call.input}`)).toEqual([
+      "GitCommit 48fbdba fix: read the ship position from the rigidbody",
+      "Edit Assets\\Scripts\\Navigation\\ShipNavigation.cs",
+      "GitCommit 2cf3cab fix: move the ship with rb.MovePosition",
+    ]);
+    // The prompt's time is its .aider.input.history entry, the session starts at the header.
+    expect(turn!.timestamp).toBe(new Date(2026, 1, 23, 23, 37, 52, 46).getTime());
+  });
+
+  test("a failed-match report stays a status although its code has lines of spaces; the start-up command line too", () => {
+    const text = JSON.stringify(architect!.turns);
+    expect(text).not.toContain("SearchReplaceNoExactMatch");
+    expect(text).not.toContain("The SEARCH section must exactly match");
+    expect(text).not.toContain("--architect --message");
+    expect(architect!.turns[0]!.toolCalls.every((call) => !call.input.includes("SearchReplace"))).toBe(true);
+  });
+
+  const [confirmAll] = unitsOf(join(fixtures, "confirm-all")).map((unit) =>
+    aiderParser.parse(unit, { withOutputs: true }),
+  );
+
+  test("a file added by a remembered (A)ll answer is one Read, not a Read of the question", () => {
+    expect(confirmAll!.turns[0]!.toolCalls.filter((call) => call.name === "Read").map((call) => call.input)).toEqual([
+      "src\\pages\\index.astro",
+      "src\\layouts\\BaseLayout.astro",
+    ]);
+  });
+
+  test("an edit aider reports with Windows separators takes the line counts and text of the model's blocks", () => {
+    const edit = confirmAll!.turns[0]!.toolCalls.find((call) => call.name === "Edit")!;
+    expect(edit).toMatchObject({ input: "src\\pages\\index.astro", linesAdded: 5, linesRemoved: 4 });
+    expect(edit.output).toContain("import { Image } from 'astro:assets';");
+  });
+
+  test("a block aider did not apply (the new file was declined) stays in the reply", () => {
+    const turn = confirmAll!.turns[0]!;
+    expect(confirmAll!.session.turnCount).toBe(1);
+    expect(turn.response).toEndWith(
+      'src/components/Footer.astro\n```astro\n<<<<<<< SEARCH\n=======\n<footer class="site-footer"><slot /></footer>\n>>>>>>> REPLACE\n```',
+    );
+    expect(turn.toolCalls.map((call) => call.name)).toEqual(["Read", "Read", "Edit", "GitCommit"]);
   });
 });
 

@@ -23,6 +23,8 @@ export interface InputEntry {
 export interface PromptClock {
   cursor: number;
   lastAt: number;
+  /** The first non-zero time a prompt matched (epoch ms); absent before any. */
+  firstAt?: number;
 }
 
 const entryHeader = /^# (\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?\r?$/;
@@ -86,16 +88,19 @@ const normalized = (text: string): string =>
 
 /**
  * The time of the next prompt: the first entry from `clock.cursor` on whose text equals `prompt` (lines
- * compared without trailing blanks); advances `clock`. Without a match, `clock.lastAt` (unchanged cursor).
+ * compared without trailing blanks); advances `clock`. Without a match, and for an empty prompt (a turn whose
+ * prompt was cut off), `clock.lastAt` (unchanged cursor).
  * Example: entries [y@1, "fix it"@2], prompt "fix it" → 2, cursor 2.
  */
 export function stampPrompt(prompt: string, entries: readonly InputEntry[], clock: PromptClock): number {
   const wanted = normalized(prompt);
+  if (wanted.length === 0) return clock.lastAt;
   for (let index = clock.cursor; index < entries.length; index++) {
     const entry = entries[index] as InputEntry;
     if (normalized(entry.text) !== wanted) continue;
     clock.cursor = index + 1;
     clock.lastAt = Math.max(clock.lastAt, entry.at);
+    if (!clock.firstAt && entry.at > 0) clock.firstAt = entry.at;
     return clock.lastAt;
   }
   return clock.lastAt;

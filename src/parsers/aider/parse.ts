@@ -1,16 +1,21 @@
 /**
- * Parsing one aider chat session (one header block of a history file) into a `Session` and its `Turn`s,
- * fully or resumed from an {@link AiderResumeState} (docs/formats.md §6). Pipeline, the same for both:
- *   1. read the block's bytes (from its header to the next header or the end of the file);
+ * Parsing one aider chat session (one header block of a history file, or the text before its first header)
+ * into a `Session` and its `Turn`s, fully or resumed from an {@link AiderResumeState} (docs/formats.md §6).
+ * Pipeline, the same for both:
+ *   1. read the block's bytes (from its header, or from the file's start, to the next header or the end of the file);
  *   2. split into lines → records (records.ts) → turn drafts (turns.ts) → turns;
  *   3. for the file's last block: resume state = offset after the last complete line + digest of the
- *      block before it + the last turn's lines.
+ *      block before it + the last turn's lines (from the turn before it while the last prompt may still grow
+ *      or turn out to be an echo) + hashes of the turns returned from there on.
  * A resumed parse reads the block once, hashes the already-parsed part (`bytesVerified`), decodes only
- * the appended bytes (`bytesRead`), and re-groups the last turn's lines plus the new ones; it parses fully
- * when the block moved, shrank or changed before the offset.
+ * the appended bytes (`bytesRead`), re-groups the tail's lines plus the new ones, and returns the turns from the
+ * first that differs from what was returned before; it parses fully when the block moved, shrank or changed
+ * before the offset.
  * Times (local time of this machine, no zone in the files): `startedAt` = the header's (sessions.ts
  * `headerTimeOf`); each turn's `timestamp` = its prompt's entry in `.aider.input.history` when one matches
  * (input-history.ts), else the time before it; `endedAt` = the last turn's time (the header's without any).
+ * The text before the first header has no header time: its window of input entries ends at the first header,
+ * a turn without a matching entry before it has 0 ("unknown"), and `startedAt` is its first turn's time (0 without any).
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -21,7 +26,7 @@ import type { ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../ty
 import { classifyLines } from "./records.ts";
 import { readInputWindow, stampPrompt, type InputEntry, type PromptClock } from "./input-history.ts";
 import { isUsableState, type AiderResumeState } from "./resume.ts";
-import { findSessionBlocks, headerPrefix, headerTimeOf, sessionIdOf } from "./sessions.ts";
+import { findSessionBlocks, headerPrefix, headerTimeOf, sessionBlocksOf, sessionIdOf } from "./sessions.ts";
 import { finishTurn, groupTurns, turnHashOf, type TurnDraft } from "./turns.ts";
 
 /** Where a unit's block is, from its locator (or found again in the file). */
@@ -29,6 +34,7 @@ interface BlockPlace {
   start: number;
   /** End offset for a block followed by another one; null for the file's last block (read to the end). */
   end: number | null;
+  /** The header line; "" for the text before the file's first header. */
   header: string;
   /** Header line of the next session (the end of this one's time window), null for the last. */
   nextHeader: string | null;
@@ -39,6 +45,9 @@ interface Context {
   unit: SourceUnit;
   path: string;
   withOutputs: boolean;
+  /** False for the text before the file's first header (line 1 is text, records before a prompt form turn 1). */
+  hasHeader: boolean;
+  /** The header's time, 0 without one. */
   startedAt: number;
   /** End of the session's time window (the next header's time), null for the file's last session. */
   windowEndMs: number | null;
@@ -68,6 +77,7 @@ export function parseAiderUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
     unit,
     path: unit.containerPath,
     withOutputs,
+    hasHeader: place.header !== "",
     startedAt: headerTimeOf(place.header),
     windowEndMs: place.nextHeader === null ? null : headerTimeOf(place.nextHeader) || null,
     bytesRead: 0,
@@ -104,7 +114,7 @@ function placeOf(unit: SourceUnit): BlockPlace {
 /** Find the unit's block by reading the whole file. @throws SourceError when unreadable or absent */
 function findPlace(unit: SourceUnit): BlockPlace {
   const bytes = readWhole(unit.containerPath);
-  const blocks = findSessionBlocks(bytes);
+  const blocks = sessionBlocksOf(bytes);
   const index = blocks.findIndex(
     (block) => sessionIdOf(unit.containerPath, block.header, block.ordinal) === unit.sessionId,
   );
@@ -175,26 +185,34 @@ function splitLines(bytes: Buffer): RangeLines {
 
 function parseFull(context: Context, place: BlockPlace, isRetry = false): ParseResult {
   let block = readRange(context.path, place.start, place.end);
-  const headerEnd = block.indexOf(10);
-  if (headerEnd < 0 || block.toString("utf8", 0, headerEnd).replace(/\r$/, "") !== place.header) {
+  let bodyOffset = 0;
+  let isPlaced: boolean;
+  if (context.hasHeader) {
+    bodyOffset = block.indexOf(10) + 1;
+    isPlaced = bodyOffset > 0 && block.toString("utf8", 0, bodyOffset - 1).replace(/\r$/, "") === place.header;
+  } else {
+    // The text before the first header starts the file, and a file that now starts with a header has none.
+    isPlaced = place.start === 0 && cutAtNextHeader(block, 0, true) > 0;
+  }
+  if (!isPlaced) {
     // The file was rewritten since it was listed: find the session again (once).
     if (isRetry)
       throw new SourceError(`aider session ${context.unit.sessionId} not found in ${context.path}`, context.path);
     return parseFull(context, findPlace(context.unit), true);
   }
   context.bytesRead += block.length;
-  if (place.end === null) block = block.subarray(0, cutAtNextHeader(block, headerEnd + 1, false));
-  const body = splitLines(block.subarray(headerEnd + 1));
+  if (place.end === null) block = block.subarray(0, cutAtNextHeader(block, bodyOffset, !context.hasHeader));
+  const body = splitLines(block.subarray(bodyOffset));
   const isLast = place.end === null;
-  const clock = { cursor: 0, lastAt: context.startedAt };
+  const clock: PromptClock = { cursor: 0, lastAt: context.startedAt };
   return finish(
     context,
     body,
-    2,
+    context.hasHeader ? 2 : 1,
     1,
     clock,
-    isLast ? { blockStart: place.start, blockBytes: block, bodyOffset: headerEnd + 1 } : null,
-    null,
+    isLast ? { blockStart: place.start, blockBytes: block, bodyOffset } : null,
+    [],
     true,
   );
 }
@@ -220,7 +238,7 @@ function parseResumed(context: Context, state: AiderResumeState): ParseResult | 
     state.anchorTurn,
     { ...state.clock },
     { blockStart: state.blockStart, blockBytes, bodyOffset: parsedLength - tailBytes(state.tailLines) },
-    state.lastTurnHash,
+    state.turnHashes,
     false,
   );
 }
@@ -250,18 +268,24 @@ function entriesOf(context: Context): InputEntry[] {
 }
 
 /** Turns of drafts, each stamped with its prompt's time (input-history.ts); `clock` advances. */
-function stampedTurns(
+function stampedTurns(context: Context, drafts: readonly TurnDraft[], clock: PromptClock): Turn[] {
+  const entries = entriesOf(context);
+  return drafts.map((draft) =>
+    finishTurn(draft, context.unit.sessionId, stampPrompt(draft.prompt, entries, clock), context.withOutputs),
+  );
+}
+
+/** The prompt-time clock before `drafts[index]`, from `startClock` before `drafts[0]` (only prompts move it). */
+function clockBefore(
   context: Context,
   drafts: readonly TurnDraft[],
-  clock: PromptClock,
-): { turns: Turn[]; clockBeforeLast: PromptClock } {
+  index: number,
+  startClock: PromptClock,
+): PromptClock {
   const entries = entriesOf(context);
-  let clockBeforeLast = { ...clock };
-  const turns = drafts.map((draft) => {
-    clockBeforeLast = { ...clock };
-    return finishTurn(draft, context.unit.sessionId, stampPrompt(draft.prompt, entries, clock), context.withOutputs);
-  });
-  return { turns, clockBeforeLast };
+  const clock = { ...startClock };
+  for (const draft of drafts.slice(0, index)) stampPrompt(draft.prompt, entries, clock);
+  return clock;
 }
 
 /**
@@ -275,28 +299,33 @@ function finish(
   firstNumber: number,
   clock: PromptClock,
   source: StateSource | null,
-  lastTurnHash: string | null,
+  tailHashes: readonly string[],
   isFull: boolean,
 ): ParseResult {
   const viewLines = body.partial.trim().length > 0 ? [...body.complete, body.partial] : body.complete;
-  const drafts = groupTurns(classifyLines(viewLines, firstLine), firstNumber);
+  const drafts = draftsOf(context, viewLines, firstLine, firstNumber);
   const startClock = { ...clock };
-  const { turns } = stampedTurns(context, drafts, clock);
+  const turns = stampedTurns(context, drafts, clock);
   const endedAt = clock.lastAt;
+  let resume: AiderResumeState | undefined;
+  if (source) {
+    const stateDrafts = viewLines === body.complete ? drafts : draftsOf(context, body.complete, firstLine, firstNumber);
+    resume = buildState(context, body, firstLine, firstNumber, source, stateDrafts, startClock);
+    // Hashes of the turns as returned now (a partial last line included), so the next parse returns a turn again
+    // exactly when it differs from what the caller holds.
+    const anchorTurn = resume.anchorTurn;
+    resume.turnHashes = turns.filter((turn) => turn.number >= anchorTurn).map(turnHashOf);
+  }
   let fromTurn = firstNumber;
-  if (!isFull && turns[0] && lastTurnHash === turnHashOf(turns[0])) {
+  // Turns the state already returned, unchanged, are not returned again.
+  for (const hash of isFull ? [] : tailHashes) {
+    if (!turns[0] || hash !== turnHashOf(turns[0])) break;
     turns.shift();
     fromTurn++;
   }
   const turnCount = drafts.at(-1)?.number ?? firstNumber - 1;
-  let resume: AiderResumeState | undefined;
-  if (source) {
-    const stateDrafts =
-      viewLines === body.complete ? drafts : groupTurns(classifyLines(body.complete, firstLine), firstNumber);
-    resume = buildState(context, body, firstLine, firstNumber, source, stateDrafts, startClock);
-  }
   return {
-    session: buildSession(context, turnCount, endedAt),
+    session: buildSession(context, turnCount, context.startedAt || clock.firstAt || 0, endedAt),
     turns,
     fromTurn: isFull ? 1 : fromTurn,
     resume,
@@ -306,6 +335,11 @@ function finish(
   };
 }
 
+/**
+ * The state after `body.complete`: its tail starts at the last turn, or at the one before it when the last turn's
+ * prompt is the last record so far (more `####` lines may still come, and a complete prompt may turn out to be an
+ * echo that joins the turn before it: turns.ts `isCommandEcho`, `isEditorHandoff`).
+ */
 function buildState(
   context: Context,
   body: RangeLines,
@@ -315,13 +349,14 @@ function buildState(
   drafts: readonly TurnDraft[],
   startClock: PromptClock,
 ): AiderResumeState {
-  const stamped = stampedTurns(context, drafts, { ...startClock });
-  const last = drafts.at(-1);
-  const tailFrom = last ? last.line - firstLine : 0;
+  let anchor = drafts.length - 1;
+  if (anchor > 0 && drafts[anchor]!.records.length === 0) anchor--;
+  const from = drafts[anchor];
+  const tailFrom = from ? from.line - firstLine : 0;
   // body.complete holds every line of the body that ends in "\n": its bytes end where the state resumes.
   const offsetInBlock = source.bodyOffset + tailBytes(body.complete);
   return {
-    kind: "aider/v1",
+    kind: "aider/v2",
     withOutputs: context.withOutputs,
     sessionId: context.unit.sessionId,
     blockStart: source.blockStart,
@@ -329,13 +364,19 @@ function buildState(
     prefixHash: prefixHashOf(source.blockBytes, offsetInBlock),
     tailLines: body.complete.slice(tailFrom),
     tailLine: firstLine + tailFrom,
-    anchorTurn: last ? last.number : firstNumber,
-    clock: last ? stamped.clockBeforeLast : { ...startClock },
-    lastTurnHash: stamped.turns.length > 0 ? turnHashOf(stamped.turns.at(-1)!) : null,
+    anchorTurn: from ? from.number : firstNumber,
+    clock: from ? clockBefore(context, drafts, anchor, startClock) : { ...startClock },
+    turnHashes: [],
   };
 }
 
-function buildSession(context: Context, turnCount: number, endedAt: number): Session {
+/** Turn drafts of lines that start at block line `firstLine` (line 2 follows the header). */
+function draftsOf(context: Context, lines: readonly string[], firstLine: number, firstNumber: number): TurnDraft[] {
+  const records = classifyLines(lines, firstLine, context.hasHeader && firstLine === 2);
+  return groupTurns(records, firstNumber, context.hasHeader ? "startup" : "cut");
+}
+
+function buildSession(context: Context, turnCount: number, startedAt: number, endedAt: number): Session {
   const projectPath = dirname(context.path);
   return {
     id: context.unit.sessionId,
@@ -343,7 +384,7 @@ function buildSession(context: Context, turnCount: number, endedAt: number): Ses
     projectPath,
     projectName: basename(projectPath),
     gitBranch: null,
-    startedAt: context.startedAt,
+    startedAt,
     endedAt,
     title: null,
     turnCount,

@@ -6,11 +6,18 @@
  *     with several lines passed to `tool_output` gets "> " on its FIRST line only and the two spaces
  *     on its LAST (e.g. the "SEARCH/REPLACE block failed to match" report), so a quoted line without
  *     the two spaces that directly follows a prompt or status line opens a record that runs to the
- *     next line ending in two spaces;
+ *     next line ending in a non-blank character and two spaces (`append_chat_history` strips the message's
+ *     trailing white space before it adds them: a code line of spaces inside the message does not end it).
+ *     A prompt after a blank line ends such a record too (aider starts every prompt that way; a status that
+ *     lost its two spaces must not swallow the user's next prompt);
  *   * assistant replies, `ai_output`: "\n" + text + "\n\n": everything else.
  * The two trailing spaces keep an assistant's own `#### Heading` or `> quote` lines out of prompts and
- * status records (both occur in ../shared/corpus/aider). Classification reads left to right only, so
- * re-classifying from the first line of any prompt gives the same records as from the block start.
+ * status records (both occur in ../shared/corpus/aider). Right after a session header, before the first
+ * prompt or reply, every `>` line is a status (aider's start-up lines, among them the command line it was
+ * run with, which spans several lines for `aider --message "…"` with line breaks; seen in a real 1.8 MB
+ * history). Classification reads left to right only, so re-classifying from the first line of any prompt
+ * gives the same records as from the block start. Windows line ends ("\r\n", and "\r\r\n" inside such a
+ * command line) are read like "\n".
  */
 
 /** One record of a session block; `line` is the 1-based line number in the file of its first line. */
@@ -20,41 +27,53 @@ export type AiderRecord =
   | { kind: "prose"; line: number; text: string }
   | { kind: "blank"; line: number };
 
-/** Classifier state between lines: what the previous line was. */
-type Previous = "blank" | "prompt" | "status" | "prose";
+/** Classifier state between lines: what the previous line was ("startup": nothing yet after a header). */
+type Previous = "startup" | "blank" | "prompt" | "status" | "prose";
 
 const promptLine = /^####(?: .*)? {2}$/;
 
+/** The last line of a multi-line status: anything not blank, then aider's two spaces. */
+const statusEnd = /\S {2}$/;
+
 /**
- * Records of `lines` (already split on "\n"; a trailing "\r" is dropped), numbered from `firstLine`.
+ * Records of `lines` (already split on "\n"; trailing "\r"s are dropped), numbered from `firstLine`.
  * The first line is read as if a blank line preceded it (true at a block's first line after its header,
- * and at every prompt's first line).
+ * and at every prompt's first line); with `afterHeader`, as the first line after a session header.
  * Examples: ["#### fix it  ", "", "Done.", "", "> Applied edit to a.py  "] → prompt "fix it", blank,
  *   prose "Done.", blank, status "Applied edit to a.py";
- *   ["#### Heading"] → prose (no two trailing spaces); ["> a  ", "> b", "c", "d  "] → status "a", status "b\nc\nd".
+ *   ["#### Heading"] → prose (no two trailing spaces); ["> a  ", "> b", "c", "   ", "d  "] → status "a",
+ *   status "b\nc\n\nd"; afterHeader ["> aider --message ", "fix it  "] → status "aider --message\nfix it".
  */
-export function classifyLines(lines: readonly string[], firstLine: number): AiderRecord[] {
+export function classifyLines(lines: readonly string[], firstLine: number, afterHeader = false): AiderRecord[] {
   const records: AiderRecord[] = [];
-  let previous: Previous = "blank";
+  let previous: Previous = afterHeader ? "startup" : "blank";
   let open: { kind: "prompt" | "status"; line: number; parts: string[] } | null = null;
   let continuing = false;
+  let lastBlank = false;
+  /** What `previous` becomes when the open multi-line status ends. */
+  let afterStatus: Previous = "status";
   const close = () => {
     if (open) records.push({ kind: open.kind, line: open.line, text: open.parts.join("\n") });
     open = null;
     continuing = false;
   };
   for (let index = 0; index < lines.length; index++) {
-    const line = (lines[index] as string).replace(/\r$/, "");
+    const line = (lines[index] as string).replace(/\r+$/, "");
     const number = firstLine + index;
-    if (continuing && open) {
+    if (continuing && open && !(lastBlank && promptLine.test(line))) {
       (open as { parts: string[] }).parts.push(line.replace(/ {2}$/, "").trimEnd());
-      if (line.endsWith("  ")) {
+      lastBlank = line.trim().length === 0;
+      if (statusEnd.test(line)) {
         close();
-        previous = "status";
+        previous = afterStatus;
       }
       continue;
     }
-    if (promptLine.test(line) && (previous === "blank" || previous === "prompt")) {
+    if (continuing) {
+      close();
+      previous = "blank";
+    }
+    if (promptLine.test(line) && (previous === "blank" || previous === "startup" || previous === "prompt")) {
       if (previous !== "prompt") {
         close();
         open = { kind: "prompt", line: number, parts: [] };
@@ -66,22 +85,24 @@ export function classifyLines(lines: readonly string[], firstLine: number): Aide
     close();
     if (
       line.startsWith(">") &&
-      (line.endsWith("  ") || previous === "prompt" || previous === "status") &&
+      (line.endsWith("  ") || previous === "prompt" || previous === "status" || previous === "startup") &&
       previous !== "prose"
     ) {
       const text = line.slice(1).replace(/^ /, "").replace(/\s+$/, "");
+      afterStatus = previous === "startup" ? "startup" : "status";
       if (line.endsWith("  ")) {
         records.push({ kind: "status", line: number, text });
       } else {
         open = { kind: "status", line: number, parts: [text] };
         continuing = true;
+        lastBlank = false;
       }
-      previous = "status";
+      previous = afterStatus;
       continue;
     }
     if (line.trim().length === 0) {
       records.push({ kind: "blank", line: number });
-      previous = "blank";
+      if (previous !== "startup") previous = "blank";
       continue;
     }
     records.push({ kind: "prose", line: number, text: line });

@@ -2,9 +2,13 @@
  * Cleaning an aider assistant reply down to prose: reasoning is removed (`<think>…</think>` as local
  * models write it, aider/reasoning_tags.py tags and its `► **THINKING**` … `► **ANSWER**` rendering) and
  * SEARCH/REPLACE edit blocks (aider/coders/editblock_coder.py, "diff" and "diff-fenced" edit formats)
- * are taken out as edits, the payload of aider's only file tool, counted per file for `[Edit] x (+a −r)`.
- * Other edit formats ("whole", "udiff", "patch") stay in the prose: their blocks cannot be told from
- * ordinary code samples without the repository.
+ * of the files aider applied edits to are taken out as edits, the payload of aider's only file tool,
+ * counted per file for `[Edit] x (+a −r)`. A block aider did not apply (it failed to match, aider stopped on
+ * an error, the user declined the new file) stays in the prose: it is what the model answered, and no tool
+ * ran (in one real 736 KB history aider stopped on an error before it wrote the 20 files of a reply: 608 lines
+ * of code the parser used to drop). Other edit formats ("whole",
+ * "udiff", "patch") stay in the prose too: their blocks cannot be told from ordinary code samples without
+ * the repository.
  */
 
 /** One SEARCH/REPLACE block found in a reply. */
@@ -55,25 +59,27 @@ function fileNameOf(line: string): string {
 }
 
 /**
- * Split a reply (reasoning already removed) into prose and SEARCH/REPLACE blocks.
+ * Split a reply (reasoning already removed) into prose and the SEARCH/REPLACE blocks of the files
+ * `isApplied` accepts (default: every file); the blocks of other files stay in the prose as written.
  * The file name is the nearest non-blank, non-fence line among the 3 above `<<<<<<< SEARCH`
  * (editblock_coder.py `find_filename` looks back 3 lines too); a block without one keeps its text in
  * the prose unless an earlier block of the reply named one (then that file). The opening fence above and the closing fence right after `>>>>>>> REPLACE` go with it.
  * Example: "Sure.\n\na.py\n```python\n<<<<<<< SEARCH\nx\n=======\ny\nz\n>>>>>>> REPLACE\n```\n\nDone."
- *   → prose "Sure.\n\nDone.", edits [{filePath "a.py", linesAdded 2, linesRemoved 1}].
+ *   → prose "Sure.\n\nDone.", edits [{filePath "a.py", linesAdded 2, linesRemoved 1}];
+ *   with `isApplied` false for "a.py" → prose unchanged, edits [].
  */
-export function extractEditBlocks(reply: string): CleanReply {
+export function extractEditBlocks(reply: string, isApplied: (filePath: string) => boolean = () => true): CleanReply {
   const lines = reply.split("\n");
   const kept: string[] = [];
   const edits: EditBlock[] = [];
+  let lastFile: string | undefined;
   let index = 0;
   while (index < lines.length) {
-    const block = searchLine.test(lines[index] as string)
-      ? readBlock(lines, index, kept, edits.at(-1)?.filePath)
-      : null;
-    if (!block) {
-      kept.push(lines[index] as string);
-      index++;
+    const block = searchLine.test(lines[index] as string) ? readBlock(lines, index, kept, lastFile) : null;
+    if (block) lastFile = block.edit.filePath;
+    if (!block || !isApplied(block.edit.filePath)) {
+      const stop = block ? block.next : index + 1;
+      for (; index < stop; index++) kept.push(lines[index] as string);
       continue;
     }
     edits.push(block.edit);

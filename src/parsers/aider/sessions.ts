@@ -2,12 +2,15 @@
  * From a history file (container) to its chat sessions (units), docs/formats.md §6. Aider starts every
  * run by appending `\n# aider chat started at YYYY-MM-DD hh:mm:ss\n\n` (aider/io.py `InputOutput.__init__`),
  * so a session is the block of bytes from one such header line to the next (or to the end of the file).
+ * Text before the first header is a session too (issue 26): a history that was cut (rotated, truncated, copied
+ * from the middle) starts mid-session; its block has the header "" and runs from byte 0 to the first header.
  * This module finds the headers in raw bytes (no decoding), names each session, and computes each
  * block's change key, so appending to the last session leaves the keys of the older ones unchanged.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fsReason, isMissingError } from "../file-stats.ts";
+import { rejectFile } from "../shared/skips.ts";
 import type { ParserHooks, SourceContainer, SourceUnit } from "../types.ts";
 
 /** The text every session header line starts with (aider/io.py). */
@@ -24,7 +27,10 @@ export interface SessionBlock {
   start: number;
   /** Byte offset where the block ends: the next header line's first byte, or the file's size. */
   end: number;
-  /** The header line without its "\n" (and without a "\r"), e.g. `# aider chat started at 2025-12-03 14:43:45`. */
+  /**
+   * The header line without its "\n" (and without a "\r"), e.g. `# aider chat started at 2025-12-03 14:43:45`;
+   * "" for the text before the file's first header ({@link sessionBlocksOf}).
+   */
   header: string;
   /** 1 for the first block with this header line in the file, 2 for the next one with the same line, … */
   ordinal: number;
@@ -59,6 +65,20 @@ export function findSessionBlocks(bytes: Uint8Array): SessionBlock[] {
 }
 
 /**
+ * Every session block of a history file's bytes, in file order: the text before the first header (or the whole
+ * file when it has none) as a block with the header "" when it holds more than white space, then
+ * {@link findSessionBlocks}.
+ * Example: "…the end of a reply\n\n# aider chat started at 2025-05-04 17:02:36\n" → [{start 0, end 20, header ""},
+ *   {start 20, header "# aider chat started at 2025-05-04 17:02:36"}].
+ */
+export function sessionBlocksOf(bytes: Uint8Array): SessionBlock[] {
+  const blocks = findSessionBlocks(bytes);
+  const end = blocks[0]?.start ?? bytes.length;
+  const lead = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString("utf8");
+  return lead.trim().length > 0 ? [{ start: 0, end, header: "", ordinal: 1 }, ...blocks] : blocks;
+}
+
+/**
  * Epoch ms of a header's date-time, read as local time of the machine running recall (aider writes
  * `datetime.now()` of its own machine, with no zone: when the two machines' zones differ, the time is off
  * by that difference). 0 when the line is not a header or the date is impossible (month 13).
@@ -82,7 +102,8 @@ export function headerTimeOf(header: string): number {
 /**
  * The session id of a block: `aider-<first 12 hex of sha256(absolute file path + "\0" + header line)>`,
  * with `-<ordinal>` appended from the second block with the same header line on (aider restarted within
- * the same second). Stable while the file stays where it is; aider itself has no session ids.
+ * the same second); the text before the first header has the header "". Stable while the file stays where it
+ * is (appends and new sessions leave it alone); aider itself has no session ids.
  * Example: ("/p/.aider.chat.history.md", "# aider chat started at 2025-12-03 14:43:45", 1) → `aider-3f2a…` (12 hex).
  */
 export function sessionIdOf(path: string, header: string, ordinal: number): string {
@@ -102,14 +123,16 @@ export function blockChangeKey(bytes: Uint8Array, block: SessionBlock): string {
 }
 
 /**
- * Units of all history files: one per session block. `key` = `<file path>#<session id>`; `changeKey` =
+ * Units of all history files: one per session block ({@link sessionBlocksOf}, the text before the first header
+ * included). `key` = `<file path>#<session id>`; `changeKey` =
  * {@link blockChangeKey}; `locator` = `{start, end (null for the file's last block, which may still grow),
- * header, ordinal, nextHeader (the next block's header line, which ends this session's time window; null for the last)}`
+ * header ("" for the text before the first header), ordinal, nextHeader (the next block's header line, which ends
+ * this session's time window; null for the last)}`
  * (byte offsets). The change key ignores `.aider.input.history`: aider writes a prompt there before it
  * writes it to the chat history, so the block changes whenever a prompt time could. Reads each file whole (only files whose fingerprint changed are listed).
  * Unreadable and zero-byte files are reported through `hooks.onUnavailable` (a zero-byte history is a
- * truncated or brand-new file: its stored sessions must not look deleted); content before the first
- * header is reported once through `hooks.onWarning`. Never throws for file-system errors.
+ * truncated or brand-new file: its stored sessions must not look deleted); a file of white space alone holds no
+ * session and is reported through `hooks.onRejected` (`no aider chat session`). Never throws for file-system errors.
  */
 export function listAiderUnits(containers: readonly SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
   const units: SourceUnit[] = [];
@@ -126,11 +149,8 @@ export function listAiderUnits(containers: readonly SourceContainer[], hooks?: P
       reportUnavailable(hooks, container.path, "empty file");
       continue;
     }
-    const blocks = findSessionBlocks(bytes);
-    const firstStart = blocks[0]?.start ?? bytes.length;
-    if (bytes.subarray(0, firstStart).toString("utf8").trim().length > 0) {
-      hooks?.onWarning?.(`${container.path}:1: text before the first "${headerPrefix.trim()}" line skipped`);
-    }
+    const blocks = sessionBlocksOf(bytes);
+    if (blocks.length === 0) rejectFile(hooks, container.path, "no aider chat session");
     blocks.forEach((block, index) => {
       const sessionId = sessionIdOf(container.path, block.header, block.ordinal);
       units.push({

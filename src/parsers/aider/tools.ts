@@ -7,10 +7,13 @@
  *   * `Commit <hash> <message>` (aider's auto-commit, or `/commit`) → `GitCommit` (a name of our own:
  *     the shared vocabulary has none for a commit), input `<hash> <message>`;
  *   * `Added <path> to the chat` (`/add`), `Added <path> to read-only files.` (`/read-only`) and a
- *     `<path>` line answered `Add file to the chat? … y|a` → `Read` (the file's content enters the chat);
+ *     `<path>` line answered `Add file to the chat? … y|a` → `Read` (the file's content enters the chat; an
+ *     answer remembered from an earlier "(A)ll" is logged twice, as a prompt and as a status: one `Read`);
  *   * a prompt `/run <command>`, `!<command>` or `/test <command>` → `Bash`; `/git <args>` → `Bash git <args>`;
  *     `/web <url>` → `WebFetch`.
  * Everything else (`Tokens: … Cost: …`, warnings, confirmations, lint reports) stays out of tool calls.
+ * An edit's path is matched to the model's SEARCH/REPLACE blocks by {@link samePath}: aider prints the path the
+ * way the OS writes it (`Applied edit to src\\pages\\index.astro` on Windows) while the model writes `src/pages/…`.
  */
 import { buildToolCall, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
@@ -30,6 +33,24 @@ const commit = /^Commit ([0-9a-f]{7,40}) (.+)$/s;
 const addedToChat = /^Added (.+) to the chat$/;
 const addedReadOnly = /^Added (.+) to read-only files\.$/;
 const confirmAnswer = /^(Add file to the chat|Create new file)\? \(Y\)es\/\(N\)o.*\]: ?([a-zA-Z]*)$/;
+
+/**
+ * True when two paths of one file as aider and the model wrote them name the same file: equal once "\\" is
+ * read as "/" and a leading "./" dropped, or one is the other below some folder (an absolute path and the
+ * same path relative to the repository).
+ * Examples: ("src\\a.ts", "src/a.ts") → true; ("/home/me/p/src/a.ts", "src/a.ts") → true; ("a.ts", "b/a.ts") → true;
+ *   ("a.ts", "ba.ts") → false.
+ */
+export function samePath(a: string, b: string): boolean {
+  const norm = (path: string) => path.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  const [x, y] = [norm(a), norm(b)];
+  return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`);
+}
+
+/** Paths of the `Applied edit to <path>` lines among `statuses`, as aider printed them. */
+export function appliedEditPaths(statuses: readonly StatusText[]): string[] {
+  return statuses.flatMap((status) => appliedEdit.exec(status.text)?.[1] ?? []);
+}
 
 /**
  * Tool calls named by the prompt itself (slash commands and `!`), before those of the status lines.
@@ -60,7 +81,9 @@ export function statusToolCalls(
   const accepted = (index: number, question: string): string | null => {
     const answer = confirmAnswer.exec(statuses[index]?.text ?? "");
     if (!answer || answer[1] !== question || !/^[ya]/i.test(answer[2] ?? "")) return null;
-    return statuses[index - 1]?.text ?? null;
+    const subject = statuses[index - 1]?.text;
+    // The same answer logged a second time right after the first (a remembered "All") adds nothing.
+    return subject === undefined || confirmAnswer.test(subject) ? null : subject;
   };
   statuses.forEach((status, index) => {
     const text = status.text;
@@ -86,7 +109,7 @@ export function statusToolCalls(
 /** `Edit` (or `Write` for a file just created) of `path`, with the line counts of its SEARCH/REPLACE blocks. */
 function editCall(path: string, isNewFile: boolean, edits: readonly EditBlock[], withOutputs: boolean): ToolCall {
   const call = buildToolCall(isNewFile ? "Write" : "Edit", { file_path: path }, false);
-  const blocks = edits.filter((edit) => edit.filePath === path);
+  const blocks = edits.filter((edit) => samePath(edit.filePath, path));
   if (blocks.length > 0) {
     call.linesAdded = blocks.reduce((sum, edit) => sum + edit.linesAdded, 0);
     call.linesRemoved = blocks.reduce((sum, edit) => sum + edit.linesRemoved, 0);
