@@ -41,8 +41,8 @@ export interface NotKept {
 }
 
 /**
- * Store the rejections of one source's listing, inside a transaction: every row at or below a listed or vanished
- * container is dropped (it was listed again, or is gone), then `rejected` is written.
+ * Store the rejections of one source's listing, inside a transaction: every row at, below or inside (`<db>#<key>`) a
+ * listed or vanished container is dropped (it was listed again, or is gone), then `rejected` is written.
  * @param listed container paths whose units were listed in this run (their rejection state is known now)
  * @param vanished container paths no longer found
  * @param seenAtMs the run's time, epoch ms
@@ -58,9 +58,9 @@ export function storeRejectedFiles(
   if (listed.length === 0 && vanished.length === 0 && rejected.length === 0) return;
   db.transaction(() => {
     const drop = db.query(
-      "DELETE FROM rejected_files WHERE source = ?1 AND (path = ?2 OR substr(path, 1, length(?3)) = ?3)",
+      "DELETE FROM rejected_files WHERE source = ?1 AND (path = ?2 OR substr(path, 1, length(?3)) = ?3 OR substr(path, 1, length(?4)) = ?4)",
     );
-    for (const path of [...listed, ...vanished]) drop.run(source, path, `${path}/`);
+    for (const path of [...listed, ...vanished]) drop.run(source, path, `${path}/`, `${path}#`);
     const insert = db.query(
       `INSERT INTO rejected_files(path, source, reason, seen_at) VALUES (?, ?, ?, ?)
        ON CONFLICT(path) DO UPDATE SET source = excluded.source, reason = excluded.reason, seen_at = excluded.seen_at`,
