@@ -38,7 +38,8 @@ function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason:
 /**
  * Build a Cursor parser.
  * scan: stats only. listUnits: one unit per chat tab / composer, key `<db path>#<session id>`, change
- * key per chat (units.ts); unreadable databases → `onUnavailable`, unreadable chat values → `onWarning`.
+ * key per chat (units.ts); unreadable databases → `onUnavailable`; a chat value that holds no session recall can
+ * read (not JSON, no id) → `onRejected` as `<db path>#<key>` (units.ts).
  * parse: one chat, full parse; throws SourceError when the db cannot be read now or the chat is gone.
  */
 export function createCursorParser(options: CursorParserOptions = {}): Parser {
@@ -51,7 +52,7 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
         if (container.source !== "cursor") continue;
         try {
           const handle = openCursorDatabase(container.path, options.busyTimeoutMs);
-          listings.push(listDatabaseChats(handle, (place) => hooks?.onWarning?.(`skipped ${place}`)));
+          listings.push(listDatabaseChats(handle, hooks));
         } catch (error) {
           reportUnavailable(hooks, container.path, describeSqliteError(error));
         }
@@ -71,7 +72,8 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
       const times = chat.messages.map((message) => message.timestamp).filter((time) => time > 0);
       const startedAt = chat.createdAt || (times.length > 0 ? Math.min(...times) : 0) || chat.updatedAt;
       const endedAt = Math.max(chat.updatedAt, times.length > 0 ? Math.max(...times) : 0, startedAt);
-      const projectPath = String(unit.locator?.projectPath ?? "");
+      // The listing's folder (a workspace db that lists the chat) first, else the one the chat names itself.
+      const projectPath = String(unit.locator?.projectPath ?? "") || chat.projectPath;
       const session: Session = {
         id: unit.sessionId,
         source: "cursor",

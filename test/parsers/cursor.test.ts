@@ -6,8 +6,15 @@ import { join } from "node:path";
 import { SourceError } from "../../src/errors.ts";
 import { closeCursorDatabases, createCursorParser, cursorParser } from "../../src/parsers/cursor.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
-import { epochMs, uriPath, workspaceFolder } from "../../src/parsers/cursor/records.ts";
-import { makeCursorUserFolder, secretToken } from "../fixtures/cursor/make-db.ts";
+import { runIndex } from "../../src/index/index.ts";
+import {
+  bubbleText,
+  composerWorkspacePath,
+  epochMs,
+  uriPath,
+  workspaceFolder,
+} from "../../src/parsers/cursor/records.ts";
+import { addIssue26Composers, makeCursorUserFolder, secretToken } from "../fixtures/cursor/make-db.ts";
 
 const tempDirs: string[] = [];
 afterAll(() => {
@@ -333,5 +340,88 @@ describe("cursor field readers", () => {
     );
     expect(workspaceFolder(join(dir, "state.vscdb"))).toBe("/home/me/multi");
     expect(workspaceFolder(join(makeTempDir(), "state.vscdb"))).toBe("");
+  });
+});
+
+describe("cursor composers in the shapes other readers meet (issue 26)", () => {
+  const folder = makeCursorUserFolder(makeTempDir());
+  addIssue26Composers(folder.globalDb);
+  const rejected: Array<[string, string]> = [];
+  const warnings: string[] = [];
+  const units = cursorParser.listUnits(cursorParser.scan([folder.user]).containers, {
+    onWarning: (message) => warnings.push(message),
+    onRejected: (path, reason) => rejected.push([path, reason]),
+  });
+
+  test("headers without a type are listed, and each bubble's own type makes the turns", () => {
+    const result = cursorParser.parse(unitOf(units, "comp-typeless"));
+    expect(result.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+      [1, "why does the export fail", "The CSV writer is closed too early."],
+      [2, "close it after the loop", "Moved `close()` after the loop."],
+    ]);
+  });
+
+  test("bubble text comes from rawText, content, message or a richText object when text is empty or missing", () => {
+    expect(bubbleText({ text: "", rawText: "from rawText" })).toBe("from rawText");
+    expect(bubbleText({ content: "from content" })).toBe("from content");
+    expect(
+      bubbleText({
+        content: [
+          { type: "text", text: "from" },
+          { type: "text", text: "parts" },
+        ],
+      }),
+    ).toBe("from\nparts");
+    expect(bubbleText({ text: "  ", message: "from message" })).toBe("from message");
+    expect(
+      bubbleText({ richText: JSON.stringify({ root: { children: [{ children: [{ text: "from JSON" }] }] } }) }),
+    ).toBe("from JSON");
+    expect(bubbleText({ text: "", rawText: " " })).toBe("");
+  });
+
+  test("the project folder comes from workspaceProjectDir, else the first workspaceUris URI, decoded", () => {
+    expect(unitOf(units, "comp-typeless").locator?.projectPath).toBe("/home/dev/exporter");
+    const uris = cursorParser.parse(unitOf(units, "comp-uris"));
+    expect(uris.session).toMatchObject({ projectPath: "/home/dev/café menu", projectName: "café menu" });
+    expect(composerWorkspacePath({ workspaceUris: [{ fsPath: "/srv/app", external: "file:///srv/app" }] })).toBe(
+      "/srv/app",
+    );
+    // A workspace db that lists the composer still names its folder first.
+    expect(unitOf(units, "comp-global").locator?.projectPath).toBe("/home/dev/shop");
+  });
+
+  test("a bubble row no header lists is counted as not kept, with its place", () => {
+    const result = cursorParser.parse(unitOf(units, "comp-typeless"));
+    expect(result.skipped).toEqual({
+      count: 1,
+      first: `${folder.globalDb}: bubbleId:comp-typeless:h0: bubble not in the conversation`,
+      reasons: {
+        "bubble not in the conversation": { count: 1, first: `${folder.globalDb}: bubbleId:comp-typeless:h0` },
+      },
+    });
+  });
+
+  test("a composer value that is not JSON is rejected as <db>#<key>, not only warned about", () => {
+    expect(rejected).toEqual([[`${folder.globalDb}#composerData:comp-broken`, "not a JSON object"]]);
+    expect(warnings).toEqual([]);
+    expect(units.some((unit) => unit.sessionId === "comp-broken")).toBe(false);
+  });
+
+  test("the index reports the rejected composer and forgets it once the value is fixed", async () => {
+    const user = makeCursorUserFolder(makeTempDir());
+    addIssue26Composers(user.globalDb);
+    const home = makeTempDir();
+    const first = await runIndex({ recallHome: home, roots: { cursor: [user.user] } });
+    expect(first.notKept.rejectedFiles).toEqual([
+      { source: "cursor", path: `${user.globalDb}#composerData:comp-broken`, reason: "not a JSON object" },
+    ]);
+    closeCursorDatabases();
+    const db = new Database(user.globalDb);
+    db.run("update cursorDiskKV set value = ? where key = 'composerData:comp-broken'", [
+      JSON.stringify({ composerId: "comp-broken", fullConversationHeadersOnly: [] }),
+    ]);
+    db.close();
+    const again = await runIndex({ recallHome: home, roots: { cursor: [user.user] }, scan: "whole" });
+    expect(again.notKept.rejectedFileCount).toBe(0);
   });
 });

@@ -2,14 +2,24 @@
  * Load one Cursor chat (a unit from units.ts) from its database as messages plus session facts
  * (docs/formats.md §5). Reads only the chat's own keys: the chat-data or composer-list item for
  * workspace chats, `composerData:<id>` and the `bubbleId:<id>:*` key range for global composers.
- * Broken, `null` or missing bubbles are skipped and counted, never thrown.
+ * Broken, `null` or missing bubbles are skipped and counted, never thrown; so are bubble rows of the composer that
+ * no header lists (issue 26: read but not kept, e.g. the messages after a restored checkpoint). A header without a
+ * `type` takes its bubble's own; a bubble missing from the key range is taken from the composer's
+ * `conversationMap` when it is there (the older inline layout, chatrxiv storage-reference.md).
  */
 import { SourceError } from "../../errors.ts";
 import { asObject } from "../shared/fields.ts";
 import { noteSkip } from "../shared/skips.ts";
 import type { SkipReport, SourceUnit } from "../types.ts";
 import { openCursorDatabase, readDiskRange, readDiskValue, readItem, type CursorDatabase } from "./database.ts";
-import { composerBubbleMessage, epochMs, legacyTabMessages, parseObject, type ChatMessage } from "./records.ts";
+import {
+  composerBubbleMessage,
+  composerWorkspacePath,
+  epochMs,
+  legacyTabMessages,
+  parseObject,
+  type ChatMessage,
+} from "./records.ts";
 import { bubblePrefix, chatDataKey, composerDataPrefix, composerListKey, type ChatKind } from "./units.ts";
 
 /** One chat ready for turn building. Times epoch ms UTC (0 when unknown). */
@@ -22,6 +32,11 @@ export interface LoadedChat {
   lastPromptAt: number;
   /** Branch the composer was created on (`createdOnBranch`), when recorded. */
   gitBranch: string | null;
+  /**
+   * Project folder the chat names itself (records.ts `composerWorkspacePath`: the composer's, else its first bubble's
+   * that has one), "" when none; the unit's folder from the listing comes first (cursor.ts).
+   */
+  projectPath: string;
   bytesRead: number;
   skipped: SkipReport;
 }
@@ -59,12 +74,13 @@ function inlineMessages(
 
 function composerFacts(
   composer: Record<string, unknown>,
-): Pick<LoadedChat, "title" | "createdAt" | "updatedAt" | "gitBranch"> {
+): Pick<LoadedChat, "title" | "createdAt" | "updatedAt" | "gitBranch" | "projectPath"> {
   return {
     title: nonEmpty(composer.name),
     createdAt: epochMs(composer.createdAt),
     updatedAt: epochMs(composer.lastUpdatedAt),
     gitBranch: nonEmpty(composer.createdOnBranch),
+    projectPath: composerWorkspacePath(composer),
   };
 }
 
@@ -92,26 +108,36 @@ function loadGlobalComposer(
     bodies.set(row.key.slice(bubblePrefix.length + sessionId.length + 1), row.value);
     chat.bytesRead += row.value?.length ?? 0;
   }
+  const inline = asObject(composer.conversationMap) ?? {};
   const codeBlockData = asObject(composer.codeBlockData);
+  const listed = new Set<string>();
   for (const value of headers) {
-    const bubbleId = asObject(value)?.bubbleId;
+    const header = asObject(value);
+    const bubbleId = header?.bubbleId;
     if (typeof bubbleId !== "string") {
       noteSkip(chat.skipped, `${handle.path}: ${key}`, "header without bubbleId");
       continue;
     }
+    listed.add(bubbleId);
     const place = `${handle.path}: ${bubblePrefix}${sessionId}:${bubbleId}`;
-    if (!bodies.has(bubbleId)) {
-      noteSkip(chat.skipped, place, "missing");
-      continue;
-    }
-    const bubble = parseObject(bodies.get(bubbleId) ?? null);
+    const stored = bodies.get(bubbleId);
+    const bubble = bodies.has(bubbleId) ? parseObject(stored ?? null) : asObject(inline[bubbleId]);
     if (!bubble) {
-      noteSkip(chat.skipped, place, "not a JSON object");
+      noteSkip(chat.skipped, place, bodies.has(bubbleId) ? "not a JSON object" : "missing");
       continue;
     }
-    const message = composerBubbleMessage(bubble, codeBlockData, withOutputs);
+    if (!chat.projectPath) chat.projectPath = composerWorkspacePath(bubble);
+    const message = composerBubbleMessage(bubble, codeBlockData, withOutputs, header?.type);
     if (message) chat.messages.push(message);
     else noteSkip(chat.skipped, place, "not a user or assistant bubble");
+  }
+  for (const bubbleId of bodies.keys()) {
+    if (!listed.has(bubbleId))
+      noteSkip(
+        chat.skipped,
+        `${handle.path}: ${bubblePrefix}${sessionId}:${bubbleId}`,
+        "bubble not in the conversation",
+      );
   }
   return true;
 }
@@ -130,6 +156,7 @@ export function loadChat(unit: SourceUnit, withOutputs: boolean, busyTimeoutMs?:
     updatedAt: 0,
     lastPromptAt: 0,
     gitBranch: null,
+    projectPath: "",
     bytesRead: 0,
     skipped: { count: 0 },
   };

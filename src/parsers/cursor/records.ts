@@ -7,7 +7,11 @@
  *   - newer global composers (`cursorDiskKV` `composerData:<id>` + `bubbleId:<id>:<bubble>`): `type`
  *     1/2, `text` / `richText` (Lexical JSON), `thinking` (never indexed), `toolFormerData`,
  *     `createdAt` as an ISO string (chatrxiv storage-reference.md) or epoch ms.
- * Also: the project folder of a workspace db (`workspace.json` `{folder|workspace: "file:///…"}`).
+ * A bubble's text is the first non-empty of `text`, `rawText` (assistant text in several versions: bp-telemetry
+ * cursor-composer-data-capture-examples.md, cursor-chat-export), `content`, `message`, then `richText` (a Lexical
+ * document, as a JSON string or an object) — the same order for every layout and both roles (issue 26).
+ * Also: the project folder of a workspace db (`workspace.json` `{folder|workspace: "file:///…"}`), and the one a
+ * composer or bubble names itself (`workspaceIdentifier`, `workspaceProjectDir`, `workspaceUris`).
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -51,9 +55,10 @@ export function epochMs(value: unknown): number {
   return 0;
 }
 
-/** Plain text of a Lexical `richText` JSON document: text nodes joined, paragraphs on new lines. */
+/** Plain text of a Lexical `richText` document (JSON text or the parsed object): text nodes joined, paragraphs on new lines. */
 export function richTextPlain(richText: unknown): string {
-  const root = asObject(parseObject(typeof richText === "string" ? richText : null)?.root);
+  const document = typeof richText === "string" ? parseObject(richText) : asObject(richText);
+  const root = asObject(document?.root);
   if (!root) return "";
   const paragraphs: string[] = [];
   const collect = (node: Record<string, unknown>): string => {
@@ -67,13 +72,28 @@ export function richTextPlain(richText: unknown): string {
   return paragraphs.join("\n").trim();
 }
 
-const textOf = (record: Record<string, unknown>, ...keys: string[]): string => {
-  for (const key of keys) {
-    const value = record[key];
+/** `content` as a string, or the `text` of its parts (`[{type: "text", text}]`); "" otherwise. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => (typeof part === "string" ? part : (asObject(part)?.text ?? "")))
+    .filter((text): text is string => typeof text === "string" && text.length > 0)
+    .join("\n");
+}
+
+/**
+ * The text of a bubble (any layout, either role): the first of `text`, `rawText`, `content`, `message` that is not
+ * blank, else the plain text of `richText`; "" when none holds any.
+ * Examples: {text: "", rawText: "Done."} → "Done."; {message: "hi"} → "hi"; {richText: {root: {children: [{children:
+ *   [{text: "a"}]}]}}} → "a"; {text: "  "} → "".
+ */
+export function bubbleText(bubble: Record<string, unknown>): string {
+  for (const value of [bubble.text, bubble.rawText, contentText(bubble.content), bubble.message]) {
     if (typeof value === "string" && value.trim().length > 0) return value;
   }
-  return "";
-};
+  return richTextPlain(bubble.richText);
+}
 
 /**
  * Messages of one legacy chat tab. User bubbles with empty text (the input box draft Cursor keeps as
@@ -89,8 +109,7 @@ export function legacyTabMessages(tab: Record<string, unknown>, place: string, s
       noteSkip(skipped, `${place}: bubble ${index}`, "not a user or ai bubble");
       return;
     }
-    const text =
-      type === "user" ? textOf(bubble, "text") || richTextPlain(bubble.richText) : textOf(bubble, "text", "rawText");
+    const text = bubbleText(bubble);
     if (type === "user" && !text) return;
     messages.push({ role: type === "user" ? "user" : "assistant", text, timestamp: 0, toolCalls: [] });
   });
@@ -99,19 +118,20 @@ export function legacyTabMessages(tab: Record<string, unknown>, place: string, s
 
 /**
  * One composer bubble (inline `conversation[]` entry or a `bubbleId:` value) → message, or undefined
- * when its `type` is neither 1 nor 2 (counted by the caller). Thinking (`thinking`, `allThinkingBlocks`)
+ * when its `type` is neither 1 nor 2 (counted by the caller). The bubble's own `type` first, else the one its
+ * header gives (`headerType`). Thinking (`thinking`, `allThinkingBlocks`)
  * is left out of `text`; tool calls come from `toolFormerData`, else from file-bound `codeBlocks`.
  */
 export function composerBubbleMessage(
   bubble: Record<string, unknown>,
   codeBlockData: Record<string, unknown> | undefined,
   withOutputs: boolean,
+  headerType?: unknown,
 ): ChatMessage | undefined {
-  const type = bubble.type;
+  const type = bubble.type ?? headerType;
   if (type !== 1 && type !== 2) return undefined;
   const timestamp = epochMs(bubble.createdAt) || epochMs(asObject(bubble.timingInfo)?.clientRpcSendTime);
-  if (type === 1)
-    return { role: "user", text: textOf(bubble, "text") || richTextPlain(bubble.richText), timestamp, toolCalls: [] };
+  if (type === 1) return { role: "user", text: bubbleText(bubble), timestamp, toolCalls: [] };
   const toolData = asObject(bubble.toolFormerData);
   const toolCall = toolData ? toolFormerCall(toolData, withOutputs) : undefined;
   const toolCalls = toolCall
@@ -119,7 +139,7 @@ export function composerBubbleMessage(
     : toolData
       ? []
       : codeBlockCalls(bubble.codeBlocks, codeBlockData, withOutputs);
-  return { role: "assistant", text: textOf(bubble, "text", "rawText"), timestamp, toolCalls };
+  return { role: "assistant", text: bubbleText(bubble), timestamp, toolCalls };
 }
 
 /**
@@ -159,16 +179,32 @@ export function workspaceFolder(databasePath: string): string {
   return "";
 }
 
-/**
- * Project folder a global composer records: `workspaceIdentifier.uri` (`fsPath`, `path` or `external`,
- * chatrxiv storage-reference-modern-architecture / bp-telemetry research notes), else "".
- */
-export function composerWorkspacePath(composer: Record<string, unknown>): string {
-  const identifier = asObject(composer.workspaceIdentifier);
-  const uri = asObject(identifier?.uri) ?? asObject(identifier?.configPath);
+/** Folder path of a URI given as text (`file:///…`) or as a VS Code URI object (`fsPath`, `external`, `path`); "". */
+function uriValuePath(value: unknown): string {
+  if (typeof value === "string") return uriPath(value);
+  const uri = asObject(value);
   if (!uri) return "";
   if (typeof uri.fsPath === "string" && uri.fsPath) return uri.fsPath;
   if (typeof uri.external === "string" && uri.external) return uriPath(uri.external);
   if (typeof uri.path === "string") return /^\/[a-zA-Z]:/.test(uri.path) ? uri.path.slice(1) : uri.path;
   return "";
+}
+
+/**
+ * Project folder a composer or bubble records itself, "" when none: `workspaceIdentifier.uri` (or `.configPath`,
+ * chatrxiv storage-reference-modern-architecture / bp-telemetry research notes), else `workspaceProjectDir` (a
+ * path), else the first of `workspaceUris` (`file://` URIs, percent-decoded; composers and user bubbles of newer
+ * versions: chatrxiv storage-reference.md; public readers take `workspaceProjectDir` from the composer, else from its
+ * bubbles, whose test data also carry `workspaceUris`).
+ * Examples: {workspaceProjectDir: "/home/me/app"} → "/home/me/app"; {workspaceUris: ["file:///home/me/my%20app",
+ *   "file:///x"]} → "/home/me/my app"; {} → "".
+ */
+export function composerWorkspacePath(record: Record<string, unknown>): string {
+  const identifier = asObject(record.workspaceIdentifier);
+  const fromIdentifier = uriValuePath(identifier?.uri ?? identifier?.configPath);
+  if (fromIdentifier) return fromIdentifier;
+  if (typeof record.workspaceProjectDir === "string" && record.workspaceProjectDir.trim())
+    return record.workspaceProjectDir.trim();
+  const uris = Array.isArray(record.workspaceUris) ? record.workspaceUris : [];
+  return uris.length > 0 ? uriValuePath(uris[0]) : "";
 }

@@ -5,14 +5,18 @@
  * `conversation[]`, 2024) and in the global db (`cursorDiskKV`, newer): it is one session. The copy
  * with more messages wins (Cursor moved conversations to the global db and kept the workspace list as
  * an index, so the global copy is the superset); on a tie the global copy wins. A global composer's
- * project is the `workspace.json` folder of the workspace db that lists its id, else its
- * `workspaceIdentifier`, else "".
+ * project is the `workspace.json` folder of the workspace db that lists its id, else the folder it names
+ * itself (records.ts `composerWorkspacePath`: `workspaceIdentifier`, `workspaceProjectDir`, `workspaceUris`), else
+ * "" (the parse then tries its bubbles'). What is not listed (issue 26): a chat without any text (an empty
+ * composer, a tab holding only the input-box draft) holds nothing to keep; a chat value that cannot be read (not
+ * JSON, no id) is reported through `onRejected` as `<db path>#<key>`.
  */
 import { hashOf } from "../shared/sha1.ts";
 import { asObject } from "../shared/fields.ts";
-import type { SourceUnit } from "../types.ts";
+import { rejectFile } from "../shared/skips.ts";
+import type { ParserHooks, SourceUnit } from "../types.ts";
 import { bubbleStatsByComposer, readDiskRange, readItem, type CursorDatabase } from "./database.ts";
-import { composerWorkspacePath, parseObject, richTextPlain, workspaceFolder } from "./records.ts";
+import { bubbleText, composerWorkspacePath, parseObject, workspaceFolder } from "./records.ts";
 
 /** ItemTable key of legacy chat tabs (formats.md §5). */
 export const chatDataKey = "workbench.panel.aichat.view.aichat.chatdata";
@@ -64,34 +68,37 @@ function makeCandidate(
   };
 }
 
-const hasUserText = (bubbles: unknown[], userType: unknown): boolean =>
+/** True when any bubble holds text (a prompt or an answer, in any of the fields records.ts `bubbleText` reads). */
+const hasText = (bubbles: readonly unknown[]): boolean =>
   bubbles.some((value) => {
     const bubble = asObject(value);
-    if (!bubble || bubble.type !== userType) return false;
-    return (
-      (typeof bubble.text === "string" && bubble.text.trim().length > 0) || richTextPlain(bubble.richText).length > 0
-    );
+    return bubble !== undefined && bubbleText(bubble).trim().length > 0;
   });
 
 /**
  * Chats of one open database. Change keys: tab and inline composer = SHA-1 of the chat's JSON; global
  * composer = SHA-1 of its `composerData` value + bubble row count + total bubble length.
- * Chats without any user text (an empty composer, a tab holding only the input-box draft) are not listed.
- * @param skipRecord called with `<place>: <reason>` for each value that is not readable JSON
+ * A tab or inline composer is listed when one of its bubbles holds text; a global composer when it lists any
+ * bubble header (typed or not: some versions leave `type` to the bubble) or its inline conversation holds text.
+ * A value that is not a JSON object, and a tab or composer with text but without its id, are reported through
+ * `hooks.onRejected` as `<db path>#<key>` (`not a JSON object`, `chat tab without tabId`, `composer without composerId`).
  */
-export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: string) => void): DatabaseListing {
+export function listDatabaseChats(handle: CursorDatabase, hooks?: ParserHooks): DatabaseListing {
   const listing: DatabaseListing = { candidates: [], composerFolders: new Map(), composerParents: new Map() };
   const folder = workspaceFolder(handle.path);
 
   const chatText = readItem(handle, chatDataKey);
   if (chatText !== null) {
     const chatData = parseObject(chatText);
-    if (!chatData) skipRecord(`${handle.path}: ${chatDataKey}: not a JSON object`);
+    if (!chatData) rejectFile(hooks, `${handle.path}#${chatDataKey}`, "not a JSON object");
     for (const value of Array.isArray(chatData?.tabs) ? chatData.tabs : []) {
       const tab = asObject(value);
-      if (typeof tab?.tabId !== "string" || !tab.tabId) continue;
-      const bubbles = Array.isArray(tab.bubbles) ? tab.bubbles : [];
-      if (!hasUserText(bubbles, "user")) continue;
+      const bubbles = Array.isArray(tab?.bubbles) ? tab.bubbles : [];
+      if (!hasText(bubbles)) continue;
+      if (typeof tab?.tabId !== "string" || !tab.tabId) {
+        rejectFile(hooks, `${handle.path}#${chatDataKey}`, "chat tab without tabId");
+        continue;
+      }
       listing.candidates.push(
         makeCandidate(handle.path, "tab", tab.tabId, hashOf(JSON.stringify(tab)), bubbles.length, folder),
       );
@@ -101,13 +108,17 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
   const composerText = readItem(handle, composerListKey);
   if (composerText !== null) {
     const composerList = parseObject(composerText);
-    if (!composerList) skipRecord(`${handle.path}: ${composerListKey}: not a JSON object`);
+    if (!composerList) rejectFile(hooks, `${handle.path}#${composerListKey}`, "not a JSON object");
     for (const value of Array.isArray(composerList?.allComposers) ? composerList.allComposers : []) {
       const composer = asObject(value);
-      if (typeof composer?.composerId !== "string" || !composer.composerId) continue;
+      const conversation = Array.isArray(composer?.conversation) ? composer.conversation : [];
+      if (typeof composer?.composerId !== "string" || !composer.composerId) {
+        if (hasText(conversation))
+          rejectFile(hooks, `${handle.path}#${composerListKey}`, "composer without composerId");
+        continue;
+      }
       if (folder) listing.composerFolders.set(composer.composerId, folder);
-      const conversation = Array.isArray(composer.conversation) ? composer.conversation : [];
-      if (!hasUserText(conversation, 1)) continue;
+      if (!hasText(conversation)) continue;
       listing.candidates.push(
         makeCandidate(
           handle.path,
@@ -115,7 +126,7 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
           composer.composerId,
           hashOf(JSON.stringify(composer)),
           conversation.length,
-          folder,
+          folder || composerWorkspacePath(composer),
         ),
       );
     }
@@ -127,7 +138,8 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
     const composerId = row.key.slice(composerDataPrefix.length);
     const composer = parseObject(row.value);
     if (!composer) {
-      if (row.value !== null && row.value !== "null") skipRecord(`${handle.path}: ${row.key}: not a JSON object`);
+      if (row.value !== null && row.value !== "null")
+        rejectFile(hooks, `${handle.path}#${row.key}`, "not a JSON object");
       continue;
     }
     for (const child of Array.isArray(composer.subComposerIds) ? composer.subComposerIds : []) {
@@ -136,8 +148,7 @@ export function listDatabaseChats(handle: CursorDatabase, skipRecord: (place: st
     const headers = Array.isArray(composer.fullConversationHeadersOnly) ? composer.fullConversationHeadersOnly : [];
     const inline = Array.isArray(composer.conversation) ? composer.conversation : [];
     const stats = bubbleStats.get(composerId) ?? { count: 0, length: 0 };
-    const hasUser = headers.some((header) => asObject(header)?.type === 1) || hasUserText(inline, 1);
-    if (!hasUser) continue;
+    if (headers.length === 0 && !hasText(inline)) continue;
     const changeKey = `${hashOf(row.value ?? "")}:${stats.count}:${stats.length}`;
     const projectPath = composerWorkspacePath(composer);
     listing.candidates.push(
