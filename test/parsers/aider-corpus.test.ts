@@ -105,9 +105,9 @@ const checkedHistories = [
   ...(existsSync(join(corpusDir, "aider"))
     ? readdirSync(join(corpusDir, "aider")).map((name) => join(corpusDir, "aider", name))
     : []),
-  ...readdirSync(resolve(import.meta.dir, "../fixtures/aider")).map((name) =>
-    resolve(import.meta.dir, "../fixtures/aider", name),
-  ),
+  ...readdirSync(resolve(import.meta.dir, "../fixtures/aider"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => resolve(import.meta.dir, "../fixtures/aider", entry.name)),
   ...(process.env.RECALL_AIDER_HISTORIES ?? "").split(delimiter).filter((path) => path.length > 0),
 ]
   .flatMap((root) => aiderParser.scan([root]).containers.map((container) => container.path))
