@@ -41,6 +41,7 @@ export type { AiderResumeState } from "./aider/resume.ts";
  */
 export const aiderParser: Parser = {
   id: "aider",
+  version: 2,
   scan: (roots) => scanAiderRoots(roots),
   listUnits: (containers, hooks) => listAiderUnits(containers, hooks),
   parse: (unit, options) => parseAiderUnit(unit, options),

@@ -36,6 +36,7 @@ export type { ClaudeResumeState } from "./claude-code/resume.ts";
 export const claudeCodeParser: Parser = withPromptHistory(
   {
     id: "claude-code",
+    version: 2,
     scan: (roots) => scanClaudeRoots(roots),
     scansContainerPaths: true,
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),

@@ -30,6 +30,7 @@ export type { CodexResumeState } from "./codex/resume.ts";
 export const codexParser: Parser = withPromptHistory(
   {
     id: "codex",
+    version: 2,
     scan: (roots) => scanCodexRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),

@@ -45,6 +45,7 @@ function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason:
 export function createCursorParser(options: CursorParserOptions = {}): Parser {
   return {
     id: "cursor",
+    version: 2,
     scan: scanCursorRoots,
     listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
       const listings: DatabaseListing[] = [];

@@ -33,6 +33,7 @@ export type { GeminiResumeState } from "./gemini-cli/resume.ts";
 export const geminiCliParser: Parser = withPromptHistory(
   {
     id: "gemini-cli",
+    version: 2,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),

@@ -166,6 +166,7 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
 export function createOpencodeParser(options: OpencodeParserOptions = {}): Parser {
   return {
     id: "opencode",
+    version: 1,
     scan: scanOpencodeRoots,
     listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
       const ordered = containers

@@ -273,6 +273,13 @@ export interface ScanResult {
  */
 export interface Parser {
   readonly id: SourceId;
+  /**
+   * The version of what `parse` makes of the same input: raised when a change keeps, drops or numbers anything
+   * differently. The index re-parses every session of the source once when the version it stored differs
+   * (index/write/indexer.ts), so an upgrade reaches sessions already indexed, not only files that change. 1 before
+   * issue 26; issue 26 raised it to 2 for every source whose parser kept more text.
+   */
+  readonly version: number;
   /** Stats only, no content reads: every container below the given roots with its fingerprint. */
   scan(roots: string[]): ScanResult;
   /**

@@ -11,6 +11,18 @@ import { readMeta, writeMeta } from "../schema.ts";
 /** Meta key holding the container digest of a source after its last complete run. */
 export const digestMetaKey = (source: SourceId): string => `containers_digest:${source}`;
 
+/**
+ * Meta key of the parser version (Parser.version) a source's sessions were last parsed with whole: when the code's
+ * version differs, the next run re-parses every session of the source (indexer.ts) and the staleness check says the
+ * source changed (staleness.ts).
+ */
+export const parserVersionMetaKey = (source: SourceId): string => `parser_version:${source}`;
+
+/** True when the sessions of `parser`'s source were parsed by another version of it (or never). */
+export function hasParserVersionChanged(db: Database, parser: { id: SourceId; version: number }): boolean {
+  return readMeta(db, parserVersionMetaKey(parser.id)) !== String(parser.version);
+}
+
 /** Meta key of a source's last whole scan: JSON {@link WholeScanState}. */
 export const wholeScanMetaKey = (source: SourceId): string => `whole_scan:${source}`;
 

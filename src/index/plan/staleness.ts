@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { withKnownProjectFolders } from "./known-projects.ts";
 import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../../parsers/index.ts";
-import { digestContainers, digestMetaKey } from "./containers.ts";
+import { digestContainers, digestMetaKey, hasParserVersionChanged } from "./containers.ts";
 import { fullScanIntervalMs, quickCheck } from "./freshness.ts";
 import { readMeta } from "../schema.ts";
 
@@ -49,6 +49,11 @@ export function checkStaleness(
   const effective = withKnownProjectFolders(db, roots);
   for (const parser of parsers) {
     const sourceRoots = effective[parser.id] ?? [];
+    // Indexed by an older parser (Parser.version): the next run re-parses the source, whatever the files say.
+    if (hasParserVersionChanged(db, parser) && readMeta(db, digestMetaKey(parser.id)) !== undefined) {
+      staleSources.push(parser.id);
+      continue;
+    }
     if (options.scan !== "whole") {
       const check = quickCheck(db, parser, sourceRoots, { nowMs, fullScanIntervalMs: interval });
       if (check.kind !== "whole") {

@@ -33,7 +33,7 @@ import { repairVectorFiles } from "../vectors/vector-files.ts";
 import { databasePath, ensureRecallHome, homeFiles } from "../archive/home.ts";
 import { acquireIndexLock, type IndexLock } from "../archive/lock.ts";
 import { markSessionsDeleted, markSessionsPresent, seenAtMetaKey } from "../archive/archive.ts";
-import { storeScanState } from "../plan/containers.ts";
+import { hasParserVersionChanged, parserVersionMetaKey, storeScanState } from "../plan/containers.ts";
 import { fullScanIntervalMs } from "../plan/freshness.ts";
 import { planSource, scanStateUpdate, type SourcePlan } from "../plan/plan.ts";
 import { embedConfigMetaKey, nextFingerprintKey, recoverInterruptedSwap } from "../vectors/generations.ts";
@@ -264,8 +264,10 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
     options.scan === "whole"
       ? undefined
       : { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs(), changedPaths: options.changedPaths };
+  // A parser that now keeps more than the one that indexed these sessions re-parses them all, once (Parser.version).
+  const versionChanged = hasParserVersionChanged(db, parser);
   const plan = planSource(db, parser, options.roots[parser.id] ?? [], {
-    full: options.full,
+    full: options.full || versionChanged,
     quick,
     hooks: { onWarning: hooks.onWarning },
   });
@@ -284,6 +286,23 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
   const update = scanStateUpdate(db, parser, plan, failedContainers);
   if (update) storeScanState(db, parser.id, update, seenAt, seenAtMetaKey(parser.id));
   storeRejectedFiles(db, parser.id, plan.listed, plan.vanished, plan.rejected, seenAt);
+  if (versionChanged)
+    recordParserVersion(db, parser, [...failedContainers, ...plan.unavailable.map((entry) => entry.path)]);
+}
+
+/**
+ * After the re-parse a new parser version asks for: store the version, and clear the change key of the sessions that
+ * could not be re-parsed now (under `notReparsed`: containers that failed, paths unavailable), so the next run re-parses
+ * them once they can be read, although their files did not change.
+ */
+function recordParserVersion(db: Database, parser: Parser, notReparsed: readonly string[]): void {
+  db.transaction(() => {
+    const clear = db.query(
+      "UPDATE sessions SET change_key = '', resume_state = NULL WHERE source = ?1 AND (container_path = ?2 OR substr(container_path, 1, length(?3)) = ?3)",
+    );
+    for (const path of notReparsed) clear.run(parser.id, path, `${path}/`);
+    writeMeta(db, parserVersionMetaKey(parser.id), String(parser.version));
+  }).immediate();
 }
 
 /** Mark vanished sessions deleted and returned-unchanged ones present, in one transaction. */
