@@ -16,7 +16,7 @@ import {
   sessionMarkers,
 } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
-import { confidenceJson, evidenceJson } from "../render/search.ts";
+import { confidenceJson, evidenceJson, noConfidentMatchText } from "../render/search.ts";
 import {
   resumeCommandOf,
   type Page,
@@ -188,10 +188,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
         ];
   const dates = datesUnderstoodLine(response.dates);
   if (dates) lines.push(dates);
-  if (response.results.length > 0 && !response.confident)
-    lines.push(
-      "No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).",
-    );
+  if (response.results.length > 0 && !response.confident) lines.push(noConfidentMatchText);
   response.results.forEach((result, i) => {
     const rank = response.offset + i + 1;
     lines.push(

@@ -29,8 +29,8 @@
  * Issue 14 adds top-level "index" in the full format: {indexed_at, full_scan_at, checked} (index/plan/freshness.ts `IndexFreshness`).
  * Issue 26 adds "branch" ("main" | "rewound") to both result shapes: a rewound turn is on a branch the user rewound past
  *   (`turn`/`best_turn` then count the rewound turns, r1, r2, …, and show commands name them `<id>:r2`); top-level
- *   "confident" is true when any result is confident (the header's "no confident match" only when none is, and a
- *   result is marked weak exactly when its own "confident" is false); `next_offset` is the first result not printed,
+ *   "confident" is the first result's, and a result is confident only when every result above it is too (search/api.ts
+ *   `confidentPrefix`: "no confident match" above an answer means all of it is weak, each marked so); `next_offset` is the first result not printed,
  *   also when --max-chars left some out; and --max-chars is a hard cap of the characters printed.
  */
 import type { SearchResponse } from "../search/api.ts";
@@ -382,21 +382,26 @@ function header(response: SearchResponse, palette: Palette): string {
 
 /**
  * The bracketed number of a result in text: its calibrated confidence (0–1, the same scale for every query:
- * search/confidence.ts), followed by ` weak` exactly when it is below the confident mark. One rule for the number, the
- * mark, the header and the JSON `confident` (issue 26: the fused score, min-max normalized per answer, printed `[0.00]`
- * for the last of two results, and a header could call an answer with a confident result weak).
+ * search/confidence.ts), followed by ` weak` when it is not a confident match: below 0.50, or ranked below a weak
+ * result (search/api.ts `confidentPrefix`). One rule for the number, the mark, the header and the JSON `confident`
+ * (issue 26: the fused score, min-max normalized per answer, printed `[0.00]` for the last of two results, and a
+ * header said "no confident match" above a result marked confident).
  */
 const scoreMark = (result: SessionResult | TurnResult, palette: Palette) =>
   `${palette.bold(`[${result.confidence.toFixed(2)}]`)}${result.confident ? "" : palette.dim(" weak")}`;
 
 /**
- * The line under the header when no result is a confident match: the results that follow are the best weak
- * candidates (an answer with no results says "No matches" instead).
+ * The line under the header when the first result is not a confident match (and so none is: `confidentPrefix`): the
+ * results that follow are the best weak candidates (an answer with no results says "No matches" instead).
  */
 function noConfidentMatch(response: SearchResponse): string | undefined {
   if (response.confident || response.results.length === 0) return undefined;
-  return "No confident match: the best weak candidates follow, marked weak (none holds the query's rarest words, or a close meaning).";
+  return noConfidentMatchText;
 }
+
+/** The line both the CLI and the MCP tools print above an answer with no confident match. */
+export const noConfidentMatchText =
+  "No confident match: the best candidates follow, marked weak (the first holds neither the query's rarest words nor a close meaning).";
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [

@@ -91,9 +91,9 @@ export interface SearchResponse {
   /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
   dates: UnderstoodDate[];
   /**
-   * Whether the answer holds a confident match: some result is confident (confidence.ts; each result says whether it
-   * is). False for an empty answer. When false, front ends say "no confident match" above the results, which are all
-   * marked weak (issue 26: one rule for the header, the marks and the JSON).
+   * Whether the answer holds a confident match: its first result is one ({@link confidentPrefix}: then the confident
+   * results are the top of the ranking). False for an empty answer. When false, front ends say "no confident match"
+   * above the results, which are all marked weak (issue 26: one rule for the header, the marks and the JSON).
    */
   confident: boolean;
 }
@@ -156,21 +156,24 @@ export async function searchIndex(
     request.level,
     (await parseTimeQuery(text, request.now)).expressions,
   );
-  const page = reranked.slice(offset, offset + limit);
-  const verdicts = assessConfidence(
-    db,
-    query,
-    page.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })),
-    vectorLeg?.model,
-    { rarities },
+  // Judged from the first result on, so a page after the first keeps the rule (confidentPrefix).
+  const judged = reranked.slice(0, offset + limit);
+  const verdicts = confidentPrefix(
+    assessConfidence(
+      db,
+      query,
+      judged.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })),
+      vectorLeg?.model,
+      { rarities },
+    ),
   );
-  const ranked = page.map((hit, index) => ({ ...hit, verdict: verdicts[index]! }));
+  const ranked = judged.slice(offset).map((hit, index) => ({ ...hit, verdict: verdicts[offset + index]! }));
   const results =
     request.level === "session"
       ? hydrateSessions(db, ranked, query.highlightWords)
       : hydrateTurns(db, ranked, query.highlightWords);
   const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
-  const confident = results.some((result) => result.confident);
+  const confident = verdicts[0]?.confident === true && results.length > 0;
   return {
     query: request.query,
     level: request.level,
@@ -184,6 +187,21 @@ export async function searchIndex(
     confident,
     dates,
   };
+}
+
+/**
+ * One rule for every front end (issue 26): a result is a confident match when its confidence is at or above the mark
+ * and every result ranked above it is one too, so the confident results are the top of the ranking and an answer whose
+ * first result is weak holds no confident match at all. Without it, "no confident match" stood above a result marked
+ * confident; letting any result make the answer confident instead turned 2 of 16 labelled negatives confident, by a
+ * lower result the keyword calibration misjudged. `confidence` itself is unchanged.
+ */
+export function confidentPrefix(verdicts: readonly ResultConfidence[]): ResultConfidence[] {
+  let above = true;
+  return verdicts.map((verdict) => {
+    above = above && verdict.confident;
+    return above === verdict.confident ? verdict : { ...verdict, confident: false };
+  });
 }
 
 /**
