@@ -8,7 +8,8 @@
  * Finding the chains costs a read of the head of every main file whose version is not known to be 2.x or later
  * (16 KiB), and a read of the whole file only for older ones that hold sidechain lines.
  */
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { readHead } from "../shared/read-head.ts";
 
 /** Bytes read from the start of a main transcript to find the Claude Code version that wrote it. */
 const headBytes = 16 * 1024;
@@ -42,18 +43,6 @@ function majorVersion(text: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** The first {@link headBytes} of a file, and whether that is the whole file. */
-function readHead(path: string): { text: string; whole: boolean } {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.allocUnsafe(headBytes);
-    const read = readSync(fd, buffer, 0, headBytes, 0);
-    return { text: buffer.toString("utf8", 0, read), whole: read < headBytes };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const sidechainMarker = /"isSidechain"\s*:\s*true/;
 
 /**
@@ -65,7 +54,7 @@ const sidechainMarker = /"isSidechain"\s*:\s*true/;
 export function inlineSidechainRoots(path: string): string[] {
   let text: string;
   try {
-    const head = readHead(path);
+    const head = readHead(path, headBytes);
     const version = majorVersion(head.text);
     if (version !== undefined && version >= 2) return [];
     text = head.whole ? head.text : readFileSync(path, "utf8");

@@ -9,11 +9,12 @@
  * titles it, so a rename makes `listUnits` run; the unit's change key then holds only the file's stats and a
  * hash of its own title, so only the renamed thread is re-parsed (and resumed: no new bytes to decode).
  */
-import { closeSync, openSync, readSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import { readHead } from "../shared/read-head.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 import { historyFileName } from "./history.ts";
 import { codexHomeOf, readTitles, sessionIndexName, sessionIndexPath } from "./session-index.ts";
@@ -172,7 +173,7 @@ const legacyOpening = /^\{\s*"id"\s*:\s*"([^"]+)"/;
  */
 export function probeRolloutHead(path: string): RolloutHead {
   let head = readHead(path, headFirstBytes);
-  if (!head.atEnd && !head.text.includes("\n")) head = readHead(path, headProbeBytes);
+  if (!head.whole && !head.text.includes("\n")) head = readHead(path, headProbeBytes);
   const lines = head.text.split("\n");
   let blank = true;
   for (const [index, raw] of lines.entries()) {
@@ -180,7 +181,7 @@ export function probeRolloutHead(path: string): RolloutHead {
     if (line.length === 0) continue;
     blank = false;
     const isLast = index === lines.length - 1; // no "\n" after it: cut by the read, or still being written
-    if (isLast && !head.atEnd) return headerByOpening(line);
+    if (isLast && !head.whole) return headerByOpening(line);
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -192,18 +193,7 @@ export function probeRolloutHead(path: string): RolloutHead {
     }
     return headerOf(value);
   }
-  return blank && head.atEnd ? { kind: "empty" } : { kind: "other" };
-}
-
-function readHead(path: string, bytes: number): { text: string; atEnd: boolean } {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.allocUnsafe(bytes);
-    const n = readSync(fd, buffer, 0, bytes, 0);
-    return { text: buffer.toString("utf8", 0, n), atEnd: n < bytes };
-  } finally {
-    closeSync(fd);
-  }
+  return blank && head.whole ? { kind: "empty" } : { kind: "other" };
 }
 
 function headerOf(value: unknown): RolloutHead {

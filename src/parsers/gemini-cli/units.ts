@@ -8,10 +8,11 @@
  * re-parses the session. Reads: the first 4 KiB of each file (header: `sessionId`, `projectHash`), each
  * `.project_root`, and for a project folder named by a hash, the `.gemini` folder's registry (projects.ts).
  */
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errorCode, fsReason, isMissingError } from "../file-stats.ts";
 import { rejectFile } from "../shared/skips.ts";
+import { readHead } from "../shared/read-head.ts";
 import type { ParserHooks, SourceContainer, SourceUnit } from "../types.ts";
 import { isProjectHash, ProjectHashIndex, recordedProjectPaths } from "./projects.ts";
 import { geminiDirOf, projectDirOf, projectRootFileName } from "./scan.ts";
@@ -32,18 +33,6 @@ const sessionIdPattern = /"sessionId"\s*:\s*"((?:[^"\\]|\\.)+)"/;
 const projectHashPattern = /"projectHash"\s*:\s*"([0-9A-Za-z_-]+)"/;
 const startTimePattern = /"startTime"\s*:\s*"([^"]+)"/;
 
-/** Read up to `length` bytes from the start of a file. @throws the fs error */
-function readHead(path: string, length: number): string {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.alloc(length);
-    const n = readSync(fd, buffer, 0, length, 0);
-    return buffer.toString("utf8", 0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The header of one chat file, from its head or, failing that, the whole file.
  * @returns null (after a warning) when the file names no session; "unavailable" when it cannot be
@@ -52,7 +41,7 @@ function readHead(path: string, length: number): string {
 function readFileHead(container: SourceContainer, hooks: ParserHooks | undefined): FileHead | null | "unavailable" {
   let text: string;
   try {
-    text = readHead(container.path, headBytes);
+    text = readHead(container.path, headBytes).text;
     if (!sessionIdPattern.test(text) && container.sizeBytes > headBytes) text = readFileSync(container.path, "utf8");
   } catch (error) {
     if (isMissingError(error)) return null;
