@@ -17,6 +17,7 @@ const cc = join(corpusDir, "claude-code");
 function textsOf(path: string): Array<{ text: string; place: string; kind: "prompt" | "answer" }> {
   const texts: Array<{ text: string; place: string; kind: "prompt" | "answer" }> = [];
   for (const [index, line] of readFileSync(path, "utf8").split("\n").entries()) {
+    // biome-ignore lint/suspicious/noExplicitAny: free-form JSON lines of real transcripts, probed field by field
     let value: Record<string, any>;
     try {
       value = JSON.parse(line);

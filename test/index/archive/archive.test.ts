@@ -1,17 +1,6 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import {
-  appendFileSync,
-  copyFileSync,
-  mkdtempSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  unlinkSync,
-  utimesSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, copyFileSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex, type IndexSummary } from "../../../src/index/index.ts";
 import { capArchivedOutput, decodeTurnOutputs, encodeTurnOutputs } from "../../../src/index/archive/archive.ts";
@@ -21,16 +10,9 @@ import type { Parser } from "../../../src/parsers/index.ts";
 import { findSession, readSessionTurns, searchIndex } from "../../../src/search/index.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../../helpers/claude-writer.ts";
 import { countTextRows } from "../../helpers/archive-dump.ts";
+import { tempDirs } from "../../helpers/temp-dirs.ts";
 
-const temps: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "recall-archive-"));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs("recall-archive-");
 
 const rootsFor = (claudeRoot: string) => ({
   "claude-code": [claudeRoot],

@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, statSync, unlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { databasePath, runIndex, tryAcquireIndexLock } from "../../../src/index/index.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { tempDirs } from "../../helpers/temp-dirs.ts";
 
-const temps: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "recall-indexer-"));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs("recall-indexer-");
 
 const rootsFor = (claudeRoot: string) => ({
   "claude-code": [claudeRoot],

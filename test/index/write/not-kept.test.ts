@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runIndex } from "../../../src/index/index.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { tempDirs } from "../../helpers/temp-dirs.ts";
 
 /**
  * Issue 26, "say what was not kept": a file rejected whole and records that could not be placed are stored with their
@@ -11,15 +11,7 @@ import { appendClaudeTurns, writeClaudeSession } from "../../helpers/claude-writ
  * go away when the file is fixed.
  */
 const repo = resolve(import.meta.dir, "../../..");
-const temps: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "recall-not-kept-"));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs("recall-not-kept-");
 
 const sessionId = "11111111-1111-4111-8111-111111111111";
 

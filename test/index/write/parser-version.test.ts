@@ -1,25 +1,17 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
+import { tempDirs } from "../../helpers/temp-dirs.ts";
 
 /**
  * Issue 26: a parser that keeps more than the one that built an index re-parses the sessions already indexed, once,
  * though their files did not change (Parser.version), so an upgrade reaches the whole archive.
  */
 const fixtures = resolve(import.meta.dir, "../../fixtures/claude-code");
-const temps: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "recall-parser-version-"));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs("recall-parser-version-");
 
 describe("parser versions (issue 26)", () => {
   test("an index built by an older parser is stale, and the next run re-parses every session of that source once", async () => {
