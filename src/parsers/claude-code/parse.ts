@@ -14,18 +14,18 @@
 import { existsSync, readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
-import { projectNameOf } from "../shared/fields.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
-import { applyMeta, createMeta, matchSummaries, pickTitle, type MetaState } from "./meta.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit } from "../types.ts";
+import { applyMeta, createMeta, matchSummaries, type MetaState } from "./meta.ts";
 import { noteQueued, notePromptSent, queuedNeverSent, type QueuedPrompts } from "./queue.ts";
 import { toRec, type Rec, type RecOptions } from "./records.ts";
 import { isUsableState, type ClaudeResumeState } from "./resume.ts";
 import { describePath, parentTranscriptPath, type PathInfo } from "./scan.ts";
-import { ownedRecords, inlineAgentLinks, taskDescriptionOf, type Ownership } from "./select.ts";
+import { ownedRecords, inlineAgentLinks, type Ownership } from "./select.ts";
+import { buildSession, type SessionSource } from "./session.ts";
 import { splitUnitKey } from "./sidechains.ts";
 import { createOutputResolver } from "./tool-results.ts";
 import { findActivePaths } from "./tree.ts";
@@ -249,7 +249,7 @@ function finish(
   }
   const turnCount = isWarmup ? 0 : (grouped.main.at(-1)?.number ?? firstNumber - 1);
   if (!isWarmup) turns.push(...finishAll(grouped.rewound));
-  const session = buildSession(context, ingest, owned, turnCount, isSubagent);
+  const session = buildSession(sessionSourceOf(context), ingest.meta, ingest.recs, owned, turnCount, isSubagent);
   if (ownership.kind === "main") queuedNeverSent(ingest.queued, lastPromptTime(owned), context.skipped);
   // Copy agents (acompact, aside_question) need the parent's uuids and inline chains the whole file: never resumed.
   const resumable = !isWarmup && (context.info.kind === "main" || context.info.kind === "task");
@@ -356,68 +356,15 @@ function buildState(
   };
 }
 
-function buildSession(
-  context: Context,
-  ingest: Ingest,
-  owned: readonly Rec[],
-  turnCount: number,
-  isSubagent: boolean,
-): Session {
-  const { meta } = ingest;
-  const projectPath = meta.cwd ?? "";
-  let startedAt = meta.startedAt;
-  let endedAt = meta.endedAt;
-  let title: string | null;
-  if (context.sidechainRoot !== null) {
-    // An inline chain spans its own lines, and is named by the Task call that started it.
-    const times = owned.map((rec) => rec.t).filter((t) => t > 0);
-    startedAt = times.length > 0 ? Math.min(...times) : 0;
-    endedAt = times.length > 0 ? Math.max(...times) : 0;
-    title = taskDescriptionOf(ingest.recs, owned) ?? pickTitle(createMeta());
-  } else {
-    title = pickTitle(meta, isSubagent ? readAgentDescription(context) : null);
-  }
+/** The facts session.ts needs of the parse context. */
+function sessionSourceOf(context: Context): SessionSource {
   return {
-    id: context.unit.sessionId,
-    source: "claude-code",
-    projectPath,
-    projectName: projectNameOf(projectPath),
-    gitBranch: meta.branch,
-    startedAt,
-    endedAt,
-    title,
-    turnCount,
-    parentSessionId: isSubagent ? parentSessionOf(context, meta) : null,
-    isSubagent,
-    location: context.path,
+    sessionId: context.unit.sessionId,
+    path: context.path,
+    sidechainRoot: context.sidechainRoot,
+    parentFromPath: context.info.parentFromPath,
+    onRead: (bytes) => {
+      context.bytesRead += bytes;
+    },
   };
-}
-
-/**
- * The parent of a sub-agent session: the main file holding an inline chain; else the `sessionId` its lines carry
- * (§1.8: the parent's id); else, when that is missing or is the sub-agent's own id (issue 26), the session folder a
- * nested agent file sits in (`<session>/subagents/`); else null.
- */
-function parentSessionOf(context: Context, meta: MetaState): string | null {
-  if (context.sidechainRoot !== null) return describePath(context.path).stem;
-  for (const candidate of [meta.sessionIdField, context.info.parentFromPath]) {
-    if (candidate && candidate !== context.unit.sessionId && `agent-${candidate}` !== context.unit.sessionId)
-      return candidate;
-  }
-  return null;
-}
-
-/** `description` of `agent-<id>.meta.json` next to a nested sub-agent file (§1.1), or null. */
-function readAgentDescription(context: Context): string | null {
-  const metaPath = context.path.replace(/\.jsonl$/, ".meta.json");
-  if (metaPath === context.path || !existsSync(metaPath)) return null;
-  try {
-    const text = readFileSync(metaPath, "utf8");
-    context.bytesRead += Buffer.byteLength(text);
-    const value: unknown = JSON.parse(text);
-    const description = (value as { description?: unknown } | null)?.description;
-    return typeof description === "string" && description.trim() ? description.trim() : null;
-  } catch {
-    return null;
-  }
 }
