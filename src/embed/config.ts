@@ -41,8 +41,13 @@ export interface RemoteEmbedConfig {
   apiKey: string | undefined;
   /** `EMBEDDINGS_MODEL`; "default" when unset (llama-server ignores it) */
   model: string;
-  /** `EMBEDDINGS_MAX_TOKENS`: the token budget per text the chunker should respect; default 512 */
+  /**
+   * `EMBEDDINGS_MAX_TOKENS`: the model's window in tokens, of which a chunk uses 80%; default the window the model
+   * family states (model-family.ts: the Universal Sentence Encoder lite reads 128), else 512
+   */
   maxTokens: number;
+  /** UTF-8 bytes per token a chunk is sized by (the model family's `bytesPerToken`; default 3: remote-embedder.ts) */
+  bytesPerToken?: number;
   /** `EMBEDDINGS_QUERY_PREFIX`, else the family's of EMBEDDINGS_MODEL (model-family.ts: HF ids, Ollama names, presets), else "" */
   queryPrefix: string;
   /** `EMBEDDINGS_DOCUMENT_PREFIX`, else the family's of EMBEDDINGS_MODEL, else "" */
@@ -117,6 +122,16 @@ export function normalizeEmbeddingsUrl(value: string): string {
   return url.toString();
 }
 
+/**
+ * True when `url` names this machine's loopback interface (`localhost`, `127.0.0.0/8`, `::1`): a server there is no
+ * network access, so RECALL_OFFLINE=1 allows it (issue 27: the evaluation encoder is one).
+ * Examples: `http://127.0.0.1:8080/v1` → true; `http://[::1]/v1` → true; `http://10.0.0.2/v1` → false.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 /** True for RECALL_OFFLINE=1/true/yes. */
 export function isOffline(env: Record<string, string | undefined>): boolean {
   return /^(1|true|yes)$/i.test(env.RECALL_OFFLINE ?? "");
@@ -131,7 +146,7 @@ export function isOffline(env: Record<string, string | undefined>): boolean {
  * @param options.modelFlag `--model` value: a preset name or a path ending in .gguf / containing a slash
  * @param options.cwd base for relative model paths (default process.cwd())
  * @throws UsageError for an unknown preset name or a bad EMBEDDINGS_URL;
- *   EmbedError(ENDPOINT_UNREACHABLE) when a remote endpoint is configured but RECALL_OFFLINE=1
+ *   EmbedError(ENDPOINT_UNREACHABLE) when a remote endpoint off this machine is configured but RECALL_OFFLINE=1
  */
 export function resolveEmbedConfig(options: {
   env: Record<string, string | undefined>;
@@ -143,7 +158,9 @@ export function resolveEmbedConfig(options: {
   const offline = isOffline(env);
   const explicitModel = options.modelFlag ?? env.RECALL_MODEL;
   if (!explicitModel && env.EMBEDDINGS_URL) {
-    if (offline) {
+    const url = normalizeEmbeddingsUrl(env.EMBEDDINGS_URL);
+    // A server on this machine's loopback downloads nothing: RECALL_OFFLINE=1 forbids only what leaves the machine.
+    if (offline && !isLoopbackUrl(url)) {
       throw new EmbedError(
         "ENDPOINT_UNREACHABLE",
         "RECALL_OFFLINE=1 forbids the remote embedding endpoint in EMBEDDINGS_URL",
@@ -153,13 +170,15 @@ export function resolveEmbedConfig(options: {
       );
     }
     const maxTokens = Number.parseInt(env.EMBEDDINGS_MAX_TOKENS ?? "", 10);
-    const prefixes = resolvePrefixes(env, recognizeModelFamily(env.EMBEDDINGS_MODEL));
+    const family = recognizeModelFamily(env.EMBEDDINGS_MODEL);
+    const prefixes = resolvePrefixes(env, family);
     return {
       kind: "remote",
-      url: normalizeEmbeddingsUrl(env.EMBEDDINGS_URL),
+      url,
       apiKey: env.EMBEDDINGS_API_KEY || undefined,
       model: env.EMBEDDINGS_MODEL || "default",
-      maxTokens: Number.isFinite(maxTokens) && maxTokens > 0 ? maxTokens : 512,
+      maxTokens: Number.isFinite(maxTokens) && maxTokens > 0 ? maxTokens : (family?.maxInputTokens ?? 512),
+      ...(family?.bytesPerToken === undefined ? {} : { bytesPerToken: family.bytesPerToken }),
       queryPrefix: prefixes.queryPrefix,
       documentPrefix: prefixes.documentPrefix,
     };

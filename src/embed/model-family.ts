@@ -7,7 +7,9 @@
  * ("search_query: " / "search_document: ", mean), EmbeddingGemma ("task: search result | query: " /
  * "title: none | text: ", mean), BGE v1.5 English (an instruction on queries, CLS), all-MiniLM (none, mean, 256 word
  * pieces), E5 ("query: " / "passage: ", mean), mxbai-embed-large (an instruction on queries, CLS), snowflake-arctic-embed
- * (an instruction on queries, CLS).
+ * (an instruction on queries, CLS), the Universal Sentence Encoder lite (no prefixes; reads the first 128 SentencePiece
+ * pieces of a text and ignores the rest, measured 2026-11-27 with scripts/eval/use-server.ts; 3.2 UTF-8 bytes per piece on
+ * the median corpus text, 2.1 at the 5th percentile, 1.7 at the 1st: code, paths, CJK).
  */
 import { modelPresets } from "./presets.ts";
 import type { Pooling } from "./types.ts";
@@ -19,8 +21,14 @@ export interface ModelFamily {
   queryPrefix: string;
   documentPrefix: string;
   pooling: Pooling;
-  /** the model's configured maximum input in tokens, when it is below what its GGUF context says */
+  /** the model's configured maximum input in tokens, when it is below what its GGUF context says (remote: its window) */
   maxInputTokens?: number;
+  /**
+   * UTF-8 bytes per token a chunk can be sized by, for a remote model whose tokenizer recall does not run: a low
+   * percentile of what the model's tokenizer gives on real session text, so nearly every chunk fits its window (the
+   * remote embedder splits the few that do not when the server says so). Absent: 3 (remote-embedder.ts).
+   */
+  bytesPerToken?: number;
 }
 
 const preset = (name: string) => modelPresets[name]!;
@@ -76,6 +84,17 @@ const families: Array<{ pattern: RegExp; family: ModelFamily }> = [
       queryPrefix: "Represent this sentence for searching relevant passages: ",
       documentPrefix: "",
       pooling: "cls",
+    },
+  },
+  {
+    pattern: /universal[-_ ]?sentence[-_ ]?encoder|(^|[^a-z])use[-_ ]?lite/,
+    family: {
+      id: "universal-sentence-encoder",
+      queryPrefix: "",
+      documentPrefix: "",
+      pooling: "mean",
+      maxInputTokens: 128,
+      bytesPerToken: 2.2,
     },
   },
   {

@@ -89,7 +89,7 @@ export async function createRemoteEmbedder(
     queryPrefix: config.queryPrefix,
     documentPrefix: config.documentPrefix,
   };
-  return new RemoteEmbedder(client, fingerprint, config.maxTokens, options);
+  return new RemoteEmbedder(client, fingerprint, config.maxTokens, options, config.bytesPerToken ?? 3);
 }
 
 function authError(url: string, cause: RequestFailure): EmbedError {
@@ -297,6 +297,8 @@ class RemoteEmbedder implements Embedder {
     readonly fingerprint: ModelFingerprint,
     readonly contextTokens: number,
     private readonly options: RemoteEmbedderOptions,
+    /** UTF-8 bytes per token of the estimate (the model family's, else 3) */
+    private readonly bytesPerToken = 3,
   ) {
     this.fingerprintKey = fingerprintString(fingerprint);
     this.dims = fingerprint.dims;
@@ -305,12 +307,13 @@ class RemoteEmbedder implements Embedder {
   }
 
   /**
-   * Estimate without the server's tokenizer: ceil(UTF-8 bytes / 3) + 2. Deliberately high: BPE tokenizers
-   * average ~4 characters per English token and ~3 for code/JSON, so chunks sized by this stay within limits; the
-   * few that do not (1.1% over a 512-token server, measured 2026-11-22) are split when the server says so.
+   * Estimate without the server's tokenizer: ceil(UTF-8 bytes / b) + 2, b = 3 unless the model family states its own
+   * (model-family.ts `bytesPerToken`: 2.2 for the Universal Sentence Encoder's SentencePiece). Deliberately high: BPE
+   * tokenizers average ~4 characters per English token and ~3 for code/JSON, so chunks sized by this stay within
+   * limits; the few that do not (1.1% over a 512-token server, measured 2026-11-22) are split when the server says so.
    */
   countTokens(text: string): number {
-    return Math.ceil(Buffer.byteLength(this.fingerprint.documentPrefix + text, "utf8") / 3) + 2;
+    return Math.ceil(Buffer.byteLength(this.fingerprint.documentPrefix + text, "utf8") / this.bytesPerToken) + 2;
   }
 
   async embedDocuments(texts: string[], hooks: EmbedHooks = {}): Promise<(Float32Array | null)[]> {
@@ -463,9 +466,12 @@ class RemoteEmbedder implements Embedder {
     this.maxBytes = Math.max(minimumPartLength, Math.min(this.maxBytes, fromSizes));
   }
 
+  /** A query over the window (a pasted log) is split like a document, so it still searches instead of failing. */
   async embedQuery(text: string): Promise<Float32Array> {
     try {
-      return (await this.client.requestWithRetry([this.fingerprint.queryPrefix + text], () => {}))[0]!;
+      const outcome = await this.embedText(this.fingerprint.queryPrefix + text, () => {});
+      if (outcome.vector) return outcome.vector;
+      throw new Error(outcome.reason);
     } catch (cause) {
       if (cause instanceof RequestFailure && cause.kind === "auth") throw authError(this.clientUrl, cause);
       throw new EmbedError("ENDPOINT_UNREACHABLE", `query embedding failed: ${(cause as Error).message}`, { cause });

@@ -142,6 +142,33 @@ describe("resolveEmbedConfig", () => {
     expect(resolveEmbedConfig({ env: { RECALL_OFFLINE: "1" }, home })).toMatchObject({ kind: "local", offline: true });
   });
 
+  test("RECALL_OFFLINE=1 allows an endpoint on this machine's loopback: it downloads nothing", () => {
+    for (const url of [
+      "http://127.0.0.1:8080/v1",
+      "http://localhost:11434",
+      "http://[::1]:9000/v1",
+      "http://127.8.0.1/",
+    ])
+      expect(resolveEmbedConfig({ env: { EMBEDDINGS_URL: url, RECALL_OFFLINE: "1" }, home }).kind).toBe("remote");
+    for (const url of ["http://10.0.0.2/v1", "http://127.0.0.1.example.com/v1", "http://localhost.evil.test/v1"])
+      expect(() => resolveEmbedConfig({ env: { EMBEDDINGS_URL: url, RECALL_OFFLINE: "1" }, home })).toThrow(
+        /RECALL_OFFLINE=1/,
+      );
+  });
+
+  test("a remote model's window comes from its family unless EMBEDDINGS_MAX_TOKENS states it", () => {
+    const use = { EMBEDDINGS_URL: "http://h/v1", EMBEDDINGS_MODEL: "universal-sentence-encoder-lite" };
+    expect(resolveEmbedConfig({ env: use, home })).toMatchObject({ maxTokens: 128, bytesPerToken: 2.2 });
+    expect(resolveEmbedConfig({ env: { ...use, EMBEDDINGS_MAX_TOKENS: "100" }, home })).toMatchObject({
+      maxTokens: 100,
+    });
+    expect(
+      resolveEmbedConfig({ env: { EMBEDDINGS_URL: "http://h/v1", EMBEDDINGS_MODEL: "mystery" }, home }),
+    ).toMatchObject({
+      maxTokens: 512,
+    });
+  });
+
   test("an explicit model means local even when EMBEDDINGS_URL is set", () => {
     expect(
       resolveEmbedConfig({ env: { EMBEDDINGS_URL: "http://h/v1" }, home, modelFlag: "all-MiniLM-L6-v2" }).kind,
