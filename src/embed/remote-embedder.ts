@@ -435,7 +435,10 @@ class RemoteEmbedder implements Embedder {
     warn: (message: string) => void,
   ): Promise<{ vector: Float32Array | null; rejected: boolean; reason: string }> {
     const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes <= this.maxBytes) {
+    const parts = text.length >= 2 * minimumPartLength ? splitForServer(text) : [text];
+    // The learned size is in bytes, an estimate: a text that cannot be split (say 120 CJK characters, 360 bytes but
+    // a few tokens) is still sent whole, and rejected only when the server refuses it.
+    if (bytes <= this.maxBytes || parts.length < 2) {
       try {
         return { vector: (await this.client.requestWithRetry([text], warn))[0]!, rejected: false, reason: "" };
       } catch (error) {
@@ -447,7 +450,6 @@ class RemoteEmbedder implements Embedder {
         );
       }
     }
-    const parts = text.length >= 2 * minimumPartLength ? splitForServer(text) : [text];
     if (parts.length < 2) return { vector: null, rejected: true, reason: "too large for the endpoint even when split" };
     const embedded: { vector: Float32Array; length: number }[] = [];
     for (const part of parts) {

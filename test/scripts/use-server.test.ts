@@ -88,4 +88,21 @@ describe.skipIf(!installed)("USE evaluation server", () => {
     expect(cosine(await embedder.embedQuery(long), vector!)).toBeGreaterThan(0.99);
     await embedder.dispose();
   });
+
+  test("a short text that is many bytes but few tokens (CJK) is still embedded after the size limit was learned", async () => {
+    const config = resolveEmbedConfig({
+      env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_MODEL: useModelName },
+      home: "/nonexistent",
+    });
+    if (config.kind !== "remote") throw new Error("expected a remote config");
+    const embedder = await createRemoteEmbedder(config);
+    // An English text over the window teaches the embedder a limit of about 128 × 3 bytes.
+    await embedder.embedDocuments([Array.from({ length: 300 }, (_, i) => `word${i}`).join(" ")]);
+    // 120 Chinese characters are 360 bytes, above that limit, and too short to split; the model reads them as a
+    // handful of pieces. Before issue 27 they were rejected without being sent (174 chunks of the real corpus).
+    const chinese = "关键决策点方案目前弹性抢占还没实现如果后续要支持需要单独写一套逻辑".repeat(4).slice(0, 120);
+    const [vector] = await embedder.embedDocuments([chinese]);
+    expect(vector).not.toBeNull();
+    await embedder.dispose();
+  });
 });
