@@ -4,14 +4,23 @@
  * question, paraphrase) at level 1, and for the queries with an expected turn at level 2, for each leg: keyword,
  * vector, hybrid; then the same per source (the source of a query's first expected session: rows `source:<id>` for
  * all its kinds and `source:<id>/<kind>` per kind, `turns/…` at level 2).
- * The vector and hybrid rows need a model: pass one with RECALL_MODEL=<preset or path.gguf> (or --model);
- * without it only the keyword leg is measured. The index is built in a private temp RECALL_HOME.
- * Output: one tab-separated row per group: mode, group, n, recall@5 (share for the confidence rows), MRR.
+ * The vector and hybrid rows need a model: `--model use` (the Universal Sentence Encoder, served for the run by
+ * scripts/eval/use-server.ts), `--model glove`, or a preset name or `.gguf` path (also RECALL_MODEL); without one only
+ * the keyword leg is measured. `--queries <file>` evaluates another labelled set (e.g.
+ * test/corpus/queries-heldout.json). The index is built in a private temp RECALL_HOME.
+ * Output: one tab-separated row per group: mode, group, n, hit@1, recall@5 (hit@5; the share for the confidence
+ * rows), MRR.
  */
 import type { ScoresByKind } from "../src/search/evaluate.ts";
 import { evaluateRetrieval, type LabelledQuery, type SearchMode } from "../src/search/index.ts";
-import queries from "../test/corpus/queries.json";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
+
+const queriesAt = process.argv.indexOf("--queries");
+const queriesPath =
+  queriesAt > 0 ? resolve(process.argv[queriesAt + 1] ?? "") : resolve(import.meta.dir, "../test/corpus/queries.json");
+const queries = JSON.parse(readFileSync(queriesPath, "utf8")) as LabelledQuery[];
 
 /**
  * One output row per kind of `scores`, in the order of `scores`: the group name is `prefix` + kind.
@@ -28,6 +37,7 @@ function scoreRows(mode: SearchMode, scores: ScoresByKind, prefix: string, allNa
       mode,
       kind === "all" ? (allName ?? `${prefix}all`) : `${prefix}${kind}`,
       score.queries,
+      score.hitAt1.toFixed(3),
       score.recallAt5.toFixed(3),
       score.mrr.toFixed(3),
     ].join("\t"),
@@ -37,9 +47,9 @@ function scoreRows(mode: SearchMode, scores: ScoresByKind, prefix: string, allNa
 const corpus = await indexCorpus("eval", modelArgument());
 try {
   const modes: SearchMode[] = corpus.vectorLeg ? ["keyword", "vector", "hybrid"] : ["keyword"];
-  const rows: string[] = [["mode", "kind", "n", "recall@5 (share for confidence rows)", "MRR"].join("\t")];
+  const rows: string[] = [["mode", "kind", "n", "hit@1", "recall@5 (share for confidence rows)", "MRR"].join("\t")];
   for (const mode of modes) {
-    const result = await evaluateRetrieval(corpus.db, queries as LabelledQuery[], mode, corpus.vectorLeg);
+    const result = await evaluateRetrieval(corpus.db, queries, mode, corpus.vectorLeg);
     rows.push(...scoreRows(mode, result.sessions, ""), ...scoreRows(mode, result.turns, "turns/"));
     const { confidence } = result;
     rows.push(
@@ -47,12 +57,15 @@ try {
         mode,
         "negatives: no confident match",
         confidence.negatives,
+        "-",
         confidence.negativesUnconfident.toFixed(3),
         "-",
       ].join("\t"),
     );
     rows.push(
-      [mode, "rank-1 hits: confident", confidence.rankOneHits, confidence.rankOneConfident.toFixed(3), "-"].join("\t"),
+      [mode, "rank-1 hits: confident", confidence.rankOneHits, "-", confidence.rankOneConfident.toFixed(3), "-"].join(
+        "\t",
+      ),
     );
     for (const [source, levels] of Object.entries(result.sources)) {
       rows.push(...scoreRows(mode, levels.sessions, `source:${source}/`, `source:${source}`));

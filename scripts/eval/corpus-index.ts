@@ -11,6 +11,7 @@ import { openEmbedder, type Embedder } from "../../src/embed/index.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { createVectorLeg, type VectorLeg } from "../../src/search/index.ts";
 import { allCorpusRoots, hasCorpus } from "../../test/helpers/corpus.ts";
+import { startEvalModel, type EvalModel } from "./eval-model.ts";
 
 /**
  * An indexed corpus: the read-only database, the vector leg when a model was given (`model` is then its name,
@@ -23,16 +24,12 @@ export interface CorpusIndex {
   close(): Promise<void>;
 }
 
-/** The model named by `--model <preset|path>` or RECALL_MODEL, if any (the flag wins); undefined when neither is set. */
-export function modelArgument(): string | undefined {
-  const at = process.argv.indexOf("--model");
-  return at > 0 ? process.argv[at + 1] : process.env.RECALL_MODEL;
-}
+export { modelArgument } from "./eval-model.ts";
 
 /**
  * Index the corpus (with embeddings when `model` is given).
  * @param tool the calling script's name, for messages and the temp folder name (`recall-<tool>-…`)
- * @param model a model preset or `.gguf` path, or undefined for the keyword leg only
+ * @param model `use`, `glove`, a model preset or `.gguf` path (eval-model.ts), or undefined for the keyword leg only
  * Exits the process with status 1 and a one-line message when ../shared/corpus is missing.
  * @throws whatever indexing or opening the embedder throws (the temporary RECALL_HOME is removed first)
  */
@@ -43,8 +40,10 @@ export async function indexCorpus(tool: string, model: string | undefined): Prom
   }
   const home = mkdtempSync(join(tmpdir(), `recall-${tool}-`));
   let embedder: Embedder | undefined;
+  let evalModel: EvalModel | undefined;
   try {
-    embedder = model ? await openEmbedder({ env: process.env, home, modelFlag: model }) : undefined;
+    evalModel = model ? await startEvalModel(model) : undefined;
+    embedder = evalModel ? await openEmbedder({ env: evalModel.env, home, modelFlag: evalModel.modelFlag }) : undefined;
     const started = performance.now();
     const summary = await runIndex({
       recallHome: home,
@@ -62,6 +61,7 @@ export async function indexCorpus(tool: string, model: string | undefined): Prom
       `\n${tool}: indexed ${summary.added} sessions in ${((performance.now() - started) / 1000).toFixed(1)} s${model ? ` with ${model}` : " (no model: keyword leg only)"}\n`,
     );
   } catch (error) {
+    await evalModel?.stop();
     rmSync(home, { recursive: true, force: true });
     throw error;
   }
@@ -73,6 +73,7 @@ export async function indexCorpus(tool: string, model: string | undefined): Prom
     async close() {
       db.close();
       await embedder?.dispose();
+      await evalModel?.stop();
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -51,7 +51,9 @@ export interface ConfidenceScores {
 export interface RetrievalScores {
   /** Queries in the group (positive ones only; at level 2, those with an expected turn). */
   queries: number;
-  /** Share of the group's queries with an expected item in the top 5 (0–1; 0 for an empty group). */
+  /** Share of the group's queries whose first result is an expected item (hit@1, 0–1; 0 for an empty group). */
+  hitAt1: number;
+  /** Share of the group's queries with an expected item in the top 5 (hit@5, 0–1; 0 for an empty group). */
   recallAt5: number;
   /** Mean reciprocal rank over the top 10 (0–1; 0 for an empty group). */
   mrr: number;
@@ -93,6 +95,7 @@ function score(ranks: ReadonlyArray<{ query: string; rank: number }>): Retrieval
   const n = ranks.length;
   return {
     queries: n,
+    hitAt1: n === 0 ? 0 : ranks.filter((r) => r.rank === 1).length / n,
     recallAt5: n === 0 ? 0 : ranks.filter((r) => r.rank <= 5).length / n,
     mrr: n === 0 ? 0 : ranks.reduce((sum, r) => sum + (Number.isFinite(r.rank) ? 1 / r.rank : 0), 0) / n,
     misses: ranks.filter((r) => r.rank > 5).map((r) => r.query),
