@@ -116,18 +116,32 @@ class VectorCache {
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { create: true });
     this.db.exec("PRAGMA journal_mode = WAL");
+    // Several servers (an eval and a LoCoMo run) may share the file: wait for a writer instead of failing.
+    this.db.exec("PRAGMA busy_timeout = 10000");
     this.db.exec("CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL)");
   }
 
+  /** The cached vector, or undefined (also when the cache cannot be read: it is a cache, the model answers). */
   get(hash: string): Float32Array | undefined {
-    const row = this.db.query<{ vector: Uint8Array }, [string]>("SELECT vector FROM vectors WHERE hash = ?").get(hash);
-    return row ? new Float32Array(row.vector.slice().buffer) : undefined;
+    try {
+      const row = this.db
+        .query<{ vector: Uint8Array }, [string]>("SELECT vector FROM vectors WHERE hash = ?")
+        .get(hash);
+      return row ? new Float32Array(row.vector.slice().buffer) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
+  /** Store a vector; a write that fails (a busy or read-only file) is skipped, never an error for the request. */
   put(hash: string, vector: Float32Array): void {
-    this.db
-      .query("INSERT OR REPLACE INTO vectors(hash, vector) VALUES (?, ?)")
-      .run(hash, new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
+    try {
+      this.db
+        .query("INSERT OR REPLACE INTO vectors(hash, vector) VALUES (?, ?)")
+        .run(hash, new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
+    } catch {
+      // the next run embeds this text again
+    }
   }
 
   close(): void {

@@ -4,7 +4,8 @@
  *   1. parse the user text (query.ts); an empty query is a usage error; a query with nothing visible
  *      to embed (only invisible format characters) runs keyword-only, with a notice;
  *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
- *      vector: the injected `VectorLeg`, absent when no vectors or model are available);
+ *      vector: the injected `VectorLeg`, absent when no vectors or model are available; when embedding the query fails
+ *      because the endpoint stopped answering, the search runs keyword-only with a notice);
  *   3. fuse, keyed by session (level 1) or turn document (level 2): hybrid by evidence tiers (fusion.ts
  *      `fuseByEvidence`: keyword candidates with a confident match first, the rest by RSF with the model's calibrated
  *      vector weight), one leg alone by its own order;
@@ -15,20 +16,16 @@
  * Never prints; notices (e.g. "keyword-only: no vectors") are returned in the response.
  */
 import type { Database } from "bun:sqlite";
-import { UsageError } from "../errors.ts";
-import {
-  assessConfidence,
-  termRarities,
-  vectorWeightFor,
-  type ResultConfidence,
-  type TermRarity,
-} from "./confidence.ts";
+import { EmbedError, UsageError } from "../errors.ts";
+import { calibrationFor, type ResolvedCalibration } from "./calibration.ts";
+import { assessConfidence, termRarities, type ResultConfidence, type TermRarity } from "./confidence.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 import { parseLimit, parseOffset } from "./paging.ts";
 import { embeddableQueryText, parseLexicalQuery, type LexicalQuery } from "./query.ts";
+import { queryShape } from "./query-shape.ts";
 import { boostByDates, type UnderstoodDate } from "./time-boost.ts";
 import { parseTimeQuery } from "./time-query.ts";
 
@@ -60,7 +57,10 @@ export interface SearchRequest {
   offset?: number;
   /** Requested mode; the response says which actually ran. Default hybrid. */
   mode?: SearchMode;
-  /** Vector weight of hybrid fusion, 0–1; default the model's calibrated weight (confidence.ts `vectorWeightFor`). */
+  /**
+   * Vector weight of hybrid fusion, 0–1; default the model's calibrated weight (calibration.ts) × the query's semantic
+   * share (query-shape.ts).
+   */
   alpha?: number;
   /** Reference instant for dates in the query such as "last week" (epoch ms); default now. */
   now?: number;
@@ -88,6 +88,13 @@ export interface SearchResponse {
   nextOffset: number | undefined;
   /** The vector leg's weight in the fusion that ran: 0 keyword-only, 1 vector-only, else the hybrid weight used. */
   vectorWeight: number;
+  /**
+   * How far the query is natural language (0 identifiers or one word … 1 a sentence; query-shape.ts): it scaled the
+   * model's weight into `vectorWeight` (unless `alpha` was given) and the cosine's share of confidence.
+   */
+  semanticShare: number;
+  /** The vector leg's calibration (calibration.ts), when a vector leg ran; undefined for keyword-only. */
+  calibration: ResolvedCalibration | undefined;
   /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
   dates: UnderstoodDate[];
   /**
@@ -118,7 +125,9 @@ export async function searchIndex(
   const text = request.query.trim();
   if (text.length === 0)
     throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
-  const alpha = request.alpha ?? vectorWeightFor(vectorLeg?.model);
+  const calibration = calibrationFor(vectorLeg?.model);
+  const { semanticShare } = queryShape(text);
+  const alpha = request.alpha ?? calibration.vectorWeight * semanticShare;
   if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
   const limit = parseLimit(request.limit, defaultLimits[request.level]);
   const offset = parseOffset(request.offset);
@@ -140,11 +149,19 @@ export async function searchIndex(
     notices.push("keyword-only search: the query has no visible characters to embed");
     mode = "keyword";
   }
+  let vectorHits: VectorHit[] = [];
+  if (mode !== "keyword" && vectorLeg && embeddable !== null) {
+    try {
+      vectorHits = await vectorLeg.search(embeddable, request.level, request.filters, candidates);
+    } catch (error) {
+      // An endpoint that answered when the search began and then failed (a restart, an overloaded server): the words
+      // still answer. Vector-only has nothing to fall back to.
+      if (!(error instanceof EmbedError) || error.code !== "ENDPOINT_UNREACHABLE" || mode === "vector") throw error;
+      notices.push(`keyword-only search: ${error.message}`);
+      mode = "keyword";
+    }
+  }
   const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
-  const vectorHits =
-    mode === "keyword" || !vectorLeg || embeddable === null
-      ? []
-      : await vectorLeg.search(embeddable, request.level, request.filters, candidates);
   const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
   const rarities = termRarities(db, query); // judged twice in hybrid mode (keyword candidates, then the page): counted once
   const confidentKeyword =
@@ -164,7 +181,7 @@ export async function searchIndex(
       query,
       judged.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })),
       vectorLeg?.model,
-      { rarities },
+      { rarities, semanticShare },
     ),
   );
   const ranked = judged.slice(offset).map((hit, index) => ({ ...hit, verdict: verdicts[offset + index]! }));
@@ -184,6 +201,8 @@ export async function searchIndex(
     offset,
     nextOffset,
     vectorWeight,
+    semanticShare,
+    calibration: mode === "keyword" ? undefined : calibration,
     confident,
     dates,
   };

@@ -8,6 +8,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createLocalEmbedder, resolveEmbedConfig } from "../../src/embed/index.ts";
+import { startEmbeddingsServer } from "../embed/embeddings-server.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -141,4 +143,36 @@ describe("recall index and the embedding model (issue 12)", () => {
       server.stop(true);
     }
   }, 60_000);
+
+  test("an endpoint that fails while a search embeds its query: the search answers keyword-only and says why", async () => {
+    const config = resolveEmbedConfig({ env: {}, home: tmpdir(), modelFlag: getTestModelPath() });
+    if (config.kind !== "local") throw new Error("expected a local model");
+    const local = await createLocalEmbedder(config);
+    const server = startEmbeddingsServer(local);
+    try {
+      const sources = history("query-fails");
+      const home = join(work, "query-fails-home");
+      const env = { EMBEDDINGS_URL: server.url, RECALL_OFFLINE: "0" };
+      expect((await recall(["index", ...sources], home, env)).code).toBe(0);
+      // A search's probe ("recall") is answered; the query fails like an overloaded server.
+      server.setPlan((request) => (request.inputs[0] === "recall" ? "ok" : { status: 500 }));
+      const search = await recall(["search", "walrus tokenizer", "--json", ...sources, "--no-reindex"], home, env);
+      expect(search.code).toBe(0);
+      const json = JSON.parse(search.stdout);
+      expect(json.mode).toBe("keyword");
+      expect(json.results.length).toBeGreaterThan(0);
+      expect(search.stderr).toContain("keyword-only search: query embedding failed");
+      // Vector-only has no words to fall back on: it fails, saying why.
+      const vectorOnly = await recall(
+        ["search", "walrus tokenizer", "--vector-only", ...sources, "--no-reindex"],
+        home,
+        env,
+      );
+      expect(vectorOnly.code).toBe(1);
+      expect(vectorOnly.stderr).toContain("query embedding failed");
+    } finally {
+      server.close();
+      await local.dispose();
+    }
+  }, 120_000);
 });
