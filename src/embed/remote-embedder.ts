@@ -415,6 +415,7 @@ class RemoteEmbedder implements Embedder {
     for (const offset of alone) {
       const outcome = await this.embedText(prefixed[offset]!, warn);
       vectors[offset] = outcome.vector;
+      if (outcome.vector && outcome.parts > 1) hooks.onTextSplit?.(firstIndex + offset, outcome.parts);
       if (outcome.vector) continue;
       if (outcome.rejected) hooks.onTextRejected?.(firstIndex + offset, outcome.reason);
       else hooks.onTextFailed?.(firstIndex + offset, new Error(outcome.reason));
@@ -429,35 +430,43 @@ class RemoteEmbedder implements Embedder {
     warn(`the embedding endpoint is slow: ${this.batchSize} texts per request from now on`);
   }
 
-  /** Embeds one (prefixed) text, splitting it while the server finds it too large. */
+  /** Embeds one (prefixed) text, splitting it while the server finds it too large; `parts`: pieces embedded. */
   private async embedText(
     text: string,
     warn: (message: string) => void,
-  ): Promise<{ vector: Float32Array | null; rejected: boolean; reason: string }> {
+  ): Promise<{ vector: Float32Array | null; rejected: boolean; reason: string; parts: number }> {
     const bytes = Buffer.byteLength(text, "utf8");
     const parts = text.length >= 2 * minimumPartLength ? splitForServer(text) : [text];
     // The learned size is in bytes, an estimate: a text that cannot be split (say 120 CJK characters, 360 bytes but
     // a few tokens) is still sent whole, and rejected only when the server refuses it.
     if (bytes <= this.maxBytes || parts.length < 2) {
       try {
-        return { vector: (await this.client.requestWithRetry([text], warn))[0]!, rejected: false, reason: "" };
+        return {
+          vector: (await this.client.requestWithRetry([text], warn))[0]!,
+          rejected: false,
+          reason: "",
+          parts: 1,
+        };
       } catch (error) {
         if (!(error instanceof RequestFailure) || error.kind === "auth") throw error;
-        if (error.kind !== "too-large") return { vector: null, rejected: false, reason: error.message };
+        if (error.kind !== "too-large") return { vector: null, rejected: false, reason: error.message, parts: 0 };
         this.learnLimit(bytes, error);
         warn(
           `the embedding endpoint refused a text as too large (${error.message.slice(0, 120)}); splitting such texts`,
         );
       }
     }
-    if (parts.length < 2) return { vector: null, rejected: true, reason: "too large for the endpoint even when split" };
+    if (parts.length < 2)
+      return { vector: null, rejected: true, reason: "too large for the endpoint even when split", parts: 0 };
     const embedded: { vector: Float32Array; length: number }[] = [];
+    let pieces = 0;
     for (const part of parts) {
       const outcome = await this.embedText(part, warn);
       if (!outcome.vector) return outcome;
       embedded.push({ vector: outcome.vector, length: part.length });
+      pieces += outcome.parts;
     }
-    return { vector: meanOfParts(embedded), rejected: false, reason: "" };
+    return { vector: meanOfParts(embedded), rejected: false, reason: "", parts: pieces };
   }
 
   /** Lowers the size above which texts are split before sending, from a rejection of a `bytes`-byte text. */

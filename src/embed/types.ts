@@ -31,6 +31,11 @@ export interface EmbedHooks {
    * until the model changes. Called instead of `onTextFailed`, never both.
    */
   onTextRejected?: (index: number, reason: string) => void;
+  /**
+   * `texts[index]` was longer than the endpoint's window: it was split and embedded as the length-weighted mean of
+   * `parts` pieces (remote; issue 27). Called before the text's result is returned, only for parts ≥ 2.
+   */
+  onTextSplit?: (index: number, parts: number) => void;
   /** a retry or fallback happened (remote) */
   onWarning?: (message: string) => void;
 }

@@ -22,7 +22,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive
 import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 9;
+export const schemaVersion = 10;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
@@ -243,6 +243,16 @@ const migrations: Array<string | ((db: Database) => void)> = [
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(forgotten)").all();
     if (!columns.some((column) => column.name === "parent_session_id"))
       db.exec("ALTER TABLE forgotten ADD COLUMN parent_session_id TEXT");
+  },
+  // v10 (issue 27): how many pieces the embedding endpoint needed per chunk. A remote model's window is known only
+  // approximately (bytes per token), so a chunk the endpoint refuses as too long is split and embedded as the mean of
+  // its parts; `status` says how many were, so no chunk is cut unseen. 1 = embedded whole (every older chunk).
+  (db) => {
+    for (const table of ["chunks", "next_chunks"]) {
+      const columns = db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all();
+      if (!columns.some((column) => column.name === "parts"))
+        db.exec(`ALTER TABLE ${table} ADD COLUMN parts INTEGER NOT NULL DEFAULT 1`);
+    }
   },
 ];
 

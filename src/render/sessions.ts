@@ -140,6 +140,7 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
       failed: status.failedChunks,
       skipped: status.skippedChunks,
       rejected: status.rejectedChunks,
+      split: status.splitChunks,
     },
     reembed: status.reembed
       ? {
@@ -167,6 +168,10 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
     `last indexed: ${status.lastIndexedAt ? localMinute(status.lastIndexedAt) : "never"}`,
     `state: ${extras.stale ? palette.yellow(`stale (${extras.staleSources.join(", ")} changed; the next search re-indexes)`) : palette.green("up to date")}`,
     `embeddings: ${status.embeddedChunks} chunks embedded, ${status.pendingChunks} pending, ${status.failedChunks} failed, ${status.rejectedChunks} rejected, ${status.skippedChunks} with nothing to embed${
+      status.splitChunks > 0
+        ? `; ${status.splitChunks} longer than the model's window, each embedded as the mean of its parts (none cut)`
+        : ""
+    }${
       status.reembed
         ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)`
         : ""

@@ -233,6 +233,11 @@ export interface IndexStatus {
   skippedChunks: number;
   /** chunks the model or endpoint refused for good (index/schema.ts `chunkStatus.rejected`) */
   rejectedChunks: number;
+  /**
+   * embedded chunks longer than the endpoint's window, embedded as the mean of their parts instead of being cut
+   * (`chunks.parts` > 1; issue 27)
+   */
+  splitChunks: number;
   /** a re-embed with another model under way (index/vectors/generations.ts), or undefined */
   reembed: ReembedProgress | undefined;
   /** files rejected whole and records that could not be placed, with reasons (issue 26; index/write/not-kept.ts) */
@@ -280,6 +285,10 @@ export function readIndexStatus(db: Database, databasePath: string): IndexStatus
     failedChunks: chunkCount(chunkStatus.failed),
     skippedChunks: chunkCount(chunkStatus.skipped),
     rejectedChunks: chunkCount(chunkStatus.rejected),
+    splitChunks:
+      db
+        .query<{ n: number }, [number]>("SELECT count(*) AS n FROM chunks WHERE status = ? AND parts > 1")
+        .get(chunkStatus.embedded)?.n ?? 0,
     reembed: readReembedProgress(db),
     notKept: readNotKept(db),
   };

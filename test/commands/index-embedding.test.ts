@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLocalEmbedder, resolveEmbedConfig } from "../../src/embed/index.ts";
-import { startEmbeddingsServer } from "../embed/embeddings-server.ts";
+import { llamaServerTooLarge, startEmbeddingsServer } from "../embed/embeddings-server.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -170,6 +170,35 @@ describe("recall index and the embedding model (issue 12)", () => {
       );
       expect(vectorOnly.code).toBe(1);
       expect(vectorOnly.stderr).toContain("query embedding failed");
+    } finally {
+      server.close();
+      await local.dispose();
+    }
+  }, 120_000);
+
+  test("chunks longer than the endpoint's window are split and embedded as the mean of their parts, and status counts them", async () => {
+    const config = resolveEmbedConfig({ env: {}, home: tmpdir(), modelFlag: getTestModelPath() });
+    if (config.kind !== "local") throw new Error("expected a local model");
+    const local = await createLocalEmbedder(config);
+    const server = startEmbeddingsServer(local);
+    try {
+      // A server whose window is smaller than the chunks recall makes for a 512-token model: llama-server's refusal.
+      server.setPlan((request) => {
+        const longest = Math.max(...request.inputs.map((input) => input.length));
+        return longest > 150 ? llamaServerTooLarge(Math.ceil(longest / 3)) : "ok";
+      });
+      const sources = history("split");
+      const home = join(work, "split-home");
+      const env = { EMBEDDINGS_URL: server.url, RECALL_OFFLINE: "0" };
+      const indexed = JSON.parse((await recall(["index", "--json", ...sources], home, env)).stdout);
+      expect(indexed.embedding).toMatchObject({ failed: 0, rejected: 0 });
+      const status = JSON.parse((await recall(["status", "--json"], home, env)).stdout);
+      expect(status.chunks.split).toBeGreaterThan(0);
+      expect(status.chunks.rejected).toBe(0);
+      const text = (await recall(["status"], home, env)).stdout;
+      expect(text).toContain(
+        `${status.chunks.split} longer than the model's window, each embedded as the mean of its parts (none cut)`,
+      );
     } finally {
       server.close();
       await local.dispose();

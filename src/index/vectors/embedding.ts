@@ -244,11 +244,12 @@ async function embedChunks(
       `SELECT c.id, c.text, d.level FROM ${generation.table} c JOIN documents d ON d.id = c.document_id WHERE c.status IN (?, ?) ORDER BY c.id`,
     )
     .all(chunkStatus.pending, chunkStatus.failed);
-  const mark = db.query(`UPDATE ${generation.table} SET status = ? WHERE id = ?`);
+  const mark = db.query(`UPDATE ${generation.table} SET status = ?, parts = ? WHERE id = ?`);
   const sliceSize = sliceSizeFor(embedder);
   for (let start = 0; start < pending.length; start += sliceSize) {
     const slice = pending.slice(start, start + sliceSize);
     const statuses: number[] = new Array(slice.length).fill(chunkStatus.failed);
+    const parts: number[] = new Array(slice.length).fill(1);
     let vectors: (Float32Array | null)[];
     // Embedder hooks must not throw: a progress hook that asks to stop (a watcher with new changes) is honoured
     // after the slice is committed.
@@ -266,6 +267,7 @@ async function embedChunks(
         {
           onProgress,
           onTextRejected: (index) => (statuses[index] = chunkStatus.rejected),
+          onTextSplit: (index, count) => (parts[index] = count),
         },
       );
     } catch (error) {
@@ -288,7 +290,7 @@ async function embedChunks(
     }
     for (const i of slice.keys()) if (vectors[i]) statuses[i] = chunkStatus.embedded;
     db.transaction(() => {
-      for (const [i, chunk] of slice.entries()) mark.run(statuses[i]!, chunk.id);
+      for (const [i, chunk] of slice.entries()) mark.run(statuses[i]!, parts[i]!, chunk.id);
       record();
     }).immediate();
     for (const status of statuses) {

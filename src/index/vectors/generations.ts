@@ -123,7 +123,7 @@ export function swapInNextGeneration(db: Database, recallHome: string): void {
   db.transaction(() => {
     db.exec("DELETE FROM chunks");
     db.exec(
-      "INSERT INTO chunks(id, document_id, chunk_index, text, status) SELECT id, document_id, chunk_index, text, status FROM next_chunks",
+      "INSERT INTO chunks(id, document_id, chunk_index, text, status, parts) SELECT id, document_id, chunk_index, text, status, parts FROM next_chunks",
     );
     db.exec("DELETE FROM next_chunks");
     writeMeta(db, embedFingerprintKey, readMeta(db, nextFingerprintKey)!);
