@@ -26,7 +26,9 @@ try {
   if (model?.modelFlag) env.RECALL_MODEL = model.modelFlag;
   const args = [...passed];
   if (model && !args.includes("--mode")) args.push("--mode", "hybrid");
-  process.stderr.write(`locomo: ${model ? `model ${model.name}${model.server ? ` at ${model.server.url}` : ""}` : "no model"}\n`);
+  process.stderr.write(
+    `locomo: ${model ? `model ${model.name}${model.server ? ` at ${model.server.url}` : ""}` : "no model"}\n`,
+  );
   const child = Bun.spawn(["python3", harness, "--recall-dir", resolve(import.meta.dir, ".."), ...args], {
     env,
     stdio: ["inherit", "inherit", "inherit"],

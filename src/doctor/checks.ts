@@ -6,6 +6,7 @@
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
+import { calibrationFor, describeCalibration } from "../search/calibration.ts";
 import type { Database } from "bun:sqlite";
 import { isRecallError, type RecallErrorCode } from "../errors.ts";
 import {
@@ -393,6 +394,25 @@ export async function checkLocalModel(
       errorCode: "EMBED_FAILED",
     };
   }
+}
+
+/**
+ * Whether hybrid search has a calibration for the configured model (search/calibration.ts): OK for a fitted one or a
+ * documented prior, WARN for a model without one (it gets the conservative default: the keyword leg leads and its
+ * cosine adds no confidence).
+ */
+export function checkCalibration(config: EmbedConfig): CheckResult {
+  const model = config.kind === "local" ? config.name : config.model;
+  const calibration = calibrationFor(model);
+  const message = describeCalibration(model, calibration);
+  return calibration.status === "default"
+    ? {
+        id: "calibration",
+        status: "warn",
+        message,
+        fix: "hybrid search still works; its ranking is tuned less for this model",
+      }
+    : { id: "calibration", status: "ok", message };
 }
 
 /** The remote endpoint answers one embeddings request (5 s timeout by default) with a vector. */

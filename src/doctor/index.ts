@@ -2,10 +2,12 @@
  * `recall doctor`: runs every check in order and renders the report (text or JSON). Library code: prints
  * nothing; the command writes what `renderDoctorText` / `renderDoctorJson` return.
  */
+import { isLoopbackUrl } from "../embed/index.ts";
 import { pathsUnder, type RecallPaths } from "../index/index.ts";
 import type { SourceRootMap } from "../parsers/index.ts";
 import { checkFolders, checkSnapshot } from "./archive.ts";
 import {
+  checkCalibration,
   checkEndpoint,
   checkIndex,
   checkLocalModel,
@@ -71,8 +73,10 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     const { config, result } = resolveConfigForDoctor(env, paths, options.modelFlag);
     if (result) results.push(result);
     else if (config?.kind === "local") results.push(await checkLocalModel(config, options.loadModel ?? false));
-    else if (config?.kind === "remote" && !offline)
+    // An endpoint on loopback is allowed under RECALL_OFFLINE=1 (it downloads nothing), so it is checked too.
+    else if (config?.kind === "remote" && (!offline || isLoopbackUrl(config.url)))
       results.push(await checkEndpoint(config, options.endpointTimeoutMs));
+    if (config) results.push(checkCalibration(config));
     results.push(
       checkCleanupPeriod({
         claudeContainers: scanned["claude-code"].containers,

@@ -18,9 +18,11 @@ export {
   presetDownloadUrl,
 } from "./presets.ts";
 export { detectHardware, type HardwareReport } from "./hardware.ts";
+export { recognizeModelFamily, type ModelFamily } from "./model-family.ts";
 export type { ModelPreset } from "./presets.ts";
 export {
   describeDefaultModel,
+  isLoopbackUrl,
   isOffline,
   loadEnvWithDotEnv,
   normalizeEmbeddingsUrl,

@@ -20,7 +20,11 @@ const share = (vectorWeight: number): string => String(Number(confidentTierVecto
  *   terms: the query's words after parsing (stop words dropped, possessives stripped), lower-case;
  *   terms_in_preview: those of them the preview/excerpt shows (prefix match, as highlighting does);
  *   keyword_score, vector_score: each leg's 0–1 normalized score, null when that leg did not find it;
- *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else the hybrid weight: --alpha, or the model's calibrated one);
+ *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else the hybrid weight: --alpha, or
+ *         the model's calibrated one × semantic_share);
+ *   semantic_share: how far the query is natural language, 0–1 (search/query-shape.ts);
+ *   calibration: the vector leg's calibration, `<entry> (<fitted|prior|default>)` (search/calibration.ts), null when
+ *         no vector leg ran;
  *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/fusion.ts `fuseByEvidence`:
  *         0.5 + 0.5 · (keyword + s · vector) / (1 + s), s = vector_weight / 5) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
  *         keyword)); null when one leg ran alone;
@@ -34,6 +38,8 @@ export interface ResultExplanation {
   keyword_score: number | null;
   vector_score: number | null;
   vector_weight: number;
+  semantic_share: number;
+  calibration: string | null;
   tier: "confident keyword match" | "blend" | null;
   blended: number;
   boosts: Array<{ reason: string; factor: number }>;
@@ -54,6 +60,7 @@ export function explainResult(
   terms: readonly string[],
   vectorWeight: number,
   dates: readonly UnderstoodDate[] = [],
+  ranking: { semanticShare: number; calibration: string | null } = { semanticShare: 1, calibration: null },
 ): ResultExplanation {
   const preview = "preview" in result ? result.preview : result.responseExcerpt;
   const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
@@ -88,6 +95,8 @@ export function explainResult(
     keyword_score: roundScore(result.keywordScore) ?? null,
     vector_score: roundScore(result.vectorScore) ?? null,
     vector_weight: vectorWeight,
+    semantic_share: roundScore(ranking.semanticShare)!,
+    calibration: ranking.calibration,
     tier,
     blended: roundScore(blended)!,
     boosts,
@@ -115,8 +124,12 @@ function dateBoostOf(
 /** Every result's explanation, in result order. */
 export function explainResponse(response: SearchResponse): ResultExplanation[] {
   const terms = parseLexicalQuery(response.query).highlightWords;
+  const ranking = {
+    semanticShare: response.semanticShare,
+    calibration: response.calibration ? `${response.calibration.entry} (${response.calibration.status})` : null,
+  };
   return (response.results as Array<SessionResult | TurnResult>).map((result) =>
-    explainResult(result, terms, response.vectorWeight, response.dates),
+    explainResult(result, terms, response.vectorWeight, response.dates, ranking),
   );
 }
 
@@ -130,8 +143,11 @@ export function renderExplainText(response: SearchResponse): string {
   const explanations = explainResponse(response);
   const terms = explanations[0]?.terms ?? parseLexicalQuery(response.query).highlightWords;
   const used = response.dates.filter((date) => date.applied).map((date) => date.label);
+  const calibration = response.calibration
+    ? `; calibration ${response.calibration.entry} (${response.calibration.status}), semantic share ${roundScore(response.semanticShare)}`
+    : "";
   const lines = [
-    `explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}`,
+    `explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}${calibration}`,
   ];
   (response.results as Array<SessionResult | TurnResult>).forEach((result, i) => {
     const e = explanations[i]!;

@@ -12,35 +12,18 @@
  *   vector:  the raw cosine similarity of the result's best chunk.
  * Each is mapped to a probability by a logistic curve p = 1 / (1 + e^−(slope·x + intercept)) (Platt scaling,
  * Platt 1999) whose constants are data, fitted by `bun scripts/calibrate-confidence.ts` on labelled queries
- * (test/corpus/queries.json: positives and negatives written from the real corpus) and kept in
- * calibration.json, the vector leg per model. A result's confidence is the larger of its legs';
- * it is `confident` at 0.5 or more. A model without a curve adds no vector confidence (its results are judged by
- * their words only): never calibrated, or calibrated and found not to separate (GloVe mean vectors give
- * negatives' best cosines of 0.77–1.00, as high as hits'; a sentence-embedding model is expected to do better).
+ * (test/corpus/queries.json: positives and negatives written from the real corpus) and kept in calibration.json, the
+ * vector leg's per model (calibration.ts). A result's confidence is the larger of its legs'; it is `confident` at 0.5
+ * or more. The vector leg counts only as far as the query is natural language (query-shape.ts: its semantic share
+ * scales the vector probability, so a cosine never makes an identifier query confident), and only for a model whose
+ * cosine was found to separate hits from misses (GloVe mean vectors give negatives' best cosines of 0.77–1.00, as
+ * high as hits'; a model without calibration adds none).
  */
 import type { Database } from "bun:sqlite";
 import { unsegmentedLetter, unsegmentedRuns } from "../index/write/cjk.ts";
-import calibration from "./calibration.json";
+import { calibrationFor, defaultCalibrations, type Calibrations, type LogisticCurve } from "./calibration.ts";
 import { matchedTerms } from "./lexical.ts";
 import { termWords, type LexicalQuery } from "./query.ts";
-
-/** A logistic map from one evidence value to a probability: p = 1 / (1 + e^−(slope·x + intercept)). */
-export interface LogisticCurve {
-  slope: number;
-  intercept: number;
-}
-
-/**
- * The fitted constants (calibration.json): the keyword curve over coverage, vector curves per model name, and the
- * hybrid fusion's vector weight per model (fusion.ts `fuseByEvidence`; `default` for a model never calibrated).
- * A model mapped to null in `vector` was calibrated and its raw cosine found not to separate hits from misses (it
- * adds no confidence, like a model never calibrated).
- */
-export interface ConfidenceCalibration {
-  keyword: LogisticCurve;
-  vector: Record<string, LogisticCurve | null>;
-  vectorWeight: Record<string, number> & { default: number };
-}
 
 /** Confidence at or above which a result (and an answer whose first result is one) counts as confident. */
 export const confidentAt = 0.5;
@@ -82,9 +65,6 @@ export interface ConfidenceInput {
 }
 
 const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(-(curve.slope * x + curve.intercept)));
-
-/** The committed calibration (calibration.json). */
-export const defaultCalibration: ConfidenceCalibration = calibration;
 
 /**
  * Rarity of each query term in the index: one capped count per term (terms in an unsegmented script are
@@ -138,30 +118,21 @@ function matchedUnsegmented(
  * Keyword confidence of a coverage value, through the calibrated keyword curve.
  * @param coverage IDF-weighted share of the query's terms held, 0–1
  */
-export function keywordConfidence(coverage: number, curves: ConfidenceCalibration = defaultCalibration): number {
-  return coverage > 0 ? logistic(curves.keyword, coverage) : 0;
+export function keywordConfidence(coverage: number, calibrations: Calibrations = defaultCalibrations): number {
+  return coverage > 0 ? logistic(calibrations.keyword, coverage) : 0;
 }
 
 /**
- * The vector leg's weight (0–1) in hybrid fusion for a model: its calibrated weight, else the default (0.5).
- * Fitted by `bun scripts/calibrate-confidence.ts --model M` (the weight with the best mean MRR over sessions and turns
- * on the labelled queries); GloVe: 0.1 (its semantic leg alone is weaker than the keyword leg on every query kind).
- */
-export function vectorWeightFor(model: string | undefined, curves: ConfidenceCalibration = defaultCalibration): number {
-  return (model !== undefined ? curves.vectorWeight[model] : undefined) ?? curves.vectorWeight.default;
-}
-
-/**
- * Vector confidence of a raw cosine for a model, or undefined when the model has no curve (see the module doc).
- * @param model the embedding model's name as its fingerprint records it (e.g. `glove-wink-100d-f16`)
+ * Vector confidence of a raw cosine for a model, or undefined when its calibration has no curve (calibration.ts).
+ * @param model the embedding model's name as its fingerprint records it (e.g. `universal-sentence-encoder-lite`)
  */
 export function vectorConfidence(
   cosine: number,
   model: string,
-  curves: ConfidenceCalibration = defaultCalibration,
+  calibrations: Calibrations = defaultCalibrations,
 ): number | undefined {
-  const curve = curves.vector[model];
-  return curve ? logistic(curve, cosine) : undefined; // null (calibrated, no signal) adds nothing, like undefined
+  const curve = calibrationFor(model, calibrations).vector;
+  return curve ? logistic(curve, cosine) : undefined;
 }
 
 /**
@@ -169,7 +140,9 @@ export function vectorConfidence(
  * @param model the vector leg's model name, when a vector leg ran
  * @param options.rarities the query's {@link termRarities}, when the caller already has them (a search judges its
  *   keyword candidates and then its page: the counts are made once); default: counted here
- * @param options.curves default: the committed calibration
+ * @param options.calibrations default: the committed calibration (calibration.json)
+ * @param options.semanticShare how far the query is natural language, 0–1 (query-shape.ts): scales the vector
+ *   probability; default 1
  * @returns one verdict per input, in order
  */
 export function assessConfidence(
@@ -177,10 +150,11 @@ export function assessConfidence(
   query: LexicalQuery,
   results: readonly ConfidenceInput[],
   model: string | undefined,
-  options: { rarities?: readonly TermRarity[]; curves?: ConfidenceCalibration } = {},
+  options: { rarities?: readonly TermRarity[]; calibrations?: Calibrations; semanticShare?: number } = {},
 ): ResultConfidence[] {
   if (results.length === 0) return [];
-  const curves = options.curves ?? defaultCalibration;
+  const calibrations = options.calibrations ?? defaultCalibrations;
+  const semanticShare = options.semanticShare ?? 1;
   const rarities = options.rarities ?? termRarities(db, query);
   const idfOf = new Map(rarities.map((rarity) => [rarity.term, rarity.idf]));
   const totalIdf = rarities.reduce((sum, rarity) => sum + rarity.idf, 0);
@@ -193,9 +167,11 @@ export function assessConfidence(
     const held = new Set([...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])]);
     const terms = query.terms.filter((term) => held.has(term));
     const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
-    const keyword = keywordConfidence(coverage, curves);
+    const keyword = keywordConfidence(coverage, calibrations);
     const vector =
-      result.cosine !== undefined && model !== undefined ? (vectorConfidence(result.cosine, model, curves) ?? 0) : 0;
+      result.cosine !== undefined && model !== undefined
+        ? (vectorConfidence(result.cosine, model, calibrations) ?? 0) * semanticShare
+        : 0;
     const confidence = Math.max(keyword, vector);
     return {
       confidence,

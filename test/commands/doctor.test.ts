@@ -68,6 +68,7 @@ describe("recall doctor checks", () => {
       "not-kept",
       "vectors",
       "model",
+      "calibration",
       "cleanup",
     ]);
     expect(renderDoctorText(results)).toMatch(/^OK {3}sources/m);
@@ -183,7 +184,18 @@ describe("recall doctor checks", () => {
       expect(failed.endpoint).toMatchObject({ status: "fail", errorCode: "ENDPOINT_UNREACHABLE" });
       expect(failed.endpoint?.message).toContain("HTTP 500");
       expect(requests).toBe(2);
+      // RECALL_OFFLINE=1 forbids an endpoint off this machine (not called, WARN) but not one on loopback (checked).
       const offline = byId(
+        await runDoctor({
+          recallHome: join(work, "e1"),
+          roots,
+          env: { EMBEDDINGS_URL: "http://10.0.0.2:9/v1", RECALL_OFFLINE: "1" },
+          home: join(work, "nohome"),
+        }),
+      );
+      expect(offline.endpoint?.status).toBe("warn");
+      expect(requests).toBe(2);
+      const loopback = byId(
         await runDoctor({
           recallHome: join(work, "e1"),
           roots,
@@ -191,8 +203,13 @@ describe("recall doctor checks", () => {
           home: join(work, "nohome"),
         }),
       );
-      expect(offline.endpoint?.status).toBe("warn");
-      expect(requests).toBe(2);
+      expect(loopback.endpoint).toMatchObject({ status: "fail", errorCode: "ENDPOINT_UNREACHABLE" });
+      expect(requests).toBe(3);
+      // The endpoint's model ("default") has no calibration: doctor says what that means.
+      expect(loopback.calibration).toMatchObject({ status: "warn" });
+      expect(loopback.calibration?.message).toContain(
+        "default has no calibration: hybrid search uses the conservative default",
+      );
     } finally {
       server.stop(true);
     }

@@ -12,6 +12,7 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { assessConfidence, confidentAt, keywordConfidence, termRarities } from "../../src/search/confidence.ts";
 import { parseLexicalQuery, searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import { confidentPrefix } from "../../src/search/api.ts";
+import type { Calibrations } from "../../src/search/calibration.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -129,10 +130,10 @@ describe("absolute confidence (issue 13)", () => {
       )[0]!.confidence,
     ).toBe(0);
     // A model with a curve: its cosine alone can make a result confident, through that curve.
-    const curves = {
+    const calibrations: Calibrations = {
       keyword: { slope: 7, intercept: -3.5 },
-      vector: { "a-model": { slope: 20, intercept: -14 } },
-      vectorWeight: { default: 0.5 },
+      default: { vectorWeight: 0.3, vector: null, note: "" },
+      models: { "a-model": { status: "fitted", vectorWeight: 0.5, vector: { slope: 20, intercept: -14 }, note: "" } },
     };
     const [strong, weak] = assessConfidence(
       db,
@@ -142,11 +143,28 @@ describe("absolute confidence (issue 13)", () => {
         { documentId, keywordRaw: undefined, cosine: 0.5 },
       ],
       "a-model",
-      { curves },
+      { calibrations },
     );
     expect(strong!.confidence).toBeCloseTo(1 / (1 + Math.exp(-(20 * 0.9 - 14))), 9);
     expect(strong!.confident).toBe(true);
     expect(weak!.confident).toBe(false);
+    // The same cosine for a query of identifiers (semantic share 0) adds nothing; for a short one, part of it.
+    const identifierQuery = assessConfidence(
+      db,
+      parseLexicalQuery("zzqxflorb"),
+      [{ documentId, keywordRaw: undefined, cosine: 0.9 }],
+      "a-model",
+      { calibrations, semanticShare: 0 },
+    );
+    expect(identifierQuery[0]!.confidence).toBe(0);
+    const halfShare = assessConfidence(
+      db,
+      parseLexicalQuery("zzqxflorb"),
+      [{ documentId, keywordRaw: undefined, cosine: 0.9 }],
+      "a-model",
+      { calibrations, semanticShare: 0.5 },
+    );
+    expect(halfShare[0]!.confidence).toBeCloseTo(strong!.confidence / 2, 9);
   });
 
   test("the CLI says 'no confident match', marks weak results, and carries confidence and raw leg scores in JSON", () => {

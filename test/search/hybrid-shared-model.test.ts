@@ -75,8 +75,14 @@ describe.skipIf(!hasCorpus || !hasSharedModel)(
       expect(readdirSync(dirname(sharedModelPath)).sort()).toEqual(sharedFiles);
     });
 
-    test("the model's calibrated vector weight is used by default (calibration.json) and reported", async () => {
-      expect((await turns("music generation notebook", "hybrid")).response.vectorWeight).toBe(0.05);
+    test("the model's calibrated vector weight, scaled by the query's semantic share, is used by default and reported", async () => {
+      const sentence = await turns("which music generation notebook did we change", "hybrid");
+      expect(sentence.response.semanticShare).toBe(1);
+      expect(sentence.response.vectorWeight).toBe(0.05);
+      expect(sentence.response.calibration).toMatchObject({ entry: "glove-wink-100d-f16", status: "fitted" });
+      // Three words: two thirds of the weight; an identifier: none (keyword order, vector candidates below).
+      expect((await turns("music generation notebook", "hybrid")).response.vectorWeight).toBeCloseTo(0.05 * (2 / 3), 9);
+      expect((await turns("test_diverse_simple", "hybrid")).response.vectorWeight).toBe(0);
       expect((await turns("music generation notebook", "hybrid", 0.6)).response.vectorWeight).toBe(0.6);
     });
 

@@ -88,6 +88,14 @@ describe("hybrid search with a generated model", () => {
     expect([...tiers].every((tier) => tier === "confident keyword match" || tier === "blend")).toBe(true);
     for (const hit of response.results)
       if (hit.explain.boosts.length === 0) expect(hit.explain.blended).toBeCloseTo(hit.score, 3);
+    // The generated model has no calibration: the conservative default ranked it, and --explain says so.
+    expect(response.results[0].explain).toMatchObject({
+      calibration: "default (default)",
+      semantic_share: 1,
+      vector_weight: 0.3,
+    });
+    const text = recall(["search", "refresh token 401 after idle", "--explain", "--model", model, ...examples], home);
+    expect(text.stderr).toContain("calibration default (default), semantic share 1");
   });
 
   test("filters apply before the top-k cut: a project filter still fills the limit with that project only", () => {
