@@ -1,14 +1,18 @@
 /**
- * `bun run bench [name ...]`: runs every benchmark script in scripts/bench/ (or the named ones) in
- * its own process, collects the JSON lines they print, prints one table, and appends the lines to
- * scripts/bench/results/<date>-<machine>.jsonl so runs stay comparable over time.
+ * `bun run bench [name ...] [--model use|glove|<preset|path>]`: runs every benchmark script in scripts/bench/ (or
+ * those whose file name starts with a given name) in its own process, collects the JSON lines they print, prints one
+ * table, and appends the lines to scripts/bench/results/<date>-<machine>.jsonl so runs stay comparable over time.
+ * `--model` is passed on to every script (hybrid-endpoint.ts measures the USE endpoint with it; scripts that use
+ * their own generated models ignore it).
  */
 import { appendFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { machine } from "./lib.ts";
 
 const benchDir = import.meta.dir;
-const wanted = process.argv.slice(2);
+const modelAt = process.argv.indexOf("--model");
+const modelArgs = modelAt > 0 ? process.argv.slice(modelAt, modelAt + 2) : [];
+const wanted = process.argv.slice(2).filter((arg) => !modelArgs.includes(arg));
 const scripts = readdirSync(benchDir)
   .filter((file) => file.endsWith(".ts") && !["run.ts", "lib.ts"].includes(file))
   .filter((file) => wanted.length === 0 || wanted.some((name) => file.startsWith(name)))
@@ -17,7 +21,11 @@ const scripts = readdirSync(benchDir)
 const rows: Array<Record<string, unknown>> = [];
 for (const script of scripts) {
   process.stderr.write(`bench: ${script}\n`);
-  const child = Bun.spawnSync(["bun", join(benchDir, script)], { stdout: "pipe", stderr: "inherit", env: process.env });
+  const child = Bun.spawnSync(["bun", join(benchDir, script), ...modelArgs], {
+    stdout: "pipe",
+    stderr: "inherit",
+    env: process.env,
+  });
   for (const line of child.stdout.toString().split("\n")) {
     if (!line.startsWith("{")) continue;
     try {
