@@ -4,7 +4,7 @@
  *
  * Labelled queries: test/corpus/queries.json over the real corpus (../shared/corpus), and, with a model, the questions
  * of one LoCoMo conversation (`conv-26` of ../shared/bench/locomo, converted by its convert.py and indexed alone; it is
- * the calibration split, so the LoCoMo numbers we report leave it out: scripts/locomo-split.ts). Each index is built
+ * the calibration split: scripts/locomo.ts also reports the benchmark without it). Each index is built
  * in a private temporary RECALL_HOME with the model.
  *
  *   * keyword curve: for every own labelled query, a keyword-only level-1 search; its first result is a sample with
@@ -42,7 +42,7 @@ import {
 import { queryShape } from "../src/search/query-shape.ts";
 import ownQueries from "../test/corpus/queries.json";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
-import { startEvalModel, type EvalModel } from "./eval/eval-model.ts";
+import { locomoCalibrationConversation, startEvalModel, type EvalModel } from "./eval/eval-model.ts";
 
 interface Sample {
   query: string;
@@ -66,9 +66,6 @@ const candidateWeights = [0, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0
 
 /** Below this AUC a leg's evidence is not used for confidence. */
 const minimumAuc = 0.75;
-
-/** The LoCoMo conversation used for calibration (held out of the reported LoCoMo numbers). */
-export const locomoCalibrationConversation = "conv-26";
 
 /** Area under the ROC curve: the share of (hit, miss) pairs where the hit has the larger evidence (ties count half). */
 function areaUnderCurve(samples: readonly Sample[]): number {

@@ -5,11 +5,15 @@
  * cached, so a second run embeds nothing new) and stops it after; `glove` and a GGUF path go through RECALL_MODEL.
  * With a model and no `--mode`, the run is `--mode hybrid`; without a model it is run.py's default (keyword-only).
  * Every other option goes to run.py unchanged (`--sample 400`, `--json-out F`, `--misses F`, `--mode vector`, …).
+ * After run.py's report, a second table gives the same measures without the conversation that calibrates the models
+ * (eval/eval-model.ts `locomoCalibrationConversation`, conv-26): the numbers to quote for a calibrated
+ * model, whose weights were fitted on that conversation.
  * Exit status: run.py's (1 when a search failed, 2 for usage errors), or 1 when the benchmark is missing.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { modelArgument, startEvalModel } from "./eval/eval-model.ts";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { locomoCalibrationConversation, modelArgument, startEvalModel } from "./eval/eval-model.ts";
 
 const harness = resolve(import.meta.dir, "../../shared/bench/locomo/run.py");
 if (!existsSync(harness)) {
@@ -25,6 +29,10 @@ try {
   const env = { ...(model?.env ?? process.env) };
   if (model?.modelFlag) env.RECALL_MODEL = model.modelFlag;
   const args = [...passed];
+  const jsonAt = args.indexOf("--json-out");
+  const scratch = jsonAt < 0 ? mkdtempSync(join(tmpdir(), "recall-locomo-")) : undefined;
+  const jsonOut = scratch ? join(scratch, "locomo.json") : args[jsonAt + 1]!;
+  if (scratch) args.push("--json-out", jsonOut);
   if (model && !args.includes("--mode")) args.push("--mode", "hybrid");
   process.stderr.write(
     `locomo: ${model ? `model ${model.name}${model.server ? ` at ${model.server.url}` : ""}` : "no model"}\n`,
@@ -34,7 +42,51 @@ try {
     stdio: ["inherit", "inherit", "inherit"],
   });
   process.exitCode = await child.exited;
+  if (existsSync(jsonOut)) process.stdout.write(heldOutTable(JSON.parse(readFileSync(jsonOut, "utf8")).rows));
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
   if (model?.server) process.stderr.write(`locomo: USE server ${JSON.stringify(model.server.stats())}\n`);
 } finally {
   await model?.stop();
+}
+
+/** One question's outcome in run.py's `--json-out` rows. */
+interface Row {
+  id: string;
+  category_name?: string;
+  category: number;
+  session_rank: number | null;
+  turn_rank?: number | null;
+}
+
+/**
+ * hit@1, hit@5 and turn hit@5 per category and overall, without the calibration conversation (percentages, one
+ * decimal, as run.py prints them).
+ */
+function heldOutTable(rows: Row[]): string {
+  const names: Record<number, string> = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+  };
+  const kept = rows.filter((row) => !row.id.startsWith(`${locomoCalibrationConversation}:`));
+  const groups = new Map<string, Row[]>();
+  for (const row of kept) {
+    const name = names[row.category] ?? String(row.category);
+    groups.set(name, [...(groups.get(name) ?? []), row]);
+  }
+  groups.set("ALL", kept);
+  const share = (group: Row[], test: (row: Row) => boolean) =>
+    `${((100 * group.filter(test).length) / Math.max(1, group.length)).toFixed(1)}%`.padStart(7);
+  const lines = [
+    "",
+    `LoCoMo without ${locomoCalibrationConversation} (the calibration split): ${kept.length} questions`,
+    "category          n   hit@1   hit@5 | t.hit@5",
+  ];
+  for (const [name, group] of groups)
+    lines.push(
+      `${name.padEnd(12)} ${String(group.length).padStart(6)} ${share(group, (row) => row.session_rank === 1)} ${share(group, (row) => row.session_rank !== null && row.session_rank <= 5)} | ${share(group, (row) => row.turn_rank != null && row.turn_rank <= 5)}`,
+    );
+  return `${lines.join("\n")}\n`;
 }

@@ -10,6 +10,12 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { startUseServer, useModelName, type UseServer } from "./use-server.ts";
 
+/**
+ * The LoCoMo conversation scripts/calibrate-confidence.ts fits calibrations on; scripts/locomo.ts reports the
+ * benchmark without it too, so a calibrated model is not measured on what it was fitted to.
+ */
+export const locomoCalibrationConversation = "conv-26";
+
 /** The shared GloVe model (`--model glove`). */
 export const glovePath = resolve(import.meta.dir, "../../../shared/models/glove-wink-100d-f16.gguf");
 
