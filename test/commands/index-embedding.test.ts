@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLocalEmbedder, resolveEmbedConfig } from "../../src/embed/index.ts";
-import { llamaServerTooLarge, startEmbeddingsServer } from "../embed/embeddings-server.ts";
+import { type EmbeddingsServer, llamaServerTooLarge, startEmbeddingsServer } from "../embed/embeddings-server.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -56,6 +56,20 @@ async function recall(args: string[], home: string, extraEnv: Record<string, str
     child.exited,
   ]);
   return { code, stdout, stderr };
+}
+
+/** Runs `body` against an OpenAI-compatible server on 127.0.0.1 that embeds with the generated test model. */
+async function withEmbeddingsServer(body: (server: EmbeddingsServer) => Promise<void>): Promise<void> {
+  const config = resolveEmbedConfig({ env: {}, home: tmpdir(), modelFlag: getTestModelPath() });
+  if (config.kind !== "local") throw new Error("expected a local model");
+  const local = await createLocalEmbedder(config);
+  const server = startEmbeddingsServer(local);
+  try {
+    await body(server);
+  } finally {
+    server.close();
+    await local.dispose();
+  }
 }
 
 describe("recall index and the embedding model (issue 12)", () => {
@@ -144,64 +158,56 @@ describe("recall index and the embedding model (issue 12)", () => {
     }
   }, 60_000);
 
-  test("an endpoint that fails while a search embeds its query: the search answers keyword-only and says why", async () => {
-    const config = resolveEmbedConfig({ env: {}, home: tmpdir(), modelFlag: getTestModelPath() });
-    if (config.kind !== "local") throw new Error("expected a local model");
-    const local = await createLocalEmbedder(config);
-    const server = startEmbeddingsServer(local);
-    try {
-      const sources = history("query-fails");
-      const home = join(work, "query-fails-home");
-      const env = { EMBEDDINGS_URL: server.url, RECALL_OFFLINE: "0" };
-      expect((await recall(["index", ...sources], home, env)).code).toBe(0);
-      // A search's probe ("recall") is answered; the query fails like an overloaded server.
-      server.setPlan((request) => (request.inputs[0] === "recall" ? "ok" : { status: 500 }));
-      const search = await recall(["search", "walrus tokenizer", "--json", ...sources, "--no-reindex"], home, env);
-      expect(search.code).toBe(0);
-      const json = JSON.parse(search.stdout);
-      expect(json.mode).toBe("keyword");
-      expect(json.results.length).toBeGreaterThan(0);
-      expect(search.stderr).toContain("keyword-only search: query embedding failed");
-      // Vector-only has no words to fall back on: it fails, saying why.
-      const vectorOnly = await recall(
-        ["search", "walrus tokenizer", "--vector-only", ...sources, "--no-reindex"],
-        home,
-        env,
-      );
-      expect(vectorOnly.code).toBe(1);
-      expect(vectorOnly.stderr).toContain("query embedding failed");
-    } finally {
-      server.close();
-      await local.dispose();
-    }
-  }, 120_000);
+  test(
+    "an endpoint that fails while a search embeds its query: the search answers keyword-only and says why",
+    () =>
+      withEmbeddingsServer(async (server) => {
+        const sources = history("query-fails");
+        const home = join(work, "query-fails-home");
+        const env = { EMBEDDINGS_URL: server.url, RECALL_OFFLINE: "0" };
+        expect((await recall(["index", ...sources], home, env)).code).toBe(0);
+        // A search's probe ("recall") is answered; the query fails like an overloaded server.
+        server.setPlan((request) => (request.inputs[0] === "recall" ? "ok" : { status: 500 }));
+        const search = await recall(["search", "walrus tokenizer", "--json", ...sources, "--no-reindex"], home, env);
+        expect(search.code).toBe(0);
+        const json = JSON.parse(search.stdout);
+        expect(json.mode).toBe("keyword");
+        expect(json.results.length).toBeGreaterThan(0);
+        expect(search.stderr).toContain("keyword-only search: query embedding failed");
+        // Vector-only has no words to fall back on: it fails, saying why.
+        const vectorOnly = await recall(
+          ["search", "walrus tokenizer", "--vector-only", ...sources, "--no-reindex"],
+          home,
+          env,
+        );
+        expect(vectorOnly.code).toBe(1);
+        expect(vectorOnly.stderr).toContain("query embedding failed");
+      }),
+    120_000,
+  );
 
-  test("chunks longer than the endpoint's window are split and embedded as the mean of their parts, and status counts them", async () => {
-    const config = resolveEmbedConfig({ env: {}, home: tmpdir(), modelFlag: getTestModelPath() });
-    if (config.kind !== "local") throw new Error("expected a local model");
-    const local = await createLocalEmbedder(config);
-    const server = startEmbeddingsServer(local);
-    try {
-      // A server whose window is smaller than the chunks recall makes for a 512-token model: llama-server's refusal.
-      server.setPlan((request) => {
-        const longest = Math.max(...request.inputs.map((input) => input.length));
-        return longest > 150 ? llamaServerTooLarge(Math.ceil(longest / 3)) : "ok";
-      });
-      const sources = history("split");
-      const home = join(work, "split-home");
-      const env = { EMBEDDINGS_URL: server.url, RECALL_OFFLINE: "0" };
-      const indexed = JSON.parse((await recall(["index", "--json", ...sources], home, env)).stdout);
-      expect(indexed.embedding).toMatchObject({ failed: 0, rejected: 0 });
-      const status = JSON.parse((await recall(["status", "--json"], home, env)).stdout);
-      expect(status.chunks.split).toBeGreaterThan(0);
-      expect(status.chunks.rejected).toBe(0);
-      const text = (await recall(["status"], home, env)).stdout;
-      expect(text).toContain(
-        `${status.chunks.split} longer than the model's window, each embedded as the mean of its parts (none cut)`,
-      );
-    } finally {
-      server.close();
-      await local.dispose();
-    }
-  }, 120_000);
+  test(
+    "chunks longer than the endpoint's window are split and embedded as the mean of their parts, and status counts them",
+    () =>
+      withEmbeddingsServer(async (server) => {
+        // A server whose window is smaller than the chunks recall makes for a 512-token model: llama-server's refusal.
+        server.setPlan((request) => {
+          const longest = Math.max(...request.inputs.map((input) => input.length));
+          return longest > 150 ? llamaServerTooLarge(Math.ceil(longest / 3)) : "ok";
+        });
+        const sources = history("split");
+        const home = join(work, "split-home");
+        const env = { EMBEDDINGS_URL: server.url, RECALL_OFFLINE: "0" };
+        const indexed = JSON.parse((await recall(["index", "--json", ...sources], home, env)).stdout);
+        expect(indexed.embedding).toMatchObject({ failed: 0, rejected: 0 });
+        const status = JSON.parse((await recall(["status", "--json"], home, env)).stdout);
+        expect(status.chunks.split).toBeGreaterThan(0);
+        expect(status.chunks.rejected).toBe(0);
+        const text = (await recall(["status"], home, env)).stdout;
+        expect(text).toContain(
+          `${status.chunks.split} longer than the model's window, each embedded as the mean of its parts (none cut)`,
+        );
+      }),
+    120_000,
+  );
 });

@@ -149,22 +149,16 @@ describe("absolute confidence (issue 13)", () => {
     expect(strong!.confident).toBe(true);
     expect(weak!.confident).toBe(false);
     // The same cosine for a query of identifiers (semantic share 0) adds nothing; for a short one, part of it.
-    const identifierQuery = assessConfidence(
-      db,
-      parseLexicalQuery("zzqxflorb"),
-      [{ documentId, keywordRaw: undefined, cosine: 0.9 }],
-      "a-model",
-      { calibrations, semanticShare: 0 },
-    );
-    expect(identifierQuery[0]!.confidence).toBe(0);
-    const halfShare = assessConfidence(
-      db,
-      parseLexicalQuery("zzqxflorb"),
-      [{ documentId, keywordRaw: undefined, cosine: 0.9 }],
-      "a-model",
-      { calibrations, semanticShare: 0.5 },
-    );
-    expect(halfShare[0]!.confidence).toBeCloseTo(strong!.confidence / 2, 9);
+    const withShare = (semanticShare: number) =>
+      assessConfidence(
+        db,
+        parseLexicalQuery("zzqxflorb"),
+        [{ documentId, keywordRaw: undefined, cosine: 0.9 }],
+        "a-model",
+        { calibrations, semanticShare },
+      )[0]!.confidence;
+    expect(withShare(0)).toBe(0);
+    expect(withShare(0.5)).toBeCloseTo(strong!.confidence / 2, 9);
   });
 
   test("the CLI says 'no confident match', marks weak results, and carries confidence and raw leg scores in JSON", () => {
