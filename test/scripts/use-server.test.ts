@@ -105,4 +105,28 @@ describe.skipIf(!installed)("USE evaluation server", () => {
     expect(vector).not.toBeNull();
     await embedder.dispose();
   });
+
+  test("a text within the window is embedded whole even after a denser text of fewer bytes was refused", async () => {
+    const config = resolveEmbedConfig({
+      env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_MODEL: useModelName },
+      home: "/nonexistent",
+    });
+    if (config.kind !== "remote") throw new Error("expected a remote config");
+    const embedder = await createRemoteEmbedder(config);
+    // About 300 bytes and over 128 pieces (identifiers cut into many pieces): refused, then split.
+    const dense = Array.from({ length: 60 }, (_, i) => `q${i}z${i}`).join(" ");
+    // About 250 bytes of prose: fewer than 128 pieces. The rule before issue 27 learned "split what is over
+    // 128 × 0.9 × the dense text's bytes per token" and split it unsent.
+    const prose =
+      "After the host restarted, the containers on the default bridge network could not reach each other, so we recreated the bridge, pinned the MTU and restarted the daemon before running the integration tests again.";
+    const split: Array<[number, number]> = [];
+    const vectors = await embedder.embedDocuments([dense, prose], {
+      onTextSplit: (index, parts) => split.push([index, parts]),
+    });
+    expect(vectors.every(Boolean)).toBe(true);
+    expect(split.map(([index]) => index)).toEqual([0]);
+    const [alone] = await embedder.embedDocuments([prose]);
+    expect(cosine(vectors[1]!, alone!)).toBeCloseTo(1, 5);
+    await embedder.dispose();
+  });
 });
