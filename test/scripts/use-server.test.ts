@@ -31,6 +31,16 @@ describe.skipIf(!installed)("USE evaluation server", () => {
     await truncating?.stop();
   });
 
+  /** recall's remote embedder on the USE server, as EMBEDDINGS_URL would make it. */
+  const useEmbedder = async () => {
+    const config = resolveEmbedConfig({
+      env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_MODEL: useModelName },
+      home: "/nonexistent",
+    });
+    if (config.kind !== "remote") throw new Error("expected a remote config");
+    return createRemoteEmbedder(config);
+  };
+
   const post = (base: string, input: unknown) =>
     fetch(`${base}/embeddings`, { method: "POST", body: JSON.stringify({ model: useModelName, input }) });
 
@@ -90,12 +100,7 @@ describe.skipIf(!installed)("USE evaluation server", () => {
   });
 
   test("a short text that is many bytes but few tokens (CJK) is still embedded after the size limit was learned", async () => {
-    const config = resolveEmbedConfig({
-      env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_MODEL: useModelName },
-      home: "/nonexistent",
-    });
-    if (config.kind !== "remote") throw new Error("expected a remote config");
-    const embedder = await createRemoteEmbedder(config);
+    const embedder = await useEmbedder();
     // An English text over the window teaches the embedder a limit of about 128 × 3 bytes.
     await embedder.embedDocuments([Array.from({ length: 300 }, (_, i) => `word${i}`).join(" ")]);
     // 120 Chinese characters are 360 bytes, above that limit, and too short to split; the model reads them as a
@@ -107,12 +112,7 @@ describe.skipIf(!installed)("USE evaluation server", () => {
   });
 
   test("a text within the window is embedded whole even after a denser text of fewer bytes was refused", async () => {
-    const config = resolveEmbedConfig({
-      env: { EMBEDDINGS_URL: server.url, EMBEDDINGS_MODEL: useModelName },
-      home: "/nonexistent",
-    });
-    if (config.kind !== "remote") throw new Error("expected a remote config");
-    const embedder = await createRemoteEmbedder(config);
+    const embedder = await useEmbedder();
     // About 300 bytes and over 128 pieces (identifiers cut into many pieces): refused, then split.
     const dense = Array.from({ length: 60 }, (_, i) => `q${i}z${i}`).join(" ");
     // About 250 bytes of prose: fewer than 128 pieces. The rule before issue 27 learned "split what is over
