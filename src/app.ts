@@ -14,6 +14,8 @@ import { exportCommand } from "./commands/export.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { indexCommand } from "./commands/index.ts";
 import { mcpCommand } from "./commands/mcp.ts";
+import { pickCommand } from "./commands/pick.ts";
+import { initCommand } from "./commands/init.ts";
 import { modelCommand } from "./commands/model.ts";
 import { searchCommand } from "./commands/search.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
@@ -29,6 +31,7 @@ import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 /** The subcommands by name. */
 const commands = {
   search: searchCommand,
+  pick: pickCommand,
   show: showCommand,
   sessions: sessionsCommand,
   index: indexCommand,
@@ -40,6 +43,7 @@ const commands = {
   skill: skillCommand,
   mcp: mcpCommand,
   watch: watchCommand,
+  init: initCommand,
   "embed-helper": embedHelperCommand,
 };
 
@@ -51,6 +55,7 @@ const app = subcommands({
     '  recall search "docker bridge network"        which session was it? (level 1)\n' +
     '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
     "  recall show ID:5-9                            everything around it (level 3)\n" +
+    "  recall pick                                   find a session interactively and resume it\n" +
     "  recall help <command>                         the flags of a command (as recall <command> --help)",
   cmds: commands,
 });
@@ -206,6 +211,16 @@ export function expandHelpCommand(argv: string[]): string[] {
   return argv[1] === undefined || Object.hasOwn(commands, argv[1]) ? [...argv.slice(1), "--help"] : argv.slice(1);
 }
 
+/**
+ * The exit code a command's handler resolved to: cmd-ts 0.15 wraps a subcommand's result as `{ command, value }`.
+ * 0 when the handler resolved to no number (most report failures by throwing a RecallError instead; `pick` resolves
+ * to 1 or 130 after printing what it has to say).
+ */
+function handlerExitCode(result: unknown): number {
+  const value = (result as { value?: unknown } | undefined)?.value;
+  return typeof value === "number" && Number.isInteger(value) ? value : 0;
+}
+
 /** Run the CLI with the given arguments (without `bun` and the script path); resolves to the exit code. */
 export async function main(given: string[]): Promise<number> {
   const argv = expandHelpCommand(given);
@@ -214,7 +229,7 @@ export async function main(given: string[]): Promise<number> {
     const missing = findMissingValues(argv);
     if (missing.length > 0) return await refuseLine(argv, missing, wantsJson);
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
-    if (result._tag === "ok") return 0;
+    if (result._tag === "ok") return handlerExitCode(result.value);
     const { exitCode, message, into } = result.error.config;
     if (exitCode === 0) {
       (into === "stdout" ? writeOut : writeErr)(`${message}\n`);

@@ -20,6 +20,7 @@ const ranks: Record<string, number> = {
   render: 6,
   commands: 7,
   mcp: 7,
+  pick: 7,
   "app.ts": 8,
   "cli.ts": 9,
 };
@@ -31,7 +32,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith(".ts")
+      : /\.tsx?$/.test(entry.name)
         ? [join(dir, entry.name)]
         : [],
   );

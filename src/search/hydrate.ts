@@ -65,48 +65,92 @@ export interface TurnResult
 }
 
 /**
- * Shell command that resumes a session in the tool that wrote it, every part quoted (issue 9: a session id
- * or project path taken from a crafted file name must not run anything when the line is pasted).
- * Examples: `claude --resume 2c5941bd-…`; `cd '/work/my app' && opencode --session ses_1`; `codex resume 0199…`;
- *   id `$(touch x)` → `claude --resume '$(touch x)'`.
+ * How the tool that wrote a session resumes it: the program and its arguments (`argv[0]` looked up on PATH), run in
+ * `cwd` (the session's project folder; undefined when the tool needs no particular folder, or none was recorded).
+ * `recall pick` runs it directly (no shell); {@link resumeCommandFor} prints it as one shell line.
  */
-export function resumeCommandFor(source: SourceId, sessionId: string, projectPath: string): string {
-  const cd = projectPath ? `cd ${projectPath.startsWith("-") ? "-- " : ""}${shellQuote(projectPath)} && ` : "";
-  const id = shellQuote(sessionId);
+export interface ResumeInvocation {
+  cwd: string | undefined;
+  argv: string[];
+}
+
+/**
+ * The resume invocation of a session, from each tool's documented command line: Claude Code `claude --resume <id>`
+ * (looks the id up under the folder it runs in), OpenCode `opencode --session <id>`, Codex CLI docs `codex resume
+ * <SESSION_ID>`, Gemini CLI docs `gemini --resume <session id|index|latest>` (per project folder), aider.chat docs
+ * `aider --restore-chat-history` (reloads .aider.chat.history.md of the folder). Cursor cannot reopen one chat from a
+ * shell: its workspace opens (`cursor <folder>`), whose chat history lists the session.
+ * Example: `("codex", "0199…", "/work/app")` → `{ cwd: "/work/app", argv: ["codex", "resume", "0199…"] }`.
+ */
+export function resumeInvocationFor(source: SourceId, sessionId: string, projectPath: string): ResumeInvocation {
+  const cwd = projectPath || undefined;
   switch (source) {
     case "claude-code":
-      return `${cd}claude --resume ${id}`;
+      return { cwd, argv: ["claude", "--resume", sessionId] };
     case "opencode":
-      return `${cd}opencode --session ${id}`;
+      return { cwd, argv: ["opencode", "--session", sessionId] };
     case "codex":
-      return `${cd}codex resume ${id}`; // Codex CLI docs: `codex resume <SESSION_ID>`
+      return { cwd, argv: ["codex", "resume", sessionId] };
     case "gemini-cli":
-      return `${cd}gemini --resume ${id}`; // Gemini CLI docs: `gemini --resume <session id|index|latest>`, per project folder
+      return { cwd, argv: ["gemini", "--resume", sessionId] };
     case "cursor":
-      // Cursor cannot reopen one chat from a shell: open its workspace, whose chat history lists the session
-      return projectPath ? `cursor ${projectPath.startsWith("-") ? "-- " : ""}${shellQuote(projectPath)}` : "cursor";
+      return { cwd: undefined, argv: projectPath ? ["cursor", ...optionSafe(projectPath)] : ["cursor"] };
     case "aider":
-      return `${cd}aider --restore-chat-history`; // aider.chat docs: reloads .aider.chat.history.md into the new chat
+      return { cwd, argv: ["aider", "--restore-chat-history"] };
     default:
       return source satisfies never;
   }
 }
 
+/** A path argument as words after which no shell or program reads it as an option: `-x` → `--`, `-x`. */
+const optionSafe = (path: string): string[] => (path.startsWith("-") ? ["--", path] : [path]);
+
 /**
- * The resume command of an indexed session: {@link resumeCommandFor}, or null when the tool cannot resume it: a
- * prompt-only session (known from a prompt-history file: its transcript is not on this machine), or one whose source
- * is deleted (issue 26: only recall's archive holds it). A Claude Code sub-agent cannot be resumed by its own id: its
- * parent session, which started it, is resumed instead.
+ * A resume invocation as one shell line, every part quoted (issue 9: a session id or project path taken from a
+ * crafted file name must not run anything when the line is pasted): `cd <cwd> && <argv>` when it has a folder.
+ * Examples: `claude --resume 2c5941bd-…`; `cd '/work/my app' && opencode --session ses_1`; id `$(touch x)` →
+ * `claude --resume '$(touch x)'`.
  */
-export function resumeCommandOf(
-  session: Pick<
-    SessionSummary,
-    "source" | "sessionId" | "projectPath" | "promptOnly" | "sourceStatus" | "isSubagent" | "parentSessionId"
-  >,
-): string | null {
+export function shellCommandOf(invocation: ResumeInvocation): string {
+  const cd = invocation.cwd
+    ? `cd ${optionSafe(invocation.cwd)
+        .map((word) => (word === "--" ? word : shellQuote(word)))
+        .join(" ")} && `
+    : "";
+  return cd + invocation.argv.map((word) => (word === "--" ? word : shellQuote(word))).join(" ");
+}
+
+/**
+ * Shell command that resumes a session in the tool that wrote it: {@link shellCommandOf} of
+ * {@link resumeInvocationFor}. Examples: `claude --resume 2c5941bd-…`; `cd '/work/my app' && opencode --session
+ * ses_1`; `codex resume 0199…`.
+ */
+export function resumeCommandFor(source: SourceId, sessionId: string, projectPath: string): string {
+  return shellCommandOf(resumeInvocationFor(source, sessionId, projectPath));
+}
+
+/**
+ * The resume invocation of an indexed session ({@link resumeInvocationFor}), or null when the tool cannot resume it:
+ * a prompt-only session (known from a prompt-history file: its transcript is not on this machine), or one whose
+ * source is deleted (issue 26: only recall's archive holds it). A Claude Code sub-agent cannot be resumed by its own
+ * id: its parent session, which started it, is resumed instead.
+ */
+export function resumeInvocationOf(session: ResumableSession): ResumeInvocation | null {
   if (session.promptOnly || session.sourceStatus === "deleted") return null;
   const parent = session.source === "claude-code" && session.isSubagent ? session.parentSessionId : null;
-  return resumeCommandFor(session.source, parent ?? session.sessionId, session.projectPath);
+  return resumeInvocationFor(session.source, parent ?? session.sessionId, session.projectPath);
+}
+
+/** What deciding a session's resume command needs of it. */
+export type ResumableSession = Pick<
+  SessionSummary,
+  "source" | "sessionId" | "projectPath" | "promptOnly" | "sourceStatus" | "isSubagent" | "parentSessionId"
+>;
+
+/** The resume command of an indexed session as one shell line ({@link resumeInvocationOf}), or null. */
+export function resumeCommandOf(session: ResumableSession): string | null {
+  const invocation = resumeInvocationOf(session);
+  return invocation ? shellCommandOf(invocation) : null;
 }
 
 /**

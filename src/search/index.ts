@@ -34,6 +34,11 @@ export { makePreview, type Preview } from "./preview.ts";
 export {
   resumeCommandFor,
   resumeCommandOf,
+  resumeInvocationFor,
+  resumeInvocationOf,
+  shellCommandOf,
+  type ResumeInvocation,
+  type ResumableSession,
   shellQuote,
   type SessionResult,
   type TurnResult,

@@ -1,0 +1,235 @@
+/**
+ * What `recall pick` does (its flags and help: pick.ts): checks it has a terminal, opens the index once (the last
+ * committed state, so the first frame never waits for an index run; a first index is built before, with a note), and
+ * shows the picker (src/pick). After the first frame, two things happen in the background: the index is brought up to
+ * date (keyword-only, without a progress bar on the screen; the results refresh when it commits), and when a model is
+ * set up the semantic leg is opened through the warm embedding helper (or the remote endpoint), after which every
+ * query is re-ranked hybrid a moment after the keyword answer. Enter replaces recall with the session's resume command
+ * (src/pick/resume.ts); `--print` prints it instead.
+ * Exit codes: 0 resumed or printed, 1 the session cannot be resumed (the reason and the command to copy are printed),
+ * 2 usage (no terminal), 130 quit without choosing (as fzf, so shell bindings leave the command line alone).
+ */
+import type { Database } from "bun:sqlite";
+import { IndexError, UsageError } from "../errors.ts";
+import { databasePath } from "../index/archive/home.ts";
+import { checkStaleness } from "../index/plan/staleness.ts";
+import { openIndex } from "../index/schema.ts";
+import type { PickAppProps } from "../pick/app.tsx";
+import { PickerSearch } from "../pick/picker-search.ts";
+import { planResume, runResume } from "../pick/resume.ts";
+import { runPicker } from "../pick/run-picker.tsx";
+import { paletteFor } from "../render/format.ts";
+import { writeOut } from "../render/terminal.ts";
+import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
+import { projectOfFolder } from "../search/recent.ts";
+import { openFreshIndex, resolveHistory, warn, type HistoryContext } from "./context.ts";
+import type { PickArgs } from "./pick.ts";
+import type { HelperQueryEmbedder } from "./query-embedder.ts";
+import type { EmbedderOpener } from "./embedder.ts";
+
+/** Exit code when the person quits without choosing (fzf's, which shell key bindings test for). */
+export const quitExitCode = 130;
+
+/** Delay after the first frame before background work starts, in ms (the first frame is drawn without contention). */
+const backgroundDelayMs = 30;
+
+/**
+ * True when colours may be used on the picker's terminal: not under NO_COLOR (any value, no-color.org), not on a dumb
+ * terminal (TERM=dumb), else what the output's palette decides (FORCE_COLOR, colour depth).
+ */
+async function colorsWanted(fd: 1 | 2, env: Record<string, string | undefined>): Promise<boolean> {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.TERM === "dumb") return false;
+  return (await paletteFor(fd, env)).isColorSupported;
+}
+
+/** Runs `recall pick` with its parsed arguments; resolves to the exit code. */
+export async function pick(args: PickArgs): Promise<number> {
+  const outputFd = args.print ? 2 : 1;
+  if (!process.stdin.isTTY || !(args.print ? process.stderr.isTTY : process.stdout.isTTY))
+    throw new UsageError(
+      `recall pick needs a terminal (its ${process.stdin.isTTY ? (args.print ? "stderr" : "stdout") : "stdin"} is not one)`,
+      'to search from a script or an agent, use recall search "<query>"',
+    );
+  await loadDateWords([args.since]);
+  const filters = parseFilterArgs({ project: args.project, source: args.source, since: args.since });
+  const context = resolveHistory(args);
+  const db = await openCommittedOrFirst(context, args.noReindex);
+  const search = new PickerSearch(db, filters, projectOfFolder(db, process.cwd()));
+  const colors = await colorsWanted(outputFd, process.env);
+  const palette = await paletteFor(outputFd, colors ? process.env : { ...process.env, NO_COLOR: "1" });
+  const semantic = new SemanticSide(context, args.model, args.keywordOnly);
+  const updates: Array<(note: string) => void> = [];
+  const background = setTimeout(() => {
+    if (!args.noReindex)
+      refreshIndex(context, search)
+        .then((note) => {
+          if (note) for (const listener of updates) listener(note);
+          if (note && semantic.started) semantic.reopen(search);
+        })
+        .catch((error: unknown) => {
+          for (const listener of updates) listener(`index not updated: ${messageOf(error)}`);
+        });
+  }, backgroundDelayMs);
+
+  const output = args.print ? process.stderr : process.stdout;
+  const props: PickAppProps = {
+    initialQuery: args.query.join(" "),
+    sessions: (query, wantsSemantic) => search.sessions(query, wantsSemantic),
+    turns: (row, query, wantsSemantic) => search.turns(row, query, wantsSemantic),
+    showLines: (row, from, to) => search.showLines(row, from, to, palette),
+    openPager: (lines) => openPager(lines),
+    semanticReady: semantic.start(search, backgroundDelayMs),
+    subscribeIndexUpdates: (listener) => updates.push(listener),
+    colors,
+    now: () => Date.now(),
+  };
+  let outcome: Awaited<ReturnType<typeof runPicker>>;
+  try {
+    outcome = await runPicker(props, { output, input: process.stdin });
+  } finally {
+    clearTimeout(background);
+  }
+  await semantic.requestPendingEmbeddings(search, context);
+  search.close();
+  await semantic.close();
+  if (outcome.kind === "quit") return quitExitCode;
+
+  const plan = planResume(outcome.row);
+  if (args.print) {
+    if (plan.kind === "refuse") warn(`recall: ${plan.reason}`);
+    if (plan.kind === "refuse" && plan.command.startsWith("recall show")) return 1;
+    writeOut(`${plan.command}\n`);
+    return 0;
+  }
+  if (plan.kind === "refuse") {
+    warn(`recall: cannot resume: ${plan.reason}; the command, to copy:`);
+    writeOut(`${plan.command}\n`);
+    return 1;
+  }
+  runResume(plan);
+}
+
+/**
+ * The last committed index, opened read-only; when there is none yet (and re-indexing is allowed) the first index is
+ * built first, with a note on stderr, before the screen opens.
+ * @throws IndexError INDEX_MISSING under --no-reindex without an index, or what building the first index throws
+ */
+async function openCommittedOrFirst(context: HistoryContext, noReindex: boolean): Promise<Database> {
+  try {
+    return await openFreshIndex(context, { reindex: false });
+  } catch (error) {
+    if (noReindex || !(error instanceof IndexError && error.code === "INDEX_MISSING")) throw error;
+    warn("recall: building the first index (keyword search: a few seconds; embeddings follow in the background)…");
+    return await openFreshIndex(context, { reindex: true });
+  }
+}
+
+/**
+ * Bring the index up to date in this process (keyword-only: the embedding helper embeds the new turns afterwards),
+ * quietly (the picker owns the screen), and point the search at the new state.
+ * @returns a note for the status line when something changed, undefined when the index was fresh
+ */
+async function refreshIndex(context: HistoryContext, search: PickerSearch): Promise<string | undefined> {
+  const path = databasePath(context.recallHome);
+  const probe = openIndex(path, { readonly: true });
+  let stale: boolean;
+  try {
+    stale = checkStaleness(probe, context.roots, context.scanned).stale;
+  } finally {
+    probe.close();
+  }
+  if (!stale) return undefined;
+  const { runIndex } = await import("../index/write/indexer.ts");
+  const warnings: string[] = [];
+  try {
+    const summary = await runIndex({
+      recallHome: context.recallHome,
+      roots: context.roots,
+      lockWaitMs: 0,
+      hooks: { onWarning: (message) => warnings.push(message) },
+    });
+    search.reopen(openIndex(path, { readonly: true }));
+    const changed = summary.added + summary.updated + summary.deleted;
+    return `index updated: ${changed} session${changed === 1 ? "" : "s"} changed${warnings.length > 0 ? `, ${warnings.length} warnings (recall index shows them)` : ""}`;
+  } catch (error) {
+    if (error instanceof IndexError && error.code === "INDEX_LOCKED")
+      return "another index run is in progress: showing the last committed index";
+    throw error;
+  }
+}
+
+/**
+ * The semantic leg of the picker: opened in the background after the first frame, through the warm embedding helper
+ * for a local model (started when none runs) or directly for a remote endpoint; never when `--keyword-only`, and
+ * never blocking the screen. Its notice (why there is no vector leg) goes to the status line.
+ */
+class SemanticSide {
+  started = false;
+  private helper: HelperQueryEmbedder | undefined;
+  private embedder: EmbedderOpener | undefined;
+
+  constructor(
+    private readonly context: HistoryContext,
+    private readonly model: string | undefined,
+    private readonly keywordOnly: boolean,
+  ) {}
+
+  /** Resolves when the vector leg is set on `search` ({ready: true}), or with the reason there is none. */
+  start(search: PickerSearch, delayMs: number): Promise<{ ready: boolean; note?: string }> {
+    if (this.keywordOnly) return Promise.resolve({ ready: false });
+    return (async () => {
+      await Bun.sleep(delayMs);
+      this.started = true;
+      const semantic = await import("./search-semantic.ts");
+      this.embedder = semantic.createEmbedderOpener(this.context.paths, this.model, false);
+      const model = semantic.helperModel(this.context.paths, this.model);
+      this.helper = model
+        ? await semantic.openHelperQueryEmbedder(this.context.paths, this.context.recallHome, model, this.model)
+        : undefined;
+      return await this.openLeg(search);
+    })().catch((error: unknown) => ({ ready: false, note: `keyword-only: ${messageOf(error)}` }));
+  }
+
+  private async openLeg(search: PickerSearch): Promise<{ ready: boolean; note?: string }> {
+    const { openVectorLeg } = await import("./vector-leg.ts");
+    const helper = this.helper;
+    const choice = await search.withDatabase((db) =>
+      openVectorLeg(db, this.context.recallHome, helper ? { open: async () => helper } : this.embedder!),
+    );
+    search.vectorLeg = choice.leg;
+    return choice.leg ? { ready: true } : { ready: false, note: choice.notice };
+  }
+
+  /** Open the leg again on the search's new connection (after a background index run). */
+  reopen(search: PickerSearch): void {
+    if (this.embedder) this.openLeg(search).catch(() => (search.vectorLeg = undefined));
+  }
+
+  /** Ask the helper to embed what the index lacks (as `recall search` does after updating the index keyword-only). */
+  async requestPendingEmbeddings(search: PickerSearch, context: HistoryContext): Promise<void> {
+    if (!this.helper) return;
+    const { hasPendingEmbeddings } = await import("./search-semantic.ts");
+    if (search.withDatabase((db) => hasPendingEmbeddings(db)))
+      await this.helper.requestIndex(context.roots).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.helper?.close();
+    await this.embedder?.dispose();
+  }
+}
+
+/** Show `lines` in $PAGER (default `less -R`), the picker's screen handed over meanwhile by the caller. */
+async function openPager(lines: string[]): Promise<void> {
+  const pager = process.env.PAGER?.trim() || "less -R";
+  const child = Bun.spawn(["sh", "-c", pager], {
+    stdin: new Blob([`${lines.join("\n")}\n`]),
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  await child.exited;
+}
+
+const messageOf = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";

@@ -1,0 +1,470 @@
+/**
+ * The picker's screen (Ink + React): the query line, the session list (or, after Tab, the selected session's matching
+ * turns), a preview of the best turn with the query's words highlighted, and in place of both, after Ctrl-O, the turns
+ * as `recall show` prints them, scrollable. Results update as you type: the keyword search answers on each key press;
+ * when a vector leg is ready, the hybrid ranking replaces it a moment later, never holding a key press up (each
+ * search is awaited off the input path, and a stale answer is dropped). What the person chose is the app's exit value.
+ */
+import { Box, Text, useApp, useInput, useWindowSize } from "ink";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import type { Preview } from "../search/index.ts";
+import { fitWidth, relativeDate } from "./columns.ts";
+import { actionOf, editQuery, moveSelection, type PickAction, type QueryLine } from "./keys.ts";
+import { rowCells, screenLayout, windowStart } from "./layout.ts";
+import type { PickRow, PickTurn, SessionList } from "./picker-search.ts";
+
+/** What the picker ends with: a session to resume, or nothing (Esc, Ctrl-C). */
+export type PickOutcome = { kind: "resume"; row: PickRow } | { kind: "quit" };
+
+/** What the screen needs from the rest of the picker. */
+export interface PickAppProps {
+  /** The query the picker opens with (the command line's QUERY; "" lists recent sessions). */
+  initialQuery: string;
+  /** Sessions for a query; `semantic` asks for the hybrid ranking (ignored until {@link semanticReady}). */
+  sessions(query: string, semantic: boolean): Promise<SessionList>;
+  /** The matching turns of a session (level 2), best first. */
+  turns(row: PickRow, query: string, semantic: boolean): Promise<PickTurn[]>;
+  /** Level 3: turns `from`..`to` of a session, one string per line. @throws on an unreadable session */
+  showLines(row: PickRow, from: number, to: number): string[];
+  /** Opens the lines in the person's pager (the app hands the terminal over meanwhile). */
+  openPager(lines: string[]): Promise<void>;
+  /** Resolves once the semantic leg is ready (`ready`), or with the reason there is none (`note`, for the status line). */
+  semanticReady: Promise<{ ready: boolean; note?: string }>;
+  /** Resolves each time a background index run committed (the results are fetched again), with a note. */
+  subscribeIndexUpdates(listener: (note: string) => void): void;
+  /** Colours on; off under NO_COLOR or a dumb terminal (selection and highlights then use inverse and bold). */
+  colors: boolean;
+  /** A note shown in the status line at start (e.g. "updating the index…"). */
+  initialNote?: string;
+  /** Clock (epoch ms), for the relative dates. */
+  now(): number;
+}
+
+/** Delay before the hybrid ranking of the query typed so far is asked for, in ms (typing stays keyword-fast). */
+const semanticDelayMs = 120;
+
+type View = "sessions" | "turns" | "read";
+
+/** A text with its highlighted spans. */
+function Highlighted({ preview, colors, limit }: { preview: Preview; colors: boolean; limit: number }): ReactNode {
+  const text = preview.text.slice(0, limit);
+  const parts: ReactNode[] = [];
+  let at = 0;
+  for (const [start, end] of preview.highlights) {
+    if (start >= text.length) break;
+    if (start > at) parts.push(text.slice(at, start));
+    parts.push(
+      colors ? (
+        <Text key={start} color="yellow" bold>
+          {text.slice(start, Math.min(end, text.length))}
+        </Text>
+      ) : (
+        <Text key={start} bold underline>
+          {text.slice(start, Math.min(end, text.length))}
+        </Text>
+      ),
+    );
+    at = Math.min(end, text.length);
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return <>{parts}</>;
+}
+
+/** The picker's screen; exits (Ink's `exit`) with a {@link PickOutcome}. */
+export function PickApp(props: PickAppProps): ReactNode {
+  const { exit, suspendTerminal } = useApp();
+  const { columns, rows } = useWindowSize();
+  const layout = screenLayout(columns, rows);
+  const [line, setLine] = useState<QueryLine>({ text: props.initialQuery, cursor: props.initialQuery.length });
+  const [list, setList] = useState<SessionList | undefined>(undefined);
+  const [selected, setSelected] = useState(0);
+  const [view, setView] = useState<View>("sessions");
+  const [turnList, setTurnList] = useState<{ key: string; turns: PickTurn[] } | undefined>(undefined);
+  const [turnSelected, setTurnSelected] = useState(0);
+  const [reading, setReading] = useState<{ lines: string[]; scroll: number; label: string } | undefined>(undefined);
+  const [semantic, setSemantic] = useState(false);
+  const [note, setNote] = useState(props.initialNote ?? "");
+  const [indexVersion, setIndexVersion] = useState(0);
+  const latest = useRef(0);
+  // What is on screen now, for answers that arrive later (read in callbacks, so a ref, not state).
+  const shown = useRef<{ query: string | undefined; sessionId: string | undefined }>({
+    query: undefined,
+    sessionId: undefined,
+  });
+  shown.current = { query: list?.query, sessionId: list?.rows[selected]?.sessionId };
+
+  useEffect(() => {
+    let live = true;
+    props.semanticReady.then(({ ready, note: readyNote }) => {
+      if (!live) return;
+      if (ready) setSemantic(true);
+      if (readyNote) setNote(readyNote);
+    });
+    props.subscribeIndexUpdates((updateNote) => {
+      if (!live) return;
+      setNote(updateNote);
+      setIndexVersion((version) => version + 1);
+    });
+    return () => {
+      live = false;
+    };
+  }, [props]);
+
+  // Results for the query: keyword at once, hybrid shortly after when the vector leg is ready. A new index state
+  // (indexVersion) searches again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: indexVersion is the trigger, not an input
+  useEffect(() => {
+    const ticket = ++latest.current;
+    const query = line.text;
+    const keep = (answer: SessionList) => {
+      if (ticket !== latest.current) return;
+      // Keep the selected session selected when only the ranking changed (hybrid after keyword, a new index state).
+      const kept = shown.current.query === answer.query ? shown.current.sessionId : undefined;
+      setList(answer);
+      setSelected(Math.max(0, kept ? answer.rows.findIndex((row) => row.sessionId === kept) : 0));
+    };
+    const fail = (error: unknown) => ticket === latest.current && setNote(oneLineError(error));
+    props.sessions(query, false).then(keep, fail);
+    if (!semantic || query.trim() === "") return;
+    const timer = setTimeout(() => {
+      if (ticket === latest.current) props.sessions(query, true).then(keep, fail);
+    }, semanticDelayMs);
+    return () => clearTimeout(timer);
+  }, [line.text, semantic, indexVersion, props]);
+
+  const row = list?.rows[selected];
+  const turnsKey = row ? `${row.sessionId}\u0000${list?.query}\u0000${semantic}\u0000${indexVersion}` : "";
+
+  // The selected session's turns: its best turn is the preview; all of them are level 2.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: turnsKey names everything the answer depends on
+  useEffect(() => {
+    if (!row || !list) return setTurnList(undefined);
+    if (turnList?.key === turnsKey) return;
+    let live = true;
+    props.turns(row, list.query, semantic).then(
+      (turns) => {
+        if (!live) return;
+        setTurnList({ key: turnsKey, turns });
+        setTurnSelected(0);
+      },
+      (error) => live && setNote(oneLineError(error)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [turnsKey]);
+
+  const turns = turnList?.key === turnsKey ? turnList.turns : undefined;
+  const previewTurn = turns?.[view === "turns" ? turnSelected : 0];
+
+  const readTurn = (): { from: number; to: number } | undefined => {
+    if (!row) return undefined;
+    const turn = previewTurn?.turn ?? (row.bestTurn > 0 ? row.bestTurn : Math.max(1, row.turns));
+    return turn > 0 ? { from: turn, to: turn } : undefined;
+  };
+
+  const openRead = (): string[] | undefined => {
+    const range = readTurn();
+    if (!row || !range) return undefined;
+    try {
+      return props.showLines(row, range.from, range.to);
+    } catch (error) {
+      setNote(oneLineError(error));
+      return undefined;
+    }
+  };
+
+  const apply = (action: PickAction) => {
+    const count = view === "turns" ? (turns?.length ?? 0) : (list?.rows.length ?? 0);
+    const moveTo = (next: (current: number) => number) => {
+      if (view === "read") {
+        setReading((current) =>
+          current
+            ? { ...current, scroll: Math.max(0, Math.min(current.lines.length - 1, next(current.scroll))) }
+            : current,
+        );
+      } else if (view === "turns") setTurnSelected((current) => moveSelection(current, next(current) - current, count));
+      else setSelected((current) => moveSelection(current, next(current) - current, count));
+    };
+    const page = view === "read" ? layout.listRows + layout.previewRows : layout.listRows;
+    switch (action.kind) {
+      case "edit":
+        if (view === "read") return;
+        setLine((current) => editQuery(current, action.edit));
+        if (view === "turns" && action.edit.kind !== "cursor") setView("sessions");
+        return;
+      case "move":
+        return moveTo((current) => current + action.by);
+      case "page":
+        return moveTo((current) => current + action.by * page);
+      case "first":
+        return moveTo(() => 0);
+      case "last":
+        return moveTo(() => Number.MAX_SAFE_INTEGER);
+      case "toggle-turns":
+        if (view === "read") return;
+        setView(view === "turns" ? "sessions" : "turns");
+        setTurnSelected(0);
+        return;
+      case "read": {
+        if (view === "read") return setView(turns && turnSelected > 0 ? "turns" : "sessions");
+        const lines = openRead();
+        const range = readTurn();
+        if (lines && range) {
+          setReading({ lines, scroll: 0, label: `turn ${range.from}` });
+          setView("read");
+        }
+        return;
+      }
+      case "pager": {
+        const lines = view === "read" && reading ? reading.lines : openRead();
+        if (lines) suspendTerminal(() => props.openPager(lines)).catch((error) => setNote(oneLineError(error)));
+        return;
+      }
+      case "resume":
+        if (row) exit({ kind: "resume", row } satisfies PickOutcome);
+        return;
+      case "back":
+        if (view === "read") return setView("sessions");
+        if (view === "turns") return setView("sessions");
+        return exit({ kind: "quit" } satisfies PickOutcome);
+      case "quit":
+        return exit({ kind: "quit" } satisfies PickOutcome);
+      case "none":
+        return;
+      default:
+        return action satisfies never;
+    }
+  };
+
+  useInput((input, key) => apply(actionOf(input, key)));
+
+  const now = props.now();
+  const colors = props.colors;
+  const width = layout.columns;
+
+  const queryLine = (
+    <Box height={1}>
+      <Text>
+        {colors ? <Text color="cyan">{"recall › "}</Text> : "recall › "}
+        {fitWidth(line.text.slice(0, line.cursor), Math.max(1, width - 12))}
+        <Text inverse>{line.text.slice(line.cursor, line.cursor + 1) || " "}</Text>
+        {line.text.slice(line.cursor + 1)}
+      </Text>
+    </Box>
+  );
+
+  const statusText = statusOf(list, view, row, turns, semantic);
+  const statusLine = (
+    <Box height={1}>
+      <Text wrap="truncate" dimColor={colors}>
+        {fitWidth(note ? `${statusText}  ·  ${note}` : statusText, width)}
+      </Text>
+    </Box>
+  );
+
+  const hints = (
+    <Box height={1}>
+      <Text wrap="truncate" dimColor={colors}>
+        {fitWidth(
+          view === "read"
+            ? "↑↓ PgUp PgDn Home End scroll · ^G pager · enter resume · esc back"
+            : view === "turns"
+              ? "↑↓ turn · ^O read · ^G pager · enter resume · tab/esc sessions"
+              : "↑↓ ^N ^P move · tab turns · ^O read · ^G pager · enter resume · esc quit",
+          width,
+        )}
+      </Text>
+    </Box>
+  );
+
+  if (view === "read" && reading) {
+    const height = layout.listRows + layout.previewRows + 1;
+    return (
+      <Box flexDirection="column" width={width} height={rows}>
+        {queryLine}
+        <Box height={1}>
+          <Text wrap="truncate" bold>
+            {fitWidth(
+              `${row?.title ?? ""} · ${reading.label} · line ${reading.scroll + 1} of ${reading.lines.length}`,
+              width,
+            )}
+          </Text>
+        </Box>
+        <Box height={height} flexDirection="column" overflow="hidden">
+          {reading.lines.slice(reading.scroll, reading.scroll + height).map((text, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity but their position
+            <Text key={index} wrap="truncate">
+              {text || " "}
+            </Text>
+          ))}
+        </Box>
+        {hints}
+      </Box>
+    );
+  }
+
+  const listBody =
+    view === "turns" ? (
+      <TurnRows
+        turns={turns ?? []}
+        selected={turnSelected}
+        visible={layout.listRows}
+        width={width}
+        colors={colors}
+        now={now}
+      />
+    ) : (
+      <SessionRows
+        rows={list?.rows ?? []}
+        selected={selected}
+        visible={layout.listRows}
+        width={width}
+        colors={colors}
+        now={now}
+      />
+    );
+
+  return (
+    <Box flexDirection="column" width={width} height={rows}>
+      {queryLine}
+      {statusLine}
+      <Box height={layout.listRows} flexDirection="column" overflow="hidden">
+        {listBody}
+      </Box>
+      <Box height={1}>
+        <Text dimColor={colors}>{"─".repeat(width)}</Text>
+      </Box>
+      <Box height={layout.previewRows} flexDirection="column" overflow="hidden">
+        <PreviewPane row={row} turn={previewTurn} width={width} colors={colors} now={now} />
+      </Box>
+      {hints}
+    </Box>
+  );
+}
+
+/** The status line: how many results, what ran, and whether the answer is confident. */
+function statusOf(
+  list: SessionList | undefined,
+  view: View,
+  row: PickRow | undefined,
+  turns: PickTurn[] | undefined,
+  semantic: boolean,
+): string {
+  if (!list) return "searching…";
+  if (view === "turns" && row)
+    return `${turns?.length ?? 0} matching turns of ${row.turns} in “${fitWidth(row.title, 40)}”`;
+  if (list.mode === "recent")
+    return list.rows.length === 0 ? "no sessions indexed yet" : `recent sessions (${list.rows.length})`;
+  if (list.rows.length === 0) return `no match for “${fitWidth(list.query, 40)}”`;
+  const mode = list.mode === "hybrid" ? "hybrid" : semantic ? "keyword (hybrid next)" : "keyword";
+  return `${list.confident ? "" : "no confident match · "}${list.rows.length} sessions · ${mode}`;
+}
+
+function SessionRows(props: {
+  rows: PickRow[];
+  selected: number;
+  visible: number;
+  width: number;
+  colors: boolean;
+  now: number;
+}): ReactNode {
+  const start = windowStart(props.selected, props.visible, props.rows.length);
+  return (
+    <>
+      {props.rows.slice(start, start + props.visible).map((row, offset) => {
+        const isSelected = start + offset === props.selected;
+        const cells = rowCells(row, props.width, props.now);
+        return (
+          <Text key={row.sessionId} wrap="truncate" inverse={isSelected}>
+            {isSelected ? "› " : "  "}
+            {props.colors ? <Text color="magenta">{cells.agent}</Text> : cells.agent}{" "}
+            {props.colors ? <Text color="blue">{cells.project}</Text> : cells.project}{" "}
+            {props.colors ? <Text color="green">{cells.date}</Text> : cells.date} {cells.title}{" "}
+            {props.colors ? <Text color="gray">{cells.weak}</Text> : cells.weak}
+          </Text>
+        );
+      })}
+    </>
+  );
+}
+
+function TurnRows(props: {
+  turns: PickTurn[];
+  selected: number;
+  visible: number;
+  width: number;
+  colors: boolean;
+  now: number;
+}): ReactNode {
+  const start = windowStart(props.selected, props.visible, props.turns.length);
+  return (
+    <>
+      {props.turns.slice(start, start + props.visible).map((turn, offset) => {
+        const isSelected = start + offset === props.selected;
+        const label = `turn ${turn.turn < 0 ? `r${-turn.turn}` : turn.turn}`.padEnd(9);
+        const date = relativeDate(turn.when, props.now).padEnd(9);
+        const weak = turn.confident ? "" : " weak";
+        return (
+          <Text key={turn.turn} wrap="truncate" inverse={isSelected}>
+            {isSelected ? "› " : "  "}
+            {label} {date} {fitWidth(turn.prompt.text, Math.max(8, props.width - 24 - weak.length))}
+            {weak}
+          </Text>
+        );
+      })}
+    </>
+  );
+}
+
+function PreviewPane(props: {
+  row: PickRow | undefined;
+  turn: PickTurn | undefined;
+  width: number;
+  colors: boolean;
+  now: number;
+}): ReactNode {
+  const { row, turn } = props;
+  if (!row) return <Text dimColor={props.colors}>nothing to preview</Text>;
+  const where = row.projectPath || row.project;
+  const archived = row.sourceStatus === "deleted" ? " · source deleted, kept by recall" : "";
+  const header = turn
+    ? `turn ${turn.turn} of ${row.turns} · ${relativeDate(turn.when, props.now)}${turn.tools.length > 0 ? ` · ${turn.tools.join(", ")}` : ""} · ${where}${archived}`
+    : `${row.turns} turns · ${where}${archived}`;
+  return (
+    <>
+      <Box flexShrink={0}>
+        <Text wrap="truncate" bold>
+          {fitWidth(header, props.width)}
+        </Text>
+      </Box>
+      {turn ? (
+        <>
+          <Box flexShrink={0}>
+            <Text wrap="wrap">
+              {props.colors ? <Text color="cyan">{"› "}</Text> : "› "}
+              <Highlighted preview={turn.prompt} colors={props.colors} limit={props.width * 4} />
+            </Text>
+          </Box>
+          {turn.answer.text ? (
+            <Box flexShrink={0}>
+              <Text wrap="wrap">
+                <Highlighted preview={turn.answer} colors={props.colors} limit={props.width * 8} />
+              </Text>
+            </Box>
+          ) : null}
+        </>
+      ) : (
+        <Box flexShrink={0}>
+          <Text wrap="wrap">{row.title}</Text>
+        </Box>
+      )}
+    </>
+  );
+}
+
+/** An error as one line for the status line (its message; never a stack trace). */
+function oneLineError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0] ?? "";
+}

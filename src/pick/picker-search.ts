@@ -1,0 +1,242 @@
+/**
+ * What the picker shows, read from the index through the same search API as `recall search` and the MCP server (one
+ * ranking path): the sessions of a query (level 1), the matching turns of one session (level 2), the recent sessions
+ * when the query is empty (this project's first), and a range of turns re-parsed from the source (level 3, as `recall
+ * show` prints it). Texts come from the index, which holds them redacted, or through `readSessionTurns` with redaction
+ * on; every text is passed through `neutralizeControls` before it reaches the screen.
+ */
+import type { Database } from "bun:sqlite";
+import type { Palette } from "../render/format.ts";
+import { neutralizeControls } from "../render/escapes.ts";
+import { renderShowText, showViewOf } from "../render/show.ts";
+import { searchIndex, type SearchMode, type VectorLeg } from "../search/api.ts";
+import type { SearchFilters } from "../search/filters.ts";
+import {
+  findSession,
+  makePreview,
+  parseLexicalQuery,
+  readSessionTurns,
+  selectTurnRange,
+  type Preview,
+  type ResumableSession,
+  type SessionResult,
+  type TurnResult,
+} from "../search/index.ts";
+import { recentSessions, type RecentSession } from "../search/recent.ts";
+import type { SourceId } from "../parsers/types.ts";
+
+/** One session row of the list. Times in epoch ms. */
+export interface PickRow extends ResumableSession {
+  project: string;
+  /** The tool's title, else the first prompt; never empty. */
+  title: string;
+  /** Last activity (the session's end). */
+  when: number;
+  /** False when the search's answer held no confident match for it (a weak match); true for recent sessions. */
+  confident: boolean;
+  /** The turn holding the best match; 0 for the session document or a recent session (its last turn is shown). */
+  bestTurn: number;
+  /** Turns in the session. */
+  turns: number;
+}
+
+/** One turn of the level-2 list: its number, time (epoch ms), prompt and the matching part of the answer. */
+export interface PickTurn {
+  turn: number;
+  when: number;
+  /** The whole prompt, with the query's matches. */
+  prompt: Preview;
+  /** Up to 400 characters of the answer around the match ("" for a recent session's turn list). */
+  answer: Preview;
+  tools: string[];
+  confident: boolean;
+}
+
+/** The sessions for a query. */
+export interface SessionList {
+  query: string;
+  rows: PickRow[];
+  /** What ran: "keyword", "hybrid", or "recent" for an empty query. */
+  mode: SearchMode | "recent";
+  /** False when the answer holds no confident match ("no confident match" is said above the rows). */
+  confident: boolean;
+  /** One-line notices of the search (why it ran keyword-only, …). */
+  notices: string[];
+}
+
+/** Sessions listed per query: enough to fill a tall terminal and page through. */
+export const listLimit = 50;
+/** Turns listed at level 2. */
+export const turnLimit = 30;
+
+const safe = (text: string): string => neutralizeControls(text);
+const safePreview = (preview: Preview): Preview => ({ ...preview, text: safe(preview.text) });
+
+/** The tool's short name as the rows show it: `claude-code` → `claude`, `gemini-cli` → `gemini`. */
+export function agentName(source: SourceId): string {
+  return source === "claude-code" ? "claude" : source === "gemini-cli" ? "gemini" : source;
+}
+
+function rowOfResult(result: SessionResult): PickRow {
+  return {
+    source: result.source,
+    sessionId: result.sessionId,
+    projectPath: result.projectPath,
+    promptOnly: result.promptOnly,
+    sourceStatus: result.sourceStatus,
+    isSubagent: result.isSubagent,
+    parentSessionId: result.parentSessionId,
+    project: safe(result.project),
+    title: safe(result.title || result.preview.text || "(no prompt)"),
+    when: result.endedAt || result.startedAt,
+    confident: result.confident,
+    bestTurn: result.bestTurn,
+    turns: result.turns,
+  };
+}
+
+function rowOfRecent(session: RecentSession): PickRow {
+  return {
+    source: session.source,
+    sessionId: session.sessionId,
+    projectPath: session.projectPath,
+    promptOnly: session.promptOnly,
+    sourceStatus: session.sourceStatus,
+    isSubagent: session.isSubagent,
+    parentSessionId: session.parentSessionId,
+    project: safe(session.project),
+    title: safe(session.title || session.firstPrompt || "(no prompt)"),
+    when: session.endedAt || session.startedAt,
+    confident: true,
+    bestTurn: 0,
+    turns: session.turns,
+  };
+}
+
+/**
+ * The index as the picker reads it: one open connection, the command line's filters, and the vector leg once the
+ * embedding side is ready (set later by the caller; until then every search is keyword-only).
+ */
+export class PickerSearch {
+  /** The vector leg; undefined → keyword-only. Set when the warm helper (or a remote endpoint) answers. */
+  vectorLeg: VectorLeg | undefined;
+
+  /**
+   * @param db an open index (read-only is enough); replaced with {@link reopen}
+   * @param filters the command line's filters (project, source, since)
+   * @param currentProject the indexed project the picker was started in, listed first for an empty query
+   */
+  constructor(
+    private db: Database,
+    private readonly filters: SearchFilters,
+    private readonly currentProject: string | undefined,
+  ) {}
+
+  /** Use another connection (after a background index run committed); the old one is closed. */
+  reopen(db: Database): void {
+    this.db.close();
+    this.db = db;
+  }
+
+  /** Run `fn` on the current connection (the vector leg is opened on it). */
+  withDatabase<T>(fn: (db: Database) => T): T {
+    return fn(this.db);
+  }
+
+  /** Close the connection. */
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * The sessions for `query`: recent sessions when it is blank (this project's first), else a level-1 search,
+   * keyword-only unless `semantic` and a vector leg is set.
+   */
+  async sessions(query: string, semantic: boolean): Promise<SessionList> {
+    if (query.trim() === "") return { query, rows: this.recent(), mode: "recent", confident: true, notices: [] };
+    const leg = semantic ? this.vectorLeg : undefined;
+    const response = await searchIndex(
+      this.db,
+      { query, level: "session", filters: this.filters, limit: listLimit, mode: leg ? "hybrid" : "keyword" },
+      leg,
+    );
+    return {
+      query,
+      rows: (response.results as SessionResult[]).map(rowOfResult),
+      mode: response.mode,
+      confident: response.confident,
+      notices: response.notices,
+    };
+  }
+
+  /** Recent sessions, newest first, those of the current project before the others. */
+  private recent(): PickRow[] {
+    const all = recentSessions(this.db, this.filters, listLimit).items.map(rowOfRecent);
+    if (!this.currentProject || this.filters.project) return all;
+    const own = recentSessions(this.db, { ...this.filters, project: this.currentProject }, listLimit).items.filter(
+      (session) => session.projectPath === this.currentProject,
+    );
+    const ownIds = new Set(own.map((session) => session.sessionId));
+    return [...own.map(rowOfRecent), ...all.filter((row) => !ownIds.has(row.sessionId))].slice(0, listLimit);
+  }
+
+  /**
+   * The turns of `row`'s session for `query` (level 2), best first; for a blank query its last turns, latest first.
+   */
+  async turns(row: PickRow, query: string, semantic: boolean): Promise<PickTurn[]> {
+    if (query.trim() === "") return this.lastTurns(row);
+    const leg = semantic ? this.vectorLeg : undefined;
+    const response = await searchIndex(
+      this.db,
+      {
+        query,
+        level: "turn",
+        filters: { ...this.filters, sessionId: row.sessionId, includeSubagents: true },
+        limit: turnLimit,
+        mode: leg ? "hybrid" : "keyword",
+      },
+      leg,
+    );
+    const words = parseLexicalQuery(query).highlightWords;
+    return (response.results as TurnResult[]).map((turn) => ({
+      turn: turn.turn,
+      when: turn.timestamp,
+      prompt: safePreview(makePreview(turn.prompt, words, 2000)),
+      answer: safePreview(turn.responseExcerpt),
+      tools: turn.tools,
+      confident: turn.confident,
+    }));
+  }
+
+  /** The session's last turns, latest first, with their prompts (level 2 of a recent session). */
+  private lastTurns(row: PickRow): PickTurn[] {
+    const summary = findSession(this.db, row.sessionId);
+    const turns = this.db
+      .query<{ number: number; timestamp: number; prompt: string; response: string }, [number, number]>(
+        "SELECT number, timestamp, prompt, response FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number DESC LIMIT ?",
+      )
+      .all(summary.rowid, turnLimit);
+    return turns.map((turn) => ({
+      turn: turn.number,
+      when: turn.timestamp,
+      prompt: safePreview(makePreview(turn.prompt, [], 2000)),
+      answer: safePreview(makePreview(turn.response, [], 400)),
+      tools: [],
+      confident: true,
+    }));
+  }
+
+  /**
+   * Turns `from`..`to` of `row`'s session as `recall show` prints them (re-parsed from the source, from recall's
+   * archive when it is gone; tool calls included; secrets redacted), one string per line.
+   * @throws UsageError when the session has no such turn; RecallError when neither source nor archive can be read
+   */
+  showLines(row: PickRow, from: number, to: number, palette: Palette): string[] {
+    const summary = findSession(this.db, row.sessionId);
+    const read = readSessionTurns(this.db, summary, { redact: true });
+    const chosen = selectTurnRange(summary.sessionId, read.result.turns, read.result.session.turnCount, from, to);
+    return renderShowText(showViewOf({ summary, read }, chosen.from, chosen.to), palette)
+      .replace(/\n$/, "")
+      .split("\n");
+  }
+}
