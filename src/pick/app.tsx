@@ -7,8 +7,9 @@
  */
 import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { useEffect, useRef, useState, type ReactNode } from "react";
+import { countOf } from "../render/format.ts";
 import type { Preview } from "../search/index.ts";
-import { fitWidth, relativeDate } from "./columns.ts";
+import { fitWidth, relativeDate, wrapToWidth } from "./columns.ts";
 import { actionOf, editQuery, moveSelection, type PickAction, type QueryLine } from "./keys.ts";
 import { rowCells, screenLayout, windowStart } from "./layout.ts";
 import type { PickRow, PickTurn, SessionList } from "./picker-search.ts";
@@ -174,14 +175,17 @@ export function PickApp(props: PickAppProps): ReactNode {
     }
   };
 
+  // Level 3 in place: the turns wrapped to the terminal's width, scrolled by rows.
+  const readHeight = layout.listRows + layout.previewRows + 1;
+  const readRows = view === "read" && reading ? wrapToWidth(reading.lines, layout.columns) : [];
+
   const apply = (action: PickAction) => {
     const count = view === "turns" ? (turns?.length ?? 0) : (list?.rows.length ?? 0);
     const moveTo = (next: (current: number) => number) => {
       if (view === "read") {
+        const lastTop = Math.max(0, readRows.length - readHeight);
         setReading((current) =>
-          current
-            ? { ...current, scroll: Math.max(0, Math.min(current.lines.length - 1, next(current.scroll))) }
-            : current,
+          current ? { ...current, scroll: Math.max(0, Math.min(lastTop, next(current.scroll))) } : current,
         );
       } else if (view === "turns") setTurnSelected((current) => moveSelection(current, next(current) - current, count));
       else setSelected((current) => moveSelection(current, next(current) - current, count));
@@ -279,20 +283,18 @@ export function PickApp(props: PickAppProps): ReactNode {
   );
 
   if (view === "read" && reading) {
-    const height = layout.listRows + layout.previewRows + 1;
+    const height = readHeight;
+    const top = Math.min(reading.scroll, Math.max(0, readRows.length - height));
     return (
       <Box flexDirection="column" width={width} height={rows}>
         {queryLine}
         <Box height={1}>
           <Text wrap="truncate" bold>
-            {fitWidth(
-              `${row?.title ?? ""} · ${reading.label} · line ${reading.scroll + 1} of ${reading.lines.length}`,
-              width,
-            )}
+            {fitWidth(`${row?.title ?? ""} · ${reading.label} · row ${top + 1} of ${readRows.length}`, width)}
           </Text>
         </Box>
         <Box height={height} flexDirection="column" overflow="hidden">
-          {reading.lines.slice(reading.scroll, reading.scroll + height).map((text, index) => (
+          {readRows.slice(top, top + height).map((text, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity but their position
             <Text key={index} wrap="truncate">
               {text || " "}
@@ -353,12 +355,12 @@ function statusOf(
 ): string {
   if (!list) return "searching…";
   if (view === "turns" && row)
-    return `${turns?.length ?? 0} matching turns of ${row.turns} in “${fitWidth(row.title, 40)}”`;
+    return `${countOf(turns?.length ?? 0, "matching turn")} of ${row.turns} in “${fitWidth(row.title, 40)}”`;
   if (list.mode === "recent")
     return list.rows.length === 0 ? "no sessions indexed yet" : `recent sessions (${list.rows.length})`;
   if (list.rows.length === 0) return `no match for “${fitWidth(list.query, 40)}”`;
   const mode = list.mode === "hybrid" ? "hybrid" : semantic ? "keyword (hybrid next)" : "keyword";
-  return `${list.confident ? "" : "no confident match · "}${list.rows.length} sessions · ${mode}`;
+  return `${list.confident ? "" : "no confident match · "}${countOf(list.rows.length, "session")} · ${mode}`;
 }
 
 function SessionRows(props: {

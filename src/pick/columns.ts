@@ -56,3 +56,15 @@ export function relativeDate(thenMs: number, nowMs: number): string {
   if (elapsed < 365 * day) return `${Math.floor(elapsed / (30 * day))} mo ago`;
   return `${Math.floor(elapsed / (365 * day))} y ago`;
 }
+
+/**
+ * Lines cut into rows of at most `columns` cells, for reading in place: long lines wrap at spaces (hard-wrapped when a
+ * word is longer than a row), colour escapes carried over to each row (`Bun.wrapAnsi`, as wrap-ansi does).
+ * Example: `["one two three"]`, 8 → `["one two", "three"]`.
+ */
+export function wrapToWidth(lines: readonly string[], columns: number): string[] {
+  const width = Math.max(1, columns);
+  return lines.flatMap((line) =>
+    cellWidth(line) <= width ? [line] : Bun.wrapAnsi(line, width, { hard: true, trim: false }).split("\n"),
+  );
+}

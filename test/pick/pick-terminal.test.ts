@@ -1,0 +1,243 @@
+/**
+ * `recall pick` driven in a real terminal (tmux): typing changes the results, moving changes the preview, Tab shows
+ * the session's turns (level 2), Ctrl-O reads them with tool calls (level 3), a resize redraws to the new size,
+ * NO_COLOR turns colours off, a Chinese title keeps the columns aligned, Esc and Ctrl-C leave the terminal as it was,
+ * Enter replaces recall with the resume command (a stand-in `claude` records what it got), and a missing folder or an
+ * archived-only session is said with the command to copy. Without a TTY, pick refuses in one line.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
+import { cellWidth } from "../../src/pick/columns.ts";
+import { ids, preparePickHistory, type PickHistory } from "./pick-history.ts";
+
+if (!hasTmux) console.warn("pick terminal tests skipped: tmux is not installed (apt-get install tmux; .ci/run does)");
+
+const suite = hasTmux ? describe : describe.skip;
+
+suite("recall pick in a terminal", () => {
+  let root: string;
+  let history: PickHistory;
+  let terminal: TmuxTerminal | undefined;
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "recall-pick-"));
+    history = preparePickHistory(root);
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  afterEach(() => {
+    terminal?.close();
+    terminal = undefined;
+    rmSync(history.recordDir, { recursive: true, force: true });
+  });
+
+  /** A terminal with a shell prompt, then `recall pick <args>` started in it (the exit status goes to a file). */
+  async function startPick(
+    args: string,
+    options: { columns?: number; rows?: number; env?: Record<string, string>; cwd?: string } = {},
+  ) {
+    terminal = TmuxTerminal.start(options.columns ?? 100, options.rows ?? 30, { ...history.env, ...options.env });
+    await terminal.waitForText("$");
+    const cwd = options.cwd ?? history.webapp;
+    terminal.run(`cd ${cwd} && ${history.recall} pick ${args}; echo "exit=$?" > ${root}/exit-status`);
+    await terminal.waitForText("recall ›");
+    return terminal;
+  }
+
+  const exitStatus = async (): Promise<number> => {
+    const path = join(root, "exit-status");
+    for (let waited = 0; waited < 5000; waited += 20) {
+      try {
+        const text = readFileSync(path, "utf8");
+        rmSync(path);
+        return Number(text.trim().replace("exit=", ""));
+      } catch {
+        await Bun.sleep(20);
+      }
+    }
+    throw new Error("pick did not exit");
+  };
+
+  /** The row the selection marker is on. */
+  const selectedRow = (screen: string[]) => screen.find((row) => row.startsWith("› ")) ?? "";
+
+  test("typing changes the results, moving changes the preview, and an empty query lists this project first", async () => {
+    const term = await startPick("");
+    let screen = await term.waitForText("recent sessions");
+    // Run in the webapp folder: its sessions come first, newest first (the docker session, 3 days old).
+    expect(selectedRow(screen)).toContain("Fix the docker bridge network");
+    expect(selectedRow(screen)).toContain("3 d ago");
+    term.type("docker bridge");
+    screen = await term.waitFor((rows) => /\d+ sessions? ·/.test(rows[1]!) && selectedRow(rows).includes("docker"));
+    expect(screen[0]).toContain("recall › docker bridge");
+    // The preview shows the best turn, its prompt and the tool it ran.
+    screen = await term.waitForText("the containers cannot reach each other over the docker bridge network");
+    expect(screen.find((row) => row.startsWith("turn 1 of 2"))).toContain("Bash");
+    term.press("C-u");
+    term.type("rate limiter");
+    await term.waitFor((rows) => selectedRow(rows).includes("Rate limiter for the gone api"));
+    await term.waitForText("add a token bucket rate limiter");
+    term.press("C-u");
+    await term.waitForText("recent sessions");
+    term.press("Down");
+    screen = await term.waitFor((rows) => !selectedRow(rows).includes("docker"));
+    const second = selectedRow(screen);
+    expect(second).not.toBe("");
+    term.press("C-p");
+    screen = await term.waitFor((rows) => selectedRow(rows).includes("docker"));
+    term.press("End");
+    screen = await term.waitFor((rows) => selectedRow(rows) !== "" && !selectedRow(rows).includes("docker"));
+    term.press("Home");
+    await term.waitFor((rows) => selectedRow(rows).includes("docker"));
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("Tab lists the session's matching turns; Ctrl-O reads the turn with its tool calls; Esc goes back", async () => {
+    const term = await startPick("docker network", { columns: 80, rows: 16 });
+    await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
+    term.press("Tab");
+    let screen = await term.waitForText("matching turns of 2");
+    expect(selectedRow(screen)).toMatch(/turn 1 /);
+    term.press("C-o");
+    screen = await term.waitForText("── Turn 1");
+    const text = screen.join("\n");
+    expect(text).toContain("claude --resume"); // the resume line, wrapped to the width
+    // Scrollable in place: End shows the last rows (the tool call, as `recall show` prints it), Home the first again.
+    const total = Number(/row 1 of (\d+)/.exec(text)?.[1]);
+    expect(total).toBeGreaterThan(12);
+    term.press("End");
+    screen = await term.waitFor((rows) => !rows[1]!.includes("row 1 of"));
+    expect(screen.join("\n")).toContain("[Bash] docker network create appnet");
+    expect(screen.join("\n")).toContain("f3c1 appnet");
+    expect(screen.join("\n")).not.toContain("project: "); // the first rows scrolled away
+    term.press("Home");
+    await term.waitForText("row 1 of");
+    term.press("Escape");
+    screen = await term.waitFor((rows) => /\d+ sessions? ·/.test(rows[1]!));
+    expect(selectedRow(screen)).toContain("Fix the docker bridge network");
+    term.press("C-c");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("a resize redraws the screen at the new size, down to 60×15", async () => {
+    const term = await startPick("caching", { columns: 100, rows: 30 });
+    await term.waitFor((rows) => selectedRow(rows).includes("Filler"));
+    term.resize(60, 15);
+    // Until the picker redraws, tmux shows the bottom of the old screen: wait for the new frame's first and last rows.
+    const screen = await term.waitFor(
+      (rows) => rows.length === 15 && rows[0]!.includes("recall ›") && rows[14]!.includes("move"),
+    );
+    expect(screen[0]).toContain("recall › caching");
+    for (const row of screen) expect(cellWidth(row)).toBeLessThanOrEqual(60);
+    expect(screen.filter((row) => row.includes("Filler")).length).toBeGreaterThanOrEqual(3);
+    expect(screen.some((row) => /^─{60}$/.test(row))).toBe(true);
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("colours only without NO_COLOR; a Chinese title keeps the columns aligned", async () => {
+    const colourful = await startPick("", { env: { NO_COLOR: "" } });
+    await colourful.waitForText("recent sessions");
+    const colourCodes = /\u001b\[[0-9;]*(?:3[0-7]|9[0-7]|38;5;\d+)m/;
+    expect(colourful.screen(true).join("\n")).toMatch(colourCodes);
+    colourful.press("Escape");
+    await exitStatus();
+    colourful.close();
+
+    // Started outside every project: the recent sessions in date order, the Chinese one (2 days) first.
+    const plain = await startPick("", { cwd: root });
+    const screen = await plain.waitForText("recent sessions");
+    expect(plain.screen(true).join("\n")).not.toMatch(colourCodes);
+    const chinese = screen.find((row) => row.includes("修复调度器"))!;
+    const latin = screen.find((row) => row.includes("Rate limiter"))!;
+    // The date column starts at the same cell in both rows, although the Chinese characters take two cells each.
+    const dateCell = (row: string, date: string) => cellWidth(row.slice(0, row.indexOf(date)));
+    expect(dateCell(chinese, "2 d ago")).toBe(dateCell(latin, "5 d ago"));
+    expect(cellWidth(chinese)).toBeLessThanOrEqual(100);
+    plain.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("quitting leaves the terminal as it was: no raw mode, cursor shown, main screen", async () => {
+    const term = await startPick("docker");
+    await term.waitFor((rows) => selectedRow(rows).includes("docker"));
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+    term.run(`stty -a > ${root}/stty-after`);
+    await term.waitFor(() => {
+      try {
+        return readFileSync(join(root, "stty-after"), "utf8").includes("icanon");
+      } catch {
+        return false;
+      }
+    });
+    const stty = readFileSync(join(root, "stty-after"), "utf8");
+    expect(stty).toMatch(/(^|\s)icanon(\s|$)/);
+    expect(stty).toMatch(/(^|\s)echo(\s|$)/);
+    // Back on the main screen: the shell's own lines are visible again, the picker's are gone.
+    const screen = term.screen();
+    expect(screen.join("\n")).toContain("pick docker");
+    expect(screen.some((row) => row.includes("recall ›"))).toBe(false);
+  });
+
+  test("Enter replaces recall with the resume command, run in the project folder with the terminal restored", async () => {
+    const term = await startPick("docker bridge");
+    await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
+    term.press("Enter");
+    expect(await exitStatus()).toBe(0);
+    const recorded = history.recorded();
+    expect(recorded?.argv).toEqual(["--resume", ids.docker]);
+    expect(recorded?.cwd).toBe(history.webapp);
+    expect(recorded?.stty).toMatch(/(^|\s)icanon(\s|$)/);
+    expect(term.screen().some((row) => row.includes("recall ›"))).toBe(false);
+  });
+
+  test("a session whose folder is gone, or whose source is deleted, is said with the command to copy", async () => {
+    let term = await startPick("rate limiter");
+    await term.waitFor((rows) => selectedRow(rows).includes("Rate limiter for the gone api"));
+    term.press("Enter");
+    expect(await exitStatus()).toBe(1);
+    let text = (await term.waitForText("cannot resume")).join("\n");
+    expect(text).toContain(`the project folder ${join(root, "projects", "gone-api")} no longer exists`);
+    expect(text).toContain(`claude --resume ${ids.goneFolder}`);
+    expect(history.recorded()).toBeUndefined();
+    term.close();
+
+    term = await startPick("billing schema");
+    await term.waitFor((rows) => selectedRow(rows).includes("Migrate the archived billing schema"));
+    expect(term.screen().join("\n")).toContain("source deleted, kept by recall");
+    term.press("Enter");
+    expect(await exitStatus()).toBe(1);
+    text = (await term.waitForText("cannot resume")).join("\n");
+    expect(text).toContain("was deleted");
+    expect(text).toContain(`recall show ${ids.archived}`);
+  });
+
+  test("--print prints the command instead of running it", async () => {
+    const term = await startPick("docker bridge --print > " + join(root, "printed"));
+    await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
+    term.press("Enter");
+    expect(await exitStatus()).toBe(0);
+    expect(readFileSync(join(root, "printed"), "utf8")).toBe(`cd ${history.webapp} && claude --resume ${ids.docker}\n`);
+    expect(history.recorded()).toBeUndefined();
+  });
+});
+
+describe("recall pick without a terminal", () => {
+  test("refuses in one line that points to recall search (exit 2)", () => {
+    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/cli.ts"), "pick", "docker"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, RECALL_HOME: join(tmpdir(), "recall-pick-no-tty-unused") },
+    });
+    expect(run.exitCode).toBe(2);
+    const lines = run.stderr.toString().trimEnd().split("\n");
+    expect(lines[0]).toBe("recall: recall pick needs a terminal (its stdin is not one)");
+    expect(lines[1]).toContain('recall search "<query>"');
+    expect(run.stdout.toString()).toBe("");
+  });
+});
