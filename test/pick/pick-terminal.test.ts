@@ -141,6 +141,8 @@ suite("recall pick in a terminal", () => {
   test("colours only without NO_COLOR; a Chinese title keeps the columns aligned", async () => {
     const colourful = await startPick("", { env: { NO_COLOR: "" } });
     await colourful.waitForText("recent sessions");
+    // SGR colour codes (foreground 30–37, 90–97, 256 colours); bold and inverse are not colours.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
     const colourCodes = /\u001b\[[0-9;]*(?:3[0-7]|9[0-7]|38;5;\d+)m/;
     expect(colourful.screen(true).join("\n")).toMatch(colourCodes);
     colourful.press("Escape");
@@ -217,7 +219,7 @@ suite("recall pick in a terminal", () => {
   });
 
   test("--print prints the command instead of running it", async () => {
-    const term = await startPick("docker bridge --print > " + join(root, "printed"));
+    const term = await startPick(`docker bridge --print > ${join(root, "printed")}`);
     await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
     term.press("Enter");
     expect(await exitStatus()).toBe(0);
