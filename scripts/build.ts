@@ -121,6 +121,10 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
     `RECALL_NATIVE_TARGET=${JSON.stringify(target.id)}`,
     "--external",
     "node-llama-cpp",
+    // Ink loads React DevTools only when DEV=true and the package is installed; it is neither here, and bundling
+    // needs the import left unresolved (with --splitting it stays in a chunk that never loads).
+    "--external",
+    "react-devtools-core",
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
     "--asset",

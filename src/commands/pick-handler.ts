@@ -75,14 +75,13 @@ export async function pick(args: PickArgs): Promise<number> {
   const output = args.print ? process.stderr : process.stdout;
   const props: PickAppProps = {
     initialQuery: args.query.join(" "),
-    sessions: (query, wantsSemantic) => search.sessions(query, wantsSemantic),
+    sessions: (query, wantsSemantic, limit) => search.sessions(query, wantsSemantic, limit),
     turns: (row, query, wantsSemantic) => search.turns(row, query, wantsSemantic),
     showLines: (row, from, to) => search.showLines(row, from, to, palette),
     openPager: (lines) => openPager(lines),
     semanticReady: semantic.start(search, backgroundDelayMs),
     subscribeIndexUpdates: (listener) => updates.push(listener),
     colors,
-    now: () => Date.now(),
   };
   let outcome: Awaited<ReturnType<typeof runPicker>>;
   try {

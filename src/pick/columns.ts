@@ -57,6 +57,10 @@ export function relativeDate(thenMs: number, nowMs: number): string {
   return `${Math.floor(elapsed / (365 * day))} y ago`;
 }
 
+/** Spaces at the end of a row, before any colour escapes that close it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour escapes are what the spaces sit before
+const trailingSpaces = / +((?:\u001b\[[0-9;]*m)*)$/;
+
 /**
  * Lines cut into rows of at most `columns` cells, for reading in place: long lines wrap at spaces (hard-wrapped when a
  * word is longer than a row), colour escapes carried over to each row (`Bun.wrapAnsi`, as wrap-ansi does).
@@ -64,7 +68,12 @@ export function relativeDate(thenMs: number, nowMs: number): string {
  */
 export function wrapToWidth(lines: readonly string[], columns: number): string[] {
   const width = Math.max(1, columns);
+  // trim: false keeps a line's indentation (tool calls are indented); the spaces a break leaves at a row's end go.
   return lines.flatMap((line) =>
-    cellWidth(line) <= width ? [line] : Bun.wrapAnsi(line, width, { hard: true, trim: false }).split("\n"),
+    cellWidth(line) <= width
+      ? [line]
+      : Bun.wrapAnsi(line, width, { hard: true, trim: false })
+          .split("\n")
+          .map((row) => row.replace(trailingSpaces, "$1")),
   );
 }

@@ -32,18 +32,20 @@ export interface ResumeLookups {
   isFolder(path: string): boolean;
 }
 
-/** The real lookups: the PATH of this process, the file system. */
-export const systemLookups: ResumeLookups = {
-  which: (program) => Bun.which(program),
-  isFolder: (path) => existsSync(path) && statSync(path).isDirectory(),
-};
+/** The real lookups: programs on `env.PATH` (this process's by default), folders on the file system. */
+export function systemLookups(env: Record<string, string | undefined> = process.env): ResumeLookups {
+  return {
+    which: (program) => Bun.which(program, { PATH: env.PATH ?? "" }),
+    isFolder: (path) => existsSync(path) && statSync(path).isDirectory(),
+  };
+}
 
 /**
  * Decide how to resume `row`. Examples: a Claude Code session in an existing folder with `claude` on PATH → run
  * `claude --resume <id>` there; its folder deleted → refuse "the project folder … no longer exists"; source deleted
  * → refuse with `recall show <id>`.
  */
-export function planResume(row: PickRow, lookups: ResumeLookups = systemLookups): ResumePlan {
+export function planResume(row: PickRow, lookups: ResumeLookups = systemLookups()): ResumePlan {
   const invocation = resumeInvocationOf(row);
   if (!invocation) {
     const readIt = `recall show ${shellQuote(row.sessionId)}`;

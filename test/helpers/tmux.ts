@@ -11,7 +11,7 @@ import { join } from "node:path";
 /** True when a tmux binary is on PATH. */
 export const hasTmux: boolean = Bun.which("tmux") !== null;
 
-/** A terminal: one tmux pane running `bash --norc --noprofile`. */
+/** A terminal: one tmux pane running a shell (`bash --norc --noprofile` unless told otherwise). */
 export class TmuxTerminal {
   private constructor(
     private readonly socket: string,
@@ -19,10 +19,15 @@ export class TmuxTerminal {
   ) {}
 
   /**
-   * Start a terminal of `columns` × `rows` cells whose shell has exactly `env` as its environment, plus TERM=screen
-   * (what tmux's panes are, unless `env` says otherwise).
+   * Start a terminal of `columns` × `rows` cells running `shell` with exactly `env` as its environment, plus
+   * TERM=screen (what tmux's panes are, unless `env` says otherwise).
    */
-  static start(columns: number, rows: number, given: Record<string, string>): TmuxTerminal {
+  static start(
+    columns: number,
+    rows: number,
+    given: Record<string, string>,
+    shell: string[] = ["bash", "--norc", "--noprofile"],
+  ): TmuxTerminal {
     const env = { TERM: "screen", ...given };
     const socketDir = mkdtempSync(join(tmpdir(), "recall-tmux-"));
     const terminal = new TmuxTerminal(join(socketDir, "socket"), socketDir);
@@ -37,9 +42,7 @@ export class TmuxTerminal {
         "env",
         "-i",
         ...envWords(env),
-        "bash",
-        "--norc",
-        "--noprofile",
+        ...shell,
       ],
       env,
     );

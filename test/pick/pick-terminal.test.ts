@@ -70,7 +70,9 @@ suite("recall pick in a terminal", () => {
     expect(selectedRow(screen)).toContain("Fix the docker bridge network");
     expect(selectedRow(screen)).toContain("3 d ago");
     term.type("docker bridge");
-    screen = await term.waitFor((rows) => /\d+ sessions? ·/.test(rows[1]!) && selectedRow(rows).includes("docker"));
+    screen = await term.waitFor(
+      (rows) => rows[1]!.includes("for “docker bridge” · keyword") && selectedRow(rows).includes("docker"),
+    );
     expect(screen[0]).toContain("recall › docker bridge");
     // The preview shows the best turn, its prompt and the tool it ran.
     screen = await term.waitForText("the containers cannot reach each other over the docker bridge network");
@@ -116,7 +118,7 @@ suite("recall pick in a terminal", () => {
     term.press("Home");
     await term.waitForText("row 1 of");
     term.press("Escape");
-    screen = await term.waitFor((rows) => /\d+ sessions? ·/.test(rows[1]!));
+    screen = await term.waitFor((rows) => rows[1]!.includes("for “docker network”"));
     expect(selectedRow(screen)).toContain("Fix the docker bridge network");
     term.press("C-c");
     expect(await exitStatus()).toBe(130);
