@@ -197,7 +197,10 @@ class SemanticSide {
       openVectorLeg(db, this.context.recallHome, helper ? { open: async () => helper } : this.embedder!),
     );
     search.vectorLeg = choice.leg;
-    return choice.leg ? { ready: true } : { ready: false, note: choice.notice };
+    if (choice.leg) return { ready: true };
+    // An index that never had embeddings is keyword-only by choice (the status line says "keyword"); a reason is worth
+    // the status line when vectors exist but cannot be used (model missing or changed, files damaged).
+    return { ready: false, note: choice.reason?.startsWith("no embeddings yet") ? undefined : choice.notice };
   }
 
   /** Open the leg again on the search's new connection (after a background index run). */

@@ -6,9 +6,11 @@
  * archived-only session is said with the command to copy. Without a TTY, pick refuses in one line.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startHashEmbeddings } from "../commands/hash-embeddings.ts";
+import { getTestModelPath } from "../helpers/models.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 import { cellWidth } from "../../src/pick/columns.ts";
 import { ids, preparePickHistory, type PickHistory } from "./pick-history.ts";
@@ -227,6 +229,110 @@ suite("recall pick in a terminal", () => {
     expect(await exitStatus()).toBe(0);
     expect(readFileSync(join(root, "printed"), "utf8")).toBe(`cd ${history.webapp} && claude --resume ${ids.docker}\n`);
     expect(history.recorded()).toBeUndefined();
+  });
+});
+
+(hasTmux ? describe : describe.skip)("recall pick with an embedding endpoint", () => {
+  let root: string;
+  let history: PickHistory;
+  let embeddings: ReturnType<typeof startHashEmbeddings>;
+  let terminal: TmuxTerminal | undefined;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "recall-pick-semantic-"));
+    history = preparePickHistory(root);
+    embeddings = startHashEmbeddings();
+    history.env.EMBEDDINGS_URL = embeddings.url;
+    // Spawned, not spawnSync: the endpoint answers from this process's event loop.
+    const index = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/cli.ts"), "index"], {
+      env: history.env,
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    expect(await index.exited).toBe(0);
+  });
+  afterAll(() => {
+    embeddings.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    terminal?.close();
+    terminal = undefined;
+  });
+
+  test("keyword results come at once, then the hybrid ranking replaces them without a key press", async () => {
+    terminal = TmuxTerminal.start(100, 30, history.env);
+    await terminal.waitForText("$");
+    terminal.run(`cd ${history.webapp} && ${history.recall} pick`);
+    await terminal.waitForText("recent sessions");
+    terminal.type("containers cannot reach each other");
+    // Poll the status line: the keyword answer is on screen first, the hybrid one follows by itself.
+    const seen: string[] = [];
+    await terminal.waitFor((rows) => {
+      const status = rows[1]!;
+      if (status.includes("for “containers cannot reach each other”") && seen.at(-1) !== status) seen.push(status);
+      return status.includes("· hybrid");
+    });
+    expect(seen[0]).toMatch(/· keyword \(hybrid next\)/);
+    expect(seen.at(-1)).toContain("· hybrid");
+    expect(seen.findIndex((status) => status.includes("· hybrid"))).toBeGreaterThan(0);
+    const screen = terminal.screen();
+    expect(screen.find((row) => row.startsWith("› "))).toContain("Fix the docker bridge network");
+    terminal.press("Escape");
+  });
+});
+
+(hasTmux ? describe : describe.skip)("recall pick with a local model, through the warm embedding helper", () => {
+  let root: string;
+  let history: PickHistory;
+  let terminal: TmuxTerminal | undefined;
+  const helperPids = (): number[] => {
+    const dir = join(history.env.RECALL_HOME!, "helpers");
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((name) => name.endsWith(".log"))
+          .flatMap((name) =>
+            [...readFileSync(join(dir, name), "utf8").matchAll(/\(pid (\d+),/g)].map((match) => Number(match[1])),
+          )
+      : [];
+  };
+  const isAlive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "recall-pick-helper-"));
+    history = preparePickHistory(root);
+    Object.assign(history.env, { RECALL_MODEL: getTestModelPath(), RECALL_EMBED_HELPER: "on" });
+    const index = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/cli.ts"), "index"], {
+      env: history.env,
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    expect(index.exitCode).toBe(0);
+  });
+  afterAll(async () => {
+    terminal?.close();
+    for (const pid of helperPids()) if (isAlive(pid)) process.kill(pid, "SIGTERM");
+    for (let waited = 0; helperPids().some(isAlive) && waited < 10_000; waited += 50) await Bun.sleep(50);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test("the picker starts the helper in the background and ranks hybrid once it answers", async () => {
+    terminal = TmuxTerminal.start(100, 30, history.env);
+    await terminal.waitForText("$");
+    terminal.run(`cd ${history.webapp} && ${history.recall} pick docker bridge`);
+    // Keyword results at once, while the helper is still starting; the hybrid ranking follows by itself.
+    await terminal.waitFor((rows) => rows[1]!.includes("for “docker bridge”"));
+    await terminal.waitFor((rows) => rows[1]!.includes("for “docker bridge” · hybrid"), 60_000);
+    expect(terminal.screen().find((row) => row.startsWith("› "))).toContain("Fix the docker bridge network");
+    expect(helperPids().some(isAlive)).toBe(true);
+    terminal.press("Escape");
   });
 });
 
