@@ -32,18 +32,7 @@ export class TmuxTerminal {
     const socketDir = mkdtempSync(join(tmpdir(), "recall-tmux-"));
     const terminal = new TmuxTerminal(join(socketDir, "socket"), socketDir);
     terminal.tmux(
-      [
-        "new-session",
-        "-d",
-        "-x",
-        String(columns),
-        "-y",
-        String(rows),
-        "env",
-        "-i",
-        ...envWords(env),
-        ...shell,
-      ],
+      ["new-session", "-d", "-x", String(columns), "-y", String(rows), "env", "-i", ...envWords(env), ...shell],
       env,
     );
     // The window follows resize-window, not the size of some attached client (none attaches).
