@@ -15,6 +15,7 @@ import { databasePath } from "../index/archive/home.ts";
 import { checkStaleness } from "../index/plan/staleness.ts";
 import { openIndex } from "../index/schema.ts";
 import type { PickAppProps } from "../pick/app.tsx";
+import { printableText } from "../pick/keys.ts";
 import { PickerSearch } from "../pick/picker-search.ts";
 import { planResume, runResume } from "../pick/resume.ts";
 import { runPicker } from "../pick/run-picker.tsx";
@@ -74,7 +75,7 @@ export async function pick(args: PickArgs): Promise<number> {
 
   const output = args.print ? process.stderr : process.stdout;
   const props: PickAppProps = {
-    initialQuery: args.query.join(" "),
+    initialQuery: printableText(args.query.join(" ")),
     sessions: (query, wantsSemantic, limit) => search.sessions(query, wantsSemantic, limit),
     turns: (row, query, wantsSemantic) => search.turns(row, query, wantsSemantic),
     showLines: (row, from, to) => search.showLines(row, from, to, palette),

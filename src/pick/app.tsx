@@ -7,6 +7,7 @@
  */
 import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { memo, useEffect, useRef, useState, type ReactNode } from "react";
+import { neutralizeControls } from "../render/escapes.ts";
 import { countOf } from "../render/format.ts";
 import type { Preview } from "../search/index.ts";
 import { fitWidth, relativeDate, wrapToWidth } from "./columns.ts";
@@ -495,8 +496,8 @@ const PreviewPane = memo(function PreviewPane(props: {
   );
 });
 
-/** An error as one line for the status line (its message; never a stack trace). */
+/** An error as one line for the status line (its message, which may quote session text, neutralized; no stack). */
 function oneLineError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0] ?? "";
+  return neutralizeControls(message.split("\n")[0] ?? "");
 }

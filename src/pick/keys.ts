@@ -85,10 +85,18 @@ export function actionOf(input: string, key: Key): PickAction {
   if (key.backspace) return { kind: "edit", edit: { kind: "backspace" } };
   if (key.delete) return { kind: "edit", edit: { kind: "delete" } };
   if (key.meta) return { kind: "none" };
-  // Printable text only (a paste arrives as one input); control characters never enter the query.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
-  const text = input.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
+  // Printable text only (a paste arrives as one input).
+  const text = printableText(input);
   return text ? { kind: "edit", edit: { kind: "insert", text } } : { kind: "none" };
+}
+
+/**
+ * `text` without control characters (C0, DEL, C1): what may enter the query line, typed, pasted or given on the
+ * command line. Example: `"a\u001b[31mb\u0007"` → `"a[31mb"`.
+ */
+export function printableText(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });

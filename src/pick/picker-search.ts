@@ -78,7 +78,25 @@ export const listPage = 25;
 export const turnLimit = 30;
 
 const safe = (text: string): string => neutralizeControls(text);
-const safePreview = (preview: Preview): Preview => ({ ...preview, text: safe(preview.text) });
+
+/**
+ * A preview with its control characters shown as `\xNN` and its highlight spans moved to match: each piece between
+ * span edges is neutralized alone (as render/format.ts `highlight` does), so a match after an escape stays on its word.
+ */
+export function safePreview(preview: Preview): Preview {
+  let text = "";
+  let at = 0;
+  const highlights: Array<[number, number]> = [];
+  for (const [start, end] of preview.highlights) {
+    if (start < at) continue;
+    text += safe(preview.text.slice(at, start));
+    const matched = safe(preview.text.slice(start, end));
+    highlights.push([text.length, text.length + matched.length]);
+    text += matched;
+    at = end;
+  }
+  return { text: text + safe(preview.text.slice(at)), highlights };
+}
 
 /** The tool's short name as the rows show it: `claude-code` → `claude`, `gemini-cli` → `gemini`. */
 export function agentName(source: SourceId): string {

@@ -7,6 +7,7 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
+import { plantedSecrets } from "../helpers/secrets.ts";
 
 const cli = resolve(import.meta.dir, "../../src/cli.ts");
 
@@ -16,7 +17,11 @@ export const ids = {
   chinese: "0a1b2c3d-2222-4222-8222-000000000002",
   goneFolder: "0a1b2c3d-3333-4333-8333-000000000003",
   archived: "0a1b2c3d-4444-4444-8444-000000000004",
+  hostile: "0a1b2c3d-5555-4555-8555-000000000005",
 } as const;
+
+/** The planted GitHub token of the hostile session (never to be shown), from the redaction tests' set. */
+export const plantedToken = plantedSecrets.find((planted) => planted.kind === "github-classic")!;
 
 /** A prepared history: its folders and the environment that points recall (and the stand-in claude) at them. */
 export interface PickHistory {
@@ -79,6 +84,19 @@ export function preparePickHistory(root: string): PickHistory {
       startMs: now - 40 * day,
       title: "Migrate the archived billing schema",
       turns: [{ prompt: "migrate the billing schema to v2", response: "Wrote migration 0042_billing_v2.sql." }],
+    },
+    {
+      // A transcript that tries to drive the reader's terminal (retitle, clear the screen) and carries a token.
+      sessionId: ids.hostile,
+      cwd: webapp,
+      startMs: now - 8.5 * day,
+      title: "Rotate the \u001b]0;pwned\u0007 deploy \u001b[2J token",
+      turns: [
+        {
+          prompt: `rotate the deploy token, the old one was: ${plantedToken.carrier}`,
+          response: "Rotated the deploy token \u001b[31min red\u001b[0m and revoked the old one.",
+        },
+      ],
     },
     ...Array.from({ length: 12 }, (_, index) => ({
       sessionId: `0a1b2c3d-9999-4999-8999-${String(index).padStart(12, "0")}`,

@@ -13,7 +13,7 @@ import { startHashEmbeddings } from "../commands/hash-embeddings.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 import { cellWidth } from "../../src/pick/columns.ts";
-import { ids, preparePickHistory, type PickHistory } from "./pick-history.ts";
+import { ids, plantedToken, preparePickHistory, type PickHistory } from "./pick-history.ts";
 
 if (!hasTmux) console.warn("pick terminal tests skipped: tmux is not installed (apt-get install tmux; .ci/run does)");
 
@@ -220,6 +220,66 @@ suite("recall pick in a terminal", () => {
     text = (await term.waitForText("cannot resume")).join("\n");
     expect(text).toContain("was deleted");
     expect(text).toContain(`recall show ${ids.archived}`);
+  });
+
+  test("session text cannot drive the terminal, and secrets stay redacted, in the list, the preview and level 3", async () => {
+    const term = await startPick("rotate deploy token");
+    await term.waitFor((rows) => selectedRow(rows).includes("Rotate the"));
+    let screen = await term.waitForText("rotate the deploy token, the old one");
+    let text = screen.join("\n");
+    expect(selectedRow(screen)).toContain("Rotate the \\x1b]0;pwned\\x07 deploy");
+    expect(text).toContain("[REDACTED:");
+    expect(text).not.toContain(plantedToken.secret);
+    expect(text).toContain("\\x1b[31min red\\x1b[0m");
+    term.press("C-o");
+    screen = await term.waitForText("── Turn 1");
+    text = screen.join("\n");
+    expect(text).toContain("[REDACTED:");
+    expect(text).not.toContain(plantedToken.secret);
+    expect(text).toContain("\\x1b[2J");
+    // Nothing was cleared or retitled: the raw escapes never reached the terminal.
+    expect(term.screen(true).join("\n")).not.toContain("\u001b]0;pwned");
+    term.press("Escape"); // back to the list (two Escapes sent at once would read as one Alt-Escape)
+    await term.waitForText("tab turns");
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("Ctrl-G hands the terminal to $PAGER with the turn, then the picker comes back", async () => {
+    const paged = join(root, "paged");
+    const term = await startPick("docker bridge", { env: { PAGER: `cat > ${paged}` } });
+    await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
+    await term.waitForText("the containers cannot reach each other");
+    term.press("C-g");
+    for (let waited = 0; waited < 5000 && !existsSync(paged); waited += 20) await Bun.sleep(20);
+    await term.waitForText("recall › docker bridge");
+    expect(readFileSync(paged, "utf8")).toContain("[Bash] docker network create appnet");
+    term.press("Down", "Up");
+    await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("SIGTERM and SIGHUP end the picker with the terminal restored (exit 143, 129)", async () => {
+    for (const [signal, code] of [
+      ["SIGTERM", 143],
+      ["SIGHUP", 129],
+    ] as const) {
+      const term = await startPick("docker");
+      await term.waitFor((rows) => selectedRow(rows).includes("docker"));
+      const pick = Bun.spawnSync(["pgrep", "-f", "-n", "src/cli.ts pick docker"]).stdout.toString().trim();
+      expect(pick).toMatch(/^\d+$/);
+      process.kill(Number(pick), signal);
+      expect(await exitStatus()).toBe(code);
+      term.run(`stty -a > ${root}/stty-after`);
+      await term.waitFor(
+        () => existsSync(join(root, "stty-after")) && readFileSync(join(root, "stty-after"), "utf8").includes("icanon"),
+      );
+      expect(readFileSync(join(root, "stty-after"), "utf8")).toMatch(/(^|\s)icanon(\s|$)/);
+      expect(term.screen().some((row) => row.includes("recall ›"))).toBe(false);
+      rmSync(join(root, "stty-after"));
+      term.close();
+    }
   });
 
   test("--print prints the command instead of running it", async () => {
