@@ -11,27 +11,17 @@
  * the numbers are those of the code checked out; `--no-build` measures the dist/recall already there.
  * Run: bun scripts/bench/binary.ts [--runs N] [--no-build]
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { claudeCorpusRoots, hasCorpus, opencodeCorpusRoots } from "../../test/helpers/corpus.ts";
-import { argValue, commit, machine, percentile, report, timeCommand } from "./lib.ts";
+import { argValue, commit, machine, percentile, report, timeCommand, benchBinary } from "./lib.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const runs = argValue("--runs", 20);
 /** The keyword search's target with its freshness check, in ms (issue 14). */
 const searchTargetMs = 40;
 
-const binary = join(repo, "dist", "recall");
-if (!process.argv.includes("--no-build")) {
-  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
-    cwd: repo,
-    stderr: "inherit",
-  });
-  if (build.exitCode !== 0) throw new Error("bun run build failed");
-} else if (!existsSync(binary)) {
-  throw new Error(`${binary} is missing: run bun run build, or leave out --no-build`);
-}
+const binary = benchBinary();
 
 /** One measured row: a command line run as a fresh process each time. */
 interface Row {

@@ -38,7 +38,16 @@ import { checkStaleness, databasePath, openIndex } from "../../src/index/index.t
 import { closeOpencodeDatabases } from "../../src/parsers/opencode.ts";
 import { createSchema, insertExchange, insertSession } from "../../test/fixtures/opencode/make-db.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../../test/helpers/claude-writer.ts";
-import { argValue, ensureGeneratedCorpus, listDirs, percentile, report, sample, timeCommand } from "./lib.ts";
+import {
+  argValue,
+  ensureGeneratedCorpus,
+  listDirs,
+  percentile,
+  report,
+  sample,
+  timeCommand,
+  benchBinary,
+} from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const sessions = argValue("--sessions", 20_000);
@@ -47,14 +56,7 @@ const corpus = resolve(repo, "../shared/corpus");
 const work = mkdtempSync(join(tmpdir(), "recall-bench-scale-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
-const binary = join(repo, "dist", "recall");
-if (!existsSync(binary)) {
-  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
-    cwd: repo,
-    stderr: "inherit",
-  });
-  if (build.exitCode !== 0) throw new Error("bun run build failed");
-}
+const binary = benchBinary(true);
 writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
 const compiledHello = join(work, "hello");
 if (

@@ -177,3 +177,26 @@ export function throughputAtMedian(
   const tenths = (value: number) => Math.round(value * 10) / 10;
   return { mb_per_s: tenths(bytes / 1e6 / medianSeconds), sessions_per_s: tenths(sessions / medianSeconds) };
 }
+
+/**
+ * The compiled binary the benches measure, `dist/recall`: built from the current tree first (`bun scripts/build.ts
+ * --no-archive`) so the numbers are those of the code checked out, unless `--no-build` is on the command line (then
+ * the dist/recall already there).
+ * @param whenMissingOnly build only when dist/recall does not exist (index-search.ts)
+ * @throws Error when the build fails, or under --no-build when there is no binary
+ */
+export function benchBinary(whenMissingOnly = false): string {
+  const repo = resolve(import.meta.dir, "../..");
+  const binary = join(repo, "dist", "recall");
+  const skip = process.argv.includes("--no-build") || (whenMissingOnly && existsSync(binary));
+  if (!skip) {
+    const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
+      cwd: repo,
+      stderr: "inherit",
+    });
+    if (build.exitCode !== 0) throw new Error("bun run build failed");
+  } else if (!existsSync(binary)) {
+    throw new Error(`${binary} is missing: run bun run build, or leave out --no-build`);
+  }
+  return binary;
+}

@@ -19,25 +19,15 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Terminal } from "@xterm/headless";
-import { argValue, ensureGeneratedCorpus, listDirs, report } from "./lib.ts";
+import { argValue, ensureGeneratedCorpus, listDirs, report, benchBinary } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const runs = argValue("--runs", 10);
 const sessions = argValue("--sessions", 20_000);
 const corpus = resolve(repo, "../shared/corpus");
-const binary = join(repo, "dist", "recall");
+const binary = benchBinary();
 const work = mkdtempSync(join(tmpdir(), "recall-bench-pick-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
-
-if (!process.argv.includes("--no-build")) {
-  const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
-    cwd: repo,
-    stderr: "inherit",
-  });
-  if (build.exitCode !== 0) throw new Error("bun run build failed");
-} else if (!existsSync(binary)) {
-  throw new Error(`${binary} is missing: run bun run build, or leave out --no-build`);
-}
 process.stderr.write(`pick: binary ${(statSync(binary).size / 1e6).toFixed(1)} MB\n`);
 
 interface BenchCorpus {

@@ -3,6 +3,7 @@
  * only; what the command does is export-handler.ts, loaded when it runs.
  */
 import { command, flag, oneOf, option, optional, string } from "cmd-ts";
+import { projectSourceArgs } from "./filter-args.ts";
 import { exportFormats } from "../render/export.ts";
 import type { ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
@@ -25,17 +26,7 @@ const exportArgs = {
     type: optional(string),
     description: "Only this session (id or unique 8+ char prefix) and its sub-agent sessions",
   }),
-  project: option({
-    long: "project",
-    short: "p",
-    type: optional(string),
-    description: "Only projects whose path or name contains this text",
-  }),
-  source: option({
-    long: "source",
-    type: optional(string),
-    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
-  }),
+  ...projectSourceArgs,
   since: option({
     long: "since",
     type: optional(string),

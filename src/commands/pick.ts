@@ -4,6 +4,7 @@
  * when it runs.
  */
 import { command, flag, option, optional, restPositionals, string } from "cmd-ts";
+import { projectSourceArgs } from "./filter-args.ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
 
@@ -14,17 +15,7 @@ const pickArgs = {
     displayName: "query",
     description: "Words to start with (joined with spaces); none lists the recent sessions, this project's first",
   }),
-  project: option({
-    long: "project",
-    short: "p",
-    type: optional(string),
-    description: "Only projects whose path or name contains this text",
-  }),
-  source: option({
-    long: "source",
-    type: optional(string),
-    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
-  }),
+  ...projectSourceArgs,
   since: option({
     long: "since",
     type: optional(string),

@@ -3,6 +3,7 @@
  * turns of one session). Flags and help only; what the command does is search-handler.ts, loaded when it runs.
  */
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
+import { projectSourceArgs } from "./filter-args.ts";
 import { minMaxChars, searchFormats } from "../render/search.ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
@@ -30,17 +31,7 @@ const searchArgs = {
     type: optional(string),
     description: "Search the turns of one session (id or 8+ char prefix); implies --depth 2",
   }),
-  project: option({
-    long: "project",
-    short: "p",
-    type: optional(string),
-    description: "Only projects whose path or name contains this text",
-  }),
-  source: option({
-    long: "source",
-    type: optional(string),
-    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
-  }),
+  ...projectSourceArgs,
   since: option({
     long: "since",
     type: optional(string),

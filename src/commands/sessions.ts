@@ -3,22 +3,13 @@
  * sessions-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
+import { projectSourceArgs } from "./filter-args.ts";
 import type { ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
 
 /** The flags of `recall sessions`. */
 const sessionsArgs = {
-  project: option({
-    long: "project",
-    short: "p",
-    type: optional(string),
-    description: "Only projects whose path or name contains this text",
-  }),
-  source: option({
-    long: "source",
-    type: optional(string),
-    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
-  }),
+  ...projectSourceArgs,
   since: option({
     long: "since",
     type: optional(string),

@@ -334,14 +334,7 @@ export function PickApp(props: PickAppProps): ReactNode {
 
   const listBody =
     view === "turns" ? (
-      <TurnRows
-        turns={turns ?? []}
-        selected={turnSelected}
-        visible={layout.listRows}
-        width={width}
-        colors={colors}
-        now={now}
-      />
+      <TurnRows turns={turns ?? []} selected={turnSelected} visible={layout.listRows} width={width} now={now} />
     ) : (
       <SessionRows
         rows={list?.rows ?? []}
@@ -391,6 +384,34 @@ function statusOf(
   return `${list.confident ? "" : "no confident match · "}${count} for ${query} · ${mode}`;
 }
 
+/** What a list of rows needs: the window of rows around the selection, each drawn by `cells`. */
+interface ListWindowProps<Item> {
+  items: Item[];
+  selected: number;
+  visible: number;
+  keyOf(item: Item): string | number;
+  /** The row's text after the selection marker (`› ` or two spaces). */
+  cells(item: Item): ReactNode;
+}
+
+/** The visible rows of a list, the selected one marked `›` and drawn inverse, scrolled to keep it in view. */
+function ListWindow<Item>(props: ListWindowProps<Item>): ReactNode {
+  const start = windowStart(props.selected, props.visible, props.items.length);
+  return (
+    <>
+      {props.items.slice(start, start + props.visible).map((item, offset) => {
+        const isSelected = start + offset === props.selected;
+        return (
+          <Text key={props.keyOf(item)} wrap="truncate" inverse={isSelected}>
+            {isSelected ? "› " : "  "}
+            {props.cells(item)}
+          </Text>
+        );
+      })}
+    </>
+  );
+}
+
 /** The visible session rows (memoized: a key press that only edits the query redraws none). */
 const SessionRows = memo(function SessionRows(props: {
   rows: PickRow[];
@@ -400,23 +421,23 @@ const SessionRows = memo(function SessionRows(props: {
   colors: boolean;
   now: number;
 }): ReactNode {
-  const start = windowStart(props.selected, props.visible, props.rows.length);
+  const painted = (text: string, color: string) => (props.colors ? <Text color={color}>{text}</Text> : text);
   return (
-    <>
-      {props.rows.slice(start, start + props.visible).map((row, offset) => {
-        const isSelected = start + offset === props.selected;
+    <ListWindow
+      items={props.rows}
+      selected={props.selected}
+      visible={props.visible}
+      keyOf={(row) => row.sessionId}
+      cells={(row) => {
         const cells = rowCells(row, props.width, props.now);
         return (
-          <Text key={row.sessionId} wrap="truncate" inverse={isSelected}>
-            {isSelected ? "› " : "  "}
-            {props.colors ? <Text color="magenta">{cells.agent}</Text> : cells.agent}{" "}
-            {props.colors ? <Text color="blue">{cells.project}</Text> : cells.project}{" "}
-            {props.colors ? <Text color="green">{cells.date}</Text> : cells.date} {cells.title}{" "}
-            {props.colors ? <Text color="gray">{cells.weak}</Text> : cells.weak}
-          </Text>
+          <>
+            {painted(cells.agent, "magenta")} {painted(cells.project, "blue")} {painted(cells.date, "green")}{" "}
+            {cells.title} {painted(cells.weak, "gray")}
+          </>
         );
-      })}
-    </>
+      }}
+    />
   );
 });
 
@@ -426,26 +447,21 @@ const TurnRows = memo(function TurnRows(props: {
   selected: number;
   visible: number;
   width: number;
-  colors: boolean;
   now: number;
 }): ReactNode {
-  const start = windowStart(props.selected, props.visible, props.turns.length);
   return (
-    <>
-      {props.turns.slice(start, start + props.visible).map((turn, offset) => {
-        const isSelected = start + offset === props.selected;
+    <ListWindow
+      items={props.turns}
+      selected={props.selected}
+      visible={props.visible}
+      keyOf={(turn) => turn.turn}
+      cells={(turn) => {
         const label = `turn ${turn.turn < 0 ? `r${-turn.turn}` : turn.turn}`.padEnd(9);
-        const date = relativeDate(turn.when, props.now).padEnd(9);
         const weak = turn.confident ? "" : " weak";
-        return (
-          <Text key={turn.turn} wrap="truncate" inverse={isSelected}>
-            {isSelected ? "› " : "  "}
-            {label} {date} {fitWidth(turn.prompt.text, Math.max(8, props.width - 24 - weak.length))}
-            {weak}
-          </Text>
-        );
-      })}
-    </>
+        const prompt = fitWidth(turn.prompt.text, Math.max(8, props.width - 24 - weak.length));
+        return `${label} ${relativeDate(turn.when, props.now).padEnd(9)} ${prompt}${weak}`;
+      }}
+    />
   );
 });
 

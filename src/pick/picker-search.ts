@@ -20,6 +20,7 @@ import {
   type Preview,
   type ResumableSession,
   type SessionResult,
+  type SessionSummary,
   type TurnResult,
 } from "../search/index.ts";
 import { recentSessions, type RecentSession } from "../search/recent.ts";
@@ -103,25 +104,11 @@ export function agentName(source: SourceId): string {
   return source === "claude-code" ? "claude" : source === "gemini-cli" ? "gemini" : source;
 }
 
-function rowOfResult(result: SessionResult): PickRow {
-  return {
-    source: result.source,
-    sessionId: result.sessionId,
-    projectPath: result.projectPath,
-    promptOnly: result.promptOnly,
-    sourceStatus: result.sourceStatus,
-    isSubagent: result.isSubagent,
-    parentSessionId: result.parentSessionId,
-    project: safe(result.project),
-    title: safe(result.title || result.preview.text || "(no prompt)"),
-    when: result.endedAt || result.startedAt,
-    confident: result.confident,
-    bestTurn: result.bestTurn,
-    turns: result.turns,
-  };
-}
+/** The session fields a row is made of (a search result and a recent session both have them). */
+type RowSource = Omit<SessionSummary, "rowid" | "location" | "files"> & { files?: string[] };
 
-function rowOfRecent(session: RecentSession): PickRow {
+/** A row of `session`, titled by its title or else `fallbackTitle` (its best preview or first prompt). */
+function rowOf(session: RowSource, fallbackTitle: string, confident: boolean, bestTurn: number): PickRow {
   return {
     source: session.source,
     sessionId: session.sessionId,
@@ -131,13 +118,17 @@ function rowOfRecent(session: RecentSession): PickRow {
     isSubagent: session.isSubagent,
     parentSessionId: session.parentSessionId,
     project: safe(session.project),
-    title: safe(session.title || session.firstPrompt || "(no prompt)"),
+    title: safe(session.title || fallbackTitle || "(no prompt)"),
     when: session.endedAt || session.startedAt,
-    confident: true,
-    bestTurn: 0,
+    confident,
+    bestTurn,
     turns: session.turns,
   };
 }
+
+const rowOfResult = (result: SessionResult): PickRow =>
+  rowOf(result, result.preview.text, result.confident, result.bestTurn);
+const rowOfRecent = (session: RecentSession): PickRow => rowOf(session, session.firstPrompt, true, 0);
 
 /**
  * The index as the picker reads it: one open connection, the command line's filters, and the vector leg once the

@@ -103,7 +103,10 @@ suite("recall pick in a terminal", () => {
     const term = await startPick("docker network", { columns: 80, rows: 16 });
     await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
     term.press("Tab");
-    let screen = await term.waitForText("matching turns of 2");
+    // A frame can be captured half drawn: wait for the rows too, not only the status line.
+    let screen = await term.waitFor(
+      (rows) => rows[1]!.includes("matching turns of 2") && /turn 1 /.test(selectedRow(rows)),
+    );
     expect(selectedRow(screen)).toMatch(/turn 1 /);
     term.press("C-o");
     screen = await term.waitForText("── Turn 1");
@@ -155,7 +158,9 @@ suite("recall pick in a terminal", () => {
 
     // Started outside every project: the recent sessions in date order, the Chinese one (2 days) first.
     const plain = await startPick("", { cwd: root });
-    const screen = await plain.waitForText("recent sessions");
+    const screen = await plain.waitFor(
+      (rows) => rows.some((row) => row.includes("修复调度器")) && rows.some((row) => row.includes("Rate limiter")),
+    );
     expect(plain.screen(true).join("\n")).not.toMatch(colourCodes);
     const chinese = screen.find((row) => row.includes("修复调度器"))!;
     const latin = screen.find((row) => row.includes("Rate limiter"))!;
