@@ -49,8 +49,7 @@ export async function pick(args: PickArgs): Promise<number> {
   const outputFd = args.print ? 2 : 1;
   if (!process.stdin.isTTY || !(args.print ? process.stderr.isTTY : process.stdout.isTTY))
     throw new UsageError(
-      `recall pick needs a terminal (its ${process.stdin.isTTY ? (args.print ? "stderr" : "stdout") : "stdin"} is not one)`,
-      'to search from a script or an agent, use recall search "<query>"',
+      `recall pick needs a terminal (its ${process.stdin.isTTY ? (args.print ? "stderr" : "stdout") : "stdin"} is not one); from a script or an agent, use recall search "<query>"`,
     );
   await loadDateWords([args.since]);
   const filters = parseFilterArgs({ project: args.project, source: args.source, since: args.since });

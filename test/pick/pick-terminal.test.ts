@@ -411,9 +411,9 @@ describe("recall pick without a terminal", () => {
       env: { ...process.env, RECALL_HOME: join(tmpdir(), "recall-pick-no-tty-unused") },
     });
     expect(run.exitCode).toBe(2);
-    const lines = run.stderr.toString().trimEnd().split("\n");
-    expect(lines[0]).toBe("recall: recall pick needs a terminal (its stdin is not one)");
-    expect(lines[1]).toContain('recall search "<query>"');
+    expect(run.stderr.toString()).toBe(
+      'recall: recall pick needs a terminal (its stdin is not one); from a script or an agent, use recall search "<query>"\n',
+    );
     expect(run.stdout.toString()).toBe("");
   });
 });
