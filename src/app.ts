@@ -16,6 +16,7 @@ import { indexCommand } from "./commands/index.ts";
 import { mcpCommand } from "./commands/mcp.ts";
 import { pickCommand } from "./commands/pick.ts";
 import { initCommand } from "./commands/init.ts";
+import { uiCommand } from "./commands/ui.ts";
 import { modelCommand } from "./commands/model.ts";
 import { searchCommand } from "./commands/search.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
@@ -44,6 +45,7 @@ const commands = {
   mcp: mcpCommand,
   watch: watchCommand,
   init: initCommand,
+  ui: uiCommand,
   "embed-helper": embedHelperCommand,
 };
 
@@ -56,6 +58,7 @@ const app = subcommands({
     '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
     "  recall show ID:5-9                            everything around it (level 3)\n" +
     "  recall pick                                   find a session interactively and resume it\n" +
+    "  recall ui                                     a local web view: search, sessions as documents, activity\n" +
     "  recall help <command>                         the flags of a command (as recall <command> --help)",
   cmds: commands,
 });

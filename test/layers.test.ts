@@ -21,6 +21,7 @@ const ranks: Record<string, number> = {
   commands: 7,
   mcp: 7,
   pick: 7,
+  ui: 7,
   "app.ts": 8,
   "cli.ts": 9,
 };

@@ -23,7 +23,7 @@ import {
   type SessionSummary,
   type TurnResult,
 } from "../search/index.ts";
-import { recentSessions, type RecentSession } from "../search/recent.ts";
+import { lastTurns, recentSessions, type RecentSession } from "../search/recent.ts";
 import type { SourceId } from "../parsers/types.ts";
 
 /** One session row of the list. Times in epoch ms. */
@@ -235,12 +235,7 @@ export class PickerSearch {
   /** The session's last turns, latest first, with their prompts (level 2 of a recent session). */
   private lastTurns(row: PickRow): PickTurn[] {
     const summary = findSession(this.db, row.sessionId);
-    const turns = this.db
-      .query<{ number: number; timestamp: number; prompt: string; response: string }, [number, number]>(
-        "SELECT number, timestamp, prompt, response FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number DESC LIMIT ?",
-      )
-      .all(summary.rowid, turnLimit);
-    return turns.map((turn) => ({
+    return lastTurns(this.db, summary.rowid, turnLimit).map((turn) => ({
       turn: turn.number,
       when: turn.timestamp,
       prompt: safePreview(makePreview(turn.prompt, [], 2000)),

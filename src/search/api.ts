@@ -19,6 +19,7 @@ import type { Database } from "bun:sqlite";
 import { EmbedError, UsageError } from "../errors.ts";
 import { calibrationFor, type ResolvedCalibration } from "./calibration.ts";
 import { assessConfidence, termRarities, type ResultConfidence, type TermRarity } from "./confidence.ts";
+import { facetsOfSessions, type Facets } from "./facets.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
@@ -64,6 +65,8 @@ export interface SearchRequest {
   alpha?: number;
   /** Reference instant for dates in the query such as "last week" (epoch ms); default now. */
   now?: number;
+  /** Also count the ranked candidates by project, agent, branch and age (facets.ts; `recall ui`'s filters). */
+  facets?: boolean;
 }
 
 /** What was searched (after filters). */
@@ -97,6 +100,8 @@ export interface SearchResponse {
   calibration: ResolvedCalibration | undefined;
   /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
   dates: UnderstoodDate[];
+  /** The candidates' facets when the request asked for them (facets.ts), else undefined. */
+  facets?: Facets;
   /**
    * Whether the answer holds a confident match: its first result is one ({@link confidentPrefix}: then the confident
    * results are the top of the ranking). False for an empty answer. When false, front ends say "no confident match"
@@ -205,6 +210,9 @@ export async function searchIndex(
     calibration: mode === "keyword" ? undefined : calibration,
     confident,
     dates,
+    facets: request.facets
+      ? facetsOfSessions(db, [...new Set(reranked.map((hit) => hit.hit.sessionRowid))], request.now ?? Date.now())
+      : undefined,
   };
 }
 

@@ -48,3 +48,20 @@ export function projectOfFolder(db: Database, folder: string): string | undefine
     if (dirname(dir) === dir) return undefined;
   }
 }
+
+/** One turn of a session as listed without a query: number, time (epoch ms), prompt and answer, whole. */
+export interface ListedTurn {
+  number: number;
+  timestamp: number;
+  prompt: string;
+  response: string;
+}
+
+/** The last `limit` main turns of the session with rowid `sessionRowid`, latest first (primary-key reads). */
+export function lastTurns(db: Database, sessionRowid: number, limit: number): ListedTurn[] {
+  return db
+    .query<ListedTurn, [number, number]>(
+      "SELECT number, timestamp, prompt, response FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number DESC LIMIT ?",
+    )
+    .all(sessionRowid, limit);
+}

@@ -1,0 +1,97 @@
+/**
+ * What `recall ui` does (its flags and help: ui.ts): starts the web view's server on 127.0.0.1 (src/ui/server.ts)
+ * with a new secret token, keeps the index fresh with the watcher `recall watch` uses (the pages hear about each
+ * update through /events), prints the URL that logs a browser in (stdout) and opens it unless `--no-open`, and runs
+ * until SIGINT, SIGTERM or SIGHUP, then stops the watcher (after its current batch) and the server, exit 0.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { RecallError, UsageError } from "../errors.ts";
+import { startWatcher, type Watcher } from "../index/index.ts";
+import { createBackend } from "../mcp/backend.ts";
+import { hasIndexChanges } from "../render/watch.ts";
+import { writeOut } from "../render/terminal.ts";
+import { startUiServer, UiEvents } from "../ui/server.ts";
+import { resolveHistory, warn } from "./context.ts";
+import { createEmbedderOpener, type EmbedderOpener } from "./embedder.ts";
+import type { UiArgs } from "./ui.ts";
+
+/** Runs `recall ui` until a signal; resolves to the exit code. */
+export async function ui(args: UiArgs): Promise<number> {
+  if (args.port !== undefined && !(Number.isInteger(args.port) && args.port >= 0 && args.port <= 65535))
+    throw new UsageError(
+      `--port must be a whole number from 0 to 65535, got ${args.port}`,
+      "leave it out for a free port",
+    );
+  const base = resolveHistory(args);
+  // A long-lived server scans afresh at every staleness check (the context's cached scan is for one CLI run).
+  const context = { ...base, scanned: {} };
+  let opener: EmbedderOpener | undefined;
+  const model = (): EmbedderOpener => (opener ??= createEmbedderOpener(context.paths, args.model, false));
+  const events = new UiEvents();
+  let watcher: Watcher | undefined;
+  if (!args.noWatch) {
+    watcher = await startWatcher({
+      recallHome: context.recallHome,
+      roots: context.roots,
+      openEmbedder: args.keywordOnly ? undefined : () => model().open(),
+      releaseEmbedder: async () => {
+        const released = opener;
+        opener = undefined;
+        await released?.dispose();
+      },
+      hooks: {
+        onIndexed: (summary) => {
+          if (hasIndexChanges(summary))
+            events.publish("indexed", { at: Date.now(), added: summary.added, updated: summary.updated });
+        },
+        onWarning: (message) => warn(`recall: warning: ${message}`),
+      },
+    }).catch((error: unknown) => {
+      warn(`recall: warning: the watcher did not start (${(error as Error).message}); pages show the index as it is`);
+      return undefined;
+    });
+  }
+  const backend = createBackend({
+    context,
+    embedder: args.keywordOnly ? undefined : model(),
+    watching: watcher !== undefined,
+    cwd: process.cwd(),
+  });
+  let server: ReturnType<typeof startUiServer>;
+  try {
+    server = startUiServer({ port: args.port ?? 0, token: randomBytes(24).toString("hex"), backend, events });
+  } catch (error) {
+    await watcher?.close();
+    await backend.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RecallError("INTERNAL", `cannot listen on 127.0.0.1:${args.port}: ${code ?? (error as Error).message}`, {
+      hint:
+        code === "EADDRINUSE" ? "another program uses that port: pick another with --port, or leave it out" : undefined,
+    });
+  }
+  writeOut(`${server.loginUrl}\n`);
+  warn(`recall: web view on ${server.loginUrl} (127.0.0.1 only; Ctrl-C stops)`);
+  if (!args.noOpen) openBrowser(server.loginUrl);
+  const signal = await new Promise<string>((resolve) => {
+    for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(name, () => resolve(name));
+  });
+  warn(`recall: stopping (${signal})`);
+  await server.stop();
+  await watcher?.close();
+  await backend.close();
+  await opener?.dispose();
+  return 0;
+}
+
+/** Open `url` in the default browser (`open` on macOS, `xdg-open` elsewhere), detached; a failure only says so. */
+function openBrowser(url: string): void {
+  const command = process.platform === "darwin" ? "open" : "xdg-open";
+  if (!Bun.which(command)) {
+    warn(`recall: open ${url} in your browser (${command} is not available)`);
+    return;
+  }
+  const child = spawn(command, [url], { detached: true, stdio: "ignore" });
+  child.on("error", () => warn(`recall: open ${url} in your browser`));
+  child.unref();
+}

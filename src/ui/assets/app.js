@@ -1,0 +1,169 @@
+// recall ui: the one script of every page (served as /assets/app.js; the Content-Security-Policy allows no other).
+// Keys: "/" focuses the search box, j/k move through the results, Enter opens the selected one. Session pages take
+// new turns as the session grows (server-sent events from /events), the activity page draws its calendar with
+// ECharts (/assets/echarts.min.js), and copy buttons copy the resume command.
+
+/** @param {string} selector */
+const all = (selector) => Array.from(document.querySelectorAll(selector));
+
+function typingInField(event) {
+  const target = event.target;
+  return (
+    target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))
+  );
+}
+
+// Keyboard: "/" search, j/k move, Enter open.
+let current = all(".result").findIndex((item) => item.classList.contains("selected"));
+function select(index) {
+  const items = all(".result");
+  if (items.length === 0) return;
+  current = Math.max(0, Math.min(items.length - 1, index));
+  for (const item of items) item.classList.remove("keyboard");
+  items[current].classList.add("keyboard");
+  items[current].scrollIntoView({ block: "nearest" });
+}
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && typingInField(event)) {
+    event.target.blur();
+    return;
+  }
+  if (typingInField(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === "/") {
+    event.preventDefault();
+    const box = document.getElementById("q");
+    box?.focus();
+    box?.select();
+  } else if (event.key === "j") {
+    select(current + 1);
+  } else if (event.key === "k") {
+    select(current - 1);
+  } else if (event.key === "Enter" && current >= 0) {
+    const item = all(".result")[current];
+    const href = item?.dataset.href;
+    if (href) window.location.assign(href);
+  }
+});
+
+// Copy buttons: data-copy names the element whose text is copied.
+document.addEventListener("click", async (event) => {
+  const button = event.target instanceof Element ? event.target.closest("button[data-copy]") : null;
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source) return;
+  try {
+    await navigator.clipboard.writeText(source.textContent ?? "");
+    button.textContent = "Copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    window.getSelection()?.removeAllRanges();
+    window.getSelection()?.addRange(range);
+    button.textContent = "Selected: press Ctrl-C";
+  }
+  setTimeout(() => {
+    button.textContent = "Copy";
+  }, 2000);
+});
+
+// Live updates: after each index update, a session page fetches the turns it does not show yet.
+const sessionElement = document.querySelector("article.session");
+if (sessionElement) {
+  const id = sessionElement.dataset.session;
+  let shown = Number(sessionElement.dataset.turns ?? "0");
+  let fetching = false;
+  const refresh = async () => {
+    if (fetching) return;
+    fetching = true;
+    try {
+      const response = await fetch(`/session/${encodeURIComponent(id)}/turns?after=${shown}`);
+      if (!response.ok) return;
+      const update = await response.json();
+      if (update.turns > shown && update.html) {
+        sessionElement.querySelector(".turns-body")?.insertAdjacentHTML("beforeend", update.html);
+        const index = sessionElement.querySelector(".turn-index");
+        for (let number = shown + 1; number <= update.turns; number++)
+          index?.insertAdjacentHTML("beforeend", `<a href="#turn-${number}">${number}</a> `);
+        shown = update.turns;
+        sessionElement.dataset.turns = String(shown);
+        const count = sessionElement.querySelector(".turn-count");
+        if (count) count.textContent = `${shown} turns`;
+      }
+    } finally {
+      fetching = false;
+    }
+  };
+  const events = new EventSource("/events");
+  events.addEventListener("indexed", () => void refresh());
+}
+
+// The activity page: a calendar heat map per slice (everything, a project, an agent), sessions or turns per day.
+const chartElement = document.getElementById("activity-chart");
+if (chartElement) {
+  const data = JSON.parse(document.getElementById("activity-data")?.textContent ?? "{}");
+  const script = document.createElement("script");
+  script.src = "/assets/echarts.min.js";
+  script.onload = () => drawActivity(chartElement, data);
+  document.head.appendChild(script);
+}
+
+function drawActivity(element, data) {
+  const dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+  const chart = window.echarts.init(element, dark ? "dark" : undefined, { renderer: "canvas" });
+  const sliceSelect = document.getElementById("activity-slice");
+  const measureSelect = document.getElementById("activity-measure");
+  const seriesOf = (value) => {
+    const [kind, key] = value.split(/:(.*)/s);
+    if (kind === "project") return data.projects.find((series) => series.key === key) ?? data.all;
+    if (kind === "agent") return data.agents.find((series) => series.key === key) ?? data.all;
+    return data.all;
+  };
+  const draw = () => {
+    const series = seriesOf(sliceSelect.value);
+    const measure = Number(measureSelect.value);
+    const points = series.days.map((day) => [day[0], day[measure]]);
+    const max = Math.max(1, ...points.map((point) => point[1]));
+    chart.setOption(
+      {
+        backgroundColor: "transparent",
+        tooltip: {
+          formatter: (item) => `${item.value[0]}: ${item.value[1]} ${measure === 2 ? "turns" : "sessions"}`,
+        },
+        visualMap: {
+          min: 0,
+          max,
+          calculable: false,
+          orient: "horizontal",
+          left: "center",
+          bottom: 0,
+          inRange: { color: dark ? ["#1f2937", "#2563eb", "#93c5fd"] : ["#eef2ff", "#60a5fa", "#1e3a8a"] },
+        },
+        calendar: {
+          range: [data.from, data.to],
+          cellSize: ["auto", 14],
+          top: 30,
+          left: 40,
+          right: 20,
+          yearLabel: { show: false },
+          dayLabel: { firstDay: 1, nameMap: "en" },
+          monthLabel: { nameMap: "en" },
+        },
+        series: [{ type: "heatmap", coordinateSystem: "calendar", data: points }],
+      },
+      true,
+    );
+  };
+  chart.on("click", async (item) => {
+    const date = item.value?.[0];
+    if (!date) return;
+    const list = document.getElementById("activity-day");
+    const response = await fetch(`/activity/day?date=${encodeURIComponent(date)}`);
+    list.innerHTML = await response.text();
+    current = -1;
+  });
+  sliceSelect.addEventListener("change", draw);
+  measureSelect.addEventListener("change", draw);
+  window.addEventListener("resize", () => chart.resize());
+  draw();
+  element.dataset.ready = "true";
+}

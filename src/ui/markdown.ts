@@ -1,0 +1,62 @@
+/**
+ * Markdown of prompts and answers as safe HTML (marked, with highlight.js for fenced code). Nothing from a session can
+ * become live markup or script: raw HTML blocks and inline tags are shown as text, links keep only http(s), mailto and
+ * in-page targets (a `javascript:` or `data:` link becomes its text), images become links (no request leaves the
+ * machine: the page's Content-Security-Policy would block them anyway), and code is highlighted only for a language
+ * highlight.js knows by the fence's name (no guessing, which is slow on long outputs).
+ */
+import { highlightCode, isKnownLanguage } from "./code-highlight.js";
+import { Marked, type Tokens } from "marked";
+import { escapeHtml, trustedHtml, type SafeHtml } from "./html.ts";
+
+/** Link targets kept as links. */
+const safeHref = /^(https?:|mailto:|#|\/(?!\/))/i;
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    html(token: Tokens.HTML | Tokens.Tag): string {
+      return escapeHtml(token.text);
+    },
+    link(token: Tokens.Link): string {
+      const text = this.parser.parseInline(token.tokens);
+      const href = token.href.trim();
+      if (!safeHref.test(href)) return text;
+      return `<a href="${escapeHtml(href)}" rel="noopener noreferrer nofollow" target="_blank">${text}</a>`;
+    },
+    image(token: Tokens.Image): string {
+      const href = token.href.trim();
+      const label = escapeHtml(token.text || href);
+      return safeHref.test(href)
+        ? `<a href="${escapeHtml(href)}" rel="noopener noreferrer nofollow" target="_blank">[image: ${label}]</a>`
+        : `[image: ${label}]`;
+    },
+    code(token: Tokens.Code): string {
+      const language = (token.lang ?? "").trim().split(/\s+/)[0]!.toLowerCase();
+      const known = language && isKnownLanguage(language) ? language : undefined;
+      const body = known ? highlightCode(token.text, known) : escapeHtml(token.text);
+      return `<pre class="code"><code class="hljs${known ? ` language-${escapeHtml(known)}` : ""}">${body}</code></pre>`;
+    },
+    codespan(token: Tokens.Codespan): string {
+      // marked hands the code span's text already escaped.
+      return `<code>${token.text}</code>`;
+    },
+  },
+});
+
+/** `text` (Markdown) as HTML; a text marked cannot read is shown escaped in a paragraph. */
+export function markdownHtml(text: string): SafeHtml {
+  try {
+    return trustedHtml(marked.parse(text, { async: false }) as string);
+  } catch {
+    return trustedHtml(`<p>${escapeHtml(text)}</p>`);
+  }
+}
+
+/** Code as highlighted HTML (a tool's input or output), in `language` when highlight.js knows it, else plain. */
+export function codeHtml(text: string, language?: string): SafeHtml {
+  const known = language && isKnownLanguage(language) ? language : undefined;
+  const body = known ? highlightCode(text, known) : escapeHtml(text);
+  return trustedHtml(`<pre class="code"><code class="hljs">${body}</code></pre>`);
+}

@@ -1,0 +1,339 @@
+/**
+ * The search page of `recall ui` (`/`): one box, the same `searchIndex` as the CLI and MCP, filters as facets with
+ * counts (project, agent, branch, age), the sessions (level 1) beside the matching turns of the selected one (level 2),
+ * each result's confidence, and "no confident match" said plainly. Everything the page shows is in its URL
+ * (`?q=…&project=…&source=…&branch=…&since=…&until=…&s=<session>`), so a result can be bookmarked.
+ */
+import type { Database } from "bun:sqlite";
+import { ageBucketStarts, facetsOfFilters, type Facets } from "../search/facets.ts";
+import { searchIndex, type VectorLeg } from "../search/api.ts";
+import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
+import {
+  findSession,
+  makePreview,
+  parseLexicalQuery,
+  type Preview,
+  type SessionResult,
+  type TurnResult,
+} from "../search/index.ts";
+import { isoLocalDate } from "../search/calendar.ts";
+import { lastTurns, recentSessions } from "../search/recent.ts";
+import { html, urlWith, type SafeHtml } from "./html.ts";
+import { pageHtml } from "./layout.ts";
+import { ageLabel, dateTimeText, relativeDay } from "./dates.ts";
+
+/** The page's state, as its URL holds it (every field a text; "" when absent). */
+export interface SearchPageParams {
+  q: string;
+  project: string;
+  source: string;
+  branch: string;
+  since: string;
+  until: string;
+  /** The selected session (its id); "" selects the first result. */
+  s: string;
+}
+
+/** The URL parameters the page reads, from a request URL. */
+export function searchParamsOf(url: URL): SearchPageParams {
+  const get = (name: string) => url.searchParams.get(name)?.trim() ?? "";
+  return {
+    q: get("q"),
+    project: get("project"),
+    source: get("source"),
+    branch: get("branch"),
+    since: get("since"),
+    until: get("until"),
+    s: get("s"),
+  };
+}
+
+/** Sessions per page. */
+export const pageSessions = 25;
+
+/** A session row, from a search result or a recent session. */
+interface SessionRow {
+  sessionId: string;
+  title: string;
+  source: string;
+  project: string;
+  when: number;
+  turns: number;
+  preview: Preview;
+  confident: boolean | undefined;
+  confidence: number | undefined;
+  deleted: boolean;
+}
+
+/** A turn of the level-2 column. */
+interface TurnRow {
+  turn: number;
+  when: number;
+  prompt: Preview;
+  answer: Preview;
+  confident: boolean | undefined;
+}
+
+/** What the page shows, before it is HTML. */
+export interface SearchPageModel {
+  params: SearchPageParams;
+  mode: string;
+  confident: boolean;
+  rows: SessionRow[];
+  facets: Facets;
+  selected: SessionRow | undefined;
+  turns: TurnRow[];
+  notices: string[];
+  /** A usage problem with the filters (a date that cannot be read), shown instead of results. */
+  problem: string | undefined;
+}
+
+/**
+ * Run the page's search on `db`. `vectorLeg` joins the keyword leg when the index has vectors (hybrid).
+ * @throws nothing for bad filters: the problem is returned in the model
+ */
+export async function searchPageModel(
+  db: Database,
+  params: SearchPageParams,
+  vectorLeg: VectorLeg | undefined,
+  vectorNotice?: string,
+  now = Date.now(),
+): Promise<SearchPageModel> {
+  const empty: Facets = { project: [], source: [], branch: [], age: [] };
+  let filters: ReturnType<typeof parseFilterArgs>;
+  try {
+    await loadDateWords([params.since, params.until]);
+    filters = parseFilterArgs(params, now);
+  } catch (error) {
+    return {
+      params,
+      mode: "",
+      confident: false,
+      rows: [],
+      facets: empty,
+      selected: undefined,
+      turns: [],
+      notices: [],
+      problem: (error as Error).message,
+    };
+  }
+  const words = parseLexicalQuery(params.q).highlightWords;
+  let rows: SessionRow[];
+  let facets: Facets;
+  let mode = "recent";
+  let confident = true;
+  let notices: string[] = [];
+  if (params.q) {
+    const response = await searchIndex(
+      db,
+      {
+        query: params.q,
+        level: "session",
+        filters,
+        limit: pageSessions,
+        facets: true,
+        now,
+        mode: vectorLeg ? "hybrid" : "keyword",
+      },
+      vectorLeg,
+    );
+    rows = (response.results as SessionResult[]).map((result) => ({
+      sessionId: result.sessionId,
+      title: result.title || result.preview.text || "(no prompt)",
+      source: result.source,
+      project: result.project,
+      when: result.endedAt || result.startedAt,
+      turns: result.turns,
+      preview: result.preview,
+      confident: result.confident,
+      confidence: result.confidence,
+      deleted: result.sourceStatus === "deleted",
+    }));
+    facets = response.facets ?? empty;
+    mode = response.mode;
+    confident = response.confident;
+    notices = vectorNotice ? [vectorNotice, ...response.notices] : response.notices;
+  } else {
+    rows = recentSessions(db, filters, pageSessions).items.map((session) => ({
+      sessionId: session.sessionId,
+      title: session.title || session.firstPrompt || "(no prompt)",
+      source: session.source,
+      project: session.project,
+      when: session.endedAt || session.startedAt,
+      turns: session.turns,
+      preview: makePreview(session.lastPrompt, [], 240),
+      confident: undefined,
+      confidence: undefined,
+      deleted: session.sourceStatus === "deleted",
+    }));
+    facets = facetsOfFilters(db, filters, now);
+  }
+  const selected = rows.find((row) => row.sessionId === params.s) ?? rows[0];
+  let turns: TurnRow[] = [];
+  if (selected && params.q) {
+    const response = await searchIndex(
+      db,
+      {
+        query: params.q,
+        level: "turn",
+        filters: { ...filters, sessionId: selected.sessionId, includeSubagents: true },
+        limit: 20,
+        now,
+        mode: vectorLeg ? "hybrid" : "keyword",
+      },
+      vectorLeg,
+    );
+    turns = (response.results as TurnResult[]).map((turn) => ({
+      turn: turn.turn,
+      when: turn.timestamp,
+      prompt: makePreview(turn.prompt, words, 400),
+      answer: turn.responseExcerpt,
+      confident: turn.confident,
+    }));
+  } else if (selected) {
+    turns = lastTurns(db, findSession(db, selected.sessionId).rowid, 20).map((turn) => ({
+      turn: turn.number,
+      when: turn.timestamp,
+      prompt: makePreview(turn.prompt, [], 400),
+      answer: makePreview(turn.response, [], 300),
+      confident: undefined,
+    }));
+  }
+  return { params, mode, confident, rows, facets, selected, turns, notices, problem: undefined };
+}
+
+/** A preview with its matches in `<mark>`. */
+export function previewHtml(preview: Preview): SafeHtml {
+  const parts: Array<SafeHtml | string> = [];
+  let at = 0;
+  for (const [start, end] of preview.highlights) {
+    if (start < at) continue;
+    parts.push(preview.text.slice(at, start), html`<mark>${preview.text.slice(start, end)}</mark>`);
+    at = end;
+  }
+  parts.push(preview.text.slice(at));
+  return html`${parts}`;
+}
+
+/** The URL of this page with some parameters changed (a facet toggled, a session selected). */
+function linkWith(params: SearchPageParams, change: Partial<SearchPageParams>): string {
+  return urlWith("/", { ...params, ...change });
+}
+
+function facetList(
+  title: string,
+  name: keyof SearchPageParams,
+  params: SearchPageParams,
+  values: Array<{ value: string; label: string; count: number; param?: Partial<SearchPageParams> }>,
+): SafeHtml {
+  if (values.length === 0) return html``;
+  const active = params[name];
+  return html`<section class="facet"><h3>${title}</h3><ul>${values.slice(0, 12).map((value) => {
+    const isOn = value.param
+      ? Object.entries(value.param).every(([key, v]) => params[key as keyof SearchPageParams] === v)
+      : active === value.value;
+    const change = isOn
+      ? Object.fromEntries(Object.keys(value.param ?? { [name]: "" }).map((key) => [key, ""]))
+      : (value.param ?? { [name]: value.value });
+    return html`<li><a href="${linkWith(params, { ...change, s: "" })}" class="${isOn ? "on" : ""}">${value.label}</a> <span class="count">${value.count}</span></li>`;
+  })}</ul></section>`;
+}
+
+/** The page as HTML. */
+export function searchPageHtml(model: SearchPageModel, now = Date.now()): string {
+  const { params } = model;
+  const starts = ageBucketStarts(now);
+  const facets = html`<aside class="facets" aria-label="Filters">
+    ${facetList(
+      "Project",
+      "project",
+      params,
+      model.facets.project.map((facet) => ({
+        value: facet.value,
+        label: facet.name || facet.value,
+        count: facet.count,
+      })),
+    )}
+    ${facetList(
+      "Agent",
+      "source",
+      params,
+      model.facets.source.map((facet) => ({ value: facet.value, label: facet.value, count: facet.count })),
+    )}
+    ${facetList(
+      "Branch",
+      "branch",
+      params,
+      model.facets.branch.map((facet) => ({ value: facet.value, label: facet.value, count: facet.count })),
+    )}
+    ${facetList(
+      "Last active",
+      "since",
+      params,
+      model.facets.age
+        .filter((facet) => facet.count > 0)
+        .map((facet) => ({
+          value: facet.value,
+          label: ageLabel(facet.value),
+          count: facet.count,
+          param:
+            facet.value === "older"
+              ? { since: "", until: isoLocalDate(starts["30d"]) }
+              : { since: facet.value === "today" ? isoLocalDate(starts.today) : facet.value, until: "" },
+        })),
+    )}
+  </aside>`;
+  const banner = model.problem
+    ? html`<p class="problem" role="alert">${model.problem}</p>`
+    : params.q && model.rows.length === 0
+      ? html`<p class="no-match">No match for “${params.q}”.</p>`
+      : params.q && !model.confident
+        ? html`<p class="no-match" role="status">No confident match: these are the closest sessions, all weak.</p>`
+        : html``;
+  const heading = params.q
+    ? html`${model.rows.length} sessions for “${params.q}” <span class="mode">${model.mode}</span>`
+    : html`Recent sessions`;
+  const sessions = html`<section class="sessions" aria-label="Sessions">
+    <h2>${heading}</h2>
+    ${banner}
+    ${model.notices.map((notice) => html`<p class="notice">${notice}</p>`)}
+    <ol class="results">${model.rows.map(
+      (
+        row,
+      ) => html`<li class="result${row === model.selected ? " selected" : ""}" data-href="/session/${encodeURIComponent(row.sessionId)}">
+        <a class="title" href="${linkWith(params, { s: row.sessionId })}">${row.title}</a>
+        ${confidenceBadge(row.confident, row.confidence)}
+        <div class="meta"><span class="agent">${row.source}</span> · <span class="project">${row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${row.turns} turns${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
+        <p class="preview">${previewHtml(row.preview)}</p>
+        <a class="open" href="/session/${encodeURIComponent(row.sessionId)}">Open</a>
+      </li>`,
+    )}</ol>
+  </section>`;
+  const selected = model.selected;
+  const turns = selected
+    ? html`<section class="turns" aria-label="Matching turns">
+    <h2>${params.q ? "Matching turns" : "Last turns"} of <a href="/session/${encodeURIComponent(selected.sessionId)}">${selected.title}</a></h2>
+    <ol>${model.turns.map(
+      (
+        turn,
+      ) => html`<li><a href="/session/${encodeURIComponent(selected.sessionId)}#turn-${turn.turn}"><span class="turn-number">turn ${turn.turn}</span> <time>${relativeDay(turn.when, now)}</time></a>${confidenceBadge(turn.confident, undefined)}
+        <p class="prompt">${previewHtml(turn.prompt)}</p>
+        <p class="answer">${previewHtml(turn.answer)}</p></li>`,
+    )}</ol>
+  </section>`
+    : html``;
+  return pageHtml({
+    title: params.q || "Search",
+    kind: "search",
+    query: params.q,
+    body: html`<div class="search-layout">${facets}${sessions}${turns}</div>`,
+  });
+}
+
+function confidenceBadge(confident: boolean | undefined, confidence: number | undefined): SafeHtml {
+  if (confident === undefined) return html``;
+  const value = confidence === undefined ? "" : ` ${Math.round(confidence * 100)}%`;
+  return confident
+    ? html`<span class="badge confident" title="confident match">confident${value}</span>`
+    : html`<span class="badge weak" title="not a confident match">weak${value}</span>`;
+}

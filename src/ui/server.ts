@@ -1,0 +1,227 @@
+/**
+ * The HTTP server of `recall ui`, on Bun.serve, bound to 127.0.0.1 only, with the protections of `recall mcp --http`:
+ *   1. a Host header that is not this server on a loopback name → 403 (DNS rebinding);
+ *   2. an Origin header that is not this server's own origin → 403 (another site's page in the browser);
+ *   3. no secret token → 401: the token comes once in the URL that `recall ui` prints and opens (`/?token=…`), which
+ *      answers with a redirect that drops it from the address bar and sets it as an HttpOnly, SameSite=Strict cookie;
+ *   4. no CORS headers, ever; every page carries a Content-Security-Policy that allows only this server's own script,
+ *      styles and connections (no inline script, no frames, no other origin), so nothing from a session can run.
+ * Routes: `/` search, `/session/<id>` a session, `/session/<id>/turns?after=N` the turns after N (JSON with HTML, for
+ * a page that is open while the session grows), `/activity`, `/activity/day?date=…`, `/events` (server-sent events:
+ * `indexed` after each index update), `/assets/<file>`.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { isRecallError } from "../errors.ts";
+import type { Backend } from "../mcp/backend.ts";
+import { isLoopbackHost, loopbackAddress } from "../mcp/http.ts";
+import { neutralizeControls } from "../render/escapes.ts";
+import { activityModel, activityPageHtml, dayListHtml } from "./activity-page.ts";
+import { assets } from "./assets.ts";
+import { html } from "./html.ts";
+import { pageHtml } from "./layout.ts";
+import { searchPageHtml, searchPageModel, searchParamsOf } from "./search-page.ts";
+import { sessionPageHtml, sessionPageModel, turnHtml } from "./session-page.ts";
+
+/** The cookie that carries the token after the first visit. */
+export const tokenCookie = "recall_ui_token";
+
+/** The Content-Security-Policy of every response. */
+export const contentSecurityPolicy =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const securityHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+};
+
+/** Index updates, fanned out to every open `/events` stream. */
+export class UiEvents {
+  private readonly listeners = new Set<(event: string, data: unknown) => void>();
+  /** Send `event` with JSON `data` to every open page. */
+  publish(event: string, data: unknown): void {
+    for (const listener of this.listeners) listener(event, data);
+  }
+  /** Listen until the returned function is called. */
+  subscribe(listener: (event: string, data: unknown) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/** Options of {@link startUiServer}. */
+export interface UiServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  token: string;
+  backend: Backend;
+  events: UiEvents;
+}
+
+/** A running server: its address and the URL that logs a browser in. */
+export interface UiServer {
+  port: number;
+  /** `http://127.0.0.1:<port>/?token=<token>`. */
+  loginUrl: string;
+  stop(): Promise<void>;
+}
+
+/** True when `given` is the token (compared in constant time). */
+function isToken(given: string | undefined | null, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The value of cookie `name` in a Cookie header, or undefined. */
+function cookieValue(header: string | null, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return rest.join("=");
+  }
+  return undefined;
+}
+
+const text = (status: number, message: string) =>
+  new Response(`${message}\n`, {
+    status,
+    headers: { ...securityHeaders, "content-type": "text/plain; charset=utf-8" },
+  });
+const page = (markup: string, status = 200) =>
+  new Response(markup, { status, headers: { ...securityHeaders, "content-type": "text/html; charset=utf-8" } });
+const json = (value: unknown) =>
+  new Response(JSON.stringify(value), {
+    headers: { ...securityHeaders, "content-type": "application/json; charset=utf-8" },
+  });
+
+/**
+ * Start the server.
+ * @throws Error from Bun.serve when the port is taken (EADDRINUSE)
+ */
+export function startUiServer(options: UiServerOptions): UiServer {
+  const { token, backend, events } = options;
+  let port = options.port;
+  const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+
+  async function route(request: Request, url: URL, server: Bun.Server<undefined>): Promise<Response> {
+    const path = url.pathname;
+    if (request.method !== "GET" && request.method !== "HEAD") return text(405, "method not allowed");
+    if (path.startsWith("/assets/")) {
+      const asset = assets.get(path.slice("/assets/".length));
+      if (!asset) return text(404, "not found");
+      return new Response(asset.body, {
+        headers: { ...securityHeaders, "content-type": asset.contentType, "cache-control": "private, max-age=3600" },
+      });
+    }
+    if (path === "/") {
+      const params = searchParamsOf(url);
+      return page(
+        await backend.withIndex(async (db) => {
+          const vector = params.q ? await backend.vectorLeg(db) : undefined;
+          // An index that never had vectors is keyword-only by choice; say why only when vectors exist but cannot be used.
+          const notice = vector?.reason?.startsWith("no embeddings yet") ? undefined : vector?.notice;
+          return searchPageHtml(await searchPageModel(db, params, vector?.leg, notice));
+        }),
+      );
+    }
+    const session = /^\/session\/([^/]+)(\/turns)?$/.exec(path);
+    if (session) {
+      const id = decodeURIComponent(session[1]!);
+      if (session[2]) {
+        const after = Number(url.searchParams.get("after") ?? "0");
+        return await backend.withIndex((db) => {
+          const model = sessionPageModel(db, id);
+          const added = model.turns.filter((turn) => turn.number > after);
+          return json({ turns: model.turns.length, html: added.map((turn) => turnHtml(turn).markup).join("\n") });
+        });
+      }
+      return page(await backend.withIndex((db) => sessionPageHtml(sessionPageModel(db, id))));
+    }
+    if (path === "/activity") return page(await backend.withIndex((db) => activityPageHtml(activityModel(db))));
+    if (path === "/activity/day")
+      return page(await backend.withIndex((db) => dayListHtml(db, url.searchParams.get("date") ?? "")));
+    if (path === "/events") return eventStream(request, server);
+    return page(
+      pageHtml({ title: "Not found", kind: "search", body: html`<p class="problem">No page at ${path}.</p>` }),
+      404,
+    );
+  }
+
+  function eventStream(request: Request, server: Bun.Server<undefined>): Response {
+    server.timeout(request, 0); // a stream stays open while the page is
+    let unsubscribe = () => {};
+    let keepAlive: ReturnType<typeof setInterval> | undefined;
+    const stream = new ReadableStream<string>({
+      start(controller) {
+        const send = (event: string, data: unknown) =>
+          controller.enqueue(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        unsubscribe = events.subscribe(send);
+        send("hello", { at: Date.now() });
+        keepAlive = setInterval(() => controller.enqueue(": keep-alive\n\n"), 15_000);
+        request.signal.addEventListener("abort", () => {
+          unsubscribe();
+          clearInterval(keepAlive);
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        });
+      },
+      cancel() {
+        unsubscribe();
+        clearInterval(keepAlive);
+      },
+    });
+    return new Response(stream, {
+      headers: { ...securityHeaders, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive" },
+    });
+  }
+
+  const server = Bun.serve({
+    hostname: loopbackAddress,
+    port,
+    idleTimeout: 60,
+    async fetch(request, server) {
+      const url = new URL(request.url);
+      if (!isLoopbackHost(request.headers.get("host"), port)) return text(403, "forbidden: unexpected Host header");
+      const origin = request.headers.get("origin");
+      if (origin !== null && !origins().has(origin)) return text(403, "forbidden: cross-origin request");
+      const fromQuery = url.searchParams.get("token");
+      if (isToken(fromQuery, token)) {
+        url.searchParams.delete("token");
+        return new Response(null, {
+          status: 303,
+          headers: {
+            ...securityHeaders,
+            location: `${url.pathname}${url.search}`,
+            "set-cookie": `${tokenCookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+          },
+        });
+      }
+      if (!isToken(cookieValue(request.headers.get("cookie"), tokenCookie), token))
+        return text(401, "unauthorized: open the URL that `recall ui` printed (it carries the token)");
+      try {
+        return await route(request, url, server);
+      } catch (error) {
+        const message = neutralizeControls((error as Error).message ?? String(error)).split("\n")[0];
+        const status = isRecallError(error) ? (error.exitCode === 2 ? 400 : 404) : 500;
+        return page(
+          pageHtml({ title: "Error", kind: "search", body: html`<p class="problem" role="alert">${message}</p>` }),
+          status,
+        );
+      }
+    },
+  });
+  port = server.port ?? port;
+  return {
+    port,
+    loginUrl: `http://${loopbackAddress}:${port}/?token=${token}`,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}
