@@ -39,6 +39,46 @@ export interface ToolCall {
    * file, or `agent-<first line uuid>` of an inline sub-agent chain, issue 26), when the source links the two.
    */
   subagentSessionId?: string;
+  /**
+   * What an edit or write call changed, for drawing it as a diff (issue 29); present only when parsed with
+   * `withOutputs` (level 3), never in the index. Filled by file-change.ts; see {@link FileChange} for the shapes.
+   */
+  change?: FileChange;
+}
+
+/**
+ * The texts of one file change as the tool call carried them (issue 29), kept whole except that each text longer
+ * than 200,000 characters is cut with a marker line (file-change.ts `fileChangeTextMaxChars`, `capChangeText`).
+ * Shapes by `kind`, and the tool inputs they come from (seen in ../shared/corpus unless said otherwise):
+ * - `edit`: `edits` = one or more replacements, `before` replaced by `after`, in the order the tool applied them.
+ *   Claude Code `Edit {file_path, old_string, new_string, replace_all?}` and `MultiEdit {file_path,
+ *   edits:[{old_string, new_string}]}` (claude-code corpus, e.g. LAF-US/IDAHO-VAULT 744827a2….jsonl,
+ *   d-kimuson/claude-code-viewer fe5e1c67….jsonl); OpenCode `edit {filePath, oldString, newString}`
+ *   (richardaiand opencode.db); Gemini CLI `replace {file_path, old_string, new_string, instruction?,
+ *   allow_multiple?, modified_by_user?, ai_proposed_content?}` (LAF-US/IDAHO-VAULT xs82vp.json, fabien-lessirard
+ *   session-2026-02-27…json). `before` is "" when the tool created the file from an empty old string.
+ * - `write`: `content` = the whole new file. Claude Code `Write {file_path, content}` (LAF-US/IDAHO-VAULT
+ *   744827a2….jsonl); OpenCode `write {filePath,
+ *   content}` (richardaiand opencode.db); Gemini CLI `write_file {file_path, content, modified_by_user?,
+ *   ai_proposed_content?}` (LAF-US/IDAHO-VAULT session-2026-04-14…json). With `modified_by_user` the texts are the
+ *   ones the user approved (what was written), not `ai_proposed_content`.
+ * - `patch`: `patch` = Codex CLI `apply_patch` text (`custom_tool_call.input`, the patch itself: `*** Begin Patch`
+ *   … `*** End Patch`; 0h-n0/local-voice-assistant-codex and blubber/dotfiles rollouts; the same text run as a
+ *   `shell` argv or an `apply_patch` heredoc is read the same way, a form not in the corpus). Codex lists one call per
+ *   patched file, so each call's `patch` is that file's part, from its `*** Add|Update|Delete File:` line to the
+ *   line before the next file header or `*** End Patch`, verbatim; a patch whose file headers do not parse is kept
+ *   whole on its one `Patch` call, with `path` "".
+ * `path` is the file as the call named it (Codex: the `*** Move to:` target of a renamed file).
+ */
+export interface FileChange {
+  path: string;
+  kind: "edit" | "write" | "patch";
+  /** `kind` "edit": the replacements, in order (at least one). */
+  edits?: Array<{ before: string; after: string }>;
+  /** `kind` "write": the whole new content. */
+  content?: string;
+  /** `kind` "patch": the patch text for this file. */
+  patch?: string;
 }
 
 /**

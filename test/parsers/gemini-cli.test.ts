@@ -231,6 +231,7 @@ describe("gemini cli sessions and turns", () => {
         linesAdded: 2,
         linesRemoved: 0,
         output: "Created docs/ship.md",
+        change: { path: "/home/dev/shop-app/docs/ship.md", kind: "write", content: "# Ship\n" },
       },
     ]);
     expect(JSON.stringify(turns).includes("REWOUND")).toBe(false);

@@ -4,6 +4,7 @@
  * (docs/formats.md §1.2, §1.4–§1.6). Knows nothing about branches or turns (tree.ts, turns.ts) or session metadata (meta.ts).
  */
 import { asObject, timeOf } from "../shared/fields.ts";
+import { withFileChange } from "../file-change.ts";
 import { hashOf } from "../shared/sha1.ts";
 import { buildToolCall, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
@@ -83,14 +84,14 @@ export function toRec(value: Record<string, unknown>, options: RecOptions): Rec 
   if (type === "system" && value.subtype === "compact_boundary" && typeof value.logicalParentUuid === "string") {
     rec.lp = value.logicalParentUuid;
   } else if (type === "assistant") {
-    fillAssistant(rec, value);
+    fillAssistant(rec, value, options.withOutputs);
   } else if (type === "user") {
     fillUser(rec, value, options);
   }
   return rec;
 }
 
-function fillAssistant(rec: Rec, value: Record<string, unknown>): void {
+function fillAssistant(rec: Rec, value: Record<string, unknown>, withOutputs: boolean): void {
   const message = asObject(value.message);
   rec.k = "assistant";
   rec.mid = typeof message?.id === "string" ? message.id : rec.u;
@@ -107,18 +108,24 @@ function fillAssistant(rec: Rec, value: Record<string, unknown>): void {
       if (block.type === "text" && typeof block.text === "string" && block.text.trim() && !synthetic) {
         blocks.push({ text: block.text });
       } else if (block.type === "tool_use") {
-        blocks.push({ tool: toolBlock(block, typeof block.id === "string" ? block.id : `${rec.u}:${index}`) });
+        blocks.push({
+          tool: toolBlock(block, typeof block.id === "string" ? block.id : `${rec.u}:${index}`, withOutputs),
+        });
       }
     }
   }
   rec.blocks = blocks;
 }
 
-/** A `tool_use` block as a call; a Task/Agent call keeps a hash of its prompt (the link to its inline sub-agent). */
-function toolBlock(block: Record<string, unknown>, id: string): NonNullable<RecBlock["tool"]> {
+/**
+ * A `tool_use` block as a call; a Task/Agent call keeps a hash of its prompt (the link to its inline sub-agent).
+ * With `withOutputs` (level 3), an Edit/MultiEdit/Write call keeps what it changed (`change`, file-change.ts).
+ */
+function toolBlock(block: Record<string, unknown>, id: string, withOutputs: boolean): NonNullable<RecBlock["tool"]> {
   const name = normalizeToolName(typeof block.name === "string" ? block.name : "unknown");
   const input = normalizeToolInput(block.input);
-  const tool: NonNullable<RecBlock["tool"]> = { id, call: buildToolCall(name, input, false) };
+  const call = buildToolCall(name, input, false);
+  const tool: NonNullable<RecBlock["tool"]> = { id, call: withOutputs ? withFileChange(call, input) : call };
   if (name === "Task" && typeof input.prompt === "string" && input.prompt.trim())
     tool.taskPrompt = promptKey(input.prompt);
   return tool;

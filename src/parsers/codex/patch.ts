@@ -12,6 +12,11 @@ export interface PatchedFile {
   movedTo?: string;
   linesAdded: number;
   linesRemoved: number;
+  /**
+   * This file's part of the patch, verbatim: its `*** Add|Update|Delete File:` line through the line before the next
+   * file header or `*** End Patch` (`\r\n` line ends kept as written).
+   */
+  text: string;
 }
 
 const header = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
@@ -25,30 +30,44 @@ const moveTo = /^\*\*\* Move to: (.+)$/;
 export function parsePatch(text: string): PatchedFile[] {
   const files: PatchedFile[] = [];
   let current: PatchedFile | undefined;
+  let lines: string[] = [];
+  const close = () => {
+    if (current) current.text = lines.join("\n");
+  };
   for (const rawLine of text.split("\n")) {
     const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
     const fileHeader = header.exec(line);
     if (fileHeader) {
+      close();
       const kind = fileHeader[1] as "Add" | "Update" | "Delete";
       current = {
         operation: kind === "Add" ? "add" : kind === "Update" ? "update" : "delete",
         path: (fileHeader[2] as string).trim(),
         linesAdded: 0,
         linesRemoved: 0,
+        text: "",
       };
+      lines = [rawLine];
       files.push(current);
       continue;
     }
     if (!current) continue;
+    if (line.trimEnd() === "*** End Patch") {
+      close();
+      current = undefined;
+      continue;
+    }
+    lines.push(rawLine);
     const move = moveTo.exec(line);
     if (move) {
       current.movedTo = (move[1] as string).trim();
       continue;
     }
-    if (line.startsWith("***")) continue; // *** End Patch, *** End of File
+    if (line.startsWith("***")) continue; // *** End of File
     if (line.startsWith("+")) current.linesAdded++;
     else if (line.startsWith("-") && current.operation === "update") current.linesRemoved++;
   }
+  close();
   return files;
 }
 

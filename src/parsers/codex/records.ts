@@ -162,7 +162,7 @@ function itemsOfResponse(payload: Record<string, unknown>, t: number, withOutput
       return [item];
     }
     default: {
-      const group = callsOfItem(payload, `line-${n}`);
+      const group = callsOfItem(payload, `line-${n}`, withOutputs);
       if (group) return [{ k: "call", n, t, id: group.id, rawName: group.rawName, calls: group.calls }];
       const type = typeof payload.type === "string" ? payload.type : "";
       if (ignoredResponseTypes.has(type) || !carriesText(payload)) return [];

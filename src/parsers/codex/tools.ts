@@ -6,6 +6,7 @@
  * Shell tools become `Bash` with the command; `apply_patch` becomes one `Edit`/`Write` per patched file
  * with line counts; `update_plan` becomes `TodoWrite`; MCP tools become `mcp__<server>__<tool>`.
  */
+import { capChangeText } from "../file-change.ts";
 import { asObject } from "../shared/fields.ts";
 import { buildToolCall, compactInputMaxChars, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
@@ -99,13 +100,15 @@ export function commandText(argv: unknown): string {
 
 /**
  * Calls for a patch text: one Write per added file, one Edit per updated/deleted file; one `Patch` call showing the
- * text itself (clipped) when no file header parses.
+ * text itself (clipped) when no file header parses. With `withChanges` (level 3) each call keeps its file's part of
+ * the patch as `change` (kind `patch`; the whole text, path "", on a `Patch` call; types.ts `FileChange`).
  */
-export function patchCalls(patch: string): ToolCall[] {
+export function patchCalls(patch: string, withChanges: boolean): ToolCall[] {
   const files = parsePatch(patch);
   if (files.length === 0) {
     const call = buildToolCall(normalizeToolName("apply_patch"), {}, false);
     call.input = clip(patch);
+    if (withChanges && patch.trim()) call.change = { path: "", kind: "patch", patch: capChangeText(patch) };
     return [call];
   }
   return files.map((file) => {
@@ -114,14 +117,15 @@ export function patchCalls(patch: string): ToolCall[] {
     if (file.movedTo) call.input = clip(`${file.path} → ${file.movedTo}`);
     call.linesAdded = file.linesAdded;
     call.linesRemoved = file.linesRemoved;
+    if (withChanges) call.change = { path: target, kind: "patch", patch: capChangeText(file.text) };
     return call;
   });
 }
 
 /** A shell command as calls: the patch calls when the command runs `apply_patch`, else one `Bash` call. */
-function shellCalls(command: string): ToolCall[] {
+function shellCalls(command: string, withChanges: boolean): ToolCall[] {
   const patch = patchInScript(command);
-  if (patch !== null) return patchCalls(patch);
+  if (patch !== null) return patchCalls(patch, withChanges);
   return [buildToolCall("Bash", { command }, false)];
 }
 
@@ -137,23 +141,28 @@ function planCall(args: Record<string, unknown>): ToolCall {
   return call;
 }
 
-/** Calls of a named tool with decoded arguments. */
-function callsByName(name: string, namespace: string | undefined, args: Record<string, unknown>): ToolCall[] {
+/** Calls of a named tool with decoded arguments; `withChanges`: patch calls keep their patch text ({@link patchCalls}). */
+function callsByName(
+  name: string,
+  namespace: string | undefined,
+  args: Record<string, unknown>,
+  withChanges: boolean,
+): ToolCall[] {
   if (namespace) return [buildToolCall(`mcp__${namespace}__${name}`, normalizeToolInput(args), false)];
   switch (name) {
     case "shell":
     case "container.exec":
     case "local_shell":
       if (Array.isArray(args.command) && args.command[0] === "apply_patch" && typeof args.command[1] === "string")
-        return patchCalls(args.command[1]);
-      return shellCalls(commandText(args.command));
+        return patchCalls(args.command[1], withChanges);
+      return shellCalls(commandText(args.command), withChanges);
     case "shell_command":
-      return shellCalls(commandText(args.command));
+      return shellCalls(commandText(args.command), withChanges);
     case "exec_command":
-      return shellCalls(commandText(args.cmd ?? args.command));
+      return shellCalls(commandText(args.cmd ?? args.command), withChanges);
     case "apply_patch": {
       const patch = args.input ?? args.patch;
-      return patchCalls(typeof patch === "string" ? patch : "");
+      return patchCalls(typeof patch === "string" ? patch : "", withChanges);
     }
     case "update_plan":
       return [planCall(args)];
@@ -171,8 +180,13 @@ function callsByName(name: string, namespace: string | undefined, args: Record<s
  * (`action.query`/`queries`, or the page an `open_page`/`find` action reads → `WebSearch`), `tool_search_call`
  * (`arguments.query` → `ToolSearch`). A call whose mapping shows no input shows its raw arguments instead.
  * @param fallbackId id used when the item has none (`web_search_call` often has no `call_id`)
+ * @param withChanges keep what `apply_patch` calls change (`ToolCall.change`; level 3 only, never indexed)
  */
-export function callsOfItem(payload: Record<string, unknown>, fallbackId: string): CallGroup | null {
+export function callsOfItem(
+  payload: Record<string, unknown>,
+  fallbackId: string,
+  withChanges: boolean,
+): CallGroup | null {
   const id =
     typeof payload.call_id === "string" ? payload.call_id : typeof payload.id === "string" ? payload.id : fallbackId;
   const name = typeof payload.name === "string" ? payload.name : "";
@@ -181,17 +195,17 @@ export function callsOfItem(payload: Record<string, unknown>, fallbackId: string
   switch (payload.type) {
     case "function_call": {
       const { args, raw } = decodeArguments(payload.arguments);
-      return { id, rawName: name, calls: keepRawInput(callsByName(name, namespace, args), raw) };
+      return { id, rawName: name, calls: keepRawInput(callsByName(name, namespace, args, withChanges), raw) };
     }
     case "custom_tool_call": {
       const input = typeof payload.input === "string" ? payload.input : "";
-      if (name === "apply_patch") return { id, rawName: name, calls: patchCalls(input) };
+      if (name === "apply_patch") return { id, rawName: name, calls: patchCalls(input, withChanges) };
       const { args, raw } = decodeArguments(input);
-      return { id, rawName: name, calls: keepRawInput(callsByName(name, namespace, args), raw) };
+      return { id, rawName: name, calls: keepRawInput(callsByName(name, namespace, args, withChanges), raw) };
     }
     case "local_shell_call": {
       const action = asObject(payload.action);
-      const calls = callsByName("local_shell", undefined, { command: action?.command });
+      const calls = callsByName("local_shell", undefined, { command: action?.command }, withChanges);
       return { id, rawName: "local_shell", calls: keepRawInput(calls, decodeArguments(action).raw) };
     }
     case "web_search_call": {

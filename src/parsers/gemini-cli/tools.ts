@@ -6,6 +6,7 @@
  * google-gemini/gemini-cli `packages/core/src/tools/tool-names.ts` and `definitions/coreTools.ts`,
  * checked against every tool name in ../shared/corpus/gemini-cli (2025-10 … 2026-04).
  */
+import { withFileChange } from "../file-change.ts";
 import { buildToolCall, normalizeToolInput } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
 
@@ -110,7 +111,8 @@ function hasErrorResponse(raw: Record<string, unknown>): boolean {
  * One `ToolCallRecord` (§4.2: `{id, name, args, result, status, …}`) as a shared `ToolCall`.
  * `isError` is true for status `error` or `cancelled` (the user declined; Claude Code marks its
  * rejections `is_error` too) or when a function response has an `error` field. `output` (only when
- * `withOutputs`) is the function responses' output/error text.
+ * `withOutputs`) is the function responses' output/error text; also only then, `replace {file_path, old_string,
+ * new_string}` and `write_file {file_path, content}` keep what they changed (`change`, file-change.ts).
  * @returns null when the record has no string `name`
  * Example: `{name:"run_shell_command", args:{command:"ls"}, status:"success"}` → `{name:"Bash", input:"ls", isError:false}`.
  */
@@ -124,7 +126,11 @@ export function toToolCall(raw: unknown, withOutputs: boolean): ToolCall | null 
       ? (record.args as Record<string, unknown>)
       : {};
   const isError = (typeof record.status === "string" && failedStatuses.has(record.status)) || hasErrorResponse(record);
-  const call = buildToolCall(name, adaptArguments(name, args), isError);
-  if (withOutputs) call.output = resultText(record);
+  const input = adaptArguments(name, args);
+  const call = buildToolCall(name, input, isError);
+  if (withOutputs) {
+    call.output = resultText(record);
+    withFileChange(call, input);
+  }
   return call;
 }

@@ -50,8 +50,8 @@ export function isPrompt(message: GeminiMessage): boolean {
 
 /**
  * Group ordered messages into turns numbered from `firstNumber`. Messages before the first prompt have no
- * turn (e.g. an `info` line about an update); a reply among them is listed in `unplaced`. Tool call outputs
- * are kept only when `withOutputs` (they were decoded that way).
+ * turn (e.g. an `info` line about an update); a reply among them is listed in `unplaced`. Tool call outputs and
+ * changes are kept only when `withOutputs` (they were decoded that way).
  */
 export function groupTurns(
   messages: readonly GeminiMessage[],
@@ -99,7 +99,10 @@ export function groupTurns(
     if (message.text) texts.push(message.text);
     for (const call of message.calls ?? []) {
       const copy: ToolCall = { ...call };
-      if (!withOutputs) delete copy.output;
+      if (!withOutputs) {
+        delete copy.output;
+        delete copy.change;
+      }
       calls.push(copy);
     }
   });

@@ -5,6 +5,7 @@
  * from disk is left to sqlite.ts, json-storage.ts and legacy.ts.
  * Checked against OpenCode 0.5.28, 1.1.44, 1.2.25 and 1.17.3 data in ../shared/corpus/opencode.
  */
+import { withFileChange } from "../file-change.ts";
 import { buildToolCall, filesTouched, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { Session, SkipReport, ToolCall, Turn } from "../types.ts";
 
@@ -97,15 +98,20 @@ function extractSyntheticText(message: RawMessage): string {
   return texts.filter((text) => text.length > 0).join("\n\n");
 }
 
-/** Tool part → ToolCall in the shared vocabulary; output (state.output, else state.error) only withOutputs. */
+/**
+ * Tool part → ToolCall in the shared vocabulary; only withOutputs: output (state.output, else state.error) and, for
+ * `edit {filePath, oldString, newString}` / `write {filePath, content}`, what it changed (`change`, file-change.ts).
+ */
 export function toToolCall(data: Record<string, unknown>, withOutputs: boolean): ToolCall | undefined {
   const tool = stringOf(data.tool);
   if (!tool) return undefined;
   const state = asObject(data.state) ?? {};
-  const call = buildToolCall(normalizeToolName(tool), normalizeToolInput(state.input), state.status === "error");
+  const input = normalizeToolInput(state.input);
+  const call = buildToolCall(normalizeToolName(tool), input, state.status === "error");
   if (withOutputs) {
     const output = stringOf(state.output) ?? stringOf(state.error);
     if (output !== undefined) call.output = output;
+    withFileChange(call, input);
   }
   return call;
 }
