@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { readActivity, type Activity } from "../search/activity.ts";
 import { recentSessions } from "../search/recent.ts";
 import { relativeDay } from "./dates.ts";
+import { countOf } from "../render/format.ts";
 import { html, trustedHtml, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 
@@ -33,7 +34,7 @@ export function activityPageHtml(activity: Activity): string {
   const turns = activity.all.turns;
   const body = html`<section class="activity">
   <h1>Activity</h1>
-  <p class="summary">${activity.from} to ${activity.to}: ${turns.toLocaleString("en-US")} turns on ${activity.all.days.length} days.</p>
+  <p class="summary">${activity.from} to ${activity.to}: ${countOf(turns, "turn")} on ${countOf(activity.all.days.length, "day")}.</p>
   <div class="activity-controls">
     <label>Show <select id="activity-slice" aria-label="Which sessions">
       <option value="all:">everything</option>
@@ -56,10 +57,10 @@ export function dayListHtml(db: Database, date: string, now = Date.now()): strin
   const start = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3])).getTime();
   const end = start + 86_400_000 - 1;
   const sessions = recentSessions(db, { since: start, until: end }, 100).items;
-  return html`<h2>${date}: ${sessions.length} sessions</h2><ol class="results">${sessions.map(
+  return html`<h2>${date}: ${countOf(sessions.length, "session")}</h2><ol class="results">${sessions.map(
     (
       session,
     ) => html`<li class="result" data-href="/session/${encodeURIComponent(session.sessionId)}"><a class="title" href="/session/${encodeURIComponent(session.sessionId)}">${session.title || session.firstPrompt || "(no prompt)"}</a>
-      <div class="meta"><span class="agent">${session.source}</span> · <span class="project">${session.project}</span> · ${relativeDay(session.endedAt, now)} · ${session.turns} turns</div></li>`,
+      <div class="meta"><span class="agent">${session.source}</span> · <span class="project">${session.project}</span> · ${relativeDay(session.endedAt, now)} · ${countOf(session.turns, "turn")}</div></li>`,
   )}</ol>`.markup;
 }

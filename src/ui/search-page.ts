@@ -18,6 +18,7 @@ import {
 } from "../search/index.ts";
 import { isoLocalDate } from "../search/calendar.ts";
 import { lastTurns, recentSessions } from "../search/recent.ts";
+import { countOf } from "../render/format.ts";
 import { html, urlWith, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { ageLabel, dateTimeText, relativeDay } from "./dates.ts";
@@ -291,7 +292,7 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
         ? html`<p class="no-match" role="status">No confident match: these are the closest sessions, all weak.</p>`
         : html``;
   const heading = params.q
-    ? html`${model.rows.length} sessions for “${params.q}” <span class="mode">${model.mode}</span>`
+    ? html`${countOf(model.rows.length, "session")} for “${params.q}” <span class="mode">${model.mode}</span>`
     : html`Recent sessions`;
   const sessions = html`<section class="sessions" aria-label="Sessions">
     <h2>${heading}</h2>
@@ -303,7 +304,7 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
       ) => html`<li class="result${row === model.selected ? " selected" : ""}" data-href="/session/${encodeURIComponent(row.sessionId)}">
         <a class="title" href="${linkWith(params, { s: row.sessionId })}">${row.title}</a>
         ${confidenceBadge(row.confident, row.confidence)}
-        <div class="meta"><span class="agent">${row.source}</span> · <span class="project">${row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${row.turns} turns${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
+        <div class="meta"><span class="agent">${row.source}</span> · <span class="project">${row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${countOf(row.turns, "turn")}${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
         <p class="preview">${previewHtml(row.preview)}</p>
         <a class="open" href="/session/${encodeURIComponent(row.sessionId)}">Open</a>
       </li>`,

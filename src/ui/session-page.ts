@@ -12,6 +12,7 @@ import type { ToolCall, Turn } from "../parsers/types.ts";
 import { archiveNote, showViewOf } from "../render/show.ts";
 import { findSession, readSessionTurns, resumeCommandOf, type SessionSummary } from "../search/index.ts";
 import { dateTimeText } from "./dates.ts";
+import { countOf } from "../render/format.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { codeHtml, markdownHtml } from "./markdown.ts";
@@ -70,7 +71,7 @@ function diffRows(path: string, before: string, after: string): SafeHtml {
 
 /** What an Edit or Write changed, as a diff (a new file's content as all-added lines). */
 function changeHtml(call: ToolCall): SafeHtml {
-  const change = (call as ToolCall & { change?: FileChangeShape }).change;
+  const change = call.change;
   if (!change) return html``;
   let rows: SafeHtml;
   if (change.kind === "edit" && change.edits)
@@ -85,15 +86,6 @@ function changeHtml(call: ToolCall): SafeHtml {
       )}`;
   else return html``;
   return html`<div class="diff"><div class="diff-path">${change.path}</div><pre>${rows}</pre></div>`;
-}
-
-/** The shape of a parsed file change (parsers/types.ts `FileChange`), read structurally. */
-interface FileChangeShape {
-  path: string;
-  kind: "edit" | "write" | "patch";
-  edits?: Array<{ before: string; after: string }>;
-  content?: string;
-  patch?: string;
 }
 
 /** One tool call: its line, expandable to its diff, input and output; a sub-agent call links to that session. */
@@ -129,7 +121,7 @@ export function sessionPageHtml(model: SessionPageModel): string {
   const body = html`<article class="session" data-session="${summary.sessionId}" data-turns="${model.turns.length}">
   <header class="session-head">
     <h1>${model.title}</h1>
-    <div class="meta"><span class="agent">${summary.source}</span> · <span class="project" title="${summary.projectPath}">${summary.projectPath || summary.project}</span>${summary.gitBranch ? html` · <span class="branch">${summary.gitBranch}</span>` : ""} · ${dateTimeText(summary.startedAt)} – ${dateTimeText(summary.endedAt)} · <span class="turn-count">${model.turns.length} turns</span>${parent}</div>
+    <div class="meta"><span class="agent">${summary.source}</span> · <span class="project" title="${summary.projectPath}">${summary.projectPath || summary.project}</span>${summary.gitBranch ? html` · <span class="branch">${summary.gitBranch}</span>` : ""} · ${dateTimeText(summary.startedAt)} – ${dateTimeText(summary.endedAt)} · <span class="turn-count">${countOf(model.turns.length, "turn")}</span>${parent}</div>
     ${model.archive ? html`<p class="archived">Source deleted, kept by recall: ${model.archive}</p>` : ""}
     ${
       model.resumeCommand

@@ -56,7 +56,9 @@ describe("recall ui: who may ask", () => {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     }
     expect((await get("/nowhere")).status).toBe(404);
-    expect((await fetch(`${ui.origin}/`, { method: "POST", headers: { cookie: `recall_ui_token=${ui.token}` } })).status).toBe(405);
+    expect(
+      (await fetch(`${ui.origin}/`, { method: "POST", headers: { cookie: `recall_ui_token=${ui.token}` } })).status,
+    ).toBe(405);
   });
 });
 
@@ -65,7 +67,9 @@ describe("recall ui: what the pages say", () => {
     const page = await (await get("/?q=docker")).text();
     expect(page).toContain("Fix the docker bridge network");
     expect(page).toContain("Migrate the billing schema");
-    expect(page).toMatch(/<a href="\/\?q=docker&amp;project=[^"]*webapp" class="">webapp<\/a> <span class="count">\d+<\/span>/);
+    expect(page).toMatch(
+      /<a href="\/\?q=docker&amp;project=[^"]*webapp" class="">webapp<\/a> <span class="count">\d+<\/span>/,
+    );
     expect(page).toMatch(/billing<\/a> <span class="count">1<\/span>/);
     expect(page).toMatch(/fix\/network<\/a> <span class="count">1<\/span>/);
     expect(page).toMatch(/class="badge (confident|weak)"/);
@@ -85,7 +89,9 @@ describe("recall ui: what the pages say", () => {
     expect(page).toContain('id="turn-2"');
     expect(page).toContain("<strong>docker bridge network</strong>");
     expect(page).toContain('<code class="hljs language-bash">');
-    expect(page).toContain('<span class="tool-name">[Bash]</span> <span class="tool-input">docker network create appnet</span>');
+    expect(page).toContain(
+      '<span class="tool-name">[Bash]</span> <span class="tool-input">docker network create appnet</span>',
+    );
     expect(page).toContain("f3c1e0 appnet");
     expect(page).toContain(`claude --resume ${uiIds.docker}`);
     expect(page).toContain('data-copy="resume-command"');

@@ -82,7 +82,12 @@ export function prepareUiHistory(root: string): UiHistory {
       gitBranch: "main",
       startMs: now - 20 * day,
       title: "Migrate the billing schema",
-      turns: [{ prompt: "migrate the billing schema to v2 with a docker test database", response: "Wrote 0042_billing_v2.sql." }],
+      turns: [
+        {
+          prompt: "migrate the billing schema to v2 with a docker test database",
+          response: "Wrote 0042_billing_v2.sql.",
+        },
+      ],
     },
   ];
   const fileOf = (session: TestSession) =>

@@ -87,7 +87,7 @@ if (sessionElement) {
         shown = update.turns;
         sessionElement.dataset.turns = String(shown);
         const count = sessionElement.querySelector(".turn-count");
-        if (count) count.textContent = `${shown} turns`;
+        if (count) count.textContent = `${shown} turn${shown === 1 ? "" : "s"}`;
       }
     } finally {
       fetching = false;
