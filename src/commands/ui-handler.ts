@@ -29,40 +29,16 @@ export async function ui(args: UiArgs): Promise<number> {
   let opener: EmbedderOpener | undefined;
   const model = (): EmbedderOpener => (opener ??= createEmbedderOpener(context.paths, args.model, false));
   const events = new UiEvents();
-  let watcher: Watcher | undefined;
-  if (!args.noWatch) {
-    watcher = await startWatcher({
-      recallHome: context.recallHome,
-      roots: context.roots,
-      openEmbedder: args.keywordOnly ? undefined : () => model().open(),
-      releaseEmbedder: async () => {
-        const released = opener;
-        opener = undefined;
-        await released?.dispose();
-      },
-      hooks: {
-        onIndexed: (summary) => {
-          if (hasIndexChanges(summary))
-            events.publish("indexed", { at: Date.now(), added: summary.added, updated: summary.updated });
-        },
-        onWarning: (message) => warn(`recall: warning: ${message}`),
-      },
-    }).catch((error: unknown) => {
-      warn(`recall: warning: the watcher did not start (${(error as Error).message}); pages show the index as it is`);
-      return undefined;
-    });
-  }
   const backend = createBackend({
     context,
     embedder: args.keywordOnly ? undefined : model(),
-    watching: watcher !== undefined,
+    watching: !args.noWatch,
     cwd: process.cwd(),
   });
   let server: ReturnType<typeof startUiServer>;
   try {
     server = startUiServer({ port: args.port ?? 0, token: randomBytes(24).toString("hex"), backend, events });
   } catch (error) {
-    await watcher?.close();
     await backend.close();
     const code = (error as NodeJS.ErrnoException).code;
     throw new RecallError("INTERNAL", `cannot listen on 127.0.0.1:${args.port}: ${code ?? (error as Error).message}`, {
@@ -70,6 +46,36 @@ export async function ui(args: UiArgs): Promise<number> {
         code === "EADDRINUSE" ? "another program uses that port: pick another with --port, or leave it out" : undefined,
     });
   }
+  // The watcher starts after the server answers (its folder scan and first cycle take seconds at 20k sessions):
+  // until it has committed, pages answer from the index as it is.
+  let watcher: Watcher | undefined;
+  const watching = args.noWatch
+    ? Promise.resolve()
+    : startWatcher({
+        recallHome: context.recallHome,
+        roots: context.roots,
+        openEmbedder: args.keywordOnly ? undefined : () => model().open(),
+        releaseEmbedder: async () => {
+          const released = opener;
+          opener = undefined;
+          await released?.dispose();
+        },
+        hooks: {
+          onIndexed: (summary) => {
+            if (hasIndexChanges(summary))
+              events.publish("indexed", { at: Date.now(), added: summary.added, updated: summary.updated });
+          },
+          onWarning: (message) => warn(`recall: warning: ${message}`),
+        },
+      }).then(
+        (started) => {
+          watcher = started;
+        },
+        (error: unknown) =>
+          warn(
+            `recall: warning: the watcher did not start (${(error as Error).message}); pages show the index as it is`,
+          ),
+      );
   writeOut(`${server.loginUrl}\n`);
   warn(`recall: web view on ${server.loginUrl} (127.0.0.1 only; Ctrl-C stops)`);
   if (!args.noOpen) openBrowser(server.loginUrl);
@@ -78,6 +84,7 @@ export async function ui(args: UiArgs): Promise<number> {
   });
   warn(`recall: stopping (${signal})`);
   await server.stop();
+  await watching;
   await watcher?.close();
   await backend.close();
   await opener?.dispose();

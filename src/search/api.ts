@@ -20,6 +20,7 @@ import { EmbedError, UsageError } from "../errors.ts";
 import { calibrationFor, type ResolvedCalibration } from "./calibration.ts";
 import { assessConfidence, termRarities, type ResultConfidence, type TermRarity } from "./confidence.ts";
 import { facetsOfSessions, type Facets } from "./facets.ts";
+import { cachedUntilChange } from "./version-cache.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
@@ -200,7 +201,9 @@ export async function searchIndex(
     query: request.query,
     level: request.level,
     mode,
-    searched: countSearched(db, request.filters),
+    searched: cachedUntilChange(db, `searched ${JSON.stringify(request.filters)}`, () =>
+      countSearched(db, request.filters),
+    ),
     results,
     notices,
     offset,

@@ -20,6 +20,7 @@
  * high as hits'; a model without calibration adds none).
  */
 import type { Database } from "bun:sqlite";
+import { cachedUntilChange } from "./version-cache.ts";
 import { unsegmentedLetter, unsegmentedRuns } from "../index/write/cjk.ts";
 import { calibrationFor, defaultCalibrations, type Calibrations, type LogisticCurve } from "./calibration.ts";
 import { matchedTerms } from "./lexical.ts";
@@ -71,7 +72,11 @@ const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(
  * counted in the trigram side index, as substrings).
  */
 export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
-  const total = db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()?.n ?? 0;
+  const total = cachedUntilChange(
+    db,
+    "documents",
+    () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()?.n ?? 0,
+  );
   const fts = db.query<{ n: number }, [string, number]>(
     "SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
   );

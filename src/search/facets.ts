@@ -8,6 +8,7 @@
 import type { Database } from "bun:sqlite";
 import type { SourceId } from "../parsers/types.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
+import { cachedUntilChange } from "./version-cache.ts";
 
 /** One value of a facet and how many sessions have it. */
 export interface FacetValue<Value extends string = string> {
@@ -97,9 +98,12 @@ export function facetsOfSessions(db: Database, sessionRowids: readonly number[],
 
 /** Facets of every session that `filters` let through (the answer to an empty query). */
 export function facetsOfFilters(db: Database, filters: SearchFilters, now: number): Facets {
-  const filter = filterSql(filters);
-  const rows = db
-    .query<FacetRow, Array<string | number>>(`SELECT ${facetColumns} FROM sessions s WHERE ${filter.where}`)
-    .all(...filter.params);
-  return countFacets(rows, now);
+  // A scan of every session (~15 ms at 20k): kept until the index changes, per filters and day.
+  return cachedUntilChange(db, `facets ${JSON.stringify(filters)} ${new Date(now).toDateString()}`, () => {
+    const filter = filterSql(filters);
+    const rows = db
+      .query<FacetRow, Array<string | number>>(`SELECT ${facetColumns} FROM sessions s WHERE ${filter.where}`)
+      .all(...filter.params);
+    return countFacets(rows, now);
+  });
 }
