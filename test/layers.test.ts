@@ -18,6 +18,7 @@ const ranks: Record<string, number> = {
   search: 5,
   doctor: 5,
   render: 6,
+  http: 6,
   commands: 7,
   mcp: 7,
   pick: 7,

@@ -8,7 +8,6 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { RecallError, UsageError } from "../errors.ts";
 import { startWatcher, type Watcher } from "../index/index.ts";
-import { createBackend } from "../mcp/backend.ts";
 import { hasIndexChanges } from "../render/watch.ts";
 import { writeOut } from "../render/terminal.ts";
 import { startUiServer, UiEvents } from "../ui/server.ts";
@@ -29,6 +28,8 @@ export async function ui(args: UiArgs): Promise<number> {
   let opener: EmbedderOpener | undefined;
   const model = (): EmbedderOpener => (opener ??= createEmbedderOpener(context.paths, args.model, false));
   const events = new UiEvents();
+  // src/mcp is reached lazily (its SDK must not load with the other commands); the backend needs no SDK.
+  const { createBackend } = await import("../mcp/backend.ts");
   const backend = createBackend({
     context,
     embedder: args.keywordOnly ? undefined : model(),

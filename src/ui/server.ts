@@ -13,7 +13,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { isRecallError } from "../errors.ts";
 import type { Backend } from "../mcp/backend.ts";
-import { isLoopbackHost, loopbackAddress } from "../mcp/http.ts";
+import { isLoopbackHost, loopbackAddress } from "../http/loopback.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { activityModel, activityPageHtml, dayListHtml } from "./activity-page.ts";
 import { assets } from "./assets.ts";
