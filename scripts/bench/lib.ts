@@ -200,3 +200,60 @@ export function benchBinary(whenMissingOnly = false): string {
   }
   return binary;
 }
+
+/** A corpus a binary bench runs on: its label and the Claude Code and OpenCode folders it reads. */
+export interface BinaryBenchCorpus {
+  label: string;
+  claude: string[];
+  opencode: string[];
+}
+
+/**
+ * The corpora of the binary benches (pick, ui): the real corpus (../shared/corpus, Claude Code + OpenCode) when it is
+ * there (said on stderr when not, by `benchName`), then the generated corpus of `sessions` sessions.
+ */
+export function binaryBenchCorpora(benchName: string, sessions: number): BinaryBenchCorpus[] {
+  const corpus = resolve(import.meta.dir, "../../../shared/corpus");
+  const corpora: BinaryBenchCorpus[] = [];
+  if (existsSync(join(corpus, "claude-code")))
+    corpora.push({
+      label: "real",
+      claude: listDirs(join(corpus, "claude-code")),
+      opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")),
+    });
+  else process.stderr.write(`${benchName}: ../shared/corpus is missing; only the generated corpus is measured\n`);
+  const scaled = ensureGeneratedCorpus(sessions);
+  corpora.push({
+    label: `scaled-${sessions}`,
+    claude: [join(scaled, "projects")],
+    opencode: [join(scaled, "opencode")],
+  });
+  return corpora;
+}
+
+/**
+ * The environment that points `binary` at `bench`'s folders only (a fresh RECALL_HOME under `work`, the other
+ * sources at a folder that does not exist, offline), after indexing it keyword-only with that binary.
+ * @throws Error when the index run fails
+ */
+export function indexedBenchEnv(
+  binary: string,
+  work: string,
+  bench: BinaryBenchCorpus,
+): Record<string, string | undefined> {
+  const none = join(work, "none");
+  const env = {
+    ...process.env,
+    RECALL_HOME: join(work, `home-${bench.label}`),
+    RECALL_OFFLINE: "1",
+    RECALL_CLAUDE_DIRS: bench.claude.join(":"),
+    RECALL_OPENCODE_DIRS: bench.opencode.join(":"),
+    RECALL_CODEX_DIRS: none,
+    RECALL_GEMINI_DIRS: none,
+    RECALL_CURSOR_DIRS: none,
+    RECALL_AIDER_DIRS: none,
+  };
+  const index = Bun.spawnSync([binary, "index", "--keyword-only"], { env, stdout: "ignore", stderr: "pipe" });
+  if (index.exitCode !== 0) throw new Error(`index failed: ${index.stderr.toString().slice(0, 500)}`);
+  return env;
+}

@@ -15,36 +15,20 @@
  * Prints the binary's size, then JSON lines {name, n, p50_ms, p95_ms, …} on stdout.
  * Run: bun scripts/bench/pick.ts [--runs N] [--sessions N] [--no-build]
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Terminal } from "@xterm/headless";
-import { argValue, ensureGeneratedCorpus, listDirs, report, benchBinary } from "./lib.ts";
+import { argValue, report, benchBinary, binaryBenchCorpora, indexedBenchEnv } from "./lib.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const runs = argValue("--runs", 10);
 const sessions = argValue("--sessions", 20_000);
-const corpus = resolve(repo, "../shared/corpus");
 const binary = benchBinary();
 const work = mkdtempSync(join(tmpdir(), "recall-bench-pick-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 process.stderr.write(`pick: binary ${(statSync(binary).size / 1e6).toFixed(1)} MB\n`);
 
-interface BenchCorpus {
-  label: string;
-  claude: string[];
-  opencode: string[];
-}
-const corpora: BenchCorpus[] = [];
-if (existsSync(join(corpus, "claude-code")))
-  corpora.push({
-    label: "real",
-    claude: listDirs(join(corpus, "claude-code")),
-    opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")),
-  });
-else process.stderr.write("pick: ../shared/corpus is missing; only the generated corpus is measured\n");
-const scaled = ensureGeneratedCorpus(sessions);
-corpora.push({ label: `scaled-${sessions}`, claude: [join(scaled, "projects")], opencode: [join(scaled, "opencode")] });
+const corpora = binaryBenchCorpora("pick", sessions);
 
 /**
  * A pick process in a 100×30 pseudo-terminal (`script`), its output interpreted by a terminal emulator (xterm.js,
@@ -139,20 +123,7 @@ class PseudoTerminal {
 }
 
 for (const bench of corpora) {
-  const home = join(work, `home-${bench.label}`);
-  const env = {
-    ...process.env,
-    RECALL_HOME: home,
-    RECALL_OFFLINE: "1",
-    RECALL_CLAUDE_DIRS: bench.claude.join(":"),
-    RECALL_OPENCODE_DIRS: bench.opencode.join(":"),
-    RECALL_CODEX_DIRS: join(work, "none"),
-    RECALL_GEMINI_DIRS: join(work, "none"),
-    RECALL_CURSOR_DIRS: join(work, "none"),
-    RECALL_AIDER_DIRS: join(work, "none"),
-  };
-  const index = Bun.spawnSync([binary, "index", "--keyword-only"], { env, stdout: "ignore", stderr: "pipe" });
-  if (index.exitCode !== 0) throw new Error(`index failed: ${index.stderr.toString().slice(0, 500)}`);
+  const env = indexedBenchEnv(binary, work, bench);
 
   const firstFrames: number[] = [];
   const echoes: number[] = [];

@@ -9,15 +9,13 @@
  * Prints the binary's size (stderr and the first_page rows' `binary_bytes`).
  * Run: bun scripts/bench/ui.ts [--runs N] [--sessions N] [--no-build]
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { argValue, benchBinary, ensureGeneratedCorpus, listDirs, report } from "./lib.ts";
+import { join } from "node:path";
+import { argValue, benchBinary, report, binaryBenchCorpora, indexedBenchEnv } from "./lib.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const runs = argValue("--runs", 10);
 const sessions = argValue("--sessions", 20_000);
-const corpus = resolve(repo, "../shared/corpus");
 const binary = benchBinary();
 const binaryBytes = statSync(binary).size;
 const work = mkdtempSync(join(tmpdir(), "recall-bench-ui-"));
@@ -36,16 +34,7 @@ const queries = [
   "parser error",
 ];
 
-const corpora: Array<{ label: string; claude: string[]; opencode: string[] }> = [];
-if (existsSync(join(corpus, "claude-code")))
-  corpora.push({
-    label: "real",
-    claude: listDirs(join(corpus, "claude-code")),
-    opencode: listDirs(join(corpus, "opencode")).map((dir) => join(dir, ".local/share/opencode")),
-  });
-else process.stderr.write("ui: ../shared/corpus is missing; only the generated corpus is measured\n");
-const scaled = ensureGeneratedCorpus(sessions);
-corpora.push({ label: `scaled-${sessions}`, claude: [join(scaled, "projects")], opencode: [join(scaled, "opencode")] });
+const corpora = binaryBenchCorpora("ui", sessions);
 
 /** A running `recall ui`: the origin and the cookie a logged-in browser sends. */
 async function startUi(env: Record<string, string | undefined>) {
@@ -77,19 +66,7 @@ async function startUi(env: Record<string, string | undefined>) {
 }
 
 for (const bench of corpora) {
-  const env = {
-    ...process.env,
-    RECALL_HOME: join(work, `home-${bench.label}`),
-    RECALL_OFFLINE: "1",
-    RECALL_CLAUDE_DIRS: bench.claude.join(":"),
-    RECALL_OPENCODE_DIRS: bench.opencode.join(":"),
-    RECALL_CODEX_DIRS: join(work, "none"),
-    RECALL_GEMINI_DIRS: join(work, "none"),
-    RECALL_CURSOR_DIRS: join(work, "none"),
-    RECALL_AIDER_DIRS: join(work, "none"),
-  };
-  const index = Bun.spawnSync([binary, "index", "--keyword-only"], { env, stdout: "ignore", stderr: "pipe" });
-  if (index.exitCode !== 0) throw new Error(`index failed: ${index.stderr.toString().slice(0, 500)}`);
+  const env = indexedBenchEnv(binary, work, bench);
 
   const firstPages: number[] = [];
   for (let run = 0; run < runs; run++) {

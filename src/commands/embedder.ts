@@ -119,3 +119,30 @@ export function createEmbedderOpener(
     },
   };
 }
+
+/**
+ * One model for a long-lived process (`recall mcp`, `recall ui`, `recall watch`), shared by the watcher's embedding
+ * phase and the searches' vector leg (one copy in memory; node-llama-cpp serializes calls per context). A failed open
+ * is tried again next time (the model may be pulled meanwhile), and `dispose` lets the watcher free it after its idle
+ * time; the next search or phase opens it again. Never downloads.
+ */
+export function sharedModelOpener(home: string | RecallPaths, modelFlag: string | undefined): EmbedderOpener {
+  let opener: EmbedderOpener | undefined;
+  return {
+    open() {
+      const current = (opener ??= createEmbedderOpener(home, modelFlag, false));
+      return current.open().catch((error: unknown) => {
+        if (opener === current) opener = undefined;
+        throw error;
+      });
+    },
+    configKey() {
+      return (opener ??= createEmbedderOpener(home, modelFlag, false)).configKey();
+    },
+    async dispose() {
+      const released = opener;
+      opener = undefined;
+      await released?.dispose();
+    },
+  };
+}

@@ -12,7 +12,7 @@ import { hasIndexChanges } from "../render/watch.ts";
 import { writeOut } from "../render/terminal.ts";
 import { startUiServer, UiEvents } from "../ui/server.ts";
 import { resolveHistory, warn } from "./context.ts";
-import { createEmbedderOpener, type EmbedderOpener } from "./embedder.ts";
+import { sharedModelOpener } from "./embedder.ts";
 import type { UiArgs } from "./ui.ts";
 
 /** Runs `recall ui` until a signal; resolves to the exit code. */
@@ -25,14 +25,13 @@ export async function ui(args: UiArgs): Promise<number> {
   const base = resolveHistory(args);
   // A long-lived server scans afresh at every staleness check (the context's cached scan is for one CLI run).
   const context = { ...base, scanned: {} };
-  let opener: EmbedderOpener | undefined;
-  const model = (): EmbedderOpener => (opener ??= createEmbedderOpener(context.paths, args.model, false));
+  const model = sharedModelOpener(context.paths, args.model);
   const events = new UiEvents();
   // src/mcp is reached lazily (its SDK must not load with the other commands); the backend needs no SDK.
   const { createBackend } = await import("../mcp/backend.ts");
   const backend = createBackend({
     context,
-    embedder: args.keywordOnly ? undefined : model(),
+    embedder: args.keywordOnly ? undefined : model,
     watching: !args.noWatch,
     cwd: process.cwd(),
   });
@@ -55,12 +54,8 @@ export async function ui(args: UiArgs): Promise<number> {
     : startWatcher({
         recallHome: context.recallHome,
         roots: context.roots,
-        openEmbedder: args.keywordOnly ? undefined : () => model().open(),
-        releaseEmbedder: async () => {
-          const released = opener;
-          opener = undefined;
-          await released?.dispose();
-        },
+        openEmbedder: args.keywordOnly ? undefined : () => model.open(),
+        releaseEmbedder: () => model.dispose(),
         hooks: {
           onIndexed: (summary) => {
             if (hasIndexChanges(summary))
@@ -88,7 +83,7 @@ export async function ui(args: UiArgs): Promise<number> {
   await watching;
   await watcher?.close();
   await backend.close();
-  await opener?.dispose();
+  await model.dispose();
   return 0;
 }
 

@@ -12,7 +12,7 @@ import { writeOut } from "../render/terminal.ts";
 import * as render from "../render/watch.ts";
 import { warn } from "./context.ts";
 import { sourceFlags } from "./source-args.ts";
-import { createEmbedderOpener, type EmbedderOpener } from "./embedder.ts";
+import { sharedModelOpener } from "./embedder.ts";
 import type { WatchArgs } from "./watch.ts";
 
 /** Runs `recall watch` with its parsed arguments until SIGINT or SIGTERM; resolves to the exit code. */
@@ -25,25 +25,15 @@ export async function watch(args: WatchArgs): Promise<number> {
     onNotice: (line) => warn(`recall: ${line}`),
     onWarning: (line) => warn(`recall: warning: ${line}`),
   });
-  let opener: EmbedderOpener | undefined;
-  const newOpener = () => createEmbedderOpener(paths, args.model, false);
+  const model = sharedModelOpener(paths, args.model);
   let isLockNoted = false;
   const watcher = await startWatcher({
     recallHome: paths.data,
     roots,
     debounceMs: args.debounce,
-    openEmbedder: args.keywordOnly
-      ? undefined
-      : () =>
-          (opener ??= newOpener()).open().catch((error) => {
-            opener = undefined; // the next cycle tries again (the model may have been pulled meanwhile)
-            throw error;
-          }),
-    releaseEmbedder: async () => {
-      const released = opener;
-      opener = undefined;
-      await released?.dispose();
-    },
+    // A failed open is tried again next cycle (the model may have been pulled meanwhile).
+    openEmbedder: args.keywordOnly ? undefined : () => model.open(),
+    releaseEmbedder: () => model.dispose(),
     hooks: {
       onIndexed: (summary) => {
         isLockNoted = false;
@@ -67,7 +57,7 @@ export async function watch(args: WatchArgs): Promise<number> {
   await untilSignal(["SIGINT", "SIGTERM"]);
   warn("recall: stopping (the current batch is committed first)");
   await watcher.close();
-  await opener?.dispose();
+  await model.dispose();
   return 0;
 }
 

@@ -11,7 +11,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { fstatSync } from "node:fs";
 import packageJson from "../../package.json" with { type: "json" };
 import { warn, type HistoryContext } from "../commands/context.ts";
-import { createEmbedderOpener, type EmbedderOpener } from "../commands/embedder.ts";
+import { sharedModelOpener } from "../commands/embedder.ts";
 import { startWatcher, type Watcher, type WatchHooks } from "../index/index.ts";
 import {
   hasIndexChanges,
@@ -74,34 +74,8 @@ function watcherHooks(): WatchHooks {
   };
 }
 
-/**
- * The model, shared by the watcher's embedding phase and the searches' vector leg (one copy in memory; node-llama-cpp
- * serializes calls per context). A failed open is tried again next time (the model may be pulled meanwhile), and
- * `dispose` lets the watcher free it after 5 idle minutes; the next search or phase opens it again.
- */
-function sharedModel(options: ServeOptions): EmbedderOpener {
-  let opener: EmbedderOpener | undefined;
-  return {
-    open() {
-      const current = (opener ??= createEmbedderOpener(options.context.paths, options.model, false));
-      return current.open().catch((error: unknown) => {
-        if (opener === current) opener = undefined;
-        throw error;
-      });
-    },
-    configKey() {
-      return (opener ??= createEmbedderOpener(options.context.paths, options.model, false)).configKey();
-    },
-    async dispose() {
-      const released = opener;
-      opener = undefined;
-      await released?.dispose();
-    },
-  };
-}
-
 function startRuntime(options: ServeOptions): Runtime {
-  const model = sharedModel(options);
+  const model = sharedModelOpener(options.context.paths, options.model);
   // The context's cached scan is for one CLI run; a long-lived server must scan afresh at every staleness check.
   const context: HistoryContext = { ...options.context, scanned: {} };
   const watcher: Promise<Watcher | undefined> = options.watch
