@@ -95,6 +95,17 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
     await page.close();
   });
 
+  test("the copy button puts the resume command on the clipboard", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: ui.origin });
+    const page = await open(`/session/${uiIds.docker}`);
+    await page.locator("button.copy").click();
+    await page.locator("button.copy", { hasText: "Copied" }).waitFor({ timeout: 3000 });
+    const copied = await page.evaluate("navigator.clipboard.readText()");
+    expect(copied).toBe(await page.locator("#resume-command").textContent());
+    expect(copied).toContain(`claude --resume ${uiIds.docker}`);
+    await page.close();
+  });
+
   test("the activity calendar draws, and a click on a day lists its sessions", async () => {
     const page = await open("/activity");
     await page.waitForSelector("#activity-chart[data-ready='true'] canvas");
