@@ -82,6 +82,8 @@ export async function pick(args: PickArgs): Promise<number> {
     semanticReady: semantic.start(search, backgroundDelayMs),
     subscribeIndexUpdates: (listener) => updates.push(listener),
     colors,
+    // The note `resolveHistory` printed is hidden by the picker's screen: say it there too.
+    initialNote: context.usingExamples ? "no agent history found: these are recall's example sessions" : undefined,
   };
   let outcome: Awaited<ReturnType<typeof runPicker>>;
   try {
