@@ -4,11 +4,12 @@
  * Hand-made fixtures prove the exact texts; the real corpus files named in src/parsers/types.ts `FileChange` prove
  * that every such call of those files carries its change (skipped when ../shared/corpus is absent).
  */
+import { unitOfFile } from "./claude-code-replay.ts";
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { claudeCodeParser, unitForContainer } from "../../src/parsers/claude-code.ts";
+import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
 import { codexParser } from "../../src/parsers/codex.ts";
 import { capChangeText, fileChangeTextMaxChars } from "../../src/parsers/file-change.ts";
 import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
@@ -30,17 +31,6 @@ function unitWithId(parser: Parser, root: string, sessionId: string): SourceUnit
   const unit = unitsBelow(parser, root).find((candidate) => candidate.sessionId === sessionId);
   if (!unit) throw new Error(`no ${parser.id} unit ${sessionId} below ${root}`);
   return unit;
-}
-
-/** The unit of one Claude Code JSONL file (as the claude-code tests build it). */
-function claudeUnit(path: string): SourceUnit {
-  const stat = statSync(path);
-  return unitForContainer({
-    source: "claude-code",
-    path,
-    fingerprint: `${stat.size}:${stat.mtimeMs}`,
-    sizeBytes: stat.size,
-  });
 }
 
 const callsOf = (result: ParseResult): ToolCall[] => result.turns.flatMap((turn) => turn.toolCalls);
@@ -100,7 +90,7 @@ describe("issue 29: Claude Code Edit, MultiEdit and Write calls keep what they c
   };
 
   test("with outputs, each call carries its exact before/after texts or content; other tools carry none", () => {
-    const calls = callsOf(claudeCodeParser.parse(claudeUnit(write()), { withOutputs: true }));
+    const calls = callsOf(claudeCodeParser.parse(unitOfFile(write()), { withOutputs: true }));
     expect(calls.map((call) => [call.name, call.change])).toEqual([
       [
         "Edit",
@@ -127,7 +117,7 @@ describe("issue 29: Claude Code Edit, MultiEdit and Write calls keep what they c
   });
 
   test("without outputs (the index's parse) no call carries a change", () => {
-    expectNoChanges(claudeCodeParser.parse(claudeUnit(write())));
+    expectNoChanges(claudeCodeParser.parse(unitOfFile(write())));
   });
 
   test("a Write longer than 200,000 characters is cut there with a marker line that says how long it was", () => {
@@ -144,7 +134,7 @@ describe("issue 29: Claude Code Edit, MultiEdit and Write calls keep what they c
         },
       ],
     });
-    const change = callsOf(claudeCodeParser.parse(claudeUnit(path), { withOutputs: true }))[0]?.change;
+    const change = callsOf(claudeCodeParser.parse(unitOfFile(path), { withOutputs: true }))[0]?.change;
     expect(change?.content).toBe(`${"x".repeat(fileChangeTextMaxChars)}\n[recall: cut at 200000 of 250001 characters]`);
     expect(capChangeText("y".repeat(fileChangeTextMaxChars))).toBe("y".repeat(fileChangeTextMaxChars));
   });
