@@ -171,6 +171,15 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
     await page.close();
   }, 40_000);
 
+  test("the search page says when the index changed under it", async () => {
+    const page = await open("/?q=running");
+    await page.waitForSelector(".results");
+    history.appendTurn("third question, while a search page is open", "third answer");
+    await page.waitForSelector("#index-changed", { timeout: 20_000 });
+    expect(await page.locator("#index-changed").textContent()).toContain("were indexed");
+    await page.close();
+  }, 40_000);
+
   test("no page logged a script error or a blocked resource", () => {
     expect(errors.join("\n")).toBe("");
   });

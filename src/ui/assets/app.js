@@ -97,6 +97,23 @@ if (sessionElement) {
   events.addEventListener("indexed", () => void refresh());
 }
 
+// The search and activity pages say when the index changed under them (their numbers may be out of date).
+if (!sessionElement && document.body.dataset.page !== "session") {
+  const events = new EventSource("/events");
+  events.addEventListener("indexed", () => {
+    if (document.getElementById("index-changed")) return;
+    const notice = document.createElement("p");
+    notice.id = "index-changed";
+    notice.className = "notice";
+    notice.setAttribute("role", "status");
+    const link = document.createElement("a");
+    link.href = window.location.pathname + window.location.search;
+    link.textContent = "refresh";
+    notice.append("New or changed sessions were indexed: ", link, " to see them.");
+    document.querySelector("main")?.prepend(notice);
+  });
+}
+
 // The activity page: a calendar heat map per slice (everything, a project, an agent), sessions or turns per day.
 const chartElement = document.getElementById("activity-chart");
 if (chartElement) {
