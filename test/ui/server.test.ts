@@ -99,6 +99,16 @@ describe("recall ui: what the pages say", () => {
     expect(missing.status).toBe(404);
   });
 
+  test("a session whose source is deleted is read from recall's archive, and says so", async () => {
+    const page = await (await get(`/session/${uiIds.archived}`)).text();
+    expect(page).toContain("Source deleted, kept by recall");
+    expect(page).toContain("banker&#39;s rounding");
+    expect(page).toContain("This session cannot be resumed by its tool.");
+    const search = await (await get("/?q=invoice+rounding")).text();
+    expect(search).toContain("The invoice rounding fix");
+    expect(search).toContain("source deleted, kept by recall");
+  });
+
   test("planted markup stays text: no script, no event handler, no javascript: link", async () => {
     const page = await (await get(`/session/${uiIds.hostile}`)).text();
     const body = page.slice(page.indexOf("<main>"));

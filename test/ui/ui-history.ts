@@ -4,7 +4,7 @@
  * an `onerror=` image, a `javascript:` link), sessions in two projects on several days (facets, activity), and a
  * session file the tests append to while a page is open.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { appendClaudeTurns, writeClaudeSession, type TestSession, type WriterState } from "../helpers/claude-writer.ts";
 
@@ -17,6 +17,7 @@ export const uiIds = {
   hostile: "6a1b2c3d-2222-4222-8222-000000000002",
   growing: "6a1b2c3d-3333-4333-8333-000000000003",
   billing: "6a1b2c3d-4444-4444-8444-000000000004",
+  archived: "6a1b2c3d-5555-4555-8555-000000000005",
 } as const;
 
 /** A prepared history: its folders, environment, and how to append a turn to the growing session. */
@@ -90,6 +91,16 @@ export function prepareUiHistory(root: string): UiHistory {
       ],
     },
   ];
+  const archived: TestSession = {
+    sessionId: uiIds.archived,
+    cwd: billing,
+    startMs: now - 40 * day,
+    title: "The invoice rounding fix",
+    turns: [
+      { prompt: "invoices round half cents the wrong way", response: "Switched to banker's rounding in invoice.ts." },
+    ],
+  };
+  sessions.push(archived);
   const fileOf = (session: TestSession) =>
     join(claudeDir, "projects", session.cwd.replace(/[/.]/g, "-"), `${session.sessionId}.jsonl`);
   for (const session of sessions) writeClaudeSession(fileOf(session), session);
@@ -114,8 +125,14 @@ export function prepareUiHistory(root: string): UiHistory {
     RECALL_CURSOR_DIRS: join(root, "none"),
     RECALL_AIDER_DIRS: join(root, "none"),
   };
-  const index = Bun.spawnSync([process.execPath, cli, "index"], { env, stdout: "pipe", stderr: "pipe" });
-  if (index.exitCode !== 0) throw new Error(`recall index failed: ${index.stderr.toString()}`);
+  const index = () => {
+    const run = Bun.spawnSync([process.execPath, cli, "index"], { env, stdout: "pipe", stderr: "pipe" });
+    if (run.exitCode !== 0) throw new Error(`recall index failed: ${run.stderr.toString()}`);
+  };
+  index();
+  // Its tool deleted it after recall indexed it: the next run marks it deleted and keeps it.
+  rmSync(fileOf(archived));
+  index();
   return {
     env,
     appendTurn: (prompt, response) => appendClaudeTurns(fileOf(growing), growingState, [{ prompt, response }]),
