@@ -133,13 +133,7 @@ async function openCommittedOrFirst(context: HistoryContext, noReindex: boolean)
  */
 async function refreshIndex(context: HistoryContext, search: PickerSearch): Promise<string | undefined> {
   const path = databasePath(context.recallHome);
-  const probe = openIndex(path, { readonly: true });
-  let stale: boolean;
-  try {
-    stale = checkStaleness(probe, context.roots, context.scanned).stale;
-  } finally {
-    probe.close();
-  }
+  const stale = search.withDatabase((db) => checkStaleness(db, context.roots, context.scanned).stale);
   if (!stale) return undefined;
   const { runIndex } = await import("../index/write/indexer.ts");
   const warnings: string[] = [];
@@ -202,7 +196,7 @@ class SemanticSide {
     if (choice.leg) return { ready: true };
     // An index that never had embeddings is keyword-only by choice (the status line says "keyword"); a reason is worth
     // the status line when vectors exist but cannot be used (model missing or changed, files damaged).
-    return { ready: false, note: choice.reason?.startsWith("no embeddings yet") ? undefined : choice.notice };
+    return { ready: false, note: choice.neverEmbedded ? undefined : choice.notice };
   }
 
   /** Open the leg again on the search's new connection (after a background index run). */

@@ -13,6 +13,7 @@ import { writeOut } from "../render/terminal.ts";
 import { startUiServer, UiEvents } from "../ui/server.ts";
 import { resolveHistory, warn } from "./context.ts";
 import { sharedModelOpener } from "./embedder.ts";
+import { untilSignal } from "./signals.ts";
 import type { UiArgs } from "./ui.ts";
 
 /** Runs `recall ui` until a signal; resolves to the exit code. */
@@ -75,9 +76,7 @@ export async function ui(args: UiArgs): Promise<number> {
   writeOut(`${server.loginUrl}\n`);
   warn(`recall: web view on ${server.loginUrl} (127.0.0.1 only; Ctrl-C stops)`);
   if (!args.noOpen) openBrowser(server.loginUrl);
-  const signal = await new Promise<string>((resolve) => {
-    for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(name, () => resolve(name));
-  });
+  const signal = await untilSignal(["SIGINT", "SIGTERM", "SIGHUP"]);
   warn(`recall: stopping (${signal})`);
   await server.stop();
   await watching;

@@ -27,6 +27,11 @@ export interface VectorLegChoice {
   /** Why there is no leg, and what to do about it (for an error when the search cannot do without: `--vector-only`). */
   reason?: string;
   hint?: string;
+  /**
+   * True when the index has never held vectors: keyword-only by the user's set-up, not by a fault. Interactive front
+   * ends (pick, ui) say nothing then; they say `notice` when vectors exist but cannot be used.
+   */
+  neverEmbedded?: boolean;
 }
 
 /** No leg, for `reason`; the notice carries the hint in parentheses. */
@@ -66,15 +71,18 @@ export async function openVectorLeg(
   const stored = readMeta(db, embedFingerprintKey);
   const hasVectors = stored !== undefined && db.query("SELECT 1 FROM chunks WHERE status = 1 LIMIT 1").get() !== null;
   if (!hasVectors)
-    return isOffline(env)
-      ? without(
-          "no embeddings yet, and RECALL_OFFLINE=1 forbids downloading a model",
-          `${offlineModelAdvice}; then run \`recall index\``,
-        )
-      : without(
-          "no embeddings yet",
-          "run `recall index`; it fetches the default model when online, or set --model / RECALL_MODEL",
-        );
+    return {
+      ...(isOffline(env)
+        ? without(
+            "no embeddings yet, and RECALL_OFFLINE=1 forbids downloading a model",
+            `${offlineModelAdvice}; then run \`recall index\``,
+          )
+        : without(
+            "no embeddings yet",
+            "run `recall index`; it fetches the default model when online, or set --model / RECALL_MODEL",
+          )),
+      neverEmbedded: true,
+    };
   try {
     const embedder = await opener.open();
     if (embedder.fingerprintKey !== stored) {

@@ -13,6 +13,7 @@ import * as render from "../render/watch.ts";
 import { warn } from "./context.ts";
 import { sourceFlags } from "./source-args.ts";
 import { sharedModelOpener } from "./embedder.ts";
+import { untilSignal } from "./signals.ts";
 import type { WatchArgs } from "./watch.ts";
 
 /** Runs `recall watch` with its parsed arguments until SIGINT or SIGTERM; resolves to the exit code. */
@@ -59,15 +60,4 @@ export async function watch(args: WatchArgs): Promise<number> {
   await watcher.close();
   await model.dispose();
   return 0;
-}
-
-/** Resolves on the first of `signals`; its handlers are removed then, so a second signal has its default effect. */
-function untilSignal(signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      for (const name of signals) process.off(name, handler);
-      resolve(signal);
-    };
-    for (const name of signals) process.on(name, handler);
-  });
 }

@@ -122,7 +122,7 @@ export function startUiServer(options: UiServerOptions): UiServer {
         await backend.withIndex(async (db) => {
           const vector = params.q ? await backend.vectorLeg(db) : undefined;
           // An index that never had vectors is keyword-only by choice; say why only when vectors exist but cannot be used.
-          const notice = vector?.reason?.startsWith("no embeddings yet") ? undefined : vector?.notice;
+          const notice = vector?.neverEmbedded ? undefined : vector?.notice;
           return searchPageHtml(await searchPageModel(db, params, vector?.leg, notice));
         }),
       );
