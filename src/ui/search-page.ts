@@ -221,21 +221,18 @@ function linkWith(params: SearchPageParams, change: Partial<SearchPageParams>): 
   return urlWith("/", { ...params, ...change });
 }
 
+/** One facet's list: each value a link that sets its URL parameters (or, when set, clears them), with its count. */
 function facetList(
   title: string,
-  name: keyof SearchPageParams,
+  values: Array<{ label: string; count: number; param: Partial<SearchPageParams> }>,
   params: SearchPageParams,
-  values: Array<{ value: string; label: string; count: number; param?: Partial<SearchPageParams> }>,
 ): SafeHtml {
   if (values.length === 0) return html``;
-  const active = params[name];
   return html`<section class="facet"><h3>${title}</h3><ul>${values.slice(0, 12).map((value) => {
-    const isOn = value.param
-      ? Object.entries(value.param).every(([key, v]) => params[key as keyof SearchPageParams] === v)
-      : active === value.value;
-    const change = isOn
-      ? Object.fromEntries(Object.keys(value.param ?? { [name]: "" }).map((key) => [key, ""]))
-      : (value.param ?? { [name]: value.value });
+    // A value is on when the page's URL holds what it sets; its link then clears that, else sets it.
+    const entries = Object.entries(value.param) as Array<[keyof SearchPageParams, string]>;
+    const isOn = entries.every(([key, setTo]) => params[key] === setTo);
+    const change = isOn ? Object.fromEntries(entries.map(([key]) => [key, ""])) : value.param;
     return html`<li><a href="${linkWith(params, { ...change, s: "" })}" class="${isOn ? "on" : ""}">${value.label}</a> <span class="count">${value.count}</span></li>`;
   })}</ul></section>`;
 }
@@ -247,34 +244,28 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
   const facets = html`<aside class="facets" aria-label="Filters">
     ${facetList(
       "Project",
-      "project",
-      params,
       model.facets.project.map((facet) => ({
-        value: facet.value,
         label: facet.name || facet.value,
         count: facet.count,
+        param: { project: facet.value },
       })),
+      params,
     )}
     ${facetList(
       "Agent",
-      "source",
+      model.facets.source.map((facet) => ({ label: facet.value, count: facet.count, param: { source: facet.value } })),
       params,
-      model.facets.source.map((facet) => ({ value: facet.value, label: facet.value, count: facet.count })),
     )}
     ${facetList(
       "Branch",
-      "branch",
+      model.facets.branch.map((facet) => ({ label: facet.value, count: facet.count, param: { branch: facet.value } })),
       params,
-      model.facets.branch.map((facet) => ({ value: facet.value, label: facet.value, count: facet.count })),
     )}
     ${facetList(
       "Last active",
-      "since",
-      params,
       model.facets.age
         .filter((facet) => facet.count > 0)
         .map((facet) => ({
-          value: facet.value,
           label: ageLabel(facet.value),
           count: facet.count,
           param:
@@ -282,6 +273,7 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
               ? { since: "", until: isoLocalDate(starts["30d"]) }
               : { since: facet.value === "today" ? isoLocalDate(starts.today) : facet.value, until: "" },
         })),
+      params,
     )}
   </aside>`;
   const banner = model.problem
