@@ -10,6 +10,7 @@ import { memo, useEffect, useRef, useState, type ReactNode } from "react";
 import { neutralizeControls } from "../render/escapes.ts";
 import { countOf } from "../render/format.ts";
 import type { Preview } from "../search/index.ts";
+import { previewPieces } from "../search/preview-pieces.ts";
 import { fitWidth, relativeDate, wrapToWidth } from "./columns.ts";
 import { actionOf, editQuery, moveSelection, type PickAction, type QueryLine } from "./keys.ts";
 import { rowCells, screenLayout, windowStart } from "./layout.ts";
@@ -53,26 +54,26 @@ type View = "sessions" | "turns" | "read";
 
 /** A text with its highlighted spans. */
 function Highlighted({ preview, colors, limit }: { preview: Preview; colors: boolean; limit: number }): ReactNode {
-  const text = preview.text.slice(0, limit);
   const parts: ReactNode[] = [];
-  let at = 0;
-  for (const [start, end] of preview.highlights) {
-    if (start >= text.length) break;
-    if (start > at) parts.push(text.slice(at, start));
+  let used = 0;
+  for (const piece of previewPieces(preview)) {
+    if (used >= limit) break;
+    const text = piece.text.slice(0, limit - used);
     parts.push(
-      colors ? (
-        <Text key={start} color="yellow" bold>
-          {text.slice(start, Math.min(end, text.length))}
+      !piece.matched ? (
+        text
+      ) : colors ? (
+        <Text key={used} color="yellow" bold>
+          {text}
         </Text>
       ) : (
-        <Text key={start} bold underline>
-          {text.slice(start, Math.min(end, text.length))}
+        <Text key={used} bold underline>
+          {text}
         </Text>
       ),
     );
-    at = Math.min(end, text.length);
+    used += text.length;
   }
-  if (at < text.length) parts.push(text.slice(at));
   return <>{parts}</>;
 }
 

@@ -15,6 +15,7 @@ import {
   findSession,
   makePreview,
   parseLexicalQuery,
+  previewPieces,
   readSessionTurns,
   selectTurnRange,
   type Preview,
@@ -86,17 +87,13 @@ const safe = (text: string): string => neutralizeControls(text);
  */
 export function safePreview(preview: Preview): Preview {
   let text = "";
-  let at = 0;
   const highlights: Array<[number, number]> = [];
-  for (const [start, end] of preview.highlights) {
-    if (start < at) continue;
-    text += safe(preview.text.slice(at, start));
-    const matched = safe(preview.text.slice(start, end));
-    highlights.push([text.length, text.length + matched.length]);
-    text += matched;
-    at = end;
+  for (const piece of previewPieces(preview)) {
+    const shown = safe(piece.text);
+    if (piece.matched) highlights.push([text.length, text.length + shown.length]);
+    text += shown;
   }
-  return { text: text + safe(preview.text.slice(at)), highlights };
+  return { text, highlights };
 }
 
 /** The tool's short name as the rows show it: `claude-code` → `claude`, `gemini-cli` → `gemini`. */

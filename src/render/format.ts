@@ -3,6 +3,7 @@
  * NO_COLOR; see terminal.ts), dates, truncation, byte sizes.
  */
 import type { Preview } from "../search/index.ts";
+import { previewPieces } from "../search/preview-pieces.ts";
 import { neutralizeControls } from "./escapes.ts";
 import type { Palette } from "./terminal.ts";
 
@@ -116,18 +117,12 @@ export function formatBytes(bytes: number): string {
  * as `\xNN` (escapes.ts); the marks are added after, so they still colour.
  */
 export function highlight(preview: Preview, palette: Palette): string {
-  let out = "";
-  let at = 0;
   const mark = palette.isColorSupported
     ? (text: string) => palette.bold(palette.yellow(text))
     : (text: string) => `[${text}]`;
-  const piece = (start: number, end: number) => neutralizeControls(preview.text.slice(start, end));
-  for (const [start, end] of preview.highlights) {
-    if (start < at) continue;
-    out += piece(at, start) + mark(piece(start, end));
-    at = end;
-  }
-  return out + piece(at, preview.text.length);
+  return previewPieces(preview)
+    .map((piece) => (piece.matched ? mark(neutralizeControls(piece.text)) : neutralizeControls(piece.text)))
+    .join("");
 }
 
 /** Round a score for output (4 decimals); undefined stays undefined. */

@@ -31,6 +31,7 @@ export { dateFactorOf, dateFactors, type UnderstoodDate } from "./time-boost.ts"
 export { isoLocalDate } from "./calendar.ts";
 export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
 export { makePreview, type Preview } from "./preview.ts";
+export { previewPieces, type PreviewPiece } from "./preview-pieces.ts";
 export {
   resumeCommandFor,
   resumeCommandOf,

@@ -12,6 +12,7 @@ import {
   findSession,
   makePreview,
   parseLexicalQuery,
+  previewPieces,
   type Preview,
   type SessionResult,
   type TurnResult,
@@ -205,15 +206,7 @@ export async function searchPageModel(
 
 /** A preview with its matches in `<mark>`. */
 export function previewHtml(preview: Preview): SafeHtml {
-  const parts: Array<SafeHtml | string> = [];
-  let at = 0;
-  for (const [start, end] of preview.highlights) {
-    if (start < at) continue;
-    parts.push(preview.text.slice(at, start), html`<mark>${preview.text.slice(start, end)}</mark>`);
-    at = end;
-  }
-  parts.push(preview.text.slice(at));
-  return html`${parts}`;
+  return html`${previewPieces(preview).map((piece) => (piece.matched ? html`<mark>${piece.text}</mark>` : piece.text))}`;
 }
 
 /** The URL of this page with some parameters changed (a facet toggled, a session selected). */
