@@ -19,6 +19,7 @@ import { printableText } from "../pick/keys.ts";
 import { PickerSearch } from "../pick/picker-search.ts";
 import { planResume, runResume } from "../pick/resume.ts";
 import { runPicker } from "../pick/run-picker.tsx";
+import { errorLine } from "../render/escapes.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
@@ -68,7 +69,7 @@ export async function pick(args: PickArgs): Promise<number> {
           if (note && semantic.started) semantic.reopen(search);
         })
         .catch((error: unknown) => {
-          for (const listener of updates) listener(`index not updated: ${messageOf(error)}`);
+          for (const listener of updates) listener(`index not updated: ${errorLine(error)}`);
         });
   }, backgroundDelayMs);
 
@@ -183,7 +184,7 @@ class SemanticSide {
         ? await semantic.openHelperQueryEmbedder(this.context.paths, this.context.recallHome, model, this.model)
         : undefined;
       return await this.openLeg(search);
-    })().catch((error: unknown) => ({ ready: false, note: `keyword-only: ${messageOf(error)}` }));
+    })().catch((error: unknown) => ({ ready: false, note: `keyword-only: ${errorLine(error)}` }));
   }
 
   private async openLeg(search: PickerSearch): Promise<{ ready: boolean; note?: string }> {
@@ -228,6 +229,3 @@ async function openPager(lines: string[]): Promise<void> {
   });
   await child.exited;
 }
-
-const messageOf = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";

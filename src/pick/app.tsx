@@ -7,7 +7,7 @@
  */
 import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { memo, useEffect, useRef, useState, type ReactNode } from "react";
-import { neutralizeControls } from "../render/escapes.ts";
+import { errorLine } from "../render/escapes.ts";
 import { countOf } from "../render/format.ts";
 import type { Preview } from "../search/index.ts";
 import { previewPieces } from "../search/preview-pieces.ts";
@@ -131,7 +131,7 @@ export function PickApp(props: PickAppProps): ReactNode {
       setList(answer);
       setSelected(Math.max(0, kept ? answer.rows.findIndex((row) => row.sessionId === kept) : 0));
     };
-    const fail = (error: unknown) => ticket === latest.current && setNote(oneLineError(error));
+    const fail = (error: unknown) => ticket === latest.current && setNote(errorLine(error));
     // After this frame (the query line as typed) is drawn: the keyword search is synchronous SQLite work.
     const keyword = setTimeout(() => {
       if (ticket === latest.current) props.sessions(query, false, limit).then(keep, fail);
@@ -166,7 +166,7 @@ export function PickApp(props: PickAppProps): ReactNode {
           setTurnList({ key: turnsKey, turns });
           setTurnSelected(0);
         },
-        (error) => live && setNote(oneLineError(error)),
+        (error) => live && setNote(errorLine(error)),
       );
     }, previewDelayMs);
     return () => {
@@ -190,7 +190,7 @@ export function PickApp(props: PickAppProps): ReactNode {
     try {
       return props.showLines(row, range.from, range.to);
     } catch (error) {
-      setNote(oneLineError(error));
+      setNote(errorLine(error));
       return undefined;
     }
   };
@@ -248,7 +248,7 @@ export function PickApp(props: PickAppProps): ReactNode {
       }
       case "pager": {
         const lines = view === "read" && reading ? reading.lines : openRead();
-        if (lines) suspendTerminal(() => props.openPager(lines)).catch((error) => setNote(oneLineError(error)));
+        if (lines) suspendTerminal(() => props.openPager(lines)).catch((error) => setNote(errorLine(error)));
         return;
       }
       case "resume":
@@ -512,9 +512,3 @@ const PreviewPane = memo(function PreviewPane(props: {
     </>
   );
 });
-
-/** An error as one line for the status line (its message, which may quote session text, neutralized; no stack). */
-function oneLineError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return neutralizeControls(message.split("\n")[0] ?? "");
-}

@@ -5,7 +5,7 @@
  * thrown outside it (an event handler) is reported in one line here and exits 1.
  */
 import { render } from "ink";
-import { neutralizeControls } from "../render/escapes.ts";
+import { errorLine } from "../render/escapes.ts";
 import { writeErr } from "../render/terminal.ts";
 import { PickApp, type PickAppProps, type PickOutcome } from "./app.tsx";
 
@@ -60,8 +60,7 @@ export async function runPicker(props: PickAppProps, terminal: PickTerminal): Pr
   };
   const onCrash = (error: unknown) => {
     restore();
-    const message = error instanceof Error ? error.message : String(error);
-    writeErr(`recall: unexpected error: ${neutralizeControls(message.split("\n")[0] ?? "")}\n`);
+    writeErr(`recall: unexpected error: ${errorLine(error)}\n`);
     process.exit(1);
   };
   process.on("SIGTERM", onSignal);

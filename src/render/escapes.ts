@@ -49,3 +49,12 @@ export function neutralizeStrings<T>(value: T, skip: ReadonlySet<string> = new S
 export function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007F-\u009F]/g, (char) => `\\u00${char.charCodeAt(0).toString(16)}`);
 }
+
+/**
+ * An error's message as one line for a person (a status line, a page, stderr): its first line, control characters shown
+ * as `\xNN` (a message can quote session text or file names); never a stack. Example: `new Error("a\nb")` → `"a"`.
+ */
+export function errorLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return neutralizeControls(message.split("\n")[0] ?? "");
+}

@@ -14,7 +14,7 @@ import { timingSafeEqual } from "node:crypto";
 import { isRecallError } from "../errors.ts";
 import type { Backend } from "../mcp/backend.ts";
 import { isLoopbackHost, loopbackAddress } from "../http/loopback.ts";
-import { neutralizeControls } from "../render/escapes.ts";
+import { errorLine } from "../render/escapes.ts";
 import { activityModel, activityPageHtml, dayListHtml } from "./activity-page.ts";
 import { assets } from "./assets.ts";
 import { html } from "./html.ts";
@@ -207,7 +207,7 @@ export function startUiServer(options: UiServerOptions): UiServer {
       try {
         return await route(request, url, server);
       } catch (error) {
-        const message = neutralizeControls((error as Error).message ?? String(error)).split("\n")[0];
+        const message = errorLine(error);
         const status = isRecallError(error) ? (error.exitCode === 2 ? 400 : 404) : 500;
         return page(
           pageHtml({ title: "Error", kind: "search", body: html`<p class="problem" role="alert">${message}</p>` }),
