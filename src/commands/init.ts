@@ -2,11 +2,12 @@
  * `recall init zsh|bash|fish`: prints the shell code that binds Alt-R to `recall pick` (src/pick/shell-init.ts).
  */
 import { command, oneOf, positional } from "cmd-ts";
+import { supportedShells } from "../pick/shell-init.ts";
 import type { ParsedArgs } from "./args.ts";
 
 const initArgs = {
   shell: positional({
-    type: oneOf(["zsh", "bash", "fish"] as const),
+    type: oneOf(supportedShells),
     displayName: "shell",
     description: "zsh, bash or fish",
   }),

@@ -3,7 +3,7 @@
  * the cells of each column of a session row (agent, project, relative date, title, weak mark). Readable from 60×15 up;
  * smaller terminals get the same layout cut short.
  */
-import { fitWidth, padWidth, relativeDate } from "./columns.ts";
+import { padWidth, relativeDate } from "./columns.ts";
 import { agentName, type PickRow } from "./picker-search.ts";
 
 /** Rows of the screen: query line, status line, list, divider, preview, key hints. */
@@ -69,6 +69,3 @@ export function windowStart(selected: number, visible: number, count: number): n
   if (count <= visible) return 0;
   return Math.min(Math.max(0, selected - Math.floor(visible / 2)), count - visible);
 }
-
-/** `text` cut to one line of `columns` cells (a preview line). */
-export const previewLine = (text: string, columns: number): string => fitWidth(text, columns);
