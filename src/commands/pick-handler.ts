@@ -36,13 +36,11 @@ export const quitExitCode = 130;
 const backgroundDelayMs = 30;
 
 /**
- * True when colours may be used on the picker's terminal: not under NO_COLOR (any value, no-color.org), not on a dumb
- * terminal (TERM=dumb), else what the output's palette decides (FORCE_COLOR, colour depth).
+ * The picker's palette: colours unless NO_COLOR is set (any value, no-color.org; paletteFor) or the terminal is dumb
+ * (TERM=dumb), else as the output's palette decides. Its `isColorSupported` also switches the screen's own colours.
  */
-async function colorsWanted(fd: 1 | 2, env: Record<string, string | undefined>): Promise<boolean> {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  if (env.TERM === "dumb") return false;
-  return (await paletteFor(fd, env)).isColorSupported;
+function pickerPalette(fd: 1 | 2, env: Record<string, string | undefined>) {
+  return paletteFor(fd, env.TERM === "dumb" ? { ...env, NO_COLOR: "1" } : env);
 }
 
 /** Runs `recall pick` with its parsed arguments; resolves to the exit code. */
@@ -57,8 +55,8 @@ export async function pick(args: PickArgs): Promise<number> {
   const context = resolveHistory(args);
   const db = await openCommittedOrFirst(context, args.noReindex);
   const search = new PickerSearch(db, filters, projectOfFolder(db, process.cwd()));
-  const colors = await colorsWanted(outputFd, process.env);
-  const palette = await paletteFor(outputFd, colors ? process.env : { ...process.env, NO_COLOR: "1" });
+  const palette = await pickerPalette(outputFd, process.env);
+  const colors = palette.isColorSupported;
   const semantic = new SemanticSide(context, args.model, args.keywordOnly);
   const updates: Array<(note: string) => void> = [];
   const background = setTimeout(() => {
