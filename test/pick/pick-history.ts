@@ -115,7 +115,8 @@ export function preparePickHistory(root: string): PickHistory {
   mkdirSync(bin, { recursive: true });
   writeFileSync(
     join(bin, "claude"),
-    `#!/bin/sh\nmkdir -p '${recordDir}'\nprintf '%s\\n' "$@" > '${recordDir}/argv'\npwd > '${recordDir}/cwd'\nstty -a > '${recordDir}/stty' 2>&1\n`,
+    // Each file is written aside and renamed into place, so a test polling for them never reads one half written.
+    `#!/bin/sh\nmkdir -p '${recordDir}'\nprintf '%s\\n' "$@" > '${recordDir}/argv.tmp' && mv '${recordDir}/argv.tmp' '${recordDir}/argv'\nstty -a > '${recordDir}/stty.tmp' 2>&1; mv '${recordDir}/stty.tmp' '${recordDir}/stty'\npwd > '${recordDir}/cwd.tmp' && mv '${recordDir}/cwd.tmp' '${recordDir}/cwd'\n`,
   );
   chmodSync(join(bin, "claude"), 0o755);
   const recallHome = join(root, "recall-home");

@@ -51,13 +51,13 @@ suite("recall pick in a terminal", () => {
   const exitStatus = async (): Promise<number> => {
     const path = join(root, "exit-status");
     for (let waited = 0; waited < 5000; waited += 20) {
-      try {
-        const text = readFileSync(path, "utf8");
+      // The shell creates the file before it writes the line: an empty read is "not yet", not exit 0.
+      const line = existsSync(path) ? /^exit=(\d+)\n$/.exec(readFileSync(path, "utf8")) : null;
+      if (line) {
         rmSync(path);
-        return Number(text.trim().replace("exit=", ""));
-      } catch {
-        await Bun.sleep(20);
+        return Number(line[1]);
       }
+      await Bun.sleep(20);
     }
     throw new Error("pick did not exit");
   };
