@@ -59,7 +59,10 @@ function toolSummary(call: ToolCall): SafeHtml {
 
 /** Unified-diff lines of one replacement, as HTML rows classed add / del / hunk. */
 function diffRows(path: string, before: string, after: string): SafeHtml {
-  const patch = structuredPatch(path, path, before, after, "", "", { context: 3 });
+  // An edit replaces a snippet, not a file: ending both with a newline keeps jsdiff's "\ No newline at end of file"
+  // (true of the snippet, not of the file) out of the diff.
+  const line = (text: string) => (text === "" || text.endsWith("\n") ? text : `${text}\n`);
+  const patch = structuredPatch(path, path, line(before), line(after), "", "", { context: 3 });
   return html`${patch.hunks.map(
     (hunk) =>
       html`<span class="hunk">@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@</span>\n${hunk.lines.map(
