@@ -42,10 +42,16 @@ export async function ui(args: UiArgs): Promise<number> {
   } catch (error) {
     await backend.close();
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RecallError("INTERNAL", `cannot listen on 127.0.0.1:${args.port ?? 0}: ${code ?? (error as Error).message}`, {
-      hint:
-        code === "EADDRINUSE" ? "another program uses that port: pick another with --port, or leave it out" : undefined,
-    });
+    throw new RecallError(
+      "INTERNAL",
+      `cannot listen on 127.0.0.1:${args.port ?? 0}: ${code ?? (error as Error).message}`,
+      {
+        hint:
+          code === "EADDRINUSE"
+            ? "another program uses that port: pick another with --port, or leave it out"
+            : undefined,
+      },
+    );
   }
   // The watcher starts after the server answers (its folder scan and first cycle take seconds at 20k sessions):
   // until it has committed, pages answer from the index as it is.
