@@ -101,7 +101,8 @@ function runMatch(
       : statement.all(match, window, ...filter.params);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
     // Counting the matches costs a pass over their doclists (5 ms for 27k matches at 20k sessions): only when short.
-    const done = ranges !== undefined || hits.length >= candidates || rows.length === 0 || matchCount(db, match) <= window;
+    const done =
+      ranges !== undefined || hits.length >= candidates || rows.length === 0 || matchCount(db, match) <= window;
     if (done) return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
   }
 }

@@ -78,7 +78,9 @@ describe("a search restricted to one session (rowid ranges)", () => {
   for (const words of ["kiln glaze", "kiln", "glaze tiles"]) {
     test(`"${words}": the session's turns and scores equal those of the global ranking, no other session's turn`, () => {
       const query = parseLexicalQuery(words);
-      const grownRowid = db.query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?").get(grown)!.id;
+      const grownRowid = db
+        .query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?")
+        .get(grown)!.id;
       const restricted = searchLexical(db, query, "turn", { sessionId: grown }, 100);
       const global = searchLexical(db, query, "turn", {}, 10_000).filter((hit) => hit.sessionRowid === grownRowid);
       expect(restricted.length).toBeGreaterThan(0);
@@ -87,7 +89,7 @@ describe("a search restricted to one session (rowid ranges)", () => {
       const expected = byTurn(global);
       const actual = byTurn(restricted);
       expect(actual.map((hit) => hit.turn)).toEqual(expected.map((hit) => hit.turn));
-      actual.forEach((hit, i) => expect(hit.raw!).toBeCloseTo(expected[i]!.raw!, 9));
+      for (const [i, hit] of actual.entries()) expect(hit.raw!).toBeCloseTo(expected[i]!.raw!, 9);
     });
   }
 
