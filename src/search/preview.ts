@@ -21,19 +21,38 @@ const wordPattern = /[\p{L}\p{N}]+/gu;
 /** Stem-insensitive key of a word: its first 5 characters, lower-case (the whole word when shorter). */
 const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
 
-/** The [start, end) spans of the query words in `flat`, in text order. */
+/** A regular-expression source that matches `text` literally. */
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * The [start, end) spans of the query words in `flat`, in text order. Candidate words are found by one
+ * case-insensitive pattern of the stem keys at a word start, then each is checked by {@link stemKey}; the pattern
+ * finds every word the check accepts (a character's lower case and its case folding agree) except for U+0130 İ,
+ * whose lower case is two characters (a combining mark in the key), and a key cut inside a surrogate pair: then the
+ * text is read word by word (4x slower at 150k characters).
+ */
 function findMatches(flat: string, queryWords: readonly string[]): Array<[number, number]> {
   const words = queryWords.filter((word) => word.length > 1);
-  const keys = new Set(words.filter((word) => !unsegmentedLetter.test(word)).map(stemKey));
+  // A key holding anything but letters, digits, marks or half a surrogate pair can never be a word's (`(b)`).
+  const keys = new Set(
+    words
+      .filter((word) => !unsegmentedLetter.test(word))
+      .map(stemKey)
+      .filter((key) => /^[\p{L}\p{N}\p{M}\uD800-\uDFFF]+$/u.test(key)),
+  );
   const matches: Array<[number, number]> = [];
   if (keys.size > 0) {
-    for (const match of flat.matchAll(wordPattern)) {
+    const byPattern = !flat.includes("\u0130") && [...keys].every((key) => /^[\p{L}\p{N}]+$/u.test(key));
+    const candidates = byPattern
+      ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...keys].map(literal).join("|")})[\\p{L}\\p{N}]*`, "giu")
+      : wordPattern;
+    for (const match of flat.matchAll(candidates)) {
       if (keys.has(stemKey(match[0]))) matches.push([match.index, match.index + match[0].length]);
     }
   }
-  const lower = flat.toLowerCase();
-  for (const word of words) {
-    if (!unsegmentedLetter.test(word)) continue;
+  const unsegmented = words.filter((word) => unsegmentedLetter.test(word));
+  const lower = unsegmented.length > 0 ? flat.toLowerCase() : "";
+  for (const word of unsegmented) {
     const needle = word.toLowerCase();
     for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) {
       matches.push([at, at + needle.length]);
@@ -49,7 +68,7 @@ function findMatches(flat: string, queryWords: readonly string[]): Array<[number
  */
 export function makePreview(text: string, queryWords: readonly string[], maxChars = 240): Preview {
   const whole = text.replace(/\s+/g, " ").trim();
-  const typed = typedText(text).replace(/\s+/g, " ");
+  const typed = typedText(text).replace(/\s+/g, " ").trim();
   let flat = whole;
   let matches = findMatches(whole, queryWords);
   if (typed !== whole && typed.length > 0) {

@@ -26,3 +26,33 @@ describe("previews (issue 26)", () => {
     expect(highlighted(makePreview(prompt, ["login.ts"]))).toContain("login");
   });
 });
+
+describe("preview matches found by one pattern equal those found word by word", () => {
+  // The rule the pattern must keep: a word of letters and digits matches when its first 5 characters, lower-cased,
+  // equal those of a query word (the whole word when shorter).
+  const wordByWord = (text: string, queryWords: string[]) => {
+    const keys = new Set(queryWords.filter((word) => word.length > 1).map((word) => word.toLowerCase().slice(0, 5)));
+    return [...text.matchAll(/[\p{L}\p{N}]+/gu)]
+      .filter((match) => keys.has(match[0].toLowerCase().slice(0, 5)))
+      .map((match) => match[0]);
+  };
+  const cases: Array<[string, string[]]> = [
+    ["React reacts REACTIVE reactor; preact is not react-dom's start", ["react"]],
+    ["db dbx DB db2 the_db adb x.db", ["db"]],
+    ["Migration migrating MIGRATED migrate2 immigration", ["migrations", "db"]],
+    ["ΣΟΦΙΑ σοφία Σοφίας σοφός", ["σοφία"]],
+    ["İstanbul istanbul ISTANBUL İSTANBUL", ["istanbul"]],
+    ["İstanbul i̇stanbul", ["İstanbul"]],
+    ["Kelvin \u212Aelvin KELVIN", ["kelvin"]],
+    ["STRASSE straße Straßenbahn", ["straße"]],
+    ["v2 V2 2024 20245 x2024", ["2024", "v2"]],
+    ["𝒜𝒷𝒸𝒹𝑒𝒻 𝒜𝒷𝒸", ["𝒜𝒷𝒸𝒹𝑒𝒻"]],
+    ["café CAFÉ cafe cafés", ["café"]],
+    ["a (b) [c] $d ^e", ["(b)", "$d"]],
+  ];
+  for (const [text, words] of cases) {
+    test(`${JSON.stringify(words)} in ${JSON.stringify(text)}`, () => {
+      expect(highlighted(makePreview(text, words, 1000))).toEqual(wordByWord(text, words));
+    });
+  }
+});
