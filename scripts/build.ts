@@ -102,13 +102,14 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
   const binaryDir = join(outDir, `recall-${target.id}`);
   mkdirSync(binaryDir, { recursive: true });
   const outfile = join(binaryDir, "recall");
-  // The parse worker is a second entry point: a compiled binary can only start workers it contains.
+  // The parse and match workers are more entry points: a compiled binary can only start workers it contains.
   const command = [
     "bun",
     "build",
     "--compile",
     join(repo, "src", "cli.ts"),
     join(repo, "src", "index", "write", "parse-worker.ts"),
+    join(repo, "src", "search", "match-worker.ts"),
     "--outfile",
     outfile,
     "--minify",

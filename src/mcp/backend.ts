@@ -16,6 +16,7 @@ import { openFreshIndex, type HistoryContext } from "../commands/context.ts";
 import type { EmbedderOpener } from "../commands/embedder.ts";
 import { openVectorLeg, type VectorLegChoice } from "../commands/vector-leg.ts";
 import { databasePath } from "../index/index.ts";
+import { attachMatchWorkers } from "../search/index.ts";
 
 /** Options of {@link createBackend}. */
 export interface BackendOptions {
@@ -52,6 +53,8 @@ interface Shared {
   fileId: string;
   users: number;
   stale: boolean;
+  /** Stops the worker that ranks this connection's big MATCHes in two halves (search/match-window.ts). */
+  stopMatchWorkers: () => void;
 }
 
 /** Device and inode of the database file ("" when absent): a new value means another file took its place. */
@@ -76,14 +79,18 @@ export function createBackend(options: BackendOptions): Backend {
       return openFreshIndex(context, { reindex: true, embedder });
     }
   }
+  const closeShared = (entry: Shared) => {
+    entry.stopMatchWorkers();
+    entry.db.close();
+  };
   const release = (entry: Shared) => {
     entry.users--;
-    if (entry.stale && entry.users === 0) entry.db.close();
+    if (entry.stale && entry.users === 0) closeShared(entry);
   };
   const retire = (entry: Shared) => {
     entry.stale = true;
     if (shared === entry) shared = undefined;
-    if (entry.users === 0) entry.db.close();
+    if (entry.users === 0) closeShared(entry);
   };
   async function acquire(): Promise<Shared> {
     if (shared && shared.fileId !== fileIdOf(path)) retire(shared);
@@ -91,7 +98,7 @@ export function createBackend(options: BackendOptions): Backend {
       const db = await openCommitted();
       if (shared)
         db.close(); // another call opened one meanwhile
-      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false };
+      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, stopMatchWorkers: attachMatchWorkers(db) };
     }
     shared!.users++;
     return shared!;

@@ -25,6 +25,7 @@ import {
   type TurnResult,
 } from "../search/index.ts";
 import { lastTurns, recentSessions, type RecentSession } from "../search/recent.ts";
+import { attachMatchWorkers } from "../search/match-window.ts";
 import type { SourceId } from "../parsers/types.ts";
 
 /** One session row of the list. Times in epoch ms. */
@@ -144,12 +145,19 @@ export class PickerSearch {
     private db: Database,
     private readonly filters: SearchFilters,
     private readonly currentProject: string | undefined,
-  ) {}
+  ) {
+    this.stopMatchWorkers = attachMatchWorkers(db);
+  }
+
+  /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/match-window.ts). */
+  private stopMatchWorkers: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */
   reopen(db: Database): void {
+    this.stopMatchWorkers();
     this.db.close();
     this.db = db;
+    this.stopMatchWorkers = attachMatchWorkers(db);
   }
 
   /** Run `fn` on the current connection (the vector leg is opened on it). */
@@ -159,6 +167,7 @@ export class PickerSearch {
 
   /** Close the connection. */
   close(): void {
+    this.stopMatchWorkers();
     this.db.close();
   }
 

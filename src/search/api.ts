@@ -167,7 +167,8 @@ export async function searchIndex(
       mode = "keyword";
     }
   }
-  const keywordHits = mode === "vector" ? [] : searchLexical(db, query, request.level, request.filters, candidates);
+  const keywordHits =
+    mode === "vector" ? [] : await searchLexical(db, query, request.level, request.filters, candidates);
   const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
   const rarities = termRarities(db, query); // judged twice in hybrid mode (keyword candidates, then the page): counted once
   const confidentKeyword =

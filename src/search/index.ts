@@ -84,3 +84,4 @@ export {
   parseCount,
   type FilterArgs,
 } from "./arguments.ts";
+export { attachMatchWorkers } from "./match-window.ts";

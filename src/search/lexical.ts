@@ -17,6 +17,7 @@
 import type { Database } from "bun:sqlite";
 import { mergeUnsegmented, searchUnsegmented, splitUnsegmented } from "./cjk.ts"; // issue 13
 import { filterSql, type SearchFilters } from "./filters.ts";
+import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
 
 /** Level searched: sessions (turn documents grouped by session, plus a share of the session document) or turns. */
@@ -44,8 +45,6 @@ export interface LexicalHit {
   allTerms?: boolean;
 }
 
-const bm25Weights = "2.0, 1.0, 1.0";
-
 /** Ranked documents fetched per wanted candidate in the first window (sessions have several documents). */
 const windowPerCandidate = 8;
 
@@ -57,14 +56,82 @@ export const sessionDocumentShare = 0.25;
 /** Level 2: share of the better neighbouring turn's score added to a turn. */
 export const neighbourShare = 0.5;
 
+/** A ranked document joined with its session and turn, after the filters. */
+interface FilteredRow {
+  session_rowid: number;
+  document_id: number;
+  turn_number: number;
+  level: string;
+  rank: number;
+}
+
 /**
- * One ranked MATCH with the filters applied before the cut. BM25 is computed on the FTS table alone
- * (no join: a join makes SQLite score every match row by row through the join, measured 3x slower at
- * 125k documents), for a window of the best documents; the window is joined with the filters and
- * grouped; when the filtered, grouped window holds fewer than `candidates` keys and more matches
- * exist, the window doubles. So a filtered search never comes back short.
+ * The documents of a ranked window that pass the filters (and, at level 2, are turn documents), best first.
+ * bm25() cannot be computed through a join (SQLite then scores every match row by row through it, measured 3x slower
+ * at 125k documents), so the window is ranked on the FTS table alone (match-window.ts) and joined here.
  */
-function runMatch(
+function filteredRows(
+  db: Database,
+  ranked: readonly RankedDocument[],
+  level: SearchLevel,
+  filters: SearchFilters,
+): FilteredRow[] {
+  const rankOf = new Map(ranked.map((document) => [document.id, document.rank]));
+  const ids = JSON.stringify([...rankOf.keys()]);
+  const levelWhere = level === "turn" ? "AND d.level = 'turn'" : "";
+  let rows: Array<Omit<FilteredRow, "rank">>;
+  if (level === "turn" && (filters.since !== undefined || filters.until !== undefined)) {
+    // a turn's own time is filtered: one statement with the turns joined
+    const filter = filterSql(filters, "t.timestamp");
+    rows = db
+      .query<Omit<FilteredRow, "rank">, Array<string | number>>(
+        `SELECT d.id AS document_id, d.session_rowid, d.turn_number, d.level
+        FROM json_each(?) AS window CROSS JOIN documents d ON d.id = window.value JOIN sessions s ON s.id = d.session_rowid
+        JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number WHERE 1 ${levelWhere} AND ${filter.where}`,
+      )
+      .all(ids, ...filter.params);
+  } else {
+    // The documents, then their distinct sessions through the filters: a session row is wide (2 µs a lookup), and 800
+    // documents share 100–300 sessions (one joined statement took 2 ms for 800 documents, these two 0.5 ms).
+    // CROSS JOIN keeps the window first: with `d.id IN (json_each)` SQLite scanned the sessions instead (14 ms).
+    const documents = db
+      .query<Omit<FilteredRow, "rank">, [string]>(
+        `SELECT d.id AS document_id, d.session_rowid, d.turn_number, d.level
+        FROM json_each(?) AS window CROSS JOIN documents d ON d.id = window.value WHERE 1 ${levelWhere}`,
+      )
+      .all(ids);
+    const filter = filterSql(filters);
+    const kept = new Set(
+      db
+        .query<{ id: number }, Array<string | number>>(
+          `SELECT s.id FROM json_each(?) AS window CROSS JOIN sessions s ON s.id = window.value WHERE ${filter.where}`,
+        )
+        .all(JSON.stringify([...new Set(documents.map((row) => row.session_rowid))]), ...filter.params)
+        .map((row) => row.id),
+    );
+    rows = documents.filter((row) => kept.has(row.session_rowid));
+  }
+  return rows.map((row) => ({ ...row, rank: rankOf.get(row.document_id)! })).sort((a, b) => a.rank - b.rank);
+}
+
+/** Hits of filtered rows (best first), best first, at most `candidates`. */
+function hitsOf(
+  rows: FilteredRow[],
+  level: SearchLevel,
+  exclude: Set<number>,
+  candidates: number,
+  spreadCounts: boolean,
+): LexicalHit[] {
+  const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
+  return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
+}
+
+/**
+ * One ranked MATCH with the filters applied before the cut: a window of the best documents is ranked, joined with
+ * the filters and grouped; when the filtered, grouped window holds fewer than `candidates` keys and more matches
+ * exist, the window grows 4x. So a filtered search never comes back short.
+ */
+async function runMatch(
   db: Database,
   match: string,
   level: SearchLevel,
@@ -72,39 +139,55 @@ function runMatch(
   candidates: number,
   exclude: Set<number>,
   spreadCounts = true,
-): LexicalHit[] {
-  const filter = filterSql(filters, level === "turn" ? "t.timestamp" : undefined);
-  const needsTurns = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
-  const levelJoin = needsTurns ? "JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
-  const levelWhere = level === "turn" ? "AND d.level = 'turn'" : "";
-  // One session's turns (`--session`, the picker's level 2, the web view's turn column): only its documents are ranked,
-  // by rowid ranges. bm25() takes its statistics from the whole table either way, so the scores are those of the global
-  // ranking. FTS5 runs one xFilter per value of `rowid IN (…)`, and each xFilter counts every matching row again for
-  // bm25's IDF: 75–210 ms for a 74-turn session at 20k sessions, against 2–5 ms for one `rowid BETWEEN` range.
-  const ranges = filters.sessionId !== undefined ? sessionDocumentRanges(db, filters.sessionId) : undefined;
-  const sessionOnly = ranges ? "AND rowid BETWEEN ? AND ?" : "";
-  // bm25() cannot run inside a flattened subquery, so the window is a materialized CTE.
-  const sql = `WITH ranked AS MATERIALIZED (
-      SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) AS rank FROM documents_fts WHERE documents_fts MATCH ? ${sessionOnly} ORDER BY rank LIMIT ?)
-    SELECT d.id AS document_id, d.session_rowid, d.turn_number, d.level, ranked.rank
-    FROM ranked JOIN documents d ON d.id = ranked.id JOIN sessions s ON s.id = d.session_rowid ${levelJoin}
-    WHERE 1 ${levelWhere} AND ${filter.where} ORDER BY ranked.rank`;
-  const statement = db.query<
-    { session_rowid: number; document_id: number; turn_number: number; level: string; rank: number },
-    Array<string | number>
-  >(sql);
+): Promise<LexicalHit[]> {
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const rows = ranges
-      ? ranges // LIMIT -1: all of the session's matches in each range
-          .flatMap(([first, last]) => statement.all(match, first, last, -1, ...filter.params))
-          .sort((a, b) => a.rank - b.rank)
-      : statement.all(match, window, ...filter.params);
-    const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
+    const ranked = await rankedWindow(db, match, window);
+    const hits = hitsOf(filteredRows(db, ranked, level, filters), level, exclude, candidates, spreadCounts);
     // Counting the matches costs a pass over their doclists (5 ms for 27k matches at 20k sessions): only when short.
-    const done =
-      ranges !== undefined || hits.length >= candidates || rows.length === 0 || matchCount(db, match) <= window;
-    if (done) return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
+    if (hits.length >= candidates || ranked.length < window || matchCount(db, match) <= window) return hits;
   }
+}
+
+/**
+ * The keyword hits of one session (`--session`, the picker's level 2, the web view's turn column), ranked as
+ * {@link rankTerms} ranks everything: only the session's documents are ranked, by rowid ranges, and bm25() takes its
+ * statistics from the whole table either way, so the scores are those of the global ranking. FTS5 runs one xFilter per
+ * value of `rowid IN (…)`, and each xFilter counts every matching row again for bm25's IDF: 75–210 ms for a 74-turn
+ * session at 20k sessions, against 2–5 ms for one `rowid BETWEEN` range. One MATCH is ranked, the any-term one: a
+ * document that holds every term scores the same under the all-terms MATCH (both have the same phrases, and bm25()
+ * sums over the phrases), so the all-terms documents are picked out by an unranked MATCH, which pays no IDF count.
+ */
+function rankOneSession(
+  db: Database,
+  query: LexicalQuery,
+  level: SearchLevel,
+  filters: SearchFilters & { sessionId: string },
+  candidates: number,
+): LexicalHit[] {
+  const ranges = sessionDocumentRanges(db, filters.sessionId);
+  const ranked = ranges.flatMap(([first, last]) => rankRange(db, query.anyTerm, first, last, -1));
+  const rows = filteredRows(db, ranked, level, filters);
+  const single = query.terms.length === 1;
+  const holdsAll = single
+    ? undefined
+    : new Set(ranges.flatMap(([first, last]) => matchingIds(db, query.allTerms, first, last)));
+  const allRows = holdsAll ? rows.filter((row) => holdsAll.has(row.document_id)) : rows;
+  const all = hitsOf(allRows, level, new Set(), candidates, single).map((hit) => ({ ...hit, allTerms: true }));
+  if (all.length >= candidates || single) return rescale(all, 0, 1);
+  const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
+  const any = hitsOf(rows, level, seen, candidates - all.length, true).map((hit) => ({ ...hit, allTerms: false }));
+  if (all.length === 0) return rescale(any, 0, 1);
+  return [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
+}
+
+/** Ids of the documents among `first`…`last` that match, unranked (no bm25(): no IDF count). */
+function matchingIds(db: Database, match: string, first: number, last: number): number[] {
+  return db
+    .query<{ id: number }, [string, number, number]>(
+      "SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ? AND rowid BETWEEN ? AND ?",
+    )
+    .all(match, first, last)
+    .map((row) => row.id);
 }
 
 /** Gap (in document ids) up to which two runs of a session's documents are ranked as one range: ranking the other
@@ -250,40 +333,43 @@ function matchCount(db: Database, match: string): number {
  * @param candidates how many sessions (level 1) or turns (level 2) to return at most
  * @returns [] when the query has no terms
  */
-export function searchLexical(
+export async function searchLexical(
   db: Database,
   query: LexicalQuery,
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
-): LexicalHit[] {
+): Promise<LexicalHit[]> {
   if (query.terms.length === 0) return [];
   // issue 13 (search/cjk.ts): terms in CJK/kana/Hangul/Thai/... are matched inside runs by the trigram side index.
   const unsegmented = splitUnsegmented(query);
   if (unsegmented) {
     const side = searchUnsegmented(db, unsegmented.runs, level, filters, candidates * 4);
     const rest =
-      unsegmented.rest.terms.length > 0 ? searchLexical(db, unsegmented.rest, level, filters, candidates) : [];
+      unsegmented.rest.terms.length > 0 ? await searchLexical(db, unsegmented.rest, level, filters, candidates) : [];
     return mergeUnsegmented(rest, side, unsegmented.rest.terms.length > 0, level, candidates);
   }
-  const ranked = rankTerms(db, query, level, filters, candidates);
+  const ranked =
+    filters.sessionId !== undefined
+      ? rankOneSession(db, query, level, { ...filters, sessionId: filters.sessionId }, candidates)
+      : await rankTerms(db, query, level, filters, candidates);
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
 
 /** All-terms hits first (0.5–1), any-term hits below them (0–0.49); see {@link LexicalHit.score}. */
-function rankTerms(
+async function rankTerms(
   db: Database,
   query: LexicalQuery,
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
-): LexicalHit[] {
-  const all = runMatch(db, query.allTerms, level, filters, candidates, new Set(), query.terms.length === 1).map(
+): Promise<LexicalHit[]> {
+  const all = (await runMatch(db, query.allTerms, level, filters, candidates, new Set(), query.terms.length === 1)).map(
     (hit) => ({ ...hit, allTerms: true }),
   );
   if (all.length >= candidates || query.terms.length === 1) return rescale(all, 0, 1);
   const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
-  const any = runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen).map((hit) => ({
+  const any = (await runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen)).map((hit) => ({
     ...hit,
     allTerms: false,
   }));

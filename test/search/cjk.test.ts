@@ -79,10 +79,10 @@ async function newIndex(name: string): Promise<string> {
 }
 
 /** Session ids (level 1) or `sessionId#turn` (level 2) found by the lexical leg, best first. */
-function search(home: string, text: string, level: SearchLevel = "session"): string[] {
+async function search(home: string, text: string, level: SearchLevel = "session"): Promise<string[]> {
   const db = openIndex(databasePath(home), { readonly: true });
   try {
-    const hits = searchLexical(db, parseLexicalQuery(text), level, {}, 10);
+    const hits = await searchLexical(db, parseLexicalQuery(text), level, {}, 10);
     const idOf = db.query<{ session_id: string }, [number]>("SELECT session_id FROM sessions WHERE id = ?");
     return hits.map(
       (hit) => `${idOf.get(hit.sessionRowid)!.session_id.slice(-1)}${level === "turn" ? `#${hit.turnNumber}` : ""}`,
@@ -133,21 +133,21 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
 
   test("Chinese, Japanese and Thai words inside longer runs are found at both levels; short (< 3 character) words use the LIKE fallback", async () => {
     const home = await newIndex("levels");
-    expect(search(home, "调度器")).toEqual(["1"]);
-    expect(search(home, "调度器", "turn")).toEqual(["1#1"]);
-    expect(search(home, "锁住", "turn")).toEqual(["1#1"]); // 2 characters: no trigram
-    expect(search(home, "日志", "turn")).toEqual(["1#2"]);
-    expect(search(home, "タイムアウト", "turn")).toEqual(["2#1"]);
-    expect(search(home, "接続")).toEqual(["2"]);
-    expect(search(home, "การเชื่อมต่อ", "turn")).toEqual(["3#1"]);
-    expect(search(home, "ฐานข้อมูล")).toEqual(["3"]);
-    expect(search(home, "不存在的词")).toEqual([]);
-    expect(search(home, "调度器 不存在")).toEqual([]); // every run is required
+    expect(await search(home, "调度器")).toEqual(["1"]);
+    expect(await search(home, "调度器", "turn")).toEqual(["1#1"]);
+    expect(await search(home, "锁住", "turn")).toEqual(["1#1"]); // 2 characters: no trigram
+    expect(await search(home, "日志", "turn")).toEqual(["1#2"]);
+    expect(await search(home, "タイムアウト", "turn")).toEqual(["2#1"]);
+    expect(await search(home, "接続")).toEqual(["2"]);
+    expect(await search(home, "การเชื่อมต่อ", "turn")).toEqual(["3#1"]);
+    expect(await search(home, "ฐานข้อมูล")).toEqual(["3"]);
+    expect(await search(home, "不存在的词")).toEqual([]);
+    expect(await search(home, "调度器 不存在")).toEqual([]); // every run is required
   });
 
   test("a mixed query ranks the document with both the CJK word and the English word first", async () => {
     const home = await newIndex("mixed");
-    const hits = search(home, "调度器 timeout", "turn");
+    const hits = await search(home, "调度器 timeout", "turn");
     expect(hits[0]).toBe("1#1"); // 调度器 and timeout in one turn
     expect(hits).toContain("4#1"); // timeout alone still comes, below
   });
@@ -163,9 +163,9 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
     db.close();
     for (const query of ["docker network timeout", "scheduler queue", "login form docker", "queue"]) {
       for (const level of ["session", "turn"] as const) {
-        const withSide = search(home, query, level);
+        const withSide = await search(home, query, level);
         expect(withSide.length).toBeGreaterThan(0);
-        expect(search(copy, query, level)).toEqual(withSide);
+        expect(await search(copy, query, level)).toEqual(withSide);
       }
     }
   });
@@ -182,8 +182,8 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
         recallHome: home,
         roots: { "claude-code": [...roots["claude-code"]], opencode: [...roots.opencode] },
       });
-      expect(search(home, "タイムアウト")).toEqual([]);
-      expect(search(home, "キャッシュ")).toEqual(["2"]);
+      expect(await search(home, "タイムアウト")).toEqual([]);
+      expect(await search(home, "キャッシュ")).toEqual(["2"]);
     } finally {
       writeClaudeSession(join(root, "-home-dev", `${sessions[1]!.sessionId}.jsonl`), sessions[1]!);
     }
@@ -200,9 +200,9 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
     expect(holders().length).toBeGreaterThan(0); // the check below can fail
     await forgetSessions(home, [rowid]);
     expect(holders()).toEqual([]);
-    expect(search(home, "调度器")).toEqual([]);
-    expect(search(home, "キャッシュ")).toEqual(["2"]); // the other sessions' runs are still there
-    expect(search(home, "การเชื่อมต่อ")).toEqual(["3"]);
+    expect(await search(home, "调度器")).toEqual([]);
+    expect(await search(home, "キャッシュ")).toEqual(["2"]); // the other sessions' runs are still there
+    expect(await search(home, "การเชื่อมต่อ")).toEqual(["3"]);
     const check = new Database(databasePath(home), { readonly: true });
     expect(
       check.query("SELECT count(*) AS n FROM documents_cjk WHERE rowid NOT IN (SELECT id FROM documents)").get(),
@@ -216,8 +216,8 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
     db.exec("DROP TRIGGER documents_ad_cjk; DROP TABLE documents_cjk; PRAGMA user_version = 2;");
     db.close();
     openIndex(databasePath(home)).close(); // migrates
-    expect(search(home, "调度器", "turn")).toEqual(["1#1"]);
-    expect(search(home, "การเชื่อมต่อ")).toEqual(["3"]);
+    expect(await search(home, "调度器", "turn")).toEqual(["1#1"]);
+    expect(await search(home, "การเชื่อมต่อ")).toEqual(["3"]);
     const check = new Database(databasePath(home), { readonly: true });
     // one row per document holding a run: 3 turn documents + 3 session documents (prompts), none for English
     expect(check.query("SELECT count(*) AS n FROM documents_cjk").get()).toEqual({ n: 7 });
@@ -233,8 +233,8 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
       await runIndex({ recallHome: home, roots: { "claude-code": dotfile, opencode: [join(work, "no-opencode")] } });
       const db = openIndex(databasePath(home), { readonly: true });
       try {
-        const first = (text: string) => {
-          const hit = searchLexical(db, parseLexicalQuery(text), "session", {}, 5)[0];
+        const first = async (text: string) => {
+          const hit = (await searchLexical(db, parseLexicalQuery(text), "session", {}, 5))[0];
           return (
             hit &&
             db
@@ -243,8 +243,8 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
           );
         };
         // The prompt is "帮我练习下leetcode热门题目（bytedance常考的）": unicode61 indexed "帮我练习下leetcode热门题目" as one token.
-        expect(first("热门题目")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
-        expect(first("常考")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
+        expect(await first("热门题目")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
+        expect(await first("常考")).toBe("f4ad5133-0ade-402b-bb36-130f1d12dfbf");
       } finally {
         db.close();
       }

@@ -76,13 +76,15 @@ describe("a search restricted to one session (rowid ranges)", () => {
   });
 
   for (const words of ["kiln glaze", "kiln", "glaze tiles"]) {
-    test(`"${words}": the session's turns and scores equal those of the global ranking, no other session's turn`, () => {
+    test(`"${words}": the session's turns and scores equal those of the global ranking, no other session's turn`, async () => {
       const query = parseLexicalQuery(words);
       const grownRowid = db
         .query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?")
         .get(grown)!.id;
-      const restricted = searchLexical(db, query, "turn", { sessionId: grown }, 100);
-      const global = searchLexical(db, query, "turn", {}, 10_000).filter((hit) => hit.sessionRowid === grownRowid);
+      const restricted = await searchLexical(db, query, "turn", { sessionId: grown }, 100);
+      const global = (await searchLexical(db, query, "turn", {}, 10_000)).filter(
+        (hit) => hit.sessionRowid === grownRowid,
+      );
       expect(restricted.length).toBeGreaterThan(0);
       expect(restricted.every((hit) => hit.sessionRowid === grownRowid)).toBe(true);
       // raw is −bm25 (plus the neighbour's share): equal scores prove the same global statistics were used
@@ -93,12 +95,14 @@ describe("a search restricted to one session (rowid ranges)", () => {
     });
   }
 
-  test("turns appended after the gap are found (turn 7 holds every word)", () => {
-    const hits = searchLexical(db, parseLexicalQuery("kiln glaze test tiles"), "turn", { sessionId: grown }, 20);
+  test("turns appended after the gap are found (turn 7 holds every word)", async () => {
+    const hits = await searchLexical(db, parseLexicalQuery("kiln glaze test tiles"), "turn", { sessionId: grown }, 20);
     expect(hits[0]?.turnNumber).toBe(7);
   });
 
-  test("an unknown session id gives no hits", () => {
-    expect(searchLexical(db, parseLexicalQuery("kiln"), "turn", { sessionId: "no-such-session" }, 20)).toEqual([]);
+  test("an unknown session id gives no hits", async () => {
+    expect(await searchLexical(db, parseLexicalQuery("kiln"), "turn", { sessionId: "no-such-session" }, 20)).toEqual(
+      [],
+    );
   });
 });

@@ -101,7 +101,7 @@ describe("sessions rank by their best turns, not by their longest text (issue 13
     expect(turns[0]).toBe("2:2");
     expect(turns).not.toContain("2:1"); // "set up the deploy cache": next to the answer, but none of the words
     expect(turns).not.toContain("2:3");
-    const [best, ...rest] = searchLexical(db, parseLexicalQuery("glaze kiln pottery"), "turn", {}, 100);
+    const [best, ...rest] = await searchLexical(db, parseLexicalQuery("glaze kiln pottery"), "turn", {}, 100);
     expect(best!.score).toBeLessThanOrEqual(1);
     for (const hit of rest) expect(hit.score).toBeLessThanOrEqual(best!.score);
   });
@@ -119,16 +119,16 @@ describe("sessions rank by their best turns, not by their longest text (issue 13
 });
 
 describe("the raw keyword evidence behind a hit, for --explain (issue 13)", () => {
-  test("hits carry their raw BM25 evidence and whether one turn held every term", () => {
-    const hits = searchLexical(db, parseLexicalQuery("pottery workshop glaze kiln"), "session", {}, 10);
+  test("hits carry their raw BM25 evidence and whether one turn held every term", async () => {
+    const hits = await searchLexical(db, parseLexicalQuery("pottery workshop glaze kiln"), "session", {}, 10);
     expect(hits.map((hit) => hit.allTerms)).toEqual([true, false, false]);
     for (const hit of hits) expect(hit.raw).toBeGreaterThan(0);
     expect(hits[0]!.score).toBe(1);
   });
 
-  test("matchedTerms lists the query terms each document holds", () => {
+  test("matchedTerms lists the query terms each document holds", async () => {
     const query = parseLexicalQuery("pottery workshop glaze kiln");
-    const [short, other, long] = searchLexical(db, query, "session", {}, 10); // each with the document that added most
+    const [short, other, long] = await searchLexical(db, query, "session", {}, 10); // each with the document that added most
     const matched = matchedTerms(db, query, [short!.documentId, other!.documentId, long!.documentId]);
     expect(matched.get(short!.documentId)).toEqual(['"pottery"', '"workshop"', '"glaze"', '"kiln"']);
     expect(matched.get(other!.documentId)).toEqual(['"glaze"', '"kiln"']);

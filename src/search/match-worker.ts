@@ -1,0 +1,33 @@
+/**
+ * The worker thread of match-window.ts: opens the index read-only on its first message ({@link MatchWorkerOpen}), then
+ * answers each {@link MatchWorkerRequest} with the ranked documents of its rowid range, in the order asked.
+ */
+import { Database } from "bun:sqlite";
+import { type MatchWorkerAnswer, type MatchWorkerOpen, type MatchWorkerRequest, rankRange } from "./match-window.ts";
+
+declare const self: Worker;
+let db: Database | undefined;
+let openError: string | undefined;
+
+self.onmessage = (event: MessageEvent<MatchWorkerOpen | MatchWorkerRequest>) => {
+  const message = event.data;
+  if ("open" in message) {
+    try {
+      db = new Database(message.open, { readonly: true });
+      db.exec("PRAGMA busy_timeout = 5000"); // as index/schema.ts openIndex: a reader waits out a checkpoint's lock
+      db.query("SELECT count(*) FROM sqlite_schema").get(); // reads the schema: the first request pays nothing more
+      self.postMessage({ ready: true } satisfies MatchWorkerAnswer);
+    } catch (error) {
+      openError = `cannot open ${message.open}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    return;
+  }
+  let answer: MatchWorkerAnswer;
+  try {
+    if (!db) throw new Error(openError ?? "the match worker has no index open");
+    answer = { id: message.id, documents: rankRange(db, message.match, message.first, message.last, message.limit) };
+  } catch (error) {
+    answer = { id: message.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  self.postMessage(answer);
+};
