@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+
+// The keyword leg ranks a window of the best documents (8 per wanted candidate: 800 for a search's 100 candidates),
+// then applies the filters. When every document of the window is filtered out, the window must grow until the filter's
+// sessions are found: here 1,000 short turns of project "loud" say "kiln" more often than project "quiet"'s one long
+// turn, so a search filtered to "quiet" finds nothing in the first window.
+const work = mkdtempSync(join(tmpdir(), "recall-filtered-window-"));
+let db: Database;
+const quiet = "99999999-0000-4000-8000-000000000009";
+
+beforeAll(async () => {
+  writeClaudeSession(join(work, "claude", "projects", "-home-u-loud", "11111111-0000-4000-8000-000000000001.jsonl"), {
+    sessionId: "11111111-0000-4000-8000-000000000001",
+    cwd: "/home/u/loud",
+    turns: Array.from({ length: 1000 }, (_, i) => ({ prompt: `kiln kiln ${i}`, response: "kiln" })),
+  });
+  writeClaudeSession(join(work, "claude", "projects", "-home-u-quiet", `${quiet}.jsonl`), {
+    sessionId: quiet,
+    cwd: "/home/u/quiet",
+    turns: [{ prompt: `${fillerText(1, 60)} kiln ${fillerText(2, 60)}`, response: fillerText(3, 80) }],
+  });
+  const home = join(work, "home");
+  const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")], opencode: [] } });
+  expect(summary.failedUnits).toBe(0);
+  db = openIndex(databasePath(home), { readonly: true });
+}, 60_000);
+afterAll(() => {
+  db?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test("a project filter whose sessions lie outside the first window still finds them, at both levels", async () => {
+  const sessions = await searchIndex(db, {
+    query: "kiln",
+    level: "session",
+    filters: { project: "quiet" },
+    mode: "keyword",
+  });
+  expect((sessions.results as SessionResult[]).map((result) => result.sessionId)).toEqual([quiet]);
+  const turns = await searchIndex(db, { query: "kiln", level: "turn", filters: { project: "quiet" }, mode: "keyword" });
+  expect((turns.results as TurnResult[]).map((result) => `${result.sessionId}#${result.turn}`)).toEqual([`${quiet}#1`]);
+});
