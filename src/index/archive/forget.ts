@@ -19,6 +19,7 @@ import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
 import { dropNextGeneration, nextFingerprintKey } from "../vectors/generations.ts";
 import { digestMetaKey } from "../plan/containers.ts";
 import { acquireIndexLock } from "./lock.ts";
+import { optimizeKeywordIndexes } from "../write/compact.ts";
 import { dimsOfFingerprint, recordVectorFiles } from "../vectors/vector-files.ts";
 import { listSnapshots, writeSnapshot } from "./snapshot.ts";
 import { chunkStatus, openIndex, readMeta } from "../schema.ts";
@@ -89,8 +90,7 @@ export async function forgetSessions(
         recordVectorFiles(db, recallHome);
         // Merge the FTS segments so the forgotten terms are gone, not only tombstoned; rebuild the file without
         // free pages; then empty the WAL. Costs a rewrite of the database (a forget is rare and explicit).
-        db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')");
-        db.exec("INSERT INTO documents_cjk(documents_cjk) VALUES ('optimize')"); // issue 13: the CJK side index (cjk.ts)
+        optimizeKeywordIndexes(db);
         db.exec("VACUUM");
         // A snapshot holds the text too (and hard links to the old vector files): replace it, drop the older ones.
         if (listSnapshots(recallHome).length > 0) writeSnapshot(db, recallHome, Date.now(), { dropOlder: true });

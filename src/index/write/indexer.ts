@@ -41,6 +41,7 @@ import { chunkStatus, openIndex, readMeta, writeMeta } from "../schema.ts";
 import { snapshotIfDue } from "../archive/snapshot.ts";
 import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
+import { documentCount, optimizeIfMostlyNew } from "./compact.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -171,12 +172,14 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
   };
   try {
+    const documentsBefore = documentCount(db);
     for (const parser of parsers) {
       // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
       const sourceOptions =
         parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
       await indexSource(db, parser, sourceOptions, summary);
     }
+    optimizeIfMostlyNew(db, documentsBefore); // a first index ends in one segment per term list (compact.ts)
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
