@@ -12,6 +12,7 @@ import packageJson from "../package.json" with { type: "json" };
 import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
 import { forgetCommand } from "./commands/forget.ts";
+import { archiveCommand } from "./commands/archive.ts";
 import { indexCommand } from "./commands/index.ts";
 import { mcpCommand } from "./commands/mcp.ts";
 import { pickCommand } from "./commands/pick.ts";
@@ -40,6 +41,7 @@ const commands = {
   status: statusCommand,
   doctor: doctorCommand,
   forget: forgetCommand,
+  archive: archiveCommand,
   export: exportCommand,
   skill: skillCommand,
   mcp: mcpCommand,
@@ -83,6 +85,19 @@ function reportError(error: unknown, wantsJson: boolean): number {
   if (process.env.RECALL_DEBUG === "1" && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
   else writeErr("hint: run again with RECALL_DEBUG=1 for details, and report it\n");
   return 1;
+}
+
+/**
+ * `--archive <url>` as `--archive --archive-url <url>` (issue 30: `recall search --archive [URL]`): cmd-ts has no
+ * option whose value may be left out, so a PostgreSQL URL right after `--archive` is moved to --archive-url.
+ */
+export function archiveUrlArguments(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]!);
+    if (argv[i] === "--archive" && /^postgres(ql)?:\/\//.test(argv[i + 1] ?? "")) out.push("--archive-url", argv[++i]!);
+  }
+  return out;
 }
 
 /** What a cmd-ts parse error holds (cmd-ts 0.15 `ParsingError`): a message and the command-line words it is about. */
@@ -226,7 +241,7 @@ function handlerExitCode(result: unknown): number {
 
 /** Run the CLI with the given arguments (without `bun` and the script path); resolves to the exit code. */
 export async function main(given: string[]): Promise<number> {
-  const argv = expandHelpCommand(given);
+  const argv = archiveUrlArguments(expandHelpCommand(given));
   const wantsJson = argv.includes("--json");
   try {
     const missing = findMissingValues(argv);

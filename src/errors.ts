@@ -23,6 +23,11 @@ export type RecallErrorCode =
   | "EMBED_FAILED"
   | "ENDPOINT_UNREACHABLE"
   | "ENDPOINT_AUTH"
+  | "ARCHIVE_UNREACHABLE"
+  | "ARCHIVE_AUTH"
+  | "ARCHIVE_REFUSED"
+  | "ARCHIVE_NOT_INITIALIZED"
+  | "ARCHIVE_FAILED"
   | "INTERNAL";
 
 /**
@@ -73,6 +78,13 @@ export class SourceError extends RecallError {
 
 /** The embedding model file is missing or unloadable, or the remote endpoint failed: exit code 1. */
 export class EmbedError extends RecallError {}
+
+/**
+ * The team archive (src/team-archive/) cannot be used: the server is unreachable (ARCHIVE_UNREACHABLE), refuses the
+ * login (ARCHIVE_AUTH), refuses what the role asked (ARCHIVE_REFUSED: a permission or a row-level security policy), has
+ * no recall schema yet (ARCHIVE_NOT_INITIALIZED), or failed otherwise (ARCHIVE_FAILED). Exit code 1.
+ */
+export class ArchiveError extends RecallError {}
 
 /** A session id or prefix matched nothing, or more than one session. */
 export class SessionLookupError extends RecallError {

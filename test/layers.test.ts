@@ -16,6 +16,7 @@ const ranks: Record<string, number> = {
   binary: 3,
   embed: 4,
   search: 5,
+  "team-archive": 5,
   doctor: 5,
   render: 6,
   http: 6,

@@ -40,6 +40,8 @@ export async function search(args: SearchArgs): Promise<number> {
   }
   await loadDateWords([args.since, args.until]);
   const filters: SearchFilters = parseFilterArgs(args);
+  if (args.archive || args.archiveUrl !== undefined)
+    return (await import("./archive-search-handler.ts")).searchTheArchive(args, query, level, filters, limit);
   const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
   if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1))
     throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);

@@ -71,6 +71,16 @@ const searchArgs = {
     type: optional(number),
     description: `Cap the printed answer at N characters (at least ${minMaxChars}); left-out results are named in a [truncated] marker`,
   }),
+  archive: flag({
+    long: "archive",
+    description:
+      "Search the team archive on PostgreSQL instead of this machine's index (RECALL_ARCHIVE_URL, or --archive <url>)",
+  }),
+  archiveUrl: option({
+    long: "archive-url",
+    type: optional(string),
+    description: "The archive to search (implies --archive): postgresql://user@host:5432/db",
+  }),
   explain: flag({
     long: "explain",
     description: "Say why each result ranked (terms, leg scores, boosts): on stderr, or an explain field with --json",

@@ -49,6 +49,7 @@ export function parseSessionRange(text: string): SessionRange {
 /** Runs `recall show` with its parsed arguments; resolves to the exit code. */
 export async function show(args: ShowArgs): Promise<number> {
   const range = parseSessionRange(args.target);
+  if (args.archive || args.archiveUrl !== undefined) return showFromArchive(args, range);
   const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
   try {
     const summary = findSession(db, range.id);
@@ -70,4 +71,32 @@ export async function show(args: ShowArgs): Promise<number> {
     db.close();
   }
   return 0;
+}
+
+/** `recall show --archive <id>[:<from>-<to>]`: the turns as the team archive holds them (issue 30). */
+async function showFromArchive(args: ShowArgs, range: SessionRange): Promise<number> {
+  if (range.branch === "rewound" || args.rewound)
+    throw new UsageError("the archive holds the conversation only, not rewound turns", "drop :r… and --rewound");
+  const [
+    { archiveUrlOf },
+    { openArchive },
+    { assertArchiveReady },
+    { readArchiveSession },
+    { renderArchiveSessionText },
+  ] = await Promise.all([
+    import("./archive-handler.ts"),
+    import("../team-archive/connection.ts"),
+    import("../team-archive/schema.ts"),
+    import("../team-archive/show.ts"),
+    import("../render/archive.ts"),
+  ]);
+  const connection = await openArchive(archiveUrlOf(args.archiveUrl, resolveHistory(args)));
+  try {
+    await assertArchiveReady(connection);
+    const session = await readArchiveSession(connection, range.id, range.from, range.to);
+    writeOut(args.json ? `${JSON.stringify(session)}\n` : renderArchiveSessionText(session));
+    return 0;
+  } finally {
+    await connection.close();
+  }
 }

@@ -2,7 +2,7 @@
  * `recall show <session>[:<from>-<to>]` (level 3): the full conversation of a session, or of some of its turns, with
  * tool calls. Flags and help only; what the command does is show-handler.ts, loaded when it runs.
  */
-import { command, flag, positional, string } from "cmd-ts";
+import { command, flag, option, optional, positional, string } from "cmd-ts";
 import type { ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
 
@@ -26,6 +26,15 @@ const showArgs = {
       "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)",
   }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  archive: flag({
+    long: "archive",
+    description: "Read the session from the team archive (its archive id as search --archive prints it, or its id)",
+  }),
+  archiveUrl: option({
+    long: "archive-url",
+    type: optional(string),
+    description: "The archive to read (implies --archive): postgresql://user@host:5432/db",
+  }),
   ...sourceArgs,
 };
 

@@ -48,3 +48,36 @@ export async function createIndexProgress(): Promise<ProgressDisplay> {
     },
   };
 }
+
+/**
+ * One labelled progress bar on stderr (`pushing   [====] 120/400 sessions`), or nothing when stderr is not a TTY.
+ * @returns `update(done, total)` and `stop()` (clears the bar)
+ */
+export async function createProgressBar(
+  label: string,
+  unit: string,
+): Promise<{ update(done: number, total: number): void; stop(): void }> {
+  if (!isTerminal(2)) return { update() {}, stop() {} };
+  const { SingleBar } = await import("cli-progress");
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: `${label.padEnd(10)} [{bar}] {value}/{total} ${unit}`,
+    clearOnComplete: true,
+    hideCursor: true,
+    forceRedraw: true,
+  });
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) {
+        started = true;
+        bar.start(total, done);
+        setLiveLine({ redraw: () => bar.render() });
+      } else bar.update(done);
+    },
+    stop() {
+      setLiveLine(undefined);
+      if (started) bar.stop();
+    },
+  };
+}

@@ -224,7 +224,7 @@ function sessionDocumentRanges(db: Database, sessionId: string): Array<[number, 
  *        every prompt) matching alone means the words are spread over the session, not together in one turn,
  *        so it adds to a session found by a turn but does not make a session an all-terms hit by itself
  */
-function groupBySession(
+export function groupBySession(
   rows: Array<{ session_rowid: number; document_id: number; turn_number: number; level: string; rank: number }>,
   exclude: Set<number>,
   spreadCounts: boolean,
@@ -258,7 +258,7 @@ function groupBySession(
 }
 
 /** Level 2: one hit per turn document (rows best first, score = −bm25). */
-function turnHits(
+export function turnHits(
   rows: Array<{ session_rowid: number; document_id: number; turn_number: number; rank: number }>,
   exclude: Set<number>,
 ): LexicalHit[] {
@@ -284,7 +284,7 @@ function turnHits(
  * 400-question sample, not worth answers that do not contain what was asked). Returns at most `candidates`
  * hits, best first.
  */
-function smoothNeighbours(hits: LexicalHit[], candidates: number): LexicalHit[] {
+export function smoothNeighbours(hits: LexicalHit[], candidates: number): LexicalHit[] {
   if (hits.length === 0) return hits;
   const keyOf = (sessionRowid: number, turn: number) => `${sessionRowid}:${turn}`;
   const own = new Map<string, number>(hits.map((hit) => [keyOf(hit.sessionRowid, hit.turnNumber), hit.score]));
@@ -378,7 +378,7 @@ async function rankTerms(
 }
 
 /** Min-max normalize raw scores (−bm25) into [low, high]; a single hit or equal scores get `high`. */
-function rescale(hits: LexicalHit[], low: number, high: number): LexicalHit[] {
+export function rescale(hits: LexicalHit[], low: number, high: number): LexicalHit[] {
   if (hits.length === 0) return hits;
   const scores = hits.map((hit) => hit.score);
   const min = Math.min(...scores);

@@ -1,0 +1,65 @@
+/**
+ * Text output of searches in the team archive (issue 30): each result names who pushed it and from where
+ * (`by alice@laptop, team alpha`) and the command that shows it from the archive. Every text from a session is
+ * neutralized (control characters) as the local renderers do.
+ */
+import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } from "../team-archive/search.ts";
+import type { ArchiveSession } from "../team-archive/show.ts";
+import { neutralizeControls } from "./escapes.ts";
+
+const day = (ms: number): string => (ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "????-??-??");
+const oneLine = (text: string): string => neutralizeControls(text).replace(/\s+/g, " ").trim();
+
+/** The answer as text lines: a header, then each result with its origin and a `recall show --archive` command. */
+export function renderArchiveSearchText(response: ArchiveSearchResponse): string {
+  const lines: string[] = [];
+  for (const notice of response.notices) lines.push(`note: ${notice}`);
+  if (response.results.length === 0) {
+    lines.push(`no match in the archive ${response.archive}`);
+    return `${lines.join("\n")}\n`;
+  }
+  if (!response.confident) lines.push("no confident match: the best results follow");
+  response.results.forEach((result, index) => {
+    const origin = `by ${result.pushedBy}@${oneLine(result.machine)}, team ${result.team}`;
+    if (response.level === "session") {
+      const session = result as ArchiveSessionResult;
+      lines.push(
+        `${index + 1}. ${oneLine(session.title ?? session.preview.text).slice(0, 100) || "(no prompt)"}`,
+        `   ${oneLine(session.project)} · ${session.source} · ${day(session.endedAt)} · ${session.turns} turns · ${origin}${session.confident ? "" : " · weak"}`,
+        `   ${oneLine(session.preview.text)}`,
+        `   show: recall show --archive ${session.archiveId}`,
+      );
+    } else {
+      const turn = result as ArchiveTurnResult;
+      lines.push(
+        `${index + 1}. ${oneLine(turn.title ?? "").slice(0, 80) || oneLine(turn.project)} — turn ${turn.turn} (${day(turn.timestamp)}, ${origin})${turn.confident ? "" : " · weak"}`,
+        `   > ${oneLine(turn.prompt).slice(0, 300)}`,
+        `   ${oneLine(turn.responseExcerpt.text)}`,
+        `   show: recall show --archive ${turn.archiveId}:${Math.max(1, turn.turn - 1)}-${turn.turn + 1}`,
+      );
+    }
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+/** An archived session as text: a header with its origin, then each turn's prompt, answer and tool-call lines. */
+export function renderArchiveSessionText(session: ArchiveSession): string {
+  const lines = [
+    `${oneLine(session.title ?? "(no title)")}`,
+    `${oneLine(session.project)} · ${session.source} · ${day(session.startedAt)} → ${day(session.endedAt)} · ${session.turnCount} turns · by ${session.pushedBy}@${oneLine(session.machine)} (${oneLine(session.osUser)}), team ${session.team} · archive id ${session.archiveId}`,
+    `session ${session.sessionId}`,
+  ];
+  for (const turn of session.turns) {
+    lines.push(
+      "",
+      `── turn ${turn.number} · ${turn.timestamp > 0 ? new Date(turn.timestamp).toISOString() : "no time"} ──`,
+    );
+    lines.push(`> ${neutralizeControls(turn.prompt)}`);
+    for (const call of turn.tools)
+      lines.push(
+        `  [${neutralizeControls(call.name)}] ${oneLine(call.input ?? "").slice(0, 160)}${call.isError ? " (error)" : ""}`,
+      );
+    if (turn.response) lines.push(neutralizeControls(turn.response));
+  }
+  return `${lines.join("\n")}\n`;
+}

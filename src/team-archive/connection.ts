@@ -1,0 +1,172 @@
+/**
+ * Connecting to the team archive, a PostgreSQL database (issue 30), with node-postgres (`pg`): connection strings
+ * follow libpq's rules (postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING), `sslmode` with libpq's
+ * meaning (`uselibpqcompat=true` of pg-connection-string: `verify-full` checks the CA and the host name, `require`
+ * encrypts without checking unless `sslrootcert` is given), PGHOST/PGPORT/PGUSER/PGDATABASE/PGPASSWORD from the
+ * environment, and the password from the URL, PGPASSWORD or ~/.pgpass (PGPASSFILE; pg reads it through its `pgpass`
+ * module, which ignores a file readable by group or others, as libpq does). recall never takes a password as a flag
+ * (`ps` would show it) and never writes one to its settings file.
+ * Every failure becomes one ArchiveError line naming the server (never the password).
+ */
+import pg from "pg";
+import { ArchiveError, UsageError } from "../errors.ts";
+
+/** A parsed archive URL: what to connect with, and how to name it in messages and settings. */
+export interface ArchiveUrl {
+  /** The URL to connect with, `uselibpqcompat=true` added (the password, if the URL had one, kept). */
+  connectionString: string;
+  /** `postgresql://user@host:port/db?…` without the password: safe to print and to save. */
+  display: string;
+  /** True when the URL held a password. */
+  hasPassword: boolean;
+}
+
+/**
+ * Read an archive URL: `postgres://` or `postgresql://` (libpq's URI form); a libpq `key=value` string is refused with
+ * the URI form as the hint.
+ * @throws UsageError for anything else, or a URL that does not parse
+ */
+export function parseArchiveUrl(text: string): ArchiveUrl {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new UsageError(
+      `not a PostgreSQL URL: ${maskPassword(text)}`,
+      "give it as postgresql://user@host:5432/database (the password in PGPASSWORD or ~/.pgpass)",
+    );
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new UsageError(
+      `not a PostgreSQL URL: ${maskPassword(text)}`,
+      "give it as postgresql://user@host:5432/database (the password in PGPASSWORD or ~/.pgpass)",
+    );
+  }
+  const hasPassword = url.password !== "";
+  const connect = new URL(url);
+  if (!connect.searchParams.has("uselibpqcompat")) connect.searchParams.set("uselibpqcompat", "true");
+  const display = new URL(url);
+  display.password = "";
+  return { connectionString: connect.toString(), display: display.toString(), hasPassword };
+}
+
+/** `text` with the password of a URL in it replaced by `***` (for messages). */
+export function maskPassword(text: string): string {
+  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/, "$1***@");
+}
+
+/** An open connection to the archive. */
+export interface ArchiveConnection {
+  readonly client: pg.Client;
+  readonly url: ArchiveUrl;
+  /** Run `sql` with `params`; PostgreSQL errors become ArchiveErrors naming the server. */
+  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Run `fn` in one transaction (BEGIN … COMMIT; ROLLBACK when it throws). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** How long a connection attempt may take before the server counts as unreachable (ms). */
+export const connectTimeoutMs = 10_000;
+
+/**
+ * Connect to the archive.
+ * @param options.env the environment pg reads PGPASSWORD and PGPASSFILE from is process.env; `applicationName` is
+ *        shown in pg_stat_activity
+ * @throws ArchiveError ARCHIVE_UNREACHABLE (refused, unknown host, timeout, TLS), ARCHIVE_AUTH (password, role, or no
+ *         pg_hba.conf entry), ARCHIVE_FAILED (anything else)
+ */
+export async function openArchive(
+  url: ArchiveUrl,
+  options: { applicationName?: string } = {},
+): Promise<ArchiveConnection> {
+  const client = new pg.Client({
+    connectionString: url.connectionString,
+    connectionTimeoutMillis: connectTimeoutMs,
+    application_name: options.applicationName ?? "recall",
+  });
+  client.on("error", () => {}); // a dropped connection surfaces as the failing query's error
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw archiveErrorOf(error, url);
+  }
+  const connection: ArchiveConnection = {
+    client,
+    url,
+    async query<Row extends pg.QueryResultRow>(sql: string, params: unknown[] = []) {
+      try {
+        return (await client.query<Row>(sql, params)).rows;
+      } catch (error) {
+        throw archiveErrorOf(error, url);
+      }
+    },
+    async transaction<T>(fn: () => Promise<T>) {
+      await connection.query("BEGIN");
+      try {
+        const result = await fn();
+        await connection.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    },
+    close: () => client.end().catch(() => {}),
+  };
+  return connection;
+}
+
+/** SQLSTATEs of a refused login (PostgreSQL Appendix A, class 28) and of a refused action (42501, and RLS's 42501). */
+const authStates = new Set(["28P01", "28000"]);
+
+/**
+ * One ArchiveError for whatever pg or the network threw, naming the server (without the password).
+ * An ArchiveError passes through unchanged.
+ */
+export function archiveErrorOf(error: unknown, url: ArchiveUrl): ArchiveError {
+  if (error instanceof ArchiveError) return error;
+  const where = url.display;
+  const code = (error as { code?: unknown }).code;
+  const message = maskPassword(error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+  if (typeof code === "string" && authStates.has(code)) {
+    return new ArchiveError("ARCHIVE_AUTH", `the archive at ${where} refused the login: ${message}`, {
+      hint: "check the user, and the password in PGPASSWORD or ~/.pgpass (mode 0600); an admin may need to add the role",
+      cause: error,
+    });
+  }
+  if (code === "42501") {
+    return new ArchiveError("ARCHIVE_REFUSED", `the archive at ${where} refused this role: ${message}`, {
+      hint: "ask an archive admin to grant your role a team (GRANT recall_team_<team> TO <role>)",
+      cause: error,
+    });
+  }
+  if (code === "3F000" || (code === "42P01" && /recall\./.test(message))) {
+    return new ArchiveError("ARCHIVE_NOT_INITIALIZED", `the archive at ${where} has no recall schema`, {
+      hint: "run `recall archive init <url>` as the database owner first",
+      cause: error,
+    });
+  }
+  if (code === "3D000") {
+    return new ArchiveError("ARCHIVE_UNREACHABLE", `the archive at ${where} has no such database: ${message}`, {
+      hint: "create the database (createdb) or fix its name in the URL",
+      cause: error,
+    });
+  }
+  const network = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET"]);
+  const tls = typeof code === "string" && (/CERT|SSL|TLS/.test(code) || code === "DEPTH_ZERO_SELF_SIGNED_CERT");
+  if (
+    (typeof code === "string" && network.has(code)) ||
+    tls ||
+    /timeout|terminated|does not support SSL|connect/i.test(message)
+  ) {
+    return new ArchiveError("ARCHIVE_UNREACHABLE", `cannot reach the archive at ${where}: ${message || String(code)}`, {
+      hint: tls
+        ? "check sslmode and sslrootcert in the URL (verify-full needs the server's CA)"
+        : "check the host and port, and that the server runs and accepts TCP connections",
+      cause: error,
+    });
+  }
+  return new ArchiveError("ARCHIVE_FAILED", `the archive at ${where} failed: ${message}`, { cause: error });
+}

@@ -1,0 +1,305 @@
+/**
+ * `recall archive push` (issue 30): send what the local index holds and the archive lacks. The texts are the local
+ * index's, which were redacted before they were stored (index/write: the same redaction), with tool calls as their
+ * stored summaries (name, input summary, files; no outputs).
+ *
+ * Incremental and idempotent: a session is keyed by (team, machine, source, session id) and carries a content hash (its
+ * metadata, each document's text hash and each turn's time); only sessions whose hash differs are sent. Resumable: each
+ * batch of sessions is one transaction (the session rows with their new hash, then their turns and documents replaced),
+ * so a push killed or disconnected mid-way leaves whole sessions only, and the next push sends what is still missing.
+ * Concurrent pushers of one session serialize on its row (INSERT … ON CONFLICT takes the row lock until commit).
+ * Sessions forgotten locally stay in the archive (forget can delete them there, on purpose).
+ */
+import type { Database } from "bun:sqlite";
+import { hostname, userInfo } from "node:os";
+import { loadDocumentTexts } from "../index/write/documents.ts";
+import { ArchiveError } from "../errors.ts";
+import type { ArchiveConnection } from "./connection.ts";
+import { assertArchiveReady, checkTeamName, teamsOfRole } from "./schema.ts";
+
+/** Where pushed sessions come from: the machine and operating-system user (shown with archive results). */
+export interface PushOrigin {
+  machine: string;
+  osUser: string;
+}
+
+/** This machine's origin: its host name and the login name (USER, LOGNAME, else the passwd entry; "unknown"). */
+export function localOrigin(): PushOrigin {
+  let osUser = process.env.USER || process.env.LOGNAME || "";
+  if (!osUser) {
+    try {
+      osUser = userInfo().username;
+    } catch {
+      // no passwd entry (some containers)
+    }
+  }
+  return { machine: hostname(), osUser: osUser || "unknown" };
+}
+
+/** Options of {@link pushToArchive}. */
+export interface PushOptions {
+  /** Team to push to; default the role's only team. */
+  team?: string;
+  origin?: PushOrigin;
+  /** Sessions per transaction (default 100). */
+  batchSessions?: number;
+  /** Called after each committed batch: sessions sent so far and to send in all. */
+  onProgress?: (sent: number, total: number) => void;
+}
+
+/** What a push did (the `--json` summary). */
+export interface PushSummary {
+  archive: string;
+  team: string;
+  machine: string;
+  /** Sessions in the local index. */
+  sessions: number;
+  /** Sessions sent (new or changed). */
+  sent: number;
+  /** Sessions the archive already had with the same content. */
+  unchanged: number;
+  turns: number;
+  documents: number;
+  elapsedMs: number;
+}
+
+interface LocalSession {
+  rowid: number;
+  source: string;
+  session_id: string;
+  parent_session_id: string | null;
+  is_subagent: number;
+  project_path: string;
+  project_name: string;
+  git_branch: string | null;
+  title: string | null;
+  started_at: number;
+  ended_at: number;
+  turn_count: number;
+  files: string;
+  source_status: string;
+}
+
+/**
+ * Push the local index to the archive.
+ * @param db the local index (read-only is enough)
+ * @throws ArchiveError ARCHIVE_NOT_INITIALIZED (no schema), ARCHIVE_REFUSED (the role is in no team, or not in
+ *         `team`), ARCHIVE_UNREACHABLE (the connection dropped: the batches committed before stay), ARCHIVE_FAILED
+ * @throws UsageError for a bad team name
+ */
+export async function pushToArchive(
+  db: Database,
+  connection: ArchiveConnection,
+  options: PushOptions = {},
+): Promise<PushSummary> {
+  const started = performance.now();
+  await assertArchiveReady(connection);
+  const team = await chooseTeam(connection, options.team);
+  const origin = options.origin ?? localOrigin();
+  const local = localSessions(db);
+  const archived = new Map(
+    (
+      await connection.query<{ source: string; session_id: string; content_hash: string }>(
+        "SELECT source, session_id, content_hash FROM recall.sessions WHERE team = $1 AND machine = $2",
+        [team, origin.machine],
+      )
+    ).map((row) => [`${row.source}\u0000${row.session_id}`, row.content_hash]),
+  );
+  const hashes = contentHashes(db, local);
+  const toSend = local.filter(
+    (session) => archived.get(`${session.source}\u0000${session.session_id}`) !== hashes.get(session.rowid),
+  );
+  const batch = Math.max(1, options.batchSessions ?? 100);
+  let turns = 0;
+  let documents = 0;
+  let sent = 0;
+  options.onProgress?.(0, toSend.length);
+  for (let start = 0; start < toSend.length; start += batch) {
+    const sessions = toSend.slice(start, start + batch);
+    const written = await connection.transaction(() => writeBatch(db, connection, team, origin, sessions, hashes));
+    turns += written.turns;
+    documents += written.documents;
+    sent += sessions.length;
+    options.onProgress?.(sent, toSend.length);
+  }
+  return {
+    archive: connection.url.display,
+    team,
+    machine: origin.machine,
+    sessions: local.length,
+    sent,
+    unchanged: local.length - toSend.length,
+    turns,
+    documents,
+    elapsedMs: performance.now() - started,
+  };
+}
+
+/**
+ * The team to push to: `wanted` when the role is in it, else the role's only team.
+ * @throws ArchiveError ARCHIVE_REFUSED (no team, not in `wanted`), ARCHIVE_FAILED with exit code 2 when the role is
+ *         in several teams and none was named
+ */
+export async function chooseTeam(connection: ArchiveConnection, wanted: string | undefined): Promise<string> {
+  if (wanted !== undefined) checkTeamName(wanted);
+  const teams = await teamsOfRole(connection);
+  const role = connection.client.user ?? "this role";
+  if (wanted !== undefined) {
+    if (teams.includes(wanted)) return wanted;
+    throw new ArchiveError(
+      "ARCHIVE_REFUSED",
+      `${role} is not a member of team ${wanted} in ${connection.url.display}`,
+      {
+        hint:
+          teams.length > 0 ? `its teams: ${teams.join(", ")}` : `ask an admin: GRANT recall_team_${wanted} TO ${role}`,
+      },
+    );
+  }
+  if (teams.length === 1) return teams[0]!;
+  if (teams.length === 0)
+    throw new ArchiveError("ARCHIVE_REFUSED", `${role} is in no recall team in ${connection.url.display}`, {
+      hint: "ask an archive admin: recall archive init <url> --team <name>, then GRANT recall_team_<name> TO <role>",
+    });
+  throw new ArchiveError("ARCHIVE_FAILED", `${role} is in several teams (${teams.join(", ")}): say which one`, {
+    hint: "add --team <name>",
+    exitCode: 2,
+  });
+}
+
+function localSessions(db: Database): LocalSession[] {
+  return db
+    .query<LocalSession, []>(
+      `SELECT id AS rowid, source, session_id, parent_session_id, is_subagent, project_path, project_name, git_branch,
+        coalesce(title, derived_title) AS title,
+        started_at, ended_at, turn_count, files, source_status FROM sessions ORDER BY id`,
+    )
+    .all();
+}
+
+/** Content hash of each session (wyhash, hex): its metadata, its documents' text hashes, its turns' times. */
+function contentHashes(db: Database, sessions: readonly LocalSession[]): Map<number, string> {
+  const parts = new Map<number, string[]>(sessions.map((session) => [session.rowid, [JSON.stringify(session)]]));
+  for (const row of db
+    .query<{ session_rowid: number; level: string; turn_number: number; text_hash: string }, []>(
+      "SELECT session_rowid, level, turn_number, text_hash FROM documents ORDER BY session_rowid, level, turn_number",
+    )
+    .all())
+    parts.get(row.session_rowid)?.push(`${row.level}:${row.turn_number}:${row.text_hash}`);
+  for (const row of db
+    .query<{ session_rowid: number; number: number; timestamp: number }, []>(
+      "SELECT session_rowid, number, timestamp FROM turns ORDER BY session_rowid, number",
+    )
+    .all())
+    parts.get(row.session_rowid)?.push(`t${row.number}:${row.timestamp}`);
+  return new Map([...parts].map(([rowid, values]) => [rowid, Bun.hash(values.join("\n")).toString(16)]));
+}
+
+/** Write one batch of sessions (inside a transaction): their rows, then their turns and documents, replaced. */
+async function writeBatch(
+  db: Database,
+  connection: ArchiveConnection,
+  team: string,
+  origin: PushOrigin,
+  sessions: readonly LocalSession[],
+  hashes: Map<number, string>,
+): Promise<{ turns: number; documents: number }> {
+  const ids = await connection.query<{ id: string; source: string; session_id: string }>(
+    `INSERT INTO recall.sessions (team, machine, os_user, source, session_id, parent_session_id, is_subagent, project_path,
+       project_name, git_branch, title, started_at, ended_at, turn_count, files, source_status, content_hash)
+     SELECT $1, $2, $3, s.* FROM unnest($4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::text[],
+       $11::text[], $12::bigint[], $13::bigint[], $14::integer[], $15::jsonb[], $16::text[], $17::text[]) AS s
+     ON CONFLICT (team, machine, source, session_id) DO UPDATE SET os_user = excluded.os_user,
+       parent_session_id = excluded.parent_session_id, is_subagent = excluded.is_subagent, project_path = excluded.project_path,
+       project_name = excluded.project_name, git_branch = excluded.git_branch, title = excluded.title,
+       started_at = excluded.started_at, ended_at = excluded.ended_at, turn_count = excluded.turn_count,
+       files = excluded.files, source_status = excluded.source_status, content_hash = excluded.content_hash,
+       pushed_at = now()
+     RETURNING id, source, session_id`,
+    [
+      team,
+      origin.machine,
+      origin.osUser,
+      sessions.map((s) => s.source),
+      sessions.map((s) => s.session_id),
+      sessions.map((s) => s.parent_session_id),
+      sessions.map((s) => s.is_subagent === 1),
+      sessions.map((s) => s.project_path),
+      sessions.map((s) => s.project_name),
+      sessions.map((s) => s.git_branch),
+      sessions.map((s) => s.title),
+      sessions.map((s) => s.started_at),
+      sessions.map((s) => s.ended_at),
+      sessions.map((s) => s.turn_count),
+      sessions.map((s) => s.files),
+      sessions.map((s) => s.source_status),
+      sessions.map((s) => hashes.get(s.rowid)!),
+    ],
+  );
+  const archiveIdOf = new Map(ids.map((row) => [`${row.source}\u0000${row.session_id}`, row.id]));
+  const archiveIds = sessions.map((s) => archiveIdOf.get(`${s.source}\u0000${s.session_id}`)!);
+  await connection.query("DELETE FROM recall.turns WHERE session = ANY($1::bigint[])", [archiveIds]);
+  await connection.query("DELETE FROM recall.documents WHERE session = ANY($1::bigint[])", [archiveIds]);
+  const rowids = sessions.map((s) => s.rowid);
+  const archiveIdOfRowid = new Map(sessions.map((s, i) => [s.rowid, archiveIds[i]!]));
+  const marks = rowids.map(() => "?").join(",");
+  const turnRows = db
+    .query<
+      {
+        session_rowid: number;
+        number: number;
+        timestamp: number;
+        prompt: string;
+        response: string;
+        tools: string;
+        files: string;
+      },
+      number[]
+    >(
+      `SELECT session_rowid, number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid IN (${marks}) ORDER BY session_rowid, number`,
+    )
+    .all(...rowids);
+  if (turnRows.length > 0)
+    await connection.query(
+      `INSERT INTO recall.turns (session, team, number, timestamp, prompt, response, tools, files)
+       SELECT t.session, $1, t.number, t.timestamp, t.prompt, t.response, t.tools, t.files
+       FROM unnest($2::bigint[], $3::integer[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[])
+         AS t(session, number, timestamp, prompt, response, tools, files)`,
+      [
+        team,
+        turnRows.map((t) => archiveIdOfRowid.get(t.session_rowid)),
+        turnRows.map((t) => t.number),
+        turnRows.map((t) => t.timestamp),
+        turnRows.map((t) => t.prompt),
+        turnRows.map((t) => t.response),
+        turnRows.map((t) => t.tools),
+        turnRows.map((t) => t.files),
+      ],
+    );
+  const documentRows = db
+    .query<{ id: number; session_rowid: number; level: string; turn_number: number }, number[]>(
+      `SELECT id, session_rowid, level, turn_number FROM documents WHERE session_rowid IN (${marks}) ORDER BY id`,
+    )
+    .all(...rowids);
+  const texts = loadDocumentTexts(
+    db,
+    documentRows.map((d) => d.id),
+  );
+  const kept = documentRows.filter((d) => texts.has(d.id));
+  if (kept.length > 0)
+    await connection.query(
+      `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra)
+       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra
+       FROM unnest($2::bigint[], $3::text[], $4::integer[], $5::text[], $6::text[], $7::text[])
+         AS d(session, level, turn_number, heading, body, extra)`,
+      [
+        team,
+        kept.map((d) => archiveIdOfRowid.get(d.session_rowid)),
+        kept.map((d) => d.level),
+        kept.map((d) => d.turn_number),
+        kept.map((d) => texts.get(d.id)!.heading),
+        kept.map((d) => texts.get(d.id)!.body),
+        kept.map((d) => texts.get(d.id)!.extra),
+      ],
+    );
+  return { turns: turnRows.length, documents: kept.length };
+}

@@ -1,0 +1,276 @@
+/**
+ * The team archive's schema in PostgreSQL (issue 30), versioned like the local index's (index/schema.ts): each entry
+ * of {@link archiveMigrations} runs once, in order, in one transaction under an advisory lock, and `recall.migrations`
+ * records it. Everything lives in the `recall` schema.
+ *
+ * Tables: sessions (with their origin: team, pushed_by = the PostgreSQL role that pushed, machine, os_user, agent =
+ * source, project), turns (the level-3 text and tool-call summaries), documents (the searched text of each turn and of
+ * each session, as the local index builds it, with a generated `tsvector`: heading weight A, body B, extra C; ASCII
+ * punctuation becomes a space first, as FTS5's unicode61 tokenizer splits `snake_case`, `a/b.ts` and `x-y`).
+ *
+ * Teams and row-level security: a team is a NOLOGIN role `recall_team_<name>` listed in recall.teams; a member is any
+ * login role granted it. Every table has RLS: a role reads the rows of its teams, and inserts, updates or deletes only
+ * rows of its teams that it pushed itself (pushed_by = current_user). Child rows carry their session's team and pusher
+ * under a composite foreign key, so a row can never be filed under another team than its session's. The role that runs
+ * init owns the tables (and, as owner, is not bound by RLS: keep it for administration).
+ */
+import { ArchiveError, UsageError } from "../errors.ts";
+import type { ArchiveConnection } from "./connection.ts";
+
+/** The schema version this build of recall writes and reads. */
+export const archiveSchemaVersion = 1;
+
+/** Role every team role is granted: the privileges on the recall schema (rows still filtered by RLS). */
+export const memberRole = "recall_member";
+
+/** The role of team `name`. */
+export const teamRole = (name: string): string => `recall_team_${name}`;
+
+/** Team names: lower-case letters, digits, `_` and `-`, 1–40 characters (they become part of a role name). */
+export const teamNamePattern = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/** Characters of a column fed to the tsvector (PostgreSQL's tsvector holds at most 1 MB and 16,383 positions). */
+export const searchedCharacters = 200_000;
+
+const searched = (column: string) =>
+  `to_tsvector('recall.text', regexp_replace(left(${column}, ${searchedCharacters}), '[[:punct:]]+', ' ', 'g'))`;
+
+/** Version 1. */
+const version1 = `
+CREATE SCHEMA IF NOT EXISTS recall;
+CREATE TABLE IF NOT EXISTS recall.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+-- FTS5 keeps every word (no stop words) and stems with Porter: the closest here is the Snowball English stemmer
+-- without a stop-word list.
+CREATE TEXT SEARCH DICTIONARY recall.english_stem_all (TEMPLATE = snowball, LANGUAGE = english);
+CREATE TEXT SEARCH CONFIGURATION recall.text (COPY = pg_catalog.simple);
+ALTER TEXT SEARCH CONFIGURATION recall.text
+  ALTER MAPPING FOR asciiword, word, numword, asciihword, hword, numhword, hword_asciipart, hword_part, hword_numpart
+  WITH recall.english_stem_all;
+
+CREATE TABLE recall.teams (
+  name text PRIMARY KEY CHECK (name ~ '^[a-z0-9][a-z0-9_-]{0,39}$'),
+  role name NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE recall.sessions (
+  id bigserial PRIMARY KEY,
+  team text NOT NULL REFERENCES recall.teams(name),
+  pushed_by name NOT NULL DEFAULT current_user,
+  machine text NOT NULL,
+  os_user text NOT NULL,
+  source text NOT NULL,
+  session_id text NOT NULL,
+  parent_session_id text,
+  is_subagent boolean NOT NULL,
+  project_path text NOT NULL,
+  project_name text NOT NULL,
+  git_branch text,
+  title text,
+  started_at bigint NOT NULL,
+  ended_at bigint NOT NULL,
+  turn_count integer NOT NULL,
+  files jsonb NOT NULL,
+  source_status text NOT NULL,
+  content_hash text NOT NULL,
+  pushed_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (team, machine, source, session_id),
+  UNIQUE (id, team, pushed_by)
+);
+CREATE INDEX sessions_recent ON recall.sessions (team, ended_at DESC);
+CREATE INDEX sessions_session_id ON recall.sessions (session_id);
+
+CREATE TABLE recall.turns (
+  session bigint NOT NULL,
+  team text NOT NULL,
+  pushed_by name NOT NULL DEFAULT current_user,
+  number integer NOT NULL,
+  timestamp bigint NOT NULL,
+  prompt text NOT NULL,
+  response text NOT NULL,
+  tools jsonb NOT NULL,
+  files jsonb NOT NULL,
+  PRIMARY KEY (session, number),
+  FOREIGN KEY (session, team, pushed_by) REFERENCES recall.sessions (id, team, pushed_by) ON DELETE CASCADE
+);
+
+CREATE TABLE recall.documents (
+  id bigserial PRIMARY KEY,
+  session bigint NOT NULL,
+  team text NOT NULL,
+  pushed_by name NOT NULL DEFAULT current_user,
+  level text NOT NULL CHECK (level IN ('session', 'turn')),
+  turn_number integer NOT NULL,
+  heading text NOT NULL,
+  body text NOT NULL,
+  extra text NOT NULL,
+  search tsvector GENERATED ALWAYS AS (
+    setweight(${searched("heading")}, 'A') || setweight(${searched("body")}, 'B') || setweight(${searched("extra")}, 'C')
+  ) STORED,
+  UNIQUE (session, level, turn_number),
+  FOREIGN KEY (session, team, pushed_by) REFERENCES recall.sessions (id, team, pushed_by) ON DELETE CASCADE
+);
+CREATE INDEX documents_search ON recall.documents USING gin (search);
+
+-- The teams of the current role, computed once per statement (an InitPlan when called as (SELECT recall.my_teams())).
+CREATE FUNCTION recall.my_teams() RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT coalesce(array_agg(t.name), '{}') FROM recall.teams t WHERE pg_has_role(current_user, t.role, 'MEMBER')
+$$;
+
+ALTER TABLE recall.teams ENABLE ROW LEVEL SECURITY;
+CREATE POLICY teams_read ON recall.teams FOR SELECT USING (pg_has_role(current_user, role, 'MEMBER'));
+`;
+
+/** Row-level security of one table with `team` and `pushed_by` columns (see the file comment). */
+const rowPolicies = (table: string) => `
+ALTER TABLE recall.${table} ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ${table}_read ON recall.${table} FOR SELECT USING (team = ANY ((SELECT recall.my_teams())::text[]));
+CREATE POLICY ${table}_insert ON recall.${table} FOR INSERT
+  WITH CHECK (team = ANY ((SELECT recall.my_teams())::text[]) AND pushed_by = current_user);
+CREATE POLICY ${table}_update ON recall.${table} FOR UPDATE
+  USING (team = ANY ((SELECT recall.my_teams())::text[]) AND pushed_by = current_user)
+  WITH CHECK (team = ANY ((SELECT recall.my_teams())::text[]) AND pushed_by = current_user);
+CREATE POLICY ${table}_delete ON recall.${table} FOR DELETE
+  USING (team = ANY ((SELECT recall.my_teams())::text[]) AND pushed_by = current_user);
+`;
+
+/** Privileges of the member role (created when missing; roles are cluster-wide). */
+const memberGrants = `
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${memberRole}') THEN CREATE ROLE ${memberRole} NOLOGIN; END IF;
+END $$;
+GRANT USAGE ON SCHEMA recall TO ${memberRole};
+GRANT SELECT ON recall.teams, recall.migrations TO ${memberRole};
+GRANT SELECT, INSERT, UPDATE, DELETE ON recall.sessions, recall.turns, recall.documents TO ${memberRole};
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA recall TO ${memberRole};
+GRANT EXECUTE ON FUNCTION recall.my_teams() TO ${memberRole};
+`;
+
+/** The migrations, in order: SQL run as the database owner. Append; never edit a released one. */
+export const archiveMigrations: readonly string[] = [
+  version1 + ["sessions", "turns", "documents"].map(rowPolicies).join("") + memberGrants,
+];
+
+/** What {@link initArchive} did. */
+export interface ArchiveInitReport {
+  /** Schema versions applied by this call (empty when the archive was up to date). */
+  applied: number[];
+  version: number;
+  /** Teams created by this call. */
+  teamsCreated: string[];
+  /** Whether the server has the `vector` extension (pgvector); without it the archive is keyword-only. */
+  vectors: boolean;
+}
+
+/**
+ * Create or upgrade the archive's schema and create `teams` (their roles, granted the member role). Safe to run again.
+ * Runs as a role that may create schemas and roles (the database owner with CREATEROLE, or a superuser).
+ * @throws ArchiveError ARCHIVE_REFUSED when the role may not create the schema or roles; ARCHIVE_FAILED when the
+ *         archive was written by a newer recall (its version is above {@link archiveSchemaVersion})
+ * @throws UsageError (from {@link checkTeamName}) for a bad team name
+ */
+export async function initArchive(connection: ArchiveConnection, teams: readonly string[]): Promise<ArchiveInitReport> {
+  for (const team of teams) checkTeamName(team);
+  return connection.transaction(async () => {
+    await connection.query("SELECT pg_advisory_xact_lock(hashtext('recall archive migrations'))");
+    const current = await archiveVersion(connection);
+    if (current > archiveSchemaVersion)
+      throw new ArchiveError(
+        "ARCHIVE_FAILED",
+        `the archive at ${connection.url.display} has schema version ${current}, newer than this recall's ${archiveSchemaVersion}`,
+        { hint: "upgrade recall" },
+      );
+    const applied: number[] = [];
+    if (current === 0) await connection.query("CREATE SCHEMA IF NOT EXISTS recall");
+    await connection.query(
+      "CREATE TABLE IF NOT EXISTS recall.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    for (let version = current + 1; version <= archiveSchemaVersion; version++) {
+      await connection.query(archiveMigrations[version - 1]!);
+      await connection.query("INSERT INTO recall.migrations (version) VALUES ($1)", [version]);
+      applied.push(version);
+    }
+    const teamsCreated: string[] = [];
+    for (const team of teams) if (await createTeam(connection, team)) teamsCreated.push(team);
+    return { applied, version: archiveSchemaVersion, teamsCreated, vectors: await hasVectorExtension(connection) };
+  });
+}
+
+/**
+ * The archive's schema version: 0 when it has none yet.
+ * @throws ArchiveError for a failed query
+ */
+export async function archiveVersion(connection: ArchiveConnection): Promise<number> {
+  const [exists] = await connection.query<{ found: boolean }>(
+    "SELECT to_regclass('recall.migrations') IS NOT NULL AS found",
+  );
+  if (!exists?.found) return 0;
+  const [row] = await connection.query<{ version: number | null }>(
+    "SELECT max(version) AS version FROM recall.migrations",
+  );
+  return row?.version ?? 0;
+}
+
+/**
+ * Fail unless the archive has this recall's schema version.
+ * @throws ArchiveError ARCHIVE_NOT_INITIALIZED (no schema, or an older one: init upgrades it), ARCHIVE_FAILED (newer)
+ */
+export async function assertArchiveReady(connection: ArchiveConnection): Promise<void> {
+  const version = await archiveVersion(connection);
+  if (version === archiveSchemaVersion) return;
+  if (version > archiveSchemaVersion)
+    throw new ArchiveError(
+      "ARCHIVE_FAILED",
+      `the archive at ${connection.url.display} has schema version ${version}, newer than this recall's ${archiveSchemaVersion}`,
+      { hint: "upgrade recall" },
+    );
+  throw new ArchiveError(
+    "ARCHIVE_NOT_INITIALIZED",
+    version === 0
+      ? `the archive at ${connection.url.display} has no recall schema`
+      : `the archive at ${connection.url.display} has schema version ${version}; this recall needs ${archiveSchemaVersion}`,
+    { hint: "run `recall archive init <url>` as the database owner" },
+  );
+}
+
+/**
+ * A usable team name, or a UsageError saying what is allowed.
+ * @throws UsageError
+ */
+export function checkTeamName(name: string): string {
+  if (!teamNamePattern.test(name))
+    throw new UsageError(
+      `not a team name: ${JSON.stringify(name)}`,
+      "use 1–40 lower-case letters, digits, _ or - (it becomes part of a role name)",
+    );
+  return name;
+}
+
+/** Create team `name` and its role when missing; returns true when it was created. */
+async function createTeam(connection: ArchiveConnection, name: string): Promise<boolean> {
+  const role = teamRole(name);
+  const [existing] = await connection.query("SELECT 1 FROM recall.teams WHERE name = $1", [name]);
+  if (existing) return false;
+  // Role names cannot be parameters; the name was checked against teamNamePattern.
+  await connection.query(
+    `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE "${role}" NOLOGIN; END IF; END $$`,
+  );
+  await connection.query(`GRANT ${memberRole} TO "${role}"`);
+  await connection.query("INSERT INTO recall.teams (name, role) VALUES ($1, $2)", [name, role]);
+  return true;
+}
+
+/** Whether the server offers pgvector (`vector` in pg_available_extensions). */
+export async function hasVectorExtension(connection: ArchiveConnection): Promise<boolean> {
+  const rows = await connection.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  return rows.length > 0;
+}
+
+/**
+ * The teams the connected role may push to and read (recall.my_teams()), sorted; [] for a role in no team.
+ * @throws ArchiveError for a failed query
+ */
+export async function teamsOfRole(connection: ArchiveConnection): Promise<string[]> {
+  const [row] = await connection.query<{ teams: string[] }>("SELECT recall.my_teams() AS teams");
+  return [...(row?.teams ?? [])].sort();
+}

@@ -1,0 +1,396 @@
+/**
+ * Search in the team archive (issue 30): levels 1 and 2 with the local search's ranking code on PostgreSQL's
+ * full-text candidates. The keyword leg ranks documents by ts_rank over their generated tsvector (weights A heading
+ * 1.0, B body 0.5, C extra 0.5: FTS5's 2:1:1; normalization 1 divides by 1 + log(document length), BM25's length
+ * damping), cuts a window of the best documents, and hands it to lexical.ts's own grouping: level 1 scores a session
+ * by its best turns plus a share of its session document (groupBySession), level 2 adds a share of the better
+ * neighbouring turn (smoothNeighbours); all-terms hits rank above any-term hits (rescale), as in local search.
+ * Row-level security decides which rows the role sees: a query never names a team.
+ */
+import { UsageError } from "../errors.ts";
+import type { SourceId } from "../parsers/types.ts";
+import { keywordConfidence } from "../search/confidence.ts";
+import type { SearchFilters } from "../search/filters.ts";
+import {
+  groupBySession,
+  type LexicalHit,
+  rescale,
+  type SearchLevel,
+  smoothNeighbours,
+  turnHits,
+} from "../search/lexical.ts";
+import { makePreview, type Preview } from "../search/preview.ts";
+import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
+import type { ArchiveConnection } from "./connection.ts";
+
+/** Who pushed an archive result, and from where. */
+export interface ArchiveOrigin {
+  team: string;
+  pushedBy: string;
+  machine: string;
+  osUser: string;
+}
+
+/** A level-1 archive result: one session with its origin. */
+export interface ArchiveSessionResult extends ArchiveOrigin {
+  /** The session's id in the archive (`recall show --archive <id>` takes it, or the tool's session id). */
+  archiveId: string;
+  sessionId: string;
+  source: SourceId;
+  project: string;
+  projectPath: string;
+  title: string | null;
+  gitBranch: string | null;
+  startedAt: number;
+  endedAt: number;
+  turns: number;
+  isSubagent: boolean;
+  /** Fused score, 0–1, relative to the other candidates. */
+  score: number;
+  /** 0–1 (keyword calibration of the IDF-weighted share of the query terms the best document holds). */
+  confidence: number;
+  confident: boolean;
+  matchedTerms: string[];
+  preview: Preview;
+  bestTurn: number;
+}
+
+/** A level-2 archive result: one turn with its session and origin. */
+export interface ArchiveTurnResult extends ArchiveOrigin {
+  archiveId: string;
+  sessionId: string;
+  source: SourceId;
+  project: string;
+  title: string | null;
+  turn: number;
+  timestamp: number;
+  prompt: string;
+  responseExcerpt: Preview;
+  score: number;
+  confidence: number;
+  confident: boolean;
+  matchedTerms: string[];
+}
+
+/** A search of the archive. */
+export interface ArchiveSearchRequest {
+  query: string;
+  level: SearchLevel;
+  filters: SearchFilters;
+  /** Results wanted (default 10 at level 1, 20 at level 2). */
+  limit?: number;
+}
+
+/** The answer of {@link searchArchive}. */
+export interface ArchiveSearchResponse {
+  query: string;
+  level: SearchLevel;
+  archive: string;
+  mode: "keyword";
+  results: ArchiveSessionResult[] | ArchiveTurnResult[];
+  /** Lines to show the reader (e.g. the archive has no vectors: keyword-only). */
+  notices: string[];
+  confident: boolean;
+}
+
+/** Documents ranked per wanted candidate (as lexical.ts: sessions have several documents). */
+const windowPerCandidate = 8;
+/** Mark from which a result counts as a confident match (as confidence.ts's calibrated keyword curve). */
+const confidentAt = 0.5;
+/** ts_rank weights {D, C, B, A}: extra C 0.5, body B 0.5, heading A 1.0 (FTS5's 2:1:1); D is unused. */
+const rankWeights = "'{0.1, 0.5, 0.5, 1.0}'";
+
+/**
+ * One query term as a tsquery expression over `$n` parameters: a phrase of its words (`phraseto_tsquery`: stemmed,
+ * in order) or, for an identifier prefix (`"7acd37a"*`), a prefix match of its last word. ASCII punctuation becomes a
+ * space, as in the documents' tsvector.
+ */
+function termQuery(term: string, parameter: number): string {
+  const prefix = term.endsWith("*");
+  return prefix
+    ? `to_tsquery('recall.text', regexp_replace(trim(regexp_replace($${parameter}, '[[:punct:][:space:]]+', ' ', 'g')), ' ', ' <-> ', 'g') || ':*')`
+    : `phraseto_tsquery('recall.text', regexp_replace($${parameter}, '[[:punct:]]+', ' ', 'g'))`;
+}
+
+/** A tsquery expression of every term, joined by && (all terms) or || (any term), and its parameters. */
+function tsquery(query: LexicalQuery, join: "&&" | "||", first: number): { sql: string; params: string[] } {
+  const words = query.terms.map(termWords);
+  return {
+    sql: `(${query.terms.map((term, i) => termQuery(term, first + i)).join(` ${join} `)})`,
+    params: words,
+  };
+}
+
+/** SQL conditions for the filters on the archive's `s` sessions alias (as search/filters.ts does locally). */
+function filterConditions(
+  filters: SearchFilters,
+  level: SearchLevel,
+  first: number,
+): { sql: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition.replace("?", `$${first + params.length - 1}`));
+  };
+  if (filters.project) {
+    params.push(filters.project.toLowerCase());
+    const n = first + params.length - 1;
+    conditions.push(`(strpos(lower(s.project_path), $${n}) > 0 OR strpos(lower(s.project_name), $${n}) > 0)`);
+  }
+  if (filters.source) add("s.source = ?", filters.source);
+  if (filters.branch) add("s.git_branch = ?", filters.branch);
+  if (filters.sessionId) add("s.session_id = ?", filters.sessionId);
+  // level 1: a session overlapping the range; level 2: the turn's own time (rankWindow joins the turns then)
+  if (filters.since !== undefined) add(level === "turn" ? "t.timestamp >= ?" : "s.ended_at >= ?", filters.since);
+  if (filters.until !== undefined) add(level === "turn" ? "t.timestamp <= ?" : "s.started_at <= ?", filters.until);
+  if (!filters.includeSubagents && !filters.sessionId) conditions.push("NOT s.is_subagent");
+  return { sql: conditions.length > 0 ? conditions.join(" AND ") : "true", params };
+}
+
+interface WindowRow {
+  document_id: string;
+  session_rowid: string;
+  turn_number: number;
+  level: string;
+  rank: number;
+}
+
+/**
+ * One ranked window: the best documents for the tsquery, through the filters, best first (rank = −ts_rank, lower is
+ * better, as lexical.ts's rows). The window grows 4x while it holds fewer than `candidates` keys and more matched.
+ */
+async function rankWindow(
+  connection: ArchiveConnection,
+  query: LexicalQuery,
+  join: "&&" | "||",
+  level: SearchLevel,
+  filters: SearchFilters,
+  candidates: number,
+  exclude: Set<number>,
+  spreadCounts: boolean,
+): Promise<LexicalHit[]> {
+  const terms = tsquery(query, join, 1);
+  const filter = filterConditions(filters, level, terms.params.length + 2);
+  const turnJoin =
+    level === "turn" && (filters.since !== undefined || filters.until !== undefined)
+      ? "JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number"
+      : "";
+  const sql = `WITH q AS (SELECT ${terms.sql} AS query)
+    SELECT d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level,
+      -ts_rank(${rankWeights}, d.search, q.query, 1) AS rank
+    FROM q, recall.documents d JOIN recall.sessions s ON s.id = d.session ${turnJoin}
+    WHERE d.search @@ q.query ${level === "turn" ? "AND d.level = 'turn'" : ""} AND ${filter.sql}
+    ORDER BY rank LIMIT $${terms.params.length + 1}`;
+  for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
+    const rows = (await connection.query<WindowRow>(sql, [...terms.params, window, ...filter.params])).map((row) => ({
+      ...row,
+      document_id: Number(row.document_id),
+      session_rowid: Number(row.session_rowid),
+      rank: Number(row.rank),
+    }));
+    const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
+    if (hits.length >= candidates || rows.length < window)
+      return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
+  }
+}
+
+/** All-terms hits first (0.5–1), any-term hits below them (0–0.49), as lexical.ts's rankTerms. */
+async function rankArchive(
+  connection: ArchiveConnection,
+  query: LexicalQuery,
+  level: SearchLevel,
+  filters: SearchFilters,
+  candidates: number,
+): Promise<LexicalHit[]> {
+  const single = query.terms.length === 1;
+  const all = (await rankWindow(connection, query, "&&", level, filters, candidates, new Set(), single)).map((hit) => ({
+    ...hit,
+    allTerms: true,
+  }));
+  let ranked: LexicalHit[];
+  if (all.length >= candidates || single) ranked = rescale(all, 0, 1);
+  else {
+    const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
+    const any = (await rankWindow(connection, query, "||", level, filters, candidates - all.length, seen, true)).map(
+      (hit) => ({ ...hit, allTerms: false }),
+    );
+    ranked = all.length === 0 ? rescale(any, 0, 1) : [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
+  }
+  return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
+}
+
+interface ArchiveSessionRow {
+  id: string;
+  team: string;
+  pushed_by: string;
+  machine: string;
+  os_user: string;
+  source: SourceId;
+  session_id: string;
+  project_path: string;
+  project_name: string;
+  git_branch: string | null;
+  title: string | null;
+  started_at: string;
+  ended_at: string;
+  turn_count: number;
+  is_subagent: boolean;
+}
+
+/**
+ * Search the archive at level 1 (sessions) or 2 (turns), keyword-only.
+ * @throws UsageError for an empty query; ArchiveError from the connection
+ */
+export async function searchArchive(
+  connection: ArchiveConnection,
+  request: ArchiveSearchRequest,
+): Promise<ArchiveSearchResponse> {
+  const text = request.query.trim();
+  if (text.length === 0)
+    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search --archive "docker network"');
+  const limit = request.limit ?? (request.level === "session" ? 10 : 20);
+  const query = parseLexicalQuery(text);
+  const base = {
+    query: request.query,
+    level: request.level,
+    archive: connection.url.display,
+    mode: "keyword" as const,
+    notices: ["keyword-only search: the archive has no vectors yet"],
+  };
+  if (query.terms.length === 0) return { ...base, results: [], confident: false };
+  const candidates = Math.max(4 * limit, 100);
+  const hits = (await rankArchive(connection, query, request.level, request.filters, candidates)).slice(0, limit);
+  const documentIds = [...new Set(hits.map((hit) => hit.documentId))];
+  const sessionIds = [...new Set(hits.map((hit) => hit.sessionRowid))];
+  const sessions = new Map(
+    (
+      await connection.query<ArchiveSessionRow>(
+        `SELECT id, team, pushed_by, machine, os_user, source, session_id, project_path, project_name, git_branch, title,
+           started_at, ended_at, turn_count, is_subagent FROM recall.sessions WHERE id = ANY($1::bigint[])`,
+        [sessionIds],
+      )
+    ).map((row) => [Number(row.id), row]),
+  );
+  const documents = new Map(
+    (
+      await connection.query<{ id: string; heading: string; body: string; extra: string }>(
+        "SELECT id, heading, body, extra FROM recall.documents WHERE id = ANY($1::bigint[])",
+        [documentIds],
+      )
+    ).map((row) => [Number(row.id), row]),
+  );
+  const judged = await judge(connection, query, documentIds);
+  let above = true; // confident results are the top of the ranking (api.ts confidentPrefix)
+  const verdicts = hits.map((hit) => {
+    const verdict = judged.get(hit.documentId) ?? { confidence: 0, matchedTerms: [] };
+    above = above && verdict.confidence >= confidentAt;
+    return { ...verdict, confident: above };
+  });
+  const origin = (row: ArchiveSessionRow): ArchiveOrigin => ({
+    team: row.team,
+    pushedBy: row.pushed_by,
+    machine: row.machine,
+    osUser: row.os_user,
+  });
+  if (request.level === "session") {
+    const results: ArchiveSessionResult[] = hits.flatMap((hit, index) => {
+      const row = sessions.get(hit.sessionRowid);
+      if (!row) return [];
+      const document = documents.get(hit.documentId);
+      const previewSource = document
+        ? [document.heading, document.body, document.extra].filter(Boolean).join(" — ")
+        : "";
+      return [
+        {
+          ...origin(row),
+          archiveId: row.id,
+          sessionId: row.session_id,
+          source: row.source,
+          project: row.project_name,
+          projectPath: row.project_path,
+          title: row.title,
+          gitBranch: row.git_branch,
+          startedAt: Number(row.started_at),
+          endedAt: Number(row.ended_at),
+          turns: row.turn_count,
+          isSubagent: row.is_subagent,
+          score: hit.score,
+          ...verdicts[index]!,
+          preview: makePreview(previewSource, query.highlightWords),
+          bestTurn: hit.turnNumber,
+        },
+      ];
+    });
+    return { ...base, results, confident: results[0]?.confident === true };
+  }
+  const turns = new Map(
+    (
+      await connection.query<{ session: string; number: number; timestamp: string; prompt: string; response: string }>(
+        `SELECT t.session, t.number, t.timestamp, t.prompt, t.response FROM recall.turns t
+         JOIN unnest($1::bigint[], $2::integer[]) AS w(session, number) ON t.session = w.session AND t.number = w.number`,
+        [hits.map((hit) => hit.sessionRowid), hits.map((hit) => hit.turnNumber)],
+      )
+    ).map((row) => [`${row.session}:${row.number}`, row]),
+  );
+  const results: ArchiveTurnResult[] = hits.flatMap((hit, index) => {
+    const row = sessions.get(hit.sessionRowid);
+    const turn = turns.get(`${hit.sessionRowid}:${hit.turnNumber}`);
+    if (!row || !turn) return [];
+    return [
+      {
+        ...origin(row),
+        archiveId: row.id,
+        sessionId: row.session_id,
+        source: row.source,
+        project: row.project_name,
+        title: row.title,
+        turn: turn.number,
+        timestamp: Number(turn.timestamp),
+        prompt: turn.prompt,
+        responseExcerpt: makePreview(turn.response, query.highlightWords, 400),
+        score: hit.score,
+        ...verdicts[index]!,
+      },
+    ];
+  });
+  return { ...base, results, confident: results[0]?.confident === true };
+}
+
+/**
+ * Confidence of each document: the IDF-weighted share of the query's terms it holds (IDF from the archive rows the
+ * role sees, each count capped at 10,000 documents), through the local keyword calibration (confidence.ts).
+ */
+async function judge(
+  connection: ArchiveConnection,
+  query: LexicalQuery,
+  documentIds: readonly number[],
+): Promise<Map<number, { confidence: number; matchedTerms: string[] }>> {
+  if (documentIds.length === 0) return new Map();
+  const [total] = await connection.query<{ n: string }>("SELECT count(*) AS n FROM recall.documents");
+  const documents = Number(total?.n ?? 0);
+  const held = new Map<number, string[]>(documentIds.map((id) => [id, []]));
+  let totalIdf = 0;
+  const idfOf = new Map<string, number>();
+  for (const [i, term] of query.terms.entries()) {
+    const [count] = await connection.query<{ n: string }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM recall.documents d WHERE d.search @@ ${termQuery(term, 1)} LIMIT 10000) AS m`,
+      [termWords(term)],
+    );
+    const n = Number(count?.n ?? 0);
+    const idf = Math.log(1 + (documents - n + 0.5) / (n + 0.5));
+    idfOf.set(term, idf);
+    totalIdf += idf;
+    for (const row of await connection.query<{ id: string }>(
+      `SELECT d.id FROM recall.documents d WHERE d.id = ANY($2::bigint[]) AND d.search @@ ${termQuery(term, 1)}`,
+      [termWords(term), documentIds],
+    ))
+      held.get(Number(row.id))?.push(query.terms[i]!);
+  }
+  return new Map(
+    [...held].map(([id, terms]) => {
+      const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
+      return [id, { confidence: keywordConfidence(coverage), matchedTerms: terms.map(termWords) }];
+    }),
+  );
+}
