@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { ArchiveError } from "../../src/errors.ts";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
+import { pushToArchive } from "../../src/team-archive/push.ts";
+import { initArchive } from "../../src/team-archive/schema.ts";
+import { type ArchiveSessionResult, type ArchiveTurnResult, searchArchive } from "../../src/team-archive/search.ts";
+import { readArchiveSession } from "../../src/team-archive/show.ts";
+import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
+
+// The team archive (issue 30) on a real PostgreSQL server the test starts itself (Debian's package; no pgvector).
+const skipReason = postgresSkipReason();
+if (skipReason) console.warn(`skipping the team archive tests: ${skipReason}`);
+
+const work = mkdtempSync(join(tmpdir(), "recall-team-archive-"));
+const home = join(work, "home");
+const sessions = 24;
+const idOf = (n: number) => `${String(n).padStart(8, "0")}-aaaa-4000-8000-000000000000`;
+let server: PostgresServer;
+let db: Database;
+const open: ArchiveConnection[] = [];
+
+const connect = async (user: string, password: string, database = "postgres") => {
+  const connection = await openArchive(parseArchiveUrl(server.url({ user, password, database })));
+  open.push(connection);
+  return connection;
+};
+
+describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue 30)", () => {
+  beforeAll(async () => {
+    for (let n = 0; n < sessions; n++) {
+      writeClaudeSession(join(work, "claude", "projects", `-home-u-p${n % 3}`, `${idOf(n)}.jsonl`), {
+        sessionId: idOf(n),
+        cwd: `/home/u/p${n % 3}`,
+        turns: [
+          {
+            prompt:
+              n === 7
+                ? "the docker bridge network drops packets after the kernel upgrade"
+                : `${fillerText(n * 10, 10)} about the parser`,
+            response: n === 7 ? "Set the bridge MTU to 1450 and restart dockerd." : fillerText(n * 10 + 5, 25),
+            tools: [{ name: "Bash", input: { command: `ls src/file_${n}.ts` }, output: "ok" }],
+          },
+          { prompt: `${fillerText(n * 10 + 2, 8)} follow up`, response: fillerText(n * 10 + 3, 20) },
+        ],
+      });
+    }
+    const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")], opencode: [] } });
+    expect(summary.failedUnits).toBe(0);
+    db = openIndex(databasePath(home), { readonly: true });
+    server = await startPostgres();
+    const admin = await connect(server.adminUser, server.adminPassword);
+    const report = await initArchive(admin, ["alpha", "beta"]);
+    expect(report).toMatchObject({ applied: [1], teamsCreated: ["alpha", "beta"], vectors: false });
+    for (const [role, team] of [
+      ["alice", "alpha"],
+      ["carol", "alpha"],
+      ["bob", "beta"],
+    ] as const) {
+      await server.admin(`CREATE ROLE ${role} LOGIN PASSWORD '${role}-secret'`);
+      await server.admin(`GRANT recall_team_${team} TO ${role}`);
+    }
+    await server.admin("CREATE DATABASE second");
+    const second = await connect(server.adminUser, server.adminPassword, "second");
+    await initArchive(second, ["alpha"]);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const connection of open) await connection.close();
+    await server?.stop();
+    db?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  test("init again applies nothing and creates no team twice", async () => {
+    const admin = await connect(server.adminUser, server.adminPassword);
+    expect(await initArchive(admin, ["alpha"])).toMatchObject({ applied: [], teamsCreated: [] });
+  });
+
+  test("a push sends every session; a second push sends nothing", async () => {
+    const alice = await connect("alice", "alice-secret");
+    const first = await pushToArchive(db, alice, { origin: { machine: "laptop", osUser: "alice" } });
+    expect(first).toMatchObject({ team: "alpha", sessions, sent: sessions, unchanged: 0, turns: 2 * sessions });
+    const second = await pushToArchive(db, alice, { origin: { machine: "laptop", osUser: "alice" } });
+    expect(second).toMatchObject({ sent: 0, unchanged: sessions, turns: 0, documents: 0 });
+  });
+
+  test("search finds the session and the turn, marked with who pushed it and from where; show reads its turns", async () => {
+    const alice = await connect("alice", "alice-secret");
+    const found = await searchArchive(alice, { query: "docker bridge network", level: "session", filters: {}, limit: 5 });
+    const top = found.results[0] as ArchiveSessionResult;
+    expect(top).toMatchObject({ sessionId: idOf(7), pushedBy: "alice", machine: "laptop", team: "alpha", bestTurn: 1 });
+    expect(top.confident).toBe(true);
+    expect(found.notices.join(" ")).toContain("keyword-only");
+    const turns = await searchArchive(alice, { query: "bridge MTU", level: "turn", filters: {}, limit: 3 });
+    expect((turns.results[0] as ArchiveTurnResult).turn).toBe(1);
+    const shown = await readArchiveSession(alice, top.archiveId);
+    expect(shown.turns.map((turn) => turn.prompt)).toEqual([
+      "the docker bridge network drops packets after the kernel upgrade",
+      expect.stringContaining("follow up"),
+    ]);
+    expect(shown.turns[0]!.tools[0]).toMatchObject({ name: "Bash" });
+    expect((await readArchiveSession(alice, idOf(7), 2, 2)).turns.map((turn) => turn.number)).toEqual([2]);
+    const filtered = await searchArchive(alice, {
+      query: "parser",
+      level: "session",
+      filters: { project: "p1" },
+      limit: 50,
+    });
+    expect(filtered.results.length).toBeGreaterThan(0);
+    expect(filtered.results.every((result) => (result as ArchiveSessionResult).project === "p1")).toBe(true);
+  });
+
+  test("a push whose connection drops mid-way, re-run, leaves the same rows as an uninterrupted push", async () => {
+    const carol = await connect("carol", "carol-secret", "second");
+    let batches = 0;
+    const dropped = pushToArchive(db, carol, {
+      origin: { machine: "ci-runner", osUser: "carol" },
+      batchSessions: 5,
+      onProgress: (sent) => {
+        if (sent > 0 && ++batches === 2) {
+          // the server ends carol's session between two batches' statements
+          void server.admin(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'carol' AND datname = 'second'",
+          );
+        }
+      },
+    });
+    const error = await dropped.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ArchiveError);
+    const partial = await server.admin("SELECT count(*)::int AS n FROM recall.sessions", []);
+    expect(partial).toBeDefined();
+    const again = await connect("carol", "carol-secret", "second");
+    const resumed = await pushToArchive(db, again, { origin: { machine: "ci-runner", osUser: "carol" }, batchSessions: 5 });
+    expect(resumed.sent + resumed.unchanged).toBe(sessions);
+    expect(resumed.unchanged).toBeGreaterThan(0); // the batches committed before the drop were not sent again
+    const rowsOf = async (database: string, machine: string) => {
+      const client = new pg.Client({ connectionString: server.url({ database }) });
+      await client.connect();
+      try {
+        const result = await client.query(
+          `SELECT s.session_id, s.content_hash,
+             (SELECT count(*) FROM recall.turns t WHERE t.session = s.id)::int AS turns,
+             (SELECT count(*) FROM recall.documents d WHERE d.session = s.id)::int AS documents
+           FROM recall.sessions s WHERE s.machine = $1 ORDER BY s.session_id`,
+          [machine],
+        );
+        return result.rows;
+      } finally {
+        await client.end();
+      }
+    };
+    const interrupted = await rowsOf("second", "ci-runner");
+    const uninterrupted = await rowsOf("postgres", "laptop");
+    expect(interrupted).toHaveLength(sessions);
+    expect(interrupted).toEqual(uninterrupted);
+  });
+
+  test("4 pushers at once: every machine's sessions are there once", async () => {
+    const pushers = await Promise.all([1, 2, 3, 4].map(() => connect("alice", "alice-secret")));
+    const summaries = await Promise.all(
+      pushers.map((connection, i) =>
+        pushToArchive(db, connection, { origin: { machine: `runner-${i}`, osUser: "ci" }, batchSessions: 4 }),
+      ),
+    );
+    for (const summary of summaries) expect(summary.sent).toBe(sessions);
+    const rows = (await server.admin(
+      "SELECT machine, count(*)::int AS n, count(DISTINCT session_id)::int AS distinct FROM recall.sessions WHERE machine LIKE 'runner-%' GROUP BY machine ORDER BY machine",
+    )) as Array<{ machine: string; n: number; distinct: number }>;
+    expect(rows).toEqual([0, 1, 2, 3].map((i) => ({ machine: `runner-${i}`, n: sessions, distinct: sessions })));
+  });
+
+  test("row-level security: a member of team beta gets nothing of team alpha, through recall or crafted SQL", async () => {
+    const bob = await connect("bob", "bob-secret");
+    const found = await searchArchive(bob, { query: "docker bridge network", level: "session", filters: {}, limit: 5 });
+    expect(found.results).toEqual([]);
+    await expect(readArchiveSession(bob, idOf(7))).rejects.toThrow("no session in the archive matches");
+    for (const table of ["sessions", "turns", "documents"]) {
+      const [row] = await bob.query<{ n: number }>(`SELECT count(*)::int AS n FROM recall.${table}`);
+      expect(row!.n).toBe(0);
+    }
+    // crafted: file a session under team alpha, rewrite alpha's rows, read a turn by its session id
+    await expect(
+      bob.query(
+        `INSERT INTO recall.sessions (team, machine, os_user, source, session_id, is_subagent, project_path, project_name,
+           started_at, ended_at, turn_count, files, source_status, content_hash)
+         VALUES ('alpha', 'x', 'x', 'claude-code', 'forged', false, '/x', 'x', 0, 0, 0, '[]', 'present', 'x')`,
+      ),
+    ).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
+    const [updated] = await bob.query<{ n: number }>(
+      "WITH u AS (UPDATE recall.sessions SET title = 'pwned' WHERE team = 'alpha' RETURNING 1) SELECT count(*)::int AS n FROM u",
+    );
+    expect(updated!.n).toBe(0);
+    const [turns] = await bob.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM recall.turns WHERE session IN (SELECT id FROM recall.sessions WHERE team = 'alpha')",
+    );
+    expect(turns!.n).toBe(0);
+    const titles = (await server.admin("SELECT DISTINCT title FROM recall.sessions WHERE team = 'alpha'")) as Array<{
+      title: string | null;
+    }>;
+    expect(titles.map((row) => row.title)).not.toContain("pwned");
+    // and bob cannot push as alice: pushed_by is checked against the role
+    await expect(
+      bob.query(
+        `INSERT INTO recall.sessions (team, pushed_by, machine, os_user, source, session_id, is_subagent, project_path,
+           project_name, started_at, ended_at, turn_count, files, source_status, content_hash)
+         VALUES ('beta', 'alice', 'x', 'x', 'claude-code', 'forged', false, '/x', 'x', 0, 0, 0, '[]', 'present', 'x')`,
+      ),
+    ).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
+  });
+
+  test("a wrong password, an unreachable server and a role in no team each give one clear error", async () => {
+    const wrong = openArchive(parseArchiveUrl(server.url({ user: "alice", password: "nope" })));
+    await expect(wrong).rejects.toMatchObject({ code: "ARCHIVE_AUTH" });
+    await expect(wrong).rejects.toThrow(/refused the login/);
+    const closed = openArchive(parseArchiveUrl(`postgresql://alice@127.0.0.1:1/postgres`));
+    await expect(closed).rejects.toMatchObject({ code: "ARCHIVE_UNREACHABLE" });
+    await server.admin("CREATE ROLE dave LOGIN PASSWORD 'dave-secret'");
+    await server.admin("GRANT recall_member TO dave");
+    const dave = await connect("dave", "dave-secret");
+    await expect(pushToArchive(db, dave)).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
+    for (const error of [await wrong.catch((e: unknown) => e), await closed.catch((e: unknown) => e)])
+      expect((error as Error).message).not.toContain("\n");
+  });
+});
