@@ -61,6 +61,7 @@ const app = subcommands({
     "  recall show ID:5-9                            everything around it (level 3)\n" +
     "  recall pick                                   find a session interactively and resume it\n" +
     "  recall ui                                     a local web view: search, sessions as documents, activity\n" +
+    "  recall archive push; recall search --archive  share sessions in a team archive on PostgreSQL\n" +
     "  recall help <command>                         the flags of a command (as recall <command> --help)",
   cmds: commands,
 });
