@@ -126,6 +126,10 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
     // needs the import left unresolved (with --splitting it stays in a chunk that never loads).
     "--external",
     "react-devtools-core",
+    // pg requires its optional pg-cloudflare only inside Cloudflare Workers (lib/stream.js); npm ci --omit=optional
+    // leaves it out, and the require never runs under Bun.
+    "--external",
+    "pg-cloudflare",
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
     "--asset",
