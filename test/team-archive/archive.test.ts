@@ -51,7 +51,10 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
         ],
       });
     }
-    const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")], opencode: [] } });
+    const summary = await runIndex({
+      recallHome: home,
+      roots: { "claude-code": [join(work, "claude")], opencode: [] },
+    });
     expect(summary.failedUnits).toBe(0);
     db = openIndex(databasePath(home), { readonly: true });
     server = await startPostgres();
@@ -93,7 +96,12 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
 
   test("search finds the session and the turn, marked with who pushed it and from where; show reads its turns", async () => {
     const alice = await connect("alice", "alice-secret");
-    const found = await searchArchive(alice, { query: "docker bridge network", level: "session", filters: {}, limit: 5 });
+    const found = await searchArchive(alice, {
+      query: "docker bridge network",
+      level: "session",
+      filters: {},
+      limit: 5,
+    });
     const top = found.results[0] as ArchiveSessionResult;
     expect(top).toMatchObject({ sessionId: idOf(7), pushedBy: "alice", machine: "laptop", team: "alpha", bestTurn: 1 });
     expect(top.confident).toBe(true);
@@ -140,7 +148,10 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     const partial = await server.admin("SELECT count(*)::int AS n FROM recall.sessions", []);
     expect(partial).toBeDefined();
     const again = await connect("carol", "carol-secret", "second");
-    const resumed = await pushToArchive(db, again, { origin: { machine: "ci-runner", osUser: "carol" }, batchSessions: 5 });
+    const resumed = await pushToArchive(db, again, {
+      origin: { machine: "ci-runner", osUser: "carol" },
+      batchSessions: 5,
+    });
     expect(resumed.sent + resumed.unchanged).toBe(sessions);
     expect(resumed.unchanged).toBeGreaterThan(0); // the batches committed before the drop were not sent again
     const rowsOf = async (database: string, machine: string) => {
