@@ -43,13 +43,13 @@ export function renderArchiveSearchText(response: ArchiveSearchResponse): string
 }
 
 /** An archived session as text: a header with its origin, then each turn's prompt, answer and tool-call lines. */
-export function renderArchiveSessionText(session: ArchiveSession): string {
+export function renderArchiveSessionText({ session, turns }: ArchiveSession): string {
   const lines = [
     `${oneLine(session.title ?? "(no title)")}`,
-    `${oneLine(session.project)} · ${session.source} · ${day(session.startedAt)} → ${day(session.endedAt)} · ${session.turnCount} turns · by ${session.pushedBy}@${oneLine(session.machine)} (${oneLine(session.osUser)}), team ${session.team} · archive id ${session.archiveId}`,
+    `${oneLine(session.project)} · ${session.source} · ${day(session.startedAt)} → ${day(session.endedAt)} · ${session.turns} turns · by ${session.pushedBy}@${oneLine(session.machine)} (${oneLine(session.osUser)}), team ${session.team} · archive id ${session.archiveId}`,
     `session ${session.sessionId}`,
   ];
-  for (const turn of session.turns) {
+  for (const turn of turns) {
     lines.push(
       "",
       `── turn ${turn.number} · ${turn.timestamp > 0 ? new Date(turn.timestamp).toISOString() : "no time"} ──`,

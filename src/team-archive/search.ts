@@ -8,7 +8,6 @@
  * Row-level security decides which rows the role sees: a query never names a team.
  */
 import { UsageError } from "../errors.ts";
-import type { SourceId } from "../parsers/types.ts";
 import { keywordConfidence } from "../search/confidence.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import {
@@ -22,29 +21,10 @@ import {
 import { makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
-
-/** Who pushed an archive result, and from where. */
-export interface ArchiveOrigin {
-  team: string;
-  pushedBy: string;
-  machine: string;
-  osUser: string;
-}
+import { archiveFilterSql, type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
 
 /** A level-1 archive result: one session with its origin. */
-export interface ArchiveSessionResult extends ArchiveOrigin {
-  /** The session's id in the archive (`recall show --archive <id>` takes it, or the tool's session id). */
-  archiveId: string;
-  sessionId: string;
-  source: SourceId;
-  project: string;
-  projectPath: string;
-  title: string | null;
-  gitBranch: string | null;
-  startedAt: number;
-  endedAt: number;
-  turns: number;
-  isSubagent: boolean;
+export interface ArchiveSessionResult extends ArchiveSessionSummary {
   /** Fused score, 0–1, relative to the other candidates. */
   score: number;
   /** 0–1 (keyword calibration of the IDF-weighted share of the query terms the best document holds). */
@@ -56,12 +36,7 @@ export interface ArchiveSessionResult extends ArchiveOrigin {
 }
 
 /** A level-2 archive result: one turn with its session and origin. */
-export interface ArchiveTurnResult extends ArchiveOrigin {
-  archiveId: string;
-  sessionId: string;
-  source: SourceId;
-  project: string;
-  title: string | null;
+export interface ArchiveTurnResult extends ArchiveSessionSummary {
   turn: number;
   timestamp: number;
   prompt: string;
@@ -121,33 +96,6 @@ function tsquery(query: LexicalQuery, join: "&&" | "||", first: number): { sql: 
   };
 }
 
-/** SQL conditions for the filters on the archive's `s` sessions alias (as search/filters.ts does locally). */
-function filterConditions(
-  filters: SearchFilters,
-  level: SearchLevel,
-  first: number,
-): { sql: string; params: unknown[] } {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  const add = (condition: string, value: unknown) => {
-    params.push(value);
-    conditions.push(condition.replace("?", `$${first + params.length - 1}`));
-  };
-  if (filters.project) {
-    params.push(filters.project.toLowerCase());
-    const n = first + params.length - 1;
-    conditions.push(`(strpos(lower(s.project_path), $${n}) > 0 OR strpos(lower(s.project_name), $${n}) > 0)`);
-  }
-  if (filters.source) add("s.source = ?", filters.source);
-  if (filters.branch) add("s.git_branch = ?", filters.branch);
-  if (filters.sessionId) add("s.session_id = ?", filters.sessionId);
-  // level 1: a session overlapping the range; level 2: the turn's own time (rankWindow joins the turns then)
-  if (filters.since !== undefined) add(level === "turn" ? "t.timestamp >= ?" : "s.ended_at >= ?", filters.since);
-  if (filters.until !== undefined) add(level === "turn" ? "t.timestamp <= ?" : "s.started_at <= ?", filters.until);
-  if (!filters.includeSubagents && !filters.sessionId) conditions.push("NOT s.is_subagent");
-  return { sql: conditions.length > 0 ? conditions.join(" AND ") : "true", params };
-}
-
 interface WindowRow {
   document_id: string;
   session_rowid: string;
@@ -171,11 +119,9 @@ async function rankWindow(
   spreadCounts: boolean,
 ): Promise<LexicalHit[]> {
   const terms = tsquery(query, join, 1);
-  const filter = filterConditions(filters, level, terms.params.length + 2);
-  const turnJoin =
-    level === "turn" && (filters.since !== undefined || filters.until !== undefined)
-      ? "JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number"
-      : "";
+  const byTurnTime = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
+  const filter = archiveFilterSql(filters, terms.params.length + 2, byTurnTime ? "t.timestamp" : undefined);
+  const turnJoin = byTurnTime ? "JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : "";
   const sql = `WITH q AS (SELECT ${terms.sql} AS query)
     SELECT d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level,
       -ts_rank(${rankWeights}, d.search, q.query, 1) AS rank
@@ -220,24 +166,6 @@ async function rankArchive(
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
 
-interface ArchiveSessionRow {
-  id: string;
-  team: string;
-  pushed_by: string;
-  machine: string;
-  os_user: string;
-  source: SourceId;
-  session_id: string;
-  project_path: string;
-  project_name: string;
-  git_branch: string | null;
-  title: string | null;
-  started_at: string;
-  ended_at: string;
-  turn_count: number;
-  is_subagent: boolean;
-}
-
 /**
  * Search the archive at level 1 (sessions) or 2 (turns), keyword-only.
  * @throws UsageError for an empty query; ArchiveError from the connection
@@ -263,15 +191,7 @@ export async function searchArchive(
   const hits = (await rankArchive(connection, query, request.level, request.filters, candidates)).slice(0, limit);
   const documentIds = [...new Set(hits.map((hit) => hit.documentId))];
   const sessionIds = [...new Set(hits.map((hit) => hit.sessionRowid))];
-  const sessions = new Map(
-    (
-      await connection.query<ArchiveSessionRow>(
-        `SELECT id, team, pushed_by, machine, os_user, source, session_id, project_path, project_name, git_branch, title,
-           started_at, ended_at, turn_count, is_subagent FROM recall.sessions WHERE id = ANY($1::bigint[])`,
-        [sessionIds],
-      )
-    ).map((row) => [Number(row.id), row]),
-  );
+  const sessions = await loadArchiveSessions(connection, sessionIds);
   const documents = new Map(
     (
       await connection.query<{ id: string; heading: string; body: string; extra: string }>(
@@ -287,12 +207,6 @@ export async function searchArchive(
     above = above && verdict.confidence >= confidentAt;
     return { ...verdict, confident: above };
   });
-  const origin = (row: ArchiveSessionRow): ArchiveOrigin => ({
-    team: row.team,
-    pushedBy: row.pushed_by,
-    machine: row.machine,
-    osUser: row.os_user,
-  });
   if (request.level === "session") {
     const results: ArchiveSessionResult[] = hits.flatMap((hit, index) => {
       const row = sessions.get(hit.sessionRowid);
@@ -303,18 +217,7 @@ export async function searchArchive(
         : "";
       return [
         {
-          ...origin(row),
-          archiveId: row.id,
-          sessionId: row.session_id,
-          source: row.source,
-          project: row.project_name,
-          projectPath: row.project_path,
-          title: row.title,
-          gitBranch: row.git_branch,
-          startedAt: Number(row.started_at),
-          endedAt: Number(row.ended_at),
-          turns: row.turn_count,
-          isSubagent: row.is_subagent,
+          ...row,
           score: hit.score,
           ...verdicts[index]!,
           preview: makePreview(previewSource, query.highlightWords),
@@ -339,12 +242,7 @@ export async function searchArchive(
     if (!row || !turn) return [];
     return [
       {
-        ...origin(row),
-        archiveId: row.id,
-        sessionId: row.session_id,
-        source: row.source,
-        project: row.project_name,
-        title: row.title,
+        ...row,
         turn: turn.number,
         timestamp: Number(turn.timestamp),
         prompt: turn.prompt,

@@ -4,9 +4,13 @@
  */
 import type { StoredToolCall } from "../index/write/writer.ts";
 import { SessionLookupError } from "../errors.ts";
-import type { SourceId } from "../parsers/types.ts";
 import type { ArchiveConnection } from "./connection.ts";
-import type { ArchiveOrigin } from "./search.ts";
+import {
+  type ArchiveSessionRow,
+  type ArchiveSessionSummary,
+  archiveSessionColumns,
+  toArchiveSummary,
+} from "./sessions.ts";
 
 /** One archived turn. */
 export interface ArchiveTurn {
@@ -19,18 +23,8 @@ export interface ArchiveTurn {
 }
 
 /** An archived session with the turns asked for. */
-export interface ArchiveSession extends ArchiveOrigin {
-  archiveId: string;
-  sessionId: string;
-  source: SourceId;
-  project: string;
-  projectPath: string;
-  title: string | null;
-  gitBranch: string | null;
-  startedAt: number;
-  endedAt: number;
-  /** Turns in the session. */
-  turnCount: number;
+export interface ArchiveSession {
+  session: ArchiveSessionSummary;
   turns: ArchiveTurn[];
 }
 
@@ -47,27 +41,11 @@ export async function readArchiveSession(
   from = 1,
   to?: number,
 ): Promise<ArchiveSession> {
-  const rows = await connection.query<{
-    id: string;
-    team: string;
-    pushed_by: string;
-    machine: string;
-    os_user: string;
-    source: SourceId;
-    session_id: string;
-    project_name: string;
-    project_path: string;
-    title: string | null;
-    git_branch: string | null;
-    started_at: string;
-    ended_at: string;
-    turn_count: number;
-  }>(
-    `SELECT id, team, pushed_by, machine, os_user, source, session_id, project_name, project_path, title, git_branch,
-       started_at, ended_at, turn_count FROM recall.sessions
-     WHERE ($1 ~ '^[0-9]+$' AND id = $1::bigint) OR session_id = $1
-        OR (length($1) >= 8 AND substr(session_id, 1, length($1)) = $1)
-     ORDER BY (id::text = $1) DESC, (session_id = $1) DESC, ended_at DESC LIMIT 21`,
+  const rows = await connection.query<ArchiveSessionRow>(
+    `SELECT ${archiveSessionColumns} FROM recall.sessions s
+     WHERE ($1 ~ '^[0-9]+$' AND s.id = $1::bigint) OR s.session_id = $1
+        OR (length($1) >= 8 AND substr(s.session_id, 1, length($1)) = $1)
+     ORDER BY (s.id::text = $1) DESC, (s.session_id = $1) DESC, s.ended_at DESC LIMIT 21`,
     [target],
   );
   const exact = rows.filter((row) => row.id === target || row.session_id === target);
@@ -101,20 +79,7 @@ export async function readArchiveSession(
     [row.id, from, to ?? null],
   );
   return {
-    archiveId: row.id,
-    team: row.team,
-    pushedBy: row.pushed_by,
-    machine: row.machine,
-    osUser: row.os_user,
-    sessionId: row.session_id,
-    source: row.source,
-    project: row.project_name,
-    projectPath: row.project_path,
-    title: row.title,
-    gitBranch: row.git_branch,
-    startedAt: Number(row.started_at),
-    endedAt: Number(row.ended_at),
-    turnCount: row.turn_count,
+    session: toArchiveSummary(row),
     turns: turns.map((turn) => ({ ...turn, timestamp: Number(turn.timestamp) })),
   };
 }
