@@ -18,6 +18,8 @@ export async function sessions(args: SessionsArgs): Promise<number> {
   const offset = parseOffset(args.offset, "--offset");
   await loadDateWords([args.since, args.until]);
   const filters = parseFilterArgs(args);
+  if (args.archive || args.archiveUrl !== undefined)
+    return (await import("./archive-sessions-handler.ts")).listTheArchive(args, filters, limit, offset);
   const db = await openFreshIndex(resolveHistory(args), { reindex: !args.noReindex });
   try {
     // Sessions without any turn (a file holding only summaries or snapshots) are noise in a listing: counted, not listed.

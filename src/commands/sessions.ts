@@ -45,6 +45,16 @@ const sessionsArgs = {
       "Also list sessions without any turn (files holding only summaries or snapshots; hidden and counted by default)",
   }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  archive: flag({
+    long: "archive",
+    description:
+      "List the team archive's sessions on PostgreSQL instead of this machine's, each with who pushed it and from where (RECALL_ARCHIVE_URL, or --archive <url>); --json adds archive_id, team, pushed_by, machine, os_user",
+  }),
+  archiveUrl: option({
+    long: "archive-url",
+    type: optional(string),
+    description: "The archive to list (implies --archive): postgresql://user@host:5432/db",
+  }),
   json: flag({
     long: "json",
     description:

@@ -54,12 +54,12 @@ export function renderSessionsJson(page: SessionsPage, emptyHidden = 0): string 
 }
 
 /** Pads `text` with spaces to `width` terminal columns (CJK and emoji take two; Bun.stringWidth). */
-function padColumns(text: string, width: number): string {
+export function padColumns(text: string, width: number): string {
   return text + " ".repeat(Math.max(0, width - Bun.stringWidth(text)));
 }
 
 /** Cuts `text` to at most `width` terminal columns, ending in "…" when cut. */
-function fitColumns(text: string, width: number): string {
+export function fitColumns(text: string, width: number): string {
   if (Bun.stringWidth(text) <= width) return text;
   let out = "";
   for (const char of text) {

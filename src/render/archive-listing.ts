@@ -1,0 +1,92 @@
+/**
+ * Output of `recall sessions --archive` (issue 30), beside render/sessions.ts's local listing.
+ * `--json`: {"version": 1, "archive": "postgresql://user@host:port/db" (no password), "sessions": [{"archive_id"
+ * (string of digits: what `show --archive` takes), "session_id", "source", "project", "project_path", "title",
+ * "started_at", "ended_at", "turns", "git_branch", "is_subagent", "team", "pushed_by" (the PostgreSQL role that pushed
+ * it), "machine", "os_user"}], "empty_sessions_hidden", "total", "offset", "next_offset" (null on the last page)}: the
+ * local listing's fields the archive holds (ISO-8601 UTC times, full ids), plus the origin.
+ * Text: one line per session, newest first, in aligned columns, each naming who pushed it and from where; control
+ * characters from sessions shown as `\xNN` (escapes.ts) in both.
+ */
+import type { ArchiveListing } from "../team-archive/listing.ts";
+import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
+import { jsonLine, neutralizeStrings } from "./escapes.ts";
+import { countOf, isoTime, localDate, oneLine, type Palette } from "./format.ts";
+import { fitColumns, padColumns } from "./sessions.ts";
+
+/** `by alice@laptop, team alpha`: who pushed a session and from where. */
+export function archiveOriginText(session: Pick<ArchiveSessionSummary, "pushedBy" | "machine" | "team">): string {
+  return `by ${session.pushedBy}@${session.machine}, team ${session.team}`;
+}
+
+/** `recall sessions --archive --json`: one JSON object (see the file comment). */
+export function renderArchiveListingJson(listing: ArchiveListing): string {
+  return jsonLine({
+    version: 1,
+    archive: listing.archive,
+    sessions: listing.items.map((s) => ({
+      archive_id: s.archiveId,
+      session_id: s.sessionId,
+      source: s.source,
+      project: s.project,
+      project_path: s.projectPath,
+      title: s.title,
+      started_at: isoTime(s.startedAt),
+      ended_at: isoTime(s.endedAt),
+      turns: s.turns,
+      git_branch: s.gitBranch,
+      is_subagent: s.isSubagent,
+      team: s.team,
+      pushed_by: s.pushedBy,
+      machine: s.machine,
+      os_user: s.osUser,
+    })),
+    empty_sessions_hidden: listing.emptyHidden,
+    total: listing.total,
+    offset: listing.offset,
+    next_offset: listing.nextOffset ?? null,
+  });
+}
+
+/**
+ * `recall sessions --archive`: one line per session — archive id, source, project, local date of its last activity,
+ * turns, title, then who pushed it and from where (`by alice@laptop, team alpha`). When more pages follow, a line
+ * says which sessions these are of how many and gives `next`, the command for the next page; when `emptyHidden` > 0,
+ * a line says how many sessions without turns were left out. A last line says how to read one.
+ */
+export function renderArchiveListingText(listing: ArchiveListing, palette: Palette, next?: string): string {
+  const hiddenNote =
+    listing.emptyHidden > 0
+      ? palette.dim(
+          `(${countOf(listing.emptyHidden, "session")} without any turn not listed: --include-empty lists ${listing.emptyHidden === 1 ? "it" : "them"})`,
+        )
+      : "";
+  if (listing.items.length === 0) {
+    const none =
+      listing.total > 0
+        ? `No sessions in the archive past the first ${listing.total.toLocaleString("en-US")}.`
+        : `No sessions in the archive ${listing.archive} match (or none the role may see).`;
+    return `${none}${hiddenNote ? `\n${hiddenNote}` : ""}\n`;
+  }
+  const sessions = neutralizeStrings(listing.items);
+  const idWidth = Math.max(...sessions.map((s) => s.archiveId.length));
+  const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
+  const lines = sessions.map((s) => {
+    const project = padColumns(fitColumns(oneLine(s.project || "(no project)", 200), 24), 24);
+    return [
+      palette.cyan(s.archiveId.padStart(idWidth)),
+      s.source.padEnd(11),
+      s.project ? project : palette.dim(project),
+      localDate(s.endedAt).padEnd(10),
+      countOf(s.turns, "turn").padStart(turnsWidth),
+      `${fitColumns(oneLine(s.title ?? "", 200), 60)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}  ${palette.dim(archiveOriginText({ ...s, machine: oneLine(s.machine, 60) }))}`,
+    ].join("  ");
+  });
+  if (next) {
+    const shown = `${(listing.offset + 1).toLocaleString("en-US")}–${(listing.offset + listing.items.length).toLocaleString("en-US")}`;
+    lines.push(palette.dim(`(sessions ${shown} of ${listing.total.toLocaleString("en-US")}; next page: ${next})`));
+  }
+  if (hiddenNote) lines.push(hiddenNote);
+  lines.push(palette.dim("(read one: recall show --archive <first column>)"));
+  return `${lines.join("\n")}\n`;
+}
