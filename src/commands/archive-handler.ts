@@ -71,13 +71,14 @@ export async function archivePush(args: ArchivePushArgs): Promise<number> {
     try {
       const summary = await pushToArchive(db, connection, {
         team: args.team,
+        recallHome: context.recallHome,
         onProgress: (sent, total) => progress.update(sent, total),
       });
       progress.stop();
       if (args.json) writeOut(`${JSON.stringify(summary)}\n`);
       else
         writeOut(
-          `pushed to ${summary.archive} (team ${summary.team}, machine ${summary.machine}): ${summary.sent} sessions sent, ${summary.unchanged} unchanged; ${summary.turns} turns, ${summary.documents} documents; ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,
+          `pushed to ${summary.archive} (team ${summary.team}, machine ${summary.machine}): ${summary.sent} sessions sent, ${summary.unchanged} unchanged; ${summary.turns} turns, ${summary.documents} documents, ${summary.vectors} vectors; ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,
         );
       return 0;
     } finally {

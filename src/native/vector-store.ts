@@ -307,6 +307,26 @@ export class VectorStore {
     return out;
   }
 
+  /**
+   * The stored f32 rows (normalized, copied out of the mapping) of the wanted ids that the store holds, the newest copy
+   * of each: id → vector of `dims` floats. Ids the store lacks are absent. Throws IndexError on a closed store.
+   */
+  vectorsOf(wanted: Iterable<number>): Map<number, Float32Array> {
+    this.assertUsable();
+    const want = new Set(wanted);
+    const found = new Map<number, Float32Array>();
+    const { segments, shadows } = this.state;
+    segments.forEach((seg, i) => {
+      const mask = shadows.masks[i];
+      for (let row = 0; row < seg.ids.length; row++) {
+        const id = seg.ids[row]!;
+        if (want.has(id) && (mask === undefined || mask[row] === 0))
+          found.set(id, seg.f32.slice(row * this.dims, (row + 1) * this.dims));
+      }
+    });
+    return found;
+  }
+
   /** Returns the fraction (0–1) of physical rows that are shadowed or not in `live` (0 for an empty store). */
   deadFraction(live: Uint8Array): number {
     const { physicalRows } = this.stats();

@@ -13,6 +13,15 @@
 import type { Database } from "bun:sqlite";
 import { hostname, userInfo } from "node:os";
 import { loadDocumentTexts } from "../index/write/documents.ts";
+import { chunkStatus, readMeta } from "../index/schema.ts";
+import {
+  dimsOfFingerprint,
+  embedFingerprintKey,
+  openLevelStore,
+  type VectorLevelName,
+  vectorLevels,
+} from "../index/vectors/vector-files.ts";
+import type { VectorStore } from "../native/vector-store.ts";
 import { ArchiveError } from "../errors.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import { assertArchiveReady, checkTeamName, teamsOfRole } from "./schema.ts";
@@ -45,6 +54,11 @@ export interface PushOptions {
   batchSessions?: number;
   /** Called after each committed batch: sessions sent so far and to send in all. */
   onProgress?: (sent: number, total: number) => void;
+  /**
+   * The local index's folder (RECALL_HOME): its vector files are read to push the chunks' vectors when the index has a
+   * model and the archive has pgvector; without it the push is keyword-only.
+   */
+  recallHome?: string;
 }
 
 /** What a push did (the `--json` summary). */
@@ -60,6 +74,10 @@ export interface PushSummary {
   unchanged: number;
   turns: number;
   documents: number;
+  /** Chunk vectors sent (0 when the index has no model or the archive no pgvector). */
+  vectors: number;
+  /** The embedding model whose vectors were sent (its fingerprint), or null. */
+  vectorModel: string | null;
   elapsedMs: number;
 }
 
@@ -105,22 +123,31 @@ export async function pushToArchive(
       )
     ).map((row) => [`${row.source}\u0000${row.session_id}`, row.content_hash]),
   );
-  const hashes = contentHashes(db, local);
+  const vectorSide = await openVectorSide(db, connection, options.recallHome);
+  const hashes = contentHashes(db, local, vectorSide?.fingerprint);
   const toSend = local.filter(
     (session) => archived.get(`${session.source}\u0000${session.session_id}`) !== hashes.get(session.rowid),
   );
   const batch = Math.max(1, options.batchSessions ?? 100);
   let turns = 0;
   let documents = 0;
+  let vectors = 0;
   let sent = 0;
   options.onProgress?.(0, toSend.length);
-  for (let start = 0; start < toSend.length; start += batch) {
-    const sessions = toSend.slice(start, start + batch);
-    const written = await connection.transaction(() => writeBatch(db, connection, team, origin, sessions, hashes));
-    turns += written.turns;
-    documents += written.documents;
-    sent += sessions.length;
-    options.onProgress?.(sent, toSend.length);
+  try {
+    for (let start = 0; start < toSend.length; start += batch) {
+      const sessions = toSend.slice(start, start + batch);
+      const written = await connection.transaction(() =>
+        writeBatch(db, connection, team, origin, sessions, hashes, vectorSide),
+      );
+      turns += written.turns;
+      documents += written.documents;
+      vectors += written.vectors;
+      sent += sessions.length;
+      options.onProgress?.(sent, toSend.length);
+    }
+  } finally {
+    vectorSide?.close();
   }
   return {
     archive: connection.url.display,
@@ -131,6 +158,8 @@ export async function pushToArchive(
     unchanged: local.length - toSend.length,
     turns,
     documents,
+    vectors,
+    vectorModel: vectorSide?.fingerprint ?? null,
     elapsedMs: performance.now() - started,
   };
 }
@@ -176,9 +205,25 @@ function localSessions(db: Database): LocalSession[] {
     .all();
 }
 
-/** Content hash of each session (wyhash, hex): its metadata, its documents' text hashes, its turns' times. */
-function contentHashes(db: Database, sessions: readonly LocalSession[]): Map<number, string> {
+/**
+ * Content hash of each session (wyhash, hex): its metadata, its documents' text hashes, its turns' times, and, when
+ * vectors are pushed, the model and how many of its chunks are embedded (a session embedded after a push is sent again).
+ */
+function contentHashes(
+  db: Database,
+  sessions: readonly LocalSession[],
+  vectorFingerprint: string | undefined,
+): Map<number, string> {
   const parts = new Map<number, string[]>(sessions.map((session) => [session.rowid, [JSON.stringify(session)]]));
+  if (vectorFingerprint !== undefined) {
+    for (const session of sessions) parts.get(session.rowid)!.push(`model:${vectorFingerprint}`);
+    for (const row of db
+      .query<{ session_rowid: number; n: number }, [number]>(
+        "SELECT d.session_rowid, count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.status = ? GROUP BY d.session_rowid",
+      )
+      .all(chunkStatus.embedded))
+      parts.get(row.session_rowid)?.push(`vectors:${row.n}`);
+  }
   for (const row of db
     .query<{ session_rowid: number; level: string; turn_number: number; text_hash: string }, []>(
       "SELECT session_rowid, level, turn_number, text_hash FROM documents ORDER BY session_rowid, level, turn_number",
@@ -202,7 +247,8 @@ async function writeBatch(
   origin: PushOrigin,
   sessions: readonly LocalSession[],
   hashes: Map<number, string>,
-): Promise<{ turns: number; documents: number }> {
+  vectorSide: VectorSide | undefined,
+): Promise<{ turns: number; documents: number; vectors: number }> {
   const ids = await connection.query<{ id: string; source: string; session_id: string }>(
     `INSERT INTO recall.sessions (team, machine, os_user, source, session_id, parent_session_id, is_subagent, project_path,
        project_name, git_branch, title, started_at, ended_at, turn_count, files, source_status, content_hash)
@@ -285,21 +331,119 @@ async function writeBatch(
     documentRows.map((d) => d.id),
   );
   const kept = documentRows.filter((d) => texts.has(d.id));
-  if (kept.length > 0)
-    await connection.query(
-      `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra)
+  if (kept.length === 0) return { turns: turnRows.length, documents: 0, vectors: 0 };
+  const inserted = await connection.query<{ id: string; session: string; level: string; turn_number: number }>(
+    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra)
        SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra
        FROM unnest($2::bigint[], $3::text[], $4::integer[], $5::text[], $6::text[], $7::text[])
-         AS d(session, level, turn_number, heading, body, extra)`,
-      [
+         AS d(session, level, turn_number, heading, body, extra)
+       RETURNING id, session, level, turn_number`,
+    [
+      team,
+      kept.map((d) => archiveIdOfRowid.get(d.session_rowid)),
+      kept.map((d) => d.level),
+      kept.map((d) => d.turn_number),
+      kept.map((d) => texts.get(d.id)!.heading),
+      kept.map((d) => texts.get(d.id)!.body),
+      kept.map((d) => texts.get(d.id)!.extra),
+    ],
+  );
+  // a document is (session, level, turn) in both stores: the archive id of each kept local document, in kept's order
+  const archiveDocument = new Map(inserted.map((row) => [`${row.session}:${row.level}:${row.turn_number}`, row.id]));
+  const vectors = vectorSide
+    ? await writeVectors(
+        db,
+        connection,
         team,
-        kept.map((d) => archiveIdOfRowid.get(d.session_rowid)),
-        kept.map((d) => d.level),
-        kept.map((d) => d.turn_number),
-        kept.map((d) => texts.get(d.id)!.heading),
-        kept.map((d) => texts.get(d.id)!.body),
-        kept.map((d) => texts.get(d.id)!.extra),
-      ],
-    );
-  return { turns: turnRows.length, documents: kept.length };
+        vectorSide,
+        kept,
+        kept.map((d) => archiveDocument.get(`${archiveIdOfRowid.get(d.session_rowid)}:${d.level}:${d.turn_number}`)!),
+      )
+    : 0;
+  return { turns: turnRows.length, documents: kept.length, vectors };
+}
+
+/** The local model's vectors, readable, and the archive's id for that model. */
+interface VectorSide {
+  fingerprint: string;
+  modelId: number;
+  stores: Record<VectorLevelName, VectorStore>;
+  close(): void;
+}
+
+/**
+ * The vector side of a push, when both ends have one: the local index has an embedding model (its fingerprint
+ * and width in meta) and vector files, and the archive has pgvector (recall.chunk_vectors); the model is registered in
+ * the archive (recall.register_model creates its index). Undefined otherwise: the push is keyword-only.
+ */
+async function openVectorSide(
+  db: Database,
+  connection: ArchiveConnection,
+  recallHome: string | undefined,
+): Promise<VectorSide | undefined> {
+  if (recallHome === undefined) return undefined;
+  const fingerprint = readMeta(db, embedFingerprintKey);
+  const dims = fingerprint ? dimsOfFingerprint(fingerprint) : undefined;
+  if (!fingerprint || dims === undefined) return undefined;
+  const [table] = await connection.query<{ found: boolean }>(
+    "SELECT to_regclass('recall.chunk_vectors') IS NOT NULL AS found",
+  );
+  if (!table?.found) return undefined;
+  const [model] = await connection.query<{ id: number }>("SELECT recall.register_model($1, $2) AS id", [
+    fingerprint,
+    dims,
+  ]);
+  const stores = Object.fromEntries(
+    vectorLevels.map((level) => [level, openLevelStore(recallHome, level, { dims, fingerprintKey: fingerprint })]),
+  ) as Record<VectorLevelName, VectorStore>;
+  return {
+    fingerprint,
+    modelId: model!.id,
+    stores,
+    close: () => {
+      for (const store of Object.values(stores)) store.close();
+    },
+  };
+}
+
+/** Send the embedded chunks' vectors of documents `kept` (local rows) as archive documents `archiveIds` (same order). */
+async function writeVectors(
+  db: Database,
+  connection: ArchiveConnection,
+  team: string,
+  side: VectorSide,
+  kept: ReadonlyArray<{ id: number; level: string }>,
+  archiveIds: readonly string[],
+): Promise<number> {
+  const archiveIdOf = new Map(kept.map((d, i) => [d.id, archiveIds[i]!]));
+  const levelOf = new Map(kept.map((d) => [d.id, d.level as VectorLevelName]));
+  const chunks = db
+    .query<{ id: number; document_id: number; chunk_index: number }, number[]>(
+      `SELECT id, document_id, chunk_index FROM chunks WHERE status = ${chunkStatus.embedded}
+       AND document_id IN (${kept.map(() => "?").join(",")})`,
+    )
+    .all(...kept.map((d) => d.id));
+  const rows: Array<{ document: string; chunk: number; vector: Float32Array }> = [];
+  for (const level of vectorLevels) {
+    const ofLevel = chunks.filter((chunk) => levelOf.get(chunk.document_id) === level);
+    const vectors = side.stores[level].vectorsOf(ofLevel.map((chunk) => chunk.id));
+    for (const chunk of ofLevel) {
+      const vector = vectors.get(chunk.id);
+      if (vector) rows.push({ document: archiveIdOf.get(chunk.document_id)!, chunk: chunk.chunk_index, vector });
+    }
+  }
+  if (rows.length === 0) return 0;
+  await connection.query(
+    `INSERT INTO recall.chunk_vectors (document, team, model, chunk, embedding)
+     SELECT v.document, $1, $2, v.chunk, v.embedding::vector FROM unnest($3::bigint[], $4::integer[], $5::text[])
+       AS v(document, chunk, embedding)`,
+    [
+      team,
+      side.modelId,
+      rows.map((row) => row.document),
+      rows.map((row) => row.chunk),
+      rows.map((row) => `[${Array.from(row.vector).join(",")}]`),
+    ],
+  );
+  return rows.length;
 }

@@ -192,7 +192,9 @@ export async function initArchive(connection: ArchiveConnection, teams: readonly
     }
     const teamsCreated: string[] = [];
     for (const team of teams) if (await createTeam(connection, team)) teamsCreated.push(team);
-    return { applied, version: archiveSchemaVersion, teamsCreated, vectors: await hasVectorExtension(connection) };
+    const vectors = await hasVectorExtension(connection);
+    if (vectors) await ensureVectorTables(connection);
+    return { applied, version: archiveSchemaVersion, teamsCreated, vectors };
   });
 }
 
@@ -258,6 +260,64 @@ async function createTeam(connection: ArchiveConnection, name: string): Promise<
   await connection.query(`GRANT ${memberRole} TO "${role}"`);
   await connection.query("INSERT INTO recall.teams (name, role) VALUES ($1, $2)", [name, role]);
   return true;
+}
+
+/**
+ * The vector side, created by init when the server offers pgvector (idempotent, outside the versioned migrations:
+ * an archive gains it when pgvector is installed later and init runs again). One table holds every model's chunk
+ * vectors (`vector` without a fixed width); recall.register_model(fingerprint, dimensions) records a model and
+ * creates its HNSW index (cosine) on `embedding::vector(d)` for that model's rows. It runs as the owner (SECURITY
+ * DEFINER, search_path pinned) because members may not create indexes; it takes only a text and an integer.
+ */
+async function ensureVectorTables(connection: ArchiveConnection): Promise<void> {
+  await connection.query("CREATE EXTENSION IF NOT EXISTS vector");
+  const [schema] = await connection.query<{ name: string }>(
+    "SELECT n.nspname AS name FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
+  );
+  const vectorSchema = schema?.name ?? "public";
+  const [exists] = await connection.query<{ found: boolean }>(
+    "SELECT to_regclass('recall.chunk_vectors') IS NOT NULL AS found",
+  );
+  if (exists?.found) return;
+  await connection.query(`
+    ALTER TABLE recall.documents ADD CONSTRAINT documents_owner UNIQUE (id, team, pushed_by);
+    CREATE TABLE recall.embedding_models (
+      id serial PRIMARY KEY,
+      fingerprint text NOT NULL UNIQUE,
+      dimensions integer NOT NULL CHECK (dimensions BETWEEN 1 AND 2000)
+    );
+    CREATE TABLE recall.chunk_vectors (
+      document bigint NOT NULL,
+      team text NOT NULL,
+      pushed_by name NOT NULL DEFAULT current_user,
+      model integer NOT NULL REFERENCES recall.embedding_models(id),
+      chunk integer NOT NULL,
+      embedding ${vectorSchema}.vector NOT NULL,
+      PRIMARY KEY (document, model, chunk),
+      FOREIGN KEY (document, team, pushed_by) REFERENCES recall.documents (id, team, pushed_by) ON DELETE CASCADE
+    );
+    CREATE FUNCTION recall.register_model(model_fingerprint text, model_dimensions integer) RETURNS integer
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = recall, ${vectorSchema}, pg_catalog AS $$
+    DECLARE model_id integer;
+    BEGIN
+      IF model_dimensions IS NULL OR model_dimensions < 1 OR model_dimensions > 2000 THEN
+        RAISE EXCEPTION 'model dimensions must be 1-2000, got %', model_dimensions;
+      END IF;
+      INSERT INTO recall.embedding_models (fingerprint, dimensions) VALUES (model_fingerprint, model_dimensions)
+        ON CONFLICT (fingerprint) DO NOTHING;
+      SELECT id INTO model_id FROM recall.embedding_models
+        WHERE fingerprint = model_fingerprint AND dimensions = model_dimensions;
+      IF model_id IS NULL THEN RAISE EXCEPTION 'model % is registered with other dimensions', model_fingerprint; END IF;
+      EXECUTE format('CREATE INDEX IF NOT EXISTS chunk_vectors_model_%s ON recall.chunk_vectors USING hnsw '
+        '((embedding::vector(%s)) vector_cosine_ops) WHERE model = %s', model_id, model_dimensions, model_id);
+      RETURN model_id;
+    END $$;
+    REVOKE ALL ON FUNCTION recall.register_model(text, integer) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION recall.register_model(text, integer) TO ${memberRole};
+    GRANT SELECT ON recall.embedding_models TO ${memberRole};
+    GRANT SELECT, INSERT, UPDATE, DELETE ON recall.chunk_vectors TO ${memberRole};
+    ${rowPolicies("chunk_vectors")}
+  `);
 }
 
 /** Whether the server offers pgvector (`vector` in pg_available_extensions). */

@@ -1,14 +1,20 @@
 /**
  * Search in the team archive (issue 30): levels 1 and 2 with the local search's ranking code on PostgreSQL's
- * full-text candidates. The keyword leg ranks documents by ts_rank over their generated tsvector (weights A heading
- * 1.0, B body 0.5, C extra 0.5: FTS5's 2:1:1; normalization 1 divides by 1 + log(document length), BM25's length
- * damping), cuts a window of the best documents, and hands it to lexical.ts's own grouping: level 1 scores a session
- * by its best turns plus a share of its session document (groupBySession), level 2 adds a share of the better
- * neighbouring turn (smoothNeighbours); all-terms hits rank above any-term hits (rescale), as in local search.
+ * candidates. The keyword leg ranks documents by ts_rank over their generated tsvector (weights A heading 1.0, B body
+ * 0.5, C extra 0.5: FTS5's 2:1:1; normalization 1 divides by 1 + log(document length), BM25's length damping), cuts a
+ * window of the best documents, and hands it to lexical.ts's own grouping: level 1 scores a session by its best turns
+ * plus a share of its session document (groupBySession), level 2 adds a share of the better neighbouring turn
+ * (smoothNeighbours); all-terms hits rank above any-term hits (rescale), as in local search. With a vector leg
+ * (vectors.ts: pgvector over the pushed chunk vectors of this machine's model) the two legs are fused as local search
+ * fuses them: RSF with the model's calibrated weight scaled by the query's semantic share (fusion.ts, calibration.ts).
  * Row-level security decides which rows the role sees: a query never names a team.
  */
 import { UsageError } from "../errors.ts";
-import { keywordConfidence } from "../search/confidence.ts";
+import type { VectorLeg } from "../search/api.ts";
+import { calibrationFor } from "../search/calibration.ts";
+import { confidentAt, keywordConfidence, vectorConfidence } from "../search/confidence.ts";
+import { fuseRelativeScores } from "../search/fusion.ts";
+import { queryShape } from "../search/query-shape.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import {
   groupBySession,
@@ -61,17 +67,16 @@ export interface ArchiveSearchResponse {
   query: string;
   level: SearchLevel;
   archive: string;
-  mode: "keyword";
+  /** "hybrid" when a vector leg ran (keyword and pgvector fused), else "keyword". */
+  mode: "keyword" | "hybrid";
   results: ArchiveSessionResult[] | ArchiveTurnResult[];
-  /** Lines to show the reader (e.g. the archive has no vectors: keyword-only). */
+  /** Lines to show the reader (e.g. the archive has no vectors of the model: keyword-only). */
   notices: string[];
   confident: boolean;
 }
 
 /** Documents ranked per wanted candidate (as lexical.ts: sessions have several documents). */
 const windowPerCandidate = 8;
-/** Mark from which a result counts as a confident match (as confidence.ts's calibrated keyword curve). */
-const confidentAt = 0.5;
 /** ts_rank weights {D, C, B, A}: extra C 0.5, body B 0.5, heading A 1.0 (FTS5's 2:1:1); D is unused. */
 const rankWeights = "'{0.1, 0.5, 0.5, 1.0}'";
 
@@ -173,6 +178,7 @@ async function rankArchive(
 export async function searchArchive(
   connection: ArchiveConnection,
   request: ArchiveSearchRequest,
+  vectorLeg?: VectorLeg,
 ): Promise<ArchiveSearchResponse> {
   const text = request.query.trim();
   if (text.length === 0)
@@ -183,12 +189,27 @@ export async function searchArchive(
     query: request.query,
     level: request.level,
     archive: connection.url.display,
-    mode: "keyword" as const,
-    notices: ["keyword-only search: the archive has no vectors yet"],
+    mode: vectorLeg ? ("hybrid" as const) : ("keyword" as const),
+    notices: vectorLeg ? [] : ["keyword-only search: the archive holds no vectors of this model"],
   };
-  if (query.terms.length === 0) return { ...base, results: [], confident: false };
+  if (query.terms.length === 0 && !vectorLeg) return { ...base, results: [], confident: false };
   const candidates = Math.max(4 * limit, 100);
-  const hits = (await rankArchive(connection, query, request.level, request.filters, candidates)).slice(0, limit);
+  const keywordHits =
+    query.terms.length > 0 ? await rankArchive(connection, query, request.level, request.filters, candidates) : [];
+  const vectorHits = vectorLeg ? await vectorLeg.search(text, request.level, request.filters, candidates) : [];
+  // The local fusion (api.ts): RSF with the model's calibrated weight, scaled by how much the query reads as language.
+  const { semanticShare } = queryShape(text);
+  const alpha = vectorLeg ? calibrationFor(vectorLeg.model).vectorWeight * semanticShare : 0;
+  const keyOf = (hit: LexicalHit) => (request.level === "session" ? hit.sessionRowid : hit.documentId);
+  const best = new Map<number, LexicalHit>();
+  for (const hit of [...vectorHits, ...keywordHits]) best.set(keyOf(hit), hit); // keyword's best document wins the preview
+  const cosineOf = new Map(vectorHits.map((hit) => [keyOf(hit), hit.score]));
+  const fused = fuseRelativeScores(
+    keywordHits.map((hit) => ({ key: keyOf(hit), score: hit.score })),
+    vectorHits.map((hit) => ({ key: keyOf(hit), score: hit.score })),
+    alpha,
+  ).slice(0, limit);
+  const hits = fused.map((entry) => ({ ...best.get(entry.key)!, score: entry.score, cosine: cosineOf.get(entry.key) }));
   const documentIds = [...new Set(hits.map((hit) => hit.documentId))];
   const sessionIds = [...new Set(hits.map((hit) => hit.sessionRowid))];
   const sessions = await loadArchiveSessions(connection, sessionIds);
@@ -204,8 +225,13 @@ export async function searchArchive(
   let above = true; // confident results are the top of the ranking (api.ts confidentPrefix)
   const verdicts = hits.map((hit) => {
     const verdict = judged.get(hit.documentId) ?? { confidence: 0, matchedTerms: [] };
-    above = above && verdict.confidence >= confidentAt;
-    return { ...verdict, confident: above };
+    const vector =
+      hit.cosine !== undefined && vectorLeg?.model
+        ? (vectorConfidence(hit.cosine, vectorLeg.model) ?? 0) * semanticShare
+        : 0;
+    const confidence = Math.max(verdict.confidence, vector); // as confidence.ts assessConfidence
+    above = above && confidence >= confidentAt;
+    return { ...verdict, confidence, confident: above };
   });
   if (request.level === "session") {
     const results: ArchiveSessionResult[] = hits.flatMap((hit, index) => {

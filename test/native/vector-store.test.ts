@@ -295,3 +295,26 @@ describe("unusable segments and digests (issue 9)", () => {
     expect(after[0]!.idsHash).not.toBe(before[0]!.idsHash);
   });
 });
+
+describe("vector store rows read back (the team archive pushes them, issue 30)", () => {
+  for (const elementType of ["f32", "i8"] as ElementType[]) {
+    test(`${elementType}: vectorsOf gives the newest normalized row of each wanted id, and nothing for absent ids`, () => {
+      const store = open({ elementType });
+      const first = makeVectors(5, 11);
+      const second = makeVectors(2, 12);
+      store.append(range(5), first);
+      store.append([2, 4], second); // ids 2 and 4 shadowed by newer rows
+      const rows = store.vectorsOf([1, 2, 4, 99]);
+      expect([...rows.keys()].sort()).toEqual([1, 2, 4]);
+      const normalized = (v: Float32Array) => {
+        const norm = Math.hypot(...v);
+        return [...v].map((x) => x / norm);
+      };
+      const close = (a: Float32Array, b: number[]) => a.every((x, i) => Math.abs(x - b[i]!) < 1e-5);
+      expect(close(rows.get(1)!, normalized(first[0]!))).toBe(true);
+      expect(close(rows.get(2)!, normalized(second[0]!))).toBe(true);
+      expect(close(rows.get(4)!, normalized(second[1]!))).toBe(true);
+      store.close();
+    });
+  }
+});

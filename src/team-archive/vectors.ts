@@ -1,0 +1,97 @@
+/**
+ * The vector leg in the team archive (issue 30): pgvector cosine search over the pushed chunk vectors of one
+ * embedding model (recall.chunk_vectors, its HNSW index per model from recall.register_model), with the filters and
+ * row-level security in the same statement. Level 1 keeps each session's best chunk (session and turn chunks both),
+ * level 2 each turn document's best chunk, as the local leg does (search/vector.ts). Scores are cosines (−1…1).
+ */
+import { redactText } from "../redact/index.ts";
+import type { VectorHit, VectorLeg } from "../search/api.ts";
+import type { SearchFilters } from "../search/filters.ts";
+import type { SearchLevel } from "../search/lexical.ts";
+import type { ArchiveConnection } from "./connection.ts";
+import { archiveFilterSql } from "./sessions.ts";
+
+/** A model whose vectors the archive holds. */
+export interface ArchiveModel {
+  id: number;
+  fingerprint: string;
+  dimensions: number;
+}
+
+/**
+ * The archive's record of the model with this fingerprint, or undefined (no pgvector, or nobody pushed its vectors).
+ * @throws ArchiveError from the connection
+ */
+export async function archiveModel(
+  connection: ArchiveConnection,
+  fingerprint: string,
+): Promise<ArchiveModel | undefined> {
+  const [table] = await connection.query<{ found: boolean }>(
+    "SELECT to_regclass('recall.embedding_models') IS NOT NULL AS found",
+  );
+  if (!table?.found) return undefined;
+  const [row] = await connection.query<{ id: number; dimensions: number }>(
+    "SELECT id, dimensions FROM recall.embedding_models WHERE fingerprint = $1",
+    [fingerprint],
+  );
+  return row ? { id: row.id, fingerprint, dimensions: row.dimensions } : undefined;
+}
+
+/** What embeds a query: the local model that wrote the pushed vectors (its name picks the confidence calibration). */
+export interface ArchiveQueryEmbedder {
+  readonly name: string;
+  embedQuery(text: string): Promise<Float32Array>;
+}
+
+/**
+ * The vector leg over the archive for `model`, embedding queries with `embedder` (which must be that model: the
+ * caller matched their fingerprints). Hits carry archive ids as `sessionRowid` and `documentId`.
+ */
+export function createArchiveVectorLeg(
+  connection: ArchiveConnection,
+  model: ArchiveModel,
+  embedder: ArchiveQueryEmbedder,
+): VectorLeg {
+  const d = Math.trunc(model.dimensions);
+  const m = Math.trunc(model.id);
+  return {
+    model: embedder.name,
+    async search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]> {
+      const vector = await embedder.embedQuery(redactText(query)); // as the local leg: no secret leaves in a query
+      const literal = `[${Array.from(vector).join(",")}]`;
+      const byTurnTime = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
+      const filter = archiveFilterSql(filters, 3, byTurnTime ? "t.timestamp" : undefined);
+      const best = new Map<number, VectorHit>();
+      // Several chunks can belong to one session or turn: widen the window until enough distinct owners are found.
+      for (let k = candidates * 2; ; k *= 2) {
+        // d and m are integers (trunc above); the distance expression matches the model's partial HNSW index.
+        const rows = await connection.query<{
+          document_id: string;
+          session: string;
+          turn_number: number;
+          cosine: number;
+        }>(
+          `SELECT d.id AS document_id, d.session, d.turn_number, 1 - (cv.embedding::vector(${d}) <=> $1::vector(${d})) AS cosine
+           FROM recall.chunk_vectors cv JOIN recall.documents d ON d.id = cv.document JOIN recall.sessions s ON s.id = d.session
+           ${byTurnTime ? "JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : ""}
+           WHERE cv.model = ${m} ${level === "turn" ? "AND d.level = 'turn'" : ""} AND ${filter.sql}
+           ORDER BY cv.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $2`,
+          [literal, k, ...filter.params],
+        );
+        for (const row of rows) {
+          const hit: VectorHit = {
+            sessionRowid: Number(row.session),
+            documentId: Number(row.document_id),
+            turnNumber: row.turn_number,
+            score: Number(row.cosine),
+          };
+          const key = level === "session" ? hit.sessionRowid : hit.documentId;
+          const held = best.get(key);
+          if (!held || held.score < hit.score) best.set(key, hit);
+        }
+        if (best.size >= candidates || rows.length < k) break;
+      }
+      return [...best.values()].sort((a, b) => b.score - a.score).slice(0, candidates);
+    },
+  };
+}
