@@ -43,6 +43,8 @@ const dates = {
 const skip = { offset: count("Skip N (paging)").optional() };
 const paging = (defaultLimit: number) => ({ limit: count(`Default ${defaultLimit}`).optional(), ...skip });
 const format = { format: z.enum(["index", "full"]).describe("Default index: one line each").optional() };
+/** The team archive switch (issue 30): the answer comes from the shared PostgreSQL archive (RECALL_ARCHIVE_URL). */
+const teamArchive = { archive: z.boolean().optional().describe("Team archive") };
 
 /** Input schemas (raw zod shapes, as McpServer.registerTool takes them). */
 export const inputShapes = {
@@ -55,16 +57,18 @@ export const inputShapes = {
     limit: count("Default 5 (depth 2: 10)").optional(),
     ...skip,
     ...format,
+    ...teamArchive,
   },
   read_turns: {
     session: text("Session id or 8+ char prefix"),
     from: count("Default 1").optional(),
     to: count("Default last").optional(),
     budget: count("Max chars of the answer, default 8000").optional(),
-    from_char: count("Resume turn `from` at this char (from a [truncated] marker)").optional(),
-    rewound: z.boolean().optional().describe("Read rewound turns (branch rewound)"),
+    from_char: count("Resume turn `from` at this char ([truncated] marker)").optional(),
+    rewound: z.boolean().optional().describe("Rewound turns (branch rewound)"),
+    ...teamArchive,
   },
-  list_sessions: { ...scope, ...dates, ...paging(20), ...format },
+  list_sessions: { ...scope, ...dates, ...paging(20), ...format, ...teamArchive },
   timeline: {
     anchor: text("session:turn or time (2026-03-01T10:00, 3d)"),
     before: count("Default 5").optional(),
@@ -77,7 +81,7 @@ export const inputShapes = {
 
 /** Tool descriptions: what it answers and which tool comes next. */
 export const descriptions = {
-  search: `Search past coding-agent sessions (${sourceNameList}) by keywords, exact identifiers included, and by meaning once the embedding model is set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
+  search: `Search past coding-agent sessions (${sourceNameList}) by keywords, exact identifiers included, and by meaning once embeddings are set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
   read_turns:
     "Read a session's turns: prompts, replies, compact tool calls (redacted). At most budget chars; when cut, a marker says what to ask next.",
   list_sessions: "List sessions, newest first.",
@@ -102,6 +106,7 @@ export const serverInstructions = [
   "recent answers where we left off in this project; timeline, what happened around a moment; list_sessions lists by date.",
   "read_turns answers in at most budget characters (default 8000, 500-200000), header and notes included. When more is left it ends with [truncated, N more characters, ask for turns X-Y] (with from_char=C when it stopped inside a turn): call read_turns again with from=X to=Y and that from_char to continue exactly where it stopped; nothing is skipped.",
   "The list tools page with offset: pass next_offset to get the next page.",
+  "archive=true asks the team archive instead (search, list_sessions, read_turns): what teammates and CI pushed; read_turns takes its archive_id.",
 ].join("\n");
 
 // ── output schemas ──────────────────────────────────────────────────────────
@@ -114,6 +119,8 @@ const optionalNumber = z.number().optional();
  * null and `prompt_only` true for a session known only from a prompt-history file); `full` adds
  * project_path, git_branch, started_at, files, is_subagent, parent_session_id, source_status, last_seen_at,
  * keyword_score, vector_score (README "MCP server"). Loose, so the schema stays short and fields can be added.
+ * From the team archive (`archive: true`, issue 30) each item adds archive_id (what read_turns takes), team,
+ * pushed_by, machine and os_user, and `resume_command` is null (the session was pushed from elsewhere).
  */
 const sessionItem = z.looseObject({
   session_id: z.string(),
@@ -155,6 +162,9 @@ const turnItem = z.looseObject({
 
 const page = { offset: z.number(), next_offset: z.number().nullable() };
 
+/** The team archive that answered (`postgresql://user@host:port/db`, no password); present only with `archive: true`. */
+const archiveField = { archive: z.string().optional() };
+
 /** A tool call of read_turns: compact input, never the raw payload; `output` is its first lines (not for file tools). */
 const toolCall = z.object({
   name: z.string(),
@@ -172,7 +182,8 @@ export const outputShapes = {
     depth: z.number(),
     mode: z.string(),
     confident: z.boolean(),
-    searched: z.object({ sessions: z.number(), projects: z.number() }),
+    /** What the local index held; absent for an answer from the team archive. */
+    searched: z.object({ sessions: z.number(), projects: z.number() }).optional(),
     results: z.array(z.union([sessionItem, turnItem])),
     ...page,
     notices: z.array(z.string()),
@@ -180,6 +191,7 @@ export const outputShapes = {
     dates: z.array(
       z.object({ text: z.string(), label: z.string(), since: nullableText, until: nullableText, applied: z.boolean() }),
     ),
+    ...archiveField,
   },
   read_turns: {
     session: sessionItem,
@@ -209,8 +221,9 @@ export const outputShapes = {
     truncated: z
       .object({ more_chars: z.number(), next_from: z.number(), next_to: z.number(), next_from_char: z.number() })
       .nullable(),
+    ...archiveField,
   },
-  list_sessions: { results: z.array(sessionItem), ...page },
+  list_sessions: { results: z.array(sessionItem), ...page, ...archiveField },
   timeline: { anchor_time: nullableText, results: z.array(turnItem) },
   recent: { project: nullableText, results: z.array(sessionItem), ...page },
 };

@@ -4,6 +4,8 @@
  * to the layer below and renders through format.ts / turns-text.ts. No ranking or lookup of its own.
  * Every failure becomes a tool error result (`isError: true`, one line saying what to do), never a thrown
  * error: a bad argument or an unknown session must not take the server down.
+ * With `archive: true` (issue 30), search, list_sessions and read_turns check their arguments the same way and answer
+ * from the team archive instead (archive-tools.ts, loaded on the first such call).
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -64,6 +66,9 @@ async function answer(run: () => Promise<ToolOutput>): Promise<CallToolResult> {
 
 const formatOf = (value: ResultFormat | undefined): ResultFormat => value ?? "index";
 
+/** The team archive's tools, loaded on first use (they load the PostgreSQL client). */
+const archiveTools = () => import("./archive-tools.ts");
+
 /** Register the five tools on `server`, answering through `backend`. */
 export function registerTools(server: McpServer, backend: Backend): void {
   const readOnly = { readOnlyHint: true, openWorldHint: false };
@@ -88,6 +93,16 @@ export function registerTools(server: McpServer, backend: Backend): void {
         const filters = parseFilterArgs(args);
         const limit = parseLimit(args.limit, defaultLimits[level]);
         const offset = parseOffset(args.offset);
+        if (args.archive)
+          return (await archiveTools()).archiveSearchTool(backend.context, {
+            query: args.query,
+            level,
+            filters,
+            session: args.session,
+            limit,
+            offset,
+            format: formatOf(args.format),
+          });
         return backend.withIndex(async (db) => {
           if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
           const vector = await backend.vectorLeg(db);
@@ -111,6 +126,15 @@ export function registerTools(server: McpServer, backend: Backend): void {
       answer(async () => {
         const budgetChars = parseBudget(args.budget);
         const fromChar = parseFromChar(args.from_char);
+        if (args.archive)
+          return (await archiveTools()).archiveReadTurnsTool(backend.context, {
+            session: args.session,
+            from: args.from,
+            to: args.to,
+            rewound: args.rewound,
+            budgetChars,
+            fromChar,
+          });
         return backend.withIndex((db) => {
           const summary = findSession(db, args.session);
           const read = readSessionTurns(db, summary, { redact: true });
@@ -140,6 +164,13 @@ export function registerTools(server: McpServer, backend: Backend): void {
         const filters = parseFilterArgs(args);
         const limit = parseLimit(args.limit, 20);
         const offset = parseOffset(args.offset);
+        if (args.archive)
+          return (await archiveTools()).archiveSessionsTool(backend.context, {
+            filters,
+            limit,
+            offset,
+            format: formatOf(args.format),
+          });
         return backend.withIndex((db) =>
           sessionsOutput(pageOf(listSessions(db, filters, limit + 1, offset), offset, limit), formatOf(args.format)),
         );

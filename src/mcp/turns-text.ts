@@ -67,7 +67,7 @@ interface CompactCall {
  * shown ([from_char, to_char) of total_chars), with the prompt and reply cut to them and the calls whose line
  * starts among them (a call belongs to the page where its line starts).
  */
-interface CompactTurn {
+export interface CompactTurn {
   turn: number;
   /** True for a turn on a branch the user rewound past (issue 26). */
   rewound?: boolean;
@@ -219,39 +219,49 @@ function checkFromChar(fromChar: number, texts: string[], range: TurnRange): voi
     );
 }
 
+/** Where the next page of a read_turns answer starts (schemas.ts `truncated`). */
+export interface TurnsTruncation {
+  more_chars: number;
+  next_from: number;
+  next_to: number;
+  next_from_char: number;
+}
+
+/** A page of turns as {@link pageTurns} cut it. */
+export interface TurnsPage {
+  /** The text lines: header, the turns shown, and the marker when more is left. */
+  lines: string[];
+  /** The turns shown, in the compact form (a turn shown in part has `cut` and `part`). */
+  shown: CompactTurn[];
+  /** The last turn shown (the range's last when none fits). */
+  lastShown: number;
+  truncated: TurnsTruncation | null;
+}
+
 /**
- * The read_turns answer: a header (session, project, title, "turns X-Y of N", archive note, resume command),
- * then the turns from character `fromChar` of the first, as many as fit, and when more is left the marker naming
- * where to continue. The whole text is at most `budgetChars` characters: header lines are cut to a sixth of the
- * budget each, a turn that does not fit is shown in part (turns-page.ts), and the marker's room is kept back.
+ * A page of the range's turns in at most `budgetChars` characters: `header(to)` (the lines for a page ending at turn
+ * `to`, each cut to a sixth of the budget and neutralized here), then the turns from character `fromChar` of the
+ * first, as many as fit, and when more is left the marker naming where to continue (the marker's room kept back).
+ * Shared by the local read_turns and the team archive's (archive-format.ts).
  * @throws UsageError when `fromChar` is not inside the first turn's text
  */
-export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
-  const { summary, read, range, budgetChars, fromChar } = view;
+export function pageTurns(
+  range: TurnRange,
+  header: (to: number) => string[],
+  budgetChars: number,
+  fromChar: number,
+): TurnsPage {
   const rewound = range.branch === "rewound";
-  const rewoundTotal = read.result.turns.filter((turn) => turn.number < 0).length;
-  const session = sessionItemOf(summary, "full");
   const turns = range.turns.map(compactTurn);
   const texts = turns.map(turnText);
   checkFromChar(fromChar, texts, range);
-  const note = archiveNote({
-    fromArchive: read.fromArchive,
-    archiveReason: read.archiveReason,
-    sourceStatus: summary.sourceStatus,
-    lastSeenAt: summary.lastSeenAt,
-  });
-  const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
-  const header = (to: number) =>
-    [
-      `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
-      `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${turnSpan(range.from, to, rewound)} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
-      `resume: ${session.resume_command ?? noResumeNote(summary)}`,
-    ].map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
+  const cappedHeader = (to: number) =>
+    header(to).map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
   // The header with the range's last turn is the longest it can be (the turn shown last has no more digits).
   // No marker is longer: each of its numbers is at most the one used here.
   const longestTurnChars = texts.reduce((longest, text) => Math.max(longest, text.length), 0);
   const longestMarker = markerText(texts.join("\n").length, range.to, range.to, longestTurnChars, rewound);
-  const page = fillPage(texts, fromChar, budgetChars - header(range.to).join("\n").length, longestMarker.length);
+  const page = fillPage(texts, fromChar, budgetChars - cappedHeader(range.to).join("\n").length, longestMarker.length);
   const shown = page.pieces.map((piece) =>
     piece.from === 0 && piece.to === texts[piece.index]!.length
       ? turns[piece.index]!
@@ -262,22 +272,49 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const truncated = next
     ? { more_chars: page.moreChars, next_from: turns[next.index]!.turn, next_to: range.to, next_from_char: next.char }
     : null;
-  const lines = [...header(lastShown)];
+  const lines = [...cappedHeader(lastShown)];
   if (page.pieces.length > 0)
     lines.push(page.pieces.map((piece) => texts[piece.index]!.slice(piece.from, piece.to)).join("\n"));
   if (truncated)
     lines.push(
       markerText(truncated.more_chars, truncated.next_from, truncated.next_to, truncated.next_from_char, rewound),
     );
-  return finishOutput(lines, {
+  return { lines, shown, lastShown, truncated };
+}
+
+/**
+ * The read_turns answer: a header (session, project, title, "turns X-Y of N", archive note, resume command),
+ * then the turns from character `fromChar` of the first, as many as fit, and when more is left the marker naming
+ * where to continue ({@link pageTurns}). The whole text is at most `budgetChars` characters.
+ * @throws UsageError when `fromChar` is not inside the first turn's text
+ */
+export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
+  const { summary, read, range, budgetChars, fromChar } = view;
+  const rewound = range.branch === "rewound";
+  const rewoundTotal = read.result.turns.filter((turn) => turn.number < 0).length;
+  const session = sessionItemOf(summary, "full");
+  const note = archiveNote({
+    fromArchive: read.fromArchive,
+    archiveReason: read.archiveReason,
+    sourceStatus: summary.sourceStatus,
+    lastSeenAt: summary.lastSeenAt,
+  });
+  const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
+  const header = (to: number) => [
+    `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
+    `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${turnSpan(range.from, to, rewound)} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
+    `resume: ${session.resume_command ?? noResumeNote(summary)}`,
+  ];
+  const page = pageTurns(range, header, budgetChars, fromChar);
+  return finishOutput(page.lines, {
     session,
     branch: range.branch,
     rewound_turns: rewoundTotal,
     from: range.from,
-    to: lastShown,
+    to: page.lastShown,
     total_turns: range.total,
     from_archive: read.fromArchive,
-    turns: shown,
-    truncated,
+    turns: page.shown,
+    truncated: page.truncated,
   });
 }
