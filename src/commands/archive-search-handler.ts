@@ -15,7 +15,7 @@ import { type ArchiveConnection, openArchive } from "../team-archive/connection.
 import { archiveModel, createArchiveVectorLeg } from "../team-archive/vectors.ts";
 import { createEmbedderOpener } from "./embedder.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
-import { searchArchive } from "../team-archive/search.ts";
+import { type ArchiveSearchResponse, searchArchive } from "../team-archive/search.ts";
 import { archiveUrlOf } from "./archive-handler.ts";
 import { type HistoryContext, resolveHistory } from "./context.ts";
 import type { SearchArgs } from "./search.ts";
@@ -28,7 +28,24 @@ export async function searchTheArchive(
   filters: SearchFilters,
   limit: number,
 ): Promise<number> {
-  const context = resolveHistory(args);
+  const response = await archiveSearchResponse(args, resolveHistory(args), query, level, filters, limit);
+  writeOut(args.json ? `${JSON.stringify(response)}\n` : renderArchiveSearchText(response));
+  return 0;
+}
+
+/**
+ * The archive's answer to a search: hybrid when this machine's model wrote vectors the archive holds (and the search
+ * is not --keyword-only), else keyword-only with the reason among the notices.
+ * @throws UsageError when no archive is set up; ArchiveError from the archive
+ */
+export async function archiveSearchResponse(
+  args: SearchArgs,
+  context: HistoryContext,
+  query: string,
+  level: SearchLevel,
+  filters: SearchFilters,
+  limit: number,
+): Promise<ArchiveSearchResponse> {
   const url = archiveUrlOf(args.archiveUrl, context);
   const connection = await openArchive(url);
   let embedder: Embedder | undefined;
@@ -42,8 +59,7 @@ export async function searchTheArchive(
       semantic?.leg,
     );
     if (semantic?.notice) response.notices.push(semantic.notice);
-    writeOut(args.json ? `${JSON.stringify(response)}\n` : renderArchiveSearchText(response));
-    return 0;
+    return response;
   } finally {
     await embedder?.dispose();
     await connection.close();

@@ -40,7 +40,9 @@ export async function search(args: SearchArgs): Promise<number> {
   }
   await loadDateWords([args.since, args.until]);
   const filters: SearchFilters = parseFilterArgs(args);
-  if (args.archive || args.archiveUrl !== undefined)
+  if (args.everywhere && (args.offset !== undefined || args.format !== "full" || args.maxChars !== undefined))
+    throw new UsageError("--everywhere prints one merged page", "leave out --offset, --format and --max-chars");
+  if ((args.archive || args.archiveUrl !== undefined) && !args.everywhere)
     return (await import("./archive-search-handler.ts")).searchTheArchive(args, query, level, filters, limit);
   const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
   if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1))
@@ -86,6 +88,23 @@ export async function search(args: SearchArgs): Promise<number> {
       more: (from, count, maxChars) =>
         pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count),
     };
+    if (args.everywhere) {
+      // the archive's answer (same query, level and filters), merged with this one (team-archive/everywhere.ts)
+      const [{ archiveSearchResponse }, { mergeEverywhere }, { renderEverywhereText }] = await Promise.all([
+        import("./archive-search-handler.ts"),
+        import("../team-archive/everywhere.ts"),
+        import("../render/archive.ts"),
+      ]);
+      const archived = await archiveSearchResponse(args, context, query, level, filters, limit);
+      const merged = mergeEverywhere(level, response.results, archived.results, limit);
+      const notices = archived.notices.map((notice) => `archive: ${notice}`); // this machine's were said above
+      writeOut(
+        args.json
+          ? `${JSON.stringify({ query, level, archive: archived.archive, notices, results: merged })}\n`
+          : renderEverywhereText(level, merged, notices),
+      );
+      return 0;
+    }
     if (args.explain && args.json) options.explain = explainResponse(response);
     else if (args.explain) writeErr(renderExplainText(response));
     writeOut(

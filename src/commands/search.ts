@@ -81,6 +81,10 @@ const searchArgs = {
     type: optional(string),
     description: "The archive to search (implies --archive): postgresql://user@host:5432/db",
   }),
+  everywhere: flag({
+    long: "everywhere",
+    description: "Search this machine's index and the team archive, in one ranking (the archive as for --archive)",
+  }),
   explain: flag({
     long: "explain",
     description: "Say why each result ranked (terms, leg scores, boosts): on stderr, or an explain field with --json",

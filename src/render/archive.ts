@@ -5,6 +5,8 @@
  */
 import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } from "../team-archive/search.ts";
 import type { ArchiveSession } from "../team-archive/show.ts";
+import type { EverywhereResult } from "../team-archive/everywhere.ts";
+import type { SessionResult, TurnResult } from "../search/hydrate.ts";
 import { neutralizeControls } from "./escapes.ts";
 
 const day = (ms: number): string => (ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "????-??-??");
@@ -61,5 +63,53 @@ export function renderArchiveSessionText({ session, turns }: ArchiveSession): st
       );
     if (turn.response) lines.push(neutralizeControls(turn.response));
   }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * A `--everywhere` answer as text: the merged ranking, each result saying where it is (`here`, `here, also in the
+ * archive`, or who pushed it and from where) and the command that shows it from there.
+ */
+export function renderEverywhereText(
+  level: "session" | "turn",
+  results: readonly EverywhereResult[],
+  notices: readonly string[],
+): string {
+  const lines = notices.map((notice) => `note: ${notice}`);
+  if (results.length === 0) lines.push("no match here or in the archive");
+  results.forEach((entry, index) => {
+    const where =
+      entry.where === "local"
+        ? entry.alsoInArchive
+          ? "here, also in the archive"
+          : "here"
+        : `by ${entry.result.pushedBy}@${oneLine(entry.result.machine)}, team ${entry.result.team}`;
+    const weak = entry.result.confident ? "" : " · weak";
+    if (level === "session") {
+      const result = entry.result as SessionResult | ArchiveSessionResult;
+      const show =
+        entry.where === "local"
+          ? `recall show ${result.sessionId}${result.bestTurn > 0 ? `:${result.bestTurn}` : ""}`
+          : `recall show --archive ${(result as ArchiveSessionResult).archiveId}`;
+      lines.push(
+        `${index + 1}. ${oneLine(result.title ?? result.preview.text).slice(0, 100) || "(no prompt)"}`,
+        `   ${oneLine(result.project)} · ${result.source} · ${day(result.endedAt || result.startedAt)} · ${result.turns} turns · ${where}${weak}`,
+        `   ${oneLine(result.preview.text)}`,
+        `   show: ${show}`,
+      );
+    } else {
+      const result = entry.result as TurnResult | ArchiveTurnResult;
+      const show =
+        entry.where === "local"
+          ? `recall show ${result.sessionId}:${result.turn}`
+          : `recall show --archive ${(result as ArchiveTurnResult).archiveId}:${result.turn}`;
+      lines.push(
+        `${index + 1}. ${oneLine(result.title ?? "").slice(0, 80) || oneLine(result.project)} — turn ${result.turn} (${day(result.timestamp)}, ${where})${weak}`,
+        `   > ${oneLine(result.prompt).slice(0, 300)}`,
+        `   ${oneLine(result.responseExcerpt.text)}`,
+        `   show: ${show}`,
+      );
+    }
+  });
   return `${lines.join("\n")}\n`;
 }

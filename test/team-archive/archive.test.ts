@@ -229,6 +229,65 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     ).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
   });
 
+  test("search --everywhere ranks this machine's results and the archive's together, each saying where it is", async () => {
+    // carol pushes a session this machine does not have
+    const elsewhere = join(work, "elsewhere");
+    writeClaudeSession(
+      join(elsewhere, "claude", "projects", "-home-c-k8s", "cccccccc-0000-4000-8000-00000000000c.jsonl"),
+      {
+        sessionId: "cccccccc-0000-4000-8000-00000000000c",
+        cwd: "/home/c/k8s",
+        turns: [
+          {
+            prompt: "the kubernetes ingress times out behind the docker bridge network",
+            response: "Raise the proxy timeout.",
+          },
+        ],
+      },
+    );
+    await runIndex({
+      recallHome: join(elsewhere, "home"),
+      roots: { "claude-code": [join(elsewhere, "claude")], opencode: [] },
+    });
+    const theirs = openIndex(databasePath(join(elsewhere, "home")), { readonly: true });
+    try {
+      await pushToArchive(theirs, await connect("carol", "carol-secret"), {
+        origin: { machine: "desk", osUser: "carol" },
+      });
+    } finally {
+      theirs.close();
+    }
+    const run = Bun.spawnSync(
+      [
+        process.execPath,
+        "src/cli.ts",
+        "search",
+        "--everywhere",
+        "--archive-url",
+        server.url({ user: "alice" }),
+        "docker bridge network",
+        "--keyword-only",
+        "--no-reindex",
+        "--json",
+        "-n",
+        "5",
+      ],
+      { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(run.stderr.toString()).not.toContain("unexpected");
+    expect(run.exitCode).toBe(0);
+    const answer = JSON.parse(run.stdout.toString()) as {
+      results: Array<{ where: string; alsoInArchive: boolean; result: { sessionId: string; pushedBy?: string } }>;
+    };
+    const mine = answer.results.find((entry) => entry.result.sessionId === idOf(7));
+    expect(mine).toMatchObject({ where: "local", alsoInArchive: true });
+    const carols = answer.results.find((entry) => entry.result.sessionId === "cccccccc-0000-4000-8000-00000000000c");
+    expect(carols).toMatchObject({ where: "archive", result: { pushedBy: "carol" } });
+    // each session once, though this machine's sessions were pushed from five machines
+    const ids = answer.results.map((entry) => entry.result.sessionId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   test("a wrong password, an unreachable server and a role in no team each give one clear error", async () => {
     const wrong = openArchive(parseArchiveUrl(server.url({ user: "alice", password: "nope" })));
     await expect(wrong).rejects.toMatchObject({ code: "ARCHIVE_AUTH" });
