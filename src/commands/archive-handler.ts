@@ -4,6 +4,7 @@
 import { UsageError } from "../errors.ts";
 import { loadEnvWithDotEnv } from "../embed/config.ts";
 import { writeSetting } from "../embed/settings-file.ts";
+import type { RecallPaths } from "../index/archive/home.ts";
 import { createProgressBar } from "../render/progress.ts";
 import { writeOut } from "../render/terminal.ts";
 import { openArchive, parseArchiveUrl, type ArchiveUrl } from "../team-archive/connection.ts";
@@ -20,7 +21,15 @@ export const archiveUrlSetting = "RECALL_ARCHIVE_URL";
  * @throws UsageError when neither names one, or the URL is not a PostgreSQL URL
  */
 export function archiveUrlOf(given: string | undefined, context: HistoryContext): ArchiveUrl {
-  const value = given ?? loadEnvWithDotEnv(process.env, context.paths)[archiveUrlSetting];
+  return archiveUrlFromPaths(given, context.paths);
+}
+
+/**
+ * {@link archiveUrlOf} for a command that has the recall folders but no history context (watch).
+ * @throws UsageError when neither names an archive, or the URL is not a PostgreSQL URL
+ */
+export function archiveUrlFromPaths(given: string | undefined, paths: RecallPaths): ArchiveUrl {
+  const value = given ?? loadEnvWithDotEnv(process.env, paths)[archiveUrlSetting];
   if (!value)
     throw new UsageError(
       "no team archive is set up",

@@ -15,6 +15,9 @@ import { sourceFlags } from "./source-args.ts";
 import { sharedModelOpener } from "./embedder.ts";
 import { untilSignal } from "./signals.ts";
 import type { WatchArgs } from "./watch.ts";
+import type { RecallPaths } from "../index/archive/home.ts";
+import { archiveUrlFromPaths } from "./archive-handler.ts";
+import { type ArchivePusher, checkArchiveForPush, createArchivePusher } from "./archive-push-loop.ts";
 
 /** Runs `recall watch` with its parsed arguments until SIGINT or SIGTERM; resolves to the exit code. */
 export async function watch(args: WatchArgs): Promise<number> {
@@ -27,6 +30,7 @@ export async function watch(args: WatchArgs): Promise<number> {
     onWarning: (line) => warn(`recall: warning: ${line}`),
   });
   const model = sharedModelOpener(paths, args.model);
+  const pusher = args.push || args.archiveUrl !== undefined ? await startPusher(args, paths) : undefined;
   let isLockNoted = false;
   const watcher = await startWatcher({
     recallHome: paths.data,
@@ -40,11 +44,13 @@ export async function watch(args: WatchArgs): Promise<number> {
         isLockNoted = false;
         if (args.json) writeOut(`${render.renderWatchIndexedJson(summary)}\n`);
         else if (render.hasIndexChanges(summary)) warn(`recall: ${render.renderWatchIndexedText(summary)}`);
+        if (render.hasIndexChanges(summary)) pusher?.request();
       },
-      onEmbedded: (summary, elapsedMs) =>
-        args.json
-          ? writeOut(`${render.renderWatchEmbeddedJson(summary, elapsedMs)}\n`)
-          : warn(`recall: ${render.renderWatchEmbeddedText(summary, elapsedMs)}`),
+      onEmbedded: (summary, elapsedMs) => {
+        if (args.json) writeOut(`${render.renderWatchEmbeddedJson(summary, elapsedMs)}\n`);
+        else warn(`recall: ${render.renderWatchEmbeddedText(summary, elapsedMs)}`);
+        pusher?.request(); // the new vectors
+      },
       onSkipped: ({ message, retryInMs }) => {
         if (args.json) writeOut(`${render.renderWatchSkippedJson(message, retryInMs)}\n`);
         else if (!isLockNoted) warn(`recall: ${render.renderWatchSkippedText(message, retryInMs)}`);
@@ -55,9 +61,27 @@ export async function watch(args: WatchArgs): Promise<number> {
     },
   });
   warn(`recall: ${render.renderWatchStartText(watcher.describe())}`);
+  pusher?.request(); // what the index held before the watcher started
   await untilSignal(["SIGINT", "SIGTERM"]);
   warn("recall: stopping (the current batch is committed first)");
   await watcher.close();
+  await pusher?.close();
   await model.dispose();
   return 0;
+}
+
+/** The archive pusher of `--push`, after checking the archive can be pushed to (one line and exit 1 if not). */
+async function startPusher(args: WatchArgs, paths: RecallPaths): Promise<ArchivePusher> {
+  const url = archiveUrlFromPaths(args.archiveUrl, paths);
+  const team = await checkArchiveForPush(url, args.team);
+  return createArchivePusher(url, team, paths.data, {
+    onPushed: (summary) =>
+      args.json
+        ? writeOut(`${JSON.stringify({ version: 1, event: "pushed", at: new Date().toISOString(), ...summary })}\n`)
+        : warn(`recall: pushed ${summary.sent} sessions to ${summary.archive} (team ${summary.team})`),
+    onError: (error) =>
+      warn(
+        `recall: warning: push failed: ${error instanceof Error ? error.message : String(error)} (tried again at the next change)`,
+      ),
+  });
 }

@@ -2,7 +2,7 @@
  * `recall watch`: the MCP server's watcher in the foreground (issue 10), for users without MCP. Flags and help only;
  * what the command does is watch-handler.ts, loaded when it runs.
  */
-import { command, flag, number, option } from "cmd-ts";
+import { command, flag, number, option, optional, string } from "cmd-ts";
 import { watchDefaults } from "../index/watch/watch.ts";
 import { modelArg, type ParsedArgs } from "./args.ts";
 import { sourceArgs } from "./source-args.ts";
@@ -20,6 +20,21 @@ const watchArgs = {
   keywordOnly: flag({
     long: "keyword-only",
     description: "Do not embed (keyword search only; a later run without it adds the vectors)",
+  }),
+  push: flag({
+    long: "push",
+    description:
+      "Also push to the team archive after each change (RECALL_ARCHIVE_URL or --archive-url; see recall archive)",
+  }),
+  archiveUrl: option({
+    long: "archive-url",
+    type: optional(string),
+    description: "The archive --push sends to (implies --push): postgresql://user@host:5432/db",
+  }),
+  team: option({
+    long: "team",
+    type: optional(string),
+    description: "Team --push sends to (default: your role's only team)",
   }),
   ...modelArg,
 };
