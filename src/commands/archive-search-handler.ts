@@ -16,6 +16,8 @@ import { archiveModel, createArchiveVectorLeg } from "../team-archive/vectors.ts
 import { createEmbedderOpener } from "./embedder.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { type ArchiveSearchResponse, searchArchive } from "../team-archive/search.ts";
+import { resolveArchiveSessionId } from "../team-archive/show.ts";
+import { parseOffset } from "../search/paging.ts";
 import { archiveUrlOf } from "./archive-handler.ts";
 import { type HistoryContext, resolveHistory } from "./context.ts";
 import type { SearchArgs } from "./search.ts";
@@ -53,9 +55,16 @@ export async function archiveSearchResponse(
     await assertArchiveReady(connection);
     const semantic = args.keywordOnly ? undefined : await archiveVectorLeg(connection, context, args.model);
     embedder = semantic?.embedder;
+    const sessionId = args.session ? await resolveArchiveSessionId(connection, args.session) : undefined;
     const response = await searchArchive(
       connection,
-      { query, level, filters: args.session ? { ...filters, sessionId: args.session } : filters, limit },
+      {
+        query,
+        level,
+        filters: sessionId ? { ...filters, sessionId } : filters,
+        limit,
+        offset: args.everywhere ? 0 : parseOffset(args.offset, "--offset"),
+      },
       semantic?.leg,
     );
     if (semantic?.notice) response.notices.push(semantic.notice);

@@ -41,6 +41,7 @@ export function renderArchiveSearchText(response: ArchiveSearchResponse): string
       );
     }
   });
+  if (response.nextOffset !== undefined) lines.push(`more: add --offset ${response.nextOffset}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -70,9 +70,8 @@ export interface ArchiveConnection {
 export const connectTimeoutMs = 10_000;
 
 /**
- * Connect to the archive.
- * @param options.env the environment pg reads PGPASSWORD and PGPASSFILE from is process.env; `applicationName` is
- *        shown in pg_stat_activity
+ * Connect to the archive. pg reads PGPASSWORD, PGPASSFILE and the other PG* variables from process.env.
+ * @param options.applicationName shown in pg_stat_activity (default `recall`)
  * @throws ArchiveError ARCHIVE_UNREACHABLE (refused, unknown host, timeout, TLS), ARCHIVE_AUTH (password, role, or no
  *         pg_hba.conf entry), ARCHIVE_FAILED (anything else)
  */

@@ -60,6 +60,8 @@ export interface ArchiveSearchRequest {
   filters: SearchFilters;
   /** Results wanted (default 10 at level 1, 20 at level 2). */
   limit?: number;
+  /** Results to skip first (the next page; default 0). */
+  offset?: number;
 }
 
 /** The answer of {@link searchArchive}. */
@@ -67,6 +69,8 @@ export interface ArchiveSearchResponse {
   query: string;
   level: SearchLevel;
   archive: string;
+  /** Offset of the next page, when more results were ranked. */
+  nextOffset: number | undefined;
   /** "hybrid" when a vector leg ran (keyword and pgvector fused), else "keyword". */
   mode: "keyword" | "hybrid";
   results: ArchiveSessionResult[] | ArchiveTurnResult[];
@@ -192,8 +196,9 @@ export async function searchArchive(
     mode: vectorLeg ? ("hybrid" as const) : ("keyword" as const),
     notices: vectorLeg ? [] : ["keyword-only search: the archive holds no vectors of this model"],
   };
-  if (query.terms.length === 0 && !vectorLeg) return { ...base, results: [], confident: false };
-  const candidates = Math.max(4 * limit, 100);
+  if (query.terms.length === 0 && !vectorLeg) return { ...base, results: [], confident: false, nextOffset: undefined };
+  const offset = request.offset ?? 0;
+  const candidates = Math.max(4 * (offset + limit), 100);
   const keywordHits =
     query.terms.length > 0 ? await rankArchive(connection, query, request.level, request.filters, candidates) : [];
   const vectorHits = vectorLeg ? await vectorLeg.search(text, request.level, request.filters, candidates) : [];
@@ -208,8 +213,11 @@ export async function searchArchive(
     keywordHits.map((hit) => ({ key: keyOf(hit), score: hit.score })),
     vectorHits.map((hit) => ({ key: keyOf(hit), score: hit.score })),
     alpha,
-  ).slice(0, limit);
-  const hits = fused.map((entry) => ({ ...best.get(entry.key)!, score: entry.score, cosine: cosineOf.get(entry.key) }));
+  );
+  const nextOffset = fused.length > offset + limit ? offset + limit : undefined;
+  const hits = fused
+    .slice(offset, offset + limit)
+    .map((entry) => ({ ...best.get(entry.key)!, score: entry.score, cosine: cosineOf.get(entry.key) }));
   const documentIds = [...new Set(hits.map((hit) => hit.documentId))];
   const sessionIds = [...new Set(hits.map((hit) => hit.sessionRowid))];
   const sessions = await loadArchiveSessions(connection, sessionIds);
@@ -251,7 +259,7 @@ export async function searchArchive(
         },
       ];
     });
-    return { ...base, results, confident: results[0]?.confident === true };
+    return { ...base, results, confident: results[0]?.confident === true, nextOffset };
   }
   const turns = new Map(
     (
@@ -278,7 +286,7 @@ export async function searchArchive(
       },
     ];
   });
-  return { ...base, results, confident: results[0]?.confident === true };
+  return { ...base, results, confident: results[0]?.confident === true, nextOffset };
 }
 
 /**

@@ -3,7 +3,7 @@
  * and answer, and each tool call's stored summary: name, input, file, error flag; outputs are never pushed).
  */
 import type { StoredToolCall } from "../index/write/writer.ts";
-import { SessionLookupError } from "../errors.ts";
+import { SessionLookupError, UsageError } from "../errors.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveSessionRow,
@@ -41,22 +41,9 @@ export async function readArchiveSession(
   from = 1,
   to?: number,
 ): Promise<ArchiveSession> {
-  const rows = await connection.query<ArchiveSessionRow>(
-    `SELECT ${archiveSessionColumns} FROM recall.sessions s
-     WHERE ($1 ~ '^[0-9]+$' AND s.id = $1::bigint) OR s.session_id = $1
-        OR (length($1) >= 8 AND substr(s.session_id, 1, length($1)) = $1)
-     ORDER BY (s.id::text = $1) DESC, (s.session_id = $1) DESC, s.ended_at DESC LIMIT 21`,
-    [target],
-  );
-  const exact = rows.filter((row) => row.id === target || row.session_id === target);
-  const chosen = exact.length === 1 ? exact : rows;
-  if (chosen.length === 0)
-    throw new SessionLookupError(
-      "SESSION_NOT_FOUND",
-      `no session in the archive matches ${target}`,
-      [],
-      "find it with recall search --archive",
-    );
+  const matches = await matchingSessions(connection, target);
+  const exact = matches.filter((row) => row.id === target || row.session_id === target);
+  const chosen = exact.length === 1 ? exact : matches;
   if (chosen.length > 1)
     throw new SessionLookupError(
       "SESSION_AMBIGUOUS",
@@ -67,6 +54,12 @@ export async function readArchiveSession(
       "give the archive id (the first column)",
     );
   const row = chosen[0]!;
+  // as local show (search/turn-range.ts): a session without turns shows its header for turn 1; a later turn is an error
+  if (from > Math.max(1, row.turn_count))
+    throw new UsageError(
+      `session ${row.session_id} has ${row.turn_count} turn${row.turn_count === 1 ? "" : "s"}; turn ${from} does not exist`,
+      `its turns are 1-${row.turn_count}`,
+    );
   const turns = await connection.query<{
     number: number;
     timestamp: string;
@@ -82,4 +75,49 @@ export async function readArchiveSession(
     session: toArchiveSummary(row),
     turns: turns.map((turn) => ({ ...turn, timestamp: Number(turn.timestamp) })),
   };
+}
+
+/**
+ * The tool's session id that `target` names in the archive (`search --archive --session`): an archive id, a session
+ * id, or a unique prefix of one (8+ characters). Copies pushed from several machines share the id, so they count once.
+ * @throws SessionLookupError SESSION_NOT_FOUND, or SESSION_AMBIGUOUS (a prefix of several session ids)
+ */
+export async function resolveArchiveSessionId(connection: ArchiveConnection, target: string): Promise<string> {
+  const matches = await matchingSessions(connection, target);
+  const ids = [...new Set(matches.map((row) => row.session_id))];
+  if (ids.length > 1 && !ids.includes(target))
+    throw new SessionLookupError(
+      "SESSION_AMBIGUOUS",
+      `${target} matches ${ids.length > 20 ? "more than 20" : ids.length} sessions in the archive`,
+      ids.slice(0, 20),
+      "give more characters of the id",
+    );
+  return ids.includes(target) ? target : ids[0]!;
+}
+
+/**
+ * Rows the role may see whose session id is `target` or starts with it (8+ characters), at most 21, newest first; when
+ * none does and `target` is digits, the row with that archive id (a session id may start with digits too: it wins).
+ * @throws SessionLookupError SESSION_NOT_FOUND
+ */
+async function matchingSessions(connection: ArchiveConnection, target: string): Promise<ArchiveSessionRow[]> {
+  let rows = await connection.query<ArchiveSessionRow>(
+    `SELECT ${archiveSessionColumns} FROM recall.sessions s
+     WHERE s.session_id = $1 OR (length($1) >= 8 AND substr(s.session_id, 1, length($1)) = $1)
+     ORDER BY (s.session_id = $1) DESC, s.ended_at DESC LIMIT 21`,
+    [target],
+  );
+  if (rows.length === 0 && /^[0-9]{1,18}$/.test(target))
+    rows = await connection.query<ArchiveSessionRow>(
+      `SELECT ${archiveSessionColumns} FROM recall.sessions s WHERE s.id = $1::bigint`,
+      [target],
+    );
+  if (rows.length === 0)
+    throw new SessionLookupError(
+      "SESSION_NOT_FOUND",
+      `no session in the archive matches ${target}`,
+      [],
+      "find it with recall search --archive or recall sessions --archive",
+    );
+  return rows;
 }

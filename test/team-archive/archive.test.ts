@@ -10,7 +10,7 @@ import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
 import { type ArchiveSessionResult, type ArchiveTurnResult, searchArchive } from "../../src/team-archive/search.ts";
-import { readArchiveSession } from "../../src/team-archive/show.ts";
+import { readArchiveSession, resolveArchiveSessionId } from "../../src/team-archive/show.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 
@@ -123,6 +123,27 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     });
     expect(filtered.results.length).toBeGreaterThan(0);
     expect(filtered.results.every((result) => (result as ArchiveSessionResult).project === "p1")).toBe(true);
+  });
+
+  test("paging, a session named by a prefix or its archive id, and a turn past the end", async () => {
+    const alice = await connect("alice", "alice-secret");
+    const ask = (offset: number, limit: number) =>
+      searchArchive(alice, { query: "parser", level: "session", filters: {}, limit, offset });
+    const whole = await ask(0, 6);
+    const second = await ask(3, 3);
+    expect(second.results.map((r) => (r as ArchiveSessionResult).sessionId)).toEqual(
+      whole.results.slice(3).map((r) => (r as ArchiveSessionResult).sessionId),
+    );
+    expect((await ask(0, 3)).nextOffset).toBe(3);
+    const sessionId = await resolveArchiveSessionId(alice, idOf(7).slice(0, 8));
+    expect(sessionId).toBe(idOf(7));
+    const [row] = await alice.query<{ id: string }>("SELECT id FROM recall.sessions WHERE session_id = $1 LIMIT 1", [
+      idOf(7),
+    ]);
+    expect(await resolveArchiveSessionId(alice, row!.id)).toBe(idOf(7));
+    const turns = await searchArchive(alice, { query: "bridge", level: "turn", filters: { sessionId }, limit: 5 });
+    expect(turns.results.every((r) => (r as ArchiveTurnResult).sessionId === idOf(7))).toBe(true);
+    await expect(readArchiveSession(alice, row!.id, 50, 60)).rejects.toThrow("has 2 turns; turn 50 does not exist");
   });
 
   test("a push whose connection drops mid-way, re-run, leaves the same rows as an uninterrupted push", async () => {
