@@ -8,7 +8,8 @@ import { forgetSessions, unforgetSessions } from "../index/index.ts";
 import { renderForgetJson, renderForgetText, renderUnforgetJson, renderUnforgetText } from "../render/forget.ts";
 import { writeOut } from "../render/terminal.ts";
 import { loadDateWords, parseDateFilter, selectSessions, type SessionSummary } from "../search/index.ts";
-import { openFreshIndex, resolveHistory } from "./context.ts";
+import { type HistoryContext, openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { isTerminal } from "../render/terminal.ts";
 import type { ForgetArgs } from "./forget.ts";
 
 /** Runs `recall forget` with its parsed arguments; resolves to the exit code. */
@@ -63,5 +64,56 @@ export async function forget(args: ForgetArgs): Promise<number> {
     selected.map((session) => session.rowid),
   );
   writeOut(args.json ? `${renderForgetJson(report)}\n` : renderForgetText(report));
+  await forgetInArchive(args, context, report.sessions);
   return 0;
+}
+
+/**
+ * The archive side of a forget (issue 30): with --archive (or --archive-url), delete the copies this role pushed; without
+ * it, when an archive is set up and this runs on a terminal, say how many copies the archive holds and ask. A forget
+ * in a pipe never asks and never touches the archive unless told to. An unreachable archive is a warning here: the
+ * local forget is done.
+ */
+async function forgetInArchive(
+  args: ForgetArgs,
+  context: HistoryContext,
+  forgotten: ReadonlyArray<{ source: string; sessionId: string }>,
+): Promise<void> {
+  const asked = args.archive || args.archiveUrl !== undefined;
+  if (forgotten.length === 0 || (!asked && !(process.stdin.isTTY === true && isTerminal(2)))) return;
+  const [{ archiveUrlOf }, { openArchive }, archive] = await Promise.all([
+    import("./archive-handler.ts"),
+    import("../team-archive/connection.ts"),
+    import("../team-archive/forget.ts"),
+  ]);
+  let url: ReturnType<typeof archiveUrlOf>;
+  try {
+    url = archiveUrlOf(args.archiveUrl, context);
+  } catch (error) {
+    if (asked) throw error;
+    return; // no archive set up: nothing to offer
+  }
+  const keys = forgotten.map((session) => ({ source: session.source, sessionId: session.sessionId }));
+  try {
+    const connection = await openArchive(url);
+    try {
+      if (!asked) {
+        const copies = await archive.countArchivedCopies(connection, keys);
+        if (copies === 0) return;
+        const answer = prompt(
+          `recall: the team archive ${url.display} holds ${copies} copies you pushed; delete them too? [y/N]`,
+        );
+        if (!/^y(es)?$/i.test(answer?.trim() ?? "")) return;
+      }
+      const deleted = await archive.deleteArchivedCopies(connection, keys);
+      warn(`recall: deleted ${deleted} session cop${deleted === 1 ? "y" : "ies"} from the team archive ${url.display}`);
+    } finally {
+      await connection.close();
+    }
+  } catch (error) {
+    if (asked) throw error;
+    warn(
+      `recall: warning: the team archive could not be checked: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }

@@ -33,6 +33,16 @@ const forgetArgs = {
   }),
   json: flag({ long: "json", description: "Print one JSON object: what was removed" }),
   noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  archive: flag({
+    long: "archive",
+    description:
+      "Also delete the copies you pushed to the team archive (without it, a terminal asks when the archive has some)",
+  }),
+  archiveUrl: option({
+    long: "archive-url",
+    type: optional(string),
+    description: "The team archive (default RECALL_ARCHIVE_URL); implies --archive",
+  }),
   ...sourceArgs,
 };
 

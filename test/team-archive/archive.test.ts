@@ -322,4 +322,52 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     for (const error of [await wrong.catch((e: unknown) => e), await closed.catch((e: unknown) => e)])
       expect((error as Error).message).not.toContain("\n");
   });
+
+  test("forget --archive deletes the copies this role pushed, with their turns; without it a pipe leaves the archive alone", async () => {
+    const copies = async () =>
+      (
+        (await server.admin(
+          "SELECT pushed_by, count(*)::int AS n FROM recall.sessions WHERE session_id = $1 GROUP BY pushed_by ORDER BY pushed_by",
+          [idOf(3)],
+        )) as Array<{ pushed_by: string; n: number }>
+      ).map((row) => `${row.pushed_by}:${row.n}`);
+    // bob's team cannot see alice's copies, and carol pushes one of her own into the same team
+    await pushToArchive(db, await connect("carol", "carol-secret"), {
+      origin: { machine: "carol-box", osUser: "carol" },
+    });
+    const before = await copies();
+    expect(before).toEqual(["alice:5", "carol:1"]); // laptop and runner-0…3, and carol's
+    const env = { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" };
+    const quiet = Bun.spawnSync([process.execPath, "src/cli.ts", "forget", idOf(3), "--no-reindex"], {
+      env: { ...env, RECALL_ARCHIVE_URL: server.url({ user: "alice" }) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(quiet.exitCode).toBe(0);
+    expect(await copies()).toEqual(before); // not a terminal, not asked: the archive keeps them
+    await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")], opencode: [] } }); // still forgotten: a tombstone
+    const run = Bun.spawnSync(
+      [
+        process.execPath,
+        "src/cli.ts",
+        "forget",
+        idOf(4),
+        "--no-reindex",
+        "--archive-url",
+        server.url({ user: "alice" }),
+      ],
+      { env, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr.toString()).toContain("deleted 5 session copies from the team archive");
+    const left = (await server.admin(
+      "SELECT pushed_by, count(*)::int AS n FROM recall.sessions WHERE session_id = $1 GROUP BY pushed_by",
+      [idOf(4)],
+    )) as Array<{ pushed_by: string; n: number }>;
+    expect(left).toEqual([{ pushed_by: "carol", n: 1 }]);
+    const [orphans] = (await server.admin(
+      "SELECT count(*)::int AS n FROM recall.turns t WHERE NOT EXISTS (SELECT 1 FROM recall.sessions s WHERE s.id = t.session)",
+    )) as Array<{ n: number }>;
+    expect(orphans!.n).toBe(0);
+  });
 });
