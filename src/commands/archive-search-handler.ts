@@ -2,7 +2,7 @@
  * `recall search --archive` (issue 30): the search runs in the team archive instead of the local index; results are
  * marked with who pushed them and from where.
  */
-import { renderArchiveSearchText } from "../render/archive.ts";
+import { renderArchiveSearchJson, renderArchiveSearchText } from "../render/archive.ts";
 import { writeOut } from "../render/terminal.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import type { SearchLevel } from "../search/lexical.ts";
@@ -31,7 +31,7 @@ export async function searchTheArchive(
   limit: number,
 ): Promise<number> {
   const response = await archiveSearchResponse(args, resolveHistory(args), query, level, filters, limit);
-  writeOut(args.json ? `${JSON.stringify(response)}\n` : renderArchiveSearchText(response));
+  writeOut(args.json ? renderArchiveSearchJson(response) : renderArchiveSearchText(response));
   return 0;
 }
 

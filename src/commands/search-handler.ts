@@ -4,7 +4,14 @@
  */
 import { UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
-import { minMaxChars, renderSearchJson, renderSearchText, type SearchRenderOptions } from "../render/search.ts";
+import {
+  minMaxChars,
+  renderSearchJson,
+  renderSearchText,
+  searchResultJson,
+  type SearchRenderOptions,
+} from "../render/search.ts";
+import { jsonLine } from "../render/escapes.ts";
 import { explainResponse, renderExplainText } from "../render/search-explain.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
 import { defaultLimits, searchIndex, type SearchMode } from "../search/api.ts";
@@ -90,17 +97,32 @@ export async function search(args: SearchArgs): Promise<number> {
     };
     if (args.everywhere) {
       // the archive's answer (same query, level and filters), merged with this one (team-archive/everywhere.ts)
-      const [{ archiveSearchResponse }, { mergeEverywhere }, { renderEverywhereText }] = await Promise.all([
-        import("./archive-search-handler.ts"),
-        import("../team-archive/everywhere.ts"),
-        import("../render/archive.ts"),
-      ]);
+      const [{ archiveSearchResponse }, { mergeEverywhere }, { archiveResultJson, renderEverywhereText }] =
+        await Promise.all([
+          import("./archive-search-handler.ts"),
+          import("../team-archive/everywhere.ts"),
+          import("../render/archive.ts"),
+        ]);
       const archived = await archiveSearchResponse(args, context, query, level, filters, limit);
       const merged = mergeEverywhere(level, response.results, archived.results, limit);
       const notices = archived.notices.map((notice) => `archive: ${notice}`); // this machine's were said above
       writeOut(
         args.json
-          ? `${JSON.stringify({ query, level, archive: archived.archive, notices, results: merged })}\n`
+          ? `${jsonLine({
+              version: 1,
+              query,
+              level,
+              archive: archived.archive,
+              notices,
+              results: merged.map((entry) => ({
+                where: entry.where,
+                also_in_archive: entry.alsoInArchive,
+                fused_score: Math.round(entry.score * 1000) / 1000,
+                ...(entry.where === "local"
+                  ? searchResultJson(query, level, entry.result)
+                  : archiveResultJson(level, entry.result)),
+              })),
+            })}\n`
           : renderEverywhereText(level, merged, notices),
       );
       return 0;

@@ -82,7 +82,7 @@ async function showFromArchive(args: ShowArgs, range: SessionRange): Promise<num
     { openArchive },
     { assertArchiveReady },
     { readArchiveSession },
-    { renderArchiveSessionText },
+    { renderArchiveSessionJson, renderArchiveSessionText },
   ] = await Promise.all([
     import("./archive-handler.ts"),
     import("../team-archive/connection.ts"),
@@ -94,7 +94,7 @@ async function showFromArchive(args: ShowArgs, range: SessionRange): Promise<num
   try {
     await assertArchiveReady(connection);
     const session = await readArchiveSession(connection, range.id, range.from, range.to);
-    writeOut(args.json ? `${JSON.stringify(session)}\n` : renderArchiveSessionText(session));
+    writeOut(args.json ? renderArchiveSessionJson(session) : renderArchiveSessionText(session));
     return 0;
   } finally {
     await connection.close();

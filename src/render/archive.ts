@@ -7,7 +7,9 @@ import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } f
 import type { ArchiveSession } from "../team-archive/show.ts";
 import type { EverywhereResult } from "../team-archive/everywhere.ts";
 import type { SessionResult, TurnResult } from "../search/hydrate.ts";
-import { neutralizeControls } from "./escapes.ts";
+import { jsonLine, neutralizeControls } from "./escapes.ts";
+import { isoTime } from "./format.ts";
+import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 
 const day = (ms: number): string => (ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "????-??-??");
 const oneLine = (text: string): string => neutralizeControls(text).replace(/\s+/g, " ").trim();
@@ -113,4 +115,98 @@ export function renderEverywhereText(
     }
   });
   return `${lines.join("\n")}\n`;
+}
+
+/** The origin fields of an archived session, as JSON. */
+const originJson = (result: ArchiveSessionSummary) => ({
+  archive_id: result.archiveId,
+  team: result.team,
+  pushed_by: result.pushedBy,
+  machine: result.machine,
+  os_user: result.osUser,
+});
+
+/** The JSON object of one archive result (snake_case and ISO times, as the local search's JSON). */
+export function archiveResultJson(level: "session" | "turn", result: ArchiveSessionResult | ArchiveTurnResult) {
+  const scores = {
+    score: Math.round(result.score * 1000) / 1000,
+    confidence: Math.round(result.confidence * 1000) / 1000,
+    confident: result.confident,
+    matched_terms: result.matchedTerms,
+  };
+  const identity = {
+    session_id: result.sessionId,
+    source: result.source,
+    project: result.project,
+    project_path: result.projectPath,
+    title: result.title,
+  };
+  if (level === "session") {
+    const session = result as ArchiveSessionResult;
+    return {
+      ...identity,
+      git_branch: session.gitBranch,
+      started_at: isoTime(session.startedAt),
+      ended_at: isoTime(session.endedAt),
+      turns: session.turns,
+      ...scores,
+      preview: session.preview.text,
+      best_turn: session.bestTurn,
+      is_subagent: session.isSubagent,
+      show_command: `recall show --archive ${session.archiveId}`,
+      ...originJson(session),
+    };
+  }
+  const turn = result as ArchiveTurnResult;
+  return {
+    ...identity,
+    turn: turn.turn,
+    total_turns: turn.turns,
+    prompt: turn.prompt,
+    response_excerpt: turn.responseExcerpt.text,
+    timestamp: isoTime(turn.timestamp),
+    ...scores,
+    show_command: `recall show --archive ${turn.archiveId}:${turn.turn}`,
+    ...originJson(turn),
+  };
+}
+
+/** `recall search --archive --json`: one object, the local search JSON's envelope plus the archive. */
+export function renderArchiveSearchJson(response: ArchiveSearchResponse): string {
+  return `${jsonLine({
+    version: 1,
+    query: response.query,
+    level: response.level,
+    mode: response.mode,
+    archive: response.archive,
+    confident: response.confident,
+    notices: response.notices,
+    results: response.results.map((result) => archiveResultJson(response.level, result)),
+    next_offset: response.nextOffset ?? null,
+  })}\n`;
+}
+
+/** `recall show --archive --json`: the session with its origin and the turns asked for. */
+export function renderArchiveSessionJson({ session, turns }: ArchiveSession): string {
+  return `${jsonLine({
+    version: 1,
+    session_id: session.sessionId,
+    source: session.source,
+    project: session.project,
+    project_path: session.projectPath,
+    title: session.title,
+    git_branch: session.gitBranch,
+    started_at: isoTime(session.startedAt),
+    ended_at: isoTime(session.endedAt),
+    turn_count: session.turns,
+    ...originJson(session),
+    turns: turns.map((turn) => ({
+      turn: turn.number,
+      timestamp: isoTime(turn.timestamp),
+      prompt: turn.prompt,
+      response: turn.response,
+      tools: turn.tools,
+      files: turn.files,
+    })),
+  })}\n`;
 }

@@ -207,6 +207,14 @@ function turnJson(result: TurnResult) {
   };
 }
 
+/**
+ * The full-format JSON object of one local result, as `recall search --json` prints it (for `--everywhere`, which
+ * prints local and archive results side by side).
+ */
+export function searchResultJson(query: string, level: "session" | "turn", result: SessionResult | TurnResult) {
+  return level === "session" ? sessionJson(query, result as SessionResult) : turnJson(result as TurnResult);
+}
+
 const indexTitle = (title: string | null) => (title === null ? null : oneLine(title, indexLineChars));
 
 /** The index-format JSON of a session result: ids, title, date, score, a one-line preview. */

@@ -298,14 +298,20 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     expect(run.stderr.toString()).not.toContain("unexpected");
     expect(run.exitCode).toBe(0);
     const answer = JSON.parse(run.stdout.toString()) as {
-      results: Array<{ where: string; alsoInArchive: boolean; result: { sessionId: string; pushedBy?: string } }>;
+      version: number;
+      results: Array<{ where: string; also_in_archive: boolean; session_id: string; pushed_by?: string }>;
     };
-    const mine = answer.results.find((entry) => entry.result.sessionId === idOf(7));
-    expect(mine).toMatchObject({ where: "local", alsoInArchive: true });
-    const carols = answer.results.find((entry) => entry.result.sessionId === "cccccccc-0000-4000-8000-00000000000c");
-    expect(carols).toMatchObject({ where: "archive", result: { pushedBy: "carol" } });
+    expect(answer.version).toBe(1);
+    const mine = answer.results.find((entry) => entry.session_id === idOf(7));
+    expect(mine).toMatchObject({ where: "local", also_in_archive: true });
+    const carols = answer.results.find((entry) => entry.session_id === "cccccccc-0000-4000-8000-00000000000c");
+    expect(carols).toMatchObject({
+      where: "archive",
+      pushed_by: "carol",
+      show_command: expect.stringContaining("--archive"),
+    });
     // each session once, though this machine's sessions were pushed from five machines
-    const ids = answer.results.map((entry) => entry.result.sessionId);
+    const ids = answer.results.map((entry) => entry.session_id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 

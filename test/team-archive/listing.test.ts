@@ -148,7 +148,7 @@ describe.skipIf(skipReason !== undefined)("issue 30: recall sessions --archive",
     // the archive id is what show --archive reads
     const shown = recall(["show", "--archive-url", urlOf("alice"), "--json", json.sessions[0]!.archive_id]);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout).session.sessionId).toBe(idOf(count - 1));
+    expect(JSON.parse(shown.stdout).session_id).toBe(idOf(count - 1));
   }, 60_000);
 
   test("each filter selects the sessions the local listing selects, in the same order", () => {
