@@ -197,6 +197,91 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     expect(interrupted).toEqual(uninterrupted);
   });
 
+  test("a push killed (SIGKILL) inside a transaction, re-run, leaves the same rows as an uninterrupted push", async () => {
+    // The admin holds a lock the push's first batch must wait for (it replaces turns), so the push is killed while
+    // its transaction has written session rows and not committed.
+    await server.admin("CREATE DATABASE killed");
+    const killedDb = await connect(server.adminUser, server.adminPassword, "killed");
+    await initArchive(killedDb, ["alpha"]);
+    const blocker = await connect(server.adminUser, server.adminPassword, "killed");
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE recall.turns IN EXCLUSIVE MODE");
+    const env = { ...process.env, RECALL_HOME: home, PGPASSWORD: "carol-secret" };
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        "src/cli.ts",
+        "archive",
+        "push",
+        "--no-reindex",
+        "--json",
+        "--archive-url",
+        server.url({ user: "carol", database: "killed" }),
+      ],
+      { env, stdout: "pipe", stderr: "pipe" },
+    );
+    const waiting = async () =>
+      (
+        (await server.admin(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'carol' AND datname = 'killed' AND wait_event_type = 'Lock'",
+        )) as Array<{ n: number }>
+      )[0]!.n > 0;
+    for (let waited = 0; !(await waiting()); waited += 50) {
+      if (waited > 20_000) throw new Error("the push never reached the lock");
+      await Bun.sleep(50);
+    }
+    child.kill("SIGKILL");
+    await child.exited;
+    await blocker.query("ROLLBACK");
+    // the killed push's backend ends (its transaction rolled back) once it finds its client gone
+    const backends = async () =>
+      (
+        (await server.admin(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'carol' AND datname = 'killed'",
+        )) as Array<{ n: number }>
+      )[0]!.n;
+    for (let waited = 0; (await backends()) > 0; waited += 50) {
+      if (waited > 20_000) throw new Error("the killed push's backend never ended");
+      await Bun.sleep(50);
+    }
+    const rerun = Bun.spawnSync(
+      [
+        process.execPath,
+        "src/cli.ts",
+        "archive",
+        "push",
+        "--no-reindex",
+        "--json",
+        "--archive-url",
+        server.url({ user: "carol", database: "killed" }),
+      ],
+      { env, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(rerun.exitCode).toBe(0);
+    expect(JSON.parse(rerun.stdout.toString())).toMatchObject({ sent: sessions, unchanged: 0 }); // nothing had committed
+    const rowsOf = async (database: string) => {
+      const client = new pg.Client({ connectionString: server.url({ database }) });
+      await client.connect();
+      try {
+        return (
+          await client.query(
+            `SELECT s.session_id, s.content_hash, (SELECT count(*) FROM recall.turns t WHERE t.session = s.id)::int AS turns,
+               (SELECT count(*) FROM recall.documents d WHERE d.session = s.id)::int AS documents
+             FROM recall.sessions s ORDER BY s.session_id`,
+          )
+        ).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    const uninterrupted = (await rowsOf("postgres")).filter(
+      (row, i, all) => all.findIndex((r) => r.session_id === row.session_id) === i,
+    );
+    expect(await rowsOf("killed")).toEqual(
+      uninterrupted.filter((row) => row.session_id.endsWith("-aaaa-4000-8000-000000000000")),
+    );
+  }, 60_000);
+
   test("4 pushers at once: every machine's sessions are there once", async () => {
     const pushers = await Promise.all([1, 2, 3, 4].map(() => connect("alice", "alice-secret")));
     const summaries = await Promise.all(
