@@ -17,7 +17,7 @@ import { type ArchiveConnection, openArchive } from "../team-archive/connection.
 import { listArchiveSessions } from "../team-archive/listing.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { searchArchive } from "../team-archive/search.ts";
-import { readArchiveSession } from "../team-archive/show.ts";
+import { readArchiveSession, resolveArchiveSessionId } from "../team-archive/show.ts";
 import { archiveReadTurnsOutput, archiveSearchOutput, archiveSessionsOutput, turnOfArchive } from "./archive-format.ts";
 import type { ToolOutput } from "./format.ts";
 import type { ResultFormat } from "./schemas.ts";
@@ -49,32 +49,22 @@ export interface ArchiveSearchArgs {
 }
 
 /**
- * The `search` tool with archive: true. The archive ranks from the top, so a page at `offset` is cut from the first
- * offset + limit + 1 results (the extra one says whether another page follows).
+ * The `search` tool with archive: true: a page at `offset`, as the CLI's `search --archive --offset`.
  * Keyword ranking only for now: the archive's vector leg is built in commands/archive-search-handler.ts, for the CLI.
  * @throws as {@link withArchive}; SessionLookupError for an unknown or ambiguous `session`
  */
 export function archiveSearchTool(context: HistoryContext, args: ArchiveSearchArgs): Promise<ToolOutput> {
   return withArchive(context, async (connection) => {
     const filters = { ...args.filters };
-    if (args.session) filters.sessionId = (await readArchiveSession(connection, args.session, 1, 0)).session.sessionId;
+    if (args.session) filters.sessionId = await resolveArchiveSessionId(connection, args.session);
     const response = await searchArchive(connection, {
       query: args.query,
       level: args.level,
       filters,
-      limit: args.offset + args.limit + 1,
+      limit: args.limit,
+      offset: args.offset,
     });
-    const ranked = response.results;
-    const results = ranked.slice(args.offset, args.offset + args.limit) as typeof ranked;
-    const nextOffset = ranked.length > args.offset + args.limit ? args.offset + args.limit : undefined;
-    return archiveSearchOutput(
-      {
-        response: { ...response, results, confident: results[0]?.confident === true },
-        offset: args.offset,
-        nextOffset,
-      },
-      args.format,
-    );
+    return archiveSearchOutput({ response, offset: args.offset, nextOffset: response.nextOffset }, args.format);
   });
 }
 
