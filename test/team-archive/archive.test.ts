@@ -32,6 +32,24 @@ const connect = async (user: string, password: string, database = "postgres") =>
   return connection;
 };
 
+/** Each archived session of `database` (of `machine`, when given) with its content hash and row counts, by session id. */
+async function sessionRows(server: PostgresServer, database: string, machine?: string) {
+  const client = new pg.Client({ connectionString: server.url({ database }) });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `SELECT s.session_id, s.content_hash,
+         (SELECT count(*) FROM recall.turns t WHERE t.session = s.id)::int AS turns,
+         (SELECT count(*) FROM recall.documents d WHERE d.session = s.id)::int AS documents
+       FROM recall.sessions s WHERE $1::text IS NULL OR s.machine = $1 ORDER BY s.session_id`,
+      [machine ?? null],
+    );
+    return result.rows as Array<{ session_id: string; content_hash: string; turns: number; documents: number }>;
+  } finally {
+    await client.end();
+  }
+}
+
 describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue 30)", () => {
   beforeAll(async () => {
     for (let n = 0; n < sessions; n++) {
@@ -175,24 +193,8 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     });
     expect(resumed.sent + resumed.unchanged).toBe(sessions);
     expect(resumed.unchanged).toBeGreaterThan(0); // the batches committed before the drop were not sent again
-    const rowsOf = async (database: string, machine: string) => {
-      const client = new pg.Client({ connectionString: server.url({ database }) });
-      await client.connect();
-      try {
-        const result = await client.query(
-          `SELECT s.session_id, s.content_hash,
-             (SELECT count(*) FROM recall.turns t WHERE t.session = s.id)::int AS turns,
-             (SELECT count(*) FROM recall.documents d WHERE d.session = s.id)::int AS documents
-           FROM recall.sessions s WHERE s.machine = $1 ORDER BY s.session_id`,
-          [machine],
-        );
-        return result.rows;
-      } finally {
-        await client.end();
-      }
-    };
-    const interrupted = await rowsOf("second", "ci-runner");
-    const uninterrupted = await rowsOf("postgres", "laptop");
+    const interrupted = await sessionRows(server, "second", "ci-runner");
+    const uninterrupted = await sessionRows(server, "postgres", "laptop");
     expect(interrupted).toHaveLength(sessions);
     expect(interrupted).toEqual(uninterrupted);
   });
@@ -207,19 +209,17 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE recall.turns IN EXCLUSIVE MODE");
     const env = { ...process.env, RECALL_HOME: home, PGPASSWORD: "carol-secret" };
-    const child = Bun.spawn(
-      [
-        process.execPath,
-        "src/cli.ts",
-        "archive",
-        "push",
-        "--no-reindex",
-        "--json",
-        "--archive-url",
-        server.url({ user: "carol", database: "killed" }),
-      ],
-      { env, stdout: "pipe", stderr: "pipe" },
-    );
+    const pushCommand = [
+      process.execPath,
+      "src/cli.ts",
+      "archive",
+      "push",
+      "--no-reindex",
+      "--json",
+      "--archive-url",
+      server.url({ user: "carol", database: "killed" }),
+    ];
+    const child = Bun.spawn(pushCommand, { env, stdout: "pipe", stderr: "pipe" });
     const waiting = async () =>
       (
         (await server.admin(
@@ -244,40 +244,13 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
       if (waited > 20_000) throw new Error("the killed push's backend never ended");
       await Bun.sleep(50);
     }
-    const rerun = Bun.spawnSync(
-      [
-        process.execPath,
-        "src/cli.ts",
-        "archive",
-        "push",
-        "--no-reindex",
-        "--json",
-        "--archive-url",
-        server.url({ user: "carol", database: "killed" }),
-      ],
-      { env, stdout: "pipe", stderr: "pipe" },
-    );
+    const rerun = Bun.spawnSync(pushCommand, { env, stdout: "pipe", stderr: "pipe" });
     expect(rerun.exitCode).toBe(0);
     expect(JSON.parse(rerun.stdout.toString())).toMatchObject({ sent: sessions, unchanged: 0 }); // nothing had committed
-    const rowsOf = async (database: string) => {
-      const client = new pg.Client({ connectionString: server.url({ database }) });
-      await client.connect();
-      try {
-        return (
-          await client.query(
-            `SELECT s.session_id, s.content_hash, (SELECT count(*) FROM recall.turns t WHERE t.session = s.id)::int AS turns,
-               (SELECT count(*) FROM recall.documents d WHERE d.session = s.id)::int AS documents
-             FROM recall.sessions s ORDER BY s.session_id`,
-          )
-        ).rows;
-      } finally {
-        await client.end();
-      }
-    };
-    const uninterrupted = (await rowsOf("postgres")).filter(
+    const uninterrupted = (await sessionRows(server, "postgres")).filter(
       (row, i, all) => all.findIndex((r) => r.session_id === row.session_id) === i,
     );
-    expect(await rowsOf("killed")).toEqual(
+    expect(await sessionRows(server, "killed")).toEqual(
       uninterrupted.filter((row) => row.session_id.endsWith("-aaaa-4000-8000-000000000000")),
     );
   }, 60_000);
