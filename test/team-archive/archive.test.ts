@@ -78,7 +78,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     server = await startPostgres();
     const admin = await connect(server.adminUser, server.adminPassword);
     const report = await initArchive(admin, ["alpha", "beta"]);
-    expect(report).toMatchObject({ applied: [1], teamsCreated: ["alpha", "beta"], vectors: false });
+    expect(report).toMatchObject({ applied: [1, 2], teamsCreated: ["alpha", "beta"], vectors: false });
     for (const [role, team] of [
       ["alice", "alpha"],
       ["carol", "alpha"],
@@ -298,6 +298,20 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
       title: string | null;
     }>;
     expect(titles.map((row) => row.title)).not.toContain("pwned");
+    // the owner's matching functions (they use the GIN index) answer for the caller's teams only
+    const [matched] = await bob.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM recall.match_documents(to_tsquery('simple', 'docker'), false, 1000)",
+    );
+    expect(matched!.n).toBe(0);
+    const [counted] = await bob.query<{ n: number }>(
+      "SELECT recall.count_matches(to_tsquery('simple', 'docker'), 1000) AS n",
+    );
+    expect(counted!.n).toBe(0);
+    const alice = await connect("alice", "alice-secret");
+    const [seen] = await alice.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM recall.match_documents(to_tsquery('simple', 'docker'), false, 1000)",
+    );
+    expect(seen!.n).toBeGreaterThan(0);
     // and bob cannot push as alice: pushed_by is checked against the role
     await expect(
       bob.query(
