@@ -313,7 +313,7 @@ async function ensureVectorTables(connection: ArchiveConnection): Promise<void> 
   const [exists] = await connection.query<{ found: boolean }>(
     "SELECT to_regclass('recall.chunk_vectors') IS NOT NULL AS found",
   );
-  if (exists?.found) return;
+  if (exists?.found) return ensureVectorMatching(connection, vectorSchema);
   await connection.query(`
     ALTER TABLE recall.documents ADD CONSTRAINT documents_owner UNIQUE (id, team, pushed_by);
     CREATE TABLE recall.embedding_models (
@@ -352,6 +352,35 @@ async function ensureVectorTables(connection: ArchiveConnection): Promise<void> 
     GRANT SELECT ON recall.embedding_models TO ${memberRole};
     GRANT SELECT, INSERT, UPDATE, DELETE ON recall.chunk_vectors TO ${memberRole};
     ${rowPolicies("chunk_vectors")}
+  `);
+  await ensureVectorMatching(connection, vectorSchema);
+}
+
+/**
+ * recall.match_vectors(model, dimensions, query, turns_only, max_rows): the nearest chunks of one model by cosine
+ * distance, through the model's HNSW index, among the documents of the teams of the session's login role. Like
+ * match_documents (schema version 2), it runs as the owner because pgvector's `<=>` is not leakproof: under row-level
+ * security the index would not be used. The model id and width are integers, formatted into the statement so the
+ * distance expression is the index's. Replaced on every init, so an archive gains it when init runs again.
+ */
+async function ensureVectorMatching(connection: ArchiveConnection, vectorSchema: string): Promise<void> {
+  await connection.query(`
+    CREATE OR REPLACE FUNCTION recall.match_vectors(model integer, dimensions integer, query ${vectorSchema}.vector,
+        turns_only boolean, max_rows integer)
+      RETURNS TABLE (document bigint, cosine double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER
+      SET search_path = recall, ${vectorSchema}, pg_catalog AS $$
+    BEGIN
+      RETURN QUERY EXECUTE format(
+        'SELECT cv.document, 1 - (cv.embedding::vector(%s) <=> $1::vector(%s)) FROM recall.chunk_vectors cv '
+        'JOIN recall.documents d ON d.id = cv.document '
+        'WHERE cv.model = %s AND cv.team = ANY ($2) AND (NOT $3 OR d.level = ''turn'') '
+        'ORDER BY cv.embedding::vector(%s) <=> $1::vector(%s) LIMIT $4',
+        dimensions, dimensions, model, dimensions, dimensions)
+      USING query, recall.session_teams(), turns_only, max_rows;
+    END $$;
+    REVOKE ALL ON FUNCTION recall.match_vectors(integer, integer, ${vectorSchema}.vector, boolean, integer) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION recall.match_vectors(integer, integer, ${vectorSchema}.vector, boolean, integer)
+      TO ${memberRole};
   `);
 }
 

@@ -64,21 +64,24 @@ export function createArchiveVectorLeg(
       const best = new Map<number, VectorHit>();
       // Several chunks can belong to one session or turn: widen the window until enough distinct owners are found.
       for (let k = candidates * 2; ; k *= 2) {
-        // d and m are integers (trunc above); the distance expression matches the model's partial HNSW index.
+        // the nearest chunks of the caller's teams (recall.match_vectors: the model's HNSW index, as the owner), then
+        // their documents and sessions under row-level security with the filters evaluated per row
         const rows = await connection.query<{
           document_id: string;
           session: string;
           turn_number: number;
           cosine: number;
+          passes: boolean;
         }>(
-          `SELECT d.id AS document_id, d.session, d.turn_number, 1 - (cv.embedding::vector(${d}) <=> $1::vector(${d})) AS cosine
-           FROM recall.chunk_vectors cv JOIN recall.documents d ON d.id = cv.document JOIN recall.sessions s ON s.id = d.session
-           ${byTurnTime ? "JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : ""}
-           WHERE cv.model = ${m} ${level === "turn" ? "AND d.level = 'turn'" : ""} AND ${filter.sql}
-           ORDER BY cv.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $2`,
+          `SELECT d.id AS document_id, d.session, d.turn_number, v.cosine, coalesce(${filter.sql}, false) AS passes
+           FROM recall.match_vectors(${m}, ${d}, $1::vector, ${level === "turn"}, $2) AS v
+           JOIN recall.documents d ON d.id = v.document JOIN recall.sessions s ON s.id = d.session
+           ${byTurnTime ? "LEFT JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : ""}
+           ORDER BY v.cosine DESC, d.id`,
           [literal, k, ...filter.params],
         );
         for (const row of rows) {
+          if (!row.passes) continue;
           const hit: VectorHit = {
             sessionRowid: Number(row.session),
             documentId: Number(row.document_id),
