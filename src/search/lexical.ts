@@ -163,7 +163,7 @@ function rankOneSession(
   level: SearchLevel,
   filters: SearchFilters & { sessionId: string },
   candidates: number,
-): LexicalHit[] {
+): Promise<LexicalHit[]> {
   const ranges = sessionDocumentRanges(db, filters.sessionId);
   const ranked = ranges.flatMap(([first, last]) => rankRange(db, query.anyTerm, first, last, -1));
   const rows = filteredRows(db, ranked, level, filters);
@@ -172,12 +172,13 @@ function rankOneSession(
     ? undefined
     : new Set(ranges.flatMap(([first, last]) => matchingIds(db, query.allTerms, first, last)));
   const allRows = holdsAll ? rows.filter((row) => holdsAll.has(row.document_id)) : rows;
-  const all = hitsOf(allRows, level, new Set(), candidates, single).map((hit) => ({ ...hit, allTerms: true }));
-  if (all.length >= candidates || single) return rescale(all, 0, 1);
-  const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
-  const any = hitsOf(rows, level, seen, candidates - all.length, true).map((hit) => ({ ...hit, allTerms: false }));
-  if (all.length === 0) return rescale(any, 0, 1);
-  return [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
+  return tierAllThenAny(
+    level,
+    hitsOf(allRows, level, new Set(), candidates, single),
+    single,
+    candidates,
+    (seen, wanted) => hitsOf(rows, level, seen, wanted, true),
+  );
 }
 
 /** Ids of the documents among `first`…`last` that match, unranked (no bm25(): no IDF count). */
@@ -351,7 +352,7 @@ export async function searchLexical(
   }
   const ranked =
     filters.sessionId !== undefined
-      ? rankOneSession(db, query, level, { ...filters, sessionId: filters.sessionId }, candidates)
+      ? await rankOneSession(db, query, level, { ...filters, sessionId: filters.sessionId }, candidates)
       : await rankTerms(db, query, level, filters, candidates);
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
@@ -364,21 +365,38 @@ async function rankTerms(
   filters: SearchFilters,
   candidates: number,
 ): Promise<LexicalHit[]> {
-  const all = (await runMatch(db, query.allTerms, level, filters, candidates, new Set(), query.terms.length === 1)).map(
-    (hit) => ({ ...hit, allTerms: true }),
+  const single = query.terms.length === 1;
+  const all = await runMatch(db, query.allTerms, level, filters, candidates, new Set(), single);
+  return tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
+    runMatch(db, query.anyTerm, level, filters, wanted, seen),
   );
-  if (all.length >= candidates || query.terms.length === 1) return rescale(all, 0, 1);
-  const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
-  const any = (await runMatch(db, query.anyTerm, level, filters, candidates - all.length, seen)).map((hit) => ({
-    ...hit,
-    allTerms: false,
-  }));
-  if (all.length === 0) return rescale(any, 0, 1);
-  return [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
+}
+
+/**
+ * The two tiers of a keyword answer (see {@link LexicalHit.score}): the all-terms hits, marked and scaled to 0.5–1,
+ * then, when they are fewer than `candidates` and the query has several terms, the any-term hits of the keys not yet
+ * found, marked and scaled to 0–0.49 (each tier alone takes 0–1). One rule for local search, one session's search and
+ * the team archive's search.
+ * @param all the all-terms hits, best first, at most `candidates`
+ * @param anyTerm the any-term hits of at most `wanted` keys (sessions at level 1, documents at level 2) not in `seen`
+ */
+export async function tierAllThenAny(
+  level: SearchLevel,
+  all: LexicalHit[],
+  single: boolean,
+  candidates: number,
+  anyTerm: (seen: Set<number>, wanted: number) => LexicalHit[] | Promise<LexicalHit[]>,
+): Promise<LexicalHit[]> {
+  const allTier = all.map((hit) => ({ ...hit, allTerms: true }));
+  if (allTier.length >= candidates || single) return rescale(allTier, 0, 1);
+  const seen = new Set(allTier.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
+  const anyTier = (await anyTerm(seen, candidates - allTier.length)).map((hit) => ({ ...hit, allTerms: false }));
+  if (allTier.length === 0) return rescale(anyTier, 0, 1);
+  return [...rescale(allTier, 0.5, 1), ...rescale(anyTier, 0, 0.49)];
 }
 
 /** Min-max normalize raw scores (−bm25) into [low, high]; a single hit or equal scores get `high`. */
-export function rescale(hits: LexicalHit[], low: number, high: number): LexicalHit[] {
+function rescale(hits: LexicalHit[], low: number, high: number): LexicalHit[] {
   if (hits.length === 0) return hits;
   const scores = hits.map((hit) => hit.score);
   const min = Math.min(...scores);

@@ -25,7 +25,7 @@ export interface RankedDocument {
 export const bm25Weights = "2.0, 1.0, 1.0";
 
 /** SQL of one ranked range; parameters: MATCH expression, first id, last id, LIMIT (-1: all). */
-export const rankedRangeSql = `SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) AS rank FROM documents_fts
+const rankedRangeSql = `SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) AS rank FROM documents_fts
   WHERE documents_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?`;
 
 /** SQL of the whole table ranked; parameters: MATCH expression, LIMIT (-1: all). */

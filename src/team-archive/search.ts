@@ -4,7 +4,7 @@
  * 0.5, C extra 0.5: FTS5's 2:1:1; normalization 1 divides by 1 + log(document length), BM25's length damping), cuts a
  * window of the best documents, and hands it to lexical.ts's own grouping: level 1 scores a session by its best turns
  * plus a share of its session document (groupBySession), level 2 adds a share of the better neighbouring turn
- * (smoothNeighbours); all-terms hits rank above any-term hits (rescale), as in local search. With a vector leg
+ * (smoothNeighbours); all-terms hits rank above any-term hits (tierAllThenAny), as in local search. With a vector leg
  * (vectors.ts: pgvector over the pushed chunk vectors of this machine's model) the two legs are fused as local search
  * fuses them: RSF with the model's calibrated weight scaled by the query's semantic share (fusion.ts, calibration.ts).
  * Row-level security decides which rows the role sees: a query never names a team.
@@ -19,9 +19,9 @@ import type { SearchFilters } from "../search/filters.ts";
 import {
   groupBySession,
   type LexicalHit,
-  rescale,
   type SearchLevel,
   smoothNeighbours,
+  tierAllThenAny,
   turnHits,
 } from "../search/lexical.ts";
 import { makePreview, type Preview } from "../search/preview.ts";
@@ -166,19 +166,10 @@ async function rankArchive(
   candidates: number,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const all = (await rankWindow(connection, query, "&&", level, filters, candidates, new Set(), single)).map((hit) => ({
-    ...hit,
-    allTerms: true,
-  }));
-  let ranked: LexicalHit[];
-  if (all.length >= candidates || single) ranked = rescale(all, 0, 1);
-  else {
-    const seen = new Set(all.map((hit) => (level === "session" ? hit.sessionRowid : hit.documentId)));
-    const any = (await rankWindow(connection, query, "||", level, filters, candidates - all.length, seen, true)).map(
-      (hit) => ({ ...hit, allTerms: false }),
-    );
-    ranked = all.length === 0 ? rescale(any, 0, 1) : [...rescale(all, 0.5, 1), ...rescale(any, 0, 0.49)];
-  }
+  const all = await rankWindow(connection, query, "&&", level, filters, candidates, new Set(), single);
+  const ranked = await tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
+    rankWindow(connection, query, "||", level, filters, wanted, seen, true),
+  );
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
 
