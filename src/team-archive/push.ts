@@ -13,6 +13,7 @@
 import type { Database } from "bun:sqlite";
 import { hostname, userInfo } from "node:os";
 import { loadDocumentTexts } from "../index/write/documents.ts";
+import type { PreparedTurn } from "../index/write/writer.ts";
 import { chunkStatus, readMeta } from "../index/schema.ts";
 import {
   dimsOfFingerprint,
@@ -290,15 +291,10 @@ async function writeBatch(
   const marks = rowids.map(() => "?").join(",");
   const turnRows = db
     .query<
-      {
-        session_rowid: number;
-        number: number;
-        timestamp: number;
-        prompt: string;
-        response: string;
-        tools: string;
-        files: string;
-      },
+      { session_rowid: number } & Pick<
+        PreparedTurn,
+        "number" | "timestamp" | "prompt" | "response" | "tools" | "files"
+      >,
       number[]
     >(
       `SELECT session_rowid, number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid IN (${marks}) ORDER BY session_rowid, number`,
