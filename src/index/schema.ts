@@ -25,6 +25,12 @@ import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 export const schemaVersion = 10;
 
 /**
+ * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
+ * diacritics removed, stemmed by Porter. The team archive tokenizes with the same one (team-archive/keyword-tokens.ts).
+ */
+export const keywordTokenizer = "porter unicode61 remove_diacritics 2";
+
+/**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.
  * Never edit a released migration: append a new one. A step is SQL, or a function run in the same transaction
  * (for a step that needs code, such as rebuilding text from turns).
@@ -91,7 +97,7 @@ const migrations: Array<string | ((db: Database) => void)> = [
   CREATE VIRTUAL TABLE documents_fts USING fts5(
     heading, body, extra,
     content = '', contentless_delete = 1,
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = '${keywordTokenizer}'
   );
   CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
     DELETE FROM documents_fts WHERE rowid = old.id;

@@ -22,7 +22,9 @@ export interface RankedDocument {
 }
 
 /** bm25() column weights: heading 2 (the prompt, or the session title), body 1, extra 1 (tool inputs and files). */
-export const bm25Weights = "2.0, 1.0, 1.0";
+export const bm25ColumnWeights: readonly number[] = [2, 1, 1];
+/** {@link bm25ColumnWeights} as bm25()'s arguments. */
+export const bm25Weights = bm25ColumnWeights.map((weight) => weight.toFixed(1)).join(", ");
 
 /** SQL of one ranked range; parameters: MATCH expression, first id, last id, LIMIT (-1: all). */
 const rankedRangeSql = `SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) AS rank FROM documents_fts

@@ -25,6 +25,7 @@ import {
 import type { VectorStore } from "../native/vector-store.ts";
 import { ArchiveError } from "../errors.ts";
 import type { ArchiveConnection } from "./connection.ts";
+import { type DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
 import { assertArchiveReady, checkTeamName, teamsOfRole } from "./schema.ts";
 
 /** Where pushed sessions come from: the machine and operating-system user (shown with archive results). */
@@ -125,6 +126,7 @@ export async function pushToArchive(
     ).map((row) => [`${row.source}\u0000${row.session_id}`, row.content_hash]),
   );
   const vectorSide = await openVectorSide(db, connection, options.recallHome);
+  const tokenizer = new KeywordTokenizer();
   const hashes = contentHashes(db, local, vectorSide?.fingerprint);
   const toSend = local.filter(
     (session) => archived.get(`${session.source}\u0000${session.session_id}`) !== hashes.get(session.rowid),
@@ -139,7 +141,7 @@ export async function pushToArchive(
     for (let start = 0; start < toSend.length; start += batch) {
       const sessions = toSend.slice(start, start + batch);
       const written = await connection.transaction(() =>
-        writeBatch(db, connection, team, origin, sessions, hashes, vectorSide),
+        writeBatch(db, connection, team, origin, sessions, hashes, vectorSide, tokenizer),
       );
       turns += written.turns;
       documents += written.documents;
@@ -149,6 +151,7 @@ export async function pushToArchive(
     }
   } finally {
     vectorSide?.close();
+    tokenizer.close();
   }
   return {
     archive: connection.url.display,
@@ -240,7 +243,11 @@ function contentHashes(
   return new Map([...parts].map(([rowid, values]) => [rowid, Bun.hash(values.join("\n")).toString(16)]));
 }
 
-/** Write one batch of sessions (inside a transaction): their rows, then their turns and documents, replaced. */
+/**
+ * Write one batch of sessions (inside a transaction): their rows, then their turns and documents, replaced (the
+ * archive's trigger takes the replaced documents out of their batches' postings), then the new documents' batch row
+ * and postings (schema.ts version 3).
+ */
 async function writeBatch(
   db: Database,
   connection: ArchiveConnection,
@@ -249,6 +256,7 @@ async function writeBatch(
   sessions: readonly LocalSession[],
   hashes: Map<number, string>,
   vectorSide: VectorSide | undefined,
+  tokenizer: KeywordTokenizer,
 ): Promise<{ turns: number; documents: number; vectors: number }> {
   const ids = await connection.query<{ id: string; source: string; session_id: string }>(
     `INSERT INTO recall.sessions (team, machine, os_user, source, session_id, parent_session_id, is_subagent, project_path,
@@ -328,35 +336,72 @@ async function writeBatch(
   );
   const kept = documentRows.filter((d) => texts.has(d.id));
   if (kept.length === 0) return { turns: turnRows.length, documents: 0, vectors: 0 };
+  tokenizer.learn(kept.flatMap((d) => [texts.get(d.id)!.heading, texts.get(d.id)!.body, texts.get(d.id)!.extra]));
+  const terms = kept.map((d) => tokenizer.documentTerms(texts.get(d.id)!));
+  const [batchRow] = await connection.query<{ id: string }>(
+    "INSERT INTO recall.batches (team, documents, tokens) VALUES ($1, $2, $3) RETURNING id",
+    [team, kept.length, terms.reduce((sum, document) => sum + document.length, 0)],
+  );
   const inserted = await connection.query<{ id: string; session: string; level: string; turn_number: number }>(
-    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra)
-       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra
-       FROM unnest($2::bigint[], $3::text[], $4::integer[], $5::text[], $6::text[], $7::text[])
-         AS d(session, level, turn_number, heading, body, extra)
+    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra, batch, length)
+       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra, $2, d.length
+       FROM unnest($3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::integer[])
+         AS d(session, level, turn_number, heading, body, extra, length)
        RETURNING id, session, level, turn_number`,
     [
       team,
+      batchRow!.id,
       kept.map((d) => archiveIdOfRowid.get(d.session_rowid)),
       kept.map((d) => d.level),
       kept.map((d) => d.turn_number),
       kept.map((d) => texts.get(d.id)!.heading),
       kept.map((d) => texts.get(d.id)!.body),
       kept.map((d) => texts.get(d.id)!.extra),
+      terms.map((document) => document.length),
     ],
   );
   // a document is (session, level, turn) in both stores: the archive id of each kept local document, in kept's order
   const archiveDocument = new Map(inserted.map((row) => [`${row.session}:${row.level}:${row.turn_number}`, row.id]));
-  const vectors = vectorSide
-    ? await writeVectors(
-        db,
-        connection,
-        team,
-        vectorSide,
-        kept,
-        kept.map((d) => archiveDocument.get(`${archiveIdOfRowid.get(d.session_rowid)}:${d.level}:${d.turn_number}`)!),
-      )
-    : 0;
+  const archiveIdsOfKept = kept.map(
+    (d) => archiveDocument.get(`${archiveIdOfRowid.get(d.session_rowid)}:${d.level}:${d.turn_number}`)!,
+  );
+  await writePostings(connection, team, batchRow!.id, archiveIdsOfKept, terms);
+  const vectors = vectorSide ? await writeVectors(db, connection, team, vectorSide, kept, archiveIdsOfKept) : 0;
   return { turns: turnRows.length, documents: kept.length, vectors };
+}
+
+/**
+ * The postings of one batch of documents (archive ids `documents`, their terms in the same order): one row per term,
+ * its documents in ascending id order with their column-weighted frequencies and lengths. Sent as flat arrays and
+ * grouped by the server.
+ */
+async function writePostings(
+  connection: ArchiveConnection,
+  team: string,
+  batch: string,
+  documents: readonly string[],
+  terms: readonly DocumentTerms[],
+): Promise<void> {
+  const termColumn: string[] = [];
+  const documentColumn: string[] = [];
+  const frequencyColumn: number[] = [];
+  const lengthColumn: number[] = [];
+  for (const [i, document] of terms.entries())
+    for (const [term, frequency] of document.frequencies) {
+      termColumn.push(term);
+      documentColumn.push(documents[i]!);
+      frequencyColumn.push(frequency);
+      lengthColumn.push(document.length);
+    }
+  if (termColumn.length === 0) return;
+  await connection.query(
+    `INSERT INTO recall.postings (term, batch, team, documents, frequencies, lengths)
+     SELECT p.term, $1, $2, array_agg(p.document ORDER BY p.document), array_agg(p.frequency ORDER BY p.document),
+       array_agg(p.length ORDER BY p.document)
+     FROM unnest($3::text[], $4::bigint[], $5::real[], $6::integer[]) AS p(term, document, frequency, length)
+     GROUP BY p.term`,
+    [batch, team, termColumn, documentColumn, frequencyColumn, lengthColumn],
+  );
 }
 
 /** The local model's vectors, readable, and the archive's id for that model. */

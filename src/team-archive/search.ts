@@ -1,7 +1,7 @@
 /**
  * Search in the team archive (issue 30): levels 1 and 2 with the local search's ranking code on PostgreSQL's
- * candidates. The keyword leg ranks documents by ts_rank over their generated tsvector (weights A heading 1.0, B body
- * 0.5, C extra 0.5: FTS5's 2:1:1; normalization 1 divides by 1 + log(document length), BM25's length damping), cuts a
+ * candidates. The keyword leg ranks documents by FTS5's BM25 over the postings pushed with FTS5's own tokens
+ * (keyword-rank.ts: the same scores as local search, within a float's rounding), cuts a
  * window of the best documents, and hands it to lexical.ts's own grouping: level 1 scores a session by its best turns
  * plus a share of its session document (groupBySession), level 2 adds a share of the better neighbouring turn
  * (smoothNeighbours); all-terms hits rank above any-term hits (tierAllThenAny), as in local search. With a vector leg
@@ -27,7 +27,9 @@ import {
 import { makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
-import { archiveFilterSql, type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
+import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindow } from "./keyword-rank.ts";
+import { KeywordTokenizer } from "./keyword-tokens.ts";
+import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
 
 /** A level-1 archive result: one session with its origin. */
 export interface ArchiveSessionResult extends ArchiveSessionSummary {
@@ -82,77 +84,42 @@ export interface ArchiveSearchResponse {
 /** Documents ranked per wanted candidate (as lexical.ts: sessions have several documents). */
 const windowPerCandidate = 8;
 
-/**
- * One query term as a tsquery expression over `$n` parameters: a phrase of its words (`phraseto_tsquery`: stemmed,
- * in order) or, for an identifier prefix (`"7acd37a"*`), a prefix match of its last word. ASCII punctuation becomes a
- * space, as in the documents' tsvector.
- */
-function termQuery(term: string, parameter: number): string {
-  const prefix = term.endsWith("*");
-  return prefix
-    ? `to_tsquery('recall.text', regexp_replace(trim(regexp_replace($${parameter}, '[[:punct:][:space:]]+', ' ', 'g')), ' ', ' <-> ', 'g') || ':*')`
-    : `phraseto_tsquery('recall.text', regexp_replace($${parameter}, '[[:punct:]]+', ' ', 'g'))`;
-}
-
-/** A tsquery expression of every term, joined by && (all terms) or || (any term), and its parameters. */
-function tsquery(query: LexicalQuery, join: "&&" | "||", first: number): { sql: string; params: string[] } {
-  const words = query.terms.map(termWords);
-  return {
-    sql: `(${query.terms.map((term, i) => termQuery(term, first + i)).join(` ${join} `)})`,
-    params: words,
-  };
-}
-
-interface WindowRow {
-  document_id: string;
-  session_rowid: string;
-  turn_number: number;
-  level: string;
-  rank: number;
+/** What the keyword windows learnt for confidence: the terms each ranked document holds, and each term's rarity. */
+interface KeywordEvidence {
+  /** Document id → bits of the query terms it matches. */
+  matched: Map<number, number>;
+  /** Documents matching each query term. */
+  matches: number[];
+  /** Documents the role sees. */
+  documents: number;
 }
 
 /**
- * One ranked window: the best documents for the tsquery, through the filters, best first (rank = −ts_rank, lower is
- * better, as lexical.ts's rows). The window grows 4x while it holds fewer than `candidates` keys and more matched.
+ * The hits of one tier (all terms or any term): a window of the best documents by BM25 (keyword-rank.ts), through
+ * the filters, grouped by lexical.ts's own code; the window grows 4x while it holds fewer than `candidates` keys and
+ * more matched.
  */
 async function rankWindow(
   connection: ArchiveConnection,
-  query: LexicalQuery,
-  join: "&&" | "||",
+  query: ArchiveKeywordQuery,
+  allTerms: boolean,
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
   exclude: Set<number>,
   spreadCounts: boolean,
+  evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
-  const terms = tsquery(query, join, 1);
-  const byTurnTime = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
-  const filter = archiveFilterSql(filters, terms.params.length + 2, byTurnTime ? "t.timestamp" : undefined);
-  const turnJoin = byTurnTime ? "LEFT JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : "";
-  // The window comes from recall.match_documents (schema.ts version 2: the GIN index, the caller's teams only); the
-  // filters are evaluated per row here, so a window that the filters emptied is told apart from an exhausted match.
-  const sql = `WITH q AS (SELECT ${terms.sql} AS query),
-      w AS MATERIALIZED (SELECT m.id, m.rank FROM q, recall.match_documents(q.query, ${level === "turn"}, $${terms.params.length + 1}) AS m)
-    SELECT d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level, -w.rank AS rank,
-      coalesce(${filter.sql}, false) AS passes
-    FROM w JOIN recall.documents d ON d.id = w.id JOIN recall.sessions s ON s.id = d.session ${turnJoin}
-    ORDER BY w.rank DESC, d.id`;
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = await connection.query<WindowRow & { passes: boolean }>(sql, [
-      ...terms.params,
-      window,
-      ...filter.params,
-    ]);
-    const rows = ranked
-      .filter((row) => row.passes)
-      .map((row) => ({
-        ...row,
-        document_id: Number(row.document_id),
-        session_rowid: Number(row.session_rowid),
-        rank: Number(row.rank),
-      }));
+    const ranked = await rankArchiveWindow(connection, query, allTerms, level, filters, window);
+    for (const row of ranked.rows) evidence.matched.set(row.document_id, row.matched);
+    if (ranked.rows.length > 0) {
+      evidence.matches = ranked.matches;
+      evidence.documents = ranked.documents;
+    }
+    const rows = ranked.rows.filter((row) => row.passes);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
-    if (hits.length >= candidates || ranked.length < window)
+    if (hits.length >= candidates || ranked.rows.length < window)
       return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
   }
 }
@@ -160,15 +127,16 @@ async function rankWindow(
 /** All-terms hits first (0.5–1), any-term hits below them (0–0.49), as lexical.ts's rankTerms. */
 async function rankArchive(
   connection: ArchiveConnection,
-  query: LexicalQuery,
+  query: ArchiveKeywordQuery,
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
+  evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const all = await rankWindow(connection, query, "&&", level, filters, candidates, new Set(), single);
+  const all = await rankWindow(connection, query, true, level, filters, candidates, new Set(), single, evidence);
   const ranked = await tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    rankWindow(connection, query, "||", level, filters, wanted, seen, true),
+    rankWindow(connection, query, false, level, filters, wanted, seen, true, evidence),
   );
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
@@ -197,8 +165,19 @@ export async function searchArchive(
   if (query.terms.length === 0 && !vectorLeg) return { ...base, results: [], confident: false, nextOffset: undefined };
   const offset = request.offset ?? 0;
   const candidates = Math.max(4 * (offset + limit), 100);
-  const keywordHits =
-    query.terms.length > 0 ? await rankArchive(connection, query, request.level, request.filters, candidates) : [];
+  const evidence: KeywordEvidence = { matched: new Map(), matches: query.terms.map(() => 0), documents: 0 };
+  const tokenizer = new KeywordTokenizer();
+  let prepared: ArchiveKeywordQuery;
+  let keywordHits: LexicalHit[];
+  try {
+    prepared = await prepareArchiveQuery(connection, tokenizer, query);
+    keywordHits =
+      query.terms.length > 0
+        ? await rankArchive(connection, prepared, request.level, request.filters, candidates, evidence)
+        : [];
+  } finally {
+    tokenizer.close();
+  }
   const vectorHits = vectorLeg ? await vectorLeg.search(text, request.level, request.filters, candidates) : [];
   // The local fusion (api.ts): RSF with the model's calibrated weight, scaled by how much the query reads as language.
   const { semanticShare } = queryShape(text);
@@ -227,7 +206,7 @@ export async function searchArchive(
       )
     ).map((row) => [Number(row.id), row]),
   );
-  const judged = await judge(connection, query, documentIds);
+  const judged = await judge(connection, query, prepared, evidence, documentIds);
   let above = true; // confident results are the top of the ranking (api.ts confidentPrefix)
   const verdicts = hits.map((hit) => {
     const verdict = judged.get(hit.documentId) ?? { confidence: 0, matchedTerms: [] };
@@ -287,44 +266,58 @@ export async function searchArchive(
   return { ...base, results, confident: results[0]?.confident === true, nextOffset };
 }
 
+/** Document frequencies are counted up to this many documents for confidence, as confidence.ts counts them locally. */
+const documentFrequencyCap = 5000;
+
 /**
  * Confidence of each document: the IDF-weighted share of the query's terms it holds (IDF from the archive rows the
- * role sees, each count capped at 10,000 documents), through the local keyword calibration (confidence.ts).
+ * role sees, each count capped as locally), through the local keyword calibration (confidence.ts). The terms a
+ * document holds come from the keyword windows; a document only the vector leg found is looked up in the postings.
  */
 async function judge(
   connection: ArchiveConnection,
   query: LexicalQuery,
+  prepared: ArchiveKeywordQuery,
+  evidence: KeywordEvidence,
   documentIds: readonly number[],
 ): Promise<Map<number, { confidence: number; matchedTerms: string[] }>> {
-  if (documentIds.length === 0) return new Map();
-  // N of the IDF: the planner's row estimate of all documents (a count of the caller's teams' rows read 629k rows,
-  // 250–316 ms, at 100k sessions); the rarity it feeds is a calibration input, not a ranking.
-  const [total] = await connection.query<{ n: number }>(
-    "SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'recall.documents'::regclass",
-  );
-  const documents = Math.max(Number(total?.n ?? 0), documentIds.length);
-  const held = new Map<number, string[]>(documentIds.map((id) => [id, []]));
-  let totalIdf = 0;
-  const idfOf = new Map<string, number>();
-  for (const [i, term] of query.terms.entries()) {
-    const [count] = await connection.query<{ n: number }>(
-      `SELECT recall.count_matches(${termQuery(term, 1)}, 10000) AS n`,
-      [termWords(term)],
+  if (documentIds.length === 0 || query.terms.length === 0) return new Map();
+  const unknown = documentIds.filter((id) => !evidence.matched.has(id));
+  if (unknown.length > 0) {
+    const tokens = prepared.terms.flatMap((term) => term.tokens.map((token) => ({ term, token })));
+    const rows = await connection.query<{ term_index: number; document: string; tokens: number }>(
+      `WITH q AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::boolean[]) AS q(term_index, token, prefix)),
+        held AS (
+          SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p ON p.term = q.token
+          UNION ALL
+          SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p
+            ON q.prefix AND p.term > q.token AND p.term < q.token || chr(1114111)
+        )
+       SELECT h.term_index, u.document, count(DISTINCT h.token)::integer AS tokens
+       FROM held h CROSS JOIN LATERAL unnest(h.documents) AS u(document)
+       WHERE u.document = ANY($4::bigint[]) GROUP BY h.term_index, u.document`,
+      [tokens.map((t) => t.term.index), tokens.map((t) => t.token), tokens.map((t) => t.term.prefix), unknown],
     );
-    const n = Number(count?.n ?? 0);
-    const idf = Math.log(1 + (Math.max(documents, n) - n + 0.5) / (n + 0.5));
-    idfOf.set(term, idf);
-    totalIdf += idf;
-    for (const row of await connection.query<{ id: string }>(
-      `SELECT d.id FROM recall.documents d WHERE d.id = ANY($2::bigint[]) AND d.search @@ ${termQuery(term, 1)}`,
-      [termWords(term), documentIds],
-    ))
-      held.get(Number(row.id))?.push(query.terms[i]!);
+    for (const id of unknown) evidence.matched.set(id, 0);
+    for (const row of rows) {
+      const term = prepared.terms[row.term_index]!;
+      if (row.tokens < new Set(term.tokens).size) continue;
+      const id = Number(row.document);
+      evidence.matched.set(id, evidence.matched.get(id)! | (1 << row.term_index));
+    }
   }
+  const total = evidence.documents;
+  const idfs = evidence.matches.map((n) => {
+    const documents = Math.min(n, documentFrequencyCap);
+    return Math.log(1 + (Math.max(total, documents) - documents + 0.5) / (documents + 0.5));
+  });
+  const totalIdf = idfs.reduce((sum, idf) => sum + idf, 0);
   return new Map(
-    [...held].map(([id, terms]) => {
-      const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
-      return [id, { confidence: keywordConfidence(coverage), matchedTerms: terms.map(termWords) }];
+    documentIds.map((id) => {
+      const bits = evidence.matched.get(id) ?? 0;
+      const held = query.terms.flatMap((term, i) => ((bits >> i) & 1 ? [{ term, idf: idfs[i]! }] : []));
+      const coverage = totalIdf > 0 ? held.reduce((sum, t) => sum + t.idf, 0) / totalIdf : 0;
+      return [id, { confidence: keywordConfidence(coverage), matchedTerms: held.map((t) => termWords(t.term)) }];
     }),
   );
 }

@@ -78,7 +78,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     server = await startPostgres();
     const admin = await connect(server.adminUser, server.adminPassword);
     const report = await initArchive(admin, ["alpha", "beta"]);
-    expect(report).toMatchObject({ applied: [1, 2], teamsCreated: ["alpha", "beta"], vectors: false });
+    expect(report).toMatchObject({ applied: [1, 2, 3], teamsCreated: ["alpha", "beta"], vectors: false });
     for (const [role, team] of [
       ["alice", "alpha"],
       ["carol", "alpha"],
@@ -298,18 +298,27 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
       title: string | null;
     }>;
     expect(titles.map((row) => row.title)).not.toContain("pwned");
-    // the owner's matching functions (they use the GIN index) answer for the caller's teams only
-    const [matched] = await bob.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM recall.match_documents(to_tsquery('simple', 'docker'), false, 1000)",
+    // the inverted index: bob sees none of alpha's postings or batch statistics, and cannot file postings under alpha
+    for (const table of ["postings", "batches"]) {
+      const [row] = await bob.query<{ n: number }>(`SELECT count(*)::int AS n FROM recall.${table}`);
+      expect(row!.n).toBe(0);
+    }
+    const [postings] = await bob.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM recall.postings WHERE term = 'docker'",
     );
-    expect(matched!.n).toBe(0);
-    const [counted] = await bob.query<{ n: number }>(
-      "SELECT recall.count_matches(to_tsquery('simple', 'docker'), 1000) AS n",
-    );
-    expect(counted!.n).toBe(0);
+    expect(postings!.n).toBe(0);
+    const alphaBatch = (await server.admin("SELECT id FROM recall.batches WHERE team = 'alpha' LIMIT 1")) as Array<{
+      id: string;
+    }>;
+    await expect(
+      bob.query(
+        "INSERT INTO recall.postings (term, batch, team, documents, frequencies, lengths) VALUES ('forged', $1, 'alpha', '{1}', '{1}', '{1}')",
+        [alphaBatch[0]!.id],
+      ),
+    ).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
     const alice = await connect("alice", "alice-secret");
     const [seen] = await alice.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM recall.match_documents(to_tsquery('simple', 'docker'), false, 1000)",
+      "SELECT count(*)::int AS n FROM recall.postings WHERE term = 'docker'",
     );
     expect(seen!.n).toBeGreaterThan(0);
     // and bob cannot push as alice: pushed_by is checked against the role

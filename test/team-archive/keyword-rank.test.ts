@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { bm25Weights } from "../../src/search/match-window.ts";
+import { parseLexicalQuery } from "../../src/search/query.ts";
+import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
+import { deleteArchivedCopies } from "../../src/team-archive/forget.ts";
+import { prepareArchiveQuery, rankArchiveWindow } from "../../src/team-archive/keyword-rank.ts";
+import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
+import { pushToArchive } from "../../src/team-archive/push.ts";
+import { initArchive } from "../../src/team-archive/schema.ts";
+import { appendClaudeTurns, fillerText, type WriterState, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
+
+// The archive's keyword ranking is FTS5's bm25() (issue 30): for every query the archive's documents and scores must
+// equal the local index's, also after a changed session is pushed again (its old postings rewritten away).
+const skipReason = postgresSkipReason();
+if (skipReason) console.warn(`skipping the archive ranking tests: ${skipReason}`);
+
+const work = mkdtempSync(join(tmpdir(), "recall-archive-rank-"));
+const home = join(work, "home");
+const claude = join(work, "claude");
+const idOf = (n: number) => `${String(n).padStart(8, "0")}-bbbb-4000-8000-000000000000`;
+const pathOf = (n: number) => join(claude, "projects", `-home-u-p${n % 2}`, `${idOf(n)}.jsonl`);
+const sessions = 12;
+let server: PostgresServer;
+let archive: ArchiveConnection;
+const writers: WriterState[] = [];
+const tokenizer = new KeywordTokenizer();
+
+/** Queries of every kind: words, a question, identifiers (phrases), an id prefix, user-quoted text, a rare word. */
+const queries = [
+  "docker bridge network",
+  "how do we restart dockerd after the kernel upgrade",
+  "ERR_MODULE_NOT_FOUND",
+  "src/server/index.ts",
+  "7acd37a",
+  '"bridge network"',
+  "deploy cache config",
+  "zygomorphic",
+];
+
+const reindex = () => runIndex({ recallHome: home, roots: { "claude-code": [claude], opencode: [] } });
+
+/** Local bm25() scores of `match`, keyed by (session id, level, turn). */
+function localScores(db: Database, match: string): Map<string, number> {
+  return new Map(
+    db
+      .query<{ key: string; score: number }, [string]>(
+        `SELECT s.session_id || ':' || d.level || ':' || d.turn_number AS key, -bm25(documents_fts, ${bm25Weights}) AS score
+         FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid JOIN sessions s ON s.id = d.session_rowid
+         WHERE documents_fts MATCH ?`,
+      )
+      .all(match)
+      .map((row) => [row.key, row.score]),
+  );
+}
+
+/** The archive's scores of the query (every match: one window larger than the corpus), keyed as {@link localScores}. */
+async function archiveScores(text: string, allTerms: boolean): Promise<Map<string, number>> {
+  const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery(text));
+  const window = await rankArchiveWindow(archive, prepared, allTerms, "session", { includeSubagents: true }, 10_000);
+  const keys = await archive.query<{ id: string; key: string }>(
+    `SELECT d.id, s.session_id || ':' || d.level || ':' || d.turn_number AS key
+     FROM recall.documents d JOIN recall.sessions s ON s.id = d.session WHERE d.id = ANY($1::bigint[])`,
+    [window.rows.map((row) => row.document_id)],
+  );
+  const keyOf = new Map(keys.map((row) => [Number(row.id), row.key]));
+  return new Map(window.rows.map((row) => [keyOf.get(row.document_id)!, -row.rank]));
+}
+
+async function expectSameRanking(): Promise<void> {
+  const db = openIndex(databasePath(home), { readonly: true });
+  try {
+    for (const text of queries) {
+      const query = parseLexicalQuery(text);
+      for (const [match, allTerms] of [
+        [query.anyTerm, false],
+        [query.allTerms, true],
+      ] as const) {
+        const local = localScores(db, match);
+        const remote = await archiveScores(text, allTerms);
+        expect({ text, allTerms, keys: [...remote.keys()].sort() }).toEqual({
+          text,
+          allTerms,
+          keys: [...local.keys()].sort(),
+        });
+        for (const [key, score] of local) expect(remote.get(key)!).toBeCloseTo(score, 9);
+      }
+    }
+  } finally {
+    db.close();
+  }
+}
+
+describe.skipIf(skipReason !== undefined)("the archive ranks by the local index's BM25 (issue 30)", () => {
+  beforeAll(async () => {
+    for (let n = 0; n < sessions; n++) {
+      const special = [
+        { prompt: "the docker bridge network drops packets after the kernel upgrade", response: "Restart dockerd." },
+        {
+          prompt: "ERR_MODULE_NOT_FOUND when importing src/server/index.ts",
+          response: "Fixed the import path; the network now uses a bridge.",
+        },
+        { prompt: "revert commit 7acd37a5f9 and 7acd37b", response: "Reverted; the bridge network is fine again." },
+        { prompt: "Zygomorphic flowers — a rare word", response: "Bridge, network: bridge network bridge network." },
+      ][n % 4]!;
+      writers.push(
+        writeClaudeSession(pathOf(n), {
+          sessionId: idOf(n),
+          cwd: `/home/u/p${n % 2}`,
+          turns: [
+            n < 4
+              ? special
+              : { prompt: `${fillerText(n * 7, 12)} docker`, response: fillerText(n * 7 + 1, 30 + n * 9) },
+            { prompt: `${fillerText(n * 7 + 2, 6)} deploy`, response: fillerText(n * 7 + 3, 15) },
+          ],
+        }),
+      );
+    }
+    expect((await reindex()).failedUnits).toBe(0);
+    server = await startPostgres();
+    const admin = await openArchive(parseArchiveUrl(server.url({})));
+    await initArchive(admin, ["gamma"]);
+    await admin.close();
+    await server.admin("CREATE ROLE dana LOGIN PASSWORD 'dana-secret'");
+    await server.admin("GRANT recall_team_gamma TO dana");
+    archive = await openArchive(parseArchiveUrl(server.url({ user: "dana", password: "dana-secret" })));
+    const db = openIndex(databasePath(home), { readonly: true });
+    try {
+      await pushToArchive(db, archive, { origin: { machine: "m", osUser: "dana" } });
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    tokenizer.close();
+    await archive?.close();
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  test("words, a question, identifiers, an id prefix and a quoted phrase: the same documents with the same scores", async () => {
+    await expectSameRanking();
+  });
+
+  test("after sessions change and are pushed again, the rewritten postings still give the local scores", async () => {
+    appendClaudeTurns(pathOf(0), writers[0]!, [{ prompt: "docker bridge network again", response: "Same fix." }]);
+    appendClaudeTurns(pathOf(5), writers[5]!, [{ prompt: "a new deploy", response: fillerText(99, 40) }]);
+    expect((await reindex()).failedUnits).toBe(0);
+    const db = openIndex(databasePath(home), { readonly: true });
+    try {
+      const pushed = await pushToArchive(db, archive, { origin: { machine: "m", osUser: "dana" }, batchSessions: 1 });
+      expect(pushed.sent).toBe(2);
+    } finally {
+      db.close();
+    }
+    await expectSameRanking();
+    const [stats] = await archive.query<{ documents: number; postings: number }>(
+      `SELECT (SELECT sum(documents) FROM recall.batches)::int AS documents,
+         (SELECT count(*) FROM recall.documents)::int AS postings`,
+    );
+    expect(stats!.documents).toBe(stats!.postings); // the batches count exactly the documents that exist
+  });
+
+  test("forgetting a session in the archive takes its documents out of the postings and the statistics", async () => {
+    expect(await deleteArchivedCopies(archive, [{ source: "claude-code", sessionId: idOf(2) }])).toBe(1);
+    const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery("7acd37a"));
+    const window = await rankArchiveWindow(archive, prepared, false, "session", {}, 100);
+    expect(window.rows).toEqual([]);
+    const [left] = await archive.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM recall.postings p, unnest(p.documents) AS u(d) WHERE NOT EXISTS (SELECT 1 FROM recall.documents x WHERE x.id = u.d)",
+    );
+    expect(left!.n).toBe(0);
+    const [stats] = await archive.query<{ batches: number; documents: number }>(
+      "SELECT (SELECT sum(documents) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.documents)::int AS documents",
+    );
+    expect(stats!.batches).toBe(stats!.documents);
+  });
+
+  test("a phrase in more documents than are counted exactly is approximated by the documents holding all its words", async () => {
+    const query = parseLexicalQuery('"bridge network"');
+    const exact = await prepareArchiveQuery(archive, tokenizer, query);
+    const approximate = await prepareArchiveQuery(archive, tokenizer, query, 0);
+    expect(exact.approximated).toEqual([]);
+    expect(approximate.approximated.map((term) => term.tokens)).toEqual([["bridg", "network"]]);
+    const ids = async (prepared: typeof exact) =>
+      (await rankArchiveWindow(archive, prepared, false, "session", { includeSubagents: true }, 1000)).rows
+        .map((row) => row.document_id)
+        .sort((a, b) => a - b);
+    const exactIds = await ids(exact);
+    const approximateIds = await ids(approximate);
+    expect(approximateIds).toEqual(expect.arrayContaining(exactIds));
+    const both = await archive.query<{ id: string }>(
+      `SELECT d.id FROM recall.documents d WHERE lower(d.heading || ' ' || d.body || ' ' || d.extra) LIKE '%bridge%'
+         AND lower(d.heading || ' ' || d.body || ' ' || d.extra) LIKE '%network%' ORDER BY d.id`,
+    );
+    expect(approximateIds).toEqual(both.map((row) => Number(row.id)).sort((a, b) => a - b));
+    expect(approximateIds.length).toBeGreaterThan(exactIds.length); // "network … bridge" is not the phrase
+  });
+});
