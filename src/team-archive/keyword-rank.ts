@@ -142,6 +142,9 @@ export async function rankArchiveWindow(
   const approximate = query.approximated.flatMap((t) =>
     [...new Set(t.tokens)].map((token, _, all) => ({ index: t.index, token, count: all.length })),
   );
+  // One word: no grouping by document; words only: their postings are read once (the CTE is inlined).
+  const single = query.terms.length === 1;
+  const onlyWords = words.length === query.terms.length;
   const byTurnTime = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
   const filter = archiveFilterSql(filters, 14, byTurnTime ? "t.timestamp" : undefined);
   const turnJoin = byTurnTime ? "LEFT JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : "";
@@ -161,7 +164,7 @@ export async function rankArchiveWindow(
       SELECT greatest(coalesce(sum(documents), 0), 1)::float8 AS n,
         greatest(coalesce(sum(tokens), 0), 1)::float8 / greatest(coalesce(sum(documents), 0), 1) AS avgdl
       FROM recall.batches
-    ), term_postings AS MATERIALIZED (
+    ), term_postings AS ${onlyWords ? "" : "MATERIALIZED"} (
       SELECT q.term_index, u.document, u.frequency::float8 AS frequency, u.length
       FROM unnest($1::integer[], $2::text[]) AS q(term_index, term)
       JOIN recall.postings p ON p.term = q.term
@@ -180,15 +183,22 @@ export async function rankArchiveWindow(
       GROUP BY q.term_index, u.document HAVING count(*) = max(q.tokens)
       UNION ALL
       SELECT * FROM unnest($8::integer[], $9::bigint[], $10::float8[], $11::integer[])
-    ), idf AS (
-      SELECT t.term_index, count(*) AS matches,
-        greatest(ln((s.n - count(*) + 0.5) / (count(*) + 0.5)), 1e-6) AS idf
-      FROM term_postings t CROSS JOIN stats s GROUP BY t.term_index, s.n
+    ), counts AS (
+      -- a word's documents are its posting lists' lengths (no unnest); the other terms are counted from their postings
+      SELECT q.term_index, sum(cardinality(p.documents))::float8 AS matches
+      FROM unnest($1::integer[], $2::text[]) AS q(term_index, term) JOIN recall.postings p ON p.term = q.term
+      GROUP BY q.term_index
+      ${onlyWords ? "" : "UNION ALL SELECT t.term_index, count(*)::float8 FROM term_postings t WHERE t.term_index <> ALL ($1::integer[]) GROUP BY t.term_index"}
+    ), idf AS MATERIALIZED (
+      SELECT c.term_index, c.matches, greatest(ln((s.n - c.matches + 0.5) / (c.matches + 0.5)), 1e-6) AS idf
+      FROM counts c CROSS JOIN stats s
     ), scored AS (
-      SELECT t.document,
-        sum(i.idf * t.frequency * 2.2 / (t.frequency + 1.2 * (0.25 + 0.75 * t.length / s.avgdl))) AS score,
-        count(*) AS terms, bit_or(1::bigint << t.term_index) AS matched
-      FROM term_postings t JOIN idf i USING (term_index) CROSS JOIN stats s GROUP BY t.document
+      SELECT t.document, ${
+        single
+          ? "i.idf * t.frequency * 2.2 / (t.frequency + 1.2 * (0.25 + 0.75 * t.length::float8 / s.avgdl)) AS score, 1 AS terms, 1::bigint << t.term_index AS matched"
+          : "sum(i.idf * t.frequency * 2.2 / (t.frequency + 1.2 * (0.25 + 0.75 * t.length::float8 / s.avgdl))) AS score, count(*) AS terms, bit_or(1::bigint << t.term_index) AS matched"
+      }
+      FROM term_postings t JOIN idf i USING (term_index) CROSS JOIN stats s ${single ? "" : "GROUP BY t.document"}
     ), best AS (
       SELECT * FROM scored WHERE terms >= $12 ORDER BY score DESC, document LIMIT $13
     )

@@ -53,6 +53,10 @@ export class KeywordTokenizer {
     const unknown = new Set<string>();
     for (const text of texts)
       for (const unit of text.split(whitespace)) if (unit !== "" && !this.units.has(unit)) unknown.add(unit);
+    this.learnUnits(unknown);
+  }
+
+  private learnUnits(unknown: ReadonlySet<string>): void {
     if (unknown.size === 0) return;
     if (this.units.size + unknown.size > maxCachedUnits) this.units.clear();
     const list = [...unknown];
@@ -67,6 +71,35 @@ export class KeywordTokenizer {
       tokensOf[row.doc - 1]!.push(row.term);
     this.db.exec("DELETE FROM units");
     for (const [i, unit] of list.entries()) this.units.set(unit, tokensOf[i]!);
+  }
+
+  /**
+   * The BM25 inputs of each document: every column is split once, the units not cached yet are learnt in one FTS5
+   * pass, and each unit's tokens are counted with its column's weight.
+   */
+  documentTermsOf(documents: readonly DocumentColumns[]): DocumentTerms[] {
+    const split = documents.map((d) => [
+      d.heading.split(whitespace),
+      d.body.split(whitespace),
+      d.extra.split(whitespace),
+    ]);
+    const unknown = new Set<string>();
+    for (const columns of split)
+      for (const units of columns) for (const unit of units) if (!this.units.has(unit)) unknown.add(unit);
+    this.learnUnits(unknown);
+    return split.map((columns) => {
+      const frequencies = new Map<string, number>();
+      let length = 0;
+      for (const [column, units] of columns.entries()) {
+        const weight = bm25ColumnWeights[column]!;
+        for (const unit of units)
+          for (const token of this.units.get(unit) ?? []) {
+            frequencies.set(token, (frequencies.get(token) ?? 0) + weight);
+            length++;
+          }
+      }
+      return { length, frequencies };
+    });
   }
 
   /** The tokens of `text` in order, as FTS5 stores them. */
@@ -84,18 +117,9 @@ export class KeywordTokenizer {
     return out;
   }
 
-  /** The BM25 inputs of one document (learn its columns first for speed). */
+  /** The BM25 inputs of one document. */
   documentTerms(columns: DocumentColumns): DocumentTerms {
-    const frequencies = new Map<string, number>();
-    let length = 0;
-    for (const [column, text] of [columns.heading, columns.body, columns.extra].entries()) {
-      const weight = bm25ColumnWeights[column]!;
-      for (const token of this.tokens(text)) {
-        frequencies.set(token, (frequencies.get(token) ?? 0) + weight);
-        length++;
-      }
-    }
-    return { length, frequencies };
+    return this.documentTermsOf([columns])[0]!;
   }
 
   /** Free the in-memory database. */

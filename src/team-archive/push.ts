@@ -12,20 +12,12 @@
  */
 import type { Database } from "bun:sqlite";
 import { hostname, userInfo } from "node:os";
-import { loadDocumentTexts } from "../index/write/documents.ts";
-import type { PreparedTurn } from "../index/write/writer.ts";
-import { chunkStatus, readMeta } from "../index/schema.ts";
-import {
-  dimsOfFingerprint,
-  embedFingerprintKey,
-  openLevelStore,
-  type VectorLevelName,
-  vectorLevels,
-} from "../index/vectors/vector-files.ts";
-import type { VectorStore } from "../native/vector-store.ts";
+import { chunkStatus } from "../index/schema.ts";
 import { ArchiveError } from "../errors.ts";
-import type { ArchiveConnection } from "./connection.ts";
-import { type DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
+import { type ArchiveConnection, openArchive } from "./connection.ts";
+import { KeywordTokenizer } from "./keyword-tokens.ts";
+import { type BatchCounts, type LocalSession, type PreparedBatch, prepareBatch, sendBatch } from "./push-batch.ts";
+import { openVectorSide } from "./push-vectors.ts";
 import { assertArchiveReady, checkTeamName, teamsOfRole } from "./schema.ts";
 
 /** Where pushed sessions come from: the machine and operating-system user (shown with archive results). */
@@ -47,6 +39,9 @@ export function localOrigin(): PushOrigin {
   return { machine: hostname(), osUser: osUser || "unknown" };
 }
 
+/** Sessions below which the archive counts as small at a push's start (its statistics are refreshed after a batch). */
+const smallArchiveSessions = 10_000;
+
 /** Options of {@link pushToArchive}. */
 export interface PushOptions {
   /** Team to push to; default the role's only team. */
@@ -54,6 +49,11 @@ export interface PushOptions {
   origin?: PushOrigin;
   /** Sessions per transaction (default 100). */
   batchSessions?: number;
+  /**
+   * Connections writing at once (default 2: one batch is written while the next is read and tokenized here); the
+   * second is opened from the same URL after the first batch, and the push goes on with one if it cannot be.
+   */
+  connections?: number;
   /** Called after each committed batch: sessions sent so far and to send in all. */
   onProgress?: (sent: number, total: number) => void;
   /**
@@ -81,23 +81,6 @@ export interface PushSummary {
   /** The embedding model whose vectors were sent (its fingerprint), or null. */
   vectorModel: string | null;
   elapsedMs: number;
-}
-
-interface LocalSession {
-  rowid: number;
-  source: string;
-  session_id: string;
-  parent_session_id: string | null;
-  is_subagent: number;
-  project_path: string;
-  project_name: string;
-  git_branch: string | null;
-  title: string | null;
-  started_at: number;
-  ended_at: number;
-  turn_count: number;
-  files: string;
-  source_status: string;
 }
 
 /**
@@ -131,25 +114,60 @@ export async function pushToArchive(
   const toSend = local.filter(
     (session) => archived.get(`${session.source}\u0000${session.session_id}`) !== hashes.get(session.rowid),
   );
-  const batch = Math.max(1, options.batchSessions ?? 100);
-  let turns = 0;
-  let documents = 0;
-  let vectors = 0;
+  const batchSessions = Math.max(1, options.batchSessions ?? 100);
+  const batches: LocalSession[][] = [];
+  for (let start = 0; start < toSend.length; start += batchSessions)
+    batches.push(toSend.slice(start, start + batchSessions));
+  const totals: BatchCounts = { turns: 0, documents: 0, vectors: 0 };
   let sent = 0;
   options.onProgress?.(0, toSend.length);
+  const send = async (on: ArchiveConnection, prepared: PreparedBatch) => {
+    const written = await on.transaction(() => sendBatch(on, team, origin, prepared, hashes, vectorSide?.modelId));
+    totals.turns += written.turns;
+    totals.documents += written.documents;
+    totals.vectors += written.vectors;
+    sent += prepared.sessions.length;
+    options.onProgress?.(sent, toSend.length);
+  };
+  const lanes: ArchiveConnection[] = [connection];
   try {
-    for (let start = 0; start < toSend.length; start += batch) {
-      const sessions = toSend.slice(start, start + batch);
-      const written = await connection.transaction(() =>
-        writeBatch(db, connection, team, origin, sessions, hashes, vectorSide, tokenizer),
-      );
-      turns += written.turns;
-      documents += written.documents;
-      vectors += written.vectors;
-      sent += sessions.length;
-      options.onProgress?.(sent, toSend.length);
+    // An archive that had few sessions gets statistics after the first batch (schema.ts: recall.refresh_statistics),
+    // before a second connection plans its foreign-key checks.
+    const [size] = await connection.query<{ sessions: number }>(
+      "SELECT reltuples::float8 AS sessions FROM pg_class WHERE oid = 'recall.sessions'::regclass",
+    );
+    if (batches.length > 0) {
+      await send(connection, prepareBatch(db, batches[0]!, tokenizer, vectorSide));
+      if (Number(size?.sessions ?? -1) < smallArchiveSessions)
+        await connection.query("SELECT recall.refresh_statistics()");
     }
+    if (batches.length > 2 && (options.connections ?? 2) > 1) {
+      // a second lane: the archive writes one batch while this process prepares the next (2 cores: both busy)
+      const second = await openArchive(connection.url, { applicationName: "recall push" }).catch(() => undefined);
+      if (second) lanes.push(second);
+    }
+    const inFlight = new Map<ArchiveConnection, Promise<void>>();
+    let failure: unknown;
+    for (const sessions of batches.slice(1)) {
+      const prepared = prepareBatch(db, sessions, tokenizer, vectorSide);
+      let lane = lanes.find((candidate) => !inFlight.has(candidate));
+      if (!lane) {
+        lane = await Promise.race([...inFlight].map(([on, done]) => done.then(() => on)));
+        inFlight.delete(lane);
+      }
+      const on = lane;
+      inFlight.set(
+        on,
+        send(on, prepared).catch((error) => {
+          failure ??= error;
+        }),
+      );
+      if (failure) break;
+    }
+    await Promise.all(inFlight.values());
+    if (failure) throw failure;
   } finally {
+    for (const lane of lanes.slice(1)) await lane.close();
     vectorSide?.close();
     tokenizer.close();
   }
@@ -160,9 +178,7 @@ export async function pushToArchive(
     sessions: local.length,
     sent,
     unchanged: local.length - toSend.length,
-    turns,
-    documents,
-    vectors,
+    ...totals,
     vectorModel: vectorSide?.fingerprint ?? null,
     elapsedMs: performance.now() - started,
   };
@@ -241,250 +257,4 @@ function contentHashes(
     .all())
     parts.get(row.session_rowid)?.push(`t${row.number}:${row.timestamp}`);
   return new Map([...parts].map(([rowid, values]) => [rowid, Bun.hash(values.join("\n")).toString(16)]));
-}
-
-/**
- * Write one batch of sessions (inside a transaction): their rows, then their turns and documents, replaced (the
- * archive's trigger takes the replaced documents out of their batches' postings), then the new documents' batch row
- * and postings (schema.ts version 3).
- */
-async function writeBatch(
-  db: Database,
-  connection: ArchiveConnection,
-  team: string,
-  origin: PushOrigin,
-  sessions: readonly LocalSession[],
-  hashes: Map<number, string>,
-  vectorSide: VectorSide | undefined,
-  tokenizer: KeywordTokenizer,
-): Promise<{ turns: number; documents: number; vectors: number }> {
-  const ids = await connection.query<{ id: string; source: string; session_id: string }>(
-    `INSERT INTO recall.sessions (team, machine, os_user, source, session_id, parent_session_id, is_subagent, project_path,
-       project_name, git_branch, title, started_at, ended_at, turn_count, files, source_status, content_hash)
-     SELECT $1, $2, $3, s.* FROM unnest($4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::text[],
-       $11::text[], $12::bigint[], $13::bigint[], $14::integer[], $15::jsonb[], $16::text[], $17::text[]) AS s
-     ON CONFLICT (team, machine, source, session_id) DO UPDATE SET os_user = excluded.os_user,
-       parent_session_id = excluded.parent_session_id, is_subagent = excluded.is_subagent, project_path = excluded.project_path,
-       project_name = excluded.project_name, git_branch = excluded.git_branch, title = excluded.title,
-       started_at = excluded.started_at, ended_at = excluded.ended_at, turn_count = excluded.turn_count,
-       files = excluded.files, source_status = excluded.source_status, content_hash = excluded.content_hash,
-       pushed_at = now()
-     RETURNING id, source, session_id`,
-    [
-      team,
-      origin.machine,
-      origin.osUser,
-      sessions.map((s) => s.source),
-      sessions.map((s) => s.session_id),
-      sessions.map((s) => s.parent_session_id),
-      sessions.map((s) => s.is_subagent === 1),
-      sessions.map((s) => s.project_path),
-      sessions.map((s) => s.project_name),
-      sessions.map((s) => s.git_branch),
-      sessions.map((s) => s.title),
-      sessions.map((s) => s.started_at),
-      sessions.map((s) => s.ended_at),
-      sessions.map((s) => s.turn_count),
-      sessions.map((s) => s.files),
-      sessions.map((s) => s.source_status),
-      sessions.map((s) => hashes.get(s.rowid)!),
-    ],
-  );
-  const archiveIdOf = new Map(ids.map((row) => [`${row.source}\u0000${row.session_id}`, row.id]));
-  const archiveIds = sessions.map((s) => archiveIdOf.get(`${s.source}\u0000${s.session_id}`)!);
-  await connection.query("DELETE FROM recall.turns WHERE session = ANY($1::bigint[])", [archiveIds]);
-  await connection.query("DELETE FROM recall.documents WHERE session = ANY($1::bigint[])", [archiveIds]);
-  const rowids = sessions.map((s) => s.rowid);
-  const archiveIdOfRowid = new Map(sessions.map((s, i) => [s.rowid, archiveIds[i]!]));
-  const marks = rowids.map(() => "?").join(",");
-  const turnRows = db
-    .query<
-      { session_rowid: number } & Pick<
-        PreparedTurn,
-        "number" | "timestamp" | "prompt" | "response" | "tools" | "files"
-      >,
-      number[]
-    >(
-      `SELECT session_rowid, number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid IN (${marks}) ORDER BY session_rowid, number`,
-    )
-    .all(...rowids);
-  if (turnRows.length > 0)
-    await connection.query(
-      `INSERT INTO recall.turns (session, team, number, timestamp, prompt, response, tools, files)
-       SELECT t.session, $1, t.number, t.timestamp, t.prompt, t.response, t.tools, t.files
-       FROM unnest($2::bigint[], $3::integer[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[])
-         AS t(session, number, timestamp, prompt, response, tools, files)`,
-      [
-        team,
-        turnRows.map((t) => archiveIdOfRowid.get(t.session_rowid)),
-        turnRows.map((t) => t.number),
-        turnRows.map((t) => t.timestamp),
-        turnRows.map((t) => t.prompt),
-        turnRows.map((t) => t.response),
-        turnRows.map((t) => t.tools),
-        turnRows.map((t) => t.files),
-      ],
-    );
-  const documentRows = db
-    .query<{ id: number; session_rowid: number; level: string; turn_number: number }, number[]>(
-      `SELECT id, session_rowid, level, turn_number FROM documents WHERE session_rowid IN (${marks}) ORDER BY id`,
-    )
-    .all(...rowids);
-  const texts = loadDocumentTexts(
-    db,
-    documentRows.map((d) => d.id),
-  );
-  const kept = documentRows.filter((d) => texts.has(d.id));
-  if (kept.length === 0) return { turns: turnRows.length, documents: 0, vectors: 0 };
-  tokenizer.learn(kept.flatMap((d) => [texts.get(d.id)!.heading, texts.get(d.id)!.body, texts.get(d.id)!.extra]));
-  const terms = kept.map((d) => tokenizer.documentTerms(texts.get(d.id)!));
-  const [batchRow] = await connection.query<{ id: string }>(
-    "INSERT INTO recall.batches (team, documents, tokens) VALUES ($1, $2, $3) RETURNING id",
-    [team, kept.length, terms.reduce((sum, document) => sum + document.length, 0)],
-  );
-  const inserted = await connection.query<{ id: string; session: string; level: string; turn_number: number }>(
-    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra, batch, length)
-       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra, $2, d.length
-       FROM unnest($3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::integer[])
-         AS d(session, level, turn_number, heading, body, extra, length)
-       RETURNING id, session, level, turn_number`,
-    [
-      team,
-      batchRow!.id,
-      kept.map((d) => archiveIdOfRowid.get(d.session_rowid)),
-      kept.map((d) => d.level),
-      kept.map((d) => d.turn_number),
-      kept.map((d) => texts.get(d.id)!.heading),
-      kept.map((d) => texts.get(d.id)!.body),
-      kept.map((d) => texts.get(d.id)!.extra),
-      terms.map((document) => document.length),
-    ],
-  );
-  // a document is (session, level, turn) in both stores: the archive id of each kept local document, in kept's order
-  const archiveDocument = new Map(inserted.map((row) => [`${row.session}:${row.level}:${row.turn_number}`, row.id]));
-  const archiveIdsOfKept = kept.map(
-    (d) => archiveDocument.get(`${archiveIdOfRowid.get(d.session_rowid)}:${d.level}:${d.turn_number}`)!,
-  );
-  await writePostings(connection, team, batchRow!.id, archiveIdsOfKept, terms);
-  const vectors = vectorSide ? await writeVectors(db, connection, team, vectorSide, kept, archiveIdsOfKept) : 0;
-  return { turns: turnRows.length, documents: kept.length, vectors };
-}
-
-/**
- * The postings of one batch of documents (archive ids `documents`, their terms in the same order): one row per term,
- * its documents in ascending id order with their column-weighted frequencies and lengths. Sent as flat arrays and
- * grouped by the server.
- */
-async function writePostings(
-  connection: ArchiveConnection,
-  team: string,
-  batch: string,
-  documents: readonly string[],
-  terms: readonly DocumentTerms[],
-): Promise<void> {
-  const termColumn: string[] = [];
-  const documentColumn: string[] = [];
-  const frequencyColumn: number[] = [];
-  const lengthColumn: number[] = [];
-  for (const [i, document] of terms.entries())
-    for (const [term, frequency] of document.frequencies) {
-      termColumn.push(term);
-      documentColumn.push(documents[i]!);
-      frequencyColumn.push(frequency);
-      lengthColumn.push(document.length);
-    }
-  if (termColumn.length === 0) return;
-  await connection.query(
-    `INSERT INTO recall.postings (term, batch, team, documents, frequencies, lengths)
-     SELECT p.term, $1, $2, array_agg(p.document ORDER BY p.document), array_agg(p.frequency ORDER BY p.document),
-       array_agg(p.length ORDER BY p.document)
-     FROM unnest($3::text[], $4::bigint[], $5::real[], $6::integer[]) AS p(term, document, frequency, length)
-     GROUP BY p.term`,
-    [batch, team, termColumn, documentColumn, frequencyColumn, lengthColumn],
-  );
-}
-
-/** The local model's vectors, readable, and the archive's id for that model. */
-interface VectorSide {
-  fingerprint: string;
-  modelId: number;
-  stores: Record<VectorLevelName, VectorStore>;
-  close(): void;
-}
-
-/**
- * The vector side of a push, when both ends have one: the local index has an embedding model (its fingerprint
- * and width in meta) and vector files, and the archive has pgvector (recall.chunk_vectors); the model is registered in
- * the archive (recall.register_model creates its index). Undefined otherwise: the push is keyword-only.
- */
-async function openVectorSide(
-  db: Database,
-  connection: ArchiveConnection,
-  recallHome: string | undefined,
-): Promise<VectorSide | undefined> {
-  if (recallHome === undefined) return undefined;
-  const fingerprint = readMeta(db, embedFingerprintKey);
-  const dims = fingerprint ? dimsOfFingerprint(fingerprint) : undefined;
-  if (!fingerprint || dims === undefined) return undefined;
-  const [table] = await connection.query<{ found: boolean }>(
-    "SELECT to_regclass('recall.chunk_vectors') IS NOT NULL AS found",
-  );
-  if (!table?.found) return undefined;
-  const [model] = await connection.query<{ id: number }>("SELECT recall.register_model($1, $2) AS id", [
-    fingerprint,
-    dims,
-  ]);
-  const stores = Object.fromEntries(
-    vectorLevels.map((level) => [level, openLevelStore(recallHome, level, { dims, fingerprintKey: fingerprint })]),
-  ) as Record<VectorLevelName, VectorStore>;
-  return {
-    fingerprint,
-    modelId: model!.id,
-    stores,
-    close: () => {
-      for (const store of Object.values(stores)) store.close();
-    },
-  };
-}
-
-/** Send the embedded chunks' vectors of documents `kept` (local rows) as archive documents `archiveIds` (same order). */
-async function writeVectors(
-  db: Database,
-  connection: ArchiveConnection,
-  team: string,
-  side: VectorSide,
-  kept: ReadonlyArray<{ id: number; level: string }>,
-  archiveIds: readonly string[],
-): Promise<number> {
-  const archiveIdOf = new Map(kept.map((d, i) => [d.id, archiveIds[i]!]));
-  const levelOf = new Map(kept.map((d) => [d.id, d.level as VectorLevelName]));
-  const chunks = db
-    .query<{ id: number; document_id: number; chunk_index: number }, number[]>(
-      `SELECT id, document_id, chunk_index FROM chunks WHERE status = ${chunkStatus.embedded}
-       AND document_id IN (${kept.map(() => "?").join(",")})`,
-    )
-    .all(...kept.map((d) => d.id));
-  const rows: Array<{ document: string; chunk: number; vector: Float32Array }> = [];
-  for (const level of vectorLevels) {
-    const ofLevel = chunks.filter((chunk) => levelOf.get(chunk.document_id) === level);
-    const vectors = side.stores[level].vectorsOf(ofLevel.map((chunk) => chunk.id));
-    for (const chunk of ofLevel) {
-      const vector = vectors.get(chunk.id);
-      if (vector) rows.push({ document: archiveIdOf.get(chunk.document_id)!, chunk: chunk.chunk_index, vector });
-    }
-  }
-  if (rows.length === 0) return 0;
-  await connection.query(
-    `INSERT INTO recall.chunk_vectors (document, team, model, chunk, embedding)
-     SELECT v.document, $1, $2, v.chunk, v.embedding::vector FROM unnest($3::bigint[], $4::integer[], $5::text[])
-       AS v(document, chunk, embedding)`,
-    [
-      team,
-      side.modelId,
-      rows.map((row) => row.document),
-      rows.map((row) => row.chunk),
-      rows.map((row) => `[${Array.from(row.vector).join(",")}]`),
-    ],
-  );
-  return rows.length;
 }

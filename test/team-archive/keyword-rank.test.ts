@@ -131,7 +131,8 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     archive = await openArchive(parseArchiveUrl(server.url({ user: "dana", password: "dana-secret" })));
     const db = openIndex(databasePath(home), { readonly: true });
     try {
-      await pushToArchive(db, archive, { origin: { machine: "m", osUser: "dana" } });
+      // 6 batches of 2 sessions: after the first, two connections write batches at once
+      await pushToArchive(db, archive, { origin: { machine: "m", osUser: "dana" }, batchSessions: 2 });
     } finally {
       db.close();
     }
@@ -149,13 +150,15 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
   });
 
   test("after sessions change and are pushed again, the rewritten postings still give the local scores", async () => {
+    // sessions 2 and 3 were pushed in one batch: pushed again one per batch on two connections, both rewrite it
     appendClaudeTurns(pathOf(0), writers[0]!, [{ prompt: "docker bridge network again", response: "Same fix." }]);
-    appendClaudeTurns(pathOf(5), writers[5]!, [{ prompt: "a new deploy", response: fillerText(99, 40) }]);
+    appendClaudeTurns(pathOf(2), writers[2]!, [{ prompt: "a new deploy", response: fillerText(99, 40) }]);
+    appendClaudeTurns(pathOf(3), writers[3]!, [{ prompt: "bridge network, third time", response: "Zygomorphic." }]);
     expect((await reindex()).failedUnits).toBe(0);
     const db = openIndex(databasePath(home), { readonly: true });
     try {
       const pushed = await pushToArchive(db, archive, { origin: { machine: "m", osUser: "dana" }, batchSessions: 1 });
-      expect(pushed.sent).toBe(2);
+      expect(pushed.sent).toBe(3);
     } finally {
       db.close();
     }
@@ -201,5 +204,34 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     );
     expect(approximateIds).toEqual(both.map((row) => Number(row.id)).sort((a, b) => a - b));
     expect(approximateIds.length).toBeGreaterThan(exactIds.length); // "network … bridge" is not the phrase
+  });
+
+  test("two transactions deleting documents of one batch at once leave its postings and counts exact", async () => {
+    const other = await openArchive(parseArchiveUrl(server.url({ user: "dana", password: "dana-secret" })));
+    try {
+      const [pair] = await archive.query<{ ids: string[] }>(
+        "SELECT (array_agg(id ORDER BY id))[1:2] AS ids FROM recall.documents GROUP BY batch HAVING count(*) >= 2 LIMIT 1",
+      );
+      const [first, second] = pair!.ids;
+      await archive.query("BEGIN");
+      await archive.query("DELETE FROM recall.documents WHERE id = $1", [first]);
+      await other.query("BEGIN");
+      // waits for the first transaction (it holds the batch), then rewrites the batch as the first left it
+      const waiting = other.query("DELETE FROM recall.documents WHERE id = $1", [second]);
+      await Bun.sleep(300);
+      await archive.query("COMMIT");
+      await waiting;
+      await other.query("COMMIT");
+    } finally {
+      await other.close();
+    }
+    const [dangling] = await archive.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM recall.postings p, unnest(p.documents) AS u(d) WHERE NOT EXISTS (SELECT 1 FROM recall.documents x WHERE x.id = u.d)",
+    );
+    expect(dangling!.n).toBe(0);
+    const [stats] = await archive.query<{ batches: number; documents: number }>(
+      "SELECT (SELECT sum(documents) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.documents)::int AS documents",
+    );
+    expect(stats!.batches).toBe(stats!.documents);
   });
 });
