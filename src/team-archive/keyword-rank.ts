@@ -39,16 +39,35 @@ interface ArchiveTerm {
 interface PhrasePostings {
   terms: number[];
   documents: string[];
+  /** Each document's batch (the lanes split the documents by batch). */
+  batches: string[];
   frequencies: number[];
   lengths: number[];
 }
 
-/** A query prepared for the archive: its terms and the postings of its exact phrases, reused across windows. */
+/** What the ranking needs of the whole archive the role sees, read once per search. */
+export interface ArchiveStatistics {
+  /** Documents (N). */
+  documents: number;
+  /** Tokens per document (avgdl). */
+  averageLength: number;
+  /** Documents matching each query term (n(q)), by term index. */
+  matches: number[];
+  /** Each query term's idf, by term index (FTS5's formula, see the file comment). */
+  idf: number[];
+  /** The ids of the batches the role sees, ascending (lanes split them in ranges). */
+  batches: string[];
+}
+
+/** A query prepared for the archive: its terms, the postings of its exact phrases and the statistics. */
 export interface ArchiveKeywordQuery {
   terms: ArchiveTerm[];
   phrases: PhrasePostings;
   /** Phrases approximated (more than {@link exactPhraseCandidates} candidate documents): their terms. */
   approximated: ArchiveTerm[];
+  statistics: ArchiveStatistics;
+  /** Windows already ranked, by level, filters and size (both tiers come from one statement). */
+  windows: Map<string, Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }>>;
 }
 
 /** One ranked document of a window, best first. */
@@ -65,17 +84,13 @@ export interface RankedArchiveDocument {
   passes: boolean;
 }
 
-/** The answer of {@link rankArchiveWindow}. */
-export interface ArchiveWindow {
-  rows: RankedArchiveDocument[];
-  /** Documents matching each query term (n(q)), by term index. */
-  matches: number[];
-  /** Documents the role sees (N). */
-  documents: number;
-}
+/** BM25's k1 and b, as FTS5 fixes them (fts5_aux.c). */
+const k1 = 1.2;
+const b = 0.75;
 
 /**
- * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer and count the exact phrases' instances.
+ * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer, count the exact phrases' instances, and
+ * read the statistics.
  * @param exactLimit phrases holding every token in more documents than this are approximated
  * @throws ArchiveError from the connection
  */
@@ -90,7 +105,7 @@ export async function prepareArchiveQuery(
     tokens: tokenizer.tokens(termWords(term)),
     prefix: term.endsWith("*"),
   }));
-  const phrases: PhrasePostings = { terms: [], documents: [], frequencies: [], lengths: [] };
+  const phrases: PhrasePostings = { terms: [], documents: [], batches: [], frequencies: [], lengths: [] };
   const approximated: ArchiveTerm[] = [];
   for (const term of terms.filter((t) => t.tokens.length > 1)) {
     const distinct = [...new Set(term.tokens)];
@@ -106,8 +121,8 @@ export async function prepareArchiveQuery(
       continue;
     }
     if (candidates.length === 0) continue;
-    const texts = await connection.query<{ id: string; heading: string; body: string; extra: string }>(
-      "SELECT id, heading, body, extra FROM recall.documents WHERE id = ANY($1::bigint[])",
+    const texts = await connection.query<{ id: string; batch: string; heading: string; body: string; extra: string }>(
+      "SELECT id, batch, heading, body, extra FROM recall.documents WHERE id = ANY($1::bigint[])",
       [candidates.map((row) => row.document)],
     );
     tokenizer.learn(texts.flatMap((row) => [row.heading, row.body, row.extra]));
@@ -117,39 +132,210 @@ export async function prepareArchiveQuery(
       if (frequency === 0) continue;
       phrases.terms.push(term.index);
       phrases.documents.push(row.id);
+      phrases.batches.push(row.batch);
       phrases.frequencies.push(frequency);
       phrases.lengths.push(lengthOf.get(row.id) ?? 0);
     }
   }
-  return { terms, phrases, approximated };
+  const prepared = { terms, phrases, approximated, windows: new Map() };
+  return { ...prepared, statistics: await readStatistics(connection, prepared) };
+}
+
+/** The query's terms by kind: single words, identifier prefixes, and approximated phrases' tokens. */
+function termsByKind(query: Pick<ArchiveKeywordQuery, "terms" | "approximated">) {
+  return {
+    words: query.terms.filter((t) => t.tokens.length === 1 && !t.prefix),
+    prefixes: query.terms.filter((t) => t.tokens.length === 1 && t.prefix),
+    approximate: query.approximated.flatMap((t) =>
+      [...new Set(t.tokens)].map((token, _, all) => ({ index: t.index, token, count: all.length })),
+    ),
+  };
 }
 
 /**
- * The best `window` documents for the query by BM25, among those matching every term (`allTerms`) or any, with the
- * filters evaluated per row (a window the filters emptied is told apart from an exhausted match).
+ * N, avgdl, the visible batches and each term's n(q): a word's documents are its posting lists' lengths (no unnest),
+ * a prefix's and an approximated phrase's are counted from their postings, an exact phrase's are the client's.
+ */
+async function readStatistics(
+  connection: ArchiveConnection,
+  query: Pick<ArchiveKeywordQuery, "terms" | "approximated" | "phrases">,
+): Promise<ArchiveStatistics> {
+  const { words, prefixes, approximate } = termsByKind(query);
+  // only the branches the query needs: the planner cannot tell an empty array parameter, and planned a prefix join
+  // over every posting for none (35 ms at 20k generated sessions, against 3)
+  const params: unknown[] = [];
+  const add = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const branches: string[] = [];
+  if (words.length > 0)
+    branches.push(`SELECT q.term_index, sum(p.document_count)::float8 AS matches
+      FROM unnest(${add(words.map((t) => t.index))}::integer[], ${add(words.map((t) => t.tokens[0]!))}::text[])
+        AS q(term_index, term)
+      JOIN recall.postings p ON p.term = q.term GROUP BY q.term_index`);
+  if (prefixes.length > 0)
+    branches.push(`SELECT q.term_index, count(DISTINCT u.document)::float8 AS matches
+      FROM unnest(${add(prefixes.map((t) => t.index))}::integer[], ${add(prefixes.map((t) => t.tokens[0]!))}::text[])
+        AS q(term_index, term)
+      JOIN recall.postings p ON p.term >= q.term AND p.term < q.term || chr(1114111)
+      CROSS JOIN LATERAL unnest(p.documents) AS u(document) GROUP BY q.term_index`);
+  if (approximate.length > 0)
+    branches.push(`SELECT x.term_index, count(*)::float8 AS matches FROM (
+      SELECT q.term_index FROM unnest(${add(approximate.map((t) => t.index))}::integer[],
+        ${add(approximate.map((t) => t.token))}::text[], ${add(approximate.map((t) => t.count))}::integer[])
+        AS q(term_index, term, tokens)
+      JOIN recall.postings p ON p.term = q.term CROSS JOIN LATERAL unnest(p.documents) AS u(document)
+      GROUP BY q.term_index, u.document HAVING count(*) = max(q.tokens)) AS x
+      GROUP BY x.term_index`);
+  const counts =
+    branches.length > 0
+      ? `(SELECT json_object_agg(c.term_index, c.matches) FROM (${branches.join(" UNION ALL ")}) AS c)`
+      : "NULL::json";
+  const [row] = await connection.query<{
+    documents: number;
+    tokens: number;
+    batches: string[] | null;
+    matches: Record<string, number> | null;
+  }>(
+    `SELECT coalesce(sum(b.documents), 0)::float8 AS documents, coalesce(sum(b.tokens), 0)::float8 AS tokens,
+       array_agg(b.id ORDER BY b.id) AS batches, ${counts} AS matches
+     FROM recall.batches b`,
+    params,
+  );
+  const documents = Number(row?.documents ?? 0);
+  const tokens = Number(row?.tokens ?? 0);
+  const matches = query.terms.map((t) => Number(row?.matches?.[t.index] ?? 0));
+  for (const index of new Set(query.phrases.terms))
+    matches[index] = query.phrases.terms.filter((term) => term === index).length;
+  const idf = matches.map((n) => {
+    const value = Math.log((documents - n + 0.5) / (n + 0.5));
+    return value <= 0 || !Number.isFinite(value) ? 1e-6 : value;
+  });
+  return {
+    documents,
+    averageLength: documents > 0 ? tokens / documents : 1,
+    matches,
+    idf,
+    batches: row?.batches ?? [],
+  };
+}
+
+/**
+ * The best `window` documents for the query by BM25 among those matching every term (`all`) and among those matching
+ * any (`any`), best first, each with the filters evaluated (a window the filters emptied is told apart from an
+ * exhausted match). Both tiers come from one statement, cached in the query. With `lanes` (connections to the same
+ * archive as the same role), the visible batches are split in ranges and ranked at once, one range per connection:
+ * a document lives in one batch, so each range's best documents are exact, and the best of their union are the
+ * whole archive's (bm25's statistics are the archive's whichever range is ranked).
  * @throws ArchiveError from the connection
  */
-export async function rankArchiveWindow(
-  connection: ArchiveConnection,
+export function rankArchiveWindows(
+  lanes: readonly ArchiveConnection[],
   query: ArchiveKeywordQuery,
-  allTerms: boolean,
   level: SearchLevel,
   filters: SearchFilters,
   window: number,
-): Promise<ArchiveWindow> {
-  const words = query.terms.filter((t) => t.tokens.length === 1 && !t.prefix);
-  const prefixes = query.terms.filter((t) => t.tokens.length === 1 && t.prefix);
-  const approximate = query.approximated.flatMap((t) =>
-    [...new Set(t.tokens)].map((token, _, all) => ({ index: t.index, token, count: all.length })),
-  );
-  // One word: no grouping by document; words only: their postings are read once (the CTE is inlined).
+): Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }> {
+  const key = JSON.stringify([level, filters, window]);
+  let ranked = query.windows.get(key);
+  if (!ranked) {
+    ranked = rankInLanes(lanes, query, level, filters, window);
+    query.windows.set(key, ranked);
+  }
+  return ranked;
+}
+
+async function rankInLanes(
+  lanes: readonly ArchiveConnection[],
+  query: ArchiveKeywordQuery,
+  level: SearchLevel,
+  filters: SearchFilters,
+  window: number,
+): Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }> {
+  const batches = query.statistics.batches;
+  if (batches.length === 0) return { all: [], any: [] };
+  const ranges: Array<[string, string]> = [];
+  const per = Math.ceil(batches.length / lanes.length);
+  for (let start = 0; start < batches.length; start += per)
+    ranges.push([batches[start]!, batches[Math.min(start + per, batches.length) - 1]!]);
+  const parts = await Promise.all(ranges.map((range, i) => rankRange(lanes[i]!, query, level, filters, window, range)));
+  const best = (tier: "all" | "any") =>
+    parts
+      .flatMap((part) => part[tier])
+      .sort((x, y) => x.rank - y.rank || x.document_id - y.document_id)
+      .slice(0, window);
+  return { all: best("all"), any: best("any") };
+}
+
+/** Both tiers' best `window` documents among the documents of batches `range` (inclusive ids). */
+async function rankRange(
+  connection: ArchiveConnection,
+  query: ArchiveKeywordQuery,
+  level: SearchLevel,
+  filters: SearchFilters,
+  window: number,
+  range: [string, string],
+): Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }> {
+  const { words, prefixes, approximate } = termsByKind(query);
+  const { idf, averageLength } = query.statistics;
   const single = query.terms.length === 1;
-  const onlyWords = words.length === query.terms.length;
+  const params: unknown[] = [range[0], range[1], averageLength, window, query.terms.length];
+  const add = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  // FTS5's per-phrase BM25 term (see the file comment) of frequency `f` and length `len`, with idf `weight`.
+  const bm25 = (weight: string, f: string, len: string) =>
+    `${weight} * ${f} * ${k1 + 1} / (${f} + ${k1} * (${1 - b} + ${b} * ${len}::float8 / $3))`;
+  const inRange = "p.batch BETWEEN $1 AND $2";
+  const branches: string[] = [];
+  if (words.length > 0)
+    branches.push(`SELECT q.term_index, u.document, ${bm25("q.idf", "u.frequency::float8", "u.length")} AS score
+      FROM unnest(${add(words.map((t) => t.index))}::integer[], ${add(words.map((t) => t.tokens[0]!))}::text[],
+        ${add(words.map((t) => idf[t.index]!))}::float8[]) AS q(term_index, term, idf)
+      JOIN recall.postings p ON p.term = q.term AND ${inRange}
+      CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)`);
+  if (prefixes.length > 0)
+    branches.push(`SELECT x.term_index, x.document, ${bm25("x.idf", "x.frequency", "x.length")} AS score FROM (
+        SELECT q.term_index, q.idf, u.document, sum(u.frequency)::float8 AS frequency, max(u.length) AS length
+        FROM unnest(${add(prefixes.map((t) => t.index))}::integer[], ${add(prefixes.map((t) => t.tokens[0]!))}::text[],
+          ${add(prefixes.map((t) => idf[t.index]!))}::float8[]) AS q(term_index, term, idf)
+        JOIN recall.postings p ON p.term >= q.term AND p.term < q.term || chr(1114111) AND ${inRange}
+        CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
+        GROUP BY q.term_index, q.idf, u.document) AS x`);
+  if (approximate.length > 0)
+    branches.push(`SELECT x.term_index, x.document, ${bm25("x.idf", "x.frequency", "x.length")} AS score FROM (
+        SELECT q.term_index, q.idf, u.document, min(u.frequency)::float8 AS frequency, max(u.length) AS length
+        FROM unnest(${add(approximate.map((t) => t.index))}::integer[], ${add(approximate.map((t) => t.token))}::text[],
+          ${add(approximate.map((t) => t.count))}::integer[], ${add(approximate.map((t) => idf[t.index]!))}::float8[])
+          AS q(term_index, term, tokens, idf)
+        JOIN recall.postings p ON p.term = q.term AND ${inRange}
+        CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
+        GROUP BY q.term_index, q.idf, u.document HAVING count(*) = max(q.tokens)) AS x`);
+  if (query.phrases.terms.length > 0)
+    branches.push(`SELECT x.term_index, x.document, ${bm25(`(${add(idf)}::float8[])[x.term_index + 1]`, "x.frequency", "x.length")} AS score
+      FROM unnest(${add(query.phrases.terms)}::integer[], ${add(query.phrases.documents)}::bigint[],
+        ${add(query.phrases.batches)}::bigint[], ${add(query.phrases.frequencies)}::float8[],
+        ${add(query.phrases.lengths)}::integer[]) AS x(term_index, document, batch, frequency, length)
+      WHERE x.batch BETWEEN $1 AND $2`);
+  if (branches.length === 0) return { all: [], any: [] };
+  const scored = single
+    ? "SELECT t.document, t.score, 1 AS terms, 1::bigint << t.term_index AS matched FROM term_postings t"
+    : `SELECT t.document, sum(t.score) AS score, count(*) AS terms, bit_or(1::bigint << t.term_index) AS matched
+       FROM term_postings t GROUP BY t.document`;
   const byTurnTime = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
-  const filter = archiveFilterSql(filters, 14, byTurnTime ? "t.timestamp" : undefined);
+  const filter = archiveFilterSql(filters, params.length + 1, byTurnTime ? "t.timestamp" : undefined);
+  params.push(...filter.params);
   const turnJoin = byTurnTime ? "LEFT JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : "";
   const levelCondition = level === "turn" ? "d.level = 'turn' AND " : "";
+  const tiers = single
+    ? "SELECT 'any' AS tier, * FROM (SELECT * FROM scored WHERE terms <= $5::integer ORDER BY score DESC, document LIMIT $4) AS w"
+    : `SELECT 'all' AS tier, * FROM (SELECT * FROM scored WHERE terms = $5 ORDER BY score DESC, document LIMIT $4) AS w
+       UNION ALL
+       SELECT 'any' AS tier, * FROM (SELECT * FROM scored ORDER BY score DESC, document LIMIT $4) AS w`;
   const rows = await connection.query<{
+    tier: "all" | "any";
     document_id: string;
     session_rowid: string;
     turn_number: number;
@@ -157,86 +343,28 @@ export async function rankArchiveWindow(
     score: number;
     matched: string;
     passes: boolean;
-    matches: Record<string, number> | null;
-    documents: string;
   }>(
-    `WITH stats AS MATERIALIZED (
-      SELECT greatest(coalesce(sum(documents), 0), 1)::float8 AS n,
-        greatest(coalesce(sum(tokens), 0), 1)::float8 / greatest(coalesce(sum(documents), 0), 1) AS avgdl
-      FROM recall.batches
-    ), term_postings AS ${onlyWords ? "" : "MATERIALIZED"} (
-      SELECT q.term_index, u.document, u.frequency::float8 AS frequency, u.length
-      FROM unnest($1::integer[], $2::text[]) AS q(term_index, term)
-      JOIN recall.postings p ON p.term = q.term
-      CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
-      UNION ALL
-      SELECT q.term_index, u.document, sum(u.frequency)::float8, max(u.length)
-      FROM unnest($3::integer[], $4::text[]) AS q(term_index, term)
-      JOIN recall.postings p ON p.term >= q.term AND p.term < q.term || chr(1114111)
-      CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
-      GROUP BY q.term_index, u.document
-      UNION ALL
-      SELECT q.term_index, u.document, min(u.frequency)::float8, max(u.length)
-      FROM unnest($5::integer[], $6::text[], $7::integer[]) AS q(term_index, term, tokens)
-      JOIN recall.postings p ON p.term = q.term
-      CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
-      GROUP BY q.term_index, u.document HAVING count(*) = max(q.tokens)
-      UNION ALL
-      SELECT * FROM unnest($8::integer[], $9::bigint[], $10::float8[], $11::integer[])
-    ), counts AS (
-      -- a word's documents are its posting lists' lengths (no unnest); the other terms are counted from their postings
-      SELECT q.term_index, sum(cardinality(p.documents))::float8 AS matches
-      FROM unnest($1::integer[], $2::text[]) AS q(term_index, term) JOIN recall.postings p ON p.term = q.term
-      GROUP BY q.term_index
-      ${onlyWords ? "" : "UNION ALL SELECT t.term_index, count(*)::float8 FROM term_postings t WHERE t.term_index <> ALL ($1::integer[]) GROUP BY t.term_index"}
-    ), idf AS MATERIALIZED (
-      SELECT c.term_index, c.matches, greatest(ln((s.n - c.matches + 0.5) / (c.matches + 0.5)), 1e-6) AS idf
-      FROM counts c CROSS JOIN stats s
-    ), scored AS (
-      SELECT t.document, ${
-        single
-          ? "i.idf * t.frequency * 2.2 / (t.frequency + 1.2 * (0.25 + 0.75 * t.length::float8 / s.avgdl)) AS score, 1 AS terms, 1::bigint << t.term_index AS matched"
-          : "sum(i.idf * t.frequency * 2.2 / (t.frequency + 1.2 * (0.25 + 0.75 * t.length::float8 / s.avgdl))) AS score, count(*) AS terms, bit_or(1::bigint << t.term_index) AS matched"
-      }
-      FROM term_postings t JOIN idf i USING (term_index) CROSS JOIN stats s ${single ? "" : "GROUP BY t.document"}
-    ), best AS (
-      SELECT * FROM scored WHERE terms >= $12 ORDER BY score DESC, document LIMIT $13
-    )
-    SELECT d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level, b.score, b.matched,
-      coalesce(${levelCondition}${filter.sql}, false) AS passes,
-      (SELECT json_object_agg(i.term_index, i.matches) FROM idf i) AS matches,
-      (SELECT n FROM stats)::bigint AS documents
-    FROM best b JOIN recall.documents d ON d.id = b.document JOIN recall.sessions s ON s.id = d.session ${turnJoin}
-    ORDER BY b.score DESC, b.document`,
-    [
-      words.map((t) => t.index),
-      words.map((t) => t.tokens[0]!),
-      prefixes.map((t) => t.index),
-      prefixes.map((t) => t.tokens[0]!),
-      approximate.map((t) => t.index),
-      approximate.map((t) => t.token),
-      approximate.map((t) => t.count),
-      query.phrases.terms,
-      query.phrases.documents,
-      query.phrases.frequencies,
-      query.phrases.lengths,
-      allTerms ? query.terms.length : 1,
-      window,
-      ...filter.params,
-    ],
+    `WITH term_postings AS (${branches.join(" UNION ALL ")}),
+      scored AS ${single ? "" : "MATERIALIZED"} (${scored}),
+      best AS (${tiers})
+    SELECT w.tier, d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level, w.score, w.matched,
+      coalesce(${levelCondition}${filter.sql}, false) AS passes
+    FROM best w JOIN recall.documents d ON d.id = w.document JOIN recall.sessions s ON s.id = d.session ${turnJoin}
+    ORDER BY w.score DESC, w.document`,
+    params,
   );
-  const matches = query.terms.map((t) => Number(rows[0]?.matches?.[t.index] ?? 0));
-  return {
-    rows: rows.map((row) => ({
-      document_id: Number(row.document_id),
-      session_rowid: Number(row.session_rowid),
-      turn_number: row.turn_number,
-      level: row.level,
-      rank: -row.score,
-      matched: Number(row.matched),
-      passes: row.passes,
-    })),
-    matches,
-    documents: Number(rows[0]?.documents ?? 0),
-  };
+  const ranked = (tier: "all" | "any") =>
+    rows
+      .filter((row) => row.tier === tier)
+      .map((row) => ({
+        document_id: Number(row.document_id),
+        session_rowid: Number(row.session_rowid),
+        turn_number: row.turn_number,
+        level: row.level,
+        rank: -row.score,
+        matched: Number(row.matched),
+        passes: row.passes,
+      }));
+  const any = ranked("any");
+  return { all: single ? any : ranked("all"), any };
 }

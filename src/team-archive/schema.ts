@@ -189,7 +189,7 @@ GRANT EXECUTE ON FUNCTION recall.session_teams(), recall.match_documents(tsquery
  *   batches   one row per pushed batch of documents: its team and pusher, and its documents' count and summed
  *             length in tokens (bm25's N and avgdl are sums over the batches a role sees);
  *   postings  per (term, batch): the batch's documents that hold the term, each with its column-weighted frequency
- *             and its length, as three parallel arrays (one row per term and batch, not per document: 15 million
+ *             and its length, as three parallel arrays, and their count (read without the arrays) (one row per term and batch, not per document: 15 million
  *             (term, document) pairs at 20k generated sessions become ~1 million rows);
  *   documents gain `batch` and `length`.
  * Text equality and ordering are leakproof, so under row-level security a member's lookup of a term uses the
@@ -221,6 +221,7 @@ CREATE TABLE recall.postings (
   documents bigint[] NOT NULL,
   frequencies real[] NOT NULL,
   lengths integer[] NOT NULL,
+  document_count integer NOT NULL GENERATED ALWAYS AS (cardinality(documents)) STORED,
   PRIMARY KEY (term, batch),
   FOREIGN KEY (batch, team, pushed_by) REFERENCES recall.batches (id, team, pushed_by) ON DELETE CASCADE
 );

@@ -26,8 +26,8 @@ import {
 } from "../search/lexical.ts";
 import { makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
-import type { ArchiveConnection } from "./connection.ts";
-import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindow } from "./keyword-rank.ts";
+import { type ArchiveConnection, openArchive } from "./connection.ts";
+import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindows } from "./keyword-rank.ts";
 import { KeywordTokenizer } from "./keyword-tokens.ts";
 import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
 
@@ -84,15 +84,20 @@ export interface ArchiveSearchResponse {
 /** Documents ranked per wanted candidate (as lexical.ts: sessions have several documents). */
 const windowPerCandidate = 8;
 
-/** What the keyword windows learnt for confidence: the terms each ranked document holds, and each term's rarity. */
-interface KeywordEvidence {
-  /** Document id → bits of the query terms it matches. */
-  matched: Map<number, number>;
-  /** Documents matching each query term. */
-  matches: number[];
-  /** Documents the role sees. */
-  documents: number;
-}
+/**
+ * Memory for the ranking's hash and sort of a common word's postings (PostgreSQL's default, 4 MB, spilled 70k
+ * postings to disk at 20k generated sessions: 2x slower). Per sort or hash, for this connection only.
+ */
+const rankingWorkMemory = "64MB";
+
+/**
+ * Postings (Σ of the terms' document counts) above which a search ranks on two connections, one range of batches
+ * each: both of a 2-core server's cores work, and a second login costs a few ms.
+ */
+const secondLanePostings = 50_000;
+
+/** The terms each ranked document holds (bits by term index), learnt from the keyword windows, for confidence. */
+type KeywordEvidence = Map<number, number>;
 
 /**
  * The hits of one tier (all terms or any term): a window of the best documents by BM25 (keyword-rank.ts), through
@@ -100,9 +105,9 @@ interface KeywordEvidence {
  * more matched.
  */
 async function rankWindow(
-  connection: ArchiveConnection,
+  lanes: readonly ArchiveConnection[],
   query: ArchiveKeywordQuery,
-  allTerms: boolean,
+  tier: "all" | "any",
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
@@ -111,22 +116,18 @@ async function rankWindow(
   evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = await rankArchiveWindow(connection, query, allTerms, level, filters, window);
-    for (const row of ranked.rows) evidence.matched.set(row.document_id, row.matched);
-    if (ranked.rows.length > 0) {
-      evidence.matches = ranked.matches;
-      evidence.documents = ranked.documents;
-    }
-    const rows = ranked.rows.filter((row) => row.passes);
+    const ranked = (await rankArchiveWindows(lanes, query, level, filters, window))[tier];
+    for (const row of ranked) evidence.set(row.document_id, row.matched);
+    const rows = ranked.filter((row) => row.passes);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
-    if (hits.length >= candidates || ranked.rows.length < window)
+    if (hits.length >= candidates || ranked.length < window)
       return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
   }
 }
 
 /** All-terms hits first (0.5–1), any-term hits below them (0–0.49), as lexical.ts's rankTerms. */
 async function rankArchive(
-  connection: ArchiveConnection,
+  lanes: readonly ArchiveConnection[],
   query: ArchiveKeywordQuery,
   level: SearchLevel,
   filters: SearchFilters,
@@ -134,9 +135,9 @@ async function rankArchive(
   evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const all = await rankWindow(connection, query, true, level, filters, candidates, new Set(), single, evidence);
+  const all = await rankWindow(lanes, query, "all", level, filters, candidates, new Set(), single, evidence);
   const ranked = await tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    rankWindow(connection, query, false, level, filters, wanted, seen, true, evidence),
+    rankWindow(lanes, query, "any", level, filters, wanted, seen, true, evidence),
   );
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
@@ -165,18 +166,28 @@ export async function searchArchive(
   if (query.terms.length === 0 && !vectorLeg) return { ...base, results: [], confident: false, nextOffset: undefined };
   const offset = request.offset ?? 0;
   const candidates = Math.max(4 * (offset + limit), 100);
-  const evidence: KeywordEvidence = { matched: new Map(), matches: query.terms.map(() => 0), documents: 0 };
+  const evidence: KeywordEvidence = new Map();
   const tokenizer = new KeywordTokenizer();
+  const lanes = [connection];
   let prepared: ArchiveKeywordQuery;
   let keywordHits: LexicalHit[];
   try {
+    await connection.query(`SET work_mem = '${rankingWorkMemory}'`);
     prepared = await prepareArchiveQuery(connection, tokenizer, query);
+    if (prepared.statistics.matches.reduce((sum, n) => sum + n, 0) > secondLanePostings) {
+      const second = await openArchive(connection.url, { applicationName: "recall search" }).catch(() => undefined);
+      if (second) {
+        lanes.push(second);
+        await second.query(`SET work_mem = '${rankingWorkMemory}'`);
+      }
+    }
     keywordHits =
       query.terms.length > 0
-        ? await rankArchive(connection, prepared, request.level, request.filters, candidates, evidence)
+        ? await rankArchive(lanes, prepared, request.level, request.filters, candidates, evidence)
         : [];
   } finally {
     tokenizer.close();
+    for (const lane of lanes.slice(1)) await lane.close();
   }
   const vectorHits = vectorLeg ? await vectorLeg.search(text, request.level, request.filters, candidates) : [];
   // The local fusion (api.ts): RSF with the model's calibrated weight, scaled by how much the query reads as language.
@@ -282,7 +293,7 @@ async function judge(
   documentIds: readonly number[],
 ): Promise<Map<number, { confidence: number; matchedTerms: string[] }>> {
   if (documentIds.length === 0 || query.terms.length === 0) return new Map();
-  const unknown = documentIds.filter((id) => !evidence.matched.has(id));
+  const unknown = documentIds.filter((id) => !evidence.has(id));
   if (unknown.length > 0) {
     const tokens = prepared.terms.flatMap((term) => term.tokens.map((token) => ({ term, token })));
     const rows = await connection.query<{ term_index: number; document: string; tokens: number }>(
@@ -298,23 +309,23 @@ async function judge(
        WHERE u.document = ANY($4::bigint[]) GROUP BY h.term_index, u.document`,
       [tokens.map((t) => t.term.index), tokens.map((t) => t.token), tokens.map((t) => t.term.prefix), unknown],
     );
-    for (const id of unknown) evidence.matched.set(id, 0);
+    for (const id of unknown) evidence.set(id, 0);
     for (const row of rows) {
       const term = prepared.terms[row.term_index]!;
       if (row.tokens < new Set(term.tokens).size) continue;
       const id = Number(row.document);
-      evidence.matched.set(id, evidence.matched.get(id)! | (1 << row.term_index));
+      evidence.set(id, evidence.get(id)! | (1 << row.term_index));
     }
   }
-  const total = evidence.documents;
-  const idfs = evidence.matches.map((n) => {
+  const total = prepared.statistics.documents;
+  const idfs = prepared.statistics.matches.map((n) => {
     const documents = Math.min(n, documentFrequencyCap);
     return Math.log(1 + (Math.max(total, documents) - documents + 0.5) / (documents + 0.5));
   });
   const totalIdf = idfs.reduce((sum, idf) => sum + idf, 0);
   return new Map(
     documentIds.map((id) => {
-      const bits = evidence.matched.get(id) ?? 0;
+      const bits = evidence.get(id) ?? 0;
       const held = query.terms.flatMap((term, i) => ((bits >> i) & 1 ? [{ term, idf: idfs[i]! }] : []));
       const coverage = totalIdf > 0 ? held.reduce((sum, t) => sum + t.idf, 0) / totalIdf : 0;
       return [id, { confidence: keywordConfidence(coverage), matchedTerms: held.map((t) => termWords(t.term)) }];

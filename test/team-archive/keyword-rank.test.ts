@@ -8,7 +8,7 @@ import { bm25Weights } from "../../src/search/match-window.ts";
 import { parseLexicalQuery } from "../../src/search/query.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { deleteArchivedCopies } from "../../src/team-archive/forget.ts";
-import { prepareArchiveQuery, rankArchiveWindow } from "../../src/team-archive/keyword-rank.ts";
+import { prepareArchiveQuery, rankArchiveWindows } from "../../src/team-archive/keyword-rank.ts";
 import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
@@ -62,7 +62,11 @@ function localScores(db: Database, match: string): Map<string, number> {
 /** The archive's scores of the query (every match: one window larger than the corpus), keyed as {@link localScores}. */
 async function archiveScores(text: string, allTerms: boolean): Promise<Map<string, number>> {
   const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery(text));
-  const window = await rankArchiveWindow(archive, prepared, allTerms, "session", { includeSubagents: true }, 10_000);
+  const window = {
+    rows: (await rankArchiveWindows([archive], prepared, "session", { includeSubagents: true }, 10_000))[
+      allTerms ? "all" : "any"
+    ],
+  };
   const keys = await archive.query<{ id: string; key: string }>(
     `SELECT d.id, s.session_id || ':' || d.level || ':' || d.turn_number AS key
      FROM recall.documents d JOIN recall.sessions s ON s.id = d.session WHERE d.id = ANY($1::bigint[])`,
@@ -149,6 +153,33 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     await expectSameRanking();
   });
 
+  test("ranked on two connections, one range of batches each, the windows equal one connection's", async () => {
+    const other = await openArchive(parseArchiveUrl(server.url({ user: "dana", password: "dana-secret" })));
+    try {
+      for (const text of queries)
+        for (const window of [3, 1000]) {
+          const query = parseLexicalQuery(text);
+          const one = await rankArchiveWindows(
+            [archive],
+            await prepareArchiveQuery(archive, tokenizer, query),
+            "session",
+            {},
+            window,
+          );
+          const two = await rankArchiveWindows(
+            [archive, other],
+            await prepareArchiveQuery(archive, tokenizer, query),
+            "session",
+            {},
+            window,
+          );
+          expect({ text, window, ...two }).toEqual({ text, window, ...one });
+        }
+    } finally {
+      await other.close();
+    }
+  });
+
   test("after sessions change and are pushed again, the rewritten postings still give the local scores", async () => {
     // sessions 2 and 3 were pushed in one batch: pushed again one per batch on two connections, both rewrite it
     appendClaudeTurns(pathOf(0), writers[0]!, [{ prompt: "docker bridge network again", response: "Same fix." }]);
@@ -173,8 +204,8 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
   test("forgetting a session in the archive takes its documents out of the postings and the statistics", async () => {
     expect(await deleteArchivedCopies(archive, [{ source: "claude-code", sessionId: idOf(2) }])).toBe(1);
     const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery("7acd37a"));
-    const window = await rankArchiveWindow(archive, prepared, false, "session", {}, 100);
-    expect(window.rows).toEqual([]);
+    const window = await rankArchiveWindows([archive], prepared, "session", {}, 100);
+    expect(window.any).toEqual([]);
     const [left] = await archive.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM recall.postings p, unnest(p.documents) AS u(d) WHERE NOT EXISTS (SELECT 1 FROM recall.documents x WHERE x.id = u.d)",
     );
@@ -192,7 +223,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     expect(exact.approximated).toEqual([]);
     expect(approximate.approximated.map((term) => term.tokens)).toEqual([["bridg", "network"]]);
     const ids = async (prepared: typeof exact) =>
-      (await rankArchiveWindow(archive, prepared, false, "session", { includeSubagents: true }, 1000)).rows
+      (await rankArchiveWindows([archive], prepared, "session", { includeSubagents: true }, 1000)).any
         .map((row) => row.document_id)
         .sort((a, b) => a - b);
     const exactIds = await ids(exact);
