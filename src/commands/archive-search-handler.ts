@@ -6,13 +6,9 @@ import { renderArchiveSearchJson, renderArchiveSearchText } from "../render/arch
 import { writeOut } from "../render/terminal.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import type { SearchLevel } from "../search/lexical.ts";
-import { existsSync } from "node:fs";
 import type { Embedder } from "../embed/index.ts";
-import { databasePath, openIndex, readMeta } from "../index/index.ts";
-import { embedFingerprintKey } from "../index/vectors/vector-files.ts";
-import type { VectorLeg } from "../search/api.ts";
-import { type ArchiveConnection, openArchive } from "../team-archive/connection.ts";
-import { archiveModel, createArchiveVectorLeg } from "../team-archive/vectors.ts";
+import { openArchive } from "../team-archive/connection.ts";
+import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
 import { createEmbedderOpener } from "./embedder.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { type ArchiveSearchResponse, searchArchive } from "../team-archive/search.ts";
@@ -53,8 +49,12 @@ export async function archiveSearchResponse(
   let embedder: Embedder | undefined;
   try {
     await assertArchiveReady(connection);
-    const semantic = args.keywordOnly ? undefined : await archiveVectorLeg(connection, context, args.model);
-    embedder = semantic?.embedder;
+    const semantic = args.keywordOnly
+      ? {}
+      : await chooseArchiveVectorLeg(connection, localModelFingerprint(context.recallHome), async () => {
+          embedder = await createEmbedderOpener(context.paths, args.model, false).open();
+          return embedder;
+        });
     const sessionId = args.session ? await resolveArchiveSessionId(connection, args.session) : undefined;
     const response = await searchArchive(
       connection,
@@ -65,51 +65,12 @@ export async function archiveSearchResponse(
         limit,
         offset: args.everywhere ? 0 : parseOffset(args.offset, "--offset"),
       },
-      semantic?.leg,
+      semantic.leg,
     );
-    if (semantic?.notice) response.notices.push(semantic.notice);
+    if (semantic.notice) response.notices.push(semantic.notice);
     return response;
   } finally {
     await embedder?.dispose();
     await connection.close();
   }
-}
-
-/**
- * The archive's vector leg, when this machine's model wrote vectors the archive holds: the local index names the
- * model (its fingerprint), the archive has it registered, and the configured model opens with that fingerprint.
- * Otherwise undefined with the reason as a notice (the search is keyword-only).
- */
-async function archiveVectorLeg(
-  connection: ArchiveConnection,
-  context: HistoryContext,
-  modelFlag: string | undefined,
-): Promise<{ leg?: VectorLeg; embedder?: Embedder; notice?: string } | undefined> {
-  if (!existsSync(databasePath(context.recallHome))) return undefined;
-  const db = openIndex(databasePath(context.recallHome), { readonly: true });
-  let fingerprint: string | undefined;
-  try {
-    fingerprint = readMeta(db, embedFingerprintKey);
-  } finally {
-    db.close();
-  }
-  if (!fingerprint) return undefined;
-  const model = await archiveModel(connection, fingerprint);
-  if (!model) return { notice: "keyword-only search: the archive holds no vectors of this machine's model" };
-  const opener = createEmbedderOpener(context.paths, modelFlag, false);
-  let embedder: Embedder;
-  try {
-    embedder = await opener.open();
-  } catch (error) {
-    return { notice: `keyword-only search: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (embedder.fingerprintKey !== fingerprint) {
-    await embedder.dispose();
-    return { notice: "keyword-only search: the configured model is not the one that wrote the archive's vectors" };
-  }
-  const leg = createArchiveVectorLeg(connection, model, {
-    name: embedder.fingerprint.name,
-    embedQuery: (text) => embedder.embedQuery(text),
-  });
-  return { leg, embedder };
 }

@@ -17,6 +17,8 @@ import { type ArchiveConnection, openArchive } from "../team-archive/connection.
 import { listArchiveSessions } from "../team-archive/listing.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { searchArchive } from "../team-archive/search.ts";
+import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
+import type { EmbedderOpener } from "../commands/embedder.ts";
 import { readArchiveSession, resolveArchiveSessionId } from "../team-archive/show.ts";
 import { archiveReadTurnsOutput, archiveSearchOutput, archiveSessionsOutput, turnOfArchive } from "./archive-format.ts";
 import type { ToolOutput } from "./format.ts";
@@ -49,21 +51,27 @@ export interface ArchiveSearchArgs {
 }
 
 /**
- * The `search` tool with archive: true: a page at `offset`, as the CLI's `search --archive --offset`.
- * Keyword ranking only for now: the archive's vector leg is built in commands/archive-search-handler.ts, for the CLI.
+ * The `search` tool with archive: true: a page at `offset`, as the CLI's `search --archive --offset`, hybrid when this
+ * machine's model (the server's shared `embedder`, kept open across calls) wrote vectors the archive holds.
  * @throws as {@link withArchive}; SessionLookupError for an unknown or ambiguous `session`
  */
-export function archiveSearchTool(context: HistoryContext, args: ArchiveSearchArgs): Promise<ToolOutput> {
+export function archiveSearchTool(
+  context: HistoryContext,
+  args: ArchiveSearchArgs,
+  embedder: EmbedderOpener | undefined,
+): Promise<ToolOutput> {
   return withArchive(context, async (connection) => {
     const filters = { ...args.filters };
     if (args.session) filters.sessionId = await resolveArchiveSessionId(connection, args.session);
-    const response = await searchArchive(connection, {
-      query: args.query,
-      level: args.level,
-      filters,
-      limit: args.limit,
-      offset: args.offset,
-    });
+    const semantic = embedder
+      ? await chooseArchiveVectorLeg(connection, localModelFingerprint(context.recallHome), () => embedder.open())
+      : {};
+    const response = await searchArchive(
+      connection,
+      { query: args.query, level: args.level, filters, limit: args.limit, offset: args.offset },
+      semantic.leg,
+    );
+    if (semantic.notice) response.notices.push(semantic.notice);
     return archiveSearchOutput({ response, offset: args.offset, nextOffset: response.nextOffset }, args.format);
   });
 }

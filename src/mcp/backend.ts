@@ -41,6 +41,8 @@ export interface Backend {
   withIndex<T>(fn: (db: Database) => T | Promise<T>): Promise<T>;
   /** The vector leg for a search on `db`, or the one-line reason there is none (commands/vector-leg.ts). */
   vectorLeg(db: Database): Promise<VectorLegChoice>;
+  /** The server's model opener (shared by every call, kept open), undefined when searches are keyword-only. */
+  readonly embedder: EmbedderOpener | undefined;
   /** Close the shared connection and release the model. */
   close(): Promise<void>;
 }
@@ -126,6 +128,7 @@ export function createBackend(options: BackendOptions): Backend {
         release(entry);
       }
     },
+    embedder,
     vectorLeg: (db) => (embedder ? openVectorLeg(db, context.recallHome, embedder) : Promise.resolve(noVectorLeg)),
     async close() {
       if (shared) retire(shared);

@@ -94,15 +94,19 @@ export function registerTools(server: McpServer, backend: Backend): void {
         const limit = parseLimit(args.limit, defaultLimits[level]);
         const offset = parseOffset(args.offset);
         if (args.archive)
-          return (await archiveTools()).archiveSearchTool(backend.context, {
-            query: args.query,
-            level,
-            filters,
-            session: args.session,
-            limit,
-            offset,
-            format: formatOf(args.format),
-          });
+          return (await archiveTools()).archiveSearchTool(
+            backend.context,
+            {
+              query: args.query,
+              level,
+              filters,
+              session: args.session,
+              limit,
+              offset,
+              format: formatOf(args.format),
+            },
+            backend.embedder,
+          );
         return backend.withIndex(async (db) => {
           if (args.session) filters.sessionId = findSession(db, args.session).sessionId;
           const vector = await backend.vectorLeg(db);

@@ -5,8 +5,9 @@
  *
  * Tables: sessions (with their origin: team, pushed_by = the PostgreSQL role that pushed, machine, os_user, agent =
  * source, project), turns (the level-3 text and tool-call summaries), documents (the searched text of each turn and of
- * each session, as the local index builds it, with a generated `tsvector`: heading weight A, body B, extra C; ASCII
- * punctuation becomes a space first, as FTS5's unicode61 tokenizer splits `snake_case`, `a/b.ts` and `x-y`).
+ * each session, as the local index builds it), and since version 3 the keyword index: batches and postings, written
+ * by the pusher with FTS5's own tokens so that the archive ranks by the local index's BM25 (keyword-rank.ts). Versions
+ * 1 and 2 had a generated `tsvector` with a GIN index instead; version 3 replaces it (see there why).
  *
  * Teams and row-level security: a team is a NOLOGIN role `recall_team_<name>` listed in recall.teams; a member is any
  * login role granted it. Every table has RLS: a role reads the rows of its teams, and inserts, updates or deletes only

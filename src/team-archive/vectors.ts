@@ -4,6 +4,10 @@
  * row-level security in the same statement. Level 1 keeps each session's best chunk (session and turn chunks both),
  * level 2 each turn document's best chunk, as the local leg does (search/vector.ts). Scores are cosines (−1…1).
  */
+import { existsSync } from "node:fs";
+import type { Embedder } from "../embed/index.ts";
+import { databasePath, openIndex, readMeta } from "../index/index.ts";
+import { embedFingerprintKey } from "../index/vectors/vector-files.ts";
 import { redactText } from "../redact/index.ts";
 import type { VectorHit, VectorLeg } from "../search/api.ts";
 import type { SearchFilters } from "../search/filters.ts";
@@ -96,5 +100,56 @@ export function createArchiveVectorLeg(
       }
       return [...best.values()].sort((a, b) => b.score - a.score).slice(0, candidates);
     },
+  };
+}
+
+/** The archive's vector leg for a search, or why the search is keyword-only (a notice for the reader). */
+export interface ArchiveVectorChoice {
+  leg?: VectorLeg;
+  notice?: string;
+}
+
+/**
+ * The fingerprint of the model that embedded the local index at `recallHome` (its meta), or undefined when there is
+ * no index or it has no model.
+ */
+export function localModelFingerprint(recallHome: string): string | undefined {
+  if (!existsSync(databasePath(recallHome))) return undefined;
+  const db = openIndex(databasePath(recallHome), { readonly: true });
+  try {
+    return readMeta(db, embedFingerprintKey);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The archive's vector leg, when this machine's model wrote vectors the archive holds: the local index names the
+ * model (`fingerprint`), the archive has it registered, and the configured model (`openEmbedder`, called only then)
+ * opens with that fingerprint. Otherwise no leg, with the reason as a notice (none when this machine has no model).
+ * The caller owns the embedder it opened (the CLI disposes it, the MCP server keeps its shared one).
+ * @throws ArchiveError from the connection
+ */
+export async function chooseArchiveVectorLeg(
+  connection: ArchiveConnection,
+  fingerprint: string | undefined,
+  openEmbedder: () => Promise<Embedder>,
+): Promise<ArchiveVectorChoice> {
+  if (!fingerprint) return {};
+  const model = await archiveModel(connection, fingerprint);
+  if (!model) return { notice: "keyword-only search: the archive holds no vectors of this machine's model" };
+  let embedder: Embedder;
+  try {
+    embedder = await openEmbedder();
+  } catch (error) {
+    return { notice: `keyword-only search: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (embedder.fingerprintKey !== fingerprint)
+    return { notice: "keyword-only search: the configured model is not the one that wrote the archive's vectors" };
+  return {
+    leg: createArchiveVectorLeg(connection, model, {
+      name: embedder.fingerprint.name,
+      embedQuery: (text) => embedder.embedQuery(text),
+    }),
   };
 }

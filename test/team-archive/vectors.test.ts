@@ -14,6 +14,7 @@ import { type ArchiveSessionResult, searchArchive } from "../../src/team-archive
 import { archiveModel, createArchiveVectorLeg } from "../../src/team-archive/vectors.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { hasSharedModel, sharedModelPath } from "../helpers/models.ts";
+import { call, connectStdio, fromSource, isolatedEnv } from "../mcp/helpers.ts";
 import { type PgliteServer, startPgliteServer } from "../helpers/pglite-server.ts";
 
 // The archive's vector leg (issue 30): pgvector is not packaged for this Debian, so the vector SQL runs against PGlite
@@ -140,5 +141,24 @@ describe.skipIf(!hasSharedModel)("the team archive's vector leg on pgvector (PGl
     );
     expect(hybrid.mode).toBe("hybrid");
     expect((hybrid.results[0] as ArchiveSessionResult).sessionId).toBe(idOf(0));
+  });
+
+  test("the MCP search tool with archive: true is hybrid too, with the server's model", async () => {
+    // PGlite serves one connection at a time: the server's own connection needs this one closed
+    await archive.close();
+    const mcp = await connectStdio(
+      [...fromSource, "mcp", "--no-watch", "--model", sharedModelPath, "--claude-dir", join(work, "claude")],
+      isolatedEnv(work, home, { RECALL_ARCHIVE_URL: server.url() }),
+    );
+    try {
+      const result = await call(mcp.client, "search", { query: "automobile motor", archive: true, limit: 3 });
+      const answer = result.structuredContent as { mode: string; results: Array<{ session_id: string }> };
+      expect(result.isError).toBeFalsy();
+      expect(answer.mode).toBe("hybrid");
+      expect(answer.results[0]!.session_id).toBe(idOf(0));
+    } finally {
+      await mcp.close();
+      archive = await openArchive(parseArchiveUrl(server.url()));
+    }
   });
 });
