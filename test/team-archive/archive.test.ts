@@ -13,6 +13,7 @@ import { type ArchiveSessionResult, type ArchiveTurnResult, searchArchive } from
 import { readArchiveSession, resolveArchiveSessionId } from "../../src/team-archive/show.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
+import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 
 // The team archive (issue 30) on a real PostgreSQL server the test starts itself (Debian's package; no pgvector).
 const skipReason = postgresSkipReason();
@@ -457,4 +458,51 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     )) as Array<{ n: number }>;
     expect(orphans!.n).toBe(0);
   });
+
+  test.skipIf(!hasTmux)(
+    "forget on a terminal asks before deleting the archive's copies: no keeps them, yes deletes them",
+    async () => {
+      const alicesCopies = async (n: number) =>
+        (
+          (await server.admin(
+            "SELECT count(*)::int AS n FROM recall.sessions WHERE session_id = $1 AND pushed_by = 'alice'",
+            [idOf(n)],
+          )) as Array<{ n: number }>
+        )[0]!.n;
+      expect(await alicesCopies(5)).toBe(5);
+      expect(await alicesCopies(6)).toBe(5);
+      const terminal = TmuxTerminal.start(200, 30, {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: work,
+        RECALL_HOME: home,
+        RECALL_ARCHIVE_URL: server.url({ user: "alice" }),
+        PGPASSWORD: "alice-secret",
+      });
+      try {
+        const forget = (n: number) =>
+          terminal.run(
+            // the shell prints "forget done N" after it: an arithmetic expansion, so the typed line never matches
+            `cd ${JSON.stringify(process.cwd())} && ${process.execPath} src/cli.ts forget ${idOf(n)} --no-reindex; echo "forget done $((${n} + 0))"`,
+          );
+        forget(5);
+        await terminal.waitForText("holds 5 copies you pushed; delete them too? [y/N]");
+        terminal.run("n");
+        await terminal.waitForText("forget done 5");
+        expect(await alicesCopies(5)).toBe(5);
+        terminal.run("clear");
+        await terminal.waitFor((screen) => !screen.some((row) => row.includes("forget done 5")));
+        forget(6);
+        await terminal.waitForText("holds 5 copies you pushed; delete them too? [y/N]");
+        terminal.run("y");
+        await terminal.waitForText("forget done 6");
+        expect(terminal.screen().join("")).toContain("deleted 5 session copies from the team archive");
+        expect(await alicesCopies(6)).toBe(0);
+      } catch (error) {
+        throw new Error(`${error instanceof Error ? error.message : String(error)}\n${terminal.screen().join("\n")}`);
+      } finally {
+        terminal.close();
+      }
+    },
+    60_000,
+  );
 });
