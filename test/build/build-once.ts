@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hostTargetId } from "../../scripts/build/targets.ts";
+import { releaseTime } from "../../scripts/build/release.ts";
 
 export const repo = resolve(import.meta.dir, "../..");
 export const testDistDir = join(repo, "build", "test-dist");
@@ -51,9 +52,14 @@ function outputsOf(): BuiltBinary {
   };
 }
 
+/**
+ * Outputs exist and are newer than every input and than the HEAD commit: the archive's entry time is that commit's
+ * (release.ts releaseTime), so a commit made after the build, even of tests only, makes it stale.
+ */
 function isFresh(outputs: BuiltBinary): boolean {
   if (!Object.values(outputs).every((path) => existsSync(path))) return false;
-  return statSync(outputs.checksumFile).mtimeMs > newestInputMs([...binaryInputs, "packaging", "install.sh"]);
+  const built = statSync(outputs.checksumFile).mtimeMs;
+  return built > newestInputMs([...binaryInputs, "packaging", "install.sh"]) && built > releaseTime(repo).getTime();
 }
 
 let building: Promise<BuiltBinary> | undefined;
