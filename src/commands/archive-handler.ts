@@ -5,6 +5,7 @@ import { UsageError } from "../errors.ts";
 import { loadEnvWithDotEnv } from "../embed/config.ts";
 import { writeSetting } from "../embed/settings-file.ts";
 import type { RecallPaths } from "../index/archive/home.ts";
+import { renderPushJson } from "../render/archive.ts";
 import { createProgressBar } from "../render/progress.ts";
 import { writeOut } from "../render/terminal.ts";
 import { openArchive, parseArchiveUrl, type ArchiveUrl } from "../team-archive/connection.ts";
@@ -84,7 +85,7 @@ export async function archivePush(args: ArchivePushArgs): Promise<number> {
         onProgress: (sent, total) => progress.update(sent, total),
       });
       progress.stop();
-      if (args.json) writeOut(`${JSON.stringify(summary)}\n`);
+      if (args.json) writeOut(renderPushJson(summary));
       else
         writeOut(
           `pushed to ${summary.archive} (team ${summary.team}, machine ${summary.machine}): ${summary.sent} sessions sent, ${summary.unchanged} unchanged; ${summary.turns} turns, ${summary.documents} documents, ${summary.vectors} vectors; ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,

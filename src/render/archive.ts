@@ -1,7 +1,7 @@
 /**
- * Text output of searches in the team archive (issue 30): each result names who pushed it and from where
- * (`by alice@laptop, team alpha`) and the command that shows it from the archive. Every text from a session is
- * neutralized (control characters) as the local renderers do.
+ * Output of the team archive's commands (issue 30), text and JSON: in searches each result names who pushed it and
+ * from where (`by alice@laptop, team alpha`) and the command that shows it from the archive; a push's summary. Every
+ * text from a session is neutralized (control characters) as the local renderers do.
  */
 import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } from "../team-archive/search.ts";
 import type { ArchiveSession } from "../team-archive/show.ts";
@@ -10,6 +10,7 @@ import type { SessionResult, TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
 import { isoTime } from "./format.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
+import type { PushSummary } from "../team-archive/push.ts";
 
 const day = (ms: number): string => (ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "????-??-??");
 const oneLine = (text: string): string => neutralizeControls(text).replace(/\s+/g, " ").trim();
@@ -208,5 +209,27 @@ export function renderArchiveSessionJson({ session, turns }: ArchiveSession): st
       tools: turn.tools,
       files: turn.files,
     })),
+  })}\n`;
+}
+
+/**
+ * `recall archive push --json`: one object, snake_case as every JSON answer (README "JSON output"), counts of
+ * sessions, turns, documents, vectors and merged batches, and the wall time in ms.
+ */
+export function renderPushJson(summary: PushSummary): string {
+  return `${jsonLine({
+    version: 1,
+    archive: summary.archive,
+    team: summary.team,
+    machine: summary.machine,
+    sessions: summary.sessions,
+    sent: summary.sent,
+    unchanged: summary.unchanged,
+    turns: summary.turns,
+    documents: summary.documents,
+    vectors: summary.vectors,
+    vector_model: summary.vectorModel,
+    compacted_batches: summary.compactedBatches,
+    elapsed_ms: Math.round(summary.elapsedMs),
   })}\n`;
 }

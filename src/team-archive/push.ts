@@ -15,6 +15,7 @@ import { hostname, userInfo } from "node:os";
 import { chunkStatus } from "../index/schema.ts";
 import { ArchiveError } from "../errors.ts";
 import { type ArchiveConnection, openArchive } from "./connection.ts";
+import { type CompactionLimits, compactBatches } from "./compact.ts";
 import { KeywordTokenizer } from "./keyword-tokens.ts";
 import { type BatchCounts, type LocalSession, type PreparedBatch, prepareBatch, sendBatch } from "./push-batch.ts";
 import { openVectorSide } from "./push-vectors.ts";
@@ -54,6 +55,8 @@ export interface PushOptions {
    * second is opened from the same URL after the first batch, and the push goes on with one if it cannot be.
    */
   connections?: number;
+  /** Thresholds of the merge of small batches after the push (default compact.ts's). */
+  compaction?: CompactionLimits;
   /** Called after each committed batch: sessions sent so far and to send in all. */
   onProgress?: (sent: number, total: number) => void;
   /**
@@ -80,6 +83,8 @@ export interface PushSummary {
   vectors: number;
   /** The embedding model whose vectors were sent (its fingerprint), or null. */
   vectorModel: string | null;
+  /** This role's small batches merged into bigger ones after the push (compact.ts), 0 when there were few. */
+  compactedBatches: number;
   elapsedMs: number;
 }
 
@@ -130,6 +135,7 @@ export async function pushToArchive(
     options.onProgress?.(sent, toSend.length);
   };
   const lanes: ArchiveConnection[] = [connection];
+  let compactedBatches = 0;
   try {
     // An archive that had few sessions gets statistics after the first batch (schema.ts: recall.refresh_statistics),
     // before a second connection plans its foreign-key checks.
@@ -166,6 +172,7 @@ export async function pushToArchive(
     }
     await Promise.all(inFlight.values());
     if (failure) throw failure;
+    compactedBatches = await compactBatches(connection, team, options.compaction);
   } finally {
     for (const lane of lanes.slice(1)) await lane.close();
     vectorSide?.close();
@@ -180,6 +187,7 @@ export async function pushToArchive(
     unchanged: local.length - toSend.length,
     ...totals,
     vectorModel: vectorSide?.fingerprint ?? null,
+    compactedBatches,
     elapsedMs: performance.now() - started,
   };
 }

@@ -113,6 +113,45 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     expect(second).toMatchObject({ sent: 0, unchanged: sessions, turns: 0, documents: 0 });
   });
 
+  test("archive push --json prints one snake_case summary with the version, counts and the time", async () => {
+    await server.admin("CREATE DATABASE summary");
+    const admin = await connect(server.adminUser, server.adminPassword, "summary");
+    await initArchive(admin, ["alpha"]);
+    const run = Bun.spawnSync(
+      [
+        process.execPath,
+        "src/cli.ts",
+        "archive",
+        "push",
+        "--no-reindex",
+        "--json",
+        "--archive-url",
+        server.url({ user: "alice", database: "summary" }),
+      ],
+      { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(run.stderr.toString()).toBe("");
+    expect(run.exitCode).toBe(0);
+    const lines = run.stdout.toString().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const summary = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(summary).toMatchObject({
+      version: 1,
+      archive: server.url({ user: "alice", database: "summary" }),
+      team: "alpha",
+      sessions,
+      sent: sessions,
+      unchanged: 0,
+      turns: 2 * sessions,
+      documents: 3 * sessions,
+      vectors: 0,
+      vector_model: null,
+      compacted_batches: 0,
+    });
+    expect(summary.elapsed_ms).toBeGreaterThan(0);
+    expect(Object.keys(summary).every((key) => /^[a-z0-9_]+$/.test(key))).toBe(true);
+  });
+
   test("search finds the session and the turn, marked with who pushed it and from where; show reads its turns", async () => {
     const alice = await connect("alice", "alice-secret");
     const found = await searchArchive(alice, {

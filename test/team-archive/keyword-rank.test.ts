@@ -7,6 +7,7 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { bm25Weights } from "../../src/search/match-window.ts";
 import { parseLexicalQuery } from "../../src/search/query.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
+import { compactBatches } from "../../src/team-archive/compact.ts";
 import { deleteArchivedCopies } from "../../src/team-archive/forget.ts";
 import { prepareArchiveQuery, rankArchiveWindows } from "../../src/team-archive/keyword-rank.ts";
 import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
@@ -199,6 +200,23 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
          (SELECT count(*) FROM recall.documents)::int AS postings`,
     );
     expect(stats!.documents).toBe(stats!.postings); // the batches count exactly the documents that exist
+  });
+
+  test("a push's small batches are merged into one: the same documents and scores, the statistics still exact", async () => {
+    const before = await archive.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.batches");
+    expect(before[0]!.n).toBeGreaterThan(2);
+    const merged = await compactBatches(archive, "gamma", { minimumBatches: 2 });
+    expect(merged).toBe(before[0]!.n);
+    const after = await archive.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.batches");
+    expect(after[0]!.n).toBe(1);
+    await expectSameRanking();
+    const [stats] = await archive.query<{ batches: number; documents: number; unbatched: number }>(
+      `SELECT (SELECT sum(documents) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.documents)::int AS documents,
+         (SELECT count(*) FROM recall.documents d WHERE NOT EXISTS (SELECT 1 FROM recall.batches b WHERE b.id = d.batch))::int AS unbatched`,
+    );
+    expect(stats!.batches).toBe(stats!.documents);
+    expect(stats!.unbatched).toBe(0);
+    expect(await compactBatches(archive, "gamma", { minimumBatches: 2 })).toBe(0); // one batch: nothing to merge
   });
 
   test("forgetting a session in the archive takes its documents out of the postings and the statistics", async () => {
