@@ -67,7 +67,13 @@ export interface ArchiveKeywordQuery {
   approximated: ArchiveTerm[];
   statistics: ArchiveStatistics;
   /** Windows already ranked, by level, filters and size (both tiers come from one statement). */
-  windows: Map<string, Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }>>;
+  windows: Map<string, Promise<TieredWindows>>;
+}
+
+/** The best documents of both tiers: matching every term (`all`), and matching any (`any`). */
+export interface TieredWindows {
+  all: RankedArchiveDocument[];
+  any: RankedArchiveDocument[];
 }
 
 /** One ranked document of a window, best first. */
@@ -236,36 +242,32 @@ export function rankArchiveWindows(
   level: SearchLevel,
   filters: SearchFilters,
   window: number,
-): Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }> {
+): Promise<TieredWindows> {
   const key = JSON.stringify([level, filters, window]);
   let ranked = query.windows.get(key);
   if (!ranked) {
-    ranked = rankInLanes(lanes, query, level, filters, window);
+    ranked = rankInLanes();
     query.windows.set(key, ranked);
   }
   return ranked;
-}
 
-async function rankInLanes(
-  lanes: readonly ArchiveConnection[],
-  query: ArchiveKeywordQuery,
-  level: SearchLevel,
-  filters: SearchFilters,
-  window: number,
-): Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }> {
-  const batches = query.statistics.batches;
-  if (batches.length === 0) return { all: [], any: [] };
-  const ranges: Array<[string, string]> = [];
-  const per = Math.ceil(batches.length / lanes.length);
-  for (let start = 0; start < batches.length; start += per)
-    ranges.push([batches[start]!, batches[Math.min(start + per, batches.length) - 1]!]);
-  const parts = await Promise.all(ranges.map((range, i) => rankRange(lanes[i]!, query, level, filters, window, range)));
-  const best = (tier: "all" | "any") =>
-    parts
-      .flatMap((part) => part[tier])
-      .sort((x, y) => x.rank - y.rank || x.document_id - y.document_id)
-      .slice(0, window);
-  return { all: best("all"), any: best("any") };
+  async function rankInLanes(): Promise<TieredWindows> {
+    const batches = query.statistics.batches;
+    if (batches.length === 0) return { all: [], any: [] };
+    const ranges: Array<[string, string]> = [];
+    const per = Math.ceil(batches.length / lanes.length);
+    for (let start = 0; start < batches.length; start += per)
+      ranges.push([batches[start]!, batches[Math.min(start + per, batches.length) - 1]!]);
+    const parts = await Promise.all(
+      ranges.map((range, i) => rankRange(lanes[i]!, query, level, filters, window, range)),
+    );
+    const best = (tier: "all" | "any") =>
+      parts
+        .flatMap((part) => part[tier])
+        .sort((x, y) => x.rank - y.rank || x.document_id - y.document_id)
+        .slice(0, window);
+    return { all: best("all"), any: best("any") };
+  }
 }
 
 /** Both tiers' best `window` documents among the documents of batches `range` (inclusive ids). */
@@ -276,7 +278,7 @@ async function rankRange(
   filters: SearchFilters,
   window: number,
   range: [string, string],
-): Promise<{ all: RankedArchiveDocument[]; any: RankedArchiveDocument[] }> {
+): Promise<TieredWindows> {
   const { words, prefixes, approximate } = termsByKind(query);
   const { idf, averageLength } = query.statistics;
   const single = query.terms.length === 1;

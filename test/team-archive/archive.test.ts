@@ -33,6 +33,18 @@ const connect = async (user: string, password: string, database = "postgres") =>
   return connection;
 };
 
+/** `recall archive push --json` of the local index to `url`, run from the source. */
+const pushCommand = (url: string) => [
+  process.execPath,
+  "src/cli.ts",
+  "archive",
+  "push",
+  "--no-reindex",
+  "--json",
+  "--archive-url",
+  url,
+];
+
 /** Each archived session of `database` (of `machine`, when given) with its content hash and row counts, by session id. */
 async function sessionRows(server: PostgresServer, database: string, machine?: string) {
   const client = new pg.Client({ connectionString: server.url({ database }) });
@@ -117,19 +129,11 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     await server.admin("CREATE DATABASE summary");
     const admin = await connect(server.adminUser, server.adminPassword, "summary");
     await initArchive(admin, ["alpha"]);
-    const run = Bun.spawnSync(
-      [
-        process.execPath,
-        "src/cli.ts",
-        "archive",
-        "push",
-        "--no-reindex",
-        "--json",
-        "--archive-url",
-        server.url({ user: "alice", database: "summary" }),
-      ],
-      { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
-    );
+    const run = Bun.spawnSync(pushCommand(server.url({ user: "alice", database: "summary" })), {
+      env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(run.stderr.toString()).toBe("");
     expect(run.exitCode).toBe(0);
     const lines = run.stdout.toString().trim().split("\n");
@@ -249,17 +253,11 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE recall.turns IN EXCLUSIVE MODE");
     const env = { ...process.env, RECALL_HOME: home, PGPASSWORD: "carol-secret" };
-    const pushCommand = [
-      process.execPath,
-      "src/cli.ts",
-      "archive",
-      "push",
-      "--no-reindex",
-      "--json",
-      "--archive-url",
-      server.url({ user: "carol", database: "killed" }),
-    ];
-    const child = Bun.spawn(pushCommand, { env, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn(pushCommand(server.url({ user: "carol", database: "killed" })), {
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const waiting = async () =>
       (
         (await server.admin(
@@ -284,7 +282,11 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
       if (waited > 20_000) throw new Error("the killed push's backend never ended");
       await Bun.sleep(50);
     }
-    const rerun = Bun.spawnSync(pushCommand, { env, stdout: "pipe", stderr: "pipe" });
+    const rerun = Bun.spawnSync(pushCommand(server.url({ user: "carol", database: "killed" })), {
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(rerun.exitCode).toBe(0);
     expect(JSON.parse(rerun.stdout.toString())).toMatchObject({ sent: sessions, unchanged: 0 }); // nothing had committed
     const uninterrupted = (await sessionRows(server, "postgres")).filter(

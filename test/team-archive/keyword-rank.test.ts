@@ -101,6 +101,23 @@ async function expectSameRanking(): Promise<void> {
   }
 }
 
+/**
+ * The archive's keyword index is exact: no posting names a document that is gone, every document is in a batch, and
+ * the batches count exactly the documents there are.
+ */
+async function expectExactIndex(): Promise<void> {
+  const [counts] = await archive.query<{ dangling: number; unbatched: number; counted: number; documents: number }>(
+    `SELECT
+       (SELECT count(*) FROM recall.postings p, unnest(p.documents) AS u(d)
+          WHERE NOT EXISTS (SELECT 1 FROM recall.documents x WHERE x.id = u.d))::int AS dangling,
+       (SELECT count(*) FROM recall.documents d
+          WHERE NOT EXISTS (SELECT 1 FROM recall.batches b WHERE b.id = d.batch))::int AS unbatched,
+       (SELECT coalesce(sum(documents), 0) FROM recall.batches)::int AS counted,
+       (SELECT count(*) FROM recall.documents)::int AS documents`,
+  );
+  expect(counts).toEqual({ dangling: 0, unbatched: 0, counted: counts!.documents, documents: counts!.documents });
+}
+
 describe.skipIf(skipReason !== undefined)("the archive ranks by the local index's BM25 (issue 30)", () => {
   beforeAll(async () => {
     for (let n = 0; n < sessions; n++) {
@@ -195,11 +212,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
       db.close();
     }
     await expectSameRanking();
-    const [stats] = await archive.query<{ documents: number; postings: number }>(
-      `SELECT (SELECT sum(documents) FROM recall.batches)::int AS documents,
-         (SELECT count(*) FROM recall.documents)::int AS postings`,
-    );
-    expect(stats!.documents).toBe(stats!.postings); // the batches count exactly the documents that exist
+    await expectExactIndex();
   });
 
   test("a push's small batches are merged into one: the same documents and scores, the statistics still exact", async () => {
@@ -210,12 +223,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     const after = await archive.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.batches");
     expect(after[0]!.n).toBe(1);
     await expectSameRanking();
-    const [stats] = await archive.query<{ batches: number; documents: number; unbatched: number }>(
-      `SELECT (SELECT sum(documents) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.documents)::int AS documents,
-         (SELECT count(*) FROM recall.documents d WHERE NOT EXISTS (SELECT 1 FROM recall.batches b WHERE b.id = d.batch))::int AS unbatched`,
-    );
-    expect(stats!.batches).toBe(stats!.documents);
-    expect(stats!.unbatched).toBe(0);
+    await expectExactIndex();
     expect(await compactBatches(archive, "gamma", { minimumBatches: 2 })).toBe(0); // one batch: nothing to merge
   });
 
@@ -224,14 +232,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery("7acd37a"));
     const window = await rankArchiveWindows([archive], prepared, "session", {}, 100);
     expect(window.any).toEqual([]);
-    const [left] = await archive.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM recall.postings p, unnest(p.documents) AS u(d) WHERE NOT EXISTS (SELECT 1 FROM recall.documents x WHERE x.id = u.d)",
-    );
-    expect(left!.n).toBe(0);
-    const [stats] = await archive.query<{ batches: number; documents: number }>(
-      "SELECT (SELECT sum(documents) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.documents)::int AS documents",
-    );
-    expect(stats!.batches).toBe(stats!.documents);
+    await expectExactIndex();
   });
 
   test("a phrase in more documents than are counted exactly is approximated by the documents holding all its words", async () => {
@@ -274,13 +275,6 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     } finally {
       await other.close();
     }
-    const [dangling] = await archive.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM recall.postings p, unnest(p.documents) AS u(d) WHERE NOT EXISTS (SELECT 1 FROM recall.documents x WHERE x.id = u.d)",
-    );
-    expect(dangling!.n).toBe(0);
-    const [stats] = await archive.query<{ batches: number; documents: number }>(
-      "SELECT (SELECT sum(documents) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.documents)::int AS documents",
-    );
-    expect(stats!.batches).toBe(stats!.documents);
+    await expectExactIndex();
   });
 });
