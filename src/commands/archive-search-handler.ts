@@ -67,7 +67,9 @@ export async function archiveSearchResponse(
       },
       semantic.leg,
     );
-    if (semantic.notice) response.notices.push(semantic.notice);
+    // as local search: the vector leg's reason replaces the generic notice, and --keyword-only asked for none
+    if (args.keywordOnly) response.notices = [];
+    else if (semantic.notice) response.notices = [semantic.notice];
     return response;
   } finally {
     await embedder?.dispose();

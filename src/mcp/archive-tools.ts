@@ -65,13 +65,13 @@ export function archiveSearchTool(
     if (args.session) filters.sessionId = await resolveArchiveSessionId(connection, args.session);
     const semantic = embedder
       ? await chooseArchiveVectorLeg(connection, localModelFingerprint(context.recallHome), () => embedder.open())
-      : {};
+      : { notice: "keyword-only search: the server runs without a model" };
     const response = await searchArchive(
       connection,
       { query: args.query, level: args.level, filters, limit: args.limit, offset: args.offset },
       semantic.leg,
     );
-    if (semantic.notice) response.notices.push(semantic.notice);
+    if (semantic.notice) response.notices = [semantic.notice]; // the reason replaces the generic notice
     return archiveSearchOutput({ response, offset: args.offset, nextOffset: response.nextOffset }, args.format);
   });
 }

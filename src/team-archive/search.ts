@@ -161,7 +161,7 @@ export async function searchArchive(
     level: request.level,
     archive: connection.url.display,
     mode: vectorLeg ? ("hybrid" as const) : ("keyword" as const),
-    notices: vectorLeg ? [] : ["keyword-only search: the archive holds no vectors of this model"],
+    notices: vectorLeg ? [] : ["keyword-only search"], // a caller that knows why replaces it (chooseArchiveVectorLeg)
   };
   if (query.terms.length === 0 && !vectorLeg) return { ...base, results: [], confident: false, nextOffset: undefined };
   const offset = request.offset ?? 0;

@@ -126,7 +126,7 @@ export function localModelFingerprint(recallHome: string): string | undefined {
 /**
  * The archive's vector leg, when this machine's model wrote vectors the archive holds: the local index names the
  * model (`fingerprint`), the archive has it registered, and the configured model (`openEmbedder`, called only then)
- * opens with that fingerprint. Otherwise no leg, with the reason as a notice (none when this machine has no model).
+ * opens with that fingerprint. Otherwise no leg, with the reason as a notice.
  * The caller owns the embedder it opened (the CLI disposes it, the MCP server keeps its shared one).
  * @throws ArchiveError from the connection
  */
@@ -135,7 +135,7 @@ export async function chooseArchiveVectorLeg(
   fingerprint: string | undefined,
   openEmbedder: () => Promise<Embedder>,
 ): Promise<ArchiveVectorChoice> {
-  if (!fingerprint) return {};
+  if (!fingerprint) return { notice: "keyword-only search: this machine's index has no embedding model" };
   const model = await archiveModel(connection, fingerprint);
   if (!model) return { notice: "keyword-only search: the archive holds no vectors of this machine's model" };
   let embedder: Embedder;

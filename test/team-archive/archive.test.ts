@@ -187,6 +187,29 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     expect(filtered.results.every((result) => (result as ArchiveSessionResult).project === "p1")).toBe(true);
   });
 
+  test("search --archive says why it is keyword-only, and --keyword-only asks for no notice", () => {
+    const notices = (...flags: string[]) => {
+      const run = Bun.spawnSync(
+        [
+          process.execPath,
+          "src/cli.ts",
+          "search",
+          "--archive",
+          server.url({ user: "alice" }),
+          "docker bridge network",
+          "--no-reindex",
+          "--json",
+          ...flags,
+        ],
+        { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+      );
+      expect(run.exitCode).toBe(0);
+      return (JSON.parse(run.stdout.toString()) as { notices: string[] }).notices;
+    };
+    expect(notices()).toEqual(["keyword-only search: this machine's index has no embedding model"]);
+    expect(notices("--keyword-only")).toEqual([]);
+  });
+
   test("paging, a session named by a prefix or its archive id, and a turn past the end", async () => {
     const alice = await connect("alice", "alice-secret");
     const ask = (offset: number, limit: number) =>
