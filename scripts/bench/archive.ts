@@ -38,7 +38,7 @@ import { initArchive } from "../../src/team-archive/schema.ts";
 import { searchArchive, type ArchiveSessionResult } from "../../src/team-archive/search.ts";
 import { startPostgres, type PostgresServer } from "../../test/helpers/postgres.ts";
 import { indexCorpus } from "../eval/corpus-index.ts";
-import { argValue, ensureGeneratedCorpus, report } from "./lib.ts";
+import { argValue, ensureGeneratedCorpus, report, typedQueries } from "./lib.ts";
 
 const sessions = argValue("--sessions", 100_000);
 const runs = argValue("--runs", 5);
@@ -48,18 +48,6 @@ const origin = { machine: "bench-machine", osUser: "bench" };
 const filters = { includeSubagents: false };
 const work = mkdtempSync(join(tmpdir(), "recall-bench-archive-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
-
-/** Queries of the kind people type: identifiers, words, a question (ui.ts's list). */
-const queries = [
-  "docker network",
-  "timeout retry backoff",
-  "database migration",
-  "why does the test fail",
-  "config",
-  "react component state",
-  "token",
-  "parser error",
-];
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 const share = (count: number, of: number) => (of === 0 ? 0 : Math.round((count / of) * 1000) / 1000);
@@ -219,12 +207,12 @@ async function scaled(server: PostgresServer): Promise<void> {
     for (const level of ["session", "turn"] as SearchLevel[]) {
       const archiveMs: number[] = [];
       const localMs: number[] = [];
-      for (const query of queries) {
+      for (const query of typedQueries) {
         await searchArchive(connection, { query, level, filters, limit: defaultLimits[level] });
         await searchIndex(db, { query, level, filters, limit: defaultLimits[level], mode: "keyword" });
       }
       for (let round = 0; round < runs; round++)
-        for (const query of queries) {
+        for (const query of typedQueries) {
           const limit = defaultLimits[level];
           archiveMs.push(await timed(() => searchArchive(connection, { query, level, filters, limit })));
           localMs.push(await timed(() => searchIndex(db, { query, level, filters, limit, mode: "keyword" })));

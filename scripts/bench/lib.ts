@@ -23,6 +23,18 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** Queries of the kind people type: identifiers, words, a question (the search pages of ui.ts and archive.ts). */
+export const typedQueries: readonly string[] = [
+  "docker network",
+  "timeout retry backoff",
+  "database migration",
+  "why does the test fail",
+  "config",
+  "react component state",
+  "token",
+  "parser error",
+];
+
 /** Print one measurement as a JSON line {name, n, p50_ms, p95_ms, ...extra, machine, commit}. */
 export function report(name: string, samplesMs: readonly number[], extra: Record<string, unknown> = {}): void {
   const round = (value: number) => Math.round(value * 100) / 100;

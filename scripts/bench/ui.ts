@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { argValue, benchBinary, report, binaryBenchCorpora, indexedBenchEnv } from "./lib.ts";
+import { argValue, benchBinary, report, binaryBenchCorpora, indexedBenchEnv, typedQueries } from "./lib.ts";
 
 const runs = argValue("--runs", 10);
 const sessions = argValue("--sessions", 20_000);
@@ -21,18 +21,6 @@ const binaryBytes = statSync(binary).size;
 const work = mkdtempSync(join(tmpdir(), "recall-bench-ui-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 process.stderr.write(`ui: binary ${(binaryBytes / 1e6).toFixed(1)} MB\n`);
-
-/** Queries of the kind people type: identifiers, words, a question. */
-const queries = [
-  "docker network",
-  "timeout retry backoff",
-  "database migration",
-  "why does the test fail",
-  "config",
-  "react component state",
-  "token",
-  "parser error",
-];
 
 const corpora = binaryBenchCorpora("ui", sessions);
 
@@ -79,12 +67,12 @@ for (const bench of corpora) {
   const ui = await startUi(env);
   await Bun.sleep(5000); // the watcher's start and first cycle are over: the steady state is measured
   const searches: number[] = [];
-  for (const query of queries) {
+  for (const query of typedQueries) {
     // one unmeasured request per query warms its statements; then the measured ones
     await (await fetch(`${ui.origin}/?q=${encodeURIComponent(query)}`, { headers: { cookie: ui.cookie } })).text();
   }
   for (let round = 0; round < runs * 3; round++) {
-    const query = queries[round % queries.length]!;
+    const query = typedQueries[round % typedQueries.length]!;
     const started = performance.now();
     const response = await fetch(`${ui.origin}/?q=${encodeURIComponent(query)}`, { headers: { cookie: ui.cookie } });
     await response.text();
