@@ -11,7 +11,7 @@
 import type { ArchiveListing } from "../team-archive/listing.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { countOf, isoTime, localDate, oneLine, type Palette } from "./format.ts";
+import { countOf, isoTime, localDate, oneLine, type Palette, sessionIdentityJson } from "./format.ts";
 import { fitColumns, padColumns } from "./sessions.ts";
 
 /** `by alice@laptop, team alpha`: who pushed a session and from where. */
@@ -26,11 +26,7 @@ export function renderArchiveListingJson(listing: ArchiveListing): string {
     archive: listing.archive,
     sessions: listing.items.map((s) => ({
       archive_id: s.archiveId,
-      session_id: s.sessionId,
-      source: s.source,
-      project: s.project,
-      project_path: s.projectPath,
-      title: s.title,
+      ...sessionIdentityJson(s),
       started_at: isoTime(s.startedAt),
       ended_at: isoTime(s.endedAt),
       turns: s.turns,

@@ -8,7 +8,7 @@ import type { ArchiveSession } from "../team-archive/show.ts";
 import type { EverywhereResult } from "../team-archive/everywhere.ts";
 import type { SessionResult, TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
-import { isoTime } from "./format.ts";
+import { isoTime, sessionIdentityJson } from "./format.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import type { PushSummary } from "../team-archive/push.ts";
 
@@ -135,13 +135,7 @@ export function archiveResultJson(level: "session" | "turn", result: ArchiveSess
     confident: result.confident,
     matched_terms: result.matchedTerms,
   };
-  const identity = {
-    session_id: result.sessionId,
-    source: result.source,
-    project: result.project,
-    project_path: result.projectPath,
-    title: result.title,
-  };
+  const identity = sessionIdentityJson(result);
   if (level === "session") {
     const session = result as ArchiveSessionResult;
     return {
@@ -191,11 +185,7 @@ export function renderArchiveSearchJson(response: ArchiveSearchResponse): string
 export function renderArchiveSessionJson({ session, turns }: ArchiveSession): string {
   return `${jsonLine({
     version: 1,
-    session_id: session.sessionId,
-    source: session.source,
-    project: session.project,
-    project_path: session.projectPath,
-    title: session.title,
+    ...sessionIdentityJson(session),
     git_branch: session.gitBranch,
     started_at: isoTime(session.startedAt),
     ended_at: isoTime(session.endedAt),

@@ -6,18 +6,14 @@
  */
 import type { ForgetReport } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
-import { countOf, localDate, isoTime, oneLine } from "./format.ts";
+import { countOf, localDate, isoTime, oneLine, sessionIdentityJson } from "./format.ts";
 
 /** `recall forget --json`. */
 export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
   return JSON.stringify({
     dry_run: options.dryRun ?? false,
     forgotten: report.sessions.map((s) => ({
-      session_id: s.sessionId,
-      source: s.source,
-      project: s.project,
-      project_path: s.projectPath,
-      title: s.title,
+      ...sessionIdentityJson(s),
       ended_at: isoTime(s.endedAt),
       turns: s.turns,
     })),

@@ -14,6 +14,26 @@ export function isoTime(ms: number): string | null {
   return ms > 0 ? new Date(ms).toISOString() : null;
 }
 
+/**
+ * The fields every JSON answer names a session by, first and in this order (README "JSON output"): its id, source,
+ * project name, project folder and title.
+ */
+export function sessionIdentityJson(session: {
+  sessionId: string;
+  source: string;
+  project: string;
+  projectPath: string;
+  title: string | null;
+}) {
+  return {
+    session_id: session.sessionId,
+    source: session.source,
+    project: session.project,
+    project_path: session.projectPath,
+    title: session.title,
+  };
+}
+
 const twoDigits = (value: number): string => String(value).padStart(2, "0");
 
 /** `YYYY-MM-DD` of a Date in the local time zone (process TZ). */

@@ -19,6 +19,7 @@ import {
   localMinute,
   isoTime,
   oneLine,
+  sessionIdentityJson,
   sessionMarkers,
   type Palette,
 } from "./format.ts";
@@ -31,11 +32,7 @@ export function renderSessionsJson(page: SessionsPage, emptyHidden = 0): string 
   return jsonLine({
     version: 1,
     sessions: page.items.map((s) => ({
-      session_id: s.sessionId,
-      source: s.source,
-      project: s.project,
-      project_path: s.projectPath,
-      title: s.title,
+      ...sessionIdentityJson(s),
       started_at: isoTime(s.startedAt),
       ended_at: isoTime(s.endedAt),
       turns: s.turns,
