@@ -84,8 +84,24 @@ export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
     const documents = unsegmentedLetter.test(term)
       ? countUnsegmented(db, term)
       : (fts.get(term, documentFrequencyCap)?.n ?? 0);
-    return { term, documents, idf: Math.log(1 + (total - documents + 0.5) / (documents + 0.5)) };
+    return termRarity(term, documents, total);
   });
+}
+
+/**
+ * The rarity of `term`, held by `documents` of `total` documents: the count capped at {@link documentFrequencyCap},
+ * and the BM25 idf of the module doc.
+ */
+export function termRarity(term: string, documents: number, total: number): TermRarity {
+  const counted = Math.min(documents, documentFrequencyCap);
+  return { term, documents: counted, idf: Math.log(1 + (Math.max(total, counted) - counted + 0.5) / (counted + 0.5)) };
+}
+
+/** The IDF-weighted share of the query's terms (`rarities`, one per term) that a document holds (`held`), 0–1. */
+export function keywordCoverage(rarities: readonly TermRarity[], held: ReadonlySet<string>): number {
+  const totalIdf = rarities.reduce((sum, rarity) => sum + rarity.idf, 0);
+  if (totalIdf <= 0) return 0;
+  return rarities.reduce((sum, rarity) => sum + (held.has(rarity.term) ? rarity.idf : 0), 0) / totalIdf;
 }
 
 function countUnsegmented(db: Database, term: string): number {
@@ -161,8 +177,6 @@ export function assessConfidence(
   const calibrations = options.calibrations ?? defaultCalibrations;
   const semanticShare = options.semanticShare ?? 1;
   const rarities = options.rarities ?? termRarities(db, query);
-  const idfOf = new Map(rarities.map((rarity) => [rarity.term, rarity.idf]));
-  const totalIdf = rarities.reduce((sum, rarity) => sum + rarity.idf, 0);
   const documentIds = [...new Set(results.map((result) => result.documentId))];
   const segmented = query.terms.filter((term) => !unsegmentedLetter.test(term));
   const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
@@ -171,7 +185,7 @@ export function assessConfidence(
   return results.map((result) => {
     const held = new Set([...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])]);
     const terms = query.terms.filter((term) => held.has(term));
-    const coverage = totalIdf > 0 ? terms.reduce((sum, term) => sum + (idfOf.get(term) ?? 0), 0) / totalIdf : 0;
+    const coverage = keywordCoverage(rarities, held);
     const keyword = keywordConfidence(coverage, calibrations);
     const vector =
       result.cosine !== undefined && model !== undefined

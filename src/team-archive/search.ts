@@ -12,7 +12,7 @@
 import { UsageError } from "../errors.ts";
 import type { VectorLeg } from "../search/api.ts";
 import { calibrationFor } from "../search/calibration.ts";
-import { confidentAt, keywordConfidence, vectorConfidence } from "../search/confidence.ts";
+import { confidentAt, keywordConfidence, keywordCoverage, termRarity, vectorConfidence } from "../search/confidence.ts";
 import { fuseRelativeScores } from "../search/fusion.ts";
 import { queryShape } from "../search/query-shape.ts";
 import type { SearchFilters } from "../search/filters.ts";
@@ -277,12 +277,9 @@ export async function searchArchive(
   return { ...base, results, confident: results[0]?.confident === true, nextOffset };
 }
 
-/** Document frequencies are counted up to this many documents for confidence, as confidence.ts counts them locally. */
-const documentFrequencyCap = 5000;
-
 /**
  * Confidence of each document: the IDF-weighted share of the query's terms it holds (IDF from the archive rows the
- * role sees, each count capped as locally), through the local keyword calibration (confidence.ts). The terms a
+ * role sees, counted and capped as locally: confidence.ts termRarity), through the local keyword calibration. The terms a
  * document holds come from the keyword windows; a document only the vector leg found is looked up in the postings.
  */
 async function judge(
@@ -317,18 +314,15 @@ async function judge(
       evidence.set(id, evidence.get(id)! | (1 << row.term_index));
     }
   }
-  const total = prepared.statistics.documents;
-  const idfs = prepared.statistics.matches.map((n) => {
-    const documents = Math.min(n, documentFrequencyCap);
-    return Math.log(1 + (Math.max(total, documents) - documents + 0.5) / (documents + 0.5));
-  });
-  const totalIdf = idfs.reduce((sum, idf) => sum + idf, 0);
+  const rarities = query.terms.map((term, i) =>
+    termRarity(term, prepared.statistics.matches[i]!, prepared.statistics.documents),
+  );
   return new Map(
     documentIds.map((id) => {
       const bits = evidence.get(id) ?? 0;
-      const held = query.terms.flatMap((term, i) => ((bits >> i) & 1 ? [{ term, idf: idfs[i]! }] : []));
-      const coverage = totalIdf > 0 ? held.reduce((sum, t) => sum + t.idf, 0) / totalIdf : 0;
-      return [id, { confidence: keywordConfidence(coverage), matchedTerms: held.map((t) => termWords(t.term)) }];
+      const held = query.terms.filter((_, i) => (bits >> i) & 1);
+      const coverage = keywordCoverage(rarities, new Set(held));
+      return [id, { confidence: keywordConfidence(coverage), matchedTerms: held.map(termWords) }];
     }),
   );
 }
