@@ -17,13 +17,12 @@ import {
   roundScore,
   turnSpan,
 } from "../render/format.ts";
-import { noConfidentMatchText } from "../render/search.ts";
 import type { TurnRange } from "../search/index.ts";
 import type { ArchiveListing } from "../team-archive/listing.ts";
 import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } from "../team-archive/search.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import type { ArchiveTurn } from "../team-archive/show.ts";
-import { finishOutput, indexLineChars, type ToolOutput } from "./format.ts";
+import { finishOutput, indexLineChars, moreLine, quoted, searchPageLines, type ToolOutput } from "./format.ts";
 import type { ResultFormat } from "./schemas.ts";
 import { pageTurns } from "./turns-text.ts";
 
@@ -36,10 +35,8 @@ export interface ArchiveSearchPage {
   nextOffset: number | undefined;
 }
 
-const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
 const origin = (session: ArchiveSessionSummary) =>
   archiveOriginText({ ...session, machine: oneLine(session.machine, 60) });
-const moreLine = (nextOffset: number | undefined) => (nextOffset === undefined ? [] : [`more: offset=${nextOffset}`]);
 
 /** The fields every archived session item has (sessionItem of schemas.ts, with the origin). */
 function sessionCore(session: ArchiveSessionSummary) {
@@ -149,30 +146,26 @@ function turnResultText(result: ArchiveTurnResult, rank: number, format: ResultF
 export function archiveSearchOutput(page: ArchiveSearchPage, format: ResultFormat): ToolOutput {
   const { response, offset, nextOffset } = page;
   const isSessions = response.level === "session";
-  const what = isSessions ? "sessions" : "turns";
-  const scope = `${response.mode} search of the team archive ${response.archive}`;
-  const lines =
-    response.results.length === 0
-      ? [`No ${what} match "${oneLine(response.query, 100)}" (${scope}${offset > 0 ? `, offset ${offset}` : ""}).`]
-      : [
-          `${isSessions ? "Sessions" : "Turns"} ${offset + 1}-${offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`,
-        ];
-  if (response.results.length > 0 && !response.confident) lines.push(noConfidentMatchText);
-  response.results.forEach((result, i) => {
-    const rank = offset + i + 1;
-    lines.push(
-      ...(isSessions
-        ? sessionResultText(result as ArchiveSessionResult, rank, format)
-        : turnResultText(result as ArchiveTurnResult, rank, format)),
-    );
+  const lines = searchPageLines({
+    query: response.query,
+    isSessions,
+    scope: `${response.mode} search of the team archive ${response.archive}`,
+    offset,
+    nextOffset,
+    confident: response.confident,
+    notes: [],
+    results: response.results.map(
+      (result) => (rank: number) =>
+        isSessions
+          ? sessionResultText(result as ArchiveSessionResult, rank, format)
+          : turnResultText(result as ArchiveTurnResult, rank, format),
+    ),
+    next: {
+      sessions:
+        "next: search archive=true depth=2 session=ARCHIVE_ID, or read_turns archive=true session=ARCHIVE_ID from=TURN",
+      turns: "next: read_turns archive=true session=ARCHIVE_ID from=TURN",
+    },
   });
-  lines.push(...moreLine(nextOffset));
-  if (response.results.length > 0)
-    lines.push(
-      isSessions
-        ? "next: search archive=true depth=2 session=ARCHIVE_ID, or read_turns archive=true session=ARCHIVE_ID from=TURN"
-        : "next: read_turns archive=true session=ARCHIVE_ID from=TURN",
-    );
   return finishOutput(lines, {
     query: response.query,
     depth: isSessions ? 1 : 2,
@@ -205,7 +198,7 @@ export function archiveSessionsOutput(listing: ArchiveListing, format: ResultFor
         `   ${session.source} ${session.projectPath}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}; session ${session.sessionId}`,
       );
   });
-  lines.push(...moreLine(listing.nextOffset));
+  lines.push(...moreLine(listing));
   if (listing.items.length > 0) lines.push("next: read_turns archive=true session=ARCHIVE_ID");
   return finishOutput(lines, {
     results: listing.items.map((session) => sessionItem(session, format)),

@@ -40,12 +40,54 @@ export interface ToolOutput {
 /** Characters of a preview or prompt line in the index format (~22 tokens). */
 export const indexLineChars = 90;
 
-const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
+/** A session title as the text formats show it after its line: ` "title"` (60 characters at most), or nothing. */
+export const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
 /** The `resume:` line of the full text format; a prompt-only session says why it has none. */
 const resumeLine = (session: Parameters<typeof resumeCommandOf>[0]) =>
   `   resume: ${resumeCommandOf(session) ?? `none ${promptOnlyMarker}`}`;
-const moreLine = (page: { nextOffset: number | undefined }) =>
+/** The `more: offset=N` line of a page that has a next one. */
+export const moreLine = (page: { nextOffset: number | undefined }) =>
   page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`];
+
+/** What {@link searchPageLines} writes for one page of search results (local or from the team archive). */
+export interface SearchPageText {
+  query: string;
+  isSessions: boolean;
+  /** How it was searched, e.g. `hybrid search over 244 sessions`. */
+  scope: string;
+  /** 0-based rank of the first result in the whole ranking. */
+  offset: number;
+  nextOffset: number | undefined;
+  confident: boolean;
+  /** Lines after the header (e.g. the dates the query was understood to name). */
+  notes: string[];
+  /** The text of each result, by its 1-based rank. */
+  results: Array<(rank: number) => string[]>;
+  /** The hint after a page with results: what to call next, at level 1 and level 2. */
+  next: { sessions: string; turns: string };
+}
+
+/**
+ * The text of a page of search results: the header (or the line saying nothing matched), the notes, the line saying no
+ * result is a confident match, each result, the `more:` line and the next call.
+ */
+export function searchPageLines(page: SearchPageText): string[] {
+  const what = page.isSessions ? "sessions" : "turns";
+  const query = oneLine(page.query, 100);
+  const count = page.results.length;
+  const lines =
+    count === 0
+      ? [`No ${what} match "${query}" (${page.scope}${page.offset > 0 ? `, offset ${page.offset}` : ""}).`]
+      : [
+          `${page.isSessions ? "Sessions" : "Turns"} ${page.offset + 1}-${page.offset + count} for "${query}" (${page.scope}):`,
+        ];
+  lines.push(...page.notes);
+  if (count > 0 && !page.confident) lines.push(noConfidentMatchText);
+  for (const [i, text] of page.results.entries()) lines.push(...text(page.offset + i + 1));
+  lines.push(...moreLine(page));
+  if (count > 0) lines.push(page.isSessions ? page.next.sessions : page.next.turns);
+  return lines;
+}
 
 /** Join the text lines and neutralize control characters in both the text and the structured object. */
 export function finishOutput(lines: string[], structured: Record<string, unknown>): ToolOutput {
@@ -176,34 +218,26 @@ function turnResultText(result: TurnResult, rank: number, format: ResultFormat):
 /** The `search` tool's answer (levels 1 and 2). */
 export function searchOutput(response: SearchResponse, format: ResultFormat): ToolOutput {
   const isSessions = response.level === "session";
-  const what = isSessions ? "sessions" : "turns";
-  const scope = `${response.mode} search over ${countOf(response.searched.sessions, "session")}`;
-  const lines =
-    response.results.length === 0
-      ? [
-          `No ${what} match "${oneLine(response.query, 100)}" (${scope}${response.offset > 0 ? `, offset ${response.offset}` : ""}).`,
-        ]
-      : [
-          `${isSessions ? "Sessions" : "Turns"} ${response.offset + 1}-${response.offset + response.results.length} for "${oneLine(response.query, 100)}" (${scope}):`,
-        ];
   const dates = datesUnderstoodLine(response.dates);
-  if (dates) lines.push(dates);
-  if (response.results.length > 0 && !response.confident) lines.push(noConfidentMatchText);
-  response.results.forEach((result, i) => {
-    const rank = response.offset + i + 1;
-    lines.push(
-      ...(isSessions
-        ? sessionResultText(result as SessionResult, rank, format)
-        : turnResultText(result as TurnResult, rank, format)),
-    );
+  const lines = searchPageLines({
+    query: response.query,
+    isSessions,
+    scope: `${response.mode} search over ${countOf(response.searched.sessions, "session")}`,
+    offset: response.offset,
+    nextOffset: response.nextOffset,
+    confident: response.confident,
+    notes: dates ? [dates] : [],
+    results: response.results.map(
+      (result) => (rank: number) =>
+        isSessions
+          ? sessionResultText(result as SessionResult, rank, format)
+          : turnResultText(result as TurnResult, rank, format),
+    ),
+    next: {
+      sessions: "next: search depth=2 session=ID, or read_turns session=ID from=TURN",
+      turns: "next: read_turns session=ID from=TURN",
+    },
   });
-  lines.push(...moreLine(response));
-  if (response.results.length > 0)
-    lines.push(
-      isSessions
-        ? "next: search depth=2 session=ID, or read_turns session=ID from=TURN"
-        : "next: read_turns session=ID from=TURN",
-    );
   return finishOutput(lines, {
     query: response.query,
     depth: isSessions ? 1 : 2,
