@@ -94,6 +94,24 @@ export interface RankedArchiveDocument {
 const k1 = 1.2;
 const b = 0.75;
 
+/** Numbered SQL parameters: `add(value)` appends a value and returns its placeholder (`$n`). */
+function sqlParameters(values: unknown[] = []) {
+  return {
+    values,
+    add(value: unknown): string {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
+/**
+ * SQL: posting term `term` starts with `prefix` (both text in the "C" collation of recall.postings.term, so a prefix's
+ * terms are one range of the primary key: from the prefix itself to the prefix followed by U+10FFFF, the last code
+ * point).
+ */
+const termHasPrefix = (term: string, prefix: string) => `${term} >= ${prefix} AND ${term} < ${prefix} || chr(1114111)`;
+
 /**
  * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer, count the exact phrases' instances, and
  * read the statistics.
@@ -169,11 +187,7 @@ async function readStatistics(
   const { words, prefixes, approximate } = termsByKind(query);
   // only the branches the query needs: the planner cannot tell an empty array parameter, and planned a prefix join
   // over every posting for none (35 ms at 20k generated sessions, against 3)
-  const params: unknown[] = [];
-  const add = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { values: params, add } = sqlParameters();
   const branches: string[] = [];
   if (words.length > 0)
     branches.push(`SELECT q.term_index, sum(p.document_count)::float8 AS matches
@@ -184,7 +198,7 @@ async function readStatistics(
     branches.push(`SELECT q.term_index, count(DISTINCT u.document)::float8 AS matches
       FROM unnest(${add(prefixes.map((t) => t.index))}::integer[], ${add(prefixes.map((t) => t.tokens[0]!))}::text[])
         AS q(term_index, term)
-      JOIN recall.postings p ON p.term >= q.term AND p.term < q.term || chr(1114111)
+      JOIN recall.postings p ON ${termHasPrefix("p.term", "q.term")}
       CROSS JOIN LATERAL unnest(p.documents) AS u(document) GROUP BY q.term_index`);
   if (approximate.length > 0)
     branches.push(`SELECT x.term_index, count(*)::float8 AS matches FROM (
@@ -282,11 +296,7 @@ async function rankRange(
   const { words, prefixes, approximate } = termsByKind(query);
   const { idf, averageLength } = query.statistics;
   const single = query.terms.length === 1;
-  const params: unknown[] = [range[0], range[1], averageLength, window, query.terms.length];
-  const add = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { values: params, add } = sqlParameters([range[0], range[1], averageLength, window, query.terms.length]);
   // FTS5's per-phrase BM25 term (see the file comment) of frequency `f` and length `len`, with idf `weight`.
   const bm25 = (weight: string, f: string, len: string) =>
     `${weight} * ${f} * ${k1 + 1} / (${f} + ${k1} * (${1 - b} + ${b} * ${len}::float8 / $3))`;
@@ -303,7 +313,7 @@ async function rankRange(
         SELECT q.term_index, q.idf, u.document, sum(u.frequency)::float8 AS frequency, max(u.length) AS length
         FROM unnest(${add(prefixes.map((t) => t.index))}::integer[], ${add(prefixes.map((t) => t.tokens[0]!))}::text[],
           ${add(prefixes.map((t) => idf[t.index]!))}::float8[]) AS q(term_index, term, idf)
-        JOIN recall.postings p ON p.term >= q.term AND p.term < q.term || chr(1114111) AND ${inRange}
+        JOIN recall.postings p ON ${termHasPrefix("p.term", "q.term")} AND ${inRange}
         CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
         GROUP BY q.term_index, q.idf, u.document) AS x`);
   if (approximate.length > 0)
@@ -369,4 +379,38 @@ async function rankRange(
       }));
   const any = ranked("any");
   return { all: single ? any : ranked("all"), any };
+}
+
+/**
+ * The query terms each of `documentIds` holds (bit i for term i), looked up in the postings: for a document no keyword
+ * window ranked (one only the vector leg found). A phrase counts as held when every one of its words is.
+ * @throws ArchiveError from the connection
+ */
+export async function termsHeldBy(
+  connection: ArchiveConnection,
+  query: Pick<ArchiveKeywordQuery, "terms">,
+  documentIds: readonly number[],
+): Promise<Map<number, number>> {
+  const held = new Map(documentIds.map((id) => [id, 0]));
+  if (documentIds.length === 0) return held;
+  const tokens = query.terms.flatMap((term) => term.tokens.map((token) => ({ term, token })));
+  const rows = await connection.query<{ term_index: number; document: string; tokens: number }>(
+    `WITH q AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::boolean[]) AS q(term_index, token, prefix)),
+      held AS (
+        SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p ON p.term = q.token
+        UNION ALL
+        SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p
+          ON q.prefix AND ${termHasPrefix("p.term", "q.token")}
+      )
+     SELECT h.term_index, u.document, count(DISTINCT h.token)::integer AS tokens
+     FROM held h CROSS JOIN LATERAL unnest(h.documents) AS u(document)
+     WHERE u.document = ANY($4::bigint[]) GROUP BY h.term_index, u.document`,
+    [tokens.map((t) => t.term.index), tokens.map((t) => t.token), tokens.map((t) => t.term.prefix), documentIds],
+  );
+  for (const row of rows) {
+    if (row.tokens < new Set(query.terms[row.term_index]!.tokens).size) continue;
+    const id = Number(row.document);
+    held.set(id, held.get(id)! | (1 << row.term_index));
+  }
+  return held;
 }

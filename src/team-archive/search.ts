@@ -27,7 +27,7 @@ import {
 import { makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
 import { type ArchiveConnection, openArchive } from "./connection.ts";
-import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindows } from "./keyword-rank.ts";
+import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindows, termsHeldBy } from "./keyword-rank.ts";
 import { KeywordTokenizer } from "./keyword-tokens.ts";
 import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
 
@@ -291,29 +291,7 @@ async function judge(
 ): Promise<Map<number, { confidence: number; matchedTerms: string[] }>> {
   if (documentIds.length === 0 || query.terms.length === 0) return new Map();
   const unknown = documentIds.filter((id) => !evidence.has(id));
-  if (unknown.length > 0) {
-    const tokens = prepared.terms.flatMap((term) => term.tokens.map((token) => ({ term, token })));
-    const rows = await connection.query<{ term_index: number; document: string; tokens: number }>(
-      `WITH q AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::boolean[]) AS q(term_index, token, prefix)),
-        held AS (
-          SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p ON p.term = q.token
-          UNION ALL
-          SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p
-            ON q.prefix AND p.term > q.token AND p.term < q.token || chr(1114111)
-        )
-       SELECT h.term_index, u.document, count(DISTINCT h.token)::integer AS tokens
-       FROM held h CROSS JOIN LATERAL unnest(h.documents) AS u(document)
-       WHERE u.document = ANY($4::bigint[]) GROUP BY h.term_index, u.document`,
-      [tokens.map((t) => t.term.index), tokens.map((t) => t.token), tokens.map((t) => t.term.prefix), unknown],
-    );
-    for (const id of unknown) evidence.set(id, 0);
-    for (const row of rows) {
-      const term = prepared.terms[row.term_index]!;
-      if (row.tokens < new Set(term.tokens).size) continue;
-      const id = Number(row.document);
-      evidence.set(id, evidence.get(id)! | (1 << row.term_index));
-    }
-  }
+  for (const [id, bits] of await termsHeldBy(connection, prepared, unknown)) evidence.set(id, bits);
   const rarities = query.terms.map((term, i) =>
     termRarity(term, prepared.statistics.matches[i]!, prepared.statistics.documents),
   );
