@@ -1,13 +1,17 @@
 /**
- * The team archive's keyword ranking (issue 30, schema.ts version 3): FTS5's BM25, computed in PostgreSQL over the
- * postings the pushers wrote with FTS5's own tokens, so that the archive ranks documents as local search does.
+ * The team archive's keyword ranking (issue 30, schema.ts version 4): FTS5's BM25 over the posting lists the pushers
+ * wrote with FTS5's own tokens, computed here in the client, so that the archive ranks documents as local search does.
+ * A search reads the batches the role sees (row-level security) and the posting lists of its terms' tokens, as bytes
+ * (posting-lists.ts), in one snapshot; scores every matching document in typed arrays, one set per batch; and looks up
+ * only a window of the best positions as documents (with the filters evaluated there).
  *
  * FTS5's bm25() (sqlite ext/fts5/fts5_aux.c, fts5Bm25Function), per document D and query phrase q:
  *   score(D) = Σ_q idf(q) · f(q, D) · (k1 + 1) / (f(q, D) + k1 · (1 − b + b · |D| / avgdl)),  k1 = 1.2, b = 0.75
  *   idf(q) = ln((N − n(q) + 0.5) / (n(q) + 0.5)), floored at 1e-6; f(q, D) = Σ over q's instances of the column's
  *   weight; |D| = the document's tokens in all columns; N = documents; avgdl = tokens / N; n(q) = documents matching q.
- * Here N and the tokens are summed over the batches the role sees (row-level security), n(q) is counted from the
- * postings, and ties are broken by document id (the archive keeps local document order). A query term is one of:
+ * Here N and the tokens are summed over the batches the role sees, n(q) is counted from the posting lists (without
+ * the positions a deletion removed), and ties are broken by document id (the archive keeps local document order). A
+ * query term is one of:
  *   a word              its posting lists;
  *   an identifier prefix (`"7acd37a"*`) the posting lists of every term starting with it, frequencies summed per
  *                       document (FTS5 counts each matching token);
@@ -21,6 +25,7 @@ import type { SearchLevel } from "../search/lexical.ts";
 import { type LexicalQuery, termWords } from "../search/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import { type KeywordTokenizer, phraseFrequency } from "./keyword-tokens.ts";
+import { decodePostingList, type PostingList } from "./posting-lists.ts";
 import { archiveFilterSql } from "./sessions.ts";
 
 /** Phrases holding every token in at most this many documents are counted exactly from the documents' texts. */
@@ -35,16 +40,6 @@ interface ArchiveTerm {
   prefix: boolean;
 }
 
-/** Explicit postings of exact phrases, computed by the client: parallel arrays. */
-interface PhrasePostings {
-  terms: number[];
-  documents: string[];
-  /** Each document's batch (the lanes split the documents by batch). */
-  batches: string[];
-  frequencies: number[];
-  lengths: number[];
-}
-
 /** What the ranking needs of the whole archive the role sees, read once per search. */
 export interface ArchiveStatistics {
   /** Documents (N). */
@@ -55,18 +50,42 @@ export interface ArchiveStatistics {
   matches: number[];
   /** Each query term's idf, by term index (FTS5's formula, see the file comment). */
   idf: number[];
-  /** The ids of the batches the role sees, ascending (lanes split them in ranges). */
-  batches: string[];
 }
 
-/** A query prepared for the archive: its terms, the postings of its exact phrases and the statistics. */
+/** One batch's documents as this search scored them, by position in the batch (arrays of `positions` entries). */
+interface ScoredBatch {
+  batch: string;
+  /** BM25 (higher is better); 0 where no term matched. */
+  score: Float64Array;
+  /** Bit i set when the document matches query term i. */
+  matched: Uint32Array;
+  /** Query terms matched. */
+  terms: Uint8Array;
+  /** Bit i set when the document holds every word of term i (a phrase's words need not be consecutive). */
+  held: Uint32Array;
+}
+
+/** The documents that match at least one term: parallel arrays, one entry per document. */
+interface MatchingDocuments {
+  /** Index in ArchiveKeywordQuery.scored. */
+  batch: Int32Array;
+  position: Int32Array;
+  score: Float64Array;
+  /** Query terms matched. */
+  terms: Uint8Array;
+}
+
+/** A query prepared for the archive: its terms, the statistics, and every matching document scored. */
 export interface ArchiveKeywordQuery {
   terms: ArchiveTerm[];
-  phrases: PhrasePostings;
   /** Phrases approximated (more than {@link exactPhraseCandidates} candidate documents): their terms. */
   approximated: ArchiveTerm[];
   statistics: ArchiveStatistics;
-  /** Windows already ranked, by level, filters and size (both tiers come from one statement). */
+  /** The scored batches (those holding at least one of the query's tokens). */
+  scored: ScoredBatch[];
+  /** Every matching document of the scored batches, in one list. */
+  matching: MatchingDocuments;
+  /** Windows already ranked, by level, filters and size (both tiers come from one lookup). */
   windows: Map<string, Promise<TieredWindows>>;
 }
 
@@ -94,6 +113,20 @@ export interface RankedArchiveDocument {
 const k1 = 1.2;
 const b = 0.75;
 
+/** A visible batch: its places handed out and the ones removed (a mask, when any). */
+interface BatchPlaces {
+  id: string;
+  positions: number;
+  removed: Uint8Array | undefined;
+}
+
+/** A term's postings in one batch after its tokens were combined: positions ascending. */
+interface TermPostings {
+  positions: Int32Array;
+  frequencies: Float64Array;
+  lengths: Int32Array;
+}
+
 /** Numbered SQL parameters: `add(value)` appends a value and returns its placeholder (`$n`). */
 function sqlParameters(values: unknown[] = []) {
   return {
@@ -113,10 +146,10 @@ function sqlParameters(values: unknown[] = []) {
 const termHasPrefix = (term: string, prefix: string) => `${term} >= ${prefix} AND ${term} < ${prefix} || chr(1114111)`;
 
 /**
- * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer, count the exact phrases' instances, and
- * read the statistics.
+ * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer; read the visible batches and their
+ * tokens' posting lists in one snapshot; count the exact phrases' instances; and score every matching document.
  * @param exactLimit phrases holding every token in more documents than this are approximated
- * @throws ArchiveError from the connection
+ * @throws ArchiveError from the connection, or for a posting list of a bad size
  */
 export async function prepareArchiveQuery(
   connection: ArchiveConnection,
@@ -129,129 +162,307 @@ export async function prepareArchiveQuery(
     tokens: tokenizer.tokens(termWords(term)),
     prefix: term.endsWith("*"),
   }));
-  const phrases: PhrasePostings = { terms: [], documents: [], batches: [], frequencies: [], lengths: [] };
+  const { batches, lists } = await readPostings(connection, terms);
+  const documents = batches.reduce((sum, batch) => sum + batch.documents, 0);
+  const tokens = batches.reduce((sum, batch) => sum + batch.tokens, 0);
+  const averageLength = documents > 0 ? tokens / documents : 1;
+  const places = new Map(batches.map((batch) => [batch.id, batch]));
   const approximated: ArchiveTerm[] = [];
-  for (const term of terms.filter((t) => t.tokens.length > 1)) {
-    const distinct = [...new Set(term.tokens)];
-    const candidates = await connection.query<{ document: string; length: number }>(
-      `SELECT u.document, max(u.length) AS length
-       FROM unnest($1::text[]) AS q(term) JOIN recall.postings p ON p.term = q.term
-       CROSS JOIN LATERAL unnest(p.documents, p.lengths) AS u(document, length)
-       GROUP BY u.document HAVING count(*) = $2 LIMIT $3`,
-      [distinct, distinct.length, exactLimit + 1],
-    );
-    if (candidates.length > exactLimit) {
-      approximated.push(term);
+  const termPostings: Array<Map<string, TermPostings>> = [];
+  const heldPostings: Array<Map<string, Int32Array>> = [];
+  for (const term of terms) {
+    if (term.tokens.length === 1) {
+      const combined = combineLists(lists.get(tokenKey(term.tokens[0]!, term.prefix)), places);
+      termPostings.push(combined);
+      heldPostings.push(new Map([...combined].map(([batch, postings]) => [batch, postings.positions])));
       continue;
     }
-    if (candidates.length === 0) continue;
-    const texts = await connection.query<{ id: string; batch: string; heading: string; body: string; extra: string }>(
-      "SELECT id, batch, heading, body, extra FROM recall.documents WHERE id = ANY($1::bigint[])",
-      [candidates.map((row) => row.document)],
-    );
-    tokenizer.learn(texts.flatMap((row) => [row.heading, row.body, row.extra]));
-    const lengthOf = new Map(candidates.map((row) => [row.document, row.length]));
-    for (const row of texts) {
-      const frequency = phraseFrequency(tokenizer, row, term.tokens);
-      if (frequency === 0) continue;
-      phrases.terms.push(term.index);
-      phrases.documents.push(row.id);
-      phrases.batches.push(row.batch);
-      phrases.frequencies.push(frequency);
-      phrases.lengths.push(lengthOf.get(row.id) ?? 0);
-    }
+    const distinct = [...new Set(term.tokens)];
+    const perToken = distinct.map((token) => combineLists(lists.get(tokenKey(token, false)), places));
+    const candidates = intersect(perToken, places);
+    heldPostings.push(new Map([...candidates].map(([batch, postings]) => [batch, postings.positions])));
+    const count = [...candidates.values()].reduce((sum, postings) => sum + postings.positions.length, 0);
+    if (count > exactLimit) {
+      approximated.push(term);
+      termPostings.push(candidates);
+    } else termPostings.push(await exactPhrase(connection, tokenizer, term.tokens, candidates));
   }
-  const prepared = { terms, phrases, approximated, windows: new Map() };
-  return { ...prepared, statistics: await readStatistics(connection, prepared) };
-}
-
-/** The query's terms by kind: single words, identifier prefixes, and approximated phrases' tokens. */
-function termsByKind(query: Pick<ArchiveKeywordQuery, "terms" | "approximated">) {
-  return {
-    words: query.terms.filter((t) => t.tokens.length === 1 && !t.prefix),
-    prefixes: query.terms.filter((t) => t.tokens.length === 1 && t.prefix),
-    approximate: query.approximated.flatMap((t) =>
-      [...new Set(t.tokens)].map((token, _, all) => ({ index: t.index, token, count: all.length })),
-    ),
-  };
-}
-
-/**
- * N, avgdl, the visible batches and each term's n(q): a word's documents are its posting lists' lengths (no unnest),
- * a prefix's and an approximated phrase's are counted from their postings, an exact phrase's are the client's.
- */
-async function readStatistics(
-  connection: ArchiveConnection,
-  query: Pick<ArchiveKeywordQuery, "terms" | "approximated" | "phrases">,
-): Promise<ArchiveStatistics> {
-  const { words, prefixes, approximate } = termsByKind(query);
-  // only the branches the query needs: the planner cannot tell an empty array parameter, and planned a prefix join
-  // over every posting for none (35 ms at 20k generated sessions, against 3)
-  const { values: params, add } = sqlParameters();
-  const branches: string[] = [];
-  if (words.length > 0)
-    branches.push(`SELECT q.term_index, sum(p.document_count)::float8 AS matches
-      FROM unnest(${add(words.map((t) => t.index))}::integer[], ${add(words.map((t) => t.tokens[0]!))}::text[])
-        AS q(term_index, term)
-      JOIN recall.postings p ON p.term = q.term GROUP BY q.term_index`);
-  if (prefixes.length > 0)
-    branches.push(`SELECT q.term_index, count(DISTINCT u.document)::float8 AS matches
-      FROM unnest(${add(prefixes.map((t) => t.index))}::integer[], ${add(prefixes.map((t) => t.tokens[0]!))}::text[])
-        AS q(term_index, term)
-      JOIN recall.postings p ON ${termHasPrefix("p.term", "q.term")}
-      CROSS JOIN LATERAL unnest(p.documents) AS u(document) GROUP BY q.term_index`);
-  if (approximate.length > 0)
-    branches.push(`SELECT x.term_index, count(*)::float8 AS matches FROM (
-      SELECT q.term_index FROM unnest(${add(approximate.map((t) => t.index))}::integer[],
-        ${add(approximate.map((t) => t.token))}::text[], ${add(approximate.map((t) => t.count))}::integer[])
-        AS q(term_index, term, tokens)
-      JOIN recall.postings p ON p.term = q.term CROSS JOIN LATERAL unnest(p.documents) AS u(document)
-      GROUP BY q.term_index, u.document HAVING count(*) = max(q.tokens)) AS x
-      GROUP BY x.term_index`);
-  const counts =
-    branches.length > 0
-      ? `(SELECT json_object_agg(c.term_index, c.matches) FROM (${branches.join(" UNION ALL ")}) AS c)`
-      : "NULL::json";
-  const [row] = await connection.query<{
-    documents: number;
-    tokens: number;
-    batches: string[] | null;
-    matches: Record<string, number> | null;
-  }>(
-    `SELECT coalesce(sum(b.documents), 0)::float8 AS documents, coalesce(sum(b.tokens), 0)::float8 AS tokens,
-       array_agg(b.id ORDER BY b.id) AS batches, ${counts} AS matches
-     FROM recall.batches b`,
-    params,
+  const matches = termPostings.map((byBatch) =>
+    [...byBatch.values()].reduce((sum, postings) => sum + postings.positions.length, 0),
   );
-  const documents = Number(row?.documents ?? 0);
-  const tokens = Number(row?.tokens ?? 0);
-  const matches = query.terms.map((t) => Number(row?.matches?.[t.index] ?? 0));
-  for (const index of new Set(query.phrases.terms))
-    matches[index] = query.phrases.terms.filter((term) => term === index).length;
   const idf = matches.map((n) => {
     const value = Math.log((documents - n + 0.5) / (n + 0.5));
     return value <= 0 || !Number.isFinite(value) ? 1e-6 : value;
   });
-  return {
-    documents,
-    averageLength: documents > 0 ? tokens / documents : 1,
-    matches,
-    idf,
-    batches: row?.batches ?? [],
+  const statistics = { documents, averageLength, matches, idf };
+  const scored = scoreBatches(places, termPostings, heldPostings, statistics);
+  return { terms, approximated, statistics, scored, matching: matchingDocuments(scored), windows: new Map() };
+}
+
+/** The key of a token's posting lists: the token, and whether it stands for every term it starts. */
+const tokenKey = (token: string, prefix: boolean) => `${prefix ? "*" : "="}${token}`;
+
+/**
+ * The batches the role sees and the posting lists of the query's tokens (by {@link tokenKey}, then by batch: several
+ * lists per batch for a prefix), read in one REPEATABLE READ snapshot so that the counts and the lists agree.
+ */
+async function readPostings(
+  connection: ArchiveConnection,
+  terms: readonly ArchiveTerm[],
+): Promise<{
+  batches: Array<BatchPlaces & { documents: number; tokens: number }>;
+  lists: Map<string, Map<string, PostingList[]>>;
+}> {
+  const words = [...new Set(terms.flatMap((t) => (t.prefix && t.tokens.length === 1 ? [] : t.tokens)))];
+  const prefixes = [...new Set(terms.flatMap((t) => (t.prefix && t.tokens.length === 1 ? t.tokens : [])))];
+  const { values: params, add } = sqlParameters();
+  // only the branches the query needs: the planner cannot tell an empty array parameter
+  const branches: string[] = [];
+  if (words.length > 0)
+    branches.push(`SELECT '=' || p.term AS key, p.batch, p.document_count, p.postings FROM recall.postings p
+      WHERE p.term = ANY(${add(words)}::text[])`);
+  if (prefixes.length > 0)
+    branches.push(`SELECT '*' || q.prefix AS key, p.batch, p.document_count, p.postings
+      FROM unnest(${add(prefixes)}::text[]) AS q(prefix) JOIN recall.postings p ON ${termHasPrefix("p.term", "q.prefix")}`);
+  const read = async () => {
+    const batchRows = await connection.query<{
+      id: string;
+      documents: number;
+      tokens: string;
+      positions: number;
+      removed: number[];
+    }>("SELECT id, documents, tokens, positions, removed FROM recall.batches");
+    const listRows =
+      branches.length > 0
+        ? await connection.query<{ key: string; batch: string; document_count: number; postings: Buffer }>(
+            branches.join(" UNION ALL "),
+            params,
+          )
+        : [];
+    return { batchRows, listRows };
   };
+  const { batchRows, listRows } = await connection.transaction(async () => {
+    await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    return read();
+  });
+  const batches = batchRows.map((row) => {
+    let removed: Uint8Array | undefined;
+    if (row.removed.length > 0) {
+      removed = new Uint8Array(row.positions);
+      for (const position of row.removed) removed[position] = 1;
+    }
+    return { id: row.id, documents: row.documents, tokens: Number(row.tokens), positions: row.positions, removed };
+  });
+  const lists = new Map<string, Map<string, PostingList[]>>();
+  for (const row of listRows) {
+    let byBatch = lists.get(row.key);
+    if (!byBatch) lists.set(row.key, (byBatch = new Map()));
+    const list = decodePostingList(row.postings, row.document_count);
+    const existing = byBatch.get(row.batch);
+    if (existing) existing.push(list);
+    else byBatch.set(row.batch, [list]);
+  }
+  return { batches, lists };
+}
+
+/**
+ * One list per batch from a token's lists (a prefix has one per matching term): without removed positions, and for
+ * several lists the frequencies summed per document (FTS5 counts each matching token of a prefix).
+ */
+function combineLists(
+  byBatch: Map<string, PostingList[]> | undefined,
+  places: ReadonlyMap<string, BatchPlaces>,
+): Map<string, TermPostings> {
+  const combined = new Map<string, TermPostings>();
+  if (!byBatch) return combined;
+  for (const [batch, lists] of byBatch) {
+    const place = places.get(batch);
+    if (!place) continue; // written after the snapshot's batches were read: not in N
+    if (lists.length === 1 && !place.removed) {
+      combined.set(batch, lists[0]!);
+      continue;
+    }
+    const frequency = new Float64Array(place.positions);
+    const length = new Int32Array(place.positions);
+    const seen = new Uint8Array(place.positions);
+    let count = 0;
+    for (const list of lists)
+      for (let i = 0; i < list.positions.length; i++) {
+        const position = list.positions[i]!;
+        if (place.removed?.[position] === 1 || position >= place.positions) continue;
+        if (seen[position] === 0) {
+          seen[position] = 1;
+          count++;
+        }
+        frequency[position]! += list.frequencies[i]!;
+        length[position] = list.lengths[i]!;
+      }
+    if (count === 0) continue;
+    combined.set(batch, compactPlaces(seen, count, frequency, length));
+  }
+  return combined;
+}
+
+/** The positions marked in `seen` (`count` of them), ascending, with their frequencies and lengths. */
+function compactPlaces(seen: Uint8Array, count: number, frequency: Float64Array, length: Int32Array): TermPostings {
+  const out = {
+    positions: new Int32Array(count),
+    frequencies: new Float64Array(count),
+    lengths: new Int32Array(count),
+  };
+  let k = 0;
+  for (let position = 0; position < seen.length; position++)
+    if (seen[position] === 1) {
+      out.positions[k] = position;
+      out.frequencies[k] = frequency[position]!;
+      out.lengths[k] = length[position]!;
+      k++;
+    }
+  return out;
+}
+
+/**
+ * The documents holding every one of a phrase's tokens (each token's combined lists), with the smallest of their
+ * frequencies: a phrase's candidates, and its approximation.
+ */
+function intersect(
+  perToken: ReadonlyArray<Map<string, TermPostings>>,
+  places: ReadonlyMap<string, BatchPlaces>,
+): Map<string, TermPostings> {
+  const out = new Map<string, TermPostings>();
+  for (const [batch, first] of perToken[0] ?? []) {
+    if (perToken.some((token) => !token.has(batch))) continue;
+    const size = places.get(batch)!.positions;
+    const holders = new Uint8Array(size);
+    const frequency = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+    const length = new Int32Array(size);
+    for (const token of perToken) {
+      const postings = token.get(batch)!;
+      for (let i = 0; i < postings.positions.length; i++) {
+        const position = postings.positions[i]!;
+        holders[position]!++;
+        frequency[position] = Math.min(frequency[position]!, postings.frequencies[i]!);
+        length[position] = postings.lengths[i]!;
+      }
+    }
+    const seen = new Uint8Array(size);
+    let count = 0;
+    for (let i = 0; i < first.positions.length; i++)
+      if (holders[first.positions[i]!] === perToken.length) {
+        seen[first.positions[i]!] = 1;
+        count++;
+      }
+    if (count > 0) out.set(batch, compactPlaces(seen, count, frequency, length));
+  }
+  return out;
+}
+
+/**
+ * A phrase's exact postings: the candidate documents' texts read and the phrase's instances counted (keyword-tokens.ts
+ * phraseFrequency); documents without an instance are left out.
+ */
+async function exactPhrase(
+  connection: ArchiveConnection,
+  tokenizer: KeywordTokenizer,
+  phrase: readonly string[],
+  candidates: ReadonlyMap<string, TermPostings>,
+): Promise<Map<string, TermPostings>> {
+  const wanted = [...candidates].flatMap(([batch, postings]) =>
+    [...postings.positions].map((position, i) => ({ batch, position, length: postings.lengths[i]! })),
+  );
+  const out = new Map<string, TermPostings>();
+  if (wanted.length === 0) return out;
+  const texts = await connection.query<{
+    batch: string;
+    position: number;
+    heading: string;
+    body: string;
+    extra: string;
+  }>(
+    `SELECT d.batch, d.position, d.heading, d.body, d.extra
+     FROM unnest($1::bigint[], $2::integer[]) AS w(batch, position)
+     JOIN recall.documents d ON d.batch = w.batch AND d.position = w.position`,
+    [wanted.map((w) => w.batch), wanted.map((w) => w.position)],
+  );
+  tokenizer.learn(texts.flatMap((row) => [row.heading, row.body, row.extra]));
+  const frequencyOf = new Map(
+    texts.map((row) => [`${row.batch}:${row.position}`, phraseFrequency(tokenizer, row, phrase)]),
+  );
+  const byBatch = new Map<string, Array<{ position: number; frequency: number; length: number }>>();
+  for (const w of wanted) {
+    const frequency = frequencyOf.get(`${w.batch}:${w.position}`) ?? 0;
+    if (frequency === 0) continue;
+    let entries = byBatch.get(w.batch);
+    if (!entries) byBatch.set(w.batch, (entries = []));
+    entries.push({ position: w.position, frequency, length: w.length });
+  }
+  for (const [batch, entries] of byBatch)
+    out.set(batch, {
+      positions: Int32Array.from(entries, (e) => e.position),
+      frequencies: Float64Array.from(entries, (e) => e.frequency),
+      lengths: Int32Array.from(entries, (e) => e.length),
+    });
+  return out;
+}
+
+/** Every matching document's BM25 (the file comment's formula), matched terms and held terms, per batch. */
+function scoreBatches(
+  places: ReadonlyMap<string, BatchPlaces>,
+  termPostings: ReadonlyArray<Map<string, TermPostings>>,
+  heldPostings: ReadonlyArray<Map<string, Int32Array>>,
+  statistics: ArchiveStatistics,
+): ScoredBatch[] {
+  const scored = new Map<string, ScoredBatch>();
+  const batchOf = (batch: string) => {
+    let entry = scored.get(batch);
+    if (!entry) {
+      const size = places.get(batch)!.positions;
+      entry = {
+        batch,
+        score: new Float64Array(size),
+        matched: new Uint32Array(size),
+        terms: new Uint8Array(size),
+        held: new Uint32Array(size),
+      };
+      scored.set(batch, entry);
+    }
+    return entry;
+  };
+  const lengthScale = b / statistics.averageLength;
+  for (const [index, byBatch] of termPostings.entries()) {
+    const idf = statistics.idf[index]!;
+    const bit = index < 32 ? 2 ** index : 0;
+    for (const [batch, postings] of byBatch) {
+      const { score, matched, terms } = batchOf(batch);
+      const { positions, frequencies, lengths } = postings;
+      for (let i = 0; i < positions.length; i++) {
+        const position = positions[i]!;
+        const f = frequencies[i]!;
+        score[position]! += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + lengthScale * lengths[i]!));
+        matched[position]! |= bit;
+        terms[position]!++;
+      }
+    }
+  }
+  for (const [index, byBatch] of heldPostings.entries()) {
+    const bit = index < 32 ? 2 ** index : 0;
+    for (const [batch, positions] of byBatch) {
+      const { held } = batchOf(batch);
+      for (let i = 0; i < positions.length; i++) held[positions[i]!]! |= bit;
+    }
+  }
+  return [...scored.values()];
 }
 
 /**
  * The best `window` documents for the query by BM25 among those matching every term (`all`) and among those matching
- * any (`any`), best first, each with the filters evaluated (a window the filters emptied is told apart from an
- * exhausted match). Both tiers come from one statement, cached in the query. With `lanes` (connections to the same
- * archive as the same role), the visible batches are split in ranges and ranked at once, one range per connection:
- * a document lives in one batch, so each range's best documents are exact, and the best of their union are the
- * whole archive's (bm25's statistics are the archive's whichever range is ranked).
+ * any (`any`), best first (ties by document id), each with the filters evaluated (a window the filters emptied is
+ * told apart from an exhausted match). The best positions come from the scores computed in
+ * {@link prepareArchiveQuery}; both tiers' positions are looked up as documents in one statement, cached in the query.
  * @throws ArchiveError from the connection
  */
 export function rankArchiveWindows(
-  lanes: readonly ArchiveConnection[],
+  connection: ArchiveConnection,
   query: ArchiveKeywordQuery,
   level: SearchLevel,
   filters: SearchFilters,
@@ -260,157 +471,166 @@ export function rankArchiveWindows(
   const key = JSON.stringify([level, filters, window]);
   let ranked = query.windows.get(key);
   if (!ranked) {
-    ranked = rankInLanes();
+    ranked = lookUpWindows(connection, query, level, filters, window);
     query.windows.set(key, ranked);
   }
   return ranked;
-
-  async function rankInLanes(): Promise<TieredWindows> {
-    const batches = query.statistics.batches;
-    if (batches.length === 0) return { all: [], any: [] };
-    const ranges: Array<[string, string]> = [];
-    const per = Math.ceil(batches.length / lanes.length);
-    for (let start = 0; start < batches.length; start += per)
-      ranges.push([batches[start]!, batches[Math.min(start + per, batches.length) - 1]!]);
-    const parts = await Promise.all(
-      ranges.map((range, i) => rankRange(lanes[i]!, query, level, filters, window, range)),
-    );
-    const best = (tier: "all" | "any") =>
-      parts
-        .flatMap((part) => part[tier])
-        .sort((x, y) => x.rank - y.rank || x.document_id - y.document_id)
-        .slice(0, window);
-    return { all: best("all"), any: best("any") };
-  }
 }
 
-/** Both tiers' best `window` documents among the documents of batches `range` (inclusive ids). */
-async function rankRange(
+/** The scored batches' matching documents in one list (see {@link MatchingDocuments}). */
+function matchingDocuments(scored: readonly ScoredBatch[]): MatchingDocuments {
+  let total = 0;
+  for (const batch of scored) for (let p = 0; p < batch.terms.length; p++) if (batch.terms[p]! > 0) total++;
+  const out = {
+    batch: new Int32Array(total),
+    position: new Int32Array(total),
+    score: new Float64Array(total),
+    terms: new Uint8Array(total),
+  };
+  let k = 0;
+  for (const [index, batch] of scored.entries())
+    for (let p = 0; p < batch.terms.length; p++)
+      if (batch.terms[p]! > 0) {
+        out.batch[k] = index;
+        out.position[k] = p;
+        out.score[k] = batch.score[p]!;
+        out.terms[k] = batch.terms[p]!;
+        k++;
+      }
+  return out;
+}
+
+/**
+ * The best `window` of the matching documents that match at least `minimumTerms` terms, with every document tied with
+ * the window's last score (ties are broken by document id, known only after the lookup): indexes in `matching`.
+ */
+function bestMatches(matching: MatchingDocuments, window: number, minimumTerms: number): number[] {
+  const { score, terms } = matching;
+  let accepted = 0;
+  for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms) accepted++;
+  let threshold = Number.NEGATIVE_INFINITY;
+  if (accepted > window) {
+    const scores = new Float64Array(accepted);
+    let k = 0;
+    for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms) scores[k++] = score[i]!;
+    threshold = kthLargest(scores, window);
+  }
+  const out: number[] = [];
+  for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms && score[i]! >= threshold) out.push(i);
+  return out;
+}
+
+/** The `k`-th largest of `values` (1-based; `values` is reordered): Hoare's selection, expected linear time. */
+function kthLargest(values: Float64Array, k: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else break;
+  }
+  return values[target]!;
+}
+
+/** Both tiers' windows: their best positions looked up as documents, with the filters, sorted and cut. */
+async function lookUpWindows(
   connection: ArchiveConnection,
   query: ArchiveKeywordQuery,
   level: SearchLevel,
   filters: SearchFilters,
   window: number,
-  range: [string, string],
 ): Promise<TieredWindows> {
-  const { words, prefixes, approximate } = termsByKind(query);
-  const { idf, averageLength } = query.statistics;
   const single = query.terms.length === 1;
-  const { values: params, add } = sqlParameters([range[0], range[1], averageLength, window, query.terms.length]);
-  // FTS5's per-phrase BM25 term (see the file comment) of frequency `f` and length `len`, with idf `weight`.
-  const bm25 = (weight: string, f: string, len: string) =>
-    `${weight} * ${f} * ${k1 + 1} / (${f} + ${k1} * (${1 - b} + ${b} * ${len}::float8 / $3))`;
-  const inRange = "p.batch BETWEEN $1 AND $2";
-  const branches: string[] = [];
-  if (words.length > 0)
-    branches.push(`SELECT q.term_index, u.document, ${bm25("q.idf", "u.frequency::float8", "u.length")} AS score
-      FROM unnest(${add(words.map((t) => t.index))}::integer[], ${add(words.map((t) => t.tokens[0]!))}::text[],
-        ${add(words.map((t) => idf[t.index]!))}::float8[]) AS q(term_index, term, idf)
-      JOIN recall.postings p ON p.term = q.term AND ${inRange}
-      CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)`);
-  if (prefixes.length > 0)
-    branches.push(`SELECT x.term_index, x.document, ${bm25("x.idf", "x.frequency", "x.length")} AS score FROM (
-        SELECT q.term_index, q.idf, u.document, sum(u.frequency)::float8 AS frequency, max(u.length) AS length
-        FROM unnest(${add(prefixes.map((t) => t.index))}::integer[], ${add(prefixes.map((t) => t.tokens[0]!))}::text[],
-          ${add(prefixes.map((t) => idf[t.index]!))}::float8[]) AS q(term_index, term, idf)
-        JOIN recall.postings p ON ${termHasPrefix("p.term", "q.term")} AND ${inRange}
-        CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
-        GROUP BY q.term_index, q.idf, u.document) AS x`);
-  if (approximate.length > 0)
-    branches.push(`SELECT x.term_index, x.document, ${bm25("x.idf", "x.frequency", "x.length")} AS score FROM (
-        SELECT q.term_index, q.idf, u.document, min(u.frequency)::float8 AS frequency, max(u.length) AS length
-        FROM unnest(${add(approximate.map((t) => t.index))}::integer[], ${add(approximate.map((t) => t.token))}::text[],
-          ${add(approximate.map((t) => t.count))}::integer[], ${add(approximate.map((t) => idf[t.index]!))}::float8[])
-          AS q(term_index, term, tokens, idf)
-        JOIN recall.postings p ON p.term = q.term AND ${inRange}
-        CROSS JOIN LATERAL unnest(p.documents, p.frequencies, p.lengths) AS u(document, frequency, length)
-        GROUP BY q.term_index, q.idf, u.document HAVING count(*) = max(q.tokens)) AS x`);
-  if (query.phrases.terms.length > 0)
-    branches.push(`SELECT x.term_index, x.document, ${bm25(`(${add(idf)}::float8[])[x.term_index + 1]`, "x.frequency", "x.length")} AS score
-      FROM unnest(${add(query.phrases.terms)}::integer[], ${add(query.phrases.documents)}::bigint[],
-        ${add(query.phrases.batches)}::bigint[], ${add(query.phrases.frequencies)}::float8[],
-        ${add(query.phrases.lengths)}::integer[]) AS x(term_index, document, batch, frequency, length)
-      WHERE x.batch BETWEEN $1 AND $2`);
-  if (branches.length === 0) return { all: [], any: [] };
-  const scored = single
-    ? "SELECT t.document, t.score, 1 AS terms, 1::bigint << t.term_index AS matched FROM term_postings t"
-    : `SELECT t.document, sum(t.score) AS score, count(*) AS terms, bit_or(1::bigint << t.term_index) AS matched
-       FROM term_postings t GROUP BY t.document`;
+  const { matching } = query;
+  const all = single ? [] : bestMatches(matching, window, query.terms.length);
+  const any = bestMatches(matching, window, 1);
+  const candidates = [...new Set([...all, ...any])];
+  if (candidates.length === 0) return { all: [], any: [] };
+  const { values: params, add } = sqlParameters();
+  const batchesParameter = add(candidates.map((i) => query.scored[matching.batch[i]!]!.batch));
+  const positionsParameter = add(candidates.map((i) => matching.position[i]!));
   const byTurnTime = level === "turn" && (filters.since !== undefined || filters.until !== undefined);
   const filter = archiveFilterSql(filters, params.length + 1, byTurnTime ? "t.timestamp" : undefined);
   params.push(...filter.params);
   const turnJoin = byTurnTime ? "LEFT JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : "";
   const levelCondition = level === "turn" ? "d.level = 'turn' AND " : "";
-  const tiers = single
-    ? "SELECT 'any' AS tier, * FROM (SELECT * FROM scored WHERE terms <= $5::integer ORDER BY score DESC, document LIMIT $4) AS w"
-    : `SELECT 'all' AS tier, * FROM (SELECT * FROM scored WHERE terms = $5 ORDER BY score DESC, document LIMIT $4) AS w
-       UNION ALL
-       SELECT 'any' AS tier, * FROM (SELECT * FROM scored ORDER BY score DESC, document LIMIT $4) AS w`;
   const rows = await connection.query<{
-    tier: "all" | "any";
+    batch: string;
+    position: number;
     document_id: string;
     session_rowid: string;
     turn_number: number;
     level: string;
-    score: number;
-    matched: string;
     passes: boolean;
   }>(
-    `WITH term_postings AS (${branches.join(" UNION ALL ")}),
-      scored AS ${single ? "" : "MATERIALIZED"} (${scored}),
-      best AS (${tiers})
-    SELECT w.tier, d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level, w.score, w.matched,
-      coalesce(${levelCondition}${filter.sql}, false) AS passes
-    FROM best w JOIN recall.documents d ON d.id = w.document JOIN recall.sessions s ON s.id = d.session ${turnJoin}
-    ORDER BY w.score DESC, w.document`,
+    `SELECT w.batch, w.position, d.id AS document_id, d.session AS session_rowid, d.turn_number, d.level,
+       coalesce(${levelCondition}${filter.sql}, false) AS passes
+     FROM unnest(${batchesParameter}::bigint[], ${positionsParameter}::integer[]) AS w(batch, position)
+     JOIN recall.documents d ON d.batch = w.batch AND d.position = w.position
+     JOIN recall.sessions s ON s.id = d.session ${turnJoin}`,
     params,
   );
-  const ranked = (tier: "all" | "any") =>
-    rows
-      .filter((row) => row.tier === tier)
-      .map((row) => ({
-        document_id: Number(row.document_id),
-        session_rowid: Number(row.session_rowid),
-        turn_number: row.turn_number,
-        level: row.level,
-        rank: -row.score,
-        matched: Number(row.matched),
-        passes: row.passes,
-      }));
-  const any = ranked("any");
-  return { all: single ? any : ranked("all"), any };
+  const indexOfBatch = new Map(query.scored.map((batch, index) => [batch.batch, index]));
+  const documents = new Map<string, RankedArchiveDocument>();
+  for (const row of rows) {
+    const scored = query.scored[indexOfBatch.get(row.batch)!]!;
+    documents.set(`${row.batch}:${row.position}`, {
+      document_id: Number(row.document_id),
+      session_rowid: Number(row.session_rowid),
+      turn_number: row.turn_number,
+      level: row.level,
+      rank: -scored.score[row.position]!,
+      matched: scored.matched[row.position]!,
+      passes: row.passes,
+    });
+  }
+  // a position whose document was deleted since the snapshot has no row: it is left out
+  const ranked = (tier: readonly number[]) =>
+    tier
+      .flatMap((i) => documents.get(`${query.scored[matching.batch[i]!]!.batch}:${matching.position[i]}`) ?? [])
+      .sort((x, y) => x.rank - y.rank || x.document_id - y.document_id)
+      .slice(0, window);
+  const anyRanked = ranked(any);
+  return { all: single ? anyRanked : ranked(all), any: anyRanked };
 }
 
 /**
- * The query terms each of `documentIds` holds (bit i for term i), looked up in the postings: for a document no keyword
- * window ranked (one only the vector leg found). A phrase counts as held when every one of its words is.
+ * The query terms each of `documentIds` holds (bit i for term i), from the posting lists the query read: for a
+ * document no keyword window ranked (one only the vector leg found). A phrase counts as held when every one of its
+ * words is.
  * @throws ArchiveError from the connection
  */
 export async function termsHeldBy(
   connection: ArchiveConnection,
-  query: Pick<ArchiveKeywordQuery, "terms">,
+  query: Pick<ArchiveKeywordQuery, "scored">,
   documentIds: readonly number[],
 ): Promise<Map<number, number>> {
   const held = new Map(documentIds.map((id) => [id, 0]));
   if (documentIds.length === 0) return held;
-  const tokens = query.terms.flatMap((term) => term.tokens.map((token) => ({ term, token })));
-  const rows = await connection.query<{ term_index: number; document: string; tokens: number }>(
-    `WITH q AS (SELECT * FROM unnest($1::integer[], $2::text[], $3::boolean[]) AS q(term_index, token, prefix)),
-      held AS (
-        SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p ON p.term = q.token
-        UNION ALL
-        SELECT q.term_index, q.token, p.documents FROM q JOIN recall.postings p
-          ON q.prefix AND ${termHasPrefix("p.term", "q.token")}
-      )
-     SELECT h.term_index, u.document, count(DISTINCT h.token)::integer AS tokens
-     FROM held h CROSS JOIN LATERAL unnest(h.documents) AS u(document)
-     WHERE u.document = ANY($4::bigint[]) GROUP BY h.term_index, u.document`,
-    [tokens.map((t) => t.term.index), tokens.map((t) => t.token), tokens.map((t) => t.term.prefix), documentIds],
+  const rows = await connection.query<{ id: string; batch: string | null; position: number | null }>(
+    "SELECT id, batch, position FROM recall.documents WHERE id = ANY($1::bigint[])",
+    [documentIds],
   );
+  const scoredOf = new Map(query.scored.map((batch) => [batch.batch, batch]));
   for (const row of rows) {
-    if (row.tokens < new Set(query.terms[row.term_index]!.tokens).size) continue;
-    const id = Number(row.document);
-    held.set(id, held.get(id)! | (1 << row.term_index));
+    if (row.batch === null || row.position === null) continue;
+    const bits = scoredOf.get(row.batch)?.held[row.position];
+    if (bits !== undefined) held.set(Number(row.id), bits);
   }
   return held;
 }

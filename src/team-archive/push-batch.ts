@@ -3,13 +3,14 @@
  * synchronous, so the next batch is prepared while the archive writes the previous one), then written in the caller's
  * transaction ({@link sendBatch}): the session rows with their new content hash, their turns and documents replaced
  * (the archive's trigger takes replaced documents out of their batches' postings), a batch row with the documents'
- * count and tokens, the documents, their postings (schema.ts version 3) and their chunk vectors.
+ * count and tokens, the documents, their posting lists (schema.ts version 4) and their chunk vectors.
  */
 import type { Database } from "bun:sqlite";
 import { type DocumentText, loadDocumentTexts } from "../index/write/documents.ts";
 import type { PreparedTurn } from "../index/write/writer.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import type { DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
+import { encodePostingList } from "./posting-lists.ts";
 import { type BatchVector, readBatchVectors, type VectorSide, writeBatchVectors } from "./push-vectors.ts";
 
 /** A local session row as pushed (sessions table, with the title the listing shows). */
@@ -166,76 +167,75 @@ export async function sendBatch(
   const { documents } = batch;
   if (documents.length === 0) return { turns: batch.turns.length, documents: 0, vectors: 0 };
   const [batchRow] = await connection.query<{ id: string }>(
-    "INSERT INTO recall.batches (team, documents, tokens) VALUES ($1, $2, $3) RETURNING id",
+    "INSERT INTO recall.batches (team, documents, tokens, positions) VALUES ($1, $2, $3, $2) RETURNING id",
     [team, documents.length, documents.reduce((sum, d) => sum + d.terms.length, 0)],
   );
   const inserted = await connection.query<{ id: string; session: string; level: string; turn_number: number }>(
-    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra, batch, length)
-       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra, $2, d.length
-       FROM json_to_recordset($3::json)
-         AS d(session bigint, level text, turn_number integer, heading text, body text, extra text, length integer)
+    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra, batch, position, length)
+       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra, $2, d.position, d.length
+       FROM json_to_recordset($3::json) AS d(session bigint, level text, turn_number integer, heading text, body text,
+         extra text, position integer, length integer)
+       ORDER BY d.position
        RETURNING id, session, level, turn_number`,
     [
       team,
       batchRow!.id,
       JSON.stringify(
-        documents.map((d) => ({
+        documents.map((d, position) => ({
           session: archiveIdOf.get(d.session_rowid),
           level: d.level,
           turn_number: d.turn_number,
           heading: d.text.heading,
           body: d.text.body,
           extra: d.text.extra,
+          position,
           length: d.terms.length,
         })),
       ),
     ],
   );
+  await writePostings(connection, team, batchRow!.id, documents);
   // a document is (session, level, turn) in both stores: the archive id of each document, in the batch's order
   const archiveDocument = new Map(inserted.map((row) => [`${row.session}:${row.level}:${row.turn_number}`, row.id]));
   const documentIds = documents.map(
     (d) => archiveDocument.get(`${archiveIdOf.get(d.session_rowid)}:${d.level}:${d.turn_number}`)!,
   );
-  await writePostings(connection, team, batchRow!.id, documentIds, documents);
   const vectors =
     vectorModel === undefined ? 0 : await writeBatchVectors(connection, team, vectorModel, batch.vectors, documentIds);
   return { turns: batch.turns.length, documents: documents.length, vectors };
 }
 
 /**
- * The postings of one batch of documents (archive ids `documentIds`, in the batch's order): one row per term, its
- * documents in batch order with their column-weighted frequencies and lengths. Grouped here and sent as array
- * literals (grouping the 77k (term, document) pairs of 100 generated sessions in the server took 3x longer).
+ * The posting lists of one batch of documents (a document's position in the batch is its index in `documents`): one
+ * row per term, its documents' positions with their column-weighted frequencies and lengths in posting-lists.ts's
+ * bytes. Grouped here (grouping the 77k (term, document) pairs of 100 generated sessions in the server took 3x longer).
  */
 async function writePostings(
   connection: ArchiveConnection,
   team: string,
   batch: string,
-  documentIds: readonly string[],
   documents: ReadonlyArray<{ terms: DocumentTerms }>,
 ): Promise<void> {
-  const lists = new Map<string, { documents: string[]; frequencies: number[]; lengths: number[] }>();
-  for (const [i, { terms }] of documents.entries())
+  const lists = new Map<string, { positions: number[]; frequencies: number[]; lengths: number[] }>();
+  for (const [position, { terms }] of documents.entries())
     for (const [term, frequency] of terms.frequencies) {
       let list = lists.get(term);
-      if (!list) lists.set(term, (list = { documents: [], frequencies: [], lengths: [] }));
-      list.documents.push(documentIds[i]!);
+      if (!list) lists.set(term, (list = { positions: [], frequencies: [], lengths: [] }));
+      list.positions.push(position);
       list.frequencies.push(frequency);
       list.lengths.push(terms.length);
     }
   if (lists.size === 0) return;
-  const literal = (values: ReadonlyArray<string | number>) => `{${values.join(",")}}`;
   await connection.query(
-    `INSERT INTO recall.postings (term, batch, team, documents, frequencies, lengths)
-     SELECT p.term, $1, $2, p.documents::bigint[], p.frequencies::real[], p.lengths::integer[]
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS p(term, documents, frequencies, lengths)`,
+    `INSERT INTO recall.postings (term, batch, team, document_count, postings)
+     SELECT p.term, $1, $2, p.document_count, p.postings
+     FROM unnest($3::text[], $4::integer[], $5::bytea[]) AS p(term, document_count, postings)`,
     [
       batch,
       team,
       [...lists.keys()],
-      [...lists.values()].map((list) => literal(list.documents)),
-      [...lists.values()].map((list) => literal(list.frequencies)),
-      [...lists.values()].map((list) => literal(list.lengths)),
+      [...lists.values()].map((list) => list.positions.length),
+      [...lists.values()].map((list) => encodePostingList(list.positions, list.frequencies, list.lengths)),
     ],
   );
 }

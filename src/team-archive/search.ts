@@ -26,7 +26,7 @@ import {
 } from "../search/lexical.ts";
 import { makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
-import { type ArchiveConnection, openArchive } from "./connection.ts";
+import type { ArchiveConnection } from "./connection.ts";
 import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindows, termsHeldBy } from "./keyword-rank.ts";
 import { KeywordTokenizer } from "./keyword-tokens.ts";
 import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
@@ -84,18 +84,6 @@ export interface ArchiveSearchResponse {
 /** Documents ranked per wanted candidate (as lexical.ts: sessions have several documents). */
 const windowPerCandidate = 8;
 
-/**
- * Memory for the ranking's hash and sort of a common word's postings (PostgreSQL's default, 4 MB, spilled 70k
- * postings to disk at 20k generated sessions: 2x slower). Per sort or hash, for this connection only.
- */
-const rankingWorkMemory = "64MB";
-
-/**
- * Postings (Σ of the terms' document counts) above which a search ranks on two connections, one range of batches
- * each: both of a 2-core server's cores work, and a second login costs a few ms.
- */
-const secondLanePostings = 50_000;
-
 /** The terms each ranked document holds (bits by term index), learnt from the keyword windows, for confidence. */
 type KeywordEvidence = Map<number, number>;
 
@@ -105,7 +93,7 @@ type KeywordEvidence = Map<number, number>;
  * more matched.
  */
 async function rankWindow(
-  lanes: readonly ArchiveConnection[],
+  connection: ArchiveConnection,
   query: ArchiveKeywordQuery,
   tier: "all" | "any",
   level: SearchLevel,
@@ -116,7 +104,7 @@ async function rankWindow(
   evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = (await rankArchiveWindows(lanes, query, level, filters, window))[tier];
+    const ranked = (await rankArchiveWindows(connection, query, level, filters, window))[tier];
     for (const row of ranked) evidence.set(row.document_id, row.matched);
     const rows = ranked.filter((row) => row.passes);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
@@ -127,7 +115,7 @@ async function rankWindow(
 
 /** All-terms hits first (0.5–1), any-term hits below them (0–0.49), as lexical.ts's rankTerms. */
 async function rankArchive(
-  lanes: readonly ArchiveConnection[],
+  connection: ArchiveConnection,
   query: ArchiveKeywordQuery,
   level: SearchLevel,
   filters: SearchFilters,
@@ -135,9 +123,9 @@ async function rankArchive(
   evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const all = await rankWindow(lanes, query, "all", level, filters, candidates, new Set(), single, evidence);
+  const all = await rankWindow(connection, query, "all", level, filters, candidates, new Set(), single, evidence);
   const ranked = await tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    rankWindow(lanes, query, "any", level, filters, wanted, seen, true, evidence),
+    rankWindow(connection, query, "any", level, filters, wanted, seen, true, evidence),
   );
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
@@ -168,26 +156,16 @@ export async function searchArchive(
   const candidates = Math.max(4 * (offset + limit), 100);
   const evidence: KeywordEvidence = new Map();
   const tokenizer = new KeywordTokenizer();
-  const lanes = [connection];
   let prepared: ArchiveKeywordQuery;
   let keywordHits: LexicalHit[];
   try {
-    await connection.query(`SET work_mem = '${rankingWorkMemory}'`);
     prepared = await prepareArchiveQuery(connection, tokenizer, query);
-    if (prepared.statistics.matches.reduce((sum, n) => sum + n, 0) > secondLanePostings) {
-      const second = await openArchive(connection.url, { applicationName: "recall search" }).catch(() => undefined);
-      if (second) {
-        lanes.push(second);
-        await second.query(`SET work_mem = '${rankingWorkMemory}'`);
-      }
-    }
     keywordHits =
       query.terms.length > 0
-        ? await rankArchive(lanes, prepared, request.level, request.filters, candidates, evidence)
+        ? await rankArchive(connection, prepared, request.level, request.filters, candidates, evidence)
         : [];
   } finally {
     tokenizer.close();
-    for (const lane of lanes.slice(1)) await lane.close();
   }
   const vectorHits = vectorLeg ? await vectorLeg.search(text, request.level, request.filters, candidates) : [];
   // The local fusion (api.ts): RSF with the model's calibrated weight, scaled by how much the query reads as language.

@@ -91,7 +91,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     server = await startPostgres();
     const admin = await connect(server.adminUser, server.adminPassword);
     const report = await initArchive(admin, ["alpha", "beta"]);
-    expect(report).toMatchObject({ applied: [1, 2, 3], teamsCreated: ["alpha", "beta"], vectors: false });
+    expect(report).toMatchObject({ applied: [1, 2, 3, 4], teamsCreated: ["alpha", "beta"], vectors: false });
     for (const [role, team] of [
       ["alice", "alpha"],
       ["carol", "alpha"],
@@ -377,7 +377,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     }>;
     await expect(
       bob.query(
-        "INSERT INTO recall.postings (term, batch, team, documents, frequencies, lengths) VALUES ('forged', $1, 'alpha', '{1}', '{1}', '{1}')",
+        "INSERT INTO recall.postings (term, batch, team, document_count, postings) VALUES ('forged', $1, 'alpha', 1, '\\x000101')",
         [alphaBatch[0]!.id],
       ),
     ).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
