@@ -13,7 +13,7 @@ import { prepareArchiveQuery, rankArchiveWindows } from "../../src/team-archive/
 import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
 import { decodePostingList } from "../../src/team-archive/posting-lists.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
-import { initArchive } from "../../src/team-archive/schema.ts";
+import { archiveMigrations, initArchive } from "../../src/team-archive/schema.ts";
 import { appendClaudeTurns, fillerText, type WriterState, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 
@@ -62,14 +62,14 @@ function localScores(db: Database, match: string): Map<string, number> {
 }
 
 /** The archive's scores of the query (every match: one window larger than the corpus), keyed as {@link localScores}. */
-async function archiveScores(text: string, allTerms: boolean): Promise<Map<string, number>> {
-  const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery(text));
+async function archiveScores(text: string, allTerms: boolean, connection = archive): Promise<Map<string, number>> {
+  const prepared = await prepareArchiveQuery(connection, tokenizer, parseLexicalQuery(text));
   const window = {
-    rows: (await rankArchiveWindows(archive, prepared, "session", { includeSubagents: true }, 10_000))[
+    rows: (await rankArchiveWindows(connection, prepared, "session", { includeSubagents: true }, 10_000))[
       allTerms ? "all" : "any"
     ],
   };
-  const keys = await archive.query<{ id: string; key: string }>(
+  const keys = await connection.query<{ id: string; key: string }>(
     `SELECT d.id, s.session_id || ':' || d.level || ':' || d.turn_number AS key
      FROM recall.documents d JOIN recall.sessions s ON s.id = d.session WHERE d.id = ANY($1::bigint[])`,
     [window.rows.map((row) => row.document_id)],
@@ -78,7 +78,7 @@ async function archiveScores(text: string, allTerms: boolean): Promise<Map<strin
   return new Map(window.rows.map((row) => [keyOf.get(row.document_id)!, -row.rank]));
 }
 
-async function expectSameRanking(): Promise<void> {
+async function expectSameRanking(connection = archive): Promise<void> {
   const db = openIndex(databasePath(home), { readonly: true });
   try {
     for (const text of queries) {
@@ -88,7 +88,7 @@ async function expectSameRanking(): Promise<void> {
         [query.allTerms, true],
       ] as const) {
         const local = localScores(db, match);
-        const remote = await archiveScores(text, allTerms);
+        const remote = await archiveScores(text, allTerms, connection);
         expect({ text, allTerms, keys: [...remote.keys()].sort() }).toEqual({
           text,
           allTerms,
@@ -106,18 +106,18 @@ async function expectSameRanking(): Promise<void> {
  * The archive's keyword index is exact: every posting list's place that is not removed holds a document of that batch
  * that has the term's length, every document is in a batch, and each batch counts exactly its documents and tokens.
  */
-async function expectExactIndex(): Promise<void> {
-  const batches = await archive.query<{ id: string; documents: number; tokens: string; removed: number[] }>(
+async function expectExactIndex(connection = archive): Promise<void> {
+  const batches = await connection.query<{ id: string; documents: number; tokens: string; removed: number[] }>(
     "SELECT id, documents, tokens, removed FROM recall.batches",
   );
-  const documents = await archive.query<{ batch: string | null; position: number; length: number }>(
+  const documents = await connection.query<{ batch: string | null; position: number; length: number }>(
     "SELECT batch, position, length FROM recall.documents",
   );
   const lengthAt = new Map(documents.map((d) => [`${d.batch}:${d.position}`, d.length]));
   let dangling = 0;
   let wrongLength = 0;
   const removedOf = new Map(batches.map((batch) => [batch.id, new Set(batch.removed)]));
-  const postings = await archive.query<{ batch: string; document_count: number; postings: Buffer }>(
+  const postings = await connection.query<{ batch: string; document_count: number; postings: Buffer }>(
     "SELECT batch, document_count, postings FROM recall.postings",
   );
   for (const row of postings) {
@@ -307,5 +307,98 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
       await other.close();
     }
     await expectExactIndex();
+  });
+
+  test("a batch with more removed places than documents is rewritten without them by the next push, even alone", async () => {
+    const [batch] = await archive.query<{ id: string; ids: string[] }>(
+      "SELECT batch AS id, array_agg(id ORDER BY id) AS ids FROM recall.documents GROUP BY batch ORDER BY count(*) DESC LIMIT 1",
+    );
+    const doomed = batch!.ids.slice(0, Math.ceil(batch!.ids.length * 0.6));
+    const removedBefore = await archive.query<{ removed: number }>(
+      "SELECT cardinality(removed) AS removed FROM recall.batches WHERE id = $1",
+      [batch!.id],
+    );
+    await archive.query("DELETE FROM recall.documents WHERE id = ANY($1::bigint[])", [doomed]);
+    const [before] = await archive.query<{ removed: number; documents: number }>(
+      "SELECT cardinality(removed) AS removed, documents FROM recall.batches WHERE id = $1",
+      [batch!.id],
+    );
+    expect(before).toEqual({
+      removed: removedBefore[0]!.removed + doomed.length,
+      documents: batch!.ids.length - doomed.length,
+    });
+    expect(await compactBatches(archive, "gamma")).toBeGreaterThanOrEqual(1); // default limits: 32 small batches
+    const [after] = await archive.query<{ removed: number; documents: number; positions: number }>(
+      `SELECT sum(cardinality(removed))::int AS removed, sum(documents)::int AS documents,
+         sum(positions)::int AS positions FROM recall.batches`,
+    );
+    expect(after!.removed).toBe(0);
+    expect(after!.positions).toBe(after!.documents);
+    await expectExactIndex();
+    const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery("docker"));
+    const window = await rankArchiveWindows(archive, prepared, "session", { includeSubagents: true }, 1000);
+    const gone = new Set(doomed.map(Number));
+    expect(window.any.length).toBeGreaterThan(0);
+    expect(window.any.filter((row) => gone.has(row.document_id))).toEqual([]);
+  });
+
+  test("an archive of schema version 3 is upgraded: its postings dropped, its sessions sent again and ranked as locally", async () => {
+    await server.admin("CREATE DATABASE upgraded");
+    const admin = await openArchive(parseArchiveUrl(server.url({ database: "upgraded" })));
+    let member: ArchiveConnection | undefined;
+    try {
+      // version 3 as initArchive made it, with one session pushed by dana (her role and the team's exist already)
+      await admin.query("CREATE SCHEMA recall");
+      await admin.query(
+        "CREATE TABLE recall.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      for (const version of [1, 2, 3]) {
+        await admin.query(archiveMigrations[version - 1]!);
+        await admin.query("INSERT INTO recall.migrations (version) VALUES ($1)", [version]);
+      }
+      await admin.query("INSERT INTO recall.teams (name, role) VALUES ('gamma', 'recall_team_gamma')");
+      const [session] = await admin.query<{ id: string }>(
+        `INSERT INTO recall.sessions (team, pushed_by, machine, os_user, source, session_id, is_subagent, project_path,
+           project_name, started_at, ended_at, turn_count, files, source_status, content_hash)
+         VALUES ('gamma', 'dana', 'm', 'dana', 'claude-code', $1, false, '/home/u/p0', 'p0', 0, 0, 1, '[]', 'present', 'v3')
+         RETURNING id`,
+        [idOf(0)],
+      );
+      const [batch] = await admin.query<{ id: string }>(
+        "INSERT INTO recall.batches (team, pushed_by, documents, tokens) VALUES ('gamma', 'dana', 1, 3) RETURNING id",
+      );
+      const [document] = await admin.query<{ id: string }>(
+        `INSERT INTO recall.documents (session, team, pushed_by, level, turn_number, heading, body, extra, batch, length)
+         VALUES ($1, 'gamma', 'dana', 'session', 0, 'docker', 'bridge network', '', $2, 3) RETURNING id`,
+        [session!.id, batch!.id],
+      );
+      await admin.query(
+        `INSERT INTO recall.postings (term, batch, team, pushed_by, documents, frequencies, lengths)
+         VALUES ('docker', $1, 'gamma', 'dana', ARRAY[$2::bigint], '{2}', '{3}')`,
+        [batch!.id, document!.id],
+      );
+      expect(await initArchive(admin, [])).toMatchObject({ applied: [4], version: 4 });
+      const [state] = await admin.query<{ hashes: string[]; batched: number; batches: number; postings: number }>(
+        `SELECT (SELECT array_agg(DISTINCT content_hash) FROM recall.sessions) AS hashes,
+           (SELECT count(*) FROM recall.documents WHERE batch IS NOT NULL)::int AS batched,
+           (SELECT count(*) FROM recall.batches)::int AS batches, (SELECT count(*) FROM recall.postings)::int AS postings`,
+      );
+      expect(state).toEqual({ hashes: [""], batched: 0, batches: 0, postings: 0 });
+      member = await openArchive(
+        parseArchiveUrl(server.url({ user: "dana", password: "dana-secret", database: "upgraded" })),
+      );
+      const db = openIndex(databasePath(home), { readonly: true });
+      try {
+        const pushed = await pushToArchive(db, member, { origin: { machine: "m", osUser: "dana" } });
+        expect(pushed.sent).toBe(sessions); // the cleared hash sends the old session again, with the others
+      } finally {
+        db.close();
+      }
+      await expectSameRanking(member);
+      await expectExactIndex(member);
+    } finally {
+      await member?.close();
+      await admin.close();
+    }
   });
 });
