@@ -62,38 +62,39 @@ export function encodePostingList(
  * @throws ArchiveError ARCHIVE_FAILED when the bytes do not hold `count` documents
  */
 export function decodePostingList(bytes: Uint8Array, count: number): PostingList {
-  const list = {
-    positions: new Int32Array(count),
-    frequencies: new Float64Array(count),
-    lengths: new Int32Array(count),
-  };
+  const positions = new Int32Array(count);
+  const frequencies = new Float64Array(count);
+  const lengths = new Int32Array(count);
+  const end = bytes.length;
   let offset = 0;
   let position = 0;
-  const end = bytes.length;
-  const next = () => {
-    let value = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      if (offset >= end || shift > 28) return -1;
-      byte = bytes[offset++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return value;
-  };
+  // three varints a document, read inline (a closure per varint cost half the decoding time)
   for (let i = 0; i < count; i++) {
-    const gap = next();
-    const frequency = next();
-    const length = next();
-    if (gap < 0 || frequency < 0 || length < 0 || (i > 0 && gap === 0)) return damaged(bytes.length, count);
+    let gap = 0;
+    let frequency = 0;
+    let length = 0;
+    for (let field = 0; field < 3; field++) {
+      let value = 0;
+      let scale = 1;
+      let byte = 0x80;
+      while (byte & 0x80) {
+        if (offset >= end || scale > 2 ** 28) return damaged(end, count);
+        byte = bytes[offset++]!;
+        value += (byte & 0x7f) * scale;
+        scale *= 128;
+      }
+      if (field === 0) gap = value;
+      else if (field === 1) frequency = value;
+      else length = value;
+    }
+    if (i > 0 && gap === 0) return damaged(end, count);
     position += gap;
-    list.positions[i] = position;
-    list.frequencies[i] = frequency;
-    list.lengths[i] = length;
+    positions[i] = position;
+    frequencies[i] = frequency;
+    lengths[i] = length;
   }
-  if (offset !== end) return damaged(bytes.length, count);
-  return list;
+  if (offset !== end) return damaged(end, count);
+  return { positions, frequencies, lengths };
 }
 
 function damaged(bytes: number, count: number): never {
