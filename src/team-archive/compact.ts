@@ -11,7 +11,7 @@
  * them waits and then finds its documents in the new batch.
  */
 import type { ArchiveConnection } from "./connection.ts";
-import { decodePostingList, encodePostingList } from "./posting-lists.ts";
+import { decodePostingList, insertPostingLists, type PostingEntries } from "./posting-lists.ts";
 
 /** A batch with fewer documents than this counts as small. */
 export const smallBatchDocuments = 200;
@@ -111,27 +111,16 @@ async function mergeBatches(connection: ArchiveConnection, team: string, ids: re
       if (position !== undefined) entries.push([position, list.frequencies[i]!, list.lengths[i]!]);
     }
   }
-  const terms = [...merged].filter(([, entries]) => entries.length > 0);
-  for (const [, entries] of terms) entries.sort((x, y) => x[0] - y[0]);
-  if (terms.length > 0)
-    await connection.query(
-      `INSERT INTO recall.postings (term, batch, team, document_count, postings)
-       SELECT p.term, $1, $2, p.document_count, p.postings
-       FROM unnest($3::text[], $4::integer[], $5::bytea[]) AS p(term, document_count, postings)`,
-      [
-        batch!.id,
-        team,
-        terms.map(([term]) => term),
-        terms.map(([, entries]) => entries.length),
-        terms.map(([, entries]) =>
-          encodePostingList(
-            entries.map((e) => e[0]),
-            entries.map((e) => e[1]),
-            entries.map((e) => e[2]),
-          ),
-        ),
-      ],
-    );
+  const lists = new Map<string, PostingEntries>();
+  for (const [term, entries] of merged) {
+    entries.sort((x, y) => x[0] - y[0]);
+    lists.set(term, {
+      positions: entries.map((e) => e[0]),
+      frequencies: entries.map((e) => e[1]),
+      lengths: entries.map((e) => e[2]),
+    });
+  }
+  await insertPostingLists(connection, team, batch!.id, lists);
   await connection.query("DELETE FROM recall.batches WHERE id = ANY($1::bigint[])", [lockedIds]);
   return lockedIds.length;
 }

@@ -11,6 +11,7 @@
  * (keyword-rank.ts): PostgreSQL sends a bytea as hex text, so the bytes read are most of a common word's search time.
  */
 import { ArchiveError } from "../errors.ts";
+import type { ArchiveConnection } from "./connection.ts";
 
 /** One decoded posting list: parallel arrays of equal length, positions ascending. */
 export interface PostingList {
@@ -104,5 +105,39 @@ function damaged(bytes: number, count: number): never {
     {
       hint: "push again to rewrite it (recall archive push), or ask the archive's admin to check the server",
     },
+  );
+}
+
+/** A term's posting list being written: parallel arrays, positions ascending. */
+export interface PostingEntries {
+  positions: number[];
+  frequencies: number[];
+  lengths: number[];
+}
+
+/**
+ * Insert the posting lists of batch `batch` (one row per term, in its bytes), inside the caller's transaction.
+ * @param lists by term; empty lists are skipped
+ * @throws ArchiveError from the connection; Error from {@link encodePostingList} for entries out of order
+ */
+export async function insertPostingLists(
+  connection: ArchiveConnection,
+  team: string,
+  batch: string,
+  lists: ReadonlyMap<string, PostingEntries>,
+): Promise<void> {
+  const written = [...lists].filter(([, list]) => list.positions.length > 0);
+  if (written.length === 0) return;
+  await connection.query(
+    `INSERT INTO recall.postings (term, batch, team, document_count, postings)
+     SELECT p.term, $1, $2, p.document_count, p.postings
+     FROM unnest($3::text[], $4::integer[], $5::bytea[]) AS p(term, document_count, postings)`,
+    [
+      batch,
+      team,
+      written.map(([term]) => term),
+      written.map(([, list]) => list.positions.length),
+      written.map(([, list]) => encodePostingList(list.positions, list.frequencies, list.lengths)),
+    ],
   );
 }

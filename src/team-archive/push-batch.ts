@@ -2,7 +2,7 @@
  * One batch of `recall archive push` (issue 30): read from the local index and tokenized here ({@link prepareBatch},
  * synchronous, so the next batch is prepared while the archive writes the previous one), then written in the caller's
  * transaction ({@link sendBatch}): the session rows with their new content hash, their turns and documents replaced
- * (the archive's trigger takes replaced documents out of their batches' postings), a batch row with the documents'
+ * (the archive's trigger marks the replaced documents' places removed in their batches), a batch row with the documents'
  * count and tokens, the documents, their posting lists (schema.ts version 4) and their chunk vectors.
  */
 import type { Database } from "bun:sqlite";
@@ -10,7 +10,7 @@ import { type DocumentText, loadDocumentTexts } from "../index/write/documents.t
 import type { PreparedTurn } from "../index/write/writer.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import type { DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
-import { encodePostingList } from "./posting-lists.ts";
+import { insertPostingLists, type PostingEntries } from "./posting-lists.ts";
 import { type BatchVector, readBatchVectors, type VectorSide, writeBatchVectors } from "./push-vectors.ts";
 
 /** A local session row as pushed (sessions table, with the title the listing shows). */
@@ -207,16 +207,16 @@ export async function sendBatch(
 
 /**
  * The posting lists of one batch of documents (a document's position in the batch is its index in `documents`): one
- * row per term, its documents' positions with their column-weighted frequencies and lengths in posting-lists.ts's
- * bytes. Grouped here (grouping the 77k (term, document) pairs of 100 generated sessions in the server took 3x longer).
+ * row per term, its documents' positions with their column-weighted frequencies and lengths (posting-lists.ts).
+ * Grouped here (grouping the 77k (term, document) pairs of 100 generated sessions in the server took 3x longer).
  */
-async function writePostings(
+function writePostings(
   connection: ArchiveConnection,
   team: string,
   batch: string,
   documents: ReadonlyArray<{ terms: DocumentTerms }>,
 ): Promise<void> {
-  const lists = new Map<string, { positions: number[]; frequencies: number[]; lengths: number[] }>();
+  const lists = new Map<string, PostingEntries>();
   for (const [position, { terms }] of documents.entries())
     for (const [term, frequency] of terms.frequencies) {
       let list = lists.get(term);
@@ -225,17 +225,5 @@ async function writePostings(
       list.frequencies.push(frequency);
       list.lengths.push(terms.length);
     }
-  if (lists.size === 0) return;
-  await connection.query(
-    `INSERT INTO recall.postings (term, batch, team, document_count, postings)
-     SELECT p.term, $1, $2, p.document_count, p.postings
-     FROM unnest($3::text[], $4::integer[], $5::bytea[]) AS p(term, document_count, postings)`,
-    [
-      batch,
-      team,
-      [...lists.keys()],
-      [...lists.values()].map((list) => list.positions.length),
-      [...lists.values()].map((list) => encodePostingList(list.positions, list.frequencies, list.lengths)),
-    ],
-  );
+  return insertPostingLists(connection, team, batch, lists);
 }

@@ -1,7 +1,7 @@
 /**
- * Search in the team archive (issue 30): levels 1 and 2 with the local search's ranking code on PostgreSQL's
- * candidates. The keyword leg ranks documents by FTS5's BM25 over the postings pushed with FTS5's own tokens
- * (keyword-rank.ts: the same scores as local search, within a float's rounding), cuts a
+ * Search in the team archive (issue 30): levels 1 and 2 with the local search's ranking code on the archive's rows.
+ * The keyword leg ranks documents by FTS5's BM25 over the posting lists pushed with FTS5's own tokens, read from
+ * PostgreSQL and scored here (keyword-rank.ts: the same scores as local search, within a float's rounding), cuts a
  * window of the best documents, and hands it to lexical.ts's own grouping: level 1 scores a session by its best turns
  * plus a share of its session document (groupBySession), level 2 adds a share of the better neighbouring turn
  * (smoothNeighbours); all-terms hits rank above any-term hits (tierAllThenAny), as in local search. With a vector leg
@@ -258,7 +258,8 @@ export async function searchArchive(
 /**
  * Confidence of each document: the IDF-weighted share of the query's terms it holds (IDF from the archive rows the
  * role sees, counted and capped as locally: confidence.ts termRarity), through the local keyword calibration. The terms a
- * document holds come from the keyword windows; a document only the vector leg found is looked up in the postings.
+ * document holds come from the keyword windows; a document only the vector leg found is looked up in the posting
+ * lists the search read.
  */
 async function judge(
   connection: ArchiveConnection,
