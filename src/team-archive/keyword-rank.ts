@@ -149,7 +149,7 @@ const termHasPrefix = (term: string, prefix: string) => `${term} >= ${prefix} AN
  * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer; read the visible batches and their
  * tokens' posting lists in one snapshot; count the exact phrases' instances; and score every matching document.
  * @param exactLimit phrases holding every token in more documents than this are approximated
- * @throws ArchiveError from the connection, or for a posting list of a bad size
+ * @throws ArchiveError from the connection, or for a posting list whose bytes do not hold its documents
  */
 export async function prepareArchiveQuery(
   connection: ArchiveConnection,
