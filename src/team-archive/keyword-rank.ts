@@ -146,8 +146,22 @@ function sqlParameters(values: unknown[] = []) {
 const termHasPrefix = (term: string, prefix: string) => `${term} >= ${prefix} AND ${term} < ${prefix} || chr(1114111)`;
 
 /**
+ * Run `fn` in one REPEATABLE READ, READ ONLY transaction, so that every statement in it reads one snapshot: a
+ * search's statistics, posting lists and window lookups then agree even while others push, forget or merge batches
+ * (a merge moves documents to new places). Nothing is locked.
+ * @throws ArchiveError from the connection, or what `fn` throws (the transaction is rolled back)
+ */
+export function inSnapshot<T>(connection: ArchiveConnection, fn: () => Promise<T>): Promise<T> {
+  return connection.transaction(async () => {
+    await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    return fn();
+  });
+}
+
+/**
  * Prepare `query` for the archive: tokenize its terms with FTS5's tokenizer; read the visible batches and their
- * tokens' posting lists in one snapshot; count the exact phrases' instances; and score every matching document.
+ * tokens' posting lists (run it and the window lookups {@link inSnapshot}); count the exact phrases' instances; and
+ * score every matching document.
  * @param exactLimit phrases holding every token in more documents than this are approximated
  * @throws ArchiveError from the connection, or for a posting list whose bytes do not hold its documents
  */
@@ -204,7 +218,7 @@ const tokenKey = (token: string, prefix: boolean) => `${prefix ? "*" : "="}${tok
 
 /**
  * The batches the role sees and the posting lists of the query's tokens (by {@link tokenKey}, then by batch: several
- * lists per batch for a prefix), read in one REPEATABLE READ snapshot so that the counts and the lists agree.
+ * lists per batch for a prefix). Inside {@link inSnapshot} the counts and the lists agree.
  */
 async function readPostings(
   connection: ArchiveConnection,
@@ -224,27 +238,20 @@ async function readPostings(
   if (prefixes.length > 0)
     branches.push(`SELECT '*' || q.prefix AS key, p.batch, p.document_count, p.postings
       FROM unnest(${add(prefixes)}::text[]) AS q(prefix) JOIN recall.postings p ON ${termHasPrefix("p.term", "q.prefix")}`);
-  const read = async () => {
-    const batchRows = await connection.query<{
-      id: string;
-      documents: number;
-      tokens: string;
-      positions: number;
-      removed: number[];
-    }>("SELECT id, documents, tokens, positions, removed FROM recall.batches");
-    const listRows =
-      branches.length > 0
-        ? await connection.query<{ key: string; batch: string; document_count: number; postings: Buffer }>(
-            branches.join(" UNION ALL "),
-            params,
-          )
-        : [];
-    return { batchRows, listRows };
-  };
-  const { batchRows, listRows } = await connection.transaction(async () => {
-    await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-    return read();
-  });
+  const batchRows = await connection.query<{
+    id: string;
+    documents: number;
+    tokens: string;
+    positions: number;
+    removed: number[];
+  }>("SELECT id, documents, tokens, positions, removed FROM recall.batches");
+  const listRows =
+    branches.length > 0
+      ? await connection.query<{ key: string; batch: string; document_count: number; postings: Buffer }>(
+          branches.join(" UNION ALL "),
+          params,
+        )
+      : [];
   const batches = batchRows.map((row) => {
     let removed: Uint8Array | undefined;
     if (row.removed.length > 0) {

@@ -27,7 +27,13 @@ import {
 import { makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
-import { type ArchiveKeywordQuery, prepareArchiveQuery, rankArchiveWindows, termsHeldBy } from "./keyword-rank.ts";
+import {
+  type ArchiveKeywordQuery,
+  inSnapshot,
+  prepareArchiveQuery,
+  rankArchiveWindows,
+  termsHeldBy,
+} from "./keyword-rank.ts";
 import { KeywordTokenizer } from "./keyword-tokens.ts";
 import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
 
@@ -159,11 +165,15 @@ export async function searchArchive(
   let prepared: ArchiveKeywordQuery;
   let keywordHits: LexicalHit[];
   try {
-    prepared = await prepareArchiveQuery(connection, tokenizer, query);
-    keywordHits =
-      query.terms.length > 0
-        ? await rankArchive(connection, prepared, request.level, request.filters, candidates, evidence)
-        : [];
+    // one snapshot for the statistics, the posting lists and the windows' lookups (keyword-rank.ts inSnapshot)
+    [prepared, keywordHits] = await inSnapshot(connection, async () => {
+      const keywordQuery = await prepareArchiveQuery(connection, tokenizer, query);
+      const hits =
+        query.terms.length > 0
+          ? await rankArchive(connection, keywordQuery, request.level, request.filters, candidates, evidence)
+          : [];
+      return [keywordQuery, hits] as const;
+    });
   } finally {
     tokenizer.close();
   }

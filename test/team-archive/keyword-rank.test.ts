@@ -9,7 +9,7 @@ import { parseLexicalQuery } from "../../src/search/query.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { compactBatches } from "../../src/team-archive/compact.ts";
 import { deleteArchivedCopies } from "../../src/team-archive/forget.ts";
-import { prepareArchiveQuery, rankArchiveWindows } from "../../src/team-archive/keyword-rank.ts";
+import { inSnapshot, prepareArchiveQuery, rankArchiveWindows } from "../../src/team-archive/keyword-rank.ts";
 import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
 import { decodePostingList } from "../../src/team-archive/posting-lists.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
@@ -246,13 +246,36 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     await expectExactIndex();
   });
 
-  test("a push's small batches are merged into one: the same documents and scores, the statistics still exact", async () => {
+  test("a push's small batches are merged into one: the same documents and scores, the statistics still exact; a search that read before the merge still finds every document", async () => {
     const before = await archive.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.batches");
     expect(before[0]!.n).toBeGreaterThan(2);
-    const merged = await compactBatches(archive, "gamma", { minimumBatches: 2 });
+    const query = parseLexicalQuery("docker bridge network");
+    const rank = async () =>
+      rankArchiveWindows(
+        archive,
+        await prepareArchiveQuery(archive, tokenizer, query),
+        "session",
+        { includeSubagents: true },
+        1000,
+      );
+    const unmerged = await rank();
+    const other = await openArchive(parseArchiveUrl(server.url({ user: "dana", password: "dana-secret" })));
+    let merged = 0;
+    try {
+      // the merge commits on another connection between this search's read of the posting lists and its lookup
+      const duringMerge = await inSnapshot(archive, async () => {
+        const prepared = await prepareArchiveQuery(archive, tokenizer, query);
+        merged = await compactBatches(other, "gamma", { minimumBatches: 2 });
+        return rankArchiveWindows(archive, prepared, "session", { includeSubagents: true }, 1000);
+      });
+      expect(duringMerge).toEqual(unmerged);
+    } finally {
+      await other.close();
+    }
     expect(merged).toBe(before[0]!.n);
     const after = await archive.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.batches");
     expect(after[0]!.n).toBe(1);
+    expect(await rank()).toEqual(unmerged);
     await expectSameRanking();
     await expectExactIndex();
     expect(await compactBatches(archive, "gamma", { minimumBatches: 2 })).toBe(0); // one batch: nothing to merge
