@@ -68,8 +68,11 @@ export interface GatheredPostings {
   approximated: ArchiveTerm[];
   /** The documents matching each term, with the frequency bm25 counts. */
   termPostings: Array<Map<string, TermPostings>>;
-  /** The positions of the documents holding every word of each term (a phrase's words need not be consecutive). */
-  heldPostings: Array<Map<string, Int32Array>>;
+  /**
+   * For each phrase counted exactly (by term index), the positions of the documents holding all its words (not
+   * necessarily in a row); undefined for the other terms, whose holders are their matches.
+   */
+  phraseHolders: Array<Map<string, Int32Array> | undefined>;
 }
 
 /**
@@ -88,25 +91,26 @@ export async function readTermPostings(
   const places = new Map<string, BatchPlaces>(batches.map((batch) => [batch.id, batch]));
   const approximated: ArchiveTerm[] = [];
   const termPostings: Array<Map<string, TermPostings>> = [];
-  const heldPostings: Array<Map<string, Int32Array>> = [];
+  const phraseHolders: Array<Map<string, Int32Array> | undefined> = [];
   for (const term of terms) {
+    phraseHolders.push(undefined);
     if (term.tokens.length === 1) {
-      const combined = combineLists(lists.get(tokenKey(term.tokens[0]!, term.prefix)), places);
-      termPostings.push(combined);
-      heldPostings.push(new Map([...combined].map(([batch, postings]) => [batch, postings.positions])));
+      termPostings.push(combineLists(lists.get(tokenKey(term.tokens[0]!, term.prefix)), places));
       continue;
     }
     const distinct = [...new Set(term.tokens)];
     const perToken = distinct.map((token) => combineLists(lists.get(tokenKey(token, false)), places));
     const candidates = intersect(perToken, places);
-    heldPostings.push(new Map([...candidates].map(([batch, postings]) => [batch, postings.positions])));
     const count = [...candidates.values()].reduce((sum, postings) => sum + postings.positions.length, 0);
     if (count > exactLimit) {
       approximated.push(term);
       termPostings.push(candidates);
-    } else termPostings.push(await exactPhrase(connection, tokenizer, term.tokens, candidates));
+      continue;
+    }
+    termPostings.push(await exactPhrase(connection, tokenizer, term.tokens, candidates));
+    phraseHolders[term.index] = new Map([...candidates].map(([batch, postings]) => [batch, postings.positions]));
   }
-  return { batches, places, approximated, termPostings, heldPostings };
+  return { batches, places, approximated, termPostings, phraseHolders };
 }
 
 /** The key of a token's posting lists: the token, and whether it stands for every term it starts. */

@@ -133,7 +133,7 @@ export async function prepareArchiveQuery(
     tokens: tokenizer.tokens(termWords(term)),
     prefix: term.endsWith("*"),
   }));
-  const { batches, places, approximated, termPostings, heldPostings } = await readTermPostings(
+  const { batches, places, approximated, termPostings, phraseHolders } = await readTermPostings(
     connection,
     tokenizer,
     terms,
@@ -150,15 +150,18 @@ export async function prepareArchiveQuery(
     return value <= 0 || !Number.isFinite(value) ? 1e-6 : value;
   });
   const statistics = { documents, averageLength, matches, idf };
-  const scored = scoreBatches(places, termPostings, heldPostings, statistics);
+  const scored = scoreBatches(places, termPostings, phraseHolders, statistics);
   return { terms, approximated, statistics, scored, matching: matchingDocuments(scored), windows: new Map() };
 }
 
-/** Every matching document's BM25 (the file comment's formula), matched terms and held terms, per batch. */
+/**
+ * Every matching document's BM25 (the file comment's formula), matched terms and held terms, per batch, in one pass
+ * over the postings; an exactly counted phrase also marks as held the documents holding its words out of order.
+ */
 function scoreBatches(
   places: ReadonlyMap<string, BatchPlaces>,
   termPostings: ReadonlyArray<Map<string, TermPostings>>,
-  heldPostings: ReadonlyArray<Map<string, Int32Array>>,
+  phraseHolders: ReadonlyArray<Map<string, Int32Array> | undefined>,
   statistics: ArchiveStatistics,
 ): ScoredBatch[] {
   const scored = new Map<string, ScoredBatch>();
@@ -182,18 +185,20 @@ function scoreBatches(
     const idf = statistics.idf[index]!;
     const bit = index < 32 ? 2 ** index : 0;
     for (const [batch, postings] of byBatch) {
-      const { score, matched, terms } = batchOf(batch);
+      const { score, matched, terms, held } = batchOf(batch);
       const { positions, frequencies, lengths } = postings;
       for (let i = 0; i < positions.length; i++) {
         const position = positions[i]!;
         const f = frequencies[i]!;
         score[position]! += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + lengthScale * lengths[i]!));
         matched[position]! |= bit;
+        held[position]! |= bit;
         terms[position]!++;
       }
     }
   }
-  for (const [index, byBatch] of heldPostings.entries()) {
+  for (const [index, byBatch] of phraseHolders.entries()) {
+    if (!byBatch) continue;
     const bit = index < 32 ? 2 ** index : 0;
     for (const [batch, positions] of byBatch) {
       const { held } = batchOf(batch);

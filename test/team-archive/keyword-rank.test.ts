@@ -9,7 +9,12 @@ import { parseLexicalQuery } from "../../src/search/query.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { compactBatches } from "../../src/team-archive/compact.ts";
 import { deleteArchivedCopies } from "../../src/team-archive/forget.ts";
-import { inSnapshot, prepareArchiveQuery, rankArchiveWindows } from "../../src/team-archive/keyword-rank.ts";
+import {
+  inSnapshot,
+  prepareArchiveQuery,
+  rankArchiveWindows,
+  termsHeldBy,
+} from "../../src/team-archive/keyword-rank.ts";
 import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
 import { decodePostingList } from "../../src/team-archive/posting-lists.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
@@ -308,6 +313,15 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     );
     expect(approximateIds).toEqual(both.map((row) => Number(row.id)).sort((a, b) => a - b));
     expect(approximateIds.length).toBeGreaterThan(exactIds.length); // "network … bridge" is not the phrase
+    // a document holding the phrase's words out of order holds the term for confidence, as locally
+    const outOfOrder = approximateIds.filter((id) => !exactIds.includes(id));
+    const held = await termsHeldBy(archive, exact, [...outOfOrder, ...exactIds]);
+    expect([...held.values()]).toEqual([...outOfOrder, ...exactIds].map(() => 1));
+    const [without] = await archive.query<{ id: string }>(
+      `SELECT d.id FROM recall.documents d WHERE lower(d.heading || ' ' || d.body || ' ' || d.extra) NOT LIKE '%bridge%'
+       LIMIT 1`,
+    );
+    expect((await termsHeldBy(archive, exact, [Number(without!.id)])).get(Number(without!.id))).toBe(0);
   });
 
   test("two transactions deleting documents of one batch at once leave its postings and counts exact", async () => {
