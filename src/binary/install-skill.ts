@@ -91,13 +91,16 @@ function listFiles(dir: string): string[] {
  * Copies the skill into `targetDir` (replacing an older install atomically: temp folder, then rename; the
  * extraction marker `.complete` of an embedded copy left out), with
  * `__RECALL_COMMAND__` replaced by `command` and `__SKILL_DIR__` by targetDir in every file; scripts stay executable.
+ * Modes: folders (the missing parents too) 0755, scripts 0755, other files 0644, each narrowed by the umask.
  * @returns the installed files, relative to targetDir
  * @throws Error from fs when the folder cannot be written
  */
 export function installSkill(targetDir: string, options: { sourceDir?: string; command?: string } = {}): string[] {
   const sourceDir = options.sourceDir ?? findSkillSource();
   const command = options.command ?? recallCommandLine();
-  mkdirSync(dirname(targetDir), { recursive: true });
+  // Folders 0755 and files 0644 (scripts 0755), narrowed by the umask but never widened: under umask 000 the
+  // default 0777 would let another local user rewrite the scripts the agent runs (issue 37).
+  mkdirSync(dirname(targetDir), { recursive: true, mode: 0o755 });
   const tmp = `${targetDir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const installed: string[] = [];
@@ -105,7 +108,7 @@ export function installSkill(targetDir: string, options: { sourceDir?: string; c
     const name = relative(sourceDir, path);
     if (name === completeMarker) continue; // the extractor's marker, not part of the skill
     const dest = join(tmp, name);
-    mkdirSync(dirname(dest), { recursive: true });
+    mkdirSync(dirname(dest), { recursive: true, mode: 0o755 });
     const text = readFileSync(path, "utf8");
     writeFileSync(dest, text.replaceAll(commandPlaceholder, command).replaceAll(skillDirPlaceholder, targetDir), {
       mode: name.endsWith(".sh") ? 0o755 : 0o644,

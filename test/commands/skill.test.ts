@@ -109,6 +109,23 @@ describe("the skill", () => {
     expect(version.stdout.toString().trim()).toBe(recall(["--version"]).stdout.trim());
   });
 
+  test("under umask 000 no installed folder or file is writable by others (issue 37: scripts/ was 0777)", () => {
+    const home = join(work, "home-umask");
+    const result = Bun.spawnSync(["sh", "-c", 'umask 000; exec "$@"', "sh", "bun", "src/cli.ts", "skill", "install"], {
+      cwd: repo,
+      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined },
+    });
+    expect(result.exitCode).toBe(0);
+    const created = [join(home, ".claude"), join(home, ".claude", "skills")];
+    const walk = (path: string): string[] =>
+      statSync(path).isDirectory() ? [path, ...readdirSync(path).flatMap((name) => walk(join(path, name)))] : [path];
+    const paths = [...created, ...walk(join(home, ".claude", "skills", "recall"))];
+    expect(paths.length).toBeGreaterThan(8);
+    const writableByOthers = paths.filter((path) => (statSync(path).mode & 0o022) !== 0);
+    expect(writableByOthers).toEqual([]);
+    expect(statSync(join(home, ".claude", "skills", "recall", "scripts", "recall.sh")).mode & 0o777).toBe(0o755);
+  });
+
   test("without --dir it installs into ~/.claude/skills/recall, replacing an older install", () => {
     const home = join(work, "home");
     expect(recall(["skill", "install"], { HOME: home }).code).toBe(0);
