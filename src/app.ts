@@ -26,7 +26,7 @@ import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
 import { watchCommand } from "./commands/watch.ts";
 import { embedHelperCommand } from "./commands/embed-helper.ts";
-import { isRecallError, SessionLookupError } from "./errors.ts";
+import { diskFullError, isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
@@ -66,7 +66,8 @@ const app = subcommands({
   cmds: commands,
 });
 
-function reportError(error: unknown, wantsJson: boolean): number {
+function reportError(thrown: unknown, wantsJson: boolean): number {
+  const error = diskFullError(thrown) ?? thrown;
   if (isRecallError(error)) {
     const candidates = error instanceof SessionLookupError ? error.candidates : [];
     if (wantsJson) {

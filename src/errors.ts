@@ -28,6 +28,7 @@ export type RecallErrorCode =
   | "ARCHIVE_REFUSED"
   | "ARCHIVE_NOT_INITIALIZED"
   | "ARCHIVE_FAILED"
+  | "DISK_FULL"
   | "INTERNAL";
 
 /**
@@ -103,4 +104,30 @@ export class SessionLookupError extends RecallError {
 /** Narrowing helper: true when `error` is one of ours (and so safe to print without a stack). */
 export function isRecallError(error: unknown): error is RecallError {
   return error instanceof RecallError;
+}
+
+/** Error codes of a full disk or an exhausted quota: SQLite's `SQLITE_FULL`, and errno `ENOSPC` / `EDQUOT` from node:fs. */
+const diskFullCodes = new Set(["SQLITE_FULL", "ENOSPC", "EDQUOT"]);
+
+/**
+ * A full disk as a RecallError (code DISK_FULL, exit 1), or undefined for any other error. A write that meets a
+ * full disk fails inside its transaction or before its rename (writes are atomic), so what earlier transactions
+ * committed is kept and the index is not damaged: the message says so, and the hint says what to do.
+ * @param error anything thrown; recognized by its `code` (bun:sqlite's SQLiteError, node:fs' SystemError)
+ * @returns e.g. `the disk is full (writing /home/u/.local/share/recall/vectors/x.vec); the index is not damaged
+ *   and keeps what was written before`, or undefined
+ */
+export function diskFullError(error: unknown): RecallError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !diskFullCodes.has(code)) return undefined;
+  const path = (error as { path?: unknown }).path;
+  const where = typeof path === "string" ? ` (writing ${path})` : "";
+  return new RecallError(
+    "DISK_FULL",
+    `the disk is full${where}; the index is not damaged and keeps what was written before`,
+    {
+      hint: "free some space (or point RECALL_HOME at a disk with room) and run the command again",
+      cause: error,
+    },
+  );
 }

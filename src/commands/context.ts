@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { IndexError, SourceError } from "../errors.ts";
+import { diskFullError, IndexError, SourceError } from "../errors.ts";
 // Specific files, not the index barrel: a search that finds the index fresh never loads the indexer (issue 14).
 import { isDamagedIndexError } from "../index/archive/damage.ts";
 import { databasePath, homeFiles, type RecallPaths } from "../index/archive/home.ts";
@@ -257,8 +257,8 @@ async function buildFirstIndex(context: HistoryContext, embedder: EmbedderOpener
 /**
  * Open the index for reading, first bringing it up to date unless `reindex` is false: without a committed
  * index, build it or wait for the run building it (`buildFirstIndex`); a stale one (file stats changed) is
- * updated incrementally, and when another run holds the lock the search answers from the last committed
- * state and says so.
+ * updated incrementally, and when another run holds the lock or the disk is full the search answers from the last
+ * committed state and says so.
  * @throws IndexError INDEX_MISSING when there is no committed index and `reindex` is false (INDEX_BUILDING
  *         when a first run is in progress), INDEX_BUILDING when the wait for another first run runs out
  */
@@ -283,8 +283,12 @@ export async function openFreshIndex(
   try {
     await indexWithProgress(context, { lockWaitMs: 0, quiet: true, embedder: options.embedder });
   } catch (error) {
-    if (!(error instanceof IndexError && error.code === "INDEX_LOCKED")) throw error;
-    warn("recall: another index run is in progress; answering from the last committed index");
+    const diskFull = diskFullError(error);
+    if (diskFull)
+      warn(`recall: warning: ${diskFull.message}: answering from the last committed index (${diskFull.hint})`);
+    else if (error instanceof IndexError && error.code === "INDEX_LOCKED")
+      warn("recall: another index run is in progress; answering from the last committed index");
+    else throw error;
   }
   return openIndex(path, { readonly: true });
 }

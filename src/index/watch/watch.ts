@@ -17,7 +17,7 @@ import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import type { Embedder } from "../../embed/index.ts";
 import type { SourceId, SourceRootMap } from "../../parsers/index.ts";
-import { IndexError, isRecallError } from "../../errors.ts";
+import { diskFullError, IndexError, isRecallError } from "../../errors.ts";
 import type { EmbeddingSummary } from "../vectors/embedding.ts";
 import { runIndex, type IndexHooks, type IndexSummary } from "../write/indexer.ts";
 import { withKnownProjectFolders } from "../plan/known-projects.ts";
@@ -320,9 +320,10 @@ class IndexWatcher implements Watcher {
       this.lockedUntil = 0;
       this.lockRetryMs = watchDefaults.lockRetryMs;
       return summary;
-    } catch (error) {
+    } catch (thrown) {
       for (const path of changedPaths) this.changedPaths.add(path);
-      if (error instanceof StopRun) return undefined;
+      if (thrown instanceof StopRun) return undefined;
+      const error = diskFullError(thrown) ?? thrown;
       if (error instanceof IndexError && error.code === "INDEX_LOCKED") {
         this.onLocked(error.message);
         return undefined;
