@@ -1,0 +1,27 @@
+import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
+import { isQwenCodeChat, qwenCodeReason } from "../../src/parsers/gemini-cli/qwen-code.ts";
+
+/** A `.gemini`-like root holding one Qwen Code chat (see ../fixtures/gemini-cli/README.md, "issue-37"). */
+const root = resolve(import.meta.dir, "../fixtures/gemini-cli/issue-37");
+const chat = resolve(root, "tmp/shop-app/chats/3f2b9c1e-7d4a-4e8b-9a61-5c0d2e8f4b17.jsonl");
+
+describe("a Qwen Code chat inside a Gemini CLI folder (issue 37)", () => {
+  test("is rejected with a reason instead of becoming an empty gemini-cli session", () => {
+    const rejected: Array<[string, string]> = [];
+    const units = geminiCliParser.listUnits(geminiCliParser.scan([root]).containers, {
+      onRejected: (path, reason) => rejected.push([path, reason]),
+    });
+    expect(units).toEqual([]);
+    expect(rejected).toEqual([[chat, qwenCodeReason]]);
+    expect(qwenCodeReason).toStartWith("not a Gemini CLI file");
+  });
+
+  test("a Gemini CLI header line or a pretty-printed Gemini JSON chat is not taken for one", () => {
+    const header = '{"sessionId":"s1","projectHash":"ab12","startTime":"2026-04-01T00:00:00Z","kind":"main"}\n';
+    expect(isQwenCodeChat(header)).toBe(false);
+    expect(isQwenCodeChat('{\n  "sessionId": "s1",\n  "messages": []\n}')).toBe(false);
+    expect(isQwenCodeChat('{"uuid":"u1","parentUuid":null,"sessionId":"s1","type":"user","message":{}}\n')).toBe(true);
+  });
+});
