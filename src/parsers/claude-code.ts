@@ -36,7 +36,8 @@ export type { ClaudeResumeState } from "./claude-code/resume.ts";
 export const claudeCodeParser: Parser = withPromptHistory(
   {
     id: "claude-code",
-    version: 2,
+    // 3: tool results without their call kept as calls; 2.0.x inline sub-agents and unowned sidechain lines (issue 37).
+    version: 3,
     scan: (roots) => scanClaudeRoots(roots),
     scansContainerPaths: true,
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),

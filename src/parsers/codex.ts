@@ -30,7 +30,8 @@ export type { CodexResumeState } from "./codex/resume.ts";
 export const codexParser: Parser = withPromptHistory(
   {
     id: "codex",
-    version: 2,
+    // 3: a reply recorded only as an `agent_message` event is kept (issue 37).
+    version: 3,
     scan: (roots) => scanCodexRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),

@@ -33,7 +33,8 @@ export type { GeminiResumeState } from "./gemini-cli/resume.ts";
 export const geminiCliParser: Parser = withPromptHistory(
   {
     id: "gemini-cli",
-    version: 2,
+    // 3: a Qwen Code chat in a Gemini folder is a rejected file, not an empty session (issue 37).
+    version: 3,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),

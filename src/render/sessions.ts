@@ -9,7 +9,7 @@
  * "offset": where this page starts in it (0-based), "next_offset": where the next page starts, null on the last (issue
  * 26: a script pages through any number of sessions with `--offset`).
  */
-import type { IndexStatus, Page, SessionSummary } from "../search/index.ts";
+import { noProjectLabel, type IndexStatus, type Page, type SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { notKeptJson, notKeptLines } from "./not-kept.ts";
 import {
@@ -89,7 +89,7 @@ export function renderSessionsText(page: SessionsPage, palette: Palette, emptyHi
   const idWidth = Math.max(...sessions.map((s) => Bun.stringWidth(s.sessionId)));
   const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
   const lines = sessions.map((s) => {
-    const project = padColumns(fitColumns(oneLine(s.project || "(no project)", 200), 24), 24);
+    const project = padColumns(fitColumns(oneLine(s.project || noProjectLabel, 200), 24), 24);
     const date = localDate(s.endedAt).padEnd(10);
     return `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
   });
@@ -124,6 +124,8 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
     by_project: status.byProject.map((p) => ({
       project: p.project,
       project_path: p.projectPath,
+      // set on a row of sessions without a project folder, one per source (issue 37); null on a project's row
+      source: p.source ?? null,
       sessions: p.sessions,
       turns: p.turns,
     })),
@@ -149,6 +151,16 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
     using_examples: extras.usingExamples,
     ...notKeptJson(status.notKept),
   });
+}
+
+/**
+ * What a `status` project row shows after its counts: the project path, or for the sessions of one source without a
+ * project folder the `recall sessions` filter that lists them (issue 37).
+ * Example: `{source: "cursor", projectPath: ""}` → `cursor: recall sessions --source cursor --project "(no project)"`.
+ */
+function projectRowNote(row: IndexStatus["byProject"][number]): string {
+  if (row.projectPath !== "" || row.source === undefined) return row.projectPath;
+  return `${row.source}: recall sessions --source ${row.source} --project "${noProjectLabel}"`;
 }
 
 /** `recall status`. */
@@ -184,7 +196,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
       .slice(0, 30)
       .map(
         (p) =>
-          `  ${oneLine(p.project || "(no project)", 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(p.projectPath)}`,
+          `  ${oneLine(p.project || noProjectLabel, 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(projectRowNote(p))}`,
       ),
   ];
   if (status.byProject.length > 30) lines.push(palette.dim(`  … and ${status.byProject.length - 30} more projects`));

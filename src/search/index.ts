@@ -51,6 +51,7 @@ export {
   listSessions,
   readIndexStatus,
   minimumPrefixLength,
+  noProjectLabel,
   type SessionSummary,
   type IndexStatus,
 } from "./sessions.ts";

@@ -12,7 +12,7 @@ import { readReembedProgress, type ReembedProgress } from "../index/vectors/gene
 import { readNotKept, type NotKept } from "../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
-import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
+import { filterSql, projectKeySql, type FilterSql, type SearchFilters } from "./filters.ts";
 
 /**
  * An indexed session as listed by `recall sessions` (times in epoch ms). `title` is the tool's title, or for an
@@ -155,12 +155,29 @@ export function findSession(db: Database, idOrPrefix: string): SessionSummary {
 }
 
 /**
+ * The label of sessions whose source recorded no project folder (Cursor chats without a workspace folder, Gemini CLI
+ * chats of an unknown hash folder, prompt histories): what `recall sessions` prints in the project column and
+ * `recall status` names their row, and a `--project` value {@link listSessions} accepts (issue 37).
+ */
+export const noProjectLabel = "(no project)";
+
+/**
+ * filters.ts `filterSql`, except that a project filter equal to {@link noProjectLabel} (any case, spaces trimmed)
+ * selects the sessions without a project path instead of a substring (the label is in no path).
+ */
+function sessionFilterSql(filters: SearchFilters): FilterSql {
+  if (filters.project?.trim().toLowerCase() !== noProjectLabel) return filterSql(filters);
+  const rest = filterSql({ ...filters, project: undefined });
+  return { where: `(${rest.where}) AND s.project_path = ''`, params: rest.params };
+}
+
+/**
  * List sessions newest first (by last activity, then id: a stable order for paging), filtered.
  * @param limit rows wanted (−1: all)
  * @param offset rows skipped first (0-based; issue 10 pagination); default 0
  */
 export function listSessions(db: Database, filters: SearchFilters, limit: number, offset = 0): SessionSummary[] {
-  const filter = filterSql(filters);
+  const filter = sessionFilterSql(filters);
   return db
     .query<SessionRow, Array<string | number>>(
       `SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`,
@@ -171,7 +188,7 @@ export function listSessions(db: Database, filters: SearchFilters, limit: number
 
 /** How many sessions match `filters` (the same WHERE as {@link listSessions}, without a limit). */
 export function countSessions(db: Database, filters: SearchFilters): number {
-  const filter = filterSql(filters);
+  const filter = sessionFilterSql(filters);
   return (
     db
       .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM sessions s WHERE ${filter.where}`)
@@ -182,25 +199,34 @@ export function countSessions(db: Database, filters: SearchFilters): number {
 /**
  * Sessions and turns per project, most sessions first. A Windows project recorded with several casings
  * (`C:\\Users\\me\\Vault`, `c:\\users\\me\\vault`) is one project (filters.ts `projectKeySql`), shown with the
- * casing most of its sessions use.
+ * casing most of its sessions use. Sessions without a project path get one row per source, named
+ * {@link noProjectLabel} (issue 37: they were one row of every source, named after whichever session came first, often
+ * a Gemini CLI folder hash that `--project` matched in only some of them).
  */
 function sessionsByProject(db: Database): IndexStatus["byProject"] {
   const rows = db
-    .query<{ key: string; project: string; project_path: string; sessions: number; turns: number }, []>(
-      `SELECT ${projectKeySql("s")} AS key, s.project_name AS project, s.project_path, count(*) AS sessions, sum(s.turn_count) AS turns
-       FROM sessions s GROUP BY s.project_path ORDER BY sessions DESC, s.project_path`,
+    .query<{ key: string; project: string; project_path: string; source: string; sessions: number; turns: number }, []>(
+      `SELECT ${projectKeySql("s")} AS key, s.project_name AS project, s.project_path, s.source, count(*) AS sessions,
+       sum(s.turn_count) AS turns
+       FROM sessions s GROUP BY s.project_path, CASE WHEN s.project_path = '' THEN s.source END
+       ORDER BY sessions DESC, s.project_path, s.source`,
     )
     .all();
   const byKey = new Map<string, IndexStatus["byProject"][number]>();
   for (const row of rows) {
-    const known = byKey.get(row.key); // rows come most sessions first, so the first casing seen is the most used
+    const hasPath = row.project_path !== "";
+    const key = hasPath ? row.key : `\u0000${row.source}`;
+    const known = byKey.get(key); // rows come most sessions first, so the first casing seen is the most used
     if (known) {
       known.sessions += row.sessions;
       known.turns += row.turns;
+    } else if (hasPath) {
+      byKey.set(key, { project: row.project, projectPath: row.project_path, sessions: row.sessions, turns: row.turns });
     } else {
-      byKey.set(row.key, {
-        project: row.project,
-        projectPath: row.project_path,
+      byKey.set(key, {
+        project: noProjectLabel,
+        projectPath: "",
+        source: row.source,
         sessions: row.sessions,
         turns: row.turns,
       });
@@ -222,7 +248,11 @@ export interface IndexStatus {
   /** Sessions forgotten on purpose (`recall forget`), which an index run does not add again. */
   forgottenSessions: number;
   bySource: Array<{ source: string; sessions: number; turns: number }>;
-  byProject: Array<{ project: string; projectPath: string; sessions: number; turns: number }>;
+  /**
+   * Per project folder; sessions without one are a row per source (`project` {@link noProjectLabel}, `projectPath` "",
+   * `source` set), which `recall sessions --source <source> --project "(no project)"` lists.
+   */
+  byProject: Array<{ project: string; projectPath: string; source?: string; sessions: number; turns: number }>;
   databaseBytes: number;
   /** Epoch ms of the last completed index run, or undefined. */
   lastIndexedAt: number | undefined;

@@ -16,6 +16,8 @@ const growable = [
   "rewind-branch.jsonl",
   "compaction.jsonl",
   "inline-sidechain.jsonl",
+  "inline-sidechain-2.0.jsonl",
+  "after-compaction.jsonl",
   "malformed-lines.jsonl",
   "persisted-output.jsonl",
   "dot-claude/projects/C--Users-dev-win-proj/agent-1234abcd.jsonl",

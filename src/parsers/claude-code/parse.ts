@@ -17,16 +17,16 @@ import { fsReason } from "../file-stats.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
-import { emptySkips } from "../shared/skips.ts";
+import { emptySkips, noteSkip } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, SkipReport, SourceUnit } from "../types.ts";
 import { applyMeta, createMeta, matchSummaries, type MetaState } from "./meta.ts";
 import { noteQueued, notePromptSent, queuedNeverSent, type QueuedPrompts } from "./queue.ts";
 import { toRec, type Rec, type RecOptions } from "./records.ts";
 import { isUsableState, type ClaudeResumeState } from "./resume.ts";
 import { describePath, parentTranscriptPath, type PathInfo } from "./scan.ts";
-import { ownedRecords, inlineAgentLinks, type Ownership } from "./select.ts";
+import { ownedRecords, inlineAgentLinks, unownedSidechainRecords, type Ownership } from "./select.ts";
 import { buildSession, type SessionSource } from "./session.ts";
-import { splitUnitKey } from "./sidechains.ts";
+import { inlineSidechainRoots, splitUnitKey } from "./sidechains.ts";
 import { createOutputResolver } from "./tool-results.ts";
 import { findActivePaths } from "./tree.ts";
 import { finishTurn, groupRewound, groupTurns, type TurnDraft } from "./turns.ts";
@@ -236,6 +236,9 @@ function finish(
   const owned = ownedRecords(ingest.recs, ownership);
   const grouped = draftsOf(owned, anchor, firstNumber);
   if (!grouped) return null;
+  const unowned = ownership.kind === "main" && ingest.sawSidechainLine ? unownedSidechain(context, ingest.recs) : [];
+  // A resumed parse sees only the last turn onward: only a full parse counts unowned sidechain lines over the file.
+  if (anchor !== null && unowned.length > 0) return null;
   const isSubagent = ownership.kind !== "main";
   const isWarmup = isSubagent && grouped.main[0]?.number === 1 && grouped.main[0].prompt === "Warmup";
   const links = ownership.kind === "main" ? inlineAgentLinks(ingest.recs) : new Map<string, string>();
@@ -251,8 +254,11 @@ function finish(
   if (!isWarmup) turns.push(...finishAll(grouped.rewound));
   const session = buildSession(sessionSourceOf(context), ingest.meta, ingest.recs, owned, turnCount, isSubagent);
   if (ownership.kind === "main") queuedNeverSent(ingest.queued, lastPromptTime(owned), context.skipped);
-  // Copy agents (acompact, aside_question) need the parent's uuids and inline chains the whole file: never resumed.
-  const resumable = !isWarmup && (context.info.kind === "main" || context.info.kind === "task");
+  for (const rec of unowned)
+    noteSkip(context.skipped, `${context.path}: message ${rec.u}`, "sub-agent line in a main transcript");
+  // Copy agents (acompact, aside_question) need the parent's uuids and inline chains the whole file: never resumed;
+  // nor is a main file with sidechain lines no unit owns, whose count covers the whole file.
+  const resumable = !isWarmup && unowned.length === 0 && (context.info.kind === "main" || context.info.kind === "task");
   let resume: ClaudeResumeState | undefined;
   if (resumable) {
     const stateGrouped = partial ? draftsOf(ownedRecords(completeRecs, ownership), anchor, firstNumber) : grouped;
@@ -307,6 +313,16 @@ function hangsOffThePrefix(recs: readonly Rec[], anchor: string): boolean {
     const parent = rec.p ?? rec.lp;
     return rec.conv && rec.u !== anchor && parent !== null && parent !== undefined && !known.has(parent);
   });
+}
+
+/**
+ * The sidechain records of a main file that no sub-agent unit owns (issue 37: a 2.x main file's sidechain lines got no
+ * session and no count); finish() counts them as `sub-agent line in a main transcript`, placed `<path>: message
+ * <uuid>`. The chain units are the ones listUnits made (sidechains.ts `inlineSidechainRoots`, which reads the file
+ * again: only files with sidechain lines pay it).
+ */
+function unownedSidechain(context: Context, recs: readonly Rec[]): Rec[] {
+  return unownedSidechainRecords(recs, new Set(inlineSidechainRoots(context.path)));
 }
 
 /** Time of the last prompt record, epoch ms (0 when none). */

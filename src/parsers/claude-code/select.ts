@@ -1,7 +1,8 @@
 /**
  * Which tree records a Claude Code unit owns (docs/formats.md §1.8; issue 26): a main transcript owns its lines
  * without `isSidechain`, a sub-agent file owns all its lines, and an inline sub-agent chain (sidechains.ts) owns the
- * sidechain lines of one tree. Also the links between a main conversation's Task calls and its inline chains.
+ * sidechain lines of one tree. Also the links between a main conversation's Task calls and its inline chains, and the
+ * sidechain lines of a main file that no unit owns (issue 37).
  */
 import { promptKey, type Rec } from "./records.ts";
 import { sidechainSessionId } from "./sidechains.ts";
@@ -45,4 +46,21 @@ export function taskDescriptionOf(recs: readonly Rec[], owned: readonly Rec[]): 
     }
   }
   return null;
+}
+
+/**
+ * The sub-agent records of a main file that no unit owns (issue 37): sidechain prompts, answers with text or calls,
+ * and tool results whose tree does not start at one of `chainRoots` (the inline chains listUnits made units of,
+ * sidechains.ts `inlineSidechainRoots`). Claude Code 2.x main files get no chain units (their sub-agents have agent
+ * files), so every sidechain line of theirs is here; so is a 1.x sidechain line hanging off a main line.
+ */
+export function unownedSidechainRecords(recs: readonly Rec[], chainRoots: ReadonlySet<string>): Rec[] {
+  const sidechain = recs.filter((rec) => rec.sc === true);
+  if (sidechain.length === 0) return [];
+  const roots = treeRootsOf(sidechain);
+  return sidechain.filter(
+    (rec) =>
+      !chainRoots.has(roots.get(rec.u) ?? rec.u) &&
+      (rec.k === "prompt" || rec.k === "result" || (rec.k === "assistant" && (rec.blocks?.length ?? 0) > 0)),
+  );
 }

@@ -1,12 +1,12 @@
 /**
- * Inline sub-agents of Claude Code ≤ 1.0.x (docs/formats.md §1.8, generation 1; issue 26): before agent files
- * existed, a Task sub-agent wrote its lines into the parent's JSONL with `"isSidechain": true`, one chain per Task
+ * Inline sub-agents of Claude Code ≤ 2.0.27 (docs/formats.md §1.8, generation 1; issues 26 and 37): before agent
+ * files existed, a Task sub-agent wrote its lines into the parent's JSONL with `"isSidechain": true`, one chain per Task
  * call, each starting with the task's prompt at `parentUuid: null` (405 of 438 lines of one real 1.0.98 session).
  * Each chain is a sub-agent session of its own, like a 2.x agent file: unit key `<file>#sidechain-<first uuid>`,
  * session id `agent-<first uuid>`, parent the file's session, title the Task call's description; the Task call links
  * to it by its prompt (records.ts `promptKey`).
- * Finding the chains costs a read of the head of every main file whose version is not known to be 2.x or later
- * (16 KiB), and a read of the whole file only for older ones that hold sidechain lines.
+ * Finding the chains costs a read of the head of every main file (16 KiB), and a read of the whole file only for one
+ * written before 2.0.28 (or of unknown version) whose head or body holds sidechain lines.
  */
 import { readFileSync } from "node:fs";
 import { readHead } from "../shared/read-head.ts";
@@ -37,17 +37,33 @@ export function splitUnitKey(key: string): { path: string; rootUuid: string | nu
   return { path: key.slice(0, at), rootUuid: key.slice(at + keyMarker.length) };
 }
 
-/** The major version of the first `"version"` field in `text`, or undefined. */
-function majorVersion(text: string): number | undefined {
-  const match = /"version"\s*:\s*"(\d+)\./.exec(text);
-  return match ? Number(match[1]) : undefined;
+/**
+ * The first Claude Code version that wrote sub-agents to files of their own (`agent-<8 hex>.jsonl`, formats.md §1.8:
+ * seen from 2.0.28; d-kimuson/claude-code-viewer issue 76 dates the inline "old spec" to "~v2.0.27"). Earlier versions,
+ * 2.0.0–2.0.27 included, wrote inline chains (issue 37: the 2.0.x ones got no session).
+ */
+const firstAgentFileVersion = [2, 0, 28] as const;
+
+/**
+ * True when the first `"version"` field in `text` is older than {@link firstAgentFileVersion}; undefined when `text`
+ * has none. Examples: `"version":"1.0.98"` → true; `"version":"2.0.14"` → true; `"version":"2.1.3"` → false.
+ */
+function predatesAgentFiles(text: string): boolean | undefined {
+  const match = /"version"\s*:\s*"(\d+)\.(\d+)\.(\d+)/.exec(text);
+  if (!match) return undefined;
+  const version = [Number(match[1]), Number(match[2]), Number(match[3])];
+  for (const [index, part] of version.entries()) {
+    const bound = firstAgentFileVersion[index] as number;
+    if (part !== bound) return part < bound;
+  }
+  return false;
 }
 
 const sidechainMarker = /"isSidechain"\s*:\s*true/;
 
 /**
  * The first uuids of the inline sub-agent chains of a main transcript, in file order: user/assistant lines with
- * `isSidechain: true` and `parentUuid: null`. None when the file was written by Claude Code 2.x or later (agent
+ * `isSidechain: true` and `parentUuid: null`. None when the file was written by Claude Code 2.0.28 or later (agent
  * files), holds no sidechain line, or holds nothing but sidechain lines (then the whole file is one sub-agent
  * transcript, parse.ts). Never throws: an unreadable file has no chains here (its parse reports why).
  */
@@ -55,8 +71,7 @@ export function inlineSidechainRoots(path: string): string[] {
   let text: string;
   try {
     const head = readHead(path, headBytes);
-    const version = majorVersion(head.text);
-    if (version !== undefined && version >= 2) return [];
+    if (predatesAgentFiles(head.text) === false) return [];
     text = head.whole ? head.text : readFileSync(path, "utf8");
   } catch {
     return [];

@@ -7,8 +7,11 @@
  * re-groups only the last turn's records gives the same turns as a full parse.
  * What is left off the path (prompts and answers of branches the user rewound past, issue 26) becomes rewound turns
  * ({@link groupRewound}), numbered -1, -2, … in file order apart from the main turns.
+ * A tool result on the path whose call is not among its turn's messages (a transcript that starts after a compaction,
+ * a sub-agent's report whose launch is not in the file; issue 37: its text was in no turn) is kept in that turn as a
+ * call of its own, named `unknown` (`Task` with its sub-agent link for a sub-agent's report).
  */
-import { filesTouched } from "../tool-calls.ts";
+import { buildToolCall, filesTouched } from "../tool-calls.ts";
 import type { ToolCall, Turn } from "../types.ts";
 import type { Rec, RecBlock, RecResult } from "./records.ts";
 
@@ -22,6 +25,8 @@ export interface TurnDraft {
   /** message.id → blocks, in first-seen order; a tool_use id seen again replaces its block. */
   messages: Map<string, RecBlock[]>;
   results: Map<string, RecResult>;
+  /** Results on the path whose call is not among `messages` (issue 37), by tool_use id, in file order. */
+  orphans: Map<string, RecResult>;
 }
 
 /** Turns grouped by {@link groupTurns}, with the indexes of the records they took in. */
@@ -33,9 +38,9 @@ export interface GroupedTurns {
 
 /**
  * Group `recs` (file order) into turns numbered from `firstNumber`.
- * A conversation that starts with an assistant line on the path (converted or hand-written transcripts, issue 11)
- * opens with a turn whose prompt is "" holding that answer; other records before the first path prompt are
- * left out of `used` (nothing to attach them to: tool results, system lines).
+ * A conversation that starts with an assistant line or a tool result on the path (converted or hand-written
+ * transcripts, issue 11; a transcript that starts after a compaction, issue 37) opens with a turn whose prompt is ""
+ * holding it; other records before the first path prompt are left out of `used` (system lines).
  * @param onPath uuids of the active branches (tree.ts)
  */
 export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, firstNumber: number): GroupedTurns {
@@ -44,7 +49,7 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
   const openers = new Set<number>();
   let segment = -1;
   recs.forEach((rec, index) => {
-    const opensWithAnswer = segment === -1 && rec.k === "assistant" && onPath.has(rec.u);
+    const opensWithAnswer = segment === -1 && (rec.k === "assistant" || rec.k === "result") && onPath.has(rec.u);
     if ((rec.k === "prompt" && onPath.has(rec.u)) || opensWithAnswer) {
       segment++;
       messageIds.push(new Set());
@@ -72,8 +77,10 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
     } else if (rec.k === "result") {
       const draft = drafts.at(-1);
       for (const result of rec.results ?? []) {
-        if (!draft || !toolIds[seg]?.has(result.id)) continue;
-        draft.results.set(result.id, result);
+        if (!draft) continue;
+        if (toolIds[seg]?.has(result.id)) draft.results.set(result.id, result);
+        else if (onPath.has(rec.u)) draft.orphans.set(result.id, result);
+        else continue;
         used.add(index);
       }
     }
@@ -125,6 +132,7 @@ function newDraft(rec: Rec, number: number): TurnDraft {
     prompt: rec.prompt ?? "",
     messages: new Map(),
     results: new Map(),
+    orphans: new Map(),
   };
 }
 
@@ -145,7 +153,8 @@ function mergeAssistant(draft: TurnDraft | undefined, rec: Rec): void {
 
 /**
  * The finished `Turn` of a draft: response = text blocks joined by a blank line; tool calls in block
- * order with `isError` from the paired result and, when `withOutputs`, `output` = the result text. A Task call links
+ * order with `isError` from the paired result and, when `withOutputs`, `output` = the result text, then one call per
+ * result without its call ({@link orphanCall}). A Task call links
  * to its sub-agent session: `agent-<agentId>` from its result (an agent file, §1.8), else the inline chain whose first
  * prompt is the call's prompt (`inlineAgents`: promptKey → session id, sidechains.ts).
  */
@@ -170,6 +179,7 @@ export function finishTurn(
       toolCalls.push(call);
     }
   }
+  for (const result of draft.orphans.values()) toolCalls.push(orphanCall(result, withOutputs));
   return {
     sessionId,
     number: draft.number,
@@ -180,4 +190,16 @@ export function finishTurn(
     files: filesTouched(toolCalls),
     isSubagent,
   };
+}
+
+/**
+ * The call of a tool result whose `tool_use` is not in the transcript (issue 37): named `unknown` with no input, or
+ * `Task` linked to its sub-agent session (`agent-<agentId>`) when the result is a sub-agent's report
+ * (`toolUseResult.agentId`, formats.md §1.6); `isError` and, when `withOutputs`, `output` from the result.
+ */
+function orphanCall(result: RecResult, withOutputs: boolean): ToolCall {
+  const call = buildToolCall(result.agentId ? "Task" : "unknown", {}, result.isError);
+  if (result.agentId) call.subagentSessionId = `agent-${result.agentId}`;
+  if (withOutputs && result.output !== undefined) call.output = result.output;
+  return call;
 }

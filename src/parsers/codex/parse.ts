@@ -193,7 +193,7 @@ function buildState(
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;
   return {
-    kind: "codex/v2",
+    kind: "codex/v3",
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,

@@ -3,7 +3,8 @@
  * One stream per kind of content, so nothing recorded twice is counted twice: prompts from
  * `event_msg user_message` and from `response_item` user messages (turns.ts drops the one of a mirrored pair;
  * Codex ≥ 0.147 writes no `user_message` events, so a resumed older rollout has both kinds of prompt), prose from
- * `response_item` assistant messages (never `agent_message`, never `reasoning`/`agent_reasoning`), tool calls and
+ * `response_item` assistant messages (never `reasoning`/`agent_reasoning`; an `agent_message` event is kept as a
+ * `reply` item, which turns.ts uses only for a turn that has no assistant message: issue 37), tool calls and
  * outputs from `response_item`. Injected context (developer messages, AGENTS.md, `<environment_context>`,
  * `<turn_aborted>` …), reasoning, compaction summaries and UI mirrors are left out by design; a record of a kind this
  * file does not know that carries user or assistant text becomes an `unplaced` item, counted as skipped (issue 26).
@@ -14,7 +15,8 @@ import { callsOfItem, contentText, decodeOutput } from "./tools.ts";
 
 /**
  * One item of the turn stream; `t` is epoch ms UTC (0 when the line has no timestamp), `n` the 1-based line it came
- * from (for skip reports). `prompt` is a `user_message` event, `userItem` a `response_item` user message.
+ * from (for skip reports). `prompt` is a `user_message` event, `userItem` a `response_item` user message; `text` is a
+ * `response_item` assistant message, `reply` an `agent_message` event (its UI mirror, §3.3).
  */
 export type Item =
   | { k: "task"; n: number; t: number }
@@ -23,6 +25,7 @@ export type Item =
   | { k: "userItem"; n: number; t: number; text: string }
   | { k: "shell"; n: number; t: number; text: string }
   | { k: "text"; n: number; t: number; text: string }
+  | { k: "reply"; n: number; t: number; text: string }
   | { k: "call"; n: number; t: number; id: string; rawName: string; calls: ToolCall[] }
   | { k: "output"; n: number; id: string; isError: boolean; output?: string }
   | { k: "status"; n: number; id: string; isError: boolean }
@@ -125,6 +128,10 @@ function itemsOfEvent(payload: Record<string, unknown>, t: number, n: number): I
       if (text.length === 0) return images > 0 ? [{ k: "prompt", n, t, text: "[image]" }] : [];
       return isInjectedText(text) ? [] : [{ k: "prompt", n, t, text }];
     }
+    case "agent_message": {
+      const text = typeof payload.message === "string" ? payload.message.trim() : "";
+      return text.length === 0 ? [] : [{ k: "reply", n, t, text }];
+    }
     case "exec_command_end": {
       const id = typeof payload.call_id === "string" ? payload.call_id : "";
       const failed =
@@ -143,7 +150,7 @@ function itemsOfEvent(payload: Record<string, unknown>, t: number, n: number): I
       return [{ k: "mcp", n, id, server: invocation.server, tool: invocation.tool, isError }];
     }
     default:
-      return []; // UI events: mirrors of response items (agent_message, item_completed …), token counts, errors
+      return []; // UI events: other mirrors of response items (item_completed …), token counts, errors
   }
 }
 

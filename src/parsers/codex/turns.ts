@@ -11,7 +11,10 @@
  *   - a prompt equal to the previous one with the same timestamp is the 0.77 double record of a review
  *     prompt and is dropped;
  *   - a `! cmd` shell item starts a turn when its task has no prompt, else joins the turn like a typed message;
- *   - outputs pair with calls of the same turn by `call_id`.
+ *   - outputs pair with calls of the same turn by `call_id`;
+ *   - the agent's prose comes from `response_item` assistant messages; a turn that has none takes it from its
+ *     `agent_message` events instead (issue 37: a reply recorded only as the event was dropped while its prompt was
+ *     kept). The two streams normally mirror each other, so a turn never takes both.
  * What cannot be placed (items before the first prompt, an output whose call is not in its turn, `unplaced` records)
  * is returned as `unplaced`, for the parse to count as skipped.
  */
@@ -46,6 +49,8 @@ export interface TurnDraft {
   /** Prompts not yet paired with their mirror; cleared by the agent's next output. */
   pending: PendingPrompt[];
   texts: string[];
+  /** Texts of the turn's `agent_message` events: its prose only when `texts` stays empty. */
+  replies: string[];
   calls: Array<Extract<Item, { k: "call" }>>;
   outputs: Map<string, { isError: boolean; output?: string }>;
   statuses: Map<string, boolean>;
@@ -96,6 +101,7 @@ export function groupTurns(
       lastPrompt: { text: item.text, t: item.t },
       pending: [],
       texts: [],
+      replies: [],
       calls: [],
       outputs: new Map(),
       statuses: new Map(),
@@ -154,6 +160,10 @@ export function groupTurns(
           notPlaced("tool output without its call");
         else placeOutput(draft, item);
         return;
+      case "reply":
+        // Before the first prompt the reply's assistant message, its mirror, is the one counted as unplaced.
+        draft?.replies.push(item.text);
+        return;
       case "status":
         draft?.statuses.set(item.id, item.isError);
         return;
@@ -188,7 +198,7 @@ function preferEvent(draft: TurnDraft, at: number, event: { t: number; text: str
 
 /**
  * The finished `Turn` of a draft: prompt = the turn's prompts joined by a blank line; response = assistant
- * texts joined by a blank line; tool calls in order, `isError` from the paired output, `exec_command_end`
+ * texts joined by a blank line (the `agent_message` texts when the turn has no assistant message); tool calls in order, `isError` from the paired output, `exec_command_end`
  * or `mcp_tool_call_end`; an MCP call whose model-visible name differs from the invoked tool is renamed
  * `mcp__<server>__<tool>`; `output` only when `withOutputs`.
  */
@@ -211,7 +221,7 @@ export function finishTurn(draft: TurnDraft, sessionId: string, isSubagent: bool
     number: draft.number,
     timestamp: draft.timestamp,
     prompt: draft.prompts.join("\n\n"),
-    response: draft.texts.join("\n\n"),
+    response: (draft.texts.length > 0 ? draft.texts : draft.replies).join("\n\n"),
     toolCalls,
     files: filesTouched(toolCalls),
     isSubagent,

@@ -15,6 +15,7 @@ import { rejectFile } from "../shared/skips.ts";
 import { readHead } from "../shared/read-head.ts";
 import type { ParserHooks, SourceContainer, SourceUnit } from "../types.ts";
 import { isProjectHash, ProjectHashIndex, recordedProjectPaths } from "./projects.ts";
+import { isQwenCodeChat, qwenCodeReason } from "./qwen-code.ts";
 import { geminiDirOf, projectDirOf, projectRootFileName } from "./scan.ts";
 
 /** Bytes read from the start of each chat file to find its header (the header fields come first). */
@@ -35,8 +36,8 @@ const startTimePattern = /"startTime"\s*:\s*"([^"]+)"/;
 
 /**
  * The header of one chat file, from its head or, failing that, the whole file.
- * @returns null (after a warning) when the file names no session; "unavailable" when it cannot be
- *   read or is empty (a file being created: its session must not look deleted)
+ * @returns null (after a rejection) when the file names no session or is a Qwen Code chat (qwen-code.ts, issue 37);
+ *   "unavailable" when it cannot be read or is empty (a file being created: its session must not look deleted)
  */
 function readFileHead(container: SourceContainer, hooks: ParserHooks | undefined): FileHead | null | "unavailable" {
   let text: string;
@@ -51,6 +52,10 @@ function readFileHead(container: SourceContainer, hooks: ParserHooks | undefined
   if (text.trim().length === 0) {
     report(hooks, container.path, "empty file");
     return "unavailable";
+  }
+  if (isQwenCodeChat(text)) {
+    rejectFile(hooks, container.path, qwenCodeReason);
+    return null;
   }
   const sessionId = sessionIdPattern.exec(text)?.[1];
   if (!sessionId) {
