@@ -11,7 +11,10 @@ import { readDateWords } from "./time-query.ts";
 
 /** Filters of a search; all optional. Times are epoch ms UTC. */
 export interface SearchFilters {
-  /** Case-insensitive substring of the project path or short name. */
+  /**
+   * Case-insensitive substring of the project path or short name; {@link noProjectLabel} (any case, spaces trimmed)
+   * selects the sessions without a project path instead.
+   */
   project?: string;
   source?: SourceId;
   since?: number;
@@ -120,6 +123,13 @@ export interface FilterSql {
 }
 
 /**
+ * The label of sessions whose source recorded no project folder (Cursor chats without a workspace folder, Gemini CLI
+ * chats of an unknown hash folder, prompt histories): what `recall sessions` prints in the project column, what
+ * `recall status` names their row, and a `--project` value every command accepts (issue 37).
+ */
+export const noProjectLabel = "(no project)";
+
+/**
  * Build the WHERE conditions for the filters.
  * @param turnTime column holding the time to compare at level 2 (`t.timestamp`), or undefined at level 1
  *        (then a session matches a date range when it overlaps it)
@@ -127,7 +137,8 @@ export interface FilterSql {
 export function filterSql(filters: SearchFilters, turnTime?: string): FilterSql {
   const conditions: string[] = [];
   const params: Array<string | number> = [];
-  if (filters.project) {
+  if (filters.project?.trim().toLowerCase() === noProjectLabel) conditions.push("s.project_path = ''");
+  else if (filters.project) {
     conditions.push("(instr(lower(s.project_path), ?) > 0 OR instr(lower(s.project_name), ?) > 0)");
     const needle = filters.project.toLowerCase();
     params.push(needle, needle);

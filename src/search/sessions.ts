@@ -12,7 +12,9 @@ import { readReembedProgress, type ReembedProgress } from "../index/vectors/gene
 import { readNotKept, type NotKept } from "../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
 import type { SourceId } from "../parsers/types.ts";
-import { filterSql, projectKeySql, type FilterSql, type SearchFilters } from "./filters.ts";
+import { filterSql, noProjectLabel, projectKeySql, type SearchFilters } from "./filters.ts";
+
+export { noProjectLabel };
 
 /**
  * An indexed session as listed by `recall sessions` (times in epoch ms). `title` is the tool's title, or for an
@@ -155,29 +157,12 @@ export function findSession(db: Database, idOrPrefix: string): SessionSummary {
 }
 
 /**
- * The label of sessions whose source recorded no project folder (Cursor chats without a workspace folder, Gemini CLI
- * chats of an unknown hash folder, prompt histories): what `recall sessions` prints in the project column and
- * `recall status` names their row, and a `--project` value {@link listSessions} accepts (issue 37).
- */
-export const noProjectLabel = "(no project)";
-
-/**
- * filters.ts `filterSql`, except that a project filter equal to {@link noProjectLabel} (any case, spaces trimmed)
- * selects the sessions without a project path instead of a substring (the label is in no path).
- */
-function sessionFilterSql(filters: SearchFilters): FilterSql {
-  if (filters.project?.trim().toLowerCase() !== noProjectLabel) return filterSql(filters);
-  const rest = filterSql({ ...filters, project: undefined });
-  return { where: `(${rest.where}) AND s.project_path = ''`, params: rest.params };
-}
-
-/**
  * List sessions newest first (by last activity, then id: a stable order for paging), filtered.
  * @param limit rows wanted (−1: all)
  * @param offset rows skipped first (0-based; issue 10 pagination); default 0
  */
 export function listSessions(db: Database, filters: SearchFilters, limit: number, offset = 0): SessionSummary[] {
-  const filter = sessionFilterSql(filters);
+  const filter = filterSql(filters);
   return db
     .query<SessionRow, Array<string | number>>(
       `SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`,
@@ -188,7 +173,7 @@ export function listSessions(db: Database, filters: SearchFilters, limit: number
 
 /** How many sessions match `filters` (the same WHERE as {@link listSessions}, without a limit). */
 export function countSessions(db: Database, filters: SearchFilters): number {
-  const filter = sessionFilterSql(filters);
+  const filter = filterSql(filters);
   return (
     db
       .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM sessions s WHERE ${filter.where}`)

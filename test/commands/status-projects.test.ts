@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { paletteFor } from "../../src/render/format.ts";
 import { renderStatusJson, renderStatusText } from "../../src/render/sessions.ts";
+import { filterSql } from "../../src/search/filters.ts";
 import { countSessions, listSessions, noProjectLabel, readIndexStatus } from "../../src/search/index.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
@@ -47,6 +48,12 @@ describe("status rows of sessions without a project folder (issue 37)", () => {
         expect(countSessions(db, filters)).toBe(row.sessions);
         const listed = listSessions(db, filters, -1);
         expect(listed.every((session) => session.projectPath === "" && session.source === row.source)).toBe(true);
+        // The one WHERE of search, export and forget too (filters.ts), so every command takes the label.
+        const where = filterSql({ ...filters, project: " (No Project) " });
+        const matched = db
+          .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM sessions s WHERE ${where.where}`)
+          .get(...where.params)!.n;
+        expect(matched).toBe(row.sessions);
       }
       // Rows of a project folder are untouched: named by the folder, no source.
       const withFolder = status.byProject.filter((row) => row.projectPath !== "");
