@@ -8,7 +8,7 @@ import { readActivity, type Activity } from "../search/activity.ts";
 import { recentSessions } from "../search/recent.ts";
 import { relativeDay } from "./dates.ts";
 import { countOf } from "../render/format.ts";
-import { html, trustedHtml, type SafeHtml } from "./html.ts";
+import { html, jsonScriptData } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 
 /** Days shown: a year back from today. */
@@ -19,14 +19,6 @@ export function activityModel(db: Database, now = Date.now()): Activity {
   const start = new Date(now - (activityDays - 1) * 86_400_000);
   start.setHours(0, 0, 0, 0);
   return readActivity(db, {}, start.getTime(), now);
-}
-
-/**
- * JSON for a `<script type="application/json">` block: `<` written as `\u003c`, so no text in the data (a project
- * named `</script>`) can end the block. The block is data: the Content-Security-Policy never runs it.
- */
-export function jsonForScriptBlock(value: unknown): SafeHtml {
-  return trustedHtml(JSON.stringify(value).replace(/</g, "\\u003c"));
 }
 
 /** The page as HTML. */
@@ -45,7 +37,7 @@ export function activityPageHtml(activity: Activity): string {
   </div>
   <div id="activity-chart" class="chart" role="img" aria-label="Calendar heat map of activity per day"></div>
   <section id="activity-day" class="day-list" aria-live="polite"><p class="hint">Click a day to list its sessions.</p></section>
-  <script type="application/json" id="activity-data">${jsonForScriptBlock(activity)}</script>
+  <script type="application/json" id="activity-data">${jsonScriptData(activity)}</script>
 </section>`;
   return pageHtml({ title: "Activity", kind: "activity", body });
 }
