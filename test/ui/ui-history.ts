@@ -139,11 +139,13 @@ export function prepareUiHistory(root: string): UiHistory {
   };
 }
 
-/** A running `recall ui`: its login URL, origin and token, and how to stop it. */
+/** A running `recall ui`: its login URL, origin and token, how to log in without a browser, and how to stop it. */
 export interface RunningUi {
   loginUrl: string;
   origin: string;
   token: string;
+  /** Opens the login URL; resolves to the `name=value` of the cookie it sets (for a Cookie header). */
+  login(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -170,6 +172,12 @@ export async function startUi(env: Record<string, string>, extraArgs: string[] =
     loginUrl,
     origin: url.origin,
     token: url.searchParams.get("token") ?? "",
+    login: async () => {
+      const response = await fetch(loginUrl, { redirect: "manual" });
+      const cookie = response.headers.get("set-cookie");
+      if (!cookie) throw new Error(`the login URL set no cookie (HTTP ${response.status})`);
+      return cookie.split(";")[0]!;
+    },
     stop: async () => {
       child.kill("SIGTERM");
       await child.exited;
