@@ -149,9 +149,17 @@ export interface RunningUi {
   stop(): Promise<void>;
 }
 
-/** Start `recall ui --no-open` from source on `env`'s history; resolves once it printed its URL. */
-export async function startUi(env: Record<string, string>, extraArgs: string[] = []): Promise<RunningUi> {
-  const child = Bun.spawn([process.execPath, cli, "ui", "--no-open", ...extraArgs], {
+/**
+ * Start `recall ui` from source on `env`'s history (with `--no-open` unless `open`; `binary` runs that executable
+ * instead of the sources); resolves once it printed its URL.
+ */
+export async function startUi(
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+  options: { open?: boolean; binary?: string } = {},
+): Promise<RunningUi> {
+  const command = options.binary ? [options.binary, "ui"] : [process.execPath, cli, "ui"];
+  const child = Bun.spawn([...command, ...(options.open ? [] : ["--no-open"]), ...extraArgs], {
     env,
     stdout: "pipe",
     stderr: "pipe",
