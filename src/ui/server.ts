@@ -3,12 +3,13 @@
  *   1. a Host header that is not this server on a loopback name → 403 (DNS rebinding);
  *   2. an Origin header that is not this server's own origin → 403 (another site's page in the browser);
  *   3. no credential → 401: the secret token comes in the URL that `recall ui` prints and opens (`/?token=…`), which
- *      answers with a redirect that drops it from the address bar and sets a cookie (HttpOnly, SameSite=Strict). The
- *      cookie never holds the token: it holds a second secret minted when this server started, under a name with this
- *      server's port (`recall_ui_<port>`). Browsers send a loopback host's cookies to every port of that host (RFC 6265
- *      §8.5: cookies do not provide isolation by port), so a program on another local port that the browser visits
- *      receives it: it then works against this server until the server stops, never against another instance, and
- *      it never logs anyone in (only the token does, and only while the server runs);
+ *      answers with a redirect that drops it from the address bar, to the pages' path `/<base>/` (a second secret),
+ *      and sets a cookie (HttpOnly, SameSite=Strict) that holds a third secret, never the token. All three are minted
+ *      when the server starts and die with it; the cookie's name carries the port (`recall_ui_<port>`), so two servers
+ *      never log each other out. Browsers send a loopback host's cookies to every port of that host (RFC 6265 §8.5:
+ *      cookies do not provide isolation by port), so the cookie is scoped to the pages' path (`Path=/<base>`): a
+ *      browser sends it only with a request for a path that starts with a secret that no other server is ever shown
+ *      (no Referer leaves the pages), so a program on another local port that the browser visits never receives it;
  *   4. no CORS headers, ever; every page carries a Content-Security-Policy that allows only this server's own script,
  *      styles and connections (no inline script, no frames, no other origin), so nothing from a session can run;
  *   5. no response shows a stack or a path: a malformed request (a Host header with a bad port, a bad `%` escape) is a
@@ -124,11 +125,13 @@ export function startUiServer(options: UiServerOptions): UiServer {
   const { token, backend, events } = options;
   // What the cookie carries: dies with this process, and is not the token (which logs a browser in).
   const sessionSecret = randomBytes(32).toString("base64url");
+  // The path every page, asset and stream is under, and the cookie's Path: `/` and a secret.
+  const base = `/${randomBytes(16).toString("base64url")}`;
   let port = options.port;
   const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
 
-  async function route(request: Request, url: URL, server: Bun.Server<undefined>): Promise<Response> {
-    const path = url.pathname;
+  /** Answer a request for `path` (the URL's path after `base`). */
+  async function route(request: Request, url: URL, path: string, server: Bun.Server<undefined>): Promise<Response> {
     if (request.method !== "GET" && request.method !== "HEAD") return text(405, "method not allowed");
     if (path.startsWith("/assets/")) {
       const asset = assets.get(path.slice("/assets/".length));
@@ -144,7 +147,7 @@ export function startUiServer(options: UiServerOptions): UiServer {
           const vector = params.q ? await backend.vectorLeg(db) : undefined;
           // An index that never had vectors is keyword-only by choice; say why only when vectors exist but cannot be used.
           const notice = vector?.neverEmbedded ? undefined : vector?.notice;
-          return searchPageHtml(await searchPageModel(db, params, vector?.leg, notice));
+          return searchPageHtml(await searchPageModel(db, params, vector?.leg, notice), base);
         }),
       );
     }
@@ -157,17 +160,17 @@ export function startUiServer(options: UiServerOptions): UiServer {
         return await backend.withIndex((db) => {
           const model = sessionPageModel(db, id);
           const added = model.turns.filter((turn) => turn.number > after);
-          return json({ turns: model.turns.length, html: added.map((turn) => turnHtml(turn).markup).join("\n") });
+          return json({ turns: model.turns.length, html: added.map((turn) => turnHtml(turn, base).markup).join("\n") });
         });
       }
-      return page(await backend.withIndex((db) => sessionPageHtml(sessionPageModel(db, id))));
+      return page(await backend.withIndex((db) => sessionPageHtml(sessionPageModel(db, id), base)));
     }
-    if (path === "/activity") return page(await backend.withIndex((db) => activityPageHtml(activityModel(db))));
+    if (path === "/activity") return page(await backend.withIndex((db) => activityPageHtml(activityModel(db), base)));
     if (path === "/activity/day")
-      return page(await backend.withIndex((db) => dayListHtml(db, url.searchParams.get("date") ?? "")));
+      return page(await backend.withIndex((db) => dayListHtml(db, url.searchParams.get("date") ?? "", base)));
     if (path === "/events") return eventStream(request, server);
     return page(
-      pageHtml({ title: "Not found", kind: "search", body: html`<p class="problem">No page at ${path}.</p>` }),
+      pageHtml({ title: "Not found", kind: "search", base, body: html`<p class="problem">No page at ${path}.</p>` }),
       404,
     );
   }
@@ -217,21 +220,24 @@ export function startUiServer(options: UiServerOptions): UiServer {
         status: 303,
         headers: {
           ...securityHeaders,
-          location: `${url.pathname}${url.search}`,
-          "set-cookie": `${sessionCookieName(port)}=${sessionSecret}; HttpOnly; SameSite=Strict; Path=/`,
+          location: `${base}${url.pathname}${url.search}`,
+          "set-cookie": `${sessionCookieName(port)}=${sessionSecret}; HttpOnly; SameSite=Strict; Path=${base}`,
         },
       });
     }
     if (!isSecret(cookieValue(request.headers.get("cookie"), sessionCookieName(port)), sessionSecret))
       return text(401, "unauthorized: open the URL that `recall ui` printed (it carries the token)");
+    // The cookie comes only with paths under `base`; one of another length is a path that starts like it.
+    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return text(404, "not found");
     try {
-      return await route(request, url, server);
+      return await route(request, url, url.pathname.slice(base.length) || "/", server);
     } catch (error) {
       if (!isRecallError(error)) throw error;
       return page(
         pageHtml({
           title: "Error",
           kind: "search",
+          base,
           body: html`<p class="problem" role="alert">${errorLine(error)}</p>`,
         }),
         error.exitCode === 2 ? 400 : 404,

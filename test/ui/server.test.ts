@@ -15,12 +15,14 @@ let root: string;
 let ui: RunningUi;
 /** `recall_ui_<port>=<secret>`, as the login URL set it. */
 let cookie: string;
+/** The path the pages are under (`/<secret>`). */
+let base: string;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "recall-ui-server-"));
   const history = prepareUiHistory(root);
   ui = await startUi(history.env, ["--no-watch"]);
-  cookie = await ui.login();
+  ({ cookie, base } = await ui.login());
 });
 afterAll(async () => {
   await ui?.stop();
@@ -28,7 +30,7 @@ afterAll(async () => {
 });
 
 const get = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${ui.origin}${path}`, { headers: { cookie, ...headers }, redirect: "manual" });
+  fetch(`${ui.origin}${base}${path}`, { headers: { cookie, ...headers }, redirect: "manual" });
 
 /** One request written by hand on a socket (fetch refuses some malformed headers); resolves to the whole response. */
 function rawRequest(port: number, head: string): Promise<string> {
@@ -47,10 +49,11 @@ describe("recall ui: who may ask", () => {
   test("the printed URL's token leaves the address bar and sets an HttpOnly SameSite=Strict cookie of this port", async () => {
     const response = await fetch(ui.loginUrl, { redirect: "manual" });
     expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/");
+    expect(response.headers.get("location")).toBe(`${base}/`);
+    expect(base).toMatch(/^\/[\w-]{22}$/);
     const port = new URL(ui.origin).port;
     const setCookie = response.headers.get("set-cookie")!;
-    expect(setCookie).toMatch(new RegExp(`^recall_ui_${port}=[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/$`));
+    expect(setCookie).toMatch(new RegExp(`^recall_ui_${port}=[\\w-]{43}; HttpOnly; SameSite=Strict; Path=${base}$`));
     expect(ui.loginUrl.startsWith("http://127.0.0.1:")).toBe(true);
   });
 
@@ -68,7 +71,7 @@ describe("recall ui: who may ask", () => {
   test("a malformed Host header is a one-line 403, never a stack or a path (issue 37)", async () => {
     const port = Number(new URL(ui.origin).port);
     for (const host of ["127.0.0.1:180800", "127.0.0.1:-1", "[::1", "127.0.0.1:99999999999999999999", ""]) {
-      const response = await rawRequest(port, `GET /session/x HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}`);
+      const response = await rawRequest(port, `GET ${base}/session/x HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}`);
       expect(response).toMatch(/^HTTP\/1\.1 4\d\d /);
       const body = response.slice(response.indexOf("\r\n\r\n") + 4);
       expect(body).not.toMatch(/ at |\.ts\b|\/tmp\/|\/work\/|<script/);
@@ -88,7 +91,10 @@ describe("recall ui: who may ask", () => {
     expect((await fetch(`${ui.origin}/`)).status).toBe(401);
     expect((await fetch(`${ui.origin}/?token=${"0".repeat(48)}`, { redirect: "manual" })).status).toBe(401);
     expect((await get("/", { cookie: `recall_ui_${new URL(ui.origin).port}=wrong` })).status).toBe(401);
-    expect((await fetch(`${ui.origin}/assets/app.js`)).status).toBe(401);
+    expect((await fetch(`${ui.origin}${base}/assets/app.js`)).status).toBe(401);
+    // The cookie is the credential, the path is not; a path beside the pages' path is no page.
+    expect((await fetch(`${ui.origin}${base}/`)).status).toBe(401);
+    expect((await fetch(`${ui.origin}${base}x/`, { headers: { cookie } })).status).toBe(404);
     const port = new URL(ui.origin).port;
     expect((await get("/", { host: `evil.example:${port}` })).status).toBe(403);
     expect((await get("/", { host: "127.0.0.1:1" })).status).toBe(403);
@@ -106,7 +112,7 @@ describe("recall ui: who may ask", () => {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     }
     expect((await get("/nowhere")).status).toBe(404);
-    expect((await fetch(`${ui.origin}/`, { method: "POST", headers: { cookie } })).status).toBe(405);
+    expect((await fetch(`${ui.origin}${base}/`, { method: "POST", headers: { cookie } })).status).toBe(405);
   });
 });
 
@@ -116,12 +122,12 @@ describe("recall ui: what the pages say", () => {
     expect(page).toContain("Fix the docker bridge network");
     expect(page).toContain("Migrate the billing schema");
     expect(page).toMatch(
-      /<a href="\/\?q=docker&amp;project=[^"]*webapp" class="">webapp<\/a> <span class="count">\d+<\/span>/,
+      /<a href="\/[\w-]{22}\/\?q=docker&amp;project=[^"]*webapp" class="">webapp<\/a> <span class="count">\d+<\/span>/,
     );
     expect(page).toMatch(/billing<\/a> <span class="count">1<\/span>/);
     expect(page).toMatch(/fix\/network<\/a> <span class="count">1<\/span>/);
     expect(page).toMatch(/class="badge (confident|weak)"/);
-    expect(page).toContain(`href="/session/${uiIds.docker}#turn-1"`);
+    expect(page).toContain(`href="${base}/session/${uiIds.docker}#turn-1"`);
     const filtered = await (await get("/?q=docker&project=billing")).text();
     expect(filtered).toContain("Migrate the billing schema");
     expect(filtered).not.toContain("Fix the docker bridge network");

@@ -26,8 +26,11 @@ export interface UiHistory {
   appendTurn(prompt: string, response: string): void;
 }
 
-/** Write and index the history under `root` (an empty temporary folder). */
-export function prepareUiHistory(root: string): UiHistory {
+/**
+ * Write and index the history under `root` (an empty temporary folder), with `extra` sessions besides the usual ones
+ * (made from the webapp project's folder, `<root>/projects/webapp`).
+ */
+export function prepareUiHistory(root: string, extra: (webapp: string) => TestSession[] = () => []): UiHistory {
   const claudeDir = join(root, "claude");
   const now = Date.now();
   const webapp = join(root, "projects", "webapp");
@@ -100,7 +103,7 @@ export function prepareUiHistory(root: string): UiHistory {
       { prompt: "invoices round half cents the wrong way", response: "Switched to banker's rounding in invoice.ts." },
     ],
   };
-  sessions.push(archived);
+  sessions.push(archived, ...extra(webapp));
   const fileOf = (session: TestSession) =>
     join(claudeDir, "projects", session.cwd.replace(/[/.]/g, "-"), `${session.sessionId}.jsonl`);
   for (const session of sessions) writeClaudeSession(fileOf(session), session);
@@ -144,8 +147,11 @@ export interface RunningUi {
   loginUrl: string;
   origin: string;
   token: string;
-  /** Opens the login URL; resolves to the `name=value` of the cookie it sets (for a Cookie header). */
-  login(): Promise<string>;
+  /**
+   * Opens the login URL; resolves to the `name=value` of the cookie it sets (for a Cookie header) and the path the
+   * pages are under (`/<secret>`, where the login redirects).
+   */
+  login(): Promise<{ cookie: string; base: string }>;
   stop(): Promise<void>;
 }
 
@@ -183,8 +189,9 @@ export async function startUi(
     login: async () => {
       const response = await fetch(loginUrl, { redirect: "manual" });
       const cookie = response.headers.get("set-cookie");
-      if (!cookie) throw new Error(`the login URL set no cookie (HTTP ${response.status})`);
-      return cookie.split(";")[0]!;
+      const location = response.headers.get("location");
+      if (!cookie || !location) throw new Error(`the login URL set no cookie (HTTP ${response.status})`);
+      return { cookie: cookie.split(";")[0]!, base: location.replace(/\/$/, "") };
     },
     stop: async () => {
       child.kill("SIGTERM");
