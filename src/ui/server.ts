@@ -4,7 +4,7 @@
  *   2. an Origin header that is not this server's own origin → 403 (another site's page in the browser);
  *   3. no credential → 401: the secret token comes in the URL that `recall ui` prints and opens (`/?token=…`), which
  *      answers with a redirect that drops it from the address bar, to the pages' path `/<base>/` (a second secret),
- *      and sets a cookie (HttpOnly, SameSite=Strict) that holds a third secret, never the token. All three are minted
+ *      and sets a cookie (HttpOnly, SameSite=Lax) that holds a third secret, never the token. All three are minted
  *      when the server starts and die with it; the cookie's name carries the port (`recall_ui_<port>`), so two servers
  *      never log each other out. Browsers send a loopback host's cookies to every port of that host (RFC 6265 §8.5:
  *      cookies do not provide isolation by port), so the cookie is scoped to the pages' path (`Path=/<base>`): a
@@ -221,7 +221,10 @@ export function startUiServer(options: UiServerOptions): UiServer {
         headers: {
           ...securityHeaders,
           location: `${base}${url.pathname}${url.search}`,
-          "set-cookie": `${sessionCookieName(port)}=${sessionSecret}; HttpOnly; SameSite=Strict; Path=${base}`,
+          // Lax, not Strict: the login comes from the redirect file (file://, another site), and Chromium withholds a
+          // Strict cookie from the rest of a navigation another site started. Lax adds only top-level GETs from
+          // other sites, which cannot name a page: every path starts with the secret `base`.
+          "set-cookie": `${sessionCookieName(port)}=${sessionSecret}; HttpOnly; SameSite=Lax; Path=${base}`,
         },
       });
     }

@@ -46,14 +46,14 @@ function rawRequest(port: number, head: string): Promise<string> {
 }
 
 describe("recall ui: who may ask", () => {
-  test("the printed URL's token leaves the address bar and sets an HttpOnly SameSite=Strict cookie of this port", async () => {
+  test("the printed URL's token leaves the address bar and sets an HttpOnly SameSite=Lax cookie of this port", async () => {
     const response = await fetch(ui.loginUrl, { redirect: "manual" });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe(`${base}/`);
     expect(base).toMatch(/^\/[\w-]{22}$/);
     const port = new URL(ui.origin).port;
     const setCookie = response.headers.get("set-cookie")!;
-    expect(setCookie).toMatch(new RegExp(`^recall_ui_${port}=[\\w-]{43}; HttpOnly; SameSite=Strict; Path=${base}$`));
+    expect(setCookie).toMatch(new RegExp(`^recall_ui_${port}=[\\w-]{43}; HttpOnly; SameSite=Lax; Path=${base}$`));
     expect(ui.loginUrl.startsWith("http://127.0.0.1:")).toBe(true);
   });
 
