@@ -5,11 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auditHtml } from "./html-audit.ts";
-import { prepareUiHistory, startUi, uiIds, type RunningUi } from "./ui-history.ts";
+import { prepareUiHistory, rawRequest, startUi, uiIds, type RunningUi } from "./ui-history.ts";
 
 let root: string;
 let ui: RunningUi;
@@ -31,19 +30,6 @@ afterAll(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${ui.origin}${base}${path}`, { headers: { cookie, ...headers }, redirect: "manual" });
-
-/** One request written by hand on a socket (fetch refuses some malformed headers); resolves to the whole response. */
-function rawRequest(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const socket = connect(port, "127.0.0.1", () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
-    socket.on("data", (chunk) => {
-      out += chunk.toString();
-    });
-    socket.on("end", () => resolve(out));
-    socket.on("error", reject);
-  });
-}
 
 describe("recall ui: who may ask", () => {
   test("the printed URL's token leaves the address bar and sets an HttpOnly SameSite=Lax cookie of this port", async () => {

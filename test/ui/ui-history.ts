@@ -5,6 +5,7 @@
  * session file the tests append to while a page is open.
  */
 import { mkdirSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import { appendClaudeTurns, writeClaudeSession, type TestSession, type WriterState } from "../helpers/claude-writer.ts";
 
@@ -198,4 +199,17 @@ export async function startUi(
       await child.exited;
     },
   };
+}
+
+/** One request written by hand on a socket (fetch refuses some malformed headers); resolves to the whole response. */
+export function rawRequest(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const socket = connect(port, "127.0.0.1", () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
+    socket.on("data", (chunk) => {
+      out += chunk.toString();
+    });
+    socket.on("end", () => resolve(out));
+    socket.on("error", reject);
+  });
 }
