@@ -15,7 +15,7 @@
  *   5. no response shows a stack or a path: a malformed request (a Host header with a bad port, a bad `%` escape) is a
  *      4xx with one line, and an unexpected error is a 500 "internal error" page (its one-line message goes to
  *      stderr), never Bun's development error page.
- * Routes: `/` search, `/session/<id>` a session, `/session/<id>/turns?after=N` the turns after N (JSON with HTML, for
+ * Routes, each under `/<base>`: `/` search, `/session/<id>` a session, `/session/<id>/turns?after=N` the turns after N (JSON with HTML, for
  * a page that is open while the session grows), `/activity`, `/activity/day?date=…`, `/events` (server-sent events:
  * `indexed` after each index update), `/assets/<file>`.
  */
