@@ -1,15 +1,19 @@
 /**
  * What `recall ui` does (its flags and help: ui.ts): starts the web view's server on 127.0.0.1 (src/ui/server.ts)
  * with a new secret token, keeps the index fresh with the watcher `recall watch` uses (the pages hear about each
- * update through /events), prints the URL that logs a browser in (stdout) and opens it unless `--no-open`, and runs
- * until SIGINT, SIGTERM or SIGHUP, then stops the watcher (after its current batch) and the server, exit 0.
+ * update through /events), prints the URL that logs a browser in (stdout) and, unless `--no-open`, opens a file that
+ * redirects to it (src/ui/login-file.ts: the token never appears in a command line), and runs until SIGINT, SIGTERM or
+ * SIGHUP, then stops the watcher (after its current batch) and the server and removes that file, exit 0.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { RecallError, UsageError } from "../errors.ts";
 import { startWatcher, type Watcher } from "../index/index.ts";
 import { hasIndexChanges } from "../render/watch.ts";
 import { writeOut } from "../render/terminal.ts";
+import { writeLoginFile } from "../ui/login-file.ts";
 import { startUiServer, UiEvents } from "../ui/server.ts";
 import { resolveHistory, warn } from "./context.ts";
 import { sharedModelOpener } from "./embedder.ts";
@@ -81,9 +85,10 @@ export async function ui(args: UiArgs): Promise<number> {
       );
   writeOut(`${server.loginUrl}\n`);
   warn(`recall: web view on ${server.loginUrl} (127.0.0.1 only; Ctrl-C stops)`);
-  if (!args.noOpen) openBrowser(server.loginUrl);
+  const loginFile = args.noOpen ? undefined : openBrowser(server.loginUrl, context.paths.data);
   const signal = await untilSignal(["SIGINT", "SIGTERM", "SIGHUP"]);
   warn(`recall: stopping (${signal})`);
+  if (loginFile) rmSync(loginFile, { force: true });
   await server.stop();
   await watching;
   await watcher?.close();
@@ -92,14 +97,26 @@ export async function ui(args: UiArgs): Promise<number> {
   return 0;
 }
 
-/** Open `url` in the default browser (`open` on macOS, `xdg-open` elsewhere), detached; a failure only says so. */
-function openBrowser(url: string): void {
+/**
+ * Open `loginUrl` in the default browser (`open` on macOS, `xdg-open` elsewhere), detached, through a redirect file
+ * written in `folder` (its path is all the opener's command line shows); a failure only says so.
+ * @returns the redirect file's path (removed by the caller when the server stops), or undefined when none was written
+ */
+function openBrowser(loginUrl: string, folder: string): string | undefined {
   const command = process.platform === "darwin" ? "open" : "xdg-open";
   if (!Bun.which(command)) {
-    warn(`recall: open ${url} in your browser (${command} is not available)`);
-    return;
+    warn(`recall: open the URL above in your browser (${command} is not available)`);
+    return undefined;
   }
-  const child = spawn(command, [url], { detached: true, stdio: "ignore" });
-  child.on("error", () => warn(`recall: open ${url} in your browser`));
+  let file: string;
+  try {
+    file = writeLoginFile(folder, loginUrl);
+  } catch (error) {
+    warn(`recall: open the URL above in your browser (cannot write ${folder}: ${(error as Error).message})`);
+    return undefined;
+  }
+  const child = spawn(command, [pathToFileURL(file).href], { detached: true, stdio: "ignore" });
+  child.on("error", () => warn("recall: open the URL above in your browser"));
   child.unref();
+  return file;
 }

@@ -8,7 +8,7 @@ import { readActivity, type Activity } from "../search/activity.ts";
 import { recentSessions } from "../search/recent.ts";
 import { relativeDay } from "./dates.ts";
 import { countOf } from "../render/format.ts";
-import { html, trustedHtml, type SafeHtml } from "./html.ts";
+import { html, jsonScriptData } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 
 /** Days shown: a year back from today. */
@@ -21,16 +21,8 @@ export function activityModel(db: Database, now = Date.now()): Activity {
   return readActivity(db, {}, start.getTime(), now);
 }
 
-/**
- * JSON for a `<script type="application/json">` block: `<` written as `\u003c`, so no text in the data (a project
- * named `</script>`) can end the block. The block is data: the Content-Security-Policy never runs it.
- */
-export function jsonForScriptBlock(value: unknown): SafeHtml {
-  return trustedHtml(JSON.stringify(value).replace(/</g, "\\u003c"));
-}
-
-/** The page as HTML. */
-export function activityPageHtml(activity: Activity): string {
+/** The page as HTML; its links start with `base` (layout.ts). */
+export function activityPageHtml(activity: Activity, base: string): string {
   const turns = activity.all.turns;
   const body = html`<section class="activity">
   <h1>Activity</h1>
@@ -45,13 +37,13 @@ export function activityPageHtml(activity: Activity): string {
   </div>
   <div id="activity-chart" class="chart" role="img" aria-label="Calendar heat map of activity per day"></div>
   <section id="activity-day" class="day-list" aria-live="polite"><p class="hint">Click a day to list its sessions.</p></section>
-  <script type="application/json" id="activity-data">${jsonForScriptBlock(activity)}</script>
+  <script type="application/json" id="activity-data">${jsonScriptData(activity)}</script>
 </section>`;
-  return pageHtml({ title: "Activity", kind: "activity", body });
+  return pageHtml({ title: "Activity", kind: "activity", base, body });
 }
 
-/** The sessions active on local day `date` (YYYY-MM-DD), newest first, as an HTML fragment. */
-export function dayListHtml(db: Database, date: string, now = Date.now()): string {
+/** The sessions active on local day `date` (YYYY-MM-DD), newest first, as an HTML fragment; links start with `base`. */
+export function dayListHtml(db: Database, date: string, base: string, now = Date.now()): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!match) return html`<p class="problem">Not a date: ${date}</p>`.markup;
   const start = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3])).getTime();
@@ -60,7 +52,7 @@ export function dayListHtml(db: Database, date: string, now = Date.now()): strin
   return html`<h2>${date}: ${countOf(sessions.length, "session")}</h2><ol class="results">${sessions.map(
     (
       session,
-    ) => html`<li class="result" data-href="/session/${encodeURIComponent(session.sessionId)}"><a class="title" href="/session/${encodeURIComponent(session.sessionId)}">${session.title || session.firstPrompt || "(no prompt)"}</a>
+    ) => html`<li class="result" data-href="${base}/session/${encodeURIComponent(session.sessionId)}"><a class="title" href="${base}/session/${encodeURIComponent(session.sessionId)}">${session.title || session.firstPrompt || "(no prompt)"}</a>
       <div class="meta"><span class="agent">${session.source}</span> · <span class="project">${session.project}</span> · ${relativeDay(session.endedAt, now)} · ${countOf(session.turns, "turn")}</div></li>`,
   )}</ol>`.markup;
 }

@@ -4,9 +4,9 @@
  * (another template's result, the Markdown renderer's output) is inserted as it is, and an array is joined.
  * Control characters are shown as `\xNN` (render/escapes.ts), as in the terminal.
  */
-import { neutralizeControls } from "../render/escapes.ts";
+import { jsonLine, neutralizeControls } from "../render/escapes.ts";
 
-/** Markup that is safe to insert: built by {@link html} or {@link trustedHtml}. */
+/** Markup that is safe to insert: built by {@link html}, {@link jsonScriptData} or sanitize.ts's `sanitizedHtml`. */
 export class SafeHtml {
   constructor(readonly markup: string) {}
   toString(): string {
@@ -36,9 +36,14 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   return new SafeHtml(out);
 }
 
-/** Markup produced by a trusted renderer (markdown.ts), inserted unescaped. Never call it on session text. */
-export function trustedHtml(markup: string): SafeHtml {
-  return new SafeHtml(markup);
+/**
+ * `value` as JSON for the inside of a `<script type="application/json">` block: `<` written as `\u003c`, so no text in
+ * the data (a project named `</script>`) can end the block, and every control character as `\u00NN` (JSON.stringify
+ * leaves DEL and U+0080–U+009F raw; render/escapes.ts jsonLine escapes them). The block is data: the
+ * Content-Security-Policy never runs it.
+ */
+export function jsonScriptData(value: unknown): SafeHtml {
+  return new SafeHtml(jsonLine(value).replace(/</g, "\\u003c"));
 }
 
 /** A URL with query parameters (empty values left out), for links that keep the page's state. */

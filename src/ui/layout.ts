@@ -8,8 +8,18 @@ import { html, type SafeHtml } from "./html.ts";
 /** Which top-level page is shown (its link is marked current). */
 export type PageKind = "search" | "session" | "activity";
 
-/** A whole HTML document. */
-export function pageHtml(options: { title: string; kind: PageKind; query?: string; body: SafeHtml }): string {
+/**
+ * A whole HTML document. `base` is the path every URL of this server starts with (`/<secret>`, server.ts; "" for
+ * none); the page's script reads it from `<body data-base>`.
+ */
+export function pageHtml(options: {
+  title: string;
+  kind: PageKind;
+  base: string;
+  query?: string;
+  body: SafeHtml;
+}): string {
+  const base = options.base;
   const current = (kind: PageKind) => (options.kind === kind ? html` aria-current="page"` : "");
   return `<!doctype html>\n${html`<html lang="en">
 <head>
@@ -18,16 +28,16 @@ export function pageHtml(options: { title: string; kind: PageKind; query?: strin
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>${options.title} · recall</title>
-<link rel="stylesheet" href="/assets/app.css">
-<script src="/assets/app.js" defer></script>
+<link rel="stylesheet" href="${base}/assets/app.css">
+<script src="${base}/assets/app.js" defer></script>
 </head>
-<body data-page="${options.kind}">
+<body data-page="${options.kind}" data-base="${base}">
 <header class="top">
-  <a class="brand" href="/">recall</a>
-  <form class="search-box" action="/" method="get" role="search">
+  <a class="brand" href="${base}/">recall</a>
+  <form class="search-box" action="${base}/" method="get" role="search">
     <input id="q" name="q" type="search" value="${options.query ?? ""}" placeholder="Search sessions (press /)" autocomplete="off" aria-label="Search">
   </form>
-  <nav><a href="/"${current("search")}>Search</a> <a href="/activity"${current("activity")}>Activity</a></nav>
+  <nav><a href="${base}/"${current("search")}>Search</a> <a href="${base}/activity"${current("activity")}>Activity</a></nav>
 </header>
 <main>
 ${options.body}

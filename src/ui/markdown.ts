@@ -1,13 +1,15 @@
 /**
  * Markdown of prompts and answers as safe HTML (marked, with highlight.js for fenced code). Nothing from a session can
- * become live markup or script: raw HTML blocks and inline tags are shown as text, links keep only http(s), mailto and
+ * become live markup or script: raw HTML blocks, inline tags and code spans are shown as text, links keep only http(s), mailto and
  * in-page targets (a `javascript:` or `data:` link becomes its text), images become links (no request leaves the
  * machine: the page's Content-Security-Policy would block them anyway), and code is highlighted only for a language
- * highlight.js knows by the fence's name (no guessing, which is slow on long outputs).
+ * highlight.js knows by the fence's name (no guessing, which is slow on long outputs). Every fragment then passes
+ * through the allow-list of sanitize.ts, so a renderer that escapes less than it should still emits no live markup.
  */
 import { highlightCode, isKnownLanguage } from "./code-highlight.js";
 import { Marked, type Tokens } from "marked";
-import { escapeHtml, trustedHtml, type SafeHtml } from "./html.ts";
+import { escapeHtml, type SafeHtml } from "./html.ts";
+import { sanitizedHtml } from "./sanitize.ts";
 
 /** Link targets kept as links. */
 const safeHref = /^(https?:|mailto:|#|\/(?!\/))/i;
@@ -39,8 +41,8 @@ const marked = new Marked({
       return `<pre class="code"><code class="hljs${known ? ` language-${escapeHtml(known)}` : ""}">${body}</code></pre>`;
     },
     codespan(token: Tokens.Codespan): string {
-      // marked hands the code span's text already escaped.
-      return `<code>${token.text}</code>`;
+      // marked 18 hands the code span's text as it was written, not escaped.
+      return `<code>${escapeHtml(token.text)}</code>`;
     },
   },
 });
@@ -48,9 +50,9 @@ const marked = new Marked({
 /** `text` (Markdown) as HTML; a text marked cannot read is shown escaped in a paragraph. */
 export function markdownHtml(text: string): SafeHtml {
   try {
-    return trustedHtml(marked.parse(text, { async: false }) as string);
+    return sanitizedHtml(marked.parse(text, { async: false }) as string);
   } catch {
-    return trustedHtml(`<p>${escapeHtml(text)}</p>`);
+    return sanitizedHtml(`<p>${escapeHtml(text)}</p>`);
   }
 }
 
@@ -58,5 +60,5 @@ export function markdownHtml(text: string): SafeHtml {
 export function codeHtml(text: string, language?: string): SafeHtml {
   const known = language && isKnownLanguage(language) ? language : undefined;
   const body = known ? highlightCode(text, known) : escapeHtml(text);
-  return trustedHtml(`<pre class="code"><code class="hljs">${body}</code></pre>`);
+  return sanitizedHtml(`<pre class="code"><code class="hljs">${body}</code></pre>`);
 }

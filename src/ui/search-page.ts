@@ -209,13 +209,14 @@ export function previewHtml(preview: Preview): SafeHtml {
   return html`${previewPieces(preview).map((piece) => (piece.matched ? html`<mark>${piece.text}</mark>` : piece.text))}`;
 }
 
-/** The URL of this page with some parameters changed (a facet toggled, a session selected). */
-function linkWith(params: SearchPageParams, change: Partial<SearchPageParams>): string {
-  return urlWith("/", { ...params, ...change });
+/** The URL of this page (under `base`) with some parameters changed (a facet toggled, a session selected). */
+function linkWith(base: string, params: SearchPageParams, change: Partial<SearchPageParams>): string {
+  return urlWith(`${base}/`, { ...params, ...change });
 }
 
 /** One facet's list: each value a link that sets its URL parameters (or, when set, clears them), with its count. */
 function facetList(
+  base: string,
   title: string,
   values: Array<{ label: string; count: number; param: Partial<SearchPageParams> }>,
   params: SearchPageParams,
@@ -226,16 +227,17 @@ function facetList(
     const entries = Object.entries(value.param) as Array<[keyof SearchPageParams, string]>;
     const isOn = entries.every(([key, setTo]) => params[key] === setTo);
     const change = isOn ? Object.fromEntries(entries.map(([key]) => [key, ""])) : value.param;
-    return html`<li><a href="${linkWith(params, { ...change, s: "" })}" class="${isOn ? "on" : ""}">${value.label}</a> <span class="count">${value.count}</span></li>`;
+    return html`<li><a href="${linkWith(base, params, { ...change, s: "" })}" class="${isOn ? "on" : ""}">${value.label}</a> <span class="count">${value.count}</span></li>`;
   })}</ul></section>`;
 }
 
-/** The page as HTML. */
-export function searchPageHtml(model: SearchPageModel, now = Date.now()): string {
+/** The page as HTML; its links start with `base` (layout.ts). */
+export function searchPageHtml(model: SearchPageModel, base: string, now = Date.now()): string {
   const { params } = model;
   const starts = ageBucketStarts(now);
   const facets = html`<aside class="facets" aria-label="Filters">
     ${facetList(
+      base,
       "Project",
       model.facets.project.map((facet) => ({
         label: facet.name || facet.value,
@@ -245,16 +247,19 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
       params,
     )}
     ${facetList(
+      base,
       "Agent",
       model.facets.source.map((facet) => ({ label: facet.value, count: facet.count, param: { source: facet.value } })),
       params,
     )}
     ${facetList(
+      base,
       "Branch",
       model.facets.branch.map((facet) => ({ label: facet.value, count: facet.count, param: { branch: facet.value } })),
       params,
     )}
     ${facetList(
+      base,
       "Last active",
       model.facets.age
         .filter((facet) => facet.count > 0)
@@ -286,23 +291,23 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
     <ol class="results">${model.rows.map(
       (
         row,
-      ) => html`<li class="result${row === model.selected ? " selected" : ""}" data-href="/session/${encodeURIComponent(row.sessionId)}">
-        <a class="title" href="${linkWith(params, { s: row.sessionId })}">${row.title}</a>
+      ) => html`<li class="result${row === model.selected ? " selected" : ""}" data-href="${base}/session/${encodeURIComponent(row.sessionId)}">
+        <a class="title" href="${linkWith(base, params, { s: row.sessionId })}">${row.title}</a>
         ${confidenceBadge(row.confident, row.confidence)}
         <div class="meta"><span class="agent">${row.source}</span> · <span class="project">${row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${countOf(row.turns, "turn")}${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
         <p class="preview">${previewHtml(row.preview)}</p>
-        <a class="open" href="/session/${encodeURIComponent(row.sessionId)}">Open</a>
+        <a class="open" href="${base}/session/${encodeURIComponent(row.sessionId)}">Open</a>
       </li>`,
     )}</ol>
   </section>`;
   const selected = model.selected;
   const turns = selected
     ? html`<section class="turns" aria-label="Matching turns">
-    <h2>${params.q ? "Matching turns" : "Last turns"} of <a href="/session/${encodeURIComponent(selected.sessionId)}">${selected.title}</a></h2>
+    <h2>${params.q ? "Matching turns" : "Last turns"} of <a href="${base}/session/${encodeURIComponent(selected.sessionId)}">${selected.title}</a></h2>
     <ol>${model.turns.map(
       (
         turn,
-      ) => html`<li><a href="/session/${encodeURIComponent(selected.sessionId)}#turn-${turn.turn}"><span class="turn-number">turn ${turn.turn}</span> <time>${relativeDay(turn.when, now)}</time></a>${confidenceBadge(turn.confident, undefined)}
+      ) => html`<li><a href="${base}/session/${encodeURIComponent(selected.sessionId)}#turn-${turn.turn}"><span class="turn-number">turn ${turn.turn}</span> <time>${relativeDay(turn.when, now)}</time></a>${confidenceBadge(turn.confident, undefined)}
         <p class="prompt">${previewHtml(turn.prompt)}</p>
         <p class="answer">${previewHtml(turn.answer)}</p></li>`,
     )}</ol>
@@ -311,6 +316,7 @@ export function searchPageHtml(model: SearchPageModel, now = Date.now()): string
   return pageHtml({
     title: params.q || "Search",
     kind: "search",
+    base,
     query: params.q,
     body: html`<div class="search-layout">${facets}${sessions}${turns}</div>`,
   });

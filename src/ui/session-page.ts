@@ -92,11 +92,11 @@ function changeHtml(call: ToolCall): SafeHtml {
 }
 
 /** One tool call: its line, expandable to its diff, input and output; a sub-agent call links to that session. */
-function toolHtml(call: ToolCall): SafeHtml {
+function toolHtml(call: ToolCall, base: string): SafeHtml {
   const output = call.output ?? "";
   const cut = output.length > outputChars;
   const agent = call.subagentSessionId
-    ? html` <a class="subagent" href="/session/${encodeURIComponent(call.subagentSessionId)}">sub-agent session →</a>`
+    ? html` <a class="subagent" href="${base}/session/${encodeURIComponent(call.subagentSessionId)}">sub-agent session →</a>`
     : "";
   return html`<li class="tool${call.isError ? " failed" : ""}"><details><summary>${toolSummary(call)}</summary>
     ${changeHtml(call)}
@@ -105,21 +105,24 @@ function toolHtml(call: ToolCall): SafeHtml {
   </details>${agent}</li>`;
 }
 
-/** One turn as a section with its anchor (also sent alone when the session grows while the page is open). */
-export function turnHtml(turn: Turn): SafeHtml {
+/**
+ * One turn as a section with its anchor (also sent alone when the session grows while the page is open); links start
+ * with `base` (layout.ts).
+ */
+export function turnHtml(turn: Turn, base: string): SafeHtml {
   return html`<section class="turn" id="turn-${turn.number}" data-turn="${turn.number}">
   <h3><a class="anchor" href="#turn-${turn.number}">Turn ${turn.number}</a> <time>${dateTimeText(turn.timestamp)}</time></h3>
   <div class="prompt markdown">${markdownHtml(turn.prompt)}</div>
   ${turn.response ? html`<div class="answer markdown">${markdownHtml(turn.response)}</div>` : ""}
-  ${turn.toolCalls.length > 0 ? html`<ul class="tools">${turn.toolCalls.map(toolHtml)}</ul>` : ""}
+  ${turn.toolCalls.length > 0 ? html`<ul class="tools">${turn.toolCalls.map((call) => toolHtml(call, base))}</ul>` : ""}
 </section>`;
 }
 
-/** The page as HTML. */
-export function sessionPageHtml(model: SessionPageModel): string {
+/** The page as HTML; its links start with `base` (layout.ts). */
+export function sessionPageHtml(model: SessionPageModel, base: string): string {
   const { summary } = model;
   const parent = summary.parentSessionId
-    ? html` · sub-agent of <a href="/session/${encodeURIComponent(summary.parentSessionId)}">${summary.parentSessionId.slice(0, 12)}</a>`
+    ? html` · sub-agent of <a href="${base}/session/${encodeURIComponent(summary.parentSessionId)}">${summary.parentSessionId.slice(0, 12)}</a>`
     : "";
   const body = html`<article class="session" data-session="${summary.sessionId}" data-turns="${model.turns.length}">
   <header class="session-head">
@@ -133,7 +136,7 @@ export function sessionPageHtml(model: SessionPageModel): string {
     }
     <nav class="turn-index" aria-label="Turns">${model.turns.map((turn) => html`<a href="#turn-${turn.number}">${turn.number}</a> `)}</nav>
   </header>
-  <div class="turns-body">${model.turns.map(turnHtml)}</div>
+  <div class="turns-body">${model.turns.map((turn) => turnHtml(turn, base))}</div>
 </article>`;
-  return pageHtml({ title: model.title, kind: "session", body });
+  return pageHtml({ title: model.title, kind: "session", base, body });
 }

@@ -23,6 +23,8 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
   let ui: RunningUi;
   let browser: Browser;
   let context: BrowserContext;
+  /** The path the pages are under (`/<secret>`, where the login redirects). */
+  let base: string;
   const errors: string[] = [];
 
   beforeAll(async () => {
@@ -34,6 +36,7 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
     // Logs in: the token in the URL becomes the cookie.
     const page = await context.newPage();
     await page.goto(ui.loginUrl);
+    base = new URL(page.url()).pathname.replace(/\/$/, "");
     await page.close();
     mkdirSync(screenshots, { recursive: true });
   });
@@ -50,7 +53,7 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
     page.on("console", (message) => {
       if (message.type() === "error") errors.push(`${path}: ${message.text()}`);
     });
-    await page.goto(`${ui.origin}${path}`);
+    await page.goto(`${ui.origin}${base}${path}`);
     return page;
   }
 
@@ -69,7 +72,7 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
     const titles = await page.locator(".results .title").allTextContents();
     expect(titles).toEqual(["Migrate the billing schema"]);
     // The same URL in a fresh page shows the same answer (bookmarkable).
-    const again = await open(new URL(page.url()).pathname + new URL(page.url()).search);
+    const again = await open(new URL(page.url()).pathname.slice(base.length) + new URL(page.url()).search);
     expect(await again.locator(".results .title").allTextContents()).toEqual(titles);
     await page.close();
     await again.close();
@@ -80,7 +83,7 @@ const screenshots = resolve(import.meta.dir, "../../docs/ui");
     await page.keyboard.press("j");
     await page.keyboard.press("Enter");
     await page.waitForURL(/\/session\//);
-    await page.goto(`${ui.origin}/session/${uiIds.docker}#turn-2`);
+    await page.goto(`${ui.origin}${base}/session/${uiIds.docker}#turn-2`);
     expect(await page.evaluate('document.querySelector(":target")?.id')).toBe("turn-2");
     expect(await page.locator("#turn-2").isVisible()).toBe(true);
     const call = page.locator("#turn-1 .tool details");

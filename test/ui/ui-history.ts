@@ -5,6 +5,7 @@
  * session file the tests append to while a page is open.
  */
 import { mkdirSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import { appendClaudeTurns, writeClaudeSession, type TestSession, type WriterState } from "../helpers/claude-writer.ts";
 
@@ -26,8 +27,11 @@ export interface UiHistory {
   appendTurn(prompt: string, response: string): void;
 }
 
-/** Write and index the history under `root` (an empty temporary folder). */
-export function prepareUiHistory(root: string): UiHistory {
+/**
+ * Write and index the history under `root` (an empty temporary folder), with `extra` sessions besides the usual ones
+ * (made from the webapp project's folder, `<root>/projects/webapp`).
+ */
+export function prepareUiHistory(root: string, extra: (webapp: string) => TestSession[] = () => []): UiHistory {
   const claudeDir = join(root, "claude");
   const now = Date.now();
   const webapp = join(root, "projects", "webapp");
@@ -100,7 +104,7 @@ export function prepareUiHistory(root: string): UiHistory {
       { prompt: "invoices round half cents the wrong way", response: "Switched to banker's rounding in invoice.ts." },
     ],
   };
-  sessions.push(archived);
+  sessions.push(archived, ...extra(webapp));
   const fileOf = (session: TestSession) =>
     join(claudeDir, "projects", session.cwd.replace(/[/.]/g, "-"), `${session.sessionId}.jsonl`);
   for (const session of sessions) writeClaudeSession(fileOf(session), session);
@@ -139,17 +143,30 @@ export function prepareUiHistory(root: string): UiHistory {
   };
 }
 
-/** A running `recall ui`: its login URL, origin and token, and how to stop it. */
+/** A running `recall ui`: its login URL, origin and token, how to log in without a browser, and how to stop it. */
 export interface RunningUi {
   loginUrl: string;
   origin: string;
   token: string;
+  /**
+   * Opens the login URL; resolves to the `name=value` of the cookie it sets (for a Cookie header) and the path the
+   * pages are under (`/<secret>`, where the login redirects).
+   */
+  login(): Promise<{ cookie: string; base: string }>;
   stop(): Promise<void>;
 }
 
-/** Start `recall ui --no-open` from source on `env`'s history; resolves once it printed its URL. */
-export async function startUi(env: Record<string, string>, extraArgs: string[] = []): Promise<RunningUi> {
-  const child = Bun.spawn([process.execPath, cli, "ui", "--no-open", ...extraArgs], {
+/**
+ * Start `recall ui` from source on `env`'s history (with `--no-open` unless `open`; `binary` runs that executable
+ * instead of the sources); resolves once it printed its URL.
+ */
+export async function startUi(
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+  options: { open?: boolean; binary?: string } = {},
+): Promise<RunningUi> {
+  const command = options.binary ? [options.binary, "ui"] : [process.execPath, cli, "ui"];
+  const child = Bun.spawn([...command, ...(options.open ? [] : ["--no-open"]), ...extraArgs], {
     env,
     stdout: "pipe",
     stderr: "pipe",
@@ -170,9 +187,29 @@ export async function startUi(env: Record<string, string>, extraArgs: string[] =
     loginUrl,
     origin: url.origin,
     token: url.searchParams.get("token") ?? "",
+    login: async () => {
+      const response = await fetch(loginUrl, { redirect: "manual" });
+      const cookie = response.headers.get("set-cookie");
+      const location = response.headers.get("location");
+      if (!cookie || !location) throw new Error(`the login URL set no cookie (HTTP ${response.status})`);
+      return { cookie: cookie.split(";")[0]!, base: location.replace(/\/$/, "") };
+    },
     stop: async () => {
       child.kill("SIGTERM");
       await child.exited;
     },
   };
+}
+
+/** One request written by hand on a socket (fetch refuses some malformed headers); resolves to the whole response. */
+export function rawRequest(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const socket = connect(port, "127.0.0.1", () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
+    socket.on("data", (chunk) => {
+      out += chunk.toString();
+    });
+    socket.on("end", () => resolve(out));
+    socket.on("error", reject);
+  });
 }

@@ -1,7 +1,10 @@
 // recall ui: the one script of every page (served as /assets/app.js; the Content-Security-Policy allows no other).
+// Every URL of the server starts with the path in <body data-base> (a per-server secret the cookie is scoped to).
 // Keys: "/" focuses the search box, j/k move through the results, Enter opens the selected one. Session pages take
 // new turns as the session grows (server-sent events from /events), the activity page draws its calendar with
 // ECharts (/assets/echarts.min.js), and copy buttons copy the resume command.
+
+const base = document.body.dataset.base ?? "";
 
 /** @param {string} selector */
 const all = (selector) => Array.from(document.querySelectorAll(selector));
@@ -76,7 +79,7 @@ if (sessionElement) {
     if (fetching) return;
     fetching = true;
     try {
-      const response = await fetch(`/session/${encodeURIComponent(id)}/turns?after=${shown}`);
+      const response = await fetch(`${base}/session/${encodeURIComponent(id)}/turns?after=${shown}`);
       if (!response.ok) return;
       const update = await response.json();
       if (update.turns > shown && update.html) {
@@ -93,13 +96,13 @@ if (sessionElement) {
       fetching = false;
     }
   };
-  const events = new EventSource("/events");
+  const events = new EventSource(`${base}/events`);
   events.addEventListener("indexed", () => void refresh());
 }
 
 // The search and activity pages say when the index changed under them (their numbers may be out of date).
 if (!sessionElement && document.body.dataset.page !== "session") {
-  const events = new EventSource("/events");
+  const events = new EventSource(`${base}/events`);
   events.addEventListener("indexed", () => {
     if (document.getElementById("index-changed")) return;
     const notice = document.createElement("p");
@@ -119,7 +122,7 @@ const chartElement = document.getElementById("activity-chart");
 if (chartElement) {
   const data = JSON.parse(document.getElementById("activity-data")?.textContent ?? "{}");
   const script = document.createElement("script");
-  script.src = "/assets/echarts.min.js";
+  script.src = `${base}/assets/echarts.min.js`;
   script.onload = () => drawActivity(chartElement, data);
   document.head.appendChild(script);
 }
@@ -174,7 +177,7 @@ function drawActivity(element, data) {
     const date = item.value?.[0];
     if (!date) return;
     const list = document.getElementById("activity-day");
-    const response = await fetch(`/activity/day?date=${encodeURIComponent(date)}`);
+    const response = await fetch(`${base}/activity/day?date=${encodeURIComponent(date)}`);
     list.innerHTML = await response.text();
     current = -1;
   });
