@@ -55,6 +55,19 @@ describe("terminal escapes from sessions (issue 9)", () => {
     expect(JSON.parse(line)).toEqual({ text: hostile });
   });
 
+  test("bidirectional overrides and isolates (Trojan Source, CVE-2021-42574) are shown as \\uNNNN (issue 37)", () => {
+    // "access = 'user' ‮ ⁦// admin⁩ ⁦" reads in a terminal or a page as if the comment came before the code.
+    const trojan = "access = 'user' \u202e \u2066// admin\u2069 \u2066";
+    expect(neutralizeControls(trojan)).toBe("access = 'user' \\u202e \\u2066// admin\\u2069 \\u2066");
+    for (const code of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069])
+      expect(neutralizeControls(`a${String.fromCharCode(code)}b`)).toBe(`a\\u${code.toString(16)}b`);
+    // Right-to-left text itself, and the marks that only hint a direction, are text.
+    expect(neutralizeControls("שלום עולם \u200f مرحبا")).toBe("שלום עולם \u200f مرحبا");
+    const line = jsonLine({ text: trojan });
+    expect(line).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(JSON.parse(line)).toEqual({ text: trojan });
+  });
+
   test("recall's own colours still work around neutralized session text", () => {
     const palette = pc.createColors(true);
     const out = highlight({ text: `${ESC}[2J wipe the docker network`, highlights: [[21, 28]] }, palette);
