@@ -9,6 +9,7 @@ import { renderPushJson } from "../render/archive.ts";
 import { createProgressBar } from "../render/progress.ts";
 import { writeOut } from "../render/terminal.ts";
 import { openArchive, parseArchiveUrl, type ArchiveUrl } from "../team-archive/connection.ts";
+import { describeCreateRights } from "../team-archive/create-rights.ts";
 import { pushToArchive } from "../team-archive/push.ts";
 import { initArchive } from "../team-archive/schema.ts";
 import type { ArchiveInitArgs, ArchivePushArgs } from "./archive.ts";
@@ -51,6 +52,8 @@ export async function archiveInit(args: ArchiveInitArgs): Promise<number> {
     await connection.close();
   }
   const saved = args.noSave ? undefined : writeSetting(context.paths, archiveUrlSetting, url.display);
+  const rights = describeCreateRights(report.createRights);
+  if (rights) warn(`recall: warning: ${rights.message}; ${rights.fix}`);
   if (args.json) {
     writeOut(`${JSON.stringify({ archive: url.display, ...report, savedTo: saved ?? null })}\n`);
     return 0;

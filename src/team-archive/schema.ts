@@ -19,6 +19,7 @@
  */
 import { ArchiveError, UsageError } from "../errors.ts";
 import type { ArchiveConnection } from "./connection.ts";
+import { type CreateRight, findCreateRights } from "./create-rights.ts";
 
 /** The schema version this build of recall writes and reads. */
 export const archiveSchemaVersion = 5;
@@ -404,6 +405,8 @@ export interface ArchiveInitReport {
   teamsCreated: string[];
   /** Whether the server has the `vector` extension (pgvector); without it the archive is keyword-only. */
   vectors: boolean;
+  /** Rights to CREATE that members could use against each other (create-rights.ts); [] when none. */
+  createRights: CreateRight[];
 }
 
 /**
@@ -440,7 +443,13 @@ export async function initArchive(connection: ArchiveConnection, teams: readonly
     for (const team of teams) if (await createTeam(connection, team)) teamsCreated.push(team);
     const vectors = await hasVectorExtension(connection);
     if (vectors) await ensureVectorTables(connection);
-    return { applied, version: archiveSchemaVersion, teamsCreated, vectors };
+    return {
+      applied,
+      version: archiveSchemaVersion,
+      teamsCreated,
+      vectors,
+      createRights: await findCreateRights(connection),
+    };
   });
 }
 
