@@ -21,38 +21,66 @@ export interface ArchiveUrl {
   hasPassword: boolean;
 }
 
+const urlHint = "give it as postgresql://user@host:5432/database (the password in PGPASSWORD or ~/.pgpass)";
+
+/** Query parameters that carry a secret in libpq's URI form (`password`, and `sslpassword` for the client key). */
+const secretParameters = ["password", "sslpassword"];
+
 /**
  * Read an archive URL: `postgres://` or `postgresql://` (libpq's URI form); a libpq `key=value` string is refused with
- * the URI form as the hint.
- * @throws UsageError for anything else, or a URL that does not parse
+ * the URI form as the hint. A password may be in the URL (`user:password@`, or `?password=`): it is kept for the
+ * connection and left out of `display`. Messages never show it, even for a URL that does not parse
+ * ({@link maskPassword}).
+ * @throws UsageError for anything else: a URL that does not parse, has no `//host` part, or holds a `%` not followed
+ *         by two hex digits in the user, password or database (pg decodes them with decodeURIComponent)
  */
 export function parseArchiveUrl(text: string): ArchiveUrl {
-  let url: URL;
+  const trimmed = text.trim();
+  let url: URL | undefined;
   try {
-    url = new URL(text.trim());
+    url = new URL(trimmed);
   } catch {
-    throw new UsageError(
-      `not a PostgreSQL URL: ${maskPassword(text)}`,
-      "give it as postgresql://user@host:5432/database (the password in PGPASSWORD or ~/.pgpass)",
-    );
+    url = undefined;
   }
-  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
-    throw new UsageError(
-      `not a PostgreSQL URL: ${maskPassword(text)}`,
-      "give it as postgresql://user@host:5432/database (the password in PGPASSWORD or ~/.pgpass)",
-    );
-  }
-  const hasPassword = url.password !== "";
+  // without `//`, WHATWG's URL reads `postgresql:user:password@host` as an opaque path with no user and no password
+  if (url === undefined || !/^postgres(?:ql)?:\/\//i.test(trimmed))
+    throw new UsageError(`not a PostgreSQL URL: ${maskPassword(trimmed)}`, urlHint);
+  for (const part of [url.username, url.password, url.pathname])
+    try {
+      decodeURIComponent(part);
+    } catch {
+      throw new UsageError(
+        `the archive URL has a % that is not followed by two hex digits: ${maskPassword(trimmed)}`,
+        "write a % in the user, password or database as %25, or put the password in PGPASSWORD or ~/.pgpass",
+      );
+    }
+  const hasPassword = url.password !== "" || secretParameters.some((name) => url.searchParams.has(name));
   const connect = new URL(url);
   if (!connect.searchParams.has("uselibpqcompat")) connect.searchParams.set("uselibpqcompat", "true");
   const display = new URL(url);
   display.password = "";
+  for (const name of secretParameters) display.searchParams.delete(name);
   return { connectionString: connect.toString(), display: display.toString(), hasPassword };
 }
 
-/** `text` with the password of a URL in it replaced by `***` (for messages). */
+/**
+ * `text` with any password in it replaced by `***`, for messages. Whatever does not parse is masked generously: a
+ * password may hold spaces, `@`, `:`, `/` or `%`.
+ *   `postgresql://bob:pa ss@w@rd@ho st/db` → `postgresql://bob:***@ho st/db` (up to the last `@`)
+ *   `postgresql://bob:secret`              → `postgresql://bob:***` (no `@`: a port is digits, anything else hidden)
+ *   `host=db password='a b' user=bob`      → `host=db password=*** user=bob`
+ *   `…/db?sslmode=require&password=x`      → `…/db?sslmode=require&password=***`
+ */
 export function maskPassword(text: string): string {
-  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/, "$1***@");
+  // a password=… value runs to the next `key=` or `&` (quoted or not: a stray quote must not end the mask early)
+  const keyValues = text.replace(/(\b\w*password\s*=)[\s\S]*?(?=\s+\w+\s*=|&|$)/gi, "$1***");
+  const start = /[a-z][a-z0-9+.-]*:(?:\/\/)?[^:@/?#\s]*:/i.exec(keyValues);
+  if (!start) return keyValues;
+  const head = keyValues.slice(0, start.index + start[0].length);
+  const rest = keyValues.slice(head.length);
+  const at = rest.lastIndexOf("@");
+  if (at >= 0) return `${head}***${rest.slice(at)}`;
+  return /^\d*(?:[/?#\s]|$)/.test(rest) ? keyValues : `${head}***`;
 }
 
 /** An open connection to the archive. */
