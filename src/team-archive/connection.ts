@@ -8,6 +8,7 @@
  * (`ps` would show it) and never writes one to its settings file.
  * Every failure becomes one ArchiveError line naming the server (never the password).
  */
+import { accessSync, constants, statSync } from "node:fs";
 import pg from "pg";
 import { ArchiveError, UsageError } from "../errors.ts";
 
@@ -107,11 +108,17 @@ export async function openArchive(
   url: ArchiveUrl,
   options: { applicationName?: string } = {},
 ): Promise<ArchiveConnection> {
-  const client = new pg.Client({
-    connectionString: url.connectionString,
-    connectionTimeoutMillis: connectTimeoutMs,
-    application_name: options.applicationName ?? "recall",
-  });
+  let client: pg.Client;
+  try {
+    // pg reads sslrootcert, sslcert and sslkey here, so a missing file throws here
+    client = new pg.Client({
+      connectionString: url.connectionString,
+      connectionTimeoutMillis: connectTimeoutMs,
+      application_name: options.applicationName ?? "recall",
+    });
+  } catch (error) {
+    throw unreadableFile(url) ?? archiveErrorOf(error, url);
+  }
   client.on("error", () => {}); // a dropped connection surfaces as the failing query's error
   try {
     await client.connect();
@@ -157,9 +164,20 @@ export function archiveErrorOf(error: unknown, url: ArchiveUrl): ArchiveError {
   const where = url.display;
   const code = (error as { code?: unknown }).code;
   const message = maskPassword(error instanceof Error ? error.message : String(error)).split("\n")[0]!;
-  if (typeof code === "string" && authStates.has(code)) {
+  // pg's SCRAM client says this when it has no password to answer the server's challenge (pg 8, sasl.js)
+  if (/^SASL: .*password must be a string/.test(message)) {
+    return new ArchiveError("ARCHIVE_AUTH", `the archive at ${where} asks for a password, and none was given`, {
+      hint: "put it in PGPASSWORD, or in ~/.pgpass (mode 0600; PGPASSFILE names another file) as host:port:database:user:password",
+      cause: error,
+    });
+  }
+  if ((typeof code === "string" && authStates.has(code)) || /^SASL: /.test(message)) {
     return new ArchiveError("ARCHIVE_AUTH", `the archive at ${where} refused the login: ${message}`, {
-      hint: "check the user, and the password in PGPASSWORD or ~/.pgpass (mode 0600); an admin may need to add the role",
+      hint: /no encryption/.test(message)
+        ? "it takes only encrypted connections from here: add ?sslmode=verify-full&sslrootcert=<the server's CA file> to the URL"
+        : /no pg_hba\.conf entry/.test(message)
+          ? "ask the archive's admin to allow this host, user and database in pg_hba.conf"
+          : "check the user, and the password in PGPASSWORD or ~/.pgpass (mode 0600); an admin may need to add the role",
       cause: error,
     });
   }
@@ -191,9 +209,42 @@ export function archiveErrorOf(error: unknown, url: ArchiveUrl): ArchiveError {
     return new ArchiveError("ARCHIVE_UNREACHABLE", `cannot reach the archive at ${where}: ${message || String(code)}`, {
       hint: tls
         ? "check sslmode and sslrootcert in the URL (verify-full needs the server's CA)"
-        : "check the host and port, and that the server runs and accepts TCP connections",
+        : /does not support SSL/.test(message)
+          ? "the server offers no TLS: ask its admin to turn ssl on (leave sslmode out only on a network you trust)"
+          : "check the host and port, and that the server runs and accepts TCP connections",
       cause: error,
     });
   }
   return new ArchiveError("ARCHIVE_FAILED", `the archive at ${where} failed: ${message}`, { cause: error });
+}
+
+/** The URL's settings that name a file pg reads when the client is made (libpq's names), in the order pg reads them. */
+const fileSettings = ["sslcert", "sslkey", "sslrootcert"];
+
+/**
+ * An ArchiveError naming the setting and the path of the first file the URL names (sslcert, sslkey, sslrootcert) that
+ * cannot be read: missing, a folder, or not readable; undefined when every one can be.
+ */
+function unreadableFile(url: ArchiveUrl): ArchiveError | undefined {
+  const parameters = new URL(url.connectionString).searchParams;
+  for (const setting of fileSettings) {
+    const path = parameters.get(setting);
+    if (!path) continue;
+    let why: string | undefined;
+    try {
+      if (statSync(path).isDirectory()) why = "it is a folder";
+      else accessSync(path, constants.R_OK);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : String(code);
+    }
+    if (why === undefined) continue;
+    return new ArchiveError("ARCHIVE_UNREACHABLE", `cannot read ${setting} ${path} of the archive URL: ${why}`, {
+      hint:
+        setting === "sslrootcert"
+          ? "give sslrootcert the path of the server's CA certificate (PEM), or leave it out for a server whose certificate a public CA signed"
+          : `fix the path in ${setting}, or the file's permissions`,
+    });
+  }
+  return undefined;
 }
