@@ -6,7 +6,8 @@
  * environment, and the password from the URL, PGPASSWORD or ~/.pgpass (PGPASSFILE; pg reads it through its `pgpass`
  * module, which ignores a file readable by group or others, as libpq does). recall never takes a password as a flag
  * (`ps` would show it) and never writes one to its settings file.
- * Every failure becomes one ArchiveError line naming the server (never the password).
+ * Every failure becomes one ArchiveError line naming the server (never the password). Every connection pins its
+ * search_path to pg_catalog (issue 37, {@link pinnedSearchPath}).
  */
 import { accessSync, constants, statSync } from "node:fs";
 import pg from "pg";
@@ -122,6 +123,10 @@ export async function openArchive(
   client.on("error", () => {}); // a dropped connection surfaces as the failing query's error
   try {
     await client.connect();
+    // recall's statements call functions such as unnest(text[]) and cardinality(integer[]) by their short names: with
+    // the default path (`"$user", public`), a member who may CREATE in `public` could define a closer match that this
+    // connection would run with its role's rights (issue 37). Every recall table is named with its schema.
+    await client.query(`SET search_path = ${pinnedSearchPath}`);
   } catch (error) {
     await client.end().catch(() => {});
     throw archiveErrorOf(error, url);
@@ -151,6 +156,14 @@ export async function openArchive(
   };
   return connection;
 }
+
+/**
+ * The search path of every recall function (schema.ts) and of every connection recall opens: pg_catalog first and
+ * pg_temp last, so no schema a member may create in comes before the catalog (PostgreSQL docs, "Writing SECURITY
+ * DEFINER Functions Safely"). pg_temp is never searched for functions or operators, and listed last it cannot shadow a
+ * relation either.
+ */
+export const pinnedSearchPath = "pg_catalog, pg_temp";
 
 /** SQLSTATEs of a refused login (PostgreSQL Appendix A, class 28) and of a refused action (42501, and RLS's 42501). */
 const authStates = new Set(["28P01", "28000"]);

@@ -18,7 +18,7 @@
  * init owns the tables (and, as owner, is not bound by RLS: keep it for administration).
  */
 import { ArchiveError, UsageError } from "../errors.ts";
-import type { ArchiveConnection } from "./connection.ts";
+import { type ArchiveConnection, pinnedSearchPath } from "./connection.ts";
 import { type CreateRight, findCreateRights } from "./create-rights.ts";
 
 /** The schema version this build of recall writes and reads. */
@@ -342,13 +342,6 @@ UPDATE recall.sessions SET content_hash = '';
 `;
 
 /**
- * The search path of every recall function: pg_catalog first and pg_temp last, so no schema a member may create in
- * comes before the catalog (PostgreSQL docs, "Writing SECURITY DEFINER Functions Safely"). pg_temp is never searched
- * for functions or operators, and listed last it cannot shadow a relation either.
- */
-export const pinnedSearchPath = "pg_catalog, pg_temp";
-
-/**
  * Version 5 (issue 37): nothing a member can define runs inside recall's functions. A row-level security policy binds
  * its own operators and functions when it is created, but the functions it calls are parsed when they run, with the
  * caller's search_path: recall.my_teams() called `array_agg` and `pg_has_role` unqualified. Where a member may CREATE
@@ -419,8 +412,6 @@ export interface ArchiveInitReport {
 export async function initArchive(connection: ArchiveConnection, teams: readonly string[]): Promise<ArchiveInitReport> {
   for (const team of teams) checkTeamName(team);
   return connection.transaction(async () => {
-    // What init creates binds its names now (a policy's operators, a table's types): never to a member's objects.
-    await connection.query(`SET LOCAL search_path = ${pinnedSearchPath}`);
     await connection.query("SELECT pg_advisory_xact_lock(hashtext('recall archive migrations'))");
     const current = await archiveVersion(connection);
     if (current > archiveSchemaVersion)
@@ -524,10 +515,8 @@ async function createTeam(connection: ArchiveConnection, name: string): Promise<
  * {@link ensureVectorMatching}'s.
  */
 async function ensureVectorTables(connection: ArchiveConnection): Promise<void> {
-  // created where the owner's own search_path says (pgvector's control file names no schema), then pinned again
-  await connection.query("RESET search_path");
-  await connection.query("CREATE EXTENSION IF NOT EXISTS vector");
-  await connection.query(`SET LOCAL search_path = ${pinnedSearchPath}`);
+  // pgvector's control file names no schema, and this connection's path holds none to create in (connection.ts)
+  await connection.query("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public");
   const [schema] = await connection.query<{ name: string }>(
     "SELECT pg_catalog.quote_ident(n.nspname) AS name FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
   );

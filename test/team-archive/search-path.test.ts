@@ -3,11 +3,13 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { deleteArchivedCopies } from "../../src/team-archive/forget.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { archiveMigrations, archiveSchemaVersion, initArchive } from "../../src/team-archive/schema.ts";
+import { searchArchive } from "../../src/team-archive/search.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 
@@ -32,11 +34,23 @@ const connect = async (user: string, password: string) => {
   return connection;
 };
 
+/** An attacker's own connection: plain pg with the server's default search_path (`"$user", public`), not recall's. */
+async function connectRaw(user: string, password: string, database = "postgres") {
+  const client = new pg.Client({ connectionString: server.url({ user, password, database }) });
+  await client.connect();
+  raw.push(client);
+  return {
+    query: async <Row extends pg.QueryResultRow>(sql: string) => (await client.query<Row>(sql)).rows,
+  };
+}
+const raw: pg.Client[] = [];
+
 /**
  * Bob's traps, each in `public` and each logging who ran it into public.ran (bob's table, open to inserts by anyone):
  * an aggregate array_agg(text) that claims every team (a closer match for text than pg_catalog's anynonarray one), a
- * pg_has_role(name, name, text) that says yes, an array_agg(integer), and operators || on integer arrays and = on
- * text and bigint that log.
+ * pg_has_role(name, name, text) that says yes, an array_agg(integer), operators || on integer arrays and = on text and
+ * bigint that log, and unnest(text[]) and unnest(bigint[]) (closer matches than pg_catalog's unnest(anyarray), which
+ * recall's own statements call) and cardinality(integer[]) that log and return what pg_catalog's would.
  */
 const traps = `
 CREATE TABLE public.ran (who name NOT NULL, what text NOT NULL);
@@ -58,6 +72,12 @@ CREATE OPERATOR public.= (LEFTARG = text, RIGHTARG = text, FUNCTION = public.tex
 CREATE FUNCTION public.bigint_equal(bigint, bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN INSERT INTO public.ran VALUES (current_user, '= bigint'); RETURN true; END $$;
 CREATE OPERATOR public.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = public.bigint_equal);
+CREATE FUNCTION public.unnest(text[]) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.ran VALUES (current_user, 'unnest(text[])'); RETURN QUERY SELECT * FROM pg_catalog.unnest($1); END $$;
+CREATE FUNCTION public.cardinality(integer[]) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.ran VALUES (current_user, 'cardinality(integer[])'); RETURN pg_catalog.cardinality($1); END $$;
+CREATE FUNCTION public.unnest(bigint[]) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.ran VALUES (current_user, 'unnest(bigint[])'); RETURN QUERY SELECT * FROM pg_catalog.unnest($1); END $$;
 `;
 
 /** A session row of team `team`, as a member would insert it by hand. */
@@ -93,41 +113,51 @@ describe.skipIf(skipReason !== undefined)("the team archive under a writable pub
     const alice = await connect("alice", "alice-secret");
     const pushed = await pushToArchive(db, alice, { origin: { machine: "laptop", osUser: "alice" } });
     expect(pushed.sent).toBe(sessions);
-    const bob = await connect("bob", "bob-secret");
+    const bob = await connectRaw("bob", "bob-secret");
     await bob.query(traps);
   }, 120_000);
 
   afterAll(async () => {
     for (const connection of open) await connection.close();
+    for (const client of raw) await client.end();
     await server?.stop();
     db?.close();
     rmSync(work, { recursive: true, force: true });
   });
 
   test("bob's public.array_agg(text) gets him none of alpha's rows, and no insert into alpha", async () => {
-    const bob = await connect("bob", "bob-secret");
+    const bob = await connectRaw("bob", "bob-secret");
     for (const table of ["sessions", "turns", "documents", "batches", "postings"]) {
       const [row] = await bob.query<{ n: number }>(`SELECT count(*)::int AS n FROM recall.${table}`);
       expect({ table, n: row!.n }).toEqual({ table, n: 0 });
     }
-    await expect(bob.query(forgedSession("alpha"))).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
+    await expect(bob.query(forgedSession("alpha"))).rejects.toMatchObject({ code: "42501" });
   });
 
   test("with public first on his own search_path, bob's pg_has_role and = get him nothing of alpha either", async () => {
-    const bob = await connect("bob", "bob-secret");
+    const bob = await connectRaw("bob", "bob-secret");
     await bob.query("SET search_path = public, pg_catalog");
     const [row] = await bob.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.sessions");
     expect(row!.n).toBe(0);
     const [teams] = await bob.query<{ teams: string[] }>("SELECT recall.my_teams() AS teams");
     expect(teams!.teams).toEqual(["beta"]);
-    await expect(bob.query(forgedSession("alpha"))).rejects.toMatchObject({ code: "ARCHIVE_REFUSED" });
+    await expect(bob.query(forgedSession("alpha"))).rejects.toMatchObject({ code: "42501" });
   });
 
   test("alice reading, pushing and forgetting runs none of bob's code (it would run with her rights)", async () => {
     const alice = await connect("alice", "alice-secret");
     const [row] = await alice.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.sessions");
     expect(row!.n).toBe(sessions);
-    const pushed = await pushToArchive(db, alice, { origin: { machine: "desk", osUser: "alice" } });
+    // an id-like word is also searched as a prefix: unnest(text[]) of the prefixes
+    const found = await searchArchive(alice, {
+      query: "secret number 1 aaaa4000",
+      level: "session",
+      filters: {},
+      limit: 5,
+    });
+    expect(found.results.length).toBeGreaterThan(0);
+    // small batches: the push merges them (compact.ts reads cardinality(removed))
+    const pushed = await pushToArchive(db, alice, { origin: { machine: "desk", osUser: "alice" }, batchSessions: 1 });
     expect(pushed.sent).toBe(sessions);
     // forget deletes documents: the statement trigger that keeps the batches' counts runs as alice
     expect(await deleteArchivedCopies(alice, [{ source: "claude-code", sessionId: idOf(0) }])).toBe(2);
@@ -144,7 +174,6 @@ describe.skipIf(skipReason !== undefined)("the team archive under a writable pub
 
   test("an archive of schema version 4 is open to the attack until init upgrades it", async () => {
     await server.admin("CREATE DATABASE older");
-    const url = (user: string, password: string) => server.url({ user, password, database: "older" });
     const admin = await openArchive(parseArchiveUrl(server.url({ database: "older" })));
     open.push(admin);
     await admin.query("GRANT CREATE ON SCHEMA public TO PUBLIC");
@@ -164,8 +193,7 @@ describe.skipIf(skipReason !== undefined)("the team archive under a writable pub
         .replace("(team,", "(pushed_by, team,")
         .replace("VALUES ('alpha'", "VALUES ('alice', 'alpha'"),
     );
-    const bob = await openArchive(parseArchiveUrl(url("bob", "bob-secret")));
-    open.push(bob);
+    const bob = await connectRaw("bob", "bob-secret", "older");
     await bob.query(traps);
     const alphaSeen = async () =>
       (await bob.query<{ n: number }>("SELECT count(*)::int AS n FROM recall.sessions WHERE team = 'alpha'"))[0]!.n;
@@ -173,7 +201,7 @@ describe.skipIf(skipReason !== undefined)("the team archive under a writable pub
     expect(await initArchive(admin, [])).toMatchObject({ applied: [5], version: archiveSchemaVersion });
     expect(await alphaSeen()).toBe(0);
     await expect(bob.query(forgedSession("alpha").replace("forged-alpha", "forged-again"))).rejects.toMatchObject({
-      code: "ARCHIVE_REFUSED",
+      code: "42501",
     });
   });
 
