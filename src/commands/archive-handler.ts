@@ -9,6 +9,7 @@ import { renderPushJson } from "../render/archive.ts";
 import { createProgressBar } from "../render/progress.ts";
 import { writeOut } from "../render/terminal.ts";
 import { openArchive, parseArchiveUrl, type ArchiveUrl } from "../team-archive/connection.ts";
+import { describeCreateRights } from "../team-archive/create-rights.ts";
 import { pushToArchive } from "../team-archive/push.ts";
 import { initArchive } from "../team-archive/schema.ts";
 import type { ArchiveInitArgs, ArchivePushArgs } from "./archive.ts";
@@ -30,7 +31,8 @@ export function archiveUrlOf(given: string | undefined, context: HistoryContext)
  * @throws UsageError when neither names an archive, or the URL is not a PostgreSQL URL
  */
 export function archiveUrlFromPaths(given: string | undefined, paths: RecallPaths): ArchiveUrl {
-  const value = given ?? loadEnvWithDotEnv(process.env, paths)[archiveUrlSetting];
+  if (given !== undefined) return archiveUrlFromArguments(given);
+  const value = loadEnvWithDotEnv(process.env, paths)[archiveUrlSetting];
   if (!value)
     throw new UsageError(
       "no team archive is set up",
@@ -39,9 +41,28 @@ export function archiveUrlFromPaths(given: string | undefined, paths: RecallPath
   return parseArchiveUrl(value);
 }
 
+let warnedAboutPassword = false;
+
+/**
+ * An archive URL given on the command line, parsed; when it holds a password, a warning on stderr (once a process)
+ * that other local users see it in `ps` (a process's arguments are world-readable in /proc/PID/cmdline, unlike its
+ * environment), naming PGPASSWORD and ~/.pgpass as the places for it.
+ * @throws UsageError when it is not a PostgreSQL URL
+ */
+function archiveUrlFromArguments(given: string): ArchiveUrl {
+  const url = parseArchiveUrl(given);
+  if (url.hasPassword && !warnedAboutPassword) {
+    warnedAboutPassword = true;
+    warn(
+      "recall: warning: the archive URL on the command line holds a password, which other users of this machine can read in `ps`; put it in PGPASSWORD or ~/.pgpass (PGPASSFILE) instead",
+    );
+  }
+  return url;
+}
+
 /** `recall archive init <url> [--team NAME]…`. */
 export async function archiveInit(args: ArchiveInitArgs): Promise<number> {
-  const url = parseArchiveUrl(args.url);
+  const url = archiveUrlFromArguments(args.url);
   const context = resolveHistory(args);
   const connection = await openArchive(url);
   let report: Awaited<ReturnType<typeof initArchive>>;
@@ -51,6 +72,8 @@ export async function archiveInit(args: ArchiveInitArgs): Promise<number> {
     await connection.close();
   }
   const saved = args.noSave ? undefined : writeSetting(context.paths, archiveUrlSetting, url.display);
+  const rights = describeCreateRights(report.createRights);
+  if (rights) warn(`recall: warning: ${rights.message}; ${rights.fix}`);
   if (args.json) {
     writeOut(`${JSON.stringify({ archive: url.display, ...report, savedTo: saved ?? null })}\n`);
     return 0;

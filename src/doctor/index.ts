@@ -20,6 +20,7 @@ import {
   type CheckResult,
 } from "./checks.ts";
 import { checkCleanupPeriod, claudeSettingsPaths } from "./cleanup-period.ts";
+import { checkTeamArchive } from "./team-archive.ts";
 
 export type { CheckResult, CheckStatus } from "./checks.ts";
 export {
@@ -51,7 +52,7 @@ export interface DoctorOptions {
 
 /**
  * Runs the checks: sources, folders, index, snapshot (when an index exists), vectors (when the index is intact),
- * model or endpoint, cleanup.
+ * model or endpoint, the team archive (when RECALL_ARCHIVE_URL is set), cleanup.
  * @returns one result per check, in report order; never throws for a failing check
  */
 export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
@@ -77,6 +78,9 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     else if (config?.kind === "remote" && (!offline || isLoopbackUrl(config.url)))
       results.push(await checkEndpoint(config, options.endpointTimeoutMs));
     if (config) results.push(checkCalibration(config));
+    // as `search --archive`, under RECALL_OFFLINE=1 too: it forbids downloads, and the archive is the user's own server
+    const archive = await checkTeamArchive(env);
+    if (archive) results.push(archive);
     results.push(
       checkCleanupPeriod({
         claudeContainers: scanned["claude-code"].containers,

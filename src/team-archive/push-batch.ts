@@ -11,7 +11,13 @@ import type { PreparedTurn } from "../index/write/writer.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import type { DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
 import { insertPostingLists, type PostingEntries } from "./posting-lists.ts";
-import { type BatchVector, readBatchVectors, type VectorSide, writeBatchVectors } from "./push-vectors.ts";
+import {
+  type BatchVector,
+  readBatchVectors,
+  type VectorSide,
+  type VectorTarget,
+  writeBatchVectors,
+} from "./push-vectors.ts";
 
 /** A local session row as pushed (sessions table, with the title the listing shows). */
 export interface LocalSession {
@@ -107,7 +113,7 @@ export async function sendBatch(
   origin: { machine: string; osUser: string },
   batch: PreparedBatch,
   hashes: ReadonlyMap<number, string>,
-  vectorModel: number | undefined,
+  vectorTarget: VectorTarget | undefined,
 ): Promise<BatchCounts> {
   const { sessions } = batch;
   const ids = await connection.query<{ id: string; source: string; session_id: string }>(
@@ -201,7 +207,9 @@ export async function sendBatch(
     (d) => archiveDocument.get(`${archiveIdOf.get(d.session_rowid)}:${d.level}:${d.turn_number}`)!,
   );
   const vectors =
-    vectorModel === undefined ? 0 : await writeBatchVectors(connection, team, vectorModel, batch.vectors, documentIds);
+    vectorTarget === undefined
+      ? 0
+      : await writeBatchVectors(connection, team, vectorTarget, batch.vectors, documentIds);
   return { turns: batch.turns.length, documents: documents.length, vectors };
 }
 

@@ -21,6 +21,8 @@ export interface VectorSide {
   fingerprint: string;
   /** recall.embedding_models.id of the model. */
   modelId: number;
+  /** pgvector's type by its qualified name (`public.vector`): connections pin search_path to pg_catalog (issue 37). */
+  vectorType: string;
   stores: Record<VectorLevelName, VectorStore>;
   close(): void;
 }
@@ -47,10 +49,12 @@ export async function openVectorSide(
   const fingerprint = readMeta(db, embedFingerprintKey);
   const dims = fingerprint ? dimsOfFingerprint(fingerprint) : undefined;
   if (!fingerprint || dims === undefined) return undefined;
-  const [table] = await connection.query<{ found: boolean }>(
-    "SELECT to_regclass('recall.chunk_vectors') IS NOT NULL AS found",
+  // no row without recall.chunk_vectors; format_type names the type with its schema, which is not on the path
+  const [column] = await connection.query<{ type: string }>(
+    `SELECT pg_catalog.format_type(a.atttypid, NULL) AS type FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = pg_catalog.to_regclass('recall.chunk_vectors') AND a.attname = 'embedding'`,
   );
-  if (!table?.found) return undefined;
+  if (!column) return undefined;
   const [model] = await connection.query<{ id: number }>("SELECT recall.register_model($1, $2) AS id", [
     fingerprint,
     dims,
@@ -61,6 +65,7 @@ export async function openVectorSide(
   return {
     fingerprint,
     modelId: model!.id,
+    vectorType: column.type,
     stores,
     close: () => {
       for (const store of Object.values(stores)) store.close();
@@ -95,6 +100,9 @@ export function readBatchVectors(
   return rows;
 }
 
+/** Where a push writes chunk vectors: the model's id and pgvector's type in the archive (from {@link VectorSide}). */
+export type VectorTarget = Pick<VectorSide, "modelId" | "vectorType">;
+
 /**
  * Write a batch's chunk vectors, their documents now archive ids `archiveIds` (by batch index).
  * @returns the number of vectors written
@@ -103,18 +111,18 @@ export function readBatchVectors(
 export async function writeBatchVectors(
   connection: ArchiveConnection,
   team: string,
-  modelId: number,
+  side: VectorTarget,
   vectors: readonly BatchVector[],
   archiveIds: readonly string[],
 ): Promise<number> {
   if (vectors.length === 0) return 0;
   await connection.query(
     `INSERT INTO recall.chunk_vectors (document, team, model, chunk, embedding)
-     SELECT v.document, $1, $2, v.chunk, v.embedding::vector FROM unnest($3::bigint[], $4::integer[], $5::text[])
+     SELECT v.document, $1, $2, v.chunk, v.embedding::${side.vectorType} FROM unnest($3::bigint[], $4::integer[], $5::text[])
        AS v(document, chunk, embedding)`,
     [
       team,
-      modelId,
+      side.modelId,
       vectors.map((row) => archiveIds[row.document]),
       vectors.map((row) => row.chunk),
       vectors.map((row) => `[${Array.from(row.vector).join(",")}]`),

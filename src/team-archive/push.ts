@@ -127,7 +127,7 @@ export async function pushToArchive(
   let sent = 0;
   options.onProgress?.(0, toSend.length);
   const send = async (on: ArchiveConnection, prepared: PreparedBatch) => {
-    const written = await on.transaction(() => sendBatch(on, team, origin, prepared, hashes, vectorSide?.modelId));
+    const written = await on.transaction(() => sendBatch(on, team, origin, prepared, hashes, vectorSide));
     totals.turns += written.turns;
     totals.documents += written.documents;
     totals.vectors += written.vectors;

@@ -8,7 +8,8 @@
  * each session, as the local index builds it), and since version 3 the keyword index: batches and postings, written
  * by the pusher with FTS5's own tokens so that the archive ranks by the local index's BM25 (keyword-rank.ts). Versions
  * 1 and 2 had a generated `tsvector` with a GIN index instead; version 3 replaces it (see there why), and version 4
- * stores each posting list as bytes that the searching client ranks (see there why).
+ * stores each posting list as bytes that the searching client ranks (see there why). Version 5 pins the search path
+ * of every function (issue 37; see there why).
  *
  * Teams and row-level security: a team is a NOLOGIN role `recall_team_<name>` listed in recall.teams; a member is any
  * login role granted it. Every table has RLS: a role reads the rows of its teams, and inserts, updates or deletes only
@@ -17,10 +18,11 @@
  * init owns the tables (and, as owner, is not bound by RLS: keep it for administration).
  */
 import { ArchiveError, UsageError } from "../errors.ts";
-import type { ArchiveConnection } from "./connection.ts";
+import { type ArchiveConnection, pinnedSearchPath } from "./connection.ts";
+import { type CreateRight, findCreateRights } from "./create-rights.ts";
 
 /** The schema version this build of recall writes and reads. */
-export const archiveSchemaVersion = 4;
+export const archiveSchemaVersion = 5;
 
 /** Role every team role is granted: the privileges on the recall schema (rows still filtered by RLS). */
 export const memberRole = "recall_member";
@@ -339,12 +341,52 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON recall.postings TO ${memberRole};
 UPDATE recall.sessions SET content_hash = '';
 `;
 
+/**
+ * Version 5 (issue 37): nothing a member can define runs inside recall's functions. A row-level security policy binds
+ * its own operators and functions when it is created, but the functions it calls are parsed when they run, with the
+ * caller's search_path: recall.my_teams() called `array_agg` and `pg_has_role` unqualified. Where a member may CREATE
+ * in a schema on the path (`public` before PostgreSQL 15), an aggregate `public.array_agg(text)` matches a text
+ * argument more closely than pg_catalog's `array_agg(anynonarray)`, so it was chosen: it claimed every team, and the
+ * member read and wrote all of them; run by another member's search, it ran with that member's rights. The statement
+ * trigger had the same hole (`array_agg(integer)`, `integer[] || integer[]`). Every function now pins its search_path
+ * ({@link pinnedSearchPath}) and calls pg_catalog's functions by their qualified names; the policies are unchanged.
+ */
+const version5 = `
+CREATE OR REPLACE FUNCTION recall.my_teams() RETURNS text[] LANGUAGE sql STABLE SET search_path = ${pinnedSearchPath} AS $$
+  SELECT coalesce(pg_catalog.array_agg(t.name), '{}') FROM recall.teams t
+  WHERE pg_catalog.pg_has_role(current_user, t.role, 'MEMBER')
+$$;
+CREATE OR REPLACE FUNCTION recall.session_teams() RETURNS text[] LANGUAGE sql STABLE SECURITY DEFINER
+  SET search_path = ${pinnedSearchPath} AS $$
+  SELECT coalesce(pg_catalog.array_agg(t.name), '{}') FROM recall.teams t
+  WHERE pg_catalog.pg_has_role(session_user, t.role, 'MEMBER')
+$$;
+ALTER FUNCTION recall.refresh_statistics() SET search_path = ${pinnedSearchPath};
+CREATE OR REPLACE FUNCTION recall.documents_deleted() RETURNS trigger LANGUAGE plpgsql
+  SET search_path = ${pinnedSearchPath} AS $$
+BEGIN
+  -- one deleting transaction of a batch at a time, batches locked in id order (no deadlock between two of them)
+  PERFORM 1 FROM recall.batches b WHERE b.id IN (SELECT g.batch FROM gone g) ORDER BY b.id FOR UPDATE;
+  UPDATE recall.batches b SET documents = b.documents - r.documents, tokens = b.tokens - r.tokens,
+      removed = pg_catalog.array_cat(b.removed, r.positions)
+    FROM (
+      SELECT g.batch, pg_catalog.count(*)::integer AS documents, pg_catalog.sum(g.length)::bigint AS tokens,
+        pg_catalog.array_agg(g.position ORDER BY g.position) AS positions
+      FROM gone g WHERE g.batch IS NOT NULL GROUP BY g.batch
+    ) AS r
+    WHERE b.id = r.batch;
+  DELETE FROM recall.batches b WHERE b.documents <= 0 AND b.id IN (SELECT g.batch FROM gone g);
+  RETURN NULL;
+END $$;
+`;
+
 /** The migrations, in order: SQL run as the database owner. Append; never edit a released one. */
 export const archiveMigrations: readonly string[] = [
   version1 + ["sessions", "turns", "documents"].map(rowPolicies).join("") + memberGrants,
   version2,
   version3,
   version4,
+  version5,
 ];
 
 /** What {@link initArchive} did. */
@@ -356,6 +398,8 @@ export interface ArchiveInitReport {
   teamsCreated: string[];
   /** Whether the server has the `vector` extension (pgvector); without it the archive is keyword-only. */
   vectors: boolean;
+  /** Rights to CREATE that members could use against each other (create-rights.ts); [] when none. */
+  createRights: CreateRight[];
 }
 
 /**
@@ -390,7 +434,13 @@ export async function initArchive(connection: ArchiveConnection, teams: readonly
     for (const team of teams) if (await createTeam(connection, team)) teamsCreated.push(team);
     const vectors = await hasVectorExtension(connection);
     if (vectors) await ensureVectorTables(connection);
-    return { applied, version: archiveSchemaVersion, teamsCreated, vectors };
+    return {
+      applied,
+      version: archiveSchemaVersion,
+      teamsCreated,
+      vectors,
+      createRights: await findCreateRights(connection),
+    };
   });
 }
 
@@ -461,14 +511,14 @@ async function createTeam(connection: ArchiveConnection, name: string): Promise<
 /**
  * The vector side, created by init when the server offers pgvector (idempotent, outside the versioned migrations:
  * an archive gains it when pgvector is installed later and init runs again). One table holds every model's chunk
- * vectors (`vector` without a fixed width); recall.register_model(fingerprint, dimensions) records a model and
- * creates its HNSW index (cosine) on `embedding::vector(d)` for that model's rows. It runs as the owner (SECURITY
- * DEFINER, search_path pinned) because members may not create indexes; it takes only a text and an integer.
+ * vectors (`vector` without a fixed width), with row-level security; the owner's functions over it are
+ * {@link ensureVectorMatching}'s.
  */
 async function ensureVectorTables(connection: ArchiveConnection): Promise<void> {
-  await connection.query("CREATE EXTENSION IF NOT EXISTS vector");
+  // pgvector's control file names no schema, and this connection's path holds none to create in (connection.ts)
+  await connection.query("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public");
   const [schema] = await connection.query<{ name: string }>(
-    "SELECT n.nspname AS name FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
+    "SELECT pg_catalog.quote_ident(n.nspname) AS name FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
   );
   const vectorSchema = schema?.name ?? "public";
   const [exists] = await connection.query<{ found: boolean }>(
@@ -492,24 +542,6 @@ async function ensureVectorTables(connection: ArchiveConnection): Promise<void> 
       PRIMARY KEY (document, model, chunk),
       FOREIGN KEY (document, team, pushed_by) REFERENCES recall.documents (id, team, pushed_by) ON DELETE CASCADE
     );
-    CREATE FUNCTION recall.register_model(model_fingerprint text, model_dimensions integer) RETURNS integer
-      LANGUAGE plpgsql SECURITY DEFINER SET search_path = recall, ${vectorSchema}, pg_catalog AS $$
-    DECLARE model_id integer;
-    BEGIN
-      IF model_dimensions IS NULL OR model_dimensions < 1 OR model_dimensions > 2000 THEN
-        RAISE EXCEPTION 'model dimensions must be 1-2000, got %', model_dimensions;
-      END IF;
-      INSERT INTO recall.embedding_models (fingerprint, dimensions) VALUES (model_fingerprint, model_dimensions)
-        ON CONFLICT (fingerprint) DO NOTHING;
-      SELECT id INTO model_id FROM recall.embedding_models
-        WHERE fingerprint = model_fingerprint AND dimensions = model_dimensions;
-      IF model_id IS NULL THEN RAISE EXCEPTION 'model % is registered with other dimensions', model_fingerprint; END IF;
-      EXECUTE format('CREATE INDEX IF NOT EXISTS chunk_vectors_model_%s ON recall.chunk_vectors USING hnsw '
-        '((embedding::vector(%s)) vector_cosine_ops) WHERE model = %s', model_id, model_dimensions, model_id);
-      RETURN model_id;
-    END $$;
-    REVOKE ALL ON FUNCTION recall.register_model(text, integer) FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION recall.register_model(text, integer) TO ${memberRole};
     GRANT SELECT ON recall.embedding_models TO ${memberRole};
     GRANT SELECT, INSERT, UPDATE, DELETE ON recall.chunk_vectors TO ${memberRole};
     ${rowPolicies("chunk_vectors")}
@@ -518,24 +550,53 @@ async function ensureVectorTables(connection: ArchiveConnection): Promise<void> 
 }
 
 /**
+ * The owner's functions of the vector side, replaced on every init, so an archive gains a fix when init runs again.
+ * Both run as the owner (SECURITY DEFINER) with the search path pinned to pg_catalog ({@link pinnedSearchPath}, issue
+ * 37: pgvector's schema is often `public`, where a member may create, so it is never on their path) and name
+ * pgvector's type, operator class and `<=>` operator by their qualified names (`vectorSchema`, already quoted).
+ *
+ * recall.register_model(fingerprint, dimensions) records a model and creates its HNSW index (cosine) on
+ * `embedding::vector(d)` for that model's rows; members may not create indexes. It takes only a text and an integer.
+ *
  * recall.match_vectors(model, dimensions, query, turns_only, max_rows): the nearest chunks of one model by cosine
  * distance, through the model's HNSW index, among the documents of the teams of the session's login role. Like
  * match_documents (schema version 2), it runs as the owner because pgvector's `<=>` is not leakproof: under row-level
  * security the index would not be used. The model id and width are integers, formatted into the statement so the
- * distance expression is the index's. Replaced on every init, so an archive gains it when init runs again.
+ * distance expression is the index's.
  */
 async function ensureVectorMatching(connection: ArchiveConnection, vectorSchema: string): Promise<void> {
+  const vector = `${vectorSchema}.vector`;
+  const distance = `OPERATOR(${vectorSchema}.<=>)`;
   await connection.query(`
-    CREATE OR REPLACE FUNCTION recall.match_vectors(model integer, dimensions integer, query ${vectorSchema}.vector,
+    CREATE OR REPLACE FUNCTION recall.register_model(model_fingerprint text, model_dimensions integer) RETURNS integer
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = ${pinnedSearchPath} AS $$
+    DECLARE model_id integer;
+    BEGIN
+      IF model_dimensions IS NULL OR model_dimensions < 1 OR model_dimensions > 2000 THEN
+        RAISE EXCEPTION 'model dimensions must be 1-2000, got %', model_dimensions;
+      END IF;
+      INSERT INTO recall.embedding_models (fingerprint, dimensions) VALUES (model_fingerprint, model_dimensions)
+        ON CONFLICT (fingerprint) DO NOTHING;
+      SELECT m.id INTO model_id FROM recall.embedding_models m
+        WHERE m.fingerprint = model_fingerprint AND m.dimensions = model_dimensions;
+      IF model_id IS NULL THEN RAISE EXCEPTION 'model % is registered with other dimensions', model_fingerprint; END IF;
+      EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS chunk_vectors_model_%s ON recall.chunk_vectors USING hnsw '
+        '((embedding::${vector}(%s)) ${vectorSchema}.vector_cosine_ops) WHERE model = %s',
+        model_id, model_dimensions, model_id);
+      RETURN model_id;
+    END $$;
+    REVOKE ALL ON FUNCTION recall.register_model(text, integer) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION recall.register_model(text, integer) TO ${memberRole};
+    CREATE OR REPLACE FUNCTION recall.match_vectors(model integer, dimensions integer, query ${vector},
         turns_only boolean, max_rows integer)
       RETURNS TABLE (document bigint, cosine double precision) LANGUAGE plpgsql STABLE SECURITY DEFINER
-      SET search_path = recall, ${vectorSchema}, pg_catalog AS $$
+      SET search_path = ${pinnedSearchPath} AS $$
     BEGIN
-      RETURN QUERY EXECUTE format(
-        'SELECT cv.document, 1 - (cv.embedding::vector(%s) <=> $1::vector(%s)) FROM recall.chunk_vectors cv '
-        'JOIN recall.documents d ON d.id = cv.document '
+      RETURN QUERY EXECUTE pg_catalog.format(
+        'SELECT cv.document, 1 - (cv.embedding::${vector}(%s) ${distance} $1::${vector}(%s)) '
+        'FROM recall.chunk_vectors cv JOIN recall.documents d ON d.id = cv.document '
         'WHERE cv.model = %s AND cv.team = ANY ($2) AND (NOT $3 OR d.level = ''turn'') '
-        'ORDER BY cv.embedding::vector(%s) <=> $1::vector(%s) LIMIT $4',
+        'ORDER BY cv.embedding::${vector}(%s) ${distance} $1::${vector}(%s) LIMIT $4',
         dimensions, dimensions, model, dimensions, dimensions)
       USING query, recall.session_teams(), turns_only, max_rows;
     END $$;

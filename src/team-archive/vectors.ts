@@ -78,7 +78,7 @@ export function createArchiveVectorLeg(
           passes: boolean;
         }>(
           `SELECT d.id AS document_id, d.session, d.turn_number, v.cosine, coalesce(${filter.sql}, false) AS passes
-           FROM recall.match_vectors(${m}, ${d}, $1::vector, ${level === "turn"}, $2) AS v
+           FROM recall.match_vectors(${m}, ${d}, $1, ${level === "turn"}, $2) AS v
            JOIN recall.documents d ON d.id = v.document JOIN recall.sessions s ON s.id = d.session
            ${byTurnTime ? "LEFT JOIN recall.turns t ON t.session = d.session AND t.number = d.turn_number" : ""}
            ORDER BY v.cosine DESC, d.id`,
