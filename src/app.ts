@@ -28,6 +28,7 @@ import { watchCommand } from "./commands/watch.ts";
 import { embedHelperCommand } from "./commands/embed-helper.ts";
 import { diskFullError, isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
+import { maskPassword } from "./team-archive/password-mask.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
 /** The subcommands by name. */
@@ -162,7 +163,8 @@ async function refuseLine(
   const theirs = (parsed._tag === "error" ? parsed.error.errors : []).filter(
     (error) => !error.nodes.some((node) => valueless.has(node.raw.split(" ")[0]!.replace(/^(?!-)/, "-"))),
   );
-  const problems = [...found.map((entry) => entry.problem), ...describeParseProblems(theirs)];
+  // A stray archive URL is quoted back as an unknown argument: never with its password (issue 37).
+  const problems = [...found.map((entry) => entry.problem), ...describeParseProblems(theirs)].map(maskPassword);
   const leading = argv.slice(0, argv.findIndex((word) => !word.startsWith("-")) >>> 0);
   if (leading.length > 0 && problems.includes("no value provided for subcommand"))
     problems.unshift(`unknown arguments: ${leading.join(", ")}`);

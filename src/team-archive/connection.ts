@@ -12,6 +12,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import pg from "pg";
 import { ArchiveError, UsageError } from "../errors.ts";
+import { maskPassword } from "./password-mask.ts";
 
 /** A parsed archive URL: what to connect with, and how to name it in messages and settings. */
 export interface ArchiveUrl {
@@ -63,26 +64,6 @@ export function parseArchiveUrl(text: string): ArchiveUrl {
   display.password = "";
   for (const name of secretParameters) display.searchParams.delete(name);
   return { connectionString: connect.toString(), display: display.toString(), hasPassword };
-}
-
-/**
- * `text` with any password in it replaced by `***`, for messages. Whatever does not parse is masked generously: a
- * password may hold spaces, `@`, `:`, `/` or `%`.
- *   `postgresql://bob:pa ss@w@rd@ho st/db` → `postgresql://bob:***@ho st/db` (up to the last `@`)
- *   `postgresql://bob:secret`              → `postgresql://bob:***` (no `@`: a port is digits, anything else hidden)
- *   `host=db password='a b' user=bob`      → `host=db password=*** user=bob`
- *   `…/db?sslmode=require&password=x`      → `…/db?sslmode=require&password=***`
- */
-export function maskPassword(text: string): string {
-  // a password=… value runs to the next `key=` or `&` (quoted or not: a stray quote must not end the mask early)
-  const keyValues = text.replace(/(\b\w*password\s*=)[\s\S]*?(?=\s+\w+\s*=|&|$)/gi, "$1***");
-  const start = /[a-z][a-z0-9+.-]*:(?:\/\/)?[^:@/?#\s]*:/i.exec(keyValues);
-  if (!start) return keyValues;
-  const head = keyValues.slice(0, start.index + start[0].length);
-  const rest = keyValues.slice(head.length);
-  const at = rest.lastIndexOf("@");
-  if (at >= 0) return `${head}***${rest.slice(at)}`;
-  return /^\d*(?:[/?#\s]|$)/.test(rest) ? keyValues : `${head}***`;
 }
 
 /** An open connection to the archive. */

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "../../src/errors.ts";
-import { maskPassword, parseArchiveUrl } from "../../src/team-archive/connection.ts";
+import { parseArchiveUrl } from "../../src/team-archive/connection.ts";
+import { maskPassword } from "../../src/team-archive/password-mask.ts";
 
 // Issue 37, hole 10: an archive URL's password never reaches a message, whatever it holds and however the URL is
 // broken; and a password on the command line (visible in `ps`) draws one warning naming PGPASSWORD and ~/.pgpass.
@@ -105,6 +106,21 @@ describe("a password on the command line (issue 37)", () => {
       expect(warnings[0]).toContain("PGPASSWORD");
       expect(warnings[0]).toContain("~/.pgpass");
       expect(run.stderr).not.toContain("hunter");
+    }
+  });
+
+  test("a URL given where no argument is taken is refused without its password (exit 2)", () => {
+    for (const args of [
+      ["archive", "push", `postgresql://bob:hunter xyzzy@${closed}`],
+      ["archive", "push", "--json", `postgresql://bob:hunter@xyzzy@${closed}`],
+      ["status", "postgres://bob:hunter/xyzzy@host/db"],
+    ]) {
+      const run = recall(args);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain("unknown arguments");
+      expect(run.stderr).toContain("***");
+      expect(run.stderr).not.toContain("hunter");
+      expect(run.stderr).not.toContain("xyzzy");
     }
   });
 
