@@ -9,7 +9,7 @@
  * 20k corpus (2026-11-23, 2-core Xeon, one thread, scripts/bench/first-index.ts --phases): 5.4 s for 25,292 sessions
  * (0.21 ms each) beside 11.2 s to parse them.
  */
-import type { ParseResult, ResumeState, ToolCall, Turn } from "../parsers/index.ts";
+import type { FileChange, ParseResult, ResumeState, Session, ToolCall, Turn } from "../parsers/index.ts";
 import { findClippedTail, findContextSecrets, markerPrefix, type SecretRange } from "./rules.ts";
 import { findLibrarySecrets, type LibraryFinding } from "./secretlint.ts";
 
@@ -195,9 +195,20 @@ export interface RedactOptions {
 /** Characters after a cap that are scanned with the kept prefix (longer than any one-line secret). */
 export const outputContextChars = 1024;
 
+function mapFileChange(change: FileChange, map: TextMapper): FileChange {
+  const copy: FileChange = { ...change, path: map(change.path) };
+  if (change.edits !== undefined)
+    copy.edits = change.edits.map((edit) => ({ ...edit, before: map(edit.before), after: map(edit.after) }));
+  if (change.content !== undefined) copy.content = map(change.content);
+  if (change.patch !== undefined) copy.patch = map(change.patch);
+  return copy;
+}
+
 function mapToolCall(call: ToolCall, map: TextMapper): ToolCall {
-  const copy: ToolCall = { ...call, input: map(call.input) };
+  const copy: ToolCall = { ...call, name: map(call.name), input: map(call.input) };
+  if (call.filePath !== undefined) copy.filePath = map(call.filePath);
   if (call.output !== undefined) copy.output = map(call.output, true);
+  if (call.change !== undefined) copy.change = mapFileChange(call.change, map);
   return copy;
 }
 
@@ -207,13 +218,26 @@ function mapTurn(turn: Turn, map: TextMapper): Turn {
     prompt: map(turn.prompt),
     response: map(turn.response),
     toolCalls: turn.toolCalls.map((call) => mapToolCall(call, map)),
+    files: turn.files.map((file) => map(file)),
+  };
+}
+
+function mapSession(session: Session, map: TextMapper): Session {
+  return {
+    ...session,
+    projectPath: map(session.projectPath),
+    projectName: map(session.projectName),
+    gitBranch: session.gitBranch === null ? null : map(session.gitBranch),
+    title: session.title === null ? null : map(session.title),
   };
 }
 
 /**
- * Keys of resume states whose strings are identifiers, hashes or paths, not session text: left as they are
- * so the parser can still match uuids and byte windows. Paths are not redacted anywhere (a project path
- * is how `show` finds the source and how a resume command changes directory). `output` holds tool outputs.
+ * Keys of resume states whose strings are identifiers or hashes, not session text: left as they are so the
+ * parser can still match uuids and byte windows. A working folder (`cwd`), a branch and a file path are session
+ * text like any other (issue 37: a token in a folder name or a branch name was stored raw); the parsers only copy
+ * them into the session, so a redacted copy gives the same result as redacting the parse. `output` holds tool
+ * outputs.
  */
 const structuralKeys = new Set([
   "kind",
@@ -228,9 +252,6 @@ const structuralKeys = new Set([
   "lastTurnHash",
   "leaf",
   "sessionIdField",
-  "cwd",
-  "filePath",
-  "branch",
 ]);
 
 function mapJson(value: unknown, key: string | undefined, map: TextMapper): unknown {
@@ -246,10 +267,9 @@ function mapJson(value: unknown, key: string | undefined, map: TextMapper): unkn
 }
 
 function mapParseResult(result: ParseResult, map: TextMapper): ParseResult {
-  const { session } = result;
   const mapped: ParseResult = {
     ...result,
-    session: { ...session, title: session.title === null ? null : map(session.title) },
+    session: mapSession(result.session, map),
     turns: result.turns.map((turn) => mapTurn(turn, map)),
   };
   if (result.resume !== undefined) mapped.resume = mapJson(result.resume, undefined, map) as ResumeState;
@@ -342,10 +362,14 @@ export function redactResumeState(state: ResumeState, options: RedactOptions = {
 }
 
 /**
- * Returns a copy of a parse result whose title, prompts, responses, tool inputs, tool outputs and resume
- * state are redacted with {@link redactText} (in one batch); the input is not modified. Session ids,
- * paths, branch, times and counts are kept as they are. With `options.capOutput`, tool outputs (in turns
- * and in the resume state) come back capped.
+ * Returns a copy of a parse result with every text of the normalized model redacted with {@link redactText} (in
+ * one batch); the input is not modified. Redacted: the session's title, project path and name and git branch; each
+ * turn's prompt, response and files; each tool call's name, input, file path, output and file change (path, edits'
+ * before and after, written content, patch); the resume state. Kept as they are: ids (session, parent, sub-agent),
+ * the source id, the session's `location` (the source file, which recall must re-read) and the skip report (places
+ * in that file), times, counts and flags. This is the one redaction path for a parse result: the index writes its
+ * output (parse-pipeline.ts) and every level-3 reader returns it (read-session.ts). With `options.capOutput`, tool
+ * outputs (in turns and in the resume state) come back capped.
  */
 export function redactParseResult(result: ParseResult, options: RedactOptions = {}): ParseResult {
   return redactAll((map) => mapParseResult(result, map), options);
