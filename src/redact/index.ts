@@ -2,14 +2,17 @@
  * Secret redaction (issue 9): every text recall stores, embeds, sends to an endpoint or prints passes through
  * here first. Sits beside the parsers (knows the normalized model only); applied by the parse pipeline and the
  * level-3 reader. Findings of secretlint's recommended rules (secretlint.ts: vendor keys by shape) and of
- * recall's context rules (rules.ts: values of secret-like names, Bearer and URL credentials, JWTs, clipped keys)
- * are merged; each secret becomes `[REDACTED:<kind>]`, e.g. `[REDACTED:github-token]`. Idempotent.
+ * recall's own rules are merged: rules.ts (values of secret-like names, Bearer and URL credentials, JWTs, clipped
+ * keys), provider-tokens.ts (vendor tokens by prefix that secretlint has no rule for, after gitleaks' rules) and
+ * command-lines.ts (`mysql -pX`, `curl -u user:X`, `--password X`, cookies, `.netrc`; issue 37); each secret becomes `[REDACTED:<kind>]`, e.g. `[REDACTED:github-token]`. Idempotent.
  * Cost (2026-11-23, 2-core EPYC, 3,000 generated sessions, capped tool outputs): 0.29–0.34 ms per session beside
  * 0.64 ms to parse it, on the parse worker; a full index run's wall time did not change measurably. On the generated
  * 20k corpus (2026-11-23, 2-core Xeon, one thread, scripts/bench/first-index.ts --phases): 5.4 s for 25,292 sessions
  * (0.21 ms each) beside 11.2 s to parse them.
  */
 import type { FileChange, ParseResult, ResumeState, Session, ToolCall, Turn } from "../parsers/index.ts";
+import { findCommandLineSecrets } from "./command-lines.ts";
+import { findProviderTokens } from "./provider-tokens.ts";
 import { findClippedTail, findContextSecrets, markerPrefix, type SecretRange } from "./rules.ts";
 import { findLibrarySecrets, type LibraryFinding } from "./secretlint.ts";
 
@@ -119,7 +122,10 @@ export function findSecretsInEach(texts: readonly string[]): SecretRange[][] {
     const end = Math.min(finding.end - base, text.length);
     found[members[k]!]!.push(...rangesOfFinding(text, finding, finding.start - base, end));
   }
-  for (const range of findContextSecrets(joined)) {
+  const contextRanges = findContextSecrets(joined);
+  findProviderTokens(joined, contextRanges);
+  findCommandLineSecrets(joined, contextRanges);
+  for (const range of contextRanges) {
     const { k, text, base } = place(range.start);
     if (range.start - base >= text.length) continue;
     found[members[k]!]!.push({
@@ -190,6 +196,11 @@ export interface RedactOptions {
    * Default: outputs are redacted whole.
    */
   capOutput?: (text: string) => string;
+  /**
+   * Leave each tool call's `change` out of the result instead of redacting it. For the index, which stores no file
+   * changes: they were a fifth of the text to scan on the real corpus (0.95 of 4.7 MB, 2026-11-28). Default false.
+   */
+  dropFileChanges?: boolean;
 }
 
 /** Characters after a cap that are scanned with the kept prefix (longer than any one-line secret). */
@@ -369,8 +380,19 @@ export function redactResumeState(state: ResumeState, options: RedactOptions = {
  * the source id, the session's `location` (the source file, which recall must re-read) and the skip report (places
  * in that file), times, counts and flags. This is the one redaction path for a parse result: the index writes its
  * output (parse-pipeline.ts) and every level-3 reader returns it (read-session.ts). With `options.capOutput`, tool
- * outputs (in turns and in the resume state) come back capped.
+ * outputs (in turns and in the resume state) come back capped; with `options.dropFileChanges`, without `change`.
  */
 export function redactParseResult(result: ParseResult, options: RedactOptions = {}): ParseResult {
-  return redactAll((map) => mapParseResult(result, map), options);
+  const kept = options.dropFileChanges ? withoutFileChanges(result) : result;
+  return redactAll((map) => mapParseResult(kept, map), options);
+}
+
+/** `result` with no tool call's `change` (shallow copies of what changes). */
+function withoutFileChanges(result: ParseResult): ParseResult {
+  const turns = result.turns.map((turn) =>
+    turn.toolCalls.some((call) => call.change !== undefined)
+      ? { ...turn, toolCalls: turn.toolCalls.map(({ change: _change, ...call }) => call) }
+      : turn,
+  );
+  return { ...result, turns };
 }

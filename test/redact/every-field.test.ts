@@ -110,6 +110,13 @@ describe("redactParseResult reaches every text of the normalized model (issue 37
     expect(redacted.resume!.u).toBe("uuid-1");
   });
 
+  test("the index's redaction leaves file changes out and redacts the rest the same", () => {
+    const redacted = redactParseResult(result, { dropFileChanges: true });
+    expect(redacted.turns[0]!.toolCalls.map((call) => call.change)).toEqual([undefined, undefined, undefined]);
+    expect(stringsHolding(redacted, token).sort()).toEqual([...keptAsIs].sort());
+    expect(result.turns[0]!.toolCalls[0]!.change).toBeDefined(); // the input is not modified
+  });
+
   test("redacting twice changes nothing", () => {
     const once = redactParseResult(result);
     expect(redactParseResult(once)).toEqual(once);
