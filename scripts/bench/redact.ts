@@ -1,6 +1,6 @@
 /**
  * Bench (issue 37): redaction as a detector, and what it costs. `bun run bench redact`.
- *   (1) The planted set (test/fixtures/secrets/planted-set.ts: 270 secrets of 70+ providers and command-line shapes,
+ *   (1) The planted set (test/fixtures/secrets/planted-set.ts: 291 secrets of 79 providers and command-line shapes,
  *       each in the text a session carries it in): share of secrets that leave no part behind after `redactText` →
  *       `redact-planted-recall` {recall, items, providers, misses: ["provider | shape", …]}.
  *   (2) The real corpus (../shared/corpus, every source; read only): every session parsed as the index parses it

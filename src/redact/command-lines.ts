@@ -16,8 +16,8 @@ import { classifyKey, isReferenceOrPlaceholder, looksLikeCredential, markerPrefi
  */
 const value = String.raw`(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"\x60;|&…]{1,256}))`;
 
-/** The command and the words after it up to the flag, on one line and one shell command. */
-const argumentsBefore = String.raw`\b[^\n|;&]{0,512}?[ \t]`;
+/** The command and the words after it up to the flag, in one shell command (lines ending in `\` continue it). */
+const argumentsBefore = String.raw`\b(?:[^\n|;&\\]|\\\n?){0,512}?[ \t]`;
 
 /** Pushes the value captured by {@link value} at groups `first`…`first + 2` of `match`, unless it is a reference. */
 function pushValue(match: RegExpExecArray, first: number, kind: string, out: SecretRange[]): void {
@@ -64,10 +64,11 @@ const passwordFlags: readonly RegExp[] = [
   ),
 ];
 
-// `curl -u user:password` / `--user user:password` (`-u token:` has the token as the user).
+// `curl -u user:password` / `--user user:password`, either part quoted or not (`-u token:` has the token as the
+// user). With indices (`d`): the parts' places are read from the match.
 const curlUser = new RegExp(
-  String.raw`curl${argumentsBefore}(?:-u|--user)(?:[ \t]+|=)?(['"]?)([^\s:'"…]*):([^\s'"…]*)\1`,
-  "y",
+  String.raw`curl${argumentsBefore}(?:-u|--user)(?:[ \t]+|=)?(['"]?)([^\s:'"…]*)\1?:\1?(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"…]*))`,
+  "yd",
 );
 
 // `--password X`, `--token X`, `--client-secret X` (a `=` form is an assignment, read by rules.ts). The flag must
@@ -110,17 +111,20 @@ const flagHit = /[ \t](?:-[a-zA-Z]{0,3}[pabu]|--user|--cookie)/g;
 /** The commands of {@link passwordFlags}, `curl -u` and `curl -b`, as a word. */
 const commandWord =
   /(?<![\w-])(?:mysql|mariadb|mongo|redis-cli|sshpass|docker|podman|buildah|skopeo|nerdctl|oras|helm|htpasswd|curl)/g;
-/** How far back on its line a flag's command is looked for (as far as {@link argumentsBefore} reaches). */
+/** How far back a flag's command is looked for, on its line and the lines it continues (as far as {@link argumentsBefore} reaches). */
 const commandReach = 512;
 
 function pushCurlUser(match: RegExpExecArray, out: SecretRange[]): void {
-  const [, quote, user, password] = match as unknown as [string, string, string, string];
-  const end = match.index + match[0].length - quote.length;
+  const user = match[2]!;
   if (`${user}:`.startsWith(markerPrefix)) return; // `-u [REDACTED:secret]:`, a token already redacted
-  if (password.length > 0 && !isReferenceOrPlaceholder(password))
-    out.push({ start: end - password.length, end, kind: "password" });
-  else if (password.length === 0 && looksLikeCredential(user))
-    out.push({ start: end - 1 - user.length, end: end - 1, kind: "secret" });
+  const group = [3, 4, 5].find((i) => match[i] !== undefined && match[i] !== "");
+  if (group !== undefined) {
+    const [start, end] = match.indices![group]!;
+    if (!isReferenceOrPlaceholder(match[group]!)) out.push({ start, end, kind: "password" });
+  } else if (looksLikeCredential(user)) {
+    const [start, end] = match.indices![2]!;
+    out.push({ start, end, kind: "secret" });
+  }
 }
 
 /** Runs sticky `pattern` at `at` and returns the match, or null. */
@@ -134,7 +138,10 @@ function findFlagCommands(text: string, out: SecretRange[]): void {
   const tried = new Set<number>();
   flagHit.lastIndex = 0;
   for (let hit = flagHit.exec(text); hit; hit = flagHit.exec(text)) {
-    const from = Math.max(text.lastIndexOf("\n", hit.index) + 1, hit.index - commandReach);
+    let lineStart = text.lastIndexOf("\n", hit.index) + 1;
+    while (lineStart >= 2 && text[lineStart - 2] === "\\" && hit.index - lineStart < commandReach)
+      lineStart = text.lastIndexOf("\n", lineStart - 2) + 1; // a continued line: the command is on an earlier one
+    const from = Math.max(lineStart, hit.index - commandReach);
     const line = text.slice(from, hit.index);
     for (const command of line.matchAll(commandWord)) {
       const at = from + command.index;

@@ -30,7 +30,7 @@ const patterns: ReadonlyArray<readonly [string, string]> = [
   ["planetscale-token", String.raw`pscale_(?:tkn|pw|oauth)_[\w=.-]{32,64}`], // planetscale-api-token, -password, -oauth-token
   ["prefect-token", "pnu_[A-Za-z0-9]{36}"], // prefect-api-token
   ["readme-token", "rdme_[a-z0-9]{70}"], // readme-api-token
-  ["sourcegraph-token", "sgp_(?:[0-9a-f]{16}_|local_)?[0-9a-f]{40}"], // sourcegraph-access-token
+  ["sourcegraph-token", "sgp_(?:[0-9a-fA-F]{16}_|local_)?[0-9a-fA-F]{40}"], // sourcegraph-access-token
   ["easypost-key", "EZ[AT]K[A-Za-z0-9]{54}"], // easypost-api-token, -test-api-token
   ["clojars-token", "CLOJARS_[a-z0-9]{60}"], // clojars-api-token
   ["alibaba-access-key-id", "LTAI[A-Za-z0-9]{20}"], // alibaba-access-key-id
@@ -43,12 +43,26 @@ const patterns: ReadonlyArray<readonly [string, string]> = [
   ["perplexity-api-key", "pplx-[A-Za-z0-9]{48}"], // perplexity-api-key
   ["xai-api-key", "xai-[A-Za-z0-9]{80}"], // xAI's documented `xai-` prefix
   ["supabase-token", "sbp_[0-9a-f]{40}"], // Supabase's documented `sbp_` prefix
-  ["stripe-key", "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,247}"], // stripe-access-token
+  ["stripe-key", "(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{24,247}"], // stripe-access-token
   ["mailgun-key", "key-[0-9a-f]{32}"], // mailgun-private-api-token
+  ["huggingface-token", "api_org_[A-Za-z]{34}"], // huggingface-organization-api-token
+  ["intra42-secret", "s-s4t2(?:ud|af)-[0-9a-f]{64}"], // intra42-client-secret
+  ["sentry-token", "sntrys_eyJ[A-Za-z0-9+/=_-]{60,}|sntryu_[0-9a-f]{64}"], // sentry-org-token, sentry-user-token
+  ["atlassian-token", "ATATT3[A-Za-z0-9_=-]{100,}"], // atlassian-api-token
+  ["heroku-api-key", "HRKU-AA[0-9a-zA-Z_-]{58}"], // heroku-api-key-v2
+  ["facebook-token", "EAA[MC][A-Za-z0-9]{100,}"], // facebook-page-access-token
+  ["slack-token", String.raw`xox[os]-\d+-\d+-\d+-[0-9a-fA-F]+`], // slack-legacy-token
+  ["slack-token", String.raw`xox[ep]\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}`], // slack-config-*-token
+  ["sonar-token", "sq[upa]_[A-Za-z0-9]{40}"], // sonar-api-token
+  ["1password-secret-key", "A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}"], // 1password-secret-key
+  ["aws-bedrock-key", "ABSK[A-Za-z0-9+/]{109,269}={0,2}"], // aws-amazon-bedrock-api-key-long-lived
 ];
 
 // gitleaks discord-webhook: the id and token after the webhook path (found apart: the path is not a token start).
 const discordWebhook = /(?<=discord(?:app)?\.com\/api\/webhooks\/)\d{17,20}\/[\w-]{60,68}(?![\w-])/g;
+
+// gitleaks azure-ad-client-secret: three characters, a digit and `Q~`, found by its `Q~`.
+const azureClientSecret = /(?<![\w~.])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])/g;
 
 // gitleaks hashicorp-tf-api-token: its 14-character id has no prefix, so it is found by its `.atlasv1.` middle.
 const terraformToken = /(?<![A-Za-z0-9_])[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}(?![A-Za-z0-9])/g;
@@ -58,7 +72,7 @@ const terraformToken = /(?<![A-Za-z0-9_])[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}
  * is not tried. Kept by hand beside {@link patterns}; the planted-set test fails when a prefix is missing.
  */
 const tokenStarts = new Set(
-  "gl GR xa SK SG py ru do dp dt PM pu AG AI GO NR EA sq FL fo fm ps pn rd sg EZ CL LT CF op sh pa r8 gs pp sb sk rk ke".split(
+  "gl GR xa SK SG py ru do dp dt PM pu AG AI GO NR EA sq FL fo fm ps pn rd sg EZ CL LT CF op sh pa r8 gs pp sb sk rk ke ap s- sn AT HR xo A3 AB".split(
     " ",
   ),
 );
@@ -107,6 +121,10 @@ export function findProviderTokens(text: string, out: SecretRange[]): void {
   if (text.includes(".atlasv1.")) {
     for (const match of text.matchAll(terraformToken))
       out.push({ start: match.index, end: match.index + match[0].length, kind: "terraform-cloud-token" });
+  }
+  if (text.includes("Q~")) {
+    for (const match of text.matchAll(azureClientSecret))
+      out.push({ start: match.index, end: match.index + match[0].length, kind: "azure-client-secret" });
   }
   if (text.includes("/webhooks/")) {
     for (const match of text.matchAll(discordWebhook))
