@@ -10,7 +10,7 @@
  * 20k corpus (2026-11-23, 2-core Xeon, one thread, scripts/bench/first-index.ts --phases): 5.4 s for 25,292 sessions
  * (0.21 ms each) beside 11.2 s to parse them.
  */
-import type { FileChange, ParseResult, ResumeState, Session, ToolCall, Turn } from "../parsers/index.ts";
+import type { FileChange, ParseResult, ResumeState, Session, SourceUnit, ToolCall, Turn } from "../parsers/index.ts";
 import { findCommandLineSecrets } from "./command-lines.ts";
 import { findProviderTokens } from "./provider-tokens.ts";
 import { findClippedTail, findContextSecrets, markerPrefix, type SecretRange } from "./rules.ts";
@@ -360,6 +360,25 @@ function redactAll<T>(walk: (map: TextMapper) => T, options: RedactOptions): T {
     item.redacted ??= applyRanges(scanned[item.scanned]!, found[item.scanned]!, item.cut) + item.suffix;
     return item.redacted;
   });
+}
+
+/**
+ * Locator keys whose values are session text rather than places in the source: Codex's `indexTitle` (the title
+ * `session_index.jsonl` gives), Gemini CLI's and Cursor's `projectPath` (the working folder). The parsers only copy
+ * them into the session, which is redacted the same way.
+ */
+const locatorTextKeys = new Set(["indexTitle", "projectPath"]);
+
+/**
+ * Returns a unit locator (stored in `sessions.unit_locator` to re-read the source) with its session texts redacted
+ * (see {@link locatorTextKeys}); every other value is a place or a flag the parser needs as it is. The same object
+ * when there is nothing to redact.
+ */
+export function redactUnitLocator(locator: NonNullable<SourceUnit["locator"]>): NonNullable<SourceUnit["locator"]> {
+  const keys = Object.keys(locator).filter((key) => locatorTextKeys.has(key) && typeof locator[key] === "string");
+  if (keys.length === 0) return locator;
+  const redacted = redactTexts(keys.map((key) => locator[key] as string));
+  return { ...locator, ...Object.fromEntries(keys.map((key, i) => [key, redacted[i]!])) };
 }
 
 /**

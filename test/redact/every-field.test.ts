@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { FileChange, ParseResult, Session, ToolCall, Turn } from "../../src/parsers/index.ts";
-import { redactParseResult } from "../../src/redact/index.ts";
+import { redactParseResult, redactUnitLocator } from "../../src/redact/index.ts";
 
 /** A GitHub token of the documented shape (`ghp_` + 36 alphanumerics), synthetic. */
 const token = "ghp_Zk81mQx7Lp2Vb9Rt4Wy6Na3Kc5Hd0Fg2Js4E";
@@ -120,5 +120,24 @@ describe("redactParseResult reaches every text of the normalized model (issue 37
   test("redacting twice changes nothing", () => {
     const once = redactParseResult(result);
     expect(redactParseResult(once)).toEqual(once);
+  });
+});
+
+describe("redactUnitLocator (issue 37)", () => {
+  test("a Codex index title and a working folder go; places and flags the parser needs stay", () => {
+    const locator = {
+      indexTitle: `rotate ${token}`,
+      projectPath: `/home/dev/${token}/app`,
+      files: `/home/dev/.gemini/tmp/${token}/chats/session-1.json`,
+      isArchived: false,
+    };
+    expect(redactUnitLocator(locator)).toEqual({
+      indexTitle: "rotate [REDACTED:github-token]",
+      projectPath: "/home/dev/[REDACTED:github-token]/app",
+      files: locator.files,
+      isArchived: false,
+    });
+    const plain = { isSubagent: false, agentKind: "main" };
+    expect(redactUnitLocator(plain)).toBe(plain);
   });
 });
