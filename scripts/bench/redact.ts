@@ -7,7 +7,7 @@
  *       (with tool outputs) and redacted as the index redacts it (outputs capped to what the archive keeps, file
  *       changes left out) → `redact-corpus` {p50_ms, p95_ms per session of that redaction alone (median of
  *       --rounds), total_ms (their sum), level3_total_ms (once each as the level-3 readers redact: with file
- *       changes), sessions, turns, turns_changed,
+ *       changes), parse_total_ms (the parses, with outputs, for scale), sessions, turns, turns_changed,
  *       changed_percent, sessions_with_changed_metadata, kinds: marker kind → turns}. A changed turn is one whose
  *       prompt, response, tool calls (name, input, path, capped output, file change) or files differ after
  *       redaction: an upper bound of the turns changed by a false positive (the corpus may hold real secrets).
@@ -70,6 +70,7 @@ function benchCorpus(): void {
   let turnsChanged = 0;
   let metadataChanged = 0;
   let level3Ms = 0;
+  let parseMs = 0;
   for (const parser of parsers) {
     const sourceRoots = roots[parser.id];
     if (sourceRoots.length === 0) continue;
@@ -77,7 +78,9 @@ function benchCorpus(): void {
     for (const unit of units) {
       let raw: ReturnType<typeof parser.parse>;
       try {
+        const parseStarted = performance.now();
         raw = parser.parse(unit, { withOutputs: true });
+        parseMs += performance.now() - parseStarted;
       } catch {
         continue; // unreadable here; the parser tests cover it
       }
@@ -125,6 +128,7 @@ function benchCorpus(): void {
     sessions_with_changed_metadata: metadataChanged,
     total_ms: Math.round(timesMs.reduce((sum, time) => sum + time, 0)),
     level3_total_ms: Math.round(level3Ms),
+    parse_total_ms: Math.round(parseMs),
     kinds: Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1])),
   });
 }

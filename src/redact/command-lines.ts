@@ -5,8 +5,9 @@
  * aws_secret_access_key X`, `npm config set //host/:_authToken X`), `docker login -p X`, `sshpass -p X`,
  * `redis-cli -a X`, `mongosh -p X`, `htpasswd -b file user X`, `Cookie:` / `Set-Cookie:` values and `curl -b`,
  * `.netrc` `password X`, `.pgpass` lines. Ranges cover the value only; values that are already markers,
- * references (`$PASS`) or placeholders (`<password>`) are left alone, so redacting twice changes nothing. Every rule
- * is line-local (none matches across a line break, except `.netrc`'s `machine … password`, which spans blank space).
+ * references (`$PASS`) or placeholders (`<password>`) are left alone, so redacting twice changes nothing. Rules stay
+ * within one shell command or header line, except that a command continues over lines ending in `\` and `.netrc`'s
+ * `machine … password` spans blank space; none crosses the NUL line that separates the texts of a batch.
  */
 import { classifyKey, isReferenceOrPlaceholder, looksLikeCredential, markerPrefix, type SecretRange } from "./rules.ts";
 
@@ -30,7 +31,7 @@ function pushValue(match: RegExpExecArray, first: number, kind: string, out: Sec
 
 /**
  * Runs sticky `pattern` at each place `word` occurs in `text`, calling `found` with each match. For words that are
- * rare in sessions (`config`, `machine`, `pgpass`).
+ * rare in sessions (`config`, `machine`).
  */
 function atWord(text: string, word: string, pattern: RegExp, found: (match: RegExpExecArray) => void): void {
   for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + word.length)) {
