@@ -2,14 +2,17 @@
  * Secret redaction (issue 9): every text recall stores, embeds, sends to an endpoint or prints passes through
  * here first. Sits beside the parsers (knows the normalized model only); applied by the parse pipeline and the
  * level-3 reader. Findings of secretlint's recommended rules (secretlint.ts: vendor keys by shape) and of
- * recall's context rules (rules.ts: values of secret-like names, Bearer and URL credentials, JWTs, clipped keys)
- * are merged; each secret becomes `[REDACTED:<kind>]`, e.g. `[REDACTED:github-token]`. Idempotent.
+ * recall's own rules are merged: rules.ts (values of secret-like names, Bearer and URL credentials, JWTs, clipped
+ * keys), provider-tokens.ts (vendor tokens by prefix that secretlint has no rule for, after gitleaks' rules) and
+ * command-lines.ts (`mysql -pX`, `curl -u user:X`, `--password X`, cookies, `.netrc`; issue 37); each secret becomes `[REDACTED:<kind>]`, e.g. `[REDACTED:github-token]`. Idempotent.
  * Cost (2026-11-23, 2-core EPYC, 3,000 generated sessions, capped tool outputs): 0.29–0.34 ms per session beside
  * 0.64 ms to parse it, on the parse worker; a full index run's wall time did not change measurably. On the generated
  * 20k corpus (2026-11-23, 2-core Xeon, one thread, scripts/bench/first-index.ts --phases): 5.4 s for 25,292 sessions
  * (0.21 ms each) beside 11.2 s to parse them.
  */
-import type { ParseResult, ResumeState, ToolCall, Turn } from "../parsers/index.ts";
+import type { FileChange, ParseResult, ResumeState, Session, SourceUnit, ToolCall, Turn } from "../parsers/index.ts";
+import { findCommandLineSecrets } from "./command-lines.ts";
+import { findProviderTokens } from "./provider-tokens.ts";
 import { findClippedTail, findContextSecrets, markerPrefix, type SecretRange } from "./rules.ts";
 import { findLibrarySecrets, type LibraryFinding } from "./secretlint.ts";
 
@@ -119,7 +122,10 @@ export function findSecretsInEach(texts: readonly string[]): SecretRange[][] {
     const end = Math.min(finding.end - base, text.length);
     found[members[k]!]!.push(...rangesOfFinding(text, finding, finding.start - base, end));
   }
-  for (const range of findContextSecrets(joined)) {
+  const contextRanges = findContextSecrets(joined);
+  findProviderTokens(joined, contextRanges);
+  findCommandLineSecrets(joined, contextRanges);
+  for (const range of contextRanges) {
     const { k, text, base } = place(range.start);
     if (range.start - base >= text.length) continue;
     found[members[k]!]!.push({
@@ -190,14 +196,30 @@ export interface RedactOptions {
    * Default: outputs are redacted whole.
    */
   capOutput?: (text: string) => string;
+  /**
+   * Leave each tool call's `change` out of the result instead of redacting it. For the index, which stores no file
+   * changes: they were a fifth of the text to scan on the real corpus (0.95 of 4.7 MB, 2026-11-28). Default false.
+   */
+  dropFileChanges?: boolean;
 }
 
 /** Characters after a cap that are scanned with the kept prefix (longer than any one-line secret). */
 export const outputContextChars = 1024;
 
+function mapFileChange(change: FileChange, map: TextMapper): FileChange {
+  const copy: FileChange = { ...change, path: map(change.path) };
+  if (change.edits !== undefined)
+    copy.edits = change.edits.map((edit) => ({ ...edit, before: map(edit.before), after: map(edit.after) }));
+  if (change.content !== undefined) copy.content = map(change.content);
+  if (change.patch !== undefined) copy.patch = map(change.patch);
+  return copy;
+}
+
 function mapToolCall(call: ToolCall, map: TextMapper): ToolCall {
-  const copy: ToolCall = { ...call, input: map(call.input) };
+  const copy: ToolCall = { ...call, name: map(call.name), input: map(call.input) };
+  if (call.filePath !== undefined) copy.filePath = map(call.filePath);
   if (call.output !== undefined) copy.output = map(call.output, true);
+  if (call.change !== undefined) copy.change = mapFileChange(call.change, map);
   return copy;
 }
 
@@ -207,13 +229,26 @@ function mapTurn(turn: Turn, map: TextMapper): Turn {
     prompt: map(turn.prompt),
     response: map(turn.response),
     toolCalls: turn.toolCalls.map((call) => mapToolCall(call, map)),
+    files: turn.files.map((file) => map(file)),
+  };
+}
+
+function mapSession(session: Session, map: TextMapper): Session {
+  return {
+    ...session,
+    projectPath: map(session.projectPath),
+    projectName: map(session.projectName),
+    gitBranch: session.gitBranch === null ? null : map(session.gitBranch),
+    title: session.title === null ? null : map(session.title),
   };
 }
 
 /**
- * Keys of resume states whose strings are identifiers, hashes or paths, not session text: left as they are
- * so the parser can still match uuids and byte windows. Paths are not redacted anywhere (a project path
- * is how `show` finds the source and how a resume command changes directory). `output` holds tool outputs.
+ * Keys of resume states whose strings are identifiers or hashes, not session text: left as they are so the
+ * parser can still match uuids and byte windows. A working folder (`cwd`), a branch and a file path are session
+ * text like any other (issue 37: a token in a folder name or a branch name was stored raw); the parsers only copy
+ * them into the session, so a redacted copy gives the same result as redacting the parse. `output` holds tool
+ * outputs.
  */
 const structuralKeys = new Set([
   "kind",
@@ -228,9 +263,6 @@ const structuralKeys = new Set([
   "lastTurnHash",
   "leaf",
   "sessionIdField",
-  "cwd",
-  "filePath",
-  "branch",
 ]);
 
 function mapJson(value: unknown, key: string | undefined, map: TextMapper): unknown {
@@ -246,10 +278,9 @@ function mapJson(value: unknown, key: string | undefined, map: TextMapper): unkn
 }
 
 function mapParseResult(result: ParseResult, map: TextMapper): ParseResult {
-  const { session } = result;
   const mapped: ParseResult = {
     ...result,
-    session: { ...session, title: session.title === null ? null : map(session.title) },
+    session: mapSession(result.session, map),
     turns: result.turns.map((turn) => mapTurn(turn, map)),
   };
   if (result.resume !== undefined) mapped.resume = mapJson(result.resume, undefined, map) as ResumeState;
@@ -332,6 +363,25 @@ function redactAll<T>(walk: (map: TextMapper) => T, options: RedactOptions): T {
 }
 
 /**
+ * Locator keys whose values are session text rather than places in the source: Codex's `indexTitle` (the title
+ * `session_index.jsonl` gives), Gemini CLI's and Cursor's `projectPath` (the working folder). The parsers only copy
+ * them into the session, which is redacted the same way.
+ */
+const locatorTextKeys = new Set(["indexTitle", "projectPath"]);
+
+/**
+ * Returns a unit locator (stored in `sessions.unit_locator` to re-read the source) with its session texts redacted
+ * (see {@link locatorTextKeys}); every other value is a place or a flag the parser needs as it is. The same object
+ * when there is nothing to redact.
+ */
+export function redactUnitLocator(locator: NonNullable<SourceUnit["locator"]>): NonNullable<SourceUnit["locator"]> {
+  const keys = Object.keys(locator).filter((key) => locatorTextKeys.has(key) && typeof locator[key] === "string");
+  if (keys.length === 0) return locator;
+  const redacted = redactTexts(keys.map((key) => locator[key] as string));
+  return { ...locator, ...Object.fromEntries(keys.map((key, i) => [key, redacted[i]!])) };
+}
+
+/**
  * Returns a resume state with every session text inside it redacted (Claude's `tail` records hold prompts,
  * assistant text, compact tool inputs and outputs; `meta` holds titles and summaries), so
  * `sessions.resume_state` stores no secret. A parse resumed from it yields redacted turns, which
@@ -342,11 +392,26 @@ export function redactResumeState(state: ResumeState, options: RedactOptions = {
 }
 
 /**
- * Returns a copy of a parse result whose title, prompts, responses, tool inputs, tool outputs and resume
- * state are redacted with {@link redactText} (in one batch); the input is not modified. Session ids,
- * paths, branch, times and counts are kept as they are. With `options.capOutput`, tool outputs (in turns
- * and in the resume state) come back capped.
+ * Returns a copy of a parse result with every text of the normalized model redacted with {@link redactText} (in
+ * one batch); the input is not modified. Redacted: the session's title, project path and name and git branch; each
+ * turn's prompt, response and files; each tool call's name, input, file path, output and file change (path, edits'
+ * before and after, written content, patch); the resume state. Kept as they are: ids (session, parent, sub-agent),
+ * the source id, the session's `location` (the source file, which recall must re-read) and the skip report (places
+ * in that file), times, counts and flags. This is the one redaction path for a parse result: the index writes its
+ * output (parse-pipeline.ts) and every level-3 reader returns it (read-session.ts). With `options.capOutput`, tool
+ * outputs (in turns and in the resume state) come back capped; with `options.dropFileChanges`, without `change`.
  */
 export function redactParseResult(result: ParseResult, options: RedactOptions = {}): ParseResult {
-  return redactAll((map) => mapParseResult(result, map), options);
+  const kept = options.dropFileChanges ? withoutFileChanges(result) : result;
+  return redactAll((map) => mapParseResult(kept, map), options);
+}
+
+/** `result` with no tool call's `change` (shallow copies of what changes). */
+function withoutFileChanges(result: ParseResult): ParseResult {
+  const turns = result.turns.map((turn) =>
+    turn.toolCalls.some((call) => call.change !== undefined)
+      ? { ...turn, toolCalls: turn.toolCalls.map(({ change: _change, ...call }) => call) }
+      : turn,
+  );
+  return { ...result, turns };
 }

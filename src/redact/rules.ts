@@ -93,16 +93,20 @@ const keyQualifiers = new Set([
   "account",
 ]);
 
-/** How a key name is treated: `password` (any value), `secret` (high-entropy values), or null (not secret). */
+/**
+ * How a key name is treated: `password` (any value), `secret` (high-entropy values), or null (not secret).
+ * Examples: `DB_PASSWORD`, `PGPASSWORD` → password; `apiKey`, `X-Auth-Token` → secret; `sort_key` → null.
+ */
 export function classifyKey(key: string): "password" | "secret" | null {
   const words = keyWords(key);
-  if (words.some((word) => passwordWords.has(word))) return "password";
+  // `PGPASSWORD`, `MYSQL_ROOTPASSWORD`: a password word run together with another (issue 37).
+  if (words.some((word) => passwordWords.has(word) || /pass(?:word|wd)/.test(word))) return "password";
   if (words.some((word) => secretWords.has(word))) return "secret";
   for (let i = 1; i < words.length; i++) if (words[i] === "key" && keyQualifiers.has(words[i - 1]!)) return "secret";
   return null;
 }
 
-/** Type names, keywords and placeholders that are never the secret itself. */
+/** Type names, keywords and placeholders that are never the secret itself (`ecto://USER:PASS@HOST` in docs). */
 const notValues = new Set([
   "string",
   "str",
@@ -126,12 +130,19 @@ const notValues = new Set([
   "text",
   "varchar",
   "password",
+  "passwd",
+  "pass",
+  "pwd",
   "secret",
   "token",
+  "apikey",
 ]);
 
-/** True when an assigned value is a reference, a placeholder or code, not a literal secret. */
-function isReferenceOrPlaceholder(value: string): boolean {
+/**
+ * True when an assigned value is a reference (`$PASS`, `${{ secrets.X }}`, `%VAR%`, `{{var}}`), a placeholder
+ * (`<password>`, `[hidden]`, `****`), a type name or keyword, or already a marker: not a literal secret.
+ */
+export function isReferenceOrPlaceholder(value: string): boolean {
   if (value.startsWith(markerPrefix)) return true;
   if (/^[$%]/.test(value) || value.startsWith("{{")) return true; // $VAR ${VAR} ${{ secrets.X }} $(cmd) %VAR% {{var}}
   if (/^<[^>]*>$/.test(value) || /^\[[^\]]*\]$/.test(value)) return true; // <your-password> [hidden]
@@ -158,9 +169,9 @@ const isKeyChar = (code: number): boolean =>
   code === 45 ||
   code === 46;
 // After the key: [quote] separator [quote] value (double, single or back-quoted, or a bare run). An
-// `Authorization: Bearer x` style value skips its scheme word.
+// `Authorization: Bearer x` style value skips its scheme word, in any case (`Authorization: token x`).
 const assignedValue =
-  /(["']?)[ \t]*(:=|=>|=|:)[ \t]*(?:(?:Bearer|Basic|Token|Bot|Digest)[ \t]+)?(?:"((?:[^"\\\n]|\\.){1,512})"|'([^'\n]{1,512})'|`([^`\n]{1,512})`|([^\s"'`,;)}\]]{1,512}))/y;
+  /(["']?)[ \t]*(:=|=>|=|:)[ \t]*(?:(?:[Bb]earer|[Bb]asic|[Tt]oken|[Bb]ot|[Dd]igest)[ \t]+)?(?:"((?:[^"\\\n]|\\.){1,512})"|'([^'\n]{1,512})'|`([^`\n]{1,512})`|([^\s"'`,;)}\]]{1,512}))/y;
 
 const keyKinds = new Map<string, "password" | "secret" | null>();
 
@@ -191,7 +202,10 @@ function findAssignments(text: string, out: SecretRange[]): void {
     if (!match) continue;
     separatorChar.lastIndex = Math.max(separatorChar.lastIndex, match.index + match[0].length);
     const quoted = match[3] ?? match[4] ?? match[5];
-    const value = quoted ?? match[6]!;
+    let value = quoted ?? match[6]!;
+    // `'Authorization': 'Token x'`: the scheme word inside the quotes is not part of the secret.
+    const scheme = quoted === undefined ? null : /^(?:bearer|basic|token|bot|digest)[ \t]+(?=\S+$)/i.exec(value);
+    if (scheme) value = value.slice(scheme[0].length);
     if (value.length < 3 || isReferenceOrPlaceholder(value)) continue;
     let isSecret: boolean;
     if (kind === "password") {

@@ -6,6 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { dirname } from "node:path";
+import { redactText } from "../redact/index.ts";
 import type { SearchFilters } from "./filters.ts";
 import { pageOf, type Page } from "./paging.ts";
 import { listSessions, type SessionSummary } from "./sessions.ts";
@@ -39,12 +40,15 @@ export function recentSessions(db: Database, filters: SearchFilters, limit: numb
 /**
  * The indexed project path that `folder` is, or lies inside of (the nearest ancestor that some session
  * was recorded in), or undefined when none is. Lets a server started in a project's folder default to it.
- * Examples: `/work/app/src` with sessions in `/work/app` → `/work/app`; `/tmp` → undefined.
+ * Examples: `/work/app/src` with sessions in `/work/app` → `/work/app`; `/tmp` → undefined. The path is returned as
+ * stored, redacted: `/home/u/ghp_…/app` → `/home/u/[REDACTED:github-token]/app`.
  */
 export function projectOfFolder(db: Database, folder: string): string | undefined {
   const known = db.query<{ found: number }, [string]>("SELECT 1 AS found FROM sessions WHERE project_path = ? LIMIT 1");
   for (let dir = folder; ; dir = dirname(dir)) {
-    if (dir !== "/" && known.get(dir)) return dir;
+    // Project paths are stored redacted (issue 37: a token in a folder name), so the folder is compared redacted.
+    const stored = redactText(dir);
+    if (dir !== "/" && known.get(stored)) return stored;
     if (dirname(dir) === dir) return undefined;
   }
 }

@@ -84,7 +84,9 @@ describe("redactText (issue 9)", () => {
 
   test("a credential clipped by the 300-character compact input still goes", () => {
     const clipped = `${"curl -sS https://api.example.com/v1/items ".repeat(6)}-u admin:Zk81mQx7Lp2Vb9Rt4Wy6…`;
-    expect(redactText(clipped)).toEndWith("[REDACTED:truncated]…");
+    expect(redactText(clipped)).toEndWith("-u admin:[REDACTED:password]…"); // the curl rule (issue 37) reads it whole
+    const unnamed = `${"deploy --region eu-west-1 --stage prod ".repeat(8)}--key-id Zk81mQx7Lp2Vb9Rt4Wy6…`;
+    expect(redactText(unnamed)).toEndWith("--key-id [REDACTED:truncated]…");
     expect(findSecrets(`run ${"word ".repeat(10)}src/components/ButtonComponent…`)).toEqual([]);
   });
 });

@@ -47,6 +47,7 @@ export function parseRedacted(source: SourceId, unit: SourceUnit, resume: Resume
   // With outputs: the writer archives them (capped) for level 3 once the source is gone (issue 9).
   return redactParseResult(parserFor(source).parse(unit, { resume, withOutputs: true }), {
     capOutput: capArchivedOutput,
+    dropFileChanges: true, // the writer stores no file changes (issue 37: they are redacted for level 3 only)
   });
 }
 

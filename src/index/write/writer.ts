@@ -18,6 +18,7 @@ import {
   type SourceUnit,
   type Turn,
 } from "../../parsers/index.ts";
+import { redactUnitLocator } from "../../redact/index.ts";
 import { encodeTurnOutputs } from "../archive/archive.ts";
 import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
 import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
@@ -269,7 +270,7 @@ function upsertSessionRow(
     unit.key,
     unit.containerPath,
     unit.changeKey,
-    unit.locator ? JSON.stringify(unit.locator) : null,
+    unit.locator ? JSON.stringify(redactUnitLocator(unit.locator)) : null, // Codex titles, working folders (issue 37)
     s.projectPath,
     s.projectName,
     s.gitBranch,
