@@ -17,7 +17,7 @@ import {
   sessionMarkers,
 } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
-import { confidenceJson, evidenceJson, noConfidentMatchText } from "../render/search.ts";
+import { confidenceJson, cutField, evidenceJson, fieldCharLimit, noConfidentMatchText } from "../render/search.ts";
 import {
   resumeCommandOf,
   type Page,
@@ -152,6 +152,19 @@ function sessionResultItem(result: SessionResult, format: ResultFormat) {
   return { ...index, preview: result.preview.text, ...sessionDetail(result), ...evidenceOf(result) };
 }
 
+/**
+ * The prompt of a level-2 result in the full format: whole up to the CLI JSON's {@link fieldCharLimit} characters,
+ * else cut with a marker counting the whole prompt and naming the read_turns call that reads it (issue 37: a 50 MB
+ * prompt was printed whole). Example: `…[cut 49,998,055 characters; full text: read_turns session=4a4a… from=1]`.
+ */
+const fullPrompt = (result: TurnResult) =>
+  cutField(
+    result.prompt,
+    fieldCharLimit,
+    `read_turns session=${result.sessionId} from=${Math.abs(result.turn)}${result.turn < 0 ? " rewound=true" : ""}`,
+    result.promptChars,
+  );
+
 function turnResultItem(result: TurnResult, format: ResultFormat) {
   const index = {
     session_id: result.sessionId,
@@ -168,7 +181,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
   if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };
   return {
     ...index,
-    prompt: result.prompt,
+    prompt: fullPrompt(result),
     response_excerpt: result.responseExcerpt.text,
     source: result.source,
     project_path: result.projectPath,
@@ -218,7 +231,7 @@ function turnResultText(result: TurnResult, rank: number, format: ResultFormat):
     ];
   return [
     `${head}${quoted(result.title)} (${result.turn < 0 ? "a rewound turn: a branch the user rewound past" : `turn ${result.turn} of ${result.totalTurns}`})`,
-    turnExcerpt(result.prompt, oneLine(result.responseExcerpt.text, 400)),
+    turnExcerpt(fullPrompt(result), oneLine(result.responseExcerpt.text, 400)),
     ...(result.tools.length > 0 ? [`   tools: ${result.tools.join(", ")}`] : []),
     ...(result.files.length > 0 ? [`   files: ${result.files.join(", ")}`] : []),
     resumeLine(result),

@@ -10,7 +10,8 @@
  * turn's text without the fences, so they do not depend on the nonce.
  */
 import { UsageError } from "../errors.ts";
-import type { ToolCall, Turn } from "../parsers/index.ts";
+import { searchableChars, unsearchableChars } from "../index/write/documents.ts";
+import { type ToolCall, type Turn, turnLabel } from "../parsers/index.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { localMinute, isoTime, noTurnsNote, oneLine, turnSpan } from "../render/format.ts";
 import { archiveNote, noResumeNote } from "../render/show.ts";
@@ -218,6 +219,20 @@ function turnPart(turn: CompactTurn, from: number, to: number, total: number): C
   return { ...turn, prompt, response, tools, cut: true, part: { from_char: from, to_char: to, total_chars: total } };
 }
 
+/**
+ * The note of a range whose prompts or replies run past the part search reads (issue 37, index/write/documents.ts
+ * searchableChars): which turns, and how many characters of each only level 3 holds; "" when none does.
+ * Example: `turn 1: 49,800,055 characters past the first 200,000 of its prompt or reply are shown here but not searchable`.
+ */
+export function unsearchableNote(turns: readonly Turn[]): string {
+  const cut = turns
+    .map((turn) => ({ turn, chars: unsearchableChars(turn.prompt) + unsearchableChars(turn.response) }))
+    .filter(({ chars }) => chars > 0);
+  if (cut.length === 0) return "";
+  const counts = cut.map(({ turn, chars }) => `turn ${turnLabel(turn.number)}: ${chars.toLocaleString("en-US")}`);
+  return `${counts.join(", ")} characters past the first ${searchableChars.toLocaleString("en-US")} of its prompt or reply are shown here but not searchable`;
+}
+
 /** What read_turns renders. */
 export interface ReadTurnsView {
   summary: SessionSummary;
@@ -340,10 +355,12 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
     lastSeenAt: summary.lastSeenAt,
   });
   const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
+  const cutNote = unsearchableNote(range.turns);
   const header = (to: number) => [
     `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
     `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${turnSpan(range.from, to, rewound)} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
     `resume: ${session.resume_command ?? noResumeNote(summary)}`,
+    ...(cutNote ? [cutNote] : []),
   ];
   const page = pageTurns(range, header, budgetChars, fromChar);
   return finishOutput(page.lines, {
