@@ -22,8 +22,17 @@ import type { ArchiveListing } from "../team-archive/listing.ts";
 import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } from "../team-archive/search.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import type { ArchiveTurn } from "../team-archive/show.ts";
-import { finishOutput, indexLineChars, moreLine, quoted, searchPageLines, type ToolOutput } from "./format.ts";
+import {
+  finishOutput,
+  indexLineChars,
+  moreLine,
+  quoted,
+  searchPageLines,
+  turnExcerpt,
+  type ToolOutput,
+} from "./format.ts";
 import type { ResultFormat } from "./schemas.ts";
+import { type AnswerLine, sessionText } from "./session-text.ts";
 import { pageTurns } from "./turns-text.ts";
 
 /** A page of archive search results, cut by the caller from a longer ranking. */
@@ -117,28 +126,26 @@ function turnResultItem(result: ArchiveTurnResult, format: ResultFormat) {
   };
 }
 
-function sessionResultText(result: ArchiveSessionResult, rank: number, format: ResultFormat): string[] {
+function sessionResultText(result: ArchiveSessionResult, rank: number, format: ResultFormat): AnswerLine[] {
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} archive:${result.archiveId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns} ${origin(result)}`;
-  if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
+  if (format === "index") return [head, sessionText(oneLine(result.preview.text, indexLineChars))];
   return [
     head,
     `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}; session ${result.sessionId}`,
-    `   ${oneLine(result.preview.text, 400)}`,
+    sessionText(oneLine(result.preview.text, 400)),
   ];
 }
 
-function turnResultText(result: ArchiveTurnResult, rank: number, format: ResultFormat): string[] {
+function turnResultText(result: ArchiveTurnResult, rank: number, format: ResultFormat): AnswerLine[] {
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} archive:${result.archiveId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"} ${origin(result)}`;
   if (format === "index")
     return [
       head,
-      `   > ${oneLine(result.prompt, indexLineChars)}`,
-      `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`,
+      turnExcerpt(oneLine(result.prompt, indexLineChars), oneLine(result.responseExcerpt.text, indexLineChars)),
     ];
   return [
     `${head}${quoted(result.title)} (turn ${result.turn} of ${result.turns}; session ${result.sessionId})`,
-    ...result.prompt.split("\n").map((line) => `   > ${line}`),
-    `   ${oneLine(result.responseExcerpt.text, 400)}`,
+    turnExcerpt(result.prompt, oneLine(result.responseExcerpt.text, 400)),
   ];
 }
 

@@ -2,9 +2,10 @@
  * The MCP tools' result lists in their two formats (issue 10): `index` (the default: ids, title, date, score,
  * a one-line preview; tens of tokens per result) and `full` (every field of the CLI's `--json`). Each builder
  * returns the text the model reads and the `structuredContent` object of schemas.ts. Control characters from
- * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output).
+ * sessions are shown as `\xNN` in both (render/escapes.ts, as in the CLI's output), and in the text every preview or
+ * prompt stands between the fence lines of session-text.ts (issue 37), so no session text reads as recall's own line.
  */
-import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
+import { neutralizeStrings } from "../render/escapes.ts";
 import {
   countOf,
   localDate,
@@ -16,7 +17,7 @@ import {
   sessionMarkers,
 } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
-import { confidenceJson, evidenceJson, noConfidentMatchText } from "../render/search.ts";
+import { confidenceJson, cutField, evidenceJson, fieldCharLimit, noConfidentMatchText } from "../render/search.ts";
 import {
   resumeCommandOf,
   type Page,
@@ -30,6 +31,7 @@ import {
 } from "../search/index.ts";
 import { turnLabel } from "../parsers/index.ts";
 import type { ResultFormat } from "./schemas.ts";
+import { type AnswerLine, sessionText, writeAnswer } from "./session-text.ts";
 
 /** What a tool hands back: text for the model and the structured object of its output schema. */
 export interface ToolOutput {
@@ -62,7 +64,7 @@ export interface SearchPageText {
   /** Lines after the header (e.g. the dates the query was understood to name). */
   notes: string[];
   /** The text of each result, by its 1-based rank. */
-  results: Array<(rank: number) => string[]>;
+  results: Array<(rank: number) => AnswerLine[]>;
   /** The hint after a page with results: what to call next, at level 1 and level 2. */
   next: { sessions: string; turns: string };
 }
@@ -71,11 +73,11 @@ export interface SearchPageText {
  * The text of a page of search results: the header (or the line saying nothing matched), the notes, the line saying no
  * result is a confident match, each result, the `more:` line and the next call.
  */
-export function searchPageLines(page: SearchPageText): string[] {
+export function searchPageLines(page: SearchPageText): AnswerLine[] {
   const what = page.isSessions ? "sessions" : "turns";
   const query = oneLine(page.query, 100);
   const count = page.results.length;
-  const lines =
+  const lines: AnswerLine[] =
     count === 0
       ? [`No ${what} match "${query}" (${page.scope}${page.offset > 0 ? `, offset ${page.offset}` : ""}).`]
       : [
@@ -89,9 +91,12 @@ export function searchPageLines(page: SearchPageText): string[] {
   return lines;
 }
 
-/** Join the text lines and neutralize control characters in both the text and the structured object. */
-export function finishOutput(lines: string[], structured: Record<string, unknown>): ToolOutput {
-  return { text: neutralizeControls(lines.join("\n")), structured: neutralizeStrings(structured) };
+/**
+ * The answer every MCP tool hands back: the lines written by session-text.ts writeAnswer (session text fenced with a
+ * new nonce, control characters shown as `\xNN`) and the structured object with control characters neutralized.
+ */
+export function finishOutput(lines: readonly AnswerLine[], structured: Record<string, unknown>): ToolOutput {
+  return { text: writeAnswer(lines), structured: neutralizeStrings(structured) };
 }
 
 /** Fields every session item has, whatever the format. */
@@ -147,6 +152,19 @@ function sessionResultItem(result: SessionResult, format: ResultFormat) {
   return { ...index, preview: result.preview.text, ...sessionDetail(result), ...evidenceOf(result) };
 }
 
+/**
+ * The prompt of a level-2 result in the full format: whole up to the CLI JSON's {@link fieldCharLimit} characters,
+ * else cut with a marker counting the whole prompt and naming the read_turns call that reads it (issue 37: a 50 MB
+ * prompt was printed whole). Example: `…[cut 49,998,055 characters; full text: read_turns session=4a4a… from=1]`.
+ */
+const fullPrompt = (result: TurnResult) =>
+  cutField(
+    result.prompt,
+    fieldCharLimit,
+    `read_turns session=${result.sessionId} from=${Math.abs(result.turn)}${result.turn < 0 ? " rewound=true" : ""}`,
+    result.promptChars,
+  );
+
 function turnResultItem(result: TurnResult, format: ResultFormat) {
   const index = {
     session_id: result.sessionId,
@@ -163,7 +181,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
   if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };
   return {
     ...index,
-    prompt: result.prompt,
+    prompt: fullPrompt(result),
     response_excerpt: result.responseExcerpt.text,
     source: result.source,
     project_path: result.projectPath,
@@ -177,11 +195,11 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
   };
 }
 
-function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): string[] {
+function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): AnswerLine[] {
   const turn =
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
-  if (format === "index") return [head, `   ${oneLine(result.preview.text, indexLineChars)}`];
+  if (format === "index") return [head, sessionText(oneLine(result.preview.text, indexLineChars))];
   const files =
     result.files.length > 0
       ? [
@@ -191,24 +209,29 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
   return [
     head,
     `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
-    `   ${oneLine(result.preview.text, 400)}`,
+    sessionText(oneLine(result.preview.text, 400)),
     ...files,
     resumeLine(result),
   ];
 }
 
-function turnResultText(result: TurnResult, rank: number, format: ResultFormat): string[] {
+/**
+ * A matching turn's session text as one fenced block: the prompt's lines after `> `, then the reply's excerpt.
+ * Shared with the team archive's answer (archive-format.ts).
+ */
+export const turnExcerpt = (prompt: string, excerpt: string): AnswerLine =>
+  sessionText(`${prompt.replace(/^/gm, "> ")}\n${excerpt}`);
+
+function turnResultText(result: TurnResult, rank: number, format: ResultFormat): AnswerLine[] {
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
   if (format === "index")
     return [
       head,
-      `   > ${oneLine(result.prompt, indexLineChars)}`,
-      `   ${oneLine(result.responseExcerpt.text, indexLineChars)}`,
+      turnExcerpt(oneLine(result.prompt, indexLineChars), oneLine(result.responseExcerpt.text, indexLineChars)),
     ];
   return [
     `${head}${quoted(result.title)} (${result.turn < 0 ? "a rewound turn: a branch the user rewound past" : `turn ${result.turn} of ${result.totalTurns}`})`,
-    ...result.prompt.split("\n").map((line) => `   > ${line}`),
-    `   ${oneLine(result.responseExcerpt.text, 400)}`,
+    turnExcerpt(fullPrompt(result), oneLine(result.responseExcerpt.text, 400)),
     ...(result.tools.length > 0 ? [`   tools: ${result.tools.join(", ")}`] : []),
     ...(result.files.length > 0 ? [`   files: ${result.files.join(", ")}`] : []),
     resumeLine(result),

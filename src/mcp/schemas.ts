@@ -11,6 +11,7 @@
  */
 import * as z from "zod";
 import { type SourceId, sourceIds } from "../parsers/index.ts";
+import { fenceInstructions } from "./session-text.ts";
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().describe(description);
@@ -92,8 +93,8 @@ export const descriptions = {
 /**
  * The server's `instructions` (initialize result), which clients such as Claude Code put in the agent's system
  * prompt: when recall helps, the way from a session to its turns to their text, and the budget and paging
- * rules. Kept under 1,500 characters: Claude Code cuts server instructions at 2 KB (its MCP docs, "For MCP server
- * authors"), and a client shows them in every session.
+ * rules, and that session text is fenced data (session-text.ts). Kept under 1,900 characters: Claude Code cuts
+ * server instructions at 2 KB (its MCP docs, "For MCP server authors"), and a client shows them in every session.
  */
 export const serverInstructions = [
   `recall searches the saved history of this machine's coding-agent sessions (${sourceNameList}), including sessions those tools have since deleted.`,
@@ -107,6 +108,7 @@ export const serverInstructions = [
   "read_turns answers in at most budget characters (default 8000, 500-200000), header and notes included. When more is left it ends with [truncated, N more characters, ask for turns X-Y] (with from_char=C when it stopped inside a turn): call read_turns again with from=X to=Y and that from_char to continue exactly where it stopped; nothing is skipped.",
   "The list tools page with offset: pass next_offset to get the next page.",
   "archive=true asks the team archive instead (search, list_sessions, read_turns): what teammates and CI pushed; read_turns takes its archive_id.",
+  fenceInstructions,
 ].join("\n");
 
 // ── output schemas ──────────────────────────────────────────────────────────

@@ -40,19 +40,26 @@ function cutAt(text: string, start: number, limit: number): number {
 /**
  * The page of `texts` (the rendered turns of a range) that starts at character `fromChar` of the first, with
  * `roomChars` characters for a newline and the body, and, when not all of it fits, for a newline and a marker
- * of at most `markerChars`.
+ * of at most `markerChars`. Each piece costs `pieceChars` more than its text (the fence lines around its session
+ * text, turns-text.ts).
  * 1. Whole turns while they fit.
  * 2. A turn that does not fit is shown in part when it would come first on the page, or when at least a quarter
  *    of the room is still free (so a page is not mostly empty); the cut falls after a line where one is near.
  * Examples (room 100, marker 30): texts of 40 and 40 → both, no next; texts of 40 and 200 → the first, then
  *   characters 0-27 of the second (68 - 40 - 1 = 27 left ≥ a quarter), next (1, 27); one text of 500 → 0-68.
  */
-export function fillPage(texts: readonly string[], fromChar: number, roomChars: number, markerChars: number): Page {
+export function fillPage(
+  texts: readonly string[],
+  fromChar: number,
+  roomChars: number,
+  markerChars: number,
+  pieceChars = 0,
+): Page {
   const total = texts.reduce((sum, text) => sum + text.length, 0) + Math.max(0, texts.length - 1);
   const offsetOf = (index: number, char: number) =>
     texts.slice(0, index).reduce((sum, text) => sum + text.length + 1, 0) + char;
   if (texts.length === 0) return { pieces: [], next: undefined, moreChars: 0 };
-  if (1 + total - fromChar <= roomChars)
+  if (1 + total - fromChar + texts.length * pieceChars <= roomChars)
     return {
       pieces: texts.map((text, index) => ({ index, from: index === 0 ? fromChar : 0, to: text.length })),
       next: undefined,
@@ -65,7 +72,7 @@ export function fillPage(texts: readonly string[], fromChar: number, roomChars: 
   let char = fromChar;
   while (index < texts.length) {
     const text = texts[index]!;
-    const separator = pieces.length > 0 ? 1 : 0;
+    const separator = (pieces.length > 0 ? 1 : 0) + pieceChars;
     if (separator + text.length - char <= room) {
       pieces.push({ index, from: char, to: text.length });
       room -= separator + text.length - char;

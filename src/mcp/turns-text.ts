@@ -4,15 +4,20 @@
  * error status and first output lines; never a raw JSON payload. The text is a hard maximum of `budget`
  * characters, header and marker included (issue 26: 1,570 characters came back for 1,500), and paging loses
  * nothing: a page ends at a turn boundary or inside a turn, and its marker names the turn and character to
- * continue from. Paging (which turns and characters fit) is turns-page.ts; this module renders.
+ * continue from. Paging (which turns and characters fit) is turns-page.ts; this module renders. A turn's header line
+ * (`── turn 3 · 2026-03-01 10:04 ──`) is recall's; everything after it (prompt, reply, calls and their output) is
+ * session text, fenced on each page (session-text.ts, issue 37). Character positions (`from_char`, `part`) count the
+ * turn's text without the fences, so they do not depend on the nonce.
  */
 import { UsageError } from "../errors.ts";
-import type { ToolCall, Turn } from "../parsers/index.ts";
-import { neutralizeControls, neutralizeStrings } from "../render/escapes.ts";
+import { searchableChars, unsearchableChars } from "../index/write/documents.ts";
+import { type ToolCall, type Turn, turnLabel } from "../parsers/index.ts";
+import { neutralizeControls } from "../render/escapes.ts";
 import { localMinute, isoTime, noTurnsNote, oneLine, turnSpan } from "../render/format.ts";
 import { archiveNote, noResumeNote } from "../render/show.ts";
 import type { SessionRead, SessionSummary, TurnRange } from "../search/index.ts";
 import { finishOutput, sessionItemOf, type ToolOutput } from "./format.ts";
+import { type AnswerLine, fenceChars, neutralizeSessionText, sessionText } from "./session-text.ts";
 import { fillPage } from "./turns-page.ts";
 
 /** Default character budget of one answer (~2,000 tokens at ~4 characters a token). */
@@ -101,19 +106,30 @@ function compactCall(call: ToolCall): CompactCall {
   };
 }
 
+/** A call with its name, input and output neutralized as session text. */
+function neutralizeCall(call: CompactCall): CompactCall {
+  const { output, ...rest } = call;
+  return {
+    ...rest,
+    name: neutralizeSessionText(call.name),
+    input: neutralizeSessionText(call.input),
+    ...(output !== undefined ? { output: neutralizeSessionText(output) } : {}),
+  };
+}
+
 /**
- * A turn in the compact form, control characters already shown as `\xNN`, so the text measured is the text sent; a
- * rewound turn (-2) is numbered among the rewound turns (2), as read_turns rewound=true pages them.
+ * A turn in the compact form, its session text already neutralized (session-text.ts: control characters as `\xNN`,
+ * fence-like lines escaped), so the text measured is the text sent; a rewound turn (-2) is numbered among the rewound
+ * turns (2), as read_turns rewound=true pages them.
  */
-const compactTurn = (turn: Turn): CompactTurn =>
-  neutralizeStrings({
-    turn: Math.abs(turn.number),
-    timestamp: isoTime(turn.timestamp),
-    prompt: turn.prompt,
-    response: turn.response,
-    tools: turn.toolCalls.map(compactCall),
-    ...(turn.number < 0 ? { rewound: true } : {}),
-  });
+const compactTurn = (turn: Turn): CompactTurn => ({
+  turn: Math.abs(turn.number),
+  timestamp: isoTime(turn.timestamp),
+  prompt: neutralizeSessionText(turn.prompt),
+  response: neutralizeSessionText(turn.response),
+  tools: turn.toolCalls.map((call) => neutralizeCall(compactCall(call))),
+  ...(turn.number < 0 ? { rewound: true } : {}),
+});
 
 /** One call as a line: `[Edit] src/x.ts (+12 −3)`, `[Write] a.md (40 lines)`, `[Bash] npm test (error)` + output. */
 function callText(call: CompactCall): string {
@@ -145,6 +161,24 @@ function turnSegments(turn: CompactTurn): Segment[] {
   for (const [index, call] of turn.tools.entries()) segments.push({ kind: "call", text: callText(call), call: index });
   return segments;
 }
+
+/**
+ * The answer lines of characters [from, to) of a turn's text whose header line is `headChars` long: the part of the
+ * header as recall's line, the part after it as session text (fenced when written). Examples (text "── t ──\nhi",
+ * headChars 7): (0, 10) → ["── t ──", sessionText("hi")]; (0, 8) → ["── t ──\n"]; (9, 10) → [sessionText("i")].
+ */
+function pieceLines(text: string, headChars: number, from: number, to: number): AnswerLine[] {
+  const bodyStart = headChars + 1;
+  if (to <= bodyStart) return [text.slice(from, to)];
+  if (from >= bodyStart) return [sessionText(text.slice(from, to))];
+  return [text.slice(from, headChars), sessionText(text.slice(bodyStart, to))];
+}
+
+/**
+ * Characters a piece of a page may add to its text: the fence lines around its session text, and a backslash when the
+ * piece starts inside a line that then starts like a fence (session-text.ts neutralizeSessionText).
+ */
+const pieceChars = fenceChars + 1;
 
 const turnText = (turn: CompactTurn) =>
   turnSegments(turn)
@@ -183,6 +217,20 @@ function turnPart(turn: CompactTurn, from: number, to: number, total: number): C
     start = end + 1;
   }
   return { ...turn, prompt, response, tools, cut: true, part: { from_char: from, to_char: to, total_chars: total } };
+}
+
+/**
+ * The note of a range whose prompts or replies run past the part search reads (issue 37, index/write/documents.ts
+ * searchableChars): which turns, and how many characters of each only level 3 holds; "" when none does.
+ * Example: `turn 1: 49,800,055 characters past the first 200,000 of its prompt or reply are shown here but not searchable`.
+ */
+export function unsearchableNote(turns: readonly Turn[]): string {
+  const cut = turns
+    .map((turn) => ({ turn, chars: unsearchableChars(turn.prompt) + unsearchableChars(turn.response) }))
+    .filter(({ chars }) => chars > 0);
+  if (cut.length === 0) return "";
+  const counts = cut.map(({ turn, chars }) => `turn ${turnLabel(turn.number)}: ${chars.toLocaleString("en-US")}`);
+  return `${counts.join(", ")} characters past the first ${searchableChars.toLocaleString("en-US")} of its prompt or reply are shown here but not searchable`;
 }
 
 /** What read_turns renders. */
@@ -229,8 +277,8 @@ export interface TurnsTruncation {
 
 /** A page of turns as {@link pageTurns} cut it. */
 export interface TurnsPage {
-  /** The text lines: header, the turns shown, and the marker when more is left. */
-  lines: string[];
+  /** The answer lines: header, the turns shown (their session text fenced), and the marker when more is left. */
+  lines: AnswerLine[];
   /** The turns shown, in the compact form (a turn shown in part has `cut` and `part`). */
   shown: CompactTurn[];
   /** The last turn shown (the range's last when none fits). */
@@ -254,6 +302,7 @@ export function pageTurns(
   const rewound = range.branch === "rewound";
   const turns = range.turns.map(compactTurn);
   const texts = turns.map(turnText);
+  const headChars = turns.map((turn) => turnSegments(turn)[0]!.text.length);
   checkFromChar(fromChar, texts, range);
   const cappedHeader = (to: number) =>
     header(to).map((line) => capLine(neutralizeControls(line), Math.floor(budgetChars / 6)));
@@ -261,7 +310,13 @@ export function pageTurns(
   // No marker is longer: each of its numbers is at most the one used here.
   const longestTurnChars = texts.reduce((longest, text) => Math.max(longest, text.length), 0);
   const longestMarker = markerText(texts.join("\n").length, range.to, range.to, longestTurnChars, rewound);
-  const page = fillPage(texts, fromChar, budgetChars - cappedHeader(range.to).join("\n").length, longestMarker.length);
+  const page = fillPage(
+    texts,
+    fromChar,
+    budgetChars - cappedHeader(range.to).join("\n").length,
+    longestMarker.length,
+    pieceChars,
+  );
   const shown = page.pieces.map((piece) =>
     piece.from === 0 && piece.to === texts[piece.index]!.length
       ? turns[piece.index]!
@@ -272,9 +327,9 @@ export function pageTurns(
   const truncated = next
     ? { more_chars: page.moreChars, next_from: turns[next.index]!.turn, next_to: range.to, next_from_char: next.char }
     : null;
-  const lines = [...cappedHeader(lastShown)];
-  if (page.pieces.length > 0)
-    lines.push(page.pieces.map((piece) => texts[piece.index]!.slice(piece.from, piece.to)).join("\n"));
+  const lines: AnswerLine[] = [...cappedHeader(lastShown)];
+  for (const piece of page.pieces)
+    lines.push(...pieceLines(texts[piece.index]!, headChars[piece.index]!, piece.from, piece.to));
   if (truncated)
     lines.push(
       markerText(truncated.more_chars, truncated.next_from, truncated.next_to, truncated.next_from_char, rewound),
@@ -300,10 +355,12 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
     lastSeenAt: summary.lastSeenAt,
   });
   const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
+  const cutNote = unsearchableNote(range.turns);
   const header = (to: number) => [
     `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
     `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${turnSpan(range.from, to, rewound)} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
     `resume: ${session.resume_command ?? noResumeNote(summary)}`,
+    ...(cutNote ? [cutNote] : []),
   ];
   const page = pageTurns(range, header, budgetChars, fromChar);
   return finishOutput(page.lines, {

@@ -98,9 +98,20 @@ export function sessionMarkers(session: MarkedSession): string {
   return `${session.promptOnly ? ` ${promptOnlyMarker}` : ""}${session.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(session)}` : ""}`;
 }
 
-/** Collapse whitespace and cut to `maxChars` with `…`. */
+/**
+ * Collapse whitespace and cut to `maxChars` with `…`. Reads only as much of `text` as the line needs: a prefix twice
+ * the line's length, four times longer while it collapses to `maxChars` or fewer (issue 37: collapsing a whole 50 MB
+ * prompt to show 90 characters of it took a second). Same result as collapsing the whole text: once the collapsed
+ * prefix is longer than `maxChars`, its first `maxChars - 1` characters are the whole text's.
+ * Example: ("  fix\n\nthe   build ", 9) → "fix the …".
+ */
 export function oneLine(text: string, maxChars: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  let read = Math.min(text.length, 2 * maxChars + 64);
+  let flat = text.slice(0, read).replace(/\s+/g, " ").trim();
+  while (flat.length <= maxChars && read < text.length) {
+    read = Math.min(text.length, read * 4);
+    flat = text.slice(0, read).replace(/\s+/g, " ").trim();
+  }
   return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
 }
 

@@ -81,13 +81,14 @@ export interface SearchRenderOptions {
 
 /**
  * `text` whole when it has at most `limit` characters, else its first `limit` characters and a marker naming
- * how many were cut and where to read them.
+ * how many were cut and where to read them; `totalChars` is the whole text's length when `text` is already a part of
+ * it (a level-2 prompt, search/hydrate.ts `promptChars`).
  * Example: a 68,000-character prompt → its first 2,000 characters + `…[cut 66,000 characters; full text: recall show <id>:3]`.
  */
-export function cutField(text: string, limit: number, fullText: string): string {
-  return text.length <= limit
+export function cutField(text: string, limit: number, fullText: string, totalChars = text.length): string {
+  return totalChars <= limit
     ? text
-    : `${text.slice(0, limit)}…[cut ${text.length - limit} characters; full text: ${fullText}]`;
+    : `${text.slice(0, limit)}…[cut ${totalChars - limit} characters; full text: ${fullText}]`;
 }
 
 /**
@@ -196,7 +197,12 @@ function turnJson(result: TurnResult) {
     turn: turnPlace(result.turn).number,
     branch: turnPlace(result.turn).branch,
     total_turns: result.totalTurns,
-    prompt: cutField(result.prompt, fieldCharLimit, showTarget(`${result.sessionId}:${turnLabel(result.turn)}`)),
+    prompt: cutField(
+      result.prompt,
+      fieldCharLimit,
+      showTarget(`${result.sessionId}:${turnLabel(result.turn)}`),
+      result.promptChars,
+    ),
     response_excerpt: result.responseExcerpt.text,
     tools: result.tools,
     files: result.files,

@@ -4,12 +4,12 @@
  * Times are epoch ms here; render/ formats them (ISO-8601 in JSON).
  */
 import type { Database } from "bun:sqlite";
-import { loadDocumentTexts } from "../index/write/documents.ts";
+import { loadDocumentTexts, searchableChars, searchablePart } from "../index/write/documents.ts";
 import type { StoredToolCall } from "../index/write/writer.ts";
 import type { SourceId } from "../parsers/types.ts";
 import type { JudgedHit } from "./api.ts";
 import type { ResultConfidence } from "./confidence.ts";
-import { makePreview, type Preview } from "./preview.ts";
+import { makePreview, type Preview, previewScanChars } from "./preview.ts";
 import { loadSessionSummaries, type SessionSummary } from "./sessions.ts";
 
 /**
@@ -55,8 +55,13 @@ export interface TurnResult
   turn: number;
   totalTurns: number;
   timestamp: number;
-  /** The whole human prompt. */
+  /**
+   * The human prompt, its first index/write/documents.ts `searchableChars` (200,000) characters at most (issue 37: a
+   * 50 MB prompt read whole made a search take seconds); the whole text is level 3's (`recall show`, read_turns).
+   */
   prompt: string;
+  /** Characters of the whole prompt: `prompt.length`, or when it was cut the whole prompt's code points. */
+  promptChars: number;
   /** Up to 400 characters of the assistant prose around the match. */
   responseExcerpt: Preview;
   /** Tool names used in the turn, unique, in first-use order. */
@@ -200,13 +205,31 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
   });
 }
 
+/**
+ * {@link TurnResult.promptChars} of a prompt read up to `searchableChars + 1` code points: its length when that is
+ * at most `searchableChars` (no cut), else `countCodePoints()` (SQLite's length(): the whole prompt's code points) when
+ * that is more (a cut), else its length (astral characters made it longer in UTF-16 than in code points).
+ */
+function wholePromptChars(prompt: string, countCodePoints: () => number): number {
+  if (prompt.length <= searchableChars) return prompt.length;
+  const whole = countCodePoints();
+  return whole > searchableChars ? whole : prompt.length;
+}
+
 /** Hydrate level-2 candidates (already cut to the limit). */
 export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): TurnResult[] {
   const sessions = loadSessionSummaries(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
   const turnQuery = db.query<
     { timestamp: number; prompt: string; response: string; tools: string; files: string },
     [number, number]
-  >("SELECT timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? AND number = ?");
+  >(
+    `SELECT timestamp, substr(prompt, 1, ${searchableChars + 1}) AS prompt, substr(response, 1, ${previewScanChars}) AS response,
+      tools, files FROM turns WHERE session_rowid = ? AND number = ?`,
+  );
+  // Counting a prompt's code points reads all of it (0.1 s for 50 MB): only for a prompt that was cut.
+  const promptLength = db.query<{ chars: number }, [number, number]>(
+    "SELECT length(prompt) AS chars FROM turns WHERE session_rowid = ? AND number = ?",
+  );
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
     const turn = turnQuery.get(hit.hit.sessionRowid, hit.hit.turnNumber);
@@ -228,7 +251,11 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
         turn: hit.hit.turnNumber,
         totalTurns: row.turns,
         timestamp: turn.timestamp,
-        prompt: turn.prompt,
+        prompt: searchablePart(turn.prompt),
+        promptChars: wholePromptChars(
+          turn.prompt,
+          () => promptLength.get(hit.hit.sessionRowid, hit.hit.turnNumber)!.chars,
+        ),
         responseExcerpt: makePreview(turn.response, words, 400),
         tools,
         files: JSON.parse(turn.files) as string[],

@@ -5,9 +5,11 @@
  * (Chinese, Japanese, Thai…: index/write/cjk.ts) is found as a substring of the text's runs, where it sits inside a
  * longer run (issue 26: `调度器` in `调度器介入时` was not found, so the preview showed another part, unhighlighted).
  * The window is taken from what the person typed when the match is there (issue 26: wrapper blocks IDE extensions
- * inject, parsers/shared/typed-text.ts), from the whole text otherwise.
+ * inject, parsers/shared/typed-text.ts), from the whole text otherwise. Only the first {@link previewScanChars}
+ * characters are read (issue 37: a 50 MB prompt took seconds and a gigabyte to preview).
  */
 import { unsegmentedLetter } from "../index/write/cjk.ts";
+import { searchableChars } from "../index/write/documents.ts";
 import { typedText } from "../parsers/index.ts";
 
 /** A preview: plain text (one line, ≤ maxChars) and the [start, end) character spans that matched. */
@@ -17,6 +19,14 @@ export interface Preview {
 }
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
+
+/**
+ * Characters of a text a preview reads (issue 37): four times a document field's searchable part
+ * (index/write/documents.ts searchableChars), so every keyword match of a turn's field, or of a session document's
+ * title, prompts and files up to 800,000 characters, is seen; a match past it is not (the preview then shows the
+ * text's start). Reading 800,000 characters costs tens of milliseconds, not the seconds of a 50 MB prompt.
+ */
+export const previewScanChars = 4 * searchableChars;
 
 /** Stem-insensitive key of a word: its first 5 characters, lower-case (the whole word when shorter). */
 const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
@@ -67,8 +77,9 @@ function findMatches(flat: string, queryWords: readonly string[]): Array<[number
  * the only matches are inside them.
  */
 export function makePreview(text: string, queryWords: readonly string[], maxChars = 240): Preview {
-  const whole = text.replace(/\s+/g, " ").trim();
-  const typed = typedText(text).replace(/\s+/g, " ").trim();
+  const scanned = text.length > previewScanChars ? text.slice(0, previewScanChars) : text;
+  const whole = scanned.replace(/\s+/g, " ").trim();
+  const typed = typedText(scanned).replace(/\s+/g, " ").trim();
   let flat = whole;
   let matches = findMatches(whole, queryWords);
   if (typed !== whole && typed.length > 0) {
@@ -96,7 +107,7 @@ export function makePreview(text: string, queryWords: readonly string[], maxChar
   }
   const end = Math.min(flat.length, start + maxChars - 2);
   const prefix = start > 0 ? "…" : "";
-  const suffix = end < flat.length ? "…" : "";
+  const suffix = end < flat.length || scanned.length < text.length ? "…" : "";
   const shift = prefix.length - start;
   return {
     text: prefix + flat.slice(start, end) + suffix,

@@ -7,6 +7,8 @@
  * session, its title only. Each prompt is embedded once, in its turn (issue 12: 21% of the embedded tokens were
  * prompts embedded a second time in the session document); a session's vector score is its best turn chunk's
  * (search/vector.ts), which on the eval lost 0.009 recall@5 of the vector leg alone and nothing in hybrid.
+ * Each field is searched and embedded up to {@link searchableChars} characters (issue 37): one pasted 50 MB log made
+ * every search that matched it take seconds and a gigabyte; the whole text stays in `turns` for level 3.
  */
 import type { Database } from "bun:sqlite";
 import type { Session, ToolCall, Turn } from "../../parsers/index.ts";
@@ -32,23 +34,49 @@ export function splitCamelCase(text: string): string {
   return parts.join(" ");
 }
 
+/**
+ * Characters of one field of a document (a prompt, a reply, the tool lines and files of a turn) that keyword search
+ * indexes and the embedding model sees (issue 37). 200,000 characters is about 50,000 tokens, a quarter of a
+ * 200k-token context window: past it a field is a paste (a log, a HAR file, a dump), not words a person typed. A
+ * search that matches a 50 MB prompt cut here costs what a normal one costs (scripts/bench/huge-text.ts), and the
+ * eval's recall does not move (no field of its corpus is this long). Nothing is lost: the turn keeps its whole text for
+ * `recall show` and read_turns, which say how much of it is not searchable ({@link unsearchableChars}).
+ */
+export const searchableChars = 200_000;
+
+/**
+ * The searchable part of `text`: its first {@link searchableChars} characters (one fewer when the cut would split a
+ * surrogate pair), or `text` itself when it is no longer. Example: a 50,000,000-character prompt → its first 200,000.
+ */
+export function searchablePart(text: string): string {
+  if (text.length <= searchableChars) return text;
+  const code = text.charCodeAt(searchableChars - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? searchableChars - 1 : searchableChars);
+}
+
+/** Characters of `text` past its {@link searchablePart}: 0 for a text of at most {@link searchableChars}. */
+export const unsearchableChars = (text: string): number => text.length - searchablePart(text).length;
+
 const toolLine = (call: Pick<ToolCall, "name" | "input">): string =>
   call.input ? `${call.name} ${call.input}` : call.name;
 
-/** Build the document of one turn. */
+/** Build the document of one turn: each field cut to its {@link searchablePart}. */
 export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "toolCalls" | "files">): DocumentText {
   const toolNames = [...new Set(turn.toolCalls.map((call) => call.name))];
-  const extra = [...turn.toolCalls.map(toolLine), ...turn.files, splitCamelCase(turn.files.join(" "))]
-    .filter(Boolean)
-    .join("\n");
-  const embedParts = [turn.prompt, turn.response];
+  const extra = searchablePart(
+    [...turn.toolCalls.map(toolLine), ...turn.files, splitCamelCase(turn.files.join(" "))].filter(Boolean).join("\n"),
+  );
+  const prompt = searchablePart(turn.prompt);
+  const response = searchablePart(turn.response);
+  const embedParts = [prompt, response];
   if (toolNames.length > 0) embedParts.push(`Tools: ${toolNames.join(", ")}`);
   if (turn.files.length > 0) embedParts.push(`Files: ${turn.files.join(", ")}`);
-  return { heading: turn.prompt, body: turn.response, extra, embedText: embedParts.filter(Boolean).join("\n\n") };
+  return { heading: prompt, body: response, extra, embedText: embedParts.filter(Boolean).join("\n\n") };
 }
 
 /**
- * Build the session document from its title and all prompts in turn order.
+ * Build the session document from its title and all prompts in turn order, each prompt cut to its
+ * {@link searchablePart} (so is the title, and the project and files line).
  * @param prompts every turn's prompt, turn 1 first
  * @param files every file touched in the session, unique
  */
@@ -57,13 +85,13 @@ export function buildSessionDocument(
   prompts: readonly string[],
   files: readonly string[],
 ): DocumentText {
-  const title = session.title ?? "";
-  const body = prompts.join("\n\n");
+  const title = searchablePart(session.title ?? "");
+  const body = prompts.map(searchablePart).join("\n\n");
   const names = [session.projectName, ...files].join(" ");
   return {
     heading: title,
     body,
-    extra: [session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n"),
+    extra: searchablePart([session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n")),
     embedText: title,
   };
 }
@@ -78,7 +106,8 @@ export function hashDocument(text: DocumentText): { textHash: string; embedHash:
 
 /**
  * Rebuild the text of stored documents from the rows they derive from (turns, sessions): the FTS
- * table is contentless, so this is the one place document text comes from after indexing.
+ * table is contentless, so this is the one place document text comes from after indexing. Prompts and replies are
+ * read only up to {@link searchableChars} characters (SQLite's substr counts code points, at least as many).
  * @returns a map from document id to its text; ids that do not exist are absent
  */
 export function loadDocumentTexts(db: Database, documentIds: readonly number[]): Map<number, DocumentText> {
@@ -88,7 +117,7 @@ export function loadDocumentTexts(db: Database, documentIds: readonly number[]):
     const marks = ids.map(() => "?").join(",");
     const turnRows = db
       .query<{ id: number; prompt: string; response: string; tools: string; files: string }, number[]>(
-        `SELECT d.id, t.prompt, t.response, t.tools, t.files FROM documents d JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
+        `SELECT d.id, substr(t.prompt, 1, ${searchableChars}) AS prompt, substr(t.response, 1, ${searchableChars}) AS response, t.tools, t.files FROM documents d JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
          WHERE d.level = 'turn' AND d.id IN (${marks})`,
       )
       .all(...ids);
@@ -112,7 +141,7 @@ export function loadDocumentTexts(db: Database, documentIds: readonly number[]):
       )
       .all(...ids);
     const prompts = db.query<{ prompt: string }, [number]>(
-      "SELECT prompt FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number",
+      `SELECT substr(prompt, 1, ${searchableChars}) AS prompt FROM turns WHERE session_rowid = ? AND number > 0 ORDER BY number`,
     );
     for (const row of sessionRows) {
       const sessionPrompts = prompts.all(row.session_rowid).map((turn) => turn.prompt);
