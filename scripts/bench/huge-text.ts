@@ -86,14 +86,14 @@ try {
     // The two indexes' samples alternate, so a change of load on a shared machine weighs on both alike.
     const samples = indexes.map(() => [] as Array<{ ms: number; peakMb: number }>);
     for (let run = 0; run < runs; run++)
-      indexes.forEach((index, i) => samples[i]!.push(measure(search.args, index.env)));
+      for (const [i, index] of indexes.entries()) samples[i]!.push(measure(search.args, index.env));
     const p50 = samples.map((taken) =>
       percentile(
         taken.map((sample) => sample.ms),
         50,
       ),
     );
-    indexes.forEach((index, i) =>
+    for (const [i, index] of indexes.entries())
       report(
         `huge_text.${index.label}.${search.label}`,
         samples[i]!.map((sample) => sample.ms),
@@ -105,8 +105,7 @@ try {
           prompt_mb: megabytes,
           ...(i > 0 ? { x_normal: Math.round((p50[i]! / p50[0]!) * 100) / 100 } : {}),
         },
-      ),
-    );
+      );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
