@@ -9,7 +9,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isRecallError, SessionLookupError, UsageError } from "../errors.ts";
+import { diskFullError, isRecallError, SessionLookupError, UsageError } from "../errors.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { writeErr } from "../render/terminal.ts";
 import {
@@ -40,7 +40,8 @@ import { parseBudget, parseFromChar, readTurnsOutput } from "./turns-text.ts";
  * Examples: `no session matches zzzzzzzz (list ids with \`recall sessions\`)`;
  *   `unexpected error: <first line>` for a bug (its stack goes to stderr with RECALL_DEBUG=1).
  */
-export function describeToolError(error: unknown): string {
+export function describeToolError(thrown: unknown): string {
+  const error = diskFullError(thrown) ?? thrown;
   if (isRecallError(error)) {
     const candidates =
       error instanceof SessionLookupError && error.candidates.length > 0

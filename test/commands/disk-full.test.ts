@@ -4,10 +4,13 @@
  * indexed before still answer searches (whose freshness check cannot write either, and says so), and once there is room the next run indexes the rest.
  * Mounting needs root (and a kernel that lets this sandbox mount tmpfs): skipped otherwise, saying so.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { diskFullError } from "../../src/errors.ts";
+import { describeToolError } from "../../src/mcp/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -72,5 +75,43 @@ describe.skipIf(!mounted)("a full disk under recall's folder", () => {
     expect(recall(["index", "--keyword-only"]).code).toBe(0);
     const listed = JSON.parse(recall(["sessions", "--json", "--limit", "1000"]).stdout);
     expect(listed.sessions).toHaveLength(149);
+  });
+});
+
+describe("a full database, without mounting anything", () => {
+  /** SQLite's own SQLITE_FULL, from a database capped at 8 pages (PRAGMA max_page_count). */
+  function sqliteFull(): unknown {
+    const db = new Database(":memory:");
+    try {
+      db.run("PRAGMA max_page_count = 8");
+      db.run("CREATE TABLE filler (text TEXT)");
+      for (;;) db.run("INSERT INTO filler VALUES (?)", ["x".repeat(4096)]);
+    } catch (error) {
+      return error;
+    } finally {
+      db.close();
+    }
+  }
+
+  test("SQLITE_FULL and ENOSPC are DISK_FULL; other errors are not", () => {
+    const full = diskFullError(sqliteFull());
+    expect(full?.code).toBe("DISK_FULL");
+    expect(full?.exitCode).toBe(1);
+    const noSpace = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+      code: "ENOSPC",
+      path: "/data/recall/vectors/a.vec",
+    });
+    expect(diskFullError(noSpace)?.message).toBe(
+      "the disk is full (writing /data/recall/vectors/a.vec); the index is not damaged and keeps what was written before",
+    );
+    expect(diskFullError(new Error("database is locked"))).toBeUndefined();
+    expect(diskFullError(undefined)).toBeUndefined();
+  });
+
+  test("an MCP tool that meets it answers the same line and hint, not 'unexpected error'", () => {
+    const line = describeToolError(sqliteFull());
+    expect(line).toStartWith("the disk is full; the index is not damaged");
+    expect(line).toContain("free some space");
+    expect(line).not.toContain("unexpected error");
   });
 });
