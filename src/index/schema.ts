@@ -22,7 +22,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive
 import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 10;
+export const schemaVersion = 11;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -260,6 +260,18 @@ const migrations: Array<string | ((db: Database) => void)> = [
         db.exec(`ALTER TABLE ${table} ADD COLUMN parts INTEGER NOT NULL DEFAULT 1`);
     }
   },
+  // v11 (issue 37): redaction finds more (command lines, cookies, PGPASSWORD, ~50 vendor token shapes, paths and
+  // branches), and a prompt, reply or tool line is indexed up to 200,000 characters. An index written before holds
+  // what the new rules find: every session is re-parsed once where its source is still there, and the stored copies
+  // of the others are redacted again by the next run (index/write/stored-redaction.ts), which then purges the old text.
+  `
+  -- Containers are kept with no fingerprint, not deleted: every one reads as changed, and one whose file is gone by
+  -- the next run still reads as vanished, so its sessions are marked deleted (a deleted row would hide that).
+  UPDATE sessions SET change_key = '', resume_state = NULL;
+  UPDATE containers SET fingerprint = '';
+  DELETE FROM meta WHERE key LIKE 'containers_digest:%';
+  INSERT OR REPLACE INTO meta(key, value) SELECT 'redact_stored_sessions', '1' WHERE EXISTS (SELECT 1 FROM sessions);
+  `,
 ];
 
 /** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */

@@ -41,6 +41,7 @@ import { chunkStatus, openIndex, readMeta, writeMeta } from "../schema.ts";
 import { snapshotIfDue } from "../archive/snapshot.ts";
 import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
+import { redactStoredSessions } from "./stored-redaction.ts";
 import { documentCount, optimizeIfMostlyNew } from "./compact.ts";
 
 /** Progress and warning callbacks of an index run. */
@@ -179,6 +180,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
         parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
       await indexSource(db, parser, sourceOptions, summary);
     }
+    redactStoredSessions(db); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
     optimizeIfMostlyNew(db, documentsBefore); // a first index ends in one segment per term list (compact.ts)
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)

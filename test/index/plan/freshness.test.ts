@@ -467,15 +467,19 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
 });
 
 describe("issue 14: schema 5", () => {
-  test("an index written by schema 4 is migrated: the next run scans whole once, re-parses nothing, and fills the watched folders", async () => {
+  test("an index written by schema 4 is migrated: the next run scans whole once and fills the watched folders; the one after re-parses nothing", async () => {
     const history = makeHistory();
     await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
     const old = new Database(databasePath(history.context.recallHome));
     old.exec(`DROP TABLE watched_paths; DROP INDEX containers_recent; ALTER TABLE containers DROP COLUMN mtime_ms;
       DELETE FROM meta WHERE key LIKE 'whole_scan:%'; PRAGMA user_version = 4;`);
     old.close();
+    // The migration goes on to schema 11, which re-parses every session once (issue 37: redaction finds more); the run
+    // after it re-parses nothing.
     const migrated = await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
-    expect(migrated).toMatchObject({ added: 0, updated: 0, deleted: 0 });
+    expect(migrated).toMatchObject({ added: 0, deleted: 0 });
+    const next = await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
+    expect(next).toMatchObject({ added: 0, updated: 0, deleted: 0 });
     const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
     try {
       expect(
