@@ -4,7 +4,7 @@
  * gone, then purges the old text: no search finds the secret, no byte of the database holds it, and the deleted
  * session stays deleted with everything else it had.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
