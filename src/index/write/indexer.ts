@@ -180,7 +180,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
         parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
       await indexSource(db, parser, sourceOptions, summary);
     }
-    redactStoredSessions(db); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
+    redactStoredSessions(db, options.recallHome); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
     optimizeIfMostlyNew(db, documentsBefore); // a first index ends in one segment per term list (compact.ts)
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)

@@ -4,12 +4,14 @@
  * with today's rules) by the same run, and sets {@link storedRedactionMetaKey}. The sessions only the index holds
  * (source deleted: nothing to re-parse) are then read back from their stored copy, redacted again, and rewritten
  * through the writer, which replaces their turns, documents, keyword rows and stale chunks. Last, as `recall forget`
- * does, the keyword indexes are merged, the file vacuumed and the WAL emptied, so the old text is in no page.
+ * does, the keyword indexes are merged, the file vacuumed, the WAL emptied and the snapshots replaced by one of the
+ * redacted index, so the old text is in no page of any file.
  */
 import type { Database } from "bun:sqlite";
 import { redactParseResult } from "../../redact/index.ts";
 import type { SkipReport, SourceId, SourceUnit } from "../../parsers/index.ts";
 import { readStoredSession } from "../archive/archive.ts";
+import { listSnapshots, writeSnapshot } from "../archive/snapshot.ts";
 import { readMeta } from "../schema.ts";
 import { optimizeKeywordIndexes } from "./compact.ts";
 import { prepareSession, writePreparedSessions } from "./writer.ts";
@@ -50,9 +52,11 @@ function storedSkips(db: Database, rowid: number, count: number): SkipReport {
  * of these and of the sessions this run re-parsed from the file. Call it after the run's sources are written, inside
  * its index lock; one transaction, so a crash leaves the mark for the next run. Cost, once: one read and one
  * redaction per deleted session (about 1 ms each), and a VACUUM (a rewrite of the file, as `recall forget` does).
+ * @param recallHome recall's data folder (its snapshots are replaced)
  * @returns how many sessions were rewritten (0 when nothing was asked)
+ * @throws fs errors (ENOSPC, …) from writing the new snapshot, after the index itself is redacted
  */
-export function redactStoredSessions(db: Database): number {
+export function redactStoredSessions(db: Database, recallHome: string): number {
   if (readMeta(db, storedRedactionMetaKey) === undefined) return 0;
   const rows = db
     .query<StoredRow, []>(
@@ -90,6 +94,7 @@ export function redactStoredSessions(db: Database): number {
   db.exec("PRAGMA secure_delete = ON");
   optimizeKeywordIndexes(db);
   db.exec("VACUUM");
+  if (listSnapshots(recallHome).length > 0) writeSnapshot(db, recallHome, Date.now(), { dropOlder: true });
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   return rewritten;
 }

@@ -1,14 +1,16 @@
 /**
  * An index written by an older redaction (issue 37): its turns, keyword rows and pages hold secrets today's rules
  * find. Schema v11 re-parses the sessions whose source is there and redacts the stored copy of those whose source is
- * gone, then purges the old text: no search finds the secret, no byte of the database holds it, and the deleted
+ * gone, then purges the old text: no search finds the secret, no byte under recall's folder (database, WAL,
+ * snapshots) holds it, and the deleted
  * session stays deleted with everything else it had.
  */
 import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { readStoredSession } from "../../../src/index/archive/archive.ts";
+import { listSnapshots, writeSnapshot } from "../../../src/index/archive/snapshot.ts";
 import { databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
 import { prepareSession, writePreparedSessions } from "../../../src/index/write/writer.ts";
 import type { SourceUnit } from "../../../src/parsers/index.ts";
@@ -56,10 +58,12 @@ function plantClearText(db: Database, sessionId: string): void {
   )();
 }
 
-function bytesUnder(home: string): string {
-  return readdirSync(home)
-    .filter((name) => name.startsWith("index.sqlite"))
-    .map((name) => readFileSync(join(home, name)).toString("latin1"))
+/** Every byte of every file under `folder` (the index, its WAL, the snapshots), as one string. */
+function bytesUnder(folder: string): string {
+  return readdirSync(folder, { recursive: true, encoding: "utf8" })
+    .map((name) => join(folder, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => readFileSync(path).toString("latin1"))
     .join("\n");
 }
 
@@ -91,6 +95,7 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
         .query<{ n: number }, [string]>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?")
         .get(secret.toLowerCase())!.n;
     expect(matches(old)).toBeGreaterThanOrEqual(2); // turn and session documents
+    writeSnapshot(old, home, Date.now(), { dropOlder: true }); // the day's snapshot holds the clear text too
     old.exec("PRAGMA user_version = 10");
     old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     old.close();
@@ -126,6 +131,7 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
     } finally {
       db.close();
     }
+    expect(listSnapshots(home)).toHaveLength(1);
     expect(bytesUnder(home)).not.toContain(secret);
   });
 });
