@@ -204,8 +204,8 @@ describe("planted secrets show on no surface (issue 37)", () => {
   test("every page of the web view, the diffs included", async () => {
     const ui = await startUi(env, ["--no-watch"]);
     try {
-      const get = async (path: string) =>
-        (await fetch(`${ui.origin}${path}`, { headers: { cookie: `recall_ui_token=${ui.token}` } })).text();
+      const { cookie, base } = await ui.login();
+      const get = async (path: string) => (await fetch(`${ui.origin}${base}${path}`, { headers: { cookie } })).text();
       const pages = {
         session: await get(`/session/${sessionId}`),
         turns: await get(`/session/${sessionId}/turns?after=0`),
