@@ -6,8 +6,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type TestSession, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 export const repo = resolve(import.meta.dir, "../..");
 
@@ -69,6 +71,34 @@ export async function connectStdio(command: string[], env: Record<string, string
   const client = new Client({ name: "recall-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport, stderr: () => stderr, close: () => client.close() };
+}
+
+/**
+ * Start `recall mcp --no-watch` over a history of one Claude Code session (written under a new temp folder named
+ * `prefix…`, in the project folder Claude Code would name after `session.cwd`), with an isolated HOME and RECALL_HOME.
+ * Closing the connection also removes the temp folder.
+ */
+export async function serveOneSession(prefix: string, session: TestSession): Promise<Connection> {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const home = join(work, "home");
+  const claudeDir = join(work, "claude");
+  mkdirSync(home);
+  writeClaudeSession(
+    join(claudeDir, "projects", session.cwd.replaceAll("/", "-"), `${session.sessionId}.jsonl`),
+    session,
+  );
+  const connection = await connectStdio(
+    [...fromSource, "mcp", "--no-watch", "--claude-dir", claudeDir],
+    isolatedEnv(home, join(work, "recall-home")),
+    home,
+  );
+  return {
+    ...connection,
+    close: async () => {
+      await connection.close();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Call a tool; the SDK client checks `structuredContent` against the tool's output schema on the way. */

@@ -5,24 +5,16 @@
  * not read, and pages through the whole text.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { searchableChars } from "../../src/index/write/documents.ts";
-import { writeClaudeSession } from "../helpers/claude-writer.ts";
-import { type Connection, call, connectStdio, fromSource, isolatedEnv, textOf } from "./helpers.ts";
+import { type Connection, call, serveOneSession, textOf } from "./helpers.ts";
 
-const work = mkdtempSync(join(tmpdir(), "recall-mcp-huge-"));
-const home = join(work, "home");
-const claudeDir = join(work, "claude");
-mkdirSync(home);
 const sessionId = "4a4a4a4a-3737-4000-8000-000000000037";
 const sentence = "the deploy pipeline rollback failed again on the staging cluster while the cache warmed. ";
 const hugePrompt = `zanzibarquux is near the start. ${sentence.repeat(35_000)}and quuxendword closes it`;
 let server: Connection;
 
 beforeAll(async () => {
-  writeClaudeSession(join(claudeDir, "projects", "-home-dev-huge", `${sessionId}.jsonl`), {
+  server = await serveOneSession("recall-mcp-huge-", {
     sessionId,
     cwd: "/home/dev/huge",
     title: "A huge pasted log",
@@ -31,16 +23,8 @@ beforeAll(async () => {
       { prompt: "and is the deploy pipeline fine now?", response: "The rollback works now." },
     ],
   });
-  server = await connectStdio(
-    [...fromSource, "mcp", "--no-watch", "--claude-dir", claudeDir],
-    isolatedEnv(home, join(work, "recall-home")),
-    home,
-  );
 }, 120_000);
-afterAll(async () => {
-  await server?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => server?.close());
 
 describe("issue 37: a huge prompt in MCP answers", () => {
   test("search depth 2 in the full format cuts the prompt as the CLI's JSON does, counting the whole prompt", async () => {

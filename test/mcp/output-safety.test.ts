@@ -8,17 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type TestTurn, writeClaudeSession } from "../helpers/claude-writer.ts";
+import type { TestTurn } from "../helpers/claude-writer.ts";
 import { findLeaks, plantedSecrets } from "../helpers/secrets.ts";
-import { type Connection, call, connectStdio, fromSource, isolatedEnv, textOf } from "./helpers.ts";
+import { type Connection, call, serveOneSession, textOf } from "./helpers.ts";
 
-const work = mkdtempSync(join(tmpdir(), "recall-mcp-safety-"));
-const home = join(work, "home");
-const claudeDir = join(work, "claude");
-mkdirSync(home);
 const sessionId = "5afe5afe-2626-4bbb-8ccc-000000000001";
 const escapes = "\u001b]0;pwned\u0007 \u001b[2J \u009b31m";
 let server: Connection;
@@ -39,22 +32,14 @@ const turns: TestTurn[] = plantedSecrets.map((planted, i) => {
 });
 
 beforeAll(async () => {
-  writeClaudeSession(join(claudeDir, "projects", "-home-dev-ops", `${sessionId}.jsonl`), {
+  server = await serveOneSession("recall-mcp-safety-", {
     sessionId,
     cwd: "/home/dev/ops",
     title: `rotate the deploy credentials ${escapes}`,
     turns,
   });
-  server = await connectStdio(
-    [...fromSource, "mcp", "--no-watch", "--claude-dir", claudeDir],
-    isolatedEnv(home, join(work, "recall-home")),
-    home,
-  );
 }, 60_000);
-afterAll(async () => {
-  await server?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => server?.close());
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point
 const rawControl = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
