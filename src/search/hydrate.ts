@@ -206,23 +206,29 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
 }
 
 /**
- * {@link TurnResult.promptChars}: the prompt's UTF-16 length when it was not cut, else SQLite's length() of the whole
- * prompt (code points), read in the same statement as its searchable part: SQLite loads a long value once per
- * statement row, so the count costs 66 ms for 50 MB where a second statement cost 92 (measured 2026-11-28).
+ * {@link TurnResult.promptChars} of a prompt read up to `searchableChars + 1` code points: its length when that is
+ * at most `searchableChars` (no cut), else `countCodePoints()` (SQLite's length(): the whole prompt's code points) when
+ * that is more (a cut), else its length (astral characters made it longer in UTF-16 than in code points).
  */
-function wholePromptChars(prompt: string, codePoints: number): number {
-  return codePoints > searchableChars ? codePoints : prompt.length;
+function wholePromptChars(prompt: string, countCodePoints: () => number): number {
+  if (prompt.length <= searchableChars) return prompt.length;
+  const whole = countCodePoints();
+  return whole > searchableChars ? whole : prompt.length;
 }
 
 /** Hydrate level-2 candidates (already cut to the limit). */
 export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): TurnResult[] {
   const sessions = loadSessionSummaries(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
   const turnQuery = db.query<
-    { timestamp: number; prompt: string; prompt_chars: number; response: string; tools: string; files: string },
+    { timestamp: number; prompt: string; response: string; tools: string; files: string },
     [number, number]
   >(
-    `SELECT timestamp, substr(prompt, 1, ${searchableChars + 1}) AS prompt, length(prompt) AS prompt_chars,
-      substr(response, 1, ${previewScanChars}) AS response, tools, files FROM turns WHERE session_rowid = ? AND number = ?`,
+    `SELECT timestamp, substr(prompt, 1, ${searchableChars + 1}) AS prompt, substr(response, 1, ${previewScanChars}) AS response,
+      tools, files FROM turns WHERE session_rowid = ? AND number = ?`,
+  );
+  // Counting a prompt's code points reads all of it (0.1 s for 50 MB): only for a prompt that was cut.
+  const promptLength = db.query<{ chars: number }, [number, number]>(
+    "SELECT length(prompt) AS chars FROM turns WHERE session_rowid = ? AND number = ?",
   );
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
@@ -246,7 +252,10 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
         totalTurns: row.turns,
         timestamp: turn.timestamp,
         prompt: searchablePart(turn.prompt),
-        promptChars: wholePromptChars(turn.prompt, turn.prompt_chars),
+        promptChars: wholePromptChars(
+          turn.prompt,
+          () => promptLength.get(hit.hit.sessionRowid, hit.hit.turnNumber)!.chars,
+        ),
         responseExcerpt: makePreview(turn.response, words, 400),
         tools,
         files: JSON.parse(turn.files) as string[],
