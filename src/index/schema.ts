@@ -264,14 +264,20 @@ const migrations: Array<string | ((db: Database) => void)> = [
   // branches), and a prompt, reply or tool line is indexed up to 200,000 characters. An index written before holds
   // what the new rules find: every session is re-parsed once where its source is still there, and the stored copies
   // of the others are redacted again by the next run (index/write/stored-redaction.ts), which then purges the old text.
-  `
-  -- Containers are kept with no fingerprint, not deleted: every one reads as changed, and one whose file is gone by
-  -- the next run still reads as vanished, so its sessions are marked deleted (a deleted row would hide that).
+  // Containers are kept with no fingerprint, not deleted: every one reads as changed, and one whose file is gone by
+  // the next run still reads as vanished, so its sessions are marked deleted (a deleted row would hide that).
+  // `turns.prompt_chars` holds the length of a prompt longer than the searchable part (NULL otherwise), so a level-2
+  // result need not read a 50 MB prompt a second time to say how much of it was cut.
+  (db) => {
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(turns)").all();
+    if (!columns.some((column) => column.name === "prompt_chars"))
+      db.exec("ALTER TABLE turns ADD COLUMN prompt_chars INTEGER");
+    db.exec(`
   UPDATE sessions SET change_key = '', resume_state = NULL;
   UPDATE containers SET fingerprint = '';
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';
-  INSERT OR REPLACE INTO meta(key, value) SELECT 'redact_stored_sessions', '1' WHERE EXISTS (SELECT 1 FROM sessions);
-  `,
+  INSERT OR REPLACE INTO meta(key, value) SELECT 'redact_stored_sessions', '1' WHERE EXISTS (SELECT 1 FROM sessions);`);
+  },
 ];
 
 /** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */

@@ -60,7 +60,10 @@ export interface TurnResult
    * 50 MB prompt read whole made a search take seconds); the whole text is level 3's (`recall show`, read_turns).
    */
   prompt: string;
-  /** Characters of the whole prompt: `prompt.length`, or when it was cut the whole prompt's code points. */
+  /**
+   * Characters of the whole prompt: `prompt.length`, or when it was cut the length the index stored when it wrote the
+   * turn (`turns.prompt_chars`, schema 11), or for a turn written before that SQLite's count of its code points.
+   */
   promptChars: number;
   /** Up to 400 characters of the assistant prose around the match. */
   responseExcerpt: Preview;
@@ -207,11 +210,13 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
 
 /**
  * {@link TurnResult.promptChars} of a prompt read up to `searchableChars + 1` code points: its length when that is
- * at most `searchableChars` (no cut), else `countCodePoints()` (SQLite's length(): the whole prompt's code points) when
+ * at most `searchableChars` (no cut), else the length stored with the turn (`stored`, schema 11: no second read of a
+ * 50 MB value), else `countCodePoints()` (SQLite's length(): the whole prompt's code points) when
  * that is more (a cut), else its length (astral characters made it longer in UTF-16 than in code points).
  */
-function wholePromptChars(prompt: string, countCodePoints: () => number): number {
+function wholePromptChars(prompt: string, stored: number | null, countCodePoints: () => number): number {
   if (prompt.length <= searchableChars) return prompt.length;
+  if (stored !== null) return stored;
   const whole = countCodePoints();
   return whole > searchableChars ? whole : prompt.length;
 }
@@ -220,11 +225,11 @@ function wholePromptChars(prompt: string, countCodePoints: () => number): number
 export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): TurnResult[] {
   const sessions = loadSessionSummaries(db, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
   const turnQuery = db.query<
-    { timestamp: number; prompt: string; response: string; tools: string; files: string },
+    { timestamp: number; prompt: string; prompt_chars: number | null; response: string; tools: string; files: string },
     [number, number]
   >(
-    `SELECT timestamp, substr(prompt, 1, ${searchableChars + 1}) AS prompt, substr(response, 1, ${previewScanChars}) AS response,
-      tools, files FROM turns WHERE session_rowid = ? AND number = ?`,
+    `SELECT timestamp, substr(prompt, 1, ${searchableChars + 1}) AS prompt, prompt_chars,
+      substr(response, 1, ${previewScanChars}) AS response, tools, files FROM turns WHERE session_rowid = ? AND number = ?`,
   );
   // Counting a prompt's code points reads all of it (0.1 s for 50 MB): only for a prompt that was cut.
   const promptLength = db.query<{ chars: number }, [number, number]>(
@@ -254,6 +259,7 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
         prompt: searchablePart(turn.prompt),
         promptChars: wholePromptChars(
           turn.prompt,
+          turn.prompt_chars,
           () => promptLength.get(hit.hit.sessionRowid, hit.hit.turnNumber)!.chars,
         ),
         responseExcerpt: makePreview(turn.response, words, 400),

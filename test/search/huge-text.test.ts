@@ -8,6 +8,7 @@
  * reads a bounded prefix and still highlights the match, and oneLine reads only what its line needs with the same
  * result as collapsing the whole text.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -87,6 +88,21 @@ describe("issue 37: a huge prompt is searchable by its start and shown whole at 
     expect(turn?.prompt).toEndWith(
       `…[cut ${hugePrompt.length - 2000} characters; full text: recall show ${sessionId}:1]`,
     );
+  }, 60_000);
+
+  test("the index stores the huge prompt's length; a turn written before schema 11 is counted from its text", () => {
+    const marker = `…[cut ${hugePrompt.length - 2000} characters; full text: recall show ${sessionId}:1]`;
+    const db = new Database(join(work, "index", "index.sqlite"));
+    try {
+      const lengths = db.query<{ prompt_chars: number | null }, []>(
+        "SELECT prompt_chars FROM turns ORDER BY prompt_chars",
+      );
+      expect(lengths.all().map((row) => row.prompt_chars)).toEqual([null, null, hugePrompt.length]);
+      db.run("UPDATE turns SET prompt_chars = NULL");
+    } finally {
+      db.close();
+    }
+    expect(search("zanzibarquux", "--depth", "2", "--no-reindex").results[0]?.prompt).toEndWith(marker);
   }, 60_000);
 
   test("a word past the searchable part is not found by keyword: the cut is what issue 37 bounds", () => {

@@ -21,7 +21,13 @@ import {
 import { redactUnitLocator } from "../../redact/index.ts";
 import { encodeTurnOutputs } from "../archive/archive.ts";
 import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
-import { buildSessionDocument, buildTurnDocument, hashDocument, type DocumentText } from "./documents.ts";
+import {
+  buildSessionDocument,
+  buildTurnDocument,
+  hashDocument,
+  searchableChars,
+  type DocumentText,
+} from "./documents.ts";
 import { derivedTitleOf } from "./derived-title.ts";
 import { replaceSessionSkips } from "./not-kept.ts";
 
@@ -229,7 +235,7 @@ function writeSession(
       `DELETE FROM turns WHERE session_rowid = ? AND (number >= ?${replacesRewound ? " OR number < 0" : ""})`,
     ).run(rowid, fromTurn);
   const insertTurn = db.query(
-    "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files, prompt_chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const insertOutputs = db.query("INSERT INTO turn_outputs(session_rowid, number, outputs) VALUES (?, ?, ?)");
   const newSessionFts = isNew ? pending : undefined;
@@ -239,7 +245,9 @@ function writeSession(
       if (!replacesRewound) continue;
       rewoundCount++;
     } else if (turn.number < fromTurn) continue;
-    insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, turn.tools, turn.files);
+    // A prompt longer than its searchable part keeps its length, so level 2 never reads it whole to count it (issue 37).
+    const promptChars = turn.prompt.length > searchableChars ? turn.prompt.length : null;
+    insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, turn.tools, turn.files, promptChars);
     if (turn.outputs) insertOutputs.run(rowid, turn.number, turn.outputs);
     upsertDocument(db, rowid, "turn", turn.number, turn.document, newSessionFts);
   }
