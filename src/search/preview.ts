@@ -9,6 +9,7 @@
  * characters are read (issue 37: a 50 MB prompt took seconds and a gigabyte to preview).
  */
 import { unsegmentedLetter } from "../index/write/cjk.ts";
+import { segmentedWordCharacter } from "../index/write/script-boundary.ts";
 import { searchableChars } from "../index/write/documents.ts";
 import { typedText } from "../parsers/index.ts";
 
@@ -18,7 +19,8 @@ export interface Preview {
   highlights: Array<[number, number]>;
 }
 
-const wordPattern = /[\p{L}\p{N}]+/gu;
+/** A word: letters and digits, ending where Latin letters or digits meet Chinese, Japanese, Korean or Thai (issue 38). */
+const wordPattern = new RegExp(`${segmentedWordCharacter}+`, "gu");
 
 /**
  * Characters of a text a preview reads (issue 37): four times a document field's searchable part
@@ -54,7 +56,10 @@ function findMatches(flat: string, queryWords: readonly string[]): Array<[number
   if (keys.size > 0) {
     const byPattern = !flat.includes("\u0130") && [...keys].every((key) => /^[\p{L}\p{N}]+$/u.test(key));
     const candidates = byPattern
-      ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...keys].map(literal).join("|")})[\\p{L}\\p{N}]*`, "giu")
+      ? new RegExp(
+          `(?<!${segmentedWordCharacter})(?:${[...keys].map(literal).join("|")})${segmentedWordCharacter}*`,
+          "giu",
+        )
       : wordPattern;
     for (const match of flat.matchAll(candidates)) {
       if (keys.has(stemKey(match[0]))) matches.push([match.index, match.index + match[0].length]);
