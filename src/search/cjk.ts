@@ -24,8 +24,29 @@ export interface UnsegmentedSplit {
 }
 
 /**
- * Split off the terms that hold an unsegmented-script letter.
- *   terms `"调度器"` `"bug"` → rest `"bug"`, runs `["调度器"]`;  terms `"ป ญหา"` → rest none, runs `["ปญหา"]`
+ * The words of a term that holds an unsegmented letter which are not in its runs, as FTS5 phrases: each stretch of
+ * consecutive tokens without such a letter (a user-quoted `"安装了kimi-cli"` is the tokens `安装了 kimi cli`, so
+ * `"kimi cli"`; issue 38).
+ */
+function segmentedPhrases(term: string): string[] {
+  const phrases: string[] = [];
+  let stretch: string[] = [];
+  const close = () => {
+    if (stretch.length > 0) phrases.push(`"${stretch.join(" ")}"`);
+    stretch = [];
+  };
+  for (const token of termWords(term).split(" ")) {
+    if (unsegmentedLetter.test(token)) close();
+    else if (token !== "") stretch.push(token);
+  }
+  close();
+  return phrases;
+}
+
+/**
+ * Split off the terms that hold an unsegmented-script letter; the Latin words of such a term stay in the rest.
+ *   terms `"调度器"` `"bug"` → rest `"bug"`, runs `["调度器"]`;  terms `"ป ญหา"` → rest none, runs `["ปญหา"]`;
+ *   term `"安装了 kimi cli"` (user-quoted) → rest `"kimi cli"`, runs `["安装了"]`
  * @returns undefined when no term holds such a letter (the common case: nothing changes)
  */
 export function splitUnsegmented(query: LexicalQuery): UnsegmentedSplit | undefined {
@@ -33,7 +54,8 @@ export function splitUnsegmented(query: LexicalQuery): UnsegmentedSplit | undefi
   if (unsegmented.length === 0) return undefined;
   const runs = [...new Set(unsegmented.flatMap((term) => unsegmentedRuns(termWords(term))))];
   if (runs.length === 0) return undefined;
-  const terms = query.terms.filter((term) => !unsegmentedLetter.test(term));
+  const kept = query.terms.filter((term) => !unsegmentedLetter.test(term));
+  const terms = [...new Set([...kept, ...unsegmented.flatMap(segmentedPhrases)])];
   return { rest: { ...query, terms, allTerms: terms.join(" "), anyTerm: terms.join(" OR ") }, runs };
 }
 

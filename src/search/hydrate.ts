@@ -9,7 +9,7 @@ import type { StoredToolCall } from "../index/write/writer.ts";
 import type { SourceId } from "../parsers/types.ts";
 import type { JudgedHit } from "./api.ts";
 import type { ResultConfidence } from "./confidence.ts";
-import { makePreview, type Preview, previewScanChars } from "./preview.ts";
+import { makeDocumentPreview, makePreview, type Preview, previewScanChars } from "./preview.ts";
 import { loadSessionSummaries, type SessionSummary } from "./sessions.ts";
 
 /**
@@ -193,14 +193,13 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
     const row = sessions.get(hit.hit.sessionRowid);
     if (!row) return [];
     const document = documents.get(hit.hit.documentId);
-    const previewSource = document ? [document.heading, document.body, document.extra].filter(Boolean).join(" — ") : "";
     const { rowid: _rowid, location: _location, ...summary } = row;
     return [
       {
         ...scoresOf(hit),
         ...summary,
         files: summary.files.slice(0, 20),
-        preview: makePreview(previewSource, words),
+        preview: document ? makeDocumentPreview(document, words) : makePreview("", words),
         bestTurn: hit.hit.turnNumber,
         resumeCommand: resumeCommandOf(row),
       },

@@ -6,10 +6,13 @@
  * longer run (issue 26: `调度器` in `调度器介入时` was not found, so the preview showed another part, unhighlighted).
  * The window is taken from what the person typed when the match is there (issue 26: wrapper blocks IDE extensions
  * inject, parsers/shared/typed-text.ts), from the whole text otherwise. Only the first {@link previewScanChars}
- * characters are read (issue 37: a 50 MB prompt took seconds and a gigabyte to preview).
+ * characters are read (issue 37: a 50 MB prompt took seconds and a gigabyte to preview). A document's preview is taken
+ * from its prose (prompt or title, reply, prompts) when that holds a query word, from its tool lines and files only
+ * otherwise (issue 38: `Bash rg -n "PodGroup.*not found|…` was shown where the reply said far more).
  */
 import { unsegmentedLetter } from "../index/write/cjk.ts";
-import { searchableChars } from "../index/write/documents.ts";
+import { segmentedWordCharacter } from "../index/write/script-boundary.ts";
+import { searchableChars, type DocumentText } from "../index/write/documents.ts";
 import { typedText } from "../parsers/index.ts";
 
 /** A preview: plain text (one line, ≤ maxChars) and the [start, end) character spans that matched. */
@@ -18,7 +21,8 @@ export interface Preview {
   highlights: Array<[number, number]>;
 }
 
-const wordPattern = /[\p{L}\p{N}]+/gu;
+/** A word: letters and digits, ending where Latin letters or digits meet Chinese, Japanese, Korean or Thai (issue 38). */
+const wordPattern = new RegExp(`${segmentedWordCharacter}+`, "gu");
 
 /**
  * Characters of a text a preview reads (issue 37): four times a document field's searchable part
@@ -54,7 +58,10 @@ function findMatches(flat: string, queryWords: readonly string[]): Array<[number
   if (keys.size > 0) {
     const byPattern = !flat.includes("\u0130") && [...keys].every((key) => /^[\p{L}\p{N}]+$/u.test(key));
     const candidates = byPattern
-      ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...keys].map(literal).join("|")})[\\p{L}\\p{N}]*`, "giu")
+      ? new RegExp(
+          `(?<!${segmentedWordCharacter})(?:${[...keys].map(literal).join("|")})${segmentedWordCharacter}*`,
+          "giu",
+        )
       : wordPattern;
     for (const match of flat.matchAll(candidates)) {
       if (keys.has(stemKey(match[0]))) matches.push([match.index, match.index + match[0].length]);
@@ -113,4 +120,26 @@ export function makePreview(text: string, queryWords: readonly string[], maxChar
     text: prefix + flat.slice(start, end) + suffix,
     highlights: matches.filter(([s, e]) => s >= start && e <= end).map(([s, e]) => [s + shift, e + shift]),
   };
+}
+
+/** Joins a document's columns in a preview: prompt — reply — tool lines. */
+const columnSeparator = " — ";
+
+/**
+ * The preview of a search result's document (index/write/documents.ts: `heading` is a turn's prompt or a session's
+ * title, `body` the reply or the session's prompts, `extra` the tool lines and files): the {@link makePreview} of
+ * heading and body when they hold a query word, even if the tool lines hold more of them; else of all three columns,
+ * as before (a match only in a tool line or a file path, or none: then the text's start, the prompt).
+ *   heading "why is PodGroup not found", extra `Bash rg -n "PodGroup.*not found"`, words `podgroup found` →
+ *   "why is PodGroup not found"
+ */
+export function makeDocumentPreview(
+  document: Pick<DocumentText, "heading" | "body" | "extra">,
+  queryWords: readonly string[],
+  maxChars = 240,
+): Preview {
+  const prose = [document.heading, document.body].filter(Boolean).join(columnSeparator);
+  const fromProse = makePreview(prose, queryWords, maxChars);
+  if (fromProse.highlights.length > 0 || !document.extra) return fromProse;
+  return makePreview([prose, document.extra].filter(Boolean).join(columnSeparator), queryWords, maxChars);
 }

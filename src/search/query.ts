@@ -9,12 +9,15 @@
  *   `--no-verify`                   → "no verify" (phrase)
  *   `7acd37a`                       → "7acd37a"* (id-like words also match as prefixes)
  *   `how did we fix the login test` → all terms: "fix" "login" "test"; any term: "fix" OR "login" OR "test"
+ *   `安装了kimi-cli`                 → "安装了" and "kimi cli": Latin letters or digits glued to Chinese, Japanese,
+ *                                    Korean or Thai are a word of their own, as the index splits them (issue 38)
  * Stop words (function words only) are dropped from loose words (not from phrases or user-quoted text)
  * unless the query has nothing else; possessives lose their `'s` (`Caroline's` → "caroline"). Invisible format characters (U+200B zero-width space, U+FEFF BOM, U+00AD soft
  * hyphen, bidi controls, other Cf / default-ignorable code points) are removed first, so
  * `dock\u200Ber` searches for `docker`; ZWJ/ZWNJ stay (they join or split letters in Indic and
  * Persian words, and the index tokenizer splits at them too).
  */
+import { spaceScriptBoundaries } from "../index/write/script-boundary.ts";
 
 /** A parsed query: its terms as FTS5 fragments, and the two MATCH strings built from them. */
 export interface LexicalQuery {
@@ -51,9 +54,13 @@ export const stopWords: ReadonlySet<string> = new Set(
 
 const tokenCharacters = /[\p{L}\p{N}]+/gu;
 
-/** Split text into index tokens (lower-case letter/digit runs), like FTS5 `unicode61`. */
+/**
+ * Split text into index tokens (lower-case letter/digit runs), like FTS5 `unicode61` over a document's searched text,
+ * which has a space where Latin letters or digits meet an unsegmented script (index/write/script-boundary.ts).
+ *   `"Kimi-CLI"` → `["kimi", "cli"]`;  `"打开vim就"` → `["打开", "vim", "就"]`
+ */
 export function tokenize(text: string): string[] {
-  return (text.normalize("NFKC").toLowerCase().match(tokenCharacters) ?? []).slice(0, 256);
+  return (spaceScriptBoundaries(text.normalize("NFKC").toLowerCase()).match(tokenCharacters) ?? []).slice(0, 256);
 }
 
 const quote = (tokens: string[]): string => `"${tokens.join(" ")}"`;
@@ -127,7 +134,7 @@ export function parseLexicalQuery(text: string): LexicalQuery {
     if (tokens.length > 0) phrases.push(tokens);
     rest = rest.replace(match[0], " ");
   }
-  for (const chunk of rest.split(/\s+/)) {
+  for (const chunk of spaceScriptBoundaries(rest).split(/\s+/)) {
     const tokens = tokenize(stripPossessive(chunk));
     if (tokens.length === 1) words.push(tokens[0]!);
     else if (tokens.length > 1) phrases.push(tokens);

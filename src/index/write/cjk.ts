@@ -11,10 +11,9 @@
  */
 import type { Database } from "bun:sqlite";
 import { loadDocumentTexts, type DocumentText } from "./documents.ts";
+import { spaceScriptBoundaries, unsegmentedLetter } from "./script-boundary.ts";
 
-/** One letter of a script written without spaces between words (or, for Hangul, with particles glued on). */
-export const unsegmentedLetter =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
+export { unsegmentedLetter };
 
 const tokenCharacters = /[\p{L}\p{N}]+/gu;
 const combiningMarks = /\p{M}/gu;
@@ -23,15 +22,18 @@ const combiningMarks = /\p{M}/gu;
  * The runs of unsegmented-script text in `text`, as the side index stores them and as queries look them up
  * (search/cjk.ts applies the same function to query tokens, so both sides agree): NFKC, lower-case, combining
  * marks removed (unicode61 splits Thai `ปัญหา` at its vowel marks into `ป` `ญหา`, and so does the query parser:
- * without marks both become `ปญหา`); then letter/digit tokens, where consecutive tokens holding an
+ * without marks both become `ปญหา`), a space put between a Latin letter or digit and an unsegmented letter
+ * (script-boundary.ts: `安装了kimi` is two words, issue 38); then letter/digit tokens, where consecutive tokens holding an
  * unsegmented letter join into one run with nothing between them (punctuation and spaces inside CJK/Thai text
  * are not word boundaries one can rely on) and any other token ends the run.
  *   `"当调度器介入时, call fix()"` → `["当调度器介入时"]`;  `"调度器/介入 then 重试"` → `["调度器介入", "重试"]`;
- *   `"ปัญหาการเชื่อมต่อ timeout"` → `["ปญหาการเชอมตอ"]`;  `"plain English"` → `[]`
+ *   `"ปัญหาการเชื่อมต่อ timeout"` → `["ปญหาการเชอมตอ"]`;  `"我本地安装了kimi-cli 帮我"` → `["我本地安装了", "帮我"]`;
+ *   `"plain English"` → `[]`
  */
 export function unsegmentedRuns(text: string): string[] {
   if (!unsegmentedLetter.test(text)) return [];
-  const tokens = text.normalize("NFKC").toLowerCase().replace(combiningMarks, "").match(tokenCharacters) ?? [];
+  const clean = spaceScriptBoundaries(text.normalize("NFKC").toLowerCase().replace(combiningMarks, ""));
+  const tokens = clean.match(tokenCharacters) ?? [];
   const runs: string[] = [];
   let run = "";
   for (const token of tokens) {

@@ -9,12 +9,17 @@
  * (search/vector.ts), which on the eval lost 0.009 recall@5 of the vector leg alone and nothing in hybrid.
  * Each field is searched and embedded up to {@link searchableChars} characters (issue 37): one pasted 50 MB log made
  * every search that matched it take seconds and a gigabyte; the whole text stays in `turns` for level 3.
+ * The searched columns (heading, body, extra) have a space where Latin letters or digits meet Chinese, Japanese, Korean
+ * or Thai letters (issue 38: `我本地安装了kimi-cli` is found by `kimi-cli`; script-boundary.ts); the embedded text
+ * keeps what was written.
  */
 import type { Database } from "bun:sqlite";
 import type { Session, ToolCall, Turn } from "../../parsers/index.ts";
+import { spaceScriptBoundaries } from "./script-boundary.ts";
 
 /** The text of one document, ready for the `documents` table. */
 export interface DocumentText {
+  /** Searched columns, with {@link spaceScriptBoundaries} applied. */
   heading: string;
   body: string;
   extra: string;
@@ -71,7 +76,12 @@ export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "tool
   const embedParts = [prompt, response];
   if (toolNames.length > 0) embedParts.push(`Tools: ${toolNames.join(", ")}`);
   if (turn.files.length > 0) embedParts.push(`Files: ${turn.files.join(", ")}`);
-  return { heading: prompt, body: response, extra, embedText: embedParts.filter(Boolean).join("\n\n") };
+  return {
+    heading: spaceScriptBoundaries(prompt),
+    body: spaceScriptBoundaries(response),
+    extra: spaceScriptBoundaries(extra),
+    embedText: embedParts.filter(Boolean).join("\n\n"),
+  };
 }
 
 /**
@@ -88,10 +98,11 @@ export function buildSessionDocument(
   const title = searchablePart(session.title ?? "");
   const body = prompts.map(searchablePart).join("\n\n");
   const names = [session.projectName, ...files].join(" ");
+  const extra = searchablePart([session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n"));
   return {
-    heading: title,
-    body,
-    extra: searchablePart([session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n")),
+    heading: spaceScriptBoundaries(title),
+    body: spaceScriptBoundaries(body),
+    extra: spaceScriptBoundaries(extra),
     embedText: title,
   };
 }

@@ -1,0 +1,75 @@
+/**
+ * Issue 38, item 5: a result's preview shows the prompt and reply when they hold the query's words, not the tool
+ * lines (`…Bash rg -n "PodGroup.*not found|…`). A real Claude Code session with tool calls is indexed with the real
+ * indexer and searched through the real CLI; the preview builder is also checked on its own.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { runIndex } from "../../src/index/index.ts";
+import { makeDocumentPreview } from "../../src/search/preview.ts";
+import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "recall-preview-prose-"));
+mkdirSync(join(work, "no-opencode"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const reply =
+  "The scheduler reports PodGroup not found because the webhook creates the pod before its PodGroup exists; " +
+  "I made the controller create the PodGroup first and requeue the pod when it is not found yet.";
+const session: TestSession = {
+  sessionId: "33333333-0000-4000-8000-000000000001",
+  cwd: "/home/dev/volcano",
+  turns: [
+    {
+      prompt: "pods stay pending with an error in the scheduler log",
+      response: reply,
+      tools: [
+        {
+          name: "Bash",
+          input: { command: 'rg -n "PodGroup.*not found|podgroup not found|PodGroup .* not found" pkg/ cmd/' },
+          output: "pkg/scheduler/cache.go:120: PodGroup not found",
+        },
+        {
+          name: "Bash",
+          input: { command: 'rg -n "not found" pkg/scheduler/cache.go pkg/webhooks/podgroup.go' },
+          output: "pkg/webhooks/podgroup.go:44: not found",
+        },
+      ],
+    },
+  ],
+};
+writeClaudeSession(join(work, "claude", "-home-dev", `${session.sessionId}.jsonl`), session);
+
+describe("issue 38, item 5: previews prefer prose over tool lines", () => {
+  test('`recall search "PodGroup not found"` previews the reply, not the rg command', async () => {
+    const home = join(work, "home");
+    await runIndex({
+      recallHome: home,
+      roots: { "claude-code": [join(work, "claude")], opencode: [join(work, "no-opencode")] },
+    });
+    const result = Bun.spawnSync(
+      [process.execPath, "src/cli.ts", "search", "PodGroup not found", "--json", "--keyword-only", "--no-reindex"],
+      { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
+    );
+    expect(result.exitCode).toBe(0);
+    const [hit] = JSON.parse(result.stdout.toString()).results as Array<{ preview: string }>;
+    const text = hit!.preview;
+    expect(text).toContain("the webhook creates the pod before its PodGroup exists");
+    expect(text).not.toContain("rg -n");
+  });
+
+  test("tool lines give the preview when only they hold a query word", () => {
+    const document = { heading: "pods stay pending", body: "Fixed it.", extra: 'Bash rg -n "PodGroup" pkg/' };
+    const preview = makeDocumentPreview(document, ["podgroup"]);
+    expect(preview.text).toContain('rg -n "PodGroup"');
+    expect(preview.highlights.map(([start, end]) => preview.text.slice(start, end))).toEqual(["PodGroup"]);
+  });
+
+  test("with no match anywhere the preview starts with the prompt, as before", () => {
+    const document = { heading: "pods stay pending", body: "Fixed it.", extra: "Bash ls" };
+    expect(makeDocumentPreview(document, ["docker"]).text).toBe("pods stay pending — Fixed it. — Bash ls");
+  });
+});
