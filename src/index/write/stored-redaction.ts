@@ -3,7 +3,7 @@
  * older redaction: it clears every change key, so sessions whose source is still there are re-parsed (and redacted
  * with today's rules) by the same run, and sets {@link storedRedactionMetaKey}. The sessions only the index holds
  * (source deleted: nothing to re-parse) are then read back from their stored copy, redacted again, and rewritten
- * through the writer, which replaces their turns, documents, keyword rows and stale chunks. Last, as `recall forget`
+ * through the writer (so their documents follow today's document rules as well), which replaces their turns, documents, keyword rows and stale chunks. Last, as `recall forget`
  * does, the keyword indexes are merged, the file vacuumed, the WAL emptied and the snapshots replaced by one of the
  * redacted index, so the old text is in no page of any file.
  */
@@ -47,13 +47,13 @@ function storedSkips(db: Database, rowid: number, count: number): SkipReport {
 }
 
 /**
- * Redact again the stored copy of every session whose source is deleted, when schema v11 asked for it; rewrite those
- * whose text changed (each stays `deleted`, with its last-seen time and prompt-only mark), then purge the old text
+ * Redact again the stored copy of every session whose source is deleted, when schema v11 asked for it, and rewrite it
+ * (it stays `deleted`, with its last-seen time and prompt-only mark; its documents are rebuilt), then purge the old text
  * of these and of the sessions this run re-parsed from the file. Call it after the run's sources are written, inside
  * its index lock; one transaction, so a crash leaves the mark for the next run. Cost, once: one read and one
  * redaction per deleted session (about 1 ms each), and a VACUUM (a rewrite of the file, as `recall forget` does).
  * @param recallHome recall's data folder (its snapshots are replaced)
- * @returns how many sessions were rewritten (0 when nothing was asked)
+ * @returns how many sessions were rewritten: every deleted-source session (0 when nothing was asked)
  * @throws fs errors (ENOSPC, …) from writing the new snapshot, after the index itself is redacted
  */
 export function redactStoredSessions(db: Database, recallHome: string): number {
@@ -72,8 +72,9 @@ export function redactStoredSessions(db: Database, recallHome: string): number {
     for (const row of rows) {
       const stored = readStoredSession(db, row.id);
       if (!stored) continue;
+      // Every one is rewritten, changed by redaction or not: its documents are rebuilt by today's rules too (issue 38:
+      // a Latin word glued to CJK text is a keyword of its own); the writer replaces only documents whose text moved.
       const redacted = redactParseResult(stored);
-      if (JSON.stringify(redacted) === JSON.stringify(stored)) continue;
       const unit: SourceUnit = {
         source: row.source,
         key: row.unit_key,

@@ -20,6 +20,9 @@ import { tempDirs } from "../../helpers/temp-dirs.ts";
 const tempDir = tempDirs("recall-stored-redaction-");
 const secret = "Hunter2Horse9xq";
 const ids = { kept: "11111111-1111-4111-8111-111111111111", gone: "22222222-2222-4222-8222-222222222222" };
+/** A deleted-source session with no secret, whose keyword row an older recall wrote without script boundaries. */
+const mixedId = "33333333-3333-4333-8333-333333333333";
+const mixedPrompt = "我本地安装了kimi-cli 帮我看看他的配置";
 
 /** Rewrites a session's stored text with the secret in clear, as an index written before these rules holds it. */
 function plantClearText(db: Database, sessionId: string): void {
@@ -85,11 +88,28 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
           { prompt: `now schedule the ${name} job nightly`, response: "Scheduled with cron." },
         ],
       });
+    writeClaudeSession(join(root, "-home-dev-app", `${mixedId}.jsonl`), {
+      sessionId: mixedId,
+      cwd: "/home/dev/app",
+      turns: [{ prompt: mixedPrompt, response: "配置在 ~/.kimi/config.toml" }],
+    });
     await runIndex({ recallHome: home, roots });
 
-    // The index as an older recall left it: the secret in clear in both sessions, schema 10.
+    // The index as an older recall left it: the secret in clear in both sessions, schema 10, and the mixed prompt's
+    // keyword row as one run (`安装了kimi`: no boundary between the scripts, issue 38).
     const old = openIndex(databasePath(home));
     for (const id of Object.values(ids)) plantClearText(old, id);
+    const mixedTurn = old
+      .query<{ id: number }, [string]>(
+        "SELECT d.id FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE s.session_id = ? AND d.level = 'turn'",
+      )
+      .get(mixedId)!.id;
+    old.run("DELETE FROM documents_fts WHERE rowid = ?", [mixedTurn]);
+    old.run("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, '', '')", [mixedTurn, mixedPrompt]);
+    old.run("UPDATE documents SET text_hash = 'written by an older recall' WHERE id = ?", [mixedTurn]);
+    const kimiMatches = (db: Database) =>
+      db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH 'kimi'").get()!.n;
+    const kimiBefore = kimiMatches(old);
     const matches = (db: Database) =>
       db
         .query<{ n: number }, [string]>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?")
@@ -102,6 +122,7 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
     expect(bytesUnder(home)).toContain(secret);
 
     unlinkSync(join(root, "-home-dev-app", `${ids.gone}.jsonl`));
+    unlinkSync(join(root, "-home-dev-app", `${mixedId}.jsonl`));
     await runIndex({ recallHome: home, roots });
 
     const db = openIndex(databasePath(home), { readonly: true });
@@ -116,10 +137,14 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
       expect(sessions).toEqual([
         { session_id: ids.kept, source_status: "present", turn_count: 2 },
         { session_id: ids.gone, source_status: "deleted", turn_count: 2 },
+        { session_id: mixedId, source_status: "deleted", turn_count: 1 },
       ]);
+      // The deleted session without a secret was rewritten too: its turn is found by the Latin word again.
+      expect(kimiMatches(db)).toBe(kimiBefore + 1);
       const texts = db.query<{ prompt: string; tools: string }, []>("SELECT prompt, tools FROM turns").all();
-      expect(texts).toHaveLength(4);
+      expect(texts).toHaveLength(5);
       for (const text of texts) expect(`${text.prompt}${text.tools}`).not.toContain(secret);
+      expect(texts.map((text) => text.prompt)).toContain(mixedPrompt);
       expect(texts.filter((text) => text.prompt.includes("PGPASSWORD=[REDACTED:password]"))).toHaveLength(2);
       // The deleted session is still found by its own words, and its turns are whole.
       expect(
