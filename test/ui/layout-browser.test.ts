@@ -1,6 +1,7 @@
 /**
  * The web view's layout in a real browser (issue 38): the Open link of a result clear of a long title, a `#turn-N`
- * link landing the turn below the sticky top bar, at a desktop and a phone width.
+ * link landing the turn below the sticky top bar, at a desktop and a phone width; the activity legend's numbers and
+ * projects of one name told apart in its menu.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -120,4 +121,24 @@ const widths = [
       await page.close();
     });
   }
+
+  test("the activity legend has numbers at its ends, and projects of one name are told apart (item 13)", async () => {
+    const page = await open("desktop", "/activity");
+    await page.waitForSelector("#activity-chart[data-ready='true'] canvas");
+    const legend = async () =>
+      (await page.evaluate(`(() => {
+        const option = window.echarts.getInstanceByDom(document.getElementById("activity-chart")).getOption();
+        return { text: option.visualMap[0].text, max: option.visualMap[0].max };
+      })()`)) as { text: string[]; max: number };
+    const turns = await legend();
+    expect(turns.max).toBeGreaterThanOrEqual(30);
+    expect(turns.text).toEqual([`${turns.max} turns`, "0"]);
+    await page.selectOption("#activity-measure", { label: "sessions" });
+    const sessions = await legend();
+    expect(sessions.text).toEqual([`${sessions.max} sessions`, "0"]);
+    const options = await page.locator("#activity-slice optgroup[label='Project'] option").allTextContents();
+    expect(options).toContain("work/IDAHO-VAULT");
+    expect(options).toContain("old/IDAHO-VAULT");
+    await page.close();
+  });
 });
