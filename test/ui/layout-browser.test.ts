@@ -99,6 +99,11 @@ const widths = [
       // The long title wraps (so the test measures the case that went wrong), and no line of any title meets the link.
       expect(Math.max(...overlaps.map((result) => result.lines))).toBeGreaterThanOrEqual(2);
       expect(overlaps.map((result) => result.overlapping)).toEqual(overlaps.map(() => 0));
+      // A confidence badge is never broken across two lines.
+      const badgeLines = await page.evaluate(
+        `[...document.querySelectorAll(".results .badge")].map((badge) => badge.getClientRects().length)`,
+      );
+      expect(badgeLines).toEqual((badgeLines as number[]).map(() => 1));
       await page.close();
     });
 
