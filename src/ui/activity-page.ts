@@ -6,10 +6,12 @@
 import type { Database } from "bun:sqlite";
 import { readActivity, type Activity } from "../search/activity.ts";
 import { recentSessions } from "../search/recent.ts";
+import { noProjectLabel } from "../search/index.ts";
 import { relativeDay } from "./dates.ts";
 import { countOf } from "../render/format.ts";
 import { html, jsonScriptData } from "./html.ts";
 import { pageHtml } from "./layout.ts";
+import { projectLabels } from "./project-labels.ts";
 
 /** Days shown: a year back from today. */
 export const activityDays = 365;
@@ -24,13 +26,14 @@ export function activityModel(db: Database, now = Date.now()): Activity {
 /** The page as HTML; its links start with `base` (layout.ts). */
 export function activityPageHtml(activity: Activity, base: string): string {
   const turns = activity.all.turns;
+  const labels = projectLabels(activity.projects.map((series) => ({ path: series.key, name: series.label })));
   const body = html`<section class="activity">
   <h1>Activity</h1>
   <p class="summary">${activity.from} to ${activity.to}: ${countOf(turns, "turn")} on ${countOf(activity.all.days.length, "day")}.</p>
   <div class="activity-controls">
     <label>Show <select id="activity-slice" aria-label="Which sessions">
       <option value="all:">everything</option>
-      <optgroup label="Project">${activity.projects.map((series) => html`<option value="project:${series.key}">${series.label}</option>`)}</optgroup>
+      <optgroup label="Project">${activity.projects.map((series) => html`<option value="project:${series.key}"${series.key ? html` title="${series.key}"` : ""}>${labels.get(series.key) ?? series.label}</option>`)}</optgroup>
       <optgroup label="Agent">${activity.agents.map((series) => html`<option value="agent:${series.key}">${series.label}</option>`)}</optgroup>
     </select></label>
     <label>Count <select id="activity-measure" aria-label="What to count"><option value="2">turns</option><option value="1">sessions</option></select></label>
@@ -53,6 +56,6 @@ export function dayListHtml(db: Database, date: string, base: string, now = Date
     (
       session,
     ) => html`<li class="result" data-href="${base}/session/${encodeURIComponent(session.sessionId)}"><a class="title" href="${base}/session/${encodeURIComponent(session.sessionId)}">${session.title || session.firstPrompt || "(no prompt)"}</a>
-      <div class="meta"><span class="agent">${session.source}</span> · <span class="project">${session.project}</span> · ${relativeDay(session.endedAt, now)} · ${countOf(session.turns, "turn")}</div></li>`,
+      <div class="meta"><span class="agent">${session.source}</span> · <span class="project"${session.projectPath ? html` title="${session.projectPath}"` : ""}>${session.project || noProjectLabel}</span> · ${relativeDay(session.endedAt, now)} · ${countOf(session.turns, "turn")}</div></li>`,
   )}</ol>`.markup;
 }

@@ -1,7 +1,7 @@
 /**
  * Markdown of prompts and answers as safe HTML (marked, with highlight.js for fenced code). Nothing from a session can
  * become live markup or script: raw HTML blocks, inline tags and code spans are shown as text, links keep only http(s), mailto and
- * in-page targets (a `javascript:` or `data:` link becomes its text), images become links (no request leaves the
+ * in-page targets (a `javascript:` or `data:` link, or a file path, becomes its text), images become links (no request leaves the
  * machine: the page's Content-Security-Policy would block them anyway), and code is highlighted only for a language
  * highlight.js knows by the fence's name (no guessing, which is slow on long outputs). Every fragment then passes
  * through the allow-list of sanitize.ts, so a renderer that escapes less than it should still emits no live markup.
@@ -11,8 +11,12 @@ import { Marked, type Tokens } from "marked";
 import { escapeHtml, type SafeHtml } from "./html.ts";
 import { sanitizedHtml } from "./sanitize.ts";
 
-/** Link targets kept as links. */
-const safeHref = /^(https?:|mailto:|#|\/(?!\/))/i;
+/**
+ * Link targets kept as links: web pages, mail and anchors within the page. Any other target becomes its text: a path
+ * (`/Users/me/x.go#L307`, `../README.md`) names a file on the user's disk, and as a link it resolved against the web
+ * view and opened its 404 page (issue 38).
+ */
+const safeHref = /^(https?:|mailto:|#)/i;
 
 const marked = new Marked({
   gfm: true,

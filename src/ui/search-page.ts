@@ -11,6 +11,7 @@ import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import {
   findSession,
   makePreview,
+  noProjectLabel,
   parseLexicalQuery,
   previewPieces,
   type Preview,
@@ -23,6 +24,7 @@ import { countOf } from "../render/format.ts";
 import { html, urlWith, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { ageLabel, dateTimeText, relativeDay } from "./dates.ts";
+import { projectLabels } from "./project-labels.ts";
 
 /** The page's state, as its URL holds it (every field a text; "" when absent). */
 export interface SearchPageParams {
@@ -59,6 +61,8 @@ interface SessionRow {
   title: string;
   source: string;
   project: string;
+  /** The project's folder ("" for none). */
+  projectPath: string;
   when: number;
   turns: number;
   preview: Preview;
@@ -144,6 +148,7 @@ export async function searchPageModel(
       title: result.title || result.preview.text || "(no prompt)",
       source: result.source,
       project: result.project,
+      projectPath: result.projectPath,
       when: result.endedAt || result.startedAt,
       turns: result.turns,
       preview: result.preview,
@@ -161,6 +166,7 @@ export async function searchPageModel(
       title: session.title || session.firstPrompt || "(no prompt)",
       source: session.source,
       project: session.project,
+      projectPath: session.projectPath,
       when: session.endedAt || session.startedAt,
       turns: session.turns,
       preview: makePreview(session.lastPrompt, [], 240),
@@ -214,11 +220,14 @@ function linkWith(base: string, params: SearchPageParams, change: Partial<Search
   return urlWith(`${base}/`, { ...params, ...change });
 }
 
-/** One facet's list: each value a link that sets its URL parameters (or, when set, clears them), with its count. */
+/**
+ * One facet's list: each value a link that sets its URL parameters (or, when set, clears them), with its count and,
+ * when given, a tooltip (`hint`: a project's whole path).
+ */
 function facetList(
   base: string,
   title: string,
-  values: Array<{ label: string; count: number; param: Partial<SearchPageParams> }>,
+  values: Array<{ label: string; count: number; param: Partial<SearchPageParams>; hint?: string }>,
   params: SearchPageParams,
 ): SafeHtml {
   if (values.length === 0) return html``;
@@ -227,7 +236,7 @@ function facetList(
     const entries = Object.entries(value.param) as Array<[keyof SearchPageParams, string]>;
     const isOn = entries.every(([key, setTo]) => params[key] === setTo);
     const change = isOn ? Object.fromEntries(entries.map(([key]) => [key, ""])) : value.param;
-    return html`<li><a href="${linkWith(base, params, { ...change, s: "" })}" class="${isOn ? "on" : ""}">${value.label}</a> <span class="count">${value.count}</span></li>`;
+    return html`<li><a href="${linkWith(base, params, { ...change, s: "" })}" class="${isOn ? "on" : ""}"${value.hint ? html` title="${value.hint}"` : ""}>${value.label}</a> <span class="count">${value.count}</span></li>`;
   })}</ul></section>`;
 }
 
@@ -235,14 +244,20 @@ function facetList(
 export function searchPageHtml(model: SearchPageModel, base: string, now = Date.now()): string {
   const { params } = model;
   const starts = ageBucketStarts(now);
+  const projects = projectLabels([
+    ...model.facets.project.map((facet) => ({ path: facet.value, name: facet.name })),
+    ...model.rows.map((row) => ({ path: row.projectPath, name: row.project })),
+  ]);
   const facets = html`<aside class="facets" aria-label="Filters">
     ${facetList(
       base,
       "Project",
       model.facets.project.map((facet) => ({
-        label: facet.name || facet.value,
+        label: projects.get(facet.value) ?? facet.name,
         count: facet.count,
-        param: { project: facet.value },
+        // Sessions without a project folder: the search layer filters to them by this label (filters.ts).
+        param: { project: facet.value || noProjectLabel },
+        hint: facet.value,
       })),
       params,
     )}
@@ -281,9 +296,16 @@ export function searchPageHtml(model: SearchPageModel, base: string, now = Date.
       : params.q && !model.confident
         ? html`<p class="no-match" role="status">No confident match: these are the closest sessions, all weak.</p>`
         : html``;
+  // The facets count every session the search ranked (or, without a query, every one the filters let through); the
+  // list shows the first page of them.
+  const total = model.facets.source.reduce((sum, facet) => sum + facet.count, 0);
+  const shown =
+    total > model.rows.length
+      ? `${model.rows.length} of ${countOf(total, "session")}`
+      : countOf(model.rows.length, "session");
   const heading = params.q
-    ? html`${countOf(model.rows.length, "session")} for “${params.q}” <span class="mode">${model.mode}</span>`
-    : html`Recent sessions`;
+    ? html`<span class="shown">${shown}</span> for “${params.q}” <span class="mode">${model.mode}</span>`
+    : html`Recent sessions <span class="shown">(${shown})</span>`;
   const sessions = html`<section class="sessions" aria-label="Sessions">
     <h2>${heading}</h2>
     ${banner}
@@ -294,7 +316,7 @@ export function searchPageHtml(model: SearchPageModel, base: string, now = Date.
       ) => html`<li class="result${row === model.selected ? " selected" : ""}" data-href="${base}/session/${encodeURIComponent(row.sessionId)}">
         <a class="title" href="${linkWith(base, params, { s: row.sessionId })}">${row.title}</a>
         ${confidenceBadge(row.confident, row.confidence)}
-        <div class="meta"><span class="agent">${row.source}</span> · <span class="project">${row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${countOf(row.turns, "turn")}${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
+        <div class="meta"><span class="agent">${row.source}</span> · <span class="project"${row.projectPath ? html` title="${row.projectPath}"` : ""}>${projects.get(row.projectPath) ?? row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${countOf(row.turns, "turn")}${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
         <p class="preview">${previewHtml(row.preview)}</p>
         <a class="open" href="${base}/session/${encodeURIComponent(row.sessionId)}">Open</a>
       </li>`,

@@ -18,7 +18,7 @@ describe("markdownHtml: session text stays text", () => {
     expect(out).toContain("<code>&lt;img src=x onerror=alert(1)&gt;</code>");
   });
 
-  test("links keep only http(s), mailto, anchors and this server's paths", () => {
+  test("links keep only http(s), mailto and anchors", () => {
     const links = [
       "[a](javascript:alert(1))",
       "[a](JaVaScRiPt:alert(1))",
@@ -35,6 +35,25 @@ describe("markdownHtml: session text stays text", () => {
     expect(markdownHtml("[a](https://example.com/x)").markup).toContain('href="https://example.com/x"');
     expect(markdownHtml("[a](#turn-2)").markup).toContain('href="#turn-2"');
     expect(markdownHtml("<mailto:me@example.com>").markup).toContain('href="mailto:me@example.com"');
+  });
+
+  test("a file path or relative link is its text, not a link into the web view (issue 38, item 11)", () => {
+    // Agents cite code as `[x.go:307](/Users/…#L307)`: a file on the user's disk, which as a link resolved against the
+    // web view and opened its 404 page.
+    for (const link of [
+      "[x.go:307](/Users/me/src/x.go#L307)",
+      "[x.go](x.go)",
+      "[up](../README.md)",
+      "[here](./src/app.ts#L3)",
+      "[home](~/notes.md)",
+      "[f](file:///etc/hosts)",
+      "![shot](/Users/me/shot.png)",
+    ]) {
+      const out = markdownHtml(link).markup;
+      expect(out).not.toContain("<a");
+      expect(out).not.toContain("href");
+    }
+    expect(markdownHtml("[x.go:307](/Users/me/src/x.go#L307)").markup).toBe("<p>x.go:307</p>\n");
   });
 
   test("terminal control characters, raw or as entities, are shown as \\xNN", () => {

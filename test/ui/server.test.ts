@@ -108,7 +108,7 @@ describe("recall ui: what the pages say", () => {
     expect(page).toContain("Fix the docker bridge network");
     expect(page).toContain("Migrate the billing schema");
     expect(page).toMatch(
-      /<a href="\/[\w-]{22}\/\?q=docker&amp;project=[^"]*webapp" class="">webapp<\/a> <span class="count">\d+<\/span>/,
+      /<a href="\/[\w-]{22}\/\?q=docker&amp;project=[^"]*webapp" class="" title="[^"]*webapp">webapp<\/a> <span class="count">\d+<\/span>/,
     );
     expect(page).toMatch(/billing<\/a> <span class="count">1<\/span>/);
     expect(page).toMatch(/fix\/network<\/a> <span class="count">1<\/span>/);

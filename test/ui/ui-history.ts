@@ -29,7 +29,7 @@ export interface UiHistory {
 
 /**
  * Write and index the history under `root` (an empty temporary folder), with `extra` sessions besides the usual ones
- * (made from the webapp project's folder, `<root>/projects/webapp`).
+ * (made from the webapp project's folder, `<root>/projects/webapp`; a `cwd` of "" is a session without a project).
  */
 export function prepareUiHistory(root: string, extra: (webapp: string) => TestSession[] = () => []): UiHistory {
   const claudeDir = join(root, "claude");
@@ -106,7 +106,7 @@ export function prepareUiHistory(root: string, extra: (webapp: string) => TestSe
   };
   sessions.push(archived, ...extra(webapp));
   const fileOf = (session: TestSession) =>
-    join(claudeDir, "projects", session.cwd.replace(/[/.]/g, "-"), `${session.sessionId}.jsonl`);
+    join(claudeDir, "projects", session.cwd.replace(/[/.]/g, "-") || "-", `${session.sessionId}.jsonl`);
   for (const session of sessions) writeClaudeSession(fileOf(session), session);
   const growing: TestSession = {
     sessionId: uiIds.growing,

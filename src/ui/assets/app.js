@@ -149,9 +149,12 @@ function drawActivity(element, data) {
         tooltip: {
           formatter: (item) => `${item.value[0]}: ${item.value[1]} ${measure === 2 ? "turns" : "sessions"}`,
         },
+        // The legend says what its ends mean: 0 and the busiest day's count (issue 38: a ramp without numbers).
         visualMap: {
           min: 0,
           max,
+          text: [`${max} ${measure === 2 ? (max === 1 ? "turn" : "turns") : max === 1 ? "session" : "sessions"}`, "0"],
+          textStyle: { color: dark ? "#9198a1" : "#59636e" },
           calculable: false,
           orient: "horizontal",
           left: "center",
