@@ -52,6 +52,9 @@ const semanticDelayMs = 120;
 
 type View = "sessions" | "turns" | "read";
 
+/** The lists Ctrl-O can be pressed from: Esc (or Ctrl-O again) from reading goes back to it. */
+type ListView = Exclude<View, "read">;
+
 /** A text with its highlighted spans. */
 function Highlighted({ preview, colors, limit }: { preview: Preview; colors: boolean; limit: number }): ReactNode {
   const parts: ReactNode[] = [];
@@ -89,7 +92,9 @@ export function PickApp(props: PickAppProps): ReactNode {
   const [view, setView] = useState<View>("sessions");
   const [turnList, setTurnList] = useState<{ key: string; turns: PickTurn[] } | undefined>(undefined);
   const [turnSelected, setTurnSelected] = useState(0);
-  const [reading, setReading] = useState<{ lines: string[]; scroll: number; label: string } | undefined>(undefined);
+  const [reading, setReading] = useState<
+    { lines: string[]; scroll: number; label: string; from: ListView } | undefined
+  >(undefined);
   const [semantic, setSemantic] = useState(false);
   const [note, setNote] = useState(props.initialNote ?? "");
   const [indexVersion, setIndexVersion] = useState(0);
@@ -237,11 +242,11 @@ export function PickApp(props: PickAppProps): ReactNode {
         setTurnSelected(0);
         return;
       case "read": {
-        if (view === "read") return setView(turns && turnSelected > 0 ? "turns" : "sessions");
+        if (view === "read") return setView(reading?.from ?? "sessions");
         const lines = openRead();
         const range = readTurn();
         if (lines && range) {
-          setReading({ lines, scroll: 0, label: `turn ${range.from}` });
+          setReading({ lines, scroll: 0, label: `turn ${range.from}`, from: view });
           setView("read");
         }
         return;
@@ -255,7 +260,7 @@ export function PickApp(props: PickAppProps): ReactNode {
         if (row) exit({ kind: "resume", row } satisfies PickOutcome);
         return;
       case "back":
-        if (view === "read") return setView("sessions");
+        if (view === "read") return setView(reading?.from ?? "sessions");
         if (view === "turns") return setView("sessions");
         return exit({ kind: "quit" } satisfies PickOutcome);
       case "quit":

@@ -99,7 +99,7 @@ suite("recall pick in a terminal", () => {
     expect(await exitStatus()).toBe(130);
   });
 
-  test("Tab lists the session's matching turns; Ctrl-O reads the turn with its tool calls; Esc goes back", async () => {
+  test("Tab lists the session's matching turns; Ctrl-O reads the turn with its tool calls; Esc goes back to where Ctrl-O was pressed", async () => {
     const term = await startPick("docker network", { columns: 80, rows: 16 });
     await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
     term.press("Tab");
@@ -122,6 +122,17 @@ suite("recall pick in a terminal", () => {
     expect(screen.join("\n")).not.toContain("project: "); // the first rows scrolled away
     term.press("Home");
     await term.waitForText("row 1 of");
+    // Esc goes back one level: to the turn list Ctrl-O was pressed from, then to the sessions.
+    term.press("Escape");
+    screen = await term.waitFor(
+      (rows) => rows[1]!.includes("matching turns of 2") && /turn 1 /.test(selectedRow(rows)),
+    );
+    term.press("Escape");
+    screen = await term.waitFor((rows) => rows[1]!.includes("for “docker network”"));
+    expect(selectedRow(screen)).toContain("Fix the docker bridge network");
+    // Ctrl-O from the session list reads the best turn; Esc comes back to the session list, not the turns.
+    term.press("C-o");
+    await term.waitForText("── Turn 1");
     term.press("Escape");
     screen = await term.waitFor((rows) => rows[1]!.includes("for “docker network”"));
     expect(selectedRow(screen)).toContain("Fix the docker bridge network");
