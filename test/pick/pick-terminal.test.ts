@@ -156,6 +156,19 @@ suite("recall pick in a terminal", () => {
     expect(await exitStatus()).toBe(130);
   });
 
+  test("at 60×15 a wrapped preview row starts with its word, not the space the break fell on", async () => {
+    const term = await startPick("docker network", { columns: 60, rows: 15 });
+    // The answer's "create a" fills 60 cells exactly: the break falls on the space before "user-defined".
+    const screen = await term.waitFor((rows) => rows.some((row) => row.includes("user-defined bridge instead.")));
+    const divider = screen.findIndex((row) => /^─{60}$/.test(row));
+    const preview = screen.slice(divider + 1, -1).filter((row) => row !== "");
+    expect(preview).toContain("The bridge network has no DNS for default networks; create a");
+    expect(preview).toContain("user-defined bridge instead.");
+    for (const row of preview) expect(row).not.toMatch(/^ /);
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
   test("colours only without NO_COLOR; a Chinese title keeps the columns aligned", async () => {
     const colourful = await startPick("", { env: { NO_COLOR: "" } });
     await colourful.waitForText("recent sessions");
