@@ -9,12 +9,11 @@ import { Box, Text, useApp, useInput, useWindowSize } from "ink";
 import { memo, useEffect, useRef, useState, type ReactNode } from "react";
 import { errorLine } from "../render/escapes.ts";
 import { countOf } from "../render/format.ts";
-import type { Preview } from "../search/index.ts";
-import { previewPieces } from "../search/preview-pieces.ts";
 import { fitWidth, relativeDate, wrapToWidth } from "./columns.ts";
 import { actionOf, editQuery, moveSelection, type PickAction, type QueryLine } from "./keys.ts";
 import { rowCells, screenLayout, windowStart } from "./layout.ts";
 import { listPage, type PickRow, type PickTurn, type SessionList } from "./picker-search.ts";
+import { highlightedRows } from "./preview-rows.ts";
 
 /** What the picker ends with: a session to resume, or nothing (Esc, Ctrl-C). */
 export type PickOutcome = { kind: "resume"; row: PickRow } | { kind: "quit" };
@@ -52,30 +51,8 @@ const semanticDelayMs = 120;
 
 type View = "sessions" | "turns" | "read";
 
-/** A text with its highlighted spans. */
-function Highlighted({ preview, colors, limit }: { preview: Preview; colors: boolean; limit: number }): ReactNode {
-  const parts: ReactNode[] = [];
-  let used = 0;
-  for (const piece of previewPieces(preview)) {
-    if (used >= limit) break;
-    const text = piece.text.slice(0, limit - used);
-    parts.push(
-      !piece.matched ? (
-        text
-      ) : colors ? (
-        <Text key={used} color="yellow" bold>
-          {text}
-        </Text>
-      ) : (
-        <Text key={used} bold underline>
-          {text}
-        </Text>
-      ),
-    );
-    used += text.length;
-  }
-  return <>{parts}</>;
-}
+/** The lists Ctrl-O can be pressed from: Esc (or Ctrl-O again) from reading goes back to it. */
+type ListView = Exclude<View, "read">;
 
 /** The picker's screen; exits (Ink's `exit`) with a {@link PickOutcome}. */
 export function PickApp(props: PickAppProps): ReactNode {
@@ -89,7 +66,9 @@ export function PickApp(props: PickAppProps): ReactNode {
   const [view, setView] = useState<View>("sessions");
   const [turnList, setTurnList] = useState<{ key: string; turns: PickTurn[] } | undefined>(undefined);
   const [turnSelected, setTurnSelected] = useState(0);
-  const [reading, setReading] = useState<{ lines: string[]; scroll: number; label: string } | undefined>(undefined);
+  const [reading, setReading] = useState<
+    { lines: string[]; scroll: number; label: string; from: ListView } | undefined
+  >(undefined);
   const [semantic, setSemantic] = useState(false);
   const [note, setNote] = useState(props.initialNote ?? "");
   const [indexVersion, setIndexVersion] = useState(0);
@@ -237,11 +216,11 @@ export function PickApp(props: PickAppProps): ReactNode {
         setTurnSelected(0);
         return;
       case "read": {
-        if (view === "read") return setView(turns && turnSelected > 0 ? "turns" : "sessions");
+        if (view === "read") return setView(reading?.from ?? "sessions");
         const lines = openRead();
         const range = readTurn();
         if (lines && range) {
-          setReading({ lines, scroll: 0, label: `turn ${range.from}` });
+          setReading({ lines, scroll: 0, label: `turn ${range.from}`, from: view });
           setView("read");
         }
         return;
@@ -255,7 +234,7 @@ export function PickApp(props: PickAppProps): ReactNode {
         if (row) exit({ kind: "resume", row } satisfies PickOutcome);
         return;
       case "back":
-        if (view === "read") return setView("sessions");
+        if (view === "read") return setView(reading?.from ?? "sessions");
         if (view === "turns") return setView("sessions");
         return exit({ kind: "quit" } satisfies PickOutcome);
       case "quit":
@@ -481,6 +460,19 @@ const PreviewPane = memo(function PreviewPane(props: {
   const header = turn
     ? `turn ${turn.turn} of ${row.turns} · ${relativeDate(turn.when, props.now)}${turn.tools.length > 0 ? ` · ${turn.tools.join(", ")}` : ""} · ${where}${archived}`
     : `${row.turns} turns · ${where}${archived}`;
+  const rows = turn
+    ? [
+        ...highlightedRows(turn.prompt, {
+          width: props.width,
+          colors: props.colors,
+          limit: props.width * 4,
+          prefix: "› ",
+        }),
+        ...(turn.answer.text
+          ? highlightedRows(turn.answer, { width: props.width, colors: props.colors, limit: props.width * 8 })
+          : []),
+      ]
+    : wrapToWidth([row.title], props.width);
   return (
     <>
       <Box flexShrink={0}>
@@ -488,27 +480,12 @@ const PreviewPane = memo(function PreviewPane(props: {
           {fitWidth(header, props.width)}
         </Text>
       </Box>
-      {turn ? (
-        <>
-          <Box flexShrink={0}>
-            <Text wrap="wrap">
-              {props.colors ? <Text color="cyan">{"› "}</Text> : "› "}
-              <Highlighted preview={turn.prompt} colors={props.colors} limit={props.width * 4} />
-            </Text>
-          </Box>
-          {turn.answer.text ? (
-            <Box flexShrink={0}>
-              <Text wrap="wrap">
-                <Highlighted preview={turn.answer} colors={props.colors} limit={props.width * 8} />
-              </Text>
-            </Box>
-          ) : null}
-        </>
-      ) : (
-        <Box flexShrink={0}>
-          <Text wrap="wrap">{row.title}</Text>
-        </Box>
-      )}
+      {rows.map((text, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their position
+        <Text key={index} wrap="truncate">
+          {text || " "}
+        </Text>
+      ))}
     </>
   );
 });

@@ -61,19 +61,25 @@ export function relativeDate(thenMs: number, nowMs: number): string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: colour escapes are what the spaces sit before
 const trailingSpaces = / +((?:\u001b\[[0-9;]*m)*)$/;
 
+/** Spaces at the start of a row, after any colour escapes that open it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour escapes are what the spaces sit after
+const leadingSpaces = /^((?:\u001b\[[0-9;]*m)*) +/;
+
 /**
  * Lines cut into rows of at most `columns` cells, for reading in place: long lines wrap at spaces (hard-wrapped when a
- * word is longer than a row), colour escapes carried over to each row (`Bun.wrapAnsi`, as wrap-ansi does).
- * Example: `["one two three"]`, 8 → `["one two", "three"]`.
+ * word is longer than a row), colour escapes carried over to each row (`Bun.wrapAnsi`, as wrap-ansi does). A line's
+ * indentation stays on its first row; no row it continues on starts or ends with a space.
+ * Examples: `["one two three"]`, 8 → `["one two", "three"]`; `["one two three"]`, 7 → `["one two", "three"]`.
  */
 export function wrapToWidth(lines: readonly string[], columns: number): string[] {
   const width = Math.max(1, columns);
-  // trim: false keeps a line's indentation (tool calls are indented); the spaces a break leaves at a row's end go.
+  // trim: false keeps a line's indentation (tool calls are indented); the spaces a break leaves go, at a row's end
+  // or, when the word before the break filled its row exactly, at the next row's start.
   return lines.flatMap((line) =>
     cellWidth(line) <= width
       ? [line]
       : Bun.wrapAnsi(line, width, { hard: true, trim: false })
           .split("\n")
-          .map((row) => row.replace(trailingSpaces, "$1")),
+          .map((row, index) => (index === 0 ? row : row.replace(leadingSpaces, "$1")).replace(trailingSpaces, "$1")),
   );
 }

@@ -5,7 +5,9 @@
  * when nothing was chosen, in which case the command line is left as it was. What is on the command line when the key
  * is pressed becomes the picker's query.
  *
- * Key: Alt-R (`\er`) in all three shells; the snippets say how to choose another.
+ * Key: Alt-R (`\er`) in all three shells; the snippets say how to choose another. The picker starts on a line of
+ * its own and, once it is gone, the prompt is drawn below anything it printed (a warning about the chosen session),
+ * as bash does by itself for `bind -x`: zsh and fish are told to (zle -I; a newline to the terminal).
  */
 
 /** Shells `recall init` knows. */
@@ -25,13 +27,15 @@ export function shellInit(shell: Shell, recallCommand: string): string {
 # Another key: bindkey '^G' recall-pick-widget  (after this snippet)
 recall-pick-widget() {
   local chosen
+  # zle -I: the picker starts on a fresh line (not at the cursor's column), and zle redraws the prompt below whatever
+  # it printed (a warning stays on its own line).
+  zle -I
   chosen=$(${recallCommand} pick --print -- "$BUFFER" </dev/tty)
   local ret=$?
   if [[ $ret -eq 0 && -n $chosen ]]; then
     BUFFER=$chosen
     CURSOR=\${#BUFFER}
   fi
-  zle reset-prompt
   return 0
 }
 zle -N recall-pick-widget
@@ -55,8 +59,13 @@ bind -m vi-insert -x '"\\er": __recall_pick'
       return `# recall: Alt-R opens \`recall pick\`; the chosen session's resume command lands on the command line.
 # Another key: bind \\cg __recall_pick  (after this snippet)
 function __recall_pick
+  # A fresh line, so the picker does not start at the cursor's column; and one after it, as fish redraws the prompt a
+  # row above where the picker left the cursor (a warning it printed stays on its own line).
+  echo >/dev/tty
   set -l chosen (${recallCommand} pick --print -- (commandline) </dev/tty)
-  if test $status -eq 0 -a -n "$chosen"
+  set -l ret $status
+  echo >/dev/tty
+  if test $ret -eq 0 -a -n "$chosen"
     commandline --replace -- $chosen
   end
   commandline -f repaint

@@ -35,6 +35,13 @@ describe("terminal columns", () => {
   test("long lines wrap to the width, colours carried to each row", () => {
     expect(wrapToWidth(["one two three"], 8)).toEqual(["one two", "three"]);
     expect(wrapToWidth(["short", ""], 8)).toEqual(["short", ""]);
+    // A word that fills its row exactly: the space after it starts no row (issue 38, item 8).
+    expect(wrapToWidth(["one two three"], 7)).toEqual(["one two", "three"]);
+    expect(wrapToWidth(["a \u001b[33mbridge network\u001b[39m has no"], 8)).toEqual([
+      "a \u001b[33mbridge\u001b[39m",
+      "\u001b[33mnetwork\u001b[39m",
+      "has no",
+    ]);
     const rows = wrapToWidth(["\u001b[31mred words that wrap\u001b[39m"], 10);
     expect(rows.length).toBe(2);
     for (const row of rows) {

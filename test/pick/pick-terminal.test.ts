@@ -99,7 +99,7 @@ suite("recall pick in a terminal", () => {
     expect(await exitStatus()).toBe(130);
   });
 
-  test("Tab lists the session's matching turns; Ctrl-O reads the turn with its tool calls; Esc goes back", async () => {
+  test("Tab lists the session's matching turns; Ctrl-O reads the turn with its tool calls; Esc goes back to where Ctrl-O was pressed", async () => {
     const term = await startPick("docker network", { columns: 80, rows: 16 });
     await term.waitFor((rows) => selectedRow(rows).includes("Fix the docker bridge network"));
     term.press("Tab");
@@ -122,6 +122,17 @@ suite("recall pick in a terminal", () => {
     expect(screen.join("\n")).not.toContain("project: "); // the first rows scrolled away
     term.press("Home");
     await term.waitForText("row 1 of");
+    // Esc goes back one level: to the turn list Ctrl-O was pressed from, then to the sessions.
+    term.press("Escape");
+    screen = await term.waitFor(
+      (rows) => rows[1]!.includes("matching turns of 2") && /turn 1 /.test(selectedRow(rows)),
+    );
+    term.press("Escape");
+    screen = await term.waitFor((rows) => rows[1]!.includes("for “docker network”"));
+    expect(selectedRow(screen)).toContain("Fix the docker bridge network");
+    // Ctrl-O from the session list reads the best turn; Esc comes back to the session list, not the turns.
+    term.press("C-o");
+    await term.waitForText("── Turn 1");
     term.press("Escape");
     screen = await term.waitFor((rows) => rows[1]!.includes("for “docker network”"));
     expect(selectedRow(screen)).toContain("Fix the docker bridge network");
@@ -141,6 +152,19 @@ suite("recall pick in a terminal", () => {
     for (const row of screen) expect(cellWidth(row)).toBeLessThanOrEqual(60);
     expect(screen.filter((row) => row.includes("Filler")).length).toBeGreaterThanOrEqual(3);
     expect(screen.some((row) => /^─{60}$/.test(row))).toBe(true);
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
+  test("at 60×15 a wrapped preview row starts with its word, not the space the break fell on", async () => {
+    const term = await startPick("docker network", { columns: 60, rows: 15 });
+    // The answer's "create a" fills 60 cells exactly: the break falls on the space before "user-defined".
+    const screen = await term.waitFor((rows) => rows.some((row) => row.includes("user-defined bridge instead.")));
+    const divider = screen.findIndex((row) => /^─{60}$/.test(row));
+    const preview = screen.slice(divider + 1, -1).filter((row) => row !== "");
+    expect(preview).toContain("The bridge network has no DNS for default networks; create a");
+    expect(preview).toContain("user-defined bridge instead.");
+    for (const row of preview) expect(row).not.toMatch(/^ /);
     term.press("Escape");
     expect(await exitStatus()).toBe(130);
   });

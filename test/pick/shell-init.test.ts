@@ -85,7 +85,8 @@ for (const shell of ["bash", "zsh", "fish"] as const) {
       const screen = await term.waitFor((rows) =>
         rows.some((row) => row.startsWith("› ") && row.includes("Fix the docker")),
       );
-      expect(screen[0]).toContain("recall › docker bridge");
+      // The picker's first row starts at the terminal's first column, not at the cursor's (issue 38, item 7).
+      expect(screen[0]).toStartWith("recall › docker bridge");
       term.press("Enter");
       const command = `cd ${history.webapp} && claude --resume ${ids.docker}`;
       await term.waitFor((rows) => rows.some((row) => row.trimEnd() === `$ ${command}`));
@@ -93,6 +94,23 @@ for (const shell of ["bash", "zsh", "fish"] as const) {
       for (let waited = 0; !history.recorded() && waited < 5000; waited += 20) await Bun.sleep(20);
       expect(history.recorded()?.argv).toEqual(["--resume", ids.docker]);
       expect(history.recorded()?.cwd).toBe(history.webapp);
+    });
+
+    test("a warning about the chosen session is on a line of its own, the prompt below it", async () => {
+      const term = await shellWithBinding();
+      term.type("rate limiter");
+      term.press("M-r");
+      await term.waitFor((rows) => rows.some((row) => row.startsWith("› ") && row.includes("Rate limiter")));
+      term.press("Enter");
+      const gone = join(history.root, "projects", "gone-api");
+      const warning = `recall: the project folder ${gone} no longer exists`;
+      const command = `$ cd ${gone} && claude --resume ${ids.goneFolder}`;
+      // The command line may wrap: compare the screen from the warning's row on, rows joined.
+      const screen = await term.waitFor((rows) => rows.join("").includes(command));
+      const at = screen.indexOf(warning);
+      expect(at).toBeGreaterThanOrEqual(0);
+      expect(screen.slice(at + 1).join("")).toStartWith(command);
+      term.press("C-u");
     });
 
     test("Esc in the picker leaves the command line as it was", async () => {
