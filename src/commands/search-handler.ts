@@ -2,7 +2,7 @@
  * What `recall search` does (its flags and help: search.ts): cheap validation first (no database, no model), then one
  * call to the search API, then render. A keyword-only search never loads the embedding side (search-semantic.ts).
  */
-import { UsageError } from "../errors.ts";
+import { EmbedError, UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import {
   minMaxChars,
@@ -80,7 +80,9 @@ export async function search(args: SearchArgs): Promise<number> {
     // Said once (issue 26): a vector-only search without vectors fails with the reason and the advice that fits it,
     // instead of the notice followed by the search layer's generic error; otherwise the notice comes after the search.
     if (mode === "vector" && !vector.leg && vector.reason)
-      throw new UsageError(`vector search needs embeddings: ${vector.reason}`, vector.hint);
+      throw new EmbedError("EMBEDDINGS_MISSING", `vector search needs embeddings: ${vector.reason}`, {
+        hint: vector.hint,
+      });
     const response = await searchIndex(
       db,
       { query, level, filters, limit, offset, mode, alpha: args.alpha },

@@ -121,7 +121,7 @@ export const subagentScoreFactor = 0.85;
  * Search the index.
  * @param vectorLeg absent → keyword-only with a notice (unless mode is "keyword", which needs none)
  * @throws UsageError for an empty query, an alpha outside 0–1, a limit outside 1–1000 or a negative offset
- *         (paging.ts wording), or mode "vector" without a vector leg
+ *         (paging.ts wording); EmbedError EMBEDDINGS_MISSING (exit 1) for mode "vector" without a vector leg
  */
 export async function searchIndex(
   db: Database,
@@ -142,10 +142,9 @@ export async function searchIndex(
   let mode: SearchMode = request.mode ?? "hybrid";
   if (mode !== "keyword" && !vectorLeg) {
     if (mode === "vector")
-      throw new UsageError(
-        "vector search needs embeddings, and none are available",
-        "run `recall index` with a model (see `recall model pull`)",
-      );
+      throw new EmbedError("EMBEDDINGS_MISSING", "vector search needs embeddings, and none are available", {
+        hint: "run `recall index` with a model (see `recall model pull`)",
+      });
     notices.push("keyword-only search: no embeddings are available yet (run `recall index` with a model to add them)");
     mode = "keyword";
   }

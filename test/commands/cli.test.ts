@@ -225,7 +225,7 @@ describe("recall CLI", () => {
     expect(unique.stdout).toContain("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
     // A session's turn past its last one does not exist, even for a session without turns.
     const past = recall(["show", "23d3:99", ...examples]);
-    expect(past.code).toBe(2);
+    expect(past.code).toBe(1); // a failure like an unknown session, not a usage error (issue 38, item 15)
     expect(past.stderr).toMatch(/has \d+ turns; turn 99 does not exist/);
   });
 

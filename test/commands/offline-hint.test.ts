@@ -78,7 +78,7 @@ describe("the no-embeddings hint under RECALL_OFFLINE=1 (issue 26)", () => {
   test("--vector-only fails once, with the reason and the offline advice, not the notice and then `recall model pull`", () => {
     const home = indexedHome("vector-only");
     const result = recall(["search", "harbor crane", "--vector-only"], home);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1); // a failure, not a usage error (issue 38, item 15)
     expect(result.stderr.trimEnd().split("\n")).toEqual([
       "recall: vector search needs embeddings: no embeddings yet, and RECALL_OFFLINE=1 forbids downloading a model",
       "hint: set RECALL_MODEL or --model to a .gguf file on this machine, or unset RECALL_OFFLINE to download one or to use an EMBEDDINGS_URL endpoint; then run `recall index`",
