@@ -19,6 +19,7 @@ import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import { shellQuote } from "../search/hydrate.ts";
 import { parseLimit, parseOffset } from "../search/paging.ts";
+import { requireQueryText } from "../search/query.ts";
 import { findSession } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
 import type { HelperQueryEmbedder } from "./query-embedder.ts";
@@ -28,8 +29,7 @@ import { readIndexFreshness } from "../index/plan/freshness.ts";
 /** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
 export async function search(args: SearchArgs): Promise<number> {
   const query = [args.query, ...args.moreWords].join(" ");
-  if (query.trim().length === 0)
-    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  requireQueryText(query);
   if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
   // --session searches the turns of that session: level 2 unless --depth says 1 (issue 26: it was an error without
   // --depth 2, which no other level could mean).

@@ -76,6 +76,23 @@ describe("recall CLI", () => {
     expect(recall(["search", "   ", ...examples]).stderr).toContain("the search query is empty");
   });
 
+  test("a query of spaces, of invisible characters only, or of bytes that are not UTF-8 is the same usage error (issue 38, item 16)", () => {
+    const notUtf8 = Bun.spawnSync(
+      ["sh", "-c", `bun src/cli.ts search "$(printf '\\377\\376')" ${examples.join(" ")}`],
+      { cwd: repo, env: userEnv({ HOME: emptyHome, RECALL_HOME: join(work, "recall-home") }) },
+    );
+    const results = [
+      recall(["search", "   ", ...examples]),
+      recall(["search", "\u200b\ufeff \u202e", ...examples]),
+      { code: notUtf8.exitCode, stdout: notUtf8.stdout.toString(), stderr: notUtf8.stderr.toString() },
+    ];
+    for (const result of results) {
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.split("\n")[0]).toBe("recall: the search query is empty: it has no visible characters");
+    }
+  });
+
   test("under --json every error is the documented JSON object: cmd-ts' usage errors and a RECALL_HOME below a file too (issue 15)", () => {
     const cases: Array<{ args: string[]; code: number; errorCode: string; message: string }> = [
       {
