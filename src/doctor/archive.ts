@@ -143,9 +143,13 @@ export function renderRestoreText(result: RestoreResult): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** JSON report of a restore: `{"restored": {snapshot_taken_at, sessions, database, set_aside}, "next": "recall index"}`. */
+/**
+ * JSON report of a restore: `{"version": 1, "restored": {snapshot_taken_at, sessions, database, set_aside}, "next":
+ * "recall index"}`.
+ */
 export function renderRestoreJson(result: RestoreResult): string {
   return JSON.stringify({
+    version: 1,
     restored: {
       snapshot_taken_at: new Date(result.snapshot.takenAtMs).toISOString(),
       sessions: result.snapshot.sessions ?? null,

@@ -115,8 +115,11 @@ export function renderDoctorText(results: readonly CheckResult[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** JSON report: `{"ok": <no FAIL>, "checks": [{id, status, message, fix}]}` on one line. */
+/**
+ * JSON report: `{"version": 1, "ok": <no FAIL>, "checks": [{id, status, message, fix}]}` on one line (`version`: the
+ * JSON contract's, as in search and show).
+ */
 export function renderDoctorJson(results: readonly CheckResult[]): string {
   const checks = results.map(({ id, status, message, fix }) => ({ id, status, message, fix: fix ?? null }));
-  return JSON.stringify({ ok: results.every((result) => result.status !== "fail"), checks });
+  return JSON.stringify({ version: 1, ok: results.every((result) => result.status !== "fail"), checks });
 }

@@ -1,8 +1,9 @@
 /**
  * Rendering of `recall forget` (issue 9): what was removed, and how to undo the tombstones.
- * `--json`: {"forgotten": [{"session_id", "source", "project", "project_path", "title", "ended_at"}], "turns",
- * "documents", "chunks", "vector_rows"} (counts of removed rows); with `--undo`: {"unforgotten": [{"session_id",
- * "source", "parent_session_id"}]} (`parent_session_id` null but for a sub-agent session, issue 26).
+ * `--json`: {"version": 1, "dry_run", "forgotten": [{"session_id", "source", "project", "project_path", "title",
+ * "ended_at", "turns"}], "turns", "documents", "chunks", "vector_rows"} (counts of removed rows); with `--undo`:
+ * {"version": 1, "unforgotten": [{"session_id", "source", "parent_session_id"}]} (`parent_session_id` null but for
+ * a sub-agent session, issue 26).
  */
 import type { ForgetReport } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
@@ -11,6 +12,7 @@ import { countOf, localDate, isoTime, oneLine, sessionIdentityJson } from "./for
 /** `recall forget --json`. */
 export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
   return JSON.stringify({
+    version: 1,
     dry_run: options.dryRun ?? false,
     forgotten: report.sessions.map((s) => ({
       ...sessionIdentityJson(s),
@@ -54,6 +56,7 @@ type Unforgotten = { source: SourceId; sessionId: string; parentSessionId: strin
 /** `recall forget --undo --json`. */
 export function renderUnforgetJson(removed: Unforgotten[]): string {
   return JSON.stringify({
+    version: 1,
     unforgotten: removed.map((entry) => ({
       session_id: entry.sessionId,
       source: entry.source,
