@@ -22,6 +22,7 @@ import { parseLimit, parseOffset } from "../search/paging.ts";
 import { requireQueryText } from "../search/query.ts";
 import { findSession } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { dueOncePerDay, keywordOnlyNoticeFile } from "./daily-notice.ts";
 import type { HelperQueryEmbedder } from "./query-embedder.ts";
 import type { SearchArgs } from "./search.ts";
 import { readIndexFreshness } from "../index/plan/freshness.ts";
@@ -88,12 +89,15 @@ export async function search(args: SearchArgs): Promise<number> {
       { query, level, filters, limit, offset, mode, alpha: args.alpha },
       vector.leg,
     );
-    for (const notice of vector.notice ? [vector.notice] : response.notices) warn(`recall: ${notice}`);
+    // An index that never held vectors is keyword-only by set-up: say so once a day, not above every search (issue 38).
+    const quiet = vector.neverEmbedded && !dueOncePerDay(context.recallHome, keywordOnlyNoticeFile);
+    for (const notice of vector.notice ? (quiet ? [] : [vector.notice]) : response.notices) warn(`recall: ${notice}`);
     const freshness = readIndexFreshness(db, !args.noReindex);
     const options: SearchRenderOptions = {
       format: args.format,
       maxChars: args.maxChars,
       freshness,
+      dateFilters: { since: filters.since, until: filters.until },
       more: (from, count, maxChars) =>
         pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count),
     };

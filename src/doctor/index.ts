@@ -15,6 +15,7 @@ import {
   checkSources,
   checkVectors,
   effectiveEnv,
+  plural,
   resolveConfigForDoctor,
   scanSources,
   type CheckResult,
@@ -107,9 +108,9 @@ export function renderDoctorText(results: readonly CheckResult[]): string {
   const warned = results.filter((result) => result.status === "warn").length;
   lines.push(
     failed > 0
-      ? `${failed} check(s) failed, ${warned} warning(s)`
+      ? `${plural(failed, "check")} failed, ${plural(warned, "warning")}`
       : warned > 0
-        ? `no failures, ${warned} warning(s)`
+        ? `no failures, ${plural(warned, "warning")}`
         : "all checks passed",
   );
   return `${lines.join("\n")}\n`;

@@ -7,7 +7,7 @@
  */
 import type { ForgetReport } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
-import { countOf, localDate, isoTime, oneLine, sessionIdentityJson } from "./format.ts";
+import { countOf, localDate, isoTime, oneLine, projectLabel, sessionIdentityJson } from "./format.ts";
 
 /** `recall forget --json`. */
 export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
@@ -30,7 +30,7 @@ export function renderForgetJson(report: ForgetReport, options: { dryRun?: boole
 function sessionLines(sessions: ForgetReport["sessions"]): string[] {
   const idWidth = Math.max(...sessions.map((s) => s.sessionId.length));
   return sessions.map((s) =>
-    `  ${s.sessionId.padEnd(idWidth)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${localDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`.trimEnd(),
+    `  ${s.sessionId.padEnd(idWidth)}  ${s.source.padEnd(11)}  ${oneLine(projectLabel(s.project), 24).padEnd(24)}  ${localDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`.trimEnd(),
   );
 }
 

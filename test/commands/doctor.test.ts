@@ -292,6 +292,15 @@ describe("doctor's folders check (issue 15)", () => {
 });
 
 describe("doctor's JSON reports carry the contract version (issue 38, item 20)", () => {
+  test("the text summary counts one check and one warning in the singular (issue 38, item 18)", () => {
+    const results: CheckResult[] = [
+      { id: "index", status: "fail", message: "damaged" },
+      { id: "model", status: "warn", message: "none" },
+    ];
+    expect(renderDoctorText(results).trimEnd().split("\n").at(-1)).toBe("1 check failed, 1 warning");
+    expect(renderDoctorText([results[1]!]).trimEnd().split("\n").at(-1)).toBe("no failures, 1 warning");
+  });
+
   test("a restore's JSON starts with version 1, as search, show and the checks' report do", () => {
     const json = JSON.parse(
       renderRestoreJson({
