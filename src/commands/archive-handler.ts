@@ -6,6 +6,7 @@ import { loadEnvWithDotEnv } from "../embed/config.ts";
 import { writeSetting } from "../embed/settings-file.ts";
 import type { RecallPaths } from "../index/archive/home.ts";
 import { renderPushJson } from "../render/archive.ts";
+import { countOf } from "../render/format.ts";
 import { createProgressBar } from "../render/progress.ts";
 import { writeOut } from "../render/terminal.ts";
 import { openArchive, parseArchiveUrl, type ArchiveUrl } from "../team-archive/connection.ts";
@@ -111,7 +112,7 @@ export async function archivePush(args: ArchivePushArgs): Promise<number> {
       if (args.json) writeOut(renderPushJson(summary));
       else
         writeOut(
-          `pushed to ${summary.archive} (team ${summary.team}, machine ${summary.machine}): ${summary.sent} sessions sent, ${summary.unchanged} unchanged; ${summary.turns} turns, ${summary.documents} documents, ${summary.vectors} vectors; ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,
+          `pushed to ${summary.archive} (team ${summary.team}, machine ${summary.machine}): ${countOf(summary.sent, "session")} sent, ${summary.unchanged} unchanged; ${countOf(summary.turns, "turn")}, ${countOf(summary.documents, "document")}, ${countOf(summary.vectors, "vector")}; ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,
         );
       return 0;
     } finally {

@@ -2,7 +2,7 @@
  * What `recall search` does (its flags and help: search.ts): cheap validation first (no database, no model), then one
  * call to the search API, then render. A keyword-only search never loads the embedding side (search-semantic.ts).
  */
-import { UsageError } from "../errors.ts";
+import { EmbedError, UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
 import {
   minMaxChars,
@@ -19,8 +19,10 @@ import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import { shellQuote } from "../search/hydrate.ts";
 import { parseLimit, parseOffset } from "../search/paging.ts";
+import { requireQueryText } from "../search/query.ts";
 import { findSession } from "../search/sessions.ts";
 import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { dueOncePerDay, keywordOnlyNoticeFile } from "./daily-notice.ts";
 import type { HelperQueryEmbedder } from "./query-embedder.ts";
 import type { SearchArgs } from "./search.ts";
 import { readIndexFreshness } from "../index/plan/freshness.ts";
@@ -28,8 +30,7 @@ import { readIndexFreshness } from "../index/plan/freshness.ts";
 /** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
 export async function search(args: SearchArgs): Promise<number> {
   const query = [args.query, ...args.moreWords].join(" ");
-  if (query.trim().length === 0)
-    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  requireQueryText(query);
   if (args.keywordOnly && args.vectorOnly) throw new UsageError("--keyword-only and --vector-only exclude each other");
   // --session searches the turns of that session: level 2 unless --depth says 1 (issue 26: it was an error without
   // --depth 2, which no other level could mean).
@@ -80,18 +81,23 @@ export async function search(args: SearchArgs): Promise<number> {
     // Said once (issue 26): a vector-only search without vectors fails with the reason and the advice that fits it,
     // instead of the notice followed by the search layer's generic error; otherwise the notice comes after the search.
     if (mode === "vector" && !vector.leg && vector.reason)
-      throw new UsageError(`vector search needs embeddings: ${vector.reason}`, vector.hint);
+      throw new EmbedError("EMBEDDINGS_MISSING", `vector search needs embeddings: ${vector.reason}`, {
+        hint: vector.hint,
+      });
     const response = await searchIndex(
       db,
       { query, level, filters, limit, offset, mode, alpha: args.alpha },
       vector.leg,
     );
-    for (const notice of vector.notice ? [vector.notice] : response.notices) warn(`recall: ${notice}`);
+    // An index that never held vectors is keyword-only by set-up: say so once a day, not above every search (issue 38).
+    const quiet = vector.neverEmbedded && !dueOncePerDay(context.recallHome, keywordOnlyNoticeFile);
+    for (const notice of vector.notice ? (quiet ? [] : [vector.notice]) : response.notices) warn(`recall: ${notice}`);
     const freshness = readIndexFreshness(db, !args.noReindex);
     const options: SearchRenderOptions = {
       format: args.format,
       maxChars: args.maxChars,
       freshness,
+      dateFilters: { since: filters.since, until: filters.until },
       more: (from, count, maxChars) =>
         pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count),
     };

@@ -8,6 +8,7 @@
 import { UsageError } from "../errors.ts";
 import { prepareRecallPaths, startWatcher } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
+import { countOf } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import * as render from "../render/watch.ts";
 import { warn } from "./context.ts";
@@ -78,7 +79,7 @@ async function startPusher(args: WatchArgs, paths: RecallPaths): Promise<Archive
     onPushed: (summary) =>
       args.json
         ? writeOut(`${JSON.stringify({ version: 1, event: "pushed", at: new Date().toISOString(), ...summary })}\n`)
-        : warn(`recall: pushed ${summary.sent} sessions to ${summary.archive} (team ${summary.team})`),
+        : warn(`recall: pushed ${countOf(summary.sent, "session")} to ${summary.archive} (team ${summary.team})`),
     onError: (error) =>
       warn(
         `recall: warning: push failed: ${error instanceof Error ? error.message : String(error)} (tried again at the next change)`,

@@ -16,7 +16,7 @@ import {
   type RecallPaths,
   type RestoreResult,
 } from "../index/index.ts";
-import type { CheckResult } from "./checks.ts";
+import { type CheckResult, plural } from "./checks.ts";
 
 const dayMs = 86_400_000;
 
@@ -100,10 +100,10 @@ export function checkSnapshot(dataDir: string, nowMs: number = Date.now()): Chec
     };
   }
   const ageDays = Math.floor((nowMs - snapshot.takenAtMs) / dayMs);
-  const sessions = snapshot.sessions === undefined ? "" : `${snapshot.sessions} sessions, `;
+  const sessions = snapshot.sessions === undefined ? "" : `${plural(snapshot.sessions, "session")}, `;
   const vectors =
     snapshot.vectorBytes > 0 ? ` + ${formatSize(snapshot.vectorBytes)} of vectors shared with the index` : "";
-  const message = `snapshot of ${formatTime(snapshot.takenAtMs)} (${ageDays === 0 ? "today" : `${ageDays} day(s) old`}): ${sessions}${formatSize(snapshot.databaseBytes)}${vectors}; \`recall doctor --restore-snapshot\` puts it back${asideNote}`;
+  const message = `snapshot of ${formatTime(snapshot.takenAtMs)} (${ageDays === 0 ? "today" : `${plural(ageDays, "day")} old`}): ${sessions}${formatSize(snapshot.databaseBytes)}${vectors}; \`recall doctor --restore-snapshot\` puts it back${asideNote}`;
   if (older.length > 0) {
     const kept = older[0]!;
     return {
@@ -133,7 +133,7 @@ export async function restoreLastSnapshot(dataDir: string): Promise<RestoreResul
 
 /** Text report of a restore: what came back, where the replaced file went, and the next command. */
 export function renderRestoreText(result: RestoreResult): string {
-  const sessions = result.snapshot.sessions === undefined ? "" : ` (${result.snapshot.sessions} sessions)`;
+  const sessions = result.snapshot.sessions === undefined ? "" : ` (${plural(result.snapshot.sessions, "session")})`;
   const lines = [
     `restored the snapshot of ${formatTime(result.snapshot.takenAtMs)}${sessions} into ${result.databasePath}`,
   ];
@@ -143,9 +143,13 @@ export function renderRestoreText(result: RestoreResult): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** JSON report of a restore: `{"restored": {snapshot_taken_at, sessions, database, set_aside}, "next": "recall index"}`. */
+/**
+ * JSON report of a restore: `{"version": 1, "restored": {snapshot_taken_at, sessions, database, set_aside}, "next":
+ * "recall index"}`.
+ */
 export function renderRestoreJson(result: RestoreResult): string {
   return JSON.stringify({
+    version: 1,
     restored: {
       snapshot_taken_at: new Date(result.snapshot.takenAtMs).toISOString(),
       sessions: result.snapshot.sessions ?? null,

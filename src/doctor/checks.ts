@@ -39,6 +39,14 @@ import {
   type UnavailablePath,
 } from "../parsers/index.ts";
 
+/**
+ * A count with its noun in the singular or plural, as render/format.ts `countOf` (which this layer cannot import).
+ *   `plural(1, "session")` → `1 session`;  `plural(3, "warning")` → `3 warnings`
+ */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /** OK: nothing to do; WARN: works, but something is missing or at risk; FAIL: broken (doctor exits 1). */
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -187,7 +195,7 @@ export function checkIndex(
       result: {
         id: "index",
         status: "warn",
-        message: `${sessions} sessions indexed; ${unreadableSources.join(", ")} cannot be read whole (${first?.path}: ${first?.reason}), so the sessions indexed from there are kept as they are`,
+        message: `${plural(sessions, "session")} indexed; ${unreadableSources.join(", ")} cannot be read whole (${first?.path}: ${first?.reason}), so the sessions indexed from there are kept as they are`,
         fix: `make ${first?.path} readable (see sources); re-indexing alone does not help`,
       },
       db,
@@ -198,7 +206,7 @@ export function checkIndex(
       result: {
         id: "index",
         status: "warn",
-        message: `${sessions} sessions indexed, but ${staleness.staleSources.join(", ")} changed since`,
+        message: `${plural(sessions, "session")} indexed, but ${staleness.staleSources.join(", ")} changed since`,
         fix: "run `recall index` (search does it too unless --no-reindex)",
       },
       db,
@@ -208,7 +216,7 @@ export function checkIndex(
     result: {
       id: "index",
       status: "ok",
-      message: `${sessions} sessions indexed at ${path}; SQLite and FTS5 integrity checks pass`,
+      message: `${plural(sessions, "session")} indexed at ${path}; SQLite and FTS5 integrity checks pass`,
     },
     db,
   };
@@ -224,7 +232,6 @@ export function checkNotKept(db: Database): CheckResult {
   if (notKept.rejectedFileCount === 0 && notKept.unplacedRecordCount === 0) {
     return { id: "not-kept", status: "ok", message: "every file and record read so far is in the index" };
   }
-  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
   const examples = [
     ...notKept.rejectedFiles.map((file) => `${file.path}: ${file.reason}`),
     ...notKept.unplacedRecords.map((row) => `${row.first}: ${row.reason}`),

@@ -15,6 +15,7 @@ import {
   checkSources,
   checkVectors,
   effectiveEnv,
+  plural,
   resolveConfigForDoctor,
   scanSources,
   type CheckResult,
@@ -107,16 +108,19 @@ export function renderDoctorText(results: readonly CheckResult[]): string {
   const warned = results.filter((result) => result.status === "warn").length;
   lines.push(
     failed > 0
-      ? `${failed} check(s) failed, ${warned} warning(s)`
+      ? `${plural(failed, "check")} failed, ${plural(warned, "warning")}`
       : warned > 0
-        ? `no failures, ${warned} warning(s)`
+        ? `no failures, ${plural(warned, "warning")}`
         : "all checks passed",
   );
   return `${lines.join("\n")}\n`;
 }
 
-/** JSON report: `{"ok": <no FAIL>, "checks": [{id, status, message, fix}]}` on one line. */
+/**
+ * JSON report: `{"version": 1, "ok": <no FAIL>, "checks": [{id, status, message, fix}]}` on one line (`version`: the
+ * JSON contract's, as in search and show).
+ */
 export function renderDoctorJson(results: readonly CheckResult[]): string {
   const checks = results.map(({ id, status, message, fix }) => ({ id, status, message, fix: fix ?? null }));
-  return JSON.stringify({ ok: results.every((result) => result.status !== "fail"), checks });
+  return JSON.stringify({ version: 1, ok: results.every((result) => result.status !== "fail"), checks });
 }

@@ -66,13 +66,15 @@ function readTotalBytes(response: Response, offsetBytes: number): number | undef
  * Downloads `url` to `targetPath` through `<targetPath>.part`, resuming with `Range: bytes=<n>-` after a dropped
  * connection (within this call, and across calls: a leftover .part is resumed). A 200 reply to a range
  * request restarts from zero. The file appears at `targetPath` only when complete.
- * @throws EmbedError(MODEL_DOWNLOAD) on an HTTP error status, or when every attempt ends early
+ * @throws EmbedError(MODEL_DOWNLOAD) on an HTTP error status; when no attempt reaches the server (DNS, refused,
+ *   offline: the hint names EMBEDDINGS_URL and --model); or when every attempt ends early (the hint: pull again)
  */
 export async function downloadFile(url: string, targetPath: string, options: DownloadOptions = {}): Promise<void> {
   makePrivateDirs(dirname(targetPath));
   const partPath = `${targetPath}.part`;
   const maxAttempts = options.maxAttempts ?? 4;
   let lastError: unknown;
+  let answered = false; // did the server answer any attempt (a dropped download can resume; an unreachable host cannot)
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const offsetBytes = existsSync(partPath) ? statSync(partPath).size : 0;
     let response: Response;
@@ -82,6 +84,7 @@ export async function downloadFile(url: string, targetPath: string, options: Dow
       lastError = error;
       continue;
     }
+    answered = true;
     if (response.status === 416) {
       rmSync(partPath, { force: true });
       lastError = new Error("http 416");
@@ -126,6 +129,14 @@ export async function downloadFile(url: string, targetPath: string, options: Dow
     renameSync(partPath, targetPath);
     return;
   }
+  if (!answered)
+    throw new EmbedError(
+      "MODEL_DOWNLOAD",
+      `cannot reach ${new URL(url).host} to download ${url}: ${String(lastError)}`,
+      {
+        hint: "check the network; or use an embedding server (EMBEDDINGS_URL) or a model file here (--model /path/model.gguf)",
+      },
+    );
   throw new EmbedError(
     "MODEL_DOWNLOAD",
     `download of ${url} failed after ${maxAttempts} attempts: ${String(lastError)}`,

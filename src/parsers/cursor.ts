@@ -13,7 +13,16 @@
  * Parses are full parses (no resume state): the per-chat change key re-parses only the changed chat.
  */
 import { projectNameOf } from "./shared/fields.ts";
-import type { ParseOptions, ParseResult, Parser, ParserHooks, Session, SourceContainer, SourceUnit } from "./types.ts";
+import type {
+  ParseOptions,
+  ParseResult,
+  Parser,
+  ParserHooks,
+  Session,
+  SourceContainer,
+  SourceUnit,
+  Turn,
+} from "./types.ts";
 import { describeSqliteError } from "./shared/readonly-sqlite.ts";
 import { openCursorDatabase } from "./cursor/database.ts";
 import { loadChat } from "./cursor/load.ts";
@@ -45,7 +54,7 @@ function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason:
 export function createCursorParser(options: CursorParserOptions = {}): Parser {
   return {
     id: "cursor",
-    version: 2,
+    version: 3, // 3: turns without a time of their own take the nearest earlier one (issue 38)
     scan: scanCursorRoots,
     listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
       const listings: DatabaseListing[] = [];
@@ -65,7 +74,7 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
       const parentId = typeof unit.locator?.parentId === "string" ? unit.locator.parentId : null;
       const turns = buildTurns(unit.sessionId, chat.messages, parentId !== null);
       // Bubbles before 2025 carry no times: the composer's createdAt is when its first prompt was sent,
-      // a legacy tab's lastSendTime when its last one was; other turns keep 0 ("unknown").
+      // a legacy tab's lastSendTime when its last one was; other turns take the nearest earlier time (dateDatelessTurns).
       const firstTurn = turns[0];
       const lastTurn = turns.at(-1);
       if (firstTurn && firstTurn.timestamp === 0 && chat.createdAt > 0) firstTurn.timestamp = chat.createdAt;
@@ -73,6 +82,7 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
       const times = chat.messages.map((message) => message.timestamp).filter((time) => time > 0);
       const startedAt = chat.createdAt || (times.length > 0 ? Math.min(...times) : 0) || chat.updatedAt;
       const endedAt = Math.max(chat.updatedAt, times.length > 0 ? Math.max(...times) : 0, startedAt);
+      dateDatelessTurns(turns, startedAt);
       // The listing's folder (a workspace db that lists the chat) first, else the one the chat names itself.
       const projectPath = String(unit.locator?.projectPath ?? "") || chat.projectPath;
       const session: Session = {
@@ -92,6 +102,23 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
       return { session, turns, fromTurn: 1, bytesRead: chat.bytesRead, skipped: chat.skipped };
     },
   };
+}
+
+/**
+ * Give the turns that still have no time (0) the best evidence there is (issue 38: they showed "Turn 1 · unknown"
+ * in a dated session): the time of the nearest earlier dated turn (such a prompt was sent at or after it), and for
+ * the turns before the first dated one, the earlier of the session's start and that turn's time. Mutates `turns`.
+ *   times [0, 0, 500, 0], start 400 → [400, 400, 500, 500];  start 0 and no dated turn → unchanged
+ * @param startedAt the session's start, epoch ms (0 when unknown)
+ */
+function dateDatelessTurns(turns: Turn[], startedAt: number): void {
+  const firstDated = turns.find((turn) => turn.timestamp > 0)?.timestamp ?? 0;
+  let previous = [startedAt, firstDated].filter((time) => time > 0).reduce((a, b) => Math.min(a, b), Infinity);
+  if (previous === Infinity) return;
+  for (const turn of turns) {
+    if (turn.timestamp > 0) previous = turn.timestamp;
+    else turn.timestamp = previous;
+  }
 }
 
 /** The Cursor parser with default options. */

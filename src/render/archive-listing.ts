@@ -11,7 +11,7 @@
 import type { ArchiveListing } from "../team-archive/listing.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { countOf, isoTime, localDate, oneLine, type Palette, sessionIdentityJson } from "./format.ts";
+import { countOf, isoTime, localDate, oneLine, type Palette, projectLabel, sessionIdentityJson } from "./format.ts";
 import { fitColumns, padColumns } from "./sessions.ts";
 
 /** `by alice@laptop, team alpha`: who pushed a session and from where. */
@@ -68,7 +68,7 @@ export function renderArchiveListingText(listing: ArchiveListing, palette: Palet
   const idWidth = Math.max(...sessions.map((s) => s.archiveId.length));
   const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
   const lines = sessions.map((s) => {
-    const project = padColumns(fitColumns(oneLine(s.project || "(no project)", 200), 24), 24);
+    const project = padColumns(fitColumns(oneLine(projectLabel(s.project), 200), 24), 24);
     return [
       palette.cyan(s.archiveId.padStart(idWidth)),
       s.source.padEnd(11),

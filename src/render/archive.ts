@@ -8,7 +8,7 @@ import type { ArchiveSession } from "../team-archive/show.ts";
 import type { EverywhereResult } from "../team-archive/everywhere.ts";
 import type { SessionResult, TurnResult } from "../search/hydrate.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
-import { isoTime, sessionIdentityJson } from "./format.ts";
+import { countOf, isoTime, projectLabel, sessionIdentityJson } from "./format.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import type { PushSummary } from "../team-archive/push.ts";
 
@@ -30,7 +30,7 @@ export function renderArchiveSearchText(response: ArchiveSearchResponse): string
       const session = result as ArchiveSessionResult;
       lines.push(
         `${index + 1}. ${oneLine(session.title ?? session.preview.text).slice(0, 100) || "(no prompt)"}`,
-        `   ${oneLine(session.project)} · ${session.source} · ${day(session.endedAt)} · ${session.turns} turns · ${origin}${session.confident ? "" : " · weak"}`,
+        `   ${oneLine(projectLabel(session.project))} · ${session.source} · ${day(session.endedAt)} · ${countOf(session.turns, "turn")} · ${origin}${session.confident ? "" : " · weak"}`,
         `   ${oneLine(session.preview.text)}`,
         `   show: recall show --archive ${session.archiveId}`,
       );
@@ -52,7 +52,7 @@ export function renderArchiveSearchText(response: ArchiveSearchResponse): string
 export function renderArchiveSessionText({ session, turns }: ArchiveSession): string {
   const lines = [
     `${oneLine(session.title ?? "(no title)")}`,
-    `${oneLine(session.project)} · ${session.source} · ${day(session.startedAt)} → ${day(session.endedAt)} · ${session.turns} turns · by ${session.pushedBy}@${oneLine(session.machine)} (${oneLine(session.osUser)}), team ${session.team} · archive id ${session.archiveId}`,
+    `${oneLine(projectLabel(session.project))} · ${session.source} · ${day(session.startedAt)} → ${day(session.endedAt)} · ${countOf(session.turns, "turn")} · by ${session.pushedBy}@${oneLine(session.machine)} (${oneLine(session.osUser)}), team ${session.team} · archive id ${session.archiveId}`,
     `session ${session.sessionId}`,
   ];
   for (const turn of turns) {
@@ -97,7 +97,7 @@ export function renderEverywhereText(
           : `recall show --archive ${(result as ArchiveSessionResult).archiveId}`;
       lines.push(
         `${index + 1}. ${oneLine(result.title ?? result.preview.text).slice(0, 100) || "(no prompt)"}`,
-        `   ${oneLine(result.project)} · ${result.source} · ${day(result.endedAt || result.startedAt)} · ${result.turns} turns · ${where}${weak}`,
+        `   ${oneLine(projectLabel(result.project))} · ${result.source} · ${day(result.endedAt || result.startedAt)} · ${countOf(result.turns, "turn")} · ${where}${weak}`,
         `   ${oneLine(result.preview.text)}`,
         `   show: ${show}`,
       );

@@ -13,7 +13,7 @@ import { basename, dirname, join } from "node:path";
 import type { ExportedSession } from "../search/index.ts";
 import { turnLabel, type ToolCall, type Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
-import { countOf, localDate, localMinute, isoTime, promptOnlyMarker } from "./format.ts";
+import { countOf, localDate, localMinute, isoTime, projectLabel, promptOnlyMarker } from "./format.ts";
 import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
@@ -114,7 +114,7 @@ export function renderExportMarkdown(exported: ExportedSession): string {
   const { session } = view;
   const facts = [
     `- session: \`${session.id}\` (${session.source}${session.isSubagent ? `, sub-agent of \`${session.parentSessionId ?? "?"}\`` : ""})`,
-    `- project: ${neutralize(session.projectPath || "?")}${session.gitBranch ? ` · branch ${neutralize(session.gitBranch)}` : ""}`,
+    `- project: ${neutralize(projectLabel(session.projectPath))}${session.gitBranch ? ` · branch ${neutralize(session.gitBranch)}` : ""}`,
     `- ${localMinute(session.startedAt)} → ${localMinute(session.endedAt)} · ${countOf(session.turnCount, "turn")}`,
     view.sourceStatus === "deleted"
       ? `- source deleted (last seen ${localDate(view.lastSeenAt)})`

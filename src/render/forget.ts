@@ -1,16 +1,18 @@
 /**
  * Rendering of `recall forget` (issue 9): what was removed, and how to undo the tombstones.
- * `--json`: {"forgotten": [{"session_id", "source", "project", "project_path", "title", "ended_at"}], "turns",
- * "documents", "chunks", "vector_rows"} (counts of removed rows); with `--undo`: {"unforgotten": [{"session_id",
- * "source", "parent_session_id"}]} (`parent_session_id` null but for a sub-agent session, issue 26).
+ * `--json`: {"version": 1, "dry_run", "forgotten": [{"session_id", "source", "project", "project_path", "title",
+ * "ended_at", "turns"}], "turns", "documents", "chunks", "vector_rows"} (counts of removed rows); with `--undo`:
+ * {"version": 1, "unforgotten": [{"session_id", "source", "parent_session_id"}]} (`parent_session_id` null but for
+ * a sub-agent session, issue 26).
  */
 import type { ForgetReport } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
-import { countOf, localDate, isoTime, oneLine, sessionIdentityJson } from "./format.ts";
+import { countOf, localDate, isoTime, oneLine, projectLabel, sessionIdentityJson } from "./format.ts";
 
 /** `recall forget --json`. */
 export function renderForgetJson(report: ForgetReport, options: { dryRun?: boolean } = {}): string {
   return JSON.stringify({
+    version: 1,
     dry_run: options.dryRun ?? false,
     forgotten: report.sessions.map((s) => ({
       ...sessionIdentityJson(s),
@@ -28,7 +30,7 @@ export function renderForgetJson(report: ForgetReport, options: { dryRun?: boole
 function sessionLines(sessions: ForgetReport["sessions"]): string[] {
   const idWidth = Math.max(...sessions.map((s) => s.sessionId.length));
   return sessions.map((s) =>
-    `  ${s.sessionId.padEnd(idWidth)}  ${s.source.padEnd(11)}  ${oneLine(s.project || "?", 24).padEnd(24)}  ${localDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`.trimEnd(),
+    `  ${s.sessionId.padEnd(idWidth)}  ${s.source.padEnd(11)}  ${oneLine(projectLabel(s.project), 24).padEnd(24)}  ${localDate(s.endedAt)}  ${oneLine(s.title ?? "", 60)}`.trimEnd(),
   );
 }
 
@@ -54,6 +56,7 @@ type Unforgotten = { source: SourceId; sessionId: string; parentSessionId: strin
 /** `recall forget --undo --json`. */
 export function renderUnforgetJson(removed: Unforgotten[]): string {
   return JSON.stringify({
+    version: 1,
     unforgotten: removed.map((entry) => ({
       session_id: entry.sessionId,
       source: entry.source,

@@ -2,6 +2,7 @@
  * Small formatting helpers shared by the text renderers: colors (only on a TTY, never with
  * NO_COLOR; see terminal.ts), dates, truncation, byte sizes.
  */
+import { noProjectLabel } from "../search/filters.ts";
 import type { Preview } from "../search/index.ts";
 import { previewPieces } from "../search/preview-pieces.ts";
 import { neutralizeControls } from "./escapes.ts";
@@ -128,6 +129,15 @@ export function turnSpan(from: number, to: number, rewound = false): string {
 /** `1 turn`, `2 turns`, `0 sessions`: a count and its noun, singular for exactly one. */
 export function countOf(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * A session's project as every text surface outside the web view and the picker spells it: the project itself, or
+ * `(no project)` when the source recorded none (search/filters.ts `noProjectLabel`, which `--project` also takes).
+ *   `"/home/dev/shop"` → `"/home/dev/shop"`;  `""` → `"(no project)"`
+ */
+export function projectLabel(project: string): string {
+  return project || noProjectLabel;
 }
 
 /** Bytes → `12.3 MB` (decimal units). */

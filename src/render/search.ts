@@ -45,6 +45,7 @@ import {
   isoTime,
   noPromptNote,
   oneLine,
+  projectLabel,
   roundScore,
   shortId,
   sessionMarkers,
@@ -77,6 +78,8 @@ export interface SearchRenderOptions {
   more?: (offset: number, limit: number, maxChars?: number) => string;
   /** How current the index is (JSON `index`; issue 14); absent: the field is null. */
   freshness?: IndexFreshness;
+  /** The `--since` / `--until` instants as read (epoch ms); a header over no session names them (issue 38). */
+  dateFilters?: { since?: number; until?: number };
 }
 
 /**
@@ -321,11 +324,25 @@ function freshnessJson(freshness: IndexFreshness | undefined): Record<string, un
   return { indexed_at: iso(freshness.indexedAt), full_scan_at: iso(freshness.fullScanAt), checked: freshness.checked };
 }
 
-function header(response: SearchResponse, palette: Palette): string {
+/**
+ * Why nothing was searched, in the header's parentheses: the `--since` / `--until` range as read, local minutes
+ * (`none active from 2026-03-01 00:00`), or `no sources`.
+ */
+function emptyScope(dateFilters: SearchRenderOptions["dateFilters"]): string {
+  const { since, until } = dateFilters ?? {};
+  if (since === undefined && until === undefined) return "no sources";
+  const range = [
+    since === undefined ? "" : `from ${localMinute(since)}`,
+    until === undefined ? "" : `to ${localMinute(until)}`,
+  ];
+  return `none active ${range.filter(Boolean).join(" ")}`;
+}
+
+function header(response: SearchResponse, palette: Palette, dateFilters?: SearchRenderOptions["dateFilters"]): string {
   const { sessions, projects, sources } = response.searched;
-  const what = response.level === "session" ? "sessions" : "turns";
+  const what = response.level === "session" ? "session" : "turn";
   return palette.dim(
-    `Searched ${countOf(sessions, "session")} across ${countOf(projects, "project")} (${sources.join(", ") || "no sources"}), ${response.mode} mode: ${response.results.length} ${what}`,
+    `Searched ${countOf(sessions, "session")} across ${countOf(projects, "project")} (${sources.join(", ") || emptyScope(dateFilters)}), ${response.mode} mode: ${countOf(response.results.length, what)}`,
   );
 }
 
@@ -354,7 +371,7 @@ export const noConfidentMatchText =
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [
-    `${scoreMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${result.project || "?"} date=${localDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}${result.bestTurn < 0 ? palette.dim(` best match in rewound turn ${turnLabel(result.bestTurn)}`) : ""}`,
+    `${scoreMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${projectLabel(result.project)} date=${localDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}${result.bestTurn < 0 ? palette.dim(` best match in rewound turn ${turnLabel(result.bestTurn)}`) : ""}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
@@ -368,7 +385,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
 
 function turnText(result: TurnResult, palette: Palette): string {
   const lines = [
-    `${scoreMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${turnLabel(result.turn)} (${result.turn < 0 ? "rewound branch" : `${result.turn}/${result.totalTurns}`}) project=${result.project || "?"} date=${localDate(result.timestamp)}${sessionMarkers(result)}`,
+    `${scoreMark(result, palette)} [${result.source}] turn=${palette.cyan(shortId(result.sessionId))}:${turnLabel(result.turn)} (${result.turn < 0 ? "rewound branch" : `${result.turn}/${result.totalTurns}`}) project=${projectLabel(result.project)} date=${localDate(result.timestamp)}${sessionMarkers(result)}`,
     `  Q: ${result.prompt === "" ? palette.dim(noPromptNote) : oneLine(result.prompt, 300)}`,
   ];
   if (result.responseExcerpt.text) lines.push(`  A: ${highlight(result.responseExcerpt, palette)}`);
@@ -390,13 +407,13 @@ const quotedTitle = (title: string | null) => (title ? ` "${oneLine(title, 60)}"
 function sessionIndexText(result: SessionResult, rank: number): string {
   const turn =
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quotedTitle(result.title)} ${turn}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quotedTitle(result.title)} ${turn}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}`;
   return `${head}\n   ${neutralizeControls(oneLine(result.preview.text, indexLineChars))}`;
 }
 
 /** Index format, turn: `1. 0.82 <id>:4 2026-03-01 10:02 project "title"`, then the prompt on one line. */
 function turnIndexText(result: TurnResult, rank: number): string {
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${result.project || "?"}${quotedTitle(result.title)}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${projectLabel(result.project)}${quotedTitle(result.title)}${sessionMarkers(result)}`;
   return `${head}\n   Q: ${oneLine(result.prompt, indexLineChars)}`;
 }
 
@@ -419,7 +436,11 @@ export function renderSearchText(raw: SearchResponse, palette: Palette, options:
         );
   const warning = noConfidentMatch(response);
   const dates = datesUnderstoodLine(response.dates);
-  const top = [header(response, palette), dates && palette.dim(dates), warning && palette.yellow(warning)]
+  const top = [
+    header(response, palette, options.dateFilters),
+    dates && palette.dim(dates),
+    warning && palette.yellow(warning),
+  ]
     .filter(Boolean)
     .join("\n");
   if (blocks.length === 0) return `${top}\n\nNo matches. Try fewer or other words, or widen the filters.\n`;

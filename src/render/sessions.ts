@@ -189,14 +189,15 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
     "",
     "by source:",
     ...status.bySource.map(
-      (s) => `  ${s.source.padEnd(12)} ${String(s.sessions).padStart(6)} sessions ${String(s.turns).padStart(8)} turns`,
+      (s) =>
+        `  ${s.source.padEnd(12)} ${countOf(s.sessions, "session").padStart(15)} ${countOf(s.turns, "turn").padStart(14)}`,
     ),
     "by project:",
     ...status.byProject
       .slice(0, 30)
       .map(
         (p) =>
-          `  ${oneLine(p.project || noProjectLabel, 30).padEnd(30)} ${String(p.sessions).padStart(6)} sessions ${String(p.turns).padStart(8)} turns  ${palette.dim(projectRowNote(p))}`,
+          `  ${oneLine(p.project || noProjectLabel, 30).padEnd(30)} ${countOf(p.sessions, "session").padStart(15)} ${countOf(p.turns, "turn").padStart(14)}  ${palette.dim(projectRowNote(p))}`,
       ),
   ];
   if (status.byProject.length > 30) lines.push(palette.dim(`  … and ${status.byProject.length - 30} more projects`));

@@ -19,6 +19,7 @@ import {
   isoTime,
   noPromptNote,
   noTurnsNote,
+  projectLabel,
   promptOnlyMarker,
   turnSpan,
   type Palette,
@@ -132,7 +133,7 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
   const { session } = view;
   const out = [
     palette.bold(`${session.title ?? "(untitled session)"}`),
-    `project: ${session.projectPath || "?"}  source: ${session.source}  session: ${session.id}${session.gitBranch ? `  branch: ${session.gitBranch}` : ""}`,
+    `project: ${projectLabel(session.projectPath)}  source: ${session.source}  session: ${session.id}${session.gitBranch ? `  branch: ${session.gitBranch}` : ""}`,
     session.parentSessionId ? `sub-agent of: ${session.parentSessionId}` : "",
     archiveNote(view) ? palette.yellow(archiveNote(view)) : "",
     view.promptOnly

@@ -1,8 +1,8 @@
 /**
  * The level-1/2 search API shared by the CLI, the skill and any other front end.
  * Pipeline of `searchIndex`:
- *   1. parse the user text (query.ts); an empty query is a usage error; a query with nothing visible
- *      to embed (only invisible format characters) runs keyword-only, with a notice;
+ *   1. parse the user text (query.ts); a query with nothing visible (empty, spaces, only invisible format
+ *      characters, or bytes that were not UTF-8) is a usage error;
  *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
  *      vector: the injected `VectorLeg`, absent when no vectors or model are available; when embedding the query fails
  *      because the endpoint stopped answering, the search runs keyword-only with a notice);
@@ -26,7 +26,7 @@ import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 import { parseLimit, parseOffset } from "./paging.ts";
-import { embeddableQueryText, parseLexicalQuery, type LexicalQuery } from "./query.ts";
+import { parseLexicalQuery, requireQueryText, type LexicalQuery } from "./query.ts";
 import { queryShape } from "./query-shape.ts";
 import { boostByDates, type UnderstoodDate } from "./time-boost.ts";
 import { parseTimeQuery } from "./time-query.ts";
@@ -120,8 +120,8 @@ export const subagentScoreFactor = 0.85;
 /**
  * Search the index.
  * @param vectorLeg absent → keyword-only with a notice (unless mode is "keyword", which needs none)
- * @throws UsageError for an empty query, an alpha outside 0–1, a limit outside 1–1000 or a negative offset
- *         (paging.ts wording), or mode "vector" without a vector leg
+ * @throws UsageError for a query with no visible characters (requireQueryText), an alpha outside 0–1, a limit outside 1–1000 or a negative offset
+ *         (paging.ts wording); EmbedError EMBEDDINGS_MISSING (exit 1) for mode "vector" without a vector leg
  */
 export async function searchIndex(
   db: Database,
@@ -129,8 +129,7 @@ export async function searchIndex(
   vectorLeg?: VectorLeg,
 ): Promise<SearchResponse> {
   const text = request.query.trim();
-  if (text.length === 0)
-    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search "docker network"');
+  const embeddable = requireQueryText(text);
   const calibration = calibrationFor(vectorLeg?.model);
   const { semanticShare } = queryShape(text);
   const alpha = request.alpha ?? calibration.vectorWeight * semanticShare;
@@ -142,21 +141,15 @@ export async function searchIndex(
   let mode: SearchMode = request.mode ?? "hybrid";
   if (mode !== "keyword" && !vectorLeg) {
     if (mode === "vector")
-      throw new UsageError(
-        "vector search needs embeddings, and none are available",
-        "run `recall index` with a model (see `recall model pull`)",
-      );
+      throw new EmbedError("EMBEDDINGS_MISSING", "vector search needs embeddings, and none are available", {
+        hint: "run `recall index` with a model (see `recall model pull`)",
+      });
     notices.push("keyword-only search: no embeddings are available yet (run `recall index` with a model to add them)");
     mode = "keyword";
   }
   const query = parseLexicalQuery(text);
-  const embeddable = embeddableQueryText(text);
-  if (mode !== "keyword" && embeddable === null) {
-    notices.push("keyword-only search: the query has no visible characters to embed");
-    mode = "keyword";
-  }
   let vectorHits: VectorHit[] = [];
-  if (mode !== "keyword" && vectorLeg && embeddable !== null) {
+  if (mode !== "keyword" && vectorLeg) {
     try {
       vectorHits = await vectorLeg.search(embeddable, request.level, request.filters, candidates);
     } catch (error) {

@@ -25,7 +25,10 @@ export interface SearchFilters {
   sessionId?: string;
   /** Include sub-agent sessions (down-ranked); default false. */
   includeSubagents?: boolean;
-  /** Only sessions whose last activity is strictly before this time (`recall forget --before`). */
+  /**
+   * Only sessions whose last activity is strictly before this time (`recall forget --before`); a session with no date
+   * (ended_at 0: its source recorded no time) is before no date, so it is left out (issue 38).
+   */
   endedBefore?: number;
   /** Only sessions whose source is in this state ("deleted": the index holds the only copy); default both. */
   sourceStatus?: "present" | "deleted";
@@ -164,7 +167,7 @@ export function filterSql(filters: SearchFilters, turnTime?: string): FilterSql 
     params.push(filters.until);
   }
   if (filters.endedBefore !== undefined) {
-    conditions.push("s.ended_at < ?");
+    conditions.push("s.ended_at > 0 AND s.ended_at < ?");
     params.push(filters.endedBefore);
   }
   if (filters.sourceStatus) {

@@ -19,6 +19,8 @@
  */
 import { spaceScriptBoundaries } from "../index/write/script-boundary.ts";
 
+import { UsageError } from "../errors.ts";
+
 /** A parsed query: its terms as FTS5 fragments, and the two MATCH strings built from them. */
 export interface LexicalQuery {
   /** Terms as FTS5 fragments, each already quoted (`"fix"` or `"src path file ts"`). */
@@ -74,8 +76,11 @@ const isIdentifierPrefix = (token: string): boolean => token.length >= 6 && /\d/
 /** Invisible format characters removed from queries, except ZWNJ/ZWJ (U+200C, U+200D), which are meaningful inside words. */
 const invisibleCharacters = /(?![\u200c\u200d])[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
-/** Anything a reader can see: not whitespace, not a control or format character, not default-ignorable. */
-const visibleCharacter = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+/**
+ * Anything a reader can see: not whitespace, not a control or format character, not default-ignorable, and not
+ * U+FFFD, which stands for bytes that were not UTF-8 (Bun decodes an argument of invalid UTF-8 to it).
+ */
+const visibleCharacter = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\ufffd]/u;
 
 /**
  * Remove control characters and lone surrogates (→ space), remove invisible format characters, and cap
@@ -102,6 +107,22 @@ export function sanitizeQueryText(text: string): string {
 export function embeddableQueryText(text: string): string | null {
   const clean = sanitizeQueryText(text).replace(/\s+/gu, " ").trim();
   return visibleCharacter.test(clean) ? clean : null;
+}
+
+/**
+ * The query's {@link embeddableQueryText}, checked once for every front end (issue 38): an empty query, spaces,
+ * invisible characters only, or bytes that were not UTF-8 all get the same one-line usage error.
+ *   `" docker "` → `"docker"`;  `"   "`, `"\u200b"`, `"\ufffd"` → UsageError
+ * @throws UsageError "the search query is empty: it has no visible characters"
+ */
+export function requireQueryText(text: string): string {
+  const embeddable = embeddableQueryText(text);
+  if (embeddable === null)
+    throw new UsageError(
+      "the search query is empty: it has no visible characters",
+      'pass some words, e.g. recall search "docker network"',
+    );
+  return embeddable;
 }
 
 /** An English possessive ending on a word: `'s`, `’s` (s, S), or a bare apostrophe after s (`friends'`). */

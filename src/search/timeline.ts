@@ -7,7 +7,7 @@
  * has no time index, and a scan of it would cost ~100 ms at 20k sessions.
  */
 import type { Database } from "bun:sqlite";
-import { UsageError } from "../errors.ts";
+import { TurnNotFoundError, UsageError } from "../errors.ts";
 import { filterSql, parseDateFilter, type SearchFilters } from "./filters.ts";
 import { findSession, type SessionSummary } from "./sessions.ts";
 
@@ -57,7 +57,7 @@ const looksLikeTime = (text: string) => /^\d{4}-\d{2}-\d{2}/.test(text) || /^\d+
  * Resolve an anchor.
  * Examples: `2c5941bd:7` → turn 7 of that session, at its time; `2c5941bd` → its turn 1;
  *   `2026-03-01T10:00Z` → that time; `3d` → three days before `now`.
- * @throws UsageError for text that is neither, or a turn the session does not have;
+ * @throws UsageError for text that is neither, or turn 0; TurnNotFoundError for a turn the session does not have;
  *         SessionLookupError (findSession) for an unknown or ambiguous session
  */
 export function resolveTimelineAnchor(db: Database, text: string, now = Date.now()): TimelineAnchor {
@@ -71,8 +71,9 @@ export function resolveTimelineAnchor(db: Database, text: string, now = Date.now
     );
   const session = findSession(db, match[1]!);
   const turn = match[2] === undefined ? 1 : Number(match[2]);
-  if (turn < 1 || turn > Math.max(session.turns, 1))
-    throw new UsageError(
+  if (turn < 1) throw new UsageError(`turn must be a whole number of at least 1, got ${turn}`);
+  if (turn > Math.max(session.turns, 1))
+    throw new TurnNotFoundError(
       `session ${session.sessionId} has ${session.turns === 1 ? "1 turn" : `${session.turns} turns`}; turn ${turn} does not exist`,
     );
   const row = db

@@ -3,7 +3,7 @@
  * end shares (issue 10: `recall show ID:5-9` and the MCP `read_turns` tool answer the same way), among its main turns
  * or its rewound ones (issue 26: turns r1, r2, … on branches the user rewound past, stored as -1, -2, …).
  */
-import { UsageError } from "../errors.ts";
+import { TurnNotFoundError, UsageError } from "../errors.ts";
 import type { Turn } from "../parsers/index.ts";
 
 /** Which turns of a session: the conversation, or the branches the user rewound past. */
@@ -26,9 +26,9 @@ export interface TurnRange {
  * Pick turns `from`..`to` of a session with `total` main turns; `to` undefined means "to the end", and a `to` past
  * the end is cut to it. With `branch` "rewound", `from`..`to` count the rewound turns (r1 = turn -1) and `total` is
  * ignored: the rewound turns among `turns` are counted.
- * Examples (12 turns): 5,9 → 5–9; 5,undefined → 5–12; 10,40 → 10–12; 13,… → UsageError.
- * @throws UsageError when `from`/`to` are not whole numbers ≥ 1, `to` < `from`, or `from` is past the last turn (any
- *   `from` above 1 for a session without turns)
+ * Examples (12 turns): 5,9 → 5–9; 5,undefined → 5–12; 10,40 → 10–12; 13,… → TurnNotFoundError.
+ * @throws UsageError when `from`/`to` are not whole numbers ≥ 1 or `to` < `from`; TurnNotFoundError (exit 1) when
+ *   `from` is past the last turn (any `from` above 1 for a session without turns)
  */
 export function selectTurnRange(
   sessionId: string,
@@ -54,7 +54,7 @@ export function selectTurnRange(
     throw new UsageError(`turn range ${from}-${to} is empty`, "turns are numbered from 1, as in 5-9");
   // A session without turns still shows its header for turn 1 (the default); any later turn does not exist.
   if (from > Math.max(total, 1))
-    throw new UsageError(
+    throw new TurnNotFoundError(
       branch === "rewound"
         ? `session ${sessionId} has ${total} rewound turn${total === 1 ? "" : "s"}; turn r${from} does not exist`
         : `session ${sessionId} has ${total} turn${total === 1 ? "" : "s"}; turn ${from} does not exist`,

@@ -3,7 +3,7 @@
  * and answer, and each tool call's stored summary: name, input, file, error flag; outputs are never pushed).
  */
 import type { StoredToolCall } from "../index/write/writer.ts";
-import { SessionLookupError, UsageError } from "../errors.ts";
+import { SessionLookupError, TurnNotFoundError } from "../errors.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveSessionRow,
@@ -33,7 +33,7 @@ export interface ArchiveSession {
  * a unique prefix of it (8+ characters), among the rows the role may see; turns `from`…`to` (inclusive; `to`
  * undefined = to the end).
  * @throws SessionLookupError SESSION_NOT_FOUND, or SESSION_AMBIGUOUS (the id was pushed from several machines or
- *         teams: give the archive id) with the candidates
+ *         teams: give the archive id) with the candidates; TurnNotFoundError when `from` is past the last turn
  */
 export async function readArchiveSession(
   connection: ArchiveConnection,
@@ -56,7 +56,7 @@ export async function readArchiveSession(
   const row = chosen[0]!;
   // as local show (search/turn-range.ts): a session without turns shows its header for turn 1; a later turn is an error
   if (from > Math.max(1, row.turn_count))
-    throw new UsageError(
+    throw new TurnNotFoundError(
       `session ${row.session_id} has ${row.turn_count} turn${row.turn_count === 1 ? "" : "s"}; turn ${from} does not exist`,
       `its turns are 1-${row.turn_count}`,
     );

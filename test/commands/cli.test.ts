@@ -76,6 +76,23 @@ describe("recall CLI", () => {
     expect(recall(["search", "   ", ...examples]).stderr).toContain("the search query is empty");
   });
 
+  test("a query of spaces, of invisible characters only, or of bytes that are not UTF-8 is the same usage error (issue 38, item 16)", () => {
+    const notUtf8 = Bun.spawnSync(
+      ["sh", "-c", `bun src/cli.ts search "$(printf '\\377\\376')" ${examples.join(" ")}`],
+      { cwd: repo, env: userEnv({ HOME: emptyHome, RECALL_HOME: join(work, "recall-home") }) },
+    );
+    const results = [
+      recall(["search", "   ", ...examples]),
+      recall(["search", "\u200b\ufeff \u202e", ...examples]),
+      { code: notUtf8.exitCode, stdout: notUtf8.stdout.toString(), stderr: notUtf8.stderr.toString() },
+    ];
+    for (const result of results) {
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.split("\n")[0]).toBe("recall: the search query is empty: it has no visible characters");
+    }
+  });
+
   test("under --json every error is the documented JSON object: cmd-ts' usage errors and a RECALL_HOME below a file too (issue 15)", () => {
     const cases: Array<{ args: string[]; code: number; errorCode: string; message: string }> = [
       {
@@ -225,7 +242,7 @@ describe("recall CLI", () => {
     expect(unique.stdout).toContain("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
     // A session's turn past its last one does not exist, even for a session without turns.
     const past = recall(["show", "23d3:99", ...examples]);
-    expect(past.code).toBe(2);
+    expect(past.code).toBe(1); // a failure like an unknown session, not a usage error (issue 38, item 15)
     expect(past.stderr).toMatch(/has \d+ turns; turn 99 does not exist/);
   });
 

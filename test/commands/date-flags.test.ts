@@ -5,7 +5,7 @@
  * Spawns the real CLI and MCP server on Claude Code files written with the test writer, under TZ=America/New_York.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
@@ -42,6 +42,7 @@ const ids = {
   beforeDst: "bbbbbbbb-0000-4000-8000-000000000001", // ends 7 Mar 23:30 EST = 8 Mar 04:30 UTC
   dstDayLate: "bbbbbbbb-0000-4000-8000-000000000002", // ends 8 Mar 23:30 EDT = 9 Mar 03:30 UTC
   afterDst: "bbbbbbbb-0000-4000-8000-000000000003", // ends 9 Mar 00:30 EDT = 9 Mar 04:30 UTC
+  undated: "cccccccc-0000-4000-8000-000000000001", // its lines carry no timestamp
 };
 const claude = join(work, "claude");
 
@@ -61,6 +62,14 @@ beforeAll(() => {
   session(ids.beforeDst, Date.parse("2026-03-08T04:30:00Z"));
   session(ids.dstDayLate, Date.parse("2026-03-09T03:30:00Z"));
   session(ids.afterDst, Date.parse("2026-03-09T04:30:00Z"));
+  const undated = join(claude, "-home-dev-dates", `${ids.undated}.jsonl`);
+  session(ids.undated, Date.parse("2026-01-01T00:00:00Z"));
+  const lines = readFileSync(undated, "utf8").trim().split("\n");
+  const withoutTime = lines.map((line) => {
+    const { timestamp: _, ...record } = JSON.parse(line);
+    return JSON.stringify(record);
+  });
+  writeFileSync(undated, `${withoutTime.join("\n")}\n`);
 });
 
 const sources = () => ["--claude-dir", claude, "--opencode-dir", join(work, "none")];
@@ -151,6 +160,25 @@ describe("forget --before reads a local day, as --since does (issue 26)", () => 
     expect(doomed("2026-03-09")).toEqual([ids.beforeDst, ids.dstDayLate]);
     // The same day boundaries as --since/--until: the 8th is 23 hours long, so 9 March 00:30 EDT is not in it.
     expect(listed(["--since", "2026-03-08", "--until", "2026-03-08"])).toEqual([ids.dstDayLate]);
+  });
+
+  test("a session with no date is not 'before' any date: --before leaves it, naming it by id forgets it (issue 38, item 17)", () => {
+    const doomed = (args: string[]) =>
+      JSON.parse(recall(["forget", ...args, "--dry-run", "--json"]).stdout).forgotten.map(
+        (session: { session_id: string; ended_at: string | null }) => session.session_id,
+      );
+    expect(listed(["--include-empty"])).toContain(ids.undated);
+    expect(doomed(["--before", "2100-01-01"])).not.toContain(ids.undated);
+    expect(doomed(["--before", "2100-01-01"])).toContain(ids.lastMonth);
+    expect(doomed([ids.undated])).toEqual([ids.undated]);
+    // --undo --before reads the tombstones the same way
+    expect(recall(["forget", ids.undated]).code).toBe(0);
+    const undone = (args: string[]) =>
+      JSON.parse(recall(["forget", "--undo", ...args, "--json"]).stdout).unforgotten.map(
+        (session: { session_id: string }) => session.session_id,
+      );
+    expect(undone(["--before", "2100-01-01"])).toEqual([]);
+    expect(undone([ids.undated])).toEqual([ids.undated]);
   });
 
   test("its help says it is a local day, not UTC", () => {

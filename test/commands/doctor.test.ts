@@ -12,6 +12,7 @@ import {
   runDoctor,
   renderDoctorJson,
   renderDoctorText,
+  renderRestoreJson,
   readCleanupPeriodDays,
   type CheckResult,
 } from "../../src/doctor/index.ts";
@@ -59,6 +60,7 @@ describe("recall doctor checks", () => {
     expect(checks.vectors?.status).toBe("ok");
     expect(checks.vectors?.message).toContain("dot product: simsimd");
     const json = JSON.parse(renderDoctorJson(results));
+    expect(json.version).toBe(1); // as every other --json (issue 38, item 20)
     expect(json.ok).toBe(true);
     expect(json.checks.map((check: { id: string }) => check.id)).toEqual([
       "sources",
@@ -286,5 +288,43 @@ describe("doctor's folders check (issue 15)", () => {
     expect(result.message).toBe(
       `cannot use ${join(file, "recall")} as recall's folder: a file is in the way on its path (${file})`,
     );
+  });
+});
+
+describe("doctor's JSON reports carry the contract version (issue 38, item 20)", () => {
+  test("the text summary counts one check and one warning in the singular (issue 38, item 18)", () => {
+    const results: CheckResult[] = [
+      { id: "index", status: "fail", message: "damaged" },
+      { id: "model", status: "warn", message: "none" },
+    ];
+    expect(renderDoctorText(results).trimEnd().split("\n").at(-1)).toBe("1 check failed, 1 warning");
+    expect(renderDoctorText([results[1]!]).trimEnd().split("\n").at(-1)).toBe("no failures, 1 warning");
+  });
+
+  test("a restore's JSON starts with version 1, as search, show and the checks' report do", () => {
+    const json = JSON.parse(
+      renderRestoreJson({
+        snapshot: {
+          dir: "/d/snapshots/snapshot-0",
+          databasePath: "/d/snapshots/snapshot-0/index.sqlite",
+          takenAtMs: 0,
+          databaseBytes: 1,
+          vectorBytes: 0,
+          sessions: 3,
+        },
+        setAside: undefined,
+        databasePath: "/d/index.sqlite",
+      }),
+    );
+    expect(json).toEqual({
+      version: 1,
+      restored: {
+        snapshot_taken_at: "1970-01-01T00:00:00.000Z",
+        sessions: 3,
+        database: "/d/index.sqlite",
+        set_aside: null,
+      },
+      next: "recall index",
+    });
   });
 });

@@ -48,12 +48,14 @@ describe("forget --undo brings back the sub-agent sessions forgotten with their 
     expect(listed()).toEqual(all);
 
     const forgot = JSON.parse(recall(["forget", parent, "--json"]).stdout);
+    expect(forgot.version).toBe(1); // as every other --json (issue 38, item 20)
     expect(forgot.forgotten.map((session: { session_id: string }) => session.session_id).sort()).toEqual(all);
     expect(recall(["index", "--keyword-only"]).code).toBe(0);
     expect(listed()).toEqual([]);
 
     const undo = recall(["forget", "--undo", parent, "--json"]);
     expect(undo.code).toBe(0);
+    expect(JSON.parse(undo.stdout).version).toBe(1);
     expect(JSON.parse(undo.stdout).unforgotten).toHaveLength(3);
     expect(JSON.parse(undo.stdout).unforgotten).toEqual(
       expect.arrayContaining([

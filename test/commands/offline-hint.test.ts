@@ -5,7 +5,7 @@
  * Code files written with the test writer; the vectors of the last test come from a stand-in endpoint on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
@@ -59,6 +59,33 @@ function indexedHome(name: string): string {
   return home;
 }
 
+/** Make the keyword-only notice of `home` last shown 25 hours ago. */
+function dayOver(home: string): void {
+  const before = (Date.now() - 25 * 3_600_000) / 1000;
+  utimesSync(join(home, "recall", "keyword-only-notice"), before, before);
+}
+
+describe("the keyword-only notice of an index without embeddings, once a day (issue 38, item 18)", () => {
+  test("the first search says it, the next ones that day do not, the first one a day later says it again", () => {
+    const home = indexedHome("daily");
+    const said = () =>
+      recall(["search", "harbor crane"], home).stderr.includes("keyword-only search: no embeddings yet");
+    expect(said()).toBe(true);
+    expect(said()).toBe(false);
+    expect(said()).toBe(false);
+    dayOver(home);
+    expect(said()).toBe(true);
+    expect(said()).toBe(false);
+  });
+
+  test("a --since that leaves out every session names the date it read, not 'no sources'", () => {
+    const result = recall(["search", "harbor crane", "--since", "2099-01-01"], indexedHome("since"));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Searched 0 sessions across 0 projects (none active from 2099-01-01 00:00");
+    expect(result.stdout).not.toContain("no sources");
+  });
+});
+
 describe("the no-embeddings hint under RECALL_OFFLINE=1 (issue 26)", () => {
   test("a search says it once, with how to get a model offline, not that `recall index` fetches one", () => {
     const home = indexedHome("search");
@@ -69,7 +96,8 @@ describe("the no-embeddings hint under RECALL_OFFLINE=1 (issue 26)", () => {
       "recall: keyword-only search: no embeddings yet, and RECALL_OFFLINE=1 forbids downloading a model (set RECALL_MODEL or --model to a .gguf file on this machine, or unset RECALL_OFFLINE to download one or to use an EMBEDDINGS_URL endpoint; then run `recall index`)",
     ]);
     expect(result.stderr).not.toContain("fetches the default model");
-    // Online, `recall index` can fetch the default model: that advice stays.
+    // Online, `recall index` can fetch the default model: that advice stays (said again once the day is over).
+    dayOver(home);
     expect(recall(["search", "harbor crane"], home, null).stderr).toContain(
       "no embeddings yet (run `recall index`; it fetches the default model when online",
     );
@@ -78,7 +106,7 @@ describe("the no-embeddings hint under RECALL_OFFLINE=1 (issue 26)", () => {
   test("--vector-only fails once, with the reason and the offline advice, not the notice and then `recall model pull`", () => {
     const home = indexedHome("vector-only");
     const result = recall(["search", "harbor crane", "--vector-only"], home);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1); // a failure, not a usage error (issue 38, item 15)
     expect(result.stderr.trimEnd().split("\n")).toEqual([
       "recall: vector search needs embeddings: no embeddings yet, and RECALL_OFFLINE=1 forbids downloading a model",
       "hint: set RECALL_MODEL or --model to a .gguf file on this machine, or unset RECALL_OFFLINE to download one or to use an EMBEDDINGS_URL endpoint; then run `recall index`",

@@ -69,14 +69,14 @@ function recall(args: string[]) {
 }
 
 describe("a session without turns in show and MCP read_turns (issue 15: show printed 'turns 0-0 of 0' and accepted turn 2)", () => {
-  test("shows the header and says there are no turns; a turn past the first is a usage error, as in MCP read_turns", () => {
+  test("shows the header and says there are no turns; a turn past the first fails (exit 1), as in MCP read_turns", () => {
     const whole = recall(["show", "33333333"]);
     expect(whole.code).toBe(0);
     expect(whole.stdout).toContain("Old branch title");
     expect(whole.stdout).toContain("no turns: the source holds no prompt or answer");
     expect(whole.stdout).not.toContain("0-0 of 0");
     const past = recall(["show", "33333333:2"]);
-    expect(past.code).toBe(2);
+    expect(past.code).toBe(1);
     expect(past.stderr).toContain("session 33333333-3333-4333-8333-333333333333 has 0 turns; turn 2 does not exist");
     expect(past.stdout).toBe("");
   });

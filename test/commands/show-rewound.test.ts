@@ -94,7 +94,7 @@ describe("issue 26 through the CLI", () => {
     ]);
     expect(recall(["show", "rewind-branch:2"]).stdout).toContain("Showing turn 2 of 2\n"); // not "turns 2-2"
     const missing = recall(["show", "rewind-branch:r2"]);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("has 1 rewound turn; turn r2 does not exist");
   });
 

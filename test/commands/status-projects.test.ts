@@ -10,9 +10,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { paletteFor } from "../../src/render/format.ts";
+import { renderForgetText } from "../../src/render/forget.ts";
+import { renderSearchText } from "../../src/render/search.ts";
 import { renderStatusJson, renderStatusText } from "../../src/render/sessions.ts";
+import type { SessionResult } from "../../src/search/hydrate.ts";
 import { filterSql } from "../../src/search/filters.ts";
-import { countSessions, listSessions, noProjectLabel, readIndexStatus } from "../../src/search/index.ts";
+import { countSessions, listSessions, noProjectLabel, readIndexStatus, searchIndex } from "../../src/search/index.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures");
@@ -65,6 +68,28 @@ describe("status rows of sessions without a project folder (issue 37)", () => {
       const extras = { recallHome: home, stale: false, staleSources: [], usingExamples: false };
       const text = renderStatusText(status, extras, await paletteFor(1, { NO_COLOR: "1" }));
       expect(text).toContain('codex: recall sessions --source codex --project "(no project)"');
+      // one session and one turn are counted in the singular (issue 38, item 18)
+      expect(text).not.toMatch(/\b1 (sessions|turns)\b/);
+      expect(text).toMatch(/\b1 session\b/);
+
+      // A session without a project is "(no project)" in every text surface, as in status (issue 38, item 18)
+      const found = await searchIndex(db, { query: "release plan", level: "session", filters: {}, mode: "keyword" });
+      const palette = await paletteFor(1, { NO_COLOR: "1" });
+      const answer = renderSearchText(found, palette);
+      expect(answer).toContain("project=(no project)");
+      expect(answer).toMatch(/keyword mode: 1 session\n/);
+      const indexAnswer = renderSearchText(found, palette, { format: "index" });
+      expect(indexAnswer).toContain(" (no project)");
+      const session = found.results[0] as SessionResult;
+      const forgotten = renderForgetText({
+        sessions: [{ ...session, projectPath: "", project: "", title: null, turns: session.turns }],
+        turns: 1,
+        documents: 0,
+        chunks: 0,
+        vectorRows: 0,
+      });
+      expect(forgotten).toContain("(no project)");
+      expect(forgotten).not.toContain("  ?  ");
       expect(text).toContain('gemini-cli: recall sessions --source gemini-cli --project "(no project)"');
       const json = JSON.parse(renderStatusJson(status, extras));
       expect(json.by_project.map((row: { source: string | null }) => row.source).sort()).toEqual([

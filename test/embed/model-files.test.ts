@@ -166,6 +166,22 @@ describe("model download", () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  test("a host that cannot be reached points to EMBEDDINGS_URL and --model, not to pulling again (issue 38, item 21)", async () => {
+    // Port 1 on the loopback refuses at once, as a name that does not resolve fails: no attempt reaches a server.
+    const target = join(home, "unreachable", "model.gguf");
+    const error = await downloadFile("http://127.0.0.1:1/model.gguf", target).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "MODEL_DOWNLOAD" });
+    expect((error as Error).message).toStartWith(
+      "cannot reach 127.0.0.1:1 to download http://127.0.0.1:1/model.gguf: ",
+    );
+    expect((error as Error).message).not.toContain("\n");
+    const hint = (error as { hint: string }).hint;
+    expect(hint).toContain("EMBEDDINGS_URL");
+    expect(hint).toContain("--model /path/model.gguf");
+    expect(hint).not.toContain("again");
+    expect(existsSync(target)).toBe(false);
+  });
+
   test("a custom model path that does not exist is MODEL_MISSING without any request", async () => {
     server.requests.length = 0;
     const config = resolveEmbedConfig({ env: {}, home, modelFlag: join(home, "nope.gguf") });

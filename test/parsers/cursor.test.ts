@@ -113,7 +113,7 @@ describe("cursor parse", () => {
   const folder = makeCursorUserFolder(makeTempDir());
   const { units } = listAll([folder.user]);
 
-  test("legacy tab: user bubble + ai bubbles per turn, draft dropped, lastSendTime on the last turn", () => {
+  test("legacy tab: user bubble + ai bubbles per turn, draft dropped, lastSendTime on the last turn; a turn without a time takes the session's start (issue 38, item 19)", () => {
     const result = cursorParser.parse(unitOf(units, "tab-1"));
     expect(result.session).toMatchObject({
       id: "tab-1",
@@ -124,7 +124,7 @@ describe("cursor parse", () => {
       projectName: "shop",
     });
     expect(result.turns.map((turn) => [turn.number, turn.prompt, turn.response, turn.timestamp])).toEqual([
-      [1, "why is the cart empty", "The session cookie is dropped.", 0],
+      [1, "why is the cart empty", "The session cookie is dropped.", 1731818231743],
       [2, "fix it", "Fixed in cart.ts.", 1731818231743],
     ]);
     expect(result.session.startedAt).toBe(1731818231743);

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { EmbedError, UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex } from "../../src/search/index.ts";
+import { embeddableQueryText } from "../../src/search/query.ts";
 import type { VectorLeg } from "../../src/search/api.ts";
 import { generateHostileQueries, identifierQueries } from "../fixtures/hostile-queries.ts";
 
@@ -26,7 +27,7 @@ afterAll(() => {
 describe("hostile queries", () => {
   const queries = generateHostileQueries(600, 1);
 
-  test("600 generated hostile queries search at both levels without throwing (an empty one is a usage error)", async () => {
+  test("600 generated hostile queries search at both levels without throwing (one with nothing visible is a usage error)", async () => {
     expect(queries.length).toBeGreaterThanOrEqual(500);
     let searched = 0;
     for (const query of queries) {
@@ -36,9 +37,9 @@ describe("hostile queries", () => {
           expect(Array.isArray(response.results)).toBe(true);
           searched++;
         } catch (error) {
-          // Only a query with nothing but whitespace may be refused, and only as a usage error.
+          // Only a query with nothing visible may be refused, and only as a usage error.
           expect(error).toBeInstanceOf(UsageError);
-          expect(query.trim()).toBe("");
+          expect(embeddableQueryText(query)).toBeNull();
         }
       }
     }
@@ -103,7 +104,7 @@ describe("hostile queries", () => {
     );
   });
 
-  test("issue 9: a query of only invisible characters runs keyword-only, says so, and never reaches the embedder", async () => {
+  test("issue 9 and issue 38 (item 16): a query of only invisible characters is a usage error and never reaches the embedder", async () => {
     // Stands in for the vector leg: records what it is asked to embed and fails on text with nothing
     // visible, as llama.cpp and remote endpoints did (EMBED_FAILED) before queries were normalized.
     const asked: string[] = [];
@@ -115,12 +116,11 @@ describe("hostile queries", () => {
         return [];
       },
     };
-    for (const query of ["\u200b", "\u200b\u200b\ufeff", "\u202e\u2066\u00ad", " \u200b "]) {
-      for (const mode of ["hybrid", "vector"] as const) {
-        const response = await searchIndex(db, { query, level: "session", filters: {}, mode }, leg);
-        expect(response.mode).toBe("keyword");
-        expect(response.results).toEqual([]);
-        expect(response.notices).toContain("keyword-only search: the query has no visible characters to embed");
+    for (const query of ["\u200b", "\u200b\u200b\ufeff", "\u202e\u2066\u00ad", " \u200b ", "\ufffd\ufffd"]) {
+      for (const mode of ["hybrid", "vector", "keyword"] as const) {
+        const search = searchIndex(db, { query, level: "session", filters: {}, mode }, leg);
+        await expect(search).rejects.toThrow(UsageError);
+        await expect(search).rejects.toThrow("the search query is empty: it has no visible characters");
       }
     }
     expect(asked).toEqual([]);

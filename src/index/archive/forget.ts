@@ -191,7 +191,7 @@ export interface TombstoneSelection {
   sessionPrefix?: string;
   /** Case-insensitive substring of the project path or name. */
   project?: string;
-  /** Sessions whose last activity was before this time, epoch ms. */
+  /** Sessions whose last activity was before this time, epoch ms; a session with no date (ended_at 0) is not one. */
   endedBefore?: number;
 }
 
@@ -231,7 +231,7 @@ export async function unforgetSessions(
         params.push(selection.project.toLowerCase(), selection.project.toLowerCase());
       }
       if (selection.endedBefore !== undefined) {
-        conditions.push("ended_at < ?");
+        conditions.push("ended_at > 0 AND ended_at < ?");
         params.push(selection.endedBefore);
       }
       const where = conditions.length > 0 ? conditions.join(" AND ") : "1";
