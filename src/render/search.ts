@@ -338,6 +338,18 @@ function emptyScope(dateFilters: SearchRenderOptions["dateFilters"]): string {
   return `none active ${range.filter(Boolean).join(" ")}`;
 }
 
+/**
+ * The line under the header when the confidences printed on the results rise somewhere down the list (issue 38, item 4:
+ * `[0.76] [0.77] [0.19] [0.31]` read as a ranking bug), or undefined when they never rise. Results are ranked by their
+ * fused relevance score; the printed number is each one's calibrated confidence, a different quantity.
+ * @param results the results shown, in rank order (compared as printed: two decimals)
+ */
+export function rankOrderNote(results: ReadonlyArray<{ confidence: number }>): string | undefined {
+  const printed = results.map((result) => Number(result.confidence.toFixed(2)));
+  if (!printed.some((confidence, i) => i > 0 && confidence > printed[i - 1]!)) return undefined;
+  return "Ranked by relevance; the 0–1 number on each result is its confidence that it holds what was asked, which need not fall with the rank.";
+}
+
 function header(response: SearchResponse, palette: Palette, dateFilters?: SearchRenderOptions["dateFilters"]): string {
   const { sessions, projects, sources } = response.searched;
   const what = response.level === "session" ? "session" : "turn";
@@ -436,10 +448,12 @@ export function renderSearchText(raw: SearchResponse, palette: Palette, options:
         );
   const warning = noConfidentMatch(response);
   const dates = datesUnderstoodLine(response.dates);
+  const order = rankOrderNote(response.results);
   const top = [
     header(response, palette, options.dateFilters),
     dates && palette.dim(dates),
     warning && palette.yellow(warning),
+    order && palette.dim(order),
   ]
     .filter(Boolean)
     .join("\n");
