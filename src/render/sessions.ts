@@ -19,6 +19,7 @@ import {
   localMinute,
   isoTime,
   oneLine,
+  projectLabel,
   sessionIdentityJson,
   sessionMarkers,
   type Palette,
@@ -89,7 +90,7 @@ export function renderSessionsText(page: SessionsPage, palette: Palette, emptyHi
   const idWidth = Math.max(...sessions.map((s) => Bun.stringWidth(s.sessionId)));
   const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
   const lines = sessions.map((s) => {
-    const project = padColumns(fitColumns(oneLine(s.project || noProjectLabel, 200), 24), 24);
+    const project = padColumns(fitColumns(oneLine(projectLabel(s.project), 200), 24), 24);
     const date = localDate(s.endedAt).padEnd(10);
     return `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
   });
@@ -197,7 +198,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
       .slice(0, 30)
       .map(
         (p) =>
-          `  ${oneLine(p.project || noProjectLabel, 30).padEnd(30)} ${countOf(p.sessions, "session").padStart(15)} ${countOf(p.turns, "turn").padStart(14)}  ${palette.dim(projectRowNote(p))}`,
+          `  ${oneLine(projectLabel(p.project), 30).padEnd(30)} ${countOf(p.sessions, "session").padStart(15)} ${countOf(p.turns, "turn").padStart(14)}  ${palette.dim(projectRowNote(p))}`,
       ),
   ];
   if (status.byProject.length > 30) lines.push(palette.dim(`  … and ${status.byProject.length - 30} more projects`));

@@ -6,9 +6,8 @@
 import type { Database } from "bun:sqlite";
 import { readActivity, type Activity } from "../search/activity.ts";
 import { recentSessions } from "../search/recent.ts";
-import { noProjectLabel } from "../search/index.ts";
 import { relativeDay } from "./dates.ts";
-import { countOf } from "../render/format.ts";
+import { countOf, projectLabel } from "../render/format.ts";
 import { html, jsonScriptData } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { projectLabels } from "./project-labels.ts";
@@ -56,6 +55,6 @@ export function dayListHtml(db: Database, date: string, base: string, now = Date
     (
       session,
     ) => html`<li class="result" data-href="${base}/session/${encodeURIComponent(session.sessionId)}"><a class="title" href="${base}/session/${encodeURIComponent(session.sessionId)}">${session.title || session.firstPrompt || "(no prompt)"}</a>
-      <div class="meta"><span class="agent">${session.source}</span> · <span class="project"${session.projectPath ? html` title="${session.projectPath}"` : ""}>${session.project || noProjectLabel}</span> · ${relativeDay(session.endedAt, now)} · ${countOf(session.turns, "turn")}</div></li>`,
+      <div class="meta"><span class="agent">${session.source}</span> · <span class="project"${session.projectPath ? html` title="${session.projectPath}"` : ""}>${projectLabel(session.project)}</span> · ${relativeDay(session.endedAt, now)} · ${countOf(session.turns, "turn")}</div></li>`,
   )}</ol>`.markup;
 }
