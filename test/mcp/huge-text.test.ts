@@ -6,23 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { searchableChars } from "../../src/index/write/documents.ts";
+import { hugePrompt, hugePromptSession } from "../fixtures/huge-prompt.ts";
 import { type Connection, call, serveOneSession, textOf } from "./helpers.ts";
 
 const sessionId = "4a4a4a4a-3737-4000-8000-000000000037";
-const sentence = "the deploy pipeline rollback failed again on the staging cluster while the cache warmed. ";
-const hugePrompt = `zanzibarquux is near the start. ${sentence.repeat(35_000)}and quuxendword closes it`;
 let server: Connection;
 
 beforeAll(async () => {
-  server = await serveOneSession("recall-mcp-huge-", {
-    sessionId,
-    cwd: "/home/dev/huge",
-    title: "A huge pasted log",
-    turns: [
-      { prompt: hugePrompt, response: "That log shows the rollback failing." },
-      { prompt: "and is the deploy pipeline fine now?", response: "The rollback works now." },
-    ],
-  });
+  server = await serveOneSession("recall-mcp-huge-", hugePromptSession(sessionId));
 }, 120_000);
 afterAll(() => server?.close());
 

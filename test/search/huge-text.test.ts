@@ -23,6 +23,7 @@ import {
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { oneLine } from "../../src/render/format.ts";
 import { makePreview, previewScanChars } from "../../src/search/preview.ts";
+import { hugePrompt, hugePromptSession } from "../fixtures/huge-prompt.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -33,18 +34,8 @@ mkdirSync(home);
 mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 const claudeDir = join(work, "claude");
 const sessionId = "4a4a4a4a-3737-4000-8000-000000000009";
-const sentence = "the deploy pipeline rollback failed again on the staging cluster while the cache warmed. ";
-const hugePrompt = `zanzibarquux is near the start. ${sentence.repeat(35_000)}and quuxendword closes it`;
 
-writeClaudeSession(join(claudeDir, "projects", "-home-dev-huge", `${sessionId}.jsonl`), {
-  sessionId,
-  cwd: "/home/dev/huge",
-  title: "A huge pasted log",
-  turns: [
-    { prompt: hugePrompt, response: "That log shows the rollback failing." },
-    { prompt: "and is the deploy pipeline fine now?", response: "The rollback works now." },
-  ],
-});
+writeClaudeSession(join(claudeDir, "projects", "-home-dev-huge", `${sessionId}.jsonl`), hugePromptSession(sessionId));
 writeClaudeSession(join(claudeDir, "projects", "-home-dev-small", "5b5b5b5b-3737-4000-8000-000000000009.jsonl"), {
   sessionId: "5b5b5b5b-3737-4000-8000-000000000009",
   cwd: "/home/dev/small",
