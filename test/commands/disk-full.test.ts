@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { diskFullError } from "../../src/errors.ts";
 import { describeToolError } from "../../src/mcp/index.ts";
+import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -27,7 +28,14 @@ afterAll(() => {
 
 const home = join(work, "home");
 const projects = join(home, ".claude", "projects", "-work-shop");
-const env = { ...process.env, HOME: home, RECALL_HOME: join(disk, "recall"), RECALL_OFFLINE: "1" };
+const env: Record<string, string | undefined> = {
+  ...process.env,
+  HOME: home,
+  RECALL_HOME: join(disk, "recall"),
+  RECALL_OFFLINE: "1",
+};
+// Only the history under HOME: a RECALL_*_DIRS or CODEX_HOME exported in the shell must not point elsewhere.
+for (const key of sourceLocationVariables) delete env[key];
 
 function recall(args: string[]) {
   const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
