@@ -7,6 +7,7 @@
  */
 import type { Turn } from "../parsers/index.ts";
 import { archiveOriginText } from "../render/archive-listing.ts";
+import { archiveWeakAnswerLine } from "../render/archive.ts";
 import {
   countOf,
   isoTime,
@@ -159,7 +160,7 @@ export function archiveSearchOutput(page: ArchiveSearchPage, format: ResultForma
     scope: `${response.mode} search of the team archive ${response.archive}`,
     offset,
     nextOffset,
-    confident: response.confident,
+    noConfidentMatch: archiveWeakAnswerLine(response),
     notes: [],
     results: response.results.map(
       (result) => (rank: number) =>

@@ -17,7 +17,7 @@ import {
   sessionMarkers,
 } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
-import { confidenceJson, cutField, evidenceJson, fieldCharLimit, noConfidentMatchText } from "../render/search.ts";
+import { confidenceJson, cutField, evidenceJson, fieldCharLimit, noConfidentMatch } from "../render/search.ts";
 import {
   resumeCommandOf,
   type Page,
@@ -60,7 +60,8 @@ export interface SearchPageText {
   /** 0-based rank of the first result in the whole ranking. */
   offset: number;
   nextOffset: number | undefined;
-  confident: boolean;
+  /** The line above an answer with no confident match (render/search.ts noConfidentMatchLine); undefined otherwise. */
+  noConfidentMatch: string | undefined;
   /** Lines after the header (e.g. the dates the query was understood to name). */
   notes: string[];
   /** The text of each result, by its 1-based rank. */
@@ -84,7 +85,7 @@ export function searchPageLines(page: SearchPageText): AnswerLine[] {
           `${page.isSessions ? "Sessions" : "Turns"} ${page.offset + 1}-${page.offset + count} for "${query}" (${page.scope}):`,
         ];
   lines.push(...page.notes);
-  if (count > 0 && !page.confident) lines.push(noConfidentMatchText);
+  if (count > 0 && page.noConfidentMatch) lines.push(page.noConfidentMatch);
   for (const [i, text] of page.results.entries()) lines.push(...text(page.offset + i + 1));
   lines.push(...moreLine(page));
   if (count > 0) lines.push(page.isSessions ? page.next.sessions : page.next.turns);
@@ -248,7 +249,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
     scope: `${response.mode} search over ${countOf(response.searched.sessions, "session")}`,
     offset: response.offset,
     nextOffset: response.nextOffset,
-    confident: response.confident,
+    noConfidentMatch: noConfidentMatch(response),
     notes: dates ? [dates] : [],
     results: response.results.map(
       (result) => (rank: number) =>

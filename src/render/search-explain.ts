@@ -30,7 +30,11 @@ const share = (vectorWeight: number): string => String(Number(confidentTierVecto
  *         keyword)); null when one leg ran alone;
  *   blended: the fused score before boosts (one leg alone: vector_weight · vector + (1 − vector_weight) · keyword);
  *   boosts: factors applied after fusion, e.g. {"reason": "sub-agent session", "factor": 0.85};
- *   score: the fused score the ranking used.
+ *   score: the fused score the ranking used;
+ *   confidence: the result's calibrated confidence (search/confidence.ts), from
+ *   terms_held / terms_missing: the query terms its best document holds and lacks (rarest first), the evidence the
+ *         confidence and the "No confident match" line are made of (issue 38, item 2: `terms_in_preview` is what the
+ *         preview shows, which can hold words the best document does not).
  */
 export interface ResultExplanation {
   terms: string[];
@@ -44,6 +48,9 @@ export interface ResultExplanation {
   blended: number;
   boosts: Array<{ reason: string; factor: number }>;
   score: number;
+  confidence: number;
+  terms_held: string[];
+  terms_missing: string[];
 }
 
 /** Stem-insensitive key, the same rule as the preview's highlighting (search/preview.ts). */
@@ -101,6 +108,9 @@ export function explainResult(
     blended: roundScore(blended)!,
     boosts,
     score: roundScore(result.score)!,
+    confidence: roundScore(result.confidence)!,
+    terms_held: [...result.matchedTerms],
+    terms_missing: [...result.missingTerms],
   };
 }
 
@@ -159,7 +169,7 @@ export function renderExplainText(response: SearchResponse): string {
         ? `confident keyword match ${e.blended.toFixed(4)} = 0.5 + 0.5×(keyword ${leg(e.keyword_score)} + ${share(e.vector_weight)}×vector ${leg(e.vector_score)})/${(1 + confidentTierVectorShare(e.vector_weight)).toFixed(3)}`
         : `${e.tier === "blend" ? "blend 0.5×" : "blend "}(${e.vector_weight.toFixed(2)}×vector ${leg(e.vector_score)} + ${(1 - e.vector_weight).toFixed(2)}×keyword ${leg(e.keyword_score)}) = ${e.blended.toFixed(4)}`;
     lines.push(
-      `explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (${fusion}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}`,
+      `explain ${response.offset + i + 1}. ${id} score ${e.score.toFixed(4)} (${fusion}); boosts: ${boosts}; in preview: ${e.terms_in_preview.join(", ") || "(none)"}; confidence ${e.confidence.toFixed(2)} (holds ${e.terms_held.join(", ") || "none"}${e.terms_missing.length > 0 ? `; lacks ${e.terms_missing.join(", ")}` : ""})`,
     );
   });
   return `${lines.join("\n")}\n`;

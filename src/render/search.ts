@@ -34,6 +34,8 @@
  *   also when --max-chars left some out; and --max-chars is a hard cap of the characters printed.
  */
 import type { SearchResponse } from "../search/api.ts";
+import type { ResultConfidence } from "../search/confidence.ts";
+import type { UnderstoodDate } from "../search/time-boost.ts";
 import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
 import { turnLabel } from "../parsers/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
@@ -370,16 +372,54 @@ const scoreMark = (result: SessionResult | TurnResult, palette: Palette) =>
 
 /**
  * The line under the header when the first result is not a confident match (and so none is: `confidentPrefix`): the
- * results that follow are the best weak candidates (an answer with no results says "No matches" instead).
+ * results that follow are the best weak candidates (an answer with no results says "No matches" instead). The CLI, the
+ * MCP tools and the web view print it alike.
+ * @returns {@link noConfidentMatchLine} of the first result, or undefined when it is confident or there is none
  */
-function noConfidentMatch(response: SearchResponse): string | undefined {
+export function noConfidentMatch(response: SearchResponse): string | undefined {
   if (response.confident || response.results.length === 0) return undefined;
-  return noConfidentMatchText;
+  const first = response.results[0]!;
+  return noConfidentMatchLine({ ...first, byMeaningOnly: first.keywordRaw === undefined }, response.dates);
 }
 
-/** The line both the CLI and the MCP tools print above an answer with no confident match. */
-export const noConfidentMatchText =
-  "No confident match: the best candidates follow, marked weak (the first holds neither the query's rarest words nor a close meaning).";
+/** A date's label as the object of "falls in": `July 2022`, `the week of 16 Nov 2026`. */
+const periodPhrase = (label: string): string => (/^week\b/.test(label) ? `the ${label}` : label);
+
+/** At most this many words are named in each list of {@link noConfidentMatchLine}. */
+const namedWords = 5;
+
+const wordList = (words: readonly string[]): string =>
+  words.length > namedWords ? `${words.slice(0, namedWords).join(", ")}, …` : words.join(", ");
+
+/**
+ * The line every front end (CLI, MCP, web view) prints above an answer with no confident match. It says why from the
+ * first result's own evidence (search/confidence.ts), so it never contradicts `--explain` (issue 38, item 2: "holds
+ * neither the query's rarest words" stood above a result that held all four words):
+ *   `No confident match: the first result holds config, toml but not kimi, cli; the best candidates follow, marked weak.`
+ *   `No confident match: nothing searched falls in the week of 16 Nov 2026, and the query names nothing else; …`
+ * @param first the first result's verdict (search/confidence.ts ResultConfidence): the words its best document holds,
+ *   those it lacks (rarest first), whether it falls outside an applied date, and whether only the vector leg found it
+ * @param dates the dates the query named (SearchResponse.dates); [] when none (the team archive names none)
+ */
+export function noConfidentMatchLine(
+  first: Pick<ResultConfidence, "matchedTerms" | "missingTerms"> & { outsideDates?: boolean; byMeaningOnly: boolean },
+  dates: readonly Pick<UnderstoodDate, "label" | "applied">[],
+): string {
+  const tail = "the best candidates follow, marked weak.";
+  const unmatched = dates.filter((date) => !date.applied).map((date) => date.label);
+  const applied = dates.filter((date) => date.applied).map((date) => date.label);
+  if (first.matchedTerms.length === 0 && first.missingTerms.length === 0 && unmatched.length > 0)
+    return `No confident match: nothing searched falls in ${unmatched.map(periodPhrase).join(" or ")}, and the query names nothing else; ${tail}`;
+  const lacks = [
+    first.missingTerms.length > 0 ? `not ${wordList(first.missingTerms)}` : "",
+    first.outsideDates ? `does not fall in ${applied.map(periodPhrase).join(" or ")}` : "",
+  ].filter(Boolean);
+  if (first.byMeaningOnly)
+    return `No confident match: the first result was found by meaning alone, not close enough to count; ${tail}`;
+  if (first.matchedTerms.length === 0)
+    return `No confident match: the first result holds none of ${wordList(first.missingTerms)}; ${tail}`;
+  return `No confident match: the first result holds ${wordList(first.matchedTerms)}${lacks.length > 0 ? ` but ${lacks.join(" and ")}` : ""}; ${tail}`;
+}
 
 function sessionText(query: string, result: SessionResult, palette: Palette): string {
   const lines = [

@@ -28,7 +28,7 @@ import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
 import { parseLimit, parseOffset } from "./paging.ts";
 import { parseLexicalQuery, requireQueryText, type LexicalQuery } from "./query.ts";
 import { queryShape } from "./query-shape.ts";
-import { boostByDates, type UnderstoodDate } from "./time-boost.ts";
+import { boostByDates, dateTermsOf, type UnderstoodDate } from "./time-boost.ts";
 import { parseTimeQuery } from "./time-query.ts";
 
 /** Which legs run: both (default), or one. */
@@ -167,11 +167,12 @@ export async function searchIndex(
   const confidentKeyword =
     mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits, rarities) : new Set<LexicalHit>();
   const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
+  const { expressions } = await parseTimeQuery(text, request.now);
   const { ranked: reranked, dates } = boostByDates(
     db,
     downRankSubagents(db, fused, request.filters),
     request.level,
-    (await parseTimeQuery(text, request.now)).expressions,
+    expressions,
   );
   // Judged from the first result on, so a page after the first keeps the rule (confidentPrefix).
   const judged = reranked.slice(0, offset + limit);
@@ -179,9 +180,18 @@ export async function searchIndex(
     assessConfidence(
       db,
       query,
-      judged.map((hit) => ({ documentId: hit.hit.documentId, keywordRaw: hit.keywordRaw, cosine: hit.cosine })),
+      judged.map((hit) => ({
+        documentId: hit.hit.documentId,
+        keywordRaw: hit.keywordRaw,
+        cosine: hit.cosine,
+        dateFactor: hit.dateFactor,
+      })),
       vectorLeg?.model,
-      { rarities, semanticShare },
+      {
+        rarities,
+        semanticShare,
+        dates: { terms: dateTermsOf(query, expressions), applied: dates.some((date) => date.applied) },
+      },
     ),
   );
   const ranked = judged.slice(offset).map((hit, index) => ({ ...hit, verdict: verdicts[offset + index]! }));
@@ -236,6 +246,8 @@ export type RankedHit = FusedHit<number> & {
   hit: LexicalHit;
   keywordRaw: number | undefined;
   cosine: number | undefined;
+  /** The factor the query's dates gave its score (time-boost.ts `dateFactors`); undefined when no date applied. */
+  dateFactor?: number;
 };
 
 /** A ranked candidate of the page, with its confidence verdict (confidence.ts). */

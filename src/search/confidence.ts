@@ -18,6 +18,12 @@
  * scales the vector probability, so a cosine never makes an identifier query confident), and only for a model whose
  * cosine was found to separate hits from misses (GloVe mean vectors give negatives' best cosines of 0.77–1.00, as
  * high as hits'; a model without calibration adds none).
+ *
+ * Date words (issue 38, item 3): the words of a date the query names ("last week", "in april") count by the result's
+ * date, never by its text: held when the date was applied (time-boost.ts) and the result falls inside it, and left out
+ * of the coverage when the date matched nothing. So "what did we do last week" over a history with nothing from then
+ * is no confident match (a session that merely says "last week" scored 0.98), and "postgres schema in april" keeps its
+ * best result confident when April matched nothing.
  */
 import type { Database } from "bun:sqlite";
 import { cachedUntilChange } from "./version-cache.ts";
@@ -48,8 +54,15 @@ export interface ResultConfidence {
   confidence: number;
   /** `confidence >= confidentAt`. */
   confident: boolean;
-  /** Query terms the result's best document holds, as plain words (an identifier as its words joined by spaces). */
+  /**
+   * Query terms the result's best document holds, as plain words (an identifier as its words joined by spaces); a date
+   * term when the result falls inside an applied date.
+   */
   matchedTerms: string[];
+  /** Query terms counted in the coverage that the best document lacks, as plain words, rarest first (date terms excluded). */
+  missingTerms: string[];
+  /** Whether a date of the query was applied and the result falls outside it (then its date terms are not held). */
+  outsideDates: boolean;
   /** IDF-weighted share of the query's terms the best document holds, 0–1 (0 when the keyword leg did not find it). */
   coverage: number;
   /** The keyword leg's raw score (−bm25 based, see LexicalHit.raw), when it found the result. */
@@ -63,6 +76,16 @@ export interface ConfidenceInput {
   documentId: number;
   keywordRaw: number | undefined;
   cosine: number | undefined;
+  /** The factor the query's dates gave it (RankedHit.dateFactor): 1 inside an applied date; undefined when none applied. */
+  dateFactor?: number;
+}
+
+/** The dates of a query, as {@link assessConfidence} weighs them. */
+export interface DateEvidence {
+  /** Query terms that are words of a named date (time-boost.ts `dateTermsOf`). */
+  terms: ReadonlySet<string>;
+  /** Whether a named date was applied: some candidate falls in or near it (time-boost.ts `boostByDates`). */
+  applied: boolean;
 }
 
 const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(-(curve.slope * x + curve.intercept)));
@@ -164,6 +187,8 @@ export function vectorConfidence(
  * @param options.calibrations default: the committed calibration (calibration.json)
  * @param options.semanticShare how far the query is natural language, 0–1 (query-shape.ts): scales the vector
  *   probability; default 1
+ * @param options.dates the query's date terms and whether a date was applied (module doc); default: none, every term
+ *   counts by text
  * @returns one verdict per input, in order
  */
 export function assessConfidence(
@@ -171,21 +196,38 @@ export function assessConfidence(
   query: LexicalQuery,
   results: readonly ConfidenceInput[],
   model: string | undefined,
-  options: { rarities?: readonly TermRarity[]; calibrations?: Calibrations; semanticShare?: number } = {},
+  options: {
+    rarities?: readonly TermRarity[];
+    calibrations?: Calibrations;
+    semanticShare?: number;
+    dates?: DateEvidence;
+  } = {},
 ): ResultConfidence[] {
   if (results.length === 0) return [];
   const calibrations = options.calibrations ?? defaultCalibrations;
-  const semanticShare = options.semanticShare ?? 1;
   const rarities = options.rarities ?? termRarities(db, query);
+  const dateTerms = options.dates?.terms ?? new Set<string>();
+  const applied = options.dates?.applied === true;
+  // A date that matched nothing is left out of the coverage; a query that is nothing but such a date has nothing left
+  // to be confident about, by words or by meaning.
+  const weighed = applied ? rarities : rarities.filter((rarity) => !dateTerms.has(rarity.term));
+  const onlyUnmatchedDates = weighed.length === 0 && dateTerms.size > 0;
+  const semanticShare = onlyUnmatchedDates ? 0 : (options.semanticShare ?? 1);
   const documentIds = [...new Set(results.map((result) => result.documentId))];
   const segmented = query.terms.filter((term) => !unsegmentedLetter.test(term));
   const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
   const fts = matchedTerms(db, { ...query, terms: segmented }, documentIds);
   const side = unsegmented.length > 0 ? matchedUnsegmented(db, unsegmented, documentIds) : new Map<number, string[]>();
+  const byRarity = [...weighed].sort((a, b) => b.idf - a.idf);
   return results.map((result) => {
-    const held = new Set([...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])]);
-    const terms = query.terms.filter((term) => held.has(term));
-    const coverage = keywordCoverage(rarities, held);
+    const inside = applied && result.dateFactor === 1;
+    const held = new Set(
+      [...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])].filter(
+        (term) => !dateTerms.has(term),
+      ),
+    );
+    if (inside) for (const term of dateTerms) held.add(term);
+    const coverage = keywordCoverage(weighed, held);
     const keyword = keywordConfidence(coverage, calibrations);
     const vector =
       result.cosine !== undefined && model !== undefined
@@ -195,7 +237,11 @@ export function assessConfidence(
     return {
       confidence,
       confident: confidence >= confidentAt,
-      matchedTerms: terms.map(termWords),
+      matchedTerms: query.terms.filter((term) => held.has(term)).map(termWords),
+      missingTerms: byRarity
+        .filter((rarity) => !held.has(rarity.term) && !dateTerms.has(rarity.term))
+        .map((rarity) => termWords(rarity.term)),
+      outsideDates: applied && !inside,
       coverage,
       keywordRaw: result.keywordRaw,
       cosine: result.cosine,

@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { RankedHit } from "./api.ts";
 import type { SearchLevel } from "./lexical.ts";
+import { termWords, type LexicalQuery } from "./query.ts";
 import type { DateRange, TimeExpression } from "./time-query.ts";
 
 /**
@@ -74,7 +75,8 @@ function factorFor(first: number, last: number, date: Pick<UnderstoodDate, "sinc
  * then the same date in earlier years (`TimeExpression.earlier`), and reports the one it used. Reads the
  * candidates' dates in one query. Scores are min-max normalized per query before this, so the weakest candidate
  * scores 0 and no factor lifts it (with the usual 100+ candidates, that is the last one).
- * @returns the candidates (the same array when no date applies) and the dates as the answer reports them
+ * @returns the candidates (the same array when no date applies; else each with its `dateFactor`) and the dates as the
+ *   answer reports them
  */
 export function boostByDates(
   db: Database,
@@ -102,9 +104,30 @@ export function boostByDates(
   if (!dates.some((date) => date.applied)) return { ranked: hits, dates };
   const ranked = hits.map((hit) => {
     const span = spanOf(hit);
-    return { ...hit, score: hit.score * (span ? dateFactorOf(span.first, span.last, dates) : dateFactors.outside) };
+    const dateFactor = span ? dateFactorOf(span.first, span.last, dates) : dateFactors.outside;
+    return { ...hit, score: hit.score * dateFactor, dateFactor };
   });
   return { ranked: ranked.sort((a, b) => b.score - a.score), dates };
+}
+
+/**
+ * The query terms that are words of a date it names (issue 38, item 3): `last` and `week` of "what did we do last
+ * week", `april` of "postgres schema in april". The keyword query keeps them (dropping them cost LoCoMo hit@1:
+ * time-query.ts), but they say when, not what, so confidence counts them by the result's date, never by its text
+ * (confidence.ts). A term counts when every word of it is a word of some expression's text, compared case-folded.
+ * @returns terms as in `query.terms` (FTS5 fragments); empty when the query names no date
+ */
+export function dateTermsOf(query: LexicalQuery, expressions: readonly Pick<TimeExpression, "text">[]): Set<string> {
+  const words = new Set(
+    expressions.flatMap((expression) => expression.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []),
+  );
+  if (words.size === 0) return new Set();
+  return new Set(
+    query.terms.filter((term) => {
+      const parts = termWords(term).toLowerCase().split(" ").filter(Boolean);
+      return parts.length > 0 && parts.every((part) => words.has(part));
+    }),
+  );
 }
 
 /** When each candidate was active: a session's started_at … ended_at (level 1), a turn's timestamp (level 2); keyed like fusion. */

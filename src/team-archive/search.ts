@@ -45,6 +45,8 @@ export interface ArchiveSessionResult extends ArchiveSessionSummary {
   confidence: number;
   confident: boolean;
   matchedTerms: string[];
+  /** Query terms the best document lacks, rarest first (as confidence.ts ResultConfidence). */
+  missingTerms: string[];
   preview: Preview;
   bestTurn: number;
 }
@@ -59,6 +61,8 @@ export interface ArchiveTurnResult extends ArchiveSessionSummary {
   confidence: number;
   confident: boolean;
   matchedTerms: string[];
+  /** Query terms the best document lacks, rarest first (as confidence.ts ResultConfidence). */
+  missingTerms: string[];
 }
 
 /** A search of the archive. */
@@ -208,7 +212,7 @@ export async function searchArchive(
   const judged = await judge(connection, query, prepared, evidence, documentIds);
   let above = true; // confident results are the top of the ranking (api.ts confidentPrefix)
   const verdicts = hits.map((hit) => {
-    const verdict = judged.get(hit.documentId) ?? { confidence: 0, matchedTerms: [] };
+    const verdict = judged.get(hit.documentId) ?? { confidence: 0, matchedTerms: [], missingTerms: [] };
     const vector =
       hit.cosine !== undefined && vectorLeg?.model
         ? (vectorConfidence(hit.cosine, vectorLeg.model) ?? 0) * semanticShare
@@ -277,19 +281,21 @@ async function judge(
   prepared: ArchiveKeywordQuery,
   evidence: KeywordEvidence,
   documentIds: readonly number[],
-): Promise<Map<number, { confidence: number; matchedTerms: string[] }>> {
+): Promise<Map<number, { confidence: number; matchedTerms: string[]; missingTerms: string[] }>> {
   if (documentIds.length === 0 || query.terms.length === 0) return new Map();
   const unknown = documentIds.filter((id) => !evidence.has(id));
   for (const [id, bits] of await termsHeldBy(connection, prepared, unknown)) evidence.set(id, bits);
   const rarities = query.terms.map((term, i) =>
     termRarity(term, prepared.statistics.matches[i]!, prepared.statistics.documents),
   );
+  const byRarity = [...rarities].sort((a, b) => b.idf - a.idf);
   return new Map(
     documentIds.map((id) => {
       const bits = evidence.get(id) ?? 0;
-      const held = query.terms.filter((_, i) => (bits >> i) & 1);
-      const coverage = keywordCoverage(rarities, new Set(held));
-      return [id, { confidence: keywordConfidence(coverage), matchedTerms: held.map(termWords) }];
+      const held = new Set(query.terms.filter((_, i) => (bits >> i) & 1));
+      const coverage = keywordCoverage(rarities, held);
+      const missingTerms = byRarity.filter((rarity) => !held.has(rarity.term)).map((rarity) => termWords(rarity.term));
+      return [id, { confidence: keywordConfidence(coverage), matchedTerms: [...held].map(termWords), missingTerms }];
     }),
   );
 }

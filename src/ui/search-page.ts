@@ -21,6 +21,7 @@ import {
 import { isoLocalDate } from "../search/calendar.ts";
 import { lastTurns, recentSessions } from "../search/recent.ts";
 import { countOf } from "../render/format.ts";
+import { noConfidentMatch } from "../render/search.ts";
 import { html, urlWith, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { ageLabel, dateTimeText, relativeDay } from "./dates.ts";
@@ -84,7 +85,8 @@ interface TurnRow {
 export interface SearchPageModel {
   params: SearchPageParams;
   mode: string;
-  confident: boolean;
+  /** The line above an answer with no confident match (render/search.ts noConfidentMatch); undefined otherwise. */
+  noConfidentMatch: string | undefined;
   rows: SessionRow[];
   facets: Facets;
   selected: SessionRow | undefined;
@@ -114,7 +116,7 @@ export async function searchPageModel(
     return {
       params,
       mode: "",
-      confident: false,
+      noConfidentMatch: undefined,
       rows: [],
       facets: empty,
       selected: undefined,
@@ -127,7 +129,7 @@ export async function searchPageModel(
   let rows: SessionRow[];
   let facets: Facets;
   let mode = "recent";
-  let confident = true;
+  let weak: string | undefined;
   let notices: string[] = [];
   if (params.q) {
     const response = await searchIndex(
@@ -158,7 +160,7 @@ export async function searchPageModel(
     }));
     facets = response.facets ?? empty;
     mode = response.mode;
-    confident = response.confident;
+    weak = noConfidentMatch(response);
     notices = vectorNotice ? [vectorNotice, ...response.notices] : response.notices;
   } else {
     rows = recentSessions(db, filters, pageSessions).items.map((session) => ({
@@ -207,7 +209,7 @@ export async function searchPageModel(
       confident: undefined,
     }));
   }
-  return { params, mode, confident, rows, facets, selected, turns, notices, problem: undefined };
+  return { params, mode, noConfidentMatch: weak, rows, facets, selected, turns, notices, problem: undefined };
 }
 
 /** A preview with its matches in `<mark>`. */
@@ -293,8 +295,8 @@ export function searchPageHtml(model: SearchPageModel, base: string, now = Date.
     ? html`<p class="problem" role="alert">${model.problem}</p>`
     : params.q && model.rows.length === 0
       ? html`<p class="no-match">No match for “${params.q}”.</p>`
-      : params.q && !model.confident
-        ? html`<p class="no-match" role="status">No confident match: these are the closest sessions, all weak.</p>`
+      : params.q && model.noConfidentMatch
+        ? html`<p class="no-match" role="status">${model.noConfidentMatch}</p>`
         : html``;
   // The facets count every session the search ranked (or, without a query, every one the filters let through); the
   // list shows the first page of them.

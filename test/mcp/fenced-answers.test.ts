@@ -207,7 +207,7 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
     turns: 2,
     isSubagent: false,
   };
-  const scores = { score: 1, confidence: 0.9, confident: true, matchedTerms: ["zanzibar"] };
+  const scores = { score: 1, confidence: 0.9, confident: true, matchedTerms: ["zanzibar"], missingTerms: [] };
 
   for (const format of ["index", "full"] as const) {
     test(`search at depth 1 and 2 (${format})`, () => {

@@ -234,6 +234,8 @@ describe("absolute confidence (issue 13)", () => {
       confidence,
       confident: confidence >= 0.5,
       matchedTerms: [],
+      missingTerms: [],
+      outsideDates: false,
       coverage: 0,
       keywordRaw: undefined,
       cosine: undefined,
