@@ -29,6 +29,7 @@ import { parseLimit, parseOffset } from "./paging.ts";
 import { parseLexicalQuery, requireQueryText, type LexicalQuery } from "./query.ts";
 import { queryShape } from "./query-shape.ts";
 import { boostByDates, dateTermsOf, type UnderstoodDate } from "./time-boost.ts";
+import { dateOnlyCandidates } from "./date-candidates.ts";
 import { parseTimeQuery } from "./time-query.ts";
 
 /** Which legs run: both (default), or one. */
@@ -160,14 +161,18 @@ export async function searchIndex(
       mode = "keyword";
     }
   }
-  const keywordHits =
-    mode === "vector" ? [] : await searchLexical(db, query, request.level, request.filters, candidates);
+  const { expressions } = await parseTimeQuery(text, request.now);
+  const dateTerms = dateTermsOf(query, expressions);
+  const textHits = mode === "vector" ? [] : await searchLexical(db, query, request.level, request.filters, candidates);
+  // A query of nothing but a date ("what did we do last week") asks for what happened then, not for text saying so.
+  const dateOnly = mode !== "vector" && query.terms.length > 0 && query.terms.every((term) => dateTerms.has(term));
+  const fromDates = dateOnly ? dateOnlyCandidates(db, expressions, request.level, request.filters, candidates) : [];
+  const keywordHits = fromDates.length > 0 ? fromDates : textHits;
   const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
   const rarities = termRarities(db, query); // judged twice in hybrid mode (keyword candidates, then the page): counted once
   const confidentKeyword =
     mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits, rarities) : new Set<LexicalHit>();
   const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
-  const { expressions } = await parseTimeQuery(text, request.now);
   const { ranked: reranked, dates } = boostByDates(
     db,
     downRankSubagents(db, fused, request.filters),
@@ -190,7 +195,7 @@ export async function searchIndex(
       {
         rarities,
         semanticShare,
-        dates: { terms: dateTermsOf(query, expressions), applied: dates.some((date) => date.applied) },
+        dates: { terms: dateTerms, applied: dates.some((date) => date.applied) },
       },
     ),
   );

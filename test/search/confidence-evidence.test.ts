@@ -91,6 +91,38 @@ describe("date words count by the result's date (issue 38, item 3)", () => {
     expect(first).toMatchObject({ confident: true, outsideDates: false, matchedTerms: ["last", "week"] });
   });
 
+  test("a query of only date words lists what happened then, though no text says it (sessions and turns)", async () => {
+    // Seen from Monday 20 April 2026, "last week" is 13–19 April: the postgres session of 14 April, which never says
+    // "last week". Before, the only candidates were the sessions whose text holds the words (the October one), weak.
+    const at = Date.UTC(2026, 3, 20, 12);
+    const response = await search("what did we do last week", at);
+    expect(response.dates).toMatchObject([{ applied: true }]);
+    expect(response.results.map((result) => (result as SessionResult).sessionId)).toEqual([ids[0]!]);
+    expect(response.confident).toBe(true);
+    const turns = await searchIndex(db, {
+      query: "what did we do last week",
+      level: "turn",
+      filters: {},
+      mode: "keyword",
+      limit: 5,
+      now: at,
+    });
+    expect(turns.results.map((result) => [result.sessionId, (result as { turn: number }).turn])).toEqual([
+      [ids[0]!, 1],
+    ]);
+    // The filters still hold: another project has nothing then, and the text hits stay, weak.
+    const filtered = await searchIndex(db, {
+      query: "what did we do last week",
+      level: "session",
+      filters: { project: "p1" },
+      mode: "keyword",
+      limit: 5,
+      now: at,
+    });
+    expect(filtered.results.map((result) => (result as SessionResult).sessionId)).toEqual([ids[1]!]);
+    expect(filtered.confident).toBe(false);
+  });
+
   test("a named month that matched nothing does not cost the best result its confidence", async () => {
     // June holds no session and none near it: the date is not applied, and "june" must not count against the result.
     const plain = await search("postgres schema");
