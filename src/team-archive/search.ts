@@ -24,7 +24,7 @@ import {
   tierAllThenAny,
   turnHits,
 } from "../search/lexical.ts";
-import { makePreview, type Preview } from "../search/preview.ts";
+import { makeDocumentPreview, makePreview, type Preview } from "../search/preview.ts";
 import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
@@ -222,15 +222,15 @@ export async function searchArchive(
       const row = sessions.get(hit.sessionRowid);
       if (!row) return [];
       const document = documents.get(hit.documentId);
-      const previewSource = document
-        ? [document.heading, document.body, document.extra].filter(Boolean).join(" — ")
-        : "";
       return [
         {
           ...row,
           score: hit.score,
           ...verdicts[index]!,
-          preview: makePreview(previewSource, query.highlightWords),
+          // the local chooser (hydrate.ts): the prompt and reply when they hold a query word, tool lines only if not
+          preview: document
+            ? makeDocumentPreview(document, query.highlightWords)
+            : makePreview("", query.highlightWords),
           bestTurn: hit.turnNumber,
         },
       ];
