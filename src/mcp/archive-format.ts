@@ -15,6 +15,7 @@ import {
   localMinute,
   noTurnsNote,
   oneLine,
+  projectLabel,
   roundScore,
   turnSpan,
 } from "../render/format.ts";
@@ -128,17 +129,17 @@ function turnResultItem(result: ArchiveTurnResult, format: ResultFormat) {
 }
 
 function sessionResultText(result: ArchiveSessionResult, rank: number, format: ResultFormat): AnswerLine[] {
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} archive:${result.archiveId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns} ${origin(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} archive:${result.archiveId} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} turn ${result.bestTurn || 1}/${result.turns} ${origin(result)}`;
   if (format === "index") return [head, sessionText(oneLine(result.preview.text, indexLineChars))];
   return [
     head,
-    `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}; session ${result.sessionId}`,
+    `   ${result.source} ${projectLabel(result.projectPath)}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}; session ${result.sessionId}`,
     sessionText(oneLine(result.preview.text, 400)),
   ];
 }
 
 function turnResultText(result: ArchiveTurnResult, rank: number, format: ResultFormat): AnswerLine[] {
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} archive:${result.archiveId}:${result.turn} ${localMinute(result.timestamp)} ${result.project || "?"} ${origin(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} archive:${result.archiveId}:${result.turn} ${localMinute(result.timestamp)} ${projectLabel(result.project)} ${origin(result)}`;
   if (format === "index")
     return [
       head,
@@ -199,11 +200,11 @@ export function archiveSessionsOutput(listing: ArchiveListing, format: ResultFor
   ];
   listing.items.forEach((session, i) => {
     lines.push(
-      `${listing.offset + i + 1}. archive:${session.archiveId} ${localDate(session.endedAt)} ${session.project || "?"} ${countOf(session.turns, "turn")}${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""} ${origin(session)}`,
+      `${listing.offset + i + 1}. archive:${session.archiveId} ${localDate(session.endedAt)} ${projectLabel(session.project)} ${countOf(session.turns, "turn")}${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""} ${origin(session)}`,
     );
     if (format === "full")
       lines.push(
-        `   ${session.source} ${session.projectPath}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}; session ${session.sessionId}`,
+        `   ${session.source} ${projectLabel(session.projectPath)}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}; session ${session.sessionId}`,
       );
   });
   lines.push(...moreLine(listing));
@@ -251,7 +252,7 @@ export function archiveReadTurnsOutput(view: ArchiveTurnsView): ToolOutput {
   const { session, range, budgetChars, fromChar, archive } = view;
   const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
   const header = (to: number) => [
-    `${session.sessionId} · ${session.source} · ${session.projectPath || "?"}${session.title ? ` · "${oneLine(session.title, 100)}"` : ""}`,
+    `${session.sessionId} · ${session.source} · ${projectLabel(session.projectPath)}${session.title ? ` · "${oneLine(session.title, 100)}"` : ""}`,
     `${range.total === 0 ? noTurnsNote : `${turnSpan(range.from, to)} of ${range.total}${startNote}`} · team archive, archive id ${session.archiveId}`,
     `pushed ${origin(session)} (os user ${session.osUser}); tool outputs are not archived`,
   ];

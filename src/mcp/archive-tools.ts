@@ -12,6 +12,7 @@ import { archiveUrlOf } from "../commands/archive-handler.ts";
 import { UsageError } from "../errors.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import { selectTurnRange } from "../search/index.ts";
+import { requireQueryText } from "../search/query.ts";
 import type { SearchLevel } from "../search/lexical.ts";
 import { type ArchiveConnection, openArchive } from "../team-archive/connection.ts";
 import { listArchiveSessions } from "../team-archive/listing.ts";
@@ -53,13 +54,16 @@ export interface ArchiveSearchArgs {
 /**
  * The `search` tool with archive: true: a page at `offset`, as the CLI's `search --archive --offset`, hybrid when this
  * machine's model (the server's shared `embedder`, kept open across calls) wrote vectors the archive holds.
- * @throws as {@link withArchive}; SessionLookupError for an unknown or ambiguous `session`
+ * @throws UsageError for a query with no visible characters (requireQueryText, checked before the archive is opened
+ *         or the model loaded, as the CLI checks it); as {@link withArchive}; SessionLookupError for an unknown or
+ *         ambiguous `session`
  */
-export function archiveSearchTool(
+export async function archiveSearchTool(
   context: HistoryContext,
   args: ArchiveSearchArgs,
   embedder: EmbedderOpener | undefined,
 ): Promise<ToolOutput> {
+  requireQueryText(args.query);
   return withArchive(context, async (connection) => {
     const filters = { ...args.filters };
     if (args.session) filters.sessionId = await resolveArchiveSessionId(connection, args.session);

@@ -12,6 +12,7 @@ import {
   localMinute,
   isoTime,
   oneLine,
+  projectLabel,
   promptOnlyMarker,
   roundScore,
   sessionMarkers,
@@ -199,7 +200,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): AnswerLine[] {
   const turn =
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${result.project || "?"}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
   if (format === "index") return [head, sessionText(oneLine(result.preview.text, indexLineChars))];
   const files =
     result.files.length > 0
@@ -209,7 +210,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
       : [];
   return [
     head,
-    `   ${result.source} ${result.projectPath}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
+    `   ${result.source} ${projectLabel(result.projectPath)}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
     sessionText(oneLine(result.preview.text, 400)),
     ...files,
     resumeLine(result),
@@ -224,7 +225,7 @@ export const turnExcerpt = (prompt: string, excerpt: string): AnswerLine =>
   sessionText(`${prompt.replace(/^/gm, "> ")}\n${excerpt}`);
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): AnswerLine[] {
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${result.project || "?"}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${projectLabel(result.project)}${sessionMarkers(result)}`;
   if (format === "index")
     return [
       head,
@@ -279,7 +280,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
 }
 
 function sessionLine(session: SessionSummary, rank: number): string {
-  return `${rank}. ${session.sessionId} ${localDate(session.endedAt)} ${session.project || "?"} ${countOf(session.turns, "turn")}${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
+  return `${rank}. ${session.sessionId} ${localDate(session.endedAt)} ${projectLabel(session.project)} ${countOf(session.turns, "turn")}${quoted(session.title)}${session.isSubagent ? " (sub-agent)" : ""}${sessionMarkers(session)}`;
 }
 
 /** The `list_sessions` tool's answer. */
@@ -290,7 +291,7 @@ export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat)
     lines.push(sessionLine(session, page.offset + i + 1));
     if (format === "full")
       lines.push(
-        `   ${session.source} ${session.projectPath}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}`,
+        `   ${session.source} ${projectLabel(session.projectPath)}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}`,
         resumeLine(session),
       );
   });
@@ -343,7 +344,7 @@ function timelineItem(entry: TimelineEntry, format: ResultFormat) {
 export function timelineOutput(timeline: Timeline, format: ResultFormat): ToolOutput {
   const { anchor } = timeline;
   const line = (entry: TimelineEntry) =>
-    `${entry.isAnchor ? "▶" : "-"} ${localMinute(entry.timestamp)} ${entry.sessionId}:${entry.turn} ${entry.project || "?"}${format === "full" ? quoted(entry.title) : ""} > ${oneLine(entry.prompt, format === "index" ? indexLineChars : 1000)}`;
+    `${entry.isAnchor ? "▶" : "-"} ${localMinute(entry.timestamp)} ${entry.sessionId}:${entry.turn} ${projectLabel(entry.project)}${format === "full" ? quoted(entry.title) : ""} > ${oneLine(entry.prompt, format === "index" ? indexLineChars : 1000)}`;
   const lines = [
     `Turns around ${anchor.session ? `${anchor.session.sessionId}:${anchor.turn}, ` : ""}${localMinute(anchor.at)}, oldest first:`,
   ];

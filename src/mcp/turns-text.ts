@@ -13,7 +13,7 @@ import { UsageError } from "../errors.ts";
 import { searchableChars, unsearchableChars } from "../index/write/documents.ts";
 import { type ToolCall, type Turn, turnLabel } from "../parsers/index.ts";
 import { neutralizeControls } from "../render/escapes.ts";
-import { localMinute, isoTime, noTurnsNote, oneLine, turnSpan } from "../render/format.ts";
+import { localMinute, isoTime, noTurnsNote, oneLine, projectLabel, turnSpan } from "../render/format.ts";
 import { archiveNote, noResumeNote } from "../render/show.ts";
 import type { SessionRead, SessionSummary, TurnRange } from "../search/index.ts";
 import { finishOutput, sessionItemOf, type ToolOutput } from "./format.ts";
@@ -357,7 +357,7 @@ export function readTurnsOutput(view: ReadTurnsView): ToolOutput {
   const startNote = fromChar > 0 ? `, turn ${range.from} from character ${fromChar}` : "";
   const cutNote = unsearchableNote(range.turns);
   const header = (to: number) => [
-    `${summary.sessionId} · ${summary.source} · ${summary.projectPath || "?"}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
+    `${summary.sessionId} · ${summary.source} · ${projectLabel(summary.projectPath)}${summary.title ? ` · "${oneLine(summary.title, 100)}"` : ""}`,
     `${range.total === 0 ? (rewound ? "no rewound turns" : noTurnsNote) : `${turnSpan(range.from, to, rewound)} of ${range.total}${startNote}`}${!rewound && rewoundTotal > 0 ? ` · ${rewoundTotal} rewound (rewound=true)` : ""}${note ? ` · ${note}` : ""}`,
     `resume: ${session.resume_command ?? noResumeNote(summary)}`,
     ...(cutNote ? [cutNote] : []),

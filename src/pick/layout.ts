@@ -3,6 +3,7 @@
  * the cells of each column of a session row (agent, project, relative date, title, weak mark). Readable from 60×15 up;
  * smaller terminals get the same layout cut short.
  */
+import { projectLabel } from "../render/format.ts";
 import { padWidth, relativeDate } from "./columns.ts";
 import { agentName, type PickRow } from "./picker-search.ts";
 
@@ -57,7 +58,7 @@ export function rowCells(row: PickRow, columns: number, nowMs: number): RowCells
   const widths = columnWidths(columns);
   return {
     agent: padWidth(agentName(row.source), widths.agent),
-    project: padWidth(row.project || "-", widths.project),
+    project: padWidth(projectLabel(row.project), widths.project),
     date: padWidth(relativeDate(row.when, nowMs), widths.date),
     title: padWidth(row.title, widths.title),
     weak: padWidth(row.confident ? "" : "weak", widths.weak),

@@ -132,8 +132,8 @@ export function countOf(count: number, noun: string): string {
 }
 
 /**
- * A session's project as every text surface outside the web view and the picker spells it: the project itself, or
- * `(no project)` when the source recorded none (search/filters.ts `noProjectLabel`, which `--project` also takes).
+ * A session's project as the text surfaces spell it (CLI, MCP answers, picker rows): the project itself,
+ * or `(no project)` when the source recorded none (search/filters.ts `noProjectLabel`, which `--project` also takes).
  *   `"/home/dev/shop"` → `"/home/dev/shop"`;  `""` → `"(no project)"`
  */
 export function projectLabel(project: string): string {

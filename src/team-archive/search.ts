@@ -9,7 +9,6 @@
  * fuses them: RSF with the model's calibrated weight scaled by the query's semantic share (fusion.ts, calibration.ts).
  * Row-level security decides which rows the role sees: a query never names a team.
  */
-import { UsageError } from "../errors.ts";
 import type { VectorLeg } from "../search/api.ts";
 import { calibrationFor } from "../search/calibration.ts";
 import { confidentAt, keywordConfidence, keywordCoverage, termRarity, vectorConfidence } from "../search/confidence.ts";
@@ -24,8 +23,8 @@ import {
   tierAllThenAny,
   turnHits,
 } from "../search/lexical.ts";
-import { makePreview, type Preview } from "../search/preview.ts";
-import { parseLexicalQuery, termWords, type LexicalQuery } from "../search/query.ts";
+import { makeDocumentPreview, makePreview, type Preview } from "../search/preview.ts";
+import { parseLexicalQuery, requireQueryText, termWords, type LexicalQuery } from "../search/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveKeywordQuery,
@@ -142,7 +141,8 @@ async function rankArchive(
 
 /**
  * Search the archive at level 1 (sessions) or 2 (turns), keyword-only.
- * @throws UsageError for an empty query; ArchiveError from the connection
+ * @throws UsageError for a query with no visible characters (requireQueryText: empty, spaces, zero-width or invalid
+ *         UTF-8 only, the local search's one error); ArchiveError from the connection
  */
 export async function searchArchive(
   connection: ArchiveConnection,
@@ -150,8 +150,7 @@ export async function searchArchive(
   vectorLeg?: VectorLeg,
 ): Promise<ArchiveSearchResponse> {
   const text = request.query.trim();
-  if (text.length === 0)
-    throw new UsageError("the search query is empty", 'pass some words, e.g. recall search --archive "docker network"');
+  const embeddable = requireQueryText(text);
   const limit = request.limit ?? (request.level === "session" ? 10 : 20);
   const query = parseLexicalQuery(text);
   const base = {
@@ -181,7 +180,7 @@ export async function searchArchive(
   } finally {
     tokenizer.close();
   }
-  const vectorHits = vectorLeg ? await vectorLeg.search(text, request.level, request.filters, candidates) : [];
+  const vectorHits = vectorLeg ? await vectorLeg.search(embeddable, request.level, request.filters, candidates) : [];
   // The local fusion (api.ts): RSF with the model's calibrated weight, scaled by how much the query reads as language.
   const { semanticShare } = queryShape(text);
   const alpha = vectorLeg ? calibrationFor(vectorLeg.model).vectorWeight * semanticShare : 0;
@@ -226,15 +225,15 @@ export async function searchArchive(
       const row = sessions.get(hit.sessionRowid);
       if (!row) return [];
       const document = documents.get(hit.documentId);
-      const previewSource = document
-        ? [document.heading, document.body, document.extra].filter(Boolean).join(" — ")
-        : "";
       return [
         {
           ...row,
           score: hit.score,
           ...verdicts[index]!,
-          preview: makePreview(previewSource, query.highlightWords),
+          // the local chooser (hydrate.ts): the prompt and reply when they hold a query word, tool lines only if not
+          preview: document
+            ? makeDocumentPreview(document, query.highlightWords)
+            : makePreview("", query.highlightWords),
           bestTurn: hit.turnNumber,
         },
       ];

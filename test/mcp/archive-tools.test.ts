@@ -159,6 +159,17 @@ describe.skipIf(skipReason !== undefined)("issue 30: the MCP tools with archive:
     );
   }, 60_000);
 
+  test("a query of zero-width characters only is the same one-line usage error as spaces only, as locally (issue 38, item 16)", async () => {
+    const local = textOf(await call(archived.client, "search", { query: "   " }));
+    expect(local).toStartWith("the search query is empty: it has no visible characters (");
+    for (const server of [archived, bare])
+      for (const query of ["   ", "\u200b\u200b", " \u200b\ufeff\u2060 "]) {
+        const result = await call(server.client, "search", { query, archive: true });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toBe(local);
+      }
+  }, 60_000);
+
   test("list_sessions lists the archive newest first, with the local listing's filters and order", async () => {
     const result = await call(archived.client, "list_sessions", { archive: true, project: "shop" });
     expect(result.isError).toBeFalsy();

@@ -98,6 +98,17 @@ describe("layout", () => {
     }
   });
 
+  test("a session without a project is (no project) in its row, as in the CLI and MCP, not - (issue 38, item 18)", () => {
+    const noProject = { ...row("what was the release plan?"), projectPath: "", project: "" };
+    for (const columns of [80, 100, 160]) {
+      const cells = rowCells(noProject, columns, now);
+      expect(cells.project.trim()).toBe("(no project)");
+      expect(cellWidth(cells.project)).toBe(rowCells(row("x"), columns, now).project.length);
+    }
+    // At 60 columns the project column is 10 cells wide: the label is cut like any project name.
+    expect(rowCells(noProject, 60, now).project).toBe("(no proje…");
+  });
+
   test("the list window scrolls to keep the selection in view", () => {
     expect(windowStart(0, 5, 3)).toBe(0);
     expect(windowStart(2, 5, 50)).toBe(0);
