@@ -140,7 +140,8 @@ async function rankArchive(
 }
 
 /**
- * Search the archive at level 1 (sessions) or 2 (turns), keyword-only.
+ * Search the archive at level 1 (sessions) or 2 (turns): its keyword ranking, fused with the vector leg when one is given
+ * (as local search fuses, without the confident-keyword tier, date boost and sub-agent down-rank: issue 39).
  * @throws UsageError for a query with no visible characters (requireQueryText: empty, spaces, zero-width or invalid
  *         UTF-8 only, the local search's one error); ArchiveError from the connection
  */

@@ -257,6 +257,59 @@ describe("codex rollout parsing", () => {
   });
 });
 
+describe("codex MCP tool-call status", () => {
+  test("an MCP call is an error when its result is Err, or Ok with isError or is_error true (issue 39: dropping the check survived)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-mcp-"));
+    const id = "019c0000-abcd-7000-8000-0000000000e1";
+    const line = (timestamp: string, type: string, payload: object) => JSON.stringify({ timestamp, type, payload });
+    const results: Array<[string, object]> = [
+      ["call_ok", { Ok: { content: [{ type: "text", text: "[]" }], isError: false } }],
+      ["call_err", { Err: "tool call failed: connection refused" }],
+      ["call_camel", { Ok: { content: [{ type: "text", text: "rate limited" }], isError: true } }],
+      ["call_snake", { Ok: { content: [{ type: "text", text: "not found" }], is_error: true } }],
+    ];
+    try {
+      const lines = [
+        line("2026-03-05T10:00:00.000Z", "session_meta", {
+          id,
+          timestamp: "2026-03-05T10:00:00.000Z",
+          cwd: "/home/dev/mcp",
+        }),
+        line("2026-03-05T10:00:01.000Z", "response_item", {
+          type: "message",
+          role: "user",
+          content: [{ type: "input_text", text: "look up the issues" }],
+        }),
+        ...results.flatMap(([callId, result], i) => [
+          line(`2026-03-05T10:00:0${2 + i}.000Z`, "response_item", {
+            type: "function_call",
+            name: "search_issues",
+            namespace: "github",
+            arguments: '{"query": "fts5"}',
+            call_id: callId,
+          }),
+          line(`2026-03-05T10:00:0${2 + i}.500Z`, "event_msg", {
+            type: "mcp_tool_call_end",
+            call_id: callId,
+            invocation: { server: "github", tool: "search_issues", arguments: { query: "fts5" } },
+            result,
+          }),
+        ]),
+        line("2026-03-05T10:00:09.000Z", "response_item", {
+          type: "message",
+          role: "assistant",
+          content: [{ type: "output_text", text: "Three of four lookups failed." }],
+        }),
+      ];
+      writeFileSync(join(dir, `rollout-2026-03-05T10-00-00-${id}.jsonl`), `${lines.join("\n")}\n`);
+      const calls = parseId(id, [dir]).turns.flatMap((turn) => turn.toolCalls);
+      expect(calls.map((call) => call.isError)).toEqual([false, true, true, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("codex tool output status", () => {
   test("exit codes in the header, JSON metadata and Codex failure texts set isError", () => {
     expect(decodeOutput("Exit code: 0\nOutput:\nExit code: 1\n").isError).toBe(false);

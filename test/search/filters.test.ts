@@ -79,8 +79,11 @@ describe("search filters", () => {
     ).results as SessionResult[];
     const subagent = shown.find((s) => s.isSubagent);
     expect(subagent?.parentSessionId).toBe("7a5e3b10-8c95-4851-9e9b-75de80faf166");
-    // Keyword mode: the fused score is the keyword score, times the sub-agent factor.
-    expect(subagent!.score).toBeCloseTo((subagent!.keywordScore ?? 0) * subagentScoreFactor, 5);
+    // Keyword mode: the fused score is the keyword score, times the sub-agent factor, which is 0.85 (README): written
+    // out, so a factor of 1 (no down-rank at all) fails here (issue 39: that mutation survived).
+    expect(subagentScoreFactor).toBe(0.85);
+    expect(subagent!.score).toBeCloseTo((subagent!.keywordScore ?? 0) * 0.85, 5);
+    expect(subagent!.score).toBeLessThan(subagent!.keywordScore ?? 0);
   });
 
   test("dates: ISO days, ISO times, relative ages; anything else is a usage error", () => {

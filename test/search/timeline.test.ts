@@ -148,6 +148,8 @@ describe("issue 10: arguments checked once for the CLI and MCP", () => {
     ]).toEqual([5, 1000, 0, 7, 0]);
     expect(() => parseLimit(0, 5)).toThrow("limit must be a whole number from 1 to 1000, got 0");
     expect(() => parseLimit(2.5, 5, "--limit")).toThrow("--limit must be a whole number from 1 to 1000, got 2.5");
+    // The upper bound (issue 39: removing it survived every test): one past it is refused, with the same words.
+    expect(() => parseLimit(1001, 5)).toThrow("limit must be a whole number from 1 to 1000, got 1001");
     expect(() => parseOffset(-1)).toThrow("offset must be a whole number of at least 0, got -1");
     expect([parseDepth(undefined), parseDepth(1), parseDepth("2")]).toEqual(["session", "session", "turn"]);
     expect(() => parseDepth(3)).toThrow("depth must be 1 (sessions) or 2 (turns), got 3");

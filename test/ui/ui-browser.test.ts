@@ -2,8 +2,9 @@
  * `recall ui` in a real browser (Debian's chromium through playwright-core, headless, started here): search with
  * filters, a session opened at a turn anchor, a tool call expanded, the activity calendar and a click on a day, the
  * keyboard (/, j, k, Enter), a narrow dark page, the planted-script session running nothing, and a session that grows
- * while its page is open showing the new turn without a reload. Screenshots of the three pages go to docs/ui/ (the
- * README links them).
+ * while its page is open showing the new turn without a reload. Screenshots of the pages go to a temporary folder, or
+ * to the folder RECALL_TEST_SCREENSHOTS names (`RECALL_TEST_SCREENSHOTS=docs/ui` refreshes the ones the README links):
+ * a test run leaves the tracked files alone (issue 39).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -15,7 +16,9 @@ import { prepareUiHistory, startUi, uiIds, type RunningUi, type UiHistory } from
 
 const skip = browserSkipReason();
 if (skip) console.warn(`recall ui browser tests skipped: ${skip}`);
-const screenshots = resolve(import.meta.dir, "../../docs/ui");
+const screenshots = process.env.RECALL_TEST_SCREENSHOTS
+  ? resolve(process.env.RECALL_TEST_SCREENSHOTS)
+  : join(tmpdir(), "recall-ui-screenshots");
 
 (skip ? describe.skip : describe)("recall ui in a browser", () => {
   let root: string;

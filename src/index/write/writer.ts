@@ -363,7 +363,7 @@ function upsertDocument(
   // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
   if (current.embed_hash !== embedHash) {
     db.query("DELETE FROM chunks WHERE document_id = ?").run(current.id);
-    db.query("DELETE FROM next_chunks WHERE document_id = ?").run(current.id); // a model being swapped in (reembed.ts)
+    db.query("DELETE FROM next_chunks WHERE document_id = ?").run(current.id); // a model being swapped in (index/vectors/generations.ts)
   }
 }
 
