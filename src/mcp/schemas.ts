@@ -10,27 +10,14 @@
  * carry ids, title, dates, score and a one-line preview; `full` adds every field of the CLI's JSON.
  */
 import * as z from "zod";
-import { type SourceId, sourceIds } from "../parsers/index.ts";
+import { parserFor, sourceIds } from "../parsers/index.ts";
 import { fenceInstructions } from "./session-text.ts";
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().describe(description);
 
-/**
- * Each source as an agent knows it. A record over every `SourceId`, so a source added to `sourceIds`
- * (src/parsers/types.ts) fails typecheck until it is named here, and the lists below follow `sourceIds`.
- */
-const sourceNames: Record<SourceId, string> = {
-  "claude-code": "Claude Code",
-  opencode: "OpenCode",
-  codex: "Codex CLI",
-  "gemini-cli": "Gemini CLI",
-  cursor: "Cursor",
-  aider: "Aider",
-};
-
-/** The tools recall reads, by name in display order: `Claude Code, OpenCode, Codex CLI, …`. */
-export const sourceNameList = sourceIds.map((id) => sourceNames[id]).join(", ");
+/** The tools recall reads, by name in display order (each parser's `displayName`): `Claude Code, OpenCode, Codex CLI, …`. */
+export const sourceNameList = sourceIds.map((id) => parserFor(id).displayName).join(", ");
 
 /** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
 const scope = {

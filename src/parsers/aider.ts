@@ -14,7 +14,7 @@
  */
 import type { Parser } from "./types.ts";
 import { parseAiderUnit } from "./aider/parse.ts";
-import { scanAiderRoots } from "./aider/scan.ts";
+import { historyFileName, scanAiderRoots } from "./aider/scan.ts";
 import { listAiderUnits } from "./aider/sessions.ts";
 
 export { parseAiderUnit } from "./aider/parse.ts";
@@ -45,4 +45,12 @@ export const aiderParser: Parser = {
   scan: (roots) => scanAiderRoots(roots),
   listUnits: (containers, hooks) => listAiderUnits(containers, hooks),
   parse: (unit, options) => parseAiderUnit(unit, options),
+  displayName: "Aider",
+  // Each project folder alone (project folders are busy trees); one that is gone stays gone.
+  watch: { kind: "tree", depth: 0, isSessionFile: (name) => name === historyFileName, missingRootPending: false },
+  // aider.chat docs: `aider --restore-chat-history` reloads the folder's .aider.chat.history.md.
+  resumeInvocation: (_sessionId, projectPath) => ({
+    cwd: projectPath || undefined,
+    argv: ["aider", "--restore-chat-history"],
+  }),
 };

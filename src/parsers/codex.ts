@@ -9,6 +9,7 @@
  */
 import type { Parser } from "./types.ts";
 import { withPromptHistory } from "./shared/prompt-history.ts";
+import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { codexHistorySpec } from "./codex/history.ts";
 import { parseCodexUnit } from "./codex/parse.ts";
 import { listCodexUnits, scanCodexRoots } from "./codex/scan.ts";
@@ -36,6 +37,14 @@ export const codexParser: Parser = withPromptHistory(
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
     parse: (unit, options) => parseCodexUnit(unit, options),
+    displayName: "Codex CLI",
+    // `sessions/YYYY/MM/DD/`, `archived_sessions/`: rollouts and session_index.jsonl titles start a cycle.
+    watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
+    // Codex CLI docs: `codex resume <SESSION_ID>`.
+    resumeInvocation: (sessionId, projectPath) => ({
+      cwd: projectPath || undefined,
+      argv: ["codex", "resume", sessionId],
+    }),
   },
   codexHistorySpec,
 );

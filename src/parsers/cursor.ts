@@ -29,6 +29,7 @@ import { loadChat } from "./cursor/load.ts";
 import { scanCursorRoots } from "./cursor/scan.ts";
 import { buildTurns } from "./cursor/turns.ts";
 import { listDatabaseChats, mergeListings, type DatabaseListing } from "./cursor/units.ts";
+import { optionSafe } from "./shared/option-safe.ts";
 
 export { closeCursorDatabases, openCursorDatabase } from "./cursor/database.ts";
 export { scanCursorRoots, fingerprintStateDatabase } from "./cursor/scan.ts";
@@ -56,6 +57,19 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
     id: "cursor",
     version: 3, // 3: turns without a time of their own take the nearest earlier one (issue 38)
     scan: scanCursorRoots,
+    displayName: "Cursor",
+    // The User folder down to `workspaceStorage/<hash>/`: its databases and workspace.json start a cycle.
+    watch: {
+      kind: "tree",
+      depth: 2,
+      isSessionFile: (name) => name === "state.vscdb" || name === "state.vscdb-wal" || name === "workspace.json",
+      missingRootPending: true,
+    },
+    // Cursor cannot reopen one chat from a shell: its workspace opens, whose chat history lists the session.
+    resumeInvocation: (_sessionId, projectPath) => ({
+      cwd: undefined,
+      argv: projectPath ? ["cursor", ...optionSafe(projectPath)] : ["cursor"],
+    }),
     listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
       const listings: DatabaseListing[] = [];
       for (const container of containers) {

@@ -14,6 +14,7 @@
  */
 import type { Parser } from "./types.ts";
 import { withPromptHistory } from "./shared/prompt-history.ts";
+import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { geminiLogsSpec } from "./gemini-cli/logs.ts";
 import { parseGeminiUnit } from "./gemini-cli/parse.ts";
 import { scanGeminiRoots } from "./gemini-cli/scan.ts";
@@ -39,6 +40,14 @@ export const geminiCliParser: Parser = withPromptHistory(
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
     parse: (unit, options) => parseGeminiUnit(unit, options),
+    displayName: "Gemini CLI",
+    // `tmp/<project>/chats/<sub-agent>/`: chat files and `.project_root` start a cycle.
+    watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
+    // Gemini CLI docs: `gemini --resume <session id|index|latest>`, per project folder.
+    resumeInvocation: (sessionId, projectPath) => ({
+      cwd: projectPath || undefined,
+      argv: ["gemini", "--resume", sessionId],
+    }),
   },
   geminiLogsSpec,
 );

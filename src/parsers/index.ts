@@ -23,6 +23,7 @@ export {
 } from "./paths.ts";
 export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
 export { typedText, injectedWrapperTags } from "./shared/typed-text.ts";
+export { optionSafe } from "./shared/option-safe.ts";
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch/targets.ts) to watch the same folders. */
 export { skippedDirs as claudeSkippedDirs, maxDepth as claudeMaxDepth } from "./claude-code/scan.ts";
 export { dbNamePattern as opencodeDbNamePattern } from "./opencode/scan.ts";

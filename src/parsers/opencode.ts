@@ -168,6 +168,13 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
     id: "opencode",
     version: 1,
     scan: scanOpencodeRoots,
+    displayName: "OpenCode",
+    watch: { kind: "opencode-data" },
+    // OpenCode CLI: `opencode --session <id>` continues a session.
+    resumeInvocation: (sessionId, projectPath) => ({
+      cwd: projectPath || undefined,
+      argv: ["opencode", "--session", sessionId],
+    }),
     listUnits(containers: SourceContainer[], hooks?: ParserHooks): SourceUnit[] {
       const ordered = containers
         .filter((container) => container.source === "opencode")

@@ -308,11 +308,45 @@ export interface ScanResult {
 }
 
 /**
+ * How the tool that wrote a session resumes it: the program and its arguments (`argv[0]` looked up on PATH), run in
+ * `cwd` (the session's project folder; undefined when the tool needs no particular folder, or none was recorded).
+ * `recall pick` runs it directly (no shell); search/hydrate.ts `shellCommandOf` prints it as one shell line.
+ */
+export interface ResumeInvocation {
+  cwd: string | undefined;
+  argv: string[];
+}
+
+/**
+ * What the watcher (index/watch/targets.ts) watches below one root of a source, by the shape of its files:
+ *   `claude-projects`: a Claude Code projects tree (session folders watched only once active);
+ *   `opencode-data`: OpenCode data folders, JSON storage and the legacy project tree;
+ *   `tree`: any other agent's data folder as one tree of folders `depth` levels deep (0: the folder alone), whose
+ *     files named as `isSessionFile` says start an index cycle; `missingRootPending` false for a root that, once gone,
+ *     stays gone (an Aider project folder) instead of being waited for.
+ */
+export type WatchLayout =
+  | { kind: "claude-projects" }
+  | { kind: "opencode-data" }
+  | { kind: "tree"; depth: number; isSessionFile(name: string): boolean; missingRootPending: boolean };
+
+/**
  * The contract of one source. Implementations must never throw on broken content (count and skip
  * instead); they throw `SourceError` only when a whole container is structurally unreadable.
+ * Everything recall knows of an agent lives behind it (issue 39): adding a source means its folder and one registry line
+ * in parsers/index.ts.
  */
 export interface Parser {
   readonly id: SourceId;
+  /** The agent's name as its users know it: `Claude Code`, `Codex CLI`. */
+  readonly displayName: string;
+  /** What the watcher watches below each root of this source. */
+  readonly watch: WatchLayout;
+  /**
+   * The command that reopens a session in the agent, from its documented command line.
+   * @param projectPath the session's project folder, "" when none was recorded
+   */
+  resumeInvocation(sessionId: string, projectPath: string): ResumeInvocation;
   /**
    * The version of what `parse` makes of the same input: raised when a change keeps, drops or numbers anything
    * differently. The index re-parses every session of the source once when the version it stored differs

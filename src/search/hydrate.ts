@@ -6,11 +6,12 @@
 import type { Database } from "bun:sqlite";
 import { loadDocumentTexts, searchableChars, searchablePart } from "../index/write/documents.ts";
 import type { StoredToolCall } from "../index/write/writer.ts";
-import type { SourceId } from "../parsers/types.ts";
+import { optionSafe, parserFor, type ResumeInvocation, type SourceId } from "../parsers/index.ts";
 import type { JudgedHit } from "./api.ts";
 import type { ResultConfidence } from "./confidence.ts";
 import { makeDocumentPreview, makePreview, type Preview, previewScanChars } from "./preview.ts";
 import { loadSessionSummaries, type SessionSummary } from "./sessions.ts";
+export type { ResumeInvocation } from "../parsers/index.ts";
 
 /**
  * Scores of a result: fused (0–1, relative to the other candidates of the query), each leg's normalized score
@@ -73,45 +74,13 @@ export interface TurnResult
 }
 
 /**
- * How the tool that wrote a session resumes it: the program and its arguments (`argv[0]` looked up on PATH), run in
- * `cwd` (the session's project folder; undefined when the tool needs no particular folder, or none was recorded).
- * `recall pick` runs it directly (no shell); {@link resumeCommandFor} prints it as one shell line.
- */
-export interface ResumeInvocation {
-  cwd: string | undefined;
-  argv: string[];
-}
-
-/**
- * The resume invocation of a session, from each tool's documented command line: Claude Code `claude --resume <id>`
- * (looks the id up under the folder it runs in), OpenCode `opencode --session <id>`, Codex CLI docs `codex resume
- * <SESSION_ID>`, Gemini CLI docs `gemini --resume <session id|index|latest>` (per project folder), aider.chat docs
- * `aider --restore-chat-history` (reloads .aider.chat.history.md of the folder). Cursor cannot reopen one chat from a
- * shell: its workspace opens (`cursor <folder>`), whose chat history lists the session.
- * Example: `("codex", "0199…", "/work/app")` → `{ cwd: "/work/app", argv: ["codex", "resume", "0199…"] }`.
+ * The resume invocation of a session: its parser's (parsers/types.ts `Parser.resumeInvocation`, each from the agent's
+ * documented command line). Example: `("codex", "0199…", "/work/app")` → `{ cwd: "/work/app", argv: ["codex",
+ * "resume", "0199…"] }`.
  */
 export function resumeInvocationFor(source: SourceId, sessionId: string, projectPath: string): ResumeInvocation {
-  const cwd = projectPath || undefined;
-  switch (source) {
-    case "claude-code":
-      return { cwd, argv: ["claude", "--resume", sessionId] };
-    case "opencode":
-      return { cwd, argv: ["opencode", "--session", sessionId] };
-    case "codex":
-      return { cwd, argv: ["codex", "resume", sessionId] };
-    case "gemini-cli":
-      return { cwd, argv: ["gemini", "--resume", sessionId] };
-    case "cursor":
-      return { cwd: undefined, argv: projectPath ? ["cursor", ...optionSafe(projectPath)] : ["cursor"] };
-    case "aider":
-      return { cwd, argv: ["aider", "--restore-chat-history"] };
-    default:
-      return source satisfies never;
-  }
+  return parserFor(source).resumeInvocation(sessionId, projectPath);
 }
-
-/** A path argument as words after which no shell or program reads it as an option: `-x` → `--`, `-x`. */
-const optionSafe = (path: string): string[] => (path.startsWith("-") ? ["--", path] : [path]);
 
 /**
  * A resume invocation as one shell line, every part quoted (issue 9: a session id or project path taken from a

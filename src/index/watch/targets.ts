@@ -8,11 +8,10 @@
  * OpenCode: each data folder (databases and their -wal), JSON storage (message/ and part/ children only when
  * hot: each new message makes a new part folder), the legacy project/ tree. A root that does not exist yet is
  * "pending": its nearest existing ancestor is watched (that folder only) until the next component appears.
- * Codex CLI and Gemini CLI: the data folder as one tree (`sessions/YYYY/MM/DD/`, `archived_sessions/`;
- * `tmp/<project>/chats/`), folders only, down to {@link agentTreeDepth} levels; .jsonl/.json writes start a cycle.
- * Cursor: the User folder down to `workspaceStorage/<hash>/`; its `state.vscdb` and -wal writes start a cycle.
- * Aider: each root folder alone (depth 0: project folders are busy trees), for its `.aider.chat.history.md`;
- * histories deeper below an `--aider-dir` root are found by the next search's freshness check instead.
+ * Every other agent (Codex CLI, Gemini CLI, Cursor, Aider): the data folder as one tree, folders only, as deep as its
+ * parser's watch layout says, and the file names whose writes start a cycle (parsers/types.ts `WatchLayout`; Aider:
+ * each project folder alone, depth 0, and histories deeper below an `--aider-dir` root are found by the next search's
+ * freshness check instead). Which layout a source has is its parser's to say (issue 39): no source is named here.
  */
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
@@ -20,6 +19,8 @@ import {
   claudeMaxDepth,
   claudeSkippedDirs,
   opencodeDbNamePattern,
+  parserFor,
+  parsers,
   type SourceId,
   type SourceRootMap,
 } from "../../parsers/index.ts";
@@ -94,63 +95,52 @@ function pendingTarget(source: SourceId, root: string): WatchTarget {
   return { source, root, kind: "pending", path: nearestExistingAncestor(root), depth: 0, file: root };
 }
 
-function claudeTargets(root: string): WatchTarget[] {
+/** A Claude Code projects root (`WatchLayout` kind `claude-projects`). */
+function claudeTargets(source: SourceId, root: string): WatchTarget[] {
   const stats = statOrNull(root);
-  if (!stats) return [pendingTarget("claude-code", root)];
+  if (!stats) return [pendingTarget(source, root)];
   if (stats.isFile())
     return root.endsWith(".jsonl")
-      ? [{ source: "claude-code", root, kind: "claude-file", path: dirname(root), depth: 0, file: root }]
+      ? [{ source, root, kind: "claude-file", path: dirname(root), depth: 0, file: root }]
       : [];
   // A `.claude` folder: only its projects/ holds transcripts (the scan does the same).
   const projects = join(root, "projects");
   const path = isDir(projects) ? projects : root;
-  return [{ source: "claude-code", root, kind: "claude-tree", path, depth: claudeMaxDepth }];
+  return [{ source, root, kind: "claude-tree", path, depth: claudeMaxDepth }];
 }
 
-/** Folder levels watched below a Codex or Gemini root: `sessions/YYYY/MM/DD/` and `tmp/<project>/chats/<sub-agent>/` fit. */
-const agentTreeDepth = 6;
-
-/** Folder levels watched below a root, per source of the `agent-tree` kind (Cursor: `workspaceStorage/<hash>/`; Aider: the folder only). */
-const agentTreeDepths: Partial<Record<SourceId, number>> = {
-  codex: agentTreeDepth,
-  "gemini-cli": agentTreeDepth,
-  cursor: 2,
-  aider: 0,
-};
-
-/** Codex CLI, Gemini CLI, Cursor and Aider roots: the folder as one tree (a file root: its folder). */
+/**
+ * A root of a source whose parser watches it as one tree (parsers/types.ts `WatchLayout` kind `tree`): the folder
+ * `depth` levels deep (a file root: its folder alone); a missing root is waited for unless its layout says it stays gone.
+ */
 function agentTreeTargets(source: SourceId, root: string): WatchTarget[] {
+  const layout = parserFor(source).watch;
+  if (layout.kind !== "tree") return [];
   const stats = statOrNull(root);
-  if (!stats) return source === "aider" ? [] : [pendingTarget(source, root)]; // a project folder that is gone stays gone
+  if (!stats) return layout.missingRootPending ? [pendingTarget(source, root)] : [];
   if (stats.isFile()) return [{ source, root, kind: "agent-tree", path: dirname(root), depth: 0 }];
-  return [{ source, root, kind: "agent-tree", path: root, depth: agentTreeDepths[source] ?? 0 }];
+  return [{ source, root, kind: "agent-tree", path: root, depth: layout.depth }];
 }
 
-/** The file names (or suffixes) whose writes start an index cycle in an `agent-tree` target of `source`. */
+/** Whether a write to a file named `name` in an `agent-tree` target of `source` starts an index cycle (its parser says). */
 function isAgentSessionFile(source: SourceId, name: string): boolean {
-  switch (source) {
-    case "cursor":
-      return name === "state.vscdb" || name === "state.vscdb-wal" || name === "workspace.json";
-    case "aider":
-      return name === ".aider.chat.history.md";
-    default:
-      // session files, titles (session_index.jsonl, .project_root); logs and databases are not read
-      return name.endsWith(".jsonl") || name.endsWith(".json") || name === ".project_root";
-  }
+  const layout = parserFor(source).watch;
+  return layout.kind === "tree" && layout.isSessionFile(name);
 }
 
-function opencodeTargets(root: string): WatchTarget[] {
+/** An OpenCode data, storage or legacy root (`WatchLayout` kind `opencode-data`). */
+function opencodeTargets(source: SourceId, root: string): WatchTarget[] {
   const stats = statOrNull(root);
-  if (!stats) return [pendingTarget("opencode", root)];
+  if (!stats) return [pendingTarget(source, root)];
   if (stats.isFile())
     return root.endsWith(".db")
-      ? [{ source: "opencode", root, kind: "opencode-file", path: dirname(root), depth: 0, file: root }]
+      ? [{ source, root, kind: "opencode-file", path: dirname(root), depth: 0, file: root }]
       : [];
   if (basename(root) === "storage") {
     const legacy = /[\\/]project[\\/][^\\/]+[\\/]storage$/.test(root);
     return [
       {
-        source: "opencode",
+        source,
         root,
         kind: legacy ? "opencode-legacy" : "opencode-storage",
         path: root,
@@ -161,14 +151,14 @@ function opencodeTargets(root: string): WatchTarget[] {
   // The folders a root may stand for, as the scan reads them: itself, <root>/opencode, <root>/.local/share/opencode.
   const dirs = [root, ...[join(root, "opencode"), join(root, ".local", "share", "opencode")].filter(isDir)];
   return dirs.flatMap((dir): WatchTarget[] => [
-    { source: "opencode", root, kind: "opencode-data", path: dir, depth: 0 },
+    { source, root, kind: "opencode-data", path: dir, depth: 0 },
     ...(isDir(join(dir, "storage"))
-      ? [{ source: "opencode" as const, root, kind: "opencode-storage" as const, path: join(dir, "storage"), depth: 2 }]
+      ? [{ source, root, kind: "opencode-storage" as const, path: join(dir, "storage"), depth: 2 }]
       : []),
     ...(isDir(join(dir, "project"))
       ? [
           {
-            source: "opencode" as const,
+            source,
             root,
             kind: "opencode-legacy" as const,
             path: join(dir, "project"),
@@ -179,6 +169,21 @@ function opencodeTargets(root: string): WatchTarget[] {
   ]);
 }
 
+/** The targets of one root, by the watch layout its source's parser declares. */
+function targetsOf(source: SourceId, root: string): WatchTarget[] {
+  const layout = parserFor(source).watch;
+  switch (layout.kind) {
+    case "claude-projects":
+      return claudeTargets(source, root);
+    case "opencode-data":
+      return opencodeTargets(source, root);
+    case "tree":
+      return agentTreeTargets(source, root);
+    default:
+      return layout satisfies never;
+  }
+}
+
 /**
  * The folders to watch for the given roots, from their current state on disk (a few stats per root).
  * Targets are unique by kind and path; roots that are files of another type (not .jsonl / .db) get none.
@@ -187,14 +192,9 @@ function opencodeTargets(root: string): WatchTarget[] {
  * with the OpenCode one missing → a `pending` target at `~/.local/share` (depth 0).
  */
 export function planWatchTargets(roots: SourceRootMap): WatchTarget[] {
-  const all = [
-    ...(roots["claude-code"] ?? []).map((root) => resolve(root)).flatMap(claudeTargets),
-    ...(roots.opencode ?? []).map((root) => resolve(root)).flatMap(opencodeTargets),
-    ...(roots.codex ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("codex", root)),
-    ...(roots["gemini-cli"] ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("gemini-cli", root)),
-    ...(roots.cursor ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("cursor", root)),
-    ...(roots.aider ?? []).map((root) => resolve(root)).flatMap((root) => agentTreeTargets("aider", root)),
-  ];
+  const all = parsers.flatMap((parser) =>
+    (roots[parser.id] ?? []).map((root) => resolve(root)).flatMap((root) => targetsOf(parser.id, root)),
+  );
   const seen = new Set<string>();
   return all.filter((target) => {
     const key = targetKey(target);

@@ -1,0 +1,75 @@
+/**
+ * Issue 39, item 3: what an agent's format implies lives behind the parser interface (parsers/types.ts `Parser`): its
+ * display name, what the watcher watches, and its resume command. The watcher, the resume commands and the MCP tool
+ * descriptions read them from the registry, and no module outside src/parsers switches on a source id.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { planWatchTargets } from "../../src/index/watch/targets.ts";
+import { sourceNameList } from "../../src/mcp/schemas.ts";
+import { parserFor, parsers, sourceIds } from "../../src/parsers/index.ts";
+import { resumeCommandFor } from "../../src/search/hydrate.ts";
+
+const src = resolve(import.meta.dir, "../../src");
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(folder, entry.name))
+      : /\.tsx?$/.test(entry.name)
+        ? [join(folder, entry.name)]
+        : [],
+  );
+}
+
+describe("the parser registry holds what each agent implies (issue 39, item 3)", () => {
+  test("every source has one parser with a display name, a watch layout and a resume command", () => {
+    expect(parsers.map((parser) => parser.id)).toEqual([...sourceIds]);
+    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider");
+    expect(
+      Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
+    ).toEqual({
+      "claude-code": ["claude", "--resume", "s-1"],
+      opencode: ["opencode", "--session", "s-1"],
+      codex: ["codex", "resume", "s-1"],
+      "gemini-cli": ["gemini", "--resume", "s-1"],
+      cursor: ["cursor", "/work/my app"],
+      aider: ["aider", "--restore-chat-history"],
+    });
+    // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
+    expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
+      "cd '/work/my app' && codex resume '$(touch x)'",
+    );
+    expect(resumeCommandFor("cursor", "c-1", "-rf")).toBe("cursor -- -rf");
+  });
+
+  test("the watcher plans each root by its parser's layout: a missing Aider folder stays gone, a missing Codex one is awaited", () => {
+    const missing = "/nonexistent-recall-root/sub";
+    const targets = planWatchTargets({ codex: [missing], aider: [missing], cursor: [missing] });
+    expect(targets.map((target) => [target.source, target.kind, target.file])).toEqual([
+      ["codex", "pending", missing],
+      ["cursor", "pending", missing],
+    ]);
+    const here = resolve(import.meta.dir);
+    const tree = planWatchTargets({ codex: [here], cursor: [here], aider: [here] });
+    expect(tree.map((target) => [target.source, target.depth])).toEqual([
+      ["codex", 6],
+      ["cursor", 2],
+      ["aider", 0],
+    ]);
+  });
+
+  test("no module outside src/parsers switches on a source id", () => {
+    const ids = sourceIds.map((id) => id.replace(/-/g, "\\-")).join("|");
+    const sourceCase = new RegExp(`case "(${ids})":`);
+    const offenders = sourceFiles(src)
+      .filter((file) => !relative(src, file).startsWith("parsers/"))
+      .filter((file) => {
+        const text = readFileSync(file, "utf8");
+        return text.includes("SourceId") && sourceCase.test(text);
+      })
+      .map((file) => relative(src, file));
+    expect(offenders).toEqual([]);
+  });
+});
