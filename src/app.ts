@@ -1,6 +1,7 @@
 /**
  * The application: wires the subcommands and is the only place that catches errors. Each command is imported as its
- * definition (flags and help, src/commands/<name>.ts); what it does (<name>-handler.ts) loads when it runs (issue 14).
+ * definition (flags and help: src/commands/<name>.ts for the CLI's own, `command.ts` in src/pick, src/ui and src/mcp for
+ * the other front ends); what it does (its handler) loads when it runs (issue 14).
  * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
  * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
  * `--json`, also for cmd-ts' own usage errors, each of which gets a line of its own); an unexpected error prints one
@@ -14,10 +15,10 @@ import { exportCommand } from "./commands/export.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { archiveCommand } from "./commands/archive.ts";
 import { indexCommand } from "./commands/index.ts";
-import { mcpCommand } from "./commands/mcp.ts";
-import { pickCommand } from "./commands/pick.ts";
-import { initCommand } from "./commands/init.ts";
-import { uiCommand } from "./commands/ui.ts";
+import { mcpCommand } from "./mcp/command.ts";
+import { pickCommand } from "./pick/command.ts";
+import { initCommand } from "./pick/init-command.ts";
+import { uiCommand } from "./ui/command.ts";
 import { modelCommand } from "./commands/model.ts";
 import { searchCommand } from "./commands/search.ts";
 import { sessionsCommand } from "./commands/sessions.ts";

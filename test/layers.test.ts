@@ -5,7 +5,8 @@ import { dirname, join, relative, resolve } from "node:path";
 /**
  * DESIGN.md "Layout": a folder is a layer and imports go downward only. Ranks, lowest first; a file may
  * value-import from its own layer or a lower one (type-only imports are erased and do not count).
- * `binary/` (files embedded in the compiled executable) sits between the index and the embedding runtime.
+ * `binary/` (files embedded in the compiled executable) sits between the index and the embedding runtime; `service/`
+ * (opening the index with its freshness check, the embedder, the vector leg, the shared flags) under the front ends.
  */
 const ranks: Record<string, number> = {
   "errors.ts": 0,
@@ -20,13 +21,20 @@ const ranks: Record<string, number> = {
   doctor: 5,
   render: 6,
   http: 6,
-  commands: 7,
-  mcp: 7,
-  pick: 7,
-  ui: 7,
-  "app.ts": 8,
-  "cli.ts": 9,
+  service: 7,
+  commands: 8,
+  mcp: 8,
+  pick: 8,
+  ui: 8,
+  "app.ts": 9,
+  "cli.ts": 10,
 };
+
+/**
+ * The front ends (issue 39): the CLI's commands, the MCP server, the picker and the web view. Siblings over `service/`
+ * (the application layer every one of them calls) and the layers below: none imports another.
+ */
+const frontEnds = new Set(["commands", "mcp", "pick", "ui"]);
 
 const src = resolve(import.meta.dir, "../src");
 const layerOf = (file: string): string => relative(src, file).split("/")[0]!;
@@ -67,6 +75,21 @@ describe("layering", () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  test("no front end imports another front end (issue 39)", () => {
+    const across: string[] = [];
+    for (const file of sourceFiles(src)) {
+      const from = layerOf(file);
+      if (!frontEnds.has(from)) continue;
+      for (const specifier of valueImports(readFileSync(file, "utf8"))) {
+        const target = resolve(dirname(file), specifier);
+        if (!target.startsWith(src)) continue;
+        const to = layerOf(target);
+        if (frontEnds.has(to) && to !== from) across.push(`${relative(src, file)} → ${relative(src, target)}`);
+      }
+    }
+    expect(across).toEqual([]);
   });
 
   test("only embed/ loads node-llama-cpp, and only lazily", () => {

@@ -5,7 +5,7 @@
  *   - cold `recall search --keyword-only` and cold hybrid `recall search` (fresh process, --no-reindex; p50 of --runs);
  *     the issue's target for the cold hybrid search is 1.5 × cold keyword + 150 ms; the hybrid search three ways: with
  *     the embedding helper off (the model loads in the search process), the first search that starts the helper, and
- *     searches through the warm helper (src/commands/query-embedder.ts); the helper is stopped at the end;
+ *     searches through the warm helper (src/service/query-embedder.ts); the helper is stopped at the end;
  *   - the same hybrid query through a running MCP server (`recall mcp --no-watch`, SDK client over stdio): the first
  *     call (loads the model) and the warm round trip (p50/p95 of 20 calls), the warm path that removes the model load;
  *   - where a cold load goes, in-process: node-llama-cpp's getLlama, loadModel, the first embedding context, the

@@ -9,13 +9,13 @@ import type { SearchLevel } from "../search/lexical.ts";
 import type { Embedder } from "../embed/index.ts";
 import { openArchive } from "../team-archive/connection.ts";
 import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
-import { createEmbedderOpener } from "./embedder.ts";
+import { createEmbedderOpener } from "../service/embedder.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { type ArchiveSearchResponse, searchArchive } from "../team-archive/search.ts";
 import { resolveArchiveSessionId } from "../team-archive/show.ts";
 import { parseOffset } from "../search/paging.ts";
-import { archiveUrlOf } from "./archive-handler.ts";
-import { type HistoryContext, resolveHistory } from "./context.ts";
+import { archiveUrlOf } from "../service/archive-url.ts";
+import { type HistoryContext, resolveHistory } from "../service/context.ts";
 import type { SearchArgs } from "./search.ts";
 
 /** Run the search in the archive and print it (text, or one JSON object with --json). */

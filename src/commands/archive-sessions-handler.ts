@@ -10,15 +10,15 @@ import { shellQuote } from "../search/hydrate.ts";
 import { openArchive } from "../team-archive/connection.ts";
 import { listArchiveSessions } from "../team-archive/listing.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
-import { archiveUrlOf } from "./archive-handler.ts";
-import { resolveHistory } from "./context.ts";
+import { archiveUrlOf } from "../service/archive-url.ts";
+import { resolveHistory } from "../service/context.ts";
 import { nextPageCommand } from "./sessions-handler.ts";
 import type { SessionsArgs } from "./sessions.ts";
 
 /**
  * List one page of the archive's sessions and print it (text, or one JSON object with --json).
  * @param limit sessions per page (Infinity: all); `offset` sessions skipped first
- * @throws UsageError when no archive is named (archive-handler.ts archiveUrlOf); ArchiveError from the archive
+ * @throws UsageError when no archive is named (service/archive-url.ts archiveUrlOf); ArchiveError from the archive
  */
 export async function listTheArchive(
   args: SessionsArgs,

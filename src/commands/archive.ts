@@ -4,8 +4,8 @@
  * shows flags): it comes from the URL, PGPASSWORD or ~/.pgpass, as with psql.
  */
 import { command, flag, multioption, option, optional, positional, string, array, subcommands } from "cmd-ts";
-import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import type { ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 const urlOption = {
   archiveUrl: option({

@@ -18,8 +18,8 @@ import { prepareRecallPaths } from "../index/index.ts";
 import { resolveSourceRoots } from "../parsers/index.ts";
 import { countOf } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
-import { warn } from "./context.ts";
-import { sourceFlags } from "./source-args.ts";
+import { warn } from "../service/context.ts";
+import { sourceFlags } from "../service/source-args.ts";
 import type { DoctorArgs } from "./doctor.ts";
 
 /** Runs `recall doctor` with its parsed arguments; resolves to 0, or throws the first failed check's error (exit 1). */

@@ -3,8 +3,8 @@
  * period. Flags and help only; what the command does is doctor-handler.ts, loaded when it runs.
  */
 import { command, flag, option, optional, string } from "cmd-ts";
-import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import type { ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall doctor`. */
 const doctorArgs = {

@@ -21,7 +21,7 @@ import { resolveRecallPaths, runIndex } from "../index/index.ts";
 import type { SourceId } from "../parsers/index.ts";
 import { countOf } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
-import { warn } from "./context.ts";
+import { warn } from "../service/context.ts";
 import type { EmbedHelperArgs } from "./embed-helper.ts";
 
 /** Default idle time before the helper exits, in ms (10 minutes). */

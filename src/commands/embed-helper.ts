@@ -4,7 +4,7 @@
  * embed-helper-handler.ts, loaded when it runs.
  */
 import { command, flag, option, optional, string } from "cmd-ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
 
 /** The flags of `recall embed-helper`. */
 const embedHelperArgs = {

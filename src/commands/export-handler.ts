@@ -18,7 +18,7 @@ import {
   readSessions,
   selectSessions,
 } from "../search/index.ts";
-import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { openFreshIndex, resolveHistory, warn } from "../service/context.ts";
 import type { ExportArgs } from "./export.ts";
 
 /** The output sink, with a bad `--output` path reported as a usage error naming it. */

@@ -3,10 +3,10 @@
  * only; what the command does is export-handler.ts, loaded when it runs.
  */
 import { command, flag, oneOf, option, optional, string } from "cmd-ts";
-import { projectSourceArgs } from "./filter-args.ts";
+import { projectSourceArgs } from "../service/filter-args.ts";
 import { exportFormats } from "../render/export.ts";
-import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import type { ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall export`. */
 const exportArgs = {

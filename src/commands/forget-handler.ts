@@ -8,7 +8,7 @@ import { forgetSessions, unforgetSessions } from "../index/index.ts";
 import { renderForgetJson, renderForgetText, renderUnforgetJson, renderUnforgetText } from "../render/forget.ts";
 import { writeOut } from "../render/terminal.ts";
 import { loadDateWords, parseDateFilter, selectSessions, type SessionSummary } from "../search/index.ts";
-import { type HistoryContext, openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { type HistoryContext, openFreshIndex, resolveHistory, warn } from "../service/context.ts";
 import { isTerminal } from "../render/terminal.ts";
 import type { ForgetArgs } from "./forget.ts";
 
@@ -82,7 +82,7 @@ async function forgetInArchive(
   const asked = args.archive || args.archiveUrl !== undefined;
   if (forgotten.length === 0 || (!asked && !(process.stdin.isTTY === true && isTerminal(2)))) return;
   const [{ archiveUrlOf }, { openArchive }, archive] = await Promise.all([
-    import("./archive-handler.ts"),
+    import("../service/archive-url.ts"),
     import("../team-archive/connection.ts"),
     import("../team-archive/forget.ts"),
   ]);

@@ -8,7 +8,7 @@ import { EmbedError, UsageError } from "../errors.ts";
 import type { IndexSummary } from "../index/index.ts";
 import { renderIndexSummaryJson } from "../render/index-summary.ts";
 import { writeOut } from "../render/terminal.ts";
-import { indexWithProgress, resolveHistory } from "./context.ts";
+import { indexWithProgress, resolveHistory } from "../service/context.ts";
 import type { IndexArgs } from "./index.ts";
 
 /** Runs `recall index` with its parsed arguments; resolves to the exit code. */
@@ -19,7 +19,7 @@ export async function index(args: IndexArgs): Promise<number> {
   // The embedding layer is loaded only when this run may embed.
   const embedder = args.keywordOnly
     ? undefined
-    : (await import("./embedder.ts")).createEmbedderOpener(context.paths, args.model, true);
+    : (await import("../service/embedder.ts")).createEmbedderOpener(context.paths, args.model, true);
   try {
     const summary = await indexWithProgress(context, {
       full: args.full,

@@ -3,8 +3,8 @@
  * only; what the command does is index-handler.ts, loaded when it runs.
  */
 import { command, flag } from "cmd-ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall index`. */
 const indexArgs = {

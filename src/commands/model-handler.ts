@@ -13,7 +13,7 @@ import { modelsDir, prepareRecallPaths, type RecallPaths } from "../index/index.
 import { formatBytes, paletteFor } from "../render/format.ts";
 import { renderModelsJson, renderModelsText } from "../render/models.ts";
 import { isTerminal, writeErr, writeOut } from "../render/terminal.ts";
-import { warn } from "./context.ts";
+import { warn } from "../service/context.ts";
 import type { ListArgs, PullArgs, UseArgs } from "./model.ts";
 
 /** The recall folders, after the one-time move of an old index and `.env` (which may set RECALL_MODEL). */

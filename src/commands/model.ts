@@ -3,7 +3,7 @@
  * cache folder's models/, show what is present, and choose the model in the settings file. Flags and help only; what the commands do is model-handler.ts, loaded when one runs.
  */
 import { command, flag, optional, positional, string, subcommands } from "cmd-ts";
-import type { ParsedArgs } from "./args.ts";
+import type { ParsedArgs } from "../service/args.ts";
 
 /** The positional of `recall model pull`. */
 const pullArgs = {

@@ -21,9 +21,9 @@ import { shellQuote } from "../search/hydrate.ts";
 import { parseLimit, parseOffset } from "../search/paging.ts";
 import { requireQueryText } from "../search/query.ts";
 import { findSession } from "../search/sessions.ts";
-import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { openFreshIndex, resolveHistory, warn } from "../service/context.ts";
 import { dueOncePerDay, keywordOnlyNoticeFile } from "./daily-notice.ts";
-import type { HelperQueryEmbedder } from "./query-embedder.ts";
+import type { HelperQueryEmbedder } from "../service/query-embedder.ts";
 import type { SearchArgs } from "./search.ts";
 import { readIndexFreshness } from "../index/plan/freshness.ts";
 
@@ -59,7 +59,7 @@ export async function search(args: SearchArgs): Promise<number> {
   // Keyword-only searches never touch the embedding runtime (cold start stays fast). Otherwise the query is embedded
   // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up
   // to date keyword-only (the helper embeds the new turns afterwards); without a helper the model loads here.
-  const semantic = mode === "keyword" ? undefined : await import("./search-semantic.ts");
+  const semantic = mode === "keyword" ? undefined : await import("../service/search-semantic.ts");
   const embedder = semantic?.createEmbedderOpener(context.paths, args.model, false);
   const model = semantic?.helperModel(context.paths, args.model);
   const helperPending =

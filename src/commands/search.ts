@@ -3,10 +3,10 @@
  * turns of one session). Flags and help only; what the command does is search-handler.ts, loaded when it runs.
  */
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
-import { projectSourceArgs } from "./filter-args.ts";
+import { projectSourceArgs } from "../service/filter-args.ts";
 import { minMaxChars, searchFormats } from "../render/search.ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags and positionals of `recall search`. */
 const searchArgs = {

@@ -9,7 +9,7 @@ import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import { shellQuote } from "../search/hydrate.ts";
 import { pageOf, parseListLimit, parseOffset } from "../search/paging.ts";
 import { countSessions, listSessions } from "../search/sessions.ts";
-import { openFreshIndex, resolveHistory } from "./context.ts";
+import { openFreshIndex, resolveHistory } from "../service/context.ts";
 import type { SessionsArgs } from "./sessions.ts";
 
 /** Runs `recall sessions` with its parsed arguments; resolves to the exit code. */

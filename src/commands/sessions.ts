@@ -3,9 +3,9 @@
  * sessions-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
-import { projectSourceArgs } from "./filter-args.ts";
-import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { projectSourceArgs } from "../service/filter-args.ts";
+import type { ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall sessions`. */
 const sessionsArgs = {

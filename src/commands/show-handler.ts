@@ -9,7 +9,7 @@ import { paletteFor } from "../render/format.ts";
 import { archiveNote, renderShowJson, renderShowText, showViewOf } from "../render/show.ts";
 import { writeOut } from "../render/terminal.ts";
 import { findSession, readSessionTurns, selectTurnRange, type TurnBranch } from "../search/index.ts";
-import { openFreshIndex, resolveHistory, warn } from "./context.ts";
+import { openFreshIndex, resolveHistory, warn } from "../service/context.ts";
 import type { ShowArgs } from "./show.ts";
 
 /** A parsed `<session>[:<from>[-<to>]]` argument; `to` undefined means "to the end". */
@@ -84,7 +84,7 @@ async function showFromArchive(args: ShowArgs, range: SessionRange): Promise<num
     { readArchiveSession },
     { renderArchiveSessionJson, renderArchiveSessionText },
   ] = await Promise.all([
-    import("./archive-handler.ts"),
+    import("../service/archive-url.ts"),
     import("../team-archive/connection.ts"),
     import("../team-archive/schema.ts"),
     import("../team-archive/show.ts"),

@@ -3,8 +3,8 @@
  * tool calls. Flags and help only; what the command does is show-handler.ts, loaded when it runs.
  */
 import { command, flag, option, optional, positional, string } from "cmd-ts";
-import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import type { ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags and positional of `recall show`. */
 const showArgs = {

@@ -7,7 +7,7 @@ import { paletteFor } from "../render/format.ts";
 import { renderStatusJson, renderStatusText } from "../render/sessions.ts";
 import { writeOut } from "../render/terminal.ts";
 import { readIndexStatus } from "../search/sessions.ts";
-import { resolveHistory } from "./context.ts";
+import { resolveHistory } from "../service/context.ts";
 import type { StatusArgs } from "./status.ts";
 
 /** Runs `recall status` with its parsed arguments; resolves to the exit code. */

@@ -3,8 +3,8 @@
  * the command does is status-handler.ts, loaded when it runs.
  */
 import { command, flag } from "cmd-ts";
-import type { ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import type { ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall status`. */
 const statusArgs = {

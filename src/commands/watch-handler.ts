@@ -11,13 +11,13 @@ import { resolveSourceRoots } from "../parsers/index.ts";
 import { countOf } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import * as render from "../render/watch.ts";
-import { warn } from "./context.ts";
-import { sourceFlags } from "./source-args.ts";
-import { sharedModelOpener } from "./embedder.ts";
-import { untilSignal } from "./signals.ts";
+import { warn } from "../service/context.ts";
+import { sourceFlags } from "../service/source-args.ts";
+import { sharedModelOpener } from "../service/embedder.ts";
+import { untilSignal } from "../service/signals.ts";
 import type { WatchArgs } from "./watch.ts";
 import type { RecallPaths } from "../index/archive/home.ts";
-import { archiveUrlFromPaths } from "./archive-handler.ts";
+import { archiveUrlFromPaths } from "../service/archive-url.ts";
 import { type ArchivePusher, checkArchiveForPush, createArchivePusher } from "./archive-push-loop.ts";
 
 /** Runs `recall watch` with its parsed arguments until SIGINT or SIGTERM; resolves to the exit code. */

@@ -4,8 +4,8 @@
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
 import { watchDefaults } from "../index/watch/watch.ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall watch`. */
 const watchArgs = {

@@ -7,8 +7,8 @@
  * Errors are thrown as the layers below throw them (UsageError "no team archive is set up", ArchiveError); tools.ts
  * turns each into a one-line tool error and the server keeps serving.
  */
-import type { HistoryContext } from "../commands/context.ts";
-import { archiveUrlOf } from "../commands/archive-handler.ts";
+import type { HistoryContext } from "../service/context.ts";
+import { archiveUrlOf } from "../service/archive-url.ts";
 import { UsageError } from "../errors.ts";
 import type { SearchFilters } from "../search/filters.ts";
 import { selectTurnRange } from "../search/index.ts";
@@ -19,7 +19,7 @@ import { listArchiveSessions } from "../team-archive/listing.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { searchArchive } from "../team-archive/search.ts";
 import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
-import type { EmbedderOpener } from "../commands/embedder.ts";
+import type { EmbedderOpener } from "../service/embedder.ts";
 import { readArchiveSession, resolveArchiveSessionId } from "../team-archive/show.ts";
 import { archiveReadTurnsOutput, archiveSearchOutput, archiveSessionsOutput, turnOfArchive } from "./archive-format.ts";
 import type { ToolOutput } from "./format.ts";

@@ -10,7 +10,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { UsageError } from "../errors.ts";
-import type { Backend } from "./backend.ts";
+import type { Backend } from "../service/backend.ts";
 import { isLoopbackHost, isLoopbackOrigin, loopbackAddress } from "../http/loopback.ts";
 import { isAuthorized } from "./token.ts";
 

@@ -10,8 +10,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { fstatSync } from "node:fs";
 import packageJson from "../../package.json" with { type: "json" };
-import { warn, type HistoryContext } from "../commands/context.ts";
-import { sharedModelOpener } from "../commands/embedder.ts";
+import { warn, type HistoryContext } from "../service/context.ts";
+import { sharedModelOpener } from "../service/embedder.ts";
 import { startWatcher, type Watcher, type WatchHooks } from "../index/index.ts";
 import {
   hasIndexChanges,
@@ -19,7 +19,7 @@ import {
   renderWatchIndexedText,
   renderWatchSkippedText,
 } from "../render/watch.ts";
-import { createBackend, type Backend } from "./backend.ts";
+import { createBackend, type Backend } from "../service/backend.ts";
 import { listenHttp } from "./http.ts";
 import { ensureToken } from "./token.ts";
 import { serverInstructions } from "./schemas.ts";

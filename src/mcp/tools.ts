@@ -30,7 +30,7 @@ import {
   searchIndex,
   selectTurnRange,
 } from "../search/index.ts";
-import type { Backend } from "./backend.ts";
+import type { Backend } from "../service/backend.ts";
 import { recentOutput, searchOutput, sessionsOutput, timelineOutput, type ToolOutput } from "./format.ts";
 import { descriptions, inputShapes, outputShapes, type ResultFormat } from "./schemas.ts";
 import { parseBudget, parseFromChar, readTurnsOutput } from "./turns-text.ts";

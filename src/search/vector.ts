@@ -4,7 +4,7 @@
  * before the top-k cut and a filtered search never comes back short. Level 1 searches both stores
  * (session chunks and turn chunks) and keeps each session's best chunk; level 2 searches turn chunks
  * and keeps each turn's best chunk. Scores are cosine similarities (−1…1). Whether the vector files can be
- * trusted is decided before a leg is created (commands/vector-leg.ts, index/vectors/vector-files.ts `findVectorDamage`).
+ * trusted is decided before a leg is created (service/vector-leg.ts, index/vectors/vector-files.ts `findVectorDamage`).
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder, QueryEmbedder } from "../embed/index.ts";

@@ -21,7 +21,7 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { isRecallError } from "../errors.ts";
-import type { Backend } from "../mcp/backend.ts";
+import type { Backend } from "../service/backend.ts";
 import { isLoopbackHost, loopbackAddress } from "../http/loopback.ts";
 import { errorLine } from "../render/escapes.ts";
 import { activityModel, activityPageHtml, dayListHtml } from "./activity-page.ts";

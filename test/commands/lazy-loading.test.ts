@@ -22,6 +22,9 @@ const examples = [
   join(repo, "examples/opencode"),
 ];
 
+/** What a command does, loaded when it runs: `commands/<name>-handler.ts`, or `handler.ts` of the picker, web view and MCP. */
+const isHandler = (path: string): boolean => path.endsWith("-handler.ts") || path.endsWith("/handler.ts");
+
 /** Runs `bun src/cli.ts <args>`; resolves the exit code and the src/ modules it loaded, relative to src/ (`commands/search.ts`). */
 function loadedBy(args: string[]): { code: number; modules: string[] } {
   const listFile = join(work, `modules-${Math.random().toString(36).slice(2)}.txt`);
@@ -55,8 +58,7 @@ describe("commands load what they use (issue 14)", () => {
     expect(modules).toContain("commands/search.ts");
     expect(modules).toContain("commands/watch.ts");
     const loadedOnUse = modules.filter(
-      (path) =>
-        path.endsWith("-handler.ts") || ["search/api.ts", "render/search-explain.ts", "embed/index.ts"].includes(path),
+      (path) => isHandler(path) || ["search/api.ts", "render/search-explain.ts", "embed/index.ts"].includes(path),
     );
     expect(loadedOnUse).toEqual([]);
   });
@@ -64,17 +66,17 @@ describe("commands load what they use (issue 14)", () => {
   test("a keyword-only search loads the search handler only, and nothing of the embedding side", () => {
     const { code, modules } = loadedBy(["search", "postgres", "--keyword-only", "--no-reindex", "--json", ...examples]);
     expect(code).toBe(0);
-    expect(modules.filter((path) => path.endsWith("-handler.ts"))).toEqual(["commands/search-handler.ts"]);
+    expect(modules.filter(isHandler)).toEqual(["commands/search-handler.ts"]);
     const embeddingSide = modules.filter(
       (path) =>
         // presets and the model-family table are pure data the calibration lookup reads (search/calibration.ts)
         (path.startsWith("embed/") && !["embed/presets.ts", "embed/model-family.ts"].includes(path)) ||
-        path.startsWith("mcp/") ||
+        (path.startsWith("mcp/") && path !== "mcp/command.ts") || // the command's flags are wired like every other
         [
-          "commands/search-semantic.ts",
-          "commands/embedder.ts",
-          "commands/query-embedder.ts",
-          "commands/vector-leg.ts",
+          "service/search-semantic.ts",
+          "service/embedder.ts",
+          "service/query-embedder.ts",
+          "service/vector-leg.ts",
           "search/vector.ts",
         ].includes(path),
     );
@@ -84,7 +86,7 @@ describe("commands load what they use (issue 14)", () => {
   test("a hybrid search does load the embedding side (it falls back to keyword-only without vectors)", () => {
     const { code, modules } = loadedBy(["search", "postgres", "--no-reindex", "--json", ...examples]);
     expect(code).toBe(0);
-    expect(modules).toContain("commands/search-semantic.ts");
-    expect(modules).toContain("commands/vector-leg.ts");
+    expect(modules).toContain("service/search-semantic.ts");
+    expect(modules).toContain("service/vector-leg.ts");
   });
 });

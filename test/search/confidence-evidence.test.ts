@@ -21,7 +21,6 @@ const work = mkdtempSync(join(tmpdir(), "recall-confidence-evidence-"));
 const claude = join(work, "claude");
 const home = join(work, "home");
 const now = Date.UTC(2026, 10, 28, 12); // Saturday 28 Nov 2026: "last week" is 16–22 Nov
-const day = 86_400_000;
 let db: Database;
 
 const ids = ["1", "2", "3", "4", "5", "6"].map((n) => `${n.repeat(8)}-0000-4000-8000-${n.repeat(12)}`);

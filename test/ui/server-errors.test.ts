@@ -4,7 +4,7 @@
  * The backend is a stand-in that fails: the failure is the point, and a real index fails this way only when broken.
  */
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
-import type { Backend } from "../../src/mcp/backend.ts";
+import type { Backend } from "../../src/service/backend.ts";
 import { startUiServer, UiEvents, type UiServer } from "../../src/ui/server.ts";
 
 let server: UiServer;

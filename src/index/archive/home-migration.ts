@@ -55,7 +55,7 @@ export function prepareRecallPaths(env: Environment = process.env, hooks: HomeHo
   return paths;
 }
 
-/** Folder of the separate index of the example history (commands/context.ts), inside the data folder. */
+/** Folder of the separate index of the example history (service/context.ts), inside the data folder. */
 const examplesName = "examples";
 
 /** What the old cache folder holds that belongs elsewhere now (a few stats). */

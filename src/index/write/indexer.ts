@@ -83,7 +83,7 @@ export interface IndexOptions {
    */
   openEmbedder?: () => Promise<Embedder>;
   /**
-   * Identity of the configured embedding model, known without loading it (commands/embedder.ts `configKey`): when it
+   * Identity of the configured embedding model, known without loading it (service/embedder.ts `configKey`): when it
    * differs from the stored one, the model is opened to compare fingerprints, so a model or backend switched in the
    * environment is re-embedded by the next run. Absent: the model is opened only for pending work.
    */

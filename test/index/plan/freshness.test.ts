@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { openFreshIndex, type HistoryContext } from "../../../src/commands/context.ts";
+import { openFreshIndex, type HistoryContext } from "../../../src/service/context.ts";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
 import { freshnessDefaults, quickCheck } from "../../../src/index/plan/freshness.ts";
 import { containersBelow, planSource } from "../../../src/index/plan/plan.ts";

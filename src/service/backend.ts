@@ -12,9 +12,9 @@
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { IndexError } from "../errors.ts";
-import { openFreshIndex, type HistoryContext } from "../commands/context.ts";
-import type { EmbedderOpener } from "../commands/embedder.ts";
-import { openVectorLeg, type VectorLegChoice } from "../commands/vector-leg.ts";
+import { openFreshIndex, type HistoryContext } from "./context.ts";
+import type { EmbedderOpener } from "./embedder.ts";
+import { openVectorLeg, type VectorLegChoice } from "./vector-leg.ts";
 import { databasePath } from "../index/index.ts";
 import { attachMatchWorkers } from "../search/index.ts";
 
@@ -39,7 +39,7 @@ export interface Backend {
    * @throws IndexError from opening (INDEX_CORRUPT, INDEX_BUILDING, HOME_UNUSABLE), or whatever `fn` throws
    */
   withIndex<T>(fn: (db: Database) => T | Promise<T>): Promise<T>;
-  /** The vector leg for a search on `db`, or the one-line reason there is none (commands/vector-leg.ts). */
+  /** The vector leg for a search on `db`, or the one-line reason there is none (service/vector-leg.ts). */
   vectorLeg(db: Database): Promise<VectorLegChoice>;
   /** The server's model opener (shared by every call, kept open), undefined when searches are keyword-only. */
   readonly embedder: EmbedderOpener | undefined;

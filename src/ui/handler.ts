@@ -13,12 +13,12 @@ import { RecallError, UsageError } from "../errors.ts";
 import { startWatcher, type Watcher } from "../index/index.ts";
 import { hasIndexChanges } from "../render/watch.ts";
 import { writeOut } from "../render/terminal.ts";
-import { writeLoginFile } from "../ui/login-file.ts";
-import { startUiServer, UiEvents } from "../ui/server.ts";
-import { resolveHistory, warn } from "./context.ts";
-import { sharedModelOpener } from "./embedder.ts";
-import { untilSignal } from "./signals.ts";
-import type { UiArgs } from "./ui.ts";
+import { writeLoginFile } from "./login-file.ts";
+import { startUiServer, UiEvents } from "./server.ts";
+import { resolveHistory, warn } from "../service/context.ts";
+import { sharedModelOpener } from "../service/embedder.ts";
+import { untilSignal } from "../service/signals.ts";
+import type { UiArgs } from "./command.ts";
 
 /** Runs `recall ui` until a signal; resolves to the exit code. */
 export async function ui(args: UiArgs): Promise<number> {
@@ -33,7 +33,7 @@ export async function ui(args: UiArgs): Promise<number> {
   const model = sharedModelOpener(context.paths, args.model);
   const events = new UiEvents();
   // src/mcp is reached lazily (its SDK must not load with the other commands); the backend needs no SDK.
-  const { createBackend } = await import("../mcp/backend.ts");
+  const { createBackend } = await import("../service/backend.ts");
   const backend = createBackend({
     context,
     embedder: args.keywordOnly ? undefined : model,

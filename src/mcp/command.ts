@@ -1,11 +1,11 @@
 /**
  * `recall mcp`: serve the Model Context Protocol over stdio (default) or loopback HTTP (`--http`), or print the
  * registration for a client (`--print-config claude|opencode|json`). Flags and help only; what the command does is
- * mcp-handler.ts, loaded when it runs (the MCP SDK itself only after the flags are checked).
+ * handler.ts, loaded when it runs (the MCP SDK itself only after the flags are checked).
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** Default `--port` of `--http` (mirrors src/mcp/http.ts `defaultHttpPort`, kept here so help needs no SDK). */
 export const defaultPort = 7747;
@@ -44,5 +44,5 @@ export const mcpCommand = command({
   description:
     "Serve recall to AI agents over the Model Context Protocol (stdio; --http for loopback HTTP), re-indexing as sessions are written",
   args: mcpArgs,
-  handler: async (args) => (await import("./mcp-handler.ts")).mcp(args),
+  handler: async (args) => (await import("./handler.ts")).mcp(args),
 });

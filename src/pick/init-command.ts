@@ -2,8 +2,8 @@
  * `recall init zsh|bash|fish`: prints the shell code that binds Alt-R to `recall pick` (src/pick/shell-init.ts).
  */
 import { command, oneOf, positional } from "cmd-ts";
-import { supportedShells } from "../pick/shell-init.ts";
-import type { ParsedArgs } from "./args.ts";
+import { supportedShells } from "./shell-init.ts";
+import type { ParsedArgs } from "../service/args.ts";
 
 const initArgs = {
   shell: positional({
@@ -24,7 +24,7 @@ export const initCommand = command({
   args: initArgs,
   handler: async (args) => {
     const [{ shellInit }, { recallCommandLine }, { writeOut }] = await Promise.all([
-      import("../pick/shell-init.ts"),
+      import("./shell-init.ts"),
       import("../binary/install-skill.ts"),
       import("../render/terminal.ts"),
     ]);

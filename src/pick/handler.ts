@@ -14,20 +14,20 @@ import { IndexError, UsageError } from "../errors.ts";
 import { databasePath } from "../index/archive/home.ts";
 import { checkStaleness } from "../index/plan/staleness.ts";
 import { openIndex } from "../index/schema.ts";
-import type { PickAppProps } from "../pick/app.tsx";
-import { printableText } from "../pick/keys.ts";
-import { PickerSearch } from "../pick/picker-search.ts";
-import { planResume, runResume } from "../pick/resume.ts";
-import { runPicker } from "../pick/run-picker.tsx";
+import type { PickAppProps } from "./app.tsx";
+import { printableText } from "./keys.ts";
+import { PickerSearch } from "./picker-search.ts";
+import { planResume, runResume } from "./resume.ts";
+import { runPicker } from "./run-picker.tsx";
 import { errorLine } from "../render/escapes.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
 import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
 import { projectOfFolder } from "../search/recent.ts";
-import { openFreshIndex, resolveHistory, warn, type HistoryContext } from "./context.ts";
-import type { PickArgs } from "./pick.ts";
-import type { HelperQueryEmbedder } from "./query-embedder.ts";
-import type { EmbedderOpener } from "./embedder.ts";
+import { openFreshIndex, resolveHistory, warn, type HistoryContext } from "../service/context.ts";
+import type { PickArgs } from "./command.ts";
+import type { HelperQueryEmbedder } from "../service/query-embedder.ts";
+import type { EmbedderOpener } from "../service/embedder.ts";
 
 /** Exit code when the person quits without choosing (fzf's, which shell key bindings test for). */
 export const quitExitCode = 130;
@@ -175,7 +175,7 @@ class SemanticSide {
     return (async () => {
       await Bun.sleep(delayMs);
       this.started = true;
-      const semantic = await import("./search-semantic.ts");
+      const semantic = await import("../service/search-semantic.ts");
       this.embedder = semantic.createEmbedderOpener(this.context.paths, this.model, false);
       const model = semantic.helperModel(this.context.paths, this.model);
       this.helper = model
@@ -186,7 +186,7 @@ class SemanticSide {
   }
 
   private async openLeg(search: PickerSearch): Promise<{ ready: boolean; note?: string }> {
-    const { openVectorLeg } = await import("./vector-leg.ts");
+    const { openVectorLeg } = await import("../service/vector-leg.ts");
     const helper = this.helper;
     const choice = await search.withDatabase((db) =>
       openVectorLeg(db, this.context.recallHome, helper ? { open: async () => helper } : this.embedder!),
@@ -206,7 +206,7 @@ class SemanticSide {
   /** Ask the helper to embed what the index lacks (as `recall search` does after updating the index keyword-only). */
   async requestPendingEmbeddings(search: PickerSearch, context: HistoryContext): Promise<void> {
     if (!this.helper) return;
-    const { hasPendingEmbeddings } = await import("./search-semantic.ts");
+    const { hasPendingEmbeddings } = await import("../service/search-semantic.ts");
     if (search.withDatabase((db) => hasPendingEmbeddings(db)))
       await this.helper.requestIndex(context.roots).catch(() => undefined);
   }

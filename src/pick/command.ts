@@ -1,12 +1,12 @@
 /**
  * `recall pick [QUERY]`: the interactive picker (a full-screen terminal UI over the same search as `recall search`);
- * Enter resumes the chosen session in its tool. Flags and help only; what the command does is pick-handler.ts, loaded
+ * Enter resumes the chosen session in its tool. Flags and help only; what the command does is handler.ts, loaded
  * when it runs.
  */
 import { command, flag, option, optional, restPositionals, string } from "cmd-ts";
-import { projectSourceArgs } from "./filter-args.ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { projectSourceArgs } from "../service/filter-args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags and positionals of `recall pick`. */
 const pickArgs = {
@@ -41,5 +41,5 @@ export const pickCommand = command({
   description:
     "Find a session interactively and resume it: type to search, ↑↓ to move, Tab for its turns, Ctrl-O to read them, Enter to resume, Esc to quit",
   args: pickArgs,
-  handler: async (args) => (await import("./pick-handler.ts")).pick(args),
+  handler: async (args) => (await import("./handler.ts")).pick(args),
 });

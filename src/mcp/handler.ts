@@ -6,9 +6,9 @@ import { resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { resolveRecallPaths } from "../index/index.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
-import { resolveHistory } from "./context.ts";
-import type { SourceArgs } from "./source-args.ts";
-import { defaultPort, type McpArgs } from "./mcp.ts";
+import { resolveHistory } from "../service/context.ts";
+import type { SourceArgs } from "../service/source-args.ts";
+import { defaultPort, type McpArgs } from "./command.ts";
 
 /** `--port`: a whole number 0–65535 (0: any free port), only with `--http`. */
 function checkPort(port: number | undefined, http: boolean): number {
@@ -37,7 +37,7 @@ function serverArgs(args: SourceArgs & { model: string | undefined; noWatch: boo
 export async function mcp(args: McpArgs): Promise<number> {
   const port = checkPort(args.port, args.http);
   if (args.printConfig !== undefined) {
-    const snippets = await import("../mcp/config-snippet.ts");
+    const snippets = await import("./config-snippet.ts");
     const target = snippets.parseConfigTarget(args.printConfig);
     if (args.http && port === 0)
       throw new UsageError(
@@ -52,7 +52,7 @@ export async function mcp(args: McpArgs): Promise<number> {
     if (note) writeErr(note);
     return 0;
   }
-  const [mcp, { loadDateWords }] = await Promise.all([import("../mcp/index.ts"), import("../search/arguments.ts")]);
+  const [mcp, { loadDateWords }] = await Promise.all([import("./index.ts"), import("../search/arguments.ts")]);
   // The tools read since/until synchronously (search/arguments.ts): date words need the date reader loaded first.
   await loadDateWords();
   // Claude Code tells a stdio server its project in CLAUDE_PROJECT_DIR; otherwise the working folder is the project.

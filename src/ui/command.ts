@@ -1,10 +1,10 @@
 /**
  * `recall ui`: a local web view of the whole archive (search, sessions as documents, activity). Flags and help only;
- * what the command does is ui-handler.ts, loaded when it runs.
+ * what the command does is handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional } from "cmd-ts";
-import { modelArg, type ParsedArgs } from "./args.ts";
-import { sourceArgs } from "./source-args.ts";
+import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall ui`. */
 const uiArgs = {
@@ -32,5 +32,5 @@ export const uiCommand = command({
   description:
     "Open a local web view of your sessions: search with filters, sessions rendered as documents, activity per day (127.0.0.1 only, with a secret token; Ctrl-C stops)",
   args: uiArgs,
-  handler: async (args) => (await import("./ui-handler.ts")).ui(args),
+  handler: async (args) => (await import("./handler.ts")).ui(args),
 });
