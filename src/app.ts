@@ -14,7 +14,7 @@ import { doctorCommand } from "./commands/doctor.ts";
 import { exportCommand } from "./commands/export.ts";
 import { forgetCommand } from "./commands/forget.ts";
 import { archiveCommand } from "./commands/archive.ts";
-import { indexCommand } from "./commands/index.ts";
+import { indexCommand } from "./commands/index-command.ts";
 import { mcpCommand } from "./mcp/command.ts";
 import { pickCommand } from "./pick/command.ts";
 import { initCommand } from "./pick/init-command.ts";

@@ -11,6 +11,7 @@ import { dirname, join, relative, resolve } from "node:path";
 const ranks: Record<string, number> = {
   "errors.ts": 0,
   parsers: 1,
+  home: 1,
   redact: 1,
   native: 1,
   index: 2,

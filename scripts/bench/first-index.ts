@@ -3,7 +3,7 @@
  * lib.ts `ensureGeneratedCorpus`: 25,292 Claude Code files and an OpenCode database), target 15 s.
  *   `first-index`: `bun src/cli.ts index --keyword-only --json` in a fresh RECALL_HOME (RECALL_OFFLINE=1), a child
  *     process per run (wall time around it) {peak_rss_bytes: the child's largest maxRSS, cpu_user_ms and cpu_system_ms
- *     of its median run, sessions, turns}. Snapshot included: a first run takes one (src/index/archive/snapshot.ts).
+ *     of its median run, sessions, turns}. Snapshot included: a first run takes one (src/index/store/snapshot.ts).
  *   `first-index.phase.<phase>` (with --phases): where the work goes, each step of the pipeline run on its own over
  *     the whole corpus in this one thread, in order (the real run spreads parse…prepare over the parse workers,
  *     src/index/write/parse-pipeline.ts, while the main thread writes; each row's p50_ms is the step's total in ms):
@@ -18,9 +18,9 @@ import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { capArchivedOutput, encodeTurnOutputs } from "../../src/index/archive/archive.ts";
+import { capArchivedOutput, encodeTurnOutputs } from "../../src/index/store/archive.ts";
 import { buildSessionDocument, buildTurnDocument } from "../../src/index/write/documents.ts";
-import { databasePath, ensureRecallHome } from "../../src/index/archive/home.ts";
+import { databasePath, ensureRecallHome } from "../../src/home/paths.ts";
 import { openIndex } from "../../src/index/schema.ts";
 import {
   prepareDocument,

@@ -15,7 +15,7 @@
  *       characters on each side) for reading them; they are not written to the results.
  * Prints one JSON line per measurement. Options: --samples N (0), --rounds N (5).
  */
-import { capArchivedOutput } from "../../src/index/archive/archive.ts";
+import { capArchivedOutput } from "../../src/index/store/archive.ts";
 import { parsers, type Turn } from "../../src/parsers/index.ts";
 import { findSecrets, redactParseResult, redactText } from "../../src/redact/index.ts";
 import { leakedParts, plantedSet } from "../../test/fixtures/secrets/planted-set.ts";

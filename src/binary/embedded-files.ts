@@ -19,7 +19,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { homeFiles, resolveRecallPaths } from "../index/archive/home.ts";
+import { homeFiles, resolveRecallPaths } from "../home/paths.ts";
 
 /** The embedded groups, each extracted into its own folder on demand. */
 export type EmbeddedGroup = "node-llama-cpp" | "examples" | "skill";
@@ -88,7 +88,7 @@ export function hashFileList(files: readonly EmbeddedFileEntry[]): string {
 
 /**
  * Returns the folder an extraction of `group` lives in: `<cacheHome>/runtime/<group>-<hash12>`.
- * @param cacheHome the cache folder (src/index/archive/home.ts `RecallPaths.cache`)
+ * @param cacheHome the cache folder (src/home/paths.ts `RecallPaths.cache`)
  * @param hash the group hash from the manifest (64 hex chars)
  */
 export function extractionDir(cacheHome: string, group: EmbeddedGroup, hash: string): string {

@@ -9,7 +9,7 @@ import type { IndexSummary } from "../index/index.ts";
 import { renderIndexSummaryJson } from "../render/index-summary.ts";
 import { writeOut } from "../render/terminal.ts";
 import { indexWithProgress, resolveHistory } from "../service/context.ts";
-import type { IndexArgs } from "./index.ts";
+import type { IndexArgs } from "./index-command.ts";
 
 /** Runs `recall index` with its parsed arguments; resolves to the exit code. */
 export async function index(args: IndexArgs): Promise<number> {

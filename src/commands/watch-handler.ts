@@ -16,7 +16,7 @@ import { sourceFlags } from "../service/source-args.ts";
 import { sharedModelOpener } from "../service/embedder.ts";
 import { untilSignal } from "../service/signals.ts";
 import type { WatchArgs } from "./watch.ts";
-import type { RecallPaths } from "../index/archive/home.ts";
+import type { RecallPaths } from "../home/paths.ts";
 import { archiveUrlFromPaths } from "../service/archive-url.ts";
 import { type ArchivePusher, checkArchiveForPush, createArchivePusher } from "./archive-push-loop.ts";
 

@@ -1,7 +1,7 @@
 /**
  * `recall doctor`'s archive checks (issue 9): where recall keeps things and whether they are private ("folders"),
  * the last snapshot of the index ("snapshot"), and `--restore-snapshot`. Nothing here prints or changes modes;
- * the restore itself is src/index/archive/snapshot.ts.
+ * the restore itself is src/index/store/snapshot.ts.
  */
 import { existsSync } from "node:fs";
 import {
@@ -124,7 +124,7 @@ export function checkSnapshot(dataDir: string, nowMs: number = Date.now()): Chec
 }
 
 /**
- * `recall doctor --restore-snapshot`: puts the newest snapshot back (src/index/archive/snapshot.ts restoreSnapshot).
+ * `recall doctor --restore-snapshot`: puts the newest snapshot back (src/index/store/snapshot.ts restoreSnapshot).
  * @throws IndexError INDEX_MISSING (no snapshot), INDEX_CORRUPT (the snapshot is damaged too), INDEX_LOCKED
  */
 export async function restoreLastSnapshot(dataDir: string): Promise<RestoreResult> {

@@ -131,7 +131,7 @@ export function checkSources(scanned: ScannedSources): CheckResult {
  * Index healthy: the database exists, `PRAGMA integrity_check` and the FTS5 'integrity-check' command pass,
  * and it is not stale. Returns the open database (read-write, for the FTS5 command) for the vector check, or
  * undefined when there is none to check. A damaged index FAILs with the snapshot restore (when there is a
- * snapshot) or the rebuild as the fix (src/index/archive/damage.ts damageHint). Cost: integrity_check reads every page
+ * snapshot) or the rebuild as the fix (src/index/store/damage.ts damageHint). Cost: integrity_check reads every page
  * (12 ms for the 3.4 MB real-corpus index, 2.8 s for a 676 MB one with 25k sessions).
  */
 export function checkIndex(

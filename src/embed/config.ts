@@ -1,6 +1,6 @@
 /**
  * Decides which embedding backend to use from flags, the environment and the `.env` file (`<config>/.env`,
- * i.e. `$XDG_CONFIG_HOME/recall/.env`, or `RECALL_HOME/.env`; src/index/archive/home.ts):
+ * i.e. `$XDG_CONFIG_HOME/recall/.env`, or `RECALL_HOME/.env`; src/home/paths.ts):
  * `EMBEDDINGS_URL` set → remote OpenAI-compatible endpoint, else a local GGUF (preset name or file path from
  * `--model` / `RECALL_MODEL`, default by hardware: qwen3-embedding-0.6b with a GPU, bge-small-en-v1.5 without, see
  * `describeDefaultModel`). `RECALL_OFFLINE=1` forbids all network access:
@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { EmbedError, UsageError } from "../errors.ts";
-import { asRecallPaths, dotEnvPath, modelsDir, type RecallPaths } from "../index/archive/home.ts";
+import { asRecallPaths, dotEnvPath, modelsDir, type RecallPaths } from "../home/paths.ts";
 import { detectHardware } from "./hardware.ts";
 import { recognizeModelFamily, resolvePrefixes } from "./model-family.ts";
 import { defaultPresetFor, findPreset, modelPresets, presetDownloadUrl, type ModelPreset } from "./presets.ts";

@@ -1,5 +1,5 @@
 /**
- * Model files under `<cache>/models/` (`$XDG_CACHE_HOME/recall/models`, or RECALL_HOME/models; src/index/archive/home.ts): download (`recall model pull`), listing, and `ensureModel`, which the
+ * Model files under `<cache>/models/` (`$XDG_CACHE_HOME/recall/models`, or RECALL_HOME/models; src/home/paths.ts): download (`recall model pull`), listing, and `ensureModel`, which the
  * indexer calls before loading. Downloads use fetch with HTTP Range resume into `<file>.part`, renamed when
  * complete and its GGUF header checks out. (node-llama-cpp's createModelDownloader goes through ipull with
  * parallel connections and its own resume metadata; a plain fetch keeps offline rules and request counts exact.)
@@ -7,7 +7,7 @@
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EmbedError, UsageError } from "../errors.ts";
-import { asRecallPaths, makePrivateDirs, modelsDir, type RecallPaths } from "../index/archive/home.ts";
+import { asRecallPaths, makePrivateDirs, modelsDir, type RecallPaths } from "../home/paths.ts";
 import { resolveEmbedConfig, type LocalEmbedConfig } from "./config.ts";
 import { readGgufModelInfo, type GgufModelInfo } from "./gguf-header.ts";
 import { modelPresets } from "./presets.ts";

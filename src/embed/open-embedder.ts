@@ -2,7 +2,7 @@
  * One call from configuration to a ready Embedder: resolve local vs remote, fetch a missing preset model,
  * load it. Callers (index, search) catch EmbedError and fall back to keyword-only search.
  */
-import type { RecallPaths } from "../index/archive/home.ts";
+import type { RecallPaths } from "../home/paths.ts";
 import { loadEnvWithDotEnv, resolveEmbedConfig, type EmbedConfig } from "./config.ts";
 import { createLocalEmbedder, type LocalEmbedderOptions } from "./local-embedder.ts";
 import { ensureModel, type DownloadProgressHook } from "./model-files.ts";

@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { UsageError } from "../errors.ts";
-import { dotEnvPath, ensureRecallHome, type RecallPaths } from "../index/archive/home.ts";
+import { dotEnvPath, ensureRecallHome, type RecallPaths } from "../home/paths.ts";
 
 /**
  * Sets `key=value` in the settings file, replacing every earlier `key=` line (with or without `export `), or

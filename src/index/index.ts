@@ -19,8 +19,8 @@ export {
   describeBlockedFolder,
   statOrUndefined,
   type RecallPaths,
-} from "./archive/home.ts";
-export { prepareRecallPaths, migrateLegacyHome, migrationWaitMs, type HomeHooks } from "./archive/home-migration.ts";
+} from "../home/paths.ts";
+export { prepareRecallPaths, migrateLegacyHome, migrationWaitMs, type HomeHooks } from "./store/home-migration.ts";
 export {
   findSnapshot,
   listSnapshots,
@@ -33,8 +33,8 @@ export {
   snapshotIntervalMs,
   type SnapshotInfo,
   type RestoreResult,
-} from "./archive/snapshot.ts";
-export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./archive/damage.ts";
+} from "./store/snapshot.ts";
+export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./store/damage.ts";
 export { openIndex, readMeta, writeMeta, schemaVersion, chunkStatus, type OpenIndexOptions } from "./schema.ts";
 export {
   runIndex,
@@ -57,7 +57,7 @@ export {
   readIndexLockHolder,
   describeIndexLockHolder,
   type IndexLock,
-} from "./archive/lock.ts";
+} from "./store/lock.ts";
 export type { StoredToolCall } from "./write/writer.ts";
 export type { SourceStatus } from "./schema.ts";
 export {
@@ -66,7 +66,7 @@ export {
   lastSeenSql,
   archivedOutputLines,
   archivedOutputBytes,
-} from "./archive/archive.ts";
+} from "./store/archive.ts";
 export {
   forgetSessions,
   unforgetSessions,
@@ -74,7 +74,7 @@ export {
   type ForgottenSession,
   type ForgetOptions,
   type TombstoneSelection,
-} from "./archive/forget.ts";
+} from "./store/forget.ts";
 export {
   embedPending,
   type EmbeddingHooks,

@@ -18,8 +18,8 @@ import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
 import { backfillUnsegmented } from "./write/cjk.ts";
 import { derivedTitleOf } from "./write/derived-title.ts";
-import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./archive/damage.ts";
-import { assertNotAFile, createPrivateFile } from "./archive/home.ts";
+import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/damage.ts";
+import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
 export const schemaVersion = 11;

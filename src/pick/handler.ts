@@ -11,7 +11,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { IndexError, UsageError } from "../errors.ts";
-import { databasePath } from "../index/archive/home.ts";
+import { databasePath } from "../home/paths.ts";
 import { checkStaleness } from "../index/plan/staleness.ts";
 import { openIndex } from "../index/schema.ts";
 import type { PickAppProps } from "./app.tsx";

@@ -50,7 +50,7 @@ export function renderForgetText(report: ForgetReport, options: { dryRun?: boole
   return `${lines.join("\n")}\n`;
 }
 
-/** A tombstone `recall forget --undo` removed (index/archive/forget.ts `UnforgottenSession`). */
+/** A tombstone `recall forget --undo` removed (index/store/forget.ts `UnforgottenSession`). */
 type Unforgotten = { source: SourceId; sessionId: string; parentSessionId: string | null };
 
 /** `recall forget --undo --json`. */

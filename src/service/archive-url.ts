@@ -4,7 +4,7 @@
  */
 import { UsageError } from "../errors.ts";
 import { loadEnvWithDotEnv } from "../embed/config.ts";
-import type { RecallPaths } from "../index/archive/home.ts";
+import type { RecallPaths } from "../home/paths.ts";
 import { parseArchiveUrl, type ArchiveUrl } from "../team-archive/connection.ts";
 import { warn, type HistoryContext } from "./context.ts";
 

@@ -10,11 +10,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { diskFullError, IndexError, SourceError } from "../errors.ts";
 // Specific files, not the index barrel: a search that finds the index fresh never loads the indexer (issue 14).
-import { isDamagedIndexError } from "../index/archive/damage.ts";
-import { databasePath, homeFiles, type RecallPaths } from "../index/archive/home.ts";
-import { prepareRecallPaths } from "../index/archive/home-migration.ts";
+import { isDamagedIndexError } from "../index/store/damage.ts";
+import { databasePath, homeFiles, type RecallPaths } from "../home/paths.ts";
+import { prepareRecallPaths } from "../index/store/home-migration.ts";
 import type { IndexSummary } from "../index/write/indexer.ts";
-import { describeIndexLockHolder, readIndexLockHolder } from "../index/archive/lock.ts";
+import { describeIndexLockHolder, readIndexLockHolder } from "../index/store/lock.ts";
 import { openIndex, readMeta } from "../index/schema.ts";
 import { checkStaleness } from "../index/plan/staleness.ts";
 import {
@@ -165,7 +165,7 @@ async function runIndexSettingDamageAside(
     return await run();
   } catch (error) {
     if (!full || !isDamagedIndexError(error)) throw error;
-    const { setDamagedIndexAside } = await import("../index/archive/snapshot.ts");
+    const { setDamagedIndexAside } = await import("../index/store/snapshot.ts");
     const aside = await setDamagedIndexAside(context.recallHome, { lockWaitMs });
     warn(`recall: ${error.message}; kept it as ${aside} and rebuilding from the sources on disk`);
     return await run();

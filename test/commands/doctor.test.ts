@@ -18,7 +18,7 @@ import {
 } from "../../src/doctor/index.ts";
 import { openEmbedder } from "../../src/embed/index.ts";
 import { runIndex } from "../../src/index/index.ts";
-import { pathsUnder, resolveRecallPaths } from "../../src/index/archive/home.ts";
+import { pathsUnder, resolveRecallPaths } from "../../src/home/paths.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 const repo = resolve(import.meta.dir, "../..");

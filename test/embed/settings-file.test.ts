@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDotEnv } from "../../src/embed/config.ts";
 import { writeSetting } from "../../src/embed/settings-file.ts";
-import { pathsUnder } from "../../src/index/archive/home.ts";
+import { pathsUnder } from "../../src/home/paths.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-settings-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -6,7 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { databasePath } from "../../src/index/index.ts";
-import { decodeTurnOutputs } from "../../src/index/archive/archive.ts";
+import { decodeTurnOutputs } from "../../src/index/store/archive.ts";
 
 /** Dump the sessions of `home` whose source is `status` (default present), their turns, outputs, documents and FTS answers. */
 export function dumpSessions(

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { capArchivedOutput } from "../../src/index/archive/archive.ts";
+import { capArchivedOutput } from "../../src/index/store/archive.ts";
 import { claudeCodeParser, unitForContainer } from "../../src/parsers/claude-code.ts";
 import type { ParseResult } from "../../src/parsers/index.ts";
 import {

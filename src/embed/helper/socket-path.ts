@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { RecallPaths } from "../../index/archive/home.ts";
+import type { RecallPaths } from "../../home/paths.ts";
 import type { LocalEmbedConfig } from "../config.ts";
 
 /**

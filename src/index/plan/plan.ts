@@ -27,7 +27,7 @@ import {
   type UnavailablePath,
   type WatchedPath,
 } from "../../parsers/index.ts";
-import { loadForgottenIds } from "../archive/archive.ts";
+import { loadForgottenIds } from "../store/archive.ts";
 import {
   adjustDigest,
   digestContainers,

@@ -9,7 +9,7 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { homeFiles } from "../archive/home.ts";
+import { homeFiles } from "../../home/paths.ts";
 import { chunkStatus, readMeta, writeMeta } from "../schema.ts";
 import { embedFingerprintKey, recordVectorFiles } from "./vector-files.ts";
 

@@ -10,7 +10,7 @@ import type { Database } from "bun:sqlite";
 import { join, relative } from "node:path";
 import type { Embedder } from "../../embed/index.ts";
 import { buildIdFilter, openVectorStore, type UnusableSegment, type VectorStore } from "../../native/index.ts";
-import { homeFiles } from "../archive/home.ts";
+import { homeFiles } from "../../home/paths.ts";
 import { chunkStatus, readMeta, writeMeta } from "../schema.ts";
 
 /** Levels of vector stores: one per document level. */

@@ -22,7 +22,7 @@ import type { EmbeddingSummary } from "../vectors/embedding.ts";
 import { runIndex, type IndexHooks, type IndexSummary } from "../write/indexer.ts";
 import { withKnownProjectFolders } from "../plan/known-projects.ts";
 import { openIndex } from "../schema.ts";
-import { databasePath } from "../archive/home.ts";
+import { databasePath } from "../../home/paths.ts";
 import { FolderWatchSet } from "./folders.ts";
 import { planWatchTargets, type EventEffect, type WatchTarget } from "./targets.ts";
 

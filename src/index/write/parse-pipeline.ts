@@ -12,7 +12,7 @@
 import { availableParallelism } from "node:os";
 import { parserFor, type ParseResult, type ResumeState, type SourceId, type SourceUnit } from "../../parsers/index.ts";
 import { redactParseResult } from "../../redact/index.ts";
-import { capArchivedOutput } from "../archive/archive.ts";
+import { capArchivedOutput } from "../store/archive.ts";
 import type { ParseReply, ParseRequest } from "./parse-worker.ts";
 import { prepareSession, type PreparedSession } from "./writer.ts";
 

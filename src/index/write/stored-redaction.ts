@@ -10,8 +10,8 @@
 import type { Database } from "bun:sqlite";
 import { redactParseResult } from "../../redact/index.ts";
 import type { SkipReport, SourceId, SourceUnit } from "../../parsers/index.ts";
-import { readStoredSession } from "../archive/archive.ts";
-import { listSnapshots, writeSnapshot } from "../archive/snapshot.ts";
+import { readStoredSession } from "../store/archive.ts";
+import { listSnapshots, writeSnapshot } from "../store/snapshot.ts";
 import { readMeta } from "../schema.ts";
 import { optimizeKeywordIndexes } from "./compact.ts";
 import { prepareSession, writePreparedSessions } from "./writer.ts";

@@ -19,7 +19,7 @@ import {
   type Turn,
 } from "../../parsers/index.ts";
 import { redactUnitLocator } from "../../redact/index.ts";
-import { encodeTurnOutputs } from "../archive/archive.ts";
+import { encodeTurnOutputs } from "../store/archive.ts";
 import { unsegmentedDocumentText, writeUnsegmented } from "./cjk.ts";
 import {
   buildSessionDocument,

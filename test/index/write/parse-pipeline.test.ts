@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeTurnOutputs } from "../../../src/index/archive/archive.ts";
+import { decodeTurnOutputs } from "../../../src/index/store/archive.ts";
 import {
   parseAhead,
   parseForWriting,

@@ -7,7 +7,7 @@ import { acquireIndexLock, readIndexLockHolder, tryAcquireIndexLock } from "../.
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../../..");
-const lockModule = join(repo, "src/index/archive/lock.ts");
+const lockModule = join(repo, "src/index/store/lock.ts");
 const work = mkdtempSync(join(tmpdir(), "recall-lock-"));
 mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));

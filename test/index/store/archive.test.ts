@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { appendFileSync, copyFileSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { checkStaleness, databasePath, openIndex, runIndex, type IndexSummary } from "../../../src/index/index.ts";
-import { capArchivedOutput, decodeTurnOutputs, encodeTurnOutputs } from "../../../src/index/archive/archive.ts";
+import { capArchivedOutput, decodeTurnOutputs, encodeTurnOutputs } from "../../../src/index/store/archive.ts";
 import { scanStateUpdate, planSource } from "../../../src/index/plan/plan.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
 import type { Parser } from "../../../src/parsers/index.ts";

@@ -22,7 +22,7 @@ import {
   homeFiles,
   resolveRecallPaths,
   type RecallPaths,
-} from "./home.ts";
+} from "../../home/paths.ts";
 import { tryAcquireIndexLock, type IndexLock } from "./lock.ts";
 
 /** Messages of the folder checks and the move; commands send them to stderr. */

@@ -24,7 +24,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { IndexError, isRecallError } from "../../errors.ts";
-import { createPrivateFile, databasePath, homeFiles, makePrivateDirs } from "./home.ts";
+import { createPrivateFile, databasePath, homeFiles, makePrivateDirs } from "../../home/paths.ts";
 import { acquireIndexLock } from "./lock.ts";
 
 /** A new snapshot is written when the last one is older than this (24 h, in ms) and the run changed something. */

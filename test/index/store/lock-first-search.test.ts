@@ -46,7 +46,7 @@ async function finished(child: ReturnType<typeof spawnRecall>) {
 /** Starts a bun process that holds RECALL_HOME's index lock (as a running first index would) until killed. */
 async function holdLock(recallHome: string) {
   mkdirSync(recallHome, { recursive: true, mode: 0o700 });
-  const script = `import { tryAcquireIndexLock } from ${JSON.stringify(join(repo, "src/index/archive/lock.ts"))};
+  const script = `import { tryAcquireIndexLock } from ${JSON.stringify(join(repo, "src/index/store/lock.ts"))};
     console.log(tryAcquireIndexLock(${JSON.stringify(join(recallHome, "index.lock"))}) ? "locked" : "busy");
     await Bun.sleep(60000);`;
   const child = Bun.spawn([process.execPath, "-e", script], { cwd: repo, stdout: "pipe" });

@@ -6,7 +6,7 @@
  *   cache  `$XDG_CACHE_HOME/recall`, else `~/.cache/recall`: models/, runtime/ (re-downloadable)
  * `RECALL_HOME` overrides all three (everything under it). Folders recall creates are 0700 and files 0600
  * whatever the umask; a folder or file recall did not create never has its mode changed. The one-time move
- * out of the old cache location is in home-migration.ts.
+ * out of the old cache location is in index/store/home-migration.ts.
  */
 import {
   accessSync,
@@ -21,8 +21,8 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import { IndexError } from "../../errors.ts";
-import { expandPath, type Environment } from "../../parsers/paths.ts";
+import { IndexError } from "../errors.ts";
+import { expandPath, type Environment } from "../parsers/paths.ts";
 
 /** File and folder names inside the recall folders (data unless noted). */
 export const homeFiles = {

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { buildIdFilter, openVectorStore } from "../../native/index.ts";
 import type { SourceId } from "../../parsers/index.ts";
 import { embedFingerprintKey, vectorLevels } from "../vectors/embedding.ts";
-import { databasePath, ensureRecallHome, homeFiles } from "./home.ts";
+import { databasePath, ensureRecallHome, homeFiles } from "../../home/paths.ts";
 import { dropNextGeneration, nextFingerprintKey } from "../vectors/generations.ts";
 import { digestMetaKey } from "../plan/containers.ts";
 import { acquireIndexLock } from "./lock.ts";

@@ -30,7 +30,7 @@ import {
   runIndex,
   type RecallPaths,
 } from "../../../src/index/index.ts";
-import { copyPrivate } from "../../../src/index/archive/home-migration.ts";
+import { copyPrivate } from "../../../src/index/store/home-migration.ts";
 import { loadEnvWithDotEnv, resolveEmbedConfig } from "../../../src/embed/index.ts";
 
 const repo = resolve(import.meta.dir, "../../..");
