@@ -109,7 +109,7 @@ function compile(target: BuildTarget, embedDir: string, outDir: string): string 
     "--compile",
     join(repo, "src", "cli.ts"),
     join(repo, "src", "index", "write", "parse-worker.ts"),
-    join(repo, "src", "search", "match-worker.ts"),
+    join(repo, "src", "search", "ranking", "match-worker.ts"),
     "--outfile",
     outfile,
     "--minify",

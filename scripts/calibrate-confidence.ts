@@ -1,6 +1,6 @@
 /**
- * `bun scripts/calibrate-confidence.ts [--model use|glove|<preset|path>] [--write]`: fit src/search/calibration.json
- * (what the numbers mean: src/search/calibration.ts, src/search/confidence.ts; README "Search").
+ * `bun scripts/calibrate-confidence.ts [--model use|glove|<preset|path>] [--write]`: fit src/search/ranking/calibration.json
+ * (what the numbers mean: src/search/ranking/calibration.ts, src/search/ranking/confidence.ts; README "Search").
  *
  * Labelled queries: test/corpus/queries.json over the real corpus (../shared/corpus), and, with a model, the questions
  * of one LoCoMo conversation (`conv-26` of ../shared/bench/locomo, converted by its convert.py and indexed alone; it is
@@ -29,8 +29,8 @@ import { join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { openEmbedder } from "../src/embed/index.ts";
 import { databasePath, openIndex, runIndex } from "../src/index/index.ts";
-import type { Calibrations, LogisticCurve } from "../src/search/calibration.ts";
-import calibrationFile from "../src/search/calibration.json";
+import type { Calibrations, LogisticCurve } from "../src/search/ranking/calibration.ts";
+import calibrationFile from "../src/search/ranking/calibration.json";
 import {
   createVectorLeg,
   evaluateRetrieval,
@@ -39,7 +39,7 @@ import {
   type SessionResult,
   type VectorLeg,
 } from "../src/search/index.ts";
-import { queryShape } from "../src/search/query-shape.ts";
+import { queryShape } from "../src/search/ranking/query-shape.ts";
 import ownQueries from "../test/corpus/queries.json";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
 import { locomoCalibrationConversation, startEvalModel, type EvalModel } from "./eval/eval-model.ts";
@@ -277,10 +277,10 @@ try {
   }
   if (process.argv.includes("--write")) {
     writeFileSync(
-      join(import.meta.dir, "../src/search/calibration.json"),
+      join(import.meta.dir, "../src/search/ranking/calibration.json"),
       `${JSON.stringify(calibrations, null, 2)}\n`,
     );
-    console.log("\nwrote src/search/calibration.json");
+    console.log("\nwrote src/search/ranking/calibration.json");
   }
 } finally {
   await locomo?.close();

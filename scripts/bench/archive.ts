@@ -31,7 +31,7 @@ import { join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { defaultLimits, searchIndex, type LabelledQuery, type SessionResult } from "../../src/search/index.ts";
-import type { SearchLevel } from "../../src/search/lexical.ts";
+import type { SearchLevel } from "../../src/search/ranking/lexical.ts";
 import { openArchive, parseArchiveUrl, type ArchiveConnection } from "../../src/team-archive/connection.ts";
 import { pushToArchive, type PushSummary } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";

@@ -4,8 +4,8 @@
  */
 import { renderArchiveSearchJson, renderArchiveSearchText } from "../render/archive.ts";
 import { writeOut } from "../render/terminal.ts";
-import type { SearchFilters } from "../search/filters.ts";
-import type { SearchLevel } from "../search/lexical.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
+import type { SearchLevel } from "../search/ranking/lexical.ts";
 import type { Embedder } from "../embed/index.ts";
 import { openArchive } from "../team-archive/connection.ts";
 import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
@@ -13,7 +13,7 @@ import { createEmbedderOpener } from "../service/embedder.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
 import { type ArchiveSearchResponse, searchArchive } from "../team-archive/search.ts";
 import { resolveArchiveSessionId } from "../team-archive/show.ts";
-import { parseOffset } from "../search/paging.ts";
+import { parseOffset } from "../search/listing/paging.ts";
 import { archiveUrlOf } from "../service/archive-url.ts";
 import { type HistoryContext, resolveHistory } from "../service/context.ts";
 import type { SearchArgs } from "./search.ts";

@@ -5,8 +5,8 @@
 import { renderArchiveListingJson, renderArchiveListingText } from "../render/archive-listing.ts";
 import { paletteFor } from "../render/format.ts";
 import { writeOut } from "../render/terminal.ts";
-import type { SearchFilters } from "../search/filters.ts";
-import { shellQuote } from "../search/hydrate.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
+import { shellQuote } from "../search/reading/hydrate.ts";
 import { openArchive } from "../team-archive/connection.ts";
 import { listArchiveSessions } from "../team-archive/listing.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";

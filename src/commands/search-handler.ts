@@ -15,12 +15,12 @@ import { jsonLine } from "../render/escapes.ts";
 import { explainResponse, renderExplainText } from "../render/search-explain.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
 import { defaultLimits, searchIndex, type SearchMode } from "../search/api.ts";
-import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
-import type { SearchFilters } from "../search/filters.ts";
-import { shellQuote } from "../search/hydrate.ts";
-import { parseLimit, parseOffset } from "../search/paging.ts";
-import { requireQueryText } from "../search/query.ts";
-import { findSession } from "../search/sessions.ts";
+import { loadDateWords, parseFilterArgs } from "../search/listing/arguments.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
+import { shellQuote } from "../search/reading/hydrate.ts";
+import { parseLimit, parseOffset } from "../search/listing/paging.ts";
+import { requireQueryText } from "../search/ranking/query.ts";
+import { findSession } from "../search/listing/sessions.ts";
 import { openFreshIndex, resolveHistory, warn } from "../service/context.ts";
 import { dueOncePerDay, keywordOnlyNoticeFile } from "./daily-notice.ts";
 import type { HelperQueryEmbedder } from "../service/query-embedder.ts";
@@ -37,7 +37,7 @@ export async function search(args: SearchArgs): Promise<number> {
   if (args.session && args.depth === "1")
     throw new UsageError("--session searches turns: it cannot be used with --depth 1", "drop --depth 1");
   const level = args.depth === "2" || (args.session && args.depth === undefined) ? "turn" : "session";
-  // The same checks as the MCP server's arguments (src/search/arguments.ts, paging.ts): one answer, one error.
+  // The same checks as the MCP server's arguments (src/search/listing/arguments.ts, paging.ts): one answer, one error.
   const limit = parseLimit(args.limit, defaultLimits[level], "--limit");
   const offset = parseOffset(args.offset, "--offset");
   if (args.maxChars !== undefined && !(Number.isInteger(args.maxChars) && args.maxChars >= minMaxChars)) {

@@ -5,10 +5,10 @@
 import { paletteFor } from "../render/format.ts";
 import { renderSessionsJson, renderSessionsText } from "../render/sessions.ts";
 import { writeOut } from "../render/terminal.ts";
-import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
-import { shellQuote } from "../search/hydrate.ts";
-import { pageOf, parseListLimit, parseOffset } from "../search/paging.ts";
-import { countSessions, listSessions } from "../search/sessions.ts";
+import { loadDateWords, parseFilterArgs } from "../search/listing/arguments.ts";
+import { shellQuote } from "../search/reading/hydrate.ts";
+import { pageOf, parseListLimit, parseOffset } from "../search/listing/paging.ts";
+import { countSessions, listSessions } from "../search/listing/sessions.ts";
 import { openFreshIndex, resolveHistory } from "../service/context.ts";
 import type { SessionsArgs } from "./sessions.ts";
 

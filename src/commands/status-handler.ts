@@ -6,7 +6,7 @@ import { checkStaleness, databasePath, openIndex } from "../index/index.ts";
 import { paletteFor } from "../render/format.ts";
 import { renderStatusJson, renderStatusText } from "../render/sessions.ts";
 import { writeOut } from "../render/terminal.ts";
-import { readIndexStatus } from "../search/sessions.ts";
+import { readIndexStatus } from "../search/listing/sessions.ts";
 import { resolveHistory } from "../service/context.ts";
 import type { StatusArgs } from "./status.ts";
 

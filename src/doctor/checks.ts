@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
-import { calibrationFor, describeCalibration } from "../search/calibration.ts";
+import { calibrationFor, describeCalibration } from "../search/ranking/calibration.ts";
 import type { Database } from "bun:sqlite";
 import { isRecallError, type RecallErrorCode } from "../errors.ts";
 import {
@@ -404,7 +404,7 @@ export async function checkLocalModel(
 }
 
 /**
- * Whether hybrid search has a calibration for the configured model (search/calibration.ts): OK for a fitted one or a
+ * Whether hybrid search has a calibration for the configured model (search/ranking/calibration.ts): OK for a fitted one or a
  * documented prior, WARN for a model without one (it gets the conservative default: the keyword leg leads and its
  * cosine adds no confidence).
  */

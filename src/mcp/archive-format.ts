@@ -234,7 +234,7 @@ export function turnOfArchive(session: ArchiveSessionSummary, turn: ArchiveTurn)
 /** What the archive's read_turns renders. */
 export interface ArchiveTurnsView {
   session: ArchiveSessionSummary;
-  /** The turns asked for, from {@link turnOfArchive} through search/turn-range.ts selectTurnRange. */
+  /** The turns asked for, from {@link turnOfArchive} through search/reading/turn-range.ts selectTurnRange. */
   range: TurnRange;
   budgetChars: number;
   fromChar: number;

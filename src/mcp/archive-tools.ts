@@ -10,10 +10,10 @@
 import type { HistoryContext } from "../service/context.ts";
 import { archiveUrlOf } from "../service/archive-url.ts";
 import { UsageError } from "../errors.ts";
-import type { SearchFilters } from "../search/filters.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
 import { selectTurnRange } from "../search/index.ts";
-import { requireQueryText } from "../search/query.ts";
-import type { SearchLevel } from "../search/lexical.ts";
+import { requireQueryText } from "../search/ranking/query.ts";
+import type { SearchLevel } from "../search/ranking/lexical.ts";
 import { type ArchiveConnection, openArchive } from "../team-archive/connection.ts";
 import { listArchiveSessions } from "../team-archive/listing.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
@@ -99,7 +99,7 @@ export function archiveSessionsTool(
 
 /**
  * The `read_turns` tool with archive: true: `session` is an archive id, a session id or a prefix of 8+ characters;
- * `from`/`to` are checked as locally (search/turn-range.ts). The archive holds the conversation only: `rewound` is a
+ * `from`/`to` are checked as locally (search/reading/turn-range.ts). The archive holds the conversation only: `rewound` is a
  * usage error.
  * @throws as {@link withArchive}; SessionLookupError; UsageError for a bad range or `rewound`
  */

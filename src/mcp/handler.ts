@@ -52,8 +52,8 @@ export async function mcp(args: McpArgs): Promise<number> {
     if (note) writeErr(note);
     return 0;
   }
-  const [mcp, { loadDateWords }] = await Promise.all([import("./index.ts"), import("../search/arguments.ts")]);
-  // The tools read since/until synchronously (search/arguments.ts): date words need the date reader loaded first.
+  const [mcp, { loadDateWords }] = await Promise.all([import("./index.ts"), import("../search/listing/arguments.ts")]);
+  // The tools read since/until synchronously (search/listing/arguments.ts): date words need the date reader loaded first.
   await loadDateWords();
   // Claude Code tells a stdio server its project in CLAUDE_PROJECT_DIR; otherwise the working folder is the project.
   const cwd = process.env.CLAUDE_PROJECT_DIR || process.cwd();

@@ -310,7 +310,7 @@ export interface ScanResult {
 /**
  * How the tool that wrote a session resumes it: the program and its arguments (`argv[0]` looked up on PATH), run in
  * `cwd` (the session's project folder; undefined when the tool needs no particular folder, or none was recorded).
- * `recall pick` runs it directly (no shell); search/hydrate.ts `shellCommandOf` prints it as one shell line.
+ * `recall pick` runs it directly (no shell); search/reading/hydrate.ts `shellCommandOf` prints it as one shell line.
  */
 export interface ResumeInvocation {
   cwd: string | undefined;

@@ -10,7 +10,7 @@ import type { Palette } from "../render/format.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { renderShowText, showViewOf } from "../render/show.ts";
 import { searchIndex, type SearchMode, type VectorLeg } from "../search/api.ts";
-import type { SearchFilters } from "../search/filters.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
 import {
   findSession,
   makePreview,
@@ -24,8 +24,8 @@ import {
   type SessionSummary,
   type TurnResult,
 } from "../search/index.ts";
-import { lastTurns, recentSessions, type RecentSession } from "../search/recent.ts";
-import { attachMatchWorkers } from "../search/match-window.ts";
+import { lastTurns, recentSessions, type RecentSession } from "../search/listing/recent.ts";
+import { attachMatchWorkers } from "../search/ranking/match-window.ts";
 import type { SourceId } from "../parsers/types.ts";
 
 /** One session row of the list. Times in epoch ms. */
@@ -149,7 +149,7 @@ export class PickerSearch {
     this.stopMatchWorkers = attachMatchWorkers(db);
   }
 
-  /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/match-window.ts). */
+  /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/ranking/match-window.ts). */
   private stopMatchWorkers: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */

@@ -4,7 +4,7 @@
  * one starts a row with the space its break fell on whenever a word fills the row above exactly.
  */
 import type { Preview } from "../search/index.ts";
-import { previewPieces } from "../search/preview-pieces.ts";
+import { previewPieces } from "../search/reading/preview-pieces.ts";
 import { wrapToWidth } from "./columns.ts";
 
 /** How a matched word is marked: yellow and bold with colours, bold and underlined without (NO_COLOR). */

@@ -5,7 +5,7 @@
  * the session survives only in recall's archive or as typed prompts) it says why and offers the command to copy.
  */
 import { existsSync, statSync } from "node:fs";
-import { resumeInvocationOf, shellCommandOf, shellQuote, type ResumeInvocation } from "../search/hydrate.ts";
+import { resumeInvocationOf, shellCommandOf, shellQuote, type ResumeInvocation } from "../search/reading/hydrate.ts";
 import type { PickRow } from "./picker-search.ts";
 
 /** What Enter on a session leads to. */

@@ -6,7 +6,7 @@
 import type { ArchiveSearchResponse, ArchiveSessionResult, ArchiveTurnResult } from "../team-archive/search.ts";
 import type { ArchiveSession } from "../team-archive/show.ts";
 import type { EverywhereResult } from "../team-archive/everywhere.ts";
-import type { SessionResult, TurnResult } from "../search/hydrate.ts";
+import type { SessionResult, TurnResult } from "../search/reading/hydrate.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
 import { countOf, isoTime, projectLabel, sessionIdentityJson } from "./format.ts";
 import { noConfidentMatchLine } from "./search.ts";

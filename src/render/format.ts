@@ -2,9 +2,9 @@
  * Small formatting helpers shared by the text renderers: colors (only on a TTY, never with
  * NO_COLOR; see terminal.ts), dates, truncation, byte sizes.
  */
-import { noProjectLabel } from "../search/filters.ts";
+import { noProjectLabel } from "../search/listing/filters.ts";
 import type { Preview } from "../search/index.ts";
-import { previewPieces } from "../search/preview-pieces.ts";
+import { previewPieces } from "../search/reading/preview-pieces.ts";
 import { neutralizeControls } from "./escapes.ts";
 import type { Palette } from "./terminal.ts";
 
@@ -133,7 +133,7 @@ export function countOf(count: number, noun: string): string {
 
 /**
  * A session's project as the text surfaces spell it (CLI, MCP answers, picker rows): the project itself,
- * or `(no project)` when the source recorded none (search/filters.ts `noProjectLabel`, which `--project` also takes).
+ * or `(no project)` when the source recorded none (search/listing/filters.ts `noProjectLabel`, which `--project` also takes).
  *   `"/home/dev/shop"` → `"/home/dev/shop"`;  `""` → `"(no project)"`
  */
 export function projectLabel(project: string): string {

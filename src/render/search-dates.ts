@@ -1,10 +1,10 @@
 /**
- * How a search answer shows the dates its query named (issue 13, "time in the query"; search/time-query.ts reads
- * them, search/time-boost.ts ranks by them): one text line for people, and the `dates` array of the JSON answer
+ * How a search answer shows the dates its query named (issue 13, "time in the query"; search/dates/time-query.ts reads
+ * them, search/dates/time-boost.ts ranks by them): one text line for people, and the `dates` array of the JSON answer
  * (`recall search --json` and the MCP `search` tool).
  */
-import { isoLocalDate } from "../search/calendar.ts";
-import type { UnderstoodDate } from "../search/time-boost.ts";
+import { isoLocalDate } from "../search/dates/calendar.ts";
+import type { UnderstoodDate } from "../search/dates/time-boost.ts";
 import { isoTime } from "./format.ts";
 
 /**

@@ -6,10 +6,10 @@
  * (one line per result); under `--json` the same object is each result's `explain` field.
  */
 import { subagentScoreFactor, type SearchResponse } from "../search/api.ts";
-import { confidentTierVectorShare, evidenceTierScore } from "../search/fusion.ts";
-import type { SessionResult, TurnResult } from "../search/hydrate.ts";
-import { parseLexicalQuery } from "../search/query.ts";
-import { dateFactorOf, dateFactors, type UnderstoodDate } from "../search/time-boost.ts";
+import { confidentTierVectorShare, evidenceTierScore } from "../search/ranking/fusion.ts";
+import type { SessionResult, TurnResult } from "../search/reading/hydrate.ts";
+import { parseLexicalQuery } from "../search/ranking/query.ts";
+import { dateFactorOf, dateFactors, type UnderstoodDate } from "../search/dates/time-boost.ts";
 import { roundScore, shortId } from "./format.ts";
 
 /** The confident tier's vector share for a weight, as printed: `0.01`. */
@@ -22,16 +22,16 @@ const share = (vectorWeight: number): string => String(Number(confidentTierVecto
  *   keyword_score, vector_score: each leg's 0–1 normalized score, null when that leg did not find it;
  *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else the hybrid weight: --alpha, or
  *         the model's calibrated one × semantic_share);
- *   semantic_share: how far the query is natural language, 0–1 (search/query-shape.ts);
- *   calibration: the vector leg's calibration, `<entry> (<fitted|prior|default>)` (search/calibration.ts), null when
+ *   semantic_share: how far the query is natural language, 0–1 (search/ranking/query-shape.ts);
+ *   calibration: the vector leg's calibration, `<entry> (<fitted|prior|default>)` (search/ranking/calibration.ts), null when
  *         no vector leg ran;
- *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/fusion.ts `fuseByEvidence`:
+ *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/ranking/fusion.ts `fuseByEvidence`:
  *         0.5 + 0.5 · (keyword + s · vector) / (1 + s), s = vector_weight / 5) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
  *         keyword)); null when one leg ran alone;
  *   blended: the fused score before boosts (one leg alone: vector_weight · vector + (1 − vector_weight) · keyword);
  *   boosts: factors applied after fusion, e.g. {"reason": "sub-agent session", "factor": 0.85};
  *   score: the fused score the ranking used;
- *   confidence: the result's calibrated confidence (search/confidence.ts), from
+ *   confidence: the result's calibrated confidence (search/ranking/confidence.ts), from
  *   terms_held / terms_missing: the query terms its best document holds and lacks (rarest first), the evidence the
  *         confidence and the "No confident match" line are made of (issue 38, item 2: `terms_in_preview` is what the
  *         preview shows, which can hold words the best document does not).
@@ -53,7 +53,7 @@ export interface ResultExplanation {
   terms_missing: string[];
 }
 
-/** Stem-insensitive key, the same rule as the preview's highlighting (search/preview.ts). */
+/** Stem-insensitive key, the same rule as the preview's highlighting (search/reading/preview.ts). */
 const stemKey = (word: string): string => word.toLowerCase().slice(0, 5);
 
 /**
@@ -115,7 +115,7 @@ export function explainResult(
 }
 
 /**
- * The date boost of one result (search/time-boost.ts), recomputed from its session span (level 1) or turn time
+ * The date boost of one result (search/dates/time-boost.ts), recomputed from its session span (level 1) or turn time
  * (level 2) and the dates the ranking used: `{reason: "in the dates named", factor: 1}`, `"near …", 0.8` or
  * `"outside …", 0.3`; undefined when no date was used.
  */

@@ -19,12 +19,12 @@
  *   per session, and session_id, turn, project, title, timestamp, score, prompt, preview (≤ 90 chars each) per
  *   turn; `--explain` adds "explain" to each result (search-explain.ts). A field longer than
  *   {@link fieldCharLimit} characters (a pasted HAR file in a prompt) is cut with a `…[cut N characters; …]` marker.
- *   Confidence (search/confidence.ts): top-level "confident" (the first result is a confident match); per result
+ *   Confidence (search/ranking/confidence.ts): top-level "confident" (the first result is a confident match); per result
  *   "confidence" (0–1, calibrated: the same scale for every query, unlike "score") and "confident" in both formats,
  *   and in the full format the raw evidence: "matched_terms" (query terms the best document holds), "coverage"
  *   (their IDF-weighted share, 0–1), "keyword_raw" (the keyword leg's −bm25-based score, or null) and "cosine"
  *   (the vector leg's raw cosine similarity, or null).
- *   Dates in the query (search/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
+ *   Dates in the query (search/dates/time-query.ts): top-level "dates", [{text, label, since, until, applied}] (search-dates.ts);
  *   the text listing names them on one line under the header.
  * Issue 14 adds top-level "index" in the full format: {indexed_at, full_scan_at, checked} (index/plan/freshness.ts `IndexFreshness`).
  * Issue 26 adds "branch" ("main" | "rewound") to both result shapes: a rewound turn is on a branch the user rewound past
@@ -34,9 +34,9 @@
  *   also when --max-chars left some out; and --max-chars is a hard cap of the characters printed.
  */
 import type { SearchResponse } from "../search/api.ts";
-import type { ResultConfidence } from "../search/confidence.ts";
-import type { UnderstoodDate } from "../search/time-boost.ts";
-import { shellQuote, type SessionResult, type TurnResult } from "../search/hydrate.ts";
+import type { ResultConfidence } from "../search/ranking/confidence.ts";
+import type { UnderstoodDate } from "../search/dates/time-boost.ts";
+import { shellQuote, type SessionResult, type TurnResult } from "../search/reading/hydrate.ts";
 import { turnLabel } from "../parsers/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import {
@@ -87,7 +87,7 @@ export interface SearchRenderOptions {
 /**
  * `text` whole when it has at most `limit` characters, else its first `limit` characters and a marker naming
  * how many were cut and where to read them; `totalChars` is the whole text's length when `text` is already a part of
- * it (a level-2 prompt, search/hydrate.ts `promptChars`).
+ * it (a level-2 prompt, search/reading/hydrate.ts `promptChars`).
  * Example: a 68,000-character prompt → its first 2,000 characters + `…[cut 66,000 characters; full text: recall show <id>:3]`.
  */
 export function cutField(text: string, limit: number, fullText: string, totalChars = text.length): string {
@@ -362,7 +362,7 @@ function header(response: SearchResponse, palette: Palette, dateFilters?: Search
 
 /**
  * The bracketed number of a result in text: its calibrated confidence (0–1, the same scale for every query:
- * search/confidence.ts), followed by ` weak` when it is not a confident match: below 0.50, or ranked below a weak
+ * search/ranking/confidence.ts), followed by ` weak` when it is not a confident match: below 0.50, or ranked below a weak
  * result (search/api.ts `confidentPrefix`). One rule for the number, the mark, the header and the JSON `confident`
  * (issue 26: the fused score, min-max normalized per answer, printed `[0.00]` for the last of two results, and a
  * header said "no confident match" above a result marked confident).
@@ -393,11 +393,11 @@ const wordList = (words: readonly string[]): string =>
 
 /**
  * The line every front end (CLI, MCP, web view) prints above an answer with no confident match. It says why from the
- * first result's own evidence (search/confidence.ts), so it never contradicts `--explain` (issue 38, item 2: "holds
+ * first result's own evidence (search/ranking/confidence.ts), so it never contradicts `--explain` (issue 38, item 2: "holds
  * neither the query's rarest words" stood above a result that held all four words):
  *   `No confident match: the first result holds config, toml but not kimi, cli; the best candidates follow, marked weak.`
  *   `No confident match: nothing searched falls in the week of 16 Nov 2026, and the query names nothing else; …`
- * @param first the first result's verdict (search/confidence.ts ResultConfidence): the words its best document holds,
+ * @param first the first result's verdict (search/ranking/confidence.ts ResultConfidence): the words its best document holds,
  *   those it lacks (rarest first), whether it falls outside an applied date, and whether only the vector leg found it
  * @param dates the dates the query named (SearchResponse.dates); [] when none (the team archive names none)
  */

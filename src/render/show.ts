@@ -9,9 +9,9 @@
  * are. In text, a prompt or answer longer than {@link textFieldChars} is cut with a note (`--json` prints it whole).
  */
 import { turnLabel, type Session, type ToolCall, type Turn } from "../parsers/index.ts";
-import { resumeCommandOf } from "../search/hydrate.ts";
-import type { ExportedSession } from "../search/read-session.ts";
-import type { TurnBranch } from "../search/turn-range.ts";
+import { resumeCommandOf } from "../search/reading/hydrate.ts";
+import type { ExportedSession } from "../search/reading/read-session.ts";
+import type { TurnBranch } from "../search/reading/turn-range.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import {
   localDate,

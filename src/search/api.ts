@@ -17,20 +17,20 @@
  */
 import type { Database } from "bun:sqlite";
 import { EmbedError, UsageError } from "../errors.ts";
-import { calibrationFor, type ResolvedCalibration } from "./calibration.ts";
-import { assessConfidence, termRarities, type ResultConfidence, type TermRarity } from "./confidence.ts";
-import { facetsOfSessions, type Facets } from "./facets.ts";
-import { cachedUntilChange } from "./version-cache.ts";
-import { filterSql, projectKeySql, type SearchFilters } from "./filters.ts";
-import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./fusion.ts";
-import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./hydrate.ts";
-import { searchLexical, type LexicalHit, type SearchLevel } from "./lexical.ts";
-import { parseLimit, parseOffset } from "./paging.ts";
-import { parseLexicalQuery, requireQueryText, type LexicalQuery } from "./query.ts";
-import { queryShape } from "./query-shape.ts";
-import { boostByDates, dateTermsOf, type UnderstoodDate } from "./time-boost.ts";
-import { dateOnlyCandidates } from "./date-candidates.ts";
-import { parseTimeQuery } from "./time-query.ts";
+import { calibrationFor, type ResolvedCalibration } from "./ranking/calibration.ts";
+import { assessConfidence, termRarities, type ResultConfidence, type TermRarity } from "./ranking/confidence.ts";
+import { facetsOfSessions, type Facets } from "./listing/facets.ts";
+import { cachedUntilChange } from "./ranking/version-cache.ts";
+import { filterSql, projectKeySql, type SearchFilters } from "./listing/filters.ts";
+import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./ranking/fusion.ts";
+import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./reading/hydrate.ts";
+import { searchLexical, type LexicalHit, type SearchLevel } from "./ranking/lexical.ts";
+import { parseLimit, parseOffset } from "./listing/paging.ts";
+import { parseLexicalQuery, requireQueryText, type LexicalQuery } from "./ranking/query.ts";
+import { queryShape } from "./ranking/query-shape.ts";
+import { boostByDates, dateTermsOf, type UnderstoodDate } from "./dates/time-boost.ts";
+import { dateOnlyCandidates } from "./ranking/date-candidates.ts";
+import { parseTimeQuery } from "./dates/time-query.ts";
 
 /** Which legs run: both (default), or one. */
 export type SearchMode = "hybrid" | "keyword" | "vector";

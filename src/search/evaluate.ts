@@ -17,7 +17,7 @@
 import type { Database } from "bun:sqlite";
 import { sourceIds } from "../parsers/index.ts";
 import { searchIndex, type SearchMode, type VectorLeg } from "./api.ts";
-import type { SessionResult, TurnResult } from "./hydrate.ts";
+import type { SessionResult, TurnResult } from "./reading/hydrate.ts";
 
 /**
  * One labelled query (format of test/corpus/queries.json; how they were written: test/corpus/QUERIES.md).

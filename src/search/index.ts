@@ -15,7 +15,7 @@ export {
   type VectorLeg,
   type VectorHit,
 } from "./api.ts";
-export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./filters.ts";
+export { parseDateFilter, parseSource, filterSql, type SearchFilters } from "./listing/filters.ts";
 export {
   fuseRelativeScores,
   fuseByEvidence,
@@ -24,14 +24,14 @@ export {
   normalizeMinMax,
   type LegHit,
   type FusedHit,
-} from "./fusion.ts";
-export { parseLexicalQuery, tokenize, type LexicalQuery } from "./query.ts";
-export { parseTimeQuery, type TimeQuery, type TimeExpression, type DateRange } from "./time-query.ts";
-export { dateFactorOf, dateFactors, type UnderstoodDate } from "./time-boost.ts";
-export { isoLocalDate } from "./calendar.ts";
-export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./lexical.ts";
-export { makePreview, type Preview } from "./preview.ts";
-export { previewPieces, type PreviewPiece } from "./preview-pieces.ts";
+} from "./ranking/fusion.ts";
+export { parseLexicalQuery, tokenize, type LexicalQuery } from "./ranking/query.ts";
+export { parseTimeQuery, type TimeQuery, type TimeExpression, type DateRange } from "./dates/time-query.ts";
+export { dateFactorOf, dateFactors, type UnderstoodDate } from "./dates/time-boost.ts";
+export { isoLocalDate } from "./dates/calendar.ts";
+export { searchLexical, matchedTerms, type LexicalHit, type SearchLevel } from "./ranking/lexical.ts";
+export { makePreview, type Preview } from "./reading/preview.ts";
+export { previewPieces, type PreviewPiece } from "./reading/preview-pieces.ts";
 export {
   resumeCommandFor,
   resumeCommandOf,
@@ -44,7 +44,7 @@ export {
   type SessionResult,
   type TurnResult,
   type ResultScores,
-} from "./hydrate.ts";
+} from "./reading/hydrate.ts";
 export {
   countSessions,
   findSession,
@@ -54,7 +54,7 @@ export {
   noProjectLabel,
   type SessionSummary,
   type IndexStatus,
-} from "./sessions.ts";
+} from "./listing/sessions.ts";
 export {
   readSessionTurns,
   readSessions,
@@ -62,12 +62,12 @@ export {
   type ReadSessionOptions,
   type SessionRead,
   type ExportedSession,
-} from "./read-session.ts";
-export { selectSessions, type SessionSelection } from "./selection.ts";
+} from "./reading/read-session.ts";
+export { selectSessions, type SessionSelection } from "./listing/selection.ts";
 export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";
-export { createVectorLeg, openVectorStores } from "./vector.ts";
-export { parseLimit, parseOffset, pageOf, maxPageLimit, type Page } from "./paging.ts";
-export { recentSessions, projectOfFolder, type RecentSession } from "./recent.ts";
+export { createVectorLeg, openVectorStores } from "./ranking/vector.ts";
+export { parseLimit, parseOffset, pageOf, maxPageLimit, type Page } from "./listing/paging.ts";
+export { recentSessions, projectOfFolder, type RecentSession } from "./listing/recent.ts";
 export {
   resolveTimelineAnchor,
   readTimeline,
@@ -75,8 +75,8 @@ export {
   type TimelineAnchor,
   type TimelineEntry,
   type TimelineOptions,
-} from "./timeline.ts";
-export { selectTurnRange, type TurnBranch, type TurnRange } from "./turn-range.ts";
+} from "./reading/timeline.ts";
+export { selectTurnRange, type TurnBranch, type TurnRange } from "./reading/turn-range.ts";
 export {
   checkDateOrder,
   loadDateWords,
@@ -84,5 +84,5 @@ export {
   parseDepth,
   parseCount,
   type FilterArgs,
-} from "./arguments.ts";
-export { attachMatchWorkers } from "./match-window.ts";
+} from "./listing/arguments.ts";
+export { attachMatchWorkers } from "./ranking/match-window.ts";

@@ -55,7 +55,7 @@ interface Shared {
   fileId: string;
   users: number;
   stale: boolean;
-  /** Stops the worker that ranks this connection's big MATCHes in two halves (search/match-window.ts). */
+  /** Stops the worker that ranks this connection's big MATCHes in two halves (search/ranking/match-window.ts). */
   stopMatchWorkers: () => void;
 }
 

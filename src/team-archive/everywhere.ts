@@ -6,9 +6,9 @@
  * as also in the archive; it gets both lists' shares, so what both places hold ranks first. Ties go to the higher
  * confidence (the same calibration on both sides).
  */
-import type { SessionResult, TurnResult } from "../search/hydrate.ts";
-import { fuseRelativeScores } from "../search/fusion.ts";
-import type { SearchLevel } from "../search/lexical.ts";
+import type { SessionResult, TurnResult } from "../search/reading/hydrate.ts";
+import { fuseRelativeScores } from "../search/ranking/fusion.ts";
+import type { SearchLevel } from "../search/ranking/lexical.ts";
 import type { ArchiveSessionResult, ArchiveTurnResult } from "./search.ts";
 
 /** One merged result: from this machine's index (`local`) or from the archive (`archive`). */

@@ -14,9 +14,9 @@
  * the positions a deletion removed), and ties are broken by document id (the archive keeps local document order).
  * What a query term matches (a word, an identifier prefix, a phrase) is keyword-postings.ts's.
  */
-import type { SearchFilters } from "../search/filters.ts";
-import type { SearchLevel } from "../search/lexical.ts";
-import { type LexicalQuery, termWords } from "../search/query.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
+import type { SearchLevel } from "../search/ranking/lexical.ts";
+import { type LexicalQuery, termWords } from "../search/ranking/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveTerm,

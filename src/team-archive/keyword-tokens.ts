@@ -10,7 +10,7 @@
  */
 import { Database } from "bun:sqlite";
 import { keywordTokenizer } from "../index/schema.ts";
-import { bm25ColumnWeights } from "../search/match-window.ts";
+import { bm25ColumnWeights } from "../search/ranking/match-window.ts";
 
 /** The three searched columns of a document, as the local index's FTS5 table holds them. */
 export interface DocumentColumns {

@@ -1,9 +1,9 @@
 /**
  * Listing the team archive's sessions (issue 30): `recall sessions --archive` and the MCP `list_sessions` tool with
- * `archive: true`. Newest first, with the local listing's filters and paging (search/sessions.ts listSessions,
- * search/paging.ts), over the rows row-level security lets the role see: a query never names a team.
+ * `archive: true`. Newest first, with the local listing's filters and paging (search/listing/sessions.ts listSessions,
+ * search/listing/paging.ts), over the rows row-level security lets the role see: a query never names a team.
  */
-import type { SearchFilters } from "../search/filters.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveSessionRow,

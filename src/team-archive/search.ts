@@ -10,11 +10,17 @@
  * Row-level security decides which rows the role sees: a query never names a team.
  */
 import type { VectorLeg } from "../search/api.ts";
-import { calibrationFor } from "../search/calibration.ts";
-import { confidentAt, keywordConfidence, keywordCoverage, termRarity, vectorConfidence } from "../search/confidence.ts";
-import { fuseRelativeScores } from "../search/fusion.ts";
-import { queryShape } from "../search/query-shape.ts";
-import type { SearchFilters } from "../search/filters.ts";
+import { calibrationFor } from "../search/ranking/calibration.ts";
+import {
+  confidentAt,
+  keywordConfidence,
+  keywordCoverage,
+  termRarity,
+  vectorConfidence,
+} from "../search/ranking/confidence.ts";
+import { fuseRelativeScores } from "../search/ranking/fusion.ts";
+import { queryShape } from "../search/ranking/query-shape.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
 import {
   groupBySession,
   type LexicalHit,
@@ -22,9 +28,9 @@ import {
   smoothNeighbours,
   tierAllThenAny,
   turnHits,
-} from "../search/lexical.ts";
-import { makeDocumentPreview, makePreview, type Preview } from "../search/preview.ts";
-import { parseLexicalQuery, requireQueryText, termWords, type LexicalQuery } from "../search/query.ts";
+} from "../search/ranking/lexical.ts";
+import { makeDocumentPreview, makePreview, type Preview } from "../search/reading/preview.ts";
+import { parseLexicalQuery, requireQueryText, termWords, type LexicalQuery } from "../search/ranking/query.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveKeywordQuery,

@@ -3,8 +3,8 @@
  * and the origin (team, pusher, machine, operating-system user). One SQL column list and one row mapping, shared by
  * search, show and listings.
  */
-import type { SearchFilters } from "../search/filters.ts";
-import type { SessionSummary } from "../search/sessions.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
+import type { SessionSummary } from "../search/listing/sessions.ts";
 import type { ArchiveConnection } from "./connection.ts";
 
 /** Who pushed an archived session, and from where. */
@@ -92,7 +92,7 @@ export async function loadArchiveSessions(
 }
 
 /**
- * SQL conditions for the filters on the `s` sessions alias (as search/filters.ts does locally), numbered from `$first`.
+ * SQL conditions for the filters on the `s` sessions alias (as search/listing/filters.ts does locally), numbered from `$first`.
  * @param turnTime at level 2, the column holding the turn's time (`t.timestamp`: the caller joins the turns); at
  *        level 1 a session matches a date range when it overlaps it
  */

@@ -54,7 +54,7 @@ export async function readArchiveSession(
       "give the archive id (the first column)",
     );
   const row = chosen[0]!;
-  // as local show (search/turn-range.ts): a session without turns shows its header for turn 1; a later turn is an error
+  // as local show (search/reading/turn-range.ts): a session without turns shows its header for turn 1; a later turn is an error
   if (from > Math.max(1, row.turn_count))
     throw new TurnNotFoundError(
       `session ${row.session_id} has ${row.turn_count} turn${row.turn_count === 1 ? "" : "s"}; turn ${from} does not exist`,

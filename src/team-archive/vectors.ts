@@ -2,7 +2,7 @@
  * The vector leg in the team archive (issue 30): pgvector cosine search over the pushed chunk vectors of one
  * embedding model (recall.chunk_vectors, its HNSW index per model from recall.register_model), with the filters and
  * row-level security in the same statement. Level 1 keeps each session's best chunk (session and turn chunks both),
- * level 2 each turn document's best chunk, as the local leg does (search/vector.ts). Scores are cosines (−1…1).
+ * level 2 each turn document's best chunk, as the local leg does (search/ranking/vector.ts). Scores are cosines (−1…1).
  */
 import { existsSync } from "node:fs";
 import type { Embedder } from "../embed/index.ts";
@@ -10,8 +10,8 @@ import { databasePath, openIndex, readMeta } from "../index/index.ts";
 import { embedFingerprintKey } from "../index/vectors/vector-files.ts";
 import { redactText } from "../redact/index.ts";
 import type { VectorHit, VectorLeg } from "../search/api.ts";
-import type { SearchFilters } from "../search/filters.ts";
-import type { SearchLevel } from "../search/lexical.ts";
+import type { SearchFilters } from "../search/listing/filters.ts";
+import type { SearchLevel } from "../search/ranking/lexical.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import { archiveFilterSql } from "./sessions.ts";
 

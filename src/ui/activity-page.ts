@@ -4,8 +4,8 @@
  * embeds as JSON); a click on a day lists that day's sessions (`/activity/day?date=…`, an HTML fragment).
  */
 import type { Database } from "bun:sqlite";
-import { readActivity, type Activity } from "../search/activity.ts";
-import { recentSessions } from "../search/recent.ts";
+import { readActivity, type Activity } from "../search/listing/activity.ts";
+import { recentSessions } from "../search/listing/recent.ts";
 import { relativeDay } from "./dates.ts";
 import { countOf, projectLabel } from "../render/format.ts";
 import { html, jsonScriptData } from "./html.ts";

@@ -2,7 +2,7 @@
  * Dates as the web view writes them: a relative day for lists ("3 days ago"), the local date and time for titles,
  * and the names of the age facet's buckets.
  */
-import type { AgeBucket } from "../search/facets.ts";
+import type { AgeBucket } from "../search/listing/facets.ts";
 import { localMinute } from "../render/format.ts";
 
 const day = 86_400_000;

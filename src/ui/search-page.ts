@@ -5,9 +5,9 @@
  * (`?q=…&project=…&source=…&branch=…&since=…&until=…&s=<session>`), so a result can be bookmarked.
  */
 import type { Database } from "bun:sqlite";
-import { ageBucketStarts, facetsOfFilters, type Facets } from "../search/facets.ts";
+import { ageBucketStarts, facetsOfFilters, type Facets } from "../search/listing/facets.ts";
 import { searchIndex, type VectorLeg } from "../search/api.ts";
-import { loadDateWords, parseFilterArgs } from "../search/arguments.ts";
+import { loadDateWords, parseFilterArgs } from "../search/listing/arguments.ts";
 import {
   findSession,
   makePreview,
@@ -18,8 +18,8 @@ import {
   type SessionResult,
   type TurnResult,
 } from "../search/index.ts";
-import { isoLocalDate } from "../search/calendar.ts";
-import { lastTurns, recentSessions } from "../search/recent.ts";
+import { isoLocalDate } from "../search/dates/calendar.ts";
+import { lastTurns, recentSessions } from "../search/listing/recent.ts";
 import { countOf } from "../render/format.ts";
 import { noConfidentMatch } from "../render/search.ts";
 import { html, urlWith, type SafeHtml } from "./html.ts";

@@ -69,7 +69,7 @@ describe("commands load what they use (issue 14)", () => {
     expect(modules.filter(isHandler)).toEqual(["commands/search-handler.ts"]);
     const embeddingSide = modules.filter(
       (path) =>
-        // presets and the model-family table are pure data the calibration lookup reads (search/calibration.ts)
+        // presets and the model-family table are pure data the calibration lookup reads (search/ranking/calibration.ts)
         (path.startsWith("embed/") && !["embed/presets.ts", "embed/model-family.ts"].includes(path)) ||
         (path.startsWith("mcp/") && path !== "mcp/command.ts") || // the command's flags are wired like every other
         [
@@ -77,7 +77,7 @@ describe("commands load what they use (issue 14)", () => {
           "service/embedder.ts",
           "service/query-embedder.ts",
           "service/vector-leg.ts",
-          "search/vector.ts",
+          "search/ranking/vector.ts",
         ].includes(path),
     );
     expect(embeddingSide).toEqual([]);

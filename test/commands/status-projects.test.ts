@@ -13,8 +13,8 @@ import { paletteFor } from "../../src/render/format.ts";
 import { renderForgetText } from "../../src/render/forget.ts";
 import { renderSearchText } from "../../src/render/search.ts";
 import { renderStatusJson, renderStatusText } from "../../src/render/sessions.ts";
-import type { SessionResult } from "../../src/search/hydrate.ts";
-import { filterSql } from "../../src/search/filters.ts";
+import type { SessionResult } from "../../src/search/reading/hydrate.ts";
+import { filterSql } from "../../src/search/listing/filters.ts";
 import { countSessions, listSessions, noProjectLabel, readIndexStatus, searchIndex } from "../../src/search/index.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 

@@ -9,7 +9,7 @@ import { join, relative, resolve } from "node:path";
 import { planWatchTargets } from "../../src/index/watch/targets.ts";
 import { sourceNameList } from "../../src/mcp/schemas.ts";
 import { parserFor, parsers, sourceIds } from "../../src/parsers/index.ts";
-import { resumeCommandFor } from "../../src/search/hydrate.ts";
+import { resumeCommandFor } from "../../src/search/reading/hydrate.ts";
 
 const src = resolve(import.meta.dir, "../../src");
 

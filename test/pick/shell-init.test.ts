@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { shellInit } from "../../src/pick/shell-init.ts";
-import { shellQuote } from "../../src/search/hydrate.ts";
+import { shellQuote } from "../../src/search/reading/hydrate.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 import { ids, preparePickHistory, type PickHistory } from "./pick-history.ts";
 

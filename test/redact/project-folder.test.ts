@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { projectOfFolder } from "../../src/search/recent.ts";
+import { projectOfFolder } from "../../src/search/listing/recent.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-project-folder-"));

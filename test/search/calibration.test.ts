@@ -4,7 +4,7 @@ import {
   calibrationFor,
   defaultCalibrations,
   describeCalibration,
-} from "../../src/search/calibration.ts";
+} from "../../src/search/ranking/calibration.ts";
 
 const calibrations: Calibrations = {
   keyword: { slope: 7, intercept: -3.5 },

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { makePreview, parseLexicalQuery, searchLexical, type SearchLevel } from "../../src/search/index.ts";
-import type { SearchFilters } from "../../src/search/filters.ts";
+import type { SearchFilters } from "../../src/search/listing/filters.ts";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");

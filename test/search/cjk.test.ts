@@ -1,6 +1,6 @@
 /**
  * Issue 13: matching inside CJK, Japanese and Thai runs through the trigram side index `documents_cjk`
- * (src/index/write/cjk.ts, src/search/cjk.ts). Real sessions are written as Claude Code JSONL, indexed with the real
+ * (src/index/write/cjk.ts, src/search/ranking/cjk.ts). Real sessions are written as Claude Code JSONL, indexed with the real
  * indexer, searched with the real lexical leg and, for the issue's example, the real CLI.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, forgetSessions, openIndex, runIndex } from "../../src/index/index.ts";
 import { unsegmentedRuns } from "../../src/index/write/cjk.ts";
-import { splitUnsegmented } from "../../src/search/cjk.ts";
+import { splitUnsegmented } from "../../src/search/ranking/cjk.ts";
 import { parseLexicalQuery, searchLexical, type SearchLevel } from "../../src/search/index.ts";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
 import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";

@@ -1,5 +1,5 @@
 /**
- * Issue 13: an absolute confidence per result and per answer (src/search/confidence.ts). Sessions are written as
+ * Issue 13: an absolute confidence per result and per answer (src/search/ranking/confidence.ts). Sessions are written as
  * Claude Code JSONL, indexed with the real indexer and searched with the real search API and CLI; the curve is the
  * committed calibration.
  */
@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { assessConfidence, confidentAt, keywordConfidence, termRarities } from "../../src/search/confidence.ts";
+import { assessConfidence, confidentAt, keywordConfidence, termRarities } from "../../src/search/ranking/confidence.ts";
 import { parseLexicalQuery, searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import { confidentPrefix } from "../../src/search/api.ts";
-import type { Calibrations } from "../../src/search/calibration.ts";
+import type { Calibrations } from "../../src/search/ranking/calibration.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");

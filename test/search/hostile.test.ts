@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { EmbedError, UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex } from "../../src/search/index.ts";
-import { embeddableQueryText } from "../../src/search/query.ts";
+import { embeddableQueryText } from "../../src/search/ranking/query.ts";
 import type { VectorLeg } from "../../src/search/api.ts";
 import { generateHostileQueries, identifierQueries } from "../fixtures/hostile-queries.ts";
 

@@ -22,7 +22,7 @@ import {
 } from "../../src/index/write/documents.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { oneLine } from "../../src/render/format.ts";
-import { makePreview, previewScanChars } from "../../src/search/preview.ts";
+import { makePreview, previewScanChars } from "../../src/search/reading/preview.ts";
 import { hugePrompt, hugePromptSession } from "../fixtures/huge-prompt.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 

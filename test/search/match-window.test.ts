@@ -11,7 +11,7 @@ import {
   MatchWorker,
   rankedWindow,
   rankRange,
-} from "../../src/search/match-window.ts";
+} from "../../src/search/ranking/match-window.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 // The window of a MATCH ranked in two halves at once (the lower half here, the upper half in a worker thread with its

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runIndex } from "../../src/index/index.ts";
-import { makeDocumentPreview } from "../../src/search/preview.ts";
+import { makeDocumentPreview } from "../../src/search/reading/preview.ts";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { makePreview } from "../../src/search/preview.ts";
+import { makePreview } from "../../src/search/reading/preview.ts";
 
 const highlighted = (preview: { text: string; highlights: Array<[number, number]> }) =>
   preview.highlights.map(([start, end]) => preview.text.slice(start, end));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isIdentifierLike, queryShape } from "../../src/search/query-shape.ts";
+import { isIdentifierLike, queryShape } from "../../src/search/ranking/query-shape.ts";
 
 describe("isIdentifierLike", () => {
   test.each([

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseLexicalQuery, tokenize } from "../../src/search/index.ts";
-import { embeddableQueryText, sanitizeQueryText, stopWords, stripPossessive } from "../../src/search/query.ts";
+import { embeddableQueryText, sanitizeQueryText, stopWords, stripPossessive } from "../../src/search/ranking/query.ts";
 
 describe("parseLexicalQuery", () => {
   test("identifiers become phrases of their parts, so they match exactly where the parts stand together", () => {

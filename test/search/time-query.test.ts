@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseTimeQuery, type TimeExpression } from "../../src/search/index.ts";
-import { mightNameDate } from "../../src/search/time-words.ts";
+import { mightNameDate } from "../../src/search/dates/time-words.ts";
 
 // Issue 13, "time in the query". Every time is local (the parser reads dates in the user's time zone), so the
 // expectations are built with local Date constructors and hold in any TZ.
@@ -232,7 +232,7 @@ describe("cost and safety", () => {
     expect(mightNameDate("on 8 May 2023")).toBe(true);
   });
 
-  test("no source file imports chrono-node at the top: search/time-query.ts alone imports it, lazily", async () => {
+  test("no source file imports chrono-node at the top: search/dates/time-query.ts alone imports it, lazily", async () => {
     const src = resolve(import.meta.dir, "../../src");
     const files = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -243,8 +243,8 @@ describe("cost and safety", () => {
         readFileSync(file, "utf8"),
       ),
     );
-    expect(loaders.map((file) => file.slice(src.length + 1))).toEqual(["search/time-query.ts"]);
-    expect(readFileSync(join(src, "search/time-query.ts"), "utf8")).not.toMatch(
+    expect(loaders.map((file) => file.slice(src.length + 1))).toEqual(["search/dates/time-query.ts"]);
+    expect(readFileSync(join(src, "search/dates/time-query.ts"), "utf8")).not.toMatch(
       /^import\s+(?!type\b)[^;]*from\s+"chrono-node/m,
     );
   });

@@ -1,10 +1,10 @@
 /**
  * The team archive's search answers as local search does (issue 38), on the same real session: indexed with the real
  * indexer, pushed to a real PostgreSQL server the test starts (test/helpers/postgres.ts), searched in both.
- * Item 5: a result's preview shows the prompt and reply when they hold the query's words (search/preview.ts
+ * Item 5: a result's preview shows the prompt and reply when they hold the query's words (search/reading/preview.ts
  * makeDocumentPreview), not the tool lines where the query words cluster densest (`…Bash rg -n "PodGroup.*not found|…`).
  * Item 16: a query with no visible characters (spaces, zero-width characters, invalid UTF-8) is local search's one
- * usage error (search/query.ts requireQueryText), not a search for nothing.
+ * usage error (search/ranking/query.ts requireQueryText), not a search for nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";

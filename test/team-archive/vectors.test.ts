@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { type Embedder, openEmbedder } from "../../src/embed/index.ts";
 import { databasePath, openIndex, readMeta, runIndex } from "../../src/index/index.ts";
 import { embedFingerprintKey } from "../../src/index/vectors/vector-files.ts";
-import { createVectorLeg } from "../../src/search/vector.ts";
+import { createVectorLeg } from "../../src/search/ranking/vector.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";

@@ -6,7 +6,7 @@
  * separated by single spaces; documents without one have no row. So English ranking and the main
  * index are untouched and the side table stays small. It keeps its content (unlike `documents_fts`)
  * because queries shorter than 3 characters cannot use trigrams and fall back to LIKE over it
- * (search/cjk.ts). A trigger deletes its row with the document; writer.ts replaces it when the text changes;
+ * (search/ranking/cjk.ts). A trigger deletes its row with the document; writer.ts replaces it when the text changes;
  * forget.ts optimizes it like `documents_fts`.
  */
 import type { Database } from "bun:sqlite";
@@ -20,7 +20,7 @@ const combiningMarks = /\p{M}/gu;
 
 /**
  * The runs of unsegmented-script text in `text`, as the side index stores them and as queries look them up
- * (search/cjk.ts applies the same function to query tokens, so both sides agree): NFKC, lower-case, combining
+ * (search/ranking/cjk.ts applies the same function to query tokens, so both sides agree): NFKC, lower-case, combining
  * marks removed (unicode61 splits Thai `ปัญหา` at its vowel marks into `ป` `ญหา`, and so does the query parser:
  * without marks both become `ปญหา`), a space put between a Latin letter or digit and an unsegmented letter
  * (script-boundary.ts: `安装了kimi` is two words, issue 38); then letter/digit tokens, where consecutive tokens holding an

@@ -6,7 +6,7 @@
  * prose, tool names and files, never tool payloads (they are most of the bytes and little meaning); for a
  * session, its title only. Each prompt is embedded once, in its turn (issue 12: 21% of the embedded tokens were
  * prompts embedded a second time in the session document); a session's vector score is its best turn chunk's
- * (search/vector.ts), which on the eval lost 0.009 recall@5 of the vector leg alone and nothing in hybrid.
+ * (search/ranking/vector.ts), which on the eval lost 0.009 recall@5 of the vector leg alone and nothing in hybrid.
  * Each field is searched and embedded up to {@link searchableChars} characters (issue 37): one pasted 50 MB log made
  * every search that matched it take seconds and a gigabyte; the whole text stays in `turns` for level 3.
  * The searched columns (heading, body, extra) have a space where Latin letters or digits meet Chinese, Japanese, Korean

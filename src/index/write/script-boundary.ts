@@ -2,7 +2,7 @@
  * Word boundaries between scripts (issue 38, item 1). FTS5 `unicode61` treats every letter and digit as a token
  * character, so Latin glued to Chinese text (`我本地安装了kimi-cli`, `前端为什么一打开vim就会退出`) is indexed as one
  * token (`我本地安装了kimi`) and a search for `kimi-cli` or `vim` finds nothing. A run of Latin letters or digits is
- * a word wherever it stands, so document text (index/write/documents.ts) and query text (search/query.ts) both get a
+ * a word wherever it stands, so document text (index/write/documents.ts) and query text (search/ranking/query.ts) both get a
  * space where such a run meets a letter of a script written without spaces.
  */
 
@@ -25,7 +25,7 @@ const latinSide = "[\\p{Script=Latin}\\p{Nd}]";
 
 /**
  * Regular-expression source of one character of a word that ends at a script boundary: a letter or digit that is not
- * on the unsegmented side. `(?<!X)word(X)*` with X this finds `vim` in `一打开vim就会退出` (search/preview.ts).
+ * on the unsegmented side. `(?<!X)word(X)*` with X this finds `vim` in `一打开vim就会退出` (search/reading/preview.ts).
  */
 export const segmentedWordCharacter = `(?:(?!${unsegmentedSide})[\\p{L}\\p{N}])`;
 

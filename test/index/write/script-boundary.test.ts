@@ -3,8 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { unsegmentedRuns } from "../../../src/index/write/cjk.ts";
 import { buildSessionDocument, buildTurnDocument } from "../../../src/index/write/documents.ts";
 import { spaceScriptBoundaries } from "../../../src/index/write/script-boundary.ts";
-import { splitUnsegmented } from "../../../src/search/cjk.ts";
-import { parseLexicalQuery } from "../../../src/search/query.ts";
+import { splitUnsegmented } from "../../../src/search/ranking/cjk.ts";
+import { parseLexicalQuery } from "../../../src/search/ranking/query.ts";
 
 describe("spaceScriptBoundaries", () => {
   test("the issue's strings get a space on each side of the Latin word", () => {

@@ -3,10 +3,10 @@
  * "Interfaces"; issue 10): the raw strings of the CLI's flags or of an MCP tool call become `SearchFilters`
  * and a `SearchLevel`, with the same errors whichever front end passed them.
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 import { isNumericDate, parseDateFilter, parseSource, type SearchFilters } from "./filters.ts";
-import type { SearchLevel } from "./lexical.ts";
-import { loadDateReader } from "./time-query.ts";
+import type { SearchLevel } from "../ranking/lexical.ts";
+import { loadDateReader } from "../dates/time-query.ts";
 
 /** Filters as a front end receives them: text, all optional. */
 export interface FilterArgs {

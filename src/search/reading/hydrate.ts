@@ -4,14 +4,14 @@
  * Times are epoch ms here; render/ formats them (ISO-8601 in JSON).
  */
 import type { Database } from "bun:sqlite";
-import { loadDocumentTexts, searchableChars, searchablePart } from "../index/write/documents.ts";
-import type { StoredToolCall } from "../index/write/writer.ts";
-import { optionSafe, parserFor, type ResumeInvocation, type SourceId } from "../parsers/index.ts";
-import type { JudgedHit } from "./api.ts";
-import type { ResultConfidence } from "./confidence.ts";
+import { loadDocumentTexts, searchableChars, searchablePart } from "../../index/write/documents.ts";
+import type { StoredToolCall } from "../../index/write/writer.ts";
+import { optionSafe, parserFor, type ResumeInvocation, type SourceId } from "../../parsers/index.ts";
+import type { JudgedHit } from "../api.ts";
+import type { ResultConfidence } from "../ranking/confidence.ts";
 import { makeDocumentPreview, makePreview, type Preview, previewScanChars } from "./preview.ts";
-import { loadSessionSummaries, type SessionSummary } from "./sessions.ts";
-export type { ResumeInvocation } from "../parsers/index.ts";
+import { loadSessionSummaries, type SessionSummary } from "../listing/sessions.ts";
+export type { ResumeInvocation } from "../../parsers/index.ts";
 
 /**
  * Scores of a result: fused (0–1, relative to the other candidates of the query), each leg's normalized score

@@ -4,8 +4,8 @@
  * on the day of its prompt's time (turns without a time are left out). Days are local calendar days (YYYY-MM-DD).
  */
 import type { Database } from "bun:sqlite";
-import type { SourceId } from "../parsers/types.ts";
-import { isoLocalDate } from "./calendar.ts";
+import type { SourceId } from "../../parsers/types.ts";
+import { isoLocalDate } from "../dates/calendar.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 
 /** One day's counts: [local date YYYY-MM-DD, sessions, turns]. */

@@ -10,8 +10,8 @@
  * touches the side index, so English ranking is unchanged.
  */
 import type { Database } from "bun:sqlite";
-import { unsegmentedLetter, unsegmentedRuns } from "../index/write/cjk.ts";
-import { filterSql, type SearchFilters } from "./filters.ts";
+import { unsegmentedLetter, unsegmentedRuns } from "../../index/write/cjk.ts";
+import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import type { LexicalHit, SearchLevel } from "./lexical.ts";
 import { termWords, type LexicalQuery } from "./query.ts";
 

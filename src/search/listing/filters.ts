@@ -5,9 +5,9 @@
  * words a query's dates are read from (time-query.ts: `yesterday`, `last week`, `3 days ago`, `march`); a day is a
  * day in the local time zone, and `--until` with one means the end of that day.
  */
-import { UsageError } from "../errors.ts";
-import { sourceIds, type SourceId } from "../parsers/types.ts";
-import { readDateWords } from "./time-query.ts";
+import { UsageError } from "../../errors.ts";
+import { sourceIds, type SourceId } from "../../parsers/types.ts";
+import { readDateWords } from "../dates/time-query.ts";
 
 /** Filters of a search; all optional. Times are epoch ms UTC. */
 export interface SearchFilters {

@@ -6,9 +6,9 @@
  * then, the keyword leg's own hits stay (and confidence.ts marks them weak: the date matched nothing).
  */
 import type { Database } from "bun:sqlite";
-import { filterSql, type SearchFilters } from "./filters.ts";
+import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import type { LexicalHit, SearchLevel } from "./lexical.ts";
-import type { DateRange, TimeExpression } from "./time-query.ts";
+import type { DateRange, TimeExpression } from "../dates/time-query.ts";
 
 /**
  * The sessions or turns active in the dates a query names: for each expression, the first of its range and its

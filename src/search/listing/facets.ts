@@ -6,9 +6,9 @@
  * unless the filters do.
  */
 import type { Database } from "bun:sqlite";
-import type { SourceId } from "../parsers/types.ts";
+import type { SourceId } from "../../parsers/types.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
-import { cachedUntilChange } from "./version-cache.ts";
+import { cachedUntilChange } from "../ranking/version-cache.ts";
 
 /** One value of a facet and how many sessions have it. */
 export interface FacetValue<Value extends string = string> {

@@ -7,12 +7,12 @@
  * trusted is decided before a leg is created (service/vector-leg.ts, index/vectors/vector-files.ts `findVectorDamage`).
  */
 import type { Database } from "bun:sqlite";
-import type { Embedder, QueryEmbedder } from "../embed/index.ts";
-import { chunkStatus, openLevelStore, vectorLevels, type VectorLevelName } from "../index/index.ts";
-import { buildIdFilter, type VectorStore } from "../native/index.ts";
-import { redactText } from "../redact/index.ts";
-import type { VectorHit, VectorLeg } from "./api.ts";
-import { filterSql, type SearchFilters } from "./filters.ts";
+import type { Embedder, QueryEmbedder } from "../../embed/index.ts";
+import { chunkStatus, openLevelStore, vectorLevels, type VectorLevelName } from "../../index/index.ts";
+import { buildIdFilter, type VectorStore } from "../../native/index.ts";
+import { redactText } from "../../redact/index.ts";
+import type { VectorHit, VectorLeg } from "../api.ts";
+import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import type { SearchLevel } from "./lexical.ts";
 
 interface ChunkOwner {

@@ -3,8 +3,8 @@
  * end shares (issue 10: `recall show ID:5-9` and the MCP `read_turns` tool answer the same way), among its main turns
  * or its rewound ones (issue 26: turns r1, r2, … on branches the user rewound past, stored as -1, -2, …).
  */
-import { TurnNotFoundError, UsageError } from "../errors.ts";
-import type { Turn } from "../parsers/index.ts";
+import { TurnNotFoundError, UsageError } from "../../errors.ts";
+import type { Turn } from "../../parsers/index.ts";
 
 /** Which turns of a session: the conversation, or the branches the user rewound past. */
 export type TurnBranch = "main" | "rewound";

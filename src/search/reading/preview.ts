@@ -10,10 +10,10 @@
  * from its prose (prompt or title, reply, prompts) when that holds a query word, from its tool lines and files only
  * otherwise (issue 38: `Bash rg -n "PodGroup.*not found|…` was shown where the reply said far more).
  */
-import { unsegmentedLetter } from "../index/write/cjk.ts";
-import { segmentedWordCharacter } from "../index/write/script-boundary.ts";
-import { searchableChars, type DocumentText } from "../index/write/documents.ts";
-import { typedText } from "../parsers/index.ts";
+import { unsegmentedLetter } from "../../index/write/cjk.ts";
+import { segmentedWordCharacter } from "../../index/write/script-boundary.ts";
+import { searchableChars, type DocumentText } from "../../index/write/documents.ts";
+import { typedText } from "../../parsers/index.ts";
 
 /** A preview: plain text (one line, ≤ maxChars) and the [start, end) character spans that matched. */
 export interface Preview {

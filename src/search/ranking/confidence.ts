@@ -27,7 +27,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { cachedUntilChange } from "./version-cache.ts";
-import { unsegmentedLetter, unsegmentedRuns } from "../index/write/cjk.ts";
+import { unsegmentedLetter, unsegmentedRuns } from "../../index/write/cjk.ts";
 import { calibrationFor, defaultCalibrations, type Calibrations, type LogisticCurve } from "./calibration.ts";
 import { matchedTerms } from "./lexical.ts";
 import { termWords, type LexicalQuery } from "./query.ts";

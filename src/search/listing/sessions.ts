@@ -6,12 +6,12 @@
  */
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import { SessionLookupError } from "../errors.ts";
-import { lastSeenSql } from "../index/store/archive.ts";
-import { readReembedProgress, type ReembedProgress } from "../index/vectors/generations.ts";
-import { readNotKept, type NotKept } from "../index/write/not-kept.ts";
-import { chunkStatus, readMeta, type SourceStatus } from "../index/schema.ts";
-import type { SourceId } from "../parsers/types.ts";
+import { SessionLookupError } from "../../errors.ts";
+import { lastSeenSql } from "../../index/store/archive.ts";
+import { readReembedProgress, type ReembedProgress } from "../../index/vectors/generations.ts";
+import { readNotKept, type NotKept } from "../../index/write/not-kept.ts";
+import { chunkStatus, readMeta, type SourceStatus } from "../../index/schema.ts";
+import type { SourceId } from "../../parsers/types.ts";
 import { filterSql, noProjectLabel, projectKeySql, type SearchFilters } from "./filters.ts";
 
 export { noProjectLabel };

@@ -17,9 +17,9 @@
  * `dock\u200Ber` searches for `docker`; ZWJ/ZWNJ stay (they join or split letters in Indic and
  * Persian words, and the index tokenizer splits at them too).
  */
-import { spaceScriptBoundaries } from "../index/write/script-boundary.ts";
+import { spaceScriptBoundaries } from "../../index/write/script-boundary.ts";
 
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 
 /** A parsed query: its terms as FTS5 fragments, and the two MATCH strings built from them. */
 export interface LexicalQuery {

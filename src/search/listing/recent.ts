@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { dirname } from "node:path";
-import { redactText } from "../redact/index.ts";
+import { redactText } from "../../redact/index.ts";
 import type { SearchFilters } from "./filters.ts";
 import { pageOf, type Page } from "./paging.ts";
 import { listSessions, type SessionSummary } from "./sessions.ts";

@@ -3,7 +3,7 @@
  * `offset` are checked here, once, so both give the same answer and the same error. A page is `limit`
  * results starting at the 0-based `offset`; `nextOffset` says where the next page starts (absent on the last).
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 
 /** Largest `limit` any list accepts (one page). */
 export const maxPageLimit = 1000;

@@ -6,11 +6,11 @@
  * redacted unless the caller opts out (`--no-redact`, a person at a terminal).
  */
 import type { Database } from "bun:sqlite";
-import { SourceError } from "../errors.ts";
-import { readStoredSession } from "../index/index.ts";
-import { parserFor, type ParseResult, type SourceUnit } from "../parsers/index.ts";
-import { redactParseResult } from "../redact/index.ts";
-import type { SessionSummary } from "./sessions.ts";
+import { SourceError } from "../../errors.ts";
+import { readStoredSession } from "../../index/index.ts";
+import { parserFor, type ParseResult, type SourceUnit } from "../../parsers/index.ts";
+import { redactParseResult } from "../../redact/index.ts";
+import type { SessionSummary } from "../listing/sessions.ts";
 
 /** Options of {@link readSessionTurns}. */
 export interface ReadSessionOptions {

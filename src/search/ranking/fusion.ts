@@ -4,7 +4,7 @@
  *   fused = alpha · vector + (1 − alpha) · keyword
  * where a candidate missing from a leg scores 0 in it; alpha 1 is vector-only, 0 keyword-only. Hybrid search
  * ranks by {@link fuseByEvidence}: RSF below an upper tier of confident keyword matches, with a per-model alpha
- * (the model's calibrated weight times the query's semantic share: search/calibration.ts `calibrationFor`, search/query-shape.ts; `--alpha` overrides). Pure functions, no I/O.
+ * (the model's calibrated weight times the query's semantic share: search/ranking/calibration.ts `calibrationFor`, search/ranking/query-shape.ts; `--alpha` overrides). Pure functions, no I/O.
  */
 
 /** A candidate of one leg: a key (session rowid or document id) and a raw score, higher is better. */

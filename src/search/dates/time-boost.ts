@@ -5,9 +5,9 @@
  * the turn's timestamp. `--since`/`--until` stay hard filters (filters.ts) and are not touched here.
  */
 import type { Database } from "bun:sqlite";
-import type { RankedHit } from "./api.ts";
-import type { SearchLevel } from "./lexical.ts";
-import { termWords, type LexicalQuery } from "./query.ts";
+import type { RankedHit } from "../api.ts";
+import type { SearchLevel } from "../ranking/lexical.ts";
+import { termWords, type LexicalQuery } from "../ranking/query.ts";
 import type { DateRange, TimeExpression } from "./time-query.ts";
 
 /**

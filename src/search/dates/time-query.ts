@@ -17,7 +17,7 @@ import {
   type CalendarUnit,
   type Period,
 } from "./calendar.ts";
-import { maxQueryChars } from "./query.ts";
+import { maxQueryChars } from "../ranking/query.ts";
 import { earlierYears, findCalendarWords, mightNameDate, type NamedPeriod } from "./time-words.ts";
 
 /** A range of time a query names. */

@@ -15,7 +15,7 @@
  *     uncalibrated cosine says nothing comparable across models. `recall doctor` says so.
  */
 // The family table alone (a pure lookup), not embed/index.ts: a keyword-only search loads nothing of the embedding side.
-import { recognizeModelFamily } from "../embed/model-family.ts";
+import { recognizeModelFamily } from "../../embed/model-family.ts";
 import calibrationData from "./calibration.json";
 
 /** A logistic map from one evidence value to a probability: p = 1 / (1 + e^−(slope·x + intercept)). */

@@ -7,9 +7,9 @@
  * has no time index, and a scan of it would cost ~100 ms at 20k sessions.
  */
 import type { Database } from "bun:sqlite";
-import { TurnNotFoundError, UsageError } from "../errors.ts";
-import { filterSql, parseDateFilter, type SearchFilters } from "./filters.ts";
-import { findSession, type SessionSummary } from "./sessions.ts";
+import { TurnNotFoundError, UsageError } from "../../errors.ts";
+import { filterSql, parseDateFilter, type SearchFilters } from "../listing/filters.ts";
+import { findSession, type SessionSummary } from "../listing/sessions.ts";
 
 /** A resolved anchor: a time (epoch ms UTC), and the turn it came from when it was one. */
 export interface TimelineAnchor {

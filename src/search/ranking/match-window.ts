@@ -98,7 +98,7 @@ export class MatchWorker {
       // points (src/); from source it sits next to this file (as index/write/parse-pipeline.ts does).
       const compiled = import.meta.path.startsWith("/$bunfs/");
       const worker = new Worker(
-        compiled ? "./search/match-worker.ts" : new URL("./match-worker.ts", import.meta.url).href,
+        compiled ? "./search/ranking/match-worker.ts" : new URL("./match-worker.ts", import.meta.url).href,
       );
       worker.postMessage({ open: this.path } satisfies MatchWorkerOpen);
       worker.onmessage = (event: MessageEvent<MatchWorkerAnswer>) => {

@@ -16,7 +16,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { mergeUnsegmented, searchUnsegmented, splitUnsegmented } from "./cjk.ts"; // issue 13
-import { filterSql, type SearchFilters } from "./filters.ts";
+import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
 
@@ -342,7 +342,7 @@ export async function searchLexical(
   candidates: number,
 ): Promise<LexicalHit[]> {
   if (query.terms.length === 0) return [];
-  // issue 13 (search/cjk.ts): terms in CJK/kana/Hangul/Thai/... are matched inside runs by the trigram side index.
+  // issue 13 (search/ranking/cjk.ts): terms in CJK/kana/Hangul/Thai/... are matched inside runs by the trigram side index.
   const unsegmented = splitUnsegmented(query);
   if (unsegmented) {
     const side = searchUnsegmented(db, unsegmented.runs, level, filters, candidates * 4);
