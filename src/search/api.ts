@@ -1,53 +1,30 @@
 /**
- * The level-1/2 search API shared by the CLI, the skill and any other front end.
- * Pipeline of `searchIndex`:
- *   1. parse the user text (query.ts); a query with nothing visible (empty, spaces, only invisible format
- *      characters, or bytes that were not UTF-8) is a usage error;
- *   2. over-fetch candidates from each leg that runs: max(4 × limit, 100) (keyword: lexical.ts;
- *      vector: the injected `VectorLeg`, absent when no vectors or model are available; when embedding the query fails
- *      because the endpoint stopped answering, the search runs keyword-only with a notice);
- *   3. fuse, keyed by session (level 1) or turn document (level 2): hybrid by evidence tiers (fusion.ts
- *      `fuseByEvidence`: keyword candidates with a confident match first, the rest by RSF with the model's calibrated
- *      vector weight), one leg alone by its own order;
- *   4. down-rank sub-agent sessions (× 0.85) when they are included; rank by the dates the query names ("in July
- *      2022", "last week": time-query.ts reads them, time-boost.ts multiplies scores outside them by 0.3);
- *   5. hydrate the page `offset … offset + limit` from SQLite (hydrate.ts); `nextOffset` says whether more follow
- *      (within the over-fetched candidates).
- * Never prints; notices (e.g. "keyword-only: no vectors") are returned in the response.
+ * The level-1/2 search API shared by the CLI, the MCP server, the picker and the web view: the one search pipeline
+ * (pipeline.ts) over the local index (local-store.ts), the page hydrated from SQLite (reading/hydrate.ts), with the
+ * count of what was searched and, when asked, the candidates' facets. The team archive runs the same pipeline over
+ * its own store (team-archive/search.ts). Never prints; notices (e.g. "keyword-only: no vectors") are returned.
  */
 import type { Database } from "bun:sqlite";
-import { EmbedError, UsageError } from "../errors.ts";
-import { calibrationFor, type ResolvedCalibration } from "./ranking/calibration.ts";
-import { assessConfidence, termRarities, type ResultConfidence, type TermRarity } from "./ranking/confidence.ts";
+import type { ResolvedCalibration } from "./ranking/calibration.ts";
 import { facetsOfSessions, type Facets } from "./listing/facets.ts";
 import { cachedUntilChange } from "./ranking/version-cache.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./listing/filters.ts";
-import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./ranking/fusion.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./reading/hydrate.ts";
-import { searchLexical, type LexicalHit, type SearchLevel } from "./ranking/lexical.ts";
-import { parseLimit, parseOffset } from "./listing/paging.ts";
-import { parseLexicalQuery, requireQueryText, type LexicalQuery } from "./ranking/query.ts";
-import { queryShape } from "./ranking/query-shape.ts";
-import { boostByDates, dateTermsOf, type UnderstoodDate } from "./dates/time-boost.ts";
-import { dateOnlyCandidates } from "./ranking/date-candidates.ts";
-import { parseTimeQuery } from "./dates/time-query.ts";
+import type { SearchLevel } from "./ranking/lexical.ts";
+import { parseLimit } from "./listing/paging.ts";
+import type { UnderstoodDate } from "./dates/time-boost.ts";
+import { localStore } from "./local-store.ts";
+import { rankSearch, type SearchMode, type VectorLeg } from "./pipeline.ts";
 
-/** Which legs run: both (default), or one. */
-export type SearchMode = "hybrid" | "keyword" | "vector";
-
-/** A candidate of the vector leg; same shape as a keyword hit, `score` = cosine similarity (−1…1). */
-export type VectorHit = LexicalHit;
-
-/**
- * The vector leg, provided by the caller when vectors and a model are available.
- * `search` must apply the filters before its top-k cut and return at most `candidates` hits,
- * one per session at level 1 (its best chunk) or one per turn document at level 2.
- */
-export interface VectorLeg {
-  /** The embedding model's name (its fingerprint's `name`), which picks the vector leg's confidence calibration. */
-  readonly model?: string;
-  search(query: string, level: SearchLevel, filters: SearchFilters, candidates: number): Promise<VectorHit[]>;
-}
+export {
+  confidentPrefix,
+  subagentScoreFactor,
+  type JudgedHit,
+  type RankedHit,
+  type SearchMode,
+  type VectorHit,
+  type VectorLeg,
+} from "./pipeline.ts";
 
 /** A search request. */
 export interface SearchRequest {
@@ -115,9 +92,6 @@ export interface SearchResponse {
 /** Default limits per level (issue 3). */
 export const defaultLimits: Record<SearchLevel, number> = { session: 5, turn: 10 };
 
-/** Sub-agent sessions keep this share of their score when included (down-ranked, not hidden). */
-export const subagentScoreFactor = 0.85;
-
 /**
  * Search the index.
  * @param vectorLeg absent → keyword-only with a notice (unless mode is "keyword", which needs none)
@@ -129,199 +103,32 @@ export async function searchIndex(
   request: SearchRequest,
   vectorLeg?: VectorLeg,
 ): Promise<SearchResponse> {
-  const text = request.query.trim();
-  const embeddable = requireQueryText(text);
-  const calibration = calibrationFor(vectorLeg?.model);
-  const { semanticShare } = queryShape(text);
-  const alpha = request.alpha ?? calibration.vectorWeight * semanticShare;
-  if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
-  const limit = parseLimit(request.limit, defaultLimits[request.level]);
-  const offset = parseOffset(request.offset);
-  const candidates = Math.max(4 * (offset + limit), 100);
-  const notices: string[] = [];
-  let mode: SearchMode = request.mode ?? "hybrid";
-  if (mode !== "keyword" && !vectorLeg) {
-    if (mode === "vector")
-      throw new EmbedError("EMBEDDINGS_MISSING", "vector search needs embeddings, and none are available", {
-        hint: "run `recall index` with a model (see `recall model pull`)",
-      });
-    notices.push("keyword-only search: no embeddings are available yet (run `recall index` with a model to add them)");
-    mode = "keyword";
-  }
-  const query = parseLexicalQuery(text);
-  let vectorHits: VectorHit[] = [];
-  if (mode !== "keyword" && vectorLeg) {
-    try {
-      vectorHits = await vectorLeg.search(embeddable, request.level, request.filters, candidates);
-    } catch (error) {
-      // An endpoint that answered when the search began and then failed (a restart, an overloaded server): the words
-      // still answer. Vector-only has nothing to fall back to.
-      if (!(error instanceof EmbedError) || error.code !== "ENDPOINT_UNREACHABLE" || mode === "vector") throw error;
-      notices.push(`keyword-only search: ${error.message}`);
-      mode = "keyword";
-    }
-  }
-  const { expressions } = await parseTimeQuery(text, request.now);
-  const dateTerms = dateTermsOf(query, expressions);
-  const textHits = mode === "vector" ? [] : await searchLexical(db, query, request.level, request.filters, candidates);
-  // A query of nothing but a date ("what did we do last week") asks for what happened then, not for text saying so.
-  const dateOnly = mode !== "vector" && query.terms.length > 0 && query.terms.every((term) => dateTerms.has(term));
-  const fromDates = dateOnly ? dateOnlyCandidates(db, expressions, request.level, request.filters, candidates) : [];
-  const keywordHits = fromDates.length > 0 ? fromDates : textHits;
-  const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
-  const rarities = termRarities(db, query); // judged twice in hybrid mode (keyword candidates, then the page): counted once
-  const confidentKeyword =
-    mode === "hybrid" ? confidentKeywordHits(db, query, keywordHits, rarities) : new Set<LexicalHit>();
-  const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
-  const { ranked: reranked, dates } = boostByDates(
-    db,
-    downRankSubagents(db, fused, request.filters),
-    request.level,
-    expressions,
+  const ranked = await rankSearch(
+    localStore(db),
+    { ...request, limit: parseLimit(request.limit, defaultLimits[request.level]) },
+    vectorLeg,
   );
-  // Judged from the first result on, so a page after the first keeps the rule (confidentPrefix).
-  const judged = reranked.slice(0, offset + limit);
-  const verdicts = confidentPrefix(
-    assessConfidence(
-      db,
-      query,
-      judged.map((hit) => ({
-        documentId: hit.hit.documentId,
-        keywordRaw: hit.keywordRaw,
-        cosine: hit.cosine,
-        dateFactor: hit.dateFactor,
-      })),
-      vectorLeg?.model,
-      {
-        rarities,
-        semanticShare,
-        dates: { terms: dateTerms, applied: dates.some((date) => date.applied) },
-      },
-    ),
-  );
-  const ranked = judged.slice(offset).map((hit, index) => ({ ...hit, verdict: verdicts[offset + index]! }));
+  const words = ranked.query.highlightWords;
   const results =
-    request.level === "session"
-      ? hydrateSessions(db, ranked, query.highlightWords)
-      : hydrateTurns(db, ranked, query.highlightWords);
-  const nextOffset = reranked.length > offset + limit ? offset + limit : undefined;
-  const confident = verdicts[0]?.confident === true && results.length > 0;
+    request.level === "session" ? hydrateSessions(db, ranked.page, words) : hydrateTurns(db, ranked.page, words);
   return {
     query: request.query,
     level: request.level,
-    mode,
+    mode: ranked.mode,
     searched: cachedUntilChange(db, `searched ${JSON.stringify(request.filters)}`, () =>
       countSearched(db, request.filters),
     ),
     results,
-    notices,
-    offset,
-    nextOffset,
-    vectorWeight,
-    semanticShare,
-    calibration: mode === "keyword" ? undefined : calibration,
-    confident,
-    dates,
-    facets: request.facets
-      ? facetsOfSessions(db, [...new Set(reranked.map((hit) => hit.hit.sessionRowid))], request.now ?? Date.now())
-      : undefined,
+    notices: ranked.notices,
+    offset: ranked.offset,
+    nextOffset: ranked.nextOffset,
+    vectorWeight: ranked.vectorWeight,
+    semanticShare: ranked.semanticShare,
+    calibration: ranked.calibration,
+    confident: ranked.confident && results.length > 0,
+    dates: ranked.dates,
+    facets: request.facets ? facetsOfSessions(db, ranked.rankedSessions, request.now ?? Date.now()) : undefined,
   };
-}
-
-/**
- * One rule for every front end (issue 26): a result is a confident match when its confidence is at or above the mark
- * and every result ranked above it is one too, so the confident results are the top of the ranking and an answer whose
- * first result is weak holds no confident match at all. Without it, "no confident match" stood above a result marked
- * confident; letting any result make the answer confident instead turned 2 of 16 labelled negatives confident, by a
- * lower result the keyword calibration misjudged. `confidence` itself is unchanged.
- */
-export function confidentPrefix(verdicts: readonly ResultConfidence[]): ResultConfidence[] {
-  let above = true;
-  return verdicts.map((verdict) => {
-    above = above && verdict.confident;
-    return above === verdict.confident ? verdict : { ...verdict, confident: false };
-  });
-}
-
-/**
- * A fused candidate with the document that represents it and each leg's raw evidence: `keywordRaw` (LexicalHit.raw,
- * −bm25 based) when the keyword leg found it, `cosine` (−1…1) when the vector leg did.
- */
-export type RankedHit = FusedHit<number> & {
-  hit: LexicalHit;
-  keywordRaw: number | undefined;
-  cosine: number | undefined;
-  /** The factor the query's dates gave its score (time-boost.ts `dateFactors`); undefined when no date applied. */
-  dateFactor?: number;
-};
-
-/** A ranked candidate of the page, with its confidence verdict (confidence.ts). */
-export type JudgedHit = RankedHit & { verdict: ResultConfidence };
-
-/**
- * The hybrid fusion's upper tier: the keyword candidates down to the lowest-scoring one whose best document is a
- * confident match (confidence.ts), so the tier keeps the keyword leg's own order. Tiering only the confident ones
- * lifted a confident candidate above better-scored keyword candidates that keyword-only search ranks first (LoCoMo
- * sample of 400 with the shared GloVe model, single-hop hit@1: 80.7% before this rule, 81.4% with it, 82.0% keyword-only;
- * with the weight-scaled tie-break of fusion.ts 82.6%).
- */
-function confidentKeywordHits(
-  db: Database,
-  query: LexicalQuery,
-  keyword: LexicalHit[],
-  rarities: readonly TermRarity[],
-): Set<LexicalHit> {
-  const verdicts = assessConfidence(
-    db,
-    query,
-    keyword.map((hit) => ({ documentId: hit.documentId, keywordRaw: hit.raw, cosine: undefined })),
-    undefined,
-    { rarities },
-  );
-  const lowest = Math.min(...keyword.filter((_, index) => verdicts[index]!.confident).map((hit) => hit.score));
-  return new Set(keyword.filter((hit) => hit.score >= lowest));
-}
-
-function fuseHits(
-  keyword: LexicalHit[],
-  vector: VectorHit[],
-  level: SearchLevel,
-  vectorWeight: number,
-  confidentKeyword: Set<LexicalHit>,
-): RankedHit[] {
-  const keyOf = (hit: LexicalHit) => (level === "session" ? hit.sessionRowid : hit.documentId);
-  const best = new Map<number, LexicalHit>();
-  for (const hit of [...vector, ...keyword]) best.set(keyOf(hit), hit); // keyword's best document wins the preview
-  const keywordLeg = keyword.map((hit) => ({ key: keyOf(hit), score: hit.score }));
-  const vectorLeg = vector.map((hit) => ({ key: keyOf(hit), score: hit.score }));
-  const fused =
-    vectorWeight > 0 && vectorWeight < 1
-      ? fuseByEvidence(keywordLeg, vectorLeg, new Set([...confidentKeyword].map(keyOf)), vectorWeight)
-      : fuseRelativeScores(keywordLeg, vectorLeg, vectorWeight);
-  const keywordRaw = new Map(keyword.map((hit) => [keyOf(hit), hit.raw ?? hit.score]));
-  const cosine = new Map(vector.map((hit) => [keyOf(hit), hit.score]));
-  return fused.map((entry) => ({
-    ...entry,
-    hit: best.get(entry.key)!,
-    keywordRaw: keywordRaw.get(entry.key),
-    cosine: cosine.get(entry.key),
-  }));
-}
-
-function downRankSubagents(db: Database, hits: RankedHit[], filters: SearchFilters): RankedHit[] {
-  if (!filters.includeSubagents || hits.length === 0) return hits;
-  const ids = [...new Set(hits.map((hit) => hit.hit.sessionRowid))];
-  const subagents = new Set(
-    db
-      .query<{ id: number }, number[]>(
-        `SELECT id FROM sessions WHERE is_subagent = 1 AND id IN (${ids.map(() => "?").join(",")})`,
-      )
-      .all(...ids)
-      .map((row) => row.id),
-  );
-  return hits
-    .map((hit) => (subagents.has(hit.hit.sessionRowid) ? { ...hit, score: hit.score * subagentScoreFactor } : hit))
-    .sort((a, b) => b.score - a.score);
 }
 
 function countSearched(db: Database, filters: SearchFilters): SearchedScope {

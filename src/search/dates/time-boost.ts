@@ -4,8 +4,8 @@
  * share of its score instead of vanishing. Level 1 compares the session's span (started_at … ended_at), level 2
  * the turn's timestamp. `--since`/`--until` stay hard filters (filters.ts) and are not touched here.
  */
-import type { Database } from "bun:sqlite";
-import type { RankedHit } from "../api.ts";
+import type { RankedHit } from "../pipeline.ts";
+import type { ActivitySpan } from "../store.ts";
 import type { SearchLevel } from "../ranking/lexical.ts";
 import { termWords, type LexicalQuery } from "../ranking/query.ts";
 import type { DateRange, TimeExpression } from "./time-query.ts";
@@ -72,17 +72,17 @@ function factorFor(first: number, last: number, date: Pick<UnderstoodDate, "sinc
  * Apply the query's dates to the ranked candidates: each score times {@link dateFactorOf}, re-sorted (stable).
  * A date no candidate falls in or near is reported with `applied: false` and changes nothing, so a wrong or
  * useless reading costs no ranking; a date said without its year ("in June") first tries the latest such date,
- * then the same date in earlier years (`TimeExpression.earlier`), and reports the one it used. Reads the
- * candidates' dates in one query. Scores are min-max normalized per query before this, so the weakest candidate
+ * then the same date in earlier years (`TimeExpression.earlier`), and reports the one it used. The
+ * candidates' dates come from the store (`spans`: search/store.ts `activitySpans`). Scores are min-max normalized per query before this, so the weakest candidate
  * scores 0 and no factor lifts it (with the usual 100+ candidates, that is the last one).
  * @returns the candidates (the same array when no date applies; else each with its `dateFactor`) and the dates as the
  *   answer reports them
  */
 export function boostByDates(
-  db: Database,
   hits: RankedHit[],
   level: SearchLevel,
   expressions: readonly TimeExpression[],
+  spans: ReadonlyMap<number, ActivitySpan>,
 ): { ranked: RankedHit[]; dates: UnderstoodDate[] } {
   const report = (expression: TimeExpression, range: DateRange, applied: boolean): UnderstoodDate => ({
     text: expression.text,
@@ -93,7 +93,6 @@ export function boostByDates(
   });
   if (expressions.length === 0 || hits.length === 0)
     return { ranked: hits, dates: expressions.map((expression) => report(expression, expression, false)) };
-  const spans = loadActivitySpans(db, hits, level);
   const spanOf = (hit: RankedHit) => spans.get(level === "session" ? hit.hit.sessionRowid : hit.hit.documentId);
   const holdsCandidates = (range: DateRange) =>
     [...spans.values()].some((span) => factorFor(span.first, span.last, range) > dateFactors.outside);
@@ -128,20 +127,4 @@ export function dateTermsOf(query: LexicalQuery, expressions: readonly Pick<Time
       return parts.length > 0 && parts.every((part) => words.has(part));
     }),
   );
-}
-
-/** When each candidate was active: a session's started_at … ended_at (level 1), a turn's timestamp (level 2); keyed like fusion. */
-function loadActivitySpans(
-  db: Database,
-  hits: RankedHit[],
-  level: SearchLevel,
-): Map<number, { first: number; last: number }> {
-  const ids = [...new Set(hits.map((hit) => (level === "session" ? hit.hit.sessionRowid : hit.hit.documentId)))];
-  const marks = ids.map(() => "?").join(",");
-  const sql =
-    level === "session"
-      ? `SELECT id, started_at AS first, ended_at AS last FROM sessions WHERE id IN (${marks})`
-      : `SELECT d.id AS id, t.timestamp AS first, t.timestamp AS last FROM documents d JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number WHERE d.id IN (${marks})`;
-  const rows = db.query<{ id: number; first: number; last: number }, number[]>(sql).all(...ids);
-  return new Map(rows.map((row) => [row.id, { first: row.first, last: row.last }]));
 }

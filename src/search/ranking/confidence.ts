@@ -180,32 +180,48 @@ export function vectorConfidence(
 }
 
 /**
- * Judge results (it runs one small MATCH per term over their documents, so call it for a page or a candidate list).
- * @param model the vector leg's model name, when a vector leg ran
- * @param options.rarities the query's {@link termRarities}, when the caller already has them (a search judges its
- *   keyword candidates and then its page: the counts are made once); default: counted here
- * @param options.calibrations default: the committed calibration (calibration.json)
- * @param options.semanticShare how far the query is natural language, 0–1 (query-shape.ts): scales the vector
- *   probability; default 1
- * @param options.dates the query's date terms and whether a date was applied (module doc); default: none, every term
- *   counts by text
- * @returns one verdict per input, in order
+ * The query terms each document of the local index holds: one small MATCH per term over the documents (FTS5), and
+ * a substring test in the side index for terms in an unsegmented script (index/write/cjk.ts).
+ * @returns every document id mapped to its terms, as in `query.terms` ([] when it holds none)
  */
-export function assessConfidence(
+export function termsHeldInIndex(
   db: Database,
   query: LexicalQuery,
+  documentIds: readonly number[],
+): Map<number, string[]> {
+  const segmented = query.terms.filter((term) => !unsegmentedLetter.test(term));
+  const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
+  const fts = matchedTerms(db, { ...query, terms: segmented }, documentIds);
+  const side = unsegmented.length > 0 ? matchedUnsegmented(db, unsegmented, documentIds) : new Map<number, string[]>();
+  return new Map(documentIds.map((id) => [id, [...(fts.get(id) ?? []), ...(side.get(id) ?? [])]]));
+}
+
+/** Options of {@link judgeResults}. */
+export interface JudgeOptions {
+  /** Default: the committed calibration (calibration.json). */
+  calibrations?: Calibrations;
+  /** How far the query is natural language, 0–1 (query-shape.ts): scales the vector probability; default 1. */
+  semanticShare?: number;
+  /** The query's date terms and whether a date was applied (module doc); default: none, every term counts by text. */
+  dates?: DateEvidence;
+}
+
+/**
+ * Judge results from their evidence (no I/O: the store gave the terms each document holds and the rarities).
+ * @param held the query terms each result's document holds (CandidateStore.termsHeld, or {@link termsHeldInIndex})
+ * @param rarities the query's term rarities, in `query.terms` order
+ * @param model the vector leg's model name, when a vector leg ran
+ * @returns one verdict per input, in order
+ */
+export function judgeResults(
+  query: LexicalQuery,
   results: readonly ConfidenceInput[],
+  held: ReadonlyMap<number, readonly string[]>,
+  rarities: readonly TermRarity[],
   model: string | undefined,
-  options: {
-    rarities?: readonly TermRarity[];
-    calibrations?: Calibrations;
-    semanticShare?: number;
-    dates?: DateEvidence;
-  } = {},
+  options: JudgeOptions = {},
 ): ResultConfidence[] {
-  if (results.length === 0) return [];
   const calibrations = options.calibrations ?? defaultCalibrations;
-  const rarities = options.rarities ?? termRarities(db, query);
   const dateTerms = options.dates?.terms ?? new Set<string>();
   const applied = options.dates?.applied === true;
   // A date that matched nothing is left out of the coverage; a query that is nothing but such a date has nothing left
@@ -213,21 +229,12 @@ export function assessConfidence(
   const weighed = applied ? rarities : rarities.filter((rarity) => !dateTerms.has(rarity.term));
   const onlyUnmatchedDates = weighed.length === 0 && dateTerms.size > 0;
   const semanticShare = onlyUnmatchedDates ? 0 : (options.semanticShare ?? 1);
-  const documentIds = [...new Set(results.map((result) => result.documentId))];
-  const segmented = query.terms.filter((term) => !unsegmentedLetter.test(term));
-  const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
-  const fts = matchedTerms(db, { ...query, terms: segmented }, documentIds);
-  const side = unsegmented.length > 0 ? matchedUnsegmented(db, unsegmented, documentIds) : new Map<number, string[]>();
   const byRarity = [...weighed].sort((a, b) => b.idf - a.idf);
   return results.map((result) => {
     const inside = applied && result.dateFactor === 1;
-    const held = new Set(
-      [...(fts.get(result.documentId) ?? []), ...(side.get(result.documentId) ?? [])].filter(
-        (term) => !dateTerms.has(term),
-      ),
-    );
-    if (inside) for (const term of dateTerms) held.add(term);
-    const coverage = keywordCoverage(weighed, held);
+    const holds = new Set((held.get(result.documentId) ?? []).filter((term) => !dateTerms.has(term)));
+    if (inside) for (const term of dateTerms) holds.add(term);
+    const coverage = keywordCoverage(weighed, holds);
     const keyword = keywordConfidence(coverage, calibrations);
     const vector =
       result.cosine !== undefined && model !== undefined
@@ -237,9 +244,9 @@ export function assessConfidence(
     return {
       confidence,
       confident: confidence >= confidentAt,
-      matchedTerms: query.terms.filter((term) => held.has(term)).map(termWords),
+      matchedTerms: query.terms.filter((term) => holds.has(term)).map(termWords),
       missingTerms: byRarity
-        .filter((rarity) => !held.has(rarity.term) && !dateTerms.has(rarity.term))
+        .filter((rarity) => !holds.has(rarity.term) && !dateTerms.has(rarity.term))
         .map((rarity) => termWords(rarity.term)),
       outsideDates: applied && !inside,
       coverage,
@@ -247,4 +254,22 @@ export function assessConfidence(
       cosine: result.cosine,
     };
   });
+}
+
+/**
+ * Judge results in the local index: {@link judgeResults} with the terms {@link termsHeldInIndex} finds (one small
+ * MATCH per term over their documents, so call it for a page or a candidate list) and the rarities counted here
+ * unless given. The search pipeline asks its store instead (pipeline.ts); this is the local shortcut for tests that
+ * judge results directly.
+ */
+export function assessConfidence(
+  db: Database,
+  query: LexicalQuery,
+  results: readonly ConfidenceInput[],
+  model: string | undefined,
+  options: JudgeOptions & { rarities?: readonly TermRarity[] } = {},
+): ResultConfidence[] {
+  if (results.length === 0) return [];
+  const held = termsHeldInIndex(db, query, [...new Set(results.map((result) => result.documentId))]);
+  return judgeResults(query, results, held, options.rarities ?? termRarities(db, query), model, options);
 }
