@@ -64,6 +64,8 @@ export async function archiveSearchResponse(
         filters: sessionId ? { ...filters, sessionId } : filters,
         limit,
         offset: args.everywhere ? 0 : parseOffset(args.offset, "--offset"),
+        mode: args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : semantic.leg ? "hybrid" : "keyword",
+        alpha: args.alpha,
       },
       semantic.leg,
     );

@@ -50,11 +50,14 @@ export async function search(args: SearchArgs): Promise<number> {
   const filters: SearchFilters = parseFilterArgs(args);
   if (args.everywhere && (args.offset !== undefined || args.format !== "full" || args.maxChars !== undefined))
     throw new UsageError("--everywhere prints one merged page", "leave out --offset, --format and --max-chars");
-  if ((args.archive || args.archiveUrl !== undefined) && !args.everywhere)
-    return (await import("./archive-search-handler.ts")).searchTheArchive(args, query, level, filters, limit);
   const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
   if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1))
     throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
+  if ((args.archive || args.archiveUrl !== undefined) && !args.everywhere) {
+    // checked before connecting (issue 39: --alpha 7 connected first and exited 1); the ranking is local search's
+    if (args.explain) throw new UsageError("--explain explains local results only", "leave out --explain or --archive");
+    return (await import("./archive-search-handler.ts")).searchTheArchive(args, query, level, filters, limit);
+  }
   const context = resolveHistory(args);
   // Keyword-only searches never touch the embedding runtime (cold start stays fast). Otherwise the query is embedded
   // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up

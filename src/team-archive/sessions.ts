@@ -3,7 +3,7 @@
  * and the origin (team, pusher, machine, operating-system user). One SQL column list and one row mapping, shared by
  * search, show and listings.
  */
-import type { SearchFilters } from "../search/listing/filters.ts";
+import { noProjectLabel, type SearchFilters } from "../search/listing/filters.ts";
 import type { SessionSummary } from "../search/listing/sessions.ts";
 import type { ArchiveConnection } from "./connection.ts";
 
@@ -107,7 +107,8 @@ export function archiveFilterSql(
     params.push(value);
     conditions.push(condition(`$${first + params.length - 1}`));
   };
-  if (filters.project)
+  if (filters.project?.trim().toLowerCase() === noProjectLabel) conditions.push("s.project_path = ''");
+  else if (filters.project)
     add(
       (n) => `(strpos(lower(s.project_path), ${n}) > 0 OR strpos(lower(s.project_name), ${n}) > 0)`,
       filters.project.toLowerCase(),

@@ -236,6 +236,7 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
           mode: "keyword" as const,
           results,
           notices: [],
+          dates: [],
           confident: true,
         };
         expectUnforgeable(archiveSearchOutput({ response, offset: 0, nextOffset: undefined }, format).text);
