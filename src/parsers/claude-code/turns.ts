@@ -12,8 +12,9 @@
  * call of its own, named `unknown` (`Task` with its sub-agent link for a sub-agent's report).
  */
 import { buildToolCall, filesTouched } from "../tool-calls.ts";
-import type { ToolCall, Turn } from "../types.ts";
-import type { Rec, RecBlock, RecResult } from "./records.ts";
+import type { ModelUsage, ToolCall, Turn } from "../types.ts";
+import { addModelUsage } from "../usage.ts";
+import type { Rec, RecBlock, RecResult, RecUsage } from "./records.ts";
 
 /** A turn being built: its opening record, plus merged content. */
 export interface TurnDraft {
@@ -27,6 +28,8 @@ export interface TurnDraft {
   results: Map<string, RecResult>;
   /** Results on the path whose call is not among `messages` (issue 37), by tool_use id, in file order. */
   orphans: Map<string, RecResult>;
+  /** message.id → the usage of its last merged line (§1.5: counted once per message, the last split line wins). */
+  usage: Map<string, RecUsage>;
 }
 
 /** Turns grouped by {@link groupTurns}, with the indexes of the records they took in. */
@@ -133,6 +136,7 @@ function newDraft(rec: Rec, number: number): TurnDraft {
     messages: new Map(),
     results: new Map(),
     orphans: new Map(),
+    usage: new Map(),
   };
 }
 
@@ -143,6 +147,7 @@ function mergeAssistant(draft: TurnDraft | undefined, rec: Rec): void {
     blocks = [];
     draft.messages.set(rec.mid, blocks);
   }
+  if (rec.use) draft.usage.set(rec.mid, rec.use);
   for (const block of rec.blocks ?? []) {
     const toolId = block.tool?.id;
     const existing = toolId ? blocks.findIndex((other) => other.tool?.id === toolId) : -1;
@@ -180,7 +185,7 @@ export function finishTurn(
     }
   }
   for (const result of draft.orphans.values()) toolCalls.push(orphanCall(result, withOutputs));
-  return {
+  const turn: Turn = {
     sessionId,
     number: draft.number,
     timestamp: draft.timestamp,
@@ -190,6 +195,10 @@ export function finishTurn(
     files: filesTouched(toolCalls),
     isSubagent,
   };
+  const usage: ModelUsage[] = [];
+  for (const { model, ...counts } of draft.usage.values()) addModelUsage(usage, model, counts);
+  if (usage.length > 0) turn.usage = usage;
+  return turn;
 }
 
 /**
