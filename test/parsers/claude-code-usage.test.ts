@@ -63,4 +63,37 @@ describe("Claude Code usage per turn (issue 38 item 14)", () => {
     );
     expect(turns.every((turn) => turn.usage === undefined)).toBe(true);
   });
+
+  test("a message whose split lines straddle the next prompt counts once, in the turn of its last line", () => {
+    // Lines 232–281 of obra/episodic-memory's large-conversation.jsonl (Claude Code 1.0.120, MIT, verbatim): the user
+    // typed the next prompt while msg_01QDGy… streamed, so its text line (1 in, 1 out) is before the prompt and its
+    // tool_use line (1 in, 274 out, the final usage) after it. Counted in both turns, input and output were 1 too high.
+    const straddle = resolve(import.meta.dir, "../fixtures/claude-code/usage-straddle.jsonl");
+    const stat = statSync(straddle);
+    const { turns } = claudeCodeParser.parse(
+      unitForContainer({ source: "claude-code", path: straddle, fingerprint: `${stat.size}`, sizeBytes: stat.size }),
+    );
+    expect(turns.map((turn) => turn.usage)).toEqual([
+      [
+        {
+          model: "claude-sonnet-4-20250514",
+          input: 61,
+          output: 2456,
+          cacheRead: 6502367,
+          cacheWrite: 437010,
+          costUsd: null,
+        },
+      ],
+      [
+        {
+          model: "claude-sonnet-4-20250514",
+          input: 1,
+          output: 411,
+          cacheRead: 881353,
+          cacheWrite: 3282,
+          costUsd: null,
+        },
+      ],
+    ]);
+  });
 });

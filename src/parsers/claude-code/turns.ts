@@ -1,7 +1,8 @@
 /**
  * Grouping of tree records into turns (docs/formats.md §1.9): a turn starts at each human prompt on
  * the active path (slash commands included: a slash command starts a turn); assistant lines merge by
- * `message.id`; tool results pair with tool uses by id. Off-path lines are admitted only when they
+ * `message.id`, whose usage counts once, in the turn of its last line (formats.md §1.5); tool results pair with tool
+ * uses by id. Off-path lines are admitted only when they
  * belong to the same turn's messages (split assistant lines of a path message, parallel tool results
  * hanging off sibling assistant lines). Every rule is local to one turn, so a resumed parse that
  * re-groups only the last turn's records gives the same turns as a full parse.
@@ -62,6 +63,7 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
     if (segment >= 0 && rec.k === "assistant" && rec.mid && onPath.has(rec.u)) messageIds[segment]?.add(rec.mid);
   });
   const toolIds = collectToolIds(recs, segmentOf, messageIds);
+  const usageSegment = lastSegments(recs, segmentOf, messageIds);
   const drafts: TurnDraft[] = [];
   const used = new Set<number>();
   recs.forEach((rec, index) => {
@@ -74,7 +76,7 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
     }
     if (rec.k === "assistant") {
       if (rec.mid && messageIds[seg]?.has(rec.mid)) {
-        mergeAssistant(drafts.at(-1), rec);
+        mergeAssistant(drafts.at(-1), rec, usageSegment.get(rec.mid) === seg);
         used.add(index);
       }
     } else if (rec.k === "result") {
@@ -140,14 +142,34 @@ function newDraft(rec: Rec, number: number): TurnDraft {
   };
 }
 
-function mergeAssistant(draft: TurnDraft | undefined, rec: Rec): void {
+/**
+ * The segment (turn) of each message's last line on the path: its usage counts there only. A message can straddle a
+ * prompt (the user typed while it streamed: its text line before the prompt, its tool_use line after), and its lines
+ * then join both turns; its tokens must count once (formats.md §1.5), with the last line's usage.
+ */
+function lastSegments(
+  recs: readonly Rec[],
+  segmentOf: Int32Array,
+  messageIds: Array<Set<string>>,
+): Map<string, number> {
+  const last = new Map<string, number>();
+  recs.forEach((rec, index) => {
+    const seg = segmentOf[index] as number;
+    if (seg >= 0 && rec.k === "assistant" && rec.mid && rec.use && messageIds[seg]?.has(rec.mid))
+      last.set(rec.mid, seg);
+  });
+  return last;
+}
+
+/** Merge an assistant line's blocks into its message; its usage replaces the message's when `countsUsage`. */
+function mergeAssistant(draft: TurnDraft | undefined, rec: Rec, countsUsage: boolean): void {
   if (!draft || !rec.mid) return;
   let blocks = draft.messages.get(rec.mid);
   if (!blocks) {
     blocks = [];
     draft.messages.set(rec.mid, blocks);
   }
-  if (rec.use) draft.usage.set(rec.mid, rec.use);
+  if (rec.use && countsUsage) draft.usage.set(rec.mid, rec.use);
   for (const block of rec.blocks ?? []) {
     const toolId = block.tool?.id;
     const existing = toolId ? blocks.findIndex((other) => other.tool?.id === toolId) : -1;
