@@ -96,4 +96,20 @@ describe("Claude Code usage per turn (issue 38 item 14)", () => {
       ],
     ]);
   });
+
+  test("an abandoned answer that kept no text counts in the turn it answered", () => {
+    // usage-abandoned.jsonl (hand-made after a real Claude Code 2.1 transcript): "continue" got an answer that kept only
+    // thinking (22801 in, 151 out), then the API failed and the retry hangs off the error line, so that answer is on no
+    // branch and makes no rewound turn; its tokens were spent on turn 2 and count there.
+    const path = resolve(import.meta.dir, "../fixtures/claude-code/usage-abandoned.jsonl");
+    const stat = statSync(path);
+    const { turns } = claudeCodeParser.parse(
+      unitForContainer({ source: "claude-code", path, fingerprint: `${stat.size}`, sizeBytes: stat.size }),
+    );
+    expect(turns.map((turn) => turn.usage?.map((entry) => [entry.input, entry.output]))).toEqual([
+      [[300, 30]],
+      [[22801, 151]],
+      [[400, 40]],
+    ]);
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * Grouping of tree records into turns (docs/formats.md §1.9): a turn starts at each human prompt on
  * the active path (slash commands included: a slash command starts a turn); assistant lines merge by
- * `message.id`, whose usage counts once, in the turn of its last line (formats.md §1.5); tool results pair with tool
- * uses by id. Off-path lines are admitted only when they
+ * `message.id`, whose usage counts once, in the turn of its last line (formats.md §1.5; an answer on no branch that
+ * kept only thinking counts in the turn it was written in); tool results pair with tool uses by id. Off-path lines are
+ * admitted only when they
  * belong to the same turn's messages (split assistant lines of a path message, parallel tool results
  * hanging off sibling assistant lines). Every rule is local to one turn, so a resumed parse that
  * re-groups only the last turn's records gives the same turns as a full parse.
@@ -63,7 +64,8 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
     if (segment >= 0 && rec.k === "assistant" && rec.mid && onPath.has(rec.u)) messageIds[segment]?.add(rec.mid);
   });
   const toolIds = collectToolIds(recs, segmentOf, messageIds);
-  const usageSegment = lastSegments(recs, segmentOf, messageIds);
+  const abandoned = abandonedMessages(recs, onPath, messageIds);
+  const usageSegment = lastSegments(recs, segmentOf, messageIds, abandoned);
   const drafts: TurnDraft[] = [];
   const used = new Set<number>();
   recs.forEach((rec, index) => {
@@ -78,6 +80,8 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
       if (rec.mid && messageIds[seg]?.has(rec.mid)) {
         mergeAssistant(drafts.at(-1), rec, usageSegment.get(rec.mid) === seg);
         used.add(index);
+      } else if (rec.mid && rec.use && abandoned.has(rec.mid) && usageSegment.get(rec.mid) === seg) {
+        drafts.at(-1)?.usage.set(rec.mid, rec.use);
       }
     } else if (rec.k === "result") {
       const draft = drafts.at(-1);
@@ -151,14 +155,33 @@ function lastSegments(
   recs: readonly Rec[],
   segmentOf: Int32Array,
   messageIds: Array<Set<string>>,
+  abandoned: ReadonlySet<string>,
 ): Map<string, number> {
   const last = new Map<string, number>();
   recs.forEach((rec, index) => {
     const seg = segmentOf[index] as number;
-    if (seg >= 0 && rec.k === "assistant" && rec.mid && rec.use && messageIds[seg]?.has(rec.mid))
-      last.set(rec.mid, seg);
+    if (seg < 0 || rec.k !== "assistant" || !rec.mid || !rec.use) return;
+    if (messageIds[seg]?.has(rec.mid) || abandoned.has(rec.mid)) last.set(rec.mid, seg);
   });
   return last;
+}
+
+/**
+ * Messages on no active branch that keep nothing a turn shows (thinking only: an answer cut off by an API error and
+ * retried, or rewound past), so no rewound turn holds them ({@link groupRewound} takes lines with blocks): their
+ * tokens were spent on the turn they were written in (file order) and count there.
+ */
+function abandonedMessages(
+  recs: readonly Rec[],
+  onPath: ReadonlySet<string>,
+  messageIds: Array<Set<string>>,
+): Set<string> {
+  const onBranch = new Set(messageIds.flatMap((ids) => [...ids]));
+  const offPath = recs.filter(
+    (rec) => rec.k === "assistant" && rec.mid && !onPath.has(rec.u) && !onBranch.has(rec.mid),
+  );
+  const shown = new Set(offPath.filter((rec) => (rec.blocks?.length ?? 0) > 0).map((rec) => rec.mid));
+  return new Set(offPath.filter((rec) => rec.use && !shown.has(rec.mid)).map((rec) => rec.mid as string));
 }
 
 /** Merge an assistant line's blocks into its message; its usage replaces the message's when `countsUsage`. */
