@@ -56,4 +56,71 @@ describe("Codex usage per turn (issue 38 item 14)", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("a total that starts again (the session resumed in a new process) adds that event's last_token_usage", () => {
+    // Seen in a real 0.77 rollout of ../shared/corpus (no licence: only the shape is taken): 5 times in one file the
+    // total fell back near 0, e.g. 510212 input → 20296 with last_token_usage 20296; the spend is the sum of the runs.
+    const dir = mkdtempSync(join(tmpdir(), "recall-codex-reset-"));
+    try {
+      const id = "019b0000-0000-7000-8000-00000000beef";
+      const usage = (input: number, cached: number, output: number) => ({
+        input_tokens: input,
+        cached_input_tokens: cached,
+        output_tokens: output,
+        reasoning_output_tokens: 0,
+        total_tokens: input + output,
+      });
+      const tokens = (time: string, total: object, last: object) => ({
+        timestamp: time,
+        type: "event_msg",
+        payload: { type: "token_count", info: { total_token_usage: total, last_token_usage: last } },
+      });
+      const lines = [
+        {
+          timestamp: "2026-01-05T10:00:00.000Z",
+          type: "session_meta",
+          payload: { id, cwd: "/home/dev/app", cli_version: "0.77.0" },
+        },
+        {
+          timestamp: "2026-01-05T10:00:01.000Z",
+          type: "event_msg",
+          payload: { type: "user_message", message: "first" },
+        },
+        {
+          timestamp: "2026-01-05T10:00:01.000Z",
+          type: "turn_context",
+          payload: { cwd: "/home/dev/app", model: "gpt-5.2-codex" },
+        },
+        tokens("2026-01-05T10:00:05.000Z", usage(5000, 4000, 100), usage(5000, 4000, 100)),
+        tokens("2026-01-05T10:00:09.000Z", usage(11000, 9000, 300), usage(6000, 5000, 200)),
+        {
+          timestamp: "2026-01-06T09:00:00.000Z",
+          type: "event_msg",
+          payload: { type: "user_message", message: "second" },
+        },
+        {
+          timestamp: "2026-01-06T09:00:00.000Z",
+          type: "turn_context",
+          payload: { cwd: "/home/dev/app", model: "gpt-5.2-codex" },
+        },
+        tokens("2026-01-06T09:00:04.000Z", usage(2000, 1000, 50), usage(2000, 1000, 50)),
+        tokens("2026-01-06T09:00:08.000Z", usage(4500, 3000, 90), usage(2500, 2000, 40)),
+      ];
+      const folder = join(dir, "sessions/2026/01/05");
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(
+        join(folder, `rollout-2026-01-05T10-00-00-${id}.jsonl`),
+        `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`,
+      );
+      const [unit] = codexParser.listUnits(codexParser.scan([dir]).containers);
+      const { turns } = codexParser.parse(unit!);
+      expect(turns.map((turn) => turn.usage)).toEqual([
+        [{ model: "gpt-5.2-codex", input: 2000, output: 300, cacheRead: 9000, cacheWrite: null, costUsd: null }],
+        // the reset event adds its own call (2000 in, 1000 cached, 50 out), then the growth from there
+        [{ model: "gpt-5.2-codex", input: 1500, output: 90, cacheRead: 3000, cacheWrite: null, costUsd: null }],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
