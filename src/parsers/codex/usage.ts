@@ -2,7 +2,9 @@
  * Codex token usage (docs/formats.md §3.2–§3.3, issue 38 item 14): the model of each `turn_context` and the
  * `token_count` events. `total_token_usage` is cumulative over the thread and Codex writes the same event twice
  * (after a response and again at the next turn context), so a turn gets the growth of the total since the last
- * event, never the totals summed nor every `last_token_usage` summed. Lines copied from a forked parent only move the
+ * event, never the totals summed nor every `last_token_usage` summed. A total that goes down belongs to a new process
+ * (a session resumed later starts its counter again: five times in one real rollout), so that event adds its own
+ * `last_token_usage` and counting goes on from the new total. Lines copied from a forked parent only move the
  * starting point. Counts: `input_tokens` includes `cached_input_tokens`, `output_tokens` includes
  * `reasoning_output_tokens`; Codex records no cache writes and no cost.
  */
