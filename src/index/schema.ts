@@ -22,7 +22,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/d
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 11;
+export const schemaVersion = 12;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -278,7 +278,28 @@ const migrations: Array<string | ((db: Database) => void)> = [
   DELETE FROM meta WHERE key LIKE 'containers_digest:%';
   INSERT OR REPLACE INTO meta(key, value) SELECT 'redact_stored_sessions', '1' WHERE EXISTS (SELECT 1 FROM sessions);`);
   },
+  // v12 (issue 38 item 14, usage analytics): per turn the main model that answered, the token counts and the cost the
+  // agent recorded (NULL = not recorded, never 0), and `usage`, the JSON array of `ModelUsage` per model
+  // (parsers/types.ts). The parsers that now fill them (Claude Code, Codex, OpenCode, Gemini CLI) raised their
+  // `Parser.version`, so the next run re-parses every session of theirs whose source is still there
+  // (index/write/indexer.ts); sessions whose source is gone keep NULL.
+  (db) => {
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(turns)").all();
+    for (const [name, type] of usageColumns)
+      if (!columns.some((column) => column.name === name)) db.exec(`ALTER TABLE turns ADD COLUMN ${name} ${type}`);
+  },
 ];
+
+/** The usage columns of `turns` (schema v12) and their SQLite types. */
+const usageColumns = [
+  ["model", "TEXT"],
+  ["input_tokens", "INTEGER"],
+  ["output_tokens", "INTEGER"],
+  ["cache_read_tokens", "INTEGER"],
+  ["cache_write_tokens", "INTEGER"],
+  ["cost_usd", "REAL"],
+  ["usage", "TEXT"],
+] as const;
 
 /** Values of `sessions.source_status`: the source still holds the session, or it is gone and the index holds the only copy. */
 export type SourceStatus = "present" | "deleted";

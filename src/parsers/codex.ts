@@ -32,7 +32,8 @@ export const codexParser: Parser = withPromptHistory(
   {
     id: "codex",
     // 3: a reply recorded only as an `agent_message` event is kept (issue 37).
-    version: 3,
+    // 4: turns carry the model and tokens of their `token_count` events (issue 38 item 14).
+    version: 4,
     scan: (roots) => scanCodexRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),

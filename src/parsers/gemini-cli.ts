@@ -35,7 +35,8 @@ export const geminiCliParser: Parser = withPromptHistory(
   {
     id: "gemini-cli",
     // 3: a Qwen Code chat in a Gemini folder is a rejected file, not an empty session (issue 37).
-    version: 3,
+    // 4: turns carry their replies' models and tokens (issue 38 item 14).
+    version: 4,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),

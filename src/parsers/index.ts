@@ -22,6 +22,7 @@ export {
   type SourceRoots,
 } from "./paths.ts";
 export { normalizeToolName, buildToolCall, filesTouched } from "./tool-calls.ts";
+export { mainModel, plusCount } from "./usage.ts";
 export { typedText, injectedWrapperTags } from "./shared/typed-text.ts";
 export { optionSafe } from "./shared/option-safe.ts";
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch/targets.ts) to watch the same folders. */

@@ -166,7 +166,7 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
 export function createOpencodeParser(options: OpencodeParserOptions = {}): Parser {
   return {
     id: "opencode",
-    version: 1,
+    version: 2, // 2: turns carry their assistant messages' models, tokens and costs (issue 38 item 14)
     scan: scanOpencodeRoots,
     displayName: "OpenCode",
     watch: { kind: "opencode-data" },

@@ -102,6 +102,42 @@ export interface Turn {
   files: string[];
   /** True when the turn belongs to a sub-agent session. */
   isSubagent: boolean;
+  /**
+   * The models that answered in this turn and the tokens each used, as the agent recorded them (issue 38 item 14),
+   * in first-answer order; absent when the source records no model or usage for the turn (Cursor, Aider, a prompt
+   * from a history file). See {@link ModelUsage} for what each source gives.
+   */
+  usage?: ModelUsage[];
+}
+
+/**
+ * One model's usage within a turn; every count is a number of tokens, null when the source did not record it (never
+ * 0 for unknown). Sources (docs/formats.md):
+ * - Claude Code §1.5: `message.usage` counted once per `message.id` (the last split line wins); `input` =
+ *   `input_tokens`, `cacheRead` = `cache_read_input_tokens`, `cacheWrite` = `cache_creation_input_tokens`, `output`
+ *   = `output_tokens` (thinking included by the API); synthetic `<synthetic>` error lines are left out. No cost.
+ * - Codex §3.2–3.3: `token_count` events, whose `total_token_usage` is cumulative: a turn gets the growth of the
+ *   total over its events (a repeated event adds nothing); `input` = `input_tokens` − `cached_input_tokens`,
+ *   `cacheRead` = `cached_input_tokens`, `output` = `output_tokens` (reasoning included: `reasoning_output_tokens`
+ *   is a part of it), `cacheWrite` null (not recorded). Model from the last `turn_context.model`. No cost.
+ * - OpenCode §2: assistant message `tokens{input, output, reasoning, cache{read, write}}` and `cost` (USD, the one
+ *   source that records a cost); `output` = `output` + `reasoning` (recorded apart, billed as output).
+ * - Gemini CLI §4.2: `gemini` message `tokens{input, output, cached, thoughts, tool}`: `input` = `input` − `cached`
+ *   + `tool`, `cacheRead` = `cached`, `output` = `output` + `thoughts`, `cacheWrite` null. No cost.
+ */
+export interface ModelUsage {
+  /** The model id as the agent wrote it, e.g. `claude-sonnet-4-5-20250929`, `gpt-5-codex`, `gemini-2.5-pro`. */
+  model: string;
+  /** Input tokens not read from the cache. */
+  input: number | null;
+  /** Output tokens, reasoning included. */
+  output: number | null;
+  /** Input tokens read from the prompt cache. */
+  cacheRead: number | null;
+  /** Input tokens written to the prompt cache. */
+  cacheWrite: number | null;
+  /** Cost in USD as the agent recorded it (OpenCode only); null when it recorded none. */
+  costUsd: number | null;
 }
 
 /** True for a rewound turn (a negative `Turn.number`, issue 26). */

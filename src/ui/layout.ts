@@ -1,12 +1,12 @@
 /**
  * The frame of every page of `recall ui`: head (title, styles, the one script, light and dark colour schemes),
- * the top bar (search box, links to Search and Activity) and the main area. No inline script or style anywhere:
+ * the top bar (search box, links to Search, Activity and Usage) and the main area. No inline script or style anywhere:
  * the Content-Security-Policy (server.ts) allows only the files under /assets/.
  */
 import { html, type SafeHtml } from "./html.ts";
 
 /** Which top-level page is shown (its link is marked current). */
-export type PageKind = "search" | "session" | "activity";
+export type PageKind = "search" | "session" | "activity" | "usage";
 
 /**
  * A whole HTML document. `base` is the path every URL of this server starts with (`/<secret>`, server.ts; "" for
@@ -37,7 +37,7 @@ export function pageHtml(options: {
   <form class="search-box" action="${base}/" method="get" role="search">
     <input id="q" name="q" type="search" value="${options.query ?? ""}" placeholder="Search sessions (press /)" autocomplete="off" aria-label="Search">
   </form>
-  <nav><a href="${base}/"${current("search")}>Search</a> <a href="${base}/activity"${current("activity")}>Activity</a></nav>
+  <nav><a href="${base}/"${current("search")}>Search</a> <a href="${base}/activity"${current("activity")}>Activity</a> <a href="${base}/usage"${current("usage")}>Usage</a></nav>
 </header>
 <main>
 ${options.body}

@@ -16,7 +16,8 @@
  *      4xx with one line, and an unexpected error is a 500 "internal error" page (its one-line message goes to
  *      stderr), never Bun's development error page.
  * Routes, each under `/<base>`: `/` search, `/session/<id>` a session, `/session/<id>/turns?after=N` the turns after N (JSON with HTML, for
- * a page that is open while the session grows), `/activity`, `/activity/day?date=…`, `/events` (server-sent events:
+ * a page that is open while the session grows), `/activity`, `/activity/day?date=…`, `/usage?project=…&source=…&since=…&bucket=…`
+ * (usage-page.ts), `/events` (server-sent events:
  * `indexed` after each index update), `/assets/<file>`.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
@@ -30,6 +31,7 @@ import { html } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { searchPageHtml, searchPageModel, searchParamsOf } from "./search-page.ts";
 import { sessionPageHtml, sessionPageModel, turnHtml } from "./session-page.ts";
+import { usagePageHtml, usagePageModel, usageParamsOf } from "./usage-page.ts";
 
 /** The name of the cookie that carries a server's session secret after the first visit: one per port. */
 export function sessionCookieName(port: number): string {
@@ -168,6 +170,10 @@ export function startUiServer(options: UiServerOptions): UiServer {
     if (path === "/activity") return page(await backend.withIndex((db) => activityPageHtml(activityModel(db), base)));
     if (path === "/activity/day")
       return page(await backend.withIndex((db) => dayListHtml(db, url.searchParams.get("date") ?? "", base)));
+    if (path === "/usage") {
+      const params = usageParamsOf(url);
+      return page(await backend.withIndex(async (db) => usagePageHtml(await usagePageModel(db, params), base)));
+    }
     if (path === "/events") return eventStream(request, server);
     return page(
       pageHtml({ title: "Not found", kind: "search", base, body: html`<p class="problem">No page at ${path}.</p>` }),

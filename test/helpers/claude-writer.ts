@@ -29,6 +29,8 @@ export interface TestSession {
   /** Epoch ms of the first line; each line is one second after the previous. */
   startMs?: number;
   title?: string;
+  /** `message.model` of the assistant lines; default `claude-sonnet-4-5`. */
+  model?: string;
   turns: TestTurn[];
 }
 
@@ -73,7 +75,7 @@ function turnLines(state: WriterState, turn: TestTurn): string[] {
       id: messageId,
       type: "message",
       role: "assistant",
-      model: "claude-sonnet-4-5",
+      model: session.model ?? "claude-sonnet-4-5",
       content: [content],
       stop_reason: null,
       usage: { input_tokens: 10, output_tokens: 20 },

@@ -52,6 +52,7 @@ const turn: Required<Turn> = {
   toolCalls: [call, { ...call, change: change("write") }, { ...call, change: change("patch") }],
   files: [`/home/dev/${token}/src/app.ts`],
   isSubagent: false,
+  usage: [{ model: "claude-sonnet-4-5", input: 1, output: 2, cacheRead: 3, cacheWrite: 4, costUsd: null }],
 };
 
 const session: Required<Session> = {

@@ -2,8 +2,9 @@
  * Issue 37: every vector of the hostile corpus (hostile-corpus.ts), planted in a session's title, prompt, answer, tool
  * input and output, Edit and Write diffs, project path and branch, rendered on every page that shows session text:
  * the search page (results, facets, matching turns), the session page, the `/turns` fragment a growing page fetches,
- * the activity page and its day list. Each answer is parsed (html-audit.ts): no element outside the pages' tags, no
- * `on…` or `style` attribute, no URL with a scheme other than http, https or mailto, no control character.
+ * the activity page and its day list, and the usage page (the vector is also each session's model and a tool name).
+ * Each answer is parsed (html-audit.ts): no element outside the pages' tags, no `on…` or `style` attribute, no URL with
+ * a scheme other than http, https or mailto, no control character.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,6 +28,7 @@ function hostileSession(webapp: string, vector: string, index: number): TestSess
     gitBranch: vector,
     startMs: Date.now() - (index + 1) * 60_000,
     title: vector,
+    model: vector,
     turns: [
       {
         prompt: `zebraword ${vector}`,
@@ -39,6 +41,7 @@ function hostileSession(webapp: string, vector: string, index: number): TestSess
             output: vector,
           },
           { name: "Write", input: { file_path: `${cwd}/b.md`, content: vector }, output: vector },
+          { name: vector, input: { value: vector }, output: vector },
         ],
       },
     ],
@@ -71,8 +74,8 @@ async function body(path: string): Promise<string> {
 }
 
 /** Audit `markup` and say where it came from, so a failure names the page and the vector. */
-function expectClean(markup: string, where: string): void {
-  expect({ where, problems: auditHtml(markup) }).toEqual({ where, problems: [] });
+function expectClean(markup: string, where: string, pageAdds: Record<string, number> = {}): void {
+  expect({ where, problems: auditHtml(markup, pageAdds) }).toEqual({ where, problems: [] });
 }
 
 describe("recall ui: the hostile corpus renders as text everywhere", () => {
@@ -97,6 +100,19 @@ describe("recall ui: the hostile corpus renders as text everywhere", () => {
       expectClean((JSON.parse(turns) as { html: string }).html, `/turns fragment (vector ${index})`);
     }
   }, 120_000);
+
+  test("the usage page: models, tools and projects in its tables, and its chart data (issue 38 item 14)", async () => {
+    for (const bucket of ["day", "week", "month"]) {
+      const page = await body(`/usage?bucket=${bucket}`);
+      expectClean(page, `/usage?bucket=${bucket}`, { form: 1 }); // its filter form besides the frame's search box
+      const charts = JSON.parse(/<script type="application\/json" id="usage-data">(.*?)<\/script>/s.exec(page)![1]!);
+      // Every vector is a model and a tool name: each reaches the chart data as a string, unchanged.
+      const models = new Set(charts.models.categories as string[]);
+      const tools = new Set(charts.tools.categories as string[]);
+      expect(hostileVectors.filter((vector) => !models.has(vector))).toEqual([]);
+      expect(tools.size).toBeGreaterThan(3);
+    }
+  });
 
   test("the activity page and its day lists", async () => {
     const page = await body("/activity");

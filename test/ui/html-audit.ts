@@ -27,8 +27,9 @@ const controlCharacters = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]
 /**
  * The problems of `markup` (an empty list when there are none), one line each, e.g. `<meta http-equiv> element`
  * beyond the frame's count, `onerror attribute on <img>`, `href="javascript:…" on <a>`, `control character in text`.
+ * @param pageAdds frame elements the page's own template adds (the usage page's filter form: `{ form: 1 }`)
  */
-export function auditHtml(markup: string): string[] {
+export function auditHtml(markup: string, pageAdds: Record<string, number> = {}): string[] {
   const problems: string[] = [];
   const counts: Record<string, number> = {};
   const parser = new Parser(
@@ -61,8 +62,10 @@ export function auditHtml(markup: string): string[] {
   parser.end();
   const isPage = (counts.html ?? 0) > 0;
   if (isPage)
-    for (const [tag, most] of Object.entries(frameCounts))
-      if ((counts[tag] ?? 0) > most) problems.push(`${counts[tag]} <${tag}> elements (the frame has ${most})`);
+    for (const [tag, frame] of Object.entries(frameCounts)) {
+      const most = frame + (pageAdds[tag] ?? 0);
+      if ((counts[tag] ?? 0) > most) problems.push(`${counts[tag]} <${tag}> elements (the page has ${most})`);
+    }
   if (!isPage)
     for (const tag of Object.keys(frameCounts)) if (counts[tag]) problems.push(`<${tag}> element in a fragment`);
   return problems;

@@ -1,10 +1,11 @@
 /**
  * `recall ui` in a real browser (Debian's chromium through playwright-core, headless, started here): search with
  * filters, a session opened at a turn anchor, a tool call expanded, the activity calendar and a click on a day, the
- * keyboard (/, j, k, Enter), a narrow dark page, the planted-script session running nothing, and a session that grows
- * while its page is open showing the new turn without a reload. Screenshots of the pages go to a temporary folder, or
- * to the folder RECALL_TEST_SCREENSHOTS names (`RECALL_TEST_SCREENSHOTS=docs/ui` refreshes the ones the README links):
- * a test run leaves the tracked files alone (issue 39).
+ * usage page's bar charts with a number on hover, the keyboard (/, j, k, Enter), a narrow dark page, the planted-script
+ * session running nothing, and a session that grows while its page is open showing the new turn without a reload.
+ * Screenshots of the pages go to a temporary folder, or to the folder RECALL_TEST_SCREENSHOTS names
+ * (`RECALL_TEST_SCREENSHOTS=docs/ui` refreshes the ones the README links): a test run leaves the tracked files alone
+ * (issue 39).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -132,6 +133,34 @@ const screenshots = process.env.RECALL_TEST_SCREENSHOTS
     expect(await page.locator("#activity-day .result").count()).toBeGreaterThanOrEqual(1);
     await page.selectOption("#activity-slice", { label: "billing" });
     await page.screenshot({ path: join(screenshots, "activity.png") });
+    await page.close();
+  });
+
+  test("the usage charts draw, and a bar shows its number on hover (issue 38 item 14)", async () => {
+    const page = await open("/usage?bucket=day");
+    await page.waitForSelector(".usage-chart[data-chart='tools'][data-ready='true'] canvas");
+    expect(await page.locator(".usage-chart[data-ready='true']").count()).toBe(7);
+    // The middle of the first tool's bar (tools are sorted most calls first), from the chart itself; hover there.
+    const point = (await page.evaluate(`(() => {
+      const element = document.querySelector(".usage-chart[data-chart='tools']");
+      element.scrollIntoView({ block: "center" });
+      const spec = JSON.parse(document.getElementById("usage-data").textContent).tools;
+      const chart = window.echarts.getInstanceByDom(element);
+      const [x, y] = chart.convertToPixel({ seriesIndex: 0 }, [spec.series[0].data[0] / 2, 0]);
+      const box = element.getBoundingClientRect();
+      return { x: box.left + x, y: box.top + y, tool: spec.categories[0], calls: spec.series[0].data[0] };
+    })()`)) as { x: number; y: number; tool: string; calls: number };
+    await page.mouse.move(point.x, point.y);
+    const tooltip = page.locator(".usage-chart[data-chart='tools'] div", {
+      hasText: `calls: ${point.calls} ${point.calls === 1 ? "call" : "calls"}`,
+    });
+    await tooltip.first().waitFor();
+    expect(await tooltip.first().textContent()).toContain(point.tool);
+    // The table behind the chart holds the same number.
+    expect(await page.locator("#usage-tools ~ details tr", { hasText: point.tool }).first().textContent()).toBe(
+      `${point.tool}${point.calls}`,
+    );
+    await page.screenshot({ path: join(screenshots, "usage.png"), fullPage: false });
     await page.close();
   });
 

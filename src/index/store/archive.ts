@@ -6,7 +6,7 @@
  * sessions vanished is plan.ts's job; deleting on purpose is forget.ts's.
  */
 import type { Database } from "bun:sqlite";
-import type { ParseResult, Session, SourceId, ToolCall, Turn } from "../../parsers/index.ts";
+import type { ModelUsage, ParseResult, Session, SourceId, ToolCall, Turn } from "../../parsers/index.ts";
 import type { StoredToolCall } from "../write/writer.ts";
 
 /** Lines of one tool output kept in the archive (the rest is cut, and the cut is said in the text). */
@@ -80,7 +80,7 @@ interface StoredSessionRow {
 
 /**
  * Read a session back from what the index stored (level 3 when the source is gone): prompts and responses from
- * `turns`, compact tool calls with their archived (capped) outputs, files. Turns come in order, numbered as
+ * `turns`, compact tool calls with their archived (capped) outputs, files, usage per model (schema v12). Turns come in order, numbered as
  * indexed; `bytesRead` is 0 and `skipped` is what the last parse skipped.
  * @returns undefined when no session has this rowid
  */
@@ -116,11 +116,19 @@ export function readStoredSession(db: Database, rowid: number): ParseResult | un
   );
   const turns = db
     .query<
-      { number: number; timestamp: number; prompt: string; response: string; tools: string; files: string },
+      {
+        number: number;
+        timestamp: number;
+        prompt: string;
+        response: string;
+        tools: string;
+        files: string;
+        usage: string | null;
+      },
       [number]
     >(
       // main turns in order, then the rewound ones -1, -2, … (issue 26), as a parse returns them
-      "SELECT number, timestamp, prompt, response, tools, files FROM turns WHERE session_rowid = ? ORDER BY number < 0, abs(number)",
+      "SELECT number, timestamp, prompt, response, tools, files, usage FROM turns WHERE session_rowid = ? ORDER BY number < 0, abs(number)",
     )
     .all(rowid)
     .map((turn): Turn => {
@@ -129,7 +137,7 @@ export function readStoredSession(db: Database, rowid: number): ParseResult | un
         const output = callOutputs[index];
         return output === null || output === undefined ? { ...call } : { ...call, output };
       });
-      return {
+      const stored: Turn = {
         sessionId: row.session_id,
         number: turn.number,
         timestamp: turn.timestamp,
@@ -139,6 +147,8 @@ export function readStoredSession(db: Database, rowid: number): ParseResult | un
         files: JSON.parse(turn.files) as string[],
         isSubagent: session.isSubagent,
       };
+      if (turn.usage !== null) stored.usage = JSON.parse(turn.usage) as ModelUsage[]; // schema v12, issue 38 item 14
+      return stored;
     });
   return { session, turns, fromTurn: 1, bytesRead: 0, skipped: { count: row.skipped_lines } };
 }

@@ -12,6 +12,9 @@
 import type { Database } from "bun:sqlite";
 import {
   isRewound,
+  mainModel,
+  type ModelUsage,
+  plusCount,
   type ParseResult,
   type Session,
   type SkipReport,
@@ -85,6 +88,38 @@ export interface PreparedTurn {
   /** `turn_outputs.outputs` (archive.ts `encodeTurnOutputs`); absent when no call has an output. */
   outputs?: Uint8Array;
   document: PreparedDocument;
+  /** The usage columns (schema v12): see {@link usageRow}; all null when the source recorded none. */
+  usage: UsageRow;
+}
+
+/**
+ * The usage columns of one turn (schema v12): `model` the main model (parsers/usage.ts `mainModel`), the token counts
+ * and recorded cost in USD summed over its models (null when no model recorded that count), `usage` the JSON of
+ * `Turn.usage` (`ModelUsage[]`). All null when the turn has no usage.
+ */
+export interface UsageRow {
+  model: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  costUsd: number | null;
+  usage: string | null;
+}
+
+/** The {@link UsageRow} of a turn's usage list (absent or empty: every column null). */
+export function usageRow(usage: readonly ModelUsage[] | undefined): UsageRow {
+  const sum = (key: "input" | "output" | "cacheRead" | "cacheWrite" | "costUsd") =>
+    (usage ?? []).reduce<number | null>((total, entry) => plusCount(total, entry[key]), null);
+  return {
+    model: mainModel(usage ?? []),
+    inputTokens: sum("input"),
+    outputTokens: sum("output"),
+    cacheReadTokens: sum("cacheRead"),
+    cacheWriteTokens: sum("cacheWrite"),
+    costUsd: sum("costUsd"),
+    usage: usage && usage.length > 0 ? JSON.stringify(usage) : null,
+  };
 }
 
 /** A parse result as the values of its rows (see {@link prepareSession}). */
@@ -120,6 +155,7 @@ export function prepareSession(result: ParseResult): PreparedSession {
       tools: JSON.stringify(storedCalls(turn)),
       files: JSON.stringify(turn.files),
       document: prepareDocument(buildTurnDocument(turn)),
+      usage: usageRow(turn.usage),
     };
     const outputs = encodeTurnOutputs(turn);
     if (outputs) prepared.outputs = outputs;
@@ -235,7 +271,8 @@ function writeSession(
       `DELETE FROM turns WHERE session_rowid = ? AND (number >= ?${replacesRewound ? " OR number < 0" : ""})`,
     ).run(rowid, fromTurn);
   const insertTurn = db.query(
-    "INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files, prompt_chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    `INSERT INTO turns(session_rowid, number, timestamp, prompt, response, tools, files, prompt_chars, model, input_tokens,
+      output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, usage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertOutputs = db.query("INSERT INTO turn_outputs(session_rowid, number, outputs) VALUES (?, ?, ?)");
   const newSessionFts = isNew ? pending : undefined;
@@ -247,7 +284,24 @@ function writeSession(
     } else if (turn.number < fromTurn) continue;
     // A prompt longer than its searchable part keeps its length, so level 2 never reads it whole to count it (issue 37).
     const promptChars = turn.prompt.length > searchableChars ? turn.prompt.length : null;
-    insertTurn.run(rowid, turn.number, turn.timestamp, turn.prompt, turn.response, turn.tools, turn.files, promptChars);
+    const { usage } = turn;
+    insertTurn.run(
+      rowid,
+      turn.number,
+      turn.timestamp,
+      turn.prompt,
+      turn.response,
+      turn.tools,
+      turn.files,
+      promptChars,
+      usage.model,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      usage.costUsd,
+      usage.usage,
+    );
     if (turn.outputs) insertOutputs.run(rowid, turn.number, turn.outputs);
     upsertDocument(db, rowid, "turn", turn.number, turn.document, newSessionFts);
   }

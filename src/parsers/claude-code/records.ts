@@ -8,6 +8,7 @@ import { withFileChange } from "../file-change.ts";
 import { hashOf } from "../shared/sha1.ts";
 import { buildToolCall, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
 import type { ToolCall } from "../types.ts";
+import { countOf } from "../usage.ts";
 
 /** Kind of a tree record: a human prompt, an assistant line, a tool-result line, or anything else on the tree. */
 export type RecKind = "prompt" | "assistant" | "result" | "other";
@@ -54,6 +55,20 @@ export interface Rec {
   mid?: string;
   blocks?: RecBlock[];
   results?: RecResult[];
+  /** Assistant line: its `message.model` and `message.usage` (§1.5), absent on synthetic lines and lines without. */
+  use?: RecUsage;
+}
+
+/**
+ * The usage an assistant line carries (§1.5), copied onto every split line of one `message.id` with growing
+ * `output_tokens`: turns.ts keeps the last line's. Counts are tokens, null when the field is missing.
+ */
+export interface RecUsage {
+  model: string;
+  input: number | null;
+  output: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
 }
 
 /** Options of {@link toRec}. */
@@ -115,6 +130,15 @@ function fillAssistant(rec: Rec, value: Record<string, unknown>, withOutputs: bo
     }
   }
   rec.blocks = blocks;
+  const usage = asObject(message?.usage);
+  if (!synthetic && usage && typeof message?.model === "string" && message.model)
+    rec.use = {
+      model: message.model,
+      input: countOf(usage.input_tokens),
+      output: countOf(usage.output_tokens),
+      cacheRead: countOf(usage.cache_read_input_tokens),
+      cacheWrite: countOf(usage.cache_creation_input_tokens),
+    };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Grouping of tree records into turns (docs/formats.md §1.9): a turn starts at each human prompt on
  * the active path (slash commands included: a slash command starts a turn); assistant lines merge by
- * `message.id`; tool results pair with tool uses by id. Off-path lines are admitted only when they
+ * `message.id`, whose usage counts once, in the turn of its last line (formats.md §1.5; an answer on no branch that
+ * kept only thinking counts in the turn it was written in); tool results pair with tool uses by id. Off-path lines are
+ * admitted only when they
  * belong to the same turn's messages (split assistant lines of a path message, parallel tool results
  * hanging off sibling assistant lines). Every rule is local to one turn, so a resumed parse that
  * re-groups only the last turn's records gives the same turns as a full parse.
@@ -12,8 +14,9 @@
  * call of its own, named `unknown` (`Task` with its sub-agent link for a sub-agent's report).
  */
 import { buildToolCall, filesTouched } from "../tool-calls.ts";
-import type { ToolCall, Turn } from "../types.ts";
-import type { Rec, RecBlock, RecResult } from "./records.ts";
+import type { ModelUsage, ToolCall, Turn } from "../types.ts";
+import { addModelUsage } from "../usage.ts";
+import type { Rec, RecBlock, RecResult, RecUsage } from "./records.ts";
 
 /** A turn being built: its opening record, plus merged content. */
 export interface TurnDraft {
@@ -27,6 +30,8 @@ export interface TurnDraft {
   results: Map<string, RecResult>;
   /** Results on the path whose call is not among `messages` (issue 37), by tool_use id, in file order. */
   orphans: Map<string, RecResult>;
+  /** message.id → the usage of its last merged line (§1.5: counted once per message, the last split line wins). */
+  usage: Map<string, RecUsage>;
 }
 
 /** Turns grouped by {@link groupTurns}, with the indexes of the records they took in. */
@@ -59,6 +64,8 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
     if (segment >= 0 && rec.k === "assistant" && rec.mid && onPath.has(rec.u)) messageIds[segment]?.add(rec.mid);
   });
   const toolIds = collectToolIds(recs, segmentOf, messageIds);
+  const abandoned = abandonedMessages(recs, onPath, messageIds);
+  const usageSegment = lastSegments(recs, segmentOf, messageIds, abandoned);
   const drafts: TurnDraft[] = [];
   const used = new Set<number>();
   recs.forEach((rec, index) => {
@@ -71,8 +78,10 @@ export function groupTurns(recs: readonly Rec[], onPath: ReadonlySet<string>, fi
     }
     if (rec.k === "assistant") {
       if (rec.mid && messageIds[seg]?.has(rec.mid)) {
-        mergeAssistant(drafts.at(-1), rec);
+        mergeAssistant(drafts.at(-1), rec, usageSegment.get(rec.mid) === seg);
         used.add(index);
+      } else if (rec.mid && rec.use && abandoned.has(rec.mid) && usageSegment.get(rec.mid) === seg) {
+        drafts.at(-1)?.usage.set(rec.mid, rec.use);
       }
     } else if (rec.k === "result") {
       const draft = drafts.at(-1);
@@ -133,16 +142,57 @@ function newDraft(rec: Rec, number: number): TurnDraft {
     messages: new Map(),
     results: new Map(),
     orphans: new Map(),
+    usage: new Map(),
   };
 }
 
-function mergeAssistant(draft: TurnDraft | undefined, rec: Rec): void {
+/**
+ * The segment (turn) of each message's last line on the path: its usage counts there only. A message can straddle a
+ * prompt (the user typed while it streamed: its text line before the prompt, its tool_use line after), and its lines
+ * then join both turns; its tokens must count once (formats.md §1.5), with the last line's usage.
+ */
+function lastSegments(
+  recs: readonly Rec[],
+  segmentOf: Int32Array,
+  messageIds: Array<Set<string>>,
+  abandoned: ReadonlySet<string>,
+): Map<string, number> {
+  const last = new Map<string, number>();
+  recs.forEach((rec, index) => {
+    const seg = segmentOf[index] as number;
+    if (seg < 0 || rec.k !== "assistant" || !rec.mid || !rec.use) return;
+    if (messageIds[seg]?.has(rec.mid) || abandoned.has(rec.mid)) last.set(rec.mid, seg);
+  });
+  return last;
+}
+
+/**
+ * Messages on no active branch that keep nothing a turn shows (thinking only: an answer cut off by an API error and
+ * retried, or rewound past), so no rewound turn holds them ({@link groupRewound} takes lines with blocks): their
+ * tokens were spent on the turn they were written in (file order) and count there.
+ */
+function abandonedMessages(
+  recs: readonly Rec[],
+  onPath: ReadonlySet<string>,
+  messageIds: Array<Set<string>>,
+): Set<string> {
+  const onBranch = new Set(messageIds.flatMap((ids) => [...ids]));
+  const offPath = recs.filter(
+    (rec) => rec.k === "assistant" && rec.mid && !onPath.has(rec.u) && !onBranch.has(rec.mid),
+  );
+  const shown = new Set(offPath.filter((rec) => (rec.blocks?.length ?? 0) > 0).map((rec) => rec.mid));
+  return new Set(offPath.filter((rec) => rec.use && !shown.has(rec.mid)).map((rec) => rec.mid as string));
+}
+
+/** Merge an assistant line's blocks into its message; its usage replaces the message's when `countsUsage`. */
+function mergeAssistant(draft: TurnDraft | undefined, rec: Rec, countsUsage: boolean): void {
   if (!draft || !rec.mid) return;
   let blocks = draft.messages.get(rec.mid);
   if (!blocks) {
     blocks = [];
     draft.messages.set(rec.mid, blocks);
   }
+  if (rec.use && countsUsage) draft.usage.set(rec.mid, rec.use);
   for (const block of rec.blocks ?? []) {
     const toolId = block.tool?.id;
     const existing = toolId ? blocks.findIndex((other) => other.tool?.id === toolId) : -1;
@@ -180,7 +230,7 @@ export function finishTurn(
     }
   }
   for (const result of draft.orphans.values()) toolCalls.push(orphanCall(result, withOutputs));
-  return {
+  const turn: Turn = {
     sessionId,
     number: draft.number,
     timestamp: draft.timestamp,
@@ -190,6 +240,10 @@ export function finishTurn(
     files: filesTouched(toolCalls),
     isSubagent,
   };
+  const usage: ModelUsage[] = [];
+  for (const { model, ...counts } of draft.usage.values()) addModelUsage(usage, model, counts);
+  if (usage.length > 0) turn.usage = usage;
+  return turn;
 }
 
 /**

@@ -21,6 +21,7 @@ import { applyLine, createMeta, stripInjectedPreamble, type CodexMeta } from "./
 import { itemsOfLine, type Item } from "./records.ts";
 import { isUsableState, type CodexResumeState } from "./resume.ts";
 import { findReviewParent } from "./review-parent.ts";
+import { usageItemOfLine } from "./usage.ts";
 import { codexHomeOf, readTitles } from "./session-index.ts";
 import {
   finishTurn,
@@ -109,7 +110,13 @@ function parseResumed(context: Context, state: CodexResumeState): ParseResult | 
 function ingest(context: Context, meta: CodexMeta, lines: readonly RawLine[]): Item[] {
   const items: Item[] = [];
   for (const { line, value } of lines) {
-    if (applyLine(meta, value) !== "own") continue;
+    const belongs = applyLine(meta, value);
+    // A forked parent's copied lines add no turns, but their model and token totals are where the fork starts from.
+    if (belongs === "copied") {
+      const usage = usageItemOfLine(value, line);
+      if (usage) items.push(usage);
+    }
+    if (belongs !== "own") continue;
     for (const item of itemsOfLine(value, context.withOutputs, line)) {
       if (item.k === "prompt" || item.k === "userItem") {
         item.text = stripInjectedPreamble(meta, item.text);
@@ -193,7 +200,7 @@ function buildState(
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;
   return {
-    kind: "codex/v3",
+    kind: "codex/v4",
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,

@@ -12,6 +12,7 @@
 import { asObject, timeOf } from "../shared/fields.ts";
 import type { ToolCall } from "../types.ts";
 import { callsOfItem, contentText, decodeOutput } from "./tools.ts";
+import { type UsageItem, usageItemOfLine } from "./usage.ts";
 
 /**
  * One item of the turn stream; `t` is epoch ms UTC (0 when the line has no timestamp), `n` the 1-based line it came
@@ -30,7 +31,8 @@ export type Item =
   | { k: "output"; n: number; id: string; isError: boolean; output?: string }
   | { k: "status"; n: number; id: string; isError: boolean }
   | { k: "mcp"; n: number; id: string; server: string; tool: string; isError: boolean }
-  | { k: "unplaced"; n: number; reason: string };
+  | { k: "unplaced"; n: number; reason: string }
+  | UsageItem;
 
 /**
  * Leading markers of user-role text that Codex injects rather than the human typing it (seen in the
@@ -90,13 +92,15 @@ const ignoredResponseTypes = new Set([
 ]);
 
 /**
- * The items of one decoded line (usually 0 or 1). `line` is the envelope `{timestamp, type, payload}`;
+ * The items of one decoded line (usually 0 or 1); `model` and `tokens` items carry usage (usage.ts). `line` is the envelope `{timestamp, type, payload}`;
  * legacy unwrapped lines (a bare `ResponseItem`, §3.3) are accepted too. A record of a kind not read here that
  * carries user or assistant text becomes one `unplaced` item naming its kind.
  * @param withOutputs keep output texts (level 3 `show`)
  * @param n the line's 1-based number (a call without `call_id` is named `line-<n>`)
  */
 export function itemsOfLine(line: Record<string, unknown>, withOutputs: boolean, n: number): Item[] {
+  const usage = usageItemOfLine(line, n); // a `turn_context` model or a `token_count` event (usage.ts)
+  if (usage) return [usage];
   const t = timeOf(line.timestamp);
   const payload = asObject(line.payload);
   if (!payload)

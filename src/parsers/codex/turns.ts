@@ -15,17 +15,25 @@
  *   - the agent's prose comes from `response_item` assistant messages; a turn that has none takes it from its
  *     `agent_message` events instead (issue 37: a reply recorded only as the event was dropped while its prompt was
  *     kept). The two streams normally mirror each other, so a turn never takes both.
+ *   - a `token_count` event adds the growth of the cumulative total to its turn, under the model of the last
+ *     `turn_context` (usage.ts); before the first prompt it only sets where counting starts.
  * What cannot be placed (items before the first prompt, an output whose call is not in its turn, `unplaced` records)
  * is returned as `unplaced`, for the parse to count as skipped.
  */
 import { filesTouched } from "../tool-calls.ts";
-import type { ToolCall, Turn } from "../types.ts";
+import type { ModelUsage, ToolCall, Turn } from "../types.ts";
+import { addModelUsage } from "../usage.ts";
 import type { Item } from "./records.ts";
+import { type CodexTotals, tokensAdded } from "./usage.ts";
 
 /** State of the grouper between items (JSON-serializable, saved before the last turn for resuming). */
 export interface GroupState {
   inTask: boolean;
   taskHasPrompt: boolean;
+  /** The model of the last `turn_context`, null before one (usage.ts). */
+  model: string | null;
+  /** The cumulative `total_token_usage` of the last `token_count` event, null before one. */
+  total: CodexTotals | null;
 }
 
 /** A prompt of the current turn that the other stream may still mirror (its event or its item, adjacent). */
@@ -55,6 +63,8 @@ export interface TurnDraft {
   outputs: Map<string, { isError: boolean; output?: string }>;
   statuses: Map<string, boolean>;
   mcp: Map<string, { server: string; tool: string; isError: boolean }>;
+  /** Tokens per model of the turn's `token_count` events (usage.ts). */
+  usage: ModelUsage[];
 }
 
 /** An item the grouper could not place: its index in the grouped items, its line, and why. */
@@ -65,7 +75,7 @@ export interface UnplacedItem {
 }
 
 /** The grouper state at the start of a rollout. */
-export const initialGroupState = (): GroupState => ({ inTask: false, taskHasPrompt: false });
+export const initialGroupState = (): GroupState => ({ inTask: false, taskHasPrompt: false, model: null, total: null });
 
 /**
  * The text a user message and its `user_message` event share: whitespace collapsed, image markers left out (the
@@ -106,6 +116,7 @@ export function groupTurns(
       outputs: new Map(),
       statuses: new Map(),
       mcp: new Map(),
+      usage: [],
     });
     if (state.inTask) state.taskHasPrompt = true;
   };
@@ -170,6 +181,16 @@ export function groupTurns(
       case "mcp":
         draft?.mcp.set(item.id, { server: item.server, tool: item.tool, isError: item.isError });
         return;
+      case "model":
+        state.model = item.model;
+        return;
+      case "tokens": {
+        // Before the first prompt (a fork's copied history, a header) the total only sets where counting starts.
+        const added = tokensAdded(state.total, item);
+        if (item.total) state.total = item.total;
+        if (added && draft) addModelUsage(draft.usage, state.model ?? unknownModel, added);
+        return;
+      }
     }
   });
   return { drafts, state, unplaced };
@@ -216,7 +237,7 @@ export function finishTurn(draft: TurnDraft, sessionId: string, isSubagent: bool
       toolCalls.push(call);
     }
   }
-  return {
+  const turn: Turn = {
     sessionId,
     number: draft.number,
     timestamp: draft.timestamp,
@@ -226,4 +247,9 @@ export function finishTurn(draft: TurnDraft, sessionId: string, isSubagent: bool
     files: filesTouched(toolCalls),
     isSubagent,
   };
+  if (draft.usage.length > 0) turn.usage = draft.usage.map((entry) => ({ ...entry }));
+  return turn;
 }
+
+/** The model named for tokens counted before any `turn_context` named one (not seen in the corpus). */
+const unknownModel = "unknown";

@@ -9,6 +9,8 @@
 import { timeOf } from "../shared/fields.ts";
 import type { ToolCall } from "../types.ts";
 import { toToolCall } from "./tools.ts";
+import type { TokenCounts } from "../usage.ts";
+import { replyUsage } from "./usage.ts";
 
 /** One chat message reduced to what turns need; JSON-serializable (it lives in resume states). */
 export interface GeminiMessage {
@@ -31,6 +33,8 @@ export interface GeminiMessage {
    */
   droppedCalls?: number;
   unknownType?: boolean;
+  /** gemini: its `model` and `tokens` (§4.2; usage.ts), absent when it records either not. */
+  usage?: { model: string; counts: TokenCounts };
 }
 /** Header fields of one chat file (§4.2 ConversationRecord minus messages; §4.3 line 1 plus `$set`s). */
 export interface ChatMeta {
@@ -246,6 +250,8 @@ export function toMessage(
   const { calls, dropped } = replyCalls(record, withOutputs);
   const message: GeminiMessage = { id, kind: "gemini", t, text: bodyText(record).trim(), calls };
   if (dropped > 0) message.droppedCalls = dropped;
+  const usage = replyUsage(record);
+  if (usage) message.usage = usage;
   return message;
 }
 

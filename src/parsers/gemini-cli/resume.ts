@@ -15,8 +15,11 @@ import type { LinePosition } from "../shared/resume-lines.ts";
 import type { ResumeState, SkipReport } from "../types.ts";
 import type { ChatMeta, GeminiMessage } from "./records.ts";
 
-/** The `kind` of the current state shape (v1 states, without skips and synthetic ids, parse fully). */
-export const geminiStateKind = "gemini-cli/v2";
+/**
+ * The `kind` of the current state shape (older states parse fully: v1 had no skips and synthetic ids, v2 no usage of
+ * the messages, issue 38 item 14).
+ */
+export const geminiStateKind = "gemini-cli/v3";
 
 /** Resume state of one session (JSON-serializable; `kind` versions the shape, other kinds parse fully). */
 export interface GeminiResumeState extends ResumeState, LinePosition {

@@ -1,14 +1,15 @@
 /**
  * Ordering Gemini CLI messages and grouping them into turns (docs/formats.md §4.2): a turn starts at
  * each `user` message with a non-empty prompt and holds every `gemini` message until the next one
- * (prose joined by a blank line, tool calls in order; thoughts never count). `info`/`error`/`warning`
+ * (prose joined by a blank line, tool calls in order, tokens summed per model; thoughts never count as prose). `info`/`error`/`warning`
  * messages belong to no turn. What a message holds that no turn can (a reply before the first prompt,
  * a tool call without a name, the text of an unknown message type) is listed, to be counted (issue 26).
  * Every rule is local to one turn, so re-grouping only the last turn's messages (a resumed parse) gives
  * the turns a full parse gives.
  */
 import { filesTouched } from "../tool-calls.ts";
-import type { ToolCall, Turn } from "../types.ts";
+import type { ModelUsage, ToolCall, Turn } from "../types.ts";
+import { addModelUsage } from "../usage.ts";
 import type { GeminiMessage } from "./records.ts";
 
 /**
@@ -63,12 +64,14 @@ export function groupTurns(
   const grouped: GroupedTurns = { turns: [], promptIndexes: [], unplaced: [] };
   let texts: string[] = [];
   let calls: ToolCall[] = [];
+  let usage: ModelUsage[] = [];
   const close = () => {
     const turn = grouped.turns.at(-1);
     if (!turn) return;
     turn.response = texts.join("\n\n");
     turn.toolCalls = calls;
     turn.files = filesTouched(calls);
+    if (usage.length > 0) turn.usage = usage;
   };
   messages.forEach((message, index) => {
     const unplaced = (reason: string) => grouped.unplaced.push({ index, id: message.id, reason });
@@ -78,6 +81,7 @@ export function groupTurns(
       close();
       texts = [];
       calls = [];
+      usage = [];
       grouped.promptIndexes.push(index);
       grouped.turns.push({
         sessionId,
@@ -97,6 +101,7 @@ export function groupTurns(
       return;
     }
     if (message.text) texts.push(message.text);
+    if (message.usage) addModelUsage(usage, message.usage.model, message.usage.counts);
     for (const call of message.calls ?? []) {
       const copy: ToolCall = { ...call };
       if (!withOutputs) {

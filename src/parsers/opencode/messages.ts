@@ -7,7 +7,9 @@
  */
 import { withFileChange } from "../file-change.ts";
 import { buildToolCall, filesTouched, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
-import type { Session, SkipReport, ToolCall, Turn } from "../types.ts";
+import type { ModelUsage, Session, SkipReport, ToolCall, Turn } from "../types.ts";
+import { addModelUsage } from "../usage.ts";
+import { messageUsage } from "./usage.ts";
 
 /** One session row as every generation records it; times epoch ms UTC (0 when unknown). */
 export interface RawSession {
@@ -67,6 +69,8 @@ interface TurnDraft {
   prompt: string;
   texts: string[];
   calls: ToolCall[];
+  /** Tokens and recorded cost per model of the turn's assistant messages (usage.ts). */
+  usage: ModelUsage[];
 }
 
 /** Order messages by (time created, id) as OpenCode does (ids are time-ordered ascending, §2.1). */
@@ -119,6 +123,8 @@ export function toToolCall(data: Record<string, unknown>, withOutputs: boolean):
 /** Add an assistant message's prose and tool calls to a turn; compaction summaries add nothing but tools. */
 function addAssistant(draft: TurnDraft, message: RawMessage, withOutputs: boolean): void {
   const isSummary = message.data.summary === true;
+  const usage = messageUsage(message.data);
+  if (usage) addModelUsage(draft.usage, usage.model, usage.counts, usage.costUsd);
   for (const part of message.parts) {
     if (part.data.type === "text" && !isSummary) {
       const text = stringOf(part.data.text)?.trim();
@@ -136,7 +142,8 @@ function addAssistant(draft: TurnDraft, message: RawMessage, withOutputs: boolea
  * message joins the turn of its `parentID` user message (aborted tries and retries included), or
  * the latest turn when it has no known parent (legacy 0.5.x has no `parentID`). A user message
  * without a human prompt (synthetic-only: `!cmd` shell runs, compaction requests, "continue")
- * does not open a turn: it and its answers fold into the previous turn. Compaction summaries
+ * does not open a turn: it and its answers fold into the previous turn. Usage: each assistant message's model,
+ * tokens and cost, summed per model (usage.ts). Compaction summaries
  * (`summary: true`) contribute no response text. Response = assistant text parts, no reasoning.
  * Example: [user "fix x", asst(parent u1) text "ok" + bash, user synthetic, asst bash `ls`]
  *   → one turn: prompt "fix x", response "ok", tools [Bash, Bash].
@@ -160,6 +167,7 @@ export function buildTurns(
           prompt: prompt || extractSyntheticText(message),
           texts: [],
           calls: [],
+          usage: [],
         };
         drafts.push(draft);
       }
@@ -168,22 +176,26 @@ export function buildTurns(
       const parentId = stringOf(message.data.parentID);
       let draft = (parentId && turnOfUser.get(parentId)) || drafts.at(-1);
       if (!draft) {
-        draft = { timestamp: message.timeCreated, prompt: "", texts: [], calls: [] };
+        draft = { timestamp: message.timeCreated, prompt: "", texts: [], calls: [], usage: [] };
         drafts.push(draft);
       }
       addAssistant(draft, message, withOutputs);
     }
   }
-  return drafts.map((draft, index) => ({
-    sessionId,
-    number: index + 1,
-    timestamp: draft.timestamp,
-    prompt: draft.prompt,
-    response: draft.texts.join("\n\n"),
-    toolCalls: draft.calls,
-    files: filesTouched(draft.calls),
-    isSubagent,
-  }));
+  return drafts.map((draft, index) => {
+    const turn: Turn = {
+      sessionId,
+      number: index + 1,
+      timestamp: draft.timestamp,
+      prompt: draft.prompt,
+      response: draft.texts.join("\n\n"),
+      toolCalls: draft.calls,
+      files: filesTouched(draft.calls),
+      isSubagent,
+    };
+    if (draft.usage.length > 0) turn.usage = draft.usage;
+    return turn;
+  });
 }
 
 /** Last path component of a POSIX or Windows path ("" for "" or "/"). */

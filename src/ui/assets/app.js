@@ -1,8 +1,8 @@
 // recall ui: the one script of every page (served as /assets/app.js; the Content-Security-Policy allows no other).
 // Every URL of the server starts with the path in <body data-base> (a per-server secret the cookie is scoped to).
 // Keys: "/" focuses the search box, j/k move through the results, Enter opens the selected one. Session pages take
-// new turns as the session grows (server-sent events from /events), the activity page draws its calendar with
-// ECharts (/assets/echarts.min.js), and copy buttons copy the resume command.
+// new turns as the session grows (server-sent events from /events), the activity page draws its calendar and the
+// usage page its bar charts with ECharts (/assets/echarts.min.js), and copy buttons copy the resume command.
 
 const base = document.body.dataset.base ?? "";
 
@@ -117,14 +117,66 @@ if (!sessionElement && document.body.dataset.page !== "session") {
   });
 }
 
+/** Load ECharts (/assets/echarts.min.js) once, then call `draw`. */
+function withECharts(draw) {
+  const script = document.createElement("script");
+  script.src = `${base}/assets/echarts.min.js`;
+  script.onload = draw;
+  document.head.appendChild(script);
+}
+
 // The activity page: a calendar heat map per slice (everything, a project, an agent), sessions or turns per day.
 const chartElement = document.getElementById("activity-chart");
 if (chartElement) {
   const data = JSON.parse(document.getElementById("activity-data")?.textContent ?? "{}");
-  const script = document.createElement("script");
-  script.src = `${base}/assets/echarts.min.js`;
-  script.onload = () => drawActivity(chartElement, data);
-  document.head.appendChild(script);
+  withECharts(() => drawActivity(chartElement, data));
+}
+
+// The usage page: bar charts from the specs it embeds (usage-charts.ts); the tables below them hold the same numbers.
+const usageElements = all(".usage-chart");
+if (usageElements.length > 0) {
+  const specs = JSON.parse(document.getElementById("usage-data")?.textContent ?? "{}");
+  withECharts(() => {
+    for (const element of usageElements) drawBars(element, specs[element.dataset.chart]);
+  });
+}
+
+/** Text for a tooltip, which ECharts shows as HTML: every name in it is session data. */
+const escapeText = (text) => String(text).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** A bar chart of `spec` {categories, series: [{name, data, stack?}], unit, horizontal?}, numbers on hover. */
+function drawBars(element, spec) {
+  if (!spec) return;
+  const dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+  if (spec.horizontal) element.style.height = `${Math.max(160, 60 + spec.categories.length * 22)}px`;
+  const chart = window.echarts.init(element, dark ? "dark" : undefined, { renderer: "canvas" });
+  const money = spec.unit === "USD";
+  const unit = (value) => (value === 1 && spec.unit.endsWith("s") ? spec.unit.slice(0, -1) : spec.unit);
+  const format = (value) =>
+    money ? `$${value >= 1 ? value.toFixed(2) : value.toFixed(4)}` : `${value.toLocaleString("en-US")} ${unit(value)}`;
+  const legend = spec.series.length > 1;
+  const categories = { type: "category", data: spec.categories, axisLabel: { width: 150, overflow: "truncate" } };
+  chart.setOption({
+    backgroundColor: "transparent",
+    tooltip: {
+      trigger: "axis",
+      axisPointer: { type: "shadow" },
+      formatter: (items) => {
+        const list = (Array.isArray(items) ? items : [items]).filter((item) => item.value > 0 || !legend);
+        const head = escapeText((Array.isArray(items) ? items[0] : items)?.axisValue ?? "");
+        return [head, ...list.map((item) => `${escapeText(item.seriesName)}: ${escapeText(format(item.value))}`)].join(
+          "<br>",
+        );
+      },
+    },
+    legend: legend ? { type: "scroll", top: 0 } : { show: false },
+    grid: { left: spec.horizontal ? 160 : 60, right: 20, top: legend ? 32 : 10, bottom: 30 },
+    xAxis: spec.horizontal ? { type: "value" } : categories,
+    yAxis: spec.horizontal ? { ...categories, inverse: true } : { type: "value" },
+    series: spec.series.map((series) => ({ type: "bar", name: series.name, data: series.data, stack: series.stack })),
+  });
+  window.addEventListener("resize", () => chart.resize());
+  element.dataset.ready = "true";
 }
 
 function drawActivity(element, data) {

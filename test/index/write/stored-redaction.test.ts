@@ -127,7 +127,7 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
 
     const db = openIndex(databasePath(home), { readonly: true });
     try {
-      expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(11);
+      expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(12);
       expect(matches(db)).toBe(0);
       const sessions = db
         .query<{ session_id: string; source_status: string; turn_count: number }, []>(
