@@ -62,7 +62,7 @@ const app = subcommands({
     '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
     "  recall show ID:5-9                            everything around it (level 3)\n" +
     "  recall pick                                   find a session interactively and resume it\n" +
-    "  recall ui                                     a local web view: search, sessions as documents, activity\n" +
+    "  recall ui                                     a local web view: search, sessions, activity, usage\n" +
     "  recall archive push; recall search --archive  share sessions in a team archive on PostgreSQL\n" +
     "  recall help <command>                         the flags of a command (as recall <command> --help)",
   cmds: commands,

@@ -1,5 +1,5 @@
 /**
- * `recall ui`: a local web view of the whole archive (search, sessions as documents, activity). Flags and help only;
+ * `recall ui`: a local web view of the whole archive (search, sessions as documents, activity, usage). Flags and help only;
  * what the command does is handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional } from "cmd-ts";
@@ -30,7 +30,7 @@ export type UiArgs = ParsedArgs<typeof uiArgs>;
 export const uiCommand = command({
   name: "ui",
   description:
-    "Open a local web view of your sessions: search with filters, sessions rendered as documents, activity per day (127.0.0.1 only, with a secret token; Ctrl-C stops)",
+    "Open a local web view of your sessions: search with filters, sessions rendered as documents, activity per day, tokens and costs per model and project (127.0.0.1 only, with a secret token; Ctrl-C stops)",
   args: uiArgs,
   handler: async (args) => (await import("./handler.ts")).ui(args),
 });
