@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { monthNames } from "../../src/search/dates/calendar.ts";
 import type { SearchFilters } from "../../src/search/listing/filters.ts";
 import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
@@ -31,20 +32,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 let server: PostgresServer;
 let db: Database;
 let archive: ArchiveConnection;
-const monthNames = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 
 /** What an answer ranked: each result's session (and turn), confidence to 4 places and mark, in order. */
 function ranking(results: ReadonlyArray<SessionResult | TurnResult | ArchiveSessionResult | ArchiveTurnResult>) {
