@@ -69,7 +69,7 @@ export function buildBinaryOnce(): Promise<BuiltBinary> {
   building ??= (async () => {
     const outputs = outputsOf();
     if (isFresh(outputs)) return outputs;
-    const child = Bun.spawn(["bun", join(repo, "scripts", "build.ts"), "--out", testDistDir], {
+    const child = Bun.spawn([process.execPath, join(repo, "scripts", "build.ts"), "--out", testDistDir], {
       cwd: repo,
       stdout: "pipe",
       stderr: "pipe",
@@ -103,7 +103,7 @@ export function buildDarwinOnce(): Promise<Record<"darwin-arm64" | "darwin-x64",
       return binaries;
     const child = Bun.spawn(
       [
-        "bun",
+        process.execPath,
         join(repo, "scripts", "build.ts"),
         "--target",
         "darwin-arm64",

@@ -185,14 +185,14 @@ describe("the Homebrew tap and the release URL", () => {
       missing: ["darwin-x64", "linux-arm64"],
     });
     expect(existsSync(join(partial, "homebrew-recall"))).toBe(false);
-    const cli = Bun.spawnSync(["bun", "scripts/build.ts", "--formula-only", "--out", partial], {
+    const cli = Bun.spawnSync([process.execPath, "scripts/build.ts", "--formula-only", "--out", partial], {
       cwd: repo,
       env: { ...process.env, RECALL_RELEASE_URL: "https://example.test/r" },
     });
     expect(cli.exitCode).toBe(1);
     expect(cli.stderr.toString()).toContain("no archive in");
     expect(cli.stderr.toString()).toContain("darwin-x64, linux-arm64");
-    const complete = Bun.spawnSync(["bun", "scripts/build.ts", "--formula-only", "--out", dist], {
+    const complete = Bun.spawnSync([process.execPath, "scripts/build.ts", "--formula-only", "--out", dist], {
       cwd: repo,
       env: { ...process.env, RECALL_RELEASE_URL: "https://example.test/r/" },
     });

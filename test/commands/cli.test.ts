@@ -28,7 +28,7 @@ function userEnv(overrides: Record<string, string>): Record<string, string | und
 
 /** Run the CLI as a user would; RECALL_HOME is private to the test, HOME is empty. */
 function recall(args: string[], options: { home?: string; recallHome?: string } = {}) {
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
     cwd: repo,
     env: userEnv({ HOME: options.home ?? emptyHome, RECALL_HOME: options.recallHome ?? join(work, "recall-home") }),
   });

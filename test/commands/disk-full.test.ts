@@ -38,7 +38,7 @@ const env: Record<string, string | undefined> = {
 for (const key of sourceLocationVariables) delete env[key];
 
 function recall(args: string[]) {
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

@@ -111,7 +111,7 @@ describe("recall doctor checks", () => {
     expect(checks.index?.fix).toContain("recall index --full");
     const cli = Bun.spawnSync(
       [
-        "bun",
+        process.execPath,
         "src/cli.ts",
         "doctor",
         "--json",

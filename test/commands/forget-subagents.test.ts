@@ -27,7 +27,7 @@ function newHome(name: string) {
     const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(home, "recall") };
     for (const key of sourceLocationVariables) delete env[key];
     const result = Bun.spawnSync(
-      ["bun", "src/cli.ts", ...args, "--claude-dir", projects, "--opencode-dir", join(home, "none")],
+      [process.execPath, "src/cli.ts", ...args, "--claude-dir", projects, "--opencode-dir", join(home, "none")],
       { cwd: repo, env },
     );
     return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };

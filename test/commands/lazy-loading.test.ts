@@ -36,7 +36,7 @@ function loadedBy(args: string[]): { code: number; modules: string[] } {
   };
   for (const key of sourceLocationVariables) delete env[key];
   const result = Bun.spawnSync(
-    ["bun", "--preload", join(repo, "test/commands/module-recorder.ts"), "src/cli.ts", ...args],
+    [process.execPath, "--preload", join(repo, "test/commands/module-recorder.ts"), "src/cli.ts", ...args],
     { cwd: repo, env, stdout: "ignore", stderr: "pipe" },
   );
   const src = join(repo, "src");

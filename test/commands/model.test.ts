@@ -41,7 +41,12 @@ async function recall(args: string[], env: Record<string, string | undefined>) {
     ...env,
   };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
-  const child = Bun.spawn(["bun", "src/cli.ts", ...args], { cwd: repo, env: merged, stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
+    cwd: repo,
+    env: merged,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

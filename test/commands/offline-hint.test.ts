@@ -44,7 +44,7 @@ function environment(home: string, offline: string | null, extra: Record<string,
 const sources = ["--claude-dir", claude, "--opencode-dir", join(work, "none")];
 
 function recall(args: string[], home: string, offline: string | null = "1") {
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], {
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], {
     cwd: repo,
     env: environment(home, offline),
   });
@@ -118,7 +118,7 @@ describe("the no-embeddings hint under RECALL_OFFLINE=1 (issue 26)", () => {
     mkdirSync(home);
     const embeddings = startHashEmbeddings();
     try {
-      const child = Bun.spawn(["bun", "src/cli.ts", "index", ...sources], {
+      const child = Bun.spawn([process.execPath, "src/cli.ts", "index", ...sources], {
         cwd: repo,
         env: environment(home, null, { EMBEDDINGS_URL: embeddings.url }),
         stdout: "ignore",

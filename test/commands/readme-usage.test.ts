@@ -55,7 +55,7 @@ describe("the README's usage examples on the example history", () => {
       "CODEX_HOME",
     ])
       delete env[key];
-    const result = Bun.spawnSync(["bun", "src/cli.ts", ...shellWords(line).slice(1)], { cwd: repo, env });
+    const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...shellWords(line).slice(1)], { cwd: repo, env });
     const stdout = result.stdout.toString();
     expect({ line, code: result.exitCode, stderr: result.exitCode === 0 ? "" : result.stderr.toString() }).toEqual({
       line,

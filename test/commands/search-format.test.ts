@@ -27,7 +27,7 @@ const examples = [
 function recall(args: string[], recallHome = join(work, "recall-home")) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: recallHome };
   for (const key of [...sourceLocationVariables]) delete env[key];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

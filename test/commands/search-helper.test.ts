@@ -32,7 +32,7 @@ const session: TestSession = {
 const state = writeClaudeSession(sessionPath, session);
 
 function recall(args: string[], helper: "on" | "off") {
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", history], {
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, "--claude-dir", history], {
     cwd: repo,
     env: {
       ...process.env,
@@ -138,7 +138,7 @@ describe("recall search with the embedding helper", () => {
 
   test("`recall embed-helper --stop` stops it: it removes its socket and exits", async () => {
     const [pid] = helperPids();
-    const result = Bun.spawnSync(["bun", "src/cli.ts", "embed-helper", "--stop"], {
+    const result = Bun.spawnSync([process.execPath, "src/cli.ts", "embed-helper", "--stop"], {
       cwd: repo,
       env: { ...process.env, HOME: work, RECALL_HOME: recallHome },
     });

@@ -24,7 +24,7 @@ function recall(args: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: join(work, "home") };
   for (const key of sourceLocationVariables) delete env[key];
   const result = Bun.spawnSync(
-    ["bun", "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")],
+    [process.execPath, "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")],
     { cwd: repo, env },
   );
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };

@@ -61,10 +61,13 @@ function recall(args: string[]) {
     TZ: "UTC",
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", noOpenCode], {
-    cwd: repo,
-    env,
-  });
+  const result = Bun.spawnSync(
+    [process.execPath, "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", noOpenCode],
+    {
+      cwd: repo,
+      env,
+    },
+  );
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

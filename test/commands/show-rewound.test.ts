@@ -56,7 +56,7 @@ const sources = ["--claude-dir", root, "--opencode-dir", join(work, "none")];
 function recall(args: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: join(work, "home") };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], { cwd: repo, env });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

@@ -28,7 +28,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function recall(args: string[], env: Record<string, string> = {}) {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   delete childEnv.CLAUDE_CONFIG_DIR; // the default skill folder must come from HOME
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env: childEnv });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env: childEnv });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
@@ -111,10 +111,13 @@ describe("the skill", () => {
 
   test("under umask 000 no installed folder or file is writable by others (issue 37: scripts/ was 0777)", () => {
     const home = join(work, "home-umask");
-    const result = Bun.spawnSync(["sh", "-c", 'umask 000; exec "$@"', "sh", "bun", "src/cli.ts", "skill", "install"], {
-      cwd: repo,
-      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined },
-    });
+    const result = Bun.spawnSync(
+      ["sh", "-c", 'umask 000; exec "$@"', "sh", process.execPath, "src/cli.ts", "skill", "install"],
+      {
+        cwd: repo,
+        env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined },
+      },
+    );
     expect(result.exitCode).toBe(0);
     const created = [join(home, ".claude"), join(home, ".claude", "skills")];
     const walk = (path: string): string[] =>

@@ -29,7 +29,7 @@ function recall(args: string[]) {
     RECALL_HOME: join(work, "recall-home"),
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

@@ -42,7 +42,7 @@ describe("local dates and times in text output", () => {
     const run = (args: string[]) =>
       Bun.spawnSync(
         [
-          "bun",
+          process.execPath,
           "src/cli.ts",
           ...args,
           "--claude-dir",
@@ -58,7 +58,7 @@ describe("local dates and times in text output", () => {
       );
     Bun.spawnSync(
       [
-        "bun",
+        process.execPath,
         "src/cli.ts",
         "index",
         "--claude-dir",

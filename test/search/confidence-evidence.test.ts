@@ -176,7 +176,7 @@ describe("the no-confident-match line agrees with --explain (issue 38, item 2)",
   test("the CLI prints the same line and --explain's confidence evidence", () => {
     const run = Bun.spawnSync(
       [
-        "bun",
+        process.execPath,
         "src/cli.ts",
         "search",
         "postgres logs zanzibar",

@@ -164,7 +164,16 @@ describe("absolute confidence (issue 13)", () => {
   test("the CLI says 'no confident match', marks weak results, and carries confidence and raw leg scores in JSON", () => {
     const run = (args: string[]) =>
       Bun.spawnSync(
-        ["bun", "src/cli.ts", "search", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")],
+        [
+          process.execPath,
+          "src/cli.ts",
+          "search",
+          ...args,
+          "--claude-dir",
+          claude,
+          "--opencode-dir",
+          join(work, "none"),
+        ],
         { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
       );
     const text = run(["docker swarm rolling update", "--keyword-only", "--no-reindex"]);
@@ -198,7 +207,16 @@ describe("absolute confidence (issue 13)", () => {
   test("one rule for the header, the marks and the JSON: weak below 0.50 or below a weak result; 'no confident match' exactly when the first is weak (issue 26)", () => {
     const run = (args: string[]) =>
       Bun.spawnSync(
-        ["bun", "src/cli.ts", "search", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")],
+        [
+          process.execPath,
+          "src/cli.ts",
+          "search",
+          ...args,
+          "--claude-dir",
+          claude,
+          "--opencode-dir",
+          join(work, "none"),
+        ],
         { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
       );
     for (const query of [

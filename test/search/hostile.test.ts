@@ -52,7 +52,7 @@ describe("hostile queries", () => {
     for (const query of sample) {
       const result = Bun.spawnSync(
         [
-          "bun",
+          process.execPath,
           "src/cli.ts",
           "search",
           query,

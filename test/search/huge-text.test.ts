@@ -47,7 +47,7 @@ function recall(args: string[]) {
   for (const key of sourceLocationVariables) delete env[key];
   const none = join(work, "none");
   const sources = ["--claude-dir", claudeDir, "--opencode-dir", none];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, ...sources], {
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], {
     cwd: repo,
     env: { ...env, RECALL_OFFLINE: "1", NO_COLOR: "1" },
   });

@@ -20,7 +20,7 @@ const model = getTestModelPath();
 const otherModel = getTestModelPath({ seed: 7 });
 
 function recall(args: string[], home: string, extraEnv: Record<string, string> = {}) {
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], {
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
     cwd: repo,
     env: { ...process.env, RECALL_HOME: home, HOME: work, ...extraEnv },
   });

@@ -57,7 +57,7 @@ interface ListingJson {
 function recall(args: string[], password = "alice-secret") {
   const env = isolatedEnv(home, recallHome, { PGPASSWORD: password, TZ: "UTC" });
   delete env.RECALL_ARCHIVE_URL;
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args], { cwd: repo, env });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 const urlOf = (user: string) => server.url({ user });

@@ -125,7 +125,7 @@ describe.skipIf(skipReason !== undefined)("the archive searches through the loca
 
 describe("--archive takes local search's flags, checked before connecting (issue 39)", () => {
   const run = (args: string[]) =>
-    Bun.spawnSync(["bun", "src/cli.ts", "search", "docker", ...args], {
+    Bun.spawnSync([process.execPath, "src/cli.ts", "search", "docker", ...args], {
       cwd: repo,
       env: { ...process.env, RECALL_HOME: home, HOME: work },
     });

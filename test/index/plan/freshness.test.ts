@@ -374,7 +374,7 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
       history.roots.opencode![0]!,
     ];
     const cli = (args: string[]) => {
-      const result = Bun.spawnSync(["bun", resolve(import.meta.dir, "../../../src/cli.ts"), ...args], {
+      const result = Bun.spawnSync([process.execPath, resolve(import.meta.dir, "../../../src/cli.ts"), ...args], {
         env: { ...process.env, RECALL_HOME: history.context.recallHome },
         stdout: "pipe",
         stderr: "pipe",

@@ -88,7 +88,7 @@ function recall(home: string, claude: string, args: string[]) {
     RECALL_OFFLINE: "1",
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(["bun", "src/cli.ts", ...args, "--claude-dir", claude], { cwd: repo, env });
+  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, "--claude-dir", claude], { cwd: repo, env });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

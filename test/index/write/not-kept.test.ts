@@ -130,7 +130,7 @@ describe("what the index could not keep (issue 26)", () => {
       NO_COLOR: "1",
     };
     const run = (args: string[]) =>
-      Bun.spawnSync(["bun", join(repo, "src/cli.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
+      Bun.spawnSync([process.execPath, join(repo, "src/cli.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
     const indexed = run(["index", "--json", "--keyword-only"]);
     expect(indexed.exitCode).toBe(0);
     const json = JSON.parse(indexed.stdout.toString());
