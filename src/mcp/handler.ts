@@ -7,6 +7,7 @@ import { UsageError } from "../errors.ts";
 import { resolveRecallPaths } from "../index/index.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
 import { resolveHistory } from "../service/context.ts";
+import { sources } from "../parsers/sources.ts";
 import type { SourceArgs } from "../service/source-args.ts";
 import { defaultPort, type McpArgs } from "./command.ts";
 
@@ -22,12 +23,7 @@ function checkPort(port: number | undefined, http: boolean): number {
 /** The flags a registered stdio server should start with: the history and model this one was given. */
 function serverArgs(args: SourceArgs & { model: string | undefined; noWatch: boolean }): string[] {
   return [
-    ...args.claudeDir.flatMap((dir) => ["--claude-dir", resolve(dir)]),
-    ...args.opencodeDir.flatMap((dir) => ["--opencode-dir", resolve(dir)]),
-    ...args.codexDir.flatMap((dir) => ["--codex-dir", resolve(dir)]),
-    ...args.geminiDir.flatMap((dir) => ["--gemini-dir", resolve(dir)]),
-    ...args.cursorDir.flatMap((dir) => ["--cursor-dir", resolve(dir)]),
-    ...args.aiderDir.flatMap((dir) => ["--aider-dir", resolve(dir)]),
+    ...sources.flatMap((source) => args[source.argName].flatMap((dir) => [`--${source.flag}`, resolve(dir)])),
     ...(args.model ? ["--model", args.model.includes("/") ? resolve(args.model) : args.model] : []),
     ...(args.noWatch ? ["--no-watch"] : []),
   ];

@@ -10,14 +10,15 @@
  * carry ids, title, dates, score and a one-line preview; `full` adds every field of the CLI's JSON.
  */
 import * as z from "zod";
-import { parserFor, sourceIds } from "../parsers/index.ts";
+import { sourceIds } from "../parsers/index.ts";
+import { sources } from "../parsers/sources.ts";
 import { fenceInstructions } from "./session-text.ts";
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().describe(description);
 
-/** The tools recall reads, by name in display order (each parser's `displayName`): `Claude Code, OpenCode, Codex CLI, …`. */
-export const sourceNameList = sourceIds.map((id) => parserFor(id).displayName).join(", ");
+/** The tools recall reads, by name in display order (parsers/sources.ts): `Claude Code, OpenCode, Codex CLI, …`. */
+export const sourceNameList = sources.map((source) => source.displayName).join(", ");
 
 /** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
 const scope = {

@@ -44,7 +44,6 @@ export const claudeCodeParser: Parser = withPromptHistory(
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),
     listUnits: (containers) => listClaudeUnits(containers),
     parse: (unit, options) => parseClaudeUnit(unit, options),
-    displayName: "Claude Code",
     watch: { kind: "claude-projects" },
     // `claude --resume <id>` looks the id up under the folder it runs in (Claude Code CLI reference).
     resumeInvocation: (sessionId, projectPath) => ({

@@ -38,7 +38,6 @@ export const codexParser: Parser = withPromptHistory(
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
     parse: (unit, options) => parseCodexUnit(unit, options),
-    displayName: "Codex CLI",
     // `sessions/YYYY/MM/DD/`, `archived_sessions/`: rollouts and session_index.jsonl titles start a cycle.
     watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
     // Codex CLI docs: `codex resume <SESSION_ID>`.

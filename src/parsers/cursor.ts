@@ -57,7 +57,6 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
     id: "cursor",
     version: 3, // 3: turns without a time of their own take the nearest earlier one (issue 38)
     scan: scanCursorRoots,
-    displayName: "Cursor",
     // The User folder down to `workspaceStorage/<hash>/`: its databases and workspace.json start a cycle.
     watch: {
       kind: "tree",

@@ -41,7 +41,6 @@ export const geminiCliParser: Parser = withPromptHistory(
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
     parse: (unit, options) => parseGeminiUnit(unit, options),
-    displayName: "Gemini CLI",
     // `tmp/<project>/chats/<sub-agent>/`: chat files and `.project_root` start a cycle.
     watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
     // Gemini CLI docs: `gemini --resume <session id|index|latest>`, per project folder.

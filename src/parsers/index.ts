@@ -12,6 +12,8 @@ import { opencodeParser } from "./opencode.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
+export { sourceInfo, sources, type SourceArgName } from "./sources.ts";
+export type { SourceInfo } from "./source-info.ts";
 export { comparePaths, watchedFingerprint } from "./shared/tree-walk.ts";
 export {
   resolveSourceRoots,

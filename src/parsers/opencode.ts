@@ -168,7 +168,6 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
     id: "opencode",
     version: 2, // 2: turns carry their assistant messages' models, tokens and costs (issue 38 item 14)
     scan: scanOpencodeRoots,
-    displayName: "OpenCode",
     watch: { kind: "opencode-data" },
     // OpenCode CLI: `opencode --session <id>` continues a session.
     resumeInvocation: (sessionId, projectPath) => ({

@@ -369,13 +369,11 @@ export type WatchLayout =
 /**
  * The contract of one source. Implementations must never throw on broken content (count and skip
  * instead); they throw `SourceError` only when a whole container is structurally unreadable.
- * Everything recall knows of an agent lives behind it (issue 39): adding a source means its folder and one registry line
- * in parsers/index.ts.
+ * Everything recall knows of an agent lives behind it and its source.ts (issue 39: name, options, default folders):
+ * adding a source means its folder and one registry line in parsers/index.ts and in parsers/sources.ts.
  */
 export interface Parser {
   readonly id: SourceId;
-  /** The agent's name as its users know it: `Claude Code`, `Codex CLI`. */
-  readonly displayName: string;
   /** What the watcher watches below each root of this source. */
   readonly watch: WatchLayout;
   /**

@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { planWatchTargets } from "../../src/index/watch/targets.ts";
 import { sourceNameList } from "../../src/mcp/schemas.ts";
-import { parserFor, parsers, sourceIds } from "../../src/parsers/index.ts";
+import { parserFor, parsers, sourceIds, sources } from "../../src/parsers/index.ts";
+import { sourceFlagNames, sourceFlags } from "../../src/service/source-args.ts";
 import { resumeCommandFor } from "../../src/search/reading/hydrate.ts";
 
 const src = resolve(import.meta.dir, "../../src");
@@ -24,8 +25,33 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe("the parser registry holds what each agent implies (issue 39, item 3)", () => {
-  test("every source has one parser with a display name, a watch layout and a resume command", () => {
+  test("every source has one parser with a watch layout and a resume command, and one source.ts with its name and options", () => {
     expect(parsers.map((parser) => parser.id)).toEqual([...sourceIds]);
+    expect(sources.map((source) => source.id)).toEqual([...sourceIds]);
+    expect(Object.values(sourceFlagNames)).toEqual([
+      "--claude-dir",
+      "--opencode-dir",
+      "--codex-dir",
+      "--gemini-dir",
+      "--cursor-dir",
+      "--aider-dir",
+    ]);
+    const folders = sourceFlags({
+      claudeDir: ["/c"],
+      opencodeDir: [],
+      codexDir: ["/x"],
+      geminiDir: [],
+      cursorDir: [],
+      aiderDir: ["/a"],
+    });
+    expect(folders).toEqual({
+      "claude-code": ["/c"],
+      opencode: [],
+      codex: ["/x"],
+      "gemini-cli": [],
+      cursor: [],
+      aider: ["/a"],
+    });
     expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider");
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),

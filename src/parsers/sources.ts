@@ -1,0 +1,30 @@
+/**
+ * The registry of agents' identities and folders (source-info.ts), in display order: one line per agent. Light (no
+ * parser code): the commands' flags (service/source-args.ts) and paths.ts read it without loading a parser.
+ */
+import { aiderSource } from "./aider/source.ts";
+import { claudeCodeSource } from "./claude-code/source.ts";
+import { codexSource } from "./codex/source.ts";
+import { cursorSource } from "./cursor/source.ts";
+import { geminiCliSource } from "./gemini-cli/source.ts";
+import { opencodeSource } from "./opencode/source.ts";
+import type { SourceInfo } from "./source-info.ts";
+import type { SourceId } from "./types.ts";
+
+/** Every agent, in display order (the order of `sourceIds`). */
+export const sources = [
+  claudeCodeSource,
+  opencodeSource,
+  codexSource,
+  geminiCliSource,
+  cursorSource,
+  aiderSource,
+] as const;
+
+/** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */
+export type SourceArgName = (typeof sources)[number]["argName"];
+
+/** One agent's identity and folders. */
+export function sourceInfo(id: SourceId): SourceInfo {
+  return sources.find((source) => source.id === id)!;
+}
