@@ -5,16 +5,14 @@
  * its own store (team-archive/search.ts). Never prints; notices (e.g. "keyword-only: no vectors") are returned.
  */
 import type { Database } from "bun:sqlite";
-import type { ResolvedCalibration } from "./ranking/calibration.ts";
 import { facetsOfSessions, type Facets } from "./listing/facets.ts";
 import { cachedUntilChange } from "./ranking/version-cache.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./listing/filters.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./reading/hydrate.ts";
 import type { SearchLevel } from "./ranking/lexical.ts";
 import { parseLimit } from "./listing/paging.ts";
-import type { UnderstoodDate } from "./dates/time-boost.ts";
 import { localStore } from "./local-store.ts";
-import { rankSearch, type SearchMode, type VectorLeg } from "./pipeline.ts";
+import { rankSearch, type RankedPage, type SearchMode, type VectorLeg } from "./pipeline.ts";
 
 export {
   confidentPrefix,
@@ -55,38 +53,29 @@ export interface SearchedScope {
   sources: string[];
 }
 
-/** The response; `mode` is what actually ran. */
-export interface SearchResponse {
+/**
+ * The response: how the pipeline ranked (pipeline.ts RankedPage: `mode` is what actually ran, `offset` the position of
+ * `results[0]`, `confident` whether the first result is a confident match), the page hydrated, and what was searched.
+ */
+export interface SearchResponse
+  extends Pick<
+    RankedPage,
+    | "mode"
+    | "notices"
+    | "offset"
+    | "nextOffset"
+    | "vectorWeight"
+    | "semanticShare"
+    | "calibration"
+    | "dates"
+    | "confident"
+  > {
   query: string;
   level: SearchLevel;
-  mode: SearchMode;
   searched: SearchedScope;
   results: SessionResult[] | TurnResult[];
-  /** One-line notices for stderr, e.g. why the search fell back to keyword-only. */
-  notices: string[];
-  /** 0-based position of `results[0]` in the ranking (the request's offset). */
-  offset: number;
-  /** Offset of the next page, or undefined when no further candidate ranked. */
-  nextOffset: number | undefined;
-  /** The vector leg's weight in the fusion that ran: 0 keyword-only, 1 vector-only, else the hybrid weight used. */
-  vectorWeight: number;
-  /**
-   * How far the query is natural language (0 identifiers or one word … 1 a sentence; query-shape.ts): it scaled the
-   * model's weight into `vectorWeight` (unless `alpha` was given) and the cosine's share of confidence.
-   */
-  semanticShare: number;
-  /** The vector leg's calibration (calibration.ts), when a vector leg ran; undefined for keyword-only. */
-  calibration: ResolvedCalibration | undefined;
-  /** Dates the query named and whether the ranking used them (time-boost.ts), in query order; [] when none. */
-  dates: UnderstoodDate[];
   /** The candidates' facets when the request asked for them (facets.ts), else undefined. */
   facets?: Facets;
-  /**
-   * Whether the answer holds a confident match: its first result is one ({@link confidentPrefix}: then the confident
-   * results are the top of the ranking). False for an empty answer. When false, front ends say "no confident match"
-   * above the results, which are all marked weak (issue 26: one rule for the header, the marks and the JSON).
-   */
-  confident: boolean;
 }
 
 /** Default limits per level (issue 3). */

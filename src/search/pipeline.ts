@@ -86,6 +86,7 @@ export interface RankedPage {
   query: LexicalQuery;
   /** The mode that ran. */
   mode: SearchMode;
+  /** One-line notices for stderr, e.g. why the search fell back to keyword-only. */
   notices: string[];
   /** The page, best first, each judged. */
   page: JudgedHit[];
@@ -94,13 +95,20 @@ export interface RankedPage {
   nextOffset: number | undefined;
   /** The vector leg's weight in the fusion that ran: 0 keyword-only, 1 vector-only, else the hybrid weight used. */
   vectorWeight: number;
-  /** How far the query is natural language, 0–1 (query-shape.ts). */
+  /**
+   * How far the query is natural language (0 identifiers or one word … 1 a sentence; query-shape.ts): it scaled the
+   * model's weight into `vectorWeight` (unless `alpha` was given) and the cosine's share of confidence.
+   */
   semanticShare: number;
   /** The vector leg's calibration, when a vector leg ran; undefined for keyword-only. */
   calibration: ResolvedCalibration | undefined;
   /** Dates the query named and whether the ranking used them, in query order; [] when none. */
   dates: UnderstoodDate[];
-  /** Whether the first result is a confident match (confidentPrefix); false for an empty page. */
+  /**
+   * Whether the answer holds a confident match: its first result is one ({@link confidentPrefix}: then the confident
+   * results are the top of the ranking). False for an empty answer. When false, front ends say "no confident match"
+   * above the results, which are all marked weak (issue 26: one rule for the header, the marks and the JSON).
+   */
   confident: boolean;
   /** Every ranked candidate's session, best first (for facets). */
   rankedSessions: number[];
