@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { makeCursorUserFolder, secretToken } from "../fixtures/cursor/make-db.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cursor-aider-"));
@@ -38,8 +39,8 @@ function recall(args: string[], sources: string[]) {
     RECALL_HOME: join(work, "recall-home"),
   };
   for (const key of [...sourceLocationVariables]) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args, ...sources], env);
+  return { code, stdout, stderr };
 }
 
 const sources = ["--claude-dir", claude, "--cursor-dir", cursor.user];

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-agents-"));
@@ -29,8 +30,8 @@ function recall(args: string[]) {
     RECALL_HOME: join(work, "recall-home"),
   };
   for (const key of [...sourceLocationVariables]) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args, ...sources], env);
+  return { code, stdout, stderr };
 }
 
 interface JsonResult {

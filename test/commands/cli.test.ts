@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cli-"));
@@ -28,11 +29,15 @@ function userEnv(overrides: Record<string, string>): Record<string, string | und
 
 /** Run the CLI as a user would; RECALL_HOME is private to the test, HOME is empty. */
 function recall(args: string[], options: { home?: string; recallHome?: string } = {}) {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env: userEnv({ HOME: options.home ?? emptyHome, RECALL_HOME: options.recallHome ?? join(work, "recall-home") }),
-  });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const {
+    exitCode: code,
+    stdout,
+    stderr,
+  } = runCli(
+    [...args],
+    userEnv({ HOME: options.home ?? emptyHome, RECALL_HOME: options.recallHome ?? join(work, "recall-home") }),
+  );
+  return { code, stdout, stderr };
 }
 
 describe("recall CLI", () => {

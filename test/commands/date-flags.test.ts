@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { call, connectStdio, fromSource, isolatedEnv } from "../mcp/helpers.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-date-flags-"));
 const timeZone = "America/New_York";
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -82,8 +82,8 @@ function recall(args: string[]) {
     TZ: timeZone,
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources()], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args, ...sources()], env);
+  return { code, stdout, stderr };
 }
 
 /** The session ids `recall sessions --json <args>` lists, sorted. */

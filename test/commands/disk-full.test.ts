@@ -8,13 +8,13 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { diskFullError } from "../../src/errors.ts";
 import { describeToolError } from "../../src/mcp/index.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-disk-full-"));
 const disk = join(work, "disk");
 mkdirSync(disk);
@@ -38,8 +38,8 @@ const env: Record<string, string | undefined> = {
 for (const key of sourceLocationVariables) delete env[key];
 
 function recall(args: string[]) {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args], env);
+  return { code, stdout, stderr };
 }
 
 function sessionId(number: number): string {

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { startHashEmbeddings } from "./hash-embeddings.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-offline-hint-"));
@@ -44,11 +45,8 @@ function environment(home: string, offline: string | null, extra: Record<string,
 const sources = ["--claude-dir", claude, "--opencode-dir", join(work, "none")];
 
 function recall(args: string[], home: string, offline: string | null = "1") {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], {
-    cwd: repo,
-    env: environment(home, offline),
-  });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args, ...sources], environment(home, offline));
+  return { code, stdout, stderr };
 }
 
 /** A home with a keyword-only index of the session. */

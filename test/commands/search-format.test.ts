@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-format-"));
@@ -27,8 +28,8 @@ const examples = [
 function recall(args: string[], recallHome = join(work, "recall-home")) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: recallHome };
   for (const key of [...sourceLocationVariables]) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args], env);
+  return { code, stdout, stderr };
 }
 
 /** A printed `recall search …` command (unquoted words only) as CLI arguments. */

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { textFieldChars } from "../../src/render/show.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const fixtures = join(repo, "test/fixtures/claude-code");
@@ -56,8 +57,8 @@ const sources = ["--claude-dir", root, "--opencode-dir", join(work, "none")];
 function recall(args: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: join(work, "home") };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args, ...sources], env);
+  return { code, stdout, stderr };
 }
 
 describe("issue 26 through the CLI", () => {

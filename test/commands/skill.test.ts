@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { completeMarker } from "../../src/binary/embedded-files.ts";
 import { installSkill, stableExecutablePath } from "../../src/binary/install-skill.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const skillDir = join(repo, "skill");
@@ -28,8 +29,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function recall(args: string[], env: Record<string, string> = {}) {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   delete childEnv.CLAUDE_CONFIG_DIR; // the default skill folder must come from HOME
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env: childEnv });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args], childEnv);
+  return { code, stdout, stderr };
 }
 
 /** The `recall.sh <command> …` lines in a markdown file, as argument lists (placeholders in <> dropped). */

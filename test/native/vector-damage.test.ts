@@ -3,6 +3,7 @@ import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, rmSync, truncate
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getTestModelPath } from "../helpers/models.ts";
+import { runCli } from "../helpers/cli.ts";
 
 // Issue 9: with vector files deleted or damaged, search ran without its vector leg while reporting "hybrid",
 // `recall index` did not re-embed, and `index --full` did not repair. Each case damages a copy of one index
@@ -18,11 +19,8 @@ const query = ["search", "refresh token 401 after idle", "--json", "--limit", "8
 const base = join(work, "base");
 
 function recall(args: string[], home: string) {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env: { ...process.env, RECALL_HOME: home, HOME: work },
-  });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args], { ...process.env, RECALL_HOME: home, HOME: work });
+  return { code, stdout, stderr };
 }
 
 /** The ranked sessions and scores of a search, rounded so identical vectors compare equal. */

@@ -18,6 +18,7 @@ import { drillCommand, showCommand } from "../../src/render/search.ts";
 import { resumeCommandFor, shellQuote } from "../../src/search/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-output-safety-"));
@@ -41,8 +42,8 @@ function recall(args: string[], recallHome: string) {
     RECALL_OFFLINE: "1",
   };
   for (const key of [...sourceLocationVariables]) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args], env);
+  return { code, stdout, stderr };
 }
 
 describe("terminal escapes from sessions (issue 9)", () => {

@@ -12,7 +12,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   buildSessionDocument,
   buildTurnDocument,
@@ -25,8 +25,8 @@ import { oneLine } from "../../src/render/format.ts";
 import { makePreview, previewScanChars } from "../../src/search/reading/preview.ts";
 import { hugePrompt, hugePromptSession } from "../fixtures/huge-prompt.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-huge-text-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const home = join(work, "home");
@@ -47,11 +47,12 @@ function recall(args: string[]) {
   for (const key of sourceLocationVariables) delete env[key];
   const none = join(work, "none");
   const sources = ["--claude-dir", claudeDir, "--opencode-dir", none];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, ...sources], {
-    cwd: repo,
-    env: { ...env, RECALL_OFFLINE: "1", NO_COLOR: "1" },
-  });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const {
+    exitCode: code,
+    stdout,
+    stderr,
+  } = runCli([...args, ...sources], { ...env, RECALL_OFFLINE: "1", NO_COLOR: "1" });
+  return { code, stdout, stderr };
 }
 
 interface JsonAnswer {

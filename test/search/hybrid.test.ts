@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath } from "../../src/index/index.ts";
 import { getTestModelPath } from "../helpers/models.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-hybrid-"));
@@ -20,11 +21,12 @@ const model = getTestModelPath();
 const otherModel = getTestModelPath({ seed: 7 });
 
 function recall(args: string[], home: string, extraEnv: Record<string, string> = {}) {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env: { ...process.env, RECALL_HOME: home, HOME: work, ...extraEnv },
-  });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const {
+    exitCode: code,
+    stdout,
+    stderr,
+  } = runCli([...args], { ...process.env, RECALL_HOME: home, HOME: work, ...extraEnv });
+  return { code, stdout, stderr };
 }
 
 const home = join(work, "home");

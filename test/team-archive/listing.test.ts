@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
@@ -15,11 +15,11 @@ import { initArchive } from "../../src/team-archive/schema.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 import { isolatedEnv } from "../mcp/helpers.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const skipReason = postgresSkipReason();
 if (skipReason) console.warn(`skipping the archive listing tests: ${skipReason}`);
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-archive-listing-"));
 const home = join(work, "home");
 const recallHome = join(work, "recall-home");
@@ -57,8 +57,8 @@ interface ListingJson {
 function recall(args: string[], password = "alice-secret") {
   const env = isolatedEnv(home, recallHome, { PGPASSWORD: password, TZ: "UTC" });
   delete env.RECALL_ARCHIVE_URL;
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args], env);
+  return { code, stdout, stderr };
 }
 const urlOf = (user: string) => server.url({ user });
 const listing = (args: string[], user = "alice", password = `${user}-secret`): ListingJson => {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath, openIndex, runIndex, type IndexSummary } from "../../../src/index/index.ts";
 import { codexParser } from "../../../src/parsers/codex.ts";
 import { geminiCliParser } from "../../../src/parsers/gemini-cli.ts";
@@ -16,8 +16,8 @@ import { sourceLocationVariables } from "../../../src/parsers/index.ts";
 import { isInterfaceCommand } from "../../../src/parsers/shared/prompt-history.ts";
 import { titleFromPrompt } from "../../../src/index/write/derived-title.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { runCli } from "../../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../../..");
 const work = mkdtempSync(join(tmpdir(), "recall-prompt-only-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -88,8 +88,8 @@ function recall(home: string, claude: string, args: string[]) {
     RECALL_OFFLINE: "1",
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, "--claude-dir", claude], { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const { exitCode: code, stdout, stderr } = runCli([...args, "--claude-dir", claude], env);
+  return { code, stdout, stderr };
 }
 
 describe("prompt-history sessions in the index (issue 11)", () => {
