@@ -22,6 +22,7 @@ import { type TestTurn, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { startPgliteServer } from "../helpers/pglite-server.ts";
 import { call, connectStdio, fromSource, isolatedEnv, textOf } from "../mcp/helpers.ts";
 import { startUi } from "../ui/ui-history.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-every-surface-"));
@@ -113,14 +114,9 @@ const turns: TestTurn[] = [
 
 /** `recall <args>` from source on the test's history; throws on a non-zero exit. */
 function recall(args: string[]): string {
-  const run = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (run.exitCode !== 0) throw new Error(`recall ${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
-  return run.stdout.toString() + run.stderr.toString();
+  const run = runCli(args, env);
+  if (run.exitCode !== 0) throw new Error(`recall ${args.join(" ")} exited ${run.exitCode}: ${run.stderr}`);
+  return run.stdout + run.stderr;
 }
 
 /** Every file below `dir`, recursively. */

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { noConfidentMatch } from "../../src/render/search.ts";
 import { explainResponse } from "../../src/render/search-explain.ts";
 import { searchIndex, type SessionResult } from "../../src/search/index.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-confidence-evidence-"));
 const claude = join(work, "claude");
 const home = join(work, "home");
@@ -174,10 +174,8 @@ describe("the no-confident-match line agrees with --explain (issue 38, item 2)",
   });
 
   test("the CLI prints the same line and --explain's confidence evidence", () => {
-    const run = Bun.spawnSync(
+    const run = runCli(
       [
-        process.execPath,
-        "src/cli.ts",
         "search",
         "postgres logs zanzibar",
         "--keyword-only",
@@ -188,7 +186,7 @@ describe("the no-confident-match line agrees with --explain (issue 38, item 2)",
         "--opencode-dir",
         join(work, "none"),
       ],
-      { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
+      { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" },
     );
     expect(run.exitCode).toBe(0);
     expect(run.stdout.toString()).toContain("the first result holds postgres, logs but not zanzibar");

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
+import { runCli } from "../helpers/cli.ts";
 
 // Issue 37, hole 11 (archive part): every way a connection to the archive fails gives one `recall:` line that says
 // what happened and one `hint:` line that says what to do, exit code 1: never "unexpected error", a raw SASL message
@@ -23,13 +24,9 @@ function init(url: string, password?: string) {
     PGPASSWORD: password,
   };
   if (password === undefined) delete env.PGPASSWORD;
-  const run = Bun.spawnSync([process.execPath, "src/cli.ts", "archive", "init", "--no-save", url], {
-    env,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const run = runCli(["archive", "init", "--no-save", url], env);
   // this empty home has no agent history: init's notice about it is not the failure
-  const stderr = run.stderr.toString().replace(/^recall: no agent history found.*\n/m, "");
+  const stderr = run.stderr.replace(/^recall: no agent history found.*\n/m, "");
   return { exitCode: run.exitCode, stderr, lines: stderr.trimEnd().split("\n") };
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { UsageError } from "../../src/errors.ts";
 import { parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { maskPassword } from "../../src/team-archive/password-mask.ts";
+import { runCli } from "../helpers/cli.ts";
 
 // Issue 37, hole 10: an archive URL's password never reaches a message, whatever it holds and however the URL is
 // broken; and a password on the command line (visible in `ps`) draws one warning naming PGPASSWORD and ~/.pgpass.
@@ -82,13 +83,9 @@ describe("archive URLs never print their password (issue 37)", () => {
 describe("a password on the command line (issue 37)", () => {
   const home = mkdtempSync(join(tmpdir(), "recall-archive-url-"));
   const recall = (args: string[]) => {
-    const run = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
-      env: { ...process.env, HOME: home, RECALL_HOME: join(home, "recall"), PGCONNECT_TIMEOUT: "2" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const run = runCli(args, { ...process.env, HOME: home, RECALL_HOME: join(home, "recall"), PGCONNECT_TIMEOUT: "2" });
     rmSync(join(home, "recall"), { recursive: true, force: true });
-    return { exitCode: run.exitCode, stderr: run.stderr.toString() };
+    return { exitCode: run.exitCode, stderr: run.stderr };
   };
   afterAll(() => rmSync(home, { recursive: true, force: true }));
   const closed = "127.0.0.1:1/db"; // nothing listens on port 1: the command fails after parsing the URL

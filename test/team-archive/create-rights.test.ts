@@ -6,6 +6,7 @@ import { openArchive, parseArchiveUrl } from "../../src/team-archive/connection.
 import { findCreateRights } from "../../src/team-archive/create-rights.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
+import { runCli } from "../helpers/cli.ts";
 
 // Issue 37: `archive init` and `doctor` warn, in one line that says what to revoke, when PUBLIC or a team's role may
 // CREATE in the archive's database or in its schema public (where a member's function could shadow the catalog's).
@@ -17,12 +18,13 @@ let server: PostgresServer;
 
 /** Run the CLI from the source with a private home, the archive's password in PGPASSWORD. */
 function recall(args: string[], env: Record<string, string> = {}) {
-  const run = Bun.spawnSync([process.execPath, "src/cli.ts", ...args], {
-    env: { ...process.env, HOME: work, RECALL_HOME: join(work, "home"), PGPASSWORD: "alice-secret", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
+  return runCli(args, {
+    ...process.env,
+    HOME: work,
+    RECALL_HOME: join(work, "home"),
+    PGPASSWORD: "alice-secret",
+    ...env,
   });
-  return { exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
 /** The "archive" line of `recall doctor --json` with RECALL_ARCHIVE_URL set to alice's URL. */

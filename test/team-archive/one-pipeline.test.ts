@@ -20,6 +20,7 @@ import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
 import { type ArchiveSessionResult, type ArchiveTurnResult, searchArchive } from "../../src/team-archive/search.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
+import { runCli } from "../helpers/cli.ts";
 
 const skipReason = postgresSkipReason();
 if (skipReason) console.warn(`skipping the one-pipeline archive tests: ${skipReason}`);
@@ -125,10 +126,7 @@ describe.skipIf(skipReason !== undefined)("the archive searches through the loca
 
 describe("--archive takes local search's flags, checked before connecting (issue 39)", () => {
   const run = (args: string[]) =>
-    Bun.spawnSync([process.execPath, "src/cli.ts", "search", "docker", ...args], {
-      cwd: repo,
-      env: { ...process.env, RECALL_HOME: home, HOME: work },
-    });
+    runCli(["search", "docker", ...args], { ...process.env, RECALL_HOME: home, HOME: work });
   // Nothing listens on port 9: a search that connected first would exit 1 with a connection error.
   const unreachable = ["--archive-url", "postgresql://nobody@127.0.0.1:9/recall"];
 
