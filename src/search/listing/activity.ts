@@ -45,8 +45,11 @@ interface TurnRow {
   source: SourceId;
 }
 
-/** Accumulates sessions and turns per day for one slice. */
-class SliceCounter {
+/**
+ * Accumulates sessions and turns per period (a local day here; a day, week or month on the usage page: usage.ts) for
+ * one slice. A session counts once per period it had a turn in.
+ */
+export class SliceCounter {
   turns = 0;
   private readonly days = new Map<string, { sessions: Set<number>; turns: number }>();
   constructor(
@@ -62,6 +65,13 @@ class SliceCounter {
     entry.sessions.add(session);
     entry.turns++;
     this.turns++;
+  }
+  /** Sessions and turns in each of `periods` (labels as added; 0 where none), in that order. */
+  aligned(periods: readonly string[]): { sessions: number[]; turns: number[] } {
+    return {
+      sessions: periods.map((period) => this.days.get(period)?.sessions.size ?? 0),
+      turns: periods.map((period) => this.days.get(period)?.turns ?? 0),
+    };
   }
   series(): ActivitySeries {
     const days = [...this.days]

@@ -11,6 +11,7 @@
 import type { Database } from "bun:sqlite";
 import type { ModelUsage } from "../../parsers/types.ts";
 import { isoLocalDate, periodOf } from "../dates/calendar.ts";
+import { maxSlices, SliceCounter } from "./activity.ts";
 import { filterSql, type SearchFilters } from "./filters.ts";
 import { costOf } from "./prices.ts";
 
@@ -72,7 +73,7 @@ export interface UsageReport {
   buckets: string[];
   /** Tokens and cost per bucket, aligned with `buckets`. */
   perBucket: UsageTotals[];
-  /** The projects with the most turns (at most {@link maxUsageProjects}), most first; the rest are in `otherProjects`. */
+  /** The projects with the most turns (at most activity.ts {@link maxSlices}, as on the activity page), most first; the rest are in `otherProjects`. */
   projects: ProjectUsage[];
   otherProjects: ProjectUsage | null;
   /** Tool calls per tool name, most first. */
@@ -82,9 +83,6 @@ export interface UsageReport {
   /** Over the whole range: distinct main sessions, main turns, tokens and cost. */
   totals: UsageTotals & { sessions: number; turns: number };
 }
-
-/** Projects shown one by one; the rest are summed into `otherProjects`. */
-export const maxUsageProjects = 12;
 
 interface TurnRow {
   timestamp: number;
@@ -121,31 +119,11 @@ function bucketOf(bucket: UsageBucket, at: number): { label: string; next: numbe
   return { label: bucket === "month" ? label.slice(0, 7) : label, next: period.end };
 }
 
-/** Per-project accumulator: sessions and turns per bucket label, and totals. */
-class ProjectCounter {
+/** Per-project accumulator: activity.ts's sessions and turns per bucket label, and the project's tokens and cost. */
+class ProjectCounter extends SliceCounter {
   readonly totals = emptyTotals();
-  turns = 0;
-  readonly perBucket = new Map<string, { sessions: Set<number>; turns: number }>();
-  constructor(
-    readonly key: string,
-    readonly label: string,
-  ) {}
-  count(bucket: string, session: number): void {
-    let entry = this.perBucket.get(bucket);
-    if (!entry) this.perBucket.set(bucket, (entry = { sessions: new Set(), turns: 0 }));
-    entry.sessions.add(session);
-    entry.turns++;
-    this.turns++;
-  }
   result(buckets: readonly string[]): ProjectUsage {
-    return {
-      key: this.key,
-      label: this.label,
-      sessions: buckets.map((bucket) => this.perBucket.get(bucket)?.sessions.size ?? 0),
-      turns: buckets.map((bucket) => this.perBucket.get(bucket)?.turns ?? 0),
-      totalTurns: this.turns,
-      ...this.totals,
-    };
+    return { key: this.key, label: this.label, ...this.aligned(buckets), totalTurns: this.turns, ...this.totals };
   }
 }
 
@@ -185,7 +163,7 @@ export function readUsage(
     let project = projects.get(row.project_path);
     if (!project) projects.set(row.project_path, (project = new ProjectCounter(row.project_path, row.project_name)));
     if (row.number > 0 && row.is_subagent === 0) {
-      project.count(label, row.session_rowid);
+      project.add(label, row.session_rowid);
       sessions.add(row.session_rowid);
       turns++;
     }
@@ -214,8 +192,8 @@ export function readUsage(
     bucket,
     buckets,
     perBucket: buckets.map((label) => perBucket.get(label) ?? emptyTotals()),
-    projects: ranked.slice(0, maxUsageProjects),
-    otherProjects: ranked.length > maxUsageProjects ? sumProjects(ranked.slice(maxUsageProjects)) : null,
+    projects: ranked.slice(0, maxSlices),
+    otherProjects: ranked.length > maxSlices ? sumProjects(ranked.slice(maxSlices)) : null,
     tools: db
       .query<{ name: string; calls: number }, Array<string | number>>(
         `SELECT json_extract(call.value, '$.name') AS name, count(*) AS calls
@@ -228,7 +206,7 @@ export function readUsage(
   };
 }
 
-/** The projects past the first {@link maxUsageProjects}, summed into one row labelled "other projects". */
+/** The projects past the first {@link maxSlices}, summed into one row labelled "other projects". */
 function sumProjects(rest: readonly ProjectUsage[]): ProjectUsage {
   const sum = (values: number[][]) =>
     values[0]!.map((_, index) => values.reduce((total, row) => total + row[index]!, 0));
