@@ -15,11 +15,16 @@ import { projectLabels } from "./project-labels.ts";
 /** Days shown: a year back from today. */
 export const activityDays = 365;
 
-/** The activity of the last {@link activityDays} days up to `now` (epoch ms). */
-export function activityModel(db: Database, now = Date.now()): Activity {
+/** The local midnight {@link activityDays} − 1 days before `now` (epoch ms): where the activity and usage pages start. */
+export function yearBackStart(now: number): number {
   const start = new Date(now - (activityDays - 1) * 86_400_000);
   start.setHours(0, 0, 0, 0);
-  return readActivity(db, {}, start.getTime(), now);
+  return start.getTime();
+}
+
+/** The activity of the last {@link activityDays} days up to `now` (epoch ms). */
+export function activityModel(db: Database, now = Date.now()): Activity {
+  return readActivity(db, {}, yearBackStart(now), now);
 }
 
 /** The page as HTML; its links start with `base` (layout.ts). */

@@ -17,7 +17,7 @@ import {
   type UsageTotals,
 } from "../search/listing/usage.ts";
 import { countOf } from "../render/format.ts";
-import { activityDays } from "./activity-page.ts";
+import { yearBackStart } from "./activity-page.ts";
 import { html, jsonScriptData, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { projectLabels } from "./project-labels.ts";
@@ -55,9 +55,7 @@ export async function usagePageModel(db: Database, params: UsagePageParams, now 
       throw new Error(`bucket must be day, week or month, not "${params.bucket}"`);
     await loadDateWords([params.since]);
     const filters = parseFilterArgs({ project: params.project, source: params.source, since: params.since }, now);
-    const start = new Date(now - (activityDays - 1) * 86_400_000);
-    start.setHours(0, 0, 0, 0);
-    const from = filters.since ?? start.getTime();
+    const from = filters.since ?? yearBackStart(now);
     return { params, report: readUsage(db, { ...filters, since: undefined }, from, now, bucket as UsageBucket) };
   } catch (error) {
     return { params, problem: (error as Error).message };
