@@ -10,7 +10,6 @@ import { cachedUntilChange } from "./ranking/version-cache.ts";
 import { filterSql, projectKeySql, type SearchFilters } from "./listing/filters.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./reading/hydrate.ts";
 import type { SearchLevel } from "./ranking/lexical.ts";
-import { parseLimit } from "./listing/paging.ts";
 import { localStore } from "./local-store.ts";
 import { rankSearch, type RankedPage, type SearchMode, type VectorLeg } from "./pipeline.ts";
 
@@ -94,7 +93,7 @@ export async function searchIndex(
 ): Promise<SearchResponse> {
   const ranked = await rankSearch(
     localStore(db),
-    { ...request, limit: parseLimit(request.limit, defaultLimits[request.level]) },
+    { ...request, defaultLimit: defaultLimits[request.level] },
     vectorLeg,
   );
   const words = ranked.query.highlightWords;

@@ -68,8 +68,10 @@ export interface RankRequest {
   query: string;
   level: SearchLevel;
   filters: SearchFilters;
-  /** Results wanted, 1–1000 (paging.ts). */
-  limit: number;
+  /** Results wanted, 1–1000 (paging.ts); default `defaultLimit`. */
+  limit?: number;
+  /** The store's page size when `limit` is not given (local search: 5 sessions or 10 turns). */
+  defaultLimit: number;
   /** Results to skip first; default 0. */
   offset?: number;
   /** Requested mode; default hybrid. */
@@ -131,7 +133,7 @@ export async function rankSearch(
   const { semanticShare } = queryShape(text);
   const alpha = request.alpha ?? calibration.vectorWeight * semanticShare;
   if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
-  const limit = parseLimit(request.limit, request.limit);
+  const limit = parseLimit(request.limit, request.defaultLimit);
   const offset = parseOffset(request.offset);
   const candidates = Math.max(4 * (offset + limit), 100);
   const notices: string[] = [];

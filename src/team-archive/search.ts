@@ -7,7 +7,6 @@
  */
 import type { UnderstoodDate } from "../search/dates/time-boost.ts";
 import type { SearchFilters } from "../search/listing/filters.ts";
-import { parseLimit } from "../search/listing/paging.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
 import { rankSearch, type JudgedHit, type SearchMode, type VectorLeg } from "../search/pipeline.ts";
 import { makeDocumentPreview, makePreview, type Preview } from "../search/reading/preview.ts";
@@ -93,7 +92,7 @@ export async function searchArchive(
     archiveStore(connection),
     {
       ...request,
-      limit: parseLimit(request.limit, request.level === "session" ? 10 : 20),
+      defaultLimit: request.level === "session" ? 10 : 20,
       mode: request.mode ?? (vectorLeg ? "hybrid" : "keyword"),
     },
     vectorLeg,
