@@ -9,7 +9,15 @@ import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { assessConfidence, confidentAt, keywordConfidence, termRarities } from "../../src/search/ranking/confidence.ts";
+import {
+  confidentAt,
+  judgeResults,
+  keywordConfidence,
+  termRarities,
+  termsHeldInIndex,
+  type ConfidenceInput,
+  type JudgeOptions,
+} from "../../src/search/ranking/confidence.ts";
 import { parseLexicalQuery, searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import { confidentPrefix } from "../../src/search/api.ts";
 import type { Calibrations } from "../../src/search/ranking/calibration.ts";
@@ -55,6 +63,13 @@ afterAll(() => {
   db?.close();
   rmSync(work, { recursive: true, force: true });
 });
+
+/** The local index's verdicts, as the pipeline makes them (judgeResults over the terms the documents hold). */
+function judge(query: string, inputs: ConfidenceInput[], model: string, options: JudgeOptions = {}) {
+  const lexical = parseLexicalQuery(query);
+  const held = termsHeldInIndex(db, lexical, [...new Set(inputs.map((input) => input.documentId))]);
+  return judgeResults(lexical, inputs, held, termRarities(db, lexical), model, options);
+}
 
 const search = async (query: string, level: "session" | "turn" = "session") =>
   searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5 });
@@ -113,21 +128,11 @@ describe("absolute confidence (issue 13)", () => {
     const documentId = (
       db.query("SELECT id FROM documents WHERE level = 'turn' ORDER BY id LIMIT 1").get() as { id: number }
     ).id;
-    const [verdict] = assessConfidence(
-      db,
-      parseLexicalQuery("zzqxflorb"),
-      [{ documentId, keywordRaw: undefined, cosine: 0.99 }],
-      "no-such-model",
-    );
+    const [verdict] = judge("zzqxflorb", [{ documentId, keywordRaw: undefined, cosine: 0.99 }], "no-such-model");
     expect(verdict).toMatchObject({ confidence: 0, confident: false, matchedTerms: [], cosine: 0.99 });
     // GloVe's cosine was calibrated and found not to separate hits from misses (stored as null): it adds nothing either.
     expect(
-      assessConfidence(
-        db,
-        parseLexicalQuery("zzqxflorb"),
-        [{ documentId, keywordRaw: undefined, cosine: 0.99 }],
-        "glove-wink-100d-f16",
-      )[0]!.confidence,
+      judge("zzqxflorb", [{ documentId, keywordRaw: undefined, cosine: 0.99 }], "glove-wink-100d-f16")[0]!.confidence,
     ).toBe(0);
     // A model with a curve: its cosine alone can make a result confident, through that curve.
     const calibrations: Calibrations = {
@@ -135,9 +140,8 @@ describe("absolute confidence (issue 13)", () => {
       default: { vectorWeight: 0.3, vector: null, note: "" },
       models: { "a-model": { status: "fitted", vectorWeight: 0.5, vector: { slope: 20, intercept: -14 }, note: "" } },
     };
-    const [strong, weak] = assessConfidence(
-      db,
-      parseLexicalQuery("zzqxflorb"),
+    const [strong, weak] = judge(
+      "zzqxflorb",
       [
         { documentId, keywordRaw: undefined, cosine: 0.9 },
         { documentId, keywordRaw: undefined, cosine: 0.5 },
@@ -150,13 +154,10 @@ describe("absolute confidence (issue 13)", () => {
     expect(weak!.confident).toBe(false);
     // The same cosine for a query of identifiers (semantic share 0) adds nothing; for a short one, part of it.
     const withShare = (semanticShare: number) =>
-      assessConfidence(
-        db,
-        parseLexicalQuery("zzqxflorb"),
-        [{ documentId, keywordRaw: undefined, cosine: 0.9 }],
-        "a-model",
-        { calibrations, semanticShare },
-      )[0]!.confidence;
+      judge("zzqxflorb", [{ documentId, keywordRaw: undefined, cosine: 0.9 }], "a-model", {
+        calibrations,
+        semanticShare,
+      })[0]!.confidence;
     expect(withShare(0)).toBe(0);
     expect(withShare(0.5)).toBeCloseTo(strong!.confidence / 2, 9);
   });

@@ -71,7 +71,7 @@ export interface ResultConfidence {
   cosine: number | undefined;
 }
 
-/** What {@link assessConfidence} needs of a ranked result. */
+/** What {@link judgeResults} needs of a ranked result. */
 export interface ConfidenceInput {
   documentId: number;
   keywordRaw: number | undefined;
@@ -80,7 +80,7 @@ export interface ConfidenceInput {
   dateFactor?: number;
 }
 
-/** The dates of a query, as {@link assessConfidence} weighs them. */
+/** The dates of a query, as {@link judgeResults} weighs them. */
 export interface DateEvidence {
   /** Query terms that are words of a named date (time-boost.ts `dateTermsOf`). */
   terms: ReadonlySet<string>;
@@ -254,22 +254,4 @@ export function judgeResults(
       cosine: result.cosine,
     };
   });
-}
-
-/**
- * Judge results in the local index: {@link judgeResults} with the terms {@link termsHeldInIndex} finds (one small
- * MATCH per term over their documents, so call it for a page or a candidate list) and the rarities counted here
- * unless given. The search pipeline asks its store instead (pipeline.ts); this is the local shortcut for tests that
- * judge results directly.
- */
-export function assessConfidence(
-  db: Database,
-  query: LexicalQuery,
-  results: readonly ConfidenceInput[],
-  model: string | undefined,
-  options: JudgeOptions & { rarities?: readonly TermRarity[] } = {},
-): ResultConfidence[] {
-  if (results.length === 0) return [];
-  const held = termsHeldInIndex(db, query, [...new Set(results.map((result) => result.documentId))]);
-  return judgeResults(query, results, held, options.rarities ?? termRarities(db, query), model, options);
 }
