@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import {
   confidentAt,
@@ -22,8 +22,8 @@ import { parseLexicalQuery, searchIndex, type SessionResult, type TurnResult } f
 import { confidentPrefix } from "../../src/search/api.ts";
 import type { Calibrations } from "../../src/search/ranking/calibration.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-confidence-"));
 mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 const claude = join(work, "claude");
@@ -70,6 +70,15 @@ function judge(query: string, inputs: ConfidenceInput[], model: string, options:
   const held = termsHeldInIndex(db, lexical, [...new Set(inputs.map((input) => input.documentId))]);
   return judgeResults(lexical, inputs, held, termRarities(db, lexical), model, options);
 }
+
+/** `recall search <args>` over the test's history, from the source. */
+const run = (args: string[]) =>
+  runCli(["search", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")], {
+    ...process.env,
+    RECALL_HOME: home,
+    HOME: work,
+    NO_COLOR: "1",
+  });
 
 const search = async (query: string, level: "session" | "turn" = "session") =>
   searchIndex(db, { query, level, filters: {}, mode: "keyword", limit: 5 });
@@ -163,20 +172,6 @@ describe("absolute confidence (issue 13)", () => {
   });
 
   test("the CLI says 'no confident match', marks weak results, and carries confidence and raw leg scores in JSON", () => {
-    const run = (args: string[]) =>
-      Bun.spawnSync(
-        [
-          process.execPath,
-          "src/cli.ts",
-          "search",
-          ...args,
-          "--claude-dir",
-          claude,
-          "--opencode-dir",
-          join(work, "none"),
-        ],
-        { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
-      );
     const text = run(["docker swarm rolling update", "--keyword-only", "--no-reindex"]);
     expect(text.exitCode).toBe(0);
     const out = text.stdout.toString();
@@ -206,20 +201,6 @@ describe("absolute confidence (issue 13)", () => {
   });
 
   test("one rule for the header, the marks and the JSON: weak below 0.50 or below a weak result; 'no confident match' exactly when the first is weak (issue 26)", () => {
-    const run = (args: string[]) =>
-      Bun.spawnSync(
-        [
-          process.execPath,
-          "src/cli.ts",
-          "search",
-          ...args,
-          "--claude-dir",
-          claude,
-          "--opencode-dir",
-          join(work, "none"),
-        ],
-        { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
-      );
     for (const query of [
       "docker",
       "docker bridge network MTU",
