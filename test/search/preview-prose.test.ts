@@ -9,38 +9,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runIndex } from "../../src/index/index.ts";
 import { makeDocumentPreview } from "../../src/search/reading/preview.ts";
-import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
+import { podGroupSession } from "../fixtures/podgroup-session.ts";
+import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-preview-prose-"));
 mkdirSync(join(work, "no-opencode"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const reply =
-  "The scheduler reports PodGroup not found because the webhook creates the pod before its PodGroup exists; " +
-  "I made the controller create the PodGroup first and requeue the pod when it is not found yet.";
-const session: TestSession = {
-  sessionId: "33333333-0000-4000-8000-000000000001",
-  cwd: "/home/dev/volcano",
-  turns: [
-    {
-      prompt: "pods stay pending with an error in the scheduler log",
-      response: reply,
-      tools: [
-        {
-          name: "Bash",
-          input: { command: 'rg -n "PodGroup.*not found|podgroup not found|PodGroup .* not found" pkg/ cmd/' },
-          output: "pkg/scheduler/cache.go:120: PodGroup not found",
-        },
-        {
-          name: "Bash",
-          input: { command: 'rg -n "not found" pkg/scheduler/cache.go pkg/webhooks/podgroup.go' },
-          output: "pkg/webhooks/podgroup.go:44: not found",
-        },
-      ],
-    },
-  ],
-};
+const session = podGroupSession;
 writeClaudeSession(join(work, "claude", "-home-dev", `${session.sessionId}.jsonl`), session);
 
 describe("issue 38, item 5: previews prefer prose over tool lines", () => {

@@ -18,7 +18,8 @@ import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
 import { type ArchiveSessionResult, searchArchive } from "../../src/team-archive/search.ts";
-import { type TestSession, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { podGroupSession } from "../fixtures/podgroup-session.ts";
+import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 
 const skipReason = postgresSkipReason();
@@ -27,31 +28,7 @@ if (skipReason) console.warn(`skipping the archive-as-local search tests: ${skip
 const work = mkdtempSync(join(tmpdir(), "recall-archive-preview-"));
 const home = join(work, "home");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const reply =
-  "The scheduler reports PodGroup not found because the webhook creates the pod before its PodGroup exists; " +
-  "I made the controller create the PodGroup first and requeue the pod when it is not found yet.";
-const session: TestSession = {
-  sessionId: "33333333-0000-4000-8000-000000000001",
-  cwd: "/home/dev/volcano",
-  turns: [
-    {
-      prompt: "pods stay pending with an error in the scheduler log",
-      response: reply,
-      tools: [
-        {
-          name: "Bash",
-          input: { command: 'rg -n "PodGroup.*not found|podgroup not found|PodGroup .* not found" pkg/ cmd/' },
-          output: "pkg/scheduler/cache.go:120: PodGroup not found",
-        },
-        {
-          name: "Bash",
-          input: { command: 'rg -n "not found" pkg/scheduler/cache.go pkg/webhooks/podgroup.go' },
-          output: "pkg/webhooks/podgroup.go:44: not found",
-        },
-      ],
-    },
-  ],
-};
+const session = podGroupSession;
 /** What the usage error a search rejects with says (code, message, hint, exit code), or "answered" when it does not. */
 const usageErrorOf = (search: Promise<unknown>) =>
   search.then(
