@@ -43,7 +43,7 @@ type KeywordEvidence = Map<number, number>;
 export function archiveStore(connection: ArchiveConnection): CandidateStore {
   const evidence: KeywordEvidence = new Map();
   let prepared: ArchiveKeywordQuery | undefined;
-  /** The query's statistics and posting lists, read in `snapshot`'s transaction when given (keywordHits ranks in it). */
+  /** The query's statistics and posting lists, read once (inside keywordHits' snapshot when the keyword leg runs). */
   const prepare = async (query: LexicalQuery): Promise<ArchiveKeywordQuery> => {
     if (prepared) return prepared;
     const tokenizer = new KeywordTokenizer();
