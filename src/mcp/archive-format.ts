@@ -7,7 +7,7 @@
  */
 import type { Turn } from "../parsers/index.ts";
 import { archiveOriginText } from "../render/archive-listing.ts";
-import { archiveWeakAnswerLine } from "../render/archive.ts";
+import { noConfidentMatch } from "../render/search.ts";
 import {
   countOf,
   isoTime,
@@ -161,7 +161,7 @@ export function archiveSearchOutput(page: ArchiveSearchPage, format: ResultForma
     scope: `${response.mode} search of the team archive ${response.archive}`,
     offset,
     nextOffset,
-    noConfidentMatch: archiveWeakAnswerLine(response),
+    noConfidentMatch: noConfidentMatch(response),
     notes: [],
     results: response.results.map(
       (result) => (rank: number) =>

@@ -9,22 +9,12 @@ import type { EverywhereResult } from "../team-archive/everywhere.ts";
 import type { SessionResult, TurnResult } from "../search/reading/hydrate.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
 import { countOf, isoTime, projectLabel, sessionIdentityJson } from "./format.ts";
-import { noConfidentMatchLine } from "./search.ts";
+import { noConfidentMatch } from "./search.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import type { PushSummary } from "../team-archive/push.ts";
 
 const day = (ms: number): string => (ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "????-??-??");
 const oneLine = (text: string): string => neutralizeControls(text).replace(/\s+/g, " ").trim();
-
-/**
- * The no-confident-match line of an archive answer (render/search.ts noConfidentMatchLine, from its first result's
- * evidence), or undefined when the first result is confident or there is none. The archive names no dates.
- */
-export function archiveWeakAnswerLine(response: ArchiveSearchResponse): string | undefined {
-  const first = response.results[0];
-  if (response.confident || !first) return undefined;
-  return noConfidentMatchLine({ ...first, byMeaningOnly: first.matchedTerms.length === 0 }, []);
-}
 
 /** The answer as text lines: a header, then each result with its origin and a `recall show --archive` command. */
 export function renderArchiveSearchText(response: ArchiveSearchResponse): string {
@@ -34,7 +24,7 @@ export function renderArchiveSearchText(response: ArchiveSearchResponse): string
     lines.push(`no match in the archive ${response.archive}`);
     return `${lines.join("\n")}\n`;
   }
-  const weak = archiveWeakAnswerLine(response);
+  const weak = noConfidentMatch(response);
   if (weak) lines.push(weak);
   response.results.forEach((result, index) => {
     const origin = `by ${result.pushedBy}@${oneLine(result.machine)}, team ${result.team}`;

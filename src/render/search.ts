@@ -370,16 +370,23 @@ function header(response: SearchResponse, palette: Palette, dateFilters?: Search
 const scoreMark = (result: SessionResult | TurnResult, palette: Palette) =>
   `${palette.bold(`[${result.confidence.toFixed(2)}]`)}${result.confident ? "" : palette.dim(" weak")}`;
 
+/** What {@link noConfidentMatch} reads of an answer: local search's (SearchResponse) or the team archive's. */
+export interface JudgedAnswer {
+  confident: boolean;
+  dates: readonly Pick<UnderstoodDate, "label" | "applied">[];
+  results: ReadonlyArray<Pick<ResultConfidence, "matchedTerms" | "missingTerms" | "outsideDates" | "keywordRaw">>;
+}
+
 /**
  * The line under the header when the first result is not a confident match (and so none is: `confidentPrefix`): the
  * results that follow are the best weak candidates (an answer with no results says "No matches" instead). The CLI, the
- * MCP tools and the web view print it alike.
+ * MCP tools and the web view print it alike, for local answers and the team archive's.
  * @returns {@link noConfidentMatchLine} of the first result, or undefined when it is confident or there is none
  */
-export function noConfidentMatch(response: SearchResponse): string | undefined {
-  if (response.confident || response.results.length === 0) return undefined;
-  const first = response.results[0]!;
-  return noConfidentMatchLine({ ...first, byMeaningOnly: first.keywordRaw === undefined }, response.dates);
+export function noConfidentMatch(answer: JudgedAnswer): string | undefined {
+  const first = answer.results[0];
+  if (answer.confident || !first) return undefined;
+  return noConfidentMatchLine({ ...first, byMeaningOnly: first.keywordRaw === undefined }, answer.dates);
 }
 
 /** A date's label as the object of "falls in": `July 2022`, `the week of 16 Nov 2026`. */
@@ -399,10 +406,10 @@ const wordList = (words: readonly string[]): string =>
  *   `No confident match: nothing searched falls in the week of 16 Nov 2026, and the query names nothing else; …`
  * @param first the first result's verdict (search/ranking/confidence.ts ResultConfidence): the words its best document holds,
  *   those it lacks (rarest first), whether it falls outside an applied date, and whether only the vector leg found it
- * @param dates the dates the query named (SearchResponse.dates); [] when none (the team archive names none)
+ * @param dates the dates the query named (SearchResponse.dates); [] when none
  */
 export function noConfidentMatchLine(
-  first: Pick<ResultConfidence, "matchedTerms" | "missingTerms"> & { outsideDates?: boolean; byMeaningOnly: boolean },
+  first: Pick<ResultConfidence, "matchedTerms" | "missingTerms" | "outsideDates"> & { byMeaningOnly: boolean },
   dates: readonly Pick<UnderstoodDate, "label" | "applied">[],
 ): string {
   const tail = "the best candidates follow, marked weak.";

@@ -6,6 +6,7 @@
  * each session's origin (team, machine, who pushed it).
  */
 import type { UnderstoodDate } from "../search/dates/time-boost.ts";
+import type { ResultConfidence } from "../search/ranking/confidence.ts";
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
 import { rankSearch, type JudgedHit, type SearchMode, type VectorLeg } from "../search/pipeline.ts";
@@ -14,32 +15,29 @@ import { archiveStore } from "./archive-store.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
 
+/**
+ * A result's relevance and its verdict, as local results carry them (confidence.ts ResultConfidence): `score` (fused,
+ * 0–1, relative to the other candidates), `confidence` and `confident`, the query terms the best document holds and
+ * lacks, whether it falls outside a date the query named, and the keyword leg's raw evidence (undefined when only the
+ * vector leg found it).
+ */
+export type ArchiveVerdict = { score: number } & Pick<
+  ResultConfidence,
+  "confidence" | "confident" | "matchedTerms" | "missingTerms" | "outsideDates" | "keywordRaw"
+>;
+
 /** A level-1 archive result: one session with its origin. */
-export interface ArchiveSessionResult extends ArchiveSessionSummary {
-  /** Fused score, 0–1, relative to the other candidates. */
-  score: number;
-  /** 0–1 (keyword calibration of the IDF-weighted share of the query terms the best document holds). */
-  confidence: number;
-  confident: boolean;
-  matchedTerms: string[];
-  /** Query terms the best document lacks, rarest first (as confidence.ts ResultConfidence). */
-  missingTerms: string[];
+export interface ArchiveSessionResult extends ArchiveSessionSummary, ArchiveVerdict {
   preview: Preview;
   bestTurn: number;
 }
 
 /** A level-2 archive result: one turn with its session and origin. */
-export interface ArchiveTurnResult extends ArchiveSessionSummary {
+export interface ArchiveTurnResult extends ArchiveSessionSummary, ArchiveVerdict {
   turn: number;
   timestamp: number;
   prompt: string;
   responseExcerpt: Preview;
-  score: number;
-  confidence: number;
-  confident: boolean;
-  matchedTerms: string[];
-  /** Query terms the best document lacks, rarest first (as confidence.ts ResultConfidence). */
-  missingTerms: string[];
 }
 
 /** A search of the archive. */
@@ -110,12 +108,14 @@ export async function searchArchive(
     dates: ranked.dates,
   };
   const sessions = await loadArchiveSessions(connection, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
-  const evidence = (hit: JudgedHit) => ({
+  const evidence = (hit: JudgedHit): ArchiveVerdict => ({
     score: hit.score,
     confidence: hit.verdict.confidence,
     confident: hit.verdict.confident,
     matchedTerms: hit.verdict.matchedTerms,
     missingTerms: hit.verdict.missingTerms,
+    outsideDates: hit.verdict.outsideDates,
+    keywordRaw: hit.verdict.keywordRaw,
   });
   if (request.level === "session") {
     const documents = new Map(

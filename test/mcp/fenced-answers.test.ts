@@ -207,7 +207,15 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
     turns: 2,
     isSubagent: false,
   };
-  const scores = { score: 1, confidence: 0.9, confident: true, matchedTerms: ["zanzibar"], missingTerms: [] };
+  const scores = {
+    score: 1,
+    confidence: 0.9,
+    confident: true,
+    matchedTerms: ["zanzibar"],
+    missingTerms: [],
+    outsideDates: false,
+    keywordRaw: 1,
+  };
 
   for (const format of ["index", "full"] as const) {
     test(`search at depth 1 and 2 (${format})`, () => {

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { noConfidentMatch } from "../../src/render/search.ts";
 import { monthNames } from "../../src/search/dates/calendar.ts";
 import type { SearchFilters } from "../../src/search/listing/filters.ts";
 import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
@@ -107,6 +108,7 @@ describe.skipIf(skipReason !== undefined)("the archive searches through the loca
             ranking: ranking(local.results),
           });
           expect(remote.confident).toBe(local.confident);
+          expect(noConfidentMatch(remote)).toBe(noConfidentMatch(local)); // the same reason, dates included
           expect(remote.dates.map((date) => [date.label, date.applied])).toEqual(
             local.dates.map((date) => [date.label, date.applied]),
           );
