@@ -156,6 +156,8 @@ function drawBars(element, spec) {
     money ? `$${value >= 1 ? value.toFixed(2) : value.toFixed(4)}` : `${value.toLocaleString("en-US")} ${unit(value)}`;
   const legend = spec.series.length > 1;
   const categories = { type: "category", data: spec.categories, axisLabel: { width: 150, overflow: "truncate" } };
+  // counts (sessions, turns, calls, tokens) are whole: no 0.2 ticks on a chart of one session
+  const values = { type: "value", minInterval: money ? 0 : 1 };
   chart.setOption({
     backgroundColor: "transparent",
     tooltip: {
@@ -171,8 +173,8 @@ function drawBars(element, spec) {
     },
     legend: legend ? { type: "scroll", top: 0 } : { show: false },
     grid: { left: spec.horizontal ? 160 : 60, right: 20, top: legend ? 32 : 10, bottom: 30 },
-    xAxis: spec.horizontal ? { type: "value" } : categories,
-    yAxis: spec.horizontal ? { ...categories, inverse: true } : { type: "value" },
+    xAxis: spec.horizontal ? values : categories,
+    yAxis: spec.horizontal ? { ...categories, inverse: true } : values,
     series: spec.series.map((series) => ({ type: "bar", name: series.name, data: series.data, stack: series.stack })),
   });
   window.addEventListener("resize", () => chart.resize());
