@@ -382,16 +382,6 @@ export function redactUnitLocator(locator: NonNullable<SourceUnit["locator"]>): 
 }
 
 /**
- * Returns a resume state with every session text inside it redacted (Claude's `tail` records hold prompts,
- * assistant text, compact tool inputs and outputs; `meta` holds titles and summaries), so
- * `sessions.resume_state` stores no secret. A parse resumed from it yields redacted turns, which
- * `redactParseResult` leaves as they are: incremental and full parses converge.
- */
-export function redactResumeState(state: ResumeState, options: RedactOptions = {}): ResumeState {
-  return redactAll((map) => mapJson(state, undefined, map) as ResumeState, options);
-}
-
-/**
  * Returns a copy of a parse result with every text of the normalized model redacted with {@link redactText} (in
  * one batch); the input is not modified. Redacted: the session's title, project path and name and git branch; each
  * turn's prompt, response and files; each tool call's name, input, file path, output and file change (path, edits'
