@@ -35,7 +35,7 @@ import type { SearchLevel } from "../../src/search/ranking/lexical.ts";
 import { openArchive, parseArchiveUrl, type ArchiveConnection } from "../../src/team-archive/connection.ts";
 import { pushToArchive, type PushSummary } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
-import { searchArchive, type ArchiveSessionResult } from "../../src/team-archive/search.ts";
+import { searchArchive } from "../../src/team-archive/search.ts";
 import { startPostgres, type PostgresServer } from "../../test/helpers/postgres.ts";
 import { indexCorpus } from "../eval/corpus-index.ts";
 import { argValue, ensureGeneratedCorpus, report, typedQueries } from "./lib.ts";
@@ -116,7 +116,7 @@ async function agreement(server: PostgresServer): Promise<void> {
       ).results as SessionResult[];
       const started = performance.now();
       const archived = (await searchArchive(connection, { query: query.query, level: "session", filters, limit: 5 }))
-        .results as ArchiveSessionResult[];
+        .results as SessionResult[];
       archiveMs.push(performance.now() - started);
       const localIds = local.map((result) => result.sessionId);
       const archiveIds = archived.map((result) => result.sessionId);

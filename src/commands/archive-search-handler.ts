@@ -1,52 +1,50 @@
 /**
- * `recall search --archive` (issue 30): the search runs in the team archive instead of the local index; results are
- * marked with who pushed them and from where.
+ * The team archive's side of `recall search --archive` and `--everywhere` (issue 30): the connection, checked to hold
+ * this recall's schema, and the archive's vector leg of this machine's model (hybrid when the archive holds its
+ * vectors and the search is not --keyword-only), with the reason among the notices when there is none. The search
+ * and its rendering are local search's (search-handler.ts).
  */
-import { renderArchiveSearchJson, renderArchiveSearchText } from "../render/archive.ts";
-import { writeOut } from "../render/terminal.ts";
-import type { SearchFilters } from "../search/listing/filters.ts";
-import type { SearchLevel } from "../search/ranking/lexical.ts";
 import type { Embedder } from "../embed/index.ts";
-import { openArchive } from "../team-archive/connection.ts";
-import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
-import { createEmbedderOpener } from "../service/embedder.ts";
+import type { VectorLeg } from "../search/pipeline.ts";
+import { type ArchiveConnection, openArchive } from "../team-archive/connection.ts";
 import { assertArchiveReady } from "../team-archive/schema.ts";
-import { type ArchiveSearchResponse, searchArchive } from "../team-archive/search.ts";
 import { resolveArchiveSessionId } from "../team-archive/show.ts";
-import { parseOffset } from "../search/listing/paging.ts";
+import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
 import { archiveUrlOf } from "../service/archive-url.ts";
-import { type HistoryContext, resolveHistory } from "../service/context.ts";
+import type { HistoryContext } from "../service/context.ts";
+import { createEmbedderOpener } from "../service/embedder.ts";
 import type { SearchArgs } from "./search.ts";
 
-/** Run the search in the archive and print it (text, or one JSON object with --json). */
-export async function searchTheArchive(
-  args: SearchArgs,
-  query: string,
-  level: SearchLevel,
-  filters: SearchFilters,
-  limit: number,
-): Promise<number> {
-  const response = await archiveSearchResponse(args, resolveHistory(args), query, level, filters, limit);
-  writeOut(args.json ? renderArchiveSearchJson(response) : renderArchiveSearchText(response));
-  return 0;
+/** An archive opened for one search. */
+export interface ArchiveForSearch {
+  connection: ArchiveConnection;
+  /** The archive's vector leg, absent for keyword-only. */
+  vectorLeg: VectorLeg | undefined;
+  /** Why there is no vector leg (replaces the pipeline's generic notice); undefined with a leg or --keyword-only. */
+  notice: string | undefined;
+  /** The session `--session` names in the archive (an archive id, a session id or a prefix), when given. */
+  sessionId: string | undefined;
+  /** Release the model (when one was loaded) and the connection. */
+  close(): Promise<void>;
 }
 
 /**
- * The archive's answer to a search: hybrid when this machine's model wrote vectors the archive holds (and the search
- * is not --keyword-only), else keyword-only with the reason among the notices.
- * @throws UsageError when no archive is set up; ArchiveError from the archive
+ * Open the archive for a search (module doc).
+ * @param resolveSession whether `--session` names a session of the archive (`--archive`), not of this machine
+ * @throws UsageError when no archive is set up; ArchiveError from the archive; SessionLookupError for an unknown
+ *         `--session`
  */
-export async function archiveSearchResponse(
+export async function openArchiveForSearch(
   args: SearchArgs,
   context: HistoryContext,
-  query: string,
-  level: SearchLevel,
-  filters: SearchFilters,
-  limit: number,
-): Promise<ArchiveSearchResponse> {
-  const url = archiveUrlOf(args.archiveUrl, context);
-  const connection = await openArchive(url);
+  resolveSession: boolean,
+): Promise<ArchiveForSearch> {
+  const connection = await openArchive(archiveUrlOf(args.archiveUrl, context));
   let embedder: Embedder | undefined;
+  const close = async () => {
+    await embedder?.dispose();
+    await connection.close();
+  };
   try {
     await assertArchiveReady(connection);
     const semantic = args.keywordOnly
@@ -55,26 +53,11 @@ export async function archiveSearchResponse(
           embedder = await createEmbedderOpener(context.paths, args.model, false).open();
           return embedder;
         });
-    const sessionId = args.session ? await resolveArchiveSessionId(connection, args.session) : undefined;
-    const response = await searchArchive(
-      connection,
-      {
-        query,
-        level,
-        filters: sessionId ? { ...filters, sessionId } : filters,
-        limit,
-        offset: args.everywhere ? 0 : parseOffset(args.offset, "--offset"),
-        mode: args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : semantic.leg ? "hybrid" : "keyword",
-        alpha: args.alpha,
-      },
-      semantic.leg,
-    );
-    // as local search: the vector leg's reason replaces the generic notice, and --keyword-only asked for none
-    if (args.keywordOnly) response.notices = [];
-    else if (semantic.notice) response.notices = [semantic.notice];
-    return response;
-  } finally {
-    await embedder?.dispose();
-    await connection.close();
+    const sessionId =
+      resolveSession && args.session ? await resolveArchiveSessionId(connection, args.session) : undefined;
+    return { connection, vectorLeg: semantic.leg, notice: semantic.notice, sessionId, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }

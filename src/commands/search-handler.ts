@@ -4,17 +4,12 @@
  */
 import { EmbedError, UsageError } from "../errors.ts";
 import { paletteFor } from "../render/format.ts";
-import {
-  minMaxChars,
-  renderSearchJson,
-  renderSearchText,
-  searchResultJson,
-  type SearchRenderOptions,
-} from "../render/search.ts";
-import { jsonLine } from "../render/escapes.ts";
+import { minMaxChars, renderSearchJson, renderSearchText, type SearchRenderOptions } from "../render/search.ts";
 import { explainResponse, renderExplainText } from "../render/search-explain.ts";
 import { writeErr, writeOut } from "../render/terminal.ts";
-import { defaultLimits, searchIndex, type SearchMode } from "../search/api.ts";
+import { defaultLimits, searchIndex, type SearchMode, type SearchRequest, type SearchResponse } from "../search/api.ts";
+import type { VectorLeg } from "../search/pipeline.ts";
+import type { SearchLevel } from "../search/ranking/lexical.ts";
 import { loadDateWords, parseFilterArgs } from "../search/listing/arguments.ts";
 import type { SearchFilters } from "../search/listing/filters.ts";
 import { shellQuote } from "../search/reading/hydrate.ts";
@@ -36,7 +31,7 @@ export async function search(args: SearchArgs): Promise<number> {
   // --depth 2, which no other level could mean).
   if (args.session && args.depth === "1")
     throw new UsageError("--session searches turns: it cannot be used with --depth 1", "drop --depth 1");
-  const level = args.depth === "2" || (args.session && args.depth === undefined) ? "turn" : "session";
+  const level: SearchLevel = args.depth === "2" || (args.session && args.depth === undefined) ? "turn" : "session";
   // The same checks as the MCP server's arguments (src/search/listing/arguments.ts, paging.ts): one answer, one error.
   const limit = parseLimit(args.limit, defaultLimits[level], "--limit");
   const offset = parseOffset(args.offset, "--offset");
@@ -48,17 +43,39 @@ export async function search(args: SearchArgs): Promise<number> {
   }
   await loadDateWords([args.since, args.until]);
   const filters: SearchFilters = parseFilterArgs(args);
-  if (args.everywhere && (args.offset !== undefined || args.format !== "full" || args.maxChars !== undefined))
-    throw new UsageError("--everywhere prints one merged page", "leave out --offset, --format and --max-chars");
   const mode: SearchMode = args.keywordOnly ? "keyword" : args.vectorOnly ? "vector" : "hybrid";
   if (args.alpha !== undefined && !(args.alpha >= 0 && args.alpha <= 1))
     throw new UsageError(`--alpha must be between 0 and 1, got ${args.alpha}`);
-  if ((args.archive || args.archiveUrl !== undefined) && !args.everywhere) {
-    // checked before connecting (issue 39: --alpha 7 connected first and exited 1); the ranking is local search's
-    if (args.explain) throw new UsageError("--explain explains local results only", "leave out --explain or --archive");
-    return (await import("./archive-search-handler.ts")).searchTheArchive(args, query, level, filters, limit);
-  }
+  const request: SearchRequest = { query, level, filters, limit, offset, mode, alpha: args.alpha };
+  const options: SearchRenderOptions = {
+    format: args.format,
+    maxChars: args.maxChars,
+    dateFilters: { since: filters.since, until: filters.until },
+    more: (from, count, maxChars) => pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count),
+  };
   const context = resolveHistory(args);
+  if ((args.archive || args.archiveUrl !== undefined) && !args.everywhere) {
+    // the flags were checked above, before connecting (issue 39: --alpha 7 connected first and exited 1)
+    // loaded only for the archive: a local search never loads the PostgreSQL client
+    const [{ openArchiveForSearch }, { searchArchive }] = await Promise.all([
+      import("./archive-search-handler.ts"),
+      import("../team-archive/search.ts"),
+    ]);
+    const archive = await openArchiveForSearch(args, context, true);
+    try {
+      if (mode === "vector") requireVectorLeg(archive.vectorLeg, archive.notice);
+      const sessionId = archive.sessionId;
+      const response = await searchArchive(
+        archive.connection,
+        { ...request, filters: sessionId ? { ...filters, sessionId } : filters },
+        archive.vectorLeg,
+      );
+      await printAnswer(args, response, archive.notice ? [archive.notice] : response.notices, options);
+    } finally {
+      await archive.close();
+    }
+    return 0;
+  }
   // Keyword-only searches never touch the embedding runtime (cold start stays fast). Otherwise the query is embedded
   // by the warm embedding helper when one runs or can be started (query-embedder.ts), while the index is brought up
   // to date keyword-only (the helper embeds the new turns afterwards); without a helper the model loads here.
@@ -83,64 +100,37 @@ export async function search(args: SearchArgs): Promise<number> {
         : { leg: undefined, notice: undefined };
     // Said once (issue 26): a vector-only search without vectors fails with the reason and the advice that fits it,
     // instead of the notice followed by the search layer's generic error; otherwise the notice comes after the search.
-    if (mode === "vector" && !vector.leg && vector.reason)
+    if (mode === "vector" && !vector.leg && vector.reason && !args.everywhere)
       throw new EmbedError("EMBEDDINGS_MISSING", `vector search needs embeddings: ${vector.reason}`, {
         hint: vector.hint,
       });
-    const response = await searchIndex(
-      db,
-      { query, level, filters, limit, offset, mode, alpha: args.alpha },
-      vector.leg,
-    );
     // An index that never held vectors is keyword-only by set-up: say so once a day, not above every search (issue 38).
     const quiet = vector.neverEmbedded && !dueOncePerDay(context.recallHome, keywordOnlyNoticeFile);
-    for (const notice of vector.notice ? (quiet ? [] : [vector.notice]) : response.notices) warn(`recall: ${notice}`);
-    const freshness = readIndexFreshness(db, !args.noReindex);
-    const options: SearchRenderOptions = {
-      format: args.format,
-      maxChars: args.maxChars,
-      freshness,
-      dateFilters: { since: filters.since, until: filters.until },
-      more: (from, count, maxChars) =>
-        pageCommand(query, { ...args, maxChars: maxChars ?? args.maxChars }, from, count),
-    };
+    const localNotices = (response: SearchResponse) =>
+      vector.notice ? (quiet ? [] : [vector.notice]) : response.notices;
+    options.freshness = readIndexFreshness(db, !args.noReindex);
     if (args.everywhere) {
-      // the archive's answer (same query, level and filters), merged with this one (team-archive/everywhere.ts)
-      const [{ archiveSearchResponse }, { mergeEverywhere }, { archiveResultJson, renderEverywhereText }] =
-        await Promise.all([
-          import("./archive-search-handler.ts"),
-          import("../team-archive/everywhere.ts"),
-          import("../render/archive.ts"),
-        ]);
-      const archived = await archiveSearchResponse(args, context, query, level, filters, limit);
-      const merged = mergeEverywhere(level, response.results, archived.results, limit);
-      const notices = archived.notices.map((notice) => `archive: ${notice}`); // this machine's were said above
-      writeOut(
-        args.json
-          ? `${jsonLine({
-              version: 1,
-              query,
-              level,
-              archive: archived.archive,
-              notices,
-              results: merged.map((entry) => ({
-                where: entry.where,
-                also_in_archive: entry.alsoInArchive,
-                fused_score: Math.round(entry.score * 1000) / 1000,
-                ...(entry.where === "local"
-                  ? searchResultJson(query, level, entry.result)
-                  : archiveResultJson(level, entry.result)),
-              })),
-            })}\n`
-          : renderEverywhereText(level, merged, notices),
-      );
+      // one ranking of this machine's index and the team archive (team-archive/everywhere.ts)
+      const [{ searchEverywhere }, { openArchiveForSearch }] = await Promise.all([
+        import("../team-archive/everywhere.ts"),
+        import("./archive-search-handler.ts"),
+      ]);
+      const archive = await openArchiveForSearch(args, context, false);
+      try {
+        if (mode === "vector" && !vector.leg) requireVectorLeg(archive.vectorLeg, archive.notice);
+        const response = await searchEverywhere(db, archive.connection, request, {
+          local: vector.leg,
+          archive: archive.vectorLeg,
+        });
+        const archiveNotices = archive.notice ? [`archive: ${archive.notice}`] : [];
+        await printAnswer(args, response, [...localNotices(response), ...archiveNotices], options);
+      } finally {
+        await archive.close();
+      }
       return 0;
     }
-    if (args.explain && args.json) options.explain = explainResponse(response);
-    else if (args.explain) writeErr(renderExplainText(response));
-    writeOut(
-      args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options),
-    );
+    const response = await searchIndex(db, request, vector.leg);
+    await printAnswer(args, response, localNotices(response), options);
     if (helper && !args.noReindex && semantic?.hasPendingEmbeddings(db))
       await helper.requestIndex(context.roots).catch(() => undefined);
   } finally {
@@ -149,6 +139,36 @@ export async function search(args: SearchArgs): Promise<number> {
     await embedder?.dispose();
   }
   return 0;
+}
+
+/**
+ * Print an answer of any store (this machine's index, the team archive, or both) with the one renderer: the notices on
+ * stderr, `--explain` on stderr (text) or in each result (JSON), then the text or the JSON on stdout.
+ */
+async function printAnswer(
+  args: SearchArgs,
+  response: SearchResponse,
+  notices: string[],
+  options: SearchRenderOptions,
+): Promise<void> {
+  for (const notice of notices) warn(`recall: ${notice}`);
+  if (args.explain && args.json) options.explain = explainResponse(response);
+  else if (args.explain) writeErr(renderExplainText(response));
+  writeOut(
+    args.json ? `${renderSearchJson(response, options)}\n` : renderSearchText(response, await paletteFor(1), options),
+  );
+}
+
+/**
+ * A vector-only search of the archive needs its vector leg: fail with the reason there is none.
+ * @throws EmbedError EMBEDDINGS_MISSING naming the reason (vectors.ts chooseArchiveVectorLeg)
+ */
+function requireVectorLeg(leg: VectorLeg | undefined, notice: string | undefined): void {
+  if (!leg)
+    throw new EmbedError(
+      "EMBEDDINGS_MISSING",
+      `vector search of the archive needs its vectors: ${notice?.replace(/^keyword-only search: /, "") ?? "none are available"}`,
+    );
 }
 
 /** The flags a page command repeats (the search's own arguments as cmd-ts parsed them). */
@@ -164,6 +184,10 @@ interface PageArgs {
   keywordOnly: boolean;
   vectorOnly: boolean;
   alpha?: number;
+  /** `--archive` (or `--archive-url`, which is not repeated: the URL may hold a password) and `--everywhere`. */
+  archive?: boolean;
+  archiveUrl?: string;
+  everywhere?: boolean;
   json: boolean;
   format: string;
   maxChars?: number;
@@ -190,6 +214,8 @@ export function pageCommand(query: string, args: PageArgs, offset: number, limit
   if (args.keywordOnly) flags.push("--keyword-only");
   if (args.vectorOnly) flags.push("--vector-only");
   add("--alpha", args.alpha);
+  if (args.everywhere) flags.push("--everywhere");
+  else if (args.archive || args.archiveUrl !== undefined) flags.push("--archive");
   add("--offset", offset);
   add("--limit", limit);
   if (args.json) flags.push("--json");

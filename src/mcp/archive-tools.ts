@@ -2,7 +2,7 @@
  * The MCP tools with `archive: true` (issue 30): search, list_sessions and read_turns answer from the team archive on
  * PostgreSQL (RECALL_ARCHIVE_URL from the environment or the settings file, as `recall search --archive`), through the
  * same team-archive calls as the CLI (searchArchive, listArchiveSessions, readArchiveSession); this file maps the
- * checked arguments and formats (archive-format.ts). One connection per call: opened, used, closed. Loaded only when a
+ * checked arguments; a search's answer is rendered as a local one (format.ts), listings and turns by archive-format.ts. One connection per call: opened, used, closed. Loaded only when a
  * call asks for the archive, so a server that never does never loads the PostgreSQL client.
  * Errors are thrown as the layers below throw them (UsageError "no team archive is set up", ArchiveError); tools.ts
  * turns each into a one-line tool error and the server keeps serving.
@@ -21,8 +21,8 @@ import { searchArchive } from "../team-archive/search.ts";
 import { chooseArchiveVectorLeg, localModelFingerprint } from "../team-archive/vectors.ts";
 import type { EmbedderOpener } from "../service/embedder.ts";
 import { readArchiveSession, resolveArchiveSessionId } from "../team-archive/show.ts";
-import { archiveReadTurnsOutput, archiveSearchOutput, archiveSessionsOutput, turnOfArchive } from "./archive-format.ts";
-import type { ToolOutput } from "./format.ts";
+import { archiveReadTurnsOutput, archiveSessionsOutput, turnOfArchive } from "./archive-format.ts";
+import { searchOutput, type ToolOutput } from "./format.ts";
 import type { ResultFormat } from "./schemas.ts";
 
 /**
@@ -76,7 +76,7 @@ export async function archiveSearchTool(
       semantic.leg,
     );
     if (semantic.notice) response.notices = [semantic.notice]; // the reason replaces the generic notice
-    return archiveSearchOutput({ response, offset: args.offset, nextOffset: response.nextOffset }, args.format);
+    return searchOutput(response, args.format);
   });
 }
 

@@ -18,7 +18,15 @@ import {
   sessionMarkers,
 } from "../render/format.ts";
 import { datesJson, datesUnderstoodLine } from "../render/search-dates.ts";
-import { confidenceJson, cutField, evidenceJson, fieldCharLimit, noConfidentMatch } from "../render/search.ts";
+import {
+  confidenceJson,
+  cutField,
+  evidenceJson,
+  fieldCharLimit,
+  noConfidentMatch,
+  placeJson,
+  whereSearched,
+} from "../render/search.ts";
 import {
   resumeCommandOf,
   type Page,
@@ -45,9 +53,19 @@ export const indexLineChars = 90;
 
 /** A session title as the text formats show it after its line: ` "title"` (60 characters at most), or nothing. */
 export const quoted = (title: string | null) => (title ? ` "${oneLine(title, 60)}"` : "");
-/** The `resume:` line of the full text format; a prompt-only session says why it has none. */
-const resumeLine = (session: Parameters<typeof resumeCommandOf>[0]) =>
-  `   resume: ${resumeCommandOf(session) ?? `none ${promptOnlyMarker}`}`;
+/** A session or result that may be held only in the team archive (search/reading/hydrate.ts ResultPlace). */
+type Placed = Parameters<typeof resumeCommandOf>[0] & { here?: boolean };
+
+/** The resume command of a session this machine holds; null for one only the team archive holds (pushed elsewhere). */
+const resumeOf = (session: Placed): string | null => (session.here === false ? null : resumeCommandOf(session));
+
+/** The `resume:` line of the full text format; a session without one says why. */
+const resumeLine = (session: Placed) =>
+  `   resume: ${resumeOf(session) ?? (session.here === false ? "none (held only in the team archive)" : `none ${promptOnlyMarker}`)}`;
+
+/** The id a result is read by: its session id, or `archive:<archive id>` for one only the team archive holds. */
+const resultId = (result: SessionResult | TurnResult): string =>
+  result.here || !result.archived ? result.sessionId : `archive:${result.archived.archiveId}`;
 /** The `more: offset=N` line of a page that has a next one. */
 export const moreLine = (page: { nextOffset: number | undefined }) =>
   page.nextOffset === undefined ? [] : [`more: offset=${page.nextOffset}`];
@@ -102,7 +120,7 @@ export function finishOutput(lines: readonly AnswerLine[], structured: Record<st
 }
 
 /** Fields every session item has, whatever the format. */
-function sessionCore(session: SessionSummary | Omit<SessionSummary, "rowid" | "location">) {
+function sessionCore(session: Placed & Omit<SessionSummary, "rowid" | "location">) {
   return {
     session_id: session.sessionId,
     source: session.source,
@@ -110,7 +128,7 @@ function sessionCore(session: SessionSummary | Omit<SessionSummary, "rowid" | "l
     title: session.title,
     ended_at: isoTime(session.endedAt),
     turns: session.turns,
-    resume_command: resumeCommandOf(session),
+    resume_command: resumeOf(session),
     prompt_only: session.promptOnly,
   };
 }
@@ -130,7 +148,7 @@ function sessionDetail(session: Omit<SessionSummary, "rowid" | "location">) {
 }
 
 /** A session item of schemas.ts: the core fields, and every field of `recall sessions --json` in `full`. */
-export function sessionItemOf(session: SessionSummary, format: ResultFormat) {
+export function sessionItemOf(session: Placed & Omit<SessionSummary, "rowid" | "location">, format: ResultFormat) {
   return format === "index" ? sessionCore(session) : { ...sessionCore(session), ...sessionDetail(session) };
 }
 
@@ -149,6 +167,7 @@ function sessionResultItem(result: SessionResult, format: ResultFormat) {
     best_turn: Math.abs(result.bestTurn),
     branch: result.bestTurn < 0 ? "rewound" : "main",
     preview: oneLine(result.preview.text, indexLineChars),
+    ...placeJson(result),
   };
   if (format === "index") return index;
   return { ...index, preview: result.preview.text, ...sessionDetail(result), ...evidenceOf(result) };
@@ -178,7 +197,8 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
     prompt: oneLine(result.prompt, indexLineChars),
     score: roundScore(result.score),
     ...confidenceJson(result),
-    resume_command: resumeCommandOf(result),
+    resume_command: resumeOf(result),
+    ...placeJson(result),
   };
   if (format === "index") return { ...index, preview: oneLine(result.responseExcerpt.text, indexLineChars) };
   return {
@@ -200,7 +220,7 @@ function turnResultItem(result: TurnResult, format: ResultFormat) {
 function sessionResultText(result: SessionResult, rank: number, format: ResultFormat): AnswerLine[] {
   const turn =
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${resultId(result)} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
   if (format === "index") return [head, sessionText(oneLine(result.preview.text, indexLineChars))];
   const files =
     result.files.length > 0
@@ -225,7 +245,7 @@ export const turnExcerpt = (prompt: string, excerpt: string): AnswerLine =>
   sessionText(`${prompt.replace(/^/gm, "> ")}\n${excerpt}`);
 
 function turnResultText(result: TurnResult, rank: number, format: ResultFormat): AnswerLine[] {
-  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${result.sessionId}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${projectLabel(result.project)}${sessionMarkers(result)}`;
+  const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${resultId(result)}:${turnLabel(result.turn)} ${localMinute(result.timestamp)} ${projectLabel(result.project)}${sessionMarkers(result)}`;
   if (format === "index")
     return [
       head,
@@ -247,7 +267,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
   const lines = searchPageLines({
     query: response.query,
     isSessions,
-    scope: `${response.mode} search over ${countOf(response.searched.sessions, "session")}`,
+    scope: `${response.mode} search over ${countOf(response.searched.sessions, "session")}${whereSearched(response)}`,
     offset: response.offset,
     nextOffset: response.nextOffset,
     noConfidentMatch: noConfidentMatch(response),
@@ -258,10 +278,16 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
           ? sessionResultText(result as SessionResult, rank, format)
           : turnResultText(result as TurnResult, rank, format),
     ),
-    next: {
-      sessions: "next: search depth=2 session=ID, or read_turns session=ID from=TURN",
-      turns: "next: read_turns session=ID from=TURN",
-    },
+    next: response.archive?.alone
+      ? {
+          sessions:
+            "next: search archive=true depth=2 session=ARCHIVE_ID, or read_turns archive=true session=ARCHIVE_ID from=TURN",
+          turns: "next: read_turns archive=true session=ARCHIVE_ID from=TURN",
+        }
+      : {
+          sessions: "next: search depth=2 session=ID, or read_turns session=ID from=TURN",
+          turns: "next: read_turns session=ID from=TURN",
+        },
   });
   return finishOutput(lines, {
     query: response.query,
@@ -276,6 +302,7 @@ export function searchOutput(response: SearchResponse, format: ResultFormat): To
     next_offset: response.nextOffset ?? null,
     notices: response.notices,
     dates: datesJson(response.dates),
+    ...(response.archive ? { archive: response.archive.url } : {}),
   });
 }
 

@@ -9,15 +9,18 @@
  * characters from sessions shown as `\xNN` (escapes.ts) in both.
  */
 import type { ArchiveListing } from "../team-archive/listing.ts";
-import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { countOf, isoTime, localDate, oneLine, type Palette, projectLabel, sessionIdentityJson } from "./format.ts";
+import {
+  archiveOriginText,
+  countOf,
+  isoTime,
+  localDate,
+  oneLine,
+  type Palette,
+  projectLabel,
+  sessionIdentityJson,
+} from "./format.ts";
 import { fitColumns, padColumns } from "./sessions.ts";
-
-/** `by alice@laptop, team alpha`: who pushed a session and from where. */
-export function archiveOriginText(session: Pick<ArchiveSessionSummary, "pushedBy" | "machine" | "team">): string {
-  return `by ${session.pushedBy}@${session.machine}, team ${session.team}`;
-}
 
 /** `recall sessions --archive --json`: one JSON object (see the file comment). */
 export function renderArchiveListingJson(listing: ArchiveListing): string {
@@ -75,7 +78,7 @@ export function renderArchiveListingText(listing: ArchiveListing, palette: Palet
       s.project ? project : palette.dim(project),
       localDate(s.endedAt).padEnd(10),
       countOf(s.turns, "turn").padStart(turnsWidth),
-      `${fitColumns(oneLine(s.title ?? "", 200), 60)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}  ${palette.dim(archiveOriginText({ ...s, machine: oneLine(s.machine, 60) }))}`,
+      `${fitColumns(oneLine(s.title ?? "", 200), 60)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}  ${palette.dim(archiveOriginText(s))}`,
     ].join("  ");
   });
   if (next) {

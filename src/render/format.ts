@@ -83,20 +83,32 @@ export const noPromptNote = "(no prompt recorded: the transcript starts with thi
 export const noTurnsNote =
   "no turns: the source holds no prompt or answer for this session (a summary or snapshot only)";
 
-/** The session facts a marker is printed for. */
+/** The session facts a marker is printed for; `here` and `archived` as search results carry them (hydrate.ts ResultPlace). */
 export interface MarkedSession {
   sourceStatus: "present" | "deleted";
   lastSeenAt: number;
   promptOnly: boolean;
+  here?: boolean;
+  archived?: { pushedBy: string; machine: string; team: string };
+}
+
+/** `by alice@laptop, team alpha`: who pushed an archived session and from where (the machine name on one line). */
+export function archiveOriginText(origin: { pushedBy: string; machine: string; team: string }): string {
+  return `by ${origin.pushedBy}@${oneLine(origin.machine, 60)}, team ${origin.team}`;
 }
 
 /**
  * The markers printed after a session or turn line, each with a leading space: {@link promptOnlyMarker} and
- * {@link sourceDeletedMarker}; "" for a present session with a transcript.
- * Example: ` (prompts only: no transcript on this machine) (source deleted, last seen 2026-11-20)`.
+ * {@link sourceDeletedMarker}; for a search result from the team archive, where it is held instead (a session only the
+ * archive holds: who pushed it, from where; its source's state is the pusher's, not said). "" for a present session
+ * with a transcript that only this machine's index was asked about.
+ * Examples: ` (prompts only: no transcript on this machine) (source deleted, last seen 2026-11-20)`;
+ *   ` (team archive: by alice@laptop, team alpha)`; ` (also in the team archive)`.
  */
 export function sessionMarkers(session: MarkedSession): string {
-  return `${session.promptOnly ? ` ${promptOnlyMarker}` : ""}${session.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(session)}` : ""}`;
+  if (session.here === false && session.archived) return ` (team archive: ${archiveOriginText(session.archived)})`;
+  const archived = session.archived ? " (also in the team archive)" : "";
+  return `${session.promptOnly ? ` ${promptOnlyMarker}` : ""}${session.sourceStatus === "deleted" ? ` ${sourceDeletedMarker(session)}` : ""}${archived}`;
 }
 
 /**

@@ -98,12 +98,13 @@ export function cutField(text: string, limit: number, fullText: string, totalCha
 
 /**
  * The drill-deeper command for a session result, every part shell-quoted (issue 9); a query that starts
- * with `-` goes after `--` so it is not read as a flag.
+ * with `-` goes after `--` so it is not read as a flag. A session only the team archive holds is searched there, by
+ * its archive id (`archiveId`).
  * Examples: `recall search 'docker network' --depth 2 --session 2c5941bd-…`;
- *   `recall search --depth 2 --session 2c5941bd-… -- '-v flag'`.
+ *   `recall search --depth 2 --session 2c5941bd-… -- '-v flag'`; `recall search bridge --archive --depth 2 --session 42`.
  */
-export function drillCommand(query: string, sessionId: string): string {
-  const scope = `--depth 2 --session ${shellQuote(sessionId)}`;
+export function drillCommand(query: string, sessionId: string, archiveId?: string): string {
+  const scope = `${archiveId ? "--archive " : ""}--depth 2 --session ${shellQuote(archiveId ?? sessionId)}`;
   return query.startsWith("-")
     ? `recall search ${scope} -- ${shellQuote(query)}`
     : `recall search ${shellQuote(query)} ${scope}`;
@@ -111,19 +112,43 @@ export function drillCommand(query: string, sessionId: string): string {
 
 /**
  * The level-3 command for a turn: the turn with one turn of context on each side, shell-quoted; a rewound turn
- * (negative number, issue 26) alone, by its label.
- * Examples: `recall show 2c5941bd-…:4-6`; turn -2 → `recall show 2c5941bd-…:r2`.
+ * (negative number, issue 26) alone, by its label. A turn only the team archive holds is shown from there, by its
+ * session's archive id (`archiveId`).
+ * Examples: `recall show 2c5941bd-…:4-6`; turn -2 → `recall show 2c5941bd-…:r2`; `recall show --archive 42:4-6`.
  */
-export function showCommand(sessionId: string, turn: number, totalTurns: number): string {
-  if (turn < 0) return showTarget(`${sessionId}:${turnLabel(turn)}`);
+export function showCommand(sessionId: string, turn: number, totalTurns: number, archiveId?: string): string {
+  const id = archiveId ?? sessionId;
+  if (turn < 0) return showTarget(`${id}:${turnLabel(turn)}`);
   const from = Math.max(1, turn - 1);
   const to = Math.min(Math.max(totalTurns, turn), turn + 1);
-  return showTarget(`${sessionId}:${from}-${to}`);
+  return showTarget(`${id}:${from}-${to}`, archiveId !== undefined);
 }
 
-/** `recall show <target>`, shell-quoted, after `--` when the target starts with `-`. */
-function showTarget(target: string): string {
-  return `recall show ${target.startsWith("-") ? "-- " : ""}${shellQuote(target)}`;
+/** `recall show [--archive] <target>`, shell-quoted, after `--` when the target starts with `-`. */
+function showTarget(target: string, archive = false): string {
+  return `recall show ${archive ? "--archive " : ""}${target.startsWith("-") ? "-- " : ""}${shellQuote(target)}`;
+}
+
+/** The archive id to drill into or show a result by: its archived copy's when only the team archive holds it. */
+const archiveIdOf = (result: SessionResult | TurnResult): string | undefined =>
+  result.here ? undefined : result.archived?.archiveId;
+
+/**
+ * Where a result is held, in JSON (both formats; issue 39), for a search that read the team archive: `here` (this
+ * machine's index holds it) and the archive's copy, `archive_id` and who pushed it from where. Nothing for a result
+ * of this machine's index alone (a local search's JSON is unchanged).
+ */
+export function placeJson(result: SessionResult | TurnResult) {
+  const archived = result.archived;
+  if (!archived) return {};
+  return {
+    here: result.here,
+    archive_id: archived.archiveId,
+    team: archived.team,
+    pushed_by: archived.pushedBy,
+    machine: archived.machine,
+    os_user: archived.osUser,
+  };
 }
 
 /** The JSON fields that place a turn: its number among its branch's turns and the branch (issue 26). */
@@ -191,8 +216,9 @@ function sessionJson(query: string, result: SessionResult) {
     is_subagent: result.isSubagent,
     parent_session_id: result.parentSessionId,
     resume_command: result.resumeCommand,
-    next_command: drillCommand(query, result.sessionId),
+    next_command: drillCommand(query, result.sessionId, archiveIdOf(result)),
     ...archiveJson(result),
+    ...placeJson(result),
   };
 }
 
@@ -213,17 +239,10 @@ function turnJson(result: TurnResult) {
     files: result.files,
     timestamp: isoTime(result.timestamp),
     ...scoresJson(result),
-    show_command: showCommand(result.sessionId, result.turn, result.totalTurns),
+    show_command: showCommand(result.sessionId, result.turn, result.totalTurns, archiveIdOf(result)),
     ...archiveJson(result),
+    ...placeJson(result),
   };
-}
-
-/**
- * The full-format JSON object of one local result, as `recall search --json` prints it (for `--everywhere`, which
- * prints local and archive results side by side).
- */
-export function searchResultJson(query: string, level: "session" | "turn", result: SessionResult | TurnResult) {
-  return level === "session" ? sessionJson(query, result as SessionResult) : turnJson(result as TurnResult);
 }
 
 const indexTitle = (title: string | null) => (title === null ? null : oneLine(title, indexLineChars));
@@ -240,6 +259,7 @@ function sessionIndexJson(result: SessionResult) {
     best_turn: turnPlace(result.bestTurn).number,
     branch: turnPlace(result.bestTurn).branch,
     preview: oneLine(result.preview.text, indexLineChars),
+    ...placeJson(result),
   };
 }
 
@@ -256,6 +276,7 @@ function turnIndexJson(result: TurnResult) {
     ...confidenceJson(result),
     prompt: oneLine(result.prompt, indexLineChars),
     preview: oneLine(result.responseExcerpt.text, indexLineChars),
+    ...placeJson(result),
   };
 }
 
@@ -282,6 +303,7 @@ export function renderSearchJson(response: SearchResponse, options: SearchRender
       mode: response.mode,
       format,
       searched: response.searched,
+      ...(response.archive ? { archive: response.archive.url } : {}),
       ...(format === "full" ? { index: freshnessJson(options.freshness) } : {}),
       confident: response.confident,
       dates: datesJson(response.dates),
@@ -352,11 +374,21 @@ export function rankOrderNote(results: ReadonlyArray<{ confidence: number }>): s
   return "Ranked by relevance; the 0–1 number on each result is its confidence that it holds what was asked, which need not fall with the rank.";
 }
 
+/**
+ * Where the search looked, after the scope: "" (this machine's index), ` in the team archive <url>` (`--archive`), or
+ * ` here and 40 sessions in the team archive <url>` (`--everywhere`).
+ */
+export function whereSearched(response: Pick<SearchResponse, "archive">): string {
+  const archive = response.archive;
+  if (!archive) return "";
+  return `${archive.alone ? "" : ` here and ${countOf(archive.sessions, "session")}`} in the team archive ${archive.url}`;
+}
+
 function header(response: SearchResponse, palette: Palette, dateFilters?: SearchRenderOptions["dateFilters"]): string {
   const { sessions, projects, sources } = response.searched;
   const what = response.level === "session" ? "session" : "turn";
   return palette.dim(
-    `Searched ${countOf(sessions, "session")} across ${countOf(projects, "project")} (${sources.join(", ") || emptyScope(dateFilters)}), ${response.mode} mode: ${countOf(response.results.length, what)}`,
+    `Searched ${countOf(sessions, "session")} across ${countOf(projects, "project")} (${sources.join(", ") || emptyScope(dateFilters)})${whereSearched(response)}, ${response.mode} mode: ${countOf(response.results.length, what)}`,
   );
 }
 
@@ -438,7 +470,7 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
     const more = result.files.length > 5 ? ` (+${result.files.length - 5} more)` : "";
     lines.push(`  files: ${result.files.slice(0, 5).join(", ")}${more}`);
   }
-  lines.push(palette.dim(`  → drill deeper: ${drillCommand(query, result.sessionId)}`));
+  lines.push(palette.dim(`  → drill deeper: ${drillCommand(query, result.sessionId, archiveIdOf(result))}`));
   return lines.join("\n");
 }
 
@@ -453,7 +485,9 @@ function turnText(result: TurnResult, palette: Palette): string {
     lines.push(
       `  files: ${result.files.slice(0, 5).join(", ")}${result.files.length > 5 ? ` (+${result.files.length - 5} more)` : ""}`,
     );
-  lines.push(palette.dim(`  → context: ${showCommand(result.sessionId, result.turn, result.totalTurns)}`));
+  lines.push(
+    palette.dim(`  → context: ${showCommand(result.sessionId, result.turn, result.totalTurns, archiveIdOf(result))}`),
+  );
   return lines.join("\n");
 }
 

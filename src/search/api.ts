@@ -75,6 +75,13 @@ export interface SearchResponse
   results: SessionResult[] | TurnResult[];
   /** The candidates' facets when the request asked for them (facets.ts), else undefined. */
   facets?: Facets;
+  /**
+   * The team archive the search read, for `--archive` and `--everywhere` (team-archive/search.ts, everywhere.ts): its
+   * URL without the password, whether it was read alone (`searched` then counts the archive; with this machine's
+   * index, `searched` counts the index and `sessions` the archive's), and the sessions it searched. Undefined for a
+   * search of this machine's index alone.
+   */
+  archive?: { url: string; alone: boolean; sessions: number };
 }
 
 /** Default limits per level (issue 3). */
@@ -100,12 +107,26 @@ export async function searchIndex(
   const results =
     request.level === "session" ? hydrateSessions(db, ranked.page, words) : hydrateTurns(db, ranked.page, words);
   return {
+    ...responseOf(request, ranked, results, countSearched(db, request.filters)),
+    facets: request.facets ? facetsOfSessions(db, ranked.rankedSessions, request.now ?? Date.now()) : undefined,
+  };
+}
+
+/**
+ * The answer to `request` from its ranked page and the page's results (hydrated by the store's caller: this file, the
+ * team archive's search and `--everywhere`), with what was searched. `confident` holds only when a result is shown.
+ */
+export function responseOf(
+  request: Pick<SearchRequest, "query" | "level">,
+  ranked: RankedPage,
+  results: SessionResult[] | TurnResult[],
+  searched: SearchedScope,
+): SearchResponse {
+  return {
     query: request.query,
     level: request.level,
     mode: ranked.mode,
-    searched: cachedUntilChange(db, `searched ${JSON.stringify(request.filters)}`, () =>
-      countSearched(db, request.filters),
-    ),
+    searched,
     results,
     notices: ranked.notices,
     offset: ranked.offset,
@@ -115,11 +136,15 @@ export async function searchIndex(
     calibration: ranked.calibration,
     confident: ranked.confident && results.length > 0,
     dates: ranked.dates,
-    facets: request.facets ? facetsOfSessions(db, ranked.rankedSessions, request.now ?? Date.now()) : undefined,
   };
 }
 
-function countSearched(db: Database, filters: SearchFilters): SearchedScope {
+/** What a search of the local index searched under the filters (cached until the index changes). */
+export function countSearched(db: Database, filters: SearchFilters): SearchedScope {
+  return cachedUntilChange(db, `searched ${JSON.stringify(filters)}`, () => countSearchedNow(db, filters));
+}
+
+function countSearchedNow(db: Database, filters: SearchFilters): SearchedScope {
   const filter = filterSql(filters);
   const row = db
     .query<{ sessions: number; projects: number; sources: string | null }, Array<string | number>>(

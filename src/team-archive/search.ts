@@ -2,122 +2,73 @@
  * Search in the team archive (issue 30): levels 1 and 2 through the one search pipeline (search/pipeline.ts, issue 39)
  * over the archive's store (archive-store.ts), so the archive ranks as local search does: the same keyword scores,
  * confident-keyword tier, fusion with the vector leg (vectors.ts: pgvector over the pushed chunk vectors of this
- * machine's model), sub-agent down-rank, date boost and confidence. The page is hydrated from the archive's rows, with
- * each session's origin (team, machine, who pushed it).
+ * machine's model), sub-agent down-rank, date boost and confidence. The answer is local search's (search/api.ts
+ * SearchResponse): the same result types, each result `here: false` with its archived copy (who pushed it, from
+ * where), so every front end renders it with its one renderer.
  */
-import type { UnderstoodDate } from "../search/dates/time-boost.ts";
-import type { ResultConfidence } from "../search/ranking/confidence.ts";
+import { responseOf, type SearchRequest, type SearchResponse, type SearchedScope } from "../search/api.ts";
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
-import { rankSearch, type JudgedHit, type SearchMode, type VectorLeg } from "../search/pipeline.ts";
-import { makeDocumentPreview, makePreview, type Preview } from "../search/reading/preview.ts";
+import { rankSearch, type JudgedHit, type VectorLeg } from "../search/pipeline.ts";
+import { makeDocumentPreview, makePreview } from "../search/reading/preview.ts";
+import { scoresOf, type SessionResult, type TurnResult } from "../search/reading/hydrate.ts";
 import { archiveStore } from "./archive-store.ts";
 import type { ArchiveConnection } from "./connection.ts";
-import { type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
+import { archiveFilterSql, type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
+
+/** Default page sizes of an archive search (a team's history is larger than one machine's). */
+const archiveDefaultLimits: Record<SearchLevel, number> = { session: 10, turn: 20 };
 
 /**
- * A result's relevance and its verdict, as local results carry them (confidence.ts ResultConfidence): `score` (fused,
- * 0–1, relative to the other candidates), `confidence` and `confident`, the query terms the best document holds and
- * lacks, whether it falls outside a date the query named, and the keyword leg's raw evidence (undefined when only the
- * vector leg found it).
- */
-export type ArchiveVerdict = { score: number } & Pick<
-  ResultConfidence,
-  "confidence" | "confident" | "matchedTerms" | "missingTerms" | "outsideDates" | "keywordRaw"
->;
-
-/** A level-1 archive result: one session with its origin. */
-export interface ArchiveSessionResult extends ArchiveSessionSummary, ArchiveVerdict {
-  preview: Preview;
-  bestTurn: number;
-}
-
-/** A level-2 archive result: one turn with its session and origin. */
-export interface ArchiveTurnResult extends ArchiveSessionSummary, ArchiveVerdict {
-  turn: number;
-  timestamp: number;
-  prompt: string;
-  responseExcerpt: Preview;
-}
-
-/** A search of the archive. */
-export interface ArchiveSearchRequest {
-  query: string;
-  level: SearchLevel;
-  filters: SearchFilters;
-  /** Results wanted (default 10 at level 1, 20 at level 2). */
-  limit?: number;
-  /** Results to skip first (the next page; default 0). */
-  offset?: number;
-  /** Requested mode (as local search); default hybrid with a vector leg, else keyword. */
-  mode?: SearchMode;
-  /** Vector weight of hybrid fusion, 0–1 (as local search); default the model's calibrated weight × semantic share. */
-  alpha?: number;
-  /** Reference instant for dates in the query (epoch ms); default now. */
-  now?: number;
-}
-
-/** The answer of {@link searchArchive}. */
-export interface ArchiveSearchResponse {
-  query: string;
-  level: SearchLevel;
-  archive: string;
-  /** Offset of the next page, when more results were ranked. */
-  nextOffset: number | undefined;
-  /** The mode that ran: "hybrid" when both legs ran (keyword and pgvector fused), "keyword", or "vector". */
-  mode: SearchMode;
-  results: ArchiveSessionResult[] | ArchiveTurnResult[];
-  /** Lines to show the reader (e.g. the archive has no vectors of the model: keyword-only). */
-  notices: string[];
-  /** Dates the query named and whether the ranking used them (as local search). */
-  dates: UnderstoodDate[];
-  confident: boolean;
-}
-
-/**
- * Search the archive at level 1 (sessions) or 2 (turns): the local pipeline over the archive's store.
+ * Search the archive at level 1 (sessions) or 2 (turns): the local pipeline over the archive's store. `request.facets`
+ * is ignored (the web view reads the local index only).
  * @param vectorLeg the archive's vector leg of this machine's model (vectors.ts), absent for keyword-only
+ * @returns local search's answer, with `archive` the archive read and `searched` counted there
  * @throws UsageError for a query with no visible characters (requireQueryText: empty, spaces, zero-width or invalid
  *         UTF-8 only, the local search's one error), an alpha outside 0–1, a limit outside 1–1000 or a negative offset;
  *         EmbedError EMBEDDINGS_MISSING for mode "vector" without a vector leg; ArchiveError from the connection
  */
 export async function searchArchive(
   connection: ArchiveConnection,
-  request: ArchiveSearchRequest,
+  request: SearchRequest,
   vectorLeg?: VectorLeg,
-): Promise<ArchiveSearchResponse> {
+): Promise<SearchResponse> {
   const ranked = await rankSearch(
     archiveStore(connection),
     {
       ...request,
-      defaultLimit: request.level === "session" ? 10 : 20,
+      defaultLimit: archiveDefaultLimits[request.level],
       mode: request.mode ?? (vectorLeg ? "hybrid" : "keyword"),
     },
     vectorLeg,
   );
-  const words = ranked.query.highlightWords;
-  const hits = ranked.page;
-  const base = {
-    query: request.query,
-    level: request.level,
-    archive: connection.url.display,
-    mode: ranked.mode,
-    // a caller that knows why the vector leg is missing replaces it (chooseArchiveVectorLeg)
-    notices: [...ranked.notices, ...(vectorLeg ? [] : ["keyword-only search"])],
-    nextOffset: ranked.nextOffset,
-    dates: ranked.dates,
+  const results = await hydrateArchiveHits(connection, request.level, ranked.page, ranked.query.highlightWords);
+  const searched = await countArchiveSearched(connection, request.filters);
+  // a caller that knows why the vector leg is missing replaces the pipeline's notice (vectors.ts chooseArchiveVectorLeg)
+  return {
+    ...responseOf(request, ranked, results, searched),
+    archive: { url: connection.url.display, alone: true, sessions: searched.sessions },
   };
+}
+
+/**
+ * The page's hits as results (local search's types), in page order: each `here: false` with its archived copy. Level
+ * 1 previews the hit's document as local search does (hydrate.ts: the prompt and reply when they hold a query word,
+ * tool lines only if not); level 2 reads the turn. Hits whose rows the role can no longer see are left out.
+ * @param hits the ranked page; their ids are the archive's (session and document ids)
+ */
+export async function hydrateArchiveHits(
+  connection: ArchiveConnection,
+  level: SearchLevel,
+  hits: readonly JudgedHit[],
+  words: string[],
+): Promise<SessionResult[] | TurnResult[]> {
   const sessions = await loadArchiveSessions(connection, [...new Set(hits.map((hit) => hit.hit.sessionRowid))]);
-  const evidence = (hit: JudgedHit): ArchiveVerdict => ({
-    score: hit.score,
-    confidence: hit.verdict.confidence,
-    confident: hit.verdict.confident,
-    matchedTerms: hit.verdict.matchedTerms,
-    missingTerms: hit.verdict.missingTerms,
-    outsideDates: hit.verdict.outsideDates,
-    keywordRaw: hit.verdict.keywordRaw,
-  });
-  if (request.level === "session") {
+  const placeOf = (archived: ArchiveSessionSummary) => {
+    const { archiveId, team, pushedBy, machine, osUser, ...summary } = archived;
+    return { summary, place: { here: false, archived: { archiveId, team, pushedBy, machine, osUser } } };
+  };
+  if (level === "session") {
     const documents = new Map(
       (
         await connection.query<{ id: string; heading: string; body: string; extra: string }>(
@@ -126,45 +77,83 @@ export async function searchArchive(
         )
       ).map((row) => [Number(row.id), row]),
     );
-    const results: ArchiveSessionResult[] = hits.flatMap((hit) => {
+    return hits.flatMap((hit): SessionResult[] => {
       const row = sessions.get(hit.hit.sessionRowid);
       if (!row) return [];
+      const { summary, place } = placeOf(row);
       const document = documents.get(hit.hit.documentId);
       return [
         {
-          ...row,
-          ...evidence(hit),
-          // the local chooser (hydrate.ts): the prompt and reply when they hold a query word, tool lines only if not
+          ...scoresOf(hit),
+          ...summary,
+          ...place,
+          files: summary.files.slice(0, 20),
           preview: document ? makeDocumentPreview(document, words) : makePreview("", words),
           bestTurn: hit.hit.turnNumber,
+          resumeCommand: null, // pushed from another machine or user: nothing to resume here
         },
       ];
     });
-    return { ...base, results, confident: results[0]?.confident === true };
   }
   const turns = new Map(
     (
-      await connection.query<{ session: string; number: number; timestamp: string; prompt: string; response: string }>(
-        `SELECT t.session, t.number, t.timestamp, t.prompt, t.response FROM recall.turns t
+      await connection.query<{
+        session: string;
+        number: number;
+        timestamp: string;
+        prompt: string;
+        response: string;
+        tools: Array<{ name: string }>;
+        files: string[];
+      }>(
+        `SELECT t.session, t.number, t.timestamp, t.prompt, t.response, t.tools, t.files FROM recall.turns t
          JOIN unnest($1::bigint[], $2::integer[]) AS w(session, number) ON t.session = w.session AND t.number = w.number`,
         [hits.map((hit) => hit.hit.sessionRowid), hits.map((hit) => hit.hit.turnNumber)],
       )
     ).map((row) => [`${row.session}:${row.number}`, row]),
   );
-  const results: ArchiveTurnResult[] = hits.flatMap((hit) => {
+  return hits.flatMap((hit): TurnResult[] => {
     const row = sessions.get(hit.hit.sessionRowid);
     const turn = turns.get(`${hit.hit.sessionRowid}:${hit.hit.turnNumber}`);
     if (!row || !turn) return [];
+    const { summary, place } = placeOf(row);
     return [
       {
-        ...row,
+        ...scoresOf(hit),
+        ...place,
+        sessionId: summary.sessionId,
+        source: summary.source,
+        project: summary.project,
+        projectPath: summary.projectPath,
+        title: summary.title,
+        sourceStatus: summary.sourceStatus,
+        lastSeenAt: summary.lastSeenAt,
+        promptOnly: false,
+        isSubagent: summary.isSubagent,
+        parentSessionId: summary.parentSessionId,
         turn: turn.number,
+        totalTurns: summary.turns,
         timestamp: Number(turn.timestamp),
         prompt: turn.prompt,
+        promptChars: turn.prompt.length,
         responseExcerpt: makePreview(turn.response, words, 400),
-        ...evidence(hit),
+        tools: [...new Set(turn.tools.map((call) => call.name))],
+        files: turn.files,
       },
     ];
   });
-  return { ...base, results, confident: results[0]?.confident === true };
+}
+
+/** What an archive search searched under the filters: sessions, projects and sources the role may see. */
+export async function countArchiveSearched(
+  connection: ArchiveConnection,
+  filters: SearchFilters,
+): Promise<SearchedScope> {
+  const filter = archiveFilterSql(filters, 1);
+  const [row] = await connection.query<{ sessions: number; projects: number; sources: string[] | null }>(
+    `SELECT count(*)::int AS sessions, count(DISTINCT s.project_path)::int AS projects,
+       array_agg(DISTINCT s.source ORDER BY s.source) AS sources FROM recall.sessions s WHERE ${filter.sql}`,
+    filter.params,
+  );
+  return { sessions: row?.sessions ?? 0, projects: row?.projects ?? 0, sources: row?.sources ?? [] };
 }

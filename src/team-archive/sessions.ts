@@ -5,35 +5,20 @@
  */
 import { noProjectLabel, type SearchFilters } from "../search/listing/filters.ts";
 import type { SessionSummary } from "../search/listing/sessions.ts";
+import type { ArchivedCopy } from "../search/reading/hydrate.ts";
 import type { ArchiveConnection } from "./connection.ts";
 
-/** Who pushed an archived session, and from where. */
-export interface ArchiveOrigin {
-  team: string;
-  pushedBy: string;
-  machine: string;
-  osUser: string;
-}
-
-/** An archived session's summary. `archiveId` is its id in the archive (what `show --archive` takes). */
-export type ArchiveSessionSummary = ArchiveOrigin &
-  Pick<
-    SessionSummary,
-    | "sessionId"
-    | "source"
-    | "project"
-    | "projectPath"
-    | "title"
-    | "gitBranch"
-    | "startedAt"
-    | "endedAt"
-    | "turns"
-    | "isSubagent"
-  > & { archiveId: string };
+/**
+ * An archived session's summary: every field of a local summary (search/listing/sessions.ts) but the local storage's,
+ * with its archive id and origin (search/reading/hydrate.ts ArchivedCopy). `sourceStatus` is the source's as the
+ * pusher last saw it, `lastSeenAt` when it was pushed; an archived session is never prompt-only (those are not pushed).
+ */
+export type ArchiveSessionSummary = ArchivedCopy & Omit<SessionSummary, "rowid" | "location">;
 
 /** Columns of recall.sessions (alias `s`) that {@link toArchiveSummary} reads. */
 export const archiveSessionColumns = `s.id, s.team, s.pushed_by, s.machine, s.os_user, s.source, s.session_id,
-  s.project_path, s.project_name, s.git_branch, s.title, s.started_at, s.ended_at, s.turn_count, s.is_subagent`;
+  s.project_path, s.project_name, s.git_branch, s.title, s.started_at, s.ended_at, s.turn_count, s.is_subagent,
+  s.parent_session_id, s.files, s.source_status, (extract(epoch FROM s.pushed_at) * 1000)::bigint AS pushed_at`;
 
 /** A row of {@link archiveSessionColumns} as pg returns it (bigint columns as strings). */
 export interface ArchiveSessionRow {
@@ -52,6 +37,10 @@ export interface ArchiveSessionRow {
   ended_at: string;
   turn_count: number;
   is_subagent: boolean;
+  parent_session_id: string | null;
+  files: string[];
+  source_status: SessionSummary["sourceStatus"];
+  pushed_at: string;
 }
 
 /** The summary of a row of {@link archiveSessionColumns} (times as epoch ms numbers). */
@@ -72,6 +61,11 @@ export function toArchiveSummary(row: ArchiveSessionRow): ArchiveSessionSummary 
     endedAt: Number(row.ended_at),
     turns: row.turn_count,
     isSubagent: row.is_subagent,
+    parentSessionId: row.parent_session_id,
+    files: row.files,
+    sourceStatus: row.source_status,
+    lastSeenAt: Number(row.pushed_at),
+    promptOnly: false,
   };
 }
 

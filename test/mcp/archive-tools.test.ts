@@ -127,9 +127,9 @@ describe.skipIf(skipReason !== undefined)("issue 30: the MCP tools with archive:
     expect(top.archive_id).toMatch(/^\d+$/);
     expect(structured(result)).toMatchObject({ depth: 1, mode: "keyword", archive: postgres.url({ user: "alice" }) });
     const text = textOf(result);
-    expect(text.split("\n")[0]).toContain("keyword search of the team archive");
+    expect(text.split("\n")[0]).toMatch(/keyword search over \d+ sessions in the team archive postgres/);
     expect(text).toContain(
-      `archive:${top.archive_id} 2026-03-04 api "Docker bridge MTU" turn 1/2 by alice@laptop, team alpha`,
+      `archive:${top.archive_id} 2026-03-04 api "Docker bridge MTU" turn 1/2 (team archive: by alice@laptop, team alpha)`,
     );
     // the same server still searches this machine's index without the switch: no origin fields there
     const local = await call(archived.client, "search", { query: "docker bridge network" });

@@ -9,10 +9,12 @@
  * recall's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { archiveReadTurnsOutput, archiveSearchOutput, turnOfArchive } from "../../src/mcp/archive-format.ts";
+import { archiveReadTurnsOutput, turnOfArchive } from "../../src/mcp/archive-format.ts";
+import { searchOutput } from "../../src/mcp/format.ts";
 import { serverInstructions } from "../../src/mcp/schemas.ts";
 import { neutralizeSessionText, sessionText, writeAnswer } from "../../src/mcp/session-text.ts";
-import type { ArchiveSessionResult, ArchiveTurnResult } from "../../src/team-archive/search.ts";
+import type { SearchResponse } from "../../src/search/api.ts";
+import type { SessionResult, TurnResult } from "../../src/search/reading/hydrate.ts";
 import type { TestTurn } from "../helpers/claude-writer.ts";
 import { type Connection, call, serveOneSession, textOf } from "./helpers.ts";
 
@@ -196,6 +198,11 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
   const summary = {
     ...origin,
     archiveId: "42",
+    parentSessionId: null,
+    files: [],
+    sourceStatus: "present" as const,
+    lastSeenAt: Date.UTC(2026, 2, 2),
+    promptOnly: false,
     sessionId,
     source: "claude-code" as const,
     project: "ops",
@@ -207,7 +214,13 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
     turns: 2,
     isSubagent: false,
   };
+  const { archiveId, team, pushedBy, machine, osUser, ...session } = summary;
+  const place = { here: false, archived: { archiveId, team, pushedBy, machine, osUser } };
   const scores = {
+    keywordScore: 1,
+    vectorScore: undefined,
+    coverage: 1,
+    cosine: undefined,
     score: 1,
     confidence: 0.9,
     confident: true,
@@ -219,16 +232,27 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
 
   for (const format of ["index", "full"] as const) {
     test(`search at depth 1 and 2 (${format})`, () => {
-      const sessions: ArchiveSessionResult[] = [
-        { ...summary, ...scores, bestTurn: 1, preview: { text: hostile, highlights: [] } },
-      ];
-      const turnResults: ArchiveTurnResult[] = [
+      const sessions: SessionResult[] = [
         {
-          ...summary,
+          ...session,
+          ...place,
+          ...scores,
+          bestTurn: 1,
+          resumeCommand: null,
+          preview: { text: hostile, highlights: [] },
+        },
+      ];
+      const turnResults: TurnResult[] = [
+        {
+          ...session,
+          ...place,
           ...scores,
           turn: 1,
+          totalTurns: 2,
           timestamp: summary.startedAt,
           prompt: hostile,
+          promptChars: hostile.length,
+          tools: [],
           responseExcerpt: { text: hostile, highlights: [] },
         },
       ];
@@ -236,18 +260,25 @@ describe("issue 37: the team archive's answers are fenced the same way", () => {
         ["session", sessions],
         ["turn", turnResults],
       ] as const) {
-        const response = {
+        const response: SearchResponse = {
           query: "zanzibar",
           level,
-          archive: "team@db",
+          archive: { url: "team@db", alone: true, sessions: 1 },
+          searched: { sessions: 1, projects: 1, sources: ["claude-code"] },
+          offset: 0,
           nextOffset: undefined,
-          mode: "keyword" as const,
+          mode: "keyword",
+          vectorWeight: 0,
+          semanticShare: 0,
+          calibration: undefined,
           results,
           notices: [],
           dates: [],
           confident: true,
         };
-        expectUnforgeable(archiveSearchOutput({ response, offset: 0, nextOffset: undefined }, format).text);
+        const text = expectUnforgeable(searchOutput(response, format).text).structure.join("\n");
+        expect(text).toContain("archive:42"); // read by its archive id, with who pushed it
+        expect(text).toContain("team archive: by alice@laptop, team alpha");
       }
     });
   }

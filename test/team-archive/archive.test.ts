@@ -9,7 +9,11 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
-import { type ArchiveSessionResult, type ArchiveTurnResult, searchArchive } from "../../src/team-archive/search.ts";
+import { searchArchive } from "../../src/team-archive/search.ts";
+import type {
+  SessionResult as ArchiveSessionResult,
+  TurnResult as ArchiveTurnResult,
+} from "../../src/search/reading/hydrate.ts";
 import { readArchiveSession, resolveArchiveSessionId } from "../../src/team-archive/show.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
@@ -165,12 +169,17 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
       limit: 5,
     });
     const top = found.results[0] as ArchiveSessionResult;
-    expect(top).toMatchObject({ sessionId: idOf(7), pushedBy: "alice", machine: "laptop", team: "alpha", bestTurn: 1 });
+    expect(top).toMatchObject({
+      sessionId: idOf(7),
+      here: false,
+      archived: { pushedBy: "alice", machine: "laptop", team: "alpha" },
+      bestTurn: 1,
+    });
     expect(top.confident).toBe(true);
-    expect(found.notices.join(" ")).toContain("keyword-only");
+    expect(found.mode).toBe("keyword"); // no vector leg given: keyword-only by request, as local search's API
     const turns = await searchArchive(alice, { query: "bridge MTU", level: "turn", filters: {}, limit: 3 });
     expect((turns.results[0] as ArchiveTurnResult).turn).toBe(1);
-    const shown = await readArchiveSession(alice, top.archiveId);
+    const shown = await readArchiveSession(alice, top.archived!.archiveId);
     expect(shown.turns.map((turn) => turn.prompt)).toEqual([
       "the docker bridge network drops packets after the kernel upgrade",
       expect.stringContaining("follow up"),
@@ -204,10 +213,34 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
         { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
       );
       expect(run.exitCode).toBe(0);
-      return (JSON.parse(run.stdout.toString()) as { notices: string[] }).notices;
+      expect(JSON.parse(run.stdout.toString())).toMatchObject({ mode: "keyword", archive: expect.any(String) });
+      return run.stderr.toString().split("\n").filter(Boolean); // on stderr, as local search's notices
     };
-    expect(notices()).toEqual(["keyword-only search: this machine's index has no embedding model"]);
+    expect(notices()).toEqual(["recall: keyword-only search: this machine's index has no embedding model"]);
     expect(notices("--keyword-only")).toEqual([]);
+  });
+
+  test("search --archive and --everywhere take every output flag of local search: --explain, --format, --max-chars", () => {
+    const search = (...flags: string[]) =>
+      Bun.spawnSync(
+        [process.execPath, "src/cli.ts", "search", "docker bridge network", "--no-reindex", "--keyword-only", ...flags],
+        { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+      );
+    const url = server.url({ user: "alice" });
+    const explained = search("--archive-url", url, "--explain", "--json");
+    expect(explained.exitCode).toBe(0);
+    const answer = JSON.parse(explained.stdout.toString()) as { results: Array<{ here: boolean; explain: unknown }> };
+    expect(answer.results.length).toBeGreaterThan(0);
+    expect(answer.results.every((result) => !result.here && result.explain !== null)).toBe(true);
+    const index = search("--everywhere", "--archive-url", url, "--format", "index", "--json", "--max-chars", "2000");
+    expect(index.exitCode).toBe(0);
+    expect(index.stdout.toString().length).toBeLessThanOrEqual(2000);
+    expect(JSON.parse(index.stdout.toString())).toMatchObject({ format: "index", archive: expect.any(String) });
+    const text = search("--archive-url", url, "--depth", "2");
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout.toString()).toMatch(/in the team archive postgres/);
+    expect(text.stdout.toString()).toContain("(team archive: by alice@laptop, team alpha)");
+    expect(text.stdout.toString()).toMatch(/→ context: recall show --archive \d+:\d+-\d+/);
   });
 
   test("paging, a session named by a prefix or its archive id, and a turn past the end", async () => {
@@ -445,16 +478,23 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     expect(run.exitCode).toBe(0);
     const answer = JSON.parse(run.stdout.toString()) as {
       version: number;
-      results: Array<{ where: string; also_in_archive: boolean; session_id: string; pushed_by?: string }>;
+      archive: string;
+      searched: { sessions: number };
+      results: Array<{ here: boolean; archive_id?: string; session_id: string; pushed_by?: string }>;
     };
     expect(answer.version).toBe(1);
+    expect(answer.archive).toContain("alice@");
+    // this machine's session, also pushed: the local one (resumable, read from its source), naming the archive's copy
     const mine = answer.results.find((entry) => entry.session_id === idOf(7));
-    expect(mine).toMatchObject({ where: "local", also_in_archive: true });
+    expect(mine).toMatchObject({ here: true, archive_id: expect.stringMatching(/^\d+$/) });
+    expect(mine).toMatchObject({ resume_command: expect.stringContaining("claude --resume") });
     const carols = answer.results.find((entry) => entry.session_id === "cccccccc-0000-4000-8000-00000000000c");
     expect(carols).toMatchObject({
-      where: "archive",
+      here: false,
       pushed_by: "carol",
-      show_command: expect.stringContaining("--archive"),
+      machine: "desk",
+      resume_command: null,
+      next_command: expect.stringContaining("--archive --depth 2 --session"),
     });
     // each session once, though this machine's sessions were pushed from five machines
     const ids = answer.results.map((entry) => entry.session_id);

@@ -19,7 +19,8 @@ import { searchIndex, type SessionResult, type TurnResult } from "../../src/sear
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
-import { type ArchiveSessionResult, type ArchiveTurnResult, searchArchive } from "../../src/team-archive/search.ts";
+import { searchArchive } from "../../src/team-archive/search.ts";
+import { searchEverywhere } from "../../src/team-archive/everywhere.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 import { runCli } from "../helpers/cli.ts";
 
@@ -36,7 +37,7 @@ let db: Database;
 let archive: ArchiveConnection;
 
 /** What an answer ranked: each result's session (and turn), confidence to 4 places and mark, in order. */
-function ranking(results: ReadonlyArray<SessionResult | TurnResult | ArchiveSessionResult | ArchiveTurnResult>) {
+function ranking(results: ReadonlyArray<SessionResult | TurnResult>) {
   return results.map((result) => [
     result.sessionId,
     "turn" in result ? result.turn : null,
@@ -66,7 +67,8 @@ describe.skipIf(skipReason !== undefined)("the archive searches through the loca
     await server?.stop();
   });
 
-  test("top 5 sessions and turns, their confidence and marks equal local search's, dates and sub-agents included", async () => {
+  /** Queries from the history's own titles: plain, in a month that holds sessions, in one that holds none, a date alone. */
+  function queriesOfTitles(): string[] {
     const sessions = db
       .query<{ title: string; ended_at: number; is_subagent: number }, []>(
         "SELECT coalesce(title, '') AS title, ended_at, is_subagent FROM sessions WHERE ended_at > 0 ORDER BY id",
@@ -87,12 +89,16 @@ describe.skipIf(skipReason !== undefined)("the archive searches through the loca
       ),
     ].filter(Boolean);
     expect(topics.length).toBeGreaterThan(3);
-    const queries = [
+    return [
       ...topics,
       ...topics.map((topic) => `${topic} in ${held}`),
       ...topics.slice(0, 3).map((topic) => `${topic} in June 2011`),
       `what did we do in ${held}`,
     ];
+  }
+
+  test("top 5 sessions and turns, their confidence and marks equal local search's, dates and sub-agents included", async () => {
+    const queries = queriesOfTitles();
     const filterSets: SearchFilters[] = [{}, { includeSubagents: true }];
     let compared = 0;
     for (const query of queries)
@@ -117,6 +123,41 @@ describe.skipIf(skipReason !== undefined)("the archive searches through the loca
     expect(compared).toBeGreaterThan(queries.length);
   }, 120_000);
 
+  test("--everywhere is the same pipeline over both stores: a copy ranks as the local session, an archive alone as the archive", async () => {
+    const empty = join(work, "empty");
+    await runIndex({ recallHome: empty, roots: { "claude-code": [], opencode: [] } });
+    const nothingHere = openIndex(databasePath(empty), { readonly: true });
+    try {
+      let compared = 0;
+      for (const query of queriesOfTitles())
+        for (const level of ["session", "turn"] as const) {
+          const request = { query, level, filters: { includeSubagents: true }, limit: 5, mode: "keyword" as const };
+          // every archived session is a copy of one here: the local ones rank, each naming its archived copy
+          const both = await searchEverywhere(db, archive, request, {});
+          const local = await searchIndex(db, request);
+          expect({ query, level, ranking: ranking(both.results) }).toEqual({
+            query,
+            level,
+            ranking: ranking(local.results),
+          });
+          expect(both.results.every((result) => result.here && result.archived?.machine === "laptop")).toBe(true);
+          // nothing here: the archive's answer, each result held there only
+          const elsewhere = await searchEverywhere(nothingHere, archive, request, {});
+          const remote = await searchArchive(archive, request);
+          expect({ query, level, ranking: ranking(elsewhere.results) }).toEqual({
+            query,
+            level,
+            ranking: ranking(remote.results),
+          });
+          expect(elsewhere.results.every((result) => !result.here && result.archived !== undefined)).toBe(true);
+          if (local.results.length > 0) compared++;
+        }
+      expect(compared).toBeGreaterThan(5);
+    } finally {
+      nothingHere.close();
+    }
+  }, 120_000);
+
   test("--vector-only without a vector leg is local search's EMBEDDINGS_MISSING, and an alpha outside 0–1 its usage error", async () => {
     const request = { query: "docker", level: "session" as const, filters: {} };
     await expect(searchArchive(archive, { ...request, mode: "vector" })).rejects.toMatchObject({
@@ -132,14 +173,11 @@ describe("--archive takes local search's flags, checked before connecting (issue
   // Nothing listens on port 9: a search that connected first would exit 1 with a connection error.
   const unreachable = ["--archive-url", "postgresql://nobody@127.0.0.1:9/recall"];
 
-  test("an alpha outside 0–1 and --explain are usage errors (exit 2), not a failed connection", () => {
+  test("an alpha outside 0–1 is a usage error (exit 2), not a failed connection", () => {
     const alpha = run([...unreachable, "--alpha", "7"]);
     expect([alpha.exitCode, alpha.stderr.toString().trim()]).toEqual([
       2,
       "recall: --alpha must be between 0 and 1, got 7",
     ]);
-    const explain = run([...unreachable, "--explain"]);
-    expect(explain.exitCode).toBe(2);
-    expect(explain.stderr.toString()).toContain("--explain explains local results only");
   });
 });

@@ -17,7 +17,7 @@ import { type SessionResult, searchIndex } from "../../src/search/index.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
-import { type ArchiveSessionResult, searchArchive } from "../../src/team-archive/search.ts";
+import { searchArchive } from "../../src/team-archive/search.ts";
 import { podGroupSession } from "../fixtures/podgroup-session.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
@@ -70,7 +70,7 @@ describe.skipIf(skipReason !== undefined)("the archive's search answers as local
 
   test('item 5: a search for "PodGroup not found" previews the reply, not the rg command, as local search does', async () => {
     const request = { query: "PodGroup not found", level: "session" as const, filters: {} };
-    const [hit] = (await searchArchive(alice, request)).results as ArchiveSessionResult[];
+    const [hit] = (await searchArchive(alice, request)).results as SessionResult[];
     expect(hit?.sessionId).toBe(session.sessionId);
     expect(hit!.preview.text).toContain("the webhook creates the pod before its PodGroup exists");
     expect(hit!.preview.text).not.toContain("rg -n");

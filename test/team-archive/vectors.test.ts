@@ -10,7 +10,8 @@ import { createVectorLeg } from "../../src/search/ranking/vector.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
-import { type ArchiveSessionResult, searchArchive } from "../../src/team-archive/search.ts";
+import { searchArchive } from "../../src/team-archive/search.ts";
+import type { SessionResult } from "../../src/search/reading/hydrate.ts";
 import { archiveModel, createArchiveVectorLeg } from "../../src/team-archive/vectors.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { hasSharedModel, sharedModelPath } from "../helpers/models.ts";
@@ -140,7 +141,7 @@ describe.skipIf(!hasSharedModel)("the team archive's vector leg on pgvector (PGl
       leg,
     );
     expect(hybrid.mode).toBe("hybrid");
-    expect((hybrid.results[0] as ArchiveSessionResult).sessionId).toBe(idOf(0));
+    expect((hybrid.results[0] as SessionResult).sessionId).toBe(idOf(0));
   });
 
   test("the MCP search tool with archive: true is hybrid too, with the server's model", async () => {

@@ -46,6 +46,8 @@ export interface TermRarity {
   documents: number;
   /** BM25 idf, ≥ 0 (see the module doc). */
   idf: number;
+  /** Documents of the store it was counted in (N of the idf): `--everywhere` takes the larger store's rarities. */
+  total: number;
 }
 
 /** The evidence and verdict of one result. */
@@ -117,7 +119,12 @@ export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
  */
 export function termRarity(term: string, documents: number, total: number): TermRarity {
   const counted = Math.min(documents, documentFrequencyCap);
-  return { term, documents: counted, idf: Math.log(1 + (Math.max(total, counted) - counted + 0.5) / (counted + 0.5)) };
+  return {
+    term,
+    documents: counted,
+    idf: Math.log(1 + (Math.max(total, counted) - counted + 0.5) / (counted + 0.5)),
+    total,
+  };
 }
 
 /** The IDF-weighted share of the query's terms (`rarities`, one per term) that a document holds (`held`), 0–1. */

@@ -395,6 +395,45 @@ export async function tierAllThenAny(
   return [...rescale(allTier, 0.5, 1), ...rescale(anyTier, 0, 0.49)];
 }
 
+/**
+ * Two stores' keyword candidates as one ranking (`--everywhere`: the local index and the team archive), best first, at
+ * most `candidates`: all-terms hits above any-term hits as {@link tierAllThenAny} ranks them, each tier merged by the
+ * raw −bm25 evidence (`raw`; both stores compute FTS5's BM25, each over its own statistics), keeping each store's own
+ * order, and min-max normalized again over both. When only one store has candidates, its list is returned as it is.
+ * Ids must not collide (the caller maps one store's into its own range).
+ */
+export function mergeKeywordHits(lists: ReadonlyArray<readonly LexicalHit[]>, candidates: number): LexicalHit[] {
+  const found = lists.filter((hits) => hits.length > 0);
+  if (found.length <= 1) return (found[0] ?? []).slice(0, candidates);
+  const tier = (allTerms: boolean) =>
+    mergeByRaw(found.map((hits) => hits.filter((hit) => (hit.allTerms !== false) === allTerms))).map((hit) => ({
+      ...hit,
+      score: hit.raw ?? 0,
+    }));
+  const [all, anyTerm] = [tier(true), tier(false)];
+  const ranked =
+    all.length === 0 || anyTerm.length === 0
+      ? rescale([...all, ...anyTerm], 0, 1)
+      : [...rescale(all, 0.5, 1), ...rescale(anyTerm, 0, 0.49)];
+  return ranked.slice(0, candidates);
+}
+
+/** Lists each best first, merged by `raw` (higher first; a tie keeps the earlier list's hit first). */
+function mergeByRaw(lists: ReadonlyArray<readonly LexicalHit[]>): LexicalHit[] {
+  const next = lists.map(() => 0);
+  const merged: LexicalHit[] = [];
+  for (;;) {
+    let best = -1;
+    for (const [i, hits] of lists.entries()) {
+      const hit = hits[next[i]!];
+      if (hit && (best < 0 || (hit.raw ?? 0) > (lists[best]![next[best]!]!.raw ?? 0))) best = i;
+    }
+    if (best < 0) return merged;
+    merged.push(lists[best]![next[best]!]!);
+    next[best]!++;
+  }
+}
+
 /** Min-max normalize raw scores (−bm25) into [low, high]; a single hit or equal scores get `high`. */
 function rescale(hits: LexicalHit[], low: number, high: number): LexicalHit[] {
   if (hits.length === 0) return hits;

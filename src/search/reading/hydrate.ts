@@ -23,8 +23,31 @@ export interface ResultScores extends ResultConfidence {
   vectorScore: number | undefined;
 }
 
+/** The team archive's copy of a session (issue 30): its id in the archive (what `show --archive` takes), and who pushed it from where. */
+export interface ArchivedCopy {
+  archiveId: string;
+  team: string;
+  pushedBy: string;
+  machine: string;
+  osUser: string;
+}
+
+/**
+ * Where a result is held. One result type serves the local index, the team archive and `--everywhere` (issue 39), so
+ * every front end renders them with one renderer.
+ */
+export interface ResultPlace {
+  /**
+   * True when this machine's index holds the session: it can be resumed, and read from its source or recall's copy.
+   * False for a session only the team archive holds (pushed from another machine or user).
+   */
+  here: boolean;
+  /** The team archive's copy, when the search read the archive and the archive holds the session; else undefined. */
+  archived?: ArchivedCopy;
+}
+
 /** A level-1 result: one session (its summary without storage details, plus what matched). */
-export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid" | "location"> {
+export interface SessionResult extends ResultScores, ResultPlace, Omit<SessionSummary, "rowid" | "location"> {
   /** Best matching text (a turn or the session's prompts), with match spans. */
   preview: Preview;
   /** The turn holding the best match (0 when it was the session document; negative for a rewound turn, issue 26). */
@@ -39,6 +62,7 @@ export interface SessionResult extends ResultScores, Omit<SessionSummary, "rowid
 /** A level-2 result: one turn. */
 export interface TurnResult
   extends ResultScores,
+    ResultPlace,
     Pick<
       SessionSummary,
       | "sessionId"
@@ -141,7 +165,8 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-const scoresOf = (hit: JudgedHit): ResultScores => ({
+/** A ranked hit's scores and verdict, as results carry them (the team archive's hydration too). */
+export const scoresOf = (hit: JudgedHit): ResultScores => ({
   score: hit.score,
   keywordScore: hit.keywordScore,
   vectorScore: hit.vectorScore,
@@ -171,6 +196,7 @@ export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]
         preview: document ? makeDocumentPreview(document, words) : makePreview("", words),
         bestTurn: hit.hit.turnNumber,
         resumeCommand: resumeCommandOf(row),
+        here: true,
       },
     ];
   });
@@ -233,6 +259,7 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
         responseExcerpt: makePreview(turn.response, words, 400),
         tools,
         files: JSON.parse(turn.files) as string[],
+        here: true,
       },
     ];
   });
