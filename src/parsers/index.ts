@@ -6,6 +6,7 @@
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { codexParser } from "./codex.ts";
+import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { opencodeParser } from "./opencode.ts";
@@ -41,6 +42,7 @@ export const parsers: readonly Parser[] = [
   geminiCliParser,
   cursorParser,
   aiderParser,
+  copilotCliParser,
 ];
 
 /** The parser of one source. */
@@ -58,6 +60,8 @@ export function parserFor(source: SourceId): Parser {
       return cursorParser;
     case "aider":
       return aiderParser;
+    case "copilot-cli":
+      return copilotCliParser;
     default:
       return source satisfies never;
   }

@@ -5,6 +5,7 @@
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { codexSource } from "./codex/source.ts";
+import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
@@ -19,6 +20,7 @@ export const sources = [
   geminiCliSource,
   cursorSource,
   aiderSource,
+  copilotCliSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */
