@@ -10,6 +10,7 @@ import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { opencodeParser } from "./opencode.ts";
+import { qwenCodeParser } from "./qwen-code.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -43,6 +44,7 @@ export const parsers: readonly Parser[] = [
   cursorParser,
   aiderParser,
   copilotCliParser,
+  qwenCodeParser,
 ];
 
 /** The parser of one source. */
@@ -62,6 +64,8 @@ export function parserFor(source: SourceId): Parser {
       return aiderParser;
     case "copilot-cli":
       return copilotCliParser;
+    case "qwen-code":
+      return qwenCodeParser;
     default:
       return source satisfies never;
   }

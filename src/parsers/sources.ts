@@ -9,6 +9,7 @@ import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
+import { qwenCodeSource } from "./qwen-code/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -21,6 +22,7 @@ export const sources = [
   cursorSource,
   aiderSource,
   copilotCliSource,
+  qwenCodeSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -97,5 +97,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     cursor: cursorCorpusRoots(corpus),
     aider: aiderCorpusRoots(corpus),
     "copilot-cli": [], // no Copilot CLI logs in the corpus
+    "qwen-code": [], // no Qwen Code chats in the corpus
   };
 }

@@ -17,6 +17,7 @@ describe("where each source's history is looked for", () => {
       ],
       aider: [],
       "copilot-cli": ["/home/ada/.copilot"],
+      "qwen-code": ["/home/ada/.qwen"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -24,6 +25,7 @@ describe("where each source's history is looked for", () => {
       CODEX_HOME: "~/work/codex-home",
       GEMINI_CLI_HOME: "/srv/gem",
       COPILOT_HOME: "~/cp",
+      QWEN_RUNTIME_DIR: "/srv/qwen",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -39,6 +41,7 @@ describe("where each source's history is looked for", () => {
       ],
       aider: [],
       "copilot-cli": ["/home/ada/cp"],
+      "qwen-code": ["/srv/qwen"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -56,6 +59,7 @@ describe("where each source's history is looked for", () => {
       cursor: false,
       aider: false,
       "copilot-cli": false,
+      "qwen-code": false,
     });
   });
 

@@ -36,6 +36,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--cursor-dir",
       "--aider-dir",
       "--copilot-dir",
+      "--qwen-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -45,6 +46,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursorDir: [],
       aiderDir: ["/a"],
       copilotDir: [],
+      qwenDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -54,8 +56,11 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursor: [],
       aider: ["/a"],
       "copilot-cli": [],
+      "qwen-code": [],
     });
-    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI");
+    expect(sourceNameList).toBe(
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code",
+    );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
     ).toEqual({
@@ -66,6 +71,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursor: ["cursor", "/work/my app"],
       aider: ["aider", "--restore-chat-history"],
       "copilot-cli": ["copilot", "--resume", "s-1"],
+      "qwen-code": ["qwen", "--resume", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
