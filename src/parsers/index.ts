@@ -9,6 +9,7 @@ import { codexParser } from "./codex.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { kimiCliParser } from "./kimi-cli.ts";
 import { opencodeParser } from "./opencode.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
 import type { Parser, SourceId } from "./types.ts";
@@ -45,6 +46,7 @@ export const parsers: readonly Parser[] = [
   aiderParser,
   copilotCliParser,
   qwenCodeParser,
+  kimiCliParser,
 ];
 
 /** The parser of one source. */
@@ -66,6 +68,8 @@ export function parserFor(source: SourceId): Parser {
       return copilotCliParser;
     case "qwen-code":
       return qwenCodeParser;
+    case "kimi-cli":
+      return kimiCliParser;
     default:
       return source satisfies never;
   }

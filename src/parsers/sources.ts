@@ -8,6 +8,7 @@ import { codexSource } from "./codex/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { kimiCliSource } from "./kimi-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
 import type { SourceInfo } from "./source-info.ts";
@@ -23,6 +24,7 @@ export const sources = [
   aiderSource,
   copilotCliSource,
   qwenCodeSource,
+  kimiCliSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -16,6 +16,7 @@ export const sourceIds = [
   "aider",
   "copilot-cli",
   "qwen-code",
+  "kimi-cli",
 ] as const;
 
 /** One of {@link sourceIds}. */

@@ -98,5 +98,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     aider: aiderCorpusRoots(corpus),
     "copilot-cli": [], // no Copilot CLI logs in the corpus
     "qwen-code": [], // no Qwen Code chats in the corpus
+    "kimi-cli": [], // no Kimi CLI sessions in the corpus
   };
 }

@@ -18,6 +18,7 @@ describe("where each source's history is looked for", () => {
       aider: [],
       "copilot-cli": ["/home/ada/.copilot"],
       "qwen-code": ["/home/ada/.qwen"],
+      "kimi-cli": ["/home/ada/.kimi"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -26,6 +27,7 @@ describe("where each source's history is looked for", () => {
       GEMINI_CLI_HOME: "/srv/gem",
       COPILOT_HOME: "~/cp",
       QWEN_RUNTIME_DIR: "/srv/qwen",
+      KIMI_SHARE_DIR: "~/kimi-data",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -42,6 +44,7 @@ describe("where each source's history is looked for", () => {
       aider: [],
       "copilot-cli": ["/home/ada/cp"],
       "qwen-code": ["/srv/qwen"],
+      "kimi-cli": ["/home/ada/kimi-data"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -60,6 +63,7 @@ describe("where each source's history is looked for", () => {
       aider: false,
       "copilot-cli": false,
       "qwen-code": false,
+      "kimi-cli": false,
     });
   });
 

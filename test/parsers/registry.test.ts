@@ -37,6 +37,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--aider-dir",
       "--copilot-dir",
       "--qwen-dir",
+      "--kimi-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -47,6 +48,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       aiderDir: ["/a"],
       copilotDir: [],
       qwenDir: [],
+      kimiDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -57,9 +59,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       aider: ["/a"],
       "copilot-cli": [],
       "qwen-code": [],
+      "kimi-cli": [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -72,6 +75,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       aider: ["aider", "--restore-chat-history"],
       "copilot-cli": ["copilot", "--resume", "s-1"],
       "qwen-code": ["qwen", "--resume", "s-1"],
+      "kimi-cli": ["kimi", "-r", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
