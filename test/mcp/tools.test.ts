@@ -49,7 +49,7 @@ describe("issue 10: the MCP tools over stdio", () => {
     }
   });
 
-  test("issue 26: the search tool's description names all six tools recall reads, and source lists every source id", async () => {
+  test("issue 26: the search tool's description names every tool recall reads, and source lists every source id", async () => {
     const { tools } = await server.client.listTools();
     const search = tools.find((tool) => tool.name === "search")!;
     expect(search.description).toContain(`(${sourceNameList})`);

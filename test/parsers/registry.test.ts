@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { planWatchTargets } from "../../src/index/watch/targets.ts";
+import { forwardedVariables } from "../../src/mcp/config-snippet.ts";
 import { sourceNameList } from "../../src/mcp/schemas.ts";
 import { parserFor, parsers, sourceIds, sources } from "../../src/parsers/index.ts";
 import { sourceFlagNames, sourceFlags } from "../../src/service/source-args.ts";
@@ -25,6 +26,10 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe("the parser registry holds what each agent implies (issue 39, item 3)", () => {
+  test("issue 40: a registered MCP server is handed every source's folder list (RECALL_<AGENT>_DIRS)", () => {
+    for (const source of sources) expect(forwardedVariables as readonly string[]).toContain(source.variable);
+  });
+
   test("every source has one parser with a watch layout and a resume command, and one source.ts with its name and options", () => {
     expect(parsers.map((parser) => parser.id)).toEqual([...sourceIds]);
     expect(sources.map((source) => source.id)).toEqual([...sourceIds]);
