@@ -6,8 +6,9 @@
  * (github/copilot-sdk nodejs/src/generated/session-events.ts, commit cc0438d6). Tool and argument names are those seen
  * in logs people published: `bash {command, description}`, `view {path}`, `edit {path, old_str, new_str}`,
  * `create {path, file_text}`, `grep {pattern, path}`, `glob {pattern}`, `web_fetch {url}`, `task {description, prompt}`,
- * `skill {skill}` (edburns' exported session in the code corpus, id 59974038497, CLI 1.0.76; test logs of
- * wesm/agentsview and others, docs/formats/copilot-cli.md).
+ * `skill {skill}` (a CLI 1.0.76 session exported with its raw event lines, "Copilot CLI Session 0465767f-…", by
+ * edburns of github/copilot-sdk: its repository could not be pinned; test logs of wesm/agentsview
+ * internal/parser/copilot_test.go, commit aea2eb12; docs/formats/copilot-cli.md).
  */
 import { withFileChange } from "../file-change.ts";
 import { buildToolCall, normalizeToolInput, normalizeToolName } from "../tool-calls.ts";
