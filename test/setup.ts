@@ -10,7 +10,7 @@
  * (`EMBEDDINGS_*`), the summary backends (`SUMMARIES_*`, `ANTHROPIC_*`), and the agents' and the system's folders.
  */
 const callerSettings =
-  /^(RECALL_|EMBEDDINGS_|SUMMARIES_|ANTHROPIC_)|^(CLAUDE_CONFIG_DIR|CODEX_HOME|GEMINI_CLI_HOME|XDG_(CONFIG|DATA|CACHE|STATE)_HOME|APPDATA|LOCALAPPDATA)$/;
+  /^(RECALL_|EMBEDDINGS_|SUMMARIES_|ANTHROPIC_)|^(CLAUDE_CONFIG_DIR|CODEX_HOME|GEMINI_CLI_HOME|COPILOT_HOME|QWEN_RUNTIME_DIR|KIMI_SHARE_DIR|XDG_(CONFIG|DATA|CACHE|STATE)_HOME|APPDATA|LOCALAPPDATA)$/;
 
 /** Knobs of the tests themselves (crash-recovery's fault injection, extra Aider histories, bench caches): kept. */
 const testKnobs = /^RECALL_(FAULT_|AIDER_HISTORIES$|TEST_|BENCH_)/;

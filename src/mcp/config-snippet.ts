@@ -35,6 +35,9 @@ export const forwardedVariables = [
   "RECALL_GEMINI_DIRS",
   "RECALL_CURSOR_DIRS",
   "RECALL_AIDER_DIRS",
+  "RECALL_COPILOT_DIRS",
+  "RECALL_QWEN_DIRS",
+  "RECALL_KIMI_DIRS",
   "RECALL_MODEL",
 ] as const;
 

@@ -6,9 +6,12 @@
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { codexParser } from "./codex.ts";
+import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { kimiCliParser } from "./kimi-cli.ts";
 import { opencodeParser } from "./opencode.ts";
+import { qwenCodeParser } from "./qwen-code.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -41,6 +44,9 @@ export const parsers: readonly Parser[] = [
   geminiCliParser,
   cursorParser,
   aiderParser,
+  copilotCliParser,
+  qwenCodeParser,
+  kimiCliParser,
 ];
 
 /** The parser of one source. */
@@ -58,6 +64,12 @@ export function parserFor(source: SourceId): Parser {
       return cursorParser;
     case "aider":
       return aiderParser;
+    case "copilot-cli":
+      return copilotCliParser;
+    case "qwen-code":
+      return qwenCodeParser;
+    case "kimi-cli":
+      return kimiCliParser;
     default:
       return source satisfies never;
   }

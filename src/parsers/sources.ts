@@ -5,9 +5,12 @@
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { codexSource } from "./codex/source.ts";
+import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { kimiCliSource } from "./kimi-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
+import { qwenCodeSource } from "./qwen-code/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -19,6 +22,9 @@ export const sources = [
   geminiCliSource,
   cursorSource,
   aiderSource,
+  copilotCliSource,
+  qwenCodeSource,
+  kimiCliSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

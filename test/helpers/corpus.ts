@@ -96,5 +96,8 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "gemini-cli": geminiCorpusRoots(corpus),
     cursor: cursorCorpusRoots(corpus),
     aider: aiderCorpusRoots(corpus),
+    "copilot-cli": [], // no Copilot CLI logs in the corpus
+    "qwen-code": [], // no Qwen Code chats in the corpus
+    "kimi-cli": [], // no Kimi CLI sessions in the corpus
   };
 }

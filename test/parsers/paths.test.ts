@@ -16,12 +16,18 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.config/Cursor/User",
       ],
       aider: [],
+      "copilot-cli": ["/home/ada/.copilot"],
+      "qwen-code": ["/home/ada/.qwen"],
+      "kimi-cli": ["/home/ada/.kimi"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
       XDG_DATA_HOME: "/data",
       CODEX_HOME: "~/work/codex-home",
       GEMINI_CLI_HOME: "/srv/gem",
+      COPILOT_HOME: "~/cp",
+      QWEN_RUNTIME_DIR: "/srv/qwen",
+      KIMI_SHARE_DIR: "~/kimi-data",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -36,6 +42,9 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.config/Cursor/User",
       ],
       aider: [],
+      "copilot-cli": ["/home/ada/cp"],
+      "qwen-code": ["/srv/qwen"],
+      "kimi-cli": ["/home/ada/kimi-data"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -52,6 +61,9 @@ describe("where each source's history is looked for", () => {
       "gemini-cli": true,
       cursor: false,
       aider: false,
+      "copilot-cli": false,
+      "qwen-code": false,
+      "kimi-cli": false,
     });
   });
 

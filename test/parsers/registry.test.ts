@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { planWatchTargets } from "../../src/index/watch/targets.ts";
+import { forwardedVariables } from "../../src/mcp/config-snippet.ts";
 import { sourceNameList } from "../../src/mcp/schemas.ts";
 import { parserFor, parsers, sourceIds, sources } from "../../src/parsers/index.ts";
 import { sourceFlagNames, sourceFlags } from "../../src/service/source-args.ts";
@@ -25,6 +26,10 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe("the parser registry holds what each agent implies (issue 39, item 3)", () => {
+  test("issue 40: a registered MCP server is handed every source's folder list (RECALL_<AGENT>_DIRS)", () => {
+    for (const source of sources) expect(forwardedVariables as readonly string[]).toContain(source.variable);
+  });
+
   test("every source has one parser with a watch layout and a resume command, and one source.ts with its name and options", () => {
     expect(parsers.map((parser) => parser.id)).toEqual([...sourceIds]);
     expect(sources.map((source) => source.id)).toEqual([...sourceIds]);
@@ -35,6 +40,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--gemini-dir",
       "--cursor-dir",
       "--aider-dir",
+      "--copilot-dir",
+      "--qwen-dir",
+      "--kimi-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -43,6 +51,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       geminiDir: [],
       cursorDir: [],
       aiderDir: ["/a"],
+      copilotDir: [],
+      qwenDir: [],
+      kimiDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -51,8 +62,13 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "gemini-cli": [],
       cursor: [],
       aider: ["/a"],
+      "copilot-cli": [],
+      "qwen-code": [],
+      "kimi-cli": [],
     });
-    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider");
+    expect(sourceNameList).toBe(
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI",
+    );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
     ).toEqual({
@@ -62,6 +78,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "gemini-cli": ["gemini", "--resume", "s-1"],
       cursor: ["cursor", "/work/my app"],
       aider: ["aider", "--restore-chat-history"],
+      "copilot-cli": ["copilot", "--resume", "s-1"],
+      "qwen-code": ["qwen", "--resume", "s-1"],
+      "kimi-cli": ["kimi", "-r", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -4,12 +4,12 @@
  * its JSONL is another format: one `ChatRecord` per line, `{uuid, parentUuid, sessionId, timestamp, type: "user" |
  * "assistant" | "tool_result" | "system", cwd, version, gitBranch?, message: {role, parts}}` (QwenLM/qwen-code
  * `packages/core/src/services/chatRecordingService.ts` `ChatRecord`, commit 015346f1, Apache-2.0). Read as Gemini CLI
- * it names a session and holds no message, so it became an empty session; it is rejected instead, with a reason, until
- * a Qwen Code parser reads it.
+ * it names a session and holds no message, so it became an empty session; the Gemini CLI source rejects it instead,
+ * with a reason that names the source that reads it (qwen-code, issue 40: its scan takes the same test).
  */
 
 /** The reason a Qwen Code chat file is rejected with (shown by `recall index` and `recall status`). */
-export const qwenCodeReason = "not a Gemini CLI file: a Qwen Code chat (uuid/parentUuid records)";
+export const qwenCodeReason = "not a Gemini CLI file: a Qwen Code chat (read by the qwen-code source: --qwen-dir)";
 
 const recordTypes = new Set(["user", "assistant", "tool_result", "system"]);
 
