@@ -5,10 +5,13 @@
  */
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
+import { clineParser } from "./cline.ts";
 import { codexParser } from "./codex.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { kiloCodeParser } from "./kilo-code.ts";
 import { opencodeParser } from "./opencode.ts";
+import { rooCodeParser } from "./roo-code.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -41,6 +44,9 @@ export const parsers: readonly Parser[] = [
   geminiCliParser,
   cursorParser,
   aiderParser,
+  clineParser,
+  rooCodeParser,
+  kiloCodeParser,
 ];
 
 /** The parser of one source. */
@@ -58,6 +64,12 @@ export function parserFor(source: SourceId): Parser {
       return cursorParser;
     case "aider":
       return aiderParser;
+    case "cline":
+      return clineParser;
+    case "roo-code":
+      return rooCodeParser;
+    case "kilo-code":
+      return kiloCodeParser;
     default:
       return source satisfies never;
   }

@@ -4,10 +4,13 @@
  */
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
+import { clineSource } from "./cline/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { kiloCodeSource } from "./kilo-code/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
+import { rooCodeSource } from "./roo-code/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -19,6 +22,9 @@ export const sources = [
   geminiCliSource,
   cursorSource,
   aiderSource,
+  clineSource,
+  rooCodeSource,
+  kiloCodeSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

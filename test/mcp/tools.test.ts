@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sourceNameList } from "../../src/mcp/schemas.ts";
 import { sourceIds } from "../../src/parsers/index.ts";
 import { call, connectStdio, exampleFlags, fromSource, isolatedEnv, repo, textOf, type Connection } from "./helpers.ts";
 
@@ -32,13 +33,14 @@ type Item = Record<string, unknown>;
 const results = (structured: unknown): Item[] => (structured as { results: Item[] }).results;
 
 describe("issue 10: the MCP tools over stdio", () => {
-  test("the server lists five tools whose definitions together stay under 1,000 tokens (characters / 4)", async () => {
+  test("the server lists five tools whose definitions together stay under 1,050 tokens (characters / 4)", async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["search", "read_turns", "list_sessions", "timeline", "recent"]);
     const modelFacing = tools.map((tool) =>
       JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }),
     );
-    expect(modelFacing.join("").length / 4).toBeLessThanOrEqual(1000);
+    // 1,000 until issue 40 added Cline, Roo Code and Kilo Code: every source id is listed in four tools' `source`
+    expect(modelFacing.join("").length / 4).toBeLessThanOrEqual(1050);
     for (const tool of tools) {
       expect(tool.outputSchema).toBeDefined();
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -48,7 +50,8 @@ describe("issue 10: the MCP tools over stdio", () => {
   test("issue 26: the search tool's description names all six tools recall reads, and source lists every source id", async () => {
     const { tools } = await server.client.listTools();
     const search = tools.find((tool) => tool.name === "search")!;
-    expect(search.description).toContain("(Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider)");
+    expect(search.description).toContain(`(${sourceNameList})`);
+    expect(sourceNameList).toStartWith("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider");
     expect(search.description).toContain("exact identifiers");
     const source = (search.inputSchema.properties as Record<string, { description: string }>).source!;
     expect(source.description.split("|")).toEqual([...sourceIds]);
@@ -290,7 +293,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     [
       "search",
       { query: "x", source: "vim" },
-      /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider\)$/,
+      new RegExp(`^unknown source "vim" \\(use one of: ${sourceIds.join(", ")}\\)$`),
     ],
     ["search", { query: "x", session: postgres, depth: 1 }, /^session searches the turns of one session \(depth 2\)/],
     ["search", { query: 5 }, /expected string/],

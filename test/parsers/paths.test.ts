@@ -2,6 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { resolveSourceRoots, sourceDirVariables, sourceIds, sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const home = "/home/ada";
+/** A VS Code extension's storage in every editor recall looks in (parsers/cline/folders.ts), on Linux or macOS. */
+const extensionRoots = (linuxConfig: string, extension: string): string[] =>
+  ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"].map(
+    (editor) =>
+      `${process.platform === "darwin" ? "/home/ada/Library/Application Support" : linuxConfig}/${editor}/User/globalStorage/${extension}`,
+  );
 
 describe("where each source's history is looked for", () => {
   test("each tool's own default, moved by its own variable (formats.md §1.1, §2, §3.1, §4.1)", () => {
@@ -16,6 +22,9 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.config/Cursor/User",
       ],
       aider: [],
+      cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
+      "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
+      "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -36,6 +45,9 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.config/Cursor/User",
       ],
       aider: [],
+      cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
+      "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
+      "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -52,6 +64,9 @@ describe("where each source's history is looked for", () => {
       "gemini-cli": true,
       cursor: false,
       aider: false,
+      cline: false,
+      "roo-code": false,
+      "kilo-code": false,
     });
   });
 

@@ -35,6 +35,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--gemini-dir",
       "--cursor-dir",
       "--aider-dir",
+      "--cline-dir",
+      "--roo-dir",
+      "--kilo-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -43,6 +46,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       geminiDir: [],
       cursorDir: [],
       aiderDir: ["/a"],
+      clineDir: [],
+      rooDir: ["/r"],
+      kiloDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -51,8 +57,13 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "gemini-cli": [],
       cursor: [],
       aider: ["/a"],
+      cline: [],
+      "roo-code": ["/r"],
+      "kilo-code": [],
     });
-    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider");
+    expect(sourceNameList).toBe(
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, Cline, Roo Code, Kilo Code",
+    );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
     ).toEqual({
@@ -62,6 +73,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "gemini-cli": ["gemini", "--resume", "s-1"],
       cursor: ["cursor", "/work/my app"],
       aider: ["aider", "--restore-chat-history"],
+      cline: ["code", "/work/my app"],
+      "roo-code": ["code", "/work/my app"],
+      "kilo-code": ["code", "/work/my app"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
