@@ -81,13 +81,14 @@ describe("Cline task folders", () => {
     expect(first!.response).toContain("基于我对MCP文档和当前环境的分析");
     expect(first!.toolCalls.map((call) => [call.name, call.input])).toEqual([
       ["LS", "mcp-vscode-server"],
+      ["LoadMcpDocumentation", ""],
       [
         "Bash",
         'cd "C:\\Users\\70912\\Documents\\Cline\\MCP" && npx @modelcontextprotocol/create-server vscode-commands-server',
       ],
       ["Bash", "code --version"],
     ]);
-    expect(first!.toolCalls[2]!.output).toContain("1.105.0");
+    expect(first!.toolCalls[3]!.output).toContain("1.105.0");
     expect(second!.toolCalls.map((call) => [call.name, call.input, call.output?.split("\n").at(-1)])).toEqual([
       [
         "mcp__vscode-commands__open_explorer",
@@ -100,7 +101,7 @@ describe("Cline task folders", () => {
         "Error: Command timeout: vscode-commands.changeTheme",
       ],
     ]);
-    expect(parseAll(fixture).get(mcpTask)!.turns[0]!.toolCalls[2]!.output).toBeUndefined();
+    expect(parseAll(fixture).get(mcpTask)!.turns[0]!.toolCalls[3]!.output).toBeUndefined();
   });
 
   test("a message of a kind recall does not index is counted by kind; a chat cut mid-write is a SourceError", () => {

@@ -8,7 +8,8 @@
  * - The reply: `say "text"`, `say|ask "completion_result"`, the question of `ask "followup"` (`{question}`) and
  *   the answer of `ask "plan_mode_respond"|"act_mode_respond"` (`{response}`), joined with blank lines.
  *   `say "subtask_result"` (Roo Code: what a sub-task reported back) is part of the reply too.
- * - Tool calls: tools.ts; `say "task_progress"` (Cline's checklist) is a `TodoWrite`, `ask "new_task"` a `Task`.
+ * - Tool calls: tools.ts; `say "task_progress"` (Cline's checklist) is a `TodoWrite`, `ask "new_task"` a `Task`,
+ *   `say "load_mcp_documentation"` (text "") a `LoadMcpDocumentation`.
  * - `say "api_req_started"`, text `{request?, tokensIn?, tokensOut?, cacheWrites?, cacheReads?, cost?}`
  *   (`ClineApiReqInfo`), gives the turn's usage; its `request` (Cline, Kilo Code, older Roo Code) is the text the
  *   model was sent, whose environment details name the folder (`# Current Working Directory (<path>) Files`, Cline;
@@ -208,6 +209,9 @@ export function buildChatTurns(
       }
       case "task_progress":
         if (text) call(buildToolCall("TodoWrite", { todos: text }, false), ts);
+        break;
+      case "load_mcp_documentation": // Cline's tool that reads its MCP server guide: no text, no input
+        call(buildToolCall("LoadMcpDocumentation", {}, false), ts);
         break;
       case "new_task":
         call(buildToolCall("Task", { description: text }, false), ts);
