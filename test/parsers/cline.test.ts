@@ -76,6 +76,47 @@ describe("Cline task folders", () => {
     expect(parsed.get(mcpTask)!.turns.every((turn) => turn.usage === undefined)).toBe(true);
   });
 
+  test("a chat whose messages name no model takes it from task_metadata.json `model_usage`", () => {
+    const work = mkdtempSync(join(tmpdir(), "recall-cline-"));
+    try {
+      cpSync(join(fixture, "tasks", mcpTask), join(work, "tasks", mcpTask), { recursive: true });
+      const metadata = {
+        files_in_context: [],
+        model_usage: [
+          { ts: 1760534080000, model_id: "claude-sonnet-4-5", model_provider_id: "anthropic", mode: "plan" },
+        ],
+        environment_history: [],
+      };
+      writeFileSync(join(work, "tasks", mcpTask, "task_metadata.json"), JSON.stringify(metadata));
+      expect(parseAll(work).get(mcpTask)!.turns[0]!.usage).toEqual([
+        { model: "claude-sonnet-4-5", input: 0, output: 173, cacheRead: 0, cacheWrite: 11145, costUsd: 0.00319945 },
+      ]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test("a root is the storage folder, its tasks folder or one task folder; side files move the fingerprint", () => {
+    const paths = (roots: string[]) => clineParser.scan(roots).containers.map((container) => container.path);
+    const all = paths([fixture]);
+    expect(all).toEqual([
+      join(fixture, "tasks", mcpTask, "ui_messages.json"),
+      join(fixture, "tasks", greeting, "ui_messages.json"),
+    ]);
+    expect(paths([join(fixture, "tasks")])).toEqual(all);
+    expect(paths([join(fixture, "tasks", greeting)])).toEqual([all[1]!]);
+    expect(clineParser.scan([join(fixture, "nowhere")]).missingRoots).toEqual([join(fixture, "nowhere")]);
+    const work = mkdtempSync(join(tmpdir(), "recall-cline-"));
+    try {
+      cpSync(join(fixture, "tasks", greeting), join(work, "tasks", greeting), { recursive: true });
+      const before = clineParser.scan([work]).containers[0]!.fingerprint;
+      writeFileSync(join(work, "tasks", greeting, "task_metadata.json"), "{}");
+      expect(clineParser.scan([work]).containers[0]!.fingerprint).not.toBe(before);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
   test("commands, a plan-mode answer and MCP calls, with their outputs at level 3", () => {
     const [first, second] = parsed.get(mcpTask)!.turns;
     expect(first!.response).toContain("基于我对MCP文档和当前环境的分析");
