@@ -4,7 +4,7 @@
  * Cline family's (src/parsers/cline/), shared with Roo Code and Kilo Code.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SourceError } from "../../src/errors.ts";
@@ -91,6 +91,36 @@ describe("Cline task folders", () => {
       expect(parseAll(work).get(mcpTask)!.turns[0]!.usage).toEqual([
         { model: "claude-sonnet-4-5", input: 0, output: 173, cacheRead: 0, cacheWrite: 11145, costUsd: 0.00319945 },
       ]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  test("Cline's task list (state/taskHistory.json) names the start folder of a multi-root task", () => {
+    const work = mkdtempSync(join(tmpdir(), "recall-cline-"));
+    try {
+      const task = join(work, "tasks", greeting);
+      cpSync(join(fixture, "tasks", greeting), task, { recursive: true });
+      const chat = readFileSync(join(task, "ui_messages.json"), "utf8");
+      writeFileSync(
+        join(task, "ui_messages.json"),
+        chat.replace(
+          "# Current Working Directory (c:/Users/Haram/Desktop/flutter_application_1) Files",
+          "# Current Working Directory (Primary: flutter_application_1) Files",
+        ),
+      );
+      // a primary folder's name is not a path
+      expect(parseAll(work).get(greeting)!.session.projectPath).toBe("");
+      mkdirSync(join(work, "state"));
+      const item = { id: greeting, ts: 1767645328935, task: "yo wassup", tokensIn: 0, tokensOut: 0, totalCost: 0 };
+      writeFileSync(
+        join(work, "state", "taskHistory.json"),
+        JSON.stringify([{ ...item, cwdOnTaskInitialization: "c:\\Users\\Haram\\Desktop\\flutter_application_1" }]),
+      );
+      expect(parseAll(work).get(greeting)!.session).toMatchObject({
+        projectPath: "c:\\Users\\Haram\\Desktop\\flutter_application_1",
+        projectName: "flutter_application_1",
+      });
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

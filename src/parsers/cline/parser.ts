@@ -14,12 +14,16 @@ import { emptySkips } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, Parser, Session, SourceContainer, SourceId, SourceUnit } from "../types.ts";
 import { loadTaskFolder } from "./load.ts";
 import { historyItemFileName, scanTaskRoots, taskMetadataFileName, uiMessagesFileName } from "./scan.ts";
+import { taskStartFolders } from "./task-history.ts";
 import { buildChatTurns } from "./turns.ts";
 
 /**
  * The parser of one agent of the family.
  * @param id its source id (`cline`, `roo-code`, `kilo-code`)
- * listUnits: one unit per container, key = the `ui_messages.json` path, change key = its fingerprint; reads nothing.
+ * listUnits: one unit per container, key = the `ui_messages.json` path, change key = its fingerprint; reads only
+ * Cline's task list (task-history.ts) for each task's start folder (`locator.startFolder`).
+ * Project folder: Roo Code's `history_item.json` `workspace`, else Cline's start folder, else the one the chat's
+ * environment details name (turns.ts), else "".
  * parse: throws SourceError when the chat cannot be read or is not a complete JSON array (load.ts).
  */
 export function createTaskFolderParser(id: SourceId): Parser {
@@ -40,15 +44,20 @@ export function createTaskFolderParser(id: SourceId): Parser {
       argv: projectPath ? ["code", ...optionSafe(projectPath)] : ["code"],
     }),
     listUnits(containers: SourceContainer[]): SourceUnit[] {
-      return containers
-        .filter((container) => container.source === id)
-        .map((container) => ({
+      const own = containers.filter((container) => container.source === id);
+      const startFolders = taskStartFolders(own.map((container) => container.path));
+      return own.map((container) => {
+        const sessionId = basename(dirname(container.path));
+        const startFolder = startFolders.get(sessionId);
+        return {
           source: id,
           key: container.path,
-          sessionId: basename(dirname(container.path)),
+          sessionId,
           containerPath: container.path,
           changeKey: container.fingerprint,
-        }));
+          ...(startFolder ? { locator: { startFolder } } : {}),
+        };
+      });
     },
     parse(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
       const skipped = emptySkips();
@@ -62,7 +71,8 @@ export function createTaskFolderParser(id: SourceId): Parser {
         options.withOutputs ?? false,
         skipped,
       );
-      const projectPath = folder.workspace || chat.projectPath;
+      const startFolder = typeof unit.locator?.startFolder === "string" ? unit.locator.startFolder : "";
+      const projectPath = folder.workspace || startFolder || chat.projectPath;
       const session: Session = {
         id: unit.sessionId,
         source: id,
