@@ -5,7 +5,8 @@ import { editorLocationVariables, extensionStorageRoots } from "../cline/folders
 /**
  * The VS Code extension `kilocode.kilo-code`'s global storage in each editor (cline/folders.ts), holding
  * `tasks/<task id>/` as Roo Code, which it forked (Kilo-Org/kilocode src/shared/globalFileNames.ts @74d6e483). Only
- * the Roo-based extension (4.x) writes these folders; the later OpenCode-based Kilo keeps SQLite, not read here.
+ * that Roo-based extension (4.x) writes these folders; its successor under the same id (packages/kilo-vscode
+ * @0060a2a9, built on `@opencode-ai/sdk`) talks to a Kilo CLI server that keeps sessions in its own store, not read here.
  */
 export const kiloCodeSource: SourceInfo<"kiloDir"> = {
   id: "kilo-code",
