@@ -195,6 +195,19 @@ describe("Cline task folders", () => {
         "user_feedback_diff message not indexed": { count: 1, first: `${join(task, "ui_messages.json")}: message 1` },
         "not an object": { count: 1, first: `${join(task, "ui_messages.json")}: message 3` },
       });
+      // Cline's code names the first message `say "task"` (the real chats of the fixtures use `say "text"`)
+      writeFileSync(
+        join(task, "ui_messages.json"),
+        JSON.stringify([
+          { ts: 1, type: "say", say: "task", text: "rename the helper" },
+          { ts: 2, type: "say", say: "text", text: "Renamed it in utils.ts." },
+        ]),
+      );
+      expect(
+        parseAll(work)
+          .get("1")!
+          .turns.map((turn) => [turn.prompt, turn.response]),
+      ).toEqual([["rename the helper", "Renamed it in utils.ts."]]);
       writeFileSync(join(task, "ui_messages.json"), '[{"ts":1,"type":"say","say":"text","text":"rena');
       const [unit] = clineParser.listUnits(clineParser.scan([work]).containers);
       expect(() => clineParser.parse(unit!)).toThrow(SourceError);
