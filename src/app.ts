@@ -29,6 +29,7 @@ import { watchCommand } from "./commands/watch.ts";
 import { embedHelperCommand } from "./commands/embed-helper.ts";
 import { diskFullError, isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
+import { sources } from "./parsers/sources.ts";
 import { maskPassword } from "./team-archive/password-mask.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
@@ -57,7 +58,7 @@ const app = subcommands({
   name: "recall",
   version: packageJson.version,
   description:
-    "Search your AI coding sessions (Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider) by keyword and by meaning.\n" +
+    `Search your AI coding sessions (${sources.map((source) => source.displayName).join(", ")}) by keyword and by meaning.\n` +
     '  recall search "docker bridge network"        which session was it? (level 1)\n' +
     '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
     "  recall show ID:5-9                            everything around it (level 3)\n" +

@@ -33,6 +33,7 @@ import {
 import { loadDotKernels, openVectorStore, type VectorLevel } from "../native/index.ts";
 import {
   parsers,
+  sources,
   type SourceContainer,
   type SourceId,
   type SourceRootMap,
@@ -121,7 +122,7 @@ export function checkSources(scanned: ScannedSources): CheckResult {
       id: "sources",
       status: "warn",
       message: `no history found (${message})`,
-      fix: "point recall at your history: --claude-dir, --opencode-dir, --codex-dir, --gemini-dir, --cursor-dir, --aider-dir DIR, or the matching RECALL_*_DIRS variables",
+      fix: `point recall at your history: ${sources.map((source) => `--${source.flag}`).join(", ")} DIR, or the matching RECALL_*_DIRS variables`,
     };
   }
   return { id: "sources", status: "ok", message };

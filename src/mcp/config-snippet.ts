@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { isCompiledBinary } from "../binary/embedded-files.ts";
 import { UsageError } from "../errors.ts";
 import type { RecallPaths } from "../index/index.ts";
+import { sources } from "../parsers/sources.ts";
 import { shellQuote } from "../search/index.ts";
 import { ensureToken } from "./token.ts";
 
@@ -26,20 +27,15 @@ export function parseConfigTarget(value: string): ConfigTarget {
   throw new UsageError(`unknown --print-config target "${value}"`, `use one of: ${configTargets.join(", ")}`);
 }
 
-/** Variables passed on to the registered server when set (where the index and history are, which model). */
-export const forwardedVariables = [
+/**
+ * Variables passed on to the registered server when set (where the index and history are, which model): every
+ * source's `RECALL_<AGENT>_DIRS` (parsers/sources.ts), so an agent added to the registry is forwarded too.
+ */
+export const forwardedVariables: readonly string[] = [
   "RECALL_HOME",
-  "RECALL_CLAUDE_DIRS",
-  "RECALL_OPENCODE_DIRS",
-  "RECALL_CODEX_DIRS",
-  "RECALL_GEMINI_DIRS",
-  "RECALL_CURSOR_DIRS",
-  "RECALL_AIDER_DIRS",
-  "RECALL_COPILOT_DIRS",
-  "RECALL_QWEN_DIRS",
-  "RECALL_KIMI_DIRS",
+  ...sources.map((source) => source.variable),
   "RECALL_MODEL",
-] as const;
+];
 
 /** How a client starts the stdio server, or reaches the HTTP one (the bearer token is in the file `tokenPath`). */
 export type Registration =

@@ -5,13 +5,16 @@
  */
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
+import { clineParser } from "./cline.ts";
 import { codexParser } from "./codex.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
 import { opencodeParser } from "./opencode.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
+import { rooCodeParser } from "./roo-code.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -47,6 +50,9 @@ export const parsers: readonly Parser[] = [
   copilotCliParser,
   qwenCodeParser,
   kimiCliParser,
+  clineParser,
+  rooCodeParser,
+  kiloCodeParser,
 ];
 
 /** The parser of one source. */
@@ -70,6 +76,12 @@ export function parserFor(source: SourceId): Parser {
       return qwenCodeParser;
     case "kimi-cli":
       return kimiCliParser;
+    case "cline":
+      return clineParser;
+    case "roo-code":
+      return rooCodeParser;
+    case "kilo-code":
+      return kiloCodeParser;
     default:
       return source satisfies never;
   }

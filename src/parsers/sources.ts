@@ -4,13 +4,16 @@
  */
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
+import { clineSource } from "./cline/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
+import { rooCodeSource } from "./roo-code/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -25,6 +28,9 @@ export const sources = [
   copilotCliSource,
   qwenCodeSource,
   kimiCliSource,
+  clineSource,
+  rooCodeSource,
+  kiloCodeSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

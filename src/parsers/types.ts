@@ -17,6 +17,9 @@ export const sourceIds = [
   "copilot-cli",
   "qwen-code",
   "kimi-cli",
+  "cline",
+  "roo-code",
+  "kilo-code",
 ] as const;
 
 /** One of {@link sourceIds}. */

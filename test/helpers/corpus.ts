@@ -84,7 +84,7 @@ export function aiderCorpusRoots(corpus: string = corpusDir): string[] {
 
 /**
  * The roots of every source of the corpus, as `runIndex({ roots })` takes them: Claude Code, OpenCode, Codex CLI,
- * Gemini CLI, Cursor and Aider, each from the helper above. A source whose corpus folder is missing gets [].
+ * Gemini CLI, Cursor and Aider, each from the helper above (the corpus holds no Cline, Roo Code or Kilo Code task). A source whose corpus folder is missing gets [].
  * Every helper takes the corpus folder (default {@link corpusDir}), so a bench can point them at a writable copy.
  * @returns a new map with one entry per source id
  */
@@ -99,5 +99,8 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "copilot-cli": [], // no Copilot CLI logs in the corpus
     "qwen-code": [], // no Qwen Code chats in the corpus
     "kimi-cli": [], // no Kimi CLI sessions in the corpus
+    cline: [],
+    "roo-code": [],
+    "kilo-code": [],
   };
 }

@@ -2,6 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { resolveSourceRoots, sourceDirVariables, sourceIds, sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const home = "/home/ada";
+/** A VS Code extension's storage in every editor recall looks in (parsers/cline/folders.ts), on Linux or macOS. */
+const extensionRoots = (linuxConfig: string, extension: string): string[] =>
+  ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"].map(
+    (editor) =>
+      `${process.platform === "darwin" ? "/home/ada/Library/Application Support" : linuxConfig}/${editor}/User/globalStorage/${extension}`,
+  );
 
 describe("where each source's history is looked for", () => {
   test("each tool's own default, moved by its own variable (formats.md §1.1, §2, §3.1, §4.1)", () => {
@@ -19,6 +25,9 @@ describe("where each source's history is looked for", () => {
       "copilot-cli": ["/home/ada/.copilot"],
       "qwen-code": ["/home/ada/.qwen"],
       "kimi-cli": ["/home/ada/.kimi"],
+      cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
+      "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
+      "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -45,6 +54,9 @@ describe("where each source's history is looked for", () => {
       "copilot-cli": ["/home/ada/cp"],
       "qwen-code": ["/srv/qwen"],
       "kimi-cli": ["/home/ada/kimi-data"],
+      cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
+      "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
+      "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -64,6 +76,9 @@ describe("where each source's history is looked for", () => {
       "copilot-cli": false,
       "qwen-code": false,
       "kimi-cli": false,
+      cline: false,
+      "roo-code": false,
+      "kilo-code": false,
     });
   });
 

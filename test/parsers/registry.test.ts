@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { planWatchTargets } from "../../src/index/watch/targets.ts";
-import { forwardedVariables } from "../../src/mcp/config-snippet.ts";
+import { stdioRegistration } from "../../src/mcp/config-snippet.ts";
 import { sourceNameList } from "../../src/mcp/schemas.ts";
 import { parserFor, parsers, sourceIds, sources } from "../../src/parsers/index.ts";
 import { sourceFlagNames, sourceFlags } from "../../src/service/source-args.ts";
@@ -27,7 +27,9 @@ function sourceFiles(folder: string): string[] {
 
 describe("the parser registry holds what each agent implies (issue 39, item 3)", () => {
   test("issue 40: a registered MCP server is handed every source's folder list (RECALL_<AGENT>_DIRS)", () => {
-    for (const source of sources) expect(forwardedVariables as readonly string[]).toContain(source.variable);
+    const set = Object.fromEntries(sources.map((source) => [source.variable, `/history/${source.id}`]));
+    const registration = stdioRegistration(["--keyword-only"], { ...set, UNRELATED: "x" });
+    expect(registration.kind === "stdio" ? registration.env : {}).toEqual(set);
   });
 
   test("every source has one parser with a watch layout and a resume command, and one source.ts with its name and options", () => {
@@ -43,6 +45,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--copilot-dir",
       "--qwen-dir",
       "--kimi-dir",
+      "--cline-dir",
+      "--roo-dir",
+      "--kilo-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -54,6 +59,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       copilotDir: [],
       qwenDir: [],
       kimiDir: [],
+      clineDir: [],
+      rooDir: ["/r"],
+      kiloDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -65,9 +73,12 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "copilot-cli": [],
       "qwen-code": [],
       "kimi-cli": [],
+      cline: [],
+      "roo-code": ["/r"],
+      "kilo-code": [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -81,6 +92,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "copilot-cli": ["copilot", "--resume", "s-1"],
       "qwen-code": ["qwen", "--resume", "s-1"],
       "kimi-cli": ["kimi", "-r", "s-1"],
+      cline: ["code", "/work/my app"],
+      "roo-code": ["code", "/work/my app"],
+      "kilo-code": ["code", "/work/my app"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -537,6 +537,12 @@ describe("issue 14: what the quick check relies on", () => {
     expect(containersBelow(sorted, "/p/c/subagents/")).toEqual([]);
   });
 
+  // the corpus holds no sessions of the agents issue 40 added: their fixtures stand in
+  const addedSources: SourceRootMap = {
+    "copilot-cli": [join(fixtures, "copilot-cli")],
+    "qwen-code": [join(fixtures, "qwen-code", ".qwen")],
+    "kimi-cli": [join(fixtures, "kimi-cli", ".kimi")],
+  };
   const sources = [
     [
       "the fixtures",
@@ -544,9 +550,10 @@ describe("issue 14: what the quick check relies on", () => {
         "claude-code": [join(fixtures, "claude-code")],
         codex: [join(fixtures, "codex")],
         "gemini-cli": [join(fixtures, "gemini-cli")],
+        ...addedSources,
       } as SourceRootMap,
     ],
-    ...(hasCorpus ? [["the real corpus", allCorpusRoots()] as const] : []),
+    ...(hasCorpus ? [["the real corpus", { ...allCorpusRoots(), ...addedSources }] as const] : []),
   ] as const;
   for (const [label, roots] of sources) {
     test(`scanning one container path gives the fingerprint the whole walk gave it (${label})`, () => {
