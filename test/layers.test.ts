@@ -1,44 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { frontEnds, layerOfRelative, layerRanks } from "../scripts/layers/ranks.ts";
 
-/**
- * DESIGN.md "Layout": a folder is a layer and imports go downward only. Ranks, lowest first; a file may
- * value-import from its own layer or a lower one (type-only imports are erased and do not count).
- * `binary/` (files embedded in the compiled executable) sits between the index and the embedding runtime; `service/`
- * (opening the index with its freshness check, the embedder, the vector leg, the shared flags) under the front ends.
- */
-const ranks: Record<string, number> = {
-  "errors.ts": 0,
-  parsers: 1,
-  home: 1,
-  redact: 1,
-  native: 1,
-  index: 2,
-  binary: 3,
-  embed: 4,
-  search: 5,
-  "team-archive": 5,
-  doctor: 5,
-  render: 6,
-  http: 6,
-  service: 7,
-  commands: 8,
-  mcp: 8,
-  pick: 8,
-  ui: 8,
-  "app.ts": 9,
-  "cli.ts": 10,
-};
-
-/**
- * The front ends (issue 39): the CLI's commands, the MCP server, the picker and the web view. Siblings over `service/`
- * (the application layer every one of them calls) and the layers below: none imports another.
- */
-const frontEnds = new Set(["commands", "mcp", "pick", "ui"]);
+/** DESIGN.md "Layout": the layer ranks and the front ends are scripts/layers/ranks.ts's (shared with the query walk). */
+const ranks = layerRanks;
 
 const src = resolve(import.meta.dir, "../src");
-const layerOf = (file: string): string => relative(src, file).split("/")[0]!;
+const layerOf = (file: string): string => layerOfRelative(relative(src, file));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -103,4 +72,32 @@ describe("layering", () => {
     });
     expect(offenders.map((file) => relative(src, file))).toEqual([]);
   });
+
+  test("a query's walk from each front end to SQLite and back climbs back up at most 3 times (issue 39)", () => {
+    // in its own process: the walk instruments every module it loads (scripts/layers/query-walk.ts)
+    const run = Bun.spawnSync(
+      [process.execPath, resolve(import.meta.dir, "../scripts/layers/query-walk.ts"), "--json"],
+      {
+        env: process.env,
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    expect(run.exitCode).toBe(0);
+    const last = run.stdout.toString().trim().split("\n").at(-1)!;
+    const reports = JSON.parse(last) as Array<{ frontEnd: string; files: number; climbs: unknown[] }>;
+    expect(reports.map((report) => report.frontEnd)).toEqual([
+      "CLI (recall search)",
+      "MCP (search tool)",
+      "web view (search page)",
+      "picker (sessions)",
+    ]);
+    for (const report of reports) {
+      expect(report.files).toBeGreaterThan(10); // the walk saw the search run, down to SQLite
+      expect({ frontEnd: report.frontEnd, climbs: report.climbs.length }).toEqual({
+        frontEnd: report.frontEnd,
+        climbs: Math.min(report.climbs.length, 3),
+      });
+    }
+  }, 120_000);
 });
