@@ -8,6 +8,7 @@ import { EmbedError, UsageError } from "../errors.ts";
 import type { IndexSummary } from "../index/index.ts";
 import { renderIndexSummaryJson } from "../render/index-summary.ts";
 import { writeOut } from "../render/terminal.ts";
+import { findUnreadHistory } from "../parsers/unread-history.ts";
 import { indexWithProgress, resolveHistory } from "../service/context.ts";
 import type { IndexArgs } from "./index-command.ts";
 
@@ -30,7 +31,7 @@ export async function index(args: IndexArgs): Promise<number> {
       followModelChange: true,
       reembed: args.reembed,
     });
-    if (args.json) writeOut(`${renderIndexSummaryJson(summary)}\n`);
+    if (args.json) writeOut(`${renderIndexSummaryJson(summary, findUnreadHistory())}\n`);
     const refused = authFailure(summary);
     if (refused)
       throw new EmbedError("ENDPOINT_AUTH", refused.message, { hint: refused.hint ?? "check EMBEDDINGS_API_KEY" });

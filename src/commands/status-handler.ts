@@ -8,6 +8,7 @@ import { renderStatusJson, renderStatusText } from "../render/sessions.ts";
 import { writeOut } from "../render/terminal.ts";
 import { readIndexStatus } from "../search/listing/sessions.ts";
 import { resolveHistory } from "../service/context.ts";
+import { findUnreadHistory } from "../parsers/unread-history.ts";
 import type { StatusArgs } from "./status.ts";
 
 /** Runs `recall status` with its parsed arguments; resolves to the exit code. */
@@ -24,6 +25,7 @@ export async function status(args: StatusArgs): Promise<number> {
       stale: staleness.stale,
       staleSources: staleness.staleSources,
       usingExamples: context.usingExamples,
+      unread: findUnreadHistory(),
     };
     writeOut(
       args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)),

@@ -8,6 +8,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
 import { calibrationFor, describeCalibration } from "../search/ranking/calibration.ts";
 import type { Database } from "bun:sqlite";
+import type { UnreadHistory } from "../parsers/unread-history.ts";
 import { isRecallError, type RecallErrorCode } from "../errors.ts";
 import {
   createLocalEmbedder,
@@ -53,7 +54,7 @@ export type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of the doctor report. */
 export interface CheckResult {
-  /** short stable name: "sources", "folders", "index", "snapshot", "not-kept", "vectors", "model", "endpoint", "cleanup" */
+  /** short stable name: "sources", "folders", "index", "snapshot", "not-kept", "unread", "vectors", "model", "endpoint", "cleanup" */
   id: string;
   status: CheckStatus;
   /** one line, what was found */
@@ -220,6 +221,21 @@ export function checkIndex(
       message: `${plural(sessions, "session")} indexed at ${path}; SQLite and FTS5 integrity checks pass`,
     },
     db,
+  };
+}
+
+/**
+ * History recall does not read (issue 40): OK when no agent recall knows of keeps sessions it cannot read at its
+ * default place; WARN naming each folder, its file count and why (parsers/unread-history.ts).
+ */
+export function checkUnreadHistory(unread: readonly UnreadHistory[]): CheckResult {
+  if (unread.length === 0)
+    return { id: "unread", status: "ok", message: "no history of an agent recall does not read was found" };
+  return {
+    id: "unread",
+    status: "warn",
+    message: `history recall does not read: ${unread.map((entry) => `${entry.agent}, ${plural(entry.files, "file")} in ${entry.folder} (${entry.reason})`).join("; ")}`,
+    fix: "nothing to do now: these sessions are not searchable until recall reads their format",
   };
 }
 

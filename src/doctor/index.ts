@@ -5,6 +5,7 @@
 import { isLoopbackUrl } from "../embed/index.ts";
 import { pathsUnder, type RecallPaths } from "../index/index.ts";
 import type { SourceRootMap } from "../parsers/index.ts";
+import { findUnreadHistory } from "../parsers/unread-history.ts";
 import { checkFolders, checkSnapshot } from "./archive.ts";
 import {
   checkCalibration,
@@ -13,6 +14,7 @@ import {
   checkLocalModel,
   checkNotKept,
   checkSources,
+  checkUnreadHistory,
   checkVectors,
   effectiveEnv,
   plural,
@@ -52,7 +54,7 @@ export interface DoctorOptions {
 }
 
 /**
- * Runs the checks: sources, folders, index, snapshot (when an index exists), vectors (when the index is intact),
+ * Runs the checks: sources, unread history, folders, index, snapshot (when an index exists), vectors (when the index is intact),
  * model or endpoint, the team archive (when RECALL_ARCHIVE_URL is set), cleanup.
  * @returns one result per check, in report order; never throws for a failing check
  */
@@ -60,7 +62,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   const paths = options.paths ?? pathsUnder(options.recallHome);
   const results: CheckResult[] = [];
   const scanned = scanSources(options.roots);
-  results.push(checkSources(scanned));
+  results.push(checkSources(scanned), checkUnreadHistory(findUnreadHistory(options.env, options.home)));
   results.push(checkFolders(paths));
   const { result: indexResult, db } = checkIndex(options.recallHome, options.roots, scanned);
   results.push(indexResult);

@@ -10,7 +10,8 @@
  */
 import type { EmbeddingSummary, IndexSummary } from "../index/index.ts";
 import { countOf } from "./format.ts";
-import { notKeptJson, notKeptPart } from "./not-kept.ts";
+import { notKeptJson, notKeptPart, unreadHistoryJson } from "./not-kept.ts";
+import type { UnreadHistory } from "../parsers/unread-history.ts";
 
 /** One summary line (without newline). */
 export function renderIndexSummaryText(summary: IndexSummary): string {
@@ -51,7 +52,7 @@ function renderEmbeddingPart(embedding: EmbeddingSummary): string {
 }
 
 /** `recall index --json`: `{"version": 1, "added", …}` (the version of this JSON contract, as in search and show). */
-export function renderIndexSummaryJson(summary: IndexSummary): string {
+export function renderIndexSummaryJson(summary: IndexSummary, unread: readonly UnreadHistory[] = []): string {
   return JSON.stringify({
     version: 1,
     added: summary.added,
@@ -67,6 +68,7 @@ export function renderIndexSummaryJson(summary: IndexSummary): string {
     first_skipped: summary.firstSkipped ?? null,
     unreadable: summary.failedUnits,
     ...notKeptJson(summary.notKept),
+    ...unreadHistoryJson(unread),
     degraded: summary.degraded,
     elapsed_ms: Math.round(summary.elapsedMs),
     missing_roots: summary.missingRoots,

@@ -1,12 +1,35 @@
 /**
  * What the index could not keep (issue 26): files rejected whole and records of indexed sessions that could not be
  * placed, as the same JSON fields in `recall index --json` and `recall status --json`, a short part of the index
- * summary line, and the lines `recall status` prints. Paths and reasons go through the escape neutralizing of every
+ * summary line, and the lines `recall status` prints; beside them, the history recall does not read at all (issue 40). Paths and reasons go through the escape neutralizing of every
  * other text (escapes.ts): a file name can hold control characters.
  */
 import type { NotKept } from "../index/index.ts";
+import type { UnreadHistory } from "../parsers/unread-history.ts";
 import { neutralizeStrings } from "./escapes.ts";
 import { countOf } from "./format.ts";
+
+/** The `unread_history` field of `status --json` and `index --json` (parsers/unread-history.ts): [] when there is none. */
+export function unreadHistoryJson(unread: readonly UnreadHistory[]): Record<string, unknown> {
+  return {
+    unread_history: unread.map((entry) => ({
+      agent: entry.agent,
+      folder: entry.folder,
+      files: entry.files,
+      reason: entry.reason,
+    })),
+  };
+}
+
+/**
+ * The lines `status` prints for history recall does not read, one per folder:
+ * `not read: Amp, 12 files in /home/u/.local/share/amp/threads (Amp's thread format is not public …)`.
+ */
+export function unreadHistoryLines(unread: readonly UnreadHistory[]): string[] {
+  return neutralizeStrings(unread).map(
+    (entry) => `not read: ${entry.agent}, ${countOf(entry.files, "file")} in ${entry.folder} (${entry.reason})`,
+  );
+}
 
 /**
  * The JSON fields: `rejected_files` [{source, path, reason}], `rejected_file_count` (all of them; the list holds at

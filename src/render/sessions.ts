@@ -11,7 +11,8 @@
  */
 import { noProjectLabel, type IndexStatus, type Page, type SessionSummary } from "../search/index.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
-import { notKeptJson, notKeptLines } from "./not-kept.ts";
+import { notKeptJson, notKeptLines, unreadHistoryJson, unreadHistoryLines } from "./not-kept.ts";
+import type { UnreadHistory } from "../parsers/unread-history.ts";
 import {
   countOf,
   formatBytes,
@@ -108,6 +109,8 @@ export interface StatusExtras {
   stale: boolean;
   staleSources: string[];
   usingExamples: boolean;
+  /** History at agents' default places that recall does not read (parsers/unread-history.ts). */
+  unread: readonly UnreadHistory[];
 }
 
 /** `recall status --json`. */
@@ -151,6 +154,7 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
       : null,
     using_examples: extras.usingExamples,
     ...notKeptJson(status.notKept),
+    ...unreadHistoryJson(extras.unread),
   });
 }
 
@@ -187,6 +191,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
         : ""
     }`,
     ...notKeptLines(raw.notKept).map((line, i) => (i === 0 ? palette.yellow(line) : line)),
+    ...unreadHistoryLines(extras.unread).map((line) => palette.yellow(line)),
     "",
     "by source:",
     ...status.bySource.map(

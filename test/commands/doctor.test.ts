@@ -64,6 +64,7 @@ describe("recall doctor checks", () => {
     expect(json.ok).toBe(true);
     expect(json.checks.map((check: { id: string }) => check.id)).toEqual([
       "sources",
+      "unread",
       "folders",
       "index",
       "snapshot",
