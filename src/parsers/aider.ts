@@ -45,6 +45,7 @@ export const aiderParser: Parser = {
   scan: (roots) => scanAiderRoots(roots),
   listUnits: (containers, hooks) => listAiderUnits(containers, hooks),
   parse: (unit, options) => parseAiderUnit(unit, options),
+  projectHistoryFile: historyFileName,
   // Each project folder alone (project folders are busy trees); one that is gone stays gone.
   watch: { kind: "tree", depth: 0, isSessionFile: (name) => name === historyFileName, missingRootPending: false },
   // aider.chat docs: `aider --restore-chat-history` reloads the folder's .aider.chat.history.md.

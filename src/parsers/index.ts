@@ -36,8 +36,6 @@ export { optionSafe } from "./shared/option-safe.ts";
 /** What the scans skip and how deep they walk, for the watcher (src/index/watch/targets.ts) to watch the same folders. */
 export { skippedDirs as claudeSkippedDirs, maxDepth as claudeMaxDepth } from "./claude-code/scan.ts";
 export { dbNamePattern as opencodeDbNamePattern } from "./opencode/scan.ts";
-/** Aider's history file name, for the index to look for it in known project folders (src/index/plan/known-projects.ts). */
-export { historyFileName as aiderHistoryFileName } from "./aider/scan.ts";
 
 /** Every parser, in display order. */
 export const parsers: readonly Parser[] = [

@@ -410,6 +410,12 @@ export interface Parser {
    */
   readonly scansContainerPaths?: boolean;
   /**
+   * The file name of the history the agent keeps at the root of the project it ran in, when it has no home folder
+   * (Aider's `.aider.chat.history.md`): the index also reads that file in every project folder the other agents'
+   * sessions name (src/index/plan/known-projects.ts). Absent for an agent with its own folders.
+   */
+  readonly projectHistoryFile?: string;
+  /**
    * Path prefix of the containers whose units depend on `containerPath` and must be listed again when it changes
    * (Claude Code: the copy agents under `<session>/subagents/`, whose change key holds their parent's stats), or
    * null. Absent = none.

@@ -27,6 +27,7 @@ import {
 import { lastTurns, recentSessions, type RecentSession } from "../search/listing/recent.ts";
 import { attachMatchWorkers } from "../search/ranking/match-window.ts";
 import type { SourceId } from "../parsers/types.ts";
+import { sourceInfo } from "../parsers/sources.ts";
 
 /** One session row of the list. Times in epoch ms. */
 export interface PickRow extends ResumableSession {
@@ -97,9 +98,12 @@ export function safePreview(preview: Preview): Preview {
   return { text, highlights };
 }
 
-/** The tool's short name as the rows show it: `claude-code` → `claude`, `gemini-cli` → `gemini`. */
+/**
+ * The tool's short name as the rows show it: its folder option without `-dir` (parsers/sources.ts), e.g.
+ * `claude-code` → `claude`, `gemini-cli` → `gemini`, `roo-code` → `roo`, `codex` → `codex`.
+ */
 export function agentName(source: SourceId): string {
-  return source === "claude-code" ? "claude" : source === "gemini-cli" ? "gemini" : source;
+  return sourceInfo(source).flag.replace(/-dir$/, "");
 }
 
 /** The session fields a row is made of (a search result and a recent session both have them). */

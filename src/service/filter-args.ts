@@ -3,6 +3,7 @@
  * export, pick). Each command words `--since` and `--until` itself: "active since" and "started until" differ.
  */
 import { option, optional, string } from "cmd-ts";
+import { sourceIds } from "../parsers/types.ts";
 
 /** `--project`/`-p` and `--source`, as cmd-ts arguments to spread into a command's arguments. */
 export const projectSourceArgs = {
@@ -15,6 +16,6 @@ export const projectSourceArgs = {
   source: option({
     long: "source",
     type: optional(string),
-    description: "Only this source: claude-code, opencode, codex, gemini-cli, cursor or aider",
+    description: `Only this source: ${sourceIds.join(", ")}`,
   }),
 };

@@ -176,8 +176,9 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     const documentsBefore = documentCount(db);
     for (const parser of parsers) {
       // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
-      const sourceOptions =
-        parser.id === "aider" ? { ...options, roots: withKnownProjectFolders(db, options.roots) } : options;
+      const sourceOptions = parser.projectHistoryFile
+        ? { ...options, roots: withKnownProjectFolders(db, options.roots) }
+        : options;
       await indexSource(db, parser, sourceOptions, summary);
     }
     redactStoredSessions(db, options.recallHome); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
