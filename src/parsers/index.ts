@@ -9,6 +9,7 @@ import { codexParser } from "./codex.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { opencodeParser } from "./opencode.ts";
+import { piParser } from "./pi.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -41,6 +42,7 @@ export const parsers: readonly Parser[] = [
   geminiCliParser,
   cursorParser,
   aiderParser,
+  piParser,
 ];
 
 /** The parser of one source. */
@@ -58,6 +60,8 @@ export function parserFor(source: SourceId): Parser {
       return cursorParser;
     case "aider":
       return aiderParser;
+    case "pi":
+      return piParser;
     default:
       return source satisfies never;
   }

@@ -8,6 +8,7 @@ import { codexSource } from "./codex/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
+import { piSource } from "./pi/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -19,6 +20,7 @@ export const sources = [
   geminiCliSource,
   cursorSource,
   aiderSource,
+  piSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -96,5 +96,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "gemini-cli": geminiCorpusRoots(corpus),
     cursor: cursorCorpusRoots(corpus),
     aider: aiderCorpusRoots(corpus),
+    pi: [], // no pi sessions in ../shared/corpus
   };
 }

@@ -16,12 +16,14 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.config/Cursor/User",
       ],
       aider: [],
+      pi: ["/home/ada/.pi/agent"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
       XDG_DATA_HOME: "/data",
       CODEX_HOME: "~/work/codex-home",
       GEMINI_CLI_HOME: "/srv/gem",
+      PI_CODING_AGENT_DIR: "~/pi-agent",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -36,6 +38,7 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.config/Cursor/User",
       ],
       aider: [],
+      pi: ["/home/ada/pi-agent"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -52,6 +55,7 @@ describe("where each source's history is looked for", () => {
       "gemini-cli": true,
       cursor: false,
       aider: false,
+      pi: false,
     });
   });
 

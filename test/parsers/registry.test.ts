@@ -35,6 +35,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--gemini-dir",
       "--cursor-dir",
       "--aider-dir",
+      "--pi-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -43,6 +44,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       geminiDir: [],
       cursorDir: [],
       aiderDir: ["/a"],
+      piDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -51,8 +53,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "gemini-cli": [],
       cursor: [],
       aider: ["/a"],
+      pi: [],
     });
-    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider");
+    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi");
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
     ).toEqual({
@@ -62,6 +65,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "gemini-cli": ["gemini", "--resume", "s-1"],
       cursor: ["cursor", "/work/my app"],
       aider: ["aider", "--restore-chat-history"],
+      pi: ["pi", "--session", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

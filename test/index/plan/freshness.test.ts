@@ -544,9 +544,13 @@ describe("issue 14: what the quick check relies on", () => {
         "claude-code": [join(fixtures, "claude-code")],
         codex: [join(fixtures, "codex")],
         "gemini-cli": [join(fixtures, "gemini-cli")],
+        pi: [join(fixtures, "pi")],
       } as SourceRootMap,
     ],
-    ...(hasCorpus ? [["the real corpus", allCorpusRoots()] as const] : []),
+    // the corpus holds no pi sessions: pi's fixture stands in
+    ...(hasCorpus
+      ? [["the real corpus", { ...allCorpusRoots(), pi: [join(fixtures, "pi")] } as SourceRootMap] as const]
+      : []),
   ] as const;
   for (const [label, roots] of sources) {
     test(`scanning one container path gives the fingerprint the whole walk gave it (${label})`, () => {
