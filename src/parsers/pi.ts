@@ -9,7 +9,8 @@
 import { scanSessionTree } from "./shared/session-files.ts";
 import type { Parser } from "./types.ts";
 import { parsePiUnit } from "./pi/parse.ts";
-import { listPiUnits } from "./pi/units.ts";
+import { listHeaderUnits } from "./shared/header-units.ts";
+import { piHeaderSpec } from "./pi/units.ts";
 
 const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 
@@ -19,7 +20,7 @@ export const piParser: Parser = {
   version: 1,
   scan: (roots) => scanSessionTree({ source: "pi", sessionsFolder: "sessions", isSessionFile, maxDepth: 4 }, roots),
   scansContainerPaths: true,
-  listUnits: (containers, hooks) => listPiUnits(containers, hooks),
+  listUnits: (containers, hooks) => listHeaderUnits(piHeaderSpec, containers, hooks),
   parse: (unit, options) => parsePiUnit(unit, options),
   // `<agent dir>/sessions/<project>/*.jsonl`: three levels below the agent folder.
   watch: { kind: "tree", depth: 3, isSessionFile, missingRootPending: true },

@@ -6,11 +6,11 @@
  * Entries on the branch pi resumes make the main turns 1, 2, …; entries on branches the user left make rewound
  * turns -1, -2, … (types.ts `Turn`). Whatever holds text no turn can hold is counted with a reason (issue 26).
  */
-import { noteSkip } from "../shared/skips.ts";
 import { asObject } from "../shared/fields.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ModelUsage, SkipReport, ToolCall, Turn } from "../types.ts";
-import { addModelUsage, countOf } from "../usage.ts";
+import { noteSkip } from "../shared/skips.ts";
+import { TurnBuilder } from "../shared/turn-builder.ts";
+import type { SkipReport, Turn } from "../types.ts";
+import { countOf } from "../usage.ts";
 import type { PiEntry } from "./entries.ts";
 import { piToolCall, resultText } from "./tools.ts";
 
@@ -24,84 +24,6 @@ const countedEntries: Record<string, string> = {
   custom_message: "extension message",
   label: "label",
 };
-
-/** The turns of one branch kind (main or rewound) as they are built. */
-class TurnBuilder {
-  readonly turns: Turn[] = [];
-  private texts: string[] = [];
-  private calls: ToolCall[] = [];
-  private usage: ModelUsage[] = [];
-  private readonly pending = new Map<string, ToolCall>();
-
-  constructor(
-    private readonly sessionId: string,
-    private readonly sign: 1 | -1,
-    private readonly withOutputs: boolean,
-  ) {}
-
-  /** Start a turn at a prompt. */
-  prompt(text: string, time: number): void {
-    this.close();
-    this.turns.push({
-      sessionId: this.sessionId,
-      number: this.sign * (this.turns.length + 1),
-      timestamp: time,
-      prompt: text,
-      response: "",
-      toolCalls: [],
-      files: [],
-      isSubagent: false,
-    });
-  }
-
-  get started(): boolean {
-    return this.turns.length > 0;
-  }
-
-  reply(text: string): void {
-    this.texts.push(text);
-  }
-
-  call(call: ToolCall, id: unknown): void {
-    this.calls.push(call);
-    if (typeof id === "string") this.pending.set(id, call);
-  }
-
-  /** Attach a result to its call; false when no call of this turn has the id. */
-  result(id: unknown, isError: boolean, output: string): boolean {
-    const call = typeof id === "string" ? this.pending.get(id) : undefined;
-    if (!call) return false;
-    call.isError = isError;
-    if (this.withOutputs) call.output = output;
-    return true;
-  }
-
-  addUsage(model: string, usage: Record<string, unknown>): void {
-    const cost = countOf(asObject(usage.cost)?.total);
-    const counts = {
-      input: countOf(usage.input),
-      output: countOf(usage.output),
-      cacheRead: countOf(usage.cacheRead),
-      cacheWrite: countOf(usage.cacheWrite),
-    };
-    addModelUsage(this.usage, model, counts, cost);
-  }
-
-  /** Finish the open turn. */
-  close(): void {
-    const turn = this.turns.at(-1);
-    if (turn) {
-      turn.response = this.texts.join("\n\n");
-      turn.toolCalls = this.calls;
-      turn.files = filesTouched(this.calls);
-      if (this.usage.length > 0) turn.usage = this.usage;
-    }
-    this.texts = [];
-    this.calls = [];
-    this.usage = [];
-    this.pending.clear();
-  }
-}
 
 /** The text of a user message's `content`: a string, or its text blocks joined by a blank line (images left out). */
 function promptText(content: unknown): string {
@@ -197,5 +119,13 @@ function addMessage(
   }
   if (typeof message.errorMessage === "string" && message.errorMessage.length > 0) skip("assistant error message");
   const usage = asObject(message.usage);
-  if (usage && typeof message.model === "string") builder.addUsage(message.model, usage);
+  if (usage && typeof message.model === "string") {
+    const counts = {
+      input: countOf(usage.input),
+      output: countOf(usage.output),
+      cacheRead: countOf(usage.cacheRead),
+      cacheWrite: countOf(usage.cacheWrite),
+    };
+    builder.addUsage(message.model, counts, countOf(asObject(usage.cost)?.total));
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * The stats-only scan of agents that keep one session per file in one folder tree (pi, Factory Droid): a root is the
  * agent's data folder (then only its sessions folder is walked), any folder holding session files at some depth (a
- * copy), or one session file. One container = one file, fingerprinted by its own stats (file-stats.ts), so
- * `scan([container.path])` gives the same container (the quick freshness check, `Parser.scansContainerPaths`).
+ * copy), or one session file. One container = one file, fingerprinted by its own stats (file-stats.ts) and those of
+ * the side file the agent keeps next to it, if any (Factory Droid's `<id>.settings.json`), so `scan([container.path])`
+ * gives the same container (the quick freshness check, `Parser.scansContainerPaths`).
  */
-import type { Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import type { ScanResult, SourceId } from "../types.ts";
@@ -19,6 +20,11 @@ export interface SessionTree {
   isSessionFile(name: string): boolean;
   /** Deepest folder level walked below a root (0: the root's own files only). */
   maxDepth: number;
+  /**
+   * The path of the side file whose stats join a session file's fingerprint (`|side:<stats or ->`), watched so the next
+   * check sees it appear; absent when the agent keeps none.
+   */
+  sideFileOf?(sessionPath: string): string;
 }
 
 /** Folders never holding sessions (vendored trees, version control). */
@@ -62,5 +68,18 @@ function walkDir(tree: SessionTree, dir: string, depth: number, walk: TreeWalk, 
 
 function addFile(tree: SessionTree, path: string, walk: TreeWalk, known?: Stats): void {
   const stats = walk.newFile(path, known);
-  if (stats) walk.addContainer(tree.source, path, stats, statFingerprint(stats));
+  if (!stats) return;
+  let fingerprint = statFingerprint(stats);
+  if (tree.sideFileOf) {
+    const side = tree.sideFileOf(path);
+    let sideStats: Stats | undefined;
+    try {
+      sideStats = statSync(side);
+    } catch {
+      sideStats = undefined; // missing or unreadable: the session file alone is read
+    }
+    walk.watchPath(side, sideStats);
+    fingerprint += `|side:${sideStats ? statFingerprint(sideStats) : "-"}`;
+  }
+  walk.addContainer(tree.source, path, stats, fingerprint);
 }
