@@ -20,10 +20,15 @@ const count = (description: string) => z.number().describe(description);
 /** The tools recall reads, by name in display order (parsers/sources.ts): `Claude Code, OpenCode, Codex CLI, …`. */
 export const sourceNameList = sources.map((source) => source.displayName).join(", ");
 
-/** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
+/**
+ * Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). Only search's
+ * `source` lists every agent id; the others point to it, so each new agent costs the tool list one id, not four
+ * (the tool definitions stay under 1,000 tokens: test/mcp/tools.test.ts).
+ */
+const sourceFilter = text(sourceIds.join("|")).optional();
 const scope = {
   project: text("Project path/name contains").optional(),
-  source: text(sourceIds.join("|")).optional(),
+  source: text("Agent id, as in search").optional(),
 };
 const dates = {
   since: text("Date, age (7d) or words (last week)").optional(),
@@ -42,6 +47,7 @@ export const inputShapes = {
     depth: count("1 sessions (default), 2 turns").optional(),
     session: text("Depth 2: within this session").optional(),
     ...scope,
+    source: sourceFilter,
     ...dates,
     limit: count("Default 5 (depth 2: 10)").optional(),
     ...skip,

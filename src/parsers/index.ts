@@ -7,6 +7,7 @@ import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { codexParser } from "./codex.ts";
 import { cursorParser } from "./cursor.ts";
+import { droidParser } from "./droid.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { opencodeParser } from "./opencode.ts";
 import { piParser } from "./pi.ts";
@@ -43,6 +44,7 @@ export const parsers: readonly Parser[] = [
   cursorParser,
   aiderParser,
   piParser,
+  droidParser,
 ];
 
 /** The parser of one source. */
@@ -62,6 +64,8 @@ export function parserFor(source: SourceId): Parser {
       return aiderParser;
     case "pi":
       return piParser;
+    case "droid":
+      return droidParser;
     default:
       return source satisfies never;
   }

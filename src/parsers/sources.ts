@@ -6,6 +6,7 @@ import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { cursorSource } from "./cursor/source.ts";
+import { droidSource } from "./droid/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { piSource } from "./pi/source.ts";
@@ -21,6 +22,7 @@ export const sources = [
   cursorSource,
   aiderSource,
   piSource,
+  droidSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

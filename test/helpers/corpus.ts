@@ -97,5 +97,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     cursor: cursorCorpusRoots(corpus),
     aider: aiderCorpusRoots(corpus),
     pi: [], // no pi sessions in ../shared/corpus
+    droid: [], // nor Factory Droid ones
   };
 }

@@ -48,7 +48,9 @@ describe("issue 10: the MCP tools over stdio", () => {
   test("issue 26: the search tool's description names all six tools recall reads, and source lists every source id", async () => {
     const { tools } = await server.client.listTools();
     const search = tools.find((tool) => tool.name === "search")!;
-    expect(search.description).toContain("(Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi)");
+    expect(search.description).toContain(
+      "(Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid)",
+    );
     expect(search.description).toContain("exact identifiers");
     const source = (search.inputSchema.properties as Record<string, { description: string }>).source!;
     expect(source.description.split("|")).toEqual([...sourceIds]);
@@ -290,7 +292,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     [
       "search",
       { query: "x", source: "vim" },
-      /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider, pi\)$/,
+      /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider, pi, droid\)$/,
     ],
     ["search", { query: "x", session: postgres, depth: 1 }, /^session searches the turns of one session \(depth 2\)/],
     ["search", { query: 5 }, /expected string/],

@@ -17,6 +17,7 @@ describe("where each source's history is looked for", () => {
       ],
       aider: [],
       pi: ["/home/ada/.pi/agent"],
+      droid: ["/home/ada/.factory"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -39,6 +40,7 @@ describe("where each source's history is looked for", () => {
       ],
       aider: [],
       pi: ["/home/ada/pi-agent"],
+      droid: ["/home/ada/.factory"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -56,6 +58,7 @@ describe("where each source's history is looked for", () => {
       cursor: false,
       aider: false,
       pi: false,
+      droid: false,
     });
   });
 

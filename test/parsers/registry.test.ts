@@ -36,6 +36,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--cursor-dir",
       "--aider-dir",
       "--pi-dir",
+      "--droid-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -45,6 +46,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursorDir: [],
       aiderDir: ["/a"],
       piDir: [],
+      droidDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -54,8 +56,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursor: [],
       aider: ["/a"],
       pi: [],
+      droid: [],
     });
-    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi");
+    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid");
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
     ).toEqual({
@@ -66,6 +69,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursor: ["cursor", "/work/my app"],
       aider: ["aider", "--restore-chat-history"],
       pi: ["pi", "--session", "s-1"],
+      droid: ["droid", "--resume", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -545,11 +545,17 @@ describe("issue 14: what the quick check relies on", () => {
         codex: [join(fixtures, "codex")],
         "gemini-cli": [join(fixtures, "gemini-cli")],
         pi: [join(fixtures, "pi")],
+        droid: [join(fixtures, "droid")],
       } as SourceRootMap,
     ],
-    // the corpus holds no pi sessions: pi's fixture stands in
+    // the corpus holds no pi or Droid sessions: their fixtures stand in
     ...(hasCorpus
-      ? [["the real corpus", { ...allCorpusRoots(), pi: [join(fixtures, "pi")] } as SourceRootMap] as const]
+      ? [
+          [
+            "the real corpus",
+            { ...allCorpusRoots(), pi: [join(fixtures, "pi")], droid: [join(fixtures, "droid")] } as SourceRootMap,
+          ] as const,
+        ]
       : []),
   ] as const;
   for (const [label, roots] of sources) {
