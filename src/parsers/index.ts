@@ -9,6 +9,7 @@ import { codexParser } from "./codex.ts";
 import { cursorParser } from "./cursor.ts";
 import { droidParser } from "./droid.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { gooseParser } from "./goose.ts";
 import { opencodeParser } from "./opencode.ts";
 import { piParser } from "./pi.ts";
 import type { Parser, SourceId } from "./types.ts";
@@ -45,6 +46,7 @@ export const parsers: readonly Parser[] = [
   aiderParser,
   piParser,
   droidParser,
+  gooseParser,
 ];
 
 /** The parser of one source. */
@@ -66,6 +68,8 @@ export function parserFor(source: SourceId): Parser {
       return piParser;
     case "droid":
       return droidParser;
+    case "goose":
+      return gooseParser;
     default:
       return source satisfies never;
   }

@@ -8,6 +8,7 @@ import { codexSource } from "./codex/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { droidSource } from "./droid/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { gooseSource } from "./goose/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { piSource } from "./pi/source.ts";
 import type { SourceInfo } from "./source-info.ts";
@@ -23,6 +24,7 @@ export const sources = [
   aiderSource,
   piSource,
   droidSource,
+  gooseSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -7,7 +7,17 @@
  */
 
 /** Source ids, in display order. Adding a tool = adding one id here and one parser file. */
-export const sourceIds = ["claude-code", "opencode", "codex", "gemini-cli", "cursor", "aider", "pi", "droid"] as const;
+export const sourceIds = [
+  "claude-code",
+  "opencode",
+  "codex",
+  "gemini-cli",
+  "cursor",
+  "aider",
+  "pi",
+  "droid",
+  "goose",
+] as const;
 
 /** One of {@link sourceIds}. */
 export type SourceId = (typeof sourceIds)[number];

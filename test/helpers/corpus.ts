@@ -98,5 +98,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     aider: aiderCorpusRoots(corpus),
     pi: [], // no pi sessions in ../shared/corpus
     droid: [], // nor Factory Droid ones
+    goose: [], // nor Goose ones
   };
 }

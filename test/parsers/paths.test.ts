@@ -18,6 +18,11 @@ describe("where each source's history is looked for", () => {
       aider: [],
       pi: ["/home/ada/.pi/agent"],
       droid: ["/home/ada/.factory"],
+      goose: [
+        process.platform === "darwin"
+          ? "/home/ada/Library/Application Support/Block/goose"
+          : "/home/ada/.local/share/goose",
+      ],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -25,6 +30,7 @@ describe("where each source's history is looked for", () => {
       CODEX_HOME: "~/work/codex-home",
       GEMINI_CLI_HOME: "/srv/gem",
       PI_CODING_AGENT_DIR: "~/pi-agent",
+      GOOSE_PATH_ROOT: "/srv/goose-root",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -41,6 +47,7 @@ describe("where each source's history is looked for", () => {
       aider: [],
       pi: ["/home/ada/pi-agent"],
       droid: ["/home/ada/.factory"],
+      goose: ["/srv/goose-root/data"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -59,6 +66,7 @@ describe("where each source's history is looked for", () => {
       aider: false,
       pi: false,
       droid: false,
+      goose: false,
     });
   });
 

@@ -37,6 +37,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--aider-dir",
       "--pi-dir",
       "--droid-dir",
+      "--goose-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -47,6 +48,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       aiderDir: ["/a"],
       piDir: [],
       droidDir: [],
+      gooseDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -57,8 +59,11 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       aider: ["/a"],
       pi: [],
       droid: [],
+      goose: [],
     });
-    expect(sourceNameList).toBe("Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid");
+    expect(sourceNameList).toBe(
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose",
+    );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
     ).toEqual({
@@ -70,6 +75,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       aider: ["aider", "--restore-chat-history"],
       pi: ["pi", "--session", "s-1"],
       droid: ["droid", "--resume", "s-1"],
+      goose: ["goose", "session", "--resume", "--session-id", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
