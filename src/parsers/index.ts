@@ -6,6 +6,7 @@
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { codexParser } from "./codex.ts";
+import { crushParser } from "./crush.ts";
 import { cursorParser } from "./cursor.ts";
 import { droidParser } from "./droid.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
@@ -47,6 +48,7 @@ export const parsers: readonly Parser[] = [
   piParser,
   droidParser,
   gooseParser,
+  crushParser,
 ];
 
 /** The parser of one source. */
@@ -70,6 +72,8 @@ export function parserFor(source: SourceId): Parser {
       return droidParser;
     case "goose":
       return gooseParser;
+    case "crush":
+      return crushParser;
     default:
       return source satisfies never;
   }

@@ -5,6 +5,7 @@
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { codexSource } from "./codex/source.ts";
+import { crushSource } from "./crush/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { droidSource } from "./droid/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
@@ -25,6 +26,7 @@ export const sources = [
   piSource,
   droidSource,
   gooseSource,
+  crushSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

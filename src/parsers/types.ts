@@ -17,6 +17,7 @@ export const sourceIds = [
   "pi",
   "droid",
   "goose",
+  "crush",
 ] as const;
 
 /** One of {@link sourceIds}. */

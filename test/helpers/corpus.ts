@@ -99,5 +99,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     pi: [], // no pi sessions in ../shared/corpus
     droid: [], // nor Factory Droid ones
     goose: [], // nor Goose ones
+    crush: [], // nor Crush ones
   };
 }

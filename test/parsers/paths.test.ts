@@ -23,6 +23,7 @@ describe("where each source's history is looked for", () => {
           ? "/home/ada/Library/Application Support/Block/goose"
           : "/home/ada/.local/share/goose",
       ],
+      crush: ["/home/ada/.local/share/crush"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -48,6 +49,7 @@ describe("where each source's history is looked for", () => {
       pi: ["/home/ada/pi-agent"],
       droid: ["/home/ada/.factory"],
       goose: ["/srv/goose-root/data"],
+      crush: ["/data/crush"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -67,6 +69,7 @@ describe("where each source's history is looked for", () => {
       pi: false,
       droid: false,
       goose: false,
+      crush: false,
     });
   });
 

@@ -38,6 +38,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--pi-dir",
       "--droid-dir",
       "--goose-dir",
+      "--crush-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -49,6 +50,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       piDir: [],
       droidDir: [],
       gooseDir: [],
+      crushDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -60,9 +62,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       pi: [],
       droid: [],
       goose: [],
+      crush: [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose, Crush",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -76,6 +79,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       pi: ["pi", "--session", "s-1"],
       droid: ["droid", "--resume", "s-1"],
       goose: ["goose", "session", "--resume", "--session-id", "s-1"],
+      crush: ["crush", "--session", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
