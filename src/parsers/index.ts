@@ -6,6 +6,7 @@
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { codexParser } from "./codex.ts";
+import { continueParser } from "./continue.ts";
 import { crushParser } from "./crush.ts";
 import { cursorParser } from "./cursor.ts";
 import { droidParser } from "./droid.ts";
@@ -49,6 +50,7 @@ export const parsers: readonly Parser[] = [
   droidParser,
   gooseParser,
   crushParser,
+  continueParser,
 ];
 
 /** The parser of one source. */
@@ -74,6 +76,8 @@ export function parserFor(source: SourceId): Parser {
       return gooseParser;
     case "crush":
       return crushParser;
+    case "continue":
+      return continueParser;
     default:
       return source satisfies never;
   }

@@ -5,6 +5,7 @@
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { codexSource } from "./codex/source.ts";
+import { continueSource } from "./continue/source.ts";
 import { crushSource } from "./crush/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { droidSource } from "./droid/source.ts";
@@ -27,6 +28,7 @@ export const sources = [
   droidSource,
   gooseSource,
   crushSource,
+  continueSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

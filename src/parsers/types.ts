@@ -18,6 +18,7 @@ export const sourceIds = [
   "droid",
   "goose",
   "crush",
+  "continue",
 ] as const;
 
 /** One of {@link sourceIds}. */

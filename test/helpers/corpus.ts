@@ -100,5 +100,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     droid: [], // nor Factory Droid ones
     goose: [], // nor Goose ones
     crush: [], // nor Crush ones
+    continue: [], // nor Continue ones
   };
 }

@@ -49,7 +49,7 @@ describe("issue 10: the MCP tools over stdio", () => {
     const { tools } = await server.client.listTools();
     const search = tools.find((tool) => tool.name === "search")!;
     expect(search.description).toContain(
-      "(Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose, Crush)",
+      "(Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose, Crush, Continue)",
     );
     expect(search.description).toContain("exact identifiers");
     const source = (search.inputSchema.properties as Record<string, { description: string }>).source!;
@@ -292,7 +292,7 @@ describe("issue 10: bad arguments are tool errors, and the server keeps answerin
     [
       "search",
       { query: "x", source: "vim" },
-      /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider, pi, droid, goose, crush\)$/,
+      /^unknown source "vim" \(use one of: claude-code, opencode, codex, gemini-cli, cursor, aider, pi, droid, goose, crush, continue\)$/,
     ],
     ["search", { query: "x", session: postgres, depth: 1 }, /^session searches the turns of one session \(depth 2\)/],
     ["search", { query: 5 }, /expected string/],

@@ -24,6 +24,7 @@ describe("where each source's history is looked for", () => {
           : "/home/ada/.local/share/goose",
       ],
       crush: ["/home/ada/.local/share/crush"],
+      continue: ["/home/ada/.continue"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -32,6 +33,7 @@ describe("where each source's history is looked for", () => {
       GEMINI_CLI_HOME: "/srv/gem",
       PI_CODING_AGENT_DIR: "~/pi-agent",
       GOOSE_PATH_ROOT: "/srv/goose-root",
+      CONTINUE_GLOBAL_DIR: "~/cont",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -50,6 +52,7 @@ describe("where each source's history is looked for", () => {
       droid: ["/home/ada/.factory"],
       goose: ["/srv/goose-root/data"],
       crush: ["/data/crush"],
+      continue: ["/home/ada/cont"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -70,6 +73,7 @@ describe("where each source's history is looked for", () => {
       droid: false,
       goose: false,
       crush: false,
+      continue: false,
     });
   });
 

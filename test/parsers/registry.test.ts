@@ -39,6 +39,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--droid-dir",
       "--goose-dir",
       "--crush-dir",
+      "--continue-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -51,6 +52,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       droidDir: [],
       gooseDir: [],
       crushDir: [],
+      continueDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -63,9 +65,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       droid: [],
       goose: [],
       crush: [],
+      continue: [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose, Crush",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, pi, Factory Droid, Goose, Crush, Continue",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -80,6 +83,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       droid: ["droid", "--resume", "s-1"],
       goose: ["goose", "session", "--resume", "--session-id", "s-1"],
       crush: ["crush", "--session", "s-1"],
+      continue: ["cn", "--fork", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
