@@ -5,16 +5,15 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { crushParser } from "../../src/parsers/crush.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 import { runCli } from "../helpers/cli.ts";
+import { databaseFromScript } from "../helpers/sql-fixture.ts";
 
-const repo = resolve(import.meta.dir, "../..");
-const script = readFileSync(join(repo, "test/fixtures/crush/crush.sql"), "utf8");
 const sessionId = "8f0e6c2a-3b1d-4f5e-9a7c-2d4b6e8f0a1c";
 const childId = "b7e2c4d6-1a3f-4e5b-8c9d-0f2e4a6b8c1d$$toolu_01AgentX9";
 const work = mkdtempSync(join(tmpdir(), "recall-crush-"));
@@ -26,10 +25,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  */
 function crushHome(home: string): string {
   const project = join(home, "src", "statusd");
-  mkdirSync(join(project, ".crush"), { recursive: true });
-  const db = new Database(join(project, ".crush", "crush.db"));
-  db.exec(script);
-  db.close();
+  databaseFromScript("crush/crush.sql", join(project, ".crush", "crush.db"));
   const global = join(home, ".local", "share", "crush");
   mkdirSync(global, { recursive: true });
   const list = {
@@ -131,12 +127,7 @@ describe("Crush crush.db", () => {
   });
 
   test("an updated message moves the session's change key; a database without Crush's tables is unavailable", () => {
-    const copy = join(work, "grow", ".crush");
-    mkdirSync(copy, { recursive: true });
-    const path = join(copy, "crush.db");
-    const db = new Database(path);
-    db.exec(script);
-    db.close();
+    const path = databaseFromScript("crush/crush.sql", join(work, "grow", ".crush", "crush.db"));
     const key = () =>
       crushParser.listUnits(crushParser.scan([path]).containers).find((unit) => unit.sessionId === sessionId)!
         .changeKey;

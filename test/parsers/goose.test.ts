@@ -5,26 +5,22 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { gooseParser } from "../../src/parsers/goose.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 import { runCli } from "../helpers/cli.ts";
+import { databaseFromScript } from "../helpers/sql-fixture.ts";
 
-const repo = resolve(import.meta.dir, "../..");
-const script = readFileSync(join(repo, "test/fixtures/goose/sessions.sql"), "utf8");
 const project = "/home/dev/projects/invoice-api";
 const work = mkdtempSync(join(tmpdir(), "recall-goose-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A Goose data folder `<dir>/sessions/sessions.db` built from the fixture script. */
 function gooseData(dir: string): string {
-  mkdirSync(join(dir, "sessions"), { recursive: true });
-  const db = new Database(join(dir, "sessions", "sessions.db"));
-  db.exec(script);
-  db.close();
+  databaseFromScript("goose/sessions.sql", join(dir, "sessions", "sessions.db"));
   return dir;
 }
 

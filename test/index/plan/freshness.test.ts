@@ -31,6 +31,7 @@ import { searchIndex } from "../../../src/search/api.ts";
 import { createSchema, insertExchange, insertSession } from "../../fixtures/opencode/make-db.ts";
 import { appendClaudeTurns, writeClaudeSession, type WriterState } from "../../helpers/claude-writer.ts";
 import { allCorpusRoots, hasCorpus } from "../../helpers/corpus.ts";
+import { databaseFromScript } from "../../helpers/sql-fixture.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-freshness-"));
 const fixtures = resolve(import.meta.dir, "../../fixtures");
@@ -537,6 +538,17 @@ describe("issue 14: what the quick check relies on", () => {
     expect(containersBelow(sorted, "/p/c/subagents/")).toEqual([]);
   });
 
+  // Goose's and Crush's fixtures are SQL scripts: their databases are built in the temp folder
+  const built = join(work, "sql-fixtures");
+  databaseFromScript("goose/sessions.sql", join(built, "goose", "sessions", "sessions.db"));
+  databaseFromScript("crush/crush.sql", join(built, "crush", "project", ".crush", "crush.db"));
+  const newAgents = {
+    pi: [join(fixtures, "pi")],
+    droid: [join(fixtures, "droid")],
+    goose: [join(built, "goose")],
+    crush: [join(built, "crush")],
+    continue: [join(fixtures, "continue")],
+  };
   const sources = [
     [
       "the fixtures",
@@ -544,19 +556,11 @@ describe("issue 14: what the quick check relies on", () => {
         "claude-code": [join(fixtures, "claude-code")],
         codex: [join(fixtures, "codex")],
         "gemini-cli": [join(fixtures, "gemini-cli")],
-        pi: [join(fixtures, "pi")],
-        droid: [join(fixtures, "droid")],
+        ...newAgents,
       } as SourceRootMap,
     ],
-    // the corpus holds no pi or Droid sessions: their fixtures stand in
-    ...(hasCorpus
-      ? [
-          [
-            "the real corpus",
-            { ...allCorpusRoots(), pi: [join(fixtures, "pi")], droid: [join(fixtures, "droid")] } as SourceRootMap,
-          ] as const,
-        ]
-      : []),
+    // the corpus holds no pi, Droid, Goose, Crush or Continue sessions: their fixtures stand in
+    ...(hasCorpus ? [["the real corpus", { ...allCorpusRoots(), ...newAgents } as SourceRootMap] as const] : []),
   ] as const;
   for (const [label, roots] of sources) {
     test(`scanning one container path gives the fingerprint the whole walk gave it (${label})`, () => {
