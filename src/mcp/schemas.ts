@@ -17,13 +17,15 @@ import { fenceInstructions } from "./session-text.ts";
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().describe(description);
 
-/** The tools recall reads, by name in display order (parsers/sources.ts): `Claude Code, OpenCode, Codex CLI, …`. */
-export const sourceNameList = sources.map((source) => source.displayName).join(", ");
-
-/** Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). */
+/**
+ * Filters and paging shared by the list tools (same meaning as the CLI flags of the same names). Only search's
+ * `source` lists every agent id; the others point to it, so each new agent costs the tool list one id, not four
+ * (the tool definitions stay under 1,000 tokens: test/mcp/tools.test.ts).
+ */
+const sourceFilter = text(sourceIds.join("|")).optional();
 const scope = {
   project: text("Project path/name contains").optional(),
-  source: text(sourceIds.join("|")).optional(),
+  source: text("Agent id, as in search").optional(),
 };
 const dates = {
   since: text("Date, age (7d) or words (last week)").optional(),
@@ -42,6 +44,7 @@ export const inputShapes = {
     depth: count("1 sessions (default), 2 turns").optional(),
     session: text("Depth 2: within this session").optional(),
     ...scope,
+    source: sourceFilter,
     ...dates,
     limit: count("Default 5 (depth 2: 10)").optional(),
     ...skip,
@@ -70,7 +73,7 @@ export const inputShapes = {
 
 /** Tool descriptions: what it answers and which tool comes next. */
 export const descriptions = {
-  search: `Search past coding-agent sessions (${sourceNameList}) by keywords, exact identifiers included, and by meaning once embeddings are set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
+  search: `Search past coding-agent sessions (of every agent in source) by keywords, exact identifiers too, and by meaning once embeddings are set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
   read_turns:
     "Read a session's turns: prompts, replies, compact tool calls (redacted). At most budget chars; when cut, a marker says what to ask next.",
   list_sessions: "List sessions, newest first.",
@@ -85,7 +88,10 @@ export const descriptions = {
  * server instructions at 2 KB (its MCP docs, "For MCP server authors"), and a client shows them in every session.
  */
 export const serverInstructions = [
-  `recall searches the saved history of this machine's coding-agent sessions (${sourceNameList}), including sessions those tools have since deleted.`,
+  `recall searches the saved history of this machine's coding-agent sessions (${sources.length} agents: ${sources
+    .slice(0, 5)
+    .map((source) => source.displayName)
+    .join(", ")} and the others search's source lists), including sessions those tools have since deleted.`,
   'Use it when the user refers to earlier work ("what did we do about X", "last time", "where did we leave off"), before redoing an investigation, or to find an exact identifier, error message, command or path seen before.',
   "Go from sessions to turns to text:",
   "1. search (depth 1) lists sessions with their best turn;",

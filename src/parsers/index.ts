@@ -7,12 +7,17 @@ import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { clineParser } from "./cline.ts";
 import { codexParser } from "./codex.ts";
+import { continueParser } from "./continue.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
+import { crushParser } from "./crush.ts";
 import { cursorParser } from "./cursor.ts";
+import { droidParser } from "./droid.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { gooseParser } from "./goose.ts";
 import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
 import { opencodeParser } from "./opencode.ts";
+import { piParser } from "./pi.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
 import { rooCodeParser } from "./roo-code.ts";
 import type { Parser, SourceId } from "./types.ts";
@@ -51,6 +56,11 @@ export const parsers: readonly Parser[] = [
   clineParser,
   rooCodeParser,
   kiloCodeParser,
+  piParser,
+  droidParser,
+  gooseParser,
+  crushParser,
+  continueParser,
 ];
 
 /** The parser of one source. */
@@ -80,6 +90,16 @@ export function parserFor(source: SourceId): Parser {
       return rooCodeParser;
     case "kilo-code":
       return kiloCodeParser;
+    case "pi":
+      return piParser;
+    case "droid":
+      return droidParser;
+    case "goose":
+      return gooseParser;
+    case "crush":
+      return crushParser;
+    case "continue":
+      return continueParser;
     default:
       return source satisfies never;
   }

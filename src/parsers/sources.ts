@@ -6,12 +6,17 @@ import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { clineSource } from "./cline/source.ts";
 import { codexSource } from "./codex/source.ts";
+import { continueSource } from "./continue/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
+import { crushSource } from "./crush/source.ts";
 import { cursorSource } from "./cursor/source.ts";
+import { droidSource } from "./droid/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { gooseSource } from "./goose/source.ts";
 import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
+import { piSource } from "./pi/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
 import { rooCodeSource } from "./roo-code/source.ts";
 import type { SourceInfo } from "./source-info.ts";
@@ -31,6 +36,11 @@ export const sources = [
   clineSource,
   rooCodeSource,
   kiloCodeSource,
+  piSource,
+  droidSource,
+  gooseSource,
+  crushSource,
+  continueSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

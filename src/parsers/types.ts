@@ -20,6 +20,11 @@ export const sourceIds = [
   "cline",
   "roo-code",
   "kilo-code",
+  "pi",
+  "droid",
+  "goose",
+  "crush",
+  "continue",
 ] as const;
 
 /** One of {@link sourceIds}. */

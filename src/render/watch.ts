@@ -12,16 +12,24 @@ import { renderIndexSummaryJson, renderIndexSummaryText } from "./index-summary.
 /** Local wall-clock time `HH:MM:SS` for status lines. */
 const clock = (date: Date) => date.toTimeString().slice(0, 8);
 
-/** The first status line: what is watched (roots that do not exist yet are "waiting"). */
+/**
+ * The first status line: what is watched, per source, and the sources none of whose folders exist yet, by name (their
+ * folders are in `recall doctor`): `watching for new and changed sessions (claude-code: /home/u/.claude/projects;
+ * waiting for the folders of codex, cursor to appear); Ctrl-C stops`.
+ */
 export function renderWatchStartText(description: WatchDescription): string {
   const bySource = new Map<string, string[]>();
   for (const target of description.targets) {
-    const label = target.kind === "pending" ? `waiting for ${target.file} to appear` : target.path;
     const list = bySource.get(target.source) ?? [];
-    if (!list.includes(label)) list.push(label);
+    if (target.kind !== "pending" && !list.includes(target.path)) list.push(target.path);
     bySource.set(target.source, list);
   }
-  const parts = [...bySource].map(([source, labels]) => `${source}: ${labels.join(", ")}`);
+  const watched = [...bySource].filter(([, paths]) => paths.length > 0);
+  const waiting = [...bySource].filter(([, paths]) => paths.length === 0).map(([source]) => source);
+  const parts = [
+    ...watched.map(([source, paths]) => `${source}: ${paths.join(", ")}`),
+    ...(waiting.length > 0 ? [`waiting for the folders of ${waiting.join(", ")} to appear`] : []),
+  ];
   const periodic = description.isPeriodic
     ? "; some folders cannot be watched, so changes are also checked every minute"
     : "";

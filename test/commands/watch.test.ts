@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { sources } from "../../src/parsers/sources.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import {
   cliEnv,
@@ -110,8 +111,16 @@ describe("recall watch (issue 10)", () => {
     const { workspace, append } = liveWorkspace();
     const watch = spawnWatch(workspace);
     await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
+    // the two sources with folders, each with its folder; every other agent with a default place, by name
+    const waiting = sources
+      .filter((source) => !["claude-code", "opencode"].includes(source.id))
+      .filter(
+        (source) => source.defaultRoots({ HOME: join(workspace.dir, "home") }, join(workspace.dir, "home")).length > 0,
+      )
+      .map((source) => source.id);
+    expect(waiting.slice(0, 3)).toEqual(["codex", "gemini-cli", "cursor"]);
     expect(watch.stderr()).toContain(
-      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear)`,
+      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; waiting for the folders of ${waiting.join(", ")} to appear); Ctrl-C stops`,
     );
     append("why is the oryx build cache cold");
     expect(await waitUntilSearchable(workspace, "oryx build cache", "oryx build cache", 8000)).toBeLessThan(5000);

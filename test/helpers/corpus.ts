@@ -102,5 +102,10 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     cline: [],
     "roo-code": [],
     "kilo-code": [],
+    pi: [], // no pi sessions in ../shared/corpus
+    droid: [], // nor Factory Droid ones
+    goose: [], // nor Goose ones
+    crush: [], // nor Crush ones
+    continue: [], // nor Continue ones
   };
 }

@@ -28,6 +28,15 @@ describe("where each source's history is looked for", () => {
       cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
+      pi: ["/home/ada/.pi/agent"],
+      droid: ["/home/ada/.factory"],
+      goose: [
+        process.platform === "darwin"
+          ? "/home/ada/Library/Application Support/Block/goose"
+          : "/home/ada/.local/share/goose",
+      ],
+      crush: ["/home/ada/.local/share/crush"],
+      continue: ["/home/ada/.continue"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -37,6 +46,9 @@ describe("where each source's history is looked for", () => {
       COPILOT_HOME: "~/cp",
       QWEN_RUNTIME_DIR: "/srv/qwen",
       KIMI_SHARE_DIR: "~/kimi-data",
+      PI_CODING_AGENT_DIR: "~/pi-agent",
+      GOOSE_PATH_ROOT: "/srv/goose-root",
+      CONTINUE_GLOBAL_DIR: "~/cont",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -57,6 +69,11 @@ describe("where each source's history is looked for", () => {
       cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
+      pi: ["/home/ada/pi-agent"],
+      droid: ["/home/ada/.factory"],
+      goose: ["/srv/goose-root/data"],
+      crush: ["/data/crush"],
+      continue: ["/home/ada/cont"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -79,6 +96,11 @@ describe("where each source's history is looked for", () => {
       cline: false,
       "roo-code": false,
       "kilo-code": false,
+      pi: false,
+      droid: false,
+      goose: false,
+      crush: false,
+      continue: false,
     });
   });
 

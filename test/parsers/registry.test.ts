@@ -8,7 +8,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { planWatchTargets } from "../../src/index/watch/targets.ts";
 import { stdioRegistration } from "../../src/mcp/config-snippet.ts";
-import { sourceNameList } from "../../src/mcp/schemas.ts";
 import { parserFor, parsers, sourceIds, sources } from "../../src/parsers/index.ts";
 import { sourceFlagNames, sourceFlags } from "../../src/service/source-args.ts";
 import { resumeCommandFor } from "../../src/search/reading/hydrate.ts";
@@ -48,6 +47,11 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--cline-dir",
       "--roo-dir",
       "--kilo-dir",
+      "--pi-dir",
+      "--droid-dir",
+      "--goose-dir",
+      "--crush-dir",
+      "--continue-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -62,6 +66,11 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       clineDir: [],
       rooDir: ["/r"],
       kiloDir: [],
+      piDir: [],
+      droidDir: [],
+      gooseDir: [],
+      crushDir: [],
+      continueDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -76,9 +85,14 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cline: [],
       "roo-code": ["/r"],
       "kilo-code": [],
+      pi: [],
+      droid: [],
+      goose: [],
+      crush: [],
+      continue: [],
     });
-    expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code",
+    expect(sources.map((source) => source.displayName).join(", ")).toBe(
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, pi, Factory Droid, Goose, Crush, Continue",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -95,6 +109,11 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cline: ["code", "/work/my app"],
       "roo-code": ["code", "/work/my app"],
       "kilo-code": ["code", "/work/my app"],
+      pi: ["pi", "--session", "s-1"],
+      droid: ["droid", "--resume", "s-1"],
+      goose: ["goose", "session", "--resume", "--session-id", "s-1"],
+      crush: ["crush", "--session", "s-1"],
+      continue: ["cn", "--fork", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -31,6 +31,7 @@ import { searchIndex } from "../../../src/search/api.ts";
 import { createSchema, insertExchange, insertSession } from "../../fixtures/opencode/make-db.ts";
 import { appendClaudeTurns, writeClaudeSession, type WriterState } from "../../helpers/claude-writer.ts";
 import { allCorpusRoots, hasCorpus } from "../../helpers/corpus.ts";
+import { databaseFromScript } from "../../helpers/sql-fixture.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-freshness-"));
 const fixtures = resolve(import.meta.dir, "../../fixtures");
@@ -537,11 +538,20 @@ describe("issue 14: what the quick check relies on", () => {
     expect(containersBelow(sorted, "/p/c/subagents/")).toEqual([]);
   });
 
+  // Goose's and Crush's fixtures are SQL scripts: their databases are built in the temp folder
+  const built = join(work, "sql-fixtures");
+  databaseFromScript("goose/sessions.sql", join(built, "goose", "sessions", "sessions.db"));
+  databaseFromScript("crush/crush.sql", join(built, "crush", "project", ".crush", "crush.db"));
   // the corpus holds no sessions of the agents issue 40 added: their fixtures stand in
   const addedSources: SourceRootMap = {
     "copilot-cli": [join(fixtures, "copilot-cli")],
     "qwen-code": [join(fixtures, "qwen-code", ".qwen")],
     "kimi-cli": [join(fixtures, "kimi-cli", ".kimi")],
+    pi: [join(fixtures, "pi")],
+    droid: [join(fixtures, "droid")],
+    goose: [join(built, "goose")],
+    crush: [join(built, "crush")],
+    continue: [join(fixtures, "continue")],
   };
   const sources = [
     [

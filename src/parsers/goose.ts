@@ -1,0 +1,84 @@
+/**
+ * Goose parser (block/goose; docs/formats/goose.md). Data: `$GOOSE_PATH_ROOT/data`, else the platform's app data folder
+ * (goose/source.ts); sessions in `sessions/sessions.db`, a SQLite database (`crates/goose/src/session/
+ * session_manager.rs`), one row per session in `sessions` and per message in `messages`. Older Goose versions wrote
+ * one JSONL file per session; the first version with the database imports them into it (`import_legacy`), so recall
+ * reads the database only. One container = one database (its fingerprint holds the `-wal` file's stats); one unit
+ * per session, change key `<updated_at>:<messages>:<last message row id>`. Resume: `goose session --resume
+ * --session-id <id>` in the session's folder (aaif-goose/goose v1.50.0 `documentation/docs/guides/
+ * goose-cli-commands.md`: "--session-id: Used for session identifiers (e.g., 20251108_1)", "-r, --resume").
+ * Code in ./goose/ (source, database, tools, turns, parse).
+ */
+import { scanSessionTree } from "./shared/session-files.ts";
+import { describeSqliteError } from "./shared/readonly-sqlite.ts";
+import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
+import { listGooseSessions, openGooseDatabase } from "./goose/database.ts";
+import { parseGooseUnit } from "./goose/parse.ts";
+
+const databaseName = "sessions.db";
+
+/**
+ * One unit per session with messages (Goose lists no session without one). A session found in two databases (a
+ * backup folder given as another root) becomes one unit: the one with more messages, then the later path.
+ */
+function listGooseUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
+  const best = new Map<string, { unit: SourceUnit; messages: number }>();
+  for (const container of containers) {
+    let rows: ReturnType<typeof listGooseSessions>;
+    try {
+      rows = listGooseSessions(openGooseDatabase(container.path));
+    } catch (error) {
+      const reason = describeSqliteError(error);
+      if (hooks.onUnavailable) hooks.onUnavailable(container.path, reason);
+      else hooks.onWarning?.(`${container.path}: ${reason}`);
+      continue;
+    }
+    for (const row of rows) {
+      if (row.message_count === 0) continue;
+      const current = best.get(row.id);
+      if (current && current.messages > row.message_count) continue;
+      best.set(row.id, {
+        messages: row.message_count,
+        unit: {
+          source: "goose",
+          key: `${container.path}#${row.id}`,
+          sessionId: row.id,
+          containerPath: container.path,
+          changeKey: `${row.updated_at}:${row.message_count}:${row.last_message_row}`,
+        },
+      });
+    }
+  }
+  return [...best.values()].map(({ unit }) => unit);
+}
+
+/** The Goose `Parser`: stats-only scan for `sessions/sessions.db`, one unit per session, whole-session parses. */
+export const gooseParser: Parser = {
+  id: "goose",
+  version: 1,
+  scan: (roots) =>
+    scanSessionTree(
+      {
+        source: "goose",
+        sessionsFolder: "sessions",
+        isSessionFile: (name) => name === databaseName,
+        maxDepth: 3,
+        sideFileOf: (path) => `${path}-wal`,
+      },
+      roots,
+    ),
+  scansContainerPaths: true,
+  listUnits: listGooseUnits,
+  parse: (unit, options) => parseGooseUnit(unit, options),
+  // `<data dir>/sessions/`: the database and its WAL start a cycle.
+  watch: {
+    kind: "tree",
+    depth: 1,
+    isSessionFile: (name) => name === databaseName || name === `${databaseName}-wal`,
+    missingRootPending: true,
+  },
+  resumeInvocation: (sessionId, projectPath) => ({
+    cwd: projectPath || undefined,
+    argv: ["goose", "session", "--resume", "--session-id", sessionId],
+  }),
+};

@@ -1,0 +1,31 @@
+/**
+ * pi coding agent parser (badlogic/pi-mono `packages/coding-agent`, session format version 3; docs/formats/pi.md).
+ * Data: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`; sessions in `sessions/--<cwd with / \ : as ->--/
+ * <time>_<id>.jsonl` (session-manager.ts `getDefaultSessionDir`). One container = one unit = one file; session id =
+ * the header's `id`. Resume: `pi --session <id>` in the session's folder (`src/cli/args.ts`: "--session <path>  Use
+ * specific session file"; `src/main.ts` `resolveSessionPath` matches an id, or a prefix of it, in the current project
+ * first). Code in ./pi/ (source, units, entries, tools, turns, parse).
+ */
+import { scanSessionTree } from "./shared/session-files.ts";
+import type { Parser } from "./types.ts";
+import { parsePiUnit } from "./pi/parse.ts";
+import { listHeaderUnits } from "./shared/header-units.ts";
+import { piHeaderSpec } from "./pi/units.ts";
+
+const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
+
+/** The pi `Parser`: stats-only scan of `sessions/<project>/*.jsonl`, one unit per file, whole-file parses. */
+export const piParser: Parser = {
+  id: "pi",
+  version: 1,
+  scan: (roots) => scanSessionTree({ source: "pi", sessionsFolder: "sessions", isSessionFile, maxDepth: 4 }, roots),
+  scansContainerPaths: true,
+  listUnits: (containers, hooks) => listHeaderUnits(piHeaderSpec, containers, hooks),
+  parse: (unit, options) => parsePiUnit(unit, options),
+  // `<agent dir>/sessions/<project>/*.jsonl`: three levels below the agent folder.
+  watch: { kind: "tree", depth: 3, isSessionFile, missingRootPending: true },
+  resumeInvocation: (sessionId, projectPath) => ({
+    cwd: projectPath || undefined,
+    argv: ["pi", "--session", sessionId],
+  }),
+};
