@@ -8,15 +8,22 @@
  * {mb_per_s, sessions_per_s, sessions, turns, bytes} per round. Bytes = the summed sizes of the containers the scan
  * listed (for a task folder, its `ui_messages.json`) × repeat; sessions = units × repeat. A fixture is small (a few KB),
  * so the rates weigh per-session overhead more than a real history's would. Prints one JSON line per source {name, n,
- * p50_ms, p95_ms, …, machine, commit}.
+ * p50_ms, p95_ms, …, machine, commit}. Goose's and Crush's databases are built from their SQL fixtures first.
  */
-import { statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parserFor } from "../../src/parsers/index.ts";
 import type { SourceId } from "../../src/parsers/types.ts";
+import { databaseFromScript } from "../../test/helpers/sql-fixture.ts";
 import { argValue, report, sample, throughputAtMedian } from "./lib.ts";
 
 const fixtures = resolve(import.meta.dir, "../../test/fixtures");
+
+/** Goose's and Crush's fixtures are SQL scripts: their databases are built in a temp folder (removed at the end). */
+const built = mkdtempSync(join(tmpdir(), "recall-bench-parse-fixtures-"));
+databaseFromScript("goose/sessions.sql", join(built, "goose", "sessions", "sessions.db"));
+databaseFromScript("crush/crush.sql", join(built, "crush", "project", ".crush", "crush.db"));
 
 /** Each added source's fixture folder, as its agent's own folder (the root its `--<agent>-dir` takes). */
 const fixtureRoots: Partial<Record<SourceId, string>> = {
@@ -26,23 +33,32 @@ const fixtureRoots: Partial<Record<SourceId, string>> = {
   cline: join(fixtures, "cline", "data"),
   "roo-code": join(fixtures, "roo-code"),
   "kilo-code": join(fixtures, "kilo-code"),
+  pi: join(fixtures, "pi"),
+  droid: join(fixtures, "droid"),
+  goose: join(built, "goose"),
+  crush: join(built, "crush"),
+  continue: join(fixtures, "continue"),
 };
 
 const repeat = argValue("--repeat", 200);
 const rounds = argValue("--rounds", 5);
-for (const [source, root] of Object.entries(fixtureRoots) as Array<[SourceId, string]>) {
-  const parser = parserFor(source);
-  const { containers } = parser.scan([root]);
-  const units = parser.listUnits(containers);
-  const bytes = containers.reduce((sum, container) => sum + statSync(container.path).size, 0) * repeat;
-  const turns = units.reduce((sum, unit) => sum + parser.parse(unit).turns.length, 0) * repeat; // also the warm-up
-  const samples = sample(rounds, () => {
-    for (let i = 0; i < repeat; i++) for (const unit of units) parser.parse(unit);
-  });
-  report(`${source}-parse-fixtures×${repeat}`, samples, {
-    ...throughputAtMedian(samples, bytes, units.length * repeat),
-    sessions: units.length * repeat,
-    turns,
-    bytes,
-  });
+try {
+  for (const [source, root] of Object.entries(fixtureRoots) as Array<[SourceId, string]>) {
+    const parser = parserFor(source);
+    const { containers } = parser.scan([root]);
+    const units = parser.listUnits(containers);
+    const bytes = containers.reduce((sum, container) => sum + statSync(container.path).size, 0) * repeat;
+    const turns = units.reduce((sum, unit) => sum + parser.parse(unit).turns.length, 0) * repeat; // also the warm-up
+    const samples = sample(rounds, () => {
+      for (let i = 0; i < repeat; i++) for (const unit of units) parser.parse(unit);
+    });
+    report(`${source}-parse-fixtures×${repeat}`, samples, {
+      ...throughputAtMedian(samples, bytes, units.length * repeat),
+      sessions: units.length * repeat,
+      turns,
+      bytes,
+    });
+  }
+} finally {
+  rmSync(built, { recursive: true, force: true });
 }
