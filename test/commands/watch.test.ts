@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import {
   cliEnv,
   makeWorkspace,
-  repo,
   sourceFlags,
   waitFor,
   waitUntilSearchable,
@@ -36,23 +36,10 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
 }
 
 function spawnWatch(workspace: Workspace, extraArgs: string[] = []): RunningWatch {
-  const child = Bun.spawn(
-    [
-      process.execPath,
-      "src/cli.ts",
-      "watch",
-      "--debounce",
-      "300",
-      "--keyword-only",
-      ...extraArgs,
-      ...sourceFlags(workspace),
-    ],
-    {
-      cwd: repo,
-      env: cliEnv(workspace),
-      stdout: "pipe",
-      stderr: "pipe",
-    },
+  const child = spawnCli(
+    ["watch", "--debounce", "300", "--keyword-only", ...extraArgs, ...sourceFlags(workspace)],
+    cliEnv(workspace),
+    { stdout: "pipe", stderr: "pipe" },
   );
   const watch = {
     child,
@@ -110,8 +97,9 @@ describe("recall watch (issue 10)", () => {
     const { workspace, append } = liveWorkspace();
     const watch = spawnWatch(workspace);
     await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
+    // The line goes on with every other registered source (issue 40 added six), each waiting for its folder.
     expect(watch.stderr()).toContain(
-      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear)`,
+      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear; `,
     );
     append("why is the oryx build cache cold");
     expect(await waitUntilSearchable(workspace, "oryx build cache", "oryx build cache", 8000)).toBeLessThan(5000);
@@ -171,17 +159,11 @@ describe("recall watch (issue 10)", () => {
   test("a bad --debounce is a usage error (exit 2) naming the value; --help describes the command", () => {
     const workspace = makeWorkspace();
     workspaces.push(workspace);
-    const bad = Bun.spawnSync(
-      [process.execPath, "src/cli.ts", "watch", "--debounce", "-5", ...sourceFlags(workspace)],
-      { cwd: repo, env: cliEnv(workspace) },
-    );
+    const bad = runCli(["watch", "--debounce", "-5", ...sourceFlags(workspace)], cliEnv(workspace));
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.toString()).toContain("--debounce must be a whole number of ms from 0 to 600000, got -5");
-    const help = Bun.spawnSync([process.execPath, "src/cli.ts", "watch", "--help"], {
-      cwd: repo,
-      env: cliEnv(workspace),
-    });
+    expect(bad.stderr).toContain("--debounce must be a whole number of ms from 0 to 600000, got -5");
+    const help = runCli(["watch", "--help"], cliEnv(workspace));
     expect(help.exitCode).toBe(0);
-    expect(help.stdout.toString()).toContain("--debounce");
+    expect(help.stdout).toContain("--debounce");
   });
 });
