@@ -19,6 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { stopEmbedHelpers } from "../../src/embed/index.ts";
+import { runCli } from "../helpers/cli.ts";
 import { claudeCorpusRoots, hasCorpus, opencodeCorpusRoots } from "../helpers/corpus.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { buildBinaryOnce, canBuildBinary, repo } from "./build-once.ts";
@@ -49,9 +50,11 @@ const homes = { binary: join(work, "home-binary"), dev: join(work, "home-dev") }
 /** Runs the copied binary with its own empty HOME. */
 const viaBinary = (args: string[], extra: Record<string, string> = {}) =>
   runProcess([binary, ...args], isolatedEnv(homes.binary, extra));
-/** Runs `bun src/cli.ts` (bun by absolute path, so PATH stays minimal) with a separate empty HOME. */
-const viaDev = (args: string[], extra: Record<string, string> = {}) =>
-  runProcess([process.execPath, join(repo, "src", "cli.ts"), ...args], isolatedEnv(homes.dev, extra));
+/** Runs `bun src/cli.ts` (the harness's: bun by absolute path, so PATH stays minimal) with a separate empty HOME. */
+const viaDev = (args: string[], extra: Record<string, string> = {}) => {
+  const result = runCli(args, isolatedEnv(homes.dev, extra), { cwd: elsewhere });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+};
 
 /** Extracted runtime folders under the binary's RECALL_HOME (default ~/.cache/recall). */
 /**

@@ -19,14 +19,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { repo, runCli, spawnCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-archive-home-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode-dir", join(repo, "examples/opencode")];
-const bun = process.execPath;
 let counter = 0;
 const fresh = (name: string) => join(work, `${name}-${++counter}`);
 
@@ -46,11 +45,9 @@ function userEnv(home: string, extra: Record<string, string> = {}): Record<strin
 }
 
 function recall(args: string[], env: Record<string, string | undefined>, umask?: string) {
-  const command = umask
-    ? ["sh", "-c", `umask ${umask}; exec "$0" "$@"`, bun, "src/cli.ts", ...args]
-    : [bun, "src/cli.ts", ...args];
-  const result = Bun.spawnSync(command, { cwd: repo, env });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const prefix = umask ? ["sh", "-c", `umask ${umask}; exec "$0" "$@"`] : [];
+  const result = runCli(args, env, { prefix });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Every entry below `dir` with its permission bits. */
@@ -130,9 +127,7 @@ describe("issue 9: the one-time move out of ~/.cache/recall", () => {
     writeFileSync(join(cache, ".env"), "EMBEDDINGS_API_KEY=sk-moved\n");
     const runs = await Promise.all(
       Array.from({ length: 4 }, async () => {
-        const child = Bun.spawn([bun, "src/cli.ts", "search", "postgres", "--json", "--no-reindex", ...sources], {
-          cwd: repo,
-          env: userEnv(home),
+        const child = spawnCli(["search", "postgres", "--json", "--no-reindex", ...sources], userEnv(home), {
           stdout: "pipe",
           stderr: "pipe",
         });

@@ -18,11 +18,11 @@ import {
   unlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { startHashEmbeddings } from "./hash-embeddings.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-archive-cli-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -75,11 +75,8 @@ function recall(args: string[], home: string, options: { prefix?: string[]; env?
     "RECALL_MODEL",
   ])
     delete env[key];
-  const result = Bun.spawnSync([...(options.prefix ?? []), process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env,
-  });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const result = runCli(args, env, { prefix: options.prefix });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 function newHome(name: string): { home: string; root: string; sources: string[] } {
@@ -185,12 +182,7 @@ async function recallAsync(args: string[], home: string, env: Record<string, str
   };
   for (const key of ["RECALL_OFFLINE", "RECALL_MODEL", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"])
     delete merged[key];
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env: merged,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = spawnCli(args, merged, { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

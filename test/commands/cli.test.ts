@@ -82,14 +82,14 @@ describe("recall CLI", () => {
   });
 
   test("a query of spaces, of invisible characters only, or of bytes that are not UTF-8 is the same usage error (issue 38, item 16)", () => {
-    const notUtf8 = Bun.spawnSync(
-      ["sh", "-c", `bun src/cli.ts search "$(printf '\\377\\376')" ${examples.join(" ")}`],
-      { cwd: repo, env: userEnv({ HOME: emptyHome, RECALL_HOME: join(work, "recall-home") }) },
-    );
+    // The shell puts the bytes in argv (Bun's spawn takes only strings); it execs the harness's bun ($0) and cli ($1).
+    const notUtf8 = runCli([], userEnv({ HOME: emptyHome, RECALL_HOME: join(work, "recall-home") }), {
+      prefix: ["sh", "-c", `exec "$0" "$1" search "$(printf '\\377\\376')" ${examples.join(" ")}`],
+    });
     const results = [
       recall(["search", "   ", ...examples]),
       recall(["search", "\u200b\ufeff \u202e", ...examples]),
-      { code: notUtf8.exitCode, stdout: notUtf8.stdout.toString(), stderr: notUtf8.stderr.toString() },
+      { code: notUtf8.exitCode, stdout: notUtf8.stdout, stderr: notUtf8.stderr },
     ];
     for (const result of results) {
       expect(result.code).toBe(2);

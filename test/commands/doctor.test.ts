@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   checkFolders,
   runDoctor,
@@ -19,9 +19,9 @@ import {
 import { openEmbedder } from "../../src/embed/index.ts";
 import { runIndex } from "../../src/index/index.ts";
 import { pathsUnder, resolveRecallPaths } from "../../src/home/paths.ts";
+import { repo, runCli } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-doctor-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const roots = {
@@ -110,27 +110,15 @@ describe("recall doctor checks", () => {
     const checks = byId(await runDoctor({ recallHome, roots, env: offlineEnv, home: join(work, "nohome") }));
     expect(checks.index?.status).toBe("fail");
     expect(checks.index?.fix).toContain("recall index --full");
-    const cli = Bun.spawnSync(
-      [
-        process.execPath,
-        "src/cli.ts",
-        "doctor",
-        "--json",
-        "--claude-dir",
-        roots["claude-code"][0]!,
-        "--opencode-dir",
-        roots.opencode[0]!,
-      ],
-      {
-        cwd: repo,
-        env: { ...process.env, RECALL_HOME: recallHome, HOME: join(work, "nohome") },
-      },
+    const cli = runCli(
+      ["doctor", "--json", "--claude-dir", roots["claude-code"][0]!, "--opencode-dir", roots.opencode[0]!],
+      { ...process.env, RECALL_HOME: recallHome, HOME: join(work, "nohome") },
     );
     expect(cli.exitCode).toBe(1);
-    expect(JSON.parse(cli.stdout.toString()).ok).toBe(false);
-    expect(JSON.parse(cli.stderr.toString()).error.code).toBe("INDEX_CORRUPT");
+    expect(JSON.parse(cli.stdout).ok).toBe(false);
+    expect(JSON.parse(cli.stderr).error.code).toBe("INDEX_CORRUPT");
     // One failed check is "1 check", not "1 check(s)" (issue 26).
-    expect(JSON.parse(cli.stderr.toString()).error.message).toMatch(/^doctor: 1 check failed \(index\)$/);
+    expect(JSON.parse(cli.stderr).error.message).toMatch(/^doctor: 1 check failed \(index\)$/);
   }, 60_000);
 
   test("a model path that does not exist FAILs; a generated model is read from its header, and loaded with --check-model", async () => {

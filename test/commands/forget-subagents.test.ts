@@ -7,10 +7,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { repo, runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-forget-subagents-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -26,11 +26,8 @@ function newHome(name: string) {
   const recall = (args: string[]) => {
     const env: Record<string, string | undefined> = { ...process.env, HOME: home, RECALL_HOME: join(home, "recall") };
     for (const key of sourceLocationVariables) delete env[key];
-    const result = Bun.spawnSync(
-      [process.execPath, "src/cli.ts", ...args, "--claude-dir", projects, "--opencode-dir", join(home, "none")],
-      { cwd: repo, env },
-    );
-    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+    const result = runCli([...args, "--claude-dir", projects, "--opencode-dir", join(home, "none")], env);
+    return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   };
   const listed = () =>
     JSON.parse(recall(["sessions", "--json", "--include-subagents", "--include-empty", "--limit", "all"]).stdout)

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLocalEmbedder, resolveEmbedConfig } from "../../src/embed/index.ts";
 import { type EmbeddingsServer, llamaServerTooLarge, startEmbeddingsServer } from "../embed/embeddings-server.ts";
+import { repo, spawnCli } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-index-embedding-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -44,12 +44,7 @@ async function recall(args: string[], home: string, extraEnv: Record<string, str
     if (!(key in extraEnv)) delete env[key];
   }
   if (!("EMBEDDINGS_URL" in extraEnv)) delete env.EMBEDDINGS_URL;
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = spawnCli(args, env, { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

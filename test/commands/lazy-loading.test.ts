@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { repo, runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-lazy-"));
 mkdirSync(join(work, "home"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -35,10 +35,7 @@ function loadedBy(args: string[]): { code: number; modules: string[] } {
     RECALL_TEST_MODULES_FILE: listFile,
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(
-    [process.execPath, "--preload", join(repo, "test/commands/module-recorder.ts"), "src/cli.ts", ...args],
-    { cwd: repo, env, stdout: "ignore", stderr: "pipe" },
-  );
+  const result = runCli(args, env, { bunArgs: ["--preload", join(repo, "test/commands/module-recorder.ts")] });
   const src = join(repo, "src");
   const modules = readFileSync(listFile, "utf8")
     .split("\n")

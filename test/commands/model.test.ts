@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { repo, spawnCli } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-model-cmd-"));
 const modelBytes = readFileSync(getTestModelPath());
 const requests: string[] = [];
@@ -41,12 +41,7 @@ async function recall(args: string[], env: Record<string, string | undefined>) {
     ...env,
   };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env: merged,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = spawnCli(args, merged, { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

@@ -7,13 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { startHashEmbeddings } from "./hash-embeddings.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-offline-hint-"));
 const claude = join(work, "claude");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -116,9 +115,7 @@ describe("the no-embeddings hint under RECALL_OFFLINE=1 (issue 26)", () => {
     mkdirSync(home);
     const embeddings = startHashEmbeddings();
     try {
-      const child = Bun.spawn([process.execPath, "src/cli.ts", "index", ...sources], {
-        cwd: repo,
-        env: environment(home, null, { EMBEDDINGS_URL: embeddings.url }),
+      const child = spawnCli(["index", ...sources], environment(home, null, { EMBEDDINGS_URL: embeddings.url }), {
         stdout: "ignore",
         stderr: "ignore",
       });

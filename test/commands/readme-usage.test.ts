@@ -7,10 +7,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { repo, runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-readme-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -55,9 +55,9 @@ describe("the README's usage examples on the example history", () => {
       "CODEX_HOME",
     ])
       delete env[key];
-    const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...shellWords(line).slice(1)], { cwd: repo, env });
-    const stdout = result.stdout.toString();
-    expect({ line, code: result.exitCode, stderr: result.exitCode === 0 ? "" : result.stderr.toString() }).toEqual({
+    const result = runCli(shellWords(line).slice(1), env);
+    const stdout = result.stdout;
+    expect({ line, code: result.exitCode, stderr: result.exitCode === 0 ? "" : result.stderr }).toEqual({
       line,
       code: 0,
       stderr: "",

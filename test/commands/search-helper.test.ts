@@ -8,11 +8,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { runCli } from "../helpers/cli.ts";
 import { appendClaudeTurns, writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-search-helper-"));
 const history = join(work, "claude", "projects");
 const recallHome = join(work, "recall-home");
@@ -32,18 +32,15 @@ const session: TestSession = {
 const state = writeClaudeSession(sessionPath, session);
 
 function recall(args: string[], helper: "on" | "off") {
-  const result = Bun.spawnSync([process.execPath, "src/cli.ts", ...args, "--claude-dir", history], {
-    cwd: repo,
-    env: {
-      ...process.env,
-      HOME: work,
-      RECALL_HOME: recallHome,
-      RECALL_MODEL: getTestModelPath(),
-      RECALL_EMBED_HELPER: helper,
-      RECALL_EMBED_HELPER_IDLE_MS: "120000",
-    },
+  const result = runCli([...args, "--claude-dir", history], {
+    ...process.env,
+    HOME: work,
+    RECALL_HOME: recallHome,
+    RECALL_MODEL: getTestModelPath(),
+    RECALL_EMBED_HELPER: helper,
+    RECALL_EMBED_HELPER_IDLE_MS: "120000",
   });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 const helperPids = (): number[] =>
@@ -138,12 +135,9 @@ describe("recall search with the embedding helper", () => {
 
   test("`recall embed-helper --stop` stops it: it removes its socket and exits", async () => {
     const [pid] = helperPids();
-    const result = Bun.spawnSync([process.execPath, "src/cli.ts", "embed-helper", "--stop"], {
-      cwd: repo,
-      env: { ...process.env, HOME: work, RECALL_HOME: recallHome },
-    });
+    const result = runCli(["embed-helper", "--stop"], { ...process.env, HOME: work, RECALL_HOME: recallHome });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.toString()).toBe("stopped 1 embedding helper\n");
+    expect(result.stdout).toBe("stopped 1 embedding helper\n");
     expect(await waitFor(() => !isAlive(pid!), 10_000)).toBe(true);
     expect(readdirSync(helpers).filter((name) => name.endsWith(".sock"))).toEqual([]);
   });

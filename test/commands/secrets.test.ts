@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createLocalEmbedder, resolveEmbedConfig, type Embedder } from "../../src/embed/index.ts";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../embed/embeddings-server.ts";
 import {
@@ -12,6 +12,7 @@ import {
   insertPart,
   insertSession,
 } from "../fixtures/opencode/make-db.ts";
+import { spawnCli } from "../helpers/cli.ts";
 import { appendClaudeTurns, writeClaudeSession, type TestTurn } from "../helpers/claude-writer.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { findLeaks, leakNeedles, plantedSecrets, type PlantedSecret } from "../helpers/secrets.ts";
@@ -23,7 +24,6 @@ import { findLeaks, leakNeedles, plantedSecrets, type PlantedSecret } from "../h
  * sessions and export (text and JSON).
  */
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-secrets-"));
 const claudeRoot = join(work, "claude");
 const opencodeRoot = join(work, "opencode");
@@ -54,12 +54,7 @@ async function recall(args: string[]) {
     "EMBEDDINGS_API_KEY",
   ])
     delete env[key];
-  const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = spawnCli(args, env, { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

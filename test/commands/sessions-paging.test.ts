@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
+import { runCli } from "../helpers/cli.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-sessions-paging-"));
 const claude = join(work, "claude");
 const count = 1050;
@@ -23,11 +23,8 @@ const idOf = (n: number) => `${String(n).padStart(8, "0")}-0000-4000-8000-000000
 function recall(args: string[]) {
   const env: Record<string, string | undefined> = { ...process.env, HOME: work, RECALL_HOME: join(work, "home") };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(
-    [process.execPath, "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")],
-    { cwd: repo, env },
-  );
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const result = runCli([...args, "--claude-dir", claude, "--opencode-dir", join(work, "none")], env);
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 interface Listing {

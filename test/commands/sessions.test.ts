@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { runCli } from "../helpers/cli.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { call, connectStdio, fromSource, isolatedEnv, textOf } from "../mcp/helpers.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-sessions-"));
 const claude = join(work, "claude");
 const noOpenCode = join(work, "no-opencode");
@@ -61,14 +61,8 @@ function recall(args: string[]) {
     TZ: "UTC",
   };
   for (const key of sourceLocationVariables) delete env[key];
-  const result = Bun.spawnSync(
-    [process.execPath, "src/cli.ts", ...args, "--claude-dir", claude, "--opencode-dir", noOpenCode],
-    {
-      cwd: repo,
-      env,
-    },
-  );
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const result = runCli([...args, "--claude-dir", claude, "--opencode-dir", noOpenCode], env);
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe("a session without turns in show and MCP read_turns (issue 15: show printed 'turns 0-0 of 0' and accepted turn 2)", () => {

@@ -112,12 +112,10 @@ describe("the skill", () => {
 
   test("under umask 000 no installed folder or file is writable by others (issue 37: scripts/ was 0777)", () => {
     const home = join(work, "home-umask");
-    const result = Bun.spawnSync(
-      ["sh", "-c", 'umask 000; exec "$@"', "sh", process.execPath, "src/cli.ts", "skill", "install"],
-      {
-        cwd: repo,
-        env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined },
-      },
+    const result = runCli(
+      ["skill", "install"],
+      { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined },
+      { prefix: ["sh", "-c", 'umask 000; exec "$@"', "sh"] },
     );
     expect(result.exitCode).toBe(0);
     const created = [join(home, ".claude"), join(home, ".claude", "skills")];

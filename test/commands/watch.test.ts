@@ -2,11 +2,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sources } from "../../src/parsers/sources.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import {
   cliEnv,
   makeWorkspace,
-  repo,
   sourceFlags,
   waitFor,
   waitUntilSearchable,
@@ -37,23 +37,10 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
 }
 
 function spawnWatch(workspace: Workspace, extraArgs: string[] = []): RunningWatch {
-  const child = Bun.spawn(
-    [
-      process.execPath,
-      "src/cli.ts",
-      "watch",
-      "--debounce",
-      "300",
-      "--keyword-only",
-      ...extraArgs,
-      ...sourceFlags(workspace),
-    ],
-    {
-      cwd: repo,
-      env: cliEnv(workspace),
-      stdout: "pipe",
-      stderr: "pipe",
-    },
+  const child = spawnCli(
+    ["watch", "--debounce", "300", "--keyword-only", ...extraArgs, ...sourceFlags(workspace)],
+    cliEnv(workspace),
+    { stdout: "pipe", stderr: "pipe" },
   );
   const watch = {
     child,
@@ -180,17 +167,11 @@ describe("recall watch (issue 10)", () => {
   test("a bad --debounce is a usage error (exit 2) naming the value; --help describes the command", () => {
     const workspace = makeWorkspace();
     workspaces.push(workspace);
-    const bad = Bun.spawnSync(
-      [process.execPath, "src/cli.ts", "watch", "--debounce", "-5", ...sourceFlags(workspace)],
-      { cwd: repo, env: cliEnv(workspace) },
-    );
+    const bad = runCli(["watch", "--debounce", "-5", ...sourceFlags(workspace)], cliEnv(workspace));
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.toString()).toContain("--debounce must be a whole number of ms from 0 to 600000, got -5");
-    const help = Bun.spawnSync([process.execPath, "src/cli.ts", "watch", "--help"], {
-      cwd: repo,
-      env: cliEnv(workspace),
-    });
+    expect(bad.stderr).toContain("--debounce must be a whole number of ms from 0 to 600000, got -5");
+    const help = runCli(["watch", "--help"], cliEnv(workspace));
     expect(help.exitCode).toBe(0);
-    expect(help.stdout.toString()).toContain("--debounce");
+    expect(help.stdout).toContain("--debounce");
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The MCP tools' team archive switch (issue 30): `search`, `list_sessions` and `read_turns` with `archive: true`,
- * driven through the SDK's client against `bun src/cli.ts mcp` and a real PostgreSQL server the test starts
+ * driven through the SDK's client against `recall mcp` from the source (./helpers.ts) and a real PostgreSQL server the test starts
  * (test/helpers/postgres.ts). The answers come from the archive (each result naming who pushed it and from where, and
  * its archive id), keep the local answers' output schemas (the SDK client checks them), and read_turns pages within
  * its budget as locally. Without an archive, or with one that cannot be reached, each call is a one-line tool error

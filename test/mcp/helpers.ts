@@ -1,6 +1,6 @@
 /**
  * Driving the real `recall mcp` server through the SDK's own client (issue 10): spawn it over stdio from source
- * (`bun src/cli.ts mcp`) or from the compiled binary, with RECALL_HOME and HOME in temp folders and only the
+ * (the harness's `bun src/cli.ts`, test/helpers/cli.ts) or from the compiled binary, with RECALL_HOME and HOME in temp folders and only the
  * given history, and read tool results as text and structured content.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -8,10 +8,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { type TestSession, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { cliCommand, repo } from "../helpers/cli.ts";
 
-export const repo = resolve(import.meta.dir, "../..");
+export { repo };
 
 /** The shipped example history as source flags. */
 export const exampleFlags = [
@@ -21,8 +22,11 @@ export const exampleFlags = [
   join(repo, "examples/opencode"),
 ];
 
-/** `bun src/cli.ts` by absolute paths (works from any working folder). */
-export const fromSource = [process.execPath, join(repo, "src", "cli.ts")];
+/**
+ * `bun src/cli.ts` by absolute paths (works from any working folder): the harness's command words, for the SDK's
+ * stdio client, which starts the server itself.
+ */
+export const fromSource = [...cliCommand];
 
 /**
  * An environment with nothing that points at real history or another index: HOME and RECALL_HOME as given,

@@ -11,7 +11,8 @@ import { connect } from "node:net";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, exampleFlags, fromSource, isolatedEnv, repo, textOf } from "./helpers.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
+import { call, exampleFlags, isolatedEnv, textOf } from "./helpers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-mcp-http-"));
 const home = join(work, "home");
@@ -40,9 +41,7 @@ async function announcedPort(stderr: ReadableStream<Uint8Array>): Promise<number
 }
 
 beforeAll(async () => {
-  server = Bun.spawn([...fromSource, "mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], {
-    env,
-    cwd: repo,
+  server = spawnCli(["mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], env, {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -134,11 +133,8 @@ describe("issue 10: recall mcp --http", () => {
 
   /** `recall mcp --print-config <target> --http` for the running server. */
   const printConfig = (target: string) => {
-    const result = Bun.spawnSync([...fromSource, "mcp", "--print-config", target, "--http", "--port", String(port)], {
-      env,
-      cwd: repo,
-    });
-    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+    const result = runCli(["mcp", "--print-config", target, "--http", "--port", String(port)], env);
+    return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   };
 
   /** Connect the SDK's HTTP client with `headers`, list the tools, and close. */
@@ -237,12 +233,12 @@ describe("issue 10: recall mcp --http", () => {
     mkdirSync(otherHome);
     writeFileSync(join(otherHome, "mcp-token"), `${"a".repeat(43)}\n`);
     chmodSync(join(otherHome, "mcp-token"), 0o644);
-    const result = Bun.spawnSync([...fromSource, "mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], {
-      env: { ...env, RECALL_HOME: otherHome },
-      cwd: repo,
+    const result = runCli(["mcp", "--http", "--port", "0", "--no-watch", ...exampleFlags], {
+      ...env,
+      RECALL_HOME: otherHome,
     });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr.toString()).toContain(
+    expect(result.stderr).toContain(
       `cannot use the MCP token file ${join(otherHome, "mcp-token")}: other users can read it (mode 0644)`,
     );
   });

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childPids, exampleFlags, fromSource, isolatedEnv, repo } from "./helpers.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
+import { childPids, exampleFlags, isolatedEnv, repo } from "./helpers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-mcp-life-"));
 const home = join(work, "home");
@@ -26,13 +27,7 @@ const initialized = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/i
 
 /** Start the server from source with raw pipes (no SDK client in between). */
 function spawnServer(extra: string[] = []) {
-  return Bun.spawn([...fromSource, "mcp", ...exampleFlags, ...extra], {
-    env,
-    cwd: repo,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  return spawnCli(["mcp", ...exampleFlags, ...extra], env, { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
 }
 
 /** Read stdout until `count` lines arrived (or it closes). */
@@ -96,8 +91,8 @@ describe("issue 10: the stdio server's life", () => {
 });
 
 function recall(args: string[], extraEnv: Record<string, string> = {}) {
-  const result = Bun.spawnSync([...fromSource, ...args], { env: { ...env, ...extraEnv }, cwd: repo });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  const result = runCli(args, { ...env, ...extraEnv });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe("issue 10: recall mcp --print-config", () => {

@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { repo, runCli } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 
 // Issue 9: `vectors/` was 0755 and `*.vec` 0644 (0777/0666 under umask 000). Vectors of private history are
 // created 0700 / 0600 whatever the umask, and recall never changes the mode of a folder it did not create.
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-vector-modes-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -17,12 +17,10 @@ const sources = ["--claude-dir", join(repo, "examples/claude-code"), "--opencode
 /** Runs `recall index` with the tiny model under `umask 000`, as a shell would. */
 function indexUnderUmask000(home: string) {
   const script = 'umask 000 && exec "$@"';
-  const result = Bun.spawnSync(
-    ["sh", "-c", script, "sh", process.execPath, "src/cli.ts", "index", "--model", model, ...sources],
-    {
-      cwd: repo,
-      env: { ...process.env, RECALL_HOME: home, HOME: work },
-    },
+  const result = runCli(
+    ["index", "--model", model, ...sources],
+    { ...process.env, RECALL_HOME: home, HOME: work },
+    { prefix: ["sh", "-c", script, "sh"] },
   );
   expect(result.exitCode).toBe(0);
 }

@@ -5,11 +5,10 @@
  * its arguments, working folder and terminal mode instead of starting Claude Code.
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
+import { cliCommand, runCli } from "../helpers/cli.ts";
 import { plantedSecrets } from "../helpers/secrets.ts";
-
-const cli = resolve(import.meta.dir, "../../src/cli.ts");
 
 /** The sessions' ids, by role. */
 export const ids = {
@@ -134,8 +133,8 @@ export function preparePickHistory(root: string): PickHistory {
     PS1: "$ ",
   };
   const index = () => {
-    const run = Bun.spawnSync([process.execPath, cli, "index"], { env, stdout: "pipe", stderr: "pipe" });
-    if (run.exitCode !== 0) throw new Error(`recall index failed: ${run.stderr.toString()}`);
+    const run = runCli(["index"], env);
+    if (run.exitCode !== 0) throw new Error(`recall index failed: ${run.stderr}`);
   };
   index();
   // The archived session: its file deleted after recall indexed it; the next run marks it deleted and keeps it.
@@ -146,7 +145,7 @@ export function preparePickHistory(root: string): PickHistory {
     webapp,
     recordDir,
     env,
-    recall: `${process.execPath} ${cli}`,
+    recall: cliCommand.join(" "),
     recorded() {
       try {
         return {

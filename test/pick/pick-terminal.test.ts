@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHashEmbeddings } from "../commands/hash-embeddings.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 import { cellWidth } from "../../src/pick/columns.ts";
@@ -333,11 +334,7 @@ suite("recall pick in a terminal", () => {
     embeddings = startHashEmbeddings();
     history.env.EMBEDDINGS_URL = embeddings.url;
     // Spawned, not spawnSync: the endpoint answers from this process's event loop.
-    const index = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/cli.ts"), "index"], {
-      env: history.env,
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const index = spawnCli(["index"], history.env, { stdout: "ignore", stderr: "ignore" });
     expect(await index.exited).toBe(0);
   });
   afterAll(() => {
@@ -399,11 +396,7 @@ suite("recall pick in a terminal", () => {
     root = mkdtempSync(join(tmpdir(), "recall-pick-helper-"));
     history = preparePickHistory(root);
     Object.assign(history.env, { RECALL_MODEL: getTestModelPath(), RECALL_EMBED_HELPER: "on" });
-    const index = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/cli.ts"), "index"], {
-      env: history.env,
-      stdout: "ignore",
-      stderr: "pipe",
-    });
+    const index = runCli(["index"], history.env);
     expect(index.exitCode).toBe(0);
   });
   afterAll(async () => {
@@ -428,16 +421,15 @@ suite("recall pick in a terminal", () => {
 
 describe("recall pick without a terminal", () => {
   test("refuses in one line that points to recall search (exit 2)", () => {
-    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/cli.ts"), "pick", "docker"], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { ...process.env, RECALL_HOME: join(tmpdir(), "recall-pick-no-tty-unused") },
-    });
+    const run = runCli(
+      ["pick", "docker"],
+      { ...process.env, RECALL_HOME: join(tmpdir(), "recall-pick-no-tty-unused") },
+      { stdin: "" }, // a pipe, not a terminal
+    );
     expect(run.exitCode).toBe(2);
-    expect(run.stderr.toString()).toBe(
+    expect(run.stderr).toBe(
       'recall: recall pick needs a terminal (its stdin is not one); from a script or an agent, use recall search "<query>"\n',
     );
-    expect(run.stdout.toString()).toBe("");
+    expect(run.stdout).toBe("");
   });
 });

@@ -7,25 +7,24 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { shellInit } from "../../src/pick/shell-init.ts";
 import { shellQuote } from "../../src/search/reading/hydrate.ts";
+import { cliPath, runCli } from "../helpers/cli.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 import { ids, preparePickHistory, type PickHistory } from "./pick-history.ts";
 
-const cli = resolve(import.meta.dir, "../../src/cli.ts");
-
 test("recall init prints the binding for each shell, calling this recall", () => {
   for (const shell of ["zsh", "bash", "fish"]) {
-    const run = Bun.spawnSync([process.execPath, cli, "init", shell], { stdout: "pipe", stderr: "pipe" });
+    const run = runCli(["init", shell]);
     expect(run.exitCode).toBe(0);
-    const text = run.stdout.toString();
-    expect(text).toContain(`${shellQuote(process.execPath)} ${shellQuote(cli)} pick --print -- `);
+    const text = run.stdout;
+    expect(text).toContain(`${shellQuote(process.execPath)} ${shellQuote(cliPath)} pick --print -- `);
     expect(text).toContain("</dev/tty");
   }
-  const refused = Bun.spawnSync([process.execPath, cli, "init", "tcsh"], { stdout: "pipe", stderr: "pipe" });
+  const refused = runCli(["init", "tcsh"]);
   expect(refused.exitCode).toBe(2);
-  expect(refused.stderr.toString()).toContain("tcsh");
+  expect(refused.stderr).toContain("tcsh");
 });
 
 for (const shell of ["zsh", "fish"] as const) {
@@ -60,7 +59,7 @@ for (const shell of ["bash", "zsh", "fish"] as const) {
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), "recall-init-"));
       history = preparePickHistory(root);
-      const snippet = Bun.spawnSync([process.execPath, cli, "init", shell], { stdout: "pipe" }).stdout.toString();
+      const snippet = runCli(["init", shell]).stdout;
       writeFileSync(join(root, "binding"), snippet);
     });
     afterAll(() => rmSync(root, { recursive: true, force: true }));

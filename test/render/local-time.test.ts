@@ -5,8 +5,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { isoTime, localDate, localMinute, zoneLabel } from "../../src/render/format.ts";
+import { repo, runCli } from "../helpers/cli.ts";
 
 const recallHome = mkdtempSync(join(tmpdir(), "recall-local-time-"));
 afterAll(() => rmSync(recallHome, { recursive: true, force: true }));
@@ -38,12 +39,9 @@ describe("local dates and times in text output", () => {
   });
 
   test("the CLI prints show's turn times in the caller's zone, and its JSON in UTC", () => {
-    const repo = resolve(import.meta.dir, "../..");
     const run = (args: string[]) =>
-      Bun.spawnSync(
+      runCli(
         [
-          process.execPath,
-          "src/cli.ts",
           ...args,
           "--claude-dir",
           `${repo}/examples/claude-code`,
@@ -51,15 +49,10 @@ describe("local dates and times in text output", () => {
           `${repo}/examples/opencode`,
           "--no-reindex",
         ],
-        {
-          cwd: repo,
-          env: { ...process.env, TZ: "Asia/Kolkata", RECALL_HOME: recallHome },
-        },
+        { ...process.env, TZ: "Asia/Kolkata", RECALL_HOME: recallHome },
       );
-    Bun.spawnSync(
+    runCli(
       [
-        process.execPath,
-        "src/cli.ts",
         "index",
         "--claude-dir",
         `${repo}/examples/claude-code`,
@@ -67,14 +60,11 @@ describe("local dates and times in text output", () => {
         `${repo}/examples/opencode`,
         "--keyword-only",
       ],
-      {
-        cwd: repo,
-        env: { ...process.env, RECALL_HOME: recallHome },
-      },
+      { ...process.env, RECALL_HOME: recallHome },
     );
-    const text = run(["show", "23d3db6a:1"]).stdout.toString();
+    const text = run(["show", "23d3db6a:1"]).stdout;
     expect(text).toMatch(/── Turn 1 · \d{4}-\d\d-\d\d \d\d:\d\d \+05:30 ──/);
-    const json = JSON.parse(run(["show", "23d3db6a:1", "--json"]).stdout.toString());
+    const json = JSON.parse(run(["show", "23d3db6a:1", "--json"]).stdout);
     expect(json.turns[0].timestamp).toMatch(/Z$/);
   });
 });

@@ -6,13 +6,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { makePreview, parseLexicalQuery, searchLexical, type SearchLevel } from "../../src/search/index.ts";
 import type { SearchFilters } from "../../src/search/listing/filters.ts";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cjk-latin-"));
 mkdirSync(join(work, "no-opencode"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -93,12 +93,14 @@ describe("issue 38, item 1: Latin words glued to CJK text", () => {
 
   test("`recall search kimi-cli` (the issue's command) finds the session", async () => {
     await indexed;
-    const result = Bun.spawnSync(
-      [process.execPath, "src/cli.ts", "search", "kimi-cli", "--json", "--keyword-only", "--no-reindex"],
-      { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
-    );
+    const result = runCli(["search", "kimi-cli", "--json", "--keyword-only", "--no-reindex"], {
+      ...process.env,
+      RECALL_HOME: home,
+      HOME: work,
+      NO_COLOR: "1",
+    });
     expect(result.exitCode).toBe(0);
-    const response = JSON.parse(result.stdout.toString());
+    const response = JSON.parse(result.stdout);
     expect(response.results.map((hit: { session_id: string }) => hit.session_id)).toEqual([sessions[0]!.sessionId]);
   });
 });

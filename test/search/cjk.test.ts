@@ -7,15 +7,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath, forgetSessions, openIndex, runIndex } from "../../src/index/index.ts";
 import { unsegmentedRuns } from "../../src/index/write/cjk.ts";
 import { splitUnsegmented } from "../../src/search/ranking/cjk.ts";
 import { parseLexicalQuery, searchLexical, type SearchLevel } from "../../src/search/index.ts";
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-cjk-"));
 mkdirSync(join(work, "no-opencode")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -107,10 +107,8 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
 
   test("`recall search 调度器` finds the session that says 调度器介入时 (the issue's example, real CLI)", async () => {
     const home = await newIndex("cli");
-    const result = Bun.spawnSync(
+    const result = runCli(
       [
-        process.execPath,
-        "src/cli.ts",
         "search",
         "调度器",
         "--json",
@@ -120,14 +118,11 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
         "--opencode-dir",
         join(work, "no-opencode"),
       ],
-      {
-        cwd: repo,
-        env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" },
-      },
+      { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" },
     );
-    expect(result.stderr.toString()).toBe("");
+    expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
-    const response = JSON.parse(result.stdout.toString());
+    const response = JSON.parse(result.stdout);
     expect(response.results.map((hit: { session_id: string }) => hit.session_id)).toEqual([sessions[0]!.sessionId]);
   });
 

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { EmbedError, UsageError } from "../../src/errors.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex } from "../../src/search/index.ts";
 import { embeddableQueryText } from "../../src/search/ranking/query.ts";
 import type { VectorLeg } from "../../src/search/api.ts";
 import { generateHostileQueries, identifierQueries } from "../fixtures/hostile-queries.ts";
+import { repo, runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const home = mkdtempSync(join(tmpdir(), "recall-hostile-"));
 const roots = { "claude-code": [join(repo, "examples/claude-code")], opencode: [join(repo, "examples/opencode")] };
 let db: Database;
@@ -50,10 +50,8 @@ describe("hostile queries", () => {
     // Command-line arguments cannot carry NUL bytes (an OS rule), so those inputs are only tested in process above.
     const sample = queries.filter((query, index) => index % 25 === 0 && !query.includes("\u0000"));
     for (const query of sample) {
-      const result = Bun.spawnSync(
+      const result = runCli(
         [
-          process.execPath,
-          "src/cli.ts",
           "search",
           query,
           "--json",
@@ -63,15 +61,12 @@ describe("hostile queries", () => {
           "--opencode-dir",
           roots.opencode[0]!,
         ],
-        {
-          cwd: repo,
-          env: { ...process.env, RECALL_HOME: home },
-        },
+        { ...process.env, RECALL_HOME: home },
       );
-      const stderr = result.stderr.toString();
+      const stderr = result.stderr;
       expect(stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
       expect(stderr).not.toContain("unexpected error");
-      if (result.exitCode === 0) expect(JSON.parse(result.stdout.toString()).results).toBeArray();
+      if (result.exitCode === 0) expect(JSON.parse(result.stdout).results).toBeArray();
       else expect(result.exitCode).toBe(2);
     }
   });

@@ -6,13 +6,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { runIndex } from "../../src/index/index.ts";
 import { makeDocumentPreview } from "../../src/search/reading/preview.ts";
 import { podGroupSession } from "../fixtures/podgroup-session.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-preview-prose-"));
 mkdirSync(join(work, "no-opencode"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -27,12 +27,14 @@ describe("issue 38, item 5: previews prefer prose over tool lines", () => {
       recallHome: home,
       roots: { "claude-code": [join(work, "claude")], opencode: [join(work, "no-opencode")] },
     });
-    const result = Bun.spawnSync(
-      [process.execPath, "src/cli.ts", "search", "PodGroup not found", "--json", "--keyword-only", "--no-reindex"],
-      { cwd: repo, env: { ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" } },
-    );
+    const result = runCli(["search", "PodGroup not found", "--json", "--keyword-only", "--no-reindex"], {
+      ...process.env,
+      RECALL_HOME: home,
+      HOME: work,
+      NO_COLOR: "1",
+    });
     expect(result.exitCode).toBe(0);
-    const [hit] = JSON.parse(result.stdout.toString()).results as Array<{ preview: string }>;
+    const [hit] = JSON.parse(result.stdout).results as Array<{ preview: string }>;
     const text = hit!.preview;
     expect(text).toContain("the webhook creates the pod before its PodGroup exists");
     expect(text).not.toContain("rg -n");

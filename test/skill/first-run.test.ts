@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Server } from "bun";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { cliCommand } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 
-const repo = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "recall-first-run-"));
 const home = join(work, "home");
 const skill = join(home, ".claude", "skills", "recall");
@@ -110,7 +110,7 @@ beforeAll(async () => {
       ],
     },
   );
-  const install = await bashTool([process.execPath, join(repo, "src", "cli.ts"), "skill", "install"]);
+  const install = await bashTool([...cliCommand, "skill", "install"]);
   expect(install.code).toBe(0);
 });
 

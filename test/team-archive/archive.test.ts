@@ -16,6 +16,7 @@ import type {
 } from "../../src/search/reading/hydrate.ts";
 import { readArchiveSession, resolveArchiveSessionId } from "../../src/team-archive/show.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { cliCommand, runCli, spawnCli } from "../helpers/cli.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 
@@ -37,17 +38,8 @@ const connect = async (user: string, password: string, database = "postgres") =>
   return connection;
 };
 
-/** `recall archive push --json` of the local index to `url`, run from the source. */
-const pushCommand = (url: string) => [
-  process.execPath,
-  "src/cli.ts",
-  "archive",
-  "push",
-  "--no-reindex",
-  "--json",
-  "--archive-url",
-  url,
-];
+/** The arguments of `recall archive push --json` of the local index to `url`. */
+const pushArgs = (url: string) => ["archive", "push", "--no-reindex", "--json", "--archive-url", url];
 
 /** Each archived session of `database` (of `machine`, when given) with its content hash and row counts, by session id. */
 async function sessionRows(server: PostgresServer, database: string, machine?: string) {
@@ -133,14 +125,14 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     await server.admin("CREATE DATABASE summary");
     const admin = await connect(server.adminUser, server.adminPassword, "summary");
     await initArchive(admin, ["alpha"]);
-    const run = Bun.spawnSync(pushCommand(server.url({ user: "alice", database: "summary" })), {
-      env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" },
-      stdout: "pipe",
-      stderr: "pipe",
+    const run = runCli(pushArgs(server.url({ user: "alice", database: "summary" })), {
+      ...process.env,
+      RECALL_HOME: home,
+      PGPASSWORD: "alice-secret",
     });
-    expect(run.stderr.toString()).toBe("");
+    expect(run.stderr).toBe("");
     expect(run.exitCode).toBe(0);
-    const lines = run.stdout.toString().trim().split("\n");
+    const lines = run.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(summary).toMatchObject({
@@ -198,10 +190,8 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
 
   test("search --archive says why it is keyword-only, and --keyword-only asks for no notice", () => {
     const notices = (...flags: string[]) => {
-      const run = Bun.spawnSync(
+      const run = runCli(
         [
-          process.execPath,
-          "src/cli.ts",
           "search",
           "--archive",
           server.url({ user: "alice" }),
@@ -210,11 +200,11 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
           "--json",
           ...flags,
         ],
-        { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+        { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" },
       );
       expect(run.exitCode).toBe(0);
-      expect(JSON.parse(run.stdout.toString())).toMatchObject({ mode: "keyword", archive: expect.any(String) });
-      return run.stderr.toString().split("\n").filter(Boolean); // on stderr, as local search's notices
+      expect(JSON.parse(run.stdout)).toMatchObject({ mode: "keyword", archive: expect.any(String) });
+      return run.stderr.split("\n").filter(Boolean); // on stderr, as local search's notices
     };
     expect(notices()).toEqual(["recall: keyword-only search: this machine's index has no embedding model"]);
     expect(notices("--keyword-only")).toEqual([]);
@@ -222,10 +212,11 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
 
   test("search --archive and --everywhere take every output flag of local search: --explain, --format, --max-chars", () => {
     const search = (...flags: string[]) =>
-      Bun.spawnSync(
-        [process.execPath, "src/cli.ts", "search", "docker bridge network", "--no-reindex", "--keyword-only", ...flags],
-        { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
-      );
+      runCli(["search", "docker bridge network", "--no-reindex", "--keyword-only", ...flags], {
+        ...process.env,
+        RECALL_HOME: home,
+        PGPASSWORD: "alice-secret",
+      });
     const url = server.url({ user: "alice" });
     const explained = search("--archive-url", url, "--explain", "--json");
     expect(explained.exitCode).toBe(0);
@@ -309,8 +300,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE recall.turns IN EXCLUSIVE MODE");
     const env = { ...process.env, RECALL_HOME: home, PGPASSWORD: "carol-secret" };
-    const child = Bun.spawn(pushCommand(server.url({ user: "carol", database: "killed" })), {
-      env,
+    const child = spawnCli(pushArgs(server.url({ user: "carol", database: "killed" })), env, {
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -338,13 +328,9 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
       if (waited > 20_000) throw new Error("the killed push's backend never ended");
       await Bun.sleep(50);
     }
-    const rerun = Bun.spawnSync(pushCommand(server.url({ user: "carol", database: "killed" })), {
-      env,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const rerun = runCli(pushArgs(server.url({ user: "carol", database: "killed" })), env);
     expect(rerun.exitCode).toBe(0);
-    expect(JSON.parse(rerun.stdout.toString())).toMatchObject({ sent: sessions, unchanged: 0 }); // nothing had committed
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ sent: sessions, unchanged: 0 }); // nothing had committed
     const uninterrupted = (await sessionRows(server, "postgres")).filter(
       (row, i, all) => all.findIndex((r) => r.session_id === row.session_id) === i,
     );
@@ -457,10 +443,8 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     } finally {
       theirs.close();
     }
-    const run = Bun.spawnSync(
+    const run = runCli(
       [
-        process.execPath,
-        "src/cli.ts",
         "search",
         "--everywhere",
         "--archive-url",
@@ -472,7 +456,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
         "-n",
         "5",
       ],
-      { env: { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+      { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" },
     );
     expect(run.stderr.toString()).not.toContain("unexpected");
     expect(run.exitCode).toBe(0);
@@ -530,28 +514,16 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
     const before = await copies();
     expect(before).toEqual(["alice:5", "carol:1"]); // laptop and runner-0…3, and carol's
     const env = { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret" };
-    const quiet = Bun.spawnSync([process.execPath, "src/cli.ts", "forget", idOf(3), "--no-reindex"], {
-      env: { ...env, RECALL_ARCHIVE_URL: server.url({ user: "alice" }) },
-      stdout: "pipe",
-      stderr: "pipe",
+    const quiet = runCli(["forget", idOf(3), "--no-reindex"], {
+      ...env,
+      RECALL_ARCHIVE_URL: server.url({ user: "alice" }),
     });
     expect(quiet.exitCode).toBe(0);
     expect(await copies()).toEqual(before); // not a terminal, not asked: the archive keeps them
     await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")], opencode: [] } }); // still forgotten: a tombstone
-    const run = Bun.spawnSync(
-      [
-        process.execPath,
-        "src/cli.ts",
-        "forget",
-        idOf(4),
-        "--no-reindex",
-        "--archive-url",
-        server.url({ user: "alice" }),
-      ],
-      { env, stdout: "pipe", stderr: "pipe" },
-    );
+    const run = runCli(["forget", idOf(4), "--no-reindex", "--archive-url", server.url({ user: "alice" })], env);
     expect(run.exitCode).toBe(0);
-    expect(run.stderr.toString()).toContain("deleted 5 session copies from the team archive");
+    expect(run.stderr).toContain("deleted 5 session copies from the team archive");
     const left = (await server.admin(
       "SELECT pushed_by, count(*)::int AS n FROM recall.sessions WHERE session_id = $1 GROUP BY pushed_by",
       [idOf(4)],
@@ -586,7 +558,7 @@ describe.skipIf(skipReason !== undefined)("the team archive on PostgreSQL (issue
         const forget = (n: number) =>
           terminal.run(
             // the shell prints "forget done N" after it: an arithmetic expansion, so the typed line never matches
-            `cd ${JSON.stringify(process.cwd())} && ${process.execPath} src/cli.ts forget ${idOf(n)} --no-reindex; echo "forget done $((${n} + 0))"`,
+            `cd ${JSON.stringify(process.cwd())} && ${cliCommand.join(" ")} forget ${idOf(n)} --no-reindex; echo "forget done $((${n} + 0))"`,
           );
         forget(5);
         await terminal.waitForText("holds 5 copies you pushed; delete them too? [y/N]");

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
-import { cliEnv, makeWorkspace, repo, sourceFlags, waitFor, type Workspace } from "../index/watch/helpers.ts";
+import { cliEnv, makeWorkspace, sourceFlags, waitFor, type Workspace } from "../index/watch/helpers.ts";
 
 // `recall watch --push` (issue 30): the watcher pushes to the team archive after each change it indexes.
 const skipReason = postgresSkipReason();
@@ -41,10 +42,8 @@ describe.skipIf(skipReason !== undefined)("recall watch --push (issue 30)", () =
     ).map((row) => row.session_id);
 
   test("pushes what the index holds at start, then each new session, and stops cleanly", async () => {
-    const child = Bun.spawn(
+    const child = spawnCli(
       [
-        process.execPath,
-        "src/cli.ts",
         "watch",
         "--debounce",
         "300",
@@ -55,7 +54,8 @@ describe.skipIf(skipReason !== undefined)("recall watch --push (issue 30)", () =
         server.url({ user: "alice" }),
         ...sourceFlags(workspace),
       ],
-      { cwd: repo, env: { ...cliEnv(workspace), PGPASSWORD: "alice-secret" }, stdout: "pipe", stderr: "pipe" },
+      { ...cliEnv(workspace), PGPASSWORD: "alice-secret" },
+      { stdout: "pipe", stderr: "pipe" },
     );
     try {
       await waitFor(async () => (await archived()).length > 0, 30_000);
@@ -80,21 +80,12 @@ describe.skipIf(skipReason !== undefined)("recall watch --push (issue 30)", () =
   }, 90_000);
 
   test("a wrong password stops it at start with one line and exit code 1", async () => {
-    const run = Bun.spawnSync(
-      [
-        process.execPath,
-        "src/cli.ts",
-        "watch",
-        "--keyword-only",
-        "--push",
-        "--archive-url",
-        server.url({ user: "alice" }),
-        ...sourceFlags(workspace),
-      ],
-      { cwd: repo, env: { ...cliEnv(workspace), PGPASSWORD: "wrong" }, stdout: "pipe", stderr: "pipe" },
+    const run = runCli(
+      ["watch", "--keyword-only", "--push", "--archive-url", server.url({ user: "alice" }), ...sourceFlags(workspace)],
+      { ...cliEnv(workspace), PGPASSWORD: "wrong" },
     );
     expect(run.exitCode).toBe(1);
-    expect(run.stderr.toString()).toContain("refused the login");
-    expect(run.stderr.toString()).not.toContain("    at ");
+    expect(run.stderr).toContain("refused the login");
+    expect(run.stderr).not.toContain("    at ");
   });
 });

@@ -6,10 +6,10 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { connect } from "node:net";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { appendClaudeTurns, writeClaudeSession, type TestSession, type WriterState } from "../helpers/claude-writer.ts";
+import { runCli, spawnCli } from "../helpers/cli.ts";
 
-const cli = resolve(import.meta.dir, "../../src/cli.ts");
 const day = 86_400_000;
 
 /** Session ids by role. */
@@ -130,8 +130,8 @@ export function prepareUiHistory(root: string, extra: (webapp: string) => TestSe
     RECALL_AIDER_DIRS: join(root, "none"),
   };
   const index = () => {
-    const run = Bun.spawnSync([process.execPath, cli, "index"], { env, stdout: "pipe", stderr: "pipe" });
-    if (run.exitCode !== 0) throw new Error(`recall index failed: ${run.stderr.toString()}`);
+    const run = runCli(["index"], env);
+    if (run.exitCode !== 0) throw new Error(`recall index failed: ${run.stderr}`);
   };
   index();
   // Its tool deleted it after recall indexed it: the next run marks it deleted and keeps it.
@@ -165,12 +165,9 @@ export async function startUi(
   extraArgs: string[] = [],
   options: { open?: boolean; binary?: string } = {},
 ): Promise<RunningUi> {
-  const command = options.binary ? [options.binary, "ui"] : [process.execPath, cli, "ui"];
-  const child = Bun.spawn([...command, ...(options.open ? [] : ["--no-open"]), ...extraArgs], {
-    env,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const args = ["ui", ...(options.open ? [] : ["--no-open"]), ...extraArgs];
+  const output = { stdout: "pipe", stderr: "pipe" } as const;
+  const child = options.binary ? Bun.spawn([options.binary, ...args], { env, ...output }) : spawnCli(args, env, output);
   const reader = child.stdout.getReader();
   let out = "";
   const deadline = Date.now() + 20_000;

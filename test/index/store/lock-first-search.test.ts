@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { repo, spawnCli } from "../../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../../..");
 const work = mkdtempSync(join(tmpdir(), "recall-first-search-"));
 mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -26,12 +26,14 @@ for (let s = 0; s < 250; s++) {
 const sourceArgs = ["--claude-dir", root, "--opencode-dir", join(work, "none")];
 
 function spawnRecall(args: string[], recallHome: string, extraEnv: Record<string, string> = {}) {
-  return Bun.spawn([process.execPath, "src/cli.ts", ...args], {
-    cwd: repo,
-    env: { ...process.env, RECALL_HOME: recallHome, HOME: work, ...extraEnv },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  return spawnCli(
+    args,
+    { ...process.env, RECALL_HOME: recallHome, HOME: work, ...extraEnv },
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
 }
 
 async function finished(child: ReturnType<typeof spawnRecall>) {

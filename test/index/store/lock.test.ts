@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { IndexError } from "../../../src/errors.ts";
 import { acquireIndexLock, readIndexLockHolder, tryAcquireIndexLock } from "../../../src/index/index.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { repo, runCli, spawnCli } from "../../helpers/cli.ts";
 
-const repo = resolve(import.meta.dir, "../../..");
 const lockModule = join(repo, "src/index/store/lock.ts");
 const work = mkdtempSync(join(tmpdir(), "recall-lock-"));
 mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
@@ -115,25 +115,16 @@ describe("index lock released by the operating system (issue 9)", () => {
       turns: [{ prompt: "why is the lock stuck", response: "pid reuse" }],
     });
     const env = { ...process.env, RECALL_HOME: home, HOME: work };
-    const args = [
-      process.execPath,
-      "src/cli.ts",
-      "index",
-      "--keyword-only",
-      "--claude-dir",
-      root,
-      "--opencode-dir",
-      join(work, "none"),
-    ];
+    const args = ["index", "--keyword-only", "--claude-dir", root, "--opencode-dir", join(work, "none")];
     mkdirSync(home, { mode: 0o700 }); // private, as recall would create it (no "open to other users" warning)
     const holder = await startHolder(join(home, "index.lock"), 60_000);
-    const refused = Bun.spawnSync([...args, "--json"], { cwd: repo, env });
+    const refused = runCli([...args, "--json"], env);
     expect(refused.exitCode).toBe(1);
-    expect(JSON.parse(refused.stderr.toString().trim().split("\n").at(-1)!).error).toMatchObject({
+    expect(JSON.parse(refused.stderr.trim().split("\n").at(-1)!).error).toMatchObject({
       code: "INDEX_LOCKED",
       message: `another recall index run (process ${holder.pid}) is updating the index`,
     });
-    const waiter = Bun.spawn([...args, "--wait"], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+    const waiter = spawnCli([...args, "--wait"], env, { stdout: "pipe", stderr: "pipe" });
     await Bun.sleep(1500);
     expect(waiter.exitCode).toBeNull(); // still waiting
     holder.kill("SIGKILL");

@@ -4,13 +4,12 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { startWatcher, type IndexSummary, type Watcher, type WatchOptions } from "../../../src/index/index.ts";
 import type { EmbeddingSummary } from "../../../src/index/index.ts";
 import type { SourceRootMap } from "../../../src/parsers/index.ts";
 import { sourceLocationVariables } from "../../../src/parsers/index.ts";
-
-export const repo = resolve(import.meta.dir, "../../..");
+import { repo, spawnCli } from "../../helpers/cli.ts";
 
 /** A temp folder with `claude/projects` (a copy of examples/claude-code), an OpenCode folder and a RECALL_HOME. */
 export interface Workspace {
@@ -96,10 +95,8 @@ export async function searchTurns(
   query: string,
   extraArgs: string[] = [],
 ): Promise<Array<{ session_id: string; prompt: string }>> {
-  const child = Bun.spawn(
+  const child = spawnCli(
     [
-      process.execPath,
-      "src/cli.ts",
       "search",
       query,
       "--depth",
@@ -110,12 +107,8 @@ export async function searchTurns(
       ...extraArgs,
       ...sourceFlags(workspace),
     ],
-    {
-      cwd: repo,
-      env: cliEnv(workspace),
-      stdout: "pipe",
-      stderr: "pipe",
-    },
+    cliEnv(workspace),
+    { stdout: "pipe", stderr: "pipe" },
   );
   const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0) return [];

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { cpSync, existsSync, mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { databasePath } from "../../../src/index/index.ts";
 import { openVectorStore } from "../../../src/native/index.ts";
 import {
@@ -23,11 +23,11 @@ import {
   type TestTurn,
   type WriterState,
 } from "../../helpers/claude-writer.ts";
+import { runCli, spawnCli } from "../../helpers/cli.ts";
 import { dumpIndex } from "../../helpers/index-dump.ts";
 import { getTestModelPath } from "../../helpers/models.ts";
 import { Random } from "../../../scripts/gen-corpus/random.ts";
 
-const repo = resolve(import.meta.dir, "../../..");
 const work = mkdtempSync(join(tmpdir(), "recall-fault-"));
 mkdirSync(join(work, "none")); // an empty OpenCode folder: a named folder must exist (issue 15)
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -66,24 +66,15 @@ const sessionFile = (root: string, n: number) => join(root, `-home-dev-p${n % 7}
 const model = getTestModelPath();
 
 function indexArgs(root: string, extra: string[]): string[] {
-  return [
-    process.execPath,
-    "src/cli.ts",
-    "index",
-    "--claude-dir",
-    root,
-    "--opencode-dir",
-    join(work, "none"),
-    ...extra,
-  ];
+  return ["index", "--claude-dir", root, "--opencode-dir", join(work, "none"), ...extra];
 }
 const env = (home: string) => ({ ...process.env, RECALL_HOME: home, HOME: work, NO_COLOR: "1" });
 
 /** Runs `recall index` to completion; returns its wall time in ms. */
 function indexClean(home: string, root: string, extra: string[]): number {
   const started = performance.now();
-  const result = Bun.spawnSync(indexArgs(root, extra), { cwd: repo, env: env(home) });
-  expect({ code: result.exitCode, stderr: result.stderr.toString() }).toMatchObject({ code: 0 });
+  const result = runCli(indexArgs(root, extra), env(home));
+  expect({ code: result.exitCode, stderr: result.stderr }).toMatchObject({ code: 0 });
   return performance.now() - started;
 }
 
@@ -112,7 +103,7 @@ async function indexAndKill(
   extra: string[],
   when: { delayMs: number } | { committed: string },
 ): Promise<boolean> {
-  const child = Bun.spawn(indexArgs(root, extra), { cwd: repo, env: env(home), stdout: "ignore", stderr: "ignore" });
+  const child = spawnCli(indexArgs(root, extra), env(home), { stdout: "ignore", stderr: "ignore" });
   let finished = false;
   void child.exited.then(() => (finished = true));
   if ("delayMs" in when) await Promise.race([child.exited, Bun.sleep(when.delayMs)]);

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { runIndex } from "../../../src/index/index.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../../helpers/claude-writer.ts";
+import { runCli } from "../../helpers/cli.ts";
 import { tempDirs } from "../../helpers/temp-dirs.ts";
 
 /**
@@ -10,7 +11,6 @@ import { tempDirs } from "../../helpers/temp-dirs.ts";
  * reasons and reported by `recall index --json`, `recall status` and `recall doctor`, not only as a stderr line; they
  * go away when the file is fixed.
  */
-const repo = resolve(import.meta.dir, "../../..");
 const tempDir = tempDirs("recall-not-kept-");
 
 const sessionId = "11111111-1111-4111-8111-111111111111";
@@ -129,8 +129,7 @@ describe("what the index could not keep (issue 26)", () => {
       RECALL_AIDER_DIRS: empty,
       NO_COLOR: "1",
     };
-    const run = (args: string[]) =>
-      Bun.spawnSync([process.execPath, join(repo, "src/cli.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
+    const run = (args: string[]) => runCli(args, env);
     const indexed = run(["index", "--json", "--keyword-only"]);
     expect(indexed.exitCode).toBe(0);
     const json = JSON.parse(indexed.stdout.toString());
