@@ -9,6 +9,7 @@ import { clineParser } from "./cline.ts";
 import { codexParser } from "./codex.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
+import { cursorAgentParser } from "./cursor-agent.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
@@ -53,6 +54,7 @@ export const parsers: readonly Parser[] = [
   clineParser,
   rooCodeParser,
   kiloCodeParser,
+  cursorAgentParser,
 ];
 
 /** The parser of one source. */
@@ -82,6 +84,8 @@ export function parserFor(source: SourceId): Parser {
       return rooCodeParser;
     case "kilo-code":
       return kiloCodeParser;
+    case "cursor-agent":
+      return cursorAgentParser;
     default:
       return source satisfies never;
   }

@@ -8,6 +8,7 @@ import { clineSource } from "./cline/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
+import { cursorAgentSource } from "./cursor-agent/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
@@ -31,6 +32,7 @@ export const sources = [
   clineSource,
   rooCodeSource,
   kiloCodeSource,
+  cursorAgentSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

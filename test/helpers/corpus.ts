@@ -102,5 +102,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     cline: [],
     "roo-code": [],
     "kilo-code": [],
+    "cursor-agent": [], // no cursor-agent chats in the corpus
   };
 }

@@ -28,6 +28,7 @@ describe("where each source's history is looked for", () => {
       cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
+      "cursor-agent": ["/home/ada/.cursor/chats"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -57,6 +58,7 @@ describe("where each source's history is looked for", () => {
       cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
+      "cursor-agent": ["/home/ada/.cursor/chats"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -79,6 +81,7 @@ describe("where each source's history is looked for", () => {
       cline: false,
       "roo-code": false,
       "kilo-code": false,
+      "cursor-agent": false,
     });
   });
 
