@@ -7,6 +7,7 @@ import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { clineParser } from "./cline.ts";
 import { codexParser } from "./codex.ts";
+import { copilotChatParser } from "./copilot-chat.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { cursorAgentParser } from "./cursor-agent.ts";
@@ -55,6 +56,7 @@ export const parsers: readonly Parser[] = [
   rooCodeParser,
   kiloCodeParser,
   cursorAgentParser,
+  copilotChatParser,
 ];
 
 /** The parser of one source. */
@@ -86,6 +88,8 @@ export function parserFor(source: SourceId): Parser {
       return kiloCodeParser;
     case "cursor-agent":
       return cursorAgentParser;
+    case "copilot-chat":
+      return copilotChatParser;
     default:
       return source satisfies never;
   }

@@ -6,6 +6,7 @@ import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { clineSource } from "./cline/source.ts";
 import { codexSource } from "./codex/source.ts";
+import { copilotChatSource } from "./copilot-chat/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { cursorAgentSource } from "./cursor-agent/source.ts";
@@ -33,6 +34,7 @@ export const sources = [
   rooCodeSource,
   kiloCodeSource,
   cursorAgentSource,
+  copilotChatSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -21,6 +21,7 @@ export const sourceIds = [
   "roo-code",
   "kilo-code",
   "cursor-agent",
+  "copilot-chat",
 ] as const;
 
 /** One of {@link sourceIds}. */

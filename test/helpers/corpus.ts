@@ -103,5 +103,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "roo-code": [],
     "kilo-code": [],
     "cursor-agent": [], // no cursor-agent chats in the corpus
+    "copilot-chat": [], // no VS Code chat sessions in the corpus
   };
 }

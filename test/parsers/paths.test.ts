@@ -2,6 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { resolveSourceRoots, sourceDirVariables, sourceIds, sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const home = "/home/ada";
+/** The User folders of VS Code and VS Code Insiders, on Linux or macOS (parsers/copilot-chat/source.ts). */
+const vscodeUserRoots = (linuxConfig: string): string[] =>
+  ["Code", "Code - Insiders"].map(
+    (editor) =>
+      `${process.platform === "darwin" ? "/home/ada/Library/Application Support" : linuxConfig}/${editor}/User`,
+  );
 /** A VS Code extension's storage in every editor recall looks in (parsers/cline/folders.ts), on Linux or macOS. */
 const extensionRoots = (linuxConfig: string, extension: string): string[] =>
   ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"].map(
@@ -29,6 +35,7 @@ describe("where each source's history is looked for", () => {
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       "cursor-agent": ["/home/ada/.cursor/chats"],
+      "copilot-chat": vscodeUserRoots("/home/ada/.config"),
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -59,6 +66,7 @@ describe("where each source's history is looked for", () => {
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       "cursor-agent": ["/home/ada/.cursor/chats"],
+      "copilot-chat": vscodeUserRoots("/home/ada/.config"),
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -82,6 +90,7 @@ describe("where each source's history is looked for", () => {
       "roo-code": false,
       "kilo-code": false,
       "cursor-agent": false,
+      "copilot-chat": false,
     });
   });
 

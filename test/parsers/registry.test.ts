@@ -49,6 +49,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--roo-dir",
       "--kilo-dir",
       "--cursor-agent-dir",
+      "--copilot-chat-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -64,6 +65,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       rooDir: ["/r"],
       kiloDir: [],
       cursorAgentDir: [],
+      copilotChatDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -79,9 +81,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "roo-code": ["/r"],
       "kilo-code": [],
       "cursor-agent": [],
+      "copilot-chat": [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, Cursor CLI",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, Cursor CLI, GitHub Copilot Chat",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -99,6 +102,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "roo-code": ["code", "/work/my app"],
       "kilo-code": ["code", "/work/my app"],
       "cursor-agent": ["cursor-agent", "--resume", "s-1"],
+      "copilot-chat": ["code", "/work/my app"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(
