@@ -17,6 +17,7 @@ import { kimiCliParser } from "./kimi-cli.ts";
 import { opencodeParser } from "./opencode.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
 import { rooCodeParser } from "./roo-code.ts";
+import { zedParser } from "./zed.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -57,6 +58,7 @@ export const parsers: readonly Parser[] = [
   kiloCodeParser,
   cursorAgentParser,
   copilotChatParser,
+  zedParser,
 ];
 
 /** The parser of one source. */
@@ -90,6 +92,8 @@ export function parserFor(source: SourceId): Parser {
       return cursorAgentParser;
     case "copilot-chat":
       return copilotChatParser;
+    case "zed":
+      return zedParser;
     default:
       return source satisfies never;
   }

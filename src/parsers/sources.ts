@@ -16,6 +16,7 @@ import { kimiCliSource } from "./kimi-cli/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
 import { rooCodeSource } from "./roo-code/source.ts";
+import { zedSource } from "./zed/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -35,6 +36,7 @@ export const sources = [
   kiloCodeSource,
   cursorAgentSource,
   copilotChatSource,
+  zedSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

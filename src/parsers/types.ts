@@ -22,6 +22,7 @@ export const sourceIds = [
   "kilo-code",
   "cursor-agent",
   "copilot-chat",
+  "zed",
 ] as const;
 
 /** One of {@link sourceIds}. */

@@ -104,5 +104,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "kilo-code": [],
     "cursor-agent": [], // no cursor-agent chats in the corpus
     "copilot-chat": [], // no VS Code chat sessions in the corpus
+    zed: [], // no Zed threads in the corpus
   };
 }

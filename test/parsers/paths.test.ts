@@ -36,6 +36,11 @@ describe("where each source's history is looked for", () => {
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       "cursor-agent": ["/home/ada/.cursor/chats"],
       "copilot-chat": vscodeUserRoots("/home/ada/.config"),
+      zed: [
+        process.platform === "darwin"
+          ? "/home/ada/Library/Application Support/Zed/threads"
+          : "/home/ada/.local/share/zed/threads",
+      ],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -67,6 +72,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       "cursor-agent": ["/home/ada/.cursor/chats"],
       "copilot-chat": vscodeUserRoots("/home/ada/.config"),
+      zed: [process.platform === "darwin" ? "/home/ada/Library/Application Support/Zed/threads" : "/data/zed/threads"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -91,6 +97,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": false,
       "cursor-agent": false,
       "copilot-chat": false,
+      zed: false,
     });
   });
 
