@@ -111,7 +111,7 @@ describe("recall watch (issue 10)", () => {
     const watch = spawnWatch(workspace);
     await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
     expect(watch.stderr()).toContain(
-      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear)`,
+      `watching for new and changed sessions (claude-code: ${workspace.claude}; opencode: ${workspace.opencode}; codex: waiting for ${join(workspace.dir, "home", ".codex")} to appear; gemini-cli: waiting for ${join(workspace.dir, "home", ".gemini")} to appear; cursor: waiting for ${join(workspace.dir, "home", ".config", "Cursor", "User")} to appear;`, // every later agent follows
     );
     append("why is the oryx build cache cold");
     expect(await waitUntilSearchable(workspace, "oryx build cache", "oryx build cache", 8000)).toBeLessThan(5000);
