@@ -28,14 +28,14 @@ describe("copilot-chat parse", () => {
   const unitOf = (id: string) => units.find((unit) => unit.sessionId === id)!;
   const whole = copilotChatParser.parse(unitOf(workspaceSession), { withOutputs: true });
 
-  test("a workspace session: project from workspace.json, title, times from the requests", () => {
+  test("a workspace session: project from workspace.json, branch from repoData, title, times from the requests", () => {
     expect(units.map((unit) => unit.sessionId).sort()).toEqual([workspaceSession, emptyWindowSession].sort());
     expect(whole.session).toMatchObject({
       id: workspaceSession,
       source: "copilot-chat",
       projectPath: "/home/dev/shop-web",
       projectName: "shop-web",
-      gitBranch: null,
+      gitBranch: "fix/ts-paths",
       title: "Fix TS2307 for the @/ alias",
       startedAt: 1767801590000,
       endedAt: 1767801720000,
