@@ -10,8 +10,6 @@ import type { Parser } from "./types.ts";
 import { parseCursorAgentUnit } from "./cursor-agent/parse.ts";
 import { listCursorAgentUnits, scanCursorAgentRoots } from "./cursor-agent/scan.ts";
 
-export { closeChatStores } from "./cursor-agent/store.ts";
-
 /**
  * The cursor-agent `Parser`: `scan` walks roots by stats only; `listUnits` opens each store to check its metadata;
  * `parse` reads one chat whole.

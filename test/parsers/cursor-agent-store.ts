@@ -70,6 +70,7 @@ export function writeChatStore(chatsDir: string, chat: ChatFixture, rawMessages:
     const root = Buffer.concat([...ids.map((id) => field(1, id)), field(9, Buffer.from(chat.workspace, "utf8"))]);
     const rootId = sha256(root).toString("hex");
     insert.run(rootId, root);
+    insert.finalize(); // an unfinalized statement would keep the file open after close
     const meta = { ...chat.meta, latestRootBlobId: rootId };
     db.run("insert into meta (key, value) values ('0', ?)", [
       Buffer.from(JSON.stringify(meta), "utf8").toString("hex"),

@@ -5,20 +5,17 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parserFor, sourceInfo, type SourceUnit } from "../../src/parsers/index.ts";
-import { closeChatStores, cursorAgentParser } from "../../src/parsers/cursor-agent.ts";
+import { cursorAgentParser } from "../../src/parsers/cursor-agent.ts";
 import { runCli } from "../helpers/cli.ts";
 import { readChatFixture, workspaceHash, writeChatStore } from "./cursor-agent-store.ts";
 
 const chat = readChatFixture();
 const work = mkdtempSync(join(tmpdir(), "recall-cursor-agent-"));
-afterAll(() => {
-  closeChatStores();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function unitsBelow(root: string, rejected: string[] = []): SourceUnit[] {
   const scan = cursorAgentParser.scan([root]);
@@ -106,6 +103,24 @@ describe("cursor-agent parse", () => {
     expect(unavailable).toEqual(["not a cursor-agent chat store (no meta or blobs table)"]);
   });
 
+  test.if(process.platform === "linux")(
+    "no store stays open after listing and parsing (one store per chat: hundreds)",
+    () => {
+      const openStores = () =>
+        readdirSync("/proc/self/fd")
+          .map((fd) => {
+            try {
+              return readlinkSync(`/proc/self/fd/${fd}`);
+            } catch {
+              return "";
+            }
+          })
+          .filter((target) => target.startsWith(work) && target.includes("store.db"));
+      cursorAgentParser.parse(unitsBelow(join(work, "parse", ".cursor"))[0]!);
+      expect(openStores()).toEqual([]);
+    },
+  );
+
   test("default folder ~/.cursor/chats; resume is `cursor-agent --resume <chat id>` in the workspace", () => {
     expect(sourceInfo("cursor-agent").defaultRoots({}, "/home/dev")).toEqual(["/home/dev/.cursor/chats"]);
     expect(parserFor("cursor-agent").resumeInvocation(chat.chatId, "/home/dev/invoice-service")).toEqual({
@@ -134,7 +149,6 @@ describe("cursor-agent end to end", () => {
       "resume: cd /home/dev/invoice-service && cursor-agent --resume 7c1e5d2a-9b3f-4e8a-b6d0-2f4a8c9e1b57",
     );
     expect(fromStore).toContain("1 file changed, 1 insertion(+)");
-    closeChatStores();
     rmSync(join(userHome, ".cursor"), { recursive: true });
     const fromCopy = run(["show", "7c1e5d2a:1", "--no-reindex"]);
     expect(fromCopy.exitCode).toBe(0);

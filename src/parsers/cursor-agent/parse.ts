@@ -25,7 +25,8 @@ import { filesTouched } from "../tool-calls.ts";
 import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { cursorAgentToolCall } from "./tools.ts";
-import { decodeRoot, openChatStore, readBlob, readChatMeta } from "./store.ts";
+import { type ChatMeta, type ChatRoot, decodeRoot, readBlob, readChatMeta, withChatStore } from "./store.ts";
+import type { ReadonlyDatabase } from "../shared/readonly-sqlite.ts";
 
 /** The name cursor-agent gives a chat it has not titled. */
 const defaultChatName = "New Agent";
@@ -61,17 +62,14 @@ export function parseCursorAgentUnit(unit: SourceUnit, options: ParseOptions = {
   const fail = (reason: string, cause?: unknown): never => {
     throw new SourceError(`cannot read cursor-agent chat ${path}: ${reason}`, path, { cause });
   };
-  let handle: ReturnType<typeof openChatStore>;
+  let read: ReturnType<typeof readChat>;
   try {
-    handle = openChatStore(path);
+    read = withChatStore(path, readChat);
   } catch (error) {
     return fail(describeSqliteError(error), error);
   }
-  const meta = readChatMeta(handle);
-  if (!meta?.latestRootBlobId) return fail("no chat metadata (meta key 0)");
-  const rootBlob = readBlob(handle, meta.latestRootBlobId);
-  const root = rootBlob ? decodeRoot(rootBlob) : null;
-  if (!root) return fail(rootBlob ? "the root blob is not a protocol-buffer message" : "the root blob is missing");
+  if ("problem" in read) return fail(read.problem);
+  const { meta, root, messages } = read;
   const context: Context = {
     path,
     skipped: { count: 0 },
@@ -82,10 +80,9 @@ export function parseCursorAgentUnit(unit: SourceUnit, options: ParseOptions = {
     withOutputs: options.withOutputs === true,
     workspaceFromContext: "",
   };
-  let bytesRead = rootBlob?.length ?? 0;
-  for (const id of root.messageIds) {
+  let bytesRead = read.rootBytes;
+  for (const { id, data } of messages) {
     const place = `${path}: blob ${id}`;
-    const data = readBlob(handle, id);
     if (!data) {
       noteSkip(context.skipped, place, "missing message blob");
       continue;
@@ -131,6 +128,23 @@ export function parseCursorAgentUnit(unit: SourceUnit, options: ParseOptions = {
     bytesRead,
     skipped: context.skipped,
   };
+}
+
+/** What one store holds for a parse: its metadata, latest root and the root's message blobs (null when missing). */
+type ChatRead =
+  | { meta: ChatMeta; root: ChatRoot; rootBytes: number; messages: { id: string; data: Uint8Array | null }[] }
+  | { problem: string };
+
+/** Read a store's metadata, latest root and message blobs while it is open; a phrase when it holds no chat. */
+function readChat(handle: ReadonlyDatabase): ChatRead {
+  const meta = readChatMeta(handle);
+  if (!meta?.latestRootBlobId) return { problem: "no chat metadata (meta key 0)" };
+  const rootBlob = readBlob(handle, meta.latestRootBlobId);
+  if (!rootBlob) return { problem: "the root blob is missing" };
+  const root = decodeRoot(rootBlob);
+  if (!root) return { problem: "the root blob is not a protocol-buffer message" };
+  const messages = root.messageIds.map((id) => ({ id, data: readBlob(handle, id) }));
+  return { meta, root, rootBytes: rootBlob.length, messages };
 }
 
 /** The newer mtime of the store and its `-wal`, epoch ms; 0 when neither can be stat'ed. */

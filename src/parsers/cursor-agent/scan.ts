@@ -12,7 +12,7 @@ import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
-import { openChatStore, readChatMeta } from "./store.ts";
+import { readChatMeta, withChatStore } from "./store.ts";
 
 /** The store file of a chat folder. */
 export const storeFileName = "store.db";
@@ -80,7 +80,7 @@ export function listCursorAgentUnits(containers: readonly SourceContainer[], hoo
   for (const container of containers) {
     let meta: ReturnType<typeof readChatMeta>;
     try {
-      meta = readChatMeta(openChatStore(container.path));
+      meta = withChatStore(container.path, readChatMeta);
     } catch (error) {
       hooks.onUnavailable?.(container.path, describeSqliteError(error));
       continue;

@@ -10,12 +10,14 @@
  * (root field 1, message parts) and a token reader's notes on a real store (meta hex JSON, protobuf root).
  */
 import { fileURLToPath } from "node:url";
-import { DatabaseContentError, openReadonlySqlite, type ReadonlyDatabase } from "../shared/readonly-sqlite.ts";
-import { ReadonlyDatabaseCache } from "../shared/sqlite-cache.ts";
+import {
+  closeReadonlyDatabase,
+  DatabaseContentError,
+  openReadonlySqlite,
+  type ReadonlyDatabase,
+} from "../shared/readonly-sqlite.ts";
 import { asObject } from "../shared/fields.ts";
 import { bytesFields } from "./protobuf.ts";
-
-const stores = new ReadonlyDatabaseCache<ReadonlyDatabase>();
 
 /** A chat store has both `meta` and `blobs`. */
 function checkSchema(tables: Set<string>): Record<string, never> {
@@ -25,18 +27,22 @@ function checkSchema(tables: Set<string>): Record<string, never> {
 }
 
 /**
- * Open (or reuse while the db and its `-wal` are unchanged) one `store.db`.
- * @throws SourceError `<path>: <phrase>` when it cannot be read now (zero bytes, locked, malformed, not a chat store)
+ * Open one `store.db`, run `read` on it and close it again: a user has one store per chat, hundreds of them, so none is
+ * kept open between calls (unlike the one database of OpenCode or the few of Cursor's editor).
+ * @throws SourceError `<path>: <phrase>` when it cannot be read now (zero bytes, locked, malformed, not a chat store);
+ *   whatever `read` throws
  */
-export function openChatStore(path: string, busyTimeoutMs = 2000): ReadonlyDatabase {
-  return stores.reuseOrOpen(path, () =>
-    openReadonlySqlite(path, { busyTimeoutMs, tempPrefix: "recall-cursor-agent-", schemaCheck: checkSchema }),
-  );
-}
-
-/** Close every cached connection (also runs at exit). */
-export function closeChatStores(): void {
-  stores.closeAll();
+export function withChatStore<T>(path: string, read: (handle: ReadonlyDatabase) => T, busyTimeoutMs = 2000): T {
+  const handle = openReadonlySqlite(path, {
+    busyTimeoutMs,
+    tempPrefix: "recall-cursor-agent-",
+    schemaCheck: checkSchema,
+  });
+  try {
+    return read(handle);
+  } finally {
+    closeReadonlyDatabase(handle);
+  }
 }
 
 /** The chat's metadata as the store keeps it under `meta` key `0`. */
