@@ -19,10 +19,11 @@ export const copilotChatParser: Parser = {
   scan: (roots) => scanCopilotChatRoots(roots),
   listUnits: (containers, hooks) => listCopilotChatUnits(containers, hooks),
   parse: (unit, options) => parseCopilotChatUnit(unit, options),
-  // `User/workspaceStorage/<id>/chatSessions/<file>`: session files and workspace manifests start a cycle.
+  // `User/workspaceStorage/<id>/chatSessions/<file>` (3 folder levels below the User folder): session files and
+  // workspace manifests start a cycle.
   watch: {
     kind: "tree",
-    depth: 4,
+    depth: 3,
     isSessionFile: (name) => name.endsWith(".json") || name.endsWith(".jsonl") || name === workspaceFileName,
     missingRootPending: true,
   },

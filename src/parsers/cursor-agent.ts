@@ -20,10 +20,10 @@ export const cursorAgentParser: Parser = {
   scan: (roots) => scanCursorAgentRoots(roots),
   listUnits: (containers, hooks) => listCursorAgentUnits(containers, hooks),
   parse: (unit, options) => parseCursorAgentUnit(unit, options),
-  // `<hash>/<chat id>/`: writes to a store or its WAL start a cycle.
+  // `<hash>/<chat id>/store.db` (2 folder levels below the chats folder): writes to a store or its WAL start a cycle.
   watch: {
     kind: "tree",
-    depth: 3,
+    depth: 2,
     isSessionFile: (name) => name === "store.db" || name === "store.db-wal",
     missingRootPending: true,
   },

@@ -19,10 +19,10 @@ export const zedParser: Parser = {
   scan: (roots) => scanZedRoots(roots),
   listUnits: (containers, hooks) => listZedUnits(containers, hooks),
   parse: (unit, options) => parseZedUnit(unit, options),
-  // `threads/threads.db` (+ `-wal`): writes start a cycle.
+  // `threads/threads.db` (+ `-wal`), in the root itself: writes start a cycle.
   watch: {
     kind: "tree",
-    depth: 1,
+    depth: 0,
     isSessionFile: (name) => name === threadsDatabaseName || name === `${threadsDatabaseName}-wal`,
     missingRootPending: true,
   },

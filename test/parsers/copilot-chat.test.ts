@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parserFor, sourceInfo, type SourceUnit } from "../../src/parsers/index.ts";
 import { copilotChatParser } from "../../src/parsers/copilot-chat.ts";
+import { planWatchTargets } from "../../src/index/watch/targets.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const user = join(import.meta.dir, "../fixtures/copilot-chat/User");
@@ -99,6 +100,12 @@ describe("copilot-chat parse", () => {
     const listed = unitsBelow(join(work, "mixed"), rejected);
     expect(listed.map((unit) => unit.key)).toEqual([join(dir, "s.jsonl")]);
     expect(rejected.sort()).toEqual(["empty file", "not a VS Code chat session"]);
+  });
+
+  test("the watcher watches the User folder down to the chatSessions folders, no deeper", () => {
+    expect(planWatchTargets({ "copilot-chat": [user] }).map((target) => [target.kind, target.depth])).toEqual([
+      ["agent-tree", 3],
+    ]);
   });
 
   test("default folders are VS Code's and Insiders' User folders; resume opens the project in VS Code", () => {

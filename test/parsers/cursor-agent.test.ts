@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parserFor, sourceInfo, type SourceUnit } from "../../src/parsers/index.ts";
 import { cursorAgentParser } from "../../src/parsers/cursor-agent.ts";
+import { planWatchTargets } from "../../src/index/watch/targets.ts";
 import { runCli } from "../helpers/cli.ts";
 import { readChatFixture, workspaceHash, writeChatStore } from "./cursor-agent-store.ts";
 
@@ -120,6 +121,12 @@ describe("cursor-agent parse", () => {
       expect(openStores()).toEqual([]);
     },
   );
+
+  test("the watcher watches the chats folder down to the stores' folders, no deeper", () => {
+    expect(planWatchTargets({ "cursor-agent": [chats] }).map((target) => [target.kind, target.depth])).toEqual([
+      ["agent-tree", 2],
+    ]);
+  });
 
   test("default folder ~/.cursor/chats; resume is `cursor-agent --resume <chat id>` in the workspace", () => {
     expect(sourceInfo("cursor-agent").defaultRoots({}, "/home/dev")).toEqual(["/home/dev/.cursor/chats"]);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parserFor, sourceInfo, type SourceUnit } from "../../src/parsers/index.ts";
 import { closeThreadsDatabases, zedParser } from "../../src/parsers/zed.ts";
+import { planWatchTargets } from "../../src/index/watch/targets.ts";
 import { runCli } from "../helpers/cli.ts";
 import { writeThreadsDatabase } from "./zed-store.ts";
 
@@ -74,6 +75,13 @@ describe("zed parse", () => {
     expect(legacy.skipped.reasons).toEqual({
       "thread in the first agent's format (version 0.2.0), not read": { count: 1, first: `${database}#${legacyId}` },
     });
+  });
+
+  test("the watcher watches the threads folder itself, where threads.db is", () => {
+    const threads = join(work, "parse", "zed", "threads");
+    expect(planWatchTargets({ zed: [threads] }).map((target) => [target.kind, target.depth])).toEqual([
+      ["agent-tree", 0],
+    ]);
   });
 
   test("default folder is Zed's data folder's threads; resume opens the project in Zed", () => {
