@@ -8,9 +8,11 @@ import { claudeCodeParser } from "./claude-code.ts";
 import { clineParser } from "./cline.ts";
 import { codexParser } from "./codex.ts";
 import { continueParser } from "./continue.ts";
+import { copilotChatParser } from "./copilot-chat.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { crushParser } from "./crush.ts";
 import { cursorParser } from "./cursor.ts";
+import { cursorAgentParser } from "./cursor-agent.ts";
 import { droidParser } from "./droid.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { gooseParser } from "./goose.ts";
@@ -20,6 +22,7 @@ import { opencodeParser } from "./opencode.ts";
 import { piParser } from "./pi.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
 import { rooCodeParser } from "./roo-code.ts";
+import { zedParser } from "./zed.ts";
 import type { Parser, SourceId } from "./types.ts";
 
 export * from "./types.ts";
@@ -61,6 +64,9 @@ export const parsers: readonly Parser[] = [
   gooseParser,
   crushParser,
   continueParser,
+  cursorAgentParser,
+  copilotChatParser,
+  zedParser,
 ];
 
 /** The parser of one source. */
@@ -100,6 +106,12 @@ export function parserFor(source: SourceId): Parser {
       return crushParser;
     case "continue":
       return continueParser;
+    case "cursor-agent":
+      return cursorAgentParser;
+    case "copilot-chat":
+      return copilotChatParser;
+    case "zed":
+      return zedParser;
     default:
       return source satisfies never;
   }

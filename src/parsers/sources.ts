@@ -7,9 +7,11 @@ import { claudeCodeSource } from "./claude-code/source.ts";
 import { clineSource } from "./cline/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { continueSource } from "./continue/source.ts";
+import { copilotChatSource } from "./copilot-chat/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { crushSource } from "./crush/source.ts";
 import { cursorSource } from "./cursor/source.ts";
+import { cursorAgentSource } from "./cursor-agent/source.ts";
 import { droidSource } from "./droid/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { gooseSource } from "./goose/source.ts";
@@ -19,6 +21,7 @@ import { opencodeSource } from "./opencode/source.ts";
 import { piSource } from "./pi/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
 import { rooCodeSource } from "./roo-code/source.ts";
+import { zedSource } from "./zed/source.ts";
 import type { SourceInfo } from "./source-info.ts";
 import type { SourceId } from "./types.ts";
 
@@ -41,6 +44,9 @@ export const sources = [
   gooseSource,
   crushSource,
   continueSource,
+  cursorAgentSource,
+  copilotChatSource,
+  zedSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

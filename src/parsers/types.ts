@@ -25,6 +25,9 @@ export const sourceIds = [
   "goose",
   "crush",
   "continue",
+  "cursor-agent",
+  "copilot-chat",
+  "zed",
 ] as const;
 
 /** One of {@link sourceIds}. */

@@ -107,5 +107,8 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     goose: [], // nor Goose ones
     crush: [], // nor Crush ones
     continue: [], // nor Continue ones
+    "cursor-agent": [], // no cursor-agent chats in the corpus
+    "copilot-chat": [], // no VS Code chat sessions in the corpus
+    zed: [], // no Zed threads in the corpus
   };
 }

@@ -2,6 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { resolveSourceRoots, sourceDirVariables, sourceIds, sourceLocationVariables } from "../../src/parsers/index.ts";
 
 const home = "/home/ada";
+/** The User folders of VS Code and VS Code Insiders, on Linux or macOS (parsers/copilot-chat/source.ts). */
+const vscodeUserRoots = (linuxConfig: string): string[] =>
+  ["Code", "Code - Insiders"].map(
+    (editor) =>
+      `${process.platform === "darwin" ? "/home/ada/Library/Application Support" : linuxConfig}/${editor}/User`,
+  );
 /** A VS Code extension's storage in every editor recall looks in (parsers/cline/folders.ts), on Linux or macOS. */
 const extensionRoots = (linuxConfig: string, extension: string): string[] =>
   ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"].map(
@@ -37,6 +43,13 @@ describe("where each source's history is looked for", () => {
       ],
       crush: ["/home/ada/.local/share/crush"],
       continue: ["/home/ada/.continue"],
+      "cursor-agent": ["/home/ada/.cursor/chats"],
+      "copilot-chat": vscodeUserRoots("/home/ada/.config"),
+      zed: [
+        process.platform === "darwin"
+          ? "/home/ada/Library/Application Support/Zed/threads"
+          : "/home/ada/.local/share/zed/threads",
+      ],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -74,6 +87,9 @@ describe("where each source's history is looked for", () => {
       goose: ["/srv/goose-root/data"],
       crush: ["/data/crush"],
       continue: ["/home/ada/cont"],
+      "cursor-agent": ["/home/ada/.cursor/chats"],
+      "copilot-chat": vscodeUserRoots("/home/ada/.config"),
+      zed: [process.platform === "darwin" ? "/home/ada/Library/Application Support/Zed/threads" : "/data/zed/threads"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -101,6 +117,9 @@ describe("where each source's history is looked for", () => {
       goose: false,
       crush: false,
       continue: false,
+      "cursor-agent": false,
+      "copilot-chat": false,
+      zed: false,
     });
   });
 

@@ -52,6 +52,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--goose-dir",
       "--crush-dir",
       "--continue-dir",
+      "--cursor-agent-dir",
+      "--copilot-chat-dir",
+      "--zed-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -71,6 +74,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       gooseDir: [],
       crushDir: [],
       continueDir: [],
+      cursorAgentDir: [],
+      copilotChatDir: [],
+      zedDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -90,9 +96,12 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       goose: [],
       crush: [],
       continue: [],
+      "cursor-agent": [],
+      "copilot-chat": [],
+      zed: [],
     });
     expect(sources.map((source) => source.displayName).join(", ")).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, pi, Factory Droid, Goose, Crush, Continue",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, pi, Factory Droid, Goose, Crush, Continue, Cursor CLI, GitHub Copilot Chat, Zed",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -114,6 +123,9 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       goose: ["goose", "session", "--resume", "--session-id", "s-1"],
       crush: ["crush", "--session", "s-1"],
       continue: ["cn", "--fork", "s-1"],
+      "cursor-agent": ["cursor-agent", "--resume", "s-1"],
+      "copilot-chat": ["code", "/work/my app"],
+      zed: ["zed", "/work/my app"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -1,0 +1,34 @@
+/**
+ * The GitHub Copilot Chat parser (docs/formats/copilot-chat.md): the chat sessions VS Code stores for its chat panel,
+ * `<VS Code user data>/User/workspaceStorage/<workspace id>/chatSessions/<session id>.json` (whole) or `.jsonl` (a
+ * mutation log, newer builds), and `globalStorage/emptyWindowChatSessions/` for windows without a folder; folders in
+ * copilot-chat/source.ts. One container = one unit = one file. A separate source from the GitHub Copilot CLI
+ * (`copilot-cli`), whose event logs share nothing with these files.
+ * Resume: VS Code has no command line that reopens a chat; the closest is opening the project, `code <folder>`
+ * (code.visualstudio.com/docs/configure/command-line), whose chat history lists the session (as for Cline).
+ */
+import { optionSafe } from "./shared/option-safe.ts";
+import type { Parser } from "./types.ts";
+import { parseCopilotChatUnit } from "./copilot-chat/parse.ts";
+import { listCopilotChatUnits, scanCopilotChatRoots, workspaceFileName } from "./copilot-chat/scan.ts";
+
+/** The Copilot Chat `Parser`: `scan` by stats only; `listUnits` checks each file's head; `parse` reads one file whole. */
+export const copilotChatParser: Parser = {
+  id: "copilot-chat",
+  version: 1,
+  scan: (roots) => scanCopilotChatRoots(roots),
+  listUnits: (containers, hooks) => listCopilotChatUnits(containers, hooks),
+  parse: (unit, options) => parseCopilotChatUnit(unit, options),
+  // `User/workspaceStorage/<id>/chatSessions/<file>` (3 folder levels below the User folder): session files and
+  // workspace manifests start a cycle.
+  watch: {
+    kind: "tree",
+    depth: 3,
+    isSessionFile: (name) => name.endsWith(".json") || name.endsWith(".jsonl") || name === workspaceFileName,
+    missingRootPending: true,
+  },
+  resumeInvocation: (_sessionId, projectPath) => ({
+    cwd: undefined,
+    argv: projectPath ? ["code", ...optionSafe(projectPath)] : ["code"],
+  }),
+};
