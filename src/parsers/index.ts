@@ -12,6 +12,7 @@ import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
+import { openclawParser } from "./openclaw.ts";
 import { opencodeParser } from "./opencode.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
 import { rooCodeParser } from "./roo-code.ts";
@@ -53,6 +54,7 @@ export const parsers: readonly Parser[] = [
   clineParser,
   rooCodeParser,
   kiloCodeParser,
+  openclawParser,
 ];
 
 /** The parser of one source. */
@@ -82,6 +84,8 @@ export function parserFor(source: SourceId): Parser {
       return rooCodeParser;
     case "kilo-code":
       return kiloCodeParser;
+    case "openclaw":
+      return openclawParser;
     default:
       return source satisfies never;
   }

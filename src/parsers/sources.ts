@@ -11,6 +11,7 @@ import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
+import { openclawSource } from "./openclaw/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
 import { rooCodeSource } from "./roo-code/source.ts";
@@ -31,6 +32,7 @@ export const sources = [
   clineSource,
   rooCodeSource,
   kiloCodeSource,
+  openclawSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -20,6 +20,7 @@ export const sourceIds = [
   "cline",
   "roo-code",
   "kilo-code",
+  "openclaw",
 ] as const;
 
 /** One of {@link sourceIds}. */

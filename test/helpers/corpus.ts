@@ -102,5 +102,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     cline: [],
     "roo-code": [],
     "kilo-code": [],
+    openclaw: [], // no OpenClaw transcripts in the corpus
   };
 }

@@ -28,6 +28,7 @@ describe("where each source's history is looked for", () => {
       cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
+      openclaw: ["/home/ada/.openclaw", "/home/ada/.clawdbot", "/home/ada/.moltbot", "/home/ada/.moldbot"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -37,6 +38,7 @@ describe("where each source's history is looked for", () => {
       COPILOT_HOME: "~/cp",
       QWEN_RUNTIME_DIR: "/srv/qwen",
       KIMI_SHARE_DIR: "~/kimi-data",
+      OPENCLAW_STATE_DIR: "~/claw-state",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -57,6 +59,7 @@ describe("where each source's history is looked for", () => {
       cline: [...extensionRoots("/home/ada/.config", "saoudrizwan.claude-dev"), "/home/ada/.cline/data"],
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
+      openclaw: ["/home/ada/claw-state"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -79,6 +82,7 @@ describe("where each source's history is looked for", () => {
       cline: false,
       "roo-code": false,
       "kilo-code": false,
+      openclaw: false,
     });
   });
 

@@ -48,6 +48,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--cline-dir",
       "--roo-dir",
       "--kilo-dir",
+      "--openclaw-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -62,6 +63,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       clineDir: [],
       rooDir: ["/r"],
       kiloDir: [],
+      openclawDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -76,9 +78,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cline: [],
       "roo-code": ["/r"],
       "kilo-code": [],
+      openclaw: [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -95,6 +98,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cline: ["code", "/work/my app"],
       "roo-code": ["code", "/work/my app"],
       "kilo-code": ["code", "/work/my app"],
+      openclaw: ["openclaw", "resume"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -542,6 +542,7 @@ describe("issue 14: what the quick check relies on", () => {
     "copilot-cli": [join(fixtures, "copilot-cli")],
     "qwen-code": [join(fixtures, "qwen-code", ".qwen")],
     "kimi-cli": [join(fixtures, "kimi-cli", ".kimi")],
+    openclaw: [join(fixtures, "openclaw", ".openclaw")],
   };
   const sources = [
     [
