@@ -12,6 +12,7 @@ import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
+import { mistralVibeParser } from "./mistral-vibe.ts";
 import { openclawParser } from "./openclaw.ts";
 import { opencodeParser } from "./opencode.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
@@ -55,6 +56,7 @@ export const parsers: readonly Parser[] = [
   rooCodeParser,
   kiloCodeParser,
   openclawParser,
+  mistralVibeParser,
 ];
 
 /** The parser of one source. */
@@ -86,6 +88,8 @@ export function parserFor(source: SourceId): Parser {
       return kiloCodeParser;
     case "openclaw":
       return openclawParser;
+    case "mistral-vibe":
+      return mistralVibeParser;
     default:
       return source satisfies never;
   }

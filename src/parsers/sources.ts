@@ -11,6 +11,7 @@ import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
+import { mistralVibeSource } from "./mistral-vibe/source.ts";
 import { openclawSource } from "./openclaw/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
@@ -33,6 +34,7 @@ export const sources = [
   rooCodeSource,
   kiloCodeSource,
   openclawSource,
+  mistralVibeSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

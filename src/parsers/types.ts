@@ -21,6 +21,7 @@ export const sourceIds = [
   "roo-code",
   "kilo-code",
   "openclaw",
+  "mistral-vibe",
 ] as const;
 
 /** One of {@link sourceIds}. */

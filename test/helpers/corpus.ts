@@ -103,5 +103,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "roo-code": [],
     "kilo-code": [],
     openclaw: [], // no OpenClaw transcripts in the corpus
+    "mistral-vibe": [], // no Mistral Vibe sessions in the corpus
   };
 }

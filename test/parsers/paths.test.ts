@@ -29,6 +29,7 @@ describe("where each source's history is looked for", () => {
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       openclaw: ["/home/ada/.openclaw", "/home/ada/.clawdbot", "/home/ada/.moltbot", "/home/ada/.moldbot"],
+      "mistral-vibe": ["/home/ada/.vibe"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -39,6 +40,7 @@ describe("where each source's history is looked for", () => {
       QWEN_RUNTIME_DIR: "/srv/qwen",
       KIMI_SHARE_DIR: "~/kimi-data",
       OPENCLAW_STATE_DIR: "~/claw-state",
+      VIBE_HOME: "/srv/vibe",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -60,6 +62,7 @@ describe("where each source's history is looked for", () => {
       "roo-code": extensionRoots("/home/ada/.config", "rooveterinaryinc.roo-cline"),
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       openclaw: ["/home/ada/claw-state"],
+      "mistral-vibe": ["/srv/vibe"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -83,6 +86,7 @@ describe("where each source's history is looked for", () => {
       "roo-code": false,
       "kilo-code": false,
       openclaw: false,
+      "mistral-vibe": false,
     });
   });
 

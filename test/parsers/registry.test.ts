@@ -49,6 +49,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--roo-dir",
       "--kilo-dir",
       "--openclaw-dir",
+      "--vibe-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -64,6 +65,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       rooDir: ["/r"],
       kiloDir: [],
       openclawDir: [],
+      vibeDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -79,9 +81,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "roo-code": ["/r"],
       "kilo-code": [],
       openclaw: [],
+      "mistral-vibe": [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw, Mistral Vibe",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -99,6 +102,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "roo-code": ["code", "/work/my app"],
       "kilo-code": ["code", "/work/my app"],
       openclaw: ["openclaw", "resume"],
+      "mistral-vibe": ["vibe", "--resume", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

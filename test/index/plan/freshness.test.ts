@@ -543,6 +543,7 @@ describe("issue 14: what the quick check relies on", () => {
     "qwen-code": [join(fixtures, "qwen-code", ".qwen")],
     "kimi-cli": [join(fixtures, "kimi-cli", ".kimi")],
     openclaw: [join(fixtures, "openclaw", ".openclaw")],
+    "mistral-vibe": [join(fixtures, "mistral-vibe", ".vibe")],
   };
   const sources = [
     [
