@@ -6,6 +6,7 @@
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { clineParser } from "./cline.ts";
+import { codebuffParser } from "./codebuff.ts";
 import { codexParser } from "./codex.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
@@ -57,6 +58,7 @@ export const parsers: readonly Parser[] = [
   kiloCodeParser,
   openclawParser,
   mistralVibeParser,
+  codebuffParser,
 ];
 
 /** The parser of one source. */
@@ -90,6 +92,8 @@ export function parserFor(source: SourceId): Parser {
       return openclawParser;
     case "mistral-vibe":
       return mistralVibeParser;
+    case "codebuff":
+      return codebuffParser;
     default:
       return source satisfies never;
   }

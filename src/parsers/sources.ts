@@ -5,6 +5,7 @@
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { clineSource } from "./cline/source.ts";
+import { codebuffSource } from "./codebuff/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
@@ -35,6 +36,7 @@ export const sources = [
   kiloCodeSource,
   openclawSource,
   mistralVibeSource,
+  codebuffSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -22,6 +22,7 @@ export const sourceIds = [
   "kilo-code",
   "openclaw",
   "mistral-vibe",
+  "codebuff",
 ] as const;
 
 /** One of {@link sourceIds}. */

@@ -104,5 +104,6 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "kilo-code": [],
     openclaw: [], // no OpenClaw transcripts in the corpus
     "mistral-vibe": [], // no Mistral Vibe sessions in the corpus
+    codebuff: [], // no Codebuff chats in the corpus
   };
 }

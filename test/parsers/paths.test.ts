@@ -30,6 +30,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       openclaw: ["/home/ada/.openclaw", "/home/ada/.clawdbot", "/home/ada/.moltbot", "/home/ada/.moldbot"],
       "mistral-vibe": ["/home/ada/.vibe"],
+      codebuff: ["/home/ada/.config/manicode"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -63,6 +64,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       openclaw: ["/home/ada/claw-state"],
       "mistral-vibe": ["/srv/vibe"],
+      codebuff: ["/home/ada/.config/manicode"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -87,6 +89,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": false,
       openclaw: false,
       "mistral-vibe": false,
+      codebuff: false,
     });
   });
 

@@ -50,6 +50,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--kilo-dir",
       "--openclaw-dir",
       "--vibe-dir",
+      "--codebuff-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -66,6 +67,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       kiloDir: [],
       openclawDir: [],
       vibeDir: [],
+      codebuffDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -82,9 +84,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "kilo-code": [],
       openclaw: [],
       "mistral-vibe": [],
+      codebuff: [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw, Mistral Vibe",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw, Mistral Vibe, Codebuff",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -103,6 +106,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "kilo-code": ["code", "/work/my app"],
       openclaw: ["openclaw", "resume"],
       "mistral-vibe": ["vibe", "--resume", "s-1"],
+      codebuff: ["codebuff", "--continue", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

@@ -544,6 +544,7 @@ describe("issue 14: what the quick check relies on", () => {
     "kimi-cli": [join(fixtures, "kimi-cli", ".kimi")],
     openclaw: [join(fixtures, "openclaw", ".openclaw")],
     "mistral-vibe": [join(fixtures, "mistral-vibe", ".vibe")],
+    codebuff: [join(fixtures, "codebuff", ".config", "manicode")],
   };
   const sources = [
     [
