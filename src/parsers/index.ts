@@ -11,6 +11,7 @@ import { codexParser } from "./codex.ts";
 import { copilotCliParser } from "./copilot-cli.ts";
 import { cursorParser } from "./cursor.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
+import { grokCliParser } from "./grok-cli.ts";
 import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
 import { mistralVibeParser } from "./mistral-vibe.ts";
@@ -58,6 +59,7 @@ export const parsers: readonly Parser[] = [
   kiloCodeParser,
   openclawParser,
   mistralVibeParser,
+  grokCliParser,
   codebuffParser,
 ];
 
@@ -92,6 +94,8 @@ export function parserFor(source: SourceId): Parser {
       return openclawParser;
     case "mistral-vibe":
       return mistralVibeParser;
+    case "grok-cli":
+      return grokCliParser;
     case "codebuff":
       return codebuffParser;
     default:

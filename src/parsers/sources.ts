@@ -10,6 +10,7 @@ import { codexSource } from "./codex/source.ts";
 import { copilotCliSource } from "./copilot-cli/source.ts";
 import { cursorSource } from "./cursor/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
+import { grokCliSource } from "./grok-cli/source.ts";
 import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
 import { mistralVibeSource } from "./mistral-vibe/source.ts";
@@ -36,6 +37,7 @@ export const sources = [
   kiloCodeSource,
   openclawSource,
   mistralVibeSource,
+  grokCliSource,
   codebuffSource,
 ] as const;
 

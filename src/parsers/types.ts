@@ -22,6 +22,7 @@ export const sourceIds = [
   "kilo-code",
   "openclaw",
   "mistral-vibe",
+  "grok-cli",
   "codebuff",
 ] as const;
 

@@ -104,6 +104,7 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "kilo-code": [],
     openclaw: [], // no OpenClaw transcripts in the corpus
     "mistral-vibe": [], // no Mistral Vibe sessions in the corpus
+    "grok-cli": [], // no Grok CLI database in the corpus
     codebuff: [], // no Codebuff chats in the corpus
   };
 }

@@ -30,6 +30,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       openclaw: ["/home/ada/.openclaw", "/home/ada/.clawdbot", "/home/ada/.moltbot", "/home/ada/.moldbot"],
       "mistral-vibe": ["/home/ada/.vibe"],
+      "grok-cli": ["/home/ada/.grok"],
       codebuff: ["/home/ada/.config/manicode"],
     });
     const movers = {
@@ -64,6 +65,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": extensionRoots("/home/ada/.config", "kilocode.kilo-code"),
       openclaw: ["/home/ada/claw-state"],
       "mistral-vibe": ["/srv/vibe"],
+      "grok-cli": ["/home/ada/.grok"],
       codebuff: ["/home/ada/.config/manicode"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
@@ -89,6 +91,7 @@ describe("where each source's history is looked for", () => {
       "kilo-code": false,
       openclaw: false,
       "mistral-vibe": false,
+      "grok-cli": false,
       codebuff: false,
     });
   });

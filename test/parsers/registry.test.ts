@@ -50,6 +50,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--kilo-dir",
       "--openclaw-dir",
       "--vibe-dir",
+      "--grok-dir",
       "--codebuff-dir",
     ]);
     const folders = sourceFlags({
@@ -67,6 +68,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       kiloDir: [],
       openclawDir: [],
       vibeDir: [],
+      grokDir: [],
       codebuffDir: [],
     });
     expect(folders).toEqual({
@@ -84,10 +86,11 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "kilo-code": [],
       openclaw: [],
       "mistral-vibe": [],
+      "grok-cli": [],
       codebuff: [],
     });
     expect(sourceNameList).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw, Mistral Vibe, Codebuff",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, OpenClaw, Mistral Vibe, Grok CLI, Codebuff",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -106,6 +109,7 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "kilo-code": ["code", "/work/my app"],
       openclaw: ["openclaw", "resume"],
       "mistral-vibe": ["vibe", "--resume", "s-1"],
+      "grok-cli": ["grok", "--session", "s-1"],
       codebuff: ["codebuff", "--continue", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
