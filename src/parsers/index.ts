@@ -6,6 +6,7 @@
 import { aiderParser } from "./aider.ts";
 import { claudeCodeParser } from "./claude-code.ts";
 import { clineParser } from "./cline.ts";
+import { codebuffParser } from "./codebuff.ts";
 import { codexParser } from "./codex.ts";
 import { continueParser } from "./continue.ts";
 import { copilotChatParser } from "./copilot-chat.ts";
@@ -16,8 +17,11 @@ import { cursorAgentParser } from "./cursor-agent.ts";
 import { droidParser } from "./droid.ts";
 import { geminiCliParser } from "./gemini-cli.ts";
 import { gooseParser } from "./goose.ts";
+import { grokCliParser } from "./grok-cli.ts";
 import { kiloCodeParser } from "./kilo-code.ts";
 import { kimiCliParser } from "./kimi-cli.ts";
+import { mistralVibeParser } from "./mistral-vibe.ts";
+import { openclawParser } from "./openclaw.ts";
 import { opencodeParser } from "./opencode.ts";
 import { piParser } from "./pi.ts";
 import { qwenCodeParser } from "./qwen-code.ts";
@@ -67,6 +71,10 @@ export const parsers: readonly Parser[] = [
   cursorAgentParser,
   copilotChatParser,
   zedParser,
+  openclawParser,
+  mistralVibeParser,
+  grokCliParser,
+  codebuffParser,
 ];
 
 /** The parser of one source. */
@@ -112,6 +120,14 @@ export function parserFor(source: SourceId): Parser {
       return copilotChatParser;
     case "zed":
       return zedParser;
+    case "openclaw":
+      return openclawParser;
+    case "mistral-vibe":
+      return mistralVibeParser;
+    case "grok-cli":
+      return grokCliParser;
+    case "codebuff":
+      return codebuffParser;
     default:
       return source satisfies never;
   }

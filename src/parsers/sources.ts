@@ -5,6 +5,7 @@
 import { aiderSource } from "./aider/source.ts";
 import { claudeCodeSource } from "./claude-code/source.ts";
 import { clineSource } from "./cline/source.ts";
+import { codebuffSource } from "./codebuff/source.ts";
 import { codexSource } from "./codex/source.ts";
 import { continueSource } from "./continue/source.ts";
 import { copilotChatSource } from "./copilot-chat/source.ts";
@@ -15,8 +16,11 @@ import { cursorAgentSource } from "./cursor-agent/source.ts";
 import { droidSource } from "./droid/source.ts";
 import { geminiCliSource } from "./gemini-cli/source.ts";
 import { gooseSource } from "./goose/source.ts";
+import { grokCliSource } from "./grok-cli/source.ts";
 import { kiloCodeSource } from "./kilo-code/source.ts";
 import { kimiCliSource } from "./kimi-cli/source.ts";
+import { mistralVibeSource } from "./mistral-vibe/source.ts";
+import { openclawSource } from "./openclaw/source.ts";
 import { opencodeSource } from "./opencode/source.ts";
 import { piSource } from "./pi/source.ts";
 import { qwenCodeSource } from "./qwen-code/source.ts";
@@ -47,6 +51,10 @@ export const sources = [
   cursorAgentSource,
   copilotChatSource,
   zedSource,
+  openclawSource,
+  mistralVibeSource,
+  grokCliSource,
+  codebuffSource,
 ] as const;
 
 /** The key of each agent's folder option in parsed arguments: `claudeDir`, `opencodeDir`, … */

@@ -28,6 +28,10 @@ export const sourceIds = [
   "cursor-agent",
   "copilot-chat",
   "zed",
+  "openclaw",
+  "mistral-vibe",
+  "grok-cli",
+  "codebuff",
 ] as const;
 
 /** One of {@link sourceIds}. */

@@ -110,5 +110,9 @@ export function allCorpusRoots(corpus: string = corpusDir): Required<SourceRootM
     "cursor-agent": [], // no cursor-agent chats in the corpus
     "copilot-chat": [], // no VS Code chat sessions in the corpus
     zed: [], // no Zed threads in the corpus
+    openclaw: [], // no OpenClaw transcripts in the corpus
+    "mistral-vibe": [], // no Mistral Vibe sessions in the corpus
+    "grok-cli": [], // no Grok CLI database in the corpus
+    codebuff: [], // no Codebuff chats in the corpus
   };
 }

@@ -50,6 +50,10 @@ describe("where each source's history is looked for", () => {
           ? "/home/ada/Library/Application Support/Zed/threads"
           : "/home/ada/.local/share/zed/threads",
       ],
+      openclaw: ["/home/ada/.openclaw", "/home/ada/.clawdbot", "/home/ada/.moltbot", "/home/ada/.moldbot"],
+      "mistral-vibe": ["/home/ada/.vibe"],
+      "grok-cli": ["/home/ada/.grok"],
+      codebuff: ["/home/ada/.config/manicode"],
     });
     const movers = {
       CLAUDE_CONFIG_DIR: "~/cc,/etc/cc2",
@@ -62,6 +66,8 @@ describe("where each source's history is looked for", () => {
       PI_CODING_AGENT_DIR: "~/pi-agent",
       GOOSE_PATH_ROOT: "/srv/goose-root",
       CONTINUE_GLOBAL_DIR: "~/cont",
+      OPENCLAW_STATE_DIR: "~/claw-state",
+      VIBE_HOME: "/srv/vibe",
     };
     for (const name of Object.keys(movers)) expect(sourceLocationVariables).toContain(name); // tests unset this list to isolate a run
     const moved = resolveSourceRoots({}, movers, home);
@@ -90,6 +96,10 @@ describe("where each source's history is looked for", () => {
       "cursor-agent": ["/home/ada/.cursor/chats"],
       "copilot-chat": vscodeUserRoots("/home/ada/.config"),
       zed: [process.platform === "darwin" ? "/home/ada/Library/Application Support/Zed/threads" : "/data/zed/threads"],
+      openclaw: ["/home/ada/claw-state"],
+      "mistral-vibe": ["/srv/vibe"],
+      "grok-cli": ["/home/ada/.grok"],
+      codebuff: ["/home/ada/.config/manicode"],
     });
     expect(Object.values(moved.explicit).every((named) => !named)).toBe(true);
   });
@@ -120,6 +130,10 @@ describe("where each source's history is looked for", () => {
       "cursor-agent": false,
       "copilot-chat": false,
       zed: false,
+      openclaw: false,
+      "mistral-vibe": false,
+      "grok-cli": false,
+      codebuff: false,
     });
   });
 

@@ -55,6 +55,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "--cursor-agent-dir",
       "--copilot-chat-dir",
       "--zed-dir",
+      "--openclaw-dir",
+      "--vibe-dir",
+      "--grok-dir",
+      "--codebuff-dir",
     ]);
     const folders = sourceFlags({
       claudeDir: ["/c"],
@@ -77,6 +81,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       cursorAgentDir: [],
       copilotChatDir: [],
       zedDir: [],
+      openclawDir: [],
+      vibeDir: [],
+      grokDir: [],
+      codebuffDir: [],
     });
     expect(folders).toEqual({
       "claude-code": ["/c"],
@@ -99,9 +107,13 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "cursor-agent": [],
       "copilot-chat": [],
       zed: [],
+      openclaw: [],
+      "mistral-vibe": [],
+      "grok-cli": [],
+      codebuff: [],
     });
     expect(sources.map((source) => source.displayName).join(", ")).toBe(
-      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, pi, Factory Droid, Goose, Crush, Continue, Cursor CLI, GitHub Copilot Chat, Zed",
+      "Claude Code, OpenCode, Codex CLI, Gemini CLI, Cursor, Aider, GitHub Copilot CLI, Qwen Code, Kimi CLI, Cline, Roo Code, Kilo Code, pi, Factory Droid, Goose, Crush, Continue, Cursor CLI, GitHub Copilot Chat, Zed, OpenClaw, Mistral Vibe, Grok CLI, Codebuff",
     );
     expect(
       Object.fromEntries(sourceIds.map((id) => [id, parserFor(id).resumeInvocation("s-1", "/work/my app").argv])),
@@ -126,6 +138,10 @@ describe("the parser registry holds what each agent implies (issue 39, item 3)",
       "cursor-agent": ["cursor-agent", "--resume", "s-1"],
       "copilot-chat": ["code", "/work/my app"],
       zed: ["zed", "/work/my app"],
+      openclaw: ["openclaw", "resume"],
+      "mistral-vibe": ["vibe", "--resume", "s-1"],
+      "grok-cli": ["grok", "--session", "s-1"],
+      codebuff: ["codebuff", "--continue", "s-1"],
     });
     // The shell line quotes what a crafted file name could hold, and a folder that looks like an option stays a path.
     expect(resumeCommandFor("codex", "$(touch x)", "/work/my app")).toBe(

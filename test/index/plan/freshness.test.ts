@@ -552,6 +552,9 @@ describe("issue 14: what the quick check relies on", () => {
     goose: [join(built, "goose")],
     crush: [join(built, "crush")],
     continue: [join(fixtures, "continue")],
+    openclaw: [join(fixtures, "openclaw", ".openclaw")],
+    "mistral-vibe": [join(fixtures, "mistral-vibe", ".vibe")],
+    codebuff: [join(fixtures, "codebuff", ".config", "manicode")],
   };
   const sources = [
     [

@@ -1,0 +1,67 @@
+/**
+ * Grok CLI parser (docs/formats/grok-cli.md): superagent-ai/grok-cli, command `grok`. Data: `~/.grok/grok.db`, one
+ * SQLite database holding every session (`sessions`, `messages`, `usage_events`). One container = one database; one
+ * unit per session, key `<database>#<session id>`, change key `<updated_at>:<messages>:<last seq>:<usage rows>`.
+ * Resume command: `grok --session <id>` in the project folder (`src/index.ts`: `-s, --session <id>` "Continue a saved
+ * session by id", commit fb97af83). Code in ./grok-cli/ (source, scan, database, tools, parse).
+ */
+import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
+import { describeSqliteError } from "./shared/readonly-sqlite.ts";
+import { listSessions, withGrokDatabase } from "./grok-cli/database.ts";
+import { parseGrokUnit } from "./grok-cli/parse.ts";
+import { databaseFileName, scanGrokRoots } from "./grok-cli/scan.ts";
+
+export { parseGrokUnit } from "./grok-cli/parse.ts";
+export { scanGrokRoots } from "./grok-cli/scan.ts";
+
+/**
+ * Units of all databases, one per session id (a session in two copies of a database: the copy with more messages
+ * wins, the first listed of equals). A database that cannot be read now is reported through `onUnavailable`.
+ */
+export function listGrokUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
+  const best = new Map<string, { unit: SourceUnit; messages: number }>();
+  for (const container of containers) {
+    let rows: ReturnType<typeof listSessions>;
+    try {
+      rows = withGrokDatabase(container.path, listSessions);
+    } catch (error) {
+      hooks.onUnavailable?.(container.path, describeSqliteError(error));
+      continue;
+    }
+    for (const row of rows) {
+      const current = best.get(row.id);
+      if (current && current.messages >= row.messageCount) continue;
+      best.set(row.id, {
+        messages: row.messageCount,
+        unit: {
+          source: "grok-cli",
+          key: `${container.path}#${row.id}`,
+          sessionId: row.id,
+          containerPath: container.path,
+          changeKey: `${row.updatedAt}:${row.messageCount}:${row.lastSeq}:${row.usageCount}`,
+        },
+      });
+    }
+  }
+  return [...best.values()].map((entry) => entry.unit);
+}
+
+/** The Grok CLI `Parser`: `scan` finds `grok.db` by stats; `listUnits` lists its sessions; `parse` reads one. */
+export const grokCliParser: Parser = {
+  id: "grok-cli",
+  version: 1,
+  scan: (roots) => scanGrokRoots(roots),
+  listUnits: (containers, hooks) => listGrokUnits(containers, hooks),
+  parse: (unit, options) => parseGrokUnit(unit, options),
+  // `~/.grok/`: the database and its WAL start a cycle.
+  watch: {
+    kind: "tree",
+    depth: 0,
+    isSessionFile: (name) => name === databaseFileName || name === `${databaseFileName}-wal`,
+    missingRootPending: true,
+  },
+  resumeInvocation: (sessionId, projectPath) => ({
+    cwd: projectPath || undefined,
+    argv: ["grok", "--session", sessionId],
+  }),
+};

@@ -1,0 +1,34 @@
+/**
+ * Mistral Vibe parser (docs/formats/mistral-vibe.md). Data: `$VIBE_HOME`, else `~/.vibe`; one folder per session,
+ * `logs/session/<prefix>_<YYYYmmdd_HHMMSS>_<short id>/` with `messages.jsonl` (read) and `meta.json` (id, times,
+ * folder, branch, title, token totals). One container = one unit = one messages.jsonl; session id = meta.json's
+ * `session_id`. Resume command: `vibe --resume <session id>` (mistralai/mistral-vibe `vibe/cli/entrypoint.py` and
+ * `vibe/cli/textual_ui/session_exit.py`, which prints it on exit, commit ac8f1a09). Code in ./mistral-vibe/ (source,
+ * scan, tools, parse).
+ */
+import type { Parser } from "./types.ts";
+import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
+import { parseVibeUnit } from "./mistral-vibe/parse.ts";
+import { listVibeUnits, scanVibeRoots } from "./mistral-vibe/scan.ts";
+
+export { parseVibeUnit } from "./mistral-vibe/parse.ts";
+export { listVibeUnits, scanVibeRoots } from "./mistral-vibe/scan.ts";
+
+/**
+ * The Mistral Vibe `Parser`: `scan` walks roots by stats only; `listUnits` reads each session's meta.json for its id;
+ * `parse` reads one session folder whole.
+ */
+export const mistralVibeParser: Parser = {
+  id: "mistral-vibe",
+  version: 1,
+  scan: (roots) => scanVibeRoots(roots),
+  scansContainerPaths: true,
+  listUnits: (containers, hooks) => listVibeUnits(containers, hooks),
+  parse: (unit, options) => parseVibeUnit(unit, options),
+  // `logs/session/<folder>/`: messages.jsonl and meta.json start a cycle.
+  watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
+  resumeInvocation: (sessionId, projectPath) => ({
+    cwd: projectPath || undefined,
+    argv: ["vibe", "--resume", sessionId],
+  }),
+};

@@ -1,0 +1,236 @@
+/**
+ * Parsing one OpenClaw transcript into a `Session` and its `Turn`s (docs/formats/openclaw.md). OpenClaw runs pi's agent
+ * library and writes pi's session file, version 3 (badlogic/pi-mono packages/coding-agent/docs/session.md and
+ * src/core/session-manager.ts, commit 83378aad; readers: wesm/agentsview internal/parser/openclaw.go, commit 1c173202,
+ * Dicklesworthstone/coding_agent_session_search src/connectors/openclaw.rs, commit 24cbdced). Every line is one entry:
+ * - `session` `{version, id, timestamp, cwd, parentSession?}`: the header, first line: session id and project folder.
+ * - `message` `{id, parentId, timestamp, message}` with `message.role`:
+ *   `user` `{content: string | blocks}` starts a turn; `assistant` `{content: [text | thinking | toolCall], model,
+ *   usage: {input, output, cacheRead, cacheWrite, cost: {total}}, stopReason, errorMessage?}` adds prose, calls, tokens
+ *   (an `errorMessage` is kept in the reply as `[error] …`); `toolResult` `{toolCallId, content, isError}` ends a call;
+ *   `bashExecution` `{command, output, exitCode}` (a command the user ran with `!`) is kept as a `Bash` call;
+ *   `custom` (an extension's message) is counted in `skipped`.
+ * - `session_info` `{name}` names the session; `model_change`, `thinking_level_change`, `label`, `custom`,
+ *   `context_transform`, `ephemeral` are settings and extension state.
+ * - Left out by design: thinking blocks (as for every source) and summaries (`compaction`, `branch_summary`, and the
+ *   `compactionSummary` / `branchSummary` roles), which restate text the file already holds. The file keeps every
+ *   branch of the conversation tree (`parentId` links): all are read, in file order.
+ * - A sub-agent (`sessions_spawn`) has a transcript of its own; the agent's sessions.json links it to its parent
+ *   (scan.ts, `locator`). No git branch is recorded.
+ * Any other entry or role that carries text is counted in `skipped`.
+ */
+import { readFileSync } from "node:fs";
+import { SourceError } from "../../errors.ts";
+import { fsReason } from "../file-stats.ts";
+import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
+import { decodeLines } from "../shared/jsonl-lines.ts";
+import { noteSkip } from "../shared/skips.ts";
+import { filesTouched } from "../tool-calls.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { addModelUsage, countOf } from "../usage.ts";
+import { openclawToolCall, textOf } from "./tools.ts";
+
+/** Entry kinds that hold settings, extension state or summaries (see the file comment): never counted. */
+const metadataTypes = new Set([
+  "model_change",
+  "thinking_level_change",
+  "label",
+  "custom",
+  "context_transform",
+  "ephemeral",
+  "compaction",
+  "branch_summary",
+]);
+
+/** Message roles left out by design: summaries of text the file already holds. */
+const summaryRoles = new Set(["compactionSummary", "branchSummary"]);
+
+/** One turn being built. */
+interface Draft {
+  turn: Turn;
+  replies: string[];
+}
+
+/**
+ * Parse one transcript.
+ * @throws SourceError when the file cannot be read, e.g. `cannot read openclaw transcript /x/4f1c.jsonl: permission denied`
+ */
+export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
+  const path = unit.key;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new SourceError(`cannot read openclaw transcript ${path}: ${fsReason(error)}`, path, { cause: error });
+  }
+  const skipped: SkipReport = { count: 0 };
+  const decoded = decodeLines(bytes, 1, path, skipped);
+  const lines = decoded.partial ? [...decoded.lines, decoded.partial] : decoded.lines;
+  const isSubagent = unit.locator?.isSubagent === true;
+  const withOutputs = options.withOutputs === true;
+  let sessionId = unit.sessionId;
+  let projectPath = "";
+  let title: string | null = null;
+  let startedAt = 0;
+  let endedAt = 0;
+  const drafts: Draft[] = [];
+  const calls = new Map<string, ToolCall>();
+  const current = (t: number): Draft => {
+    const last = drafts.at(-1);
+    if (last) return last;
+    const draft = newDraft(sessionId, 1, t, "", isSubagent); // entries before the first prompt: a turn without one
+    drafts.push(draft);
+    return draft;
+  };
+  for (const { line: n, value } of lines) {
+    const type = typeof value.type === "string" ? value.type : "";
+    const message = asObject(value.message) ?? {};
+    const t = timeOf(value.timestamp) || millisOf(message.timestamp);
+    if (t > 0) {
+      if (startedAt === 0 || t < startedAt) startedAt = t;
+      endedAt = Math.max(endedAt, t);
+    }
+    const place = `${path}:${n}`;
+    if (type === "session") {
+      if (typeof value.id === "string" && value.id.length > 0) sessionId = value.id;
+      if (!projectPath && typeof value.cwd === "string") projectPath = value.cwd;
+      continue;
+    }
+    if (type === "session_info") {
+      if (typeof value.name === "string" && value.name.trim()) title = value.name.trim();
+      continue;
+    }
+    if (metadataTypes.has(type)) continue;
+    if (type !== "message") {
+      if (carriesText(value)) noteSkip(skipped, place, `unknown entry type ${type || "(none)"}`);
+      continue;
+    }
+    const role = typeof message.role === "string" ? message.role : "";
+    switch (role) {
+      case "user": {
+        const text = textOf(message.content);
+        if (text.trim().length === 0) break; // an image alone: no text to keep
+        drafts.push(newDraft(sessionId, drafts.length + 1, t, text, isSubagent));
+        break;
+      }
+      case "assistant":
+        readAssistant(current(t), message, calls, withOutputs, place, skipped);
+        break;
+      case "toolResult": {
+        const call = calls.get(typeof message.toolCallId === "string" ? message.toolCallId : "");
+        const output = textOf(message.content);
+        if (!call) {
+          if (output.trim()) noteSkip(skipped, place, "tool result without its call");
+          break;
+        }
+        call.isError = message.isError === true;
+        if (withOutputs) call.output = output;
+        break;
+      }
+      case "bashExecution": {
+        if (typeof message.command !== "string" || !message.command.trim()) break;
+        const call = openclawToolCall("bash", { command: message.command }, withOutputs);
+        call.isError = typeof message.exitCode === "number" && message.exitCode !== 0;
+        if (withOutputs && typeof message.output === "string") call.output = message.output;
+        current(t).turn.toolCalls.push(call);
+        break;
+      }
+      default:
+        if (summaryRoles.has(role)) break;
+        if (textOf(message.content).trim()) noteSkip(skipped, place, `message role ${role || "(none)"}`);
+    }
+  }
+  const turns = drafts.map(({ turn, replies }) => {
+    turn.response = replies.join("\n\n");
+    turn.files = filesTouched(turn.toolCalls);
+    if (turn.usage?.length === 0) delete turn.usage;
+    return turn;
+  });
+  const label = typeof unit.locator?.label === "string" ? unit.locator.label : null;
+  const parent = typeof unit.locator?.parentSessionId === "string" ? unit.locator.parentSessionId : null;
+  return {
+    session: {
+      id: sessionId,
+      source: "openclaw",
+      projectPath,
+      projectName: projectNameOf(projectPath),
+      gitBranch: null,
+      startedAt,
+      endedAt,
+      title: title ?? label,
+      turnCount: turns.length,
+      parentSessionId: parent,
+      isSubagent,
+      location: path,
+    },
+    turns,
+    fromTurn: 1,
+    bytesRead: bytes.length,
+    skipped,
+  };
+}
+
+/** Prose, tool calls and token usage of one assistant message, into the turn being built. */
+function readAssistant(
+  draft: Draft,
+  message: Record<string, unknown>,
+  calls: Map<string, ToolCall>,
+  withOutputs: boolean,
+  place: string,
+  skipped: SkipReport,
+): void {
+  const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+  for (const block of Array.isArray(blocks) ? blocks : []) {
+    const entry = asObject(block);
+    if (!entry) continue;
+    if (entry.type === "text") {
+      if (typeof entry.text === "string" && entry.text.trim()) draft.replies.push(entry.text);
+    } else if (entry.type === "toolCall") {
+      if (typeof entry.name !== "string" || entry.name.length === 0) {
+        noteSkip(skipped, place, "tool call without a name");
+        continue;
+      }
+      const call = openclawToolCall(entry.name, entry.arguments, withOutputs);
+      if (typeof entry.id === "string") calls.set(entry.id, call);
+      draft.turn.toolCalls.push(call);
+    } else if (entry.type !== "thinking" && typeof entry.text === "string" && entry.text.trim()) {
+      noteSkip(skipped, place, `content block ${String(entry.type)}`);
+    }
+  }
+  if (typeof message.errorMessage === "string" && message.errorMessage.trim())
+    draft.replies.push(`[error] ${message.errorMessage}`);
+  const usage = asObject(message.usage);
+  if (!usage) return;
+  const model = typeof message.model === "string" && message.model ? message.model : "unknown";
+  const cost = countOf(asObject(usage.cost)?.total);
+  addModelUsage(
+    draft.turn.usage ?? [],
+    model,
+    {
+      input: countOf(usage.input),
+      output: countOf(usage.output),
+      cacheRead: countOf(usage.cacheRead),
+      cacheWrite: countOf(usage.cacheWrite),
+    },
+    cost,
+  );
+}
+
+function newDraft(sessionId: string, number: number, timestamp: number, prompt: string, isSubagent: boolean): Draft {
+  return {
+    turn: { sessionId, number, timestamp, prompt, response: "", toolCalls: [], files: [], isSubagent, usage: [] },
+    replies: [],
+  };
+}
+
+/** Epoch ms of a message's own `timestamp` (a number of ms), 0 when absent. */
+function millisOf(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** True when an entry of an unknown kind holds text someone wrote (`content` as a string or text blocks, `summary`, `text`). */
+function carriesText(value: Record<string, unknown>): boolean {
+  return [textOf(value.content), value.summary, value.text].some(
+    (field) => typeof field === "string" && field.trim().length > 0,
+  );
+}
