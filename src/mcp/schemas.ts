@@ -55,9 +55,9 @@ export const inputShapes = {
     session: text("Session id or 8+ char prefix"),
     from: count("Default 1").optional(),
     to: count("Default last").optional(),
-    budget: count("Max chars of the answer, default 8000").optional(),
+    budget: count("Max answer chars, default 8000").optional(),
     from_char: count("Resume turn `from` at this char ([truncated] marker)").optional(),
-    rewound: z.boolean().optional().describe("Rewound turns (branch rewound)"),
+    rewound: z.boolean().optional().describe("The rewound branch's turns"),
     ...teamArchive,
   },
   list_sessions: { ...scope, ...dates, ...paging(20), ...format, ...teamArchive },
@@ -73,12 +73,12 @@ export const inputShapes = {
 
 /** Tool descriptions: what it answers and which tool comes next. */
 export const descriptions = {
-  search: `Search past coding-agent sessions (of every agent in source) by keywords, exact identifiers too, and by meaning once embeddings are set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
+  search: `Search past coding-agent sessions by keywords, exact identifiers too, and by meaning once embeddings are set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
   read_turns:
     "Read a session's turns: prompts, replies, compact tool calls (redacted). At most budget chars; when cut, a marker says what to ask next.",
   list_sessions: "List sessions, newest first.",
   timeline: "Turns before and after an anchor, across projects: what was I doing then?",
-  recent: "Latest sessions with first/last prompts: where did we leave off? Default project: the server's folder.",
+  recent: "Latest sessions with first/last prompts: where did we leave off? Default: the server's project.",
 };
 
 /**

@@ -56,7 +56,6 @@ describe("issue 10: the MCP tools over stdio", () => {
   test("issue 26: the search tool's description names every tool recall reads, and source lists every source id", async () => {
     const { tools } = await server.client.listTools();
     const search = tools.find((tool) => tool.name === "search")!;
-    expect(search.description).toContain("of every agent in source");
     expect(search.description).toContain("exact identifiers");
     const source = (search.inputSchema.properties as Record<string, { description: string }>).source!;
     expect(source.description.split("|")).toEqual([...sourceIds]);
