@@ -16,14 +16,20 @@ import { join, resolve } from "node:path";
 import { parserFor } from "../../src/parsers/index.ts";
 import type { SourceId } from "../../src/parsers/types.ts";
 import { databaseFromScript } from "../../test/helpers/sql-fixture.ts";
+import { readChatFixture, writeChatStore } from "../../test/parsers/cursor-agent-store.ts";
+import { writeThreadsDatabase } from "../../test/parsers/zed-store.ts";
 import { argValue, report, sample, throughputAtMedian } from "./lib.ts";
 
 const fixtures = resolve(import.meta.dir, "../../test/fixtures");
 
-/** Goose's and Crush's fixtures are SQL scripts: their databases are built in a temp folder (removed at the end). */
+/** Goose's, Crush's and Grok CLI's fixtures are SQL scripts: their databases are built in a temp folder (removed at the end). */
 const built = mkdtempSync(join(tmpdir(), "recall-bench-parse-fixtures-"));
 databaseFromScript("goose/sessions.sql", join(built, "goose", "sessions", "sessions.db"));
 databaseFromScript("crush/crush.sql", join(built, "crush", "project", ".crush", "crush.db"));
+databaseFromScript("grok-cli/grok.sql", join(built, "grok", "grok.db"));
+// Cursor's CLI and Zed keep SQLite stores their tests write from JSON fixtures
+writeChatStore(join(built, "cursor-agent"), readChatFixture());
+writeThreadsDatabase(join(built, "zed"));
 
 /** Each added source's fixture folder, as its agent's own folder (the root its `--<agent>-dir` takes). */
 const fixtureRoots: Partial<Record<SourceId, string>> = {
@@ -38,6 +44,13 @@ const fixtureRoots: Partial<Record<SourceId, string>> = {
   goose: join(built, "goose"),
   crush: join(built, "crush"),
   continue: join(fixtures, "continue"),
+  "cursor-agent": join(built, "cursor-agent"),
+  "copilot-chat": join(fixtures, "copilot-chat", "User"),
+  zed: join(built, "zed"),
+  openclaw: join(fixtures, "openclaw", ".openclaw"),
+  "mistral-vibe": join(fixtures, "mistral-vibe", ".vibe"),
+  "grok-cli": join(built, "grok"),
+  codebuff: join(fixtures, "codebuff", ".config", "manicode"),
 };
 
 const repeat = argValue("--repeat", 200);
