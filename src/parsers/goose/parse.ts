@@ -83,7 +83,7 @@ export function gooseSessionResult(
   };
 }
 
-/** The model of `model_config_json {model_name, …}` (`ModelConfig`, `crates/goose/src/model.rs` at 0514da84), or null. */
+/** The model of `model_config_json {model_name, …}` (`ModelConfig`, `crates/goose/src/model.rs` at 0514da84). */
 function modelOf(json: string | null): string | null {
   if (!json) return null;
   try {
