@@ -5,15 +5,16 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { gooseParser } from "../../src/parsers/goose.ts";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 import { runCli } from "../helpers/cli.ts";
 import { databaseFromScript } from "../helpers/sql-fixture.ts";
 
+const fixtures = resolve(import.meta.dir, "../fixtures/goose");
 const project = "/home/dev/projects/invoice-api";
 const work = mkdtempSync(join(tmpdir(), "recall-goose-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -136,6 +137,60 @@ describe("Goose sessions.db", () => {
       onUnavailable: (at, reason) => unavailable.push(`${at}: ${reason}`),
     });
     expect(unavailable).toEqual([`${other}: not a goose database (no sessions, messages table)`]);
+  });
+
+  test("a legacy .jsonl session (before sessions.db) is read by its metadata line and message lines", () => {
+    const legacy = gooseParser.listUnits(gooseParser.scan([join(fixtures, "legacy")]).containers);
+    expect(legacy.map((unit) => unit.sessionId)).toEqual(["20250620_013617"]);
+    const parsed = gooseParser.parse(legacy[0]!, { withOutputs: true });
+    expect(parsed.session).toMatchObject({
+      id: "20250620_013617",
+      projectPath: project,
+      title: "Add invoice PDF export",
+      turnCount: 1,
+      startedAt: 1750383377_000,
+      endedAt: 1750383399_000,
+    });
+    const [turn] = parsed.turns;
+    expect(turn!.prompt).toBe("Add a /invoices/{id}/pdf endpoint that renders the invoice with weasyprint");
+    expect(turn!.response).toBe(
+      "I'll add the route next to the JSON one.\n\n" +
+        "The PDF route renders the invoice template with weasyprint and returns application/pdf.",
+    );
+    expect(turn!.toolCalls).toEqual([
+      expect.objectContaining({
+        name: "Bash",
+        input: 'rg -n "def get_invoice" src',
+        output: "src/routes/invoices.py:41:def get_invoice(invoice_id: int):",
+      }),
+    ]);
+    expect(turn!.usage).toEqual([
+      { model: "unknown", input: 13800, output: 410, cacheRead: null, cacheWrite: null, costUsd: null },
+    ]);
+    expect(parsed.skipped.count).toBe(0);
+  });
+
+  test("a legacy file whose session Goose imported into sessions.db is read from the database; an empty one is rejected", () => {
+    const both = gooseData(join(work, "both"));
+    cpSync(
+      join(fixtures, "legacy", "sessions", "20250620_013617.jsonl"),
+      join(both, "sessions", "20251108_1.jsonl"), // imported under its file name
+    );
+    cpSync(
+      join(fixtures, "legacy", "sessions", "20250620_013617.jsonl"),
+      join(both, "sessions", "20250620_013617.jsonl"),
+    );
+    writeFileSync(join(both, "sessions", "20250101_000000.jsonl"), "");
+    const rejected: string[] = [];
+    const listed = gooseParser.listUnits(gooseParser.scan([both]).containers, {
+      onRejected: (path, reason) => rejected.push(`${basename(path)}: ${reason}`),
+    });
+    expect(listed.map((unit) => [unit.sessionId, basename(unit.containerPath)]).sort()).toEqual([
+      ["20250620_013617", "20250620_013617.jsonl"],
+      ["20251108_1", "sessions.db"],
+      ["20251108_2", "sessions.db"],
+    ]);
+    expect(rejected).toEqual(["20250101_000000.jsonl: empty file"]);
   });
 
   test("Goose resumes a session by its id in its folder (goose session --resume --session-id <id>)", () => {

@@ -94,7 +94,8 @@ function selectSessions(handle: GooseDatabase, sessionId?: string): GooseSession
   const sql = `select s.id, s.working_dir, s.created_at, s.updated_at, ${optional},
        coalesce(m.n, 0) as message_count, m.last as last_message_row
      from sessions s
-     left join (select session_id, count(*) n, max(id) last from messages group by session_id) m on m.session_id = s.id`;
+     left join (select session_id, count(*) n, max(id) last from messages group by session_id) m
+       on m.session_id = s.id`;
   if (sessionId === undefined) return handle.db.query<GooseSessionRow, []>(sql).all();
   return handle.db.query<GooseSessionRow, [string]>(`${sql} where s.id = ?`).all(sessionId);
 }

@@ -5,9 +5,15 @@
 import { SourceError } from "../../errors.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ModelUsage, ParseOptions, ParseResult, SourceUnit, Turn } from "../types.ts";
+import type { ModelUsage, ParseOptions, ParseResult, SkipReport, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
-import { type GooseSessionRow, loadGooseMessages, loadGooseSession, openGooseDatabase } from "./database.ts";
+import {
+  type GooseMessageRow,
+  type GooseSessionRow,
+  loadGooseMessages,
+  loadGooseSession,
+  openGooseDatabase,
+} from "./database.ts";
 import { groupGooseTurns } from "./turns.ts";
 
 /**
@@ -33,9 +39,25 @@ export function parseGooseUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
   const row = loadGooseSession(handle, unit.sessionId);
   if (!row) throw new SourceError(`${path}: goose session ${unit.sessionId} is no longer in the database`, path);
   const messages = loadGooseMessages(handle, row.id);
-  const skipped = emptySkips();
+  const bytes = messages.reduce((sum, message) => sum + message.content_json.length, 0);
+  return gooseSessionResult(row, messages, path, options, emptySkips(), bytes);
+}
+
+/**
+ * The session and turns of one Goose session row and its messages, from the database or a legacy file (legacy.ts).
+ * @param place the container, for skip places and `Session.location`
+ * @param skipped skips noted while reading the container; the turns' skips are added
+ */
+export function gooseSessionResult(
+  row: GooseSessionRow,
+  messages: readonly GooseMessageRow[],
+  place: string,
+  options: ParseOptions,
+  skipped: SkipReport,
+  bytesRead: number,
+): ParseResult {
   const isSubagent = row.session_type === "sub_agent";
-  const turns = groupGooseTurns(messages, row.id, isSubagent, options.withOutputs === true, path, skipped);
+  const turns = groupGooseTurns(messages, row.id, isSubagent, options.withOutputs === true, place, skipped);
   addSessionUsage(turns, row);
   const times = messages.map((message) => (message.created_timestamp ?? 0) * 1000).filter((time) => time > 0);
   const cwd = row.working_dir ?? "";
@@ -52,16 +74,16 @@ export function parseGooseUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
       turnCount: turns.length,
       parentSessionId: null,
       isSubagent,
-      location: path,
+      location: place,
     },
     turns,
     fromTurn: 1,
-    bytesRead: messages.reduce((sum, message) => sum + message.content_json.length, 0),
+    bytesRead,
     skipped,
   };
 }
 
-/** The model of `model_config_json {model_name, …}` (`ModelConfig`, `crates/goose/src/model.rs` at 0514da84), or null. */
+/** The model of `model_config_json {model_name, …}` (`ModelConfig`, `crates/goose/src/model.rs` at 0514da84). */
 function modelOf(json: string | null): string | null {
   if (!json) return null;
   try {

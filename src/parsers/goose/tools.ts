@@ -20,7 +20,7 @@ const editorCommands = new Map([
   ["str_replace", "Edit"],
 ]);
 
-/** A `toolRequest`'s `toolCall.value {name, arguments}` as a `ToolCall` (no output yet; its change when `withChange`). */
+/** A `toolRequest`'s `toolCall.value {name, arguments}` as a `ToolCall` (no output; its change when `withChange`). */
 export function gooseToolCall(name: string, args: unknown, withChange: boolean): ToolCall {
   const input = normalizeToolInput(args);
   const tool = name.startsWith("developer__") ? name.slice("developer__".length) : "";

@@ -22,9 +22,9 @@ export interface SessionTree {
   maxDepth: number;
   /**
    * The path of the side file whose stats join a session file's fingerprint (`|side:<stats or ->`), watched so the next
-   * check sees it appear; absent when the agent keeps none.
+   * check sees it appear; absent (or undefined for a file) when the agent keeps none.
    */
-  sideFileOf?(sessionPath: string): string;
+  sideFileOf?(sessionPath: string): string | undefined;
 }
 
 /** Folders never holding sessions (vendored trees, version control). */
@@ -70,8 +70,8 @@ function addFile(tree: SessionTree, path: string, walk: TreeWalk, known?: Stats)
   const stats = walk.newFile(path, known);
   if (!stats) return;
   let fingerprint = statFingerprint(stats);
-  if (tree.sideFileOf) {
-    const side = tree.sideFileOf(path);
+  const side = tree.sideFileOf?.(path);
+  if (side !== undefined) {
     let sideStats: Stats | undefined;
     try {
       sideStats = statSync(side);
