@@ -10,10 +10,11 @@
  * at some depth (a copy), or one `messages.jsonl`. One container = one `messages.jsonl`; its fingerprint is its stats
  * plus those of the `meta.json` beside it.
  */
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { asObject } from "../shared/fields.ts";
+import { sideFingerprint } from "../shared/side-file.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
@@ -65,20 +66,8 @@ function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): voi
 function addFile(path: string, walk: TreeWalk, known?: Stats): void {
   const stats = walk.newFile(path, known);
   if (!stats) return;
-  const metaPath = join(dirname(path), metadataFileName);
-  let meta: Stats | undefined;
-  try {
-    meta = statSync(metaPath);
-  } catch {
-    meta = undefined;
-  }
-  walk.watchPath(metaPath, meta);
-  walk.addContainer(
-    "mistral-vibe",
-    path,
-    stats,
-    `${statFingerprint(stats)}|meta:${meta ? statFingerprint(meta) : "-"}`,
-  );
+  const meta = sideFingerprint(join(dirname(path), metadataFileName), walk);
+  walk.addContainer("mistral-vibe", path, stats, `${statFingerprint(stats)}|meta:${meta}`);
 }
 
 /**
