@@ -12,6 +12,7 @@ import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import { sideFingerprint } from "../shared/side-file.ts";
+import { LargestCopies } from "../shared/largest-copy.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
@@ -71,17 +72,10 @@ function addFile(path: string, walk: TreeWalk, known?: Stats): void {
  * one chat become one unit: the larger file wins (a chat only grows). No content is read here.
  */
 export function listCodebuffUnits(containers: readonly SourceContainer[]): SourceUnit[] {
-  const best = new Map<string, SourceContainer>();
+  const best = new LargestCopies();
   for (const container of containers) {
     const id = basename(dirname(container.path));
-    const current = best.get(id);
-    if (!current || container.sizeBytes > current.sizeBytes) best.set(id, container);
+    best.offer(id, container);
   }
-  return [...best.entries()].map(([sessionId, container]) => ({
-    source: "codebuff",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  }));
+  return best.units("codebuff");
 }

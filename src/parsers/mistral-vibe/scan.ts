@@ -16,6 +16,7 @@ import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { asObject } from "../shared/fields.ts";
 import { sideFingerprint } from "../shared/side-file.ts";
 import { rejectFile } from "../shared/skips.ts";
+import { LargestCopies } from "../shared/largest-copy.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
@@ -97,7 +98,7 @@ export function readMeta(messagesPath: string): Record<string, unknown> | null {
  * `onUnavailable`.
  */
 export function listVibeUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, SourceContainer>();
+  const best = new LargestCopies();
   for (const container of containers) {
     let meta: Record<string, unknown> | null;
     try {
@@ -112,14 +113,7 @@ export function listVibeUnits(containers: readonly SourceContainer[], hooks: Par
     }
     const id =
       typeof meta.session_id === "string" && meta.session_id ? meta.session_id : basename(dirname(container.path));
-    const current = best.get(id);
-    if (!current || container.sizeBytes > current.sizeBytes) best.set(id, container);
+    best.offer(id, container);
   }
-  return [...best.entries()].map(([sessionId, container]) => ({
-    source: "mistral-vibe",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  }));
+  return best.units("mistral-vibe");
 }
