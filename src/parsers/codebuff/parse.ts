@@ -20,19 +20,13 @@ import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit } from "../types.ts";
 import { runStateFileName } from "./scan.ts";
 import { codebuffToolCall } from "./tools.ts";
 
 /** Block kinds that only draw the screen (never conversation text). */
 const displayBlocks = new Set(["mode-divider", "agent-list", "gate-state", "image", "html", "ask-user"]);
-
-/** One turn being built. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
-}
 
 /**
  * The start of a chat from its id, `new Date().toISOString()` with `:` replaced by `-`; 0 when the id is no such time.
@@ -67,11 +61,11 @@ export function parseCodebuffUnit(unit: SourceUnit, options: ParseOptions = {}):
   const withOutputs = options.withOutputs === true;
   const startedAt = chatStartOf(basename(dirname(path)));
   let endedAt = startedAt;
-  const drafts: Draft[] = [];
-  const current = (t: number): Draft => {
+  const drafts: TurnDraft[] = [];
+  const current = (t: number): TurnDraft => {
     const last = drafts.at(-1);
     if (last) return last;
-    const draft = newDraft(unit.sessionId, 1, t, ""); // messages before the first prompt: a turn without one
+    const draft = newTurnDraft(unit.sessionId, 1, t, ""); // messages before the first prompt: a turn without one
     drafts.push(draft);
     return draft;
   };
@@ -88,7 +82,7 @@ export function parseCodebuffUnit(unit: SourceUnit, options: ParseOptions = {}):
     const content = typeof message.content === "string" ? message.content : "";
     switch (message.variant) {
       case "user":
-        if (content.trim()) drafts.push(newDraft(unit.sessionId, drafts.length + 1, t, content));
+        if (content.trim()) drafts.push(newTurnDraft(unit.sessionId, drafts.length + 1, t, content));
         break;
       case "ai":
       case "agent":
@@ -101,11 +95,7 @@ export function parseCodebuffUnit(unit: SourceUnit, options: ParseOptions = {}):
         if (content.trim()) noteSkip(skipped, place, `message variant ${String(message.variant ?? "(none)")}`);
     }
   });
-  const turns = drafts.map(({ turn, replies }) => {
-    turn.response = replies.join("\n\n");
-    turn.files = filesTouched(turn.toolCalls);
-    return turn;
-  });
+  const turns = drafts.map(finishDraft);
   const projectPath = projectRootOf(path);
   return {
     session: {
@@ -131,7 +121,7 @@ export function parseCodebuffUnit(unit: SourceUnit, options: ParseOptions = {}):
 
 /** The text, calls and sub-agents of one message's blocks (its `content` when it has no text block). */
 function readBlocks(
-  draft: Draft,
+  draft: TurnDraft,
   content: string,
   blocks: unknown,
   withOutputs: boolean,
@@ -185,11 +175,4 @@ function fullDateOf(value: unknown): number {
   if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}/.test(value)) return 0;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : 0;
-}
-
-function newDraft(sessionId: string, number: number, timestamp: number, prompt: string): Draft {
-  return {
-    turn: { sessionId, number, timestamp, prompt, response: "", toolCalls: [], files: [], isSubagent: false },
-    replies: [],
-  };
 }

@@ -8,9 +8,11 @@
  * folder, any folder holding those at some depth (a copy), or one `chat-messages.json`. One container = one
  * `chat-messages.json`; its fingerprint is its stats plus those of the `run-state.json` beside it.
  */
-import { statSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
+import { sideFingerprint } from "../shared/side-file.ts";
+import { LargestCopies } from "../shared/largest-copy.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
@@ -61,15 +63,8 @@ function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): voi
 function addFile(path: string, walk: TreeWalk, known?: Stats): void {
   const stats = walk.newFile(path, known);
   if (!stats) return;
-  const runState = join(dirname(path), runStateFileName);
-  let side: Stats | undefined;
-  try {
-    side = statSync(runState);
-  } catch {
-    side = undefined;
-  }
-  walk.watchPath(runState, side);
-  walk.addContainer("codebuff", path, stats, `${statFingerprint(stats)}|run:${side ? statFingerprint(side) : "-"}`);
+  const runState = sideFingerprint(join(dirname(path), runStateFileName), walk);
+  walk.addContainer("codebuff", path, stats, `${statFingerprint(stats)}|run:${runState}`);
 }
 
 /**
@@ -77,17 +72,10 @@ function addFile(path: string, walk: TreeWalk, known?: Stats): void {
  * one chat become one unit: the larger file wins (a chat only grows). No content is read here.
  */
 export function listCodebuffUnits(containers: readonly SourceContainer[]): SourceUnit[] {
-  const best = new Map<string, SourceContainer>();
+  const best = new LargestCopies();
   for (const container of containers) {
     const id = basename(dirname(container.path));
-    const current = best.get(id);
-    if (!current || container.sizeBytes > current.sizeBytes) best.set(id, container);
+    best.offer(id, container);
   }
-  return [...best.entries()].map(([sessionId, container]) => ({
-    source: "codebuff",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  }));
+  return best.units("codebuff");
 }

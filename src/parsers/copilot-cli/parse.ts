@@ -23,8 +23,8 @@ import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { copilotToolCall, toolOutputOf } from "./tools.ts";
 
@@ -49,12 +49,6 @@ const metadataTypes = new Set([
 
 /** Event families that never hold conversation text (session lifecycle, hooks, permissions, sub-agent lifecycle). */
 const metadataFamilies = ["session.", "hook.", "permission.", "subagent.", "mcp.", "model."];
-
-/** One turn being built. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
-}
 
 /** What the events said about the session. */
 interface Meta {
@@ -92,12 +86,12 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
     endedAt: 0,
   };
   const withOutputs = options.withOutputs === true;
-  const drafts: Draft[] = [];
+  const drafts: TurnDraft[] = [];
   const calls = new Map<string, ToolCall>();
-  const current = (t: number): Draft => {
+  const current = (t: number): TurnDraft => {
     const last = drafts.at(-1);
     if (last) return last;
-    const draft = newDraft(meta.sessionId, 1, t, ""); // events before the first prompt: a turn without one
+    const draft = newTurnDraft(meta.sessionId, 1, t, ""); // events before the first prompt: a turn without one
     drafts.push(draft);
     return draft;
   };
@@ -130,7 +124,7 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
         const content = typeof data.content === "string" ? data.content : "";
         if (content.trim().length === 0) break; // no text (an attachment alone): nothing to keep
         if (fromSubagent) current(t).replies.push(content);
-        else drafts.push(newDraft(meta.sessionId, drafts.length + 1, t, content));
+        else drafts.push(newTurnDraft(meta.sessionId, drafts.length + 1, t, content));
         break;
       }
       case "assistant.message": {
@@ -188,12 +182,7 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
         if (carriesText(data)) noteSkip(skipped, place, `unknown event type ${type || "(none)"}`);
     }
   }
-  const turns = drafts.map(({ turn, replies }) => {
-    turn.response = replies.join("\n\n");
-    turn.files = filesTouched(turn.toolCalls);
-    if (turn.usage?.length === 0) delete turn.usage;
-    return turn;
-  });
+  const turns = drafts.map(finishDraft);
   return {
     session: {
       id: meta.sessionId,
@@ -216,23 +205,6 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
   };
 }
 
-function newDraft(sessionId: string, number: number, timestamp: number, prompt: string): Draft {
-  return {
-    turn: {
-      sessionId,
-      number,
-      timestamp,
-      prompt,
-      response: "",
-      toolCalls: [],
-      files: [],
-      isSubagent: false,
-      usage: [],
-    },
-    replies: [],
-  };
-}
-
 /** Session id, project folder, branch and model from a start, resume or context change (the first recorded wins). */
 function readContext(meta: Meta, type: string, data: Record<string, unknown>): void {
   if (type === "session.start" && isNonEmpty(data.sessionId)) meta.sessionId = data.sessionId;
@@ -244,7 +216,7 @@ function readContext(meta: Meta, type: string, data: Record<string, unknown>): v
 }
 
 /** The message's output tokens under its model (the session's current one when it names none). */
-function addUsage(draft: Draft, data: Record<string, unknown>, current: string | null): void {
+function addUsage(draft: TurnDraft, data: Record<string, unknown>, current: string | null): void {
   const model = isNonEmpty(data.model) ? data.model : current;
   const output = countOf(data.outputTokens);
   if (model === null && output === null) return;

@@ -12,6 +12,7 @@ import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { asObject } from "../shared/fields.ts";
 import { readHead } from "../shared/read-head.ts";
 import { rejectFile } from "../shared/skips.ts";
+import { LargestCopies } from "../shared/largest-copy.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
@@ -128,7 +129,7 @@ export function sessionIdOfPath(path: string): string {
  * `onRejected` (`empty file`, `not a Copilot CLI event log`); one that cannot be read through `onUnavailable`.
  */
 export function listCopilotUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, SourceContainer>();
+  const best = new LargestCopies();
   for (const container of containers) {
     let head: EventLogHead;
     try {
@@ -142,14 +143,7 @@ export function listCopilotUnits(containers: readonly SourceContainer[], hooks: 
       continue;
     }
     const sessionId = head.sessionId ?? sessionIdOfPath(container.path);
-    const current = best.get(sessionId);
-    if (!current || container.sizeBytes > current.sizeBytes) best.set(sessionId, container);
+    best.offer(sessionId, container);
   }
-  return [...best.entries()].map(([sessionId, container]) => ({
-    source: "copilot-cli",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  }));
+  return best.units("copilot-cli");
 }

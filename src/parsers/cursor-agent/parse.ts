@@ -21,8 +21,8 @@ import { SourceError } from "../../errors.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { cursorAgentToolCall } from "./tools.ts";
 import { type ChatMeta, type ChatRoot, decodeRoot, readBlob, readChatMeta, withChatStore } from "./store.ts";
@@ -32,9 +32,7 @@ import type { ReadonlyDatabase } from "../shared/readonly-sqlite.ts";
 const defaultChatName = "New Agent";
 
 /** One turn being built. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
+interface Draft extends TurnDraft {
   calls: ToolCall[];
 }
 
@@ -100,12 +98,9 @@ export function parseCursorAgentUnit(unit: SourceUnit, options: ParseOptions = {
     }
     readMessage(context, message, place);
   }
-  const turns = context.drafts.map(({ turn, replies, calls }) => {
-    turn.response = replies.join("\n\n");
-    turn.toolCalls = calls;
-    turn.files = filesTouched(calls);
-    if (turn.usage?.length === 0) delete turn.usage;
-    return turn;
+  const turns = context.drafts.map((draft) => {
+    draft.turn.toolCalls = draft.calls;
+    return finishDraft(draft);
   });
   const projectPath = root.workspacePath || context.workspaceFromContext;
   return {
@@ -162,18 +157,7 @@ function lastWrite(path: string): number {
 
 function openTurn(context: Context, prompt: string): Draft {
   const draft: Draft = {
-    turn: {
-      sessionId: context.sessionId,
-      number: context.drafts.length + 1,
-      timestamp: context.createdAt,
-      prompt,
-      response: "",
-      toolCalls: [],
-      files: [],
-      isSubagent: false,
-      usage: [],
-    },
-    replies: [],
+    ...newTurnDraft(context.sessionId, context.drafts.length + 1, context.createdAt, prompt),
     calls: [],
   };
   context.drafts.push(draft);

@@ -15,17 +15,11 @@ import { SourceError } from "../../errors.ts";
 import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { loadSession, type MessageRow, type UsageRow, withGrokDatabase } from "./database.ts";
 import { grokToolCall, toolOutputOf } from "./tools.ts";
-
-/** One turn being built. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
-}
 
 /**
  * Parse one session of the database `unit.containerPath`.
@@ -44,16 +38,16 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
   if (!loaded) throw new SourceError(`${path}: session ${unit.sessionId} is no longer in the database`, path);
   const { session, messages, usage } = loaded;
   const skipped: SkipReport = { count: 0 };
-  const drafts: Draft[] = [];
-  const turnOfSeq = new Map<number, Draft>();
+  const drafts: TurnDraft[] = [];
+  const turnOfSeq = new Map<number, TurnDraft>();
   const calls = new Map<string, ToolCall>();
   const withOutputs = options.withOutputs === true;
   let bytes = 0;
   let endedAt = Math.max(timeOf(session.createdAt), timeOf(session.updatedAt));
-  const current = (t: number): Draft => {
+  const current = (t: number): TurnDraft => {
     const last = drafts.at(-1);
     if (last) return last;
-    const draft = newDraft(session.id, 1, t, ""); // messages before the first prompt: a turn without one
+    const draft = newTurnDraft(session.id, 1, t, ""); // messages before the first prompt: a turn without one
     drafts.push(draft);
     return draft;
   };
@@ -77,7 +71,7 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     switch (role) {
       case "user": {
         const text = textOf(parts);
-        if (text.trim()) drafts.push(newDraft(session.id, drafts.length + 1, t, text));
+        if (text.trim()) drafts.push(newTurnDraft(session.id, drafts.length + 1, t, text));
         break;
       }
       case "assistant":
@@ -95,12 +89,7 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     if (draft) turnOfSeq.set(row.seq, draft);
   }
   addUsage(usage, turnOfSeq, messages);
-  const turns = drafts.map(({ turn, replies }) => {
-    turn.response = replies.join("\n\n");
-    turn.files = filesTouched(turn.toolCalls);
-    if (turn.usage?.length === 0) delete turn.usage;
-    return turn;
-  });
+  const turns = drafts.map(finishDraft);
   return {
     session: {
       id: session.id,
@@ -125,7 +114,7 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
 
 /** Prose and calls of one assistant message. */
 function readAssistant(
-  draft: Draft,
+  draft: TurnDraft,
   parts: Record<string, unknown>[],
   calls: Map<string, ToolCall>,
   withOutputs: boolean,
@@ -169,7 +158,7 @@ function readResult(
 }
 
 /** Usage rows onto the turn holding their message (the turn of the nearest earlier message when theirs is unknown). */
-function addUsage(usage: UsageRow[], turnOfSeq: Map<number, Draft>, messages: MessageRow[]): void {
+function addUsage(usage: UsageRow[], turnOfSeq: Map<number, TurnDraft>, messages: MessageRow[]): void {
   for (const row of usage) {
     let draft = row.messageSeq === null ? undefined : turnOfSeq.get(row.messageSeq);
     if (!draft) {
@@ -200,21 +189,4 @@ function textOf(parts: Record<string, unknown>[]): string {
     .filter((part) => part.type === "text" && typeof part.text === "string")
     .map((part) => part.text as string)
     .join("\n\n");
-}
-
-function newDraft(sessionId: string, number: number, timestamp: number, prompt: string): Draft {
-  return {
-    turn: {
-      sessionId,
-      number,
-      timestamp,
-      prompt,
-      response: "",
-      toolCalls: [],
-      files: [],
-      isSubagent: false,
-      usage: [],
-    },
-    replies: [],
-  };
 }

@@ -25,8 +25,8 @@ import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { stateFileName } from "./scan.ts";
 import { kimiToolCall } from "./tools.ts";
@@ -40,9 +40,7 @@ interface PendingCall {
 }
 
 /** One turn being built. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
+interface Draft extends TurnDraft {
   calls: PendingCall[];
 }
 
@@ -120,17 +118,14 @@ export function parseKimiUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     readMessage(context, message.type, asObject(message.payload) ?? {}, t, `${path}:${n}`, false);
   }
   const withOutputs = options.withOutputs === true;
-  const turns = context.drafts.map(({ turn, replies, calls }) => {
-    turn.response = replies.join("\n\n");
-    turn.toolCalls = calls.map((pending) => {
+  const turns = context.drafts.map((draft) => {
+    draft.turn.toolCalls = draft.calls.map((pending) => {
       const call = kimiToolCall(pending.name, pending.argumentsText, withOutputs);
       call.isError = pending.isError;
       if (withOutputs) call.output = pending.output ?? "";
       return call;
     });
-    turn.files = filesTouched(turn.toolCalls);
-    if (turn.usage?.length === 0) delete turn.usage;
-    return turn;
+    return finishDraft(draft);
   });
   const projectPath = typeof unit.locator?.projectPath === "string" ? unit.locator.projectPath : "";
   return {
@@ -163,21 +158,7 @@ function current(context: Context, t: number): Draft {
 }
 
 function openTurn(context: Context, t: number, prompt: string): Draft {
-  const draft: Draft = {
-    turn: {
-      sessionId: context.sessionId,
-      number: context.drafts.length + 1,
-      timestamp: t,
-      prompt,
-      response: "",
-      toolCalls: [],
-      files: [],
-      isSubagent: false,
-      usage: [],
-    },
-    replies: [],
-    calls: [],
-  };
+  const draft: Draft = { ...newTurnDraft(context.sessionId, context.drafts.length + 1, t, prompt), calls: [] };
   context.drafts.push(draft);
   return draft;
 }

@@ -8,11 +8,12 @@
  * some depth, or one wire file. One container = one wire file = one unit. Its fingerprint holds the stats of the wire
  * file, of the session's `state.json` (the title) and of the share dir's `kimi.json` (the project paths).
  */
-import { statSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { asObject } from "../shared/fields.ts";
 import { readHead } from "../shared/read-head.ts";
+import { sideFingerprint } from "../shared/side-file.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
@@ -80,18 +81,6 @@ function addFile(path: string, walk: KimiWalk, known?: Stats): void {
     walk.metadataStats.set(share, meta);
   }
   walk.addContainer("kimi-cli", path, stats, `${statFingerprint(stats)}|state:${state}|meta:${meta}`);
-}
-
-/** Stats of a side file (`-` when absent), watched so the freshness check sees it change. */
-function sideFingerprint(path: string, walk: KimiWalk): string {
-  let stats: Stats | undefined;
-  try {
-    stats = statSync(path);
-  } catch {
-    stats = undefined;
-  }
-  walk.watchPath(path, stats);
-  return stats ? statFingerprint(stats) : "-";
 }
 
 /** Bytes read from a wire log's start to find its first line. */

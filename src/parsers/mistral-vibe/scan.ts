@@ -10,11 +10,13 @@
  * at some depth (a copy), or one `messages.jsonl`. One container = one `messages.jsonl`; its fingerprint is its stats
  * plus those of the `meta.json` beside it.
  */
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { asObject } from "../shared/fields.ts";
+import { sideFingerprint } from "../shared/side-file.ts";
 import { rejectFile } from "../shared/skips.ts";
+import { LargestCopies } from "../shared/largest-copy.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 
@@ -65,20 +67,8 @@ function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): voi
 function addFile(path: string, walk: TreeWalk, known?: Stats): void {
   const stats = walk.newFile(path, known);
   if (!stats) return;
-  const metaPath = join(dirname(path), metadataFileName);
-  let meta: Stats | undefined;
-  try {
-    meta = statSync(metaPath);
-  } catch {
-    meta = undefined;
-  }
-  walk.watchPath(metaPath, meta);
-  walk.addContainer(
-    "mistral-vibe",
-    path,
-    stats,
-    `${statFingerprint(stats)}|meta:${meta ? statFingerprint(meta) : "-"}`,
-  );
+  const meta = sideFingerprint(join(dirname(path), metadataFileName), walk);
+  walk.addContainer("mistral-vibe", path, stats, `${statFingerprint(stats)}|meta:${meta}`);
 }
 
 /**
@@ -108,7 +98,7 @@ export function readMeta(messagesPath: string): Record<string, unknown> | null {
  * `onUnavailable`.
  */
 export function listVibeUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, SourceContainer>();
+  const best = new LargestCopies();
   for (const container of containers) {
     let meta: Record<string, unknown> | null;
     try {
@@ -123,14 +113,7 @@ export function listVibeUnits(containers: readonly SourceContainer[], hooks: Par
     }
     const id =
       typeof meta.session_id === "string" && meta.session_id ? meta.session_id : basename(dirname(container.path));
-    const current = best.get(id);
-    if (!current || container.sizeBytes > current.sizeBytes) best.set(id, container);
+    best.offer(id, container);
   }
-  return [...best.entries()].map(([sessionId, container]) => ({
-    source: "mistral-vibe",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  }));
+  return best.units("mistral-vibe");
 }

@@ -25,8 +25,8 @@ import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { openclawToolCall, textOf } from "./tools.ts";
 
@@ -44,12 +44,6 @@ const metadataTypes = new Set([
 
 /** Message roles left out by design: summaries of text the file already holds. */
 const summaryRoles = new Set(["compactionSummary", "branchSummary"]);
-
-/** One turn being built. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
-}
 
 /**
  * Parse one transcript.
@@ -73,12 +67,12 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
   let title: string | null = null;
   let startedAt = 0;
   let endedAt = 0;
-  const drafts: Draft[] = [];
+  const drafts: TurnDraft[] = [];
   const calls = new Map<string, ToolCall>();
-  const current = (t: number): Draft => {
+  const current = (t: number): TurnDraft => {
     const last = drafts.at(-1);
     if (last) return last;
-    const draft = newDraft(sessionId, 1, t, "", isSubagent); // entries before the first prompt: a turn without one
+    const draft = newTurnDraft(sessionId, 1, t, "", isSubagent); // entries before the first prompt: a turn without one
     drafts.push(draft);
     return draft;
   };
@@ -110,7 +104,7 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
       case "user": {
         const text = textOf(message.content);
         if (text.trim().length === 0) break; // an image alone: no text to keep
-        drafts.push(newDraft(sessionId, drafts.length + 1, t, text, isSubagent));
+        drafts.push(newTurnDraft(sessionId, drafts.length + 1, t, text, isSubagent));
         break;
       }
       case "assistant":
@@ -140,12 +134,7 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
         if (textOf(message.content).trim()) noteSkip(skipped, place, `message role ${role || "(none)"}`);
     }
   }
-  const turns = drafts.map(({ turn, replies }) => {
-    turn.response = replies.join("\n\n");
-    turn.files = filesTouched(turn.toolCalls);
-    if (turn.usage?.length === 0) delete turn.usage;
-    return turn;
-  });
+  const turns = drafts.map(finishDraft);
   const label = typeof unit.locator?.label === "string" ? unit.locator.label : null;
   const parent = typeof unit.locator?.parentSessionId === "string" ? unit.locator.parentSessionId : null;
   return {
@@ -172,7 +161,7 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
 
 /** Prose, tool calls and token usage of one assistant message, into the turn being built. */
 function readAssistant(
-  draft: Draft,
+  draft: TurnDraft,
   message: Record<string, unknown>,
   calls: Map<string, ToolCall>,
   withOutputs: boolean,
@@ -214,13 +203,6 @@ function readAssistant(
     },
     cost,
   );
-}
-
-function newDraft(sessionId: string, number: number, timestamp: number, prompt: string, isSubagent: boolean): Draft {
-  return {
-    turn: { sessionId, number, timestamp, prompt, response: "", toolCalls: [], files: [], isSubagent, usage: [] },
-    replies: [],
-  };
 }
 
 /** Epoch ms of a message's own `timestamp` (a number of ms), 0 when absent. */

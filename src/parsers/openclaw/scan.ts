@@ -12,10 +12,11 @@
  * One container = one transcript; its fingerprint is its stats plus those of the folder's `sessions.json` (which links
  * a sub-agent to its parent).
  */
-import { statSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { readHead } from "../shared/read-head.ts";
+import { sideFingerprint } from "../shared/side-file.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
@@ -107,18 +108,6 @@ function addFile(path: string, walk: OpenclawWalk, known?: Stats): void {
     walk.indexStats.set(dir, index);
   }
   walk.addContainer("openclaw", path, stats, `${statFingerprint(stats)}|index:${index}`);
-}
-
-/** Stats of a side file (`-` when absent), watched so the freshness check sees it change. */
-function sideFingerprint(path: string, walk: OpenclawWalk): string {
-  let stats: Stats | undefined;
-  try {
-    stats = statSync(path);
-  } catch {
-    stats = undefined;
-  }
-  walk.watchPath(path, stats);
-  return stats ? statFingerprint(stats) : "-";
 }
 
 /** Bytes read from a transcript's start to find its header line (~200 bytes). */

@@ -24,8 +24,8 @@ import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
-import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
+import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { partsText, promptText } from "../gemini-cli/records.ts";
 import { toToolCall } from "../gemini-cli/tools.ts";
@@ -42,9 +42,7 @@ interface PendingCall {
 }
 
 /** One turn being built: its calls stay pending until the file is read. */
-interface Draft {
-  turn: Turn;
-  replies: string[];
+interface Draft extends TurnDraft {
   calls: PendingCall[];
 }
 
@@ -140,12 +138,11 @@ export function parseQwenUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     }
   }
   const withOutputs = options.withOutputs === true;
-  const turns = drafts.map(({ turn, replies, calls }) => {
-    turn.response = replies.join("\n\n");
-    turn.toolCalls = calls.map((call) => toToolCall(call, withOutputs)).filter((call): call is ToolCall => !!call);
-    turn.files = filesTouched(turn.toolCalls);
-    if (turn.usage?.length === 0) delete turn.usage;
-    return turn;
+  const turns = drafts.map((draft) => {
+    draft.turn.toolCalls = draft.calls
+      .map((call) => toToolCall(call, withOutputs))
+      .filter((call): call is ToolCall => !!call);
+    return finishDraft(draft);
   });
   return {
     session: {
@@ -170,21 +167,7 @@ export function parseQwenUnit(unit: SourceUnit, options: ParseOptions = {}): Par
 }
 
 function newDraft(sessionId: string, number: number, timestamp: number, prompt: string): Draft {
-  return {
-    turn: {
-      sessionId,
-      number,
-      timestamp,
-      prompt,
-      response: "",
-      toolCalls: [],
-      files: [],
-      isSubagent: false,
-      usage: [],
-    },
-    replies: [],
-    calls: [],
-  };
+  return { ...newTurnDraft(sessionId, number, timestamp, prompt), calls: [] };
 }
 
 /** A `tool_result` record: each function response goes to the call of its id (`toolCallResult.callId` when it has none). */

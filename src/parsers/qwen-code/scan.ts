@@ -13,6 +13,7 @@ import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { asObject } from "../shared/fields.ts";
 import { readHead } from "../shared/read-head.ts";
 import { rejectFile } from "../shared/skips.ts";
+import { LargestCopies } from "../shared/largest-copy.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
 import { isQwenCodeChat } from "../gemini-cli/qwen-code.ts";
@@ -114,7 +115,7 @@ export function probeChat(path: string): string | null {
  * read through `onUnavailable`.
  */
 export function listQwenUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, SourceContainer>();
+  const best = new LargestCopies();
   for (const container of containers) {
     let sessionId: string | null;
     try {
@@ -127,14 +128,7 @@ export function listQwenUnits(containers: readonly SourceContainer[], hooks: Par
       rejectFile(hooks, container.path, sessionId === "" ? "empty file" : "not a Qwen Code chat");
       continue;
     }
-    const current = best.get(sessionId);
-    if (!current || container.sizeBytes > current.sizeBytes) best.set(sessionId, container);
+    best.offer(sessionId, container);
   }
-  return [...best.entries()].map(([sessionId, container]) => ({
-    source: "qwen-code",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  }));
+  return best.units("qwen-code");
 }

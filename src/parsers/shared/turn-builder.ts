@@ -1,7 +1,8 @@
 /**
- * Building turns from messages read in order, for the parsers whose records are one message each (pi, Factory Droid):
- * the reply texts joined by a blank line, tool calls in order with their results matched by id, files touched, and
- * tokens per model (usage.ts).
+ * Building turns from messages read in order: `TurnBuilder` for the parsers whose records are one message each (pi,
+ * Factory Droid), and `TurnDraft` for those that fill a turn's fields themselves (Copilot CLI, Qwen Code, Grok CLI, …).
+ * Either way: the reply texts joined by a blank line, tool calls in order, files touched, and tokens per model
+ * (usage.ts).
  */
 import { filesTouched } from "../tool-calls.ts";
 import type { ModelUsage, ToolCall, Turn } from "../types.ts";
@@ -85,4 +86,32 @@ export class TurnBuilder {
     this.usage = [];
     this.pending.clear();
   }
+}
+
+/** One turn a parser is filling itself: `turn.toolCalls` and `turn.usage` grow in place, `replies` collects reply texts. */
+export interface TurnDraft {
+  turn: Turn;
+  replies: string[];
+}
+
+/** A draft with an empty response, no calls, no files and an empty `usage` list (`finishDraft` drops it if still empty). */
+export function newTurnDraft(
+  sessionId: string,
+  number: number,
+  timestamp: number,
+  prompt: string,
+  isSubagent = false,
+): TurnDraft {
+  return {
+    turn: { sessionId, number, timestamp, prompt, response: "", toolCalls: [], files: [], isSubagent, usage: [] },
+    replies: [],
+  };
+}
+
+/** The finished turn of a draft: replies joined by a blank line, files from its tool calls, no `usage` when empty. */
+export function finishDraft({ turn, replies }: TurnDraft): Turn {
+  turn.response = replies.join("\n\n");
+  turn.files = filesTouched(turn.toolCalls);
+  if (turn.usage?.length === 0) delete turn.usage;
+  return turn;
 }
