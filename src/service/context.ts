@@ -73,7 +73,7 @@ export function resolveHistory(args: SourceArgs, env = process.env): HistoryCont
   const examples = findExamplesRoot();
   if (!examples) return { recallHome, paths, roots: resolved.roots, usingExamples: false, scanned };
   warn(
-    `recall: no agent history found (looked in ${Object.values(resolved.roots).flat().join(", ")}); using the example history shipped with recall`,
+    `recall: no agent history found at the default places of the ${parsers.length} agents recall reads (\`recall doctor\` lists the folders; name yours with --claude-dir, --codex-dir, …); using the example history shipped with recall`,
   );
   return {
     recallHome: join(recallHome, "examples"),
