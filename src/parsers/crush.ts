@@ -7,7 +7,7 @@
  * <id>` in the project folder (`internal/cmd/root.go` at 37f36e93: `--session`, `-s`, "Continue a previous session
  * by ID"). Code in ./crush/ (source, scan, database, tools, turns, parse).
  */
-import { describeSqliteError } from "./shared/readonly-sqlite.ts";
+import { unitsPerSession } from "./shared/database-units.ts";
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { listCrushSessions, openCrushDatabase } from "./crush/database.ts";
 import { parseCrushUnit } from "./crush/parse.ts";
@@ -18,34 +18,20 @@ import { crushDatabaseName, projectsFileName, scanCrushRoots } from "./crush/sca
  * unit: the one with more messages, then the later path.
  */
 function listCrushUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, { unit: SourceUnit; messages: number }>();
-  for (const container of containers) {
-    let rows: ReturnType<typeof listCrushSessions>;
-    try {
-      rows = listCrushSessions(openCrushDatabase(container.path));
-    } catch (error) {
-      const reason = describeSqliteError(error);
-      if (hooks.onUnavailable) hooks.onUnavailable(container.path, reason);
-      else hooks.onWarning?.(`${container.path}: ${reason}`);
-      continue;
-    }
-    for (const row of rows) {
-      if (row.message_count === 0) continue;
-      const current = best.get(row.id);
-      if (current && current.messages > row.message_count) continue;
-      best.set(row.id, {
-        messages: row.message_count,
-        unit: {
-          source: "crush",
-          key: `${container.path}#${row.id}`,
-          sessionId: row.id,
-          containerPath: container.path,
+  return unitsPerSession(
+    "crush",
+    containers,
+    hooks,
+    (path) =>
+      listCrushSessions(openCrushDatabase(path))
+        .filter((row) => row.message_count > 0)
+        .map((row) => ({
+          id: row.id,
+          messages: row.message_count,
           changeKey: `${row.updated_at}:${row.message_count}:${row.last_message_update}:${row.parts_length}`,
-        },
-      });
-    }
-  }
-  return [...best.values()].map(({ unit }) => unit);
+        })),
+    "last",
+  );
 }
 
 /** The Crush `Parser`: scan for `crush.db` files (and `projects.json`), one unit per session, whole-session parses. */

@@ -12,6 +12,7 @@
  * (cursor.com/docs/configuration/shell), then the chat from the Agents/Chat history panel.
  * Parses are full parses (no resume state): the per-chat change key re-parses only the changed chat.
  */
+import { reportUnavailable } from "./shared/database-units.ts";
 import { projectNameOf } from "./shared/fields.ts";
 import type {
   ParseOptions,
@@ -38,11 +39,6 @@ export { scanCursorRoots, fingerprintStateDatabase } from "./cursor/scan.ts";
 export interface CursorParserOptions {
   /** How long a read waits for Cursor's write lock before the db is reported unavailable, ms. Default 2000. */
   busyTimeoutMs?: number;
-}
-
-function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason: string): void {
-  if (hooks?.onUnavailable) hooks.onUnavailable(path, reason);
-  else hooks?.onWarning?.(`${path}: ${reason}`);
 }
 
 /**

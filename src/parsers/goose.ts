@@ -11,7 +11,7 @@
  * Code in ./goose/ (source, database, legacy, tools, turns, parse).
  */
 import { scanSessionTree } from "./shared/session-files.ts";
-import { describeSqliteError } from "./shared/readonly-sqlite.ts";
+import { unitsPerSession } from "./shared/database-units.ts";
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { fsReason, isMissingError } from "./file-stats.ts";
 import { listGooseSessions, openGooseDatabase } from "./goose/database.ts";
@@ -31,41 +31,27 @@ const isLegacyFile = (name: string): boolean => name.endsWith(".jsonl");
  * later path.
  */
 function listGooseUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, { unit: SourceUnit; messages: number }>();
-  const legacy = new Map<string, SourceUnit>();
-  for (const container of containers) {
-    if (isLegacyFile(container.path)) {
-      const unit = legacyUnit(container, hooks);
-      if (unit) legacy.set(unit.sessionId, unit);
-      continue;
-    }
-    let rows: ReturnType<typeof listGooseSessions>;
-    try {
-      rows = listGooseSessions(openGooseDatabase(container.path));
-    } catch (error) {
-      const reason = describeSqliteError(error);
-      if (hooks.onUnavailable) hooks.onUnavailable(container.path, reason);
-      else hooks.onWarning?.(`${container.path}: ${reason}`);
-      continue;
-    }
-    for (const row of rows) {
-      if (row.message_count === 0) continue;
-      const current = best.get(row.id);
-      if (current && current.messages > row.message_count) continue;
-      best.set(row.id, {
-        messages: row.message_count,
-        unit: {
-          source: "goose",
-          key: `${container.path}#${row.id}`,
-          sessionId: row.id,
-          containerPath: container.path,
+  const databases = unitsPerSession(
+    "goose",
+    containers.filter((container) => !isLegacyFile(container.path)),
+    hooks,
+    (path) =>
+      listGooseSessions(openGooseDatabase(path))
+        .filter((row) => row.message_count > 0)
+        .map((row) => ({
+          id: row.id,
+          messages: row.message_count,
           changeKey: `${row.updated_at}:${row.message_count}:${row.last_message_row}`,
-        },
-      });
-    }
+        })),
+    "last",
+  );
+  const inDatabases = new Set(databases.map((unit) => unit.sessionId));
+  const legacy = new Map<string, SourceUnit>();
+  for (const container of containers.filter((candidate) => isLegacyFile(candidate.path))) {
+    const unit = legacyUnit(container, hooks);
+    if (unit && !inDatabases.has(unit.sessionId)) legacy.set(unit.sessionId, unit);
   }
-  const units = [...best.values()].map(({ unit }) => unit);
-  return [...units, ...[...legacy.values()].filter((unit) => !best.has(unit.sessionId))];
+  return [...databases, ...legacy.values()];
 }
 
 /** The unit of a legacy session file, or undefined (reported) when it is empty, unreadable or not JSON lines. */

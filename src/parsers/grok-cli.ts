@@ -6,7 +6,7 @@
  * session by id", commit fb97af83). Code in ./grok-cli/ (source, scan, database, tools, parse).
  */
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
-import { describeSqliteError } from "./shared/readonly-sqlite.ts";
+import { unitsPerSession } from "./shared/database-units.ts";
 import { listSessions, withGrokDatabase } from "./grok-cli/database.ts";
 import { parseGrokUnit } from "./grok-cli/parse.ts";
 import { databaseFileName, scanGrokRoots } from "./grok-cli/scan.ts";
@@ -16,34 +16,21 @@ export { scanGrokRoots } from "./grok-cli/scan.ts";
 
 /**
  * Units of all databases, one per session id (a session in two copies of a database: the copy with more messages
- * wins, the first listed of equals). A database that cannot be read now is reported through `onUnavailable`.
+ * wins, the first listed of equals). A database that cannot be read now is reported (shared/database-units.ts).
  */
 export function listGrokUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const best = new Map<string, { unit: SourceUnit; messages: number }>();
-  for (const container of containers) {
-    let rows: ReturnType<typeof listSessions>;
-    try {
-      rows = withGrokDatabase(container.path, listSessions);
-    } catch (error) {
-      hooks.onUnavailable?.(container.path, describeSqliteError(error));
-      continue;
-    }
-    for (const row of rows) {
-      const current = best.get(row.id);
-      if (current && current.messages >= row.messageCount) continue;
-      best.set(row.id, {
+  return unitsPerSession(
+    "grok-cli",
+    containers,
+    hooks,
+    (path) =>
+      withGrokDatabase(path, listSessions).map((row) => ({
+        id: row.id,
         messages: row.messageCount,
-        unit: {
-          source: "grok-cli",
-          key: `${container.path}#${row.id}`,
-          sessionId: row.id,
-          containerPath: container.path,
-          changeKey: `${row.updatedAt}:${row.messageCount}:${row.lastSeq}:${row.usageCount}`,
-        },
-      });
-    }
-  }
-  return [...best.values()].map((entry) => entry.unit);
+        changeKey: `${row.updatedAt}:${row.messageCount}:${row.lastSeq}:${row.usageCount}`,
+      })),
+    "first",
+  );
 }
 
 /** The Grok CLI `Parser`: `scan` finds `grok.db` by stats; `listUnits` lists its sessions; `parse` reads one. */

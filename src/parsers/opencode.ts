@@ -9,6 +9,7 @@
  * A container that exists but cannot be read now (locked, empty or foreign database, unreadable folder)
  * is reported through `onUnavailable` and yields no units: "unavailable", never "empty" (issue 9).
  */
+import { reportUnavailable } from "./shared/database-units.ts";
 import { relative } from "node:path";
 import { SourceError } from "../errors.ts";
 import { errorCode, fsReason } from "./file-stats.ts";
@@ -59,12 +60,6 @@ function makeUnit(
   locator: SourceUnit["locator"],
 ): SourceUnit {
   return { source: "opencode", key: `${containerPath}#${sessionId}`, sessionId, containerPath, changeKey, locator };
-}
-
-/** Report a container that cannot be read now: `onUnavailable`, or (for callers without it) a warning. */
-function reportUnavailable(hooks: ParserHooks | undefined, path: string, reason: string): void {
-  if (hooks?.onUnavailable) hooks.onUnavailable(path, reason);
-  else hooks?.onWarning?.(`${path}: ${reason}`);
 }
 
 /** One phrase for a file-system error inside a storage folder, naming the place: `permission denied (session/prj)`. */
