@@ -30,6 +30,9 @@ export interface EverywhereVectorLegs {
   archive?: VectorLeg;
 }
 
+/** A session's key across the two stores: its tool and its id. */
+const sessionKey = (source: string, sessionId: string): string => `${source}\u0000${sessionId}`;
+
 /** An id of the union: the index's as is, the archive's negated. */
 const fromArchive = (id: number): number => -id;
 const isArchive = (id: number): boolean => id < 0;
@@ -66,19 +69,14 @@ export async function searchEverywhere(
     request.level === "session" ? hydrateSessions(db, hits, words) : hydrateTurns(db, hits, words),
   );
   const archived = await duplicates.copiesOf(local.flatMap((result) => result ?? []));
-  for (const result of local) if (result) result.archived = archived.get(`${result.source}\u0000${result.sessionId}`);
+  for (const result of local) if (result) result.archived = archived.get(sessionKey(result.source, result.sessionId));
   const remote = await alignedWith(archivePage, (hits) => hydrateArchiveHits(connection, request.level, hits, words));
-  // back into the ranking's order
-  const byHit = new Map<JudgedHit, SessionResult | TurnResult | undefined>();
-  localPage.forEach((hit, i) => {
-    byHit.set(hit, local[i]);
-  });
-  ranked.page
-    .filter((hit) => isArchive(hit.hit.sessionRowid))
-    .forEach((hit, i) => {
-      byHit.set(hit, remote[i]);
-    });
-  const results = ranked.page.flatMap((hit) => byHit.get(hit) ?? []) as SessionResult[] | TurnResult[];
+  // back into the ranking's order: each list is aligned with its part of the page
+  let nextLocal = 0;
+  let nextRemote = 0;
+  const results = ranked.page.flatMap(
+    (hit) => (isArchive(hit.hit.sessionRowid) ? remote[nextRemote++] : local[nextLocal++]) ?? [],
+  ) as SessionResult[] | TurnResult[];
   const archiveSearched = await countArchiveSearched(connection, request.filters);
   return {
     ...responseOf(request, ranked, results, countSearched(db, request.filters)),
@@ -140,7 +138,7 @@ function archivedHere(db: Database, connection: ArchiveConnection) {
         [results.map((result) => result.source), results.map((result) => result.sessionId)],
       );
       for (const row of rows) {
-        const key = `${row.source}\u0000${row.session_id}`;
+        const key = sessionKey(row.source, row.session_id);
         if (!copies.has(key))
           copies.set(key, {
             archiveId: row.id,

@@ -11,7 +11,7 @@ import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
 import { rankSearch, type JudgedHit, type VectorLeg } from "../search/pipeline.ts";
 import { makeDocumentPreview, makePreview } from "../search/reading/preview.ts";
-import { scoresOf, type SessionResult, type TurnResult } from "../search/reading/hydrate.ts";
+import { scoresOf, type SessionResult, type TurnResult, turnSessionFields } from "../search/reading/hydrate.ts";
 import { archiveStore } from "./archive-store.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import { archiveFilterSql, type ArchiveSessionSummary, loadArchiveSessions } from "./sessions.ts";
@@ -121,16 +121,7 @@ export async function hydrateArchiveHits(
       {
         ...scoresOf(hit),
         ...place,
-        sessionId: summary.sessionId,
-        source: summary.source,
-        project: summary.project,
-        projectPath: summary.projectPath,
-        title: summary.title,
-        sourceStatus: summary.sourceStatus,
-        lastSeenAt: summary.lastSeenAt,
-        promptOnly: false,
-        isSubagent: summary.isSubagent,
-        parentSessionId: summary.parentSessionId,
+        ...turnSessionFields(summary),
         turn: turn.number,
         totalTurns: summary.turns,
         timestamp: Number(turn.timestamp),

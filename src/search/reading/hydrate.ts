@@ -59,23 +59,33 @@ export interface SessionResult extends ResultScores, ResultPlace, Omit<SessionSu
   resumeCommand: string | null;
 }
 
+/** The fields of its session a level-2 result carries. */
+const turnSessionKeys = [
+  "sessionId",
+  "source",
+  "project",
+  "projectPath",
+  "title",
+  "sourceStatus",
+  "lastSeenAt",
+  "promptOnly",
+  "isSubagent",
+  "parentSessionId",
+] as const satisfies ReadonlyArray<keyof SessionSummary>;
+
+/** {@link turnSessionKeys} of a session summary. */
+export type TurnSessionFields = Pick<SessionSummary, (typeof turnSessionKeys)[number]>;
+
+/**
+ * The fields of its session a turn result carries, from the session's summary (this index's, or the team archive's:
+ * team-archive/search.ts); every other field of the summary is left out.
+ */
+export function turnSessionFields(summary: TurnSessionFields): TurnSessionFields {
+  return Object.fromEntries(turnSessionKeys.map((key) => [key, summary[key]])) as TurnSessionFields;
+}
+
 /** A level-2 result: one turn. */
-export interface TurnResult
-  extends ResultScores,
-    ResultPlace,
-    Pick<
-      SessionSummary,
-      | "sessionId"
-      | "source"
-      | "project"
-      | "projectPath"
-      | "title"
-      | "sourceStatus"
-      | "lastSeenAt"
-      | "promptOnly"
-      | "isSubagent"
-      | "parentSessionId"
-    > {
+export interface TurnResult extends ResultScores, ResultPlace, TurnSessionFields {
   /** The turn's number: 1-based among the main turns, or -1, -2, … for a rewound turn (issue 26). */
   turn: number;
   totalTurns: number;
@@ -237,16 +247,7 @@ export function hydrateTurns(db: Database, hits: JudgedHit[], words: string[]): 
     return [
       {
         ...scoresOf(hit),
-        sessionId: row.sessionId,
-        source: row.source,
-        project: row.project,
-        projectPath: row.projectPath,
-        title: row.title,
-        sourceStatus: row.sourceStatus,
-        lastSeenAt: row.lastSeenAt,
-        promptOnly: row.promptOnly,
-        isSubagent: row.isSubagent,
-        parentSessionId: row.parentSessionId,
+        ...turnSessionFields(row),
         turn: hit.hit.turnNumber,
         totalTurns: row.turns,
         timestamp: turn.timestamp,
