@@ -186,6 +186,27 @@ export function parseTurnLabel(label: string): number | undefined {
   return match[1] ? -number : number;
 }
 
+/**
+ * Where a part of a session's abstract came from (issue 41), as `abstract[].source` in JSON:
+ * * `compaction`: the summary an agent wrote when it compacted its context (Claude Code `isCompactSummary` lines and
+ *   `agent-acompact-*` runs, OpenCode `summary: true` replies, Codex `compacted` records, and the like);
+ * * `recap`: a recap shown to a returning user (Claude Code `away_summary`);
+ * * `agent_summary`: a summary body the agent wrote of a message or the session (OpenCode `summary.body`);
+ * * `agent_title`: a title the agent wrote other than the one shown as the session's title (Claude Code `summary` and
+ *   `ai-title` records, Gemini CLI `summary`, OpenCode `summary.title`).
+ * * `summary`: a summary `recall summarize` made with a model the user chose (never written by a parser).
+ */
+export type AbstractSource = "compaction" | "recap" | "agent_summary" | "agent_title" | "summary";
+
+/** One part of a session's abstract: what the agent (or `recall summarize`) wrote about the session. */
+export interface AbstractPart {
+  source: AbstractSource;
+  /** The text, trimmed, without the agent's boilerplate around it (e.g. "This session is being continued…"). */
+  text: string;
+  /** When it was written, epoch ms UTC; 0 when the record has no time. */
+  at: number;
+}
+
 /** One session as the tool knows it. */
 export interface Session {
   /** The tool's own session id, unchanged (so `claude -r <id>` / `opencode -s <id>` work). */
@@ -202,6 +223,12 @@ export interface Session {
   endedAt: number;
   /** Title from the tool (Claude ai-title/summary/slug, OpenCode title), or null. */
   title: string | null;
+  /**
+   * What the agent wrote about the session besides its title (issue 41), in the order of
+   * `parsers/shared/abstract.ts` `orderAbstract` (newest compaction first, deduplicated, never the title again).
+   * Absent or empty = none. A resumed parse returns the whole abstract, not only what the appended records added.
+   */
+  abstract?: AbstractPart[];
   turnCount: number;
   /** For sub-agent sessions: the parent session's id; otherwise null. */
   parentSessionId: string | null;

@@ -240,6 +240,7 @@ function mapSession(session: Session, map: TextMapper): Session {
     projectName: map(session.projectName),
     gitBranch: session.gitBranch === null ? null : map(session.gitBranch),
     title: session.title === null ? null : map(session.title),
+    ...(session.abstract ? { abstract: session.abstract.map((part) => ({ ...part, text: map(part.text) })) } : {}),
   };
 }
 

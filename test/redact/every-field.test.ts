@@ -64,6 +64,7 @@ const session: Required<Session> = {
   startedAt: 1_700_000_000_000,
   endedAt: 1_700_000_100_000,
   title: `rotate ${token}`,
+  abstract: [{ source: "compaction", text: `We rotated ${token} and restarted the worker.`, at: 1_700_000_050_000 }],
   turnCount: 1,
   parentSessionId: `parent-${token}`,
   isSubagent: false,
