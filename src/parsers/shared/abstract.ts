@@ -20,15 +20,14 @@ const keyOf = (text: string): string => text.replace(/\s+/g, " ").trim().toLower
  * The parts in abstract order: by source (compaction, recap, agent summary, agent title), the newest first within a
  * source (of two with the same time, the one read later), each text trimmed. A part is dropped when it is empty,
  * repeats an earlier part (ignoring case and whitespace) or repeats the session's `title`, which is shown already.
- * Example: `[title "Fix CI" at 1, compaction "A" at 2, compaction "B" at 5, title "fix  ci" at 3]` with title
- * "Other" → `[compaction "B", compaction "A", agent_title "fix ci"…]` (one of the two equal titles, the newer).
+ * Example: `[agent_title "Fix CI" at 1, compaction "A" at 2, compaction "B" at 5, agent_title "fix  ci" at 3]` with
+ * title "Other" → `[compaction "B", compaction "A", agent_title "fix  ci"]` (of the two equal titles, the newer).
  * @returns a new array (the input is not changed); empty when nothing is left
  */
 export function orderAbstract(parts: readonly AbstractPart[], title: string | null): AbstractPart[] {
   const indexed = parts.map((part, index) => ({ part: { ...part, text: part.text.trim() }, index }));
   indexed.sort(
-    (a, b) =>
-      sourceRank[a.part.source] - sourceRank[b.part.source] || b.part.at - a.part.at || b.index - a.index,
+    (a, b) => sourceRank[a.part.source] - sourceRank[b.part.source] || b.part.at - a.part.at || b.index - a.index,
   );
   const seen = new Set<string>(title ? [keyOf(title)] : []);
   const ordered: AbstractPart[] = [];
