@@ -5,7 +5,8 @@
  * document per turn, with hashes of their text) with `documents_fts` (contentless FTS5, porter +
  * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id; `next_chunks` the same for a model being swapped in),
  * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/write/cjk.ts),
- * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone) and `forgotten`
+ * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone), `summaries` (what `recall
+ * summarize` made or failed to make per session, issue 41) and `forgotten`
  * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness
  * check), `rejected_files` and `session_skips` (what could not be kept, by reason: index/write/not-kept.ts).
  * Sessions are never dropped by an index run: a vanished source
@@ -18,11 +19,12 @@ import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
 import { backfillUnsegmented } from "./write/cjk.ts";
 import { derivedTitleOf } from "./write/derived-title.ts";
+import { loadDocumentTexts } from "./write/documents.ts";
 import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/damage.ts";
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 12;
+export const schemaVersion = 13;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -287,6 +289,47 @@ const migrations: Array<string | ((db: Database) => void)> = [
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(turns)").all();
     for (const [name, type] of usageColumns)
       if (!columns.some((column) => column.name === name)) db.exec(`ALTER TABLE turns ADD COLUMN ${name} ${type}`);
+  },
+  // v13 (issue 41): a session's abstract (`sessions.abstract`, the JSON array of `AbstractPart`s the agent wrote,
+  // parsers/types.ts) and the summaries `recall summarize` made (`summaries`, one row per session: the last summary,
+  // the hash of the prompt it was made from, and the reason the last attempt failed, if it did). Both are searched in
+  // a fourth FTS column, `abstract`: FTS5 cannot add a column, so the keyword table is rebuilt from the rows it derives
+  // from (documents.ts `loadDocumentTexts`; every abstract is empty until the parsers that now fill it, which raised
+  // their `Parser.version`, re-parse their sessions on the next run).
+  (db) => {
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
+    if (!columns.some((column) => column.name === "abstract")) db.exec("ALTER TABLE sessions ADD COLUMN abstract TEXT");
+    db.exec(`
+  CREATE TABLE IF NOT EXISTS summaries (
+    session_rowid INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    text TEXT,                  -- the last summary made, NULL until one was
+    content_hash TEXT,          -- hash of the prompt the summary was made from (summarize/prompt.ts): a grown session differs
+    backend TEXT,               -- local | openai | anthropic, and the model, of the summary
+    model TEXT,
+    made_at INTEGER,            -- epoch ms
+    failure TEXT,               -- reason the last attempt failed (refused, too_large, ...), NULL after a success
+    failure_hash TEXT,          -- hash of the prompt that failed: the same prompt is not sent again unless asked
+    failure_message TEXT
+  );
+  DROP TRIGGER IF EXISTS documents_ad;
+  DROP TABLE IF EXISTS documents_fts;
+  CREATE VIRTUAL TABLE documents_fts USING fts5(
+    heading, body, extra, abstract,
+    content = '', contentless_delete = 1,
+    tokenize = '${keywordTokenizer}'
+  );
+  CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+    DELETE FROM documents_fts WHERE rowid = old.id;
+  END;`);
+    const insert = db.query("INSERT INTO documents_fts(rowid, heading, body, extra, abstract) VALUES (?, ?, ?, ?, ?)");
+    const ids = db.query<{ id: number }, []>("SELECT id FROM documents ORDER BY id").all();
+    for (let start = 0; start < ids.length; start += 500) {
+      const texts = loadDocumentTexts(
+        db,
+        ids.slice(start, start + 500).map((row) => row.id),
+      );
+      for (const [id, text] of texts) insert.run(id, text.heading, text.body, text.extra, text.abstract);
+    }
   },
 ];
 

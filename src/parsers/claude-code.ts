@@ -38,7 +38,8 @@ export const claudeCodeParser: Parser = withPromptHistory(
     id: "claude-code",
     // 3: tool results without their call kept as calls; 2.0.x inline sub-agents and unowned sidechain lines (issue 37).
     // 4: turns carry their answers' models and tokens, once per message.id (issue 38 item 14).
-    version: 4,
+    // 5: sessions carry their abstract: compaction summaries, recaps, every title the agent wrote (issue 41).
+    version: 5,
     scan: (roots) => scanClaudeRoots(roots),
     scansContainerPaths: true,
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),

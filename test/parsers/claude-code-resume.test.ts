@@ -179,7 +179,7 @@ describe("claude code incremental resume", () => {
     try {
       const first = claudeCodeParser.parse(unitOfFile(file));
       const state = JSON.parse(JSON.stringify(first.resume));
-      expect(state.kind).toBe("claude-code/v4");
+      expect(state.kind).toBe("claude-code/v5");
       appendFileSync(file, rest);
       const resumed = claudeCodeParser.parse(unitOfFile(file), { resume: state });
       const full = claudeCodeParser.parse(unitOfFile(file));

@@ -48,9 +48,9 @@ export function unsegmentedRuns(text: string): string[] {
   return runs;
 }
 
-/** The side-index text of a document: the {@link unsegmentedRuns} of its heading, body and extra columns. */
-export function unsegmentedDocumentText(text: Pick<DocumentText, "heading" | "body" | "extra">): string {
-  return [text.heading, text.body, text.extra].flatMap(unsegmentedRuns).join(" ");
+/** The side-index text of a document: the {@link unsegmentedRuns} of its heading, body, extra and abstract columns. */
+export function unsegmentedDocumentText(text: Pick<DocumentText, "heading" | "body" | "extra" | "abstract">): string {
+  return [text.heading, text.body, text.extra, text.abstract].flatMap(unsegmentedRuns).join(" ");
 }
 
 /**

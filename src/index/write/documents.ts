@@ -2,9 +2,10 @@
  * Documents: the searchable text derived from a session (DESIGN.md "Documents").
  * A turn document = prompt (heading) + assistant prose (body) + tool names, compact inputs and
  * files (extra). A session document = title (heading) + every prompt of the session (body) + files
- * (extra). FTS5 indexes all three columns; `embedText` is what the embedding model sees: for a turn, prompt,
- * prose, tool names and files, never tool payloads (they are most of the bytes and little meaning); for a
- * session, its title only. Each prompt is embedded once, in its turn (issue 12: 21% of the embedded tokens were
+ * (extra) + its summary and abstract (abstract, issue 41: what `recall summarize` and the agent wrote about it; a turn
+ * document's is empty). FTS5 indexes all four columns; `embedText` is what the embedding model sees: for a turn,
+ * prompt, prose, tool names and files, never tool payloads (they are most of the bytes and little meaning); for a
+ * session, its title, summary and abstract. Each prompt is embedded once, in its turn (issue 12: 21% of the embedded tokens were
  * prompts embedded a second time in the session document); a session's vector score is its best turn chunk's
  * (search/ranking/vector.ts), which on the eval lost 0.009 recall@5 of the vector leg alone and nothing in hybrid.
  * Each field is searched and embedded up to {@link searchableChars} characters (issue 37): one pasted 50 MB log made
@@ -14,7 +15,7 @@
  * keeps what was written.
  */
 import type { Database } from "bun:sqlite";
-import type { Session, ToolCall, Turn } from "../../parsers/index.ts";
+import type { AbstractPart, Session, ToolCall, Turn } from "../../parsers/index.ts";
 import { spaceScriptBoundaries } from "./script-boundary.ts";
 
 /** The text of one document, ready for the `documents` table. */
@@ -23,6 +24,8 @@ export interface DocumentText {
   heading: string;
   body: string;
   extra: string;
+  /** The session's summary and abstract parts, a blank line apart ("" for a turn and a session without). */
+  abstract: string;
   /** Text handed to the embedding model (chunked later to fit its context). */
   embedText: string;
 }
@@ -80,37 +83,56 @@ export function buildTurnDocument(turn: Pick<Turn, "prompt" | "response" | "tool
     heading: spaceScriptBoundaries(prompt),
     body: spaceScriptBoundaries(response),
     extra: spaceScriptBoundaries(extra),
+    abstract: "",
     embedText: embedParts.filter(Boolean).join("\n\n"),
   };
 }
 
 /**
- * Build the session document from its title and all prompts in turn order, each prompt cut to its
- * {@link searchablePart} (so is the title, and the project and files line).
+ * The abstract column of a session document: its summary (from `recall summarize`, null when none), then its abstract
+ * parts in order, a blank line apart, cut to its {@link searchablePart}. Example: summary "Fixed CI." and one
+ * compaction "1. Primary request…" → "Fixed CI.\n\n1. Primary request…".
+ */
+export function abstractText(summary: string | null, abstract: readonly AbstractPart[] | undefined): string {
+  return searchablePart([summary ?? "", ...(abstract ?? []).map((part) => part.text)].filter(Boolean).join("\n\n"));
+}
+
+/**
+ * Build the session document from its title, all prompts in turn order, each prompt cut to its
+ * {@link searchablePart} (so is the title, and the project and files line), and its summary and abstract
+ * ({@link abstractText}). The embedded text is the title, then the summary and abstract.
  * @param prompts every turn's prompt, turn 1 first
  * @param files every file touched in the session, unique
+ * @param summary the summary `recall summarize` made of it, or null
  */
 export function buildSessionDocument(
-  session: Pick<Session, "title" | "projectName">,
+  session: Pick<Session, "title" | "projectName" | "abstract">,
   prompts: readonly string[],
   files: readonly string[],
+  summary: string | null = null,
 ): DocumentText {
   const title = searchablePart(session.title ?? "");
   const body = prompts.map(searchablePart).join("\n\n");
   const names = [session.projectName, ...files].join(" ");
   const extra = searchablePart([session.projectName, ...files, splitCamelCase(names)].filter(Boolean).join("\n"));
+  const abstract = abstractText(summary, session.abstract);
   return {
     heading: spaceScriptBoundaries(title),
     body: spaceScriptBoundaries(body),
     extra: spaceScriptBoundaries(extra),
-    embedText: title,
+    abstract: spaceScriptBoundaries(abstract),
+    embedText: [title, abstract].filter(Boolean).join("\n\n"),
   };
 }
 
-/** Hash of a document's searched columns and of its embedded text (Bun.hash wyhash, hex). */
+/**
+ * Hash of a document's searched columns and of its embedded text (Bun.hash wyhash, hex). An empty abstract column
+ * leaves the hash as it was before the column existed (schema v13), so documents without one keep their rows.
+ */
 export function hashDocument(text: DocumentText): { textHash: string; embedHash: string } {
+  const abstract = text.abstract ? `\u0000${text.abstract}` : "";
   return {
-    textHash: Bun.hash(`${text.heading}\u0000${text.body}\u0000${text.extra}`).toString(16),
+    textHash: Bun.hash(`${text.heading}\u0000${text.body}\u0000${text.extra}${abstract}`).toString(16),
     embedHash: Bun.hash(text.embedText).toString(16),
   };
 }
@@ -145,10 +167,20 @@ export function loadDocumentTexts(db: Database, documentIds: readonly number[]):
     }
     const sessionRows = db
       .query<
-        { id: number; session_rowid: number; title: string | null; project_name: string; files: string },
+        {
+          id: number;
+          session_rowid: number;
+          title: string | null;
+          project_name: string;
+          files: string;
+          abstract: string | null;
+          summary: string | null;
+        },
         number[]
       >(
-        `SELECT d.id, d.session_rowid, s.title, s.project_name, s.files FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE d.level = 'session' AND d.id IN (${marks})`,
+        `SELECT d.id, d.session_rowid, s.title, s.project_name, s.files, s.abstract, m.text AS summary FROM documents d
+         JOIN sessions s ON s.id = d.session_rowid LEFT JOIN summaries m ON m.session_rowid = s.id
+         WHERE d.level = 'session' AND d.id IN (${marks})`,
       )
       .all(...ids);
     const prompts = db.query<{ prompt: string }, [number]>(
@@ -159,12 +191,18 @@ export function loadDocumentTexts(db: Database, documentIds: readonly number[]):
       texts.set(
         row.id,
         buildSessionDocument(
-          { title: row.title, projectName: row.project_name },
+          { title: row.title, projectName: row.project_name, abstract: storedAbstract(row.abstract) },
           sessionPrompts,
           JSON.parse(row.files) as string[],
+          row.summary,
         ),
       );
     }
   }
   return texts;
+}
+
+/** The abstract of a `sessions.abstract` value (JSON of `AbstractPart[]`, or NULL): empty for NULL. */
+export function storedAbstract(value: string | null): AbstractPart[] {
+  return value === null ? [] : (JSON.parse(value) as AbstractPart[]);
 }

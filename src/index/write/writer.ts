@@ -51,11 +51,12 @@ const storedCalls = (turn: Turn): StoredToolCall[] =>
     ...(subagentSessionId === undefined ? {} : { subagentSessionId }),
   }));
 
-/** A document as the writer stores it: the three FTS columns, the hashes of `documents`, the `documents_cjk` text. */
+/** A document as the writer stores it: the four FTS columns, the hashes of `documents`, the `documents_cjk` text. */
 export interface PreparedDocument {
   heading: string;
   body: string;
   extra: string;
+  abstract: string;
   /** documents.ts {@link hashDocument} of the searched columns and of the embedded text. */
   textHash: string;
   embedHash: string;
@@ -69,6 +70,7 @@ export function prepareDocument(text: DocumentText): PreparedDocument {
     heading: text.heading,
     body: text.body,
     extra: text.extra,
+    abstract: text.abstract,
     ...hashDocument(text),
     unsegmented: unsegmentedDocumentText(text),
   };
@@ -207,6 +209,9 @@ export interface SessionToWrite {
   result: PreparedSession;
 }
 
+/** Inserts one row of `documents_fts`; parameters: id, heading, body, extra, abstract. */
+const insertFtsSql = "INSERT INTO documents_fts(rowid, heading, body, extra, abstract) VALUES (?, ?, ?, ?, ?)";
+
 /**
  * Rows of the FTS5 tables (`documents_fts`, `documents_cjk`) waiting to be inserted at the end of a batch. Any
  * statement that opens a statement journal (a RETURNING clause, a trigger, a foreign-key cascade) makes SQLite call
@@ -226,9 +231,9 @@ class PendingFtsRows {
   /** Insert every pending row (documents new in this transaction: nothing to delete first), in the order added. */
   flush(db: Database): void {
     if (this.rows.length === 0) return;
-    const insertFts = db.query("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
+    const insertFts = db.query(insertFtsSql);
     for (const { id, document } of this.rows) {
-      insertFts.run(id, document.heading, document.body, document.extra);
+      insertFts.run(id, document.heading, document.body, document.extra, document.abstract);
       writeUnsegmented(db, id, document.unsegmented, true); // issue 13: trigram side index of CJK/Thai/... tokens (cjk.ts)
     }
     this.rows = [];
@@ -339,6 +344,7 @@ function upsertSessionRow(
     s.startedAt,
     s.endedAt,
     s.title,
+    s.abstract && s.abstract.length > 0 ? JSON.stringify(s.abstract) : null,
     s.turnCount,
     s.parentSessionId,
     s.isSubagent ? 1 : 0,
@@ -353,16 +359,16 @@ function upsertSessionRow(
     const inserted = db
       .query<never, Array<(typeof values)[number]>>(
         `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
-           started_at, ended_at, title, turn_count, parent_session_id, is_subagent, location, resume_state, skipped_lines,
-           last_seen_at, prompt_only, files, derived_title, source_status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
+           started_at, ended_at, title, abstract, turn_count, parent_session_id, is_subagent, location, resume_state,
+           skipped_lines, last_seen_at, prompt_only, files, derived_title, source_status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
       )
       .run(...values, whole?.files ?? "[]", whole?.derivedTitle ?? null);
     return Number(inserted.lastInsertRowid);
   }
   db.query(
     `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, unit_locator = ?, project_path = ?,
-       project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, turn_count = ?, parent_session_id = ?,
+       project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, abstract = ?, turn_count = ?, parent_session_id = ?,
        is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ?, last_seen_at = ?, prompt_only = ?, source_status = 'present'
        WHERE id = ?`,
   ).run(...values, existingId);
@@ -391,7 +397,7 @@ function upsertDocument(
           "SELECT id, text_hash, embed_hash FROM documents WHERE session_rowid = ? AND level = ? AND turn_number = ?",
         )
         .get(rowid, level, turnNumber);
-  const insertFts = db.query("INSERT INTO documents_fts(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
+  const insertFts = db.query(insertFtsSql);
   if (!current) {
     const id = Number(
       db
@@ -402,7 +408,7 @@ function upsertDocument(
     );
     if (newSessionFts) newSessionFts.add(id, document);
     else {
-      insertFts.run(id, document.heading, document.body, document.extra);
+      insertFts.run(id, document.heading, document.body, document.extra, document.abstract);
       writeUnsegmented(db, id, document.unsegmented, true); // issue 13: trigram side index of CJK/Thai/... tokens (cjk.ts)
     }
     return;
@@ -411,7 +417,7 @@ function upsertDocument(
   db.query("UPDATE documents SET text_hash = ?, embed_hash = ? WHERE id = ?").run(textHash, embedHash, current.id);
   if (current.text_hash !== textHash) {
     db.query("DELETE FROM documents_fts WHERE rowid = ?").run(current.id);
-    insertFts.run(current.id, document.heading, document.body, document.extra);
+    insertFts.run(current.id, document.heading, document.body, document.extra, document.abstract);
     writeUnsegmented(db, current.id, document.unsegmented); // issue 13: replaces the side-index row (cjk.ts)
   }
   // Its chunks (and so their vectors) are stale once the embedded text changed; the embedding phase re-chunks it.
@@ -421,7 +427,7 @@ function upsertDocument(
   }
 }
 
-/** Rebuild the session document and the session's file list from all of its stored turns. */
+/** Rebuild the session document and the session's file list from all of its stored turns and its summary. */
 function refreshSessionDocument(
   db: Database,
   rowid: number,
@@ -437,6 +443,9 @@ function refreshSessionDocument(
   for (const row of rows) for (const file of JSON.parse(row.files) as string[]) files.add(file);
   const fileList = [...files];
   const derivedTitle = derivedTitleOf(rows.map((row) => row.prompt));
+  const summary =
+    db.query<{ text: string | null }, [number]>("SELECT text FROM summaries WHERE session_rowid = ?").get(rowid)
+      ?.text ?? null;
   db.query("UPDATE sessions SET files = ?, derived_title = ? WHERE id = ?").run(
     JSON.stringify(fileList),
     derivedTitle,
@@ -452,6 +461,7 @@ function refreshSessionDocument(
         session,
         rows.map((row) => row.prompt),
         fileList,
+        summary,
       ),
     ),
     newSessionFts,

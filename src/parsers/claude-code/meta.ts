@@ -1,10 +1,12 @@
 /**
  * Session metadata of a Claude Code transcript gathered line by line: project (`cwd`), git branch,
- * first/last record time, title candidates (`ai-title`, `summary`) and the `sessionId` field
- * (the parent's id in sub-agent files). JSON-serializable so a resumed parse continues it
- * (docs/formats.md §1.2, §1.3, §1.7).
+ * first/last record time, title candidates (`ai-title`, `summary`), the abstract's parts (compaction summaries,
+ * recaps and every title the agent wrote: compaction.ts) and the `sessionId` field (the parent's id in sub-agent
+ * files). JSON-serializable so a resumed parse continues it (docs/formats.md §1.2, §1.3, §1.7).
  */
 import { timeOf } from "../shared/fields.ts";
+import type { AbstractPart } from "../types.ts";
+import { abstractPartOf } from "./compaction.ts";
 
 /** One `summary` record (§1.3) and whether its `leafUuid` is a line of this file. */
 export interface SummaryNote {
@@ -24,13 +26,15 @@ export interface MetaState {
   /** Last `ai-title` record's `aiTitle`. */
   aiTitle: string | null;
   summaries: SummaryNote[];
+  /** Abstract parts in file order (issue 41): compaction summaries, recaps, `ai-title` and `summary` titles. */
+  parts: AbstractPart[];
   /** First `sessionId` field seen (for sub-agent files: the parent session, §1.8). */
   sessionIdField: string | null;
 }
 
 /** A fresh, empty metadata state. */
 export function createMeta(): MetaState {
-  return { cwd: null, branch: null, startedAt: 0, endedAt: 0, aiTitle: null, summaries: [], sessionIdField: null };
+  return { cwd: null, branch: null, startedAt: 0, endedAt: 0, aiTitle: null, summaries: [], parts: [], sessionIdField: null };
 }
 
 /** Fold one decoded line into `meta` (mutates). Unknown fields and kinds are ignored. */
@@ -46,9 +50,14 @@ export function applyMeta(meta: MetaState, value: Record<string, unknown>): void
   if (meta.sessionIdField === null && typeof value.sessionId === "string" && value.sessionId.length > 0) {
     meta.sessionIdField = value.sessionId;
   }
-  if (value.type === "ai-title" && typeof value.aiTitle === "string" && value.aiTitle.trim())
+  const part = abstractPartOf(value);
+  if (part) meta.parts.push(part);
+  if (value.type === "ai-title" && typeof value.aiTitle === "string" && value.aiTitle.trim()) {
     meta.aiTitle = value.aiTitle.trim();
+    meta.parts.push({ source: "agent_title", text: meta.aiTitle, at: t });
+  }
   if (value.type === "summary" && typeof value.summary === "string" && value.summary.trim()) {
+    meta.parts.push({ source: "agent_title", text: value.summary.trim(), at: t });
     meta.summaries.push({
       text: value.summary.trim(),
       leaf: typeof value.leafUuid === "string" ? value.leafUuid : null,

@@ -355,7 +355,7 @@ function buildState(
   const anchor = last ? last.anchorUuid : null;
   const tailStart = anchor === null ? 0 : parts.recs.findIndex((rec) => rec.u === anchor);
   return {
-    kind: "claude-code/v4",
+    kind: "claude-code/v5",
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,

@@ -15,10 +15,10 @@ import type { Rec } from "./records.ts";
 
 /**
  * Resume state of one transcript (JSON-serializable; `kind` versions the shape, older kinds parse fully: v3 keeps
- * sidechain lines and rewound branches, which v2 dropped; v4 records keep their usage, issue 38 item 14).
+ * sidechain lines and rewound branches, which v2 dropped; v4 records keep their usage, issue 38 item 14; v5 metadata keeps the abstract's parts, issue 41).
  */
 export interface ClaudeResumeState extends ResumeState, LinePosition {
-  kind: "claude-code/v4";
+  kind: "claude-code/v5";
   /** Whether tool outputs are inside `tail` (a parse with other options re-parses fully). */
   withOutputs: boolean;
   /** Uuid of the last turn's prompt, or null when no turn exists yet (then `tail` holds every record). */
@@ -39,7 +39,7 @@ export interface ClaudeResumeState extends ResumeState, LinePosition {
 
 /** Type guard: a resume state this parser wrote, with the same `withOutputs` option. */
 export function isUsableState(state: ResumeState | undefined, withOutputs: boolean): state is ClaudeResumeState {
-  if (state?.kind !== "claude-code/v4") return false;
+  if (state?.kind !== "claude-code/v5") return false;
   const candidate = state as Partial<ClaudeResumeState>;
   return (
     typeof candidate.offset === "number" &&

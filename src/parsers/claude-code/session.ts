@@ -2,11 +2,15 @@
  * The `Session` of one Claude Code unit, from its metadata and records (docs/formats.md §1.2, §1.8): project and
  * branch from the lines, times (an inline sub-agent chain: its own lines' span), the title (the tool's, an agent
  * file's `.meta.json` description, or for an inline chain the description of the Task call that started it) and, for a
- * sub-agent, its parent session.
+ * sub-agent, its parent session; its abstract (issue 41): the compaction summaries, recaps and titles the agent wrote
+ * (meta.ts), and for an `agent-acompact-*` run the summary it answered with (compaction.ts). An inline chain has none:
+ * what its file holds is the main session's.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { projectNameOf } from "../shared/fields.ts";
-import type { Session } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { AbstractPart, Session } from "../types.ts";
+import { compactionSummaryText } from "./compaction.ts";
 import { createMeta, pickTitle, type MetaState } from "./meta.ts";
 import type { Rec } from "./records.ts";
 import { describePath } from "./scan.ts";
@@ -42,6 +46,7 @@ export function buildSession(
   let startedAt = meta.startedAt;
   let endedAt = meta.endedAt;
   let title: string | null;
+  let parts: AbstractPart[] = [];
   if (source.sidechainRoot !== null) {
     // An inline chain spans its own lines, and is named by the Task call that started it.
     const times = owned.map((rec) => rec.t).filter((t) => t > 0);
@@ -50,7 +55,9 @@ export function buildSession(
     title = taskDescriptionOf(recs, owned) ?? pickTitle(createMeta());
   } else {
     title = pickTitle(meta, isSubagent ? readAgentDescription(source) : null);
+    parts = describePath(source.path).kind === "acompact" ? [...meta.parts, ...answeredSummary(owned)] : meta.parts;
   }
+  const abstract = orderAbstract(parts, title);
   return {
     id: source.sessionId,
     source: "claude-code",
@@ -60,11 +67,23 @@ export function buildSession(
     startedAt,
     endedAt,
     title,
+    ...(abstract.length > 0 ? { abstract } : {}),
     turnCount,
     parentSessionId: isSubagent ? parentSessionOf(source, meta) : null,
     isSubagent,
     location: source.path,
   };
+}
+
+/** The summary an `agent-acompact-*` run answered with: its last assistant prose, as a compaction part (or none). */
+function answeredSummary(owned: readonly Rec[]): AbstractPart[] {
+  for (let index = owned.length - 1; index >= 0; index--) {
+    const rec = owned[index]!;
+    const prose = rec.k === "assistant" ? (rec.blocks ?? []).flatMap((block) => block.text ?? []).join("\n\n") : "";
+    const text = compactionSummaryText(prose);
+    if (text) return [{ source: "compaction", text, at: rec.t }];
+  }
+  return [];
 }
 
 /**

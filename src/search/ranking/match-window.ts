@@ -21,8 +21,11 @@ export interface RankedDocument {
   rank: number;
 }
 
-/** bm25() column weights: heading 2 (the prompt, or the session title), body 1, extra 1 (tool inputs and files). */
-export const bm25ColumnWeights: readonly number[] = [2, 1, 1];
+/**
+ * bm25() column weights: heading 2 (the prompt, or the session title), body 1, extra 1 (tool inputs and files), abstract
+ * 1 (a session's summary and the abstract its agent wrote, issue 41: 1 and 2 measured, see the closing note).
+ */
+export const bm25ColumnWeights: readonly number[] = [2, 1, 1, 1];
 /** {@link bm25ColumnWeights} as bm25()'s arguments. */
 export const bm25Weights = bm25ColumnWeights.map((weight) => weight.toFixed(1)).join(", ");
 

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { readStoredSession } from "../../../src/index/store/archive.ts";
 import { listSnapshots, writeSnapshot } from "../../../src/index/store/snapshot.ts";
 import { databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
+import { schemaVersion } from "../../../src/index/schema.ts";
 import { prepareSession, writePreparedSessions } from "../../../src/index/write/writer.ts";
 import type { SourceUnit } from "../../../src/parsers/index.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
@@ -127,7 +128,7 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
 
     const db = openIndex(databasePath(home), { readonly: true });
     try {
-      expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(12);
+      expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(schemaVersion);
       expect(matches(db)).toBe(0);
       const sessions = db
         .query<{ session_id: string; source_status: string; turn_count: number }, []>(
