@@ -2,6 +2,7 @@
  * Small formatting helpers shared by the text renderers: colors (only on a TTY, never with
  * NO_COLOR; see terminal.ts), dates, truncation, byte sizes.
  */
+import type { AbstractPart, AbstractSource } from "../parsers/types.ts";
 import { noProjectLabel } from "../search/listing/filters.ts";
 import type { Preview } from "../search/index.ts";
 import { previewPieces } from "../search/reading/preview-pieces.ts";
@@ -33,6 +34,33 @@ export function sessionIdentityJson(session: {
     project_path: session.projectPath,
     title: session.title,
   };
+}
+
+/** How the text surfaces name each source of an abstract part (parsers/types.ts `AbstractSource`). */
+export const abstractSourceLabels: Record<AbstractSource, string> = {
+  summary: "summary",
+  compaction: "compaction summary",
+  recap: "recap",
+  agent_summary: "agent's summary",
+  agent_title: "also titled",
+};
+
+/**
+ * The JSON of a session's abstract (issue 41), in every answer that lists sessions: `[{source, text, written_at}]`,
+ * `source` one of summary | compaction | recap | agent_summary | agent_title, `written_at` ISO-8601 UTC or null.
+ */
+export function abstractJson(abstract: readonly AbstractPart[]) {
+  return abstract.map((part) => ({ source: part.source, text: part.text, written_at: isoTime(part.at) }));
+}
+
+/**
+ * The one line a text listing shows under a session's title: its first abstract part (the summary when there is one,
+ * else the newest compaction summary …) as `<label>: <text>`, the text on one line cut to `maxChars`; null when the
+ * session has no abstract. Example: `compaction summary: 1. Primary request: move the CI to GitHub Actions…`.
+ */
+export function abstractLine(abstract: readonly AbstractPart[], maxChars: number): string | null {
+  const first = abstract[0];
+  return first ? `${abstractSourceLabels[first.source]}: ${oneLine(first.text, maxChars)}` : null;
 }
 
 const twoDigits = (value: number): string => String(value).padStart(2, "0");

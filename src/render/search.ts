@@ -4,7 +4,8 @@
  * JSON contract, version 1 (documented in README.md "JSON output"; fields are only ever added):
  *   {"version": 1, "query", "level": "session"|"turn", "mode": "hybrid"|"keyword"|"vector",
  *    "searched": {"sessions", "projects", "sources": [..]}, "results": [...]}
- *   session result: session_id (full), source, project, project_path, title, git_branch, started_at,
+ *   session result: session_id (full), source, project, project_path, title, abstract (issue 41: format.ts
+ *     `abstractJson`), git_branch, started_at,
  *     ended_at (ISO-8601 UTC or null), turns, score (0–1, fused), keyword_score, vector_score (0–1 or
  *     null when that leg did not find it), preview, best_turn, files, is_subagent, parent_session_id,
  *     resume_command, next_command, source_status, last_seen_at
@@ -15,7 +16,8 @@
  *     ISO-8601 UTC time recall last saw the session's source, or null
  * Issue 13 adds: top-level "format" ("full" | "index"), "next_offset" (number or null) and "truncated" (null, or
  *   {results_shown, results_omitted, chars_omitted, next_command, hint} when --max-chars left results out);
- *   `--format index` keeps only session_id, project, title, ended_at, score, best_turn, preview (≤ 90 chars)
+ *   `--format index` keeps only session_id, project, title, abstract (its first part, ≤ 90 chars, or null),
+ *   ended_at, score, best_turn, preview (≤ 90 chars)
  *   per session, and session_id, turn, project, title, timestamp, score, prompt, preview (≤ 90 chars each) per
  *   turn; `--explain` adds "explain" to each result (search-explain.ts). A field longer than
  *   {@link fieldCharLimit} characters (a pasted HAR file in a prompt) is cut with a `…[cut N characters; …]` marker.
@@ -40,6 +42,8 @@ import { shellQuote, type SessionResult, type TurnResult } from "../search/readi
 import { turnLabel } from "../parsers/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import {
+  abstractJson,
+  abstractLine,
   countOf,
   highlight,
   localDate,
@@ -204,6 +208,7 @@ export const evidenceJson = (result: SessionResult | TurnResult) => ({
 function sessionJson(query: string, result: SessionResult) {
   return {
     ...identityJson(result),
+    abstract: abstractJson(result.abstract),
     git_branch: result.gitBranch,
     started_at: isoTime(result.startedAt),
     ended_at: isoTime(result.endedAt),
@@ -253,6 +258,7 @@ function sessionIndexJson(result: SessionResult) {
     session_id: result.sessionId,
     project: result.project,
     title: indexTitle(result.title),
+    abstract: result.abstract[0] ? oneLine(result.abstract[0].text, indexLineChars) : null,
     ended_at: isoTime(result.endedAt),
     score: roundScore(result.score),
     ...confidenceJson(result),
@@ -465,6 +471,8 @@ function sessionText(query: string, result: SessionResult, palette: Palette): st
     `${scoreMark(result, palette)} [${result.source}] session=${palette.cyan(shortId(result.sessionId))} project=${projectLabel(result.project)} date=${localDate(result.endedAt)} turns=${result.turns}${result.isSubagent ? " sub-agent" : ""}${sessionMarkers(result)}${result.bestTurn < 0 ? palette.dim(` best match in rewound turn ${turnLabel(result.bestTurn)}`) : ""}`,
   ];
   if (result.title) lines.push(`  ${palette.bold(oneLine(result.title, 100))}`);
+  const about = abstractLine(result.abstract, 160);
+  if (about) lines.push(`  ${palette.dim(about)}`);
   if (result.preview.text) lines.push(`  ${highlight(result.preview, palette)}`);
   if (result.files.length > 0) {
     const more = result.files.length > 5 ? ` (+${result.files.length - 5} more)` : "";

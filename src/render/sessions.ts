@@ -1,7 +1,7 @@
 /**
  * Rendering of `recall sessions` and `recall status`.
  * `sessions --json`: {"version": 1, "sessions": [{"session_id", "source", "project", "project_path", "title",
- * "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at",
+ * "abstract" (issue 41: format.ts `abstractJson`), "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at",
  * "prompt_only"}]} (ISO-8601 times, full ids; `source_status` "present" | "deleted"; `prompt_only` true for a session
  * known only from a prompt-history file: its turns are the typed prompts, it has no resume command). `title` is the
  * tool's title or, without one, the first prompt shortened; then "empty_sessions_hidden": how many sessions without any
@@ -14,6 +14,8 @@ import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { notKeptJson, notKeptLines, unreadHistoryJson, unreadHistoryLines } from "./not-kept.ts";
 import type { UnreadHistory } from "../parsers/unread-history.ts";
 import {
+  abstractJson,
+  abstractLine,
   countOf,
   formatBytes,
   localDate,
@@ -35,6 +37,7 @@ export function renderSessionsJson(page: SessionsPage, emptyHidden = 0): string 
     version: 1,
     sessions: page.items.map((s) => ({
       ...sessionIdentityJson(s),
+      abstract: abstractJson(s.abstract),
       started_at: isoTime(s.startedAt),
       ended_at: isoTime(s.endedAt),
       turns: s.turns,
@@ -69,7 +72,8 @@ export function fitColumns(text: string, width: number): string {
 }
 
 /**
- * `recall sessions`: one line per session, newest first, in aligned columns (ids of every source have their own
+ * `recall sessions`: one line per session, newest first, in aligned columns, and under a session with an abstract (issue
+ * 41) a dim line with its first part (ids of every source have their own
  * lengths: UUIDs, `ses_…`, Cursor composer ids), measured in terminal columns so CJK project names stay aligned;
  * control characters shown as `\xNN` (escapes.ts). A session without a project says "(no project)". When more
  * pages follow, a last line says which sessions these are of how many and gives `next`, the command for the next
@@ -93,7 +97,9 @@ export function renderSessionsText(page: SessionsPage, palette: Palette, emptyHi
   const lines = sessions.map((s) => {
     const project = padColumns(fitColumns(oneLine(projectLabel(s.project), 200), 24), 24);
     const date = localDate(s.endedAt).padEnd(10);
-    return `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
+    const line = `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
+    const about = abstractLine(s.abstract, 200);
+    return about ? `${line}\n${" ".repeat(idWidth + 2)}${palette.dim(fitColumns(about, 110))}` : line;
   });
   if (next) {
     const shown = `${(page.offset + 1).toLocaleString("en-US")}–${(page.offset + page.items.length).toLocaleString("en-US")}`;

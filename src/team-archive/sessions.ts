@@ -41,6 +41,8 @@ export interface ArchiveSessionRow {
   files: string[];
   source_status: SessionSummary["sourceStatus"];
   pushed_at: string;
+  /** The session's summary and abstract as the local index listed them (issue 41); absent before archive schema 6. */
+  abstract?: SessionSummary["abstract"] | null;
 }
 
 /** The summary of a row of {@link archiveSessionColumns} (times as epoch ms numbers). */
@@ -56,6 +58,7 @@ export function toArchiveSummary(row: ArchiveSessionRow): ArchiveSessionSummary 
     project: row.project_name,
     projectPath: row.project_path,
     title: row.title,
+    abstract: row.abstract ?? [],
     gitBranch: row.git_branch,
     startedAt: Number(row.started_at),
     endedAt: Number(row.ended_at),

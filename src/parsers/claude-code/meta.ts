@@ -34,7 +34,16 @@ export interface MetaState {
 
 /** A fresh, empty metadata state. */
 export function createMeta(): MetaState {
-  return { cwd: null, branch: null, startedAt: 0, endedAt: 0, aiTitle: null, summaries: [], parts: [], sessionIdField: null };
+  return {
+    cwd: null,
+    branch: null,
+    startedAt: 0,
+    endedAt: 0,
+    aiTitle: null,
+    summaries: [],
+    parts: [],
+    sessionIdField: null,
+  };
 }
 
 /** Fold one decoded line into `meta` (mutates). Unknown fields and kinds are ignored. */

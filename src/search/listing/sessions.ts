@@ -11,7 +11,7 @@ import { lastSeenSql } from "../../index/store/archive.ts";
 import { readReembedProgress, type ReembedProgress } from "../../index/vectors/generations.ts";
 import { readNotKept, type NotKept } from "../../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../../index/schema.ts";
-import type { SourceId } from "../../parsers/types.ts";
+import type { AbstractPart, SourceId } from "../../parsers/types.ts";
 import { filterSql, noProjectLabel, projectKeySql, type SearchFilters } from "./filters.ts";
 
 export { noProjectLabel };
@@ -28,6 +28,12 @@ export interface SessionSummary {
   project: string;
   projectPath: string;
   title: string | null;
+  /**
+   * What was written about the session (issue 41): the summary `recall summarize` made (source `summary`), then the
+   * abstract its agent wrote (parsers/shared/abstract.ts order), each text cut to {@link abstractListedChars}
+   * characters with "…". Empty when there is neither.
+   */
+  abstract: AbstractPart[];
   gitBranch: string | null;
   startedAt: number;
   endedAt: number;
@@ -68,11 +74,36 @@ interface SessionRow {
   prompt_only: number;
   /** The first real prompt as typed, shortened (index/write/derived-title.ts), shown when `title` is null. */
   derived_title: string | null;
+  /** JSON of the agent's `AbstractPart[]`, or null. */
+  abstract: string | null;
+  /** The summary `recall summarize` made, and when (epoch ms), or null. */
+  summary: string | null;
+  summary_made_at: number | null;
+}
+
+/**
+ * Characters of each abstract part a listed session carries: a compaction summary runs to 10,000 characters, and a
+ * page of 20 results must stay readable (and within an agent's token budget). `recall show` prints them whole.
+ */
+export const abstractListedChars = 600;
+
+/** The summary and the abstract parts of a session row, each cut to {@link abstractListedChars}. */
+function abstractOf(row: SessionRow): AbstractPart[] {
+  const parts: AbstractPart[] = row.abstract === null ? [] : (JSON.parse(row.abstract) as AbstractPart[]);
+  if (row.summary) parts.unshift({ source: "summary", text: row.summary, at: row.summary_made_at ?? 0 });
+  return parts.map((part) =>
+    part.text.length > abstractListedChars
+      ? { ...part, text: `${part.text.slice(0, abstractListedChars - 1)}…` }
+      : part,
+  );
 }
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
   s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files, s.source_status, ${lastSeenSql} AS last_seen_at, s.prompt_only,
-  s.derived_title`;
+  s.derived_title, s.abstract, m.text AS summary, m.made_at AS summary_made_at`;
+
+/** The join {@link summaryColumns} needs: each session's row of `summaries`, if any. */
+const summaryJoin = "LEFT JOIN summaries m ON m.session_rowid = s.id";
 
 const toSummary = (row: SessionRow): SessionSummary => ({
   rowid: row.id,
@@ -81,6 +112,7 @@ const toSummary = (row: SessionRow): SessionSummary => ({
   project: row.project_name,
   projectPath: row.project_path,
   title: row.title ?? row.derived_title,
+  abstract: abstractOf(row),
   gitBranch: row.git_branch,
   startedAt: row.started_at,
   endedAt: row.ended_at,
@@ -99,7 +131,7 @@ export function loadSessionSummaries(db: Database, rowids: readonly number[]): M
   if (rowids.length === 0) return new Map();
   const rows = db
     .query<SessionRow, number[]>(
-      `SELECT ${summaryColumns} FROM sessions s WHERE s.id IN (${rowids.map(() => "?").join(",")})`,
+      `SELECT ${summaryColumns} FROM sessions s ${summaryJoin} WHERE s.id IN (${rowids.map(() => "?").join(",")})`,
     )
     .all(...rowids);
   return new Map(rows.map((row) => [row.id, toSummary(row)]));
@@ -115,7 +147,7 @@ export const minimumPrefixLength = 8;
  */
 export function findSession(db: Database, idOrPrefix: string): SessionSummary {
   const exact = db
-    .query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s WHERE s.session_id = ?`)
+    .query<SessionRow, [string]>(`SELECT ${summaryColumns} FROM sessions s ${summaryJoin} WHERE s.session_id = ?`)
     .all(idOrPrefix);
   if (exact.length === 1) return toSummary(exact[0]!);
   const rows =
@@ -123,7 +155,7 @@ export function findSession(db: Database, idOrPrefix: string): SessionSummary {
       ? exact
       : db
           .query<SessionRow, [string]>(
-            `SELECT ${summaryColumns} FROM sessions s WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.ended_at DESC LIMIT 21`,
+            `SELECT ${summaryColumns} FROM sessions s ${summaryJoin} WHERE substr(s.session_id, 1, length(?1)) = ?1 ORDER BY s.ended_at DESC LIMIT 21`,
           )
           .all(idOrPrefix);
   if (rows.length === 1) return toSummary(rows[0]!);
@@ -165,7 +197,7 @@ export function listSessions(db: Database, filters: SearchFilters, limit: number
   const filter = filterSql(filters);
   return db
     .query<SessionRow, Array<string | number>>(
-      `SELECT ${summaryColumns} FROM sessions s WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`,
+      `SELECT ${summaryColumns} FROM sessions s ${summaryJoin} WHERE ${filter.where} ORDER BY s.ended_at DESC, s.session_id LIMIT ? OFFSET ?`,
     )
     .all(...filter.params, limit, offset)
     .map(toSummary);
