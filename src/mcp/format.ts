@@ -7,6 +7,8 @@
  */
 import { neutralizeStrings } from "../render/escapes.ts";
 import {
+  abstractJson,
+  abstractLine,
   countOf,
   localDate,
   localMinute,
@@ -119,13 +121,30 @@ export function finishOutput(lines: readonly AnswerLine[], structured: Record<st
   return { text: writeAnswer(lines), structured: neutralizeStrings(structured) };
 }
 
+/**
+ * A session's abstract in a tool's structured answer (issue 41): its first part on one line in the index format
+ * (null without one), every part as the CLI's JSON has it (render/format.ts `abstractJson`) in the full format.
+ */
+const abstractItem = (abstract: SessionSummary["abstract"], format: ResultFormat) =>
+  format === "index" ? (abstract[0] ? oneLine(abstract[0].text, indexLineChars) : null) : abstractJson(abstract);
+
+/**
+ * The text line of a session's abstract under its head line, as session text (fenced: it is what an agent wrote), or
+ * nothing. Its first part, cut to one index line or to 400 characters in the full format.
+ */
+const abstractLines = (abstract: SessionSummary["abstract"], format: ResultFormat): AnswerLine[] => {
+  const line = abstractLine(abstract, format === "index" ? indexLineChars : 400);
+  return line ? [sessionText(line)] : [];
+};
+
 /** Fields every session item has, whatever the format. */
-function sessionCore(session: Placed & Omit<SessionSummary, "rowid" | "location">) {
+function sessionCore(session: Placed & Omit<SessionSummary, "rowid" | "location">, format: ResultFormat) {
   return {
     session_id: session.sessionId,
     source: session.source,
     project: session.project,
     title: session.title,
+    abstract: abstractItem(session.abstract, format),
     ended_at: isoTime(session.endedAt),
     turns: session.turns,
     resume_command: resumeOf(session),
@@ -149,7 +168,9 @@ function sessionDetail(session: Omit<SessionSummary, "rowid" | "location">) {
 
 /** A session item of schemas.ts: the core fields, and every field of `recall sessions --json` in `full`. */
 export function sessionItemOf(session: Placed & Omit<SessionSummary, "rowid" | "location">, format: ResultFormat) {
-  return format === "index" ? sessionCore(session) : { ...sessionCore(session), ...sessionDetail(session) };
+  return format === "index"
+    ? sessionCore(session, format)
+    : { ...sessionCore(session, format), ...sessionDetail(session) };
 }
 
 /** Each leg's normalized score and the raw evidence behind the confidence (full format). */
@@ -161,7 +182,7 @@ const evidenceOf = (result: SessionResult | TurnResult) => ({
 
 function sessionResultItem(result: SessionResult, format: ResultFormat) {
   const index = {
-    ...sessionCore(result),
+    ...sessionCore(result, format),
     score: roundScore(result.score),
     ...confidenceJson(result),
     best_turn: Math.abs(result.bestTurn),
@@ -221,7 +242,8 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
   const turn =
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${resultId(result)} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
-  if (format === "index") return [head, sessionText(oneLine(result.preview.text, indexLineChars))];
+  if (format === "index")
+    return [head, ...abstractLines(result.abstract, format), sessionText(oneLine(result.preview.text, indexLineChars))];
   const files =
     result.files.length > 0
       ? [
@@ -231,6 +253,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
   return [
     head,
     `   ${result.source} ${projectLabel(result.projectPath)}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
+    ...abstractLines(result.abstract, format),
     sessionText(oneLine(result.preview.text, 400)),
     ...files,
     resumeLine(result),
@@ -312,10 +335,10 @@ function sessionLine(session: SessionSummary, rank: number): string {
 
 /** The `list_sessions` tool's answer. */
 export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat): ToolOutput {
-  const lines =
+  const lines: AnswerLine[] =
     page.items.length === 0 ? [`No sessions match${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`] : [];
   page.items.forEach((session, i) => {
-    lines.push(sessionLine(session, page.offset + i + 1));
+    lines.push(sessionLine(session, page.offset + i + 1), ...abstractLines(session.abstract, format));
     if (format === "full")
       lines.push(
         `   ${session.source} ${projectLabel(session.projectPath)}, ${localMinute(session.startedAt)} to ${localMinute(session.endedAt)}`,
@@ -330,16 +353,20 @@ export function sessionsOutput(page: Page<SessionSummary>, format: ResultFormat)
 /** The `recent` tool's answer; `project` is the project the list was limited to, if any. */
 export function recentOutput(page: Page<RecentSession>, project: string | undefined, format: ResultFormat): ToolOutput {
   const where = project ? ` in ${project}` : "";
-  const lines = page.items.length === 0 ? [`No sessions${where}.`] : [`Latest sessions${where}:`];
+  const lines: AnswerLine[] = page.items.length === 0 ? [`No sessions${where}.`] : [`Latest sessions${where}:`];
   const promptChars = format === "index" ? indexLineChars : 1000;
   page.items.forEach((session, i) => {
-    lines.push(sessionLine(session, page.offset + i + 1), `   first: ${oneLine(session.firstPrompt, promptChars)}`);
+    lines.push(
+      sessionLine(session, page.offset + i + 1),
+      ...abstractLines(session.abstract, format),
+      `   first: ${oneLine(session.firstPrompt, promptChars)}`,
+    );
     if (session.turns > 1) lines.push(`   last (turn ${session.turns}): ${oneLine(session.lastPrompt, promptChars)}`);
     if (format === "full") lines.push(resumeLine(session));
   });
   lines.push(...moreLine(page));
   const results = page.items.map((session) => ({
-    ...sessionCore(session),
+    ...sessionCore(session, format),
     first_prompt: format === "index" ? oneLine(session.firstPrompt, indexLineChars) : session.firstPrompt,
     last_prompt: format === "index" ? oneLine(session.lastPrompt, indexLineChars) : session.lastPrompt,
     ...(format === "full" ? sessionDetail(session) : {}),

@@ -445,7 +445,10 @@ const TurnRows = memo(function TurnRows(props: {
   );
 });
 
-/** The preview: the best (or selected) turn, its prompt and answer with the query's words highlighted (memoized). */
+/**
+ * The preview: the session's abstract (two rows at most, dim), then the best (or selected) turn, its prompt and answer
+ * with the query's words highlighted (memoized).
+ */
 const PreviewPane = memo(function PreviewPane(props: {
   row: PickRow | undefined;
   turn: PickTurn | undefined;
@@ -460,6 +463,7 @@ const PreviewPane = memo(function PreviewPane(props: {
   const header = turn
     ? `turn ${turn.turn} of ${row.turns} · ${relativeDate(turn.when, props.now)}${turn.tools.length > 0 ? ` · ${turn.tools.join(", ")}` : ""} · ${where}${archived}`
     : `${row.turns} turns · ${where}${archived}`;
+  const about = row.abstract ? wrapToWidth([row.abstract], props.width).slice(0, 2) : [];
   const rows = turn
     ? [
         ...highlightedRows(turn.prompt, {
@@ -480,6 +484,12 @@ const PreviewPane = memo(function PreviewPane(props: {
           {fitWidth(header, props.width)}
         </Text>
       </Box>
+      {about.map((text, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their position
+        <Text key={`about-${index}`} wrap="truncate" dimColor={props.colors}>
+          {text || " "}
+        </Text>
+      ))}
       {rows.map((text, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their position
         <Text key={index} wrap="truncate">

@@ -6,7 +6,7 @@
  * on; every text is passed through `neutralizeControls` before it reaches the screen.
  */
 import type { Database } from "bun:sqlite";
-import type { Palette } from "../render/format.ts";
+import { abstractLine, type Palette } from "../render/format.ts";
 import { neutralizeControls } from "../render/escapes.ts";
 import { renderShowText, showViewOf } from "../render/show.ts";
 import { searchIndex, type SearchMode, type VectorLeg } from "../search/api.ts";
@@ -34,6 +34,11 @@ export interface PickRow extends ResumableSession {
   project: string;
   /** The tool's title, else the first prompt; never empty. */
   title: string;
+  /**
+   * The first part of the session's abstract (issue 41) as `<source label>: <text>` on one line (render/format.ts
+   * `abstractLine`, 400 characters at most), control characters shown as `\xNN`; "" when it has none.
+   */
+  abstract: string;
   /** Last activity (the session's end). */
   when: number;
   /** False when the search's answer held no confident match for it (a weak match); true for recent sessions. */
@@ -121,6 +126,7 @@ function rowOf(session: RowSource, fallbackTitle: string, confident: boolean, be
     parentSessionId: session.parentSessionId,
     project: safe(session.project),
     title: safe(session.title || fallbackTitle || "(no prompt)"),
+    abstract: safe(abstractLine(session.abstract, 400) ?? ""),
     when: session.endedAt || session.startedAt,
     confident,
     bestTurn,

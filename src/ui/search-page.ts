@@ -20,7 +20,7 @@ import {
 } from "../search/index.ts";
 import { isoLocalDate } from "../search/dates/calendar.ts";
 import { lastTurns, recentSessions } from "../search/listing/recent.ts";
-import { countOf } from "../render/format.ts";
+import { abstractLine, countOf } from "../render/format.ts";
 import { noConfidentMatch } from "../render/search.ts";
 import { html, urlWith, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
@@ -66,6 +66,8 @@ interface SessionRow {
   projectPath: string;
   when: number;
   turns: number;
+  /** The first part of the session's abstract as `<source label>: <text>` (render/format.ts `abstractLine`), or "". */
+  abstract: string;
   preview: Preview;
   confident: boolean | undefined;
   confidence: number | undefined;
@@ -153,6 +155,7 @@ export async function searchPageModel(
       projectPath: result.projectPath,
       when: result.endedAt || result.startedAt,
       turns: result.turns,
+      abstract: abstractLine(result.abstract, 300) ?? "",
       preview: result.preview,
       confident: result.confident,
       confidence: result.confidence,
@@ -171,6 +174,7 @@ export async function searchPageModel(
       projectPath: session.projectPath,
       when: session.endedAt || session.startedAt,
       turns: session.turns,
+      abstract: abstractLine(session.abstract, 300) ?? "",
       preview: makePreview(session.lastPrompt, [], 240),
       confident: undefined,
       confidence: undefined,
@@ -319,6 +323,7 @@ export function searchPageHtml(model: SearchPageModel, base: string, now = Date.
         <a class="title" href="${linkWith(base, params, { s: row.sessionId })}">${row.title}</a>
         ${confidenceBadge(row.confident, row.confidence)}
         <div class="meta"><span class="agent">${row.source}</span> · <span class="project"${row.projectPath ? html` title="${row.projectPath}"` : ""}>${projects.get(row.projectPath) ?? row.project}</span> · <time datetime="${new Date(row.when).toISOString()}" title="${dateTimeText(row.when)}">${relativeDay(row.when, now)}</time> · ${countOf(row.turns, "turn")}${row.deleted ? html` · <span class="archived">source deleted, kept by recall</span>` : ""}</div>
+        ${row.abstract ? html`<p class="abstract">${row.abstract}</p>` : ""}
         <p class="preview">${previewHtml(row.preview)}</p>
         <a class="open" href="${base}/session/${encodeURIComponent(row.sessionId)}">Open</a>
       </li>`,

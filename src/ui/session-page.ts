@@ -12,7 +12,7 @@ import type { ToolCall, Turn } from "../parsers/types.ts";
 import { archiveNote, showViewOf } from "../render/show.ts";
 import { findSession, readSessionTurns, resumeCommandOf, type SessionSummary } from "../search/index.ts";
 import { dateTimeText } from "./dates.ts";
-import { countOf } from "../render/format.ts";
+import { abstractSourceLabels, countOf } from "../render/format.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { pageHtml } from "./layout.ts";
 import { codeHtml, markdownHtml } from "./markdown.ts";
@@ -128,6 +128,7 @@ export function sessionPageHtml(model: SessionPageModel, base: string): string {
   <header class="session-head">
     <h1>${model.title}</h1>
     <div class="meta"><span class="agent">${summary.source}</span> · <span class="project" title="${summary.projectPath}">${summary.projectPath || summary.project}</span>${summary.gitBranch ? html` · <span class="branch">${summary.gitBranch}</span>` : ""} · ${dateTimeText(summary.startedAt)} – ${dateTimeText(summary.endedAt)} · <span class="turn-count">${countOf(model.turns.length, "turn")}</span>${parent}</div>
+    ${summary.abstract.map((part) => html`<p class="abstract"><span class="label">${abstractSourceLabels[part.source]}:</span> ${part.text}</p>`)}
     ${model.archive ? html`<p class="archived">Source deleted, kept by recall: ${model.archive}</p>` : ""}
     ${
       model.resumeCommand

@@ -62,6 +62,7 @@ describe("layout", () => {
     parentSessionId: null,
     project: "app",
     title,
+    abstract: "",
     when: now - 3.5 * day,
     confident,
     bestTurn: 1,

@@ -31,6 +31,7 @@ const row = (fields: Partial<PickRow>): PickRow => ({
   parentSessionId: null,
   project: "app",
   title: "t",
+  abstract: "",
   when: 0,
   confident: true,
   bestTurn: 1,
