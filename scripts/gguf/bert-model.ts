@@ -74,8 +74,8 @@ function hashName(name: string): number {
   return hash >>> 0;
 }
 
-/** A filler with values center ± spread, seeded by (model seed, tensor name) so streaming order never matters. */
-function noise(seed: number, name: string, center: number, spread: number): (out: Float32Array) => void {
+/** A filler with values center ± spread, seeded by (model seed, tensor name) so streaming order never matters (also llama-model.ts). */
+export function noise(seed: number, name: string, center: number, spread: number): (out: Float32Array) => void {
   const random = createRandom(seed ^ hashName(name));
   return (out) => {
     for (let i = 0; i < out.length; i++) out[i] = center + (random() * 2 - 1) * spread;

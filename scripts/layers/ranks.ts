@@ -14,6 +14,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   index: 2,
   binary: 3,
   embed: 4,
+  summarize: 5,
   search: 5,
   "team-archive": 5,
   doctor: 5,
