@@ -25,6 +25,7 @@ import { sessionsCommand } from "./commands/sessions.ts";
 import { showCommand } from "./commands/show.ts";
 import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
+import { summarizeCommand } from "./commands/summarize.ts";
 import { watchCommand } from "./commands/watch.ts";
 import { embedHelperCommand } from "./commands/embed-helper.ts";
 import { diskFullError, isRecallError, SessionLookupError } from "./errors.ts";
@@ -43,6 +44,7 @@ const commands = {
   model: modelCommand,
   status: statusCommand,
   doctor: doctorCommand,
+  summarize: summarizeCommand,
   forget: forgetCommand,
   archive: archiveCommand,
   export: exportCommand,

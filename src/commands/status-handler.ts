@@ -9,6 +9,8 @@ import { writeOut } from "../render/terminal.ts";
 import { readIndexStatus } from "../search/listing/sessions.ts";
 import { resolveHistory } from "../service/context.ts";
 import { findUnreadHistory } from "../parsers/unread-history.ts";
+import { describeBackend, summaryBackendConfig, summaryCounts } from "../summarize/index.ts";
+import { isRecallError } from "../errors.ts";
 import type { StatusArgs } from "./status.ts";
 
 /** Runs `recall status` with its parsed arguments; resolves to the exit code. */
@@ -26,6 +28,7 @@ export async function status(args: StatusArgs): Promise<number> {
       staleSources: staleness.staleSources,
       usingExamples: context.usingExamples,
       unread: findUnreadHistory(),
+      summaries: { ...summaryCounts(db), backend: backendLine() },
     };
     writeOut(
       args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)),
@@ -34,4 +37,15 @@ export async function status(args: StatusArgs): Promise<number> {
     db.close();
   }
   return 0;
+}
+
+/** The configured summary backend in one line, "none" when none is, or what is wrong with its configuration. */
+function backendLine(): string {
+  try {
+    const config = summaryBackendConfig();
+    return config ? describeBackend(config) : "none";
+  } catch (error) {
+    if (isRecallError(error)) return `misconfigured: ${error.message}`;
+    throw error;
+  }
 }

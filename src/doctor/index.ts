@@ -2,6 +2,7 @@
  * `recall doctor`: runs every check in order and renders the report (text or JSON). Library code: prints
  * nothing; the command writes what `renderDoctorText` / `renderDoctorJson` return.
  */
+import { checkSummaries } from "./summaries.ts";
 import { isLoopbackUrl } from "../embed/index.ts";
 import { pathsUnder, type RecallPaths } from "../index/index.ts";
 import type { SourceRootMap } from "../parsers/index.ts";
@@ -55,7 +56,7 @@ export interface DoctorOptions {
 
 /**
  * Runs the checks: sources, unread history, folders, index, snapshot (when an index exists), vectors (when the index is intact),
- * model or endpoint, the team archive (when RECALL_ARCHIVE_URL is set), cleanup.
+ * model or endpoint, summaries, the team archive (when RECALL_ARCHIVE_URL is set), cleanup.
  * @returns one result per check, in report order; never throws for a failing check
  */
 export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
@@ -81,6 +82,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     else if (config?.kind === "remote" && (!offline || isLoopbackUrl(config.url)))
       results.push(await checkEndpoint(config, options.endpointTimeoutMs));
     if (config) results.push(checkCalibration(config));
+    results.push(checkSummaries(db && indexResult.status !== "fail" ? db : undefined, env));
     // as `search --archive`, under RECALL_OFFLINE=1 too: it forbids downloads, and the archive is the user's own server
     const archive = await checkTeamArchive(env);
     if (archive) results.push(archive);

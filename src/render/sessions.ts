@@ -1,5 +1,6 @@
 /**
- * Rendering of `recall sessions` and `recall status`.
+ * Rendering of `recall sessions` and `recall status` (`status --json` also has "abstracts", the sessions with an
+ * abstract, and "summaries": {"made", "without", "failed": {<reason>: n}, "backend"}, issue 41).
  * `sessions --json`: {"version": 1, "sessions": [{"session_id", "source", "project", "project_path", "title",
  * "abstract" (issue 41: format.ts `abstractJson`), "started_at", "ended_at", "turns", "parent_session_id", "git_branch", "is_subagent", "source_status", "last_seen_at",
  * "prompt_only"}]} (ISO-8601 times, full ids; `source_status` "present" | "deleted"; `prompt_only` true for a session
@@ -13,6 +14,7 @@ import { noProjectLabel, type IndexStatus, type Page, type SessionSummary } from
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import { notKeptJson, notKeptLines, unreadHistoryJson, unreadHistoryLines } from "./not-kept.ts";
 import type { UnreadHistory } from "../parsers/unread-history.ts";
+import type { SummaryCounts } from "../summarize/index.ts";
 import {
   abstractJson,
   abstractLine,
@@ -117,6 +119,8 @@ export interface StatusExtras {
   usingExamples: boolean;
   /** History at agents' default places that recall does not read (parsers/unread-history.ts). */
   unread: readonly UnreadHistory[];
+  /** Abstracts and summaries (issue 41), and the summary backend in one line ("none" when none is configured). */
+  summaries: SummaryCounts & { backend: string };
 }
 
 /** `recall status --json`. */
@@ -159,6 +163,13 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
         }
       : null,
     using_examples: extras.usingExamples,
+    abstracts: extras.summaries.withAbstract,
+    summaries: {
+      made: extras.summaries.summarized,
+      without: extras.summaries.withoutSummary,
+      failed: extras.summaries.failed,
+      backend: extras.summaries.backend,
+    },
     ...notKeptJson(status.notKept),
     ...unreadHistoryJson(extras.unread),
   });
@@ -172,6 +183,17 @@ export function renderStatusJson(status: IndexStatus, extras: StatusExtras): str
 function projectRowNote(row: IndexStatus["byProject"][number]): string {
   if (row.projectPath !== "" || row.source === undefined) return row.projectPath;
   return `${row.source}: recall sessions --source ${row.source} --project "${noProjectLabel}"`;
+}
+
+/**
+ * The status line of abstracts and summaries (issue 41). Example: `abstracts: 40 sessions; summaries: 12 made, 117
+ * sessions without (2 refused, 1 too large); backend: anthropic claude-… at https://api.anthropic.com/v1/messages`.
+ */
+function summariesLine(summaries: StatusExtras["summaries"]): string {
+  const failed = Object.entries(summaries.failed)
+    .map(([reason, count]) => `${count} ${reason.replace("_", " ")}`)
+    .join(", ");
+  return `abstracts: ${countOf(summaries.withAbstract, "session")}; summaries: ${summaries.summarized} made, ${countOf(summaries.withoutSummary, "session")} without${failed ? ` (last attempt failed: ${failed})` : ""}; summary backend: ${summaries.backend}`;
 }
 
 /** `recall status`. */
@@ -196,6 +218,7 @@ export function renderStatusText(raw: IndexStatus, extras: StatusExtras, palette
         ? `; re-embedding with another model: ${status.reembed.doneChunks} of ${status.reembed.totalChunks} chunks (run \`recall index\`)`
         : ""
     }`,
+    summariesLine(extras.summaries),
     ...notKeptLines(raw.notKept).map((line, i) => (i === 0 ? palette.yellow(line) : line)),
     ...unreadHistoryLines(extras.unread).map((line) => palette.yellow(line)),
     "",

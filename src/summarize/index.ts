@@ -14,3 +14,13 @@ export {
   type SummarySource,
 } from "./prompt.ts";
 export { SummaryFailure, type SummaryBackend, type SummaryFailureReason, type SummaryPrompt } from "./types.ts";
+export {
+  consecutiveFailureLimit,
+  summarizeSessions,
+  type NotSummarizedReason,
+  type PlannedSummary,
+  type SummarizeOptions,
+  type SummarizeReport,
+  type SummaryCandidate,
+} from "./run.ts";
+export { readSummaryState, summaryCounts, type SummaryCounts, type SummaryState } from "./summaries.ts";

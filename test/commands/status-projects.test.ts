@@ -65,7 +65,8 @@ describe("status rows of sessions without a project folder (issue 37)", () => {
       expect(status.byProject.reduce((sum, row) => sum + row.sessions, 0)).toBe(status.sessions);
 
       // What status prints names the filter; its JSON names the source of such a row (null for a folder's row).
-      const extras = { recallHome: home, stale: false, staleSources: [], usingExamples: false, unread: [] };
+      const summaries = { withAbstract: 0, summarized: 0, withoutSummary: 0, failed: {}, backend: "none" };
+      const extras = { recallHome: home, stale: false, staleSources: [], usingExamples: false, unread: [], summaries };
       const text = renderStatusText(status, extras, await paletteFor(1, { NO_COLOR: "1" }));
       expect(text).toContain('codex: recall sessions --source codex --project "(no project)"');
       // one session and one turn are counted in the singular (issue 38, item 18)

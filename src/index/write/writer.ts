@@ -29,6 +29,7 @@ import {
   buildTurnDocument,
   hashDocument,
   searchableChars,
+  storedAbstract,
   type DocumentText,
 } from "./documents.ts";
 import { derivedTitleOf } from "./derived-title.ts";
@@ -427,11 +428,28 @@ function upsertDocument(
   }
 }
 
+/**
+ * Rebuild the session document of an indexed session from its stored row, turns and summary (issue 41: after `recall
+ * summarize` stored a new summary), inside the caller's transaction. When its searched text changed, its FTS row is
+ * replaced; when its embedded text changed, its chunks go and the next index run embeds it again.
+ * @param rowid sessions.id; a rowid with no session row does nothing
+ */
+export function refreshStoredSessionDocument(db: Database, rowid: number): void {
+  const row = db
+    .query<{ title: string | null; project_name: string; abstract: string | null }, [number]>(
+      "SELECT title, project_name, abstract FROM sessions WHERE id = ?",
+    )
+    .get(rowid);
+  if (!row) return;
+  const session = { title: row.title, projectName: row.project_name, abstract: storedAbstract(row.abstract) };
+  refreshSessionDocument(db, rowid, session, undefined);
+}
+
 /** Rebuild the session document and the session's file list from all of its stored turns and its summary. */
 function refreshSessionDocument(
   db: Database,
   rowid: number,
-  session: Session,
+  session: Pick<Session, "title" | "projectName" | "abstract">,
   newSessionFts: PendingFtsRows | undefined,
 ): void {
   const rows = db
