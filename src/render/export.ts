@@ -13,7 +13,15 @@ import { basename, dirname, join } from "node:path";
 import type { ExportedSession } from "../search/index.ts";
 import { turnLabel, type ToolCall, type Turn } from "../parsers/index.ts";
 import { neutralizeControls } from "./escapes.ts";
-import { countOf, localDate, localMinute, isoTime, projectLabel, promptOnlyMarker } from "./format.ts";
+import {
+  abstractSourceLabels,
+  countOf,
+  localDate,
+  localMinute,
+  isoTime,
+  projectLabel,
+  promptOnlyMarker,
+} from "./format.ts";
 import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
@@ -122,6 +130,8 @@ export function renderExportMarkdown(exported: ExportedSession): string {
   ];
   const note = archiveNote(view);
   if (note) facts.push(`- ${note}`);
+  for (const part of view.abstract)
+    facts.push(`- ${abstractSourceLabels[part.source]}: ${neutralize(part.text).replace(/\s+/g, " ")}`);
   if (view.promptOnly)
     facts.push(`- ${promptOnlyMarker}: the prompts typed in this session, from the tool's prompt history`);
   const lines = [

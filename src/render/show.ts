@@ -1,5 +1,6 @@
 /**
- * Rendering of `recall show` (level 3): a header (project, title, "Showing turns 5-9 of 23"),
+ * Rendering of `recall show` (level 3): a header (project, title, "Showing turns 5-9 of 23", the summary and
+ * abstract, issue 41: each part's first 600 characters in text, whole in `--json` as `session.abstract`),
  * then per turn its date, the prompt, the assistant text and each tool call compactly
  * (`[Bash] docker network ls` + the first lines of output, `[Edit] src/x.ts (+12 −3)`, `[Read] path`,
  * `[Task] Explore the parser → agent-a1b2`: the sub-agent session it started).
@@ -8,12 +9,14 @@
  * rewound past) are shown on request only (`branch: "rewound"`, turns r1, r2, …); the main view names how many there
  * are. In text, a prompt or answer longer than {@link textFieldChars} is cut with a note (`--json` prints it whole).
  */
-import { turnLabel, type Session, type ToolCall, type Turn } from "../parsers/index.ts";
+import { turnLabel, type AbstractPart, type Session, type ToolCall, type Turn } from "../parsers/index.ts";
 import { resumeCommandOf } from "../search/reading/hydrate.ts";
 import type { ExportedSession } from "../search/reading/read-session.ts";
 import type { TurnBranch } from "../search/reading/turn-range.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import {
+  abstractJson,
+  abstractSourceLabels,
   localDate,
   localMinute,
   isoTime,
@@ -45,6 +48,11 @@ export interface ShowView {
   /** Whether the source still holds the session, and when recall last saw it (epoch ms). */
   sourceStatus: "present" | "deleted";
   lastSeenAt: number;
+  /**
+   * What was written about the session, whole (issue 41): the summary `recall summarize` made, then the abstract the
+   * agent wrote as this read found it (the source, or recall's copy).
+   */
+  abstract: AbstractPart[];
 }
 
 /**
@@ -76,6 +84,7 @@ export function showViewOf(
     archiveReason: read.archiveReason,
     sourceStatus: summary.sourceStatus,
     lastSeenAt: summary.lastSeenAt,
+    abstract: [...summary.abstract.filter((part) => part.source === "summary"), ...(session.abstract ?? [])],
   };
 }
 
@@ -146,6 +155,9 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
         )
       : "",
     palette.dim(`resume: ${view.resumeCommand ?? noResumeNote(view)}`),
+    ...view.abstract.map(
+      (part) => `${palette.dim(`${abstractSourceLabels[part.source]}:`)} ${abstractHead(part.text)}`,
+    ),
   ].filter(Boolean);
   for (const turn of view.turns) {
     const label = turn.number < 0 ? `${turnLabel(turn.number)} (rewound)` : String(turn.number);
@@ -163,6 +175,15 @@ export function renderShowText(raw: ShowView, palette: Palette): string {
   }
   return `${out.join("\n")}\n`;
 }
+
+/** Characters of an abstract part the text header shows (a compaction summary runs to 10,000; `--json` has it whole). */
+const abstractHeadChars = 600;
+
+/** A part's text cut to {@link abstractHeadChars}, with a note naming `--json` when cut. */
+const abstractHead = (text: string): string =>
+  text.length <= abstractHeadChars
+    ? text
+    : `${text.slice(0, abstractHeadChars)}… (${(text.length - abstractHeadChars).toLocaleString("en-US")} more characters: --json has it whole)`;
 
 /** `Showing turns 5-9 of 23`, `Showing turn 3 of 23`, `Showing rewound turn r1 of 2`, or the note of a session without turns. */
 function rangeLine(view: ShowView): string {
@@ -192,6 +213,7 @@ export function renderShowJson(view: ShowView): string {
       project: session.projectName,
       project_path: session.projectPath,
       title: session.title,
+      abstract: abstractJson(view.abstract),
       git_branch: session.gitBranch,
       started_at: isoTime(session.startedAt),
       ended_at: isoTime(session.endedAt),

@@ -5,6 +5,7 @@
  * the time a source was last seen, and the tombstones of sessions forgotten on purpose. Deciding which
  * sessions vanished is plan.ts's job; deleting on purpose is forget.ts's.
  */
+import { storedAbstract } from "../write/documents.ts";
 import type { Database } from "bun:sqlite";
 import type { ModelUsage, ParseResult, Session, SourceId, ToolCall, Turn } from "../../parsers/index.ts";
 import type { StoredToolCall } from "../write/writer.ts";
@@ -71,6 +72,7 @@ interface StoredSessionRow {
   started_at: number;
   ended_at: number;
   title: string | null;
+  abstract: string | null;
   turn_count: number;
   parent_session_id: string | null;
   is_subagent: number;
@@ -80,15 +82,15 @@ interface StoredSessionRow {
 
 /**
  * Read a session back from what the index stored (level 3 when the source is gone): prompts and responses from
- * `turns`, compact tool calls with their archived (capped) outputs, files, usage per model (schema v12). Turns come in order, numbered as
+ * `turns` (and its abstract from `sessions`), compact tool calls with their archived (capped) outputs, files, usage per model (schema v12). Turns come in order, numbered as
  * indexed; `bytesRead` is 0 and `skipped` is what the last parse skipped.
  * @returns undefined when no session has this rowid
  */
 export function readStoredSession(db: Database, rowid: number): ParseResult | undefined {
   const row = db
     .query<StoredSessionRow, [number]>(
-      `SELECT session_id, source, project_path, project_name, git_branch, started_at, ended_at, title, turn_count, parent_session_id,
-         is_subagent, location, skipped_lines FROM sessions WHERE id = ?`,
+      `SELECT session_id, source, project_path, project_name, git_branch, started_at, ended_at, title, abstract, turn_count,
+         parent_session_id, is_subagent, location, skipped_lines FROM sessions WHERE id = ?`,
     )
     .get(rowid);
   if (!row) return undefined;
@@ -101,6 +103,7 @@ export function readStoredSession(db: Database, rowid: number): ParseResult | un
     startedAt: row.started_at,
     endedAt: row.ended_at,
     title: row.title,
+    ...(row.abstract === null ? {} : { abstract: storedAbstract(row.abstract) }),
     turnCount: row.turn_count,
     parentSessionId: row.parent_session_id,
     isSubagent: row.is_subagent === 1,

@@ -29,9 +29,9 @@ export interface SessionSummary {
   projectPath: string;
   title: string | null;
   /**
-   * What was written about the session (issue 41): the summary `recall summarize` made (source `summary`), then the
-   * abstract its agent wrote (parsers/shared/abstract.ts order), each text cut to {@link abstractListedChars}
-   * characters with "…". Empty when there is neither.
+   * What was written about the session (issue 41): the summary `recall summarize` made (source `summary`, whole: at
+   * most 1,500 characters), then the abstract its agent wrote (parsers/shared/abstract.ts order), each part cut to
+   * {@link abstractListedChars} characters with "…". Empty when there is neither.
    */
   abstract: AbstractPart[];
   gitBranch: string | null;
@@ -87,15 +87,16 @@ interface SessionRow {
  */
 export const abstractListedChars = 600;
 
-/** The summary and the abstract parts of a session row, each cut to {@link abstractListedChars}. */
+/** The summary and the abstract parts of a session row, each part cut to {@link abstractListedChars}. */
 function abstractOf(row: SessionRow): AbstractPart[] {
   const parts: AbstractPart[] = row.abstract === null ? [] : (JSON.parse(row.abstract) as AbstractPart[]);
-  if (row.summary) parts.unshift({ source: "summary", text: row.summary, at: row.summary_made_at ?? 0 });
-  return parts.map((part) =>
+  const listed = parts.map((part) =>
     part.text.length > abstractListedChars
       ? { ...part, text: `${part.text.slice(0, abstractListedChars - 1)}…` }
       : part,
   );
+  if (row.summary) listed.unshift({ source: "summary", text: row.summary, at: row.summary_made_at ?? 0 });
+  return listed;
 }
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
