@@ -412,3 +412,20 @@ export function timelineOutput(timeline: Timeline, format: ResultFormat): ToolOu
     results: entries.map((entry) => timelineItem(entry, format)),
   });
 }
+
+/**
+ * The `summarize_session` tool's answer (issue 41): the session's line, then its summary (or, without one, its
+ * abstract's first part) as session text, and a note when there is no summary. `made` is true when this call made it.
+ */
+export function summaryOutput(
+  session: SessionSummary,
+  summary: string | null,
+  made: boolean,
+  note: string | null,
+): ToolOutput {
+  const lines: AnswerLine[] = [sessionLine(session, 1)];
+  if (summary) lines.push(sessionText(`summary${made ? " (made now)" : ""}: ${summary}`));
+  else lines.push(...abstractLines(session.abstract, "full"));
+  if (note) lines.push(note);
+  return finishOutput(lines, { session: sessionItemOf(session, "full"), summary, made, note });
+}

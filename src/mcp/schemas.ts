@@ -69,6 +69,7 @@ export const inputShapes = {
     ...format,
   },
   recent: { ...scope, ...paging(5), ...format },
+  summarize_session: { session: text("Session id or 8+ char prefix") },
 };
 
 /** Tool descriptions: what it answers and which tool comes next. */
@@ -79,6 +80,7 @@ export const descriptions = {
   list_sessions: "List sessions, newest first.",
   timeline: "Turns before and after an anchor, across projects: what was I doing then?",
   recent: "Latest sessions with first/last prompts: where did we leave off? Default: the server's project.",
+  summarize_session: "A session's summary: the stored one, else made if a summary model is set; else its abstract.",
 };
 
 /**
@@ -222,10 +224,15 @@ export const outputShapes = {
   list_sessions: { results: z.array(sessionItem), ...page, ...archiveField },
   timeline: { anchor_time: nullableText, results: z.array(turnItem) },
   recent: { project: nullableText, results: z.array(sessionItem), ...page },
+  /**
+   * `summary`: the stored or just made summary, null when there is none (then `abstract` in `session` is what the
+   * agent wrote, and `note` says why there is no summary); `made`: true when this call made it.
+   */
+  summarize_session: { session: sessionItem, summary: nullableText, made: z.boolean(), note: nullableText },
 };
 
 /** The tool names, in the order they are listed. */
-export const toolNames = ["search", "read_turns", "list_sessions", "timeline", "recent"] as const;
+export const toolNames = ["search", "read_turns", "list_sessions", "timeline", "recent", "summarize_session"] as const;
 
 /** One of {@link toolNames}. */
 export type ToolName = (typeof toolNames)[number];

@@ -31,7 +31,16 @@ import {
   selectTurnRange,
 } from "../search/index.ts";
 import type { Backend } from "../service/backend.ts";
-import { recentOutput, searchOutput, sessionsOutput, timelineOutput, type ToolOutput } from "./format.ts";
+import {
+  recentOutput,
+  searchOutput,
+  sessionsOutput,
+  summaryOutput,
+  timelineOutput,
+  type ToolOutput,
+} from "./format.ts";
+import { summarizeInIndex } from "../service/summaries.ts";
+import { noBackendHint } from "../render/summarize.ts";
 import { descriptions, inputShapes, outputShapes, type ResultFormat } from "./schemas.ts";
 import { parseBudget, parseFromChar, readTurnsOutput } from "./turns-text.ts";
 
@@ -70,7 +79,7 @@ const formatOf = (value: ResultFormat | undefined): ResultFormat => value ?? "in
 /** The team archive's tools, loaded on first use (they load the PostgreSQL client). */
 const archiveTools = () => import("./archive-tools.ts");
 
-/** Register the five tools on `server`, answering through `backend`. */
+/** Register the six tools on `server`, answering through `backend`. */
 export function registerTools(server: McpServer, backend: Backend): void {
   const readOnly = { readOnlyHint: true, openWorldHint: false };
 
@@ -227,4 +236,41 @@ export function registerTools(server: McpServer, backend: Backend): void {
         });
       }),
   );
+
+  server.registerTool(
+    "summarize_session",
+    {
+      description: descriptions.summarize_session,
+      inputSchema: inputShapes.summarize_session,
+      outputSchema: outputShapes.summarize_session,
+      // It writes the summary into the index, and a remote backend is a request to the world (and may cost money).
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    (args) =>
+      answer(async () => {
+        const session = await backend.withIndex((db) => findSession(db, args.session));
+        const candidate = {
+          rowid: session.rowid,
+          sessionId: session.sessionId,
+          project: session.project,
+          title: session.title,
+        };
+        const { report } = await summarizeInIndex({ recallHome: backend.context.recallHome, candidates: [candidate] });
+        const after = await backend.withIndex((db) => findSession(db, session.sessionId));
+        const stored = after.abstract[0]?.source === "summary" ? after.abstract[0].text : null;
+        return summaryOutput(after, stored, report.summarized === 1, summaryNote(report.notSummarized, stored));
+      }),
+  );
+}
+
+/**
+ * Why a `summarize_session` answer has no fresh summary, in one line, or null when it has one: no backend (how to set
+ * one), or the reason the backend gave (the stored summary, if any, is older than the session's last turns).
+ */
+function summaryNote(notSummarized: Record<string, number | undefined>, stored: string | null): string | null {
+  const reason = Object.keys(notSummarized).find((key) => (notSummarized[key] ?? 0) > 0);
+  if (reason === undefined) return stored ? null : "the session has no turns to summarize";
+  const older = stored ? "; the summary shown was made before the session's last changes" : "";
+  if (reason === "no_backend") return `no summary model is set (${noBackendHint})${older}`;
+  return `no summary made: ${reason.replace("_", " ")}${older}`;
 }
