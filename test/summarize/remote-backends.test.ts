@@ -156,6 +156,12 @@ describe("remote summary backends against a real local server", () => {
       expect(server.requests).toHaveLength(1);
     });
 
+    test(`${kind}: 413 is too_large whatever its body says`, async () => {
+      server.setPlan(() => ({ status: 413, body: {} }));
+      expect((await failureOf(backend.summarize(prompt))).reason).toBe("too_large");
+      expect(server.requests).toHaveLength(1);
+    });
+
     test(`${kind}: a malformed body is a bad answer`, async () => {
       server.setPlan(() => ({ raw: "{not json" }));
       expect((await failureOf(backend.summarize(prompt))).reason).toBe("bad_answer");
