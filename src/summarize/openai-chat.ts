@@ -1,6 +1,6 @@
 /**
  * Summaries through an OpenAI-compatible `POST /v1/chat/completions` endpoint (llama-server, Ollama, vLLM, LM Studio,
- * OpenAI…; issue 41). Sends `{model, messages: [system, user], temperature: 0, max_tokens: 400}` with
+ * OpenAI…; issue 41). Sends `{model, messages: [system, user], temperature: 0, max_tokens: 1024}` with
  * `Authorization: Bearer SUMMARIES_API_KEY` when a key is set. Reads `choices[0].message.content` (a string, or an
  * array of `{type: "text", text}` parts); `message.refusal` or `finish_reason: "content_filter"` is a refusal, and
  * `finish_reason: "length"` keeps the whole sentences written before the cut. HTTP is http-chat.ts.
@@ -21,8 +21,12 @@ export interface OpenAiChatConfig {
   http: ChatHttpOptions;
 }
 
-/** Output tokens asked for: a 3-sentence summary is 60–150 tokens; the rest is room for a model that thinks aloud. */
-export const remoteMaxOutputTokens = 400;
+/**
+ * Output tokens allowed: a 3-sentence summary is 60–150 tokens, but a thinking model's reasoning counts toward the cap
+ * too (Claude Haiku 5.5 thinks adaptively: "thinking tokens count toward" max_tokens, its what's-new page), and only
+ * the tokens generated are billed. A longer answer is rejected anyway (answer.ts, 1,500 characters).
+ */
+export const remoteMaxOutputTokens = 1_024;
 
 /**
  * The text of a chat-completions answer, or why there is none.

@@ -88,7 +88,7 @@ describe("remote summary backends against a real local server", () => {
         expect(body.messages).toEqual([{ role: "user", content: prompt.user }]);
         expect(body.temperature).toBeUndefined();
       }
-      expect(body.max_tokens).toBe(400);
+      expect(body.max_tokens).toBe(1_024);
       expect(prompt.system.length + prompt.user.length).toBeLessThanOrEqual(4_000);
     });
 
