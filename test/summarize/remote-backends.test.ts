@@ -195,6 +195,32 @@ describe("remote summary backends against a real local server", () => {
     expect((await failureOf(openai.summarize(prompt))).reason).toBe("refused");
   });
 
+  test("openai: a model that refuses max_tokens or temperature 0 (OpenAI's reasoning models) is asked again without them, once", async () => {
+    const openai = backends()[0]![1];
+    const unsupported = (message: string, param: string) => ({
+      status: 400,
+      body: { error: { message, type: "invalid_request_error", param, code: "unsupported_parameter" } },
+    });
+    server.setPlan((request) =>
+      "max_tokens" in request.body
+        ? unsupported(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_tokens",
+          )
+        : "temperature" in request.body
+          ? unsupported(
+              "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+              "temperature",
+            )
+          : { answer: "Fixed CI." },
+    );
+    expect(await openai.summarize(prompt)).toBe("Fixed CI.");
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]!.body.max_completion_tokens).toBe(1_024);
+    expect(await openai.summarize(prompt)).toBe("Fixed CI.");
+    expect(server.requests).toHaveLength(4);
+  });
+
   test("anthropic: stop_reason refusal is a refusal", async () => {
     const anthropic = backends()[1]![1];
     server.setPlan(() => ({ answer: "", stop: "refusal" }));
