@@ -6,7 +6,7 @@
  *   3. `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`, default https://api.anthropic.com; `SUMMARIES_MODEL`, default
  *      claude-haiku-5-5).
  * `SUMMARIES_TIMEOUT_MS` is the remote per-request timeout (default 120,000); `RECALL_OFFLINE=1` forbids a remote URL
- * off this machine. Pass the environment merged over the `.env` file (embed/config.ts `loadEnvWithDotEnv`). Opens nothing.
+ * off this machine. Pass the environment merged over the `.env` file (embed/config.ts `loadEnvWithDotEnv`). Loads and sends nothing.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename, isAbsolute } from "node:path";

@@ -227,6 +227,24 @@ describe("remote summary backends against a real local server", () => {
     expect((await failureOf(anthropic.summarize(prompt))).reason).toBe("refused");
   });
 
+  test("anthropic: a 429 for a reached spend cap is rate_limited at once, never retried", async () => {
+    const anthropic = backends()[1]![1];
+    server.setPlan(() => ({
+      status: 429,
+      body: {
+        type: "error",
+        error: {
+          type: "rate_limit_error",
+          message: "spend cap reached",
+          details: { error_code: "enforced_spend_limit_reached" },
+        },
+      },
+    }));
+    const failure = await failureOf(anthropic.summarize(prompt));
+    expect(failure.reason).toBe("rate_limited");
+    expect(server.requests).toHaveLength(1);
+  });
+
   test("a server that is not there is unreachable", async () => {
     const closed = startChatServer();
     const url = `${closed.base}/v1/chat/completions`;
