@@ -1,6 +1,6 @@
 /**
  * Summaries through Anthropic's Messages API (`POST {ANTHROPIC_BASE_URL}/v1/messages`; issue 41). Headers `x-api-key`
- * and `anthropic-version: 2023-06-01`; body `{model, max_tokens: 400, system, messages: [{role: "user", content}]}`,
+ * and `anthropic-version: 2023-06-01`; body `{model, max_tokens: 1024, system, messages: [{role: "user", content}]}`,
  * without temperature: the current Haiku (5.5) refuses sampling parameters (its migration guide: "Remove temperature,
  * top_p, and top_k from your requests"). The answer is the `text` blocks of `content` joined, in order (a thinking
  * block may come first); `stop_reason: "refusal"` is a refusal, `"max_tokens"` keeps the whole sentences written.

@@ -6,9 +6,9 @@
  *   3. `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`, default https://api.anthropic.com; `SUMMARIES_MODEL`, default
  *      claude-haiku-5-5).
  * `SUMMARIES_TIMEOUT_MS` is the remote per-request timeout (default 120,000); `RECALL_OFFLINE=1` forbids a remote URL
- * off this machine. Pass the environment merged over the `.env` file (embed/config.ts `loadEnvWithDotEnv`). Opens nothing.
+ * off this machine. Pass the environment merged over the `.env` file (embed/config.ts `loadEnvWithDotEnv`). Loads and sends nothing.
  */
-import { existsSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename, isAbsolute } from "node:path";
 import { isLoopbackUrl, isOffline } from "../embed/config.ts";
 import { UsageError } from "../errors.ts";
@@ -71,6 +71,17 @@ function refuseOffline(env: Env, url: string, variable: string): void {
     );
 }
 
+/** True when the file starts with the 4 bytes "GGUF" (every GGUF version does). */
+function hasGgufMagic(path: string): boolean {
+  const magic = Buffer.alloc(4);
+  const fd = openSync(path, "r");
+  try {
+    return readSync(fd, magic, 0, 4, 0) === 4 && magic.toString("latin1") === "GGUF";
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function localConfig(env: Env, path: string): LocalChatConfig {
   if (!isAbsolute(path))
     throw new UsageError(
@@ -81,6 +92,11 @@ function localConfig(env: Env, path: string): LocalChatConfig {
     throw new UsageError(
       `RECALL_SUMMARY_MODEL names no file: ${path}`,
       "download a chat (instruct) GGUF and point RECALL_SUMMARY_MODEL at it",
+    );
+  if (!hasGgufMagic(path))
+    throw new UsageError(
+      `RECALL_SUMMARY_MODEL is not a GGUF file: ${path}`,
+      "point RECALL_SUMMARY_MODEL at a .gguf chat model (a failed download is often an HTML page)",
     );
   return {
     kind: "local",
@@ -94,7 +110,7 @@ function localConfig(env: Env, path: string): LocalChatConfig {
 /**
  * Returns the backend the environment configures, by the preference order of the module doc, or null when none is.
  * @param env the environment (default process.env), ideally merged over the `.env` file
- * @throws UsageError (one line, with the fix as hint) for a relative or missing RECALL_SUMMARY_MODEL, SUMMARIES_URL
+ * @throws UsageError (one line, with the fix as hint) for a relative, missing or non-GGUF RECALL_SUMMARY_MODEL, SUMMARIES_URL
  *   without SUMMARIES_MODEL, a URL that is not http(s), a non-numeric SUMMARIES_TIMEOUT_MS / RECALL_SUMMARY_IDLE_MS /
  *   RECALL_THREADS, or a remote URL under RECALL_OFFLINE=1
  */

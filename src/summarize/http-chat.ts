@@ -58,7 +58,7 @@ interface HttpAnswer {
  * Returns the parsed JSON of a 2xx answer.
  * @throws SummaryFailure: `timeout` (no answer within timeoutMs), `unreachable` (refused, reset, DNS; or 5xx and 404
  *   after the retries), `rate_limited` (429/503/529 after the retries or past 60 s of waiting; retryAfterMs set when the
- *   server gave one), `auth` (401/403), `too_large` (413, or 400/500 whose body says the input is too long),
+ *   server gave one), `auth` (401/403), `too_large` (413 always; 400/500 whose body says the input is too long),
  *   `bad_answer` (another 4xx, or a body that is not JSON); an aborted `signal` rejects with its reason
  */
 export async function postChatJson(
@@ -130,7 +130,8 @@ function failureOf(
   spendCap = false,
 ): SummaryFailure {
   const message = `${request.url} answered http ${answer.status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}`;
-  if (kind === "too-large") return new SummaryFailure("too_large", message);
+  // 413 is "Payload Too Large" by definition (Anthropic's request_too_large), whatever the body says.
+  if (kind === "too-large" || answer.status === 413) return new SummaryFailure("too_large", message);
   if (kind === "auth") return new SummaryFailure("auth", message);
   if (spendCap || (kind === "retryable" && busyStatuses.has(answer.status)))
     return new SummaryFailure(

@@ -155,6 +155,8 @@ class LocalChat implements SummaryBackend {
       const result = await session.promptWithMeta(user, {
         temperature: 0,
         maxTokens: maxOutputTokens,
+        // A thinking model (Qwen3, DeepSeek-R1 distills) would spend the 200 tokens reasoning; a summary needs none.
+        budgets: { thoughtTokens: 0 },
         signal,
         onToken: (tokens) => {
           outputTokens += tokens.length;

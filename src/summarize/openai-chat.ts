@@ -1,7 +1,7 @@
 /**
  * Summaries through an OpenAI-compatible `POST /v1/chat/completions` endpoint (llama-server, Ollama, vLLM, LM Studio,
- * OpenAI…; issue 41). Sends `{model, messages: [system, user], temperature: 0, max_tokens: 400}` with
- * `Authorization: Bearer SUMMARIES_API_KEY` when a key is set. Reads `choices[0].message.content` (a string, or an
+ * OpenAI…; issue 41). Sends `{model, messages: [system, user], temperature: 0, max_tokens: 1024}` (or what the model
+ * takes) with `Authorization: Bearer SUMMARIES_API_KEY` when a key is set. Reads `choices[0].message.content` (a string, or an
  * array of `{type: "text", text}` parts); `message.refusal` or `finish_reason: "content_filter"` is a refusal, and
  * `finish_reason: "length"` keeps the whole sentences written before the cut. HTTP is http-chat.ts.
  */
@@ -21,8 +21,12 @@ export interface OpenAiChatConfig {
   http: ChatHttpOptions;
 }
 
-/** Output tokens asked for: a 3-sentence summary is 60–150 tokens; the rest is room for a model that thinks aloud. */
-export const remoteMaxOutputTokens = 400;
+/**
+ * Output tokens allowed: a 3-sentence summary is 60–150 tokens, but a thinking model's reasoning counts toward the cap
+ * too (Claude Haiku 5.5 thinks adaptively: "thinking tokens count toward" max_tokens, its what's-new page), and only
+ * the tokens generated are billed. A longer answer is rejected anyway (answer.ts, 1,500 characters).
+ */
+export const remoteMaxOutputTokens = 1_024;
 
 /**
  * The text of a chat-completions answer, or why there is none.
@@ -70,31 +74,57 @@ export function keepWholeSentences(text: string): string {
   return text.slice(0, end + 1);
 }
 
-/** Opens the backend (no request is sent until the first summary). */
+/**
+ * A 400 that names a parameter the model does not take: OpenAI's reasoning models (o-series, GPT-5) answer
+ * `Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.` and
+ * `Unsupported value: 'temperature' does not support 0 with this model.`; returns which one, else undefined.
+ */
+function unsupportedParameter(error: unknown): "max_tokens" | "temperature" | undefined {
+  if (!(error instanceof SummaryFailure) || error.reason !== "bad_answer" || !/http 400/.test(error.message)) return;
+  return /unsupported (parameter|value)\W+'?(max_tokens|temperature)'?/i.exec(error.message)?.[2] as
+    | "max_tokens"
+    | "temperature"
+    | undefined;
+}
+
+/**
+ * Opens the backend (no request is sent until the first summary). It sends `max_tokens` and `temperature: 0`, which
+ * every OpenAI-compatible server takes; when a model refuses one (see {@link unsupportedParameter}), the request is
+ * sent again with `max_completion_tokens` or without temperature, and later requests go that way from the start.
+ */
 export function openOpenAiChat(config: OpenAiChatConfig): SummaryBackend {
+  const accepts = { maxTokens: true, temperature: true };
+  const body = (prompt: SummaryPrompt) => ({
+    model: config.model,
+    messages: [
+      { role: "system", content: prompt.system },
+      { role: "user", content: prompt.user },
+    ],
+    ...(accepts.temperature ? { temperature: 0 } : {}),
+    ...(accepts.maxTokens ? { max_tokens: remoteMaxOutputTokens } : { max_completion_tokens: remoteMaxOutputTokens }),
+    stream: false,
+  });
+  const headers: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
   return {
     kind: "openai",
     model: config.model,
     async summarize(prompt: SummaryPrompt, signal?: AbortSignal): Promise<string> {
-      const json = await postChatJson(
-        {
-          url: config.url,
-          headers: config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {},
-          body: {
-            model: config.model,
-            messages: [
-              { role: "system", content: prompt.system },
-              { role: "user", content: prompt.user },
-            ],
-            temperature: 0,
-            max_tokens: remoteMaxOutputTokens,
-            stream: false,
-          },
-          secret: config.apiKey,
-        },
-        config.http,
-        signal,
-      );
+      let json: unknown;
+      for (;;) {
+        try {
+          json = await postChatJson(
+            { url: config.url, headers, body: body(prompt), secret: config.apiKey },
+            config.http,
+            signal,
+          );
+          break;
+        } catch (error) {
+          const parameter = unsupportedParameter(error);
+          if (parameter === "max_tokens" && accepts.maxTokens) accepts.maxTokens = false;
+          else if (parameter === "temperature" && accepts.temperature) accepts.temperature = false;
+          else throw error;
+        }
+      }
       const { text, truncated } = readChatCompletion(json, config.url);
       const summary = cleanSummaryAnswer(text, prompt);
       return truncated ? keepWholeSentences(summary) : summary;

@@ -67,8 +67,8 @@ export function cutText(text: string, max: number): string {
   return `${flat.slice(0, head)} … ${flat.slice(flat.length - (max - 3 - head))}`;
 }
 
-/** Whitespace-collapsed length, the length `cutText` measures. */
-const flatLength = (text: string): number => text.replace(/\s+/g, " ").trim().length;
+/** True when the text has anything but whitespace. */
+const hasText = (text: string): boolean => /\S/.test(text);
 
 /** `count` indices spread evenly over 0…length−1, ascending (the middle of each equal slice). */
 function spreadIndices(length: number, count: number): number[] {
@@ -81,7 +81,7 @@ function spreadIndices(length: number, count: number): number[] {
  * `cap`), else as many items as fit at that length, spread evenly, and a last line saying how many were left out.
  */
 function fitItems(items: Array<{ number: number; text: string }>, room: number, cap: number): string[] {
-  const live = items.filter((item) => flatLength(item.text) > 0);
+  const live = items.filter((item) => hasText(item.text));
   if (live.length === 0) return [];
   const overhead = (item: { number: number }) => `[${item.number}] \n`.length;
   const omittedLine = (count: number) => `(${count} more not shown)\n`;
@@ -93,17 +93,14 @@ function fitItems(items: Array<{ number: number; text: string }>, room: number, 
     chosen = spreadIndices(live.length, Math.min(count, live.length)).map((i) => live[i]!);
     if (chosen.length === 0) return room >= reserve ? [omittedLine(live.length).trimEnd()] : [];
   }
+  // Flattened once, and only the items sent: sorting by length would otherwise flatten each text O(log n) times.
+  chosen = chosen.map((item) => ({ number: item.number, text: item.text.replace(/\s+/g, " ").trim() }));
   let left = room - chosen.reduce((sum, item) => sum + overhead(item), 0);
   if (chosen.length < live.length) left -= omittedLine(live.length - chosen.length).length;
   const shares = new Map<number, number>();
-  const byLength = [...chosen.keys()].sort(
-    (a, b) => flatLength(chosen[a]!.text) - flatLength(chosen[b]!.text) || a - b,
-  );
+  const byLength = [...chosen.keys()].sort((a, b) => chosen[a]!.text.length - chosen[b]!.text.length || a - b);
   byLength.forEach((index, rank) => {
-    const share = Math.max(
-      0,
-      Math.min(cap, flatLength(chosen[index]!.text), Math.floor(left / (byLength.length - rank))),
-    );
+    const share = Math.max(0, Math.min(cap, chosen[index]!.text.length, Math.floor(left / (byLength.length - rank))));
     shares.set(index, share);
     left -= share;
   });
@@ -169,7 +166,7 @@ export function buildSummaryPrompt(
   const promptLines = fitPrompts(source, Math.floor(left * 0.5));
   left -= promptLines.join("\n").length + 1;
 
-  const lastTurn = source.turns.findLast((turn) => flatLength(turn.response) > 0);
+  const lastTurn = source.turns.findLast((turn) => hasText(turn.response));
   const lastReply = lastTurn ? cutText(lastTurn.response, Math.min(caps.lastReply, Math.floor(left * 0.35))) : "";
   left -= lastReply.length + 1;
 
@@ -206,7 +203,7 @@ export function buildSummaryPrompt(
 
 /** The prompts within `room`: the first and last up to 1,500 characters each (a quarter of the room at most), the others sharing the rest. */
 function fitPrompts(source: SummarySource, room: number): string[] {
-  const turns = source.turns.filter((turn) => flatLength(turn.prompt) > 0);
+  const turns = source.turns.filter((turn) => hasText(turn.prompt));
   if (turns.length === 0) return [];
   const endCap = Math.min(caps.firstOrLastPrompt, Math.floor(room / 4));
   const line = (turn: { number: number; prompt: string }, max: number) =>

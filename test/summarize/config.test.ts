@@ -1,10 +1,15 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { RecallError } from "../../src/errors.ts";
 import { describeBackend, openSummaryBackend, summaryBackendConfig } from "../../src/summarize/index.ts";
 import { getTestChatModelPath } from "./chat-model.ts";
 
 const modelPath = getTestChatModelPath();
 const key = "sk-ant-SECRET-42";
+const notGguf = join(mkdtempSync(join(tmpdir(), "recall-summary-config-")), "model.gguf");
+writeFileSync(notGguf, "<!doctype html><title>404</title>");
 
 function usageError(env: Record<string, string>): RecallError {
   try {
@@ -68,6 +73,7 @@ describe("summaryBackendConfig", () => {
     const cases: Array<[Record<string, string>, string, string]> = [
       [{ RECALL_SUMMARY_MODEL: "models/chat.gguf" }, "must be an absolute path", "RECALL_SUMMARY_MODEL="],
       [{ RECALL_SUMMARY_MODEL: "/nowhere/chat.gguf" }, "names no file: /nowhere/chat.gguf", "RECALL_SUMMARY_MODEL"],
+      [{ RECALL_SUMMARY_MODEL: notGguf }, `is not a GGUF file: ${notGguf}`, "RECALL_SUMMARY_MODEL"],
       [{ SUMMARIES_URL: "http://127.0.0.1:8080" }, "SUMMARIES_MODEL is not", "SUMMARIES_MODEL"],
       [
         { SUMMARIES_URL: "localhost:8080", SUMMARIES_MODEL: "m" },

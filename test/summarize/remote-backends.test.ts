@@ -88,7 +88,7 @@ describe("remote summary backends against a real local server", () => {
         expect(body.messages).toEqual([{ role: "user", content: prompt.user }]);
         expect(body.temperature).toBeUndefined();
       }
-      expect(body.max_tokens).toBe(400);
+      expect(body.max_tokens).toBe(1_024);
       expect(prompt.system.length + prompt.user.length).toBeLessThanOrEqual(4_000);
     });
 
@@ -156,6 +156,12 @@ describe("remote summary backends against a real local server", () => {
       expect(server.requests).toHaveLength(1);
     });
 
+    test(`${kind}: 413 is too_large whatever its body says`, async () => {
+      server.setPlan(() => ({ status: 413, body: {} }));
+      expect((await failureOf(backend.summarize(prompt))).reason).toBe("too_large");
+      expect(server.requests).toHaveLength(1);
+    });
+
     test(`${kind}: a malformed body is a bad answer`, async () => {
       server.setPlan(() => ({ raw: "{not json" }));
       expect((await failureOf(backend.summarize(prompt))).reason).toBe("bad_answer");
@@ -189,10 +195,54 @@ describe("remote summary backends against a real local server", () => {
     expect((await failureOf(openai.summarize(prompt))).reason).toBe("refused");
   });
 
+  test("openai: a model that refuses max_tokens or temperature 0 (OpenAI's reasoning models) is asked again without them, once", async () => {
+    const openai = backends()[0]![1];
+    const unsupported = (message: string, param: string) => ({
+      status: 400,
+      body: { error: { message, type: "invalid_request_error", param, code: "unsupported_parameter" } },
+    });
+    server.setPlan((request) =>
+      "max_tokens" in request.body
+        ? unsupported(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_tokens",
+          )
+        : "temperature" in request.body
+          ? unsupported(
+              "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+              "temperature",
+            )
+          : { answer: "Fixed CI." },
+    );
+    expect(await openai.summarize(prompt)).toBe("Fixed CI.");
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]!.body.max_completion_tokens).toBe(1_024);
+    expect(await openai.summarize(prompt)).toBe("Fixed CI.");
+    expect(server.requests).toHaveLength(4);
+  });
+
   test("anthropic: stop_reason refusal is a refusal", async () => {
     const anthropic = backends()[1]![1];
     server.setPlan(() => ({ answer: "", stop: "refusal" }));
     expect((await failureOf(anthropic.summarize(prompt))).reason).toBe("refused");
+  });
+
+  test("anthropic: a 429 for a reached spend cap is rate_limited at once, never retried", async () => {
+    const anthropic = backends()[1]![1];
+    server.setPlan(() => ({
+      status: 429,
+      body: {
+        type: "error",
+        error: {
+          type: "rate_limit_error",
+          message: "spend cap reached",
+          details: { error_code: "enforced_spend_limit_reached" },
+        },
+      },
+    }));
+    const failure = await failureOf(anthropic.summarize(prompt));
+    expect(failure.reason).toBe("rate_limited");
+    expect(server.requests).toHaveLength(1);
   });
 
   test("a server that is not there is unreachable", async () => {
