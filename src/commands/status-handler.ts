@@ -11,6 +11,7 @@ import { resolveHistory } from "../service/context.ts";
 import { findUnreadHistory } from "../parsers/unread-history.ts";
 import { describeBackend, summaryBackendConfig, summaryCounts } from "../summarize/index.ts";
 import { isRecallError } from "../errors.ts";
+import { loadEnvWithDotEnv } from "../embed/index.ts";
 import type { StatusArgs } from "./status.ts";
 
 /** Runs `recall status` with its parsed arguments; resolves to the exit code. */
@@ -28,7 +29,7 @@ export async function status(args: StatusArgs): Promise<number> {
       staleSources: staleness.staleSources,
       usingExamples: context.usingExamples,
       unread: findUnreadHistory(),
-      summaries: { ...summaryCounts(db), backend: backendLine() },
+      summaries: { ...summaryCounts(db), backend: backendLine(loadEnvWithDotEnv(process.env, context.paths)) },
     };
     writeOut(
       args.json ? `${renderStatusJson(status, extras)}\n` : renderStatusText(status, extras, await paletteFor(1)),
@@ -40,9 +41,9 @@ export async function status(args: StatusArgs): Promise<number> {
 }
 
 /** The configured summary backend in one line, "none" when none is, or what is wrong with its configuration. */
-function backendLine(): string {
+function backendLine(env: Record<string, string | undefined>): string {
   try {
-    const config = summaryBackendConfig();
+    const config = summaryBackendConfig(env);
     return config ? describeBackend(config) : "none";
   } catch (error) {
     if (isRecallError(error)) return `misconfigured: ${error.message}`;

@@ -65,6 +65,7 @@ export async function summarize(args: SummarizeArgs): Promise<number> {
   try {
     result = await summarizeInIndex({
       recallHome: context.recallHome,
+      paths: context.paths,
       candidates,
       dryRun: args.dryRun,
       limit: args.limit,

@@ -24,16 +24,17 @@ const count = (description: string) => z.number().describe(description);
  */
 const sourceFilter = text(sourceIds.join("|")).optional();
 const scope = {
-  project: text("Project path/name contains").optional(),
+  project: text("Path or name contains").optional(),
   source: text("Agent id, as in search").optional(),
 };
 const dates = {
-  since: text("Date, age (7d) or words (last week)").optional(),
+  since: text("Date, age (7d) or words").optional(),
   until: text("Date, age or words").optional(),
 };
 const skip = { offset: count("Skip N (paging)").optional() };
 const paging = (defaultLimit: number) => ({ limit: count(`Default ${defaultLimit}`).optional(), ...skip });
-const format = { format: z.enum(["index", "full"]).describe("Default index: one line each").optional() };
+/** `index` (the default: one line each) or `full`; the names say it, so no description is paid for four times. */
+const format = { format: z.enum(["index", "full"]).optional() };
 /** The team archive switch (issue 30): the answer comes from the shared PostgreSQL archive (RECALL_ARCHIVE_URL). */
 const teamArchive = { archive: z.boolean().optional().describe("Team archive") };
 
@@ -56,7 +57,7 @@ export const inputShapes = {
     from: count("Default 1").optional(),
     to: count("Default last").optional(),
     budget: count("Max answer chars, default 8000").optional(),
-    from_char: count("Resume turn `from` at this char ([truncated] marker)").optional(),
+    from_char: count("Continue turn `from` at this char ([truncated])").optional(),
     rewound: z.boolean().optional().describe("The rewound branch's turns"),
     ...teamArchive,
   },
@@ -74,13 +75,13 @@ export const inputShapes = {
 
 /** Tool descriptions: what it answers and which tool comes next. */
 export const descriptions = {
-  search: `Search past coding-agent sessions by keywords, exact identifiers too, and by meaning once embeddings are set up. depth 1: sessions; depth 2: turns. Then read_turns.`,
+  search: `Search past coding-agent sessions by keywords, exact identifiers too, and by meaning (with embeddings). Then read_turns.`,
   read_turns:
     "Read a session's turns: prompts, replies, compact tool calls (redacted). At most budget chars; when cut, a marker says what to ask next.",
   list_sessions: "List sessions, newest first.",
-  timeline: "Turns before and after an anchor, across projects: what was I doing then?",
-  recent: "Latest sessions with first/last prompts: where did we leave off? Default: the server's project.",
-  summarize_session: "A session's summary: the stored one, else made if a summary model is set; else its abstract.",
+  timeline: "Turns around an anchor, all projects: what was I doing then?",
+  recent: "Latest sessions, first/last prompts: where did we leave off? Default: this project.",
+  summarize_session: "A session's summary: stored, else made if a summary model is set, else its abstract.",
 };
 
 /**

@@ -255,7 +255,11 @@ export function registerTools(server: McpServer, backend: Backend): void {
           project: session.project,
           title: session.title,
         };
-        const { report } = await summarizeInIndex({ recallHome: backend.context.recallHome, candidates: [candidate] });
+        const { report } = await summarizeInIndex({
+          recallHome: backend.context.recallHome,
+          paths: backend.context.paths,
+          candidates: [candidate],
+        });
         const after = await backend.withIndex((db) => findSession(db, session.sessionId));
         const stored = after.abstract[0]?.source === "summary" ? after.abstract[0].text : null;
         return summaryOutput(after, stored, report.summarized === 1, summaryNote(report.notSummarized, stored));

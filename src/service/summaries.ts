@@ -6,7 +6,8 @@
  * `interrupted`, what was stored stays, and the next run resumes.
  */
 import { join } from "node:path";
-import { acquireIndexLock, databasePath, homeFiles, openIndex } from "../index/index.ts";
+import { loadEnvWithDotEnv } from "../embed/index.ts";
+import { acquireIndexLock, databasePath, homeFiles, openIndex, type RecallPaths } from "../index/index.ts";
 import {
   openSummaryBackend,
   summaryBackendConfig,
@@ -23,7 +24,9 @@ export interface SummarizeInIndexOptions {
   dryRun?: boolean;
   limit?: number;
   retryFailed?: boolean;
-  /** The environment the backend is configured from (default process.env). */
+  /** The recall folders whose `.env` the backend's variables may come from (the environment wins). */
+  paths: RecallPaths;
+  /** The environment the backend is configured from (default process.env, over the `.env` file). */
   env?: Record<string, string | undefined>;
   /** Stop on SIGINT/SIGTERM (the CLI); default false (a server's own signal handling stays as it is). */
   stopOnSignal?: boolean;
@@ -48,7 +51,7 @@ const lockWaitMs = 30_000;
  *   opened or its lock not had within 30 s
  */
 export async function summarizeInIndex(options: SummarizeInIndexOptions): Promise<SummarizeInIndexResult> {
-  const config = summaryBackendConfig(options.env ?? process.env);
+  const config = summaryBackendConfig(loadEnvWithDotEnv(options.env ?? process.env, options.paths));
   const backend = config && !options.dryRun ? openSummaryBackend(config) : null;
   const db = openIndex(databasePath(options.recallHome));
   const abort = new AbortController();

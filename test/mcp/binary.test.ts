@@ -42,7 +42,7 @@ describe.skipIf(!canBuildBinary)(
 
     test("every tool answers through the SDK client, in both formats", async () => {
       const client = server!.client;
-      expect((await client.listTools()).tools.length).toBe(5);
+      expect((await client.listTools()).tools.length).toBe(6);
       const search = await call(client, "search", { query: "containers cannot reach postgres on the host", limit: 2 });
       expect(textOf(search)).toContain("23d3db6a-c189-41e8-b15e-e3dfa565d49f");
       const full = await call(client, "search", { query: "borrow error", depth: 2, format: "full", limit: 1 });
@@ -55,6 +55,10 @@ describe.skipIf(!canBuildBinary)(
       expect(textOf(await call(client, "list_sessions", { limit: 3 }))).toContain("more: offset=3");
       expect(textOf(await call(client, "timeline", { anchor: "23d3db6a:2", before: 1, after: 1 }))).toMatch(/^▶ /m);
       expect(textOf(await call(client, "recent", { project: "shop-api" }))).toContain("first: ");
+      // no summary model in this environment: the answer says how to set one (issue 41)
+      const summary = await call(client, "summarize_session", { session: "23d3db6a" });
+      expect(summary.structuredContent).toMatchObject({ summary: null, made: false });
+      expect(textOf(summary)).toContain("no summary model is set");
     });
 
     test("a bad argument or an unknown session is a tool error and the binary keeps serving", async () => {
