@@ -19,6 +19,7 @@ import { archiveMigrations, initArchive } from "../../src/team-archive/schema.ts
 import { searchArchive } from "../../src/team-archive/search.ts";
 import { searchEverywhere } from "../../src/team-archive/everywhere.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { runCli } from "../helpers/cli.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 
 const skipReason = postgresSkipReason();
@@ -110,6 +111,16 @@ function appendCompaction(file: string, sessionId: string, text: string) {
       }),
   );
 }
+
+/** The output of `recall …` as alice (password in PGPASSWORD), on the local index of `home`. */
+const recallText = (args: string[]): string => {
+  const run = runCli(args, { ...process.env, RECALL_HOME: home, PGPASSWORD: "alice-secret", TZ: "UTC" });
+  expect(run.stderr.toString()).toBe("");
+  expect(run.exitCode).toBe(0);
+  return run.stdout.toString();
+};
+/** {@link recallText} of a `--json` command, parsed. */
+const recall = (args: string[]) => JSON.parse(recallText(args));
 
 /** Queries over the sessions' own words, the compaction's word among them. */
 const queries = ["parser", "parser follow", "zeppelinium", "zeppelinium runner", "old runner build", "docker bridge"];
@@ -254,5 +265,42 @@ describe.skipIf(skipReason !== undefined)("the team archive carries and searches
       mode: "keyword",
     });
     expect(answer.results.map((result) => result.sessionId)).toEqual([idOf(2)]);
+  }, 120_000);
+
+  test("sessions --archive, search --archive and show --archive carry the abstract (a listing cuts it, show does not)", () => {
+    const url = server.url({ user: "alice", database: "older" });
+    const listed = recall(["sessions", "--archive-url", url, "--json", "--limit", "all"]) as {
+      sessions: Array<{
+        session_id: string;
+        archive_id: string;
+        abstract: Array<{ source: string; text: string; written_at: string | null }>;
+      }>;
+    };
+    const session = listed.sessions.find((s) => s.session_id === idOf(compacted))!;
+    expect(session.abstract).toEqual([
+      { source: "compaction", text: `${compaction.slice(0, 599)}…`, written_at: "2026-03-20T10:00:01.000Z" },
+    ]);
+    expect(listed.sessions.find((s) => s.session_id === idOf(0))!.abstract).toEqual([]);
+    const searched = recall([
+      "search",
+      "zeppelinium",
+      "--archive-url",
+      url,
+      "--no-reindex",
+      "--keyword-only",
+      "--json",
+    ]);
+    expect(searched.results.map((result: { session_id: string }) => result.session_id)).toEqual([idOf(compacted)]);
+    expect(searched.results[0].abstract).toEqual(session.abstract);
+    const shown = recall(["show", "--archive-url", url, "--json", session.archive_id]);
+    expect(shown.abstract).toEqual([
+      { source: "compaction", text: compaction, written_at: "2026-03-20T10:00:01.000Z" },
+    ]);
+    // in text: a listing's dim line under the session, show's whole part under its label
+    const lines = recallText(["sessions", "--archive-url", url, "--limit", "all"]).split("\n");
+    const line = lines.findIndex((text) => text.trimStart().startsWith(`${session.archive_id} `));
+    expect(lines[line + 1]!.trim()).toStartWith("compaction summary: 1. Primary request: move the zeppelinium build");
+    const text = recallText(["show", "--archive-url", url, session.archive_id]);
+    expect(text).toContain(`\ncompaction summary (2026-03-20):\n${compaction}\n`);
   }, 120_000);
 });
