@@ -2,9 +2,9 @@
  * One batch of `recall archive push` (issue 30): read from the local index and tokenized here ({@link prepareBatch},
  * synchronous, so the next batch is prepared while the archive writes the previous one), then written in the caller's
  * transaction ({@link sendBatch}): the session rows with their new content hash and abstract (schema.ts version 6),
- * their turns and documents (with their abstract column) replaced
- * (the archive's trigger marks the replaced documents' places removed in their batches), a batch row with the documents'
- * count and tokens, the documents, their posting lists (schema.ts version 4) and their chunk vectors.
+ * their turns and documents (with their abstract column) replaced (the archive's trigger marks the replaced documents'
+ * places removed in their batches), a batch row with the documents' count and tokens, the documents, their posting
+ * lists (schema.ts version 4) and their chunk vectors.
  */
 import type { Database } from "bun:sqlite";
 import { type DocumentText, loadDocumentTexts } from "../index/write/documents.ts";

@@ -4,9 +4,10 @@
  * stored summaries (name, input summary, files; no outputs).
  *
  * Incremental and idempotent: a session is keyed by (team, machine, source, session id) and carries a content hash (its
- * metadata, its abstract, each document's text hash and each turn's time); only sessions whose hash differs are sent. Resumable: each
- * batch of sessions is one transaction (the session rows with their new hash, then their turns and documents replaced),
- * so a push killed or disconnected mid-way leaves whole sessions only, and the next push sends what is still missing.
+ * metadata, its abstract, each document's text hash and each turn's time); only sessions whose hash differs are sent.
+ * Resumable: each batch of sessions is one transaction (the session rows with their new hash, then their turns and
+ * documents replaced), so a push killed or disconnected mid-way leaves whole sessions only, and the next push sends
+ * what is still missing.
  * Concurrent pushers of one session serialize on its row (INSERT … ON CONFLICT takes the row lock until commit).
  * Sessions forgotten locally stay in the archive (forget can delete them there, on purpose).
  */

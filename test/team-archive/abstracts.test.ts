@@ -31,12 +31,16 @@ const claude = join(work, "claude");
 const sessions = 12;
 const idOf = (n: number) => `${String(n).padStart(8, "0")}-cccc-4000-8000-000000000000`;
 const fileOf = (n: number) => join(claude, "projects", `-home-u-p${n % 2}`, `${idOf(n)}.jsonl`);
-/** The compacted session, and the compaction summary's text: 900 characters, its only mention of "zeppelinium". */
+/**
+ * The compacted session, and the compaction summary's text: 900 characters (quotes, backslashes and a blank line
+ * among them), its only mention of "zeppelinium".
+ */
 const compacted = 5;
-const compaction = `1. Primary request: move the zeppelinium build off the old runner. ${fillerText(7, 160)}`.slice(
-  0,
-  900,
-);
+const compaction =
+  `1. Primary request: move the zeppelinium build off the old runner ("ci-7", C:\\ci\\runner).\n\n${fillerText(7, 160)}`.slice(
+    0,
+    900,
+  );
 
 let server: PostgresServer;
 const open: ArchiveConnection[] = [];
