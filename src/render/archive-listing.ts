@@ -2,15 +2,19 @@
  * Output of `recall sessions --archive` (issue 30), beside render/sessions.ts's local listing.
  * `--json`: {"version": 1, "archive": "postgresql://user@host:port/db" (no password), "sessions": [{"archive_id"
  * (string of digits: what `show --archive` takes), "session_id", "source", "project", "project_path", "title",
- * "started_at", "ended_at", "turns", "git_branch", "is_subagent", "team", "pushed_by" (the PostgreSQL role that pushed
- * it), "machine", "os_user"}], "empty_sessions_hidden", "total", "offset", "next_offset" (null on the last page)}: the
- * local listing's fields the archive holds (ISO-8601 UTC times, full ids), plus the origin.
- * Text: one line per session, newest first, in aligned columns, each naming who pushed it and from where; control
- * characters from sessions shown as `\xNN` (escapes.ts) in both.
+ * "abstract" (issue 41: format.ts `abstractJson`, each part cut to 600 characters as the local listing's), "started_at",
+ * "ended_at", "turns", "git_branch", "is_subagent", "team", "pushed_by" (the PostgreSQL role that pushed it), "machine",
+ * "os_user"}], "empty_sessions_hidden", "total", "offset", "next_offset" (null on the last page)}: the local listing's
+ * fields the archive holds (ISO-8601 UTC times, full ids), plus the origin.
+ * Text: one line per session, newest first, in aligned columns, each naming who pushed it and from where, and under a
+ * session with an abstract a dim line with its first part (as render/sessions.ts); control characters from sessions
+ * shown as `\xNN` (escapes.ts) in both.
  */
 import type { ArchiveListing } from "../team-archive/listing.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import {
+  abstractJson,
+  abstractLine,
   archiveOriginText,
   countOf,
   isoTime,
@@ -30,6 +34,7 @@ export function renderArchiveListingJson(listing: ArchiveListing): string {
     sessions: listing.items.map((s) => ({
       archive_id: s.archiveId,
       ...sessionIdentityJson(s),
+      abstract: abstractJson(s.abstract),
       started_at: isoTime(s.startedAt),
       ended_at: isoTime(s.endedAt),
       turns: s.turns,
@@ -49,9 +54,10 @@ export function renderArchiveListingJson(listing: ArchiveListing): string {
 
 /**
  * `recall sessions --archive`: one line per session — archive id, source, project, local date of its last activity,
- * turns, title, then who pushed it and from where (`by alice@laptop, team alpha`). When more pages follow, a line
- * says which sessions these are of how many and gives `next`, the command for the next page; when `emptyHidden` > 0,
- * a line says how many sessions without turns were left out. A last line says how to read one.
+ * turns, title, then who pushed it and from where (`by alice@laptop, team alpha`) — and under a session with an
+ * abstract (issue 41) a dim line with its first part. When more pages follow, a line says which sessions these are of
+ * how many and gives `next`, the command for the next page; when `emptyHidden` > 0, a line says how many sessions
+ * without turns were left out. A last line says how to read one.
  */
 export function renderArchiveListingText(listing: ArchiveListing, palette: Palette, next?: string): string {
   const hiddenNote =
@@ -72,7 +78,7 @@ export function renderArchiveListingText(listing: ArchiveListing, palette: Palet
   const turnsWidth = Math.max(...sessions.map((s) => countOf(s.turns, "turn").length));
   const lines = sessions.map((s) => {
     const project = padColumns(fitColumns(oneLine(projectLabel(s.project), 200), 24), 24);
-    return [
+    const line = [
       palette.cyan(s.archiveId.padStart(idWidth)),
       s.source.padEnd(11),
       s.project ? project : palette.dim(project),
@@ -80,6 +86,8 @@ export function renderArchiveListingText(listing: ArchiveListing, palette: Palet
       countOf(s.turns, "turn").padStart(turnsWidth),
       `${fitColumns(oneLine(s.title ?? "", 200), 60)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}  ${palette.dim(archiveOriginText(s))}`,
     ].join("  ");
+    const about = abstractLine(s.abstract, 200);
+    return about ? `${line}\n${" ".repeat(idWidth + 2)}${palette.dim(fitColumns(about, 110))}` : line;
   });
   if (next) {
     const shown = `${(listing.offset + 1).toLocaleString("en-US")}–${(listing.offset + listing.items.length).toLocaleString("en-US")}`;

@@ -6,20 +6,29 @@
  */
 import type { ArchiveSession } from "../team-archive/show.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
-import { countOf, isoTime, projectLabel, sessionIdentityJson } from "./format.ts";
+import { abstractJson, abstractSourceLabels, countOf, isoTime, projectLabel, sessionIdentityJson } from "./format.ts";
 import type { ArchiveSessionSummary } from "../team-archive/sessions.ts";
 import type { PushSummary } from "../team-archive/push.ts";
 
 const day = (ms: number): string => (ms > 0 ? new Date(ms).toISOString().slice(0, 10) : "????-??-??");
 const oneLine = (text: string): string => neutralizeControls(text).replace(/\s+/g, " ").trim();
 
-/** An archived session as text: a header with its origin, then each turn's prompt, answer and tool-call lines. */
+/**
+ * An archived session as text: a header with its origin; what was written about it (issue 41), each abstract part
+ * whole under its label (`compaction summary (2026-03-01):`); then each turn's prompt, answer and tool-call lines.
+ */
 export function renderArchiveSessionText({ session, turns }: ArchiveSession): string {
   const lines = [
     `${oneLine(session.title ?? "(no title)")}`,
     `${oneLine(projectLabel(session.project))} · ${session.source} · ${day(session.startedAt)} → ${day(session.endedAt)} · ${countOf(session.turns, "turn")} · by ${session.pushedBy}@${oneLine(session.machine)} (${oneLine(session.osUser)}), team ${session.team} · archive id ${session.archiveId}`,
     `session ${session.sessionId}`,
   ];
+  for (const part of session.abstract)
+    lines.push(
+      "",
+      `${abstractSourceLabels[part.source]}${part.at > 0 ? ` (${day(part.at)})` : ""}:`,
+      neutralizeControls(part.text),
+    );
   for (const turn of turns) {
     lines.push(
       "",
@@ -44,11 +53,15 @@ const originJson = (result: ArchiveSessionSummary) => ({
   os_user: result.osUser,
 });
 
-/** `recall show --archive --json`: the session with its origin and the turns asked for. */
+/**
+ * `recall show --archive --json`: the session with its origin, its abstract whole (format.ts `abstractJson`, issue 41)
+ * and the turns asked for.
+ */
 export function renderArchiveSessionJson({ session, turns }: ArchiveSession): string {
   return `${jsonLine({
     version: 1,
     ...sessionIdentityJson(session),
+    abstract: abstractJson(session.abstract),
     git_branch: session.gitBranch,
     started_at: isoTime(session.startedAt),
     ended_at: isoTime(session.endedAt),

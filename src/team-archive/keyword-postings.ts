@@ -7,8 +7,9 @@
  *                       (FTS5 counts each matching token);
  *   a phrase            (`"src path file ts"`) the documents holding all its tokens; when there are at most
  *                       {@link exactPhraseCandidates} of them, their texts are read and the phrase's instances counted
- *                       (consecutive tokens of one column, as FTS5); past that, a document's phrase frequency is
- *                       approximated by the smallest frequency of its tokens (documented difference from local).
+ *                       (consecutive tokens of one of its four columns, as FTS5); past that, a document's phrase
+ *                       frequency is approximated by the smallest frequency of its tokens (documented difference
+ *                       from local).
  */
 import type { ArchiveConnection } from "./connection.ts";
 import { type KeywordTokenizer, phraseFrequency } from "./keyword-tokens.ts";
@@ -285,13 +286,14 @@ async function exactPhrase(
     heading: string;
     body: string;
     extra: string;
+    abstract: string;
   }>(
-    `SELECT d.batch, d.position, d.heading, d.body, d.extra
+    `SELECT d.batch, d.position, d.heading, d.body, d.extra, d.abstract
      FROM unnest($1::bigint[], $2::integer[]) AS w(batch, position)
      JOIN recall.documents d ON d.batch = w.batch AND d.position = w.position`,
     [wanted.map((w) => w.batch), wanted.map((w) => w.position)],
   );
-  tokenizer.learn(texts.flatMap((row) => [row.heading, row.body, row.extra]));
+  tokenizer.learn(texts.flatMap((row) => [row.heading, row.body, row.extra, row.abstract]));
   const frequencyOf = new Map(
     texts.map((row) => [`${row.batch}:${row.position}`, phraseFrequency(tokenizer, row, phrase)]),
   );

@@ -12,18 +12,26 @@ import { Database } from "bun:sqlite";
 import { keywordTokenizer } from "../index/schema.ts";
 import { bm25ColumnWeights } from "../search/ranking/match-window.ts";
 
-/** The three searched columns of a document, as the local index's FTS5 table holds them. */
+/**
+ * The four searched columns of a document, as the local index's FTS5 table holds them (index/write/documents.ts
+ * DocumentText): heading, body, extra, and abstract (a session document's summary and abstract, issue 41; "" for a turn
+ * document). Their order is {@link bm25ColumnWeights}'s.
+ */
 export interface DocumentColumns {
   heading: string;
   body: string;
   extra: string;
+  abstract: string;
 }
+
+/** A document's columns in {@link bm25ColumnWeights}' order. */
+const columnTexts = (d: DocumentColumns): string[] => [d.heading, d.body, d.extra, d.abstract];
 
 /** The BM25 inputs of one document: its length and each term's column-weighted frequency. */
 export interface DocumentTerms {
-  /** Tokens in all three columns (FTS5's xColumnSize(-1): bm25's D). */
+  /** Tokens in all four columns (FTS5's xColumnSize(-1): bm25's D). */
   length: number;
-  /** Term → Σ over its occurrences of the column's weight (heading 2, body 1, extra 1): bm25's f(q, D). */
+  /** Term → Σ over its occurrences of the column's weight (heading 2, body, extra and abstract 1): bm25's f(q, D). */
   frequencies: Map<string, number>;
 }
 
@@ -78,11 +86,7 @@ export class KeywordTokenizer {
    * pass, and each unit's tokens are counted with its column's weight.
    */
   documentTermsOf(documents: readonly DocumentColumns[]): DocumentTerms[] {
-    const split = documents.map((d) => [
-      d.heading.split(whitespace),
-      d.body.split(whitespace),
-      d.extra.split(whitespace),
-    ]);
+    const split = documents.map((d) => columnTexts(d).map((text) => text.split(whitespace)));
     const unknown = new Set<string>();
     for (const columns of split)
       for (const units of columns) for (const unit of units) if (!this.units.has(unit)) unknown.add(unit);
@@ -138,7 +142,7 @@ export function phraseFrequency(
   phrase: readonly string[],
 ): number {
   let frequency = 0;
-  for (const [column, text] of [columns.heading, columns.body, columns.extra].entries()) {
+  for (const [column, text] of columnTexts(columns).entries()) {
     const tokens = tokenizer.tokens(text);
     for (let i = 0; i + phrase.length <= tokens.length; i++) {
       let j = 0;

@@ -72,7 +72,7 @@ export async function listArchiveSessions(
   const more = Number.isFinite(limit) && rows.length > limit;
   return {
     archive: connection.url.display,
-    items: (more ? rows.slice(0, limit) : rows).map(toArchiveSummary),
+    items: (more ? rows.slice(0, limit) : rows).map((row) => toArchiveSummary(row)),
     offset,
     nextOffset: more ? offset + limit : undefined,
     total: Number(counts?.listed ?? 0),

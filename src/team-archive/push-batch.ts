@@ -1,13 +1,15 @@
 /**
  * One batch of `recall archive push` (issue 30): read from the local index and tokenized here ({@link prepareBatch},
  * synchronous, so the next batch is prepared while the archive writes the previous one), then written in the caller's
- * transaction ({@link sendBatch}): the session rows with their new content hash, their turns and documents replaced
- * (the archive's trigger marks the replaced documents' places removed in their batches), a batch row with the documents'
- * count and tokens, the documents, their posting lists (schema.ts version 4) and their chunk vectors.
+ * transaction ({@link sendBatch}): the session rows with their new content hash and abstract (schema.ts version 6),
+ * their turns and documents (with their abstract column) replaced (the archive's trigger marks the replaced documents'
+ * places removed in their batches), a batch row with the documents' count and tokens, the documents, their posting
+ * lists (schema.ts version 4) and their chunk vectors.
  */
 import type { Database } from "bun:sqlite";
 import { type DocumentText, loadDocumentTexts } from "../index/write/documents.ts";
 import type { PreparedTurn } from "../index/write/writer.ts";
+import { sessionAbstract } from "../search/listing/sessions.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import type { DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
 import { insertPostingLists, type PostingEntries } from "./posting-lists.ts";
@@ -19,7 +21,10 @@ import {
   writeBatchVectors,
 } from "./push-vectors.ts";
 
-/** A local session row as pushed (sessions table, with the title the listing shows). */
+/**
+ * A local session row as pushed (sessions table, with the title the listing shows, and what its abstract is made of:
+ * the JSON of `sessions.abstract` and the `summaries` row's text and time, epoch ms; null when there is none).
+ */
 export interface LocalSession {
   rowid: number;
   source: string;
@@ -35,6 +40,21 @@ export interface LocalSession {
   turn_count: number;
   files: string;
   source_status: string;
+  abstract: string | null;
+  summary: string | null;
+  summary_made_at: number | null;
+}
+
+/**
+ * The abstract a session is archived with (schema.ts version 6), as the local listing has it but whole
+ * (search/listing/sessions.ts sessionAbstract: the summary first, then the agent's parts): its JSON, or null when the
+ * session has neither a summary nor an abstract.
+ */
+export function archivedAbstract(
+  session: Pick<LocalSession, "abstract" | "summary" | "summary_made_at">,
+): string | null {
+  const parts = sessionAbstract(session.abstract, session.summary, session.summary_made_at);
+  return parts.length > 0 ? JSON.stringify(parts) : null;
 }
 
 /** A local turn row as pushed. */
@@ -118,13 +138,13 @@ export async function sendBatch(
   const { sessions } = batch;
   const ids = await connection.query<{ id: string; source: string; session_id: string }>(
     `INSERT INTO recall.sessions (team, machine, os_user, source, session_id, parent_session_id, is_subagent, project_path,
-       project_name, git_branch, title, started_at, ended_at, turn_count, files, source_status, content_hash)
+       project_name, git_branch, title, started_at, ended_at, turn_count, files, source_status, content_hash, abstract)
      SELECT $1, $2, $3, s.* FROM unnest($4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::text[],
-       $11::text[], $12::bigint[], $13::bigint[], $14::integer[], $15::jsonb[], $16::text[], $17::text[]) AS s
+       $11::text[], $12::bigint[], $13::bigint[], $14::integer[], $15::jsonb[], $16::text[], $17::text[], $18::jsonb[]) AS s
      ON CONFLICT (team, machine, source, session_id) DO UPDATE SET os_user = excluded.os_user,
        parent_session_id = excluded.parent_session_id, is_subagent = excluded.is_subagent, project_path = excluded.project_path,
        project_name = excluded.project_name, git_branch = excluded.git_branch, title = excluded.title,
-       started_at = excluded.started_at, ended_at = excluded.ended_at, turn_count = excluded.turn_count,
+       abstract = excluded.abstract, started_at = excluded.started_at, ended_at = excluded.ended_at, turn_count = excluded.turn_count,
        files = excluded.files, source_status = excluded.source_status, content_hash = excluded.content_hash,
        pushed_at = now()
      RETURNING id, source, session_id`,
@@ -146,6 +166,7 @@ export async function sendBatch(
       sessions.map((s) => s.files),
       sessions.map((s) => s.source_status),
       sessions.map((s) => hashes.get(s.rowid)!),
+      sessions.map(archivedAbstract),
     ],
   );
   const archiveIdOfKey = new Map(ids.map((row) => [`${row.source}\u0000${row.session_id}`, row.id]));
@@ -177,10 +198,11 @@ export async function sendBatch(
     [team, documents.length, documents.reduce((sum, d) => sum + d.terms.length, 0)],
   );
   const inserted = await connection.query<{ id: string; session: string; level: string; turn_number: number }>(
-    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra, batch, position, length)
-       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra, $2, d.position, d.length
+    `INSERT INTO recall.documents (session, team, level, turn_number, heading, body, extra, abstract, batch, position,
+         length)
+       SELECT d.session, $1, d.level, d.turn_number, d.heading, d.body, d.extra, d.abstract, $2, d.position, d.length
        FROM json_to_recordset($3::json) AS d(session bigint, level text, turn_number integer, heading text, body text,
-         extra text, position integer, length integer)
+         extra text, abstract text, position integer, length integer)
        ORDER BY d.position
        RETURNING id, session, level, turn_number`,
     [
@@ -194,6 +216,7 @@ export async function sendBatch(
           heading: d.text.heading,
           body: d.text.body,
           extra: d.text.extra,
+          abstract: d.text.abstract,
           position,
           length: d.terms.length,
         })),

@@ -4,9 +4,10 @@
  * stored summaries (name, input summary, files; no outputs).
  *
  * Incremental and idempotent: a session is keyed by (team, machine, source, session id) and carries a content hash (its
- * metadata, each document's text hash and each turn's time); only sessions whose hash differs are sent. Resumable: each
- * batch of sessions is one transaction (the session rows with their new hash, then their turns and documents replaced),
- * so a push killed or disconnected mid-way leaves whole sessions only, and the next push sends what is still missing.
+ * metadata, its abstract, each document's text hash and each turn's time); only sessions whose hash differs are sent.
+ * Resumable: each batch of sessions is one transaction (the session rows with their new hash, then their turns and
+ * documents replaced), so a push killed or disconnected mid-way leaves whole sessions only, and the next push sends
+ * what is still missing.
  * Concurrent pushers of one session serialize on its row (INSERT … ON CONFLICT takes the row lock until commit).
  * Sessions forgotten locally stay in the archive (forget can delete them there, on purpose).
  */
@@ -17,7 +18,14 @@ import { ArchiveError } from "../errors.ts";
 import { type ArchiveConnection, openArchive } from "./connection.ts";
 import { type CompactionLimits, compactBatches } from "./compact.ts";
 import { KeywordTokenizer } from "./keyword-tokens.ts";
-import { type BatchCounts, type LocalSession, type PreparedBatch, prepareBatch, sendBatch } from "./push-batch.ts";
+import {
+  archivedAbstract,
+  type BatchCounts,
+  type LocalSession,
+  type PreparedBatch,
+  prepareBatch,
+  sendBatch,
+} from "./push-batch.ts";
 import { openVectorSide } from "./push-vectors.ts";
 import { assertArchiveReady, checkTeamName, teamsOfRole } from "./schema.ts";
 
@@ -226,23 +234,33 @@ export async function chooseTeam(connection: ArchiveConnection, wanted: string |
 function localSessions(db: Database): LocalSession[] {
   return db
     .query<LocalSession, []>(
-      `SELECT id AS rowid, source, session_id, parent_session_id, is_subagent, project_path, project_name, git_branch,
-        coalesce(title, derived_title) AS title,
-        started_at, ended_at, turn_count, files, source_status FROM sessions ORDER BY id`,
+      `SELECT s.id AS rowid, s.source, s.session_id, s.parent_session_id, s.is_subagent, s.project_path, s.project_name,
+        s.git_branch, coalesce(s.title, s.derived_title) AS title,
+        s.started_at, s.ended_at, s.turn_count, s.files, s.source_status,
+        s.abstract, m.text AS summary, m.made_at AS summary_made_at
+       FROM sessions s LEFT JOIN summaries m ON m.session_rowid = s.id ORDER BY s.id`,
     )
     .all();
 }
 
 /**
- * Content hash of each session (wyhash, hex): its metadata, its documents' text hashes, its turns' times, and, when
- * vectors are pushed, the model and how many of its chunks are embedded (a session embedded after a push is sent again).
+ * Content hash of each session (wyhash, hex): its metadata, its abstract as archived (issue 41: the summary and the
+ * agent's parts, with their times; left out when empty, so a session without one keeps the hash it had before
+ * archive schema 6), its documents' text hashes, its turns' times, and, when vectors are pushed, the model and how many
+ * of its chunks are embedded (a session embedded after a push is sent again).
  */
 function contentHashes(
   db: Database,
   sessions: readonly LocalSession[],
   vectorFingerprint: string | undefined,
 ): Map<number, string> {
-  const parts = new Map<number, string[]>(sessions.map((session) => [session.rowid, [JSON.stringify(session)]]));
+  const parts = new Map<number, string[]>(
+    sessions.map((session) => {
+      const { abstract: _abstract, summary: _summary, summary_made_at: _madeAt, ...row } = session;
+      const abstract = archivedAbstract(session);
+      return [session.rowid, [JSON.stringify(row), ...(abstract === null ? [] : [`abstract:${abstract}`])]];
+    }),
+  );
   if (vectorFingerprint !== undefined) {
     for (const session of sessions) parts.get(session.rowid)!.push(`model:${vectorFingerprint}`);
     for (const row of db

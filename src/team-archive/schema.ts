@@ -9,7 +9,7 @@
  * by the pusher with FTS5's own tokens so that the archive ranks by the local index's BM25 (keyword-rank.ts). Versions
  * 1 and 2 had a generated `tsvector` with a GIN index instead; version 3 replaces it (see there why), and version 4
  * stores each posting list as bytes that the searching client ranks (see there why). Version 5 pins the search path
- * of every function (issue 37; see there why).
+ * of every function (issue 37; see there why). Version 6 keeps each session's abstract and searches it (issue 41).
  *
  * Teams and row-level security: a team is a NOLOGIN role `recall_team_<name>` listed in recall.teams; a member is any
  * login role granted it. Every table has RLS: a role reads the rows of its teams, and inserts, updates or deletes only
@@ -22,7 +22,7 @@ import { type ArchiveConnection, pinnedSearchPath } from "./connection.ts";
 import { type CreateRight, findCreateRights } from "./create-rights.ts";
 
 /** The schema version this build of recall writes and reads. */
-export const archiveSchemaVersion = 5;
+export const archiveSchemaVersion = 6;
 
 /** Role every team role is granted: the privileges on the recall schema (rows still filtered by RLS). */
 export const memberRole = "recall_member";
@@ -380,6 +380,21 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Version 6 (issue 41): what was written about a session, searched as local search does. `sessions.abstract` holds it
+ * as the local listing has it (search/listing/sessions.ts): a JSON array of `{source, text, at}` (parsers/types.ts
+ * AbstractPart), the summary `recall summarize` made first, then the parts its agent wrote, each text whole (a listing
+ * cuts them when it reads them); NULL when there is none. `documents.abstract` is the local keyword index's fourth
+ * column (index/write/documents.ts: a session document's summary and abstract, "" for a turn document): the pusher
+ * counts its tokens into the posting lists with its weight (keyword-tokens.ts), so the posting lists' format is
+ * unchanged. Sessions pushed before have neither: their posting lists, and so their ranks, stay as they were, and a
+ * session whose abstract or summary is not empty has a new content hash (push.ts), so the next push sends it again.
+ */
+const version6 = `
+ALTER TABLE recall.sessions ADD COLUMN abstract jsonb;
+ALTER TABLE recall.documents ADD COLUMN abstract text NOT NULL DEFAULT '';
+`;
+
 /** The migrations, in order: SQL run as the database owner. Append; never edit a released one. */
 export const archiveMigrations: readonly string[] = [
   version1 + ["sessions", "turns", "documents"].map(rowPolicies).join("") + memberGrants,
@@ -387,6 +402,7 @@ export const archiveMigrations: readonly string[] = [
   version3,
   version4,
   version5,
+  version6,
 ];
 
 /** What {@link initArchive} did. */

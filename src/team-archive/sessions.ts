@@ -4,7 +4,8 @@
  * search, show and listings.
  */
 import { noProjectLabel, type SearchFilters } from "../search/listing/filters.ts";
-import type { SessionSummary } from "../search/listing/sessions.ts";
+import type { AbstractPart } from "../parsers/types.ts";
+import { listedAbstract, type SessionSummary } from "../search/listing/sessions.ts";
 import type { ArchivedCopy } from "../search/reading/hydrate.ts";
 import type { ArchiveConnection } from "./connection.ts";
 
@@ -18,7 +19,8 @@ export type ArchiveSessionSummary = ArchivedCopy & Omit<SessionSummary, "rowid" 
 /** Columns of recall.sessions (alias `s`) that {@link toArchiveSummary} reads. */
 export const archiveSessionColumns = `s.id, s.team, s.pushed_by, s.machine, s.os_user, s.source, s.session_id,
   s.project_path, s.project_name, s.git_branch, s.title, s.started_at, s.ended_at, s.turn_count, s.is_subagent,
-  s.parent_session_id, s.files, s.source_status, (extract(epoch FROM s.pushed_at) * 1000)::bigint AS pushed_at`;
+  s.parent_session_id, s.files, s.source_status, (extract(epoch FROM s.pushed_at) * 1000)::bigint AS pushed_at,
+  s.abstract`;
 
 /** A row of {@link archiveSessionColumns} as pg returns it (bigint columns as strings). */
 export interface ArchiveSessionRow {
@@ -41,12 +43,20 @@ export interface ArchiveSessionRow {
   files: string[];
   source_status: SessionSummary["sourceStatus"];
   pushed_at: string;
-  /** The session's summary and abstract as the local index listed them (issue 41); absent before archive schema 6. */
-  abstract?: SessionSummary["abstract"] | null;
+  /**
+   * The session's summary and abstract parts, texts whole (schema.ts version 6: the local listing's, not cut); null
+   * when it has neither, or was pushed before.
+   */
+  abstract: AbstractPart[] | null;
 }
 
-/** The summary of a row of {@link archiveSessionColumns} (times as epoch ms numbers). */
-export function toArchiveSummary(row: ArchiveSessionRow): ArchiveSessionSummary {
+/**
+ * The summary of a row of {@link archiveSessionColumns} (times as epoch ms numbers). Its abstract is cut as the local
+ * listing cuts it (search/listing/sessions.ts listedAbstract: each part to 600 characters), unless `wholeAbstract`
+ * (`show --archive`, which prints it whole).
+ */
+export function toArchiveSummary(row: ArchiveSessionRow, wholeAbstract = false): ArchiveSessionSummary {
+  const abstract = row.abstract ?? [];
   return {
     archiveId: row.id,
     team: row.team,
@@ -58,7 +68,7 @@ export function toArchiveSummary(row: ArchiveSessionRow): ArchiveSessionSummary 
     project: row.project_name,
     projectPath: row.project_path,
     title: row.title,
-    abstract: row.abstract ?? [],
+    abstract: wholeAbstract ? abstract : listedAbstract(abstract),
     gitBranch: row.git_branch,
     startedAt: Number(row.started_at),
     endedAt: Number(row.ended_at),

@@ -24,6 +24,7 @@ export interface ArchiveTurn {
 
 /** An archived session with the turns asked for. */
 export interface ArchiveSession {
+  /** The session, its abstract whole (issue 41: a listing cuts each part to 600 characters, level 3 does not). */
   session: ArchiveSessionSummary;
   turns: ArchiveTurn[];
 }
@@ -72,7 +73,7 @@ export async function readArchiveSession(
     [row.id, from, to ?? null],
   );
   return {
-    session: toArchiveSummary(row),
+    session: toArchiveSummary(row, true),
     turns: turns.map((turn) => ({ ...turn, timestamp: Number(turn.timestamp) })),
   };
 }

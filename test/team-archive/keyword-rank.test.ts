@@ -414,7 +414,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
          VALUES ('docker', $1, 'gamma', 'dana', ARRAY[$2::bigint], '{2}', '{3}')`,
         [batch!.id, document!.id],
       );
-      expect(await initArchive(admin, [])).toMatchObject({ applied: [4, 5], version: 5 });
+      expect(await initArchive(admin, [])).toMatchObject({ applied: [4, 5, 6], version: 6 });
       const [state] = await admin.query<{ hashes: string[]; batched: number; batches: number; postings: number }>(
         `SELECT (SELECT array_agg(DISTINCT content_hash) FROM recall.sessions) AS hashes,
            (SELECT count(*) FROM recall.documents WHERE batch IS NOT NULL)::int AS batched,

@@ -60,17 +60,41 @@ describe("KeywordTokenizer: FTS5's tokens, outside the index (issue 30)", () => 
   });
 
   test("documentTerms: length is every column's tokens, frequencies weigh the heading 2 and the others 1", () => {
-    const terms = tokenizer.documentTerms({ heading: "docker docker", body: "docker network", extra: "network" });
+    const terms = tokenizer.documentTerms({
+      heading: "docker docker",
+      body: "docker network",
+      extra: "network",
+      abstract: "",
+    });
     expect(terms.length).toBe(5);
     expect(Object.fromEntries(terms.frequencies)).toEqual({ docker: 5, network: 2 });
   });
 
+  test("documentTerms counts the abstract column (issue 41) with its weight, as FTS5's bm25 does", () => {
+    const terms = tokenizer.documentTerms({
+      heading: "docker",
+      body: "",
+      extra: "",
+      abstract: "Compaction: the docker bridge network was migrated",
+    });
+    expect(terms.length).toBe(8);
+    expect(Object.fromEntries(terms.frequencies)).toMatchObject({ docker: 2 + 1, bridg: 1, compact: 1 });
+  });
+
   test("phraseFrequency counts consecutive tokens within one column, weighted by the column", () => {
-    const columnsOf = { heading: "bridge network, bridge network", body: "bridge. network", extra: "bridge\nnetwork" };
-    // heading: 2 instances × 2; body: punctuation between does not break a phrase in FTS5 (1); extra: 1
-    expect(phraseFrequency(tokenizer, columnsOf, ["bridg", "network"])).toBe(6);
-    expect(phraseFrequency(tokenizer, { heading: "network bridge", body: "", extra: "" }, ["bridg", "network"])).toBe(
-      0,
-    );
+    const columnsOf = {
+      heading: "bridge network, bridge network",
+      body: "bridge. network",
+      extra: "bridge\nnetwork",
+      abstract: "a bridge network",
+    };
+    // heading: 2 instances × 2; body: punctuation between does not break a phrase in FTS5 (1); extra: 1; abstract: 1
+    expect(phraseFrequency(tokenizer, columnsOf, ["bridg", "network"])).toBe(7);
+    expect(
+      phraseFrequency(tokenizer, { heading: "network bridge", body: "", extra: "", abstract: "" }, [
+        "bridg",
+        "network",
+      ]),
+    ).toBe(0);
   });
 });

@@ -87,17 +87,36 @@ interface SessionRow {
  */
 export const abstractListedChars = 600;
 
-/** The summary and the abstract parts of a session row, each part cut to {@link abstractListedChars}. */
-function abstractOf(row: SessionRow): AbstractPart[] {
-  const parts: AbstractPart[] = row.abstract === null ? [] : (JSON.parse(row.abstract) as AbstractPart[]);
-  const listed = parts.map((part) =>
-    part.text.length > abstractListedChars
+/**
+ * A session's whole abstract as a listing shows it: the summary `recall summarize` made (source `summary`, at
+ * `summaryMadeAt`, epoch ms; none when `summary` is null or "") first, then the parts of `abstract` (the JSON of
+ * `sessions.abstract`, or null), texts whole. Shared with the team archive, which stores it so (issue 41).
+ */
+export function sessionAbstract(
+  abstract: string | null,
+  summary: string | null,
+  summaryMadeAt: number | null,
+): AbstractPart[] {
+  const parts: AbstractPart[] = abstract === null ? [] : (JSON.parse(abstract) as AbstractPart[]);
+  if (summary) parts.unshift({ source: "summary", text: summary, at: summaryMadeAt ?? 0 });
+  return parts;
+}
+
+/**
+ * Each part of an abstract with its text cut to {@link abstractListedChars} characters (the last one "…"), but the
+ * summary, which is short by construction (at most 1,500 characters, summarize/answer.ts) and shown whole.
+ */
+export function listedAbstract(parts: readonly AbstractPart[]): AbstractPart[] {
+  return parts.map((part) =>
+    part.source !== "summary" && part.text.length > abstractListedChars
       ? { ...part, text: `${part.text.slice(0, abstractListedChars - 1)}…` }
       : part,
   );
-  if (row.summary) listed.unshift({ source: "summary", text: row.summary, at: row.summary_made_at ?? 0 });
-  return listed;
 }
+
+/** The summary and the abstract parts of a session row, each cut to {@link abstractListedChars}. */
+const abstractOf = (row: SessionRow): AbstractPart[] =>
+  listedAbstract(sessionAbstract(row.abstract, row.summary, row.summary_made_at));
 
 const summaryColumns = `s.id, s.session_id, s.source, s.project_name, s.project_path, s.title, s.git_branch, s.started_at, s.ended_at,
   s.turn_count, s.parent_session_id, s.is_subagent, s.location, s.files, s.source_status, ${lastSeenSql} AS last_seen_at, s.prompt_only,
