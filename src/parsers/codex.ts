@@ -33,7 +33,8 @@ export const codexParser: Parser = withPromptHistory(
     id: "codex",
     // 3: a reply recorded only as an `agent_message` event is kept (issue 37).
     // 4: turns carry the model and tokens of their `token_count` events (issue 38 item 14).
-    version: 4,
+    // 5: the session carries the summaries of its `compacted` records as its abstract (issue 41).
+    version: 5,
     scan: (roots) => scanCodexRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),

@@ -54,7 +54,7 @@ function listContinueUnits(containers: readonly SourceContainer[], hooks: Parser
 /** The Continue `Parser`: stats-only scan of `sessions/*.json`, one unit per file, whole-file parses. */
 export const continueParser: Parser = {
   id: "continue",
-  version: 1,
+  version: 2, // 2: conversationSummary is the session's abstract, no longer counted as not kept (issue 41)
   scan: (roots) =>
     scanSessionTree({ source: "continue", sessionsFolder: "sessions", isSessionFile, maxDepth: 2 }, roots),
   scansContainerPaths: true,

@@ -19,7 +19,7 @@ export { listCopilotUnits, scanCopilotRoots } from "./copilot-cli/scan.ts";
  */
 export const copilotCliParser: Parser = {
   id: "copilot-cli",
-  version: 1,
+  version: 2, // 2: compaction and task-complete summaries are the session's abstract (issue 41)
   scan: (roots) => scanCopilotRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listCopilotUnits(containers, hooks),

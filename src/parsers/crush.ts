@@ -37,7 +37,7 @@ function listCrushUnits(containers: readonly SourceContainer[], hooks: ParserHoo
 /** The Crush `Parser`: scan for `crush.db` files (and `projects.json`), one unit per session, whole-session parses. */
 export const crushParser: Parser = {
   id: "crush",
-  version: 1,
+  version: 2, // 2: the compaction summary (is_summary_message) is the session's abstract, not a skipped message (issue 41)
   scan: scanCrushRoots,
   scansContainerPaths: true,
   listUnits: listCrushUnits,

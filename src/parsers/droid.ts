@@ -20,7 +20,7 @@ const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 /** The Droid `Parser`: stats-only scan of `sessions/**\/*.jsonl`, one unit per file, whole-file parses. */
 export const droidParser: Parser = {
   id: "droid",
-  version: 1,
+  version: 2, // 2: compaction_state summaries are the session's abstract, no longer counted as skipped (issue 41)
   scan: (roots) =>
     scanSessionTree(
       { source: "droid", sessionsFolder: "sessions", isSessionFile, maxDepth: 4, sideFileOf: settingsPathOf },

@@ -36,7 +36,9 @@ export const geminiCliParser: Parser = withPromptHistory(
     id: "gemini-cli",
     // 3: a Qwen Code chat in a Gemini folder is a rejected file, not an empty session (issue 37).
     // 4: turns carry their replies' models and tokens (issue 38 item 14).
-    version: 4,
+    // 5: the session carries its abstract (compression summaries, replaced summaries; issue 41), and a compression
+    // summary and its acknowledgement are no longer a turn.
+    version: 5,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),

@@ -80,7 +80,7 @@ function legacyUnit(container: SourceContainer, hooks: ParserHooks): SourceUnit 
 /** The Goose `Parser`: stats-only scan for `sessions/sessions.db`, one unit per session, whole-session parses. */
 export const gooseParser: Parser = {
   id: "goose",
-  version: 1,
+  version: 2, // 2: the summary Goose writes when it compacts is the session's abstract, not a skipped message (issue 41)
   scan: (roots) =>
     scanSessionTree(
       {

@@ -36,7 +36,7 @@ export function listGrokUnits(containers: readonly SourceContainer[], hooks: Par
 /** The Grok CLI `Parser`: `scan` finds `grok.db` by stats; `listUnits` lists its sessions; `parse` reads one. */
 export const grokCliParser: Parser = {
   id: "grok-cli",
-  version: 1,
+  version: 2, // 2: the compactions' summaries are the session's abstract (issue 41)
   scan: (roots) => scanGrokRoots(roots),
   listUnits: (containers, hooks) => listGrokUnits(containers, hooks),
   parse: (unit, options) => parseGrokUnit(unit, options),

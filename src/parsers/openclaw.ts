@@ -20,7 +20,7 @@ export { listOpenclawUnits, scanOpenclawRoots } from "./openclaw/scan.ts";
  */
 export const openclawParser: Parser = {
   id: "openclaw",
-  version: 1,
+  version: 2, // 2: compaction and branch summaries are the session's abstract (issue 41)
   scan: (roots) => scanOpenclawRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listOpenclawUnits(containers, hooks),

@@ -14,6 +14,7 @@ import { relative } from "node:path";
 import { SourceError } from "../errors.ts";
 import { errorCode, fsReason } from "./file-stats.ts";
 import type { ParseOptions, ParseResult, Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
+import { opencodeAbstract } from "./opencode/abstract.ts";
 import { buildSession, buildTurns, sortMessages, type RawConversation } from "./opencode/messages.ts";
 import { noteSkip } from "./shared/skips.ts";
 import { containerKind, scanOpencodeRoots, type ContainerKind } from "./opencode/scan.ts";
@@ -161,7 +162,9 @@ function loadConversation(unit: SourceUnit, options: OpencodeParserOptions): Raw
 export function createOpencodeParser(options: OpencodeParserOptions = {}): Parser {
   return {
     id: "opencode",
-    version: 2, // 2: turns carry their assistant messages' models, tokens and costs (issue 38 item 14)
+    // 2: turns carry their assistant messages' models, tokens and costs (issue 38 item 14); 3: the session carries
+    // its abstract (compaction summaries, message summary titles and bodies; issue 41)
+    version: 3,
     scan: scanOpencodeRoots,
     watch: { kind: "opencode-data" },
     // OpenCode CLI: `opencode --session <id>` continues a session.
@@ -189,6 +192,8 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
       const isSubagent = conversation.session.parentId !== null;
       const turns = buildTurns(conversation.session.id, messages, isSubagent, parseOptions.withOutputs ?? false);
       const session = buildSession(conversation.session, messages, turns.length, conversation.location);
+      const abstract = opencodeAbstract(messages, session.title);
+      if (abstract.length > 0) session.abstract = abstract;
       return { session, turns, fromTurn: 1, bytesRead: conversation.bytesRead, skipped: conversation.skipped };
     },
   };

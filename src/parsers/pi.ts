@@ -17,7 +17,7 @@ const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 /** The pi `Parser`: stats-only scan of `sessions/<project>/*.jsonl`, one unit per file, whole-file parses. */
 export const piParser: Parser = {
   id: "pi",
-  version: 1,
+  version: 2, // 2: compaction and branch summaries are the session's abstract, no longer counted as skipped (issue 41)
   scan: (roots) => scanSessionTree({ source: "pi", sessionsFolder: "sessions", isSessionFile, maxDepth: 4 }, roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listHeaderUnits(piHeaderSpec, containers, hooks),

@@ -20,7 +20,7 @@ export { listQwenUnits, scanQwenRoots } from "./qwen-code/scan.ts";
  */
 export const qwenCodeParser: Parser = {
   id: "qwen-code",
-  version: 1,
+  version: 2, // 2: the session carries the summaries of its chat_compression records (issue 41)
   scan: (roots) => scanQwenRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listQwenUnits(containers, hooks),

@@ -15,7 +15,7 @@ export { closeThreadsDatabases } from "./zed/database.ts";
 /** The Zed `Parser`: `scan` by stats only; `listUnits` lists thread rows; `parse` reads and decompresses one thread. */
 export const zedParser: Parser = {
   id: "zed",
-  version: 1,
+  version: 2, // 2: the thread's detailed_summary is the session's abstract (issue 41)
   scan: (roots) => scanZedRoots(roots),
   listUnits: (containers, hooks) => listZedUnits(containers, hooks),
   parse: (unit, options) => parseZedUnit(unit, options),

@@ -89,10 +89,17 @@ describe("Continue session files", () => {
     expect(cli.turns[0]!.usage).toBeUndefined(); // no model title, no usage recorded
   });
 
-  test("attached context, the compaction summary and a system message are counted as not kept", () => {
-    expect(Object.keys(ide.skipped.reasons ?? {}).sort()).toEqual(["attached context", "compaction summary"]);
-    expect(ide.skipped.count).toBe(2);
+  test("attached context and a system message are counted as not kept", () => {
+    expect(Object.keys(ide.skipped.reasons ?? {}).sort()).toEqual(["attached context"]);
+    expect(ide.skipped.count).toBe(1);
     expect(Object.keys(cli.skipped.reasons ?? {})).toEqual(["system message"]);
+  });
+
+  test("issue 41: the compaction summary (conversationSummary) is the session's abstract, in no turn", () => {
+    expect(ide.session.abstract).toEqual([
+      { source: "compaction", text: "Fixed cartTotal to use quantity; cart test fixture lacks quantity.", at: 0 },
+    ]);
+    expect(ide.turns.some((turn) => turn.response.includes("cart test fixture lacks quantity"))).toBe(false);
   });
 
   test("without outputs the index parse keeps no tool output or change", () => {

@@ -114,9 +114,19 @@ describe("Crush crush.db", () => {
     expect(child.turns[0]!.usage).toEqual([{ model: "claude-haiku-4-5", ...none, costUsd: 0.0061 }]);
   });
 
-  test("the compaction summary is counted as not kept; reasoning is not prose; nothing else is skipped", () => {
-    expect(main.skipped.count).toBe(1);
-    expect(Object.keys(main.skipped.reasons ?? {})).toEqual(["compaction summary"]);
+  test("issue 41: the compaction summary is the session's abstract, in no turn", () => {
+    expect(main.session.abstract).toEqual([
+      {
+        source: "compaction",
+        text: "Summary: healthz reports degraded when Redis is down; handler tests pass.",
+        at: 1762600090000,
+      },
+    ]);
+    expect(main.turns.some((turn) => turn.response.includes("Summary: healthz"))).toBe(false);
+  });
+
+  test("reasoning is not prose; nothing is skipped", () => {
+    expect(main.skipped.count).toBe(0);
     expect(main.turns.some((turn) => turn.response.includes("Need to look at the handler"))).toBe(false);
     expect(child.skipped.count).toBe(0);
   });

@@ -97,6 +97,30 @@ describe("grok-cli parse", () => {
   });
 });
 
+describe("grok-cli abstract (issue 41)", () => {
+  test("the compactions' summaries are the abstract, newest first; the session has none without them", () => {
+    const extra = `
+      INSERT INTO compactions (session_id, first_kept_seq, summary, tokens_before, created_at) VALUES
+        ('${sessionId}', 4, 'PDF renamer: untitled PDFs need a fallback title.', 52000, '2026-04-09T08:32:00.000Z'),
+        ('${sessionId}', 6, 'first_text_line() added; tests pass.', 61000, '2026-04-09T08:32:30.000Z');`;
+    const parsed = grokCliParser.parse(unitsBelow(grokHome("compacted", extra))[0]!);
+    expect(parsed.session.abstract).toEqual([
+      {
+        source: "compaction",
+        text: "first_text_line() added; tests pass.",
+        at: Date.parse("2026-04-09T08:32:30.000Z"),
+      },
+      {
+        source: "compaction",
+        text: "PDF renamer: untitled PDFs need a fallback title.",
+        at: Date.parse("2026-04-09T08:32:00.000Z"),
+      },
+    ]);
+    expect(parsed.turns.some((turn) => turn.response.includes("fallback title."))).toBe(false);
+    expect(grokCliParser.parse(unitsBelow(grokHome("plain"))[0]!).session.abstract).toBeUndefined();
+  });
+});
+
 describe("grok-cli scan", () => {
   test("a folder holding copies of Grok homes: each grok.db is a container; a session in two copies is one unit", () => {
     grokHome("copies/a");

@@ -108,6 +108,7 @@ describe("OpenCode JSON storage (formats.md §2.2)", () => {
       startedAt: 1000,
       endedAt: 4200,
       title: "Fix the parser test",
+      abstract: [{ source: "compaction", text: "COMPACTION-SUMMARY of the conversation so far", at: 3001 }],
       turnCount: 2,
       parentSessionId: null,
       isSubagent: false,

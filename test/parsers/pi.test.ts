@@ -89,14 +89,23 @@ describe("pi session files", () => {
     ]);
   });
 
-  test("a branch left with /tree is a rewound turn; the compaction summary and an aborted reply are counted", () => {
+  test("a branch left with /tree is a rewound turn; an aborted reply is counted", () => {
     const rewound = parsed.turns.filter((turn) => turn.number < 0);
     expect(rewound.map((turn) => [turn.number, turn.prompt])).toEqual([
       [-1, "will this also allow us to test the agent core?"],
     ]);
     expect(rewound[0]!.response).toStartWith("Yes, that's a major benefit.");
-    expect(Object.keys(parsed.skipped.reasons ?? {}).sort()).toEqual(["assistant error message", "compaction summary"]);
-    expect(parsed.skipped.count).toBe(2);
+    expect(Object.keys(parsed.skipped.reasons ?? {}).sort()).toEqual(["assistant error message"]);
+    expect(parsed.skipped.count).toBe(1);
+  });
+
+  test("issue 41: the compaction summary is the session's abstract, in no turn", () => {
+    expect(parsed.session.abstract?.map((part) => [part.source, part.at])).toEqual([
+      ["compaction", Date.parse("2025-12-08T23:22:54.411Z")],
+    ]);
+    const text = parsed.session.abstract?.[0]?.text ?? "";
+    expect(text).toStartWith("# Context Checkpoint: Coding Agent Refactoring\n\n## Branch");
+    expect(parsed.turns.some((turn) => turn.response.includes("# Context Checkpoint"))).toBe(false);
   });
 
   test("without outputs the index parse keeps no tool output or change", () => {

@@ -8,6 +8,7 @@
  * the extension's History view, as recall does for Cursor.
  */
 import { basename, dirname } from "node:path";
+import { orderAbstract } from "../shared/abstract.ts";
 import { optionSafe } from "../shared/option-safe.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
@@ -29,7 +30,7 @@ import { buildChatTurns } from "./turns.ts";
 export function createTaskFolderParser(id: SourceId): Parser {
   return {
     id,
-    version: 1,
+    version: 2, // 2: the session carries the compaction summaries of its chat as its abstract (issue 41)
     scan: (roots) => scanTaskRoots(id, roots),
     // `<storage>/tasks/<task id>/`: the chat and the side files a parse reads start a cycle.
     watch: {
@@ -87,6 +88,8 @@ export function createTaskFolderParser(id: SourceId): Parser {
         isSubagent,
         location: unit.containerPath,
       };
+      const abstract = orderAbstract(chat.abstract, null);
+      if (abstract.length > 0) session.abstract = abstract;
       return { session, turns: chat.turns, fromTurn: 1, bytesRead: folder.bytesRead, skipped };
     },
   };

@@ -15,6 +15,10 @@
  *   model was sent, whose environment details name the folder (`# Current Working Directory (<path>) Files`, Cline;
  *   `# Current Workspace Directory (<path>) Files`, Roo Code) and, in Roo Code and Kilo Code, the model
  *   (`<model>…</model>` under `# Current Mode`).
+ * - Summaries of the context the agent wrote when it compacted it (issue 41): Cline's `ask "condense"` (the `condense`
+ *   tool's summary, shown for approval) and `ask "summarize_task"` (its automatic compaction), text = the summary;
+ *   Roo Code's and Kilo Code's `say "condense_context"` with `contextCondense {summary, cost, prevContextTokens,
+ *   newContextTokens}` (Roo-Code Task.ts `condenseContext`). Each is a `compaction` of the abstract, in no turn.
  * - `say "reasoning"` is the model's thinking, left out as every source leaves it out. Any other message with text
  *   is counted in `skipped` by kind (`checkpoint_saved message not indexed`); messages without text carry nothing.
  */
@@ -22,7 +26,7 @@ import { addModelUsage, countOf } from "../usage.ts";
 import { asObject } from "../shared/fields.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { filesTouched } from "../tool-calls.ts";
-import type { SkipReport, ToolCall, Turn } from "../types.ts";
+import type { AbstractPart, SkipReport, ToolCall, Turn } from "../types.ts";
 import type { TaskFolder } from "./load.ts";
 import { browserCall, commandCall, mcpCall, sayToolCall } from "./tools.ts";
 import { buildToolCall } from "../tool-calls.ts";
@@ -35,6 +39,8 @@ export interface ChatReading {
   /** Earliest and latest message time, epoch ms (0 when none). */
   startedAt: number;
   endedAt: number;
+  /** The compaction summaries, in chat order (not yet put in abstract order). */
+  abstract: AbstractPart[];
 }
 
 const folderPattern = /# Current (?:Working|Workspace) Directory \(([^\n]+?)\) Files/;
@@ -103,6 +109,7 @@ export function buildChatTurns(
 ): ChatReading {
   const turns: Turn[] = [];
   const replies: string[][] = [];
+  const abstract: AbstractPart[] = [];
   let projectPath = "";
   let model: string | undefined;
   let startedAt = 0;
@@ -225,6 +232,16 @@ export function buildChatTurns(
         else if (text) noteSkip(skipped, place, "api_req_started message not JSON");
         break;
       }
+      case "condense":
+      case "summarize_task":
+        if (text.trim()) abstract.push({ source: "compaction", text, at: ts });
+        break;
+      case "condense_context": {
+        const summary = asObject(message.contextCondense)?.summary;
+        if (typeof summary === "string" && summary.trim())
+          abstract.push({ source: "compaction", text: summary, at: ts });
+        break;
+      }
       case "reasoning":
         break; // thinking: left out, as every source leaves it out
       default:
@@ -236,5 +253,5 @@ export function buildChatTurns(
     turn.response = replies[index]!.join("\n\n");
     turn.files = filesTouched(turn.toolCalls);
   });
-  return { turns, projectPath, startedAt, endedAt };
+  return { turns, projectPath, startedAt, endedAt, abstract };
 }

@@ -1,10 +1,13 @@
 /**
  * Session metadata of a Codex rollout, gathered line by line (docs/formats.md §3.2 `session_meta`,
  * `turn_context`): identity from the FIRST `session_meta` only, project (`cwd`), git branch, own first/last
- * record time, sub-agent kind and parent, and the title of `thread_name_updated` events. Also owns the skipping of
+ * record time, sub-agent kind and parent, the title of `thread_name_updated` events and the summaries of `compacted`
+ * records (abstract.ts, issue 41). Also owns the skipping of
  * the parent history copied into a forked rollout. JSON-serializable so a resumed parse continues it.
  */
 import { asObject, timeOf } from "../shared/fields.ts";
+import type { AbstractPart } from "../types.ts";
+import { compactionSummary } from "./abstract.ts";
 
 /**
  * Where the copied parent history of a fork ends. `none`: not a fork (nothing copied); `ordinal`: skip lines
@@ -47,6 +50,8 @@ export interface CodexMeta {
    * human's message, where {@link stripInjectedPreamble} removes it.
    */
   agentsInstructions: string | null;
+  /** The summaries of the own `compacted` records, in file order (`compaction` parts, not yet ordered). */
+  compactions: AbstractPart[];
   copy: CopyState;
 }
 
@@ -66,6 +71,7 @@ export function createMeta(): CodexMeta {
     forkedFromId: null,
     threadName: null,
     agentsInstructions: null,
+    compactions: [],
     copy: { mode: "none" },
   };
 }
@@ -101,6 +107,10 @@ export function applyLine(meta: CodexMeta, line: Record<string, unknown>): "own"
   }
   if (line.type === "event_msg" && payload?.type === "thread_name_updated")
     meta.threadName = text(payload.thread_name) ?? text(payload.name) ?? meta.threadName;
+  if (line.type === "compacted") {
+    const summary = compactionSummary(payload);
+    if (summary !== null) meta.compactions.push({ source: "compaction", text: summary, at: t });
+  }
   return "own";
 }
 

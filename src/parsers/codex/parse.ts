@@ -4,7 +4,8 @@
  *   1. decode lines → metadata (first `session_meta` = identity; copied fork history skipped) → items;
  *   2. items → turns (turns.ts); what neither decodes nor finds a place is counted in `skipped` (issue 26);
  *   3. resume state = items from the last turn's first item + grouper state + metadata + byte offset + prefix hash
- *      + what the lines and items before that first item skipped.
+ *      + what the lines and items before that first item skipped; the metadata carries the `compacted` summaries, so a
+ *      resumed parse returns the whole abstract.
  * A resumed parse hashes the parsed prefix, decodes only the appended bytes, re-groups only the last turn's
  * items plus the new ones, and parses fully when that could differ (file shrank, a prefix byte changed, other options).
  */
@@ -14,6 +15,7 @@ import { fsReason } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
+import { orderAbstract } from "../shared/abstract.ts";
 import { hashOf } from "../shared/sha1.ts";
 import { copySkips, noteSkip } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
@@ -200,7 +202,7 @@ function buildState(
   const last = drafts.at(-1);
   const lastTurn = last ? finishTurn(last, context.unit.sessionId, meta.isSubagent, context.withOutputs) : null;
   return {
-    kind: "codex/v4",
+    kind: "codex/v5",
     offset: position.offset,
     lineCount: position.lineCount,
     prefixHash: position.prefixHash,
@@ -217,7 +219,9 @@ function buildState(
 function buildSession(context: Context, meta: CodexMeta, turnCount: number): Session {
   const projectPath = meta.cwd ?? "";
   const parentSessionId = meta.isSubagent && meta.parentId !== context.unit.sessionId ? meta.parentId : null;
-  return {
+  const title = titleOf(context, meta);
+  const abstract = orderAbstract(meta.compactions, title);
+  const session: Session = {
     id: context.unit.sessionId,
     source: "codex",
     projectPath,
@@ -225,12 +229,14 @@ function buildSession(context: Context, meta: CodexMeta, turnCount: number): Ses
     gitBranch: meta.branch,
     startedAt: meta.startedAt,
     endedAt: meta.endedAt,
-    title: titleOf(context, meta),
+    title,
     turnCount,
     parentSessionId,
     isSubagent: meta.isSubagent,
     location: context.path,
   };
+  if (abstract.length > 0) session.abstract = abstract;
+  return session;
 }
 
 /**

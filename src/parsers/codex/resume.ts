@@ -6,7 +6,8 @@
  * metadata so far, a hash of the last finished turn, and (`skipped`) what the lines before the offset could not decode
  * plus what the items before the tail could not place (issue 26), so a resumed parse reports the whole file's skips.
  * `codex/v3`: `agent_message` events kept as `reply` items (issue 37); a v2 state parses fully once. `codex/v4`: the
- * grouper state holds the model and token total (usage.ts, issue 38 item 14); a v3 state parses fully once.
+ * grouper state holds the model and token total (usage.ts, issue 38 item 14); a v3 state parses fully once. `codex/v5`:
+ * the metadata holds the `compacted` summaries (`compactions`, issue 41); a v4 state parses fully once.
  */
 import type { LinePosition } from "../shared/resume-lines.ts";
 import type { ResumeState } from "../types.ts";
@@ -16,7 +17,7 @@ import type { GroupState } from "./turns.ts";
 
 /** Resume state of one rollout (JSON-serializable; `kind` versions the shape, other kinds parse fully). */
 export interface CodexResumeState extends ResumeState, LinePosition {
-  kind: "codex/v4";
+  kind: "codex/v5";
   /** Whether tool outputs are inside `tail` (a parse with the other option parses fully). */
   withOutputs: boolean;
   meta: CodexMeta;
@@ -32,7 +33,7 @@ export interface CodexResumeState extends ResumeState, LinePosition {
 
 /** Type guard: a state this parser wrote, with the same `withOutputs` option. */
 export function isUsableState(state: ResumeState | undefined, withOutputs: boolean): state is CodexResumeState {
-  if (state?.kind !== "codex/v4") return false;
+  if (state?.kind !== "codex/v5") return false;
   const candidate = state as Partial<CodexResumeState>;
   return (
     typeof candidate.offset === "number" &&

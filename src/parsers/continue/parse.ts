@@ -10,7 +10,8 @@ import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ParseOptions, ParseResult, SourceUnit, Turn } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { AbstractPart, ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { groupContinueTurns } from "./turns.ts";
 
@@ -70,29 +71,35 @@ export function parseContinueUnit(unit: SourceUnit, options: ParseOptions = {}):
   const created = dateCreatedOf(dirname(path), sessionId);
   const modelTitle = typeof session.chatModelTitle === "string" ? session.chatModelTitle : null;
   const skipped = emptySkips();
+  const parts: AbstractPart[] = [];
   const turns = groupContinueTurns(
     session.history,
     { sessionId, time: created, modelTitle, withOutputs: options.withOutputs === true, place: path },
     skipped,
+    parts,
   );
   addSessionCost(turns, asObject(session.usage), modelTitle);
   const project = workspaceFolderOf(session.workspaceDirectory);
   const ended = Math.round(modifiedMs);
+  const title = typeof session.title === "string" && session.title.length > 0 ? session.title : null;
+  const result: Session = {
+    id: sessionId,
+    source: "continue",
+    projectPath: project,
+    projectName: projectNameOf(project),
+    gitBranch: null,
+    startedAt: created > 0 ? created : ended,
+    endedAt: Math.max(created, ended),
+    title,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: path,
+  };
+  const abstract = orderAbstract(parts, title);
+  if (abstract.length > 0) result.abstract = abstract;
   return {
-    session: {
-      id: sessionId,
-      source: "continue",
-      projectPath: project,
-      projectName: projectNameOf(project),
-      gitBranch: null,
-      startedAt: created > 0 ? created : ended,
-      endedAt: Math.max(created, ended),
-      title: typeof session.title === "string" && session.title.length > 0 ? session.title : null,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session: result,
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

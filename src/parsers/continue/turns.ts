@@ -6,13 +6,15 @@
  * {type:"imageUrl"}]`. A user message opens a turn; an assistant message's text is the reply and its tool calls the
  * turn's calls, read from the item's `toolCallStates {toolCallId, toolCall, status, parsedArgs, output?}` when it has
  * them, else from `message.toolCalls`; results come from the states' `output` (context items) and from `tool`
- * messages. Thinking and `reasoning` are not prose. The files and other context attached to a prompt
- * (`contextItems`), the prompt logs, compaction summaries and system messages are counted, not kept (issue 26).
+ * messages. Thinking and `reasoning` are not prose. An item's `conversationSummary` (the summary Continue writes when
+ * it compacts the conversation) is the session's abstract (`compaction`, issue 41; at 0: Continue records no time per
+ * message). The files and other context attached to a prompt (`contextItems`), the prompt logs and system messages
+ * are counted, not kept (issue 26).
  */
 import { asObject } from "../shared/fields.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { TurnBuilder } from "../shared/turn-builder.ts";
-import type { SkipReport, Turn } from "../types.ts";
+import type { AbstractPart, SkipReport, Turn } from "../types.ts";
 import { countOf, type TokenCounts } from "../usage.ts";
 import { continueToolCall } from "./tools.ts";
 
@@ -55,11 +57,12 @@ export interface ContinueTurnContext {
   place: string;
 }
 
-/** The turns of one session's history, numbered from 1. */
+/** The turns of one session's history, numbered from 1; its compaction summaries are pushed to `abstract`. */
 export function groupContinueTurns(
   history: readonly unknown[],
   context: ContinueTurnContext,
   skipped: SkipReport,
+  abstract: AbstractPart[],
 ): Turn[] {
   const builder = new TurnBuilder(context.sessionId, 1, context.withOutputs);
   const errored = new Set<string>();
@@ -73,7 +76,8 @@ export function groupContinueTurns(
     }
     if (Array.isArray(item.contextItems) && item.contextItems.length > 0) skip("attached context");
     if (Array.isArray(item.promptLogs) && item.promptLogs.length > 0) skip("prompt log");
-    if (typeof item.conversationSummary === "string" && item.conversationSummary.length > 0) skip("compaction summary");
+    if (typeof item.conversationSummary === "string" && item.conversationSummary.length > 0)
+      abstract.push({ source: "compaction", text: item.conversationSummary, at: 0 });
     const text = contentText(message.content);
     switch (message.role) {
       case "user":

@@ -13,6 +13,9 @@
  *   `data.parentToolCallId`). They are kept in the turn whose `task` call started them: their tool calls with the
  *   turn's, their prompt and replies in its response (a log names no sub-agent before it is read whole, so they get no
  *   session of their own); their models and tokens are left to the sub-agent (only `subagent.completed` totals them).
+ * - Abstract (issue 41): `session.compaction_complete` `{success, summaryContent?}` (the model's summary of the
+ *   compacted history) is a `compaction`; `session.task_complete` `{summary?}` (the agent's summary of the task it
+ *   completed) an `agent_summary`; both at the event's time, from the main agent only (a sub-agent's are its own).
  * - Reasoning (`assistant.reasoning`, `reasoningText`), the system prompt (`system.message`) and notices
  *   (`session.info`, `session.warning`, …) are left out by design, as thinking is for every source; an event of a kind
  *   not known here that carries text is counted in `skipped`.
@@ -24,7 +27,8 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { AbstractPart, ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { copilotToolCall, toolOutputOf } from "./tools.ts";
 
@@ -86,6 +90,7 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
     endedAt: 0,
   };
   const withOutputs = options.withOutputs === true;
+  const parts: AbstractPart[] = [];
   const drafts: TurnDraft[] = [];
   const calls = new Map<string, ToolCall>();
   const current = (t: number): TurnDraft => {
@@ -167,6 +172,14 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
         current(t).turn.toolCalls.push(call);
         break;
       }
+      case "session.compaction_complete":
+        if (!fromSubagent && isNonEmpty(data.summaryContent))
+          parts.push({ source: "compaction", text: data.summaryContent, at: t });
+        break;
+      case "session.task_complete":
+        if (!fromSubagent && isNonEmpty(data.summary))
+          parts.push({ source: "agent_summary", text: data.summary, at: t });
+        break;
       case "tool.execution_complete": {
         const call = calls.get(str(data.toolCallId) ?? "");
         if (!call) {
@@ -183,21 +196,24 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
     }
   }
   const turns = drafts.map(finishDraft);
+  const session: Session = {
+    id: meta.sessionId,
+    source: "copilot-cli",
+    projectPath: meta.projectPath,
+    projectName: projectNameOf(meta.projectPath),
+    gitBranch: meta.gitBranch,
+    startedAt: meta.startedAt,
+    endedAt: meta.endedAt,
+    title: meta.title,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: path,
+  };
+  const abstract = orderAbstract(parts, meta.title);
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id: meta.sessionId,
-      source: "copilot-cli",
-      projectPath: meta.projectPath,
-      projectName: projectNameOf(meta.projectPath),
-      gitBranch: meta.gitBranch,
-      startedAt: meta.startedAt,
-      endedAt: meta.endedAt,
-      title: meta.title,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

@@ -6,7 +6,8 @@ import { basename, dirname } from "node:path";
 import { SourceError } from "../../errors.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ParseOptions, ParseResult, SourceUnit, Turn } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { AbstractPart, ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { childSessions, loadCrushMessages, loadCrushSession, openCrushDatabase } from "./database.ts";
 import { crushTimeOf, groupCrushTurns } from "./turns.ts";
@@ -36,6 +37,7 @@ export function parseCrushUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
   const children = childSessions(handle, row.id);
   const skipped = emptySkips();
   const parent = row.parent_session_id || null;
+  const parts: AbstractPart[] = [];
   const turns = groupCrushTurns(
     messages,
     row.id,
@@ -44,26 +46,31 @@ export function parseCrushUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
     options.withOutputs === true,
     path,
     skipped,
+    parts,
   );
   const ownCost = (row.cost ?? 0) - [...children.values()].reduce((sum, cost) => sum + cost, 0);
   addCost(turns, ownCost);
   const times = messages.map((message) => crushTimeOf(message.created_at)).filter((time) => time > 0);
   const project = crushProjectOf(path);
+  const title = row.title || null;
+  const session: Session = {
+    id: row.id,
+    source: "crush",
+    projectPath: project,
+    projectName: projectNameOf(project),
+    gitBranch: null,
+    startedAt: times.length > 0 ? Math.min(...times) : crushTimeOf(row.created_at),
+    endedAt: times.length > 0 ? Math.max(...times) : crushTimeOf(row.updated_at),
+    title,
+    turnCount: turns.length,
+    parentSessionId: parent,
+    isSubagent: parent !== null,
+    location: path,
+  };
+  const abstract = orderAbstract(parts, title);
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id: row.id,
-      source: "crush",
-      projectPath: project,
-      projectName: projectNameOf(project),
-      gitBranch: null,
-      startedAt: times.length > 0 ? Math.min(...times) : crushTimeOf(row.created_at),
-      endedAt: times.length > 0 ? Math.max(...times) : crushTimeOf(row.updated_at),
-      title: row.title || null,
-      turnCount: turns.length,
-      parentSessionId: parent,
-      isSubagent: parent !== null,
-      location: path,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead: messages.reduce((sum, message) => sum + message.parts.length, 0),

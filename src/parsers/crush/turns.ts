@@ -12,7 +12,7 @@
 import { asObject } from "../shared/fields.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { TurnBuilder } from "../shared/turn-builder.ts";
-import type { SkipReport, Turn } from "../types.ts";
+import type { AbstractPart, SkipReport, Turn } from "../types.ts";
 import type { CrushMessageRow } from "./database.ts";
 import { crushToolCall } from "./tools.ts";
 
@@ -40,7 +40,8 @@ function partsOf(json: string): Part[] | undefined {
 }
 
 /**
- * The turns of one session's messages, numbered from 1.
+ * The turns of one session's messages, numbered from 1; the text of each compaction summary (`is_summary_message` 1,
+ * issue 41) is pushed to `abstract` as a `compaction` at the message's time, and is in no turn.
  * @param children ids of the sessions started from this one (for linking `agent` calls)
  * @param place the database path, for skip places `<path>: message <id>`
  */
@@ -52,6 +53,7 @@ export function groupCrushTurns(
   withOutputs: boolean,
   place: string,
   skipped: SkipReport,
+  abstract: AbstractPart[],
 ): Turn[] {
   const builder = new TurnBuilder(sessionId, 1, withOutputs, isSubagent);
   for (const row of rows) {
@@ -67,7 +69,7 @@ export function groupCrushTurns(
       .join("\n\n")
       .trim();
     if (row.is_summary_message === 1) {
-      if (text.length > 0) skip("compaction summary");
+      if (text.length > 0) abstract.push({ source: "compaction", text, at: crushTimeOf(row.created_at) });
       continue;
     }
     for (const part of parts) {

@@ -1,6 +1,7 @@
 /**
  * Parsing one Droid session (docs/formats/droid.md): the `session_start` header, the records after it, and the side
- * file `<id>.settings.json` (model and token totals). The whole file is read on every parse.
+ * file `<id>.settings.json` (model and token totals). The whole file is read on every parse. Abstract (issue 41): each
+ * `compaction_state {summaryText}` record is a `compaction`, at the record's time.
  */
 import { readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
@@ -8,7 +9,8 @@ import { fsReason } from "../file-stats.ts";
 import { projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeWhole } from "../shared/resume-lines.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ModelUsage, ParseOptions, ParseResult, SourceUnit, Turn } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { AbstractPart, ModelUsage, ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { readDroidSettings, type DroidSettings } from "./settings.ts";
 import { groupDroidTurns } from "./turns.ts";
@@ -49,26 +51,34 @@ export function parseDroidUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
   const cwd = stringOf(header.cwd) ?? "";
   let startedAt = 0;
   let endedAt = 0;
+  const parts: AbstractPart[] = [];
   for (const { value } of lines) {
     const time = timeOf(value.timestamp);
     if (time > 0 && (startedAt === 0 || time < startedAt)) startedAt = time;
     if (time > endedAt) endedAt = time;
+    const summary = stringOf(value.summaryText);
+    if (value.type === "compaction_state" && summary !== null)
+      parts.push({ source: "compaction", text: summary, at: time });
   }
+  const title = stringOf(header.sessionTitle) ?? stringOf(header.title);
+  const session: Session = {
+    id,
+    source: "droid",
+    projectPath: cwd,
+    projectName: projectNameOf(cwd),
+    gitBranch: null,
+    startedAt,
+    endedAt,
+    title,
+    turnCount: turns.length,
+    parentSessionId,
+    isSubagent: parentSessionId !== null,
+    location: path,
+  };
+  const abstract = orderAbstract(parts, title);
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id,
-      source: "droid",
-      projectPath: cwd,
-      projectName: projectNameOf(cwd),
-      gitBranch: null,
-      startedAt,
-      endedAt,
-      title: stringOf(header.sessionTitle) ?? stringOf(header.title),
-      turnCount: turns.length,
-      parentSessionId,
-      isSubagent: parentSessionId !== null,
-      location: path,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

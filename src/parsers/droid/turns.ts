@@ -18,8 +18,10 @@ import { droidResultText, droidToolCall } from "./tools.ts";
 /** Record types with text that no turn holds, and the reason each is counted under. */
 const countedRecords: Record<string, string> = {
   todo_state: "todo list snapshot",
-  compaction_state: "compaction summary",
 };
+
+/** Record types read elsewhere, counted as nothing: the header again, the compaction summary (the abstract, parse.ts). */
+const otherRecords = new Set(["session_start", "compaction_state"]);
 
 type Block = Record<string, unknown>;
 
@@ -47,7 +49,7 @@ export function groupDroidTurns(
   for (const { line, value } of lines) {
     const skip = (reason: string) => noteSkip(skipped, `${place}:${line}`, reason);
     if (value.type !== "message") {
-      if (value.type === "session_start") continue; // the header again (a resumed session): nothing new
+      if (otherRecords.has(String(value.type))) continue;
       skip(countedRecords[String(value.type)] ?? "record of unknown type");
       continue;
     }

@@ -14,7 +14,7 @@ import {
   createMeta,
   MessageStore,
   messageType,
-  noteMessageTime,
+  noteMessage,
   recordId,
   syntheticId,
   toMessage,
@@ -135,7 +135,7 @@ export function decodeJsonDocument(
     (index, reason) => noteSkip(skipped, `${path}: message ${index + 1}`, reason),
   );
   for (const message of messages) {
-    noteMessageTime(meta, message.t);
+    noteMessage(meta, message);
     store.put(message);
   }
   return { format: "json", meta, store, completeBytes: 0, lineCount: 0, partial: null };
@@ -145,7 +145,7 @@ export function decodeJsonDocument(
 function putAll(messages: readonly GeminiMessage[], target: LineTarget): LineOutcome {
   if (messages.some((message) => target.resume?.prior.has(message.id))) return "touches-prior";
   for (const message of messages) {
-    noteMessageTime(target.meta, message.t);
+    noteMessage(target.meta, message);
     target.store.put(message);
   }
   return "applied";
@@ -181,7 +181,7 @@ export function applyLine(value: Record<string, unknown>, line: number, target: 
         (index) => `l${line}.${index + 1}`,
         (_index, reason) => skip(reason),
       );
-      for (const message of checkpoint) noteMessageTime(meta, message.t);
+      for (const message of checkpoint) noteMessage(meta, message);
       store.replaceAll(checkpoint);
     }
     applyHeader(meta, set);

@@ -7,7 +7,8 @@
  * packages/core/src/services/chatRecordingService.ts.
  */
 import { timeOf } from "../shared/fields.ts";
-import type { ToolCall } from "../types.ts";
+import type { AbstractPart, ToolCall } from "../types.ts";
+import { addAbstractPart, compressionSummary } from "./abstract.ts";
 import { toToolCall } from "./tools.ts";
 import type { TokenCounts } from "../usage.ts";
 import { replyUsage } from "./usage.ts";
@@ -18,12 +19,17 @@ export interface GeminiMessage {
   id: string;
   /**
    * `user`; `gemini` for a reply (`type` `gemini`, or `model` as the Gemini API's `Content.role` names it);
-   * `other` for `info`, `error`, `warning` and unknown types.
+   * `other` for `info`, `error`, `warning`, unknown types and a compression summary (`compaction`).
    */
   kind: "user" | "gemini" | "other";
+  /** True for the `user` message holding a chat compression's summary (abstract.ts); `text` is the summary. */
+  compaction?: boolean;
   /** Message time, epoch ms UTC; 0 when missing or unreadable. */
   t: number;
-  /** user: the prompt text; gemini: the prose (never thoughts); other: "" (or the text of an unknown type, see `lost`). */
+  /**
+   * user: the prompt text; gemini: the prose (never thoughts); other: "" (or the text of an unknown type, see
+   * `unknownType`, or the summary of a `compaction`).
+   */
   text: string;
   /** gemini: its tool calls, in record order (outputs only when parsed with outputs). */
   calls?: ToolCall[];
@@ -51,6 +57,11 @@ export interface ChatMeta {
   kind: string | null;
   /** Workspace directories (`/dir add`; sub-agents get the workspace). */
   directories: string[];
+  /**
+   * What the agent wrote about the session (issue 41, abstract.ts): each distinct `summary` as `agent_title` and each
+   * distinct compression summary as `compaction`, in the order read; ordered (and the title left out) by parse.ts.
+   */
+  abstract: AbstractPart[];
 }
 
 /** A fresh, empty header. */
@@ -65,6 +76,7 @@ export function createMeta(): ChatMeta {
     summary: null,
     kind: null,
     directories: [],
+    abstract: [],
   };
 }
 
@@ -76,7 +88,10 @@ export function applyHeader(meta: ChatMeta, header: Record<string, unknown>): vo
   if (start > 0) meta.startTime = start;
   const updated = timeOf(header.lastUpdated);
   if (updated > meta.lastUpdated) meta.lastUpdated = updated;
-  if (typeof header.summary === "string" && header.summary.trim()) meta.summary = summaryText(header.summary.trim());
+  if (typeof header.summary === "string" && header.summary.trim()) {
+    meta.summary = summaryText(header.summary.trim());
+    addAbstractPart(meta.abstract, { source: "agent_title", text: meta.summary, at: updated });
+  }
   if (typeof header.kind === "string" && header.kind) meta.kind = header.kind;
   if (Array.isArray(header.directories))
     meta.directories = header.directories.filter((entry): entry is string => typeof entry === "string");
@@ -241,7 +256,11 @@ export function toMessage(
   if (type === null) return null;
   const id = recordId(record) ?? fallbackId;
   const t = timeOf(record.timestamp);
-  if (type === "user") return { id, kind: "user", t, text: promptText(record) };
+  if (type === "user") {
+    const text = promptText(record);
+    const summary = compressionSummary(text);
+    return summary === null ? { id, kind: "user", t, text } : { id, kind: "other", t, text: summary, compaction: true };
+  }
   if (!replyTypes.has(type)) {
     if (noticeTypes.has(type)) return { id, kind: "other", t, text: "" };
     const text = bodyText(record).trim();
@@ -255,8 +274,10 @@ export function toMessage(
   return message;
 }
 
-/** Track message times in the header (mutates). */
-export function noteMessageTime(meta: ChatMeta, t: number): void {
+/** Track a message in the header (mutates): its time, and its summary when it is a compression summary. */
+export function noteMessage(meta: ChatMeta, message: GeminiMessage): void {
+  if (message.compaction) addAbstractPart(meta.abstract, { source: "compaction", text: message.text, at: message.t });
+  const t = message.t;
   if (t <= 0) return;
   if (meta.firstMessageAt === 0 || t < meta.firstMessageAt) meta.firstMessageAt = t;
   if (t > meta.lastMessageAt) meta.lastMessageAt = t;

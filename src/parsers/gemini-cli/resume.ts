@@ -17,9 +17,9 @@ import type { ChatMeta, GeminiMessage } from "./records.ts";
 
 /**
  * The `kind` of the current state shape (older states parse fully: v1 had no skips and synthetic ids, v2 no usage of
- * the messages, issue 38 item 14).
+ * the messages, issue 38 item 14; v3 no `abstract` in the headers, issue 41).
  */
-export const geminiStateKind = "gemini-cli/v3";
+export const geminiStateKind = "gemini-cli/v4";
 
 /** Resume state of one session (JSON-serializable; `kind` versions the shape, other kinds parse fully). */
 export interface GeminiResumeState extends ResumeState, LinePosition {

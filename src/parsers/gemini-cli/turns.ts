@@ -2,7 +2,8 @@
  * Ordering Gemini CLI messages and grouping them into turns (docs/formats.md §4.2): a turn starts at
  * each `user` message with a non-empty prompt and holds every `gemini` message until the next one
  * (prose joined by a blank line, tool calls in order, tokens summed per model; thoughts never count as prose). `info`/`error`/`warning`
- * messages belong to no turn. What a message holds that no turn can (a reply before the first prompt,
+ * messages belong to no turn, nor do a chat compression's summary (a `user` message read as `compaction`, abstract.ts)
+ * and the acknowledgement the CLI writes right after it. What a message holds that no turn can (a reply before the first prompt,
  * a tool call without a name, the text of an unknown message type) is listed, to be counted (issue 26).
  * Every rule is local to one turn, so re-grouping only the last turn's messages (a resumed parse) gives
  * the turns a full parse gives.
@@ -10,6 +11,7 @@
 import { filesTouched } from "../tool-calls.ts";
 import type { ModelUsage, ToolCall, Turn } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
+import { compressionAck } from "./abstract.ts";
 import type { GeminiMessage } from "./records.ts";
 
 /**
@@ -73,8 +75,13 @@ export function groupTurns(
     turn.files = filesTouched(calls);
     if (usage.length > 0) turn.usage = usage;
   };
+  let afterCompaction = false;
   messages.forEach((message, index) => {
     const unplaced = (reason: string) => grouped.unplaced.push({ index, id: message.id, reason });
+    const isAck =
+      afterCompaction && message.kind === "gemini" && message.text === compressionAck && !message.calls?.length;
+    afterCompaction = message.compaction === true;
+    if (isAck) return;
     if (message.unknownType) unplaced("message of unknown type");
     for (let call = 0; call < (message.droppedCalls ?? 0); call++) unplaced("tool call without name");
     if (isPrompt(message)) {

@@ -5,7 +5,17 @@
 import { SourceError } from "../../errors.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ModelUsage, ParseOptions, ParseResult, SkipReport, SourceUnit, Turn } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type {
+  AbstractPart,
+  ModelUsage,
+  ParseOptions,
+  ParseResult,
+  Session,
+  SkipReport,
+  SourceUnit,
+  Turn,
+} from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import {
   type GooseMessageRow,
@@ -57,25 +67,30 @@ export function gooseSessionResult(
   bytesRead: number,
 ): ParseResult {
   const isSubagent = row.session_type === "sub_agent";
-  const turns = groupGooseTurns(messages, row.id, isSubagent, options.withOutputs === true, place, skipped);
+  const parts: AbstractPart[] = [];
+  const turns = groupGooseTurns(messages, row.id, isSubagent, options.withOutputs === true, place, skipped, parts);
   addSessionUsage(turns, row);
   const times = messages.map((message) => (message.created_timestamp ?? 0) * 1000).filter((time) => time > 0);
   const cwd = row.working_dir ?? "";
+  const title = row.name || row.description || null;
+  const session: Session = {
+    id: row.id,
+    source: "goose",
+    projectPath: cwd,
+    projectName: projectNameOf(cwd),
+    gitBranch: null,
+    startedAt: times.length > 0 ? Math.min(...times) : gooseTimeOf(row.created_at),
+    endedAt: times.length > 0 ? Math.max(...times) : gooseTimeOf(row.updated_at),
+    title,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent,
+    location: place,
+  };
+  const abstract = orderAbstract(parts, title);
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id: row.id,
-      source: "goose",
-      projectPath: cwd,
-      projectName: projectNameOf(cwd),
-      gitBranch: null,
-      startedAt: times.length > 0 ? Math.min(...times) : gooseTimeOf(row.created_at),
-      endedAt: times.length > 0 ? Math.max(...times) : gooseTimeOf(row.updated_at),
-      title: row.name || row.description || null,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent,
-      location: place,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead,

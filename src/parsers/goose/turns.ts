@@ -5,14 +5,16 @@
  * {id, toolResult}`, `thinking`, `redactedThinking`, `image`, `toolConfirmationRequest`, `actionRequired`,
  * `systemNotification {msg}` and, in older sessions, `conversationCompacted`. A user message with text opens a turn;
  * its `toolResponse` items complete the calls of the open turn; an assistant message's text is the reply and its tool
- * requests the calls (thinking is not prose). `metadata_json {userVisible, agentVisible}`: a message the user never
- * saw (a compaction summary Goose writes for the model) is counted, not kept as a prompt. What holds text no turn can
- * hold is counted with a reason (issue 26).
+ * requests the calls (thinking is not prose). `metadata_json {userVisible, agentVisible}`: a user message only the
+ * model sees (`userVisible: false`, `agentVisible` not false) is the summary Goose writes when it compacts the context
+ * (`crates/goose/src/context_mgmt/mod.rs`): it is the session's abstract (`compaction`, issue 41), not a prompt; the
+ * continuation note Goose adds after it ("Your context was compacted. …") and any other hidden message are counted.
+ * What holds text no turn can hold is counted with a reason (issue 26).
  */
 import { asObject } from "../shared/fields.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { TurnBuilder } from "../shared/turn-builder.ts";
-import type { SkipReport, Turn } from "../types.ts";
+import type { AbstractPart, SkipReport, Turn } from "../types.ts";
 import type { GooseMessageRow } from "./database.ts";
 import { gooseToolCall, gooseToolResult } from "./tools.ts";
 
@@ -26,11 +28,15 @@ const countedItems: Record<string, string> = {
   conversationCompacted: "compaction notice",
 };
 
+/** How Goose's continuation notes after a compaction start (context_mgmt/mod.rs `*_CONTINUATION_TEXT`). */
+const continuationNote = "Your context was compacted";
+
 /** Item types with nothing to keep as text (images, thinking: not prose). */
 const ignoredItems = new Set(["image", "thinking", "redactedThinking"]);
 
 /**
- * The turns of one session's messages, numbered from 1.
+ * The turns of one session's messages, numbered from 1, and the compaction summaries (pushed to `abstract`, in row
+ * order, at the row's time).
  * @param place the database path, for skip places `<path>: message <row id>`
  */
 export function groupGooseTurns(
@@ -40,6 +46,7 @@ export function groupGooseTurns(
   withOutputs: boolean,
   place: string,
   skipped: SkipReport,
+  abstract: AbstractPart[],
 ): Turn[] {
   const builder = new TurnBuilder(sessionId, 1, withOutputs, isSubagent);
   for (const row of rows) {
@@ -80,8 +87,11 @@ export function groupGooseTurns(
     if (text.length === 0) continue;
     if (row.role === "user") {
       const metadata = parseMetadata(row.metadata_json);
-      if (metadata?.userVisible === false) skip("message hidden from the user");
-      else builder.prompt(text, (row.created_timestamp ?? 0) * 1000);
+      const at = (row.created_timestamp ?? 0) * 1000;
+      if (metadata?.userVisible !== false) builder.prompt(text, at);
+      else if (metadata.agentVisible !== false && !text.startsWith(continuationNote))
+        abstract.push({ source: "compaction", text, at });
+      else skip("message hidden from the user");
     } else if (builder.started) builder.reply(text);
     else skip("reply before the first prompt");
   }

@@ -1,11 +1,13 @@
 /**
  * Reading a Grok CLI database (docs/formats/grok-cli.md): schema of superagent-ai/grok-cli `src/storage/migrations.ts`
- * (commit fb97af83, `user_version` 3). Only `sessions`, `messages` and `usage_events` are read:
+ * (commit fb97af83, `user_version` 3). Only `sessions`, `messages`, `usage_events` and `compactions` are read:
  * - `sessions (id, workspace_id, title, model, mode, cwd_at_start, cwd_last, status, created_at, updated_at, …)`;
  * - `messages (session_id, seq, role, message_json, created_at)`: one AI SDK `ModelMessage` per row, in `seq` order
  *   (`src/storage/transcript.ts` `appendMessages`);
  * - `usage_events (session_id, message_seq, source, model, input_tokens, output_tokens, total_tokens, cost_micros)`.
- * `tool_calls` and `tool_results` repeat what the messages hold; `compactions` summarize messages the table keeps.
+ * - `compactions (session_id, first_kept_seq, summary, tokens_before, created_at)`: the summaries, the session's
+ *   abstract (issue 41; the messages they summarize stay in `messages`).
+ * `tool_calls` and `tool_results` repeat what the messages hold.
  * The database is opened read-only with its WAL applied, or from a temp copy (shared/readonly-sqlite.ts).
  */
 import type { Database } from "bun:sqlite";
@@ -34,6 +36,12 @@ export interface MessageRow {
   seq: number;
   role: string;
   messageJson: string;
+  createdAt: string;
+}
+
+/** One compaction row: its summary and creation time (as written, ISO text). */
+export interface CompactionRow {
+  summary: string;
   createdAt: string;
 }
 
@@ -96,11 +104,14 @@ export function listSessions(handle: ReadonlyDatabase): SessionRow[] {
   }));
 }
 
-/** One session's row, messages (by `seq`) and usage rows; null when the session is not in the database. */
+/**
+ * One session's row, messages (by `seq`), usage rows and compactions (by `id`, [] when the table is absent); null when
+ * the session is not in the database.
+ */
 export function loadSession(
   handle: ReadonlyDatabase,
   sessionId: string,
-): { session: SessionRow; messages: MessageRow[]; usage: UsageRow[] } | null {
+): { session: SessionRow; messages: MessageRow[]; usage: UsageRow[]; compactions: CompactionRow[] } | null {
   const session = listSessions(handle).find((row) => row.id === sessionId);
   if (!session) return null;
   const messages = handle.db
@@ -132,7 +143,15 @@ export function loadSession(
           costMicros: row.cost_micros,
         }))
     : [];
-  return { session, messages, usage };
+  const compactions = hasTable(handle, "compactions")
+    ? handle.db
+        .query<{ summary: string; created_at: string }, [string]>(
+          "select summary, created_at from compactions where session_id = ? order by id",
+        )
+        .all(sessionId)
+        .map((row) => ({ summary: row.summary, createdAt: row.created_at }))
+    : [];
+  return { session, messages, usage, compactions };
 }
 
 function hasTable(handle: ReadonlyDatabase, name: string): boolean {

@@ -8,7 +8,7 @@
  * - `{role: "system", …}` is the system prompt: left out.
  * `usage_events` rows add their tokens and cost (micro-dollars) to the turn holding their `message_seq`. The session
  * row gives the title, the model and the project folder (`cwd_at_start`); no git branch is recorded. Compactions keep
- * every message in the table, so the whole history is read. A `task` call's result holds its sub-agent's answer.
+ * every message in the table, so the whole history is read; their summaries are the session's abstract (issue 41). A `task` call's result holds its sub-agent's answer.
  * A message of another role, or a part of another type, that carries text is counted in `skipped`.
  */
 import { SourceError } from "../../errors.ts";
@@ -16,7 +16,8 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { loadSession, type MessageRow, type UsageRow, withGrokDatabase } from "./database.ts";
 import { grokToolCall, toolOutputOf } from "./tools.ts";
@@ -36,7 +37,7 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     throw new SourceError(`${path}: ${describeSqliteError(error)}`, path, { cause: error });
   }
   if (!loaded) throw new SourceError(`${path}: session ${unit.sessionId} is no longer in the database`, path);
-  const { session, messages, usage } = loaded;
+  const { session, messages, usage, compactions } = loaded;
   const skipped: SkipReport = { count: 0 };
   const drafts: TurnDraft[] = [];
   const turnOfSeq = new Map<number, TurnDraft>();
@@ -90,21 +91,27 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
   }
   addUsage(usage, turnOfSeq, messages);
   const turns = drafts.map(finishDraft);
+  const result: Session = {
+    id: session.id,
+    source: "grok-cli",
+    projectPath: session.cwdAtStart,
+    projectName: projectNameOf(session.cwdAtStart),
+    gitBranch: null,
+    startedAt: timeOf(session.createdAt),
+    endedAt,
+    title: session.title,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: path,
+  };
+  const abstract = orderAbstract(
+    compactions.map((row) => ({ source: "compaction" as const, text: row.summary, at: timeOf(row.createdAt) })),
+    session.title,
+  );
+  if (abstract.length > 0) result.abstract = abstract;
   return {
-    session: {
-      id: session.id,
-      source: "grok-cli",
-      projectPath: session.cwdAtStart,
-      projectName: projectNameOf(session.cwdAtStart),
-      gitBranch: null,
-      startedAt: timeOf(session.createdAt),
-      endedAt,
-      title: session.title,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session: result,
     turns,
     fromTurn: 1,
     bytesRead: bytes,

@@ -12,9 +12,11 @@
  *   `custom` (an extension's message) is counted in `skipped`.
  * - `session_info` `{name}` names the session; `model_change`, `thinking_level_change`, `label`, `custom`,
  *   `context_transform`, `ephemeral` are settings and extension state.
- * - Left out by design: thinking blocks (as for every source) and summaries (`compaction`, `branch_summary`, and the
- *   `compactionSummary` / `branchSummary` roles), which restate text the file already holds. The file keeps every
- *   branch of the conversation tree (`parentId` links): all are read, in file order.
+ * - Summaries (issue 41): a `compaction` `{summary}` entry or `compactionSummary` `{summary}` message is a `compaction`
+ *   of the session's abstract, a `branch_summary` entry or `branchSummary` message (what the agent wrote of a branch
+ *   the user left) an `agent_summary`, at the entry's time; none is a turn.
+ * - Left out by design: thinking blocks (as for every source). The file keeps every branch of the conversation tree
+ *   (`parentId` links): all are read, in file order.
  * - A sub-agent (`sessions_spawn`) has a transcript of its own; the agent's sessions.json links it to its parent
  *   (scan.ts, `locator`). No git branch is recorded.
  * Any other entry or role that carries text is counted in `skipped`.
@@ -26,11 +28,21 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type {
+  AbstractPart,
+  AbstractSource,
+  ParseOptions,
+  ParseResult,
+  Session,
+  SkipReport,
+  SourceUnit,
+  ToolCall,
+} from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { openclawToolCall, textOf } from "./tools.ts";
 
-/** Entry kinds that hold settings, extension state or summaries (see the file comment): never counted. */
+/** Entry kinds that hold settings or extension state (see the file comment): never counted. */
 const metadataTypes = new Set([
   "model_change",
   "thinking_level_change",
@@ -38,12 +50,15 @@ const metadataTypes = new Set([
   "custom",
   "context_transform",
   "ephemeral",
-  "compaction",
-  "branch_summary",
 ]);
 
-/** Message roles left out by design: summaries of text the file already holds. */
-const summaryRoles = new Set(["compactionSummary", "branchSummary"]);
+/** Entry types and message roles holding a `summary`, and the abstract source each gives. */
+const summaryKinds: Record<string, AbstractSource> = {
+  compaction: "compaction",
+  compactionSummary: "compaction",
+  branch_summary: "agent_summary",
+  branchSummary: "agent_summary",
+};
 
 /**
  * Parse one transcript.
@@ -68,6 +83,7 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
   let startedAt = 0;
   let endedAt = 0;
   const drafts: TurnDraft[] = [];
+  const parts: AbstractPart[] = [];
   const calls = new Map<string, ToolCall>();
   const current = (t: number): TurnDraft => {
     const last = drafts.at(-1);
@@ -95,6 +111,12 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
       continue;
     }
     if (metadataTypes.has(type)) continue;
+    const summaryKind = summaryKinds[type === "message" ? String(message.role) : type];
+    if (summaryKind) {
+      const summary = (type === "message" ? message : value).summary;
+      if (typeof summary === "string") parts.push({ source: summaryKind, text: summary, at: t });
+      continue;
+    }
     if (type !== "message") {
       if (carriesText(value)) noteSkip(skipped, place, `unknown entry type ${type || "(none)"}`);
       continue;
@@ -130,28 +152,30 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
         break;
       }
       default:
-        if (summaryRoles.has(role)) break;
         if (textOf(message.content).trim()) noteSkip(skipped, place, `message role ${role || "(none)"}`);
     }
   }
   const turns = drafts.map(finishDraft);
   const label = typeof unit.locator?.label === "string" ? unit.locator.label : null;
   const parent = typeof unit.locator?.parentSessionId === "string" ? unit.locator.parentSessionId : null;
+  const session: Session = {
+    id: sessionId,
+    source: "openclaw",
+    projectPath,
+    projectName: projectNameOf(projectPath),
+    gitBranch: null,
+    startedAt,
+    endedAt,
+    title: title ?? label,
+    turnCount: turns.length,
+    parentSessionId: parent,
+    isSubagent,
+    location: path,
+  };
+  const abstract = orderAbstract(parts, session.title);
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id: sessionId,
-      source: "openclaw",
-      projectPath,
-      projectName: projectNameOf(projectPath),
-      gitBranch: null,
-      startedAt,
-      endedAt,
-      title: title ?? label,
-      turnCount: turns.length,
-      parentSessionId: parent,
-      isSubagent,
-      location: path,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

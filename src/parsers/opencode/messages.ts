@@ -120,7 +120,10 @@ export function toToolCall(data: Record<string, unknown>, withOutputs: boolean):
   return call;
 }
 
-/** Add an assistant message's prose and tool calls to a turn; compaction summaries add nothing but tools. */
+/**
+ * Add an assistant message's prose and tool calls to a turn; compaction summaries add nothing but tools (their text
+ * is the session's abstract, abstract.ts).
+ */
 function addAssistant(draft: TurnDraft, message: RawMessage, withOutputs: boolean): void {
   const isSummary = message.data.summary === true;
   const usage = messageUsage(message.data);

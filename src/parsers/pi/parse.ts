@@ -1,6 +1,8 @@
 /**
  * Parsing one pi session file (docs/formats/pi.md): header, entries, the branch pi resumes, turns. The whole file is
  * read on every parse (no resume state: pi files stay small, and a tree can gain a branch anywhere).
+ * Abstract (issue 41): each `compaction {summary}` (pi's context checkpoint) is a `compaction`, each `branch_summary
+ * {fromId, summary}` (what pi wrote of a branch the user left with /tree) an `agent_summary`, at the entry's time.
  */
 import { readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
@@ -8,7 +10,8 @@ import { fsReason } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import { decodeWhole } from "../shared/resume-lines.ts";
 import { emptySkips } from "../shared/skips.ts";
-import type { ParseOptions, ParseResult, SourceUnit } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { AbstractPart, ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
 import { activeBranch, entriesOf, headerOf } from "./entries.ts";
 import { groupTurns } from "./turns.ts";
 
@@ -43,26 +46,37 @@ export function parsePiUnit(unit: SourceUnit, options: ParseOptions = {}): Parse
   let title: string | null = null;
   let startedAt = header.time;
   let endedAt = header.time;
+  const parts: AbstractPart[] = [];
   for (const entry of entries) {
     if (entry.type === "session_info" && typeof entry.value.name === "string") title = entry.value.name.trim() || null;
+    const summary = entry.value.summary;
+    if ((entry.type === "compaction" || entry.type === "branch_summary") && typeof summary === "string")
+      parts.push({
+        source: entry.type === "compaction" ? "compaction" : "agent_summary",
+        text: summary,
+        at: entry.time,
+      });
     if (entry.time > 0 && (startedAt === 0 || entry.time < startedAt)) startedAt = entry.time;
     if (entry.time > endedAt) endedAt = entry.time;
   }
+  const session: Session = {
+    id: header.id,
+    source: "pi",
+    projectPath: header.cwd,
+    projectName: projectNameOf(header.cwd),
+    gitBranch: null,
+    startedAt,
+    endedAt,
+    title,
+    turnCount: main.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: path,
+  };
+  const abstract = orderAbstract(parts, title);
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id: header.id,
-      source: "pi",
-      projectPath: header.cwd,
-      projectName: projectNameOf(header.cwd),
-      gitBranch: null,
-      startedAt,
-      endedAt,
-      title,
-      turnCount: main.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session,
     turns: [...main, ...rewound],
     fromTurn: 1,
     bytesRead: bytes.length,

@@ -14,13 +14,22 @@ import { countOf } from "../usage.ts";
 import type { PiEntry } from "./entries.ts";
 import { piToolCall, resultText } from "./tools.ts";
 
-/** Entry types that carry settings or extension state, no conversation text: read for nothing, counted as nothing. */
-const settingEntries = new Set(["model_change", "thinking_level_change", "custom", "session_info"]);
+/**
+ * Entry types read elsewhere or carrying no conversation text, counted as nothing: settings and extension state, the
+ * title (`session_info`), and the summaries that are the session's abstract (parse.ts: `compaction`,
+ * `branch_summary`).
+ */
+const settingEntries = new Set([
+  "model_change",
+  "thinking_level_change",
+  "custom",
+  "session_info",
+  "compaction",
+  "branch_summary",
+]);
 
 /** Entry types whose text is not a turn's, with the reason each is counted under. */
 const countedEntries: Record<string, string> = {
-  compaction: "compaction summary",
-  branch_summary: "branch summary",
   custom_message: "extension message",
   label: "label",
 };

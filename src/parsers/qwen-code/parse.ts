@@ -11,7 +11,11 @@
  *   `functionCall {id, name, args}` parts are calls; `model` + `usageMetadata` the usage.
  * - `tool_result`: `functionResponse {id, name, response: {output | error}}` parts and `toolCallResult {callId,
  *   status}` complete the call of the same id.
- * - `system` `custom_title`: the title (`systemPayload.customTitle`, last wins). Other system records are the CLI's
+ * - `system` `custom_title`: the title (`systemPayload.customTitle`, last wins). `system` `chat_compression`
+ *   (`recordChatCompression`: `systemPayload {info, compressedHistory: Content[]}`, the history that replaced the old
+ *   one, Gemini CLI's compression shape: the summary as its first `user` entry, then "Got it. …"): that entry's text
+ *   (inside its `<state_snapshot>` when it has one, gemini-cli/abstract.ts) is the session's abstract (issue 41).
+ *   Other system records are the CLI's
  *   bookkeeping (compression checkpoints, telemetry, slash commands, snapshots): left out; one of them that carries
  *   display text is counted in `skipped`, as is a `user` record the CLI injected (goal runtime, notifications).
  * - Sub-agent records (`isSidechain` or `agentId`) are kept in the turn that started them: replies in its response,
@@ -25,9 +29,11 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall } from "../types.ts";
+import type { AbstractPart, ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
+import { compressionSummary } from "../gemini-cli/abstract.ts";
 import { partsText, promptText } from "../gemini-cli/records.ts";
+import { orderAbstract } from "../shared/abstract.ts";
 import { toToolCall } from "../gemini-cli/tools.ts";
 import { replyUsage } from "../gemini-cli/usage.ts";
 import { qwenToolName } from "./tools.ts";
@@ -68,6 +74,7 @@ export function parseQwenUnit(unit: SourceUnit, options: ParseOptions = {}): Par
   let projectPath = "";
   let gitBranch: string | null = null;
   let title: string | null = null;
+  const abstract: AbstractPart[] = [];
   let startedAt = 0;
   let endedAt = 0;
   const drafts: Draft[] = [];
@@ -129,6 +136,9 @@ export function parseQwenUnit(unit: SourceUnit, options: ParseOptions = {}): Par
         if (record.subtype === "custom_title") {
           if (typeof payload?.customTitle === "string" && payload.customTitle.trim())
             title = payload.customTitle.trim();
+        } else if (record.subtype === "chat_compression") {
+          const summary = compressionText(payload?.compressedHistory);
+          if (summary) abstract.push({ source: "compaction", text: summary, at: t });
         } else if (textPayloadKeys.some((key) => typeof payload?.[key] === "string" && String(payload[key]).trim()))
           noteSkip(skipped, place, `system record ${String(record.subtype ?? "(no subtype)")}`);
         break;
@@ -144,26 +154,40 @@ export function parseQwenUnit(unit: SourceUnit, options: ParseOptions = {}): Par
       .filter((call): call is ToolCall => !!call);
     return finishDraft(draft);
   });
+  const session: Session = {
+    id: sessionId,
+    source: "qwen-code",
+    projectPath,
+    projectName: projectNameOf(projectPath),
+    gitBranch,
+    startedAt,
+    endedAt,
+    title,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: path,
+  };
+  const ordered = orderAbstract(abstract, title);
+  if (ordered.length > 0) session.abstract = ordered;
   return {
-    session: {
-      id: sessionId,
-      source: "qwen-code",
-      projectPath,
-      projectName: projectNameOf(projectPath),
-      gitBranch,
-      startedAt,
-      endedAt,
-      title,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,
     skipped,
   };
+}
+
+/**
+ * The summary of a compression checkpoint: the text of the first `user` entry of its `compressedHistory`, inside its
+ * `<state_snapshot>` when it has one; "" when there is none.
+ */
+function compressionText(history: unknown): string {
+  const first = Array.isArray(history) ? asObject(history[0]) : undefined;
+  if (first?.role !== "user") return "";
+  const text = partsText(first.parts).trim();
+  return compressionSummary(text) ?? text;
 }
 
 function newDraft(sessionId: string, number: number, timestamp: number, prompt: string): Draft {

@@ -20,7 +20,8 @@ import { asObject, projectNameOf } from "../shared/fields.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import { orderAbstract } from "../shared/abstract.ts";
+import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { openThreadsDatabase, readThreadJson } from "./database.ts";
 import { zedToolCall } from "./tools.ts";
@@ -92,21 +93,29 @@ export function parseZedUnit(unit: SourceUnit, options: ParseOptions = {}): Pars
     return turn;
   });
   const title = typeof thread.title === "string" && thread.title.trim() ? thread.title.trim() : null;
+  const session: Session = {
+    id: unit.sessionId,
+    source: "zed",
+    projectPath,
+    projectName: projectNameOf(projectPath),
+    gitBranch: typeof branch === "string" && branch && branch !== "HEAD" ? branch : null,
+    startedAt,
+    endedAt: Math.max(startedAt, endedAt),
+    title,
+    turnCount: turns.length,
+    parentSessionId: null,
+    isSubagent: false,
+    location: path,
+  };
+  // `detailed_summary`: the summary Zed's agent writes of the whole thread (issue 41); the thread records no time for it.
+  const summary = thread.detailed_summary;
+  const abstract = orderAbstract(
+    typeof summary === "string" ? [{ source: "agent_summary", text: summary, at: 0 }] : [],
+    title,
+  );
+  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session: {
-      id: unit.sessionId,
-      source: "zed",
-      projectPath,
-      projectName: projectNameOf(projectPath),
-      gitBranch: typeof branch === "string" && branch && branch !== "HEAD" ? branch : null,
-      startedAt,
-      endedAt: Math.max(startedAt, endedAt),
-      title,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session,
     turns,
     fromTurn: 1,
     bytesRead: stored.bytes,
