@@ -2,8 +2,9 @@
  * What `recall summarize` does (its flags and help: summarize.ts): select sessions (one by id, or `--all` narrowed by
  * the filters, newest first, sub-agents and sessions without turns left out), bring the index up to date, and run
  * service/summaries.ts over them with a progress bar on a terminal; then print the counts (render/summarize.ts).
- * Exit 1 when no backend is configured and a session needed one, or when the backend was stopped; 0 otherwise, also
- * when single sessions were refused (they are counted, with their reason).
+ * Exit 1 when the backend failed a session (none configured, unreachable, timed out, rate limited, key refused) or was
+ * stopped; 0 otherwise, also when single sessions were refused, too large or badly answered (counted, with their
+ * reason).
  */
 import { UsageError } from "../errors.ts";
 import { createProgressBar } from "../render/progress.ts";
@@ -21,6 +22,9 @@ import {
 import { openFreshIndex, resolveHistory } from "../service/context.ts";
 import { summarizeInIndex } from "../service/summaries.ts";
 import type { SummarizeArgs } from "./summarize.ts";
+
+/** Reasons that say the backend, not a session, failed: any of them makes the run exit 1. */
+const failuresOfTheBackend = ["no_backend", "unreachable", "timeout", "rate_limited", "auth"] as const;
 
 /** Runs `recall summarize` with its parsed arguments; resolves to the exit code. */
 export async function summarize(args: SummarizeArgs): Promise<number> {
@@ -83,5 +87,6 @@ export async function summarize(args: SummarizeArgs): Promise<number> {
       : renderSummarizeText(result.report, result.backend, options),
   );
   const { notSummarized } = result.report;
-  return result.report.stopped !== null || (notSummarized.no_backend ?? 0) > 0 ? 1 : 0;
+  const backendFailed = failuresOfTheBackend.some((reason) => (notSummarized[reason] ?? 0) > 0);
+  return result.report.stopped !== null || backendFailed ? 1 : 0;
 }
