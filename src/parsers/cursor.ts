@@ -12,6 +12,7 @@
  * (cursor.com/docs/configuration/shell), then the chat from the Agents/Chat history panel.
  * Parses are full parses (no resume state): the per-chat change key re-parses only the changed chat.
  */
+import { orderAbstract } from "./shared/abstract.ts";
 import { reportUnavailable } from "./shared/database-units.ts";
 import { projectNameOf } from "./shared/fields.ts";
 import type {
@@ -51,7 +52,9 @@ export interface CursorParserOptions {
 export function createCursorParser(options: CursorParserOptions = {}): Parser {
   return {
     id: "cursor",
-    version: 3, // 3: turns without a time of their own take the nearest earlier one (issue 38)
+    // 3: turns without a time of their own take the nearest earlier one (issue 38); 4: a composer's conversation
+    // summary (latestConversationSummary) is the session's abstract (issue 41)
+    version: 4,
     scan: scanCursorRoots,
     // The User folder down to `workspaceStorage/<hash>/`: its databases and workspace.json start a cycle.
     watch: {
@@ -108,6 +111,10 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
         isSubagent: parentId !== null,
         location: unit.containerPath,
       };
+      // Cursor records no time for its conversation summary (composerData `latestConversationSummary`).
+      const summary = chat.conversationSummary;
+      const abstract = orderAbstract(summary ? [{ source: "compaction", text: summary, at: 0 }] : [], chat.title);
+      if (abstract.length > 0) session.abstract = abstract;
       return { session, turns, fromTurn: 1, bytesRead: chat.bytesRead, skipped: chat.skipped };
     },
   };

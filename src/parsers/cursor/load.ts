@@ -37,6 +37,11 @@ export interface LoadedChat {
    * that has one), "" when none; the unit's folder from the listing comes first (cursor.ts).
    */
   projectPath: string;
+  /**
+   * The summary Cursor wrote when it last summarized the composer's conversation to free context
+   * (`latestConversationSummary.summary.summary`, issue 41), or null.
+   */
+  conversationSummary: string | null;
   bytesRead: number;
   skipped: SkipReport;
 }
@@ -74,13 +79,14 @@ function inlineMessages(
 
 function composerFacts(
   composer: Record<string, unknown>,
-): Pick<LoadedChat, "title" | "createdAt" | "updatedAt" | "gitBranch" | "projectPath"> {
+): Pick<LoadedChat, "title" | "createdAt" | "updatedAt" | "gitBranch" | "projectPath" | "conversationSummary"> {
   return {
     title: nonEmpty(composer.name),
     createdAt: epochMs(composer.createdAt),
     updatedAt: epochMs(composer.lastUpdatedAt),
     gitBranch: nonEmpty(composer.createdOnBranch),
     projectPath: composerWorkspacePath(composer),
+    conversationSummary: nonEmpty(asObject(asObject(composer.latestConversationSummary)?.summary)?.summary),
   };
 }
 
@@ -157,6 +163,7 @@ export function loadChat(unit: SourceUnit, withOutputs: boolean, busyTimeoutMs?:
     lastPromptAt: 0,
     gitBranch: null,
     projectPath: "",
+    conversationSummary: null,
     bytesRead: 0,
     skipped: { count: 0 },
   };
