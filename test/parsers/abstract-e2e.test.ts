@@ -1,8 +1,7 @@
 /**
  * Issue 41 end to end, parser side: a HOME holding the OpenCode compaction fixture and the Codex `compacted` rollout at
  * the agents' default places is indexed by `recall index`, and the sessions the parsers read from those default places
- * carry their abstracts. The CLI's own output of the abstract (`recall sessions --json`, `show`) belongs to the index
- * and display side of issue 41 and is asserted there once it lands.
+ * carry their abstracts, as the parsers read them and as `recall sessions --json` lists them.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -31,14 +30,19 @@ function sessionsAt(source: SourceId): Session[] {
 }
 
 describe("issue 41: abstracts from the agents' default folders", () => {
-  test("recall index reads both sessions", () => {
+  test("recall index reads both sessions, and recall sessions lists their abstracts", () => {
     const env = { PATH: process.env.PATH, HOME: home, RECALL_HOME: join(work, "recall"), RECALL_OFFLINE: "1" };
     const run = (args: string[]) => runCli(args, { ...env, NO_COLOR: "1", RECALL_EMBED_HELPER: "off" });
     expect(run(["index", "--keyword-only"]).exitCode).toBe(0);
     const listed = run(["sessions", "--json"]);
     expect(listed.exitCode).toBe(0);
-    expect(listed.stdout).toContain("ses_cmp");
-    expect(listed.stdout).toContain("019c2a10-5e1f-7d30-9a2b-3c4d5e6f7a81");
+    const sessions = (
+      JSON.parse(listed.stdout) as { sessions: Array<{ session_id: string; abstract: Array<{ source: string }> }> }
+    ).sessions;
+    const sourcesOf = (id: string) =>
+      sessions.find((session) => session.session_id.startsWith(id))?.abstract.map((part) => part.source);
+    expect(sourcesOf("ses_cmp")).toEqual(["compaction", "agent_summary", "agent_title"]);
+    expect(sourcesOf("019c2a10-5e1f-7d30-9a2b-3c4d5e6f7a81")).toEqual(["compaction", "compaction"]);
   });
 
   test("OpenCode: the compaction summary, then the message summary body and title", () => {
