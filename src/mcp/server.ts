@@ -1,5 +1,5 @@
 /**
- * The recall MCP server's life (issue 10): build the McpServer with the five tools, start the watcher that
+ * The recall MCP server's life (issue 10): build the McpServer with the six tools, start the watcher that
  * keeps the index fresh (unless `--no-watch`), serve over stdio (or loopback HTTP, http.ts), and on the way
  * out close everything it started — watcher (its folder watchers, timers and parse worker), model — so no
  * process or thread outlives it.
@@ -26,7 +26,7 @@ import { serverInstructions } from "./schemas.ts";
 import { registerTools } from "./tools.ts";
 
 /**
- * Build one McpServer (name `recall`, the package version) with the five tools over `backend`; its initialize
+ * Build one McpServer (name `recall`, the package version) with the six tools over `backend`; its initialize
  * result carries the instructions of schemas.ts (when to use recall, search → turns → read_turns, budget and paging).
  */
 export function createRecallServer(backend: Backend): McpServer {

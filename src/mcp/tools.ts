@@ -1,5 +1,5 @@
 /**
- * The five MCP tools over the search API and the level-3 reader (issue 10): each handler checks its arguments
+ * The six MCP tools over the search API and the level-3 reader (issue 10; summarize_session, issue 41): each handler checks its arguments
  * with the same parsers as the CLI (src/search: parseFilterArgs, parseLimit, findSession, ...), makes one call
  * to the layer below and renders through format.ts / turns-text.ts. No ranking or lookup of its own.
  * Every failure becomes a tool error result (`isError: true`, one line saying what to do), never a thrown
