@@ -29,6 +29,11 @@ export interface TestSession {
   /** Epoch ms of the first line; each line is one second after the previous. */
   startMs?: number;
   title?: string;
+  /**
+   * A compaction summary written after the turns (issue 41): a `compact_boundary` line, then the `isCompactSummary`
+   * user line holding "This session is being continued…\n\nSummary:\n" and this text (docs/formats.md §1.7).
+   */
+  compaction?: string;
   /** `message.model` of the assistant lines; default `claude-sonnet-4-5`. */
   model?: string;
   turns: TestTurn[];
@@ -105,6 +110,43 @@ function turnLines(state: WriterState, turn: TestTurn): string[] {
   return lines;
 }
 
+/** The two lines of a compaction (docs/formats.md §1.7): the boundary, and the summary it is followed by. */
+function compactionLines(state: WriterState, summary: string): string[] {
+  const { sessionId, cwd } = state.session;
+  const boundary = `${sessionId.slice(0, 8)}-c000-4000-8000-${String(state.lineCount++).padStart(12, "0")}`;
+  const line = `${sessionId.slice(0, 8)}-c000-4000-8000-${String(state.lineCount++).padStart(12, "0")}`;
+  const time = () => new Date((state.clockMs += 1000)).toISOString();
+  const common = { sessionId, cwd, isSidechain: false, userType: "external", version: "2.1.88" };
+  const lines = [
+    JSON.stringify({
+      ...common,
+      type: "system",
+      subtype: "compact_boundary",
+      parentUuid: null,
+      logicalParentUuid: state.lastUuid,
+      uuid: boundary,
+      timestamp: time(),
+      content: "Conversation compacted",
+      compactMetadata: { trigger: "auto", preTokens: 160_000 },
+    }),
+    JSON.stringify({
+      ...common,
+      type: "user",
+      parentUuid: boundary,
+      uuid: line,
+      timestamp: time(),
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+      message: {
+        role: "user",
+        content: `This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n${summary}`,
+      },
+    }),
+  ];
+  state.lastUuid = line;
+  return lines;
+}
+
 /** Write a whole session file (creating folders); returns the state to append more turns later. */
 export function writeClaudeSession(path: string, session: TestSession): WriterState {
   mkdirSync(dirname(path), { recursive: true });
@@ -115,6 +157,7 @@ export function writeClaudeSession(path: string, session: TestSession): WriterSt
     clockMs: session.startMs ?? Date.UTC(2026, 2, 1, 9, 0, 0),
   };
   const lines = session.turns.flatMap((turn) => turnLines(state, turn));
+  if (session.compaction !== undefined) lines.push(...compactionLines(state, session.compaction));
   if (session.title)
     lines.push(JSON.stringify({ type: "ai-title", aiTitle: session.title, sessionId: session.sessionId }));
   writeFileSync(path, `${lines.join("\n")}\n`);
