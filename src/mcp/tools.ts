@@ -1,7 +1,7 @@
 /**
- * The six MCP tools over the search API and the level-3 reader (issue 10; summarize_session, issue 41): each handler checks its arguments
- * with the same parsers as the CLI (src/search: parseFilterArgs, parseLimit, findSession, ...), makes one call
- * to the layer below and renders through format.ts / turns-text.ts. No ranking or lookup of its own.
+ * The six MCP tools over the search API and the level-3 reader (issue 10; summarize_session, issue 41): each handler
+ * checks its arguments with the same parsers as the CLI (src/search: parseFilterArgs, parseLimit, findSession, ...),
+ * makes one call to the layer below and renders through format.ts / turns-text.ts. No ranking or lookup of its own.
  * Every failure becomes a tool error result (`isError: true`, one line saying what to do), never a thrown
  * error: a bad argument or an unknown session must not take the server down.
  * With `archive: true` (issue 30), search, list_sessions and read_turns check their arguments the same way and answer

@@ -135,7 +135,7 @@ export async function summarizeSessions(options: SummarizeOptions): Promise<Summ
   let requested = 0;
   let failuresInRow = 0;
 
-  /** Settles one candidate; false when it was not sent (nothing to wait for). */
+  /** Settles one candidate: every path ends in exactly one count (or, for a session gone since, none) and `settle`. */
   const runOne = async (candidate: SummaryCandidate): Promise<void> => {
     const built = promptOf(db, candidate.rowid, options.budgetCharacters);
     if (!built) {
