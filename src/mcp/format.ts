@@ -25,6 +25,7 @@ import {
   cutField,
   evidenceJson,
   fieldCharLimit,
+  indexAbstract,
   noConfidentMatch,
   placeJson,
   whereSearched,
@@ -122,11 +123,11 @@ export function finishOutput(lines: readonly AnswerLine[], structured: Record<st
 }
 
 /**
- * A session's abstract in a tool's structured answer (issue 41): its first part on one line in the index format
- * (null without one), every part as the CLI's JSON has it (render/format.ts `abstractJson`) in the full format.
+ * A session's abstract in a tool's structured answer (issue 41): its first part that is not a title, on one line, in
+ * the index format (null without one), every part as the CLI's JSON has it (render/format.ts `abstractJson`) in the full format.
  */
 const abstractItem = (abstract: SessionSummary["abstract"], format: ResultFormat) =>
-  format === "index" ? (abstract[0] ? oneLine(abstract[0].text, indexLineChars) : null) : abstractJson(abstract);
+  format === "index" ? indexAbstract(abstract) : abstractJson(abstract);
 
 /**
  * The text line of a session's abstract under its head line, as session text (fenced: it is what an agent wrote), or
@@ -136,6 +137,12 @@ const abstractLines = (abstract: SessionSummary["abstract"], format: ResultForma
   const line = abstractLine(abstract, format === "index" ? indexLineChars : 400);
   return line ? [sessionText(line)] : [];
 };
+
+/** A result's preview as session text, after its abstract line when it has one: one fenced block for both. */
+function withAbstract(abstract: SessionSummary["abstract"], preview: string, format: ResultFormat): AnswerLine {
+  const line = abstractLine(abstract, format === "index" ? indexLineChars : 400);
+  return sessionText(line ? `${line}\n${preview}` : preview);
+}
 
 /** Fields every session item has, whatever the format. */
 function sessionCore(session: Placed & Omit<SessionSummary, "rowid" | "location">, format: ResultFormat) {
@@ -243,7 +250,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${resultId(result)} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
   if (format === "index")
-    return [head, ...abstractLines(result.abstract, format), sessionText(oneLine(result.preview.text, indexLineChars))];
+    return [head, withAbstract(result.abstract, oneLine(result.preview.text, indexLineChars), format)];
   const files =
     result.files.length > 0
       ? [
@@ -253,8 +260,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
   return [
     head,
     `   ${result.source} ${projectLabel(result.projectPath)}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
-    ...abstractLines(result.abstract, format),
-    sessionText(oneLine(result.preview.text, 400)),
+    withAbstract(result.abstract, oneLine(result.preview.text, 400), format),
     ...files,
     resumeLine(result),
   ];

@@ -54,12 +54,20 @@ export function abstractJson(abstract: readonly AbstractPart[]) {
 }
 
 /**
- * The one line a text listing shows under a session's title: its first abstract part (the summary when there is one,
- * else the newest compaction summary …) as `<label>: <text>`, the text on one line cut to `maxChars`; null when the
- * session has no abstract. Example: `compaction summary: 1. Primary request: move the CI to GitHub Actions…`.
+ * The part of an abstract a one-line view shows: the first that is not just another title (the summary, a compaction
+ * summary, a recap, the agent's summary), or undefined when there is none.
+ */
+export const abstractHead = (abstract: readonly AbstractPart[]): AbstractPart | undefined =>
+  abstract.find((part) => part.source !== "agent_title");
+
+/**
+ * The one line a text listing shows under a session's title: its first abstract part that is not just another title
+ * (the summary when there is one, else the newest compaction summary, a recap, the agent's summary) as `<label>:
+ * <text>`, the text on one line cut to `maxChars`; null when there is none (the JSON keeps every part, titles too).
+ * Example: `compaction summary: 1. Primary request: move the CI to GitHub Actions…`.
  */
 export function abstractLine(abstract: readonly AbstractPart[], maxChars: number): string | null {
-  const first = abstract[0];
+  const first = abstractHead(abstract);
   return first ? `${abstractSourceLabels[first.source]}: ${oneLine(first.text, maxChars)}` : null;
 }
 

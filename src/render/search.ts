@@ -16,7 +16,8 @@
  *     ISO-8601 UTC time recall last saw the session's source, or null
  * Issue 13 adds: top-level "format" ("full" | "index"), "next_offset" (number or null) and "truncated" (null, or
  *   {results_shown, results_omitted, chars_omitted, next_command, hint} when --max-chars left results out);
- *   `--format index` keeps only session_id, project, title, abstract (its first part, ≤ 90 chars, or null),
+ *   `--format index` keeps only session_id, project, title, abstract (its first part that is not a title, ≤ 90
+ *   chars, or null),
  *   ended_at, score, best_turn, preview (≤ 90 chars)
  *   per session, and session_id, turn, project, title, timestamp, score, prompt, preview (≤ 90 chars each) per
  *   turn; `--explain` adds "explain" to each result (search-explain.ts). A field longer than
@@ -42,6 +43,7 @@ import { shellQuote, type SessionResult, type TurnResult } from "../search/readi
 import { turnLabel } from "../parsers/index.ts";
 import { jsonLine, neutralizeControls, neutralizeStrings } from "./escapes.ts";
 import {
+  abstractHead,
   abstractJson,
   abstractLine,
   countOf,
@@ -252,13 +254,19 @@ function turnJson(result: TurnResult) {
 
 const indexTitle = (title: string | null) => (title === null ? null : oneLine(title, indexLineChars));
 
+/** The index format's abstract: its head part (format.ts `abstractHead`) on one line, or null. */
+export const indexAbstract = (abstract: SessionResult["abstract"]): string | null => {
+  const head = abstractHead(abstract);
+  return head ? oneLine(head.text, indexLineChars) : null;
+};
+
 /** The index-format JSON of a session result: ids, title, date, score, a one-line preview. */
 function sessionIndexJson(result: SessionResult) {
   return {
     session_id: result.sessionId,
     project: result.project,
     title: indexTitle(result.title),
-    abstract: result.abstract[0] ? oneLine(result.abstract[0].text, indexLineChars) : null,
+    abstract: indexAbstract(result.abstract),
     ended_at: isoTime(result.endedAt),
     score: roundScore(result.score),
     ...confidenceJson(result),

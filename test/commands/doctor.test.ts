@@ -72,6 +72,7 @@ describe("recall doctor checks", () => {
       "vectors",
       "model",
       "calibration",
+      "summaries",
       "cleanup",
     ]);
     expect(renderDoctorText(results)).toMatch(/^OK {3}sources/m);

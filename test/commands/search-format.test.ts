@@ -60,6 +60,7 @@ describe("search output formats (issue 13)", () => {
         "session_id",
         "project",
         "title",
+        "abstract",
         "ended_at",
         "score",
         "confidence",
