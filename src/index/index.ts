@@ -49,8 +49,10 @@ export {
   buildSessionDocument,
   loadDocumentTexts,
   hashDocument,
+  storedAbstract,
   type DocumentText,
 } from "./write/documents.ts";
+export { refreshStoredSessionDocument } from "./write/writer.ts";
 export {
   tryAcquireIndexLock,
   acquireIndexLock,

@@ -6,8 +6,7 @@
  * rebuilds the session's document in the same transaction.
  */
 import type { Database } from "bun:sqlite";
-import { refreshStoredSessionDocument } from "../index/write/writer.ts";
-import { storedAbstract } from "../index/write/documents.ts";
+import { refreshStoredSessionDocument, storedAbstract } from "../index/index.ts";
 import type { SummarySource } from "./prompt.ts";
 import type { SummaryFailureReason } from "./types.ts";
 
