@@ -48,7 +48,7 @@ const topicOf = (body: Json): number => {
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "recall-summarize-"));
   const projects = join(work, "home/.claude/projects/-home-dev-app");
-  topics.forEach((topic, index) =>
+  for (const [index, topic] of topics.entries())
     writeClaudeSession(join(projects, `${idOf(index)}.jsonl`), {
       sessionId: idOf(index),
       cwd: "/home/dev/app",
@@ -57,8 +57,7 @@ beforeAll(() => {
         { prompt: `why is the ${topic} broken`, response: `Looking at the ${topic}.` },
         { prompt: `fix the ${topic}`, response: "Fixed it." },
       ],
-    }),
-  );
+    });
   server = startChatServer();
   base = { ...process.env, HOME: join(work, "home"), RECALL_HOME: join(work, "recall") };
   withServer = {
