@@ -16,7 +16,7 @@ import { prepareRecallPaths } from "../index/store/home-migration.ts";
 import type { IndexSummary } from "../index/write/indexer.ts";
 import { describeIndexLockHolder, readIndexLockHolder } from "../index/store/lock.ts";
 import { openIndex, readMeta } from "../index/schema.ts";
-import { checkStaleness } from "../index/plan/staleness.ts";
+import { checkStaleness, type WholeScans } from "../index/plan/staleness.ts";
 import {
   expandPath,
   parsers,
@@ -118,6 +118,8 @@ export async function indexWithProgress(
     embedder?: EmbedderOpener;
     followModelChange?: boolean;
     reembed?: boolean;
+    /** Whole scans the caller's staleness check just made (indexer.ts `IndexOptions.prescanned`). */
+    prescanned?: WholeScans;
   },
 ): Promise<IndexSummary> {
   const [{ createIndexProgress }, { renderIndexSummaryText }, { runIndex }] = await Promise.all([
@@ -134,6 +136,7 @@ export async function indexWithProgress(
         full: options.full,
         scan: options.scan,
         lockWaitMs: options.lockWaitMs,
+        prescanned: options.prescanned,
         hooks: {
           onProgress: progress.onProgress,
           onEmbedProgress: ({ done, total }) => progress.onProgress({ source: "embeddings", done, total }),
@@ -278,10 +281,18 @@ export async function openFreshIndex(
       });
     return openIndex(path, { readonly: true });
   }
-  if (!options.reindex || !checkStaleness(committed, context.roots, context.scanned).stale) return committed;
+  if (!options.reindex) return committed;
+  const staleness = checkStaleness(committed, context.roots, context.scanned);
+  if (!staleness.stale) return committed;
   committed.close();
   try {
-    await indexWithProgress(context, { lockWaitMs: 0, quiet: true, embedder: options.embedder });
+    // the run plans from the folders the check just walked instead of walking them again (issue 42)
+    await indexWithProgress(context, {
+      lockWaitMs: 0,
+      quiet: true,
+      embedder: options.embedder,
+      prescanned: staleness.wholeScans,
+    });
   } catch (error) {
     const diskFull = diskFullError(error);
     if (diskFull)

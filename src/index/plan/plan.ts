@@ -22,6 +22,7 @@ import {
   type Parser,
   type ParserHooks,
   type ResumeState,
+  type ScanResult,
   type SourceContainer,
   type SourceUnit,
   type UnavailablePath,
@@ -120,6 +121,12 @@ export interface PlanOptions {
   quick?: QuickCheckOptions;
   /** `onWarning` is passed to the parser; `onUnavailable` is taken over here (and still called). */
   hooks?: ParserHooks;
+  /**
+   * A whole scan of exactly these roots that this process made moments ago (a staleness check, staleness.ts
+   * `WholeScans`): used instead of walking again when the source must be scanned whole. A change made since is
+   * found by the next check, as one made after this run would be.
+   */
+  wholeScan?: ScanResult;
 }
 
 /**
@@ -149,7 +156,7 @@ export function planSource(db: Database, parser: Parser, roots: string[], option
     );
     if (planMoved(db, parser, plan, plan.containers, options.hooks ?? {})) return plan;
   }
-  return planWholeScan(db, parser, roots, full, options.hooks ?? {});
+  return planWholeScan(db, parser, roots, full, options.hooks ?? {}, options.wholeScan);
 }
 
 function emptyPlan(
@@ -194,8 +201,15 @@ function countPresent(db: Database, parser: Parser): number {
 }
 
 /** Scan the source whole, then plan from the containers that moved (or from all of them when that cannot be trusted). */
-function planWholeScan(db: Database, parser: Parser, roots: string[], full: boolean, hooks: ParserHooks): SourcePlan {
-  const scan = parser.scan(roots);
+function planWholeScan(
+  db: Database,
+  parser: Parser,
+  roots: string[],
+  full: boolean,
+  hooks: ParserHooks,
+  prescan: ScanResult | undefined,
+): SourcePlan {
+  const scan = prescan ?? parser.scan(roots);
   const stored = loadStoredContainers(db, parser.id);
   const plan = emptyPlan("whole", scan.containers, stored, scan.missingRoots);
   plan.wholeScan = { watched: scan.watched, roots };

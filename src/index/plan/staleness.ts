@@ -7,10 +7,23 @@
  */
 import type { Database } from "bun:sqlite";
 import { withKnownProjectFolders } from "./known-projects.ts";
-import { parsers, type SourceContainer, type SourceId, type SourceRootMap } from "../../parsers/index.ts";
+import {
+  parsers,
+  type ScanResult,
+  type SourceContainer,
+  type SourceId,
+  type SourceRootMap,
+} from "../../parsers/index.ts";
 import { digestContainers, digestMetaKey, hasParserVersionChanged } from "./containers.ts";
 import { fullScanIntervalMs, quickCheck } from "./freshness.ts";
 import { readMeta } from "../schema.ts";
+
+/**
+ * The whole scans a staleness check walked, per source, with the roots it walked (issue 42): the index run that
+ * follows a stale answer plans from them instead of walking the same folders again (at 20,000 sessions each walk of
+ * the Claude Code folders took ~0.5–0.7 s, and a new session file cost two of them).
+ */
+export type WholeScans = Partial<Record<SourceId, { roots: readonly string[]; scan: ScanResult }>>;
 
 /** Result of {@link checkStaleness}. */
 export interface StalenessReport {
@@ -22,6 +35,8 @@ export interface StalenessReport {
    * an append to a file quiet for a day, made since then); undefined when every source was scanned whole now.
    */
   wholeScanAt?: number;
+  /** The whole scans this check made (none for sources it checked quickly or from a caller's pre-scan). */
+  wholeScans: WholeScans;
 }
 
 /** Options of {@link checkStaleness}. */
@@ -46,6 +61,7 @@ export function checkStaleness(
   const nowMs = options.nowMs ?? Date.now();
   const interval = fullScanIntervalMs();
   let wholeScanAt: number | undefined;
+  const wholeScans: WholeScans = {};
   const effective = withKnownProjectFolders(db, roots);
   for (const parser of parsers) {
     const sourceRoots = effective[parser.id] ?? [];
@@ -64,8 +80,14 @@ export function checkStaleness(
     }
     // a pre-scan covered the given roots only: not Aider's, once the known project folders were added
     const prescanned = effective[parser.id] === roots[parser.id] ? scanned[parser.id] : undefined;
-    const digest = digestContainers(prescanned ?? parser.scan(sourceRoots).containers);
+    let containers = prescanned;
+    if (!containers) {
+      const scan = parser.scan(sourceRoots);
+      wholeScans[parser.id] = { roots: sourceRoots, scan };
+      containers = scan.containers;
+    }
+    const digest = digestContainers(containers);
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
   }
-  return { stale: staleSources.length > 0, staleSources, wholeScanAt };
+  return { stale: staleSources.length > 0, staleSources, wholeScanAt, wholeScans };
 }

@@ -15,6 +15,7 @@
  * The run holds RECALL_HOME/index.lock; searches keep reading the last committed state (WAL).
  * Never prints: progress and warnings go through `IndexHooks`.
  */
+import type { WholeScans } from "../plan/staleness.ts";
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { withKnownProjectFolders } from "../plan/known-projects.ts";
@@ -70,6 +71,11 @@ export interface IndexOptions {
   scan?: "quick" | "whole";
   /** Paths known to have changed (a watcher's events): re-stat'ed by the quick check even when not recent. */
   changedPaths?: readonly string[];
+  /**
+   * Whole scans a staleness check of this process just made (staleness.ts `WholeScans`): a source planned whole from
+   * the same roots uses its scan instead of walking again (issue 42).
+   */
+  prescanned?: WholeScans;
   /** How long to wait for another run's lock, in ms; default 0 (fail at once with INDEX_LOCKED). */
   lockWaitMs?: number;
   /** Sessions per transaction; default 100. */
@@ -263,6 +269,10 @@ async function runEmbedding(
   return result;
 }
 
+/** True when two root lists name the same folders in the same order. */
+const sameRoots = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((root, i) => root === b[i]);
+
 async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
   const hooks = options.hooks ?? {};
   const seenAt = Date.now();
@@ -272,10 +282,13 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
       : { nowMs: seenAt, fullScanIntervalMs: fullScanIntervalMs(), changedPaths: options.changedPaths };
   // A parser that now keeps more than the one that indexed these sessions re-parses them all, once (Parser.version).
   const versionChanged = hasParserVersionChanged(db, parser);
-  const plan = planSource(db, parser, options.roots[parser.id] ?? [], {
+  const roots = options.roots[parser.id] ?? [];
+  const prescan = options.prescanned?.[parser.id];
+  const plan = planSource(db, parser, roots, {
     full: options.full || versionChanged,
     quick,
     hooks: { onWarning: hooks.onWarning },
+    wholeScan: prescan && sameRoots(prescan.roots, roots) ? prescan.scan : undefined,
   });
   summary.missingRoots[parser.id] = plan.missingRoots;
   summary.unchanged += plan.unchanged;

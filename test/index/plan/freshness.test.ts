@@ -200,6 +200,33 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(await nextSearchFinds(history, "wishlist")).toEqual(["33333333-3333-4333-8333-333333333333"]);
   });
 
+  test("issue 42: the index run after a stale check plans from the check's walk, and what the walk missed comes next", async () => {
+    const history = makeHistory();
+    await nextSearchFinds(history, "cart");
+    const session = (id: string, prompt: string) =>
+      writeClaudeSession(join(history.project, `${id}.jsonl`), {
+        sessionId: id,
+        cwd: "/home/dev/shop",
+        turns: [{ prompt, response: "done" }],
+      });
+    session("44444444-4444-4444-8444-444444444444", "add a wishlist page");
+    const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
+    const report = checkStaleness(db, history.roots);
+    db.close();
+    expect(report.staleSources).toEqual(["claude-code"]);
+    expect(report.wholeScans["claude-code"]?.roots).toEqual(history.roots["claude-code"]!);
+    // written after the check walked: the run that plans from that walk does not see it…
+    session("55555555-5555-4555-8555-555555555555", "add a gift card page");
+    await runIndex({ recallHome: history.context.recallHome, roots: history.roots, prescanned: report.wholeScans });
+    const indexed = openIndex(databasePath(history.context.recallHome), { readonly: true });
+    const ids = indexed.query<{ session_id: string }, []>("SELECT session_id FROM sessions").all();
+    indexed.close();
+    expect(ids.map((row) => row.session_id)).toContain("44444444-4444-4444-8444-444444444444");
+    expect(ids.map((row) => row.session_id)).not.toContain("55555555-5555-4555-8555-555555555555");
+    // …and the next search does: the folder it was written to changed after the walk the run stored
+    expect(await nextSearchFinds(history, "gift")).toEqual(["55555555-5555-4555-8555-555555555555"]);
+  });
+
   test("a new project folder and a root that did not exist yet are found", async () => {
     const history = makeHistory();
     const later = join(history.dir, "later-root");
