@@ -12,7 +12,7 @@
  * (cursor.com/docs/configuration/shell), then the chat from the Agents/Chat history panel.
  * Parses are full parses (no resume state): the per-chat change key re-parses only the changed chat.
  */
-import { orderAbstract } from "./shared/abstract.ts";
+import { withAbstract } from "./shared/abstract.ts";
 import { reportUnavailable } from "./shared/database-units.ts";
 import { projectNameOf } from "./shared/fields.ts";
 import type {
@@ -113,9 +113,13 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
       };
       // Cursor records no time for its conversation summary (composerData `latestConversationSummary`).
       const summary = chat.conversationSummary;
-      const abstract = orderAbstract(summary ? [{ source: "compaction", text: summary, at: 0 }] : [], chat.title);
-      if (abstract.length > 0) session.abstract = abstract;
-      return { session, turns, fromTurn: 1, bytesRead: chat.bytesRead, skipped: chat.skipped };
+      return {
+        session: withAbstract(session, summary ? [{ source: "compaction", text: summary, at: 0 }] : []),
+        turns,
+        fromTurn: 1,
+        bytesRead: chat.bytesRead,
+        skipped: chat.skipped,
+      };
     },
   };
 }

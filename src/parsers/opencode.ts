@@ -17,6 +17,7 @@ import type { ParseOptions, ParseResult, Parser, ParserHooks, SourceContainer, S
 import { opencodeAbstract } from "./opencode/abstract.ts";
 import { buildSession, buildTurns, sortMessages, type RawConversation } from "./opencode/messages.ts";
 import { noteSkip } from "./shared/skips.ts";
+import { withAbstract } from "./shared/abstract.ts";
 import { containerKind, scanOpencodeRoots, type ContainerKind } from "./opencode/scan.ts";
 import { listDbSessions, loadDbConversation, openOpencodeDatabase } from "./opencode/sqlite.ts";
 import { describeSqliteError } from "./shared/readonly-sqlite.ts";
@@ -191,9 +192,10 @@ export function createOpencodeParser(options: OpencodeParserOptions = {}): Parse
       }
       const isSubagent = conversation.session.parentId !== null;
       const turns = buildTurns(conversation.session.id, messages, isSubagent, parseOptions.withOutputs ?? false);
-      const session = buildSession(conversation.session, messages, turns.length, conversation.location);
-      const abstract = opencodeAbstract(messages, session.title);
-      if (abstract.length > 0) session.abstract = abstract;
+      const session = withAbstract(
+        buildSession(conversation.session, messages, turns.length, conversation.location),
+        opencodeAbstract(messages),
+      );
       return { session, turns, fromTurn: 1, bytesRead: conversation.bytesRead, skipped: conversation.skipped };
     },
   };

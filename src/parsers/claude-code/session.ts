@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { projectNameOf } from "../shared/fields.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { AbstractPart, Session } from "../types.ts";
 import { compactionSummaryText } from "./compaction.ts";
 import { createMeta, pickTitle, type MetaState } from "./meta.ts";
@@ -57,22 +57,23 @@ export function buildSession(
     title = pickTitle(meta, isSubagent ? readAgentDescription(source) : null);
     parts = describePath(source.path).kind === "acompact" ? [...meta.parts, ...answeredSummary(owned)] : meta.parts;
   }
-  const abstract = orderAbstract(parts, title);
-  return {
-    id: source.sessionId,
-    source: "claude-code",
-    projectPath,
-    projectName: projectNameOf(projectPath),
-    gitBranch: meta.branch,
-    startedAt,
-    endedAt,
-    title,
-    ...(abstract.length > 0 ? { abstract } : {}),
-    turnCount,
-    parentSessionId: isSubagent ? parentSessionOf(source, meta) : null,
-    isSubagent,
-    location: source.path,
-  };
+  return withAbstract(
+    {
+      id: source.sessionId,
+      source: "claude-code",
+      projectPath,
+      projectName: projectNameOf(projectPath),
+      gitBranch: meta.branch,
+      startedAt,
+      endedAt,
+      title,
+      turnCount,
+      parentSessionId: isSubagent ? parentSessionOf(source, meta) : null,
+      isSubagent,
+      location: source.path,
+    },
+    parts,
+  );
 }
 
 /** The summary an `agent-acompact-*` run answered with: its last assistant prose, as a compaction part (or none). */

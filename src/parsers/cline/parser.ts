@@ -8,7 +8,7 @@
  * the extension's History view, as recall does for Cursor.
  */
 import { basename, dirname } from "node:path";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import { optionSafe } from "../shared/option-safe.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
@@ -88,9 +88,13 @@ export function createTaskFolderParser(id: SourceId): Parser {
         isSubagent,
         location: unit.containerPath,
       };
-      const abstract = orderAbstract(chat.abstract, null);
-      if (abstract.length > 0) session.abstract = abstract;
-      return { session, turns: chat.turns, fromTurn: 1, bytesRead: folder.bytesRead, skipped };
+      return {
+        session: withAbstract(session, chat.abstract),
+        turns: chat.turns,
+        fromTurn: 1,
+        bytesRead: folder.bytesRead,
+        skipped,
+      };
     },
   };
 }

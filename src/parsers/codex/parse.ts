@@ -15,7 +15,7 @@ import { fsReason } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
 import { decodeAppended, decodeWhole, type LinePosition } from "../shared/resume-lines.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import { hashOf } from "../shared/sha1.ts";
 import { copySkips, noteSkip } from "../shared/skips.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit } from "../types.ts";
@@ -220,7 +220,6 @@ function buildSession(context: Context, meta: CodexMeta, turnCount: number): Ses
   const projectPath = meta.cwd ?? "";
   const parentSessionId = meta.isSubagent && meta.parentId !== context.unit.sessionId ? meta.parentId : null;
   const title = titleOf(context, meta);
-  const abstract = orderAbstract(meta.compactions, title);
   const session: Session = {
     id: context.unit.sessionId,
     source: "codex",
@@ -235,8 +234,7 @@ function buildSession(context: Context, meta: CodexMeta, turnCount: number): Ses
     isSubagent: meta.isSubagent,
     location: context.path,
   };
-  if (abstract.length > 0) session.abstract = abstract;
-  return session;
+  return withAbstract(session, meta.compactions);
 }
 
 /**

@@ -10,7 +10,7 @@ import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { AbstractPart, ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { groupContinueTurns } from "./turns.ts";
@@ -96,10 +96,8 @@ export function parseContinueUnit(unit: SourceUnit, options: ParseOptions = {}):
     isSubagent: false,
     location: path,
   };
-  const abstract = orderAbstract(parts, title);
-  if (abstract.length > 0) result.abstract = abstract;
   return {
-    session: result,
+    session: withAbstract(result, parts),
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

@@ -27,7 +27,7 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { AbstractPart, ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { copilotToolCall, toolOutputOf } from "./tools.ts";
@@ -210,10 +210,8 @@ export function parseCopilotUnit(unit: SourceUnit, options: ParseOptions = {}): 
     isSubagent: false,
     location: path,
   };
-  const abstract = orderAbstract(parts, meta.title);
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(session, parts),
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

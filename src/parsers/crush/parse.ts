@@ -6,7 +6,7 @@ import { basename, dirname } from "node:path";
 import { SourceError } from "../../errors.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { AbstractPart, ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { childSessions, loadCrushMessages, loadCrushSession, openCrushDatabase } from "./database.ts";
@@ -67,10 +67,8 @@ export function parseCrushUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
     isSubagent: parent !== null,
     location: path,
   };
-  const abstract = orderAbstract(parts, title);
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(session, parts),
     turns,
     fromTurn: 1,
     bytesRead: messages.reduce((sum, message) => sum + message.parts.length, 0),

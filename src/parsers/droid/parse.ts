@@ -9,7 +9,7 @@ import { fsReason } from "../file-stats.ts";
 import { projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeWhole } from "../shared/resume-lines.ts";
 import { emptySkips } from "../shared/skips.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { AbstractPart, ModelUsage, ParseOptions, ParseResult, Session, SourceUnit, Turn } from "../types.ts";
 import { addModelUsage } from "../usage.ts";
 import { readDroidSettings, type DroidSettings } from "./settings.ts";
@@ -75,10 +75,8 @@ export function parseDroidUnit(unit: SourceUnit, options: ParseOptions = {}): Pa
     isSubagent: parentSessionId !== null,
     location: path,
   };
-  const abstract = orderAbstract(parts, title);
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(session, parts),
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

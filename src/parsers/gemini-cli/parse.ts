@@ -17,7 +17,7 @@ import { SourceError } from "../../errors.ts";
 import { fsReason, statFingerprint } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import type { RawLine } from "../shared/jsonl-lines.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import { prefixHashOf, readAppended } from "../shared/prefix-hash.ts";
 import type { LinePosition } from "../shared/resume-lines.ts";
 import { hashOf } from "../shared/sha1.ts";
@@ -440,10 +440,6 @@ function buildSession(context: Context, metas: readonly ChatMeta[], turnCount: n
       .at(-1) ?? null;
   const parent = typeof unit.locator?.parentSessionId === "string" ? unit.locator.parentSessionId : null;
   const projectDir = typeof unit.locator?.projectDir === "string" ? unit.locator.projectDir : "";
-  const abstract = orderAbstract(
-    metas.flatMap((meta) => meta.abstract),
-    title,
-  );
   const session: Session = {
     id: unit.sessionId,
     source: "gemini-cli",
@@ -458,6 +454,8 @@ function buildSession(context: Context, metas: readonly ChatMeta[], turnCount: n
     isSubagent,
     location: context.files.at(-1)!,
   };
-  if (abstract.length > 0) session.abstract = abstract;
-  return session;
+  return withAbstract(
+    session,
+    metas.flatMap((meta) => meta.abstract),
+  );
 }

@@ -5,7 +5,7 @@
 import { SourceError } from "../../errors.ts";
 import { asObject, projectNameOf } from "../shared/fields.ts";
 import { emptySkips } from "../shared/skips.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type {
   AbstractPart,
   ModelUsage,
@@ -87,10 +87,8 @@ export function gooseSessionResult(
     isSubagent,
     location: place,
   };
-  const abstract = orderAbstract(parts, title);
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(session, parts),
     turns,
     fromTurn: 1,
     bytesRead,

@@ -16,7 +16,7 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { loadSession, type MessageRow, type UsageRow, withGrokDatabase } from "./database.ts";
@@ -105,13 +105,11 @@ export function parseGrokUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     isSubagent: false,
     location: path,
   };
-  const abstract = orderAbstract(
-    compactions.map((row) => ({ source: "compaction" as const, text: row.summary, at: timeOf(row.createdAt) })),
-    session.title,
-  );
-  if (abstract.length > 0) result.abstract = abstract;
   return {
-    session: result,
+    session: withAbstract(
+      result,
+      compactions.map((row) => ({ source: "compaction" as const, text: row.summary, at: timeOf(row.createdAt) })),
+    ),
     turns,
     fromTurn: 1,
     bytesRead: bytes,

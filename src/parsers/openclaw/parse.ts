@@ -28,7 +28,7 @@ import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { finishDraft, newTurnDraft, type TurnDraft } from "../shared/turn-builder.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type {
   AbstractPart,
   AbstractSource,
@@ -172,10 +172,8 @@ export function parseOpenclawUnit(unit: SourceUnit, options: ParseOptions = {}):
     isSubagent,
     location: path,
   };
-  const abstract = orderAbstract(parts, session.title);
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(session, parts),
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

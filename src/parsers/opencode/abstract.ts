@@ -9,7 +9,6 @@
  *   `title` → `agent_title`, `body` → `agent_summary`, at the message's creation time.
  * messages.ts keeps the compaction text out of every turn's response, so it is not lost: it is here.
  */
-import { orderAbstract } from "../shared/abstract.ts";
 import type { AbstractPart } from "../types.ts";
 import { asObject, type RawMessage, stringOf } from "./messages.ts";
 
@@ -28,11 +27,11 @@ function textOf(message: RawMessage): string {
 }
 
 /**
- * The abstract of one conversation, ordered by `orderAbstract` (the session's `title` left out).
+ * The abstract parts of one conversation, in message order (shared/abstract.ts `withAbstract` orders them).
  * @param messages the session's messages in any order, with their `text` parts loaded
- * @returns the parts in abstract order; empty when OpenCode wrote none
+ * @returns the parts; empty when OpenCode wrote none
  */
-export function opencodeAbstract(messages: readonly RawMessage[], title: string | null): AbstractPart[] {
+export function opencodeAbstract(messages: readonly RawMessage[]): AbstractPart[] {
   const parts: AbstractPart[] = [];
   for (const message of messages) {
     if (isCompactionSummary(message)) {
@@ -46,5 +45,5 @@ export function opencodeAbstract(messages: readonly RawMessage[], title: string 
       if (body) parts.push({ source: "agent_summary", text: body, at: message.timeCreated });
     }
   }
-  return orderAbstract(parts, title);
+  return parts;
 }

@@ -10,7 +10,7 @@ import { fsReason } from "../file-stats.ts";
 import { projectNameOf } from "../shared/fields.ts";
 import { decodeWhole } from "../shared/resume-lines.ts";
 import { emptySkips } from "../shared/skips.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { AbstractPart, ParseOptions, ParseResult, Session, SourceUnit } from "../types.ts";
 import { activeBranch, entriesOf, headerOf } from "./entries.ts";
 import { groupTurns } from "./turns.ts";
@@ -73,10 +73,8 @@ export function parsePiUnit(unit: SourceUnit, options: ParseOptions = {}): Parse
     isSubagent: false,
     location: path,
   };
-  const abstract = orderAbstract(parts, title);
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(session, parts),
     turns: [...main, ...rewound],
     fromTurn: 1,
     bytesRead: bytes.length,

@@ -33,7 +33,7 @@ import type { AbstractPart, ParseOptions, ParseResult, Session, SkipReport, Sour
 import { addModelUsage } from "../usage.ts";
 import { compressionSummary } from "../gemini-cli/abstract.ts";
 import { partsText, promptText } from "../gemini-cli/records.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import { toToolCall } from "../gemini-cli/tools.ts";
 import { replyUsage } from "../gemini-cli/usage.ts";
 import { qwenToolName } from "./tools.ts";
@@ -168,10 +168,8 @@ export function parseQwenUnit(unit: SourceUnit, options: ParseOptions = {}): Par
     isSubagent: false,
     location: path,
   };
-  const ordered = orderAbstract(abstract, title);
-  if (ordered.length > 0) session.abstract = ordered;
   return {
-    session,
+    session: withAbstract(session, abstract),
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,

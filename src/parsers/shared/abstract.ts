@@ -1,8 +1,8 @@
 /**
  * A session's abstract (issue 41): what the agent wrote about the session, put in one order for every parser.
- * Parsers collect {@link AbstractPart}s as they read records and hand them to {@link orderAbstract} once.
+ * Parsers collect {@link AbstractPart}s as they read records and hand them, with the session, to {@link withAbstract}.
  */
-import type { AbstractPart, AbstractSource } from "../types.ts";
+import type { AbstractPart, AbstractSource, Session } from "../types.ts";
 
 /** Rank of each source in the abstract: compactions describe the most of a session, titles the least. */
 const sourceRank: Record<AbstractSource, number> = {
@@ -24,7 +24,7 @@ const keyOf = (text: string): string => text.replace(/\s+/g, " ").trim().toLower
  * title "Other" → `[compaction "B", compaction "A", agent_title "fix  ci"]` (of the two equal titles, the newer).
  * @returns a new array (the input is not changed); empty when nothing is left
  */
-export function orderAbstract(parts: readonly AbstractPart[], title: string | null): AbstractPart[] {
+function orderAbstract(parts: readonly AbstractPart[], title: string | null): AbstractPart[] {
   const indexed = parts.map((part, index) => ({ part: { ...part, text: part.text.trim() }, index }));
   indexed.sort(
     (a, b) => sourceRank[a.part.source] - sourceRank[b.part.source] || b.part.at - a.part.at || b.index - a.index,
@@ -38,4 +38,13 @@ export function orderAbstract(parts: readonly AbstractPart[], title: string | nu
     ordered.push(part);
   }
   return ordered;
+}
+
+/**
+ * `session` with its abstract: `parts` in abstract order ({@link orderAbstract}, the session's own title left out), or
+ * `session` itself when none is left. A new object when it has one; `session` is not changed.
+ */
+export function withAbstract(session: Session, parts: readonly AbstractPart[]): Session {
+  const abstract = orderAbstract(parts, session.title);
+  return abstract.length > 0 ? { ...session, abstract } : session;
 }

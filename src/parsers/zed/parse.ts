@@ -20,7 +20,7 @@ import { asObject, projectNameOf } from "../shared/fields.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { filesTouched } from "../tool-calls.ts";
-import { orderAbstract } from "../shared/abstract.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import type { ParseOptions, ParseResult, Session, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { openThreadsDatabase, readThreadJson } from "./database.ts";
@@ -109,13 +109,11 @@ export function parseZedUnit(unit: SourceUnit, options: ParseOptions = {}): Pars
   };
   // `detailed_summary`: the summary Zed's agent writes of the whole thread (issue 41); the thread records no time for it.
   const summary = thread.detailed_summary;
-  const abstract = orderAbstract(
-    typeof summary === "string" ? [{ source: "agent_summary", text: summary, at: 0 }] : [],
-    title,
-  );
-  if (abstract.length > 0) session.abstract = abstract;
   return {
-    session,
+    session: withAbstract(
+      session,
+      typeof summary === "string" ? [{ source: "agent_summary", text: summary, at: 0 }] : [],
+    ),
     turns,
     fromTurn: 1,
     bytesRead: stored.bytes,
