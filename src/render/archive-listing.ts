@@ -14,7 +14,6 @@ import type { ArchiveListing } from "../team-archive/listing.ts";
 import { jsonLine, neutralizeStrings } from "./escapes.ts";
 import {
   abstractJson,
-  abstractLine,
   archiveOriginText,
   countOf,
   isoTime,
@@ -24,7 +23,7 @@ import {
   projectLabel,
   sessionIdentityJson,
 } from "./format.ts";
-import { fitColumns, padColumns } from "./sessions.ts";
+import { fitColumns, padColumns, withAbstractLine } from "./sessions.ts";
 
 /** `recall sessions --archive --json`: one JSON object (see the file comment). */
 export function renderArchiveListingJson(listing: ArchiveListing): string {
@@ -86,8 +85,7 @@ export function renderArchiveListingText(listing: ArchiveListing, palette: Palet
       countOf(s.turns, "turn").padStart(turnsWidth),
       `${fitColumns(oneLine(s.title ?? "", 200), 60)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}  ${palette.dim(archiveOriginText(s))}`,
     ].join("  ");
-    const about = abstractLine(s.abstract, 200);
-    return about ? `${line}\n${" ".repeat(idWidth + 2)}${palette.dim(fitColumns(about, 110))}` : line;
+    return withAbstractLine(line, s.abstract, idWidth + 2, palette);
   });
   if (next) {
     const shown = `${(listing.offset + 1).toLocaleString("en-US")}–${(listing.offset + listing.items.length).toLocaleString("en-US")}`;

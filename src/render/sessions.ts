@@ -57,6 +57,21 @@ export function renderSessionsJson(page: SessionsPage, emptyHidden = 0): string 
   });
 }
 
+/**
+ * A listing row, and under it, when the session has an abstract (issue 41), a dim line with its first part
+ * (format.ts `abstractLine`) indented by `indent` columns and cut to 110; the row alone otherwise. Used by this
+ * listing and the team archive's (archive-listing.ts).
+ */
+export function withAbstractLine(
+  row: string,
+  abstract: SessionSummary["abstract"],
+  indent: number,
+  palette: Palette,
+): string {
+  const about = abstractLine(abstract, 200);
+  return about ? `${row}\n${" ".repeat(indent)}${palette.dim(fitColumns(about, 110))}` : row;
+}
+
 /** Pads `text` with spaces to `width` terminal columns (CJK and emoji take two; Bun.stringWidth). */
 export function padColumns(text: string, width: number): string {
   return text + " ".repeat(Math.max(0, width - Bun.stringWidth(text)));
@@ -100,8 +115,7 @@ export function renderSessionsText(page: SessionsPage, palette: Palette, emptyHi
     const project = padColumns(fitColumns(oneLine(projectLabel(s.project), 200), 24), 24);
     const date = localDate(s.endedAt).padEnd(10);
     const line = `${palette.cyan(padColumns(s.sessionId, idWidth))}  ${s.source.padEnd(11)}  ${s.project ? project : palette.dim(project)}  ${date}  ${countOf(s.turns, "turn").padStart(turnsWidth)}  ${fitColumns(oneLine(s.title ?? "", 200), 70)}${s.isSubagent ? palette.dim(" (sub-agent)") : ""}${palette.dim(sessionMarkers(s))}`;
-    const about = abstractLine(s.abstract, 200);
-    return about ? `${line}\n${" ".repeat(idWidth + 2)}${palette.dim(fitColumns(about, 110))}` : line;
+    return withAbstractLine(line, s.abstract, idWidth + 2, palette);
   });
   if (next) {
     const shown = `${(page.offset + 1).toLocaleString("en-US")}–${(page.offset + page.items.length).toLocaleString("en-US")}`;
