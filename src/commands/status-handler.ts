@@ -9,8 +9,7 @@ import { writeOut } from "../render/terminal.ts";
 import { readIndexStatus } from "../search/listing/sessions.ts";
 import { resolveHistory } from "../service/context.ts";
 import { findUnreadHistory } from "../parsers/unread-history.ts";
-import { describeBackend, summaryBackendConfig, summaryCounts } from "../summarize/index.ts";
-import { isRecallError } from "../errors.ts";
+import { describeBackend, readSummaryBackend, summaryCounts } from "../summarize/index.ts";
 import { loadEnvWithDotEnv } from "../embed/index.ts";
 import type { StatusArgs } from "./status.ts";
 
@@ -42,11 +41,7 @@ export async function status(args: StatusArgs): Promise<number> {
 
 /** The configured summary backend in one line, "none" when none is, or what is wrong with its configuration. */
 function backendLine(env: Record<string, string | undefined>): string {
-  try {
-    const config = summaryBackendConfig(env);
-    return config ? describeBackend(config) : "none";
-  } catch (error) {
-    if (isRecallError(error)) return `misconfigured: ${error.message}`;
-    throw error;
-  }
+  const { config, problem } = readSummaryBackend(env);
+  if (problem) return `misconfigured: ${problem.message}`;
+  return config ? describeBackend(config) : "none";
 }

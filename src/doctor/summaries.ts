@@ -4,8 +4,7 @@
  * last summary attempt failed, by reason. Summaries are optional: no backend is OK.
  */
 import type { Database } from "bun:sqlite";
-import { isRecallError } from "../errors.ts";
-import { describeBackend, summaryBackendConfig, summaryCounts } from "../summarize/index.ts";
+import { describeBackend, readSummaryBackend, summaryCounts } from "../summarize/index.ts";
 import { type CheckResult, plural } from "./checks.ts";
 
 /** Reasons a prompt fails again as it is: `--retry-failed` sends it anyway. */
@@ -16,14 +15,10 @@ const promptReasons = new Set(["refused", "too_large", "bad_answer"]);
  * @param db the index, or undefined when there is none (then only the configuration is checked)
  */
 export function checkSummaries(db: Database | undefined, env: Record<string, string | undefined>): CheckResult {
-  let backend: string;
-  try {
-    const config = summaryBackendConfig(env);
-    backend = config ? `summary backend ${describeBackend(config)}` : "no summary backend (optional)";
-  } catch (error) {
-    if (!isRecallError(error)) throw error;
-    return { id: "summaries", status: "warn", message: `summary backend: ${error.message}`, fix: error.hint };
-  }
+  const { config, problem } = readSummaryBackend(env);
+  if (problem)
+    return { id: "summaries", status: "warn", message: `summary backend: ${problem.message}`, fix: problem.hint };
+  const backend = config ? `summary backend ${describeBackend(config)}` : "no summary backend (optional)";
   if (!db) return { id: "summaries", status: "ok", message: backend };
   const counts = summaryCounts(db);
   const message = `${backend}; ${plural(counts.withAbstract, "session")} with an abstract, ${counts.summarized} summarized`;

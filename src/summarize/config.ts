@@ -140,6 +140,22 @@ export function summaryBackendConfig(env: Env = process.env): SummaryBackendConf
   return null;
 }
 
+/**
+ * {@link summaryBackendConfig} for a report that must not fail (`status`, `doctor`): the configured backend (null when
+ * none is), or the usage error that says what is wrong with its variables (`config` null then).
+ */
+export function readSummaryBackend(env: Env = process.env): {
+  config: SummaryBackendConfig | null;
+  problem: UsageError | null;
+} {
+  try {
+    return { config: summaryBackendConfig(env), problem: null };
+  } catch (error) {
+    if (error instanceof UsageError) return { config: null, problem: error };
+    throw error;
+  }
+}
+
 /** A URL for display: without user:password, query or fragment. */
 function displayUrl(url: string): string {
   const parsed = new URL(url);

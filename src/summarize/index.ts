@@ -4,7 +4,13 @@
  */
 export { defaultAnthropicModel } from "./anthropic.ts";
 export { cleanSummaryAnswer, maxSummaryCharacters } from "./answer.ts";
-export { describeBackend, openSummaryBackend, summaryBackendConfig, type SummaryBackendConfig } from "./config.ts";
+export {
+  describeBackend,
+  openSummaryBackend,
+  readSummaryBackend,
+  summaryBackendConfig,
+  type SummaryBackendConfig,
+} from "./config.ts";
 export type { ChatHttpOptions } from "./http-chat.ts";
 export type { LocalChatHooks } from "./local-chat.ts";
 export {
