@@ -124,23 +124,25 @@ export function finishOutput(lines: readonly AnswerLine[], structured: Record<st
 
 /**
  * A session's abstract in a tool's structured answer (issue 41): its first part that is not a title, on one line, in
- * the index format (null without one), every part as the CLI's JSON has it (render/format.ts `abstractJson`) in the full format.
+ * the index format (null without one); every part as the CLI's JSON has it (render/format.ts `abstractJson`) in the
+ * full format.
  */
 const abstractItem = (abstract: SessionSummary["abstract"], format: ResultFormat) =>
   format === "index" ? indexAbstract(abstract) : abstractJson(abstract);
 
-/**
- * The text line of a session's abstract under its head line, as session text (fenced: it is what an agent wrote), or
- * nothing. Its first part, cut to one index line or to 400 characters in the full format.
- */
+/** The text line of a session's abstract (render/format.ts `abstractLine`): one index line, or 400 characters in full. */
+const abstractTextLine = (abstract: SessionSummary["abstract"], format: ResultFormat): string | null =>
+  abstractLine(abstract, format === "index" ? indexLineChars : 400);
+
+/** The abstract line under a session's head line, as session text (fenced: it is what an agent wrote), or nothing. */
 const abstractLines = (abstract: SessionSummary["abstract"], format: ResultFormat): AnswerLine[] => {
-  const line = abstractLine(abstract, format === "index" ? indexLineChars : 400);
+  const line = abstractTextLine(abstract, format);
   return line ? [sessionText(line)] : [];
 };
 
 /** A result's preview as session text, after its abstract line when it has one: one fenced block for both. */
-function withAbstract(abstract: SessionSummary["abstract"], preview: string, format: ResultFormat): AnswerLine {
-  const line = abstractLine(abstract, format === "index" ? indexLineChars : 400);
+function previewWithAbstract(abstract: SessionSummary["abstract"], preview: string, format: ResultFormat): AnswerLine {
+  const line = abstractTextLine(abstract, format);
   return sessionText(line ? `${line}\n${preview}` : preview);
 }
 
@@ -250,7 +252,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
     result.bestTurn < 0 ? `rewound turn ${turnLabel(result.bestTurn)}` : `turn ${result.bestTurn || 1}/${result.turns}`;
   const head = `${rank}. ${result.confidence.toFixed(2)}${result.confident ? "" : " weak"} ${resultId(result)} ${localDate(result.endedAt)} ${projectLabel(result.project)}${quoted(result.title)} ${turn}${sessionMarkers(result)}`;
   if (format === "index")
-    return [head, withAbstract(result.abstract, oneLine(result.preview.text, indexLineChars), format)];
+    return [head, previewWithAbstract(result.abstract, oneLine(result.preview.text, indexLineChars), format)];
   const files =
     result.files.length > 0
       ? [
@@ -260,7 +262,7 @@ function sessionResultText(result: SessionResult, rank: number, format: ResultFo
   return [
     head,
     `   ${result.source} ${projectLabel(result.projectPath)}${result.gitBranch ? ` branch ${result.gitBranch}` : ""}, ${localMinute(result.startedAt)} to ${localMinute(result.endedAt)}${result.isSubagent ? ", sub-agent" : ""}`,
-    withAbstract(result.abstract, oneLine(result.preview.text, 400), format),
+    previewWithAbstract(result.abstract, oneLine(result.preview.text, 400), format),
     ...files,
     resumeLine(result),
   ];
