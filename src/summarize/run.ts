@@ -135,17 +135,17 @@ export async function summarizeSessions(options: SummarizeOptions): Promise<Summ
   let requested = 0;
   let failuresInRow = 0;
 
-  /** Settles one candidate: every path ends in exactly one count (or, for a session gone since, none) and `settle`. */
+  /** One candidate: every path ends in exactly one count (none for a session gone since it was selected). */
   const runOne = async (candidate: SummaryCandidate): Promise<void> => {
     const built = promptOf(db, candidate.rowid, options.budgetCharacters);
     if (!built) {
       report.selected--; // forgotten since it was selected: no longer one of the run's sessions
-      return settle();
+      return;
     }
     const state = readSummaryState(db, candidate.rowid);
     if (state.text !== null && state.contentHash === built.hash) {
       report.cached++;
-      return settle();
+      return;
     }
     if (
       !options.retryFailed &&
@@ -154,38 +154,37 @@ export async function summarizeSessions(options: SummarizeOptions): Promise<Summ
       state.failureHash === built.hash
     ) {
       count(state.failure);
-      return settle();
+      return;
     }
     if (options.signal?.aborted) {
       count("interrupted");
-      return settle();
+      return;
     }
     if (report.stopped !== null) {
       count("backend_stopped");
-      return settle();
+      return;
     }
     if (options.limit !== undefined && requested >= options.limit) {
       count("over_limit");
-      return settle();
+      return;
     }
-    if (options.dryRun) {
+    const { characters, estimatedTokens } = built.prompt;
+    /** Counts this prompt as sent (or, in a dry run, as one that would be). */
+    const charge = () => {
       requested++;
-      report.planned.push({
-        ...candidate,
-        characters: built.prompt.characters,
-        estimatedTokens: built.prompt.estimatedTokens,
-      });
-      report.characters += built.prompt.characters;
-      report.estimatedTokens += built.prompt.estimatedTokens;
-      return settle();
+      report.characters += characters;
+      report.estimatedTokens += estimatedTokens;
+    };
+    if (options.dryRun) {
+      report.planned.push({ ...candidate, characters, estimatedTokens });
+      charge();
+      return;
     }
     if (!backend) {
       count("no_backend");
-      return settle();
+      return;
     }
-    requested++;
-    report.characters += built.prompt.characters;
-    report.estimatedTokens += built.prompt.estimatedTokens;
+    charge();
     try {
       const text = await backend.summarize(built.prompt, options.signal);
       if (options.signal?.aborted) throw options.signal.reason;
@@ -203,7 +202,7 @@ export async function summarizeSessions(options: SummarizeOptions): Promise<Summ
       if (!(error instanceof SummaryFailure)) {
         if (options.signal?.aborted) count("interrupted");
         else throw error;
-        return settle();
+        return;
       }
       count(error.reason);
       await write(() =>
@@ -215,7 +214,6 @@ export async function summarizeSessions(options: SummarizeOptions): Promise<Summ
           report.stopped = `${backend.kind} ${backend.model} stopped after ${error.reason === "auth" ? "its key was refused" : `${failuresInRow} failures in a row`}: ${error.message}`;
       } else failuresInRow = 0;
     }
-    settle();
   };
 
   let next = 0;
@@ -223,6 +221,7 @@ export async function summarizeSessions(options: SummarizeOptions): Promise<Summ
     while (next < candidates.length) {
       const candidate = candidates[next++]!;
       await runOne(candidate);
+      settle();
     }
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 1, candidates.length));
