@@ -39,6 +39,7 @@ import {
   type SessionResult,
   type VectorLeg,
 } from "../src/search/index.ts";
+import { areaUnderCurve, fitLogistic } from "../src/evaluate/logistic.ts";
 import { queryShape } from "../src/search/ranking/query-shape.ts";
 import ownQueries from "../test/corpus/queries.json";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";
@@ -59,52 +60,11 @@ interface LabelledSet {
   queries: LabelledQuery[];
 }
 
-const penalty = 0.1;
-
 /** Vector weights tried for the hybrid fusion: finer near 0, where a weak model's best weight lies. */
 const candidateWeights = [0, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
 /** Below this AUC a leg's evidence is not used for confidence. */
 const minimumAuc = 0.75;
-
-/** Area under the ROC curve: the share of (hit, miss) pairs where the hit has the larger evidence (ties count half). */
-function areaUnderCurve(samples: readonly Sample[]): number {
-  const hits = samples.filter((sample) => sample.label === 1);
-  const misses = samples.filter((sample) => sample.label === 0);
-  if (hits.length === 0 || misses.length === 0) return 0.5;
-  let wins = 0;
-  for (const hit of hits) for (const miss of misses) wins += hit.x > miss.x ? 1 : hit.x === miss.x ? 0.5 : 0;
-  return wins / (hits.length * misses.length);
-}
-
-/** Fit slope and intercept by Newton's method (2×2 Hessian) on the penalized log-likelihood. */
-function fitLogistic(samples: readonly Sample[]): LogisticCurve {
-  let slope = 0;
-  let intercept = 0;
-  for (let iteration = 0; iteration < 100; iteration++) {
-    let gradientSlope = -penalty * slope;
-    let gradientIntercept = -penalty * intercept;
-    let hss = penalty;
-    let hsi = 0;
-    let hii = penalty;
-    for (const { x, label } of samples) {
-      const p = 1 / (1 + Math.exp(-(slope * x + intercept)));
-      gradientSlope += (label - p) * x;
-      gradientIntercept += label - p;
-      const w = p * (1 - p);
-      hss += w * x * x;
-      hsi += w * x;
-      hii += w;
-    }
-    const determinant = hss * hii - hsi * hsi;
-    const stepSlope = (hii * gradientSlope - hsi * gradientIntercept) / determinant;
-    const stepIntercept = (hss * gradientIntercept - hsi * gradientSlope) / determinant;
-    slope += stepSlope;
-    intercept += stepIntercept;
-    if (Math.abs(stepSlope) + Math.abs(stepIntercept) < 1e-9) break;
-  }
-  return { slope: Number(slope.toFixed(4)), intercept: Number(intercept.toFixed(4)) };
-}
 
 /** First-result samples of one leg over a labelled set. */
 async function firstResultSamples(set: LabelledSet, leg: "keyword" | "vector"): Promise<Sample[]> {

@@ -26,6 +26,7 @@ import { showCommand } from "./commands/show.ts";
 import { skillCommand } from "./commands/skill.ts";
 import { statusCommand } from "./commands/status.ts";
 import { summarizeCommand } from "./commands/summarize.ts";
+import { evalCommand } from "./commands/eval.ts";
 import { watchCommand } from "./commands/watch.ts";
 import { embedHelperCommand } from "./commands/embed-helper.ts";
 import { diskFullError, isRecallError, SessionLookupError } from "./errors.ts";
@@ -45,6 +46,7 @@ const commands = {
   status: statusCommand,
   doctor: doctorCommand,
   summarize: summarizeCommand,
+  eval: evalCommand,
   forget: forgetCommand,
   archive: archiveCommand,
   export: exportCommand,

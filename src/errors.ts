@@ -31,6 +31,7 @@ export type RecallErrorCode =
   | "ARCHIVE_NOT_INITIALIZED"
   | "ARCHIVE_FAILED"
   | "DISK_FULL"
+  | "TOO_FEW_LABELS"
   | "INTERNAL";
 
 /**

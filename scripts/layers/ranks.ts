@@ -18,6 +18,7 @@ export const layerRanks: Readonly<Record<string, number>> = {
   search: 5,
   "team-archive": 5,
   doctor: 5,
+  evaluate: 6,
   render: 6,
   http: 6,
   service: 7,

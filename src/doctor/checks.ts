@@ -54,7 +54,7 @@ export type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of the doctor report. */
 export interface CheckResult {
-  /** short stable name: "sources", "folders", "index", "snapshot", "not-kept", "unread", "vectors", "model", "endpoint", "summaries", "cleanup" */
+  /** short stable name: "sources", "folders", "index", "snapshot", "not-kept", "unread", "vectors", "model", "endpoint", "summaries", "tuning", "cleanup" */
   id: string;
   status: CheckStatus;
   /** one line, what was found */

@@ -8,6 +8,7 @@ import { pathsUnder, type RecallPaths } from "../index/index.ts";
 import type { SourceRootMap } from "../parsers/index.ts";
 import { findUnreadHistory } from "../parsers/unread-history.ts";
 import { checkFolders, checkSnapshot } from "./archive.ts";
+import { checkTuning } from "./tuning.ts";
 import {
   checkCalibration,
   checkEndpoint,
@@ -83,6 +84,12 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       results.push(await checkEndpoint(config, options.endpointTimeoutMs));
     if (config) results.push(checkCalibration(config));
     results.push(checkSummaries(db && indexResult.status !== "fail" ? db : undefined, env));
+    results.push(
+      checkTuning(
+        db && indexResult.status !== "fail" ? db : undefined,
+        config ? (config.kind === "local" ? config.name : config.model) : undefined,
+      ),
+    );
     // as `search --archive`, under RECALL_OFFLINE=1 too: it forbids downloads, and the archive is the user's own server
     const archive = await checkTeamArchive(env);
     if (archive) results.push(archive);

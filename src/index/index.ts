@@ -52,7 +52,7 @@ export {
   storedAbstract,
   type DocumentText,
 } from "./write/documents.ts";
-export { refreshStoredSessionDocument } from "./write/writer.ts";
+export { refreshStoredSessionDocument, refreshStoredTurnDocument } from "./write/writer.ts";
 export {
   tryAcquireIndexLock,
   acquireIndexLock,

@@ -6,7 +6,8 @@
  * unicode61; the text itself is rebuilt from turns by documents.ts), `chunks` (the embedding units cut from documents; a chunk id is its vector row id; `next_chunks` the same for a model being swapped in),
  * `documents_cjk` (trigram side index of unsegmented-script tokens, issue 13, index/write/cjk.ts),
  * `turn_outputs` (capped, compressed tool outputs for level 3 when the source is gone), `summaries` (what `recall
- * summarize` made or failed to make per session, issue 41) and `forgotten`
+ * summarize` made or failed to make per session, issue 41), `eval_labels` (the labelled queries `recall eval` found,
+ * issue 43) and `forgotten`
  * (tombstones of sessions deleted on purpose), `watched_paths` (folders the last whole scan read, for the freshness
  * check), `rejected_files` and `session_skips` (what could not be kept, by reason: index/write/not-kept.ts).
  * Sessions are never dropped by an index run: a vanished source
@@ -24,7 +25,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/d
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 13;
+export const schemaVersion = 14;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -331,6 +332,20 @@ const migrations: Array<string | ((db: Database) => void)> = [
       for (const [id, text] of texts) insert.run(id, text.heading, text.body, text.extra, text.abstract);
     }
   },
+  // v14 (issue 43): the labelled queries `recall eval` found in this history (evaluate/labels.ts), one row per
+  // label and session it names, removed with the session (`forget`, the cascade).
+  `
+  CREATE TABLE IF NOT EXISTS eval_labels (
+    label INTEGER NOT NULL,       -- the label's number in the last run that found it (several rows: several sessions)
+    kind TEXT NOT NULL,           -- commit | title
+    query TEXT NOT NULL,
+    session_rowid INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    turns TEXT NOT NULL,          -- JSON array of the turn numbers a level-2 hit may be
+    withheld TEXT NOT NULL,       -- JSON of what the query was taken from (evaluate/labels.ts LabelSource)
+    PRIMARY KEY (label, session_rowid)
+  );
+  CREATE INDEX IF NOT EXISTS eval_labels_session ON eval_labels(session_rowid);
+  `,
 ];
 
 /** The usage columns of `turns` (schema v12) and their SQLite types. */

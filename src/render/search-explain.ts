@@ -9,6 +9,7 @@ import { subagentScoreFactor, type SearchResponse } from "../search/api.ts";
 import { confidentTierVectorShare, evidenceTierScore } from "../search/ranking/fusion.ts";
 import type { SessionResult, TurnResult } from "../search/reading/hydrate.ts";
 import { parseLexicalQuery } from "../search/ranking/query.ts";
+import { describeTuning } from "../search/ranking/tuning.ts";
 import { dateFactorOf, dateFactors, type UnderstoodDate } from "../search/dates/time-boost.ts";
 import { roundScore, shortId } from "./format.ts";
 
@@ -23,8 +24,10 @@ const share = (vectorWeight: number): string => String(Number(confidentTierVecto
  *   vector_weight: the fusion weight of the vector leg (0 keyword-only, 1 vector-only, else the hybrid weight: --alpha, or
  *         the model's calibrated one × semantic_share);
  *   semantic_share: how far the query is natural language, 0–1 (search/ranking/query-shape.ts);
- *   calibration: the vector leg's calibration, `<entry> (<fitted|prior|default>)` (search/ranking/calibration.ts), null when
- *         no vector leg ran;
+ *   calibration: the vector leg's calibration, `<entry> (<fitted|prior|tuned|default>)` (search/ranking/calibration.ts),
+ *         null when no vector leg ran;
+ *   tuning: when the search ranked with the user's own tuning (`recall eval --tune`, search/ranking/tuning.ts), what it
+ *         is and how it measured on the held-out half; null otherwise;
  *   tier: in hybrid mode, "confident keyword match" (the upper tier of search/ranking/fusion.ts `fuseByEvidence`:
  *         0.5 + 0.5 · (keyword + s · vector) / (1 + s), s = vector_weight / 5) or "blend" (0.5 · (vector_weight · vector + (1 − vector_weight) ·
  *         keyword)); null when one leg ran alone;
@@ -44,6 +47,7 @@ export interface ResultExplanation {
   vector_weight: number;
   semantic_share: number;
   calibration: string | null;
+  tuning: string | null;
   tier: "confident keyword match" | "blend" | null;
   blended: number;
   boosts: Array<{ reason: string; factor: number }>;
@@ -67,7 +71,10 @@ export function explainResult(
   terms: readonly string[],
   vectorWeight: number,
   dates: readonly UnderstoodDate[] = [],
-  ranking: { semanticShare: number; calibration: string | null } = { semanticShare: 1, calibration: null },
+  ranking: { semanticShare: number; calibration: string | null; tuning?: string | null } = {
+    semanticShare: 1,
+    calibration: null,
+  },
 ): ResultExplanation {
   const preview = "preview" in result ? result.preview : result.responseExcerpt;
   const shown = new Set(preview.highlights.map(([start, end]) => stemKey(preview.text.slice(start, end))));
@@ -104,6 +111,7 @@ export function explainResult(
     vector_weight: vectorWeight,
     semantic_share: roundScore(ranking.semanticShare)!,
     calibration: ranking.calibration,
+    tuning: ranking.tuning ?? null,
     tier,
     blended: roundScore(blended)!,
     boosts,
@@ -137,6 +145,7 @@ export function explainResponse(response: SearchResponse): ResultExplanation[] {
   const ranking = {
     semanticShare: response.semanticShare,
     calibration: response.calibration ? `${response.calibration.entry} (${response.calibration.status})` : null,
+    tuning: response.tuning ? describeTuning(response.tuning) : null,
   };
   return (response.results as Array<SessionResult | TurnResult>).map((result) =>
     explainResult(result, terms, response.vectorWeight, response.dates, ranking),
@@ -158,6 +167,7 @@ export function renderExplainText(response: SearchResponse): string {
     : "";
   const lines = [
     `explain: ${response.mode} mode, query terms: ${terms.join(", ") || "(none)"}${used.length > 0 ? `; dates: ${used.join(", ")}` : ""}${calibration}`,
+    ...(response.tuning ? [`explain: ranked with your own tuning ${describeTuning(response.tuning)}`] : []),
   ];
   (response.results as Array<SessionResult | TurnResult>).forEach((result, i) => {
     const e = explanations[i]!;

@@ -11,6 +11,8 @@ import { filterSql, projectKeySql, type SearchFilters } from "./listing/filters.
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./reading/hydrate.ts";
 import type { SearchLevel } from "./ranking/lexical.ts";
 import { localStore } from "./local-store.ts";
+import type { Calibrations } from "./ranking/calibration.ts";
+import { readTuning, tunedCalibrations, type Tuning } from "./ranking/tuning.ts";
 import { rankSearch, type RankedPage, type SearchMode, type VectorLeg } from "./pipeline.ts";
 
 export {
@@ -43,6 +45,11 @@ export interface SearchRequest {
   now?: number;
   /** Also count the ranked candidates by project, agent, branch and age (facets.ts; `recall ui`'s filters). */
   facets?: boolean;
+  /**
+   * Rank and judge with this calibration (`recall eval` measures the committed one and candidate tunings); default:
+   * the user's own tuning when the index holds one (ranking/tuning.ts), else the committed calibration.
+   */
+  calibrations?: Calibrations;
 }
 
 /** What was searched (after filters). */
@@ -82,6 +89,8 @@ export interface SearchResponse
    * search of this machine's index alone.
    */
   archive?: { url: string; alone: boolean; sessions: number };
+  /** The user's own tuning (ranking/tuning.ts) when this search ranked with it; undefined otherwise. */
+  tuning?: Tuning;
 }
 
 /** Default limits per level (issue 3). */
@@ -98,9 +107,11 @@ export async function searchIndex(
   request: SearchRequest,
   vectorLeg?: VectorLeg,
 ): Promise<SearchResponse> {
+  const tuning = request.calibrations === undefined ? readTuning(db) : undefined;
+  const calibrations = request.calibrations ?? (tuning ? tunedCalibrations(tuning) : undefined);
   const ranked = await rankSearch(
     localStore(db),
-    { ...request, defaultLimit: defaultLimits[request.level] },
+    { ...request, calibrations, defaultLimit: defaultLimits[request.level] },
     vectorLeg,
   );
   const words = ranked.query.highlightWords;
@@ -109,6 +120,7 @@ export async function searchIndex(
   return {
     ...responseOf(request, ranked, results, countSearched(db, request.filters)),
     facets: request.facets ? facetsOfSessions(db, ranked.rankedSessions, request.now ?? Date.now()) : undefined,
+    tuning,
   };
 }
 

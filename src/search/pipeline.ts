@@ -17,7 +17,12 @@
 import { EmbedError, UsageError } from "../errors.ts";
 import type { SearchFilters } from "./listing/filters.ts";
 import { parseLimit, parseOffset } from "./listing/paging.ts";
-import { calibrationFor, type ResolvedCalibration } from "./ranking/calibration.ts";
+import {
+  calibrationFor,
+  defaultCalibrations,
+  type Calibrations,
+  type ResolvedCalibration,
+} from "./ranking/calibration.ts";
 import { judgeResults, type ResultConfidence, type TermRarity } from "./ranking/confidence.ts";
 import { dateOnlyCandidates } from "./ranking/date-candidates.ts";
 import { fuseByEvidence, fuseRelativeScores, type FusedHit } from "./ranking/fusion.ts";
@@ -80,6 +85,11 @@ export interface RankRequest {
   alpha?: number;
   /** Reference instant for dates in the query such as "last week" (epoch ms); default now. */
   now?: number;
+  /**
+   * The calibration to rank and judge with (fusion weight, confidence curves); default the committed one
+   * (calibration.json). Local search passes the user's own tuning when there is one (tuning.ts).
+   */
+  calibrations?: Calibrations;
 }
 
 /** The ranked page and how it was ranked. */
@@ -129,7 +139,8 @@ export async function rankSearch(
 ): Promise<RankedPage> {
   const text = request.query.trim();
   const embeddable = requireQueryText(text);
-  const calibration = calibrationFor(vectorLeg?.model);
+  const calibrations = request.calibrations ?? defaultCalibrations;
+  const calibration = calibrationFor(vectorLeg?.model, calibrations);
   const { semanticShare } = queryShape(text);
   const alpha = request.alpha ?? calibration.vectorWeight * semanticShare;
   if (!(alpha >= 0 && alpha <= 1)) throw new UsageError(`alpha must be between 0 and 1, got ${request.alpha}`);
@@ -174,7 +185,9 @@ export async function rankSearch(
   const vectorWeight = mode === "keyword" ? 0 : mode === "vector" ? 1 : alpha;
   const rarities = query.terms.length > 0 ? await store.termRarities(query) : []; // counted once, judged twice
   const confidentKeyword =
-    mode === "hybrid" ? await confidentKeywordHits(store, query, keywordHits, rarities) : new Set<LexicalHit>();
+    mode === "hybrid"
+      ? await confidentKeywordHits(store, query, keywordHits, rarities, calibrations)
+      : new Set<LexicalHit>();
   const fused = fuseHits(keywordHits, vectorHits, request.level, vectorWeight, confidentKeyword);
   const downRanked = await downRankSubagents(store, fused, request.filters);
   const spans =
@@ -200,7 +213,7 @@ export async function rankSearch(
       held,
       rarities,
       vectorLeg?.model,
-      { semanticShare, dates: { terms: dateTerms, applied: dates.some((date) => date.applied) } },
+      { calibrations, semanticShare, dates: { terms: dateTerms, applied: dates.some((date) => date.applied) } },
     ),
   );
   const page = judged.slice(offset).map((hit, index) => ({ ...hit, verdict: verdicts[offset + index]! }));
@@ -247,6 +260,7 @@ async function confidentKeywordHits(
   query: LexicalQuery,
   keyword: LexicalHit[],
   rarities: readonly TermRarity[],
+  calibrations: Calibrations,
 ): Promise<Set<LexicalHit>> {
   if (keyword.length === 0) return new Set();
   const held = await store.termsHeld(query, [...new Set(keyword.map((hit) => hit.documentId))]);
@@ -256,6 +270,7 @@ async function confidentKeywordHits(
     held,
     rarities,
     undefined,
+    { calibrations },
   );
   const lowest = Math.min(...keyword.filter((_, index) => verdicts[index]!.confident).map((hit) => hit.score));
   return new Set(keyword.filter((hit) => hit.score >= lowest));

@@ -73,6 +73,7 @@ describe("recall doctor checks", () => {
       "model",
       "calibration",
       "summaries",
+      "tuning",
       "cleanup",
     ]);
     expect(renderDoctorText(results)).toMatch(/^OK {3}sources/m);

@@ -445,6 +445,29 @@ export function refreshStoredSessionDocument(db: Database, rowid: number): void 
   refreshSessionDocument(db, rowid, session, undefined);
 }
 
+/**
+ * Rebuild the document of one stored turn from its `turns` row (issue 43: `recall eval` withholds a commit command's
+ * text from its turn inside a transaction it rolls back), inside the caller's transaction: its FTS row is replaced when
+ * the searched text changed, its chunks go when the embedded text did.
+ * @param rowid sessions.id; a turn with no row does nothing
+ * @param turn the turn's number (1-based, as `turns.number`)
+ */
+export function refreshStoredTurnDocument(db: Database, rowid: number, turn: number): void {
+  const row = db
+    .query<{ prompt: string; response: string; tools: string; files: string }, [number, number]>(
+      "SELECT prompt, response, tools, files FROM turns WHERE session_rowid = ? AND number = ?",
+    )
+    .get(rowid, turn);
+  if (!row) return;
+  const document = buildTurnDocument({
+    prompt: row.prompt,
+    response: row.response,
+    toolCalls: JSON.parse(row.tools) as StoredToolCall[],
+    files: JSON.parse(row.files) as string[],
+  });
+  upsertDocument(db, rowid, "turn", turn, prepareDocument(document), undefined);
+}
+
 /** Rebuild the session document and the session's file list from all of its stored turns and its summary. */
 function refreshSessionDocument(
   db: Database,

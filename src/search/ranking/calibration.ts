@@ -26,8 +26,11 @@ export interface LogisticCurve {
 
 /** What hybrid search knows about one model. */
 export interface ModelCalibration {
-  /** `fitted` on labelled queries with this model, a documented `prior`, or the `default` for a model without one */
-  status: "fitted" | "prior" | "default";
+  /**
+   * `fitted` on labelled queries with this model, a documented `prior`, `tuned` on this user's own history (`recall eval
+   * --tune`, search/ranking/tuning.ts), or the `default` for a model without one
+   */
+  status: "fitted" | "prior" | "tuned" | "default";
   /**
    * The vector leg's weight in hybrid fusion for a natural-language query (0–1; fusion.ts `fuseByEvidence`), before the
    * query's semantic share (query-shape.ts) scales it.
@@ -46,7 +49,7 @@ export interface Calibrations {
   /** For a model without an entry. */
   default: Omit<ModelCalibration, "status">;
   /** By lower-case model name (without `.gguf`) or model family id. */
-  models: Record<string, Omit<ModelCalibration, "status"> & { status: "fitted" | "prior" }>;
+  models: Record<string, Omit<ModelCalibration, "status"> & { status: "fitted" | "prior" | "tuned" }>;
 }
 
 /** The committed calibration (calibration.json). */

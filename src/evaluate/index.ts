@@ -1,0 +1,22 @@
+/**
+ * Measuring recall on the user's own history (issue 43): labelled queries from commit messages and agent-written
+ * titles (labels.ts), measured with their own text withheld (withhold.ts, measure.ts), and tuning per install
+ * (tune.ts). Used by `recall eval` (commands/eval-handler.ts).
+ */
+export { findLabels, labelKinds, readStoredLabels, storeLabels, type Label, type LabelKind } from "./labels.ts";
+export {
+  measureLabels,
+  scoreLevel,
+  measuredDepth,
+  type LabelOutcome,
+  type LevelScores,
+  type GroupScores,
+} from "./measure.ts";
+export {
+  tuneOnLabels,
+  storeTuning,
+  removeTuning,
+  minimumTuningLabels,
+  type TuneReport,
+  type HeldOutMeasure,
+} from "./tune.ts";
