@@ -11,6 +11,7 @@
 import type { Database } from "bun:sqlite";
 import { UsageError } from "../errors.ts";
 import {
+  countLabelledSessions,
   findLabels,
   measureLabels,
   readStoredLabels,
@@ -59,7 +60,8 @@ export async function evaluate(args: EvalArgs): Promise<number> {
   const opener = await embedderOpener(args, context.paths);
   (await openFreshIndex(context, { reindex: !args.noReindex, embedder: opener })).close();
   // Read-write: the labels are stored, and each is measured in a transaction that is rolled back (evaluate/withhold.ts).
-  const db = openIndex(databasePath(context.recallHome));
+  // An index run (the watcher) commits in batches of a few seconds: wait for one rather than fail.
+  const db = openIndex(databasePath(context.recallHome), { busyTimeoutMs: 60_000 });
   try {
     if (args.reset) {
       const had = removeTuning(db);
@@ -101,7 +103,8 @@ export async function evaluate(args: EvalArgs): Promise<number> {
         onProgress: (done, total) => bar.update(offset + done, offset + total),
       });
       bar.stop();
-      const report = { labels, keyword, hybrid, model: vectorLeg?.model ?? null, tuning };
+      const sessions = countLabelledSessions(db);
+      const report = { labels, sessions, keyword, hybrid, model: vectorLeg?.model ?? null, tuning };
       writeOut(args.json ? `${renderEvalJson(report)}\n` : renderEvalText(report));
       return 0;
     } finally {

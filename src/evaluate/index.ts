@@ -3,7 +3,15 @@
  * titles (labels.ts), measured with their own text withheld (withhold.ts, measure.ts), and tuning per install
  * (tune.ts). Used by `recall eval` (commands/eval-handler.ts).
  */
-export { findLabels, labelKinds, readStoredLabels, storeLabels, type Label, type LabelKind } from "./labels.ts";
+export {
+  countLabelledSessions,
+  findLabels,
+  labelKinds,
+  readStoredLabels,
+  storeLabels,
+  type Label,
+  type LabelKind,
+} from "./labels.ts";
 export {
   measureLabels,
   scoreLevel,

@@ -241,3 +241,11 @@ export function readStoredLabels(db: Database): Label[] {
   }
   return [...labels.values()];
 }
+
+/** Main sessions with turns: the sessions labels are looked for in. */
+export function countLabelledSessions(db: Database): number {
+  return (
+    db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions WHERE is_subagent = 0 AND turn_count > 0").get()
+      ?.n ?? 0
+  );
+}

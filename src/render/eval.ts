@@ -1,7 +1,8 @@
 /**
  * Rendering of `recall eval` (issue 43): a table per level (sessions, turns) and search mode, one row per label kind
  * and one for all. Queries are session text (a commit message, a title): shown only in `--json`, where they are data.
- * `--json` (one object): {"version": 1, "queries": N, "mode": "hybrid" | "keyword", "model": name | null,
+ * `--json` (one object): {"version": 1, "sessions": S (the main sessions with turns the labels were looked for in),
+ * "queries": N, "mode": "hybrid" | "keyword", "model": name | null,
  * "tuning": {…} | null (the user's tuning the measure ranked with), the level-1 scores ("recall_at_1", "recall_at_5",
  * "recall_at_10", "mrr", "confident_rank1"), "kinds": {<kind>: {"queries", the same five}}, "turns": {the same for
  * level 2, with its "kinds"}, "keyword_only": {the level-1 scores, "kinds", "turns"} | null (beside a hybrid measure),
@@ -20,6 +21,8 @@ import { jsonLine, neutralizeControls } from "./escapes.ts";
 /** What one `recall eval` measured. */
 export interface EvalReport {
   labels: Label[];
+  /** Main sessions with turns: where the labels were looked for. */
+  sessions: number;
   /** The keyword leg alone. */
   keyword: LabelOutcome[];
   /** Hybrid, when a model was set. */
@@ -65,12 +68,12 @@ function foundLine(labels: readonly Label[]): string {
 }
 
 /** What a history without labels is told. */
-export const noLabelsText =
-  "no labelled queries in this history: recall takes them from `git commit -m` messages an agent ran and from session titles an agent wrote, and found neither; nothing to measure\n";
+const noLabelsText = (sessions: number) =>
+  `no labelled queries in this history: recall takes them from \`git commit -m\` messages an agent ran and from session titles an agent wrote, and found neither in ${sessions} ${sessions === 1 ? "session" : "sessions"}; nothing to measure\n`;
 
 /** The text report: what was found, then a table per mode (hybrid first, when measured). */
 export function renderEvalText(report: EvalReport): string {
-  if (report.labels.length === 0) return noLabelsText;
+  if (report.labels.length === 0) return noLabelsText(report.sessions);
   const lines = [foundLine(report.labels)];
   if (report.tuning) lines.push(`ranked with your own tuning ${neutralizeControls(describeTuning(report.tuning))}`);
   if (report.hybrid) lines.push("", ...modeTable(`hybrid (${neutralizeControls(report.model ?? "")})`, report.hybrid));
@@ -88,6 +91,7 @@ export function renderEvalJson(report: EvalReport): string {
   const main = report.hybrid ?? report.keyword;
   return jsonLine({
     version: 1,
+    sessions: report.sessions,
     mode: report.hybrid ? "hybrid" : "keyword",
     model: report.model,
     tuning: report.tuning ?? null,
