@@ -82,7 +82,7 @@ export async function evaluate(args: EvalArgs): Promise<number> {
       if (args.tune) {
         const report = await tuneOnLabels(db, labels, {
           vectorLeg,
-          onProgress: (_stage, done, total) => bar.update(done, total),
+          onProgress: (done, total) => bar.update(done, total),
         });
         bar.stop();
         if (report.tuning) storeTuning(db, report.tuning);

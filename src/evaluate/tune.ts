@@ -48,8 +48,9 @@ export const minimumAuc = 0.75;
 export interface TuneOptions {
   /** The vector leg with the index's model; absent → keyword-only (only the confidence curve can be tuned). */
   vectorLeg?: VectorLeg;
-  /** Called as the work goes on: what is being done, and how far. */
-  onProgress?: (stage: string, done: number, total: number) => void;
+  /** Called after each label searched: the searches of labels done and planned in all (each weight tried on the
+   * fitting half, the confidence fit, the held-out half twice). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** The held-out half's level-1 and level-2 measures under one calibration. */
@@ -152,29 +153,29 @@ export async function tuneOnLabels(
   const vectorLeg = options.vectorLeg ? memoized(options.vectorLeg) : undefined;
   const mode: SearchMode = vectorLeg ? "hybrid" : "keyword";
   const model = vectorLeg?.model ?? null;
-  const measure = (set: readonly Label[], calibrations: Calibrations, stage: string) =>
-    measureLabels(db, set, {
+  const committedWeight = model === null ? undefined : calibrationFor(model).vectorWeight;
+  const weightsTried = model === null ? 0 : 1 + candidateWeights.filter((weight) => weight !== committedWeight).length;
+  const planned = (weightsTried + 1) * fitting.length + 2 * heldOut.length;
+  let finished = 0;
+  const measure = async (set: readonly Label[], calibrations: Calibrations) => {
+    const outcomes = await measureLabels(db, set, {
       mode,
       vectorLeg,
       calibrations,
-      onProgress: (done, total) => options.onProgress?.(stage, done, total),
+      onProgress: (done) => options.onProgress?.(Math.min(finished + done, planned), planned),
     });
+    finished += set.length;
+    return outcomes;
+  };
 
   let weight: TuneReport["weight"] = null;
   let fittedWeight: number | null = null;
-  if (model !== null) {
-    const committed = calibrationFor(model).vectorWeight;
-    let best = {
-      weight: committed,
-      score: fittingScore(await measure(fitting, defaultCalibrations, "committed weight")),
-    };
-    for (const [index, candidate] of candidateWeights.entries()) {
+  if (model !== null && committedWeight !== undefined) {
+    const committed = committedWeight;
+    let best = { weight: committed, score: fittingScore(await measure(fitting, defaultCalibrations)) };
+    for (const candidate of candidateWeights) {
       if (candidate === committed) continue;
-      const outcomes = await measure(
-        fitting,
-        candidateCalibrations(model, candidate, null),
-        `weight ${index + 1}/${candidateWeights.length}`,
-      );
+      const outcomes = await measure(fitting, candidateCalibrations(model, candidate, null));
       const score = fittingScore(outcomes);
       if (score > best.score + 1e-9) best = { weight: candidate, score };
     }
@@ -182,7 +183,7 @@ export async function tuneOnLabels(
     fittedWeight = best.weight === committed ? null : best.weight;
   }
 
-  const fittedOutcomes = await measure(fitting, candidateCalibrations(model, fittedWeight, null), "confidence");
+  const fittedOutcomes = await measure(fitting, candidateCalibrations(model, fittedWeight, null));
   const samples = fittedOutcomes.map((outcome) => ({
     x: outcome.sessions.coverage,
     label: outcome.sessions.rank === 1 ? (1 as const) : (0 as const),
@@ -201,13 +202,11 @@ export async function tuneOnLabels(
           : "the fitted curve is no stricter than the committed one",
   };
 
-  const before = heldOutMeasure(await measure(heldOut, defaultCalibrations, "held-out, committed"));
+  const before = heldOutMeasure(await measure(heldOut, defaultCalibrations));
   const nothingFitted = fittedWeight === null && keyword.curve === null;
   const after = nothingFitted
     ? before
-    : heldOutMeasure(
-        await measure(heldOut, candidateCalibrations(model, fittedWeight, keyword.curve), "held-out, tuned"),
-      );
+    : heldOutMeasure(await measure(heldOut, candidateCalibrations(model, fittedWeight, keyword.curve)));
   const keys = ["recallAt5", "mrr", "turnMrr", "confidenceAccuracy"] as const;
   const noWorse = keys.every((key) => after[key] >= before[key] - 1e-9);
   const better = keys.some((key) => after[key] > before[key] + 1e-9);
