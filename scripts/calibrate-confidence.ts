@@ -31,15 +31,9 @@ import { openEmbedder } from "../src/embed/index.ts";
 import { databasePath, openIndex, runIndex } from "../src/index/index.ts";
 import type { Calibrations, LogisticCurve } from "../src/search/ranking/calibration.ts";
 import calibrationFile from "../src/search/ranking/calibration.json";
-import {
-  createVectorLeg,
-  evaluateRetrieval,
-  searchIndex,
-  type LabelledQuery,
-  type SessionResult,
-  type VectorLeg,
-} from "../src/search/index.ts";
+import { createVectorLeg, searchIndex, type SessionResult, type VectorLeg } from "../src/search/index.ts";
 import { areaUnderCurve, fitLogistic } from "../src/evaluate/logistic.ts";
+import { evaluateRetrieval, type LabelledQuery } from "./eval/evaluate.ts";
 import { queryShape } from "../src/search/ranking/query-shape.ts";
 import ownQueries from "../test/corpus/queries.json";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";

@@ -11,8 +11,8 @@
  * Output: one tab-separated row per group: mode, group, n, hit@1, recall@5 (hit@5; the share for the confidence
  * rows), MRR.
  */
-import type { ScoresByKind } from "../src/search/evaluate.ts";
-import { evaluateRetrieval, type LabelledQuery, type SearchMode } from "../src/search/index.ts";
+import type { SearchMode } from "../src/search/index.ts";
+import { evaluateRetrieval, type LabelledQuery, type ScoresByKind } from "./eval/evaluate.ts";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { indexCorpus, modelArgument } from "./eval/corpus-index.ts";

@@ -15,16 +15,13 @@ export {
 export {
   measureLabels,
   scoreLevel,
-  measuredDepth,
   type LabelOutcome,
-  type LevelScores,
+  type LevelReport,
   type GroupScores,
 } from "./measure.ts";
 export {
   tuneOnLabels,
   storeTuning,
   removeTuning,
-  minimumTuningLabels,
   type TuneReport,
-  type HeldOutMeasure,
 } from "./tune.ts";

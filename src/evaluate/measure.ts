@@ -124,12 +124,12 @@ export interface GroupScores {
 }
 
 /** Scores of one level: the whole set, and per kind (only kinds with labels). */
-export interface LevelScores extends GroupScores {
+export interface LevelReport extends GroupScores {
   kinds: Partial<Record<LabelKind, GroupScores>>;
 }
 
 /** Scores of a group of level outcomes. */
-export function scoreGroup(outcomes: readonly LevelOutcome[]): GroupScores {
+function scoreGroup(outcomes: readonly LevelOutcome[]): GroupScores {
   const n = outcomes.length;
   const share = (count: number, of: number) => (of === 0 ? 0 : count / of);
   const within = (k: number) => share(outcomes.filter((outcome) => outcome.rank <= k).length, n);
@@ -148,7 +148,7 @@ export function scoreGroup(outcomes: readonly LevelOutcome[]): GroupScores {
 }
 
 /** Scores of one level (`sessions` or `turns`) over the outcomes, whole and per kind. */
-export function scoreLevel(outcomes: readonly LabelOutcome[], level: "sessions" | "turns"): LevelScores {
+export function scoreLevel(outcomes: readonly LabelOutcome[], level: "sessions" | "turns"): LevelReport {
   const kinds: Partial<Record<LabelKind, GroupScores>> = {};
   for (const kind of labelKinds) {
     const ofKind = outcomes.filter((outcome) => outcome.label.kind === kind).map((outcome) => outcome[level]);

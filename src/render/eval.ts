@@ -12,7 +12,7 @@
  * {"committed", "fitted"} | null, "keyword_curve": {"slope", "intercept"} | null, "keyword_note", "before": {…},
  * "after": {…} (each "recall_at_5", "mrr", "turn_mrr", "confidence_accuracy"), "kept", "verdict"}.
  */
-import type { GroupScores, Label, LabelOutcome, LevelScores, TuneReport } from "../evaluate/index.ts";
+import type { GroupScores, Label, LabelOutcome, LevelReport, TuneReport } from "../evaluate/index.ts";
 import { labelKinds, scoreLevel } from "../evaluate/index.ts";
 import type { Tuning } from "../search/ranking/tuning.ts";
 import { describeTuning } from "../search/ranking/tuning.ts";
@@ -38,7 +38,7 @@ const round = (value: number) => value.toFixed(3);
 
 const labelledQueries = (count: number) => `${count} labelled ${count === 1 ? "query" : "queries"}`;
 
-function tableRows(scores: LevelScores): string[] {
+function tableRows(scores: LevelReport): string[] {
   const row = (name: string, group: GroupScores) =>
     `  ${name.padEnd(8)}${String(group.queries).padStart(8)}${round(group.recall_at_1).padStart(10)}${round(group.recall_at_5).padStart(10)}${round(group.recall_at_10).padStart(11)}${round(group.mrr).padStart(8)}${round(group.confident_rank1).padStart(18)}`;
   return [

@@ -64,7 +64,6 @@ export {
   type ExportedSession,
 } from "./reading/read-session.ts";
 export { selectSessions, type SessionSelection } from "./listing/selection.ts";
-export { evaluateRetrieval, type LabelledQuery, type RetrievalScores } from "./evaluate.ts";
 export { createVectorLeg, openVectorStores } from "./ranking/vector.ts";
 export { parseLimit, parseOffset, pageOf, maxPageLimit, type Page } from "./listing/paging.ts";
 export { recentSessions, projectOfFolder, type RecentSession } from "./listing/recent.ts";

@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { unindexedSource, type LevelScores } from "../../src/search/evaluate.ts";
-import { evaluateRetrieval, type LabelledQuery } from "../../src/search/index.ts";
+import {
+  evaluateRetrieval,
+  unindexedSource,
+  type LabelledQuery,
+  type LevelScores,
+} from "../../scripts/eval/evaluate.ts";
 import { allCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
 import queries from "./queries.json";
 

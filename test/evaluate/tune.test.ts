@@ -82,7 +82,7 @@ describe("recall eval from the command line (issue 43)", () => {
       rank: 1,
       turn_rank: expect.any(Number),
     });
-  });
+  }, 60_000);
 
   test("--tune needs 50 labels, and cannot be given with --reset", () => {
     const root = tempDir();
@@ -93,7 +93,7 @@ describe("recall eval from the command line (issue 43)", () => {
     const both = recall(["eval", "--tune", "--reset"], join(root, "home"), claude);
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain("give --tune or --reset, not both");
-  });
+  }, 60_000);
 
   test("where tuning cannot help, it stores nothing and the held-out half is not worse", () => {
     const root = tempDir();
@@ -112,7 +112,7 @@ describe("recall eval from the command line (issue 43)", () => {
     const doctor = recall(["doctor", "--json", "--model", model], home, claude);
     const tuning = JSON.parse(doctor.stdout).checks.find((check: { id: string }) => check.id === "tuning");
     expect(tuning.message).toContain("no tuning of your own");
-  });
+  }, 60_000);
 
   test("where confident answers are often wrong, a stricter keyword curve is kept, and searches use it", () => {
     const root = tempDir();
@@ -131,7 +131,7 @@ describe("recall eval from the command line (issue 43)", () => {
     const search = recall(["search", "amber lantern ledger", "--explain", "--keyword-only"], home, claude);
     expect(search.stderr).toContain("explain: ranked with your own tuning of");
     expect(search.stderr).toContain("a stricter keyword confidence curve");
-  });
+  }, 60_000);
 
   test("a stored tuning is what searches rank with, and --explain, doctor and eval say so; --reset removes it", () => {
     const root = tempDir();
@@ -181,5 +181,5 @@ describe("recall eval from the command line (issue 43)", () => {
       recall(["search", "amber lantern ledger", "--json", "--explain", "--model", model], home, claude).stdout,
     );
     expect(after.results[0].explain.tuning).toBeNull();
-  });
+  }, 60_000);
 });

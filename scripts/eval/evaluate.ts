@@ -12,12 +12,18 @@
  * positive queries with a hit at rank 1 whose answer stays confident.
  * Searches use the CLI's default filters (sub-agent sessions excluded, as `recall search` does without
  * `--include-subagents`): the labels name main sessions, and the measure is what a user gets.
- * Used by the corpus test suite (floors) and `bun run eval` (per leg: keyword, vector, hybrid).
+ * Used by the corpus test suite (floors), `bun run eval` (per leg: keyword, vector, hybrid) and
+ * scripts/calibrate-confidence.ts. `recall eval` measures the user's own history with src/evaluate/ instead.
  */
 import type { Database } from "bun:sqlite";
-import { sourceIds } from "../parsers/index.ts";
-import { searchIndex, type SearchMode, type VectorLeg } from "./api.ts";
-import type { SessionResult, TurnResult } from "./reading/hydrate.ts";
+import { sourceIds } from "../../src/parsers/index.ts";
+import {
+  searchIndex,
+  type SearchMode,
+  type SessionResult,
+  type TurnResult,
+  type VectorLeg,
+} from "../../src/search/index.ts";
 
 /**
  * One labelled query (format of test/corpus/queries.json; how they were written: test/corpus/QUERIES.md).
