@@ -1,13 +1,15 @@
 /**
  * `bun run bench [name ...] [--model use|glove|<preset|path>]`: runs every benchmark script in scripts/bench/ (or
  * those whose file name starts with a given name) in its own process, collects the JSON lines they print, prints one
- * table, and appends the lines to scripts/bench/results/<date>-<machine>.jsonl so runs stay comparable over time.
+ * table, then issue 42's measures beside their targets (targets.ts), and appends the lines to
+ * scripts/bench/results/<date>-<machine>.jsonl so runs stay comparable over time.
  * `--model` is passed on to every script (hybrid-endpoint.ts measures the USE endpoint with it; scripts that use
  * their own generated models ignore it).
  */
 import { appendFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { machine } from "./lib.ts";
+import { targetLines } from "./targets.ts";
 
 const benchDir = import.meta.dir;
 const modelAt = process.argv.indexOf("--model");
@@ -49,6 +51,9 @@ const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[
 console.log(line(header));
 console.log(line(widths.map((width) => "-".repeat(width))));
 for (const row of rows) console.log(line(header.map((key) => cell(row[key]))));
+// issue 42's table, each measure beside its target, from this run's rows (targets.ts)
+console.log("");
+for (const target of targetLines(rows)) console.log(target);
 
 const resultsDir = join(benchDir, "results");
 mkdirSync(resultsDir, { recursive: true });

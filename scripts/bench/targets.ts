@@ -1,0 +1,157 @@
+/**
+ * Issue 42's table: each measure beside its target, from the rows of one `bun run bench` run (run.ts prints it
+ * after its own table), or, as a command, from a results file: `bun scripts/bench/targets.ts [results.jsonl]`
+ * (default: the newest file in scripts/bench/results/; the last row of each name wins). The compiled hello-world of
+ * the same run (`hello_world.binary`, index-search.ts) is the floor the cold-start target is a ratio of. A measure
+ * whose rows are missing (its script was not run, or the corpus was absent) says so.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** One bench row: the JSON line a script printed (lib.ts `report`). */
+type Row = Record<string, unknown> & { name?: string; p50_ms?: number };
+
+/** One measure of the issue's table: the rows it reads, its target, and whether the numbers meet it. */
+interface Measure {
+  measure: string;
+  rows: string[];
+  target: string;
+  /** The measured value as text, or undefined when a row is missing. */
+  value(rows: Map<string, Row>): string | undefined;
+  met(rows: Map<string, Row>): boolean;
+}
+
+const p50 = (rows: Map<string, Row>, name: string): number | undefined => {
+  const value = rows.get(name)?.p50_ms;
+  return typeof value === "number" ? value : undefined;
+};
+const ms = (value: number | undefined) => (value === undefined ? undefined : `${value.toFixed(1)} ms`);
+const all = (rows: Map<string, Row>, names: string[], limit: number) =>
+  names.every((name) => (p50(rows, name) ?? Infinity) <= limit);
+
+const hello = "hello_world.binary";
+
+const measures: Measure[] = [
+  {
+    measure: "cold keyword search with the freshness check, real corpus (binary)",
+    rows: ["search.cold.keyword.with_check.binary.real", hello],
+    target: "≤ 3 × hello-world + 10 ms",
+    value: (rows) => {
+      const search = p50(rows, "search.cold.keyword.with_check.binary.real");
+      const floor = p50(rows, hello);
+      return search === undefined || floor === undefined
+        ? undefined
+        : `${search.toFixed(1)} ms (${(search / floor).toFixed(1)} × hello-world ${floor.toFixed(1)} ms)`;
+    },
+    met: (rows) =>
+      (p50(rows, "search.cold.keyword.with_check.binary.real") ?? Infinity) <= 3 * (p50(rows, hello) ?? 0) + 10,
+  },
+  {
+    measure: "the same at 20,000 generated sessions",
+    rows: ["search.cold.keyword.with_check.binary.scaled-20000"],
+    target: "≤ 40 ms",
+    value: (rows) => ms(p50(rows, "search.cold.keyword.with_check.binary.scaled-20000")),
+    met: (rows) => all(rows, ["search.cold.keyword.with_check.binary.scaled-20000"], 40),
+  },
+  {
+    measure: "local keyword search at 100,000 sessions (sessions / turns)",
+    rows: ["archive.local_search.session.scaled-100000", "archive.local_search.turn.scaled-100000"],
+    target: "≤ 80 ms",
+    value: (rows) => {
+      const [session, turn] = [
+        p50(rows, "archive.local_search.session.scaled-100000"),
+        p50(rows, "archive.local_search.turn.scaled-100000"),
+      ];
+      return session === undefined || turn === undefined ? undefined : `${ms(session)} / ${ms(turn)}`;
+    },
+    met: (rows) =>
+      all(rows, ["archive.local_search.session.scaled-100000", "archive.local_search.turn.scaled-100000"], 80),
+  },
+  {
+    measure: "first full index, 20,000 sessions (wall, peak memory)",
+    rows: ["first-index"],
+    target: "≤ 15 s, ≤ 300 MB",
+    value: (rows) => {
+      const row = rows.get("first-index");
+      const peak = row?.peak_rss_bytes;
+      return typeof row?.p50_ms === "number" && typeof peak === "number"
+        ? `${(row.p50_ms / 1000).toFixed(1)} s, ${Math.round(peak / 1e6)} MB`
+        : undefined;
+    },
+    met: (rows) => {
+      const row = rows.get("first-index");
+      return (row?.p50_ms ?? Infinity) <= 15_000 && ((row?.peak_rss_bytes as number | undefined) ?? Infinity) <= 300e6;
+    },
+  },
+  {
+    measure: "a new session file at 20k, searchable by the next search",
+    rows: ["freshness.new_session_file.scaled-20000"],
+    target: "≤ 200 ms",
+    value: (rows) => ms(p50(rows, "freshness.new_session_file.scaled-20000")),
+    met: (rows) => all(rows, ["freshness.new_session_file.scaled-20000"], 200),
+  },
+  {
+    measure: "web view / picker / MCP warm search at 20k, p50",
+    rows: ["ui.search.scaled-20000", "pick.key_results.scaled-20000", "mcp.search.warm.depth1.scaled-20000"],
+    target: "≤ 20 ms",
+    value: (rows) => {
+      const values = [
+        "ui.search.scaled-20000",
+        "pick.key_results.scaled-20000",
+        "mcp.search.warm.depth1.scaled-20000",
+      ].map((name) => p50(rows, name));
+      return values.some((value) => value === undefined) ? undefined : values.map(ms).join(" / ");
+    },
+    met: (rows) =>
+      all(rows, ["ui.search.scaled-20000", "pick.key_results.scaled-20000", "mcp.search.warm.depth1.scaled-20000"], 20),
+  },
+];
+
+/**
+ * The issue-42 table as text lines: measure, value, target, and `met`, `NOT met`, or which rows are missing.
+ * @param rows bench rows; for a name given more than once, the last one counts
+ */
+export function targetLines(rows: readonly Row[]): string[] {
+  const byName = new Map(rows.filter((row) => typeof row.name === "string").map((row) => [row.name!, row]));
+  const cells = measures.map((entry) => {
+    const missing = entry.rows.filter((name) => !byName.has(name));
+    const value = entry.value(byName);
+    return [
+      entry.measure,
+      value ?? "—",
+      entry.target,
+      missing.length > 0 || value === undefined
+        ? `not measured (${missing.join(", ")})`
+        : entry.met(byName)
+          ? "met"
+          : "NOT met",
+    ];
+  });
+  const header = ["issue 42", "now", "target", ""];
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...cells.map(line)];
+}
+
+if (import.meta.main) {
+  const resultsDir = join(import.meta.dir, "results");
+  const file =
+    process.argv[2] ??
+    join(
+      resultsDir,
+      readdirSync(resultsDir)
+        .filter((name) => name.endsWith(".jsonl"))
+        .sort()
+        .at(-1) ?? "",
+    );
+  const rows = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Row);
+  console.log(`from ${file}`);
+  for (const line of targetLines(rows)) console.log(line);
+}
