@@ -1,6 +1,8 @@
 /**
  * Rendering of `recall eval` (issue 43): a table per level (sessions, turns) and search mode, one row per label kind
- * and one for all. Queries are session text (a commit message, a title): shown only in `--json`, where they are data.
+ * and one for all, then the first {@link missesShown} queries the search that ran did not find at level 1. Queries are
+ * session text (a commit message, a title): the text shows each on one line through escapes.ts `neutralizeControls`
+ * (a title can hold terminal escapes); `--json` lists every label with its ranks.
  * `--json` (one object): {"version": 1, "sessions": S (the main sessions with turns the labels were looked for in),
  * "queries": N, "mode": "hybrid" | "keyword", "model": name | null,
  * "tuning": {…} | null (the user's tuning the measure ranked with), the level-1 scores ("recall_at_1", "recall_at_5",
@@ -17,6 +19,7 @@ import { labelKinds, scoreLevel } from "../evaluate/index.ts";
 import type { Tuning } from "../search/ranking/tuning.ts";
 import { describeTuning } from "../search/ranking/tuning.ts";
 import { jsonLine, neutralizeControls } from "./escapes.ts";
+import { oneLine, shortId } from "./format.ts";
 
 /** What one `recall eval` measured. */
 export interface EvalReport {
@@ -71,7 +74,24 @@ function foundLine(labels: readonly Label[]): string {
 const noLabelsText = (sessions: number) =>
   `no labelled queries in this history: recall takes them from \`git commit -m\` messages an agent ran and from session titles an agent wrote, and found neither in ${sessions} ${sessions === 1 ? "session" : "sessions"}; nothing to measure\n`;
 
-/** The text report: what was found, then a table per mode (hybrid first, when measured). */
+/** Queries not found listed in the text report at most; `--json` has them all. */
+export const missesShown = 10;
+
+/** The queries not in the top 10 at level 1, newest sessions first: one line each, kind, query and session. */
+function missLines(outcomes: readonly LabelOutcome[]): string[] {
+  const missed = outcomes.filter((outcome) => !Number.isFinite(outcome.sessions.rank));
+  if (missed.length === 0) return [];
+  return [
+    "",
+    `not in the top 10 at level 1: ${missed.length} of ${outcomes.length}${missed.length > missesShown ? ` (the first ${missesShown}; --json lists every label with its rank)` : ""}`,
+    ...missed.slice(0, missesShown).map((outcome) => {
+      const session = outcome.label.sessions[0]!;
+      return `  ${outcome.label.kind.padEnd(7)} ${neutralizeControls(oneLine(outcome.label.query, 90))}  (${session.source} ${shortId(session.sessionId)})`;
+    }),
+  ];
+}
+
+/** The text report: what was found, then a table per mode (hybrid first, when measured), then the misses. */
 export function renderEvalText(report: EvalReport): string {
   if (report.labels.length === 0) return noLabelsText(report.sessions);
   const lines = [foundLine(report.labels)];
@@ -79,6 +99,7 @@ export function renderEvalText(report: EvalReport): string {
   if (report.hybrid) lines.push("", ...modeTable(`hybrid (${neutralizeControls(report.model ?? "")})`, report.hybrid));
   lines.push("", ...modeTable("keyword only", report.keyword));
   if (!report.hybrid) lines.push("", "hybrid not measured: no model is set, or its vectors cannot be used here");
+  lines.push(...missLines(report.hybrid ?? report.keyword));
   return `${lines.join("\n")}\n`;
 }
 
