@@ -48,8 +48,8 @@ export const minimumAuc = 0.75;
 export interface TuneOptions {
   /** The vector leg with the index's model; absent → keyword-only (only the confidence curve can be tuned). */
   vectorLeg?: VectorLeg;
-  /** Called after each label searched: the searches of labels done and planned in all (each weight tried on the
-   * fitting half, the confidence fit, the held-out half twice). */
+  /** Called after each label searched: the searches of labels done and planned in all (the fitting half once per weight
+   * tried, or once keyword-only; the held-out half twice). */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -111,26 +111,8 @@ const fittingScore = (outcomes: readonly LabelOutcome[]): number =>
   (scoreLevel(outcomes, "sessions").mrr + scoreLevel(outcomes, "turns").mrr) / 2;
 
 /** The committed calibration with `weight` for `model` (a `tuned` entry) and `keyword` when given. */
-function candidateCalibrations(
-  model: string | null,
-  weight: number | null,
-  keyword: LogisticCurve | null,
-): Calibrations {
-  return tunedCalibrations(
-    {
-      version: 1,
-      model,
-      vectorWeight: weight,
-      keyword,
-      tunedAt: 0,
-      labels: 0,
-      heldOutQueries: 0,
-      before: { recallAt5: 0, mrr: 0 },
-      after: { recallAt5: 0, mrr: 0 },
-    },
-    defaultCalibrations,
-  );
-}
+const candidateCalibrations = (model: string | null, weight: number | null, keyword: LogisticCurve | null) =>
+  tunedCalibrations({ model, vectorWeight: weight, keyword }, defaultCalibrations);
 
 /**
  * Fit, measure and decide (module doc). Never writes: the caller stores `tuning` when there is one.
@@ -154,8 +136,9 @@ export async function tuneOnLabels(
   const mode: SearchMode = vectorLeg ? "hybrid" : "keyword";
   const model = vectorLeg?.model ?? null;
   const committedWeight = model === null ? undefined : calibrationFor(model).vectorWeight;
-  const weightsTried = model === null ? 0 : 1 + candidateWeights.filter((weight) => weight !== committedWeight).length;
-  const planned = (weightsTried + 1) * fitting.length + 2 * heldOut.length;
+  // Keyword-only, the fitting half is measured once (for the confidence curve); with a model, once per weight tried.
+  const fittingPasses = model === null ? 1 : 1 + candidateWeights.filter((weight) => weight !== committedWeight).length;
+  const planned = fittingPasses * fitting.length + 2 * heldOut.length;
   let finished = 0;
   const measure = async (set: readonly Label[], calibrations: Calibrations) => {
     const outcomes = await measureLabels(db, set, {
@@ -168,23 +151,23 @@ export async function tuneOnLabels(
     return outcomes;
   };
 
-  let weight: TuneReport["weight"] = null;
-  let fittedWeight: number | null = null;
-  if (model !== null && committedWeight !== undefined) {
-    const committed = committedWeight;
-    let best = { weight: committed, score: fittingScore(await measure(fitting, defaultCalibrations)) };
+  // The fitting half under the committed calibration; with a model, under the best weight: the curve is fitted on it.
+  const committedOutcomes = await measure(fitting, defaultCalibrations);
+  let best = { weight: committedWeight, outcomes: committedOutcomes, score: fittingScore(committedOutcomes) };
+  if (model !== null)
     for (const candidate of candidateWeights) {
-      if (candidate === committed) continue;
+      if (candidate === committedWeight) continue;
       const outcomes = await measure(fitting, candidateCalibrations(model, candidate, null));
       const score = fittingScore(outcomes);
-      if (score > best.score + 1e-9) best = { weight: candidate, score };
+      if (score > best.score + 1e-9) best = { weight: candidate, outcomes, score };
     }
-    weight = { committed, fitted: best.weight };
-    fittedWeight = best.weight === committed ? null : best.weight;
-  }
+  const weight: TuneReport["weight"] =
+    committedWeight === undefined || best.weight === undefined
+      ? null
+      : { committed: committedWeight, fitted: best.weight };
+  const fittedWeight = best.weight === undefined || best.weight === committedWeight ? null : best.weight;
 
-  const fittedOutcomes = await measure(fitting, candidateCalibrations(model, fittedWeight, null));
-  const samples = fittedOutcomes.map((outcome) => ({
+  const samples = best.outcomes.map((outcome) => ({
     x: outcome.sessions.coverage,
     label: outcome.sessions.rank === 1 ? (1 as const) : (0 as const),
   }));

@@ -77,7 +77,10 @@ export function readTuning(db: Database): Tuning | undefined {
  * The committed calibration with a tuning's numbers in it: its keyword curve when it has one, and a `tuned` entry for
  * its model (the model's own vector curve kept) when it has a weight.
  */
-export function tunedCalibrations(tuning: Tuning, base: Calibrations = defaultCalibrations): Calibrations {
+export function tunedCalibrations(
+  tuning: Pick<Tuning, "model" | "vectorWeight" | "keyword">,
+  base: Calibrations = defaultCalibrations,
+): Calibrations {
   const models = { ...base.models };
   if (tuning.model !== null && tuning.vectorWeight !== null) {
     const own = calibrationFor(tuning.model, base);
