@@ -15,6 +15,7 @@ import {
   describeDefaultModel,
   isOffline,
   loadEnvWithDotEnv,
+  modelNameOf,
   readGgufModelInfo,
   resolveEmbedConfig,
   type EmbedConfig,
@@ -426,7 +427,7 @@ export async function checkLocalModel(
  * cosine adds no confidence).
  */
 export function checkCalibration(config: EmbedConfig): CheckResult {
-  const model = config.kind === "local" ? config.name : config.model;
+  const model = modelNameOf(config);
   const calibration = calibrationFor(model);
   const message = describeCalibration(model, calibration);
   return calibration.status === "default"

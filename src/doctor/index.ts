@@ -68,12 +68,14 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   results.push(checkFolders(paths));
   const { result: indexResult, db } = checkIndex(options.recallHome, options.roots, scanned);
   results.push(indexResult);
+  // the index the checks below read, when it opened and passed its integrity check
+  const readable = db && indexResult.status !== "fail" ? db : undefined;
   const snapshot = checkSnapshot(options.recallHome);
   if (snapshot) results.push(snapshot);
   try {
-    if (db && indexResult.status !== "fail") {
-      results.push(checkNotKept(db));
-      results.push(checkVectors(db, options.recallHome));
+    if (readable) {
+      results.push(checkNotKept(readable));
+      results.push(checkVectors(readable, options.recallHome));
     }
     const { env, offline } = effectiveEnv(options.env, paths);
     const { config, result } = resolveConfigForDoctor(env, paths, options.modelFlag);
@@ -83,13 +85,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     else if (config?.kind === "remote" && (!offline || isLoopbackUrl(config.url)))
       results.push(await checkEndpoint(config, options.endpointTimeoutMs));
     if (config) results.push(checkCalibration(config));
-    results.push(checkSummaries(db && indexResult.status !== "fail" ? db : undefined, env));
-    results.push(
-      checkTuning(
-        db && indexResult.status !== "fail" ? db : undefined,
-        config ? (config.kind === "local" ? config.name : config.model) : undefined,
-      ),
-    );
+    results.push(checkSummaries(readable, env), checkTuning(readable, config));
     // as `search --archive`, under RECALL_OFFLINE=1 too: it forbids downloads, and the archive is the user's own server
     const archive = await checkTeamArchive(env);
     if (archive) results.push(archive);

@@ -4,16 +4,18 @@
  * one keeps only its keyword curve, which the check says.
  */
 import type { Database } from "bun:sqlite";
+import { modelNameOf, type EmbedConfig } from "../embed/index.ts";
+import { calibrationKey } from "../search/ranking/calibration.ts";
 import { describeTuning, readTuning } from "../search/ranking/tuning.ts";
 import type { CheckResult } from "./checks.ts";
 
 /**
  * OK with what the tuning is and measured, or that there is none (optional); WARN when its weight was fitted with
- * another model than `model`.
+ * another model than the configured one.
  * @param db the index, or undefined when there is none
- * @param model the configured embedding model's name, or undefined when none is set
+ * @param config the configured embedding model, or undefined when none is set
  */
-export function checkTuning(db: Database | undefined, model: string | undefined): CheckResult {
+export function checkTuning(db: Database | undefined, config: EmbedConfig | undefined): CheckResult {
   const tuning = db ? readTuning(db) : undefined;
   if (!tuning)
     return {
@@ -22,10 +24,12 @@ export function checkTuning(db: Database | undefined, model: string | undefined)
       message: "no tuning of your own (optional): `recall eval` measures search on your history, `--tune` fits it",
     };
   const message = `searches rank with your own tuning ${describeTuning(tuning)}`;
+  const model = config ? modelNameOf(config) : undefined;
   if (
     tuning.vectorWeight !== null &&
+    tuning.model !== null &&
     model !== undefined &&
-    tuning.model?.toLowerCase().replace(/\.gguf$/, "") !== model.toLowerCase().replace(/\.gguf$/, "")
+    calibrationKey(tuning.model) !== calibrationKey(model)
   )
     return {
       id: "tuning",

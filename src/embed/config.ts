@@ -56,6 +56,9 @@ export interface RemoteEmbedConfig {
 
 export type EmbedConfig = LocalEmbedConfig | RemoteEmbedConfig;
 
+/** The model's name as calibrations and tunings know it: a local model's preset or file name, an endpoint's `EMBEDDINGS_MODEL`. */
+export const modelNameOf = (config: EmbedConfig): string => (config.kind === "local" ? config.name : config.model);
+
 /**
  * Parses a `.env` file: `KEY=VALUE` lines, optional `export `, `#` comments, single or double quotes
  * (double quotes expand \n, \t, \", \\), and ` #` comments after unquoted values. Invalid lines are skipped.

@@ -25,6 +25,7 @@ export {
   isLoopbackUrl,
   isOffline,
   loadEnvWithDotEnv,
+  modelNameOf,
   normalizeEmbeddingsUrl,
   parseDotEnv,
   resolveEmbedConfig,

@@ -62,6 +62,12 @@ export interface ResolvedCalibration extends ModelCalibration {
 }
 
 /**
+ * The name a model's calibration entry is kept under: lower-case, without `.gguf`.
+ * Example: `Qwen3-Embedding-0.6B.gguf` → `qwen3-embedding-0.6b`.
+ */
+export const calibrationKey = (model: string): string => model.toLowerCase().replace(/\.gguf$/, "");
+
+/**
  * The calibration hybrid search uses for `model` (see the module doc for the lookup order).
  * @param model the embedding model's name as its fingerprint records it; undefined (no vector leg) → the default
  */
@@ -70,7 +76,7 @@ export function calibrationFor(
   calibrations: Calibrations = defaultCalibrations,
 ): ResolvedCalibration {
   if (model !== undefined) {
-    const name = model.toLowerCase().replace(/\.gguf$/, "");
+    const name = calibrationKey(model);
     const familyId = recognizeModelFamily(name)?.id;
     for (const key of [name, familyId]) {
       const entry = key === undefined ? undefined : calibrations.models[key];

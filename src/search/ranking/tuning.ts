@@ -10,7 +10,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { readMeta } from "../../index/schema.ts";
-import { calibrationFor, defaultCalibrations, type Calibrations, type LogisticCurve } from "./calibration.ts";
+import {
+  calibrationFor,
+  calibrationKey,
+  defaultCalibrations,
+  type Calibrations,
+  type LogisticCurve,
+} from "./calibration.ts";
 import { cachedUntilChange } from "./version-cache.ts";
 
 /** The `meta` key the tuning is stored under (JSON of {@link Tuning}). */
@@ -84,7 +90,7 @@ export function tunedCalibrations(
   const models = { ...base.models };
   if (tuning.model !== null && tuning.vectorWeight !== null) {
     const own = calibrationFor(tuning.model, base);
-    models[tuning.model.toLowerCase().replace(/\.gguf$/, "")] = {
+    models[calibrationKey(tuning.model)] = {
       status: "tuned",
       vectorWeight: tuning.vectorWeight,
       vector: own.vector,
