@@ -15,7 +15,7 @@
  * The labels are kept in the index (`eval_labels`, schema v14), so `forget` removes them with their sessions.
  */
 import type { Database } from "bun:sqlite";
-import type { AbstractPart } from "../parsers/index.ts";
+import { storedAbstract } from "../index/index.ts";
 import { commitMessageOf, commitQueryOf } from "./commit-message.ts";
 
 /** The kinds of label, in display order. */
@@ -160,7 +160,7 @@ function titleLabels(db: Database, sessions: readonly SessionRow[], labels: Map<
   );
   for (const session of sessions) {
     if (labels.size >= cap) return;
-    const parts = session.abstract ? (JSON.parse(session.abstract) as AbstractPart[]) : [];
+    const parts = storedAbstract(session.abstract);
     let titles = [
       ...(session.title ? [session.title] : []),
       ...parts.filter((part) => part.source === "agent_title").map((part) => part.text),

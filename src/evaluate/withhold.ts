@@ -6,43 +6,19 @@
  *     never embedded, so its vectors stay);
  *   * a title: the session's title and the abstract parts that hold it removed, and the session document rebuilt: its
  *     keyword row without them and, since its embedded text changed, without its chunks, so the vector leg cannot find
- *     it by the title either.
- *   * and either: every verbatim copy of the query in the session's prompts and replies (case and spacing ignored):
- *     an agent that committed "chore: update codex state" often says so in its reply, and a user may have typed the
- *     message; those turns' documents are rebuilt without it (and lose their vectors, which embedded it).
+ *     it by the title either;
+ *   * for either kind, every verbatim copy of the query in the session's prompts and replies (case and spacing
+ *     ignored): an agent that committed "chore: update codex state" often says so in its reply, and a user may have
+ *     typed the message; those turns' documents are rebuilt without it (and lose their vectors, which embedded it).
+ * A turn that changed in any of these ways is rebuilt once.
  * Everything else (other sessions, the rest of the session's prompts and replies, the agent's other titles) ranks as
- * the user's searches see it. The rollback leaves the index as it was: nothing is committed, ever, and a crash mid-transaction is
- * rolled back by SQLite's journal. The connection must be a read-write one used by nothing else meanwhile.
+ * the user's searches see it. The rollback leaves the index as it was: nothing is committed, ever, and a crash
+ * mid-transaction is rolled back by SQLite's journal. The connection must be a read-write one used by nothing else meanwhile.
  */
 import type { Database } from "bun:sqlite";
-import { refreshStoredSessionDocument, refreshStoredTurnDocument } from "../index/index.ts";
-import type { AbstractPart } from "../parsers/index.ts";
+import { refreshStoredSessionDocument, refreshStoredTurnDocument, storedAbstract } from "../index/index.ts";
 import { commitMessageOf } from "./commit-message.ts";
 import type { Label, LabelSession } from "./labels.ts";
-
-/** Cut the commit messages of `session.withheld.calls` from their turns and rebuild those turns' documents. */
-function withholdCalls(db: Database, session: LabelSession): void {
-  const byTurn = new Map<number, number[]>();
-  for (const { turn, call } of session.withheld.calls ?? []) byTurn.set(turn, [...(byTurn.get(turn) ?? []), call]);
-  const read = db.query<{ tools: string }, [number, number]>(
-    "SELECT tools FROM turns WHERE session_rowid = ? AND number = ?",
-  );
-  const write = db.query<never, [string, number, number]>(
-    "UPDATE turns SET tools = ? WHERE session_rowid = ? AND number = ?",
-  );
-  for (const [turn, indexes] of byTurn) {
-    const row = read.get(session.rowid, turn);
-    if (!row) continue;
-    const calls = JSON.parse(row.tools) as Array<{ input?: string }>;
-    for (const index of indexes) {
-      const input = calls[index]?.input;
-      const message = input ? commitMessageOf(input) : undefined;
-      if (input && message) calls[index]!.input = input.slice(0, message.start) + input.slice(message.end);
-    }
-    write.run(JSON.stringify(calls), session.rowid, turn);
-    refreshStoredTurnDocument(db, session.rowid, turn);
-  }
-}
 
 /** A pattern matching `query` anywhere, case and runs of spaces ignored. */
 const copiesOf = (query: string): RegExp =>
@@ -55,27 +31,44 @@ const copiesOf = (query: string): RegExp =>
     "giu",
   );
 
+/** `tools` (a `turns.tools` value) with the commit message cut from the calls at `indexes`. */
+function withoutCommitMessages(tools: string, indexes: readonly number[]): string {
+  const calls = JSON.parse(tools) as Array<{ input?: string }>;
+  for (const index of indexes) {
+    const input = calls[index]?.input;
+    const message = input ? commitMessageOf(input) : undefined;
+    if (input && message) calls[index]!.input = input.slice(0, message.start) + input.slice(message.end);
+  }
+  return JSON.stringify(calls);
+}
+
 /**
- * Cut every copy of `query` from the session's prompts and replies and rebuild the turns that held one.
+ * In one pass over the session's turns, cut the commit messages of `session.withheld.calls` and every copy of `query`
+ * from the prompts and replies, and rebuild each turn that changed once.
  * @returns whether a prompt changed (the session document, which holds every prompt, must be rebuilt then)
  */
-function withholdCopies(db: Database, session: LabelSession, query: string): boolean {
+function withholdFromTurns(db: Database, session: LabelSession, query: string): boolean {
   const pattern = copiesOf(query);
+  const callsByTurn = new Map<number, number[]>();
+  for (const { turn, call } of session.withheld.calls ?? [])
+    callsByTurn.set(turn, [...(callsByTurn.get(turn) ?? []), call]);
   const rows = db
-    .query<{ number: number; prompt: string; response: string }, [number]>(
-      "SELECT number, prompt, response FROM turns WHERE session_rowid = ?",
+    .query<{ number: number; prompt: string; response: string; tools: string }, [number]>(
+      "SELECT number, prompt, response, tools FROM turns WHERE session_rowid = ?",
     )
     .all(session.rowid);
-  const write = db.query<never, [string, string, number, number]>(
-    "UPDATE turns SET prompt = ?, response = ? WHERE session_rowid = ? AND number = ?",
+  const write = db.query<never, [string, string, string, number, number]>(
+    "UPDATE turns SET prompt = ?, response = ?, tools = ? WHERE session_rowid = ? AND number = ?",
   );
   let promptChanged = false;
   for (const row of rows) {
     const prompt = row.prompt.replace(pattern, "");
     const response = row.response.replace(pattern, "");
-    if (prompt === row.prompt && response === row.response) continue;
+    const indexes = callsByTurn.get(row.number);
+    const tools = indexes ? withoutCommitMessages(row.tools, indexes) : row.tools;
+    if (prompt === row.prompt && response === row.response && tools === row.tools) continue;
     promptChanged ||= prompt !== row.prompt;
-    write.run(prompt, response, session.rowid, row.number);
+    write.run(prompt, response, tools, session.rowid, row.number);
     refreshStoredTurnDocument(db, session.rowid, row.number);
   }
   return promptChanged;
@@ -94,7 +87,7 @@ function withholdTitle(db: Database, session: LabelSession, promptChanged: boole
   const row = db
     .query<{ abstract: string | null }, [number]>("SELECT abstract FROM sessions WHERE id = ?")
     .get(session.rowid);
-  const parts = row?.abstract ? (JSON.parse(row.abstract) as AbstractPart[]) : [];
+  const parts = storedAbstract(row?.abstract ?? null);
   const kept = parts.filter((_, index) => !abstractParts.includes(index));
   db.query<never, [number, string | null, number]>(
     "UPDATE sessions SET title = CASE WHEN ? THEN NULL ELSE title END, abstract = ? WHERE id = ?",
@@ -112,8 +105,7 @@ export async function withSourceWithheld<T>(db: Database, label: Label, measure:
   db.exec("BEGIN IMMEDIATE");
   try {
     for (const session of label.sessions) {
-      withholdCalls(db, session);
-      withholdTitle(db, session, withholdCopies(db, session, label.query));
+      withholdTitle(db, session, withholdFromTurns(db, session, label.query));
     }
     return await measure();
   } finally {
