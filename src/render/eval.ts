@@ -103,7 +103,11 @@ export function renderEvalText(report: EvalReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-const levelJson = (outcomes: readonly LabelOutcome[], level: "sessions" | "turns") => scoreLevel(outcomes, level);
+/** The scores of one mode as `--json` gives them: level 1's at the top, level 2's under `turns`. */
+const modeJson = (outcomes: readonly LabelOutcome[]) => ({
+  ...scoreLevel(outcomes, "sessions"),
+  turns: scoreLevel(outcomes, "turns"),
+});
 
 const finite = (rank: number): number | null => (Number.isFinite(rank) ? rank : null);
 
@@ -116,11 +120,8 @@ export function renderEvalJson(report: EvalReport): string {
     mode: report.hybrid ? "hybrid" : "keyword",
     model: report.model,
     tuning: report.tuning ?? null,
-    ...levelJson(main, "sessions"),
-    turns: levelJson(main, "turns"),
-    keyword_only: report.hybrid
-      ? { ...levelJson(report.keyword, "sessions"), turns: levelJson(report.keyword, "turns") }
-      : null,
+    ...modeJson(main),
+    keyword_only: report.hybrid ? modeJson(report.keyword) : null,
     labels: main.map((outcome) => ({
       kind: outcome.label.kind,
       query: outcome.label.query,
