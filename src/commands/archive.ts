@@ -4,6 +4,7 @@
  * shows flags): it comes from the URL, PGPASSWORD or ~/.pgpass, as with psql.
  */
 import { command, flag, multioption, option, optional, positional, string, array, subcommands } from "cmd-ts";
+import { noReindexArg } from "../service/args.ts";
 import type { ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 
@@ -43,7 +44,7 @@ const pushArgs = {
     description: "Team to push to (default: your role's only team)",
   }),
   json: flag({ long: "json", description: "Print one JSON object: what was sent (no progress bar)" }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   ...sourceArgs,
 };
 

@@ -4,7 +4,7 @@
  * per install. Flags and help only; what the command does is eval-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional } from "cmd-ts";
-import { modelArg, type ParsedArgs } from "../service/args.ts";
+import { modelArg, type ParsedArgs, noReindexArg } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 
 /** The flags of `recall eval`. */
@@ -26,7 +26,7 @@ const evalArgs = {
     description: "Labels per kind at most, from the newest sessions (default 300)",
   }),
   json: flag({ long: "json", description: "Print one JSON object" }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   ...modelArg,
   ...sourceArgs,
 };

@@ -3,6 +3,7 @@
  * only; what the command does is export-handler.ts, loaded when it runs.
  */
 import { command, flag, oneOf, option, optional, string } from "cmd-ts";
+import { noReindexArg } from "../service/args.ts";
 import { projectSourceArgs } from "../service/filter-args.ts";
 import { exportFormats } from "../render/export.ts";
 import type { ParsedArgs } from "../service/args.ts";
@@ -47,7 +48,7 @@ const exportArgs = {
     description:
       "Also export sessions without any turn (summary- or snapshot-only files), which are left out by default as `recall sessions` leaves them out",
   }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   ...sourceArgs,
 };
 

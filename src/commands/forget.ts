@@ -3,6 +3,7 @@
  * help only; what the command does is forget-handler.ts, loaded when it runs.
  */
 import { command, flag, option, optional, positional, string } from "cmd-ts";
+import { noReindexArg } from "../service/args.ts";
 import type { ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 
@@ -32,7 +33,7 @@ const forgetArgs = {
       "Remove the tombstones of forgotten sessions instead (same selectors; none = all; a session's sub-agents with it), so the next index adds them again",
   }),
   json: flag({ long: "json", description: "Print one JSON object: what was removed" }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   archive: flag({
     long: "archive",
     description:

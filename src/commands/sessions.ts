@@ -3,6 +3,7 @@
  * sessions-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
+import { noReindexArg } from "../service/args.ts";
 import { projectSourceArgs } from "../service/filter-args.ts";
 import type { ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
@@ -44,7 +45,7 @@ const sessionsArgs = {
     description:
       "Also list sessions without any turn (files holding only summaries or snapshots; hidden and counted by default)",
   }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   archive: flag({
     long: "archive",
     description:

@@ -3,6 +3,7 @@
  * tool calls. Flags and help only; what the command does is show-handler.ts, loaded when it runs.
  */
 import { command, flag, option, optional, positional, string } from "cmd-ts";
+import { noReindexArg } from "../service/args.ts";
 import type { ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 
@@ -25,7 +26,7 @@ const showArgs = {
     description:
       "Show secrets as they are in the session instead of [REDACTED:<kind>] (for a person at a terminal; default: redacted)",
   }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   archive: flag({
     long: "archive",
     description: "Read the session from the team archive (its archive id as search --archive prints it, or its id)",

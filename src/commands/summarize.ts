@@ -4,6 +4,7 @@
  * summarize-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional, positional, string } from "cmd-ts";
+import { noReindexArg } from "../service/args.ts";
 import type { ParsedArgs } from "../service/args.ts";
 import { projectSourceArgs } from "../service/filter-args.ts";
 import { sourceArgs } from "../service/source-args.ts";
@@ -37,7 +38,7 @@ const summarizeArgs = {
     description: "Send again the sessions the model refused, found too large or answered badly",
   }),
   json: flag({ long: "json", description: "Print one JSON object: the counts, and the sessions of a dry run" }),
-  noReindex: flag({ long: "no-reindex", description: "Do not update the index first" }),
+  ...noReindexArg,
   ...sourceArgs,
 };
 
