@@ -13,7 +13,7 @@ import type { Parser, SourceContainer } from "./types.ts";
 import { isPromptHistoryFile, withPromptHistory } from "./shared/prompt-history.ts";
 import { claudeHistorySpec } from "./claude-code/history.ts";
 import { parseClaudeUnit } from "./claude-code/parse.ts";
-import { copyAgentsPrefix, listClaudeUnits, scanClaudeRoots } from "./claude-code/scan.ts";
+import { copyAgentsPrefix, listClaudeUnits, rescanClaudeFolders, scanClaudeRoots } from "./claude-code/scan.ts";
 
 export { parseClaudeUnit } from "./claude-code/parse.ts";
 export {
@@ -42,6 +42,7 @@ export const claudeCodeParser: Parser = withPromptHistory(
     version: 5,
     scan: (roots) => scanClaudeRoots(roots),
     scansContainerPaths: true,
+    rescanFolders: (roots, folders) => rescanClaudeFolders(roots, folders),
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),
     listUnits: (containers) => listClaudeUnits(containers),
     parse: (unit, options) => parseClaudeUnit(unit, options),

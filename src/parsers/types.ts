@@ -449,6 +449,16 @@ export interface Parser {
    */
   readonly scansContainerPaths?: boolean;
   /**
+   * Walk again only the given folders of the last whole walk of `roots` (watched paths whose stats changed: an entry
+   * was added, removed or renamed there), each as that walk entered it, and list every container below them (issue
+   * 42: a new session found without walking the whole history). Exact means: the containers and watched paths below
+   * those folders are those a whole walk would give, or more (a link to a folder walked elsewhere, which the plan
+   * notices as a session stored twice). Undefined when it cannot be exact (a folder is a root or below two roots): the
+   * source is walked whole. Absent: always walked whole.
+   * @param folders the changed watched rows as stored (an `owner` marks a folder owned by one session)
+   */
+  rescanFolders?(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined;
+  /**
    * The file name of the history the agent keeps at the root of the project it ran in, when it has no home folder
    * (Aider's `.aider.chat.history.md`): the index also reads that file in every project folder the other agents'
    * sessions name (src/index/plan/known-projects.ts). Absent for an agent with its own folders.

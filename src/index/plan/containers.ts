@@ -111,11 +111,14 @@ export function loadStoredContainers(db: Database, source: SourceId): Map<string
   return new Map(rows.map((row) => [row.path, toContainer(source, row)]));
 }
 
-/** Stored container rows of a source whose path starts with `prefix` (a folder path ending in `/`). */
+/**
+ * Stored container rows of a source whose path starts with `prefix` (a folder path ending in `/`), by the path key
+ * (`+source` keeps SQLite off the source indexes, which read every row of the source: ~55 ms at 20,000 sessions).
+ */
 export function loadStoredContainersBelow(db: Database, source: SourceId, prefix: string): SourceContainer[] {
   return db
     .query<ContainerRow, [string, string, string]>(
-      `SELECT ${containerColumns} FROM containers WHERE source = ? AND path >= ? AND path < ?`,
+      `SELECT ${containerColumns} FROM containers WHERE +source = ? AND path >= ? AND path < ?`,
     )
     .all(source, prefix, `${prefix}\uffff`)
     .map((row) => toContainer(source, row));
@@ -132,6 +135,14 @@ export interface ScanStateUpdate {
   retry: boolean;
   /** A whole scan's watched paths and roots (replacing the stored ones), or undefined when it was not a whole scan. */
   wholeScan?: { watched: WatchedPath[] | undefined; roots: string[] };
+  /** Folders walked again by the quick check: their watched paths replace the stored ones at or below them. */
+  rescan?: FolderRescanState;
+}
+
+/** Folders walked again (freshness.ts `FolderRescan`) and the watched paths that walk gave. */
+export interface FolderRescanState {
+  folders: string[];
+  watched: WatchedPath[];
 }
 
 /**
@@ -156,15 +167,24 @@ export function storeScanState(
       upsert.run(container.path, source, container.fingerprint, container.sizeBytes, container.mtimeMs ?? null);
     writeMeta(db, digestMetaKey(source), update.retry ? `${retryPrefix}${update.digest}` : update.digest);
     writeMeta(db, seenAtKey, String(seenAt));
+    if (update.rescan) {
+      const below = db.query(
+        "DELETE FROM watched_paths WHERE source = ?1 AND (path = ?2 OR (path >= ?2 || '/' AND path < ?2 || '/' || char(65535)))",
+      );
+      for (const folder of update.rescan.folders) below.run(source, folder);
+      insertWatched(db, source, update.rescan.watched);
+    }
     if (update.wholeScan) {
       db.query("DELETE FROM watched_paths WHERE source = ?").run(source);
-      const watch = db.query(
-        "INSERT OR REPLACE INTO watched_paths(path, source, fingerprint, owner) VALUES (?, ?, ?, ?)",
-      );
-      for (const path of update.wholeScan.watched ?? [])
-        watch.run(path.path, source, path.fingerprint, path.owner ?? null);
+      insertWatched(db, source, update.wholeScan.watched ?? []);
       const state: WholeScanState = { roots: update.wholeScan.roots, at: seenAt };
       writeMeta(db, wholeScanMetaKey(source), JSON.stringify(state));
     }
   }).immediate();
+}
+
+/** Store watched paths of a source (a path stored already is replaced). */
+function insertWatched(db: Database, source: SourceId, watched: readonly WatchedPath[]): void {
+  const watch = db.query("INSERT OR REPLACE INTO watched_paths(path, source, fingerprint, owner) VALUES (?, ?, ?, ?)");
+  for (const path of watched) watch.run(path.path, source, path.fingerprint, path.owner ?? null);
 }

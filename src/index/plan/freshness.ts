@@ -6,8 +6,10 @@
  *   1. every folder its last whole scan read, every root and every probed side file (`watched_paths`, written by the
  *      walk): creating, deleting or renaming an entry changes its folder's mtime and ctime on Linux and macOS, so an
  *      unchanged folder means no session file appeared, vanished or was replaced there. A folder owned by one session
- *      (Claude Code `<session>/subagents/`) is checked while that session is recent. Any difference: the source is
- *      walked whole (a new session, a deleted one, a rewrite by rename);
+ *      (Claude Code `<session>/subagents/`) is checked while that session is recent. A folder that differs (a new
+ *      session, a deleted one, a rewrite by rename) is walked again alone when the parser can do that exactly
+ *      (`Parser.rescanFolders`, issue 42: a new session at 20,000 costs one project folder, not the history), else the
+ *      source is walked whole;
  *   2. every container modified in the last {@link freshnessDefaults.recentWindowMs} (24 h) is re-stat'ed: an
  *      append to a live or recent session is found by the next search and re-indexed from its stored state alone.
  *      When a prompt history (`history.jsonl`) grew, the transcripts of the sessions its new lines name are
@@ -21,9 +23,9 @@
  */
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import type { Parser, SourceContainer } from "../../parsers/index.ts";
+import type { Parser, SourceContainer, WatchedPath } from "../../parsers/index.ts";
 import { watchedFingerprint } from "../../parsers/index.ts";
-import { digestMetaKey, readWholeScanState, splitDigest } from "./containers.ts";
+import { digestMetaKey, loadStoredContainersBelow, readWholeScanState, splitDigest } from "./containers.ts";
 import { readMeta } from "../schema.ts";
 
 /** Windows of the freshness rule, in ms. */
@@ -54,16 +56,28 @@ export interface QuickCheckOptions {
   changedPaths?: readonly string[];
 }
 
-/** A container whose fingerprint moved, with the stored row it replaces. */
+/** A container whose fingerprint moved, or that appeared in a folder walked again, with the stored row it replaces. */
 export interface ChangedContainer {
   container: SourceContainer;
-  previousFingerprint: string;
+  /** The stored fingerprint; undefined for a container not stored before (new in a folder walked again). */
+  previousFingerprint: string | undefined;
+}
+
+/** What walking the changed folders again found (Parser.rescanFolders). */
+export interface FolderRescan {
+  /** The folders walked again (paths of changed watched rows; their stored rows below them are replaced). */
+  folders: string[];
+  /** The walk's watched paths: stored in place of those at or below {@link folders}. */
+  watched: WatchedPath[];
+  /** Stored containers below those folders that the walk did not find (their sessions are marked deleted, kept). */
+  vanished: SourceContainer[];
 }
 
 /** Outcome of {@link quickCheck} for one source. */
 export type QuickCheck =
   | { kind: "unchanged"; checkedContainers: number; wholeScanAt: number }
-  | { kind: "changed"; changed: ChangedContainer[]; wholeScanAt: number }
+  /** Containers moved, appeared or vanished, or folders changed (`rescan`, whose new stats must be stored). */
+  | { kind: "changed"; changed: ChangedContainer[]; wholeScanAt: number; rescan?: FolderRescan }
   /** The source must be scanned whole; `reason` says why (for tests and the bench). */
   | {
       kind: "whole";
@@ -73,8 +87,8 @@ export type QuickCheck =
 /**
  * Check one source by the rule above, reading the index and stat'ing paths only (never writes).
  * @param roots the source's roots as the index run scans them
- * @returns `unchanged`, `changed` with the re-stat'ed containers whose fingerprints moved, or `whole` when only a
- *   whole scan can tell
+ * @returns `unchanged`, `changed` with the re-stat'ed containers whose fingerprints moved (and what walking the
+ *   changed folders again found), or `whole` when only a whole scan can tell
  */
 export function quickCheck(
   db: Database,
@@ -101,37 +115,104 @@ export function quickCheck(
     for (const row of storedRows(db, parser, "path", options.changedPaths)) toCheck.set(row.path, row);
   }
 
-  // Folders first: a file added, removed or renamed anywhere means a walk, whatever the containers say.
+  // Folders first: a file added, removed or renamed in one means walking it again, or the whole source.
   const always = db
-    .query<{ path: string; fingerprint: string }, [string]>(
-      "SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner IS NULL",
+    .query<WatchedRow, [string]>(
+      "SELECT path, fingerprint, owner FROM watched_paths WHERE source = ? AND owner IS NULL",
     )
     .all(parser.id);
-  for (const row of always)
-    if (currentFingerprint(row.path) !== row.fingerprint) return { kind: "whole", reason: "folder changed" };
-  if (ownedFolderChanged(db, parser, toCheck.keys())) return { kind: "whole", reason: "folder changed" };
+  const changedFolders = always.filter((row) => currentFingerprint(row.path) !== row.fingerprint);
+  changedFolders.push(...changedOwnedFolders(db, parser, toCheck.keys()));
+  const changed: ChangedContainer[] = [];
+  let rescan: FolderRescan | undefined;
+  if (changedFolders.length > 0) {
+    const walked = rescanFolders(db, parser, roots, changedFolders);
+    if (walked === undefined) return { kind: "whole", reason: "folder changed" };
+    rescan = walked.rescan;
+    changed.push(...walked.changed);
+    for (const path of walked.covered) toCheck.delete(path);
+  }
 
-  const changed = restat(parser, toCheck);
-  if (changed === undefined) return { kind: "whole", reason: "container vanished" };
+  const moved = restat(parser, toCheck);
+  if (moved === undefined) return { kind: "whole", reason: "container vanished" };
+  changed.push(...moved);
   // A prompt history that grew names the sessions typed in: re-stat their transcripts too, however old (a resume).
-  const named = changed.flatMap(
+  const named = moved.flatMap(
     ({ container }) => parser.sessionsTypedSince?.(container, toCheck.get(container.path)!.size_bytes) ?? [],
   );
   if (named.length > 0) {
+    const known = new Set(changed.map(({ container }) => container.path));
+    for (const gone of rescan?.vanished ?? []) known.add(gone.path);
     const resumed = new Map(
       storedRows(db, parser, "session", named)
-        .filter((row) => !toCheck.has(row.path))
+        .filter((row) => !toCheck.has(row.path) && !known.has(row.path))
         .map((row) => [row.path, row]),
     );
-    if (ownedFolderChanged(db, parser, resumed.keys())) return { kind: "whole", reason: "folder changed" };
+    if (changedOwnedFolders(db, parser, resumed.keys()).length > 0) return { kind: "whole", reason: "folder changed" };
     const more = restat(parser, resumed);
     if (more === undefined) return { kind: "whole", reason: "container vanished" };
     changed.push(...more);
     for (const [path, row] of resumed) toCheck.set(path, row);
   }
-  return changed.length > 0
-    ? { kind: "changed", changed, wholeScanAt: state.at }
+  return changed.length > 0 || rescan !== undefined
+    ? { kind: "changed", changed, wholeScanAt: state.at, rescan }
     : { kind: "unchanged", checkedContainers: toCheck.size, wholeScanAt: state.at };
+}
+
+/** A `watched_paths` row as the quick check reads it. */
+interface WatchedRow {
+  path: string;
+  fingerprint: string;
+  owner: string | null;
+}
+
+/**
+ * Walk the changed folders again (Parser.rescanFolders) and compare what is below them with the stored containers.
+ * @returns the containers that appeared or moved there, the rescan to store, and every container path the walk
+ *   decided (found or vanished: not re-stat'ed again); undefined when only a whole walk can tell (no rescan for this
+ *   parser, a changed path that is not a folder now or was missing before, a folder that cannot be read)
+ */
+function rescanFolders(
+  db: Database,
+  parser: Parser,
+  roots: readonly string[],
+  rows: readonly WatchedRow[],
+): { changed: ChangedContainer[]; rescan: FolderRescan; covered: string[] } | undefined {
+  if (!parser.rescanFolders) return undefined;
+  // A root or side file that appeared or went, or a folder that is gone or became a file: walk whole.
+  if (rows.some((row) => row.owner === null && (row.fingerprint === "-" || !isFolder(row.path)))) return undefined;
+  const folders: WatchedPath[] = rows.map((row) =>
+    row.owner === null ? { path: row.path, fingerprint: row.fingerprint } : { ...row, owner: row.owner },
+  );
+  const scan = parser.rescanFolders(roots, folders);
+  if (scan === undefined || scan.unavailable.length > 0) return undefined;
+  const stored = new Map<string, StoredRow>();
+  for (const folder of folders)
+    for (const row of loadStoredContainersBelow(db, parser.id, `${folder.path}/`))
+      stored.set(row.path, { path: row.path, fingerprint: row.fingerprint, size_bytes: row.sizeBytes });
+  const outside = scan.containers.filter((container) => !stored.has(container.path)).map((entry) => entry.path);
+  for (const row of storedRows(db, parser, "path", outside)) stored.set(row.path, row);
+  const found = new Set(scan.containers.map((container) => container.path));
+  const changed: ChangedContainer[] = scan.containers
+    .filter((container) => stored.get(container.path)?.fingerprint !== container.fingerprint)
+    .map((container) => ({ container, previousFingerprint: stored.get(container.path)?.fingerprint }));
+  const vanished = [...stored.values()]
+    .filter((row) => !found.has(row.path))
+    .map((row) => ({ source: parser.id, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes }));
+  return {
+    changed,
+    rescan: { folders: folders.map((folder) => folder.path), watched: scan.watched ?? [], vanished },
+    covered: [...found, ...vanished.map((container) => container.path)],
+  };
+}
+
+/** True when `path` is a folder now (links followed). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /** A stored container row, as the quick check reads it. */
@@ -151,15 +232,16 @@ function storedRows(db: Database, parser: Parser, by: "path" | "session", values
   return db.query<StoredRow, [string, string]>(sql).all(parser.id, JSON.stringify([...new Set(values)]));
 }
 
-/** True when a folder owned by one of these containers (a Claude Code session's `subagents/`) changed. */
-function ownedFolderChanged(db: Database, parser: Parser, owners: Iterable<string>): boolean {
-  const owned = db.query<{ path: string; fingerprint: string }, [string, string]>(
-    "SELECT path, fingerprint FROM watched_paths WHERE source = ? AND owner = ?",
+/** The watched folders owned by these containers (a Claude Code session's `subagents/`) whose stats changed. */
+function changedOwnedFolders(db: Database, parser: Parser, owners: Iterable<string>): WatchedRow[] {
+  const owned = db.query<WatchedRow, [string, string]>(
+    "SELECT path, fingerprint, owner FROM watched_paths WHERE source = ? AND owner = ?",
   );
-  for (const owner of owners) {
-    for (const row of owned.all(parser.id, owner)) if (currentFingerprint(row.path) !== row.fingerprint) return true;
-  }
-  return false;
+  const changed: WatchedRow[] = [];
+  for (const owner of owners)
+    for (const row of owned.all(parser.id, owner))
+      if (currentFingerprint(row.path) !== row.fingerprint) changed.push(row);
+  return changed;
 }
 
 /**

@@ -36,6 +36,7 @@ import {
   loadStoredContainers,
   loadStoredContainersBelow,
   splitDigest,
+  type FolderRescanState,
   type ScanStateUpdate,
 } from "./containers.ts";
 import { quickCheck, type QuickCheckOptions } from "./freshness.ts";
@@ -62,10 +63,12 @@ export interface SourcePlan {
   containers: SourceContainer[];
   /** Stored container rows the plan compared against, by path (a whole scan: all of them). */
   storedContainers: Map<string, SourceContainer>;
-  /** Paths of stored containers the whole scan did not find. */
+  /** Paths of stored containers the whole scan, or the walk of changed folders, did not find. */
   vanished: string[];
   /** The whole scan's watched paths and roots (undefined unless basis is `whole`). */
   wholeScan?: { watched: WatchedPath[] | undefined; roots: string[] };
+  /** Folders the quick check walked again and what that walk watched (basis `recent` only; freshness.ts). */
+  rescan?: FolderRescanState;
   toParse: PlannedUnit[];
   /** Rowids of present sessions whose unit vanished: to mark deleted (kept). */
   toMarkDeleted: number[];
@@ -142,18 +145,21 @@ export function planSource(db: Database, parser: Parser, roots: string[], option
     return plan;
   }
   if (check?.kind === "changed") {
-    const stored = new Map(
-      check.changed.map(({ container, previousFingerprint }) => [
-        container.path,
-        { ...container, fingerprint: previousFingerprint },
-      ]),
-    );
+    const stored = new Map<string, SourceContainer>();
+    for (const { container, previousFingerprint } of check.changed)
+      if (previousFingerprint !== undefined)
+        stored.set(container.path, { ...container, fingerprint: previousFingerprint });
+    for (const gone of check.rescan?.vanished ?? []) stored.set(gone.path, gone);
     const plan = emptyPlan(
       "recent",
       check.changed.map((entry) => entry.container),
       stored,
       [],
     );
+    if (check.rescan) {
+      plan.vanished = check.rescan.vanished.map((container) => container.path);
+      plan.rescan = { folders: check.rescan.folders, watched: check.rescan.watched };
+    }
     if (planMoved(db, parser, plan, plan.containers, options.hooks ?? {})) return plan;
   }
   return planWholeScan(db, parser, roots, full, options.hooks ?? {}, options.wholeScan);
@@ -425,9 +431,16 @@ export function scanStateUpdate(
   if (plan.basis === "unchanged") return undefined;
   if (plan.basis === "recent") {
     const upserts = plan.containers.filter((container) => !mustRetry(container.path));
-    const previous = upserts.map((container) => plan.storedContainers.get(container.path)!);
+    const previous = upserts.flatMap((container) => plan.storedContainers.get(container.path) ?? []);
+    const gone = plan.vanished.map((path) => plan.storedContainers.get(path)!);
     const stored = splitDigest(readMeta(db, digestMetaKey(parser.id)));
-    return { upserts, deletes: [], digest: adjustDigest(stored?.digest ?? "0", previous, upserts), retry };
+    return {
+      upserts,
+      deletes: plan.vanished,
+      digest: adjustDigest(stored?.digest ?? "0", [...previous, ...gone], upserts),
+      retry,
+      rescan: plan.rescan,
+    };
   }
   const kept = plan.containers.filter((container) => !mustRetry(container.path));
   for (const [path, container] of plan.storedContainers) if (mustRetry(path)) kept.push(container);

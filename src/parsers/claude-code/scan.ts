@@ -11,10 +11,10 @@
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import { comparePaths, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { historyFileName } from "./history.ts";
 import { inlineSidechainRoots, sidechainSessionId, sidechainUnitKey } from "./sidechains.ts";
-import type { ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import type { ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 
 /** Folder names below a root that never hold transcripts (auxiliary state, §1.1); the watcher skips them too. */
 export const skippedDirs: ReadonlySet<string> = new Set([
@@ -124,6 +124,36 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
   // Links found while following links are appended and followed too; walked identities stop cycles.
   for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
   return walk.result(missingRoots);
+}
+
+/**
+ * Walk again the changed folders of the last whole walk of `roots` (Parser.rescanFolders, issue 42), each as the
+ * whole walk entered it: a folder below one root at the depth of its path below that root, a session's `subagents/`
+ * (`owner` set) as its session's folder listing would. A folder below another changed one is covered by it.
+ * @returns the containers and watched paths below those folders, or undefined when a folder is a root, lies below
+ *   no root or below two (overlapping roots: which one walked it first decides), or is a sub-agent folder whose
+ *   session transcript is gone: only a whole walk is exact then
+ */
+export function rescanClaudeFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
+  const walk = new ClaudeWalk();
+  const normalized = roots.map((root) => (root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root));
+  const sorted = [...folders].sort(comparePaths);
+  const covered: WatchedPath[] = [];
+  for (const folder of sorted) {
+    if (covered.some((done) => folder.path.startsWith(`${done.path}/`))) continue;
+    covered.push(folder);
+    if (folder.owner !== undefined) {
+      if (!statOrUndefined(folder.owner)?.isFile()) return undefined;
+      walkSubagents(folder.path, folder.owner, walk);
+      continue;
+    }
+    const under = normalized.filter((root) => folder.path.startsWith(root === "/" ? "/" : `${root}/`));
+    if (under.length !== 1 || normalized.includes(folder.path)) return undefined;
+    const below = folder.path.slice(under[0]!.length + (under[0] === "/" ? 0 : 1));
+    walkDir(folder.path, below.split("/").length, walk);
+  }
+  for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
+  return walk.result([]);
 }
 
 function isTranscriptName(name: string): boolean {

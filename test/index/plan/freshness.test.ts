@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openFreshIndex, type HistoryContext } from "../../../src/service/context.ts";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
-import { freshnessDefaults, quickCheck } from "../../../src/index/plan/freshness.ts";
+import { freshnessDefaults, quickCheck, type QuickCheck } from "../../../src/index/plan/freshness.ts";
 import { containersBelow, planSource } from "../../../src/index/plan/plan.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
 import { closeOpencodeDatabases } from "../../../src/parsers/opencode.ts";
@@ -139,6 +139,40 @@ function claudePlanBasis(history: History): string {
   }
 }
 
+/** The quick check of Claude Code against the stored state (without indexing). */
+function claudeQuickCheck(history: History): QuickCheck {
+  const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
+  try {
+    return quickCheck(db, claudeCodeParser, history.roots["claude-code"]!, {
+      nowMs: Date.now(),
+      fullScanIntervalMs: freshnessDefaults.fullScanIntervalMs,
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** What the index stores of Claude Code's scan: container rows, the digest and the watched paths, sorted. */
+function storedScanState(history: History): unknown {
+  const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
+  try {
+    return {
+      containers: db
+        .query("SELECT path, fingerprint, size_bytes FROM containers WHERE source = 'claude-code' ORDER BY path")
+        .all(),
+      digest: db.query("SELECT value FROM meta WHERE key = 'containers_digest:claude-code'").get(),
+      watched: db
+        .query("SELECT path, fingerprint, owner FROM watched_paths WHERE source = 'claude-code' ORDER BY path")
+        .all(),
+      sessions: db
+        .query("SELECT session_id, source_status, change_key FROM sessions WHERE source = 'claude-code' ORDER BY 1")
+        .all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
 function staleSources(history: History, nowMs = Date.now()): string[] {
   const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
   try {
@@ -188,28 +222,83 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(staleSources(history)).toEqual([]);
   });
 
-  test("a new session file: its folder changed, so the source is walked and the session found", async () => {
+  test("a new session file: its folder changed, so that folder alone is walked again and the session found", async () => {
     const history = makeHistory();
     await nextSearchFinds(history, "cart");
-    writeClaudeSession(join(history.project, "33333333-3333-4333-8333-333333333333.jsonl"), {
+    const file = join(history.project, "33333333-3333-4333-8333-333333333333.jsonl");
+    writeClaudeSession(file, {
       sessionId: "33333333-3333-4333-8333-333333333333",
       cwd: "/home/dev/shop",
       turns: [{ prompt: "add a wishlist page", response: "added" }],
     });
-    expect(claudePlanBasis(history)).toBe("whole");
+    const check = claudeQuickCheck(history);
+    expect(check.kind === "changed" && check.rescan?.folders).toEqual([history.project]);
+    expect(
+      check.kind === "changed" && check.changed.map((entry) => [entry.container.path, entry.previousFingerprint]),
+    ).toEqual([[file, undefined]]);
+    expect(claudePlanBasis(history)).toBe("recent");
     expect(await nextSearchFinds(history, "wishlist")).toEqual(["33333333-3333-4333-8333-333333333333"]);
+    // the folder's new stats were stored with the session: the next check walks nothing
+    expect(claudeQuickCheck(history).kind).toBe("unchanged");
+  });
+
+  test("an entry that is no session (a memory folder) changes the folder: walked again once, its stats stored, then quiet", async () => {
+    const history = makeHistory();
+    await nextSearchFinds(history, "cart");
+    mkdirSync(join(history.project, "memory"));
+    const check = claudeQuickCheck(history);
+    expect(check).toMatchObject({ kind: "changed", changed: [], rescan: { folders: [history.project], vanished: [] } });
+    const run = await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
+    expect(run).toMatchObject({ added: 0, updated: 0, deleted: 0 });
+    expect(claudeQuickCheck(history).kind).toBe("unchanged");
+  });
+
+  test("changes met by walking folders again converge with a whole walk: same sessions, containers, digest and watched folders", async () => {
+    const history = makeHistory();
+    await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
+    const newId = "33333333-3333-4333-8333-333333333333";
+    writeClaudeSession(join(history.project, `${newId}.jsonl`), {
+      sessionId: newId,
+      cwd: "/home/dev/shop",
+      turns: [{ prompt: "add a wishlist page", response: "added" }],
+    });
+    expect(await runIndex({ recallHome: history.context.recallHome, roots: history.roots })).toMatchObject({
+      added: 1,
+    });
+    const subagents = join(history.project, "22222222-2222-4222-8222-222222222222", "subagents");
+    writeClaudeSession(join(subagents, "agent-b2.jsonl"), {
+      sessionId: "22222222-2222-4222-8222-222222222222",
+      cwd: "/home/dev/shop",
+      turns: [{ prompt: "review the coupon code", response: "looks fine" }],
+    });
+    expect(claudePlanBasis(history)).toBe("recent");
+    expect(await runIndex({ recallHome: history.context.recallHome, roots: history.roots })).toMatchObject({
+      added: 1,
+    });
+    unlinkSync(history.old.file);
+    mkdirSync(join(history.project, newId, "subagents"), { recursive: true });
+    expect(claudePlanBasis(history)).toBe("recent");
+    expect(await runIndex({ recallHome: history.context.recallHome, roots: history.roots })).toMatchObject({
+      added: 0,
+      deleted: 1,
+    });
+    const quickState = storedScanState(history);
+    const whole = await runIndex({ recallHome: history.context.recallHome, roots: history.roots, scan: "whole" });
+    expect(whole).toMatchObject({ added: 0, updated: 0, deleted: 0 });
+    expect(storedScanState(history)).toEqual(quickState);
   });
 
   test("issue 42: the index run after a stale check plans from the check's walk, and what the walk missed comes next", async () => {
     const history = makeHistory();
     await nextSearchFinds(history, "cart");
     const session = (id: string, prompt: string) =>
-      writeClaudeSession(join(history.project, `${id}.jsonl`), {
+      writeClaudeSession(join(history.dir, "claude", "-home-dev-blog", `${id}.jsonl`), {
         sessionId: id,
         cwd: "/home/dev/shop",
         turns: [{ prompt, response: "done" }],
       });
     session("44444444-4444-4444-8444-444444444444", "add a wishlist page");
+    expect(claudePlanBasis(history)).toBe("whole"); // a new project folder: its root changed, walked whole
     const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
     const report = checkStaleness(db, history.roots);
     db.close();
