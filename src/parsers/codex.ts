@@ -12,7 +12,7 @@ import { withPromptHistory } from "./shared/prompt-history.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { codexHistorySpec } from "./codex/history.ts";
 import { parseCodexUnit } from "./codex/parse.ts";
-import { listCodexUnits, scanCodexRoots } from "./codex/scan.ts";
+import { listCodexUnits, rescanCodexFolders, scanCodexRoots } from "./codex/scan.ts";
 
 export { parseCodexUnit } from "./codex/parse.ts";
 export {
@@ -37,6 +37,7 @@ export const codexParser: Parser = withPromptHistory(
     version: 5,
     scan: (roots) => scanCodexRoots(roots),
     scansContainerPaths: true,
+    rescanFolders: (roots, folders) => rescanCodexFolders(roots, folders),
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
     parse: (unit, options) => parseCodexUnit(unit, options),
     // `sessions/YYYY/MM/DD/`, `archived_sessions/`: rollouts and session_index.jsonl titles start a cycle.

@@ -13,9 +13,9 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
-import type { SourceContainer } from "../../src/parsers/types.ts";
 import { canDropPrivileges, makeSharedTempDir, runAsNobody } from "../helpers/unprivileged.ts";
 import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
+import { expectRescansMatchWholeWalk } from "../helpers/rescan.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/claude-code");
 const parserModule = resolve(import.meta.dir, "../../src/parsers/claude-code.ts");
@@ -96,46 +96,13 @@ describe("claude code scan: symbolic links (issue 9)", () => {
   });
 });
 
-/**
- * Issue 42: every folder a whole walk watched, walked again alone (`rescanFolders`), gives exactly the containers and
- * watched paths the whole walk gave below it; a root, or a folder below two roots, cannot be walked alone.
- */
-function expectRescansMatchWholeWalk(roots: string[]): number {
-  const whole = claudeCodeParser.scan(roots);
-  let compared = 0;
-  for (const folder of whole.watched ?? []) {
-    if (!statSync(folder.path, { throwIfNoEntry: false })?.isDirectory()) continue;
-    const rescan = claudeCodeParser.rescanFolders!(roots, [folder]);
-    if (roots.includes(folder.path)) {
-      expect(rescan).toBeUndefined();
-      continue;
-    }
-    const prefix = `${folder.path}/`;
-    // a prompt history's mtime is taken as the walk's time (tree-walk.ts addFileContainer): compared without it
-    const stable = (containers: SourceContainer[]) => containers.map(({ mtimeMs: _, ...rest }) => rest);
-    expect(stable(rescan?.containers ?? [])).toEqual(
-      stable(whole.containers.filter((container) => container.path.startsWith(prefix))),
-    );
-    expect(rescan?.watched).toEqual(
-      expect.arrayContaining(
-        (whole.watched ?? []).filter((entry) => entry.path === folder.path || entry.path.startsWith(prefix)),
-      ),
-    );
-    expect(rescan?.watched?.length).toBe(
-      (whole.watched ?? []).filter((entry) => entry.path === folder.path || entry.path.startsWith(prefix)).length,
-    );
-    compared++;
-  }
-  return compared;
-}
-
 describe("claude code scan: walking changed folders again (issue 42)", () => {
   test("each folder of the fixture tree, walked alone, gives what the whole walk gave below it", () => {
     const { claude, projects } = copyDotClaude();
     mkdirSync(join(projects, "-home-dev-proj", "deeper", "-nested-project"), { recursive: true });
     writeFileSync(join(projects, "-home-dev-proj", "deeper", "-nested-project", `${S1}.jsonl`), "");
-    expect(expectRescansMatchWholeWalk([claude])).toBeGreaterThan(3);
-    expect(expectRescansMatchWholeWalk([projects])).toBeGreaterThan(3);
+    expect(expectRescansMatchWholeWalk(claudeCodeParser, [claude])).toBeGreaterThan(3);
+    expect(expectRescansMatchWholeWalk(claudeCodeParser, [projects])).toBeGreaterThan(3);
   });
 
   test("a folder below two overlapping roots, or a root, is left to the whole walk", () => {
@@ -157,7 +124,7 @@ describe("claude code scan: walking changed folders again (issue 42)", () => {
   describe.skipIf(!hasCorpus)("the real corpus (needs ../shared/corpus)", () => {
     test("each folder of every corpus root, walked alone, gives what the whole walk gave below it", () => {
       let compared = 0;
-      for (const root of claudeCorpusRoots()) compared += expectRescansMatchWholeWalk([root]);
+      for (const root of claudeCorpusRoots()) compared += expectRescansMatchWholeWalk(claudeCodeParser, [root]);
       expect(compared).toBeGreaterThan(20);
     });
   });

@@ -6,6 +6,8 @@ import { SourceError } from "../../src/errors.ts";
 import { codexParser } from "../../src/parsers/codex.ts";
 import { decodeOutput } from "../../src/parsers/codex/tools.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
+import { codexCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
+import { expectRescansMatchWholeWalk } from "../helpers/rescan.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/codex");
 const home = join(fixtures, "home");
@@ -29,6 +31,39 @@ function parseId(id: string, roots: string[] = [home], withOutputs = false): Par
   if (!unit) throw new Error(`no unit for ${id}`);
   return codexParser.parse(unit, { withOutputs });
 }
+
+describe("codex scan: walking changed folders again (issue 42)", () => {
+  test("each folder of a Codex home and of loose sample folders, walked alone, gives what the whole walk gave below it", () => {
+    expect(expectRescansMatchWholeWalk(codexParser, [home])).toBeGreaterThan(3);
+    expect(expectRescansMatchWholeWalk(codexParser, [fixtures])).toBeGreaterThan(10);
+    expect(expectRescansMatchWholeWalk(codexParser, [join(home, "sessions")])).toBeGreaterThan(1);
+  });
+
+  test("inside a session tree only rollout-* files count, also when a day folder is walked alone", () => {
+    const copy = mkdtempSync(join(tmpdir(), "recall-codex-rescan-"));
+    try {
+      cpSync(home, join(copy, ".codex"), { recursive: true });
+      writeFileSync(join(copy, ".codex", "sessions", "2026", "03", "02", "notes.jsonl"), "{}\n");
+      const day = join(copy, ".codex", "sessions", "2026", "03", "02");
+      const rescan = codexParser.rescanFolders!([join(copy, ".codex")], [{ path: day, fingerprint: "x" }]);
+      expect(rescan?.containers.map((container) => container.path)).toEqual([
+        join(day, "rollout-2026-03-02T00-05-00-019c0000-cccc-7000-8000-00000000000c.jsonl"),
+      ]);
+      expect(expectRescansMatchWholeWalk(codexParser, [copy])).toBeGreaterThan(5);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  test.skipIf(!hasCorpus)(
+    "each folder of every corpus root, walked alone, gives what the whole walk gave (needs ../shared/corpus)",
+    () => {
+      let compared = 0;
+      for (const root of codexCorpusRoots()) compared += expectRescansMatchWholeWalk(codexParser, [root]);
+      expect(compared).toBeGreaterThan(10);
+    },
+  );
+});
 
 describe("codex scan and units", () => {
   test("a Codex home yields the rollout files of sessions/ and archived_sessions/, fingerprinted with the title index, and its prompt history", () => {

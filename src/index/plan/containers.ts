@@ -83,6 +83,13 @@ export function splitDigest(stored: string | undefined): { digest: string; retry
     : { digest: stored, retry: false };
 }
 
+/** True when `path` is one of `paths` or lies below one of them. */
+export function isAtOrBelow(path: string, paths: readonly { path: string }[]): boolean {
+  return paths.some(
+    (entry) => path === entry.path || path.startsWith(entry.path.endsWith("/") ? entry.path : `${entry.path}/`),
+  );
+}
+
 /** A `containers` row as stored. */
 interface ContainerRow {
   path: string;

@@ -25,7 +25,13 @@ import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import type { Parser, SourceContainer, WatchedPath } from "../../parsers/index.ts";
 import { watchedFingerprint } from "../../parsers/index.ts";
-import { digestMetaKey, loadStoredContainersBelow, readWholeScanState, splitDigest } from "./containers.ts";
+import {
+  digestMetaKey,
+  isAtOrBelow,
+  loadStoredContainersBelow,
+  readWholeScanState,
+  splitDigest,
+} from "./containers.ts";
 import { readMeta } from "../schema.ts";
 
 /** Windows of the freshness rule, in ms. */
@@ -199,9 +205,12 @@ function rescanFolders(
   const vanished = [...stored.values()]
     .filter((row) => !found.has(row.path))
     .map((row) => ({ source: parser.id, path: row.path, fingerprint: row.fingerprint, sizeBytes: row.size_bytes }));
+  // Only what lies at or below the folders: a side file the walk also probed (Codex's session_index.jsonl) titles
+  // containers elsewhere, whose fingerprints were not taken again, so its stored stats must stay as they were.
+  const watched = (scan.watched ?? []).filter((entry) => isAtOrBelow(entry.path, folders));
   return {
     changed,
-    rescan: { folders: folders.map((folder) => folder.path), watched: scan.watched ?? [], vanished },
+    rescan: { folders: folders.map((folder) => folder.path), watched, vanished },
     covered: [...found, ...vanished.map((container) => container.path)],
   };
 }

@@ -35,6 +35,7 @@ import {
   digestMetaKey,
   loadStoredContainers,
   loadStoredContainersBelow,
+  isAtOrBelow,
   splitDigest,
   type FolderRescanState,
   type ScanStateUpdate,
@@ -90,13 +91,6 @@ export interface SourcePlan {
   listed: string[];
   /** Files the parser rejected whole while listing `listed` (ParserHooks.onRejected). */
   rejected: Array<{ path: string; reason: string }>;
-}
-
-/** True when `path` is one of `paths` or lies below one of them. */
-export function isAtOrBelow(path: string, paths: readonly { path: string }[]): boolean {
-  return paths.some(
-    (entry) => path === entry.path || path.startsWith(entry.path.endsWith("/") ? entry.path : `${entry.path}/`),
-  );
 }
 
 interface IndexedRow {

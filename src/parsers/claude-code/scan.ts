@@ -11,7 +11,7 @@
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import { comparePaths, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import { outermostFolders, placeBelowRoot, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { historyFileName } from "./history.ts";
 import { inlineSidechainRoots, sidechainSessionId, sidechainUnitKey } from "./sidechains.ts";
 import type { ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
@@ -136,21 +136,15 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
  */
 export function rescanClaudeFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
   const walk = new ClaudeWalk();
-  const normalized = roots.map((root) => (root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root));
-  const sorted = [...folders].sort(comparePaths);
-  const covered: WatchedPath[] = [];
-  for (const folder of sorted) {
-    if (covered.some((done) => folder.path.startsWith(`${done.path}/`))) continue;
-    covered.push(folder);
+  for (const folder of outermostFolders(folders)) {
     if (folder.owner !== undefined) {
       if (!statOrUndefined(folder.owner)?.isFile()) return undefined;
       walkSubagents(folder.path, folder.owner, walk);
       continue;
     }
-    const under = normalized.filter((root) => folder.path.startsWith(root === "/" ? "/" : `${root}/`));
-    if (under.length !== 1 || normalized.includes(folder.path)) return undefined;
-    const below = folder.path.slice(under[0]!.length + (under[0] === "/" ? 0 : 1));
-    walkDir(folder.path, below.split("/").length, walk);
+    const place = placeBelowRoot(roots, folder.path);
+    if (place === undefined) return undefined;
+    walkDir(folder.path, place.names.length, walk);
   }
   for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
   return walk.result([]);

@@ -13,9 +13,9 @@ import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { rejectFile } from "../shared/skips.ts";
-import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import { outermostFolders, placeBelowRoot, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { readHead } from "../shared/read-head.ts";
-import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 import { historyFileName } from "./history.ts";
 import { codexHomeOf, readTitles, sessionIndexName, sessionIndexPath } from "./session-index.ts";
 
@@ -68,6 +68,25 @@ export function scanCodexRoots(roots: readonly string[]): ScanResult {
     else if (stat.isFile() && root.endsWith(".jsonl") && !sideFiles.has(basename(root))) addFile(root, walk, stat);
   });
   return walk.result(missingRoots);
+}
+
+/**
+ * Walk again the changed folders of the last whole walk of `roots` (Parser.rescanFolders, issue 42: a new rollout
+ * changes only its `sessions/YYYY/MM/DD/` folder), each at its depth below its root and inside a session tree when a
+ * folder from the root down to it is `sessions/` or `archived_sessions/`, as the whole walk entered it.
+ * @returns the containers and watched paths below those folders, or undefined when a folder is a root or lies below
+ *   no root or two: only a whole walk is exact then
+ */
+export function rescanCodexFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
+  const walk = new CodexWalk();
+  for (const folder of outermostFolders(folders)) {
+    const place = placeBelowRoot(roots, folder.path);
+    if (place === undefined) return undefined;
+    const above = [basename(place.root), ...place.names.slice(0, -1)];
+    const inSessionTree = above.some((name) => name === "sessions" || name === "archived_sessions");
+    walkDir(folder.path, place.names.length, walk, inSessionTree);
+  }
+  return walk.result([]);
 }
 
 function walkDir(dir: string, depth: number, walk: CodexWalk, inHome: boolean, known?: Stats): void {

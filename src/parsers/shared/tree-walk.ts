@@ -173,3 +173,30 @@ export function visitRoots(
   }
   return missingRoots;
 }
+
+/**
+ * Where a folder of an earlier whole walk of `roots` sits (Parser.rescanFolders, issue 42): the one root it lies below
+ * (a trailing "/" dropped) and the names of the folders from there down to it, so a walk can enter it again at the
+ * depth and with the context the whole walk had. Undefined when it is a root, lies below no root, or lies below two
+ * (overlapping roots: which one the whole walk reached it from decides, so only a whole walk is exact).
+ * Example: roots [`/h/.claude`], folder `/h/.claude/projects/-p` → { root: `/h/.claude`, names: [`projects`, `-p`] }.
+ */
+export function placeBelowRoot(
+  roots: readonly string[],
+  folder: string,
+): { root: string; names: string[] } | undefined {
+  const normalized = roots.map((root) => (root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root));
+  if (normalized.includes(folder)) return undefined;
+  const under = normalized.filter((root) => folder.startsWith(root === "/" ? "/" : `${root}/`));
+  if (under.length !== 1) return undefined;
+  const root = under[0]!;
+  return { root, names: folder.slice(root === "/" ? 1 : root.length + 1).split("/") };
+}
+
+/** The given folders sorted by path, without those below another one of them (a walk of that one covers them). */
+export function outermostFolders(folders: readonly WatchedPath[]): WatchedPath[] {
+  const kept: WatchedPath[] = [];
+  for (const folder of [...folders].sort(comparePaths))
+    if (!kept.some((outer) => folder.path.startsWith(`${outer.path}/`))) kept.push(folder);
+  return kept;
+}

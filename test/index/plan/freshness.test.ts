@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import {
   appendFileSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -25,6 +26,7 @@ import { checkStaleness, databasePath, openIndex, runIndex } from "../../../src/
 import { freshnessDefaults, quickCheck, type QuickCheck } from "../../../src/index/plan/freshness.ts";
 import { containersBelow, planSource } from "../../../src/index/plan/plan.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
+import { codexParser } from "../../../src/parsers/codex.ts";
 import { closeOpencodeDatabases } from "../../../src/parsers/opencode.ts";
 import { parsers, watchedFingerprint, type SourceRootMap } from "../../../src/parsers/index.ts";
 import { searchIndex } from "../../../src/search/api.ts";
@@ -152,21 +154,21 @@ function claudeQuickCheck(history: History): QuickCheck {
   }
 }
 
-/** What the index stores of Claude Code's scan: container rows, the digest and the watched paths, sorted. */
-function storedScanState(history: History): unknown {
-  const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
+/** What the index stores of a source's scan (default Claude Code): container rows, digest, watched paths, sessions. */
+function storedScanState(recallHome: string, source = "claude-code"): unknown {
+  const db = openIndex(databasePath(recallHome), { readonly: true });
   try {
     return {
       containers: db
-        .query("SELECT path, fingerprint, size_bytes FROM containers WHERE source = 'claude-code' ORDER BY path")
-        .all(),
-      digest: db.query("SELECT value FROM meta WHERE key = 'containers_digest:claude-code'").get(),
+        .query("SELECT path, fingerprint, size_bytes FROM containers WHERE source = ? ORDER BY path")
+        .all(source),
+      digest: db.query("SELECT value FROM meta WHERE key = ?").get(`containers_digest:${source}`),
       watched: db
-        .query("SELECT path, fingerprint, owner FROM watched_paths WHERE source = 'claude-code' ORDER BY path")
-        .all(),
+        .query("SELECT path, fingerprint, owner FROM watched_paths WHERE source = ? ORDER BY path")
+        .all(source),
       sessions: db
-        .query("SELECT session_id, source_status, change_key FROM sessions WHERE source = 'claude-code' ORDER BY 1")
-        .all(),
+        .query("SELECT session_id, source_status, change_key FROM sessions WHERE source = ? ORDER BY 1")
+        .all(source),
     };
   } finally {
     db.close();
@@ -282,10 +284,56 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
       added: 0,
       deleted: 1,
     });
-    const quickState = storedScanState(history);
+    const quickState = storedScanState(history.context.recallHome);
     const whole = await runIndex({ recallHome: history.context.recallHome, roots: history.roots, scan: "whole" });
     expect(whole).toMatchObject({ added: 0, updated: 0, deleted: 0 });
-    expect(storedScanState(history)).toEqual(quickState);
+    expect(storedScanState(history.context.recallHome)).toEqual(quickState);
+  });
+
+  test("a new Codex rollout: only its day folder is walked again; the result converges with a whole walk", async () => {
+    const dir = join(work, `case-${++caseNumber}`);
+    const codexHome = join(dir, ".codex");
+    cpSync(resolve(fixtures, "codex", "home"), codexHome, { recursive: true });
+    const recallHome = join(dir, "home");
+    const roots: SourceRootMap = { codex: [codexHome] };
+    await runIndex({ recallHome, roots });
+    const id = "019c0000-eeee-7000-8000-00000000000e";
+    const day = join(codexHome, "sessions", "2026", "03", "02");
+    const line = (type: string, payload: unknown) =>
+      JSON.stringify({ timestamp: "2026-03-02T09:00:00.000Z", type, payload });
+    writeFileSync(
+      join(day, `rollout-2026-03-02T09-00-00-${id}.jsonl`),
+      `${[
+        line("session_meta", {
+          id,
+          timestamp: "2026-03-02T09:00:00.000Z",
+          cwd: "/home/dev/proj",
+          originator: "codex_cli_rs",
+          cli_version: "0.77.0",
+        }),
+        line("response_item", {
+          type: "message",
+          role: "user",
+          content: [{ type: "input_text", text: "tune the zeppelin cache" }],
+        }),
+        line("response_item", {
+          type: "message",
+          role: "assistant",
+          content: [{ type: "output_text", text: "tuned" }],
+        }),
+      ].join("\n")}\n`,
+    );
+    const db = openIndex(databasePath(recallHome), { readonly: true });
+    const plan = planSource(db, codexParser, roots.codex!, {
+      quick: { nowMs: Date.now(), fullScanIntervalMs: freshnessDefaults.fullScanIntervalMs },
+    });
+    db.close();
+    expect(plan.basis).toBe("recent");
+    expect(plan.toParse.map((planned) => planned.unit.sessionId)).toEqual([id]);
+    expect(await runIndex({ recallHome, roots })).toMatchObject({ added: 1, updated: 0, deleted: 0 });
+    const quickState = storedScanState(recallHome, "codex");
+    expect(await runIndex({ recallHome, roots, scan: "whole" })).toMatchObject({ added: 0, updated: 0, deleted: 0 });
+    expect(storedScanState(recallHome, "codex")).toEqual(quickState);
   });
 
   test("issue 42: the index run after a stale check plans from the check's walk, and what the walk missed comes next", async () => {
