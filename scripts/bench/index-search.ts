@@ -16,7 +16,8 @@
  *   freshness.<kind>.<corpus>                one search right after each kind of change (append to the live session,
  *                                            new session file, rewrite by rename, deleted file, OpenCode database
  *                                            change, append to a months-old file once the whole scan is due): the
- *                                            search must find it (the bench fails otherwise) {found: true}
+ *                                            search must find it (the bench fails otherwise) {found: true}; a new
+ *                                            session file is also searched by the binary (`new_session_file.binary`)
  * Usage: bun scripts/bench/index-search.ts [--sessions 20000] [--runs 20]
  */
 import { Database } from "bun:sqlite";
@@ -176,10 +177,14 @@ for (const bench of corpora) {
   }
 
   // Each kind of change, then one search from source that must find it.
-  const search = (word: string, extraEnv: Record<string, string> = {}): { ms: number; found: string[] } => {
+  const search = (
+    word: string,
+    extraEnv: Record<string, string> = {},
+    kind: "source" | "binary" = "source",
+  ): { ms: number; found: string[] } => {
     const begun = performance.now();
     const result = Bun.spawnSync(
-      [...cliOf.source, "search", word, "--keyword-only", "--json", "--include-subagents", ...sourceFlags],
+      [...cliOf[kind], "search", word, "--keyword-only", "--json", "--include-subagents", ...sourceFlags],
       { env: { ...env, ...extraEnv }, cwd: repo, stdout: "pipe", stderr: "pipe" },
     );
     const ms = performance.now() - begun;
@@ -187,8 +192,14 @@ for (const bench of corpora) {
     const parsed = JSON.parse(result.stdout.toString()) as { results: Array<{ session_id: string }> };
     return { ms, found: parsed.results.map((entry) => entry.session_id) };
   };
-  const expectFound = (kind: string, word: string, sessionId: string, extraEnv?: Record<string, string>) => {
-    const { ms, found } = search(word, extraEnv);
+  const expectFound = (
+    kind: string,
+    word: string,
+    sessionId: string,
+    extraEnv?: Record<string, string>,
+    cli: "source" | "binary" = "source",
+  ) => {
+    const { ms, found } = search(word, extraEnv, cli);
     if (!found.includes(sessionId))
       throw new Error(
         `freshness.${kind}: the next search did not find ${sessionId} (got ${found.join(", ") || "nothing"})`,
@@ -205,6 +216,13 @@ for (const bench of corpora) {
     turns: [{ prompt: "add the quetzal wishlist page", response: "added" }],
   });
   expectFound("new_session_file", "quetzal", "33333333-3333-4333-8333-333333333333");
+  // the same change searched by the binary, as a user runs it (from source, loading the modules is ~150 ms of it)
+  writeClaudeSession(join(live.project, "44444444-4444-4444-8444-444444444444.jsonl"), {
+    sessionId: "44444444-4444-4444-8444-444444444444",
+    cwd: "/home/dev/live",
+    turns: [{ prompt: "add the ocelot gift card page", response: "added" }],
+  });
+  expectFound("new_session_file.binary", "ocelot", "44444444-4444-4444-8444-444444444444", {}, "binary");
   const rewritten = readFileSync(live.liveFile, "utf8").replace("zanzibar", "xylophon");
   writeFileSync(`${live.liveFile}.tmp`, rewritten);
   renameSync(`${live.liveFile}.tmp`, live.liveFile);
