@@ -8,6 +8,7 @@ import type { Preview } from "../search/index.ts";
 import { previewPieces } from "../search/reading/preview-pieces.ts";
 import { neutralizeControls } from "./escapes.ts";
 import type { Palette } from "./terminal.ts";
+import { localOffsetMinutes } from "./time-zone.ts";
 
 export { paletteFor, type Palette } from "./terminal.ts";
 
@@ -73,17 +74,27 @@ export function abstractLine(abstract: readonly AbstractPart[], maxChars: number
 
 const twoDigits = (value: number): string => String(value).padStart(2, "0");
 
-/** `YYYY-MM-DD` of a Date in the local time zone (process TZ). */
-function localDay(date: Date): string {
-  return `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())}`;
+/** Minutes east of UTC of the local time zone at `ms`: from its TZif file (time-zone.ts), else from Date. */
+function offsetMinutes(ms: number): number {
+  return localOffsetMinutes(ms) ?? -new Date(ms).getTimezoneOffset();
+}
+
+/** The local wall clock at `ms` as a Date whose UTC fields are the local ones (getUTCFullYear is the local year). */
+function wallClock(ms: number): Date {
+  return new Date(ms + offsetMinutes(ms) * 60_000);
+}
+
+/** `YYYY-MM-DD` of a wall clock (see {@link wallClock}). */
+function localDay(wall: Date): string {
+  return `${wall.getUTCFullYear()}-${twoDigits(wall.getUTCMonth() + 1)}-${twoDigits(wall.getUTCDate())}`;
 }
 
 /**
  * The local time zone's offset at `ms` as people read it: `UTC` for offset 0, else `+01:00` / `-05:00`
- * (from Date#getTimezoneOffset, so daylight saving time is the one in force at that instant).
+ * (daylight saving time is the one in force at that instant).
  */
 export function zoneLabel(ms: number): string {
-  const offset = -new Date(ms).getTimezoneOffset();
+  const offset = Math.round(offsetMinutes(ms));
   if (offset === 0) return "UTC";
   const minutes = Math.abs(offset);
   return `${offset < 0 ? "-" : "+"}${twoDigits(Math.floor(minutes / 60))}:${twoDigits(minutes % 60)}`;
@@ -91,14 +102,14 @@ export function zoneLabel(ms: number): string {
 
 /** Epoch ms → `YYYY-MM-DD` in the local time zone (text output; JSON keeps UTC via isoTime), or `unknown`. */
 export function localDate(ms: number): string {
-  return ms > 0 ? localDay(new Date(ms)) : "unknown";
+  return ms > 0 ? localDay(wallClock(ms)) : "unknown";
 }
 
 /** Epoch ms → `YYYY-MM-DD HH:MM <zone>` in the local time zone, e.g. `2026-03-01 11:00 +01:00`, `2026-03-01 10:00 UTC`; or `unknown`. */
 export function localMinute(ms: number): string {
   if (!(ms > 0)) return "unknown";
-  const date = new Date(ms);
-  return `${localDay(date)} ${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())} ${zoneLabel(ms)}`;
+  const wall = wallClock(ms);
+  return `${localDay(wall)} ${twoDigits(wall.getUTCHours())}:${twoDigits(wall.getUTCMinutes())} ${zoneLabel(ms)}`;
 }
 
 /**
