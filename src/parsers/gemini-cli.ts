@@ -17,7 +17,7 @@ import { withPromptHistory } from "./shared/prompt-history.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { geminiLogsSpec } from "./gemini-cli/logs.ts";
 import { parseGeminiUnit } from "./gemini-cli/parse.ts";
-import { scanGeminiRoots } from "./gemini-cli/scan.ts";
+import { rescanGeminiFolders, scanGeminiRoots } from "./gemini-cli/scan.ts";
 import { listGeminiUnits } from "./gemini-cli/units.ts";
 
 export { parseGeminiUnit } from "./gemini-cli/parse.ts";
@@ -41,6 +41,7 @@ export const geminiCliParser: Parser = withPromptHistory(
     version: 5,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
+    rescanFolders: (roots, folders) => rescanGeminiFolders(roots, folders),
     listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
     parse: (unit, options) => parseGeminiUnit(unit, options),
     // `tmp/<project>/chats/<sub-agent>/`: chat files and `.project_root` start a cycle.

@@ -5,6 +5,8 @@ import { SourceError } from "../../src/errors.ts";
 import { geminiCliParser, normalizeGeminiToolName } from "../../src/parsers/gemini-cli.ts";
 import type { ParseResult, SourceUnit } from "../../src/parsers/types.ts";
 import { makeGeminiHome, unitBelow } from "../fixtures/gemini-cli/helpers.ts";
+import { geminiCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
+import { expectRescansMatchWholeWalk } from "../helpers/rescan.ts";
 
 const home = resolve(import.meta.dir, "../fixtures/gemini-cli/dot-gemini");
 const shopChats = join(home, "tmp/shop-app/chats");
@@ -28,6 +30,43 @@ const unitOf = (sessionId: string): SourceUnit => {
 };
 const parse = (sessionId: string, withOutputs = false): ParseResult =>
   geminiCliParser.parse(unitOf(sessionId), { withOutputs });
+
+describe("gemini cli scan: walking changed folders again (issue 42)", () => {
+  test("each folder of the fixture trees, walked alone, gives what the whole walk gave below it", () => {
+    const fixtures = resolve(import.meta.dir, "../fixtures/gemini-cli");
+    expect(expectRescansMatchWholeWalk(geminiCliParser, [fixtures])).toBeGreaterThan(10);
+    expect(expectRescansMatchWholeWalk(geminiCliParser, [join(fixtures, "registry", ".gemini")])).toBeGreaterThan(5);
+  });
+
+  test("a sub-agent folder inside chats/ and a chats/ folder inside it are walked as the whole walk walks them", () => {
+    const { home, chats } = makeGeminiHome();
+    try {
+      mkdirSync(join(chats, "parent-session", "chats"), { recursive: true });
+      writeFileSync(join(chats, "session-a.json"), "{}");
+      writeFileSync(join(chats, "parent-session", "agent-b.jsonl"), "{}\n");
+      writeFileSync(join(chats, "parent-session", "chats", "too-deep.json"), "{}");
+      expect(expectRescansMatchWholeWalk(geminiCliParser, [home])).toBeGreaterThan(3);
+      const rescan = geminiCliParser.rescanFolders!(
+        [home],
+        [{ path: join(chats, "parent-session"), fingerprint: "x" }],
+      );
+      expect(rescan?.containers.map((container) => container.path)).toEqual([
+        join(chats, "parent-session", "agent-b.jsonl"),
+      ]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test.skipIf(!hasCorpus)(
+    "each folder of every corpus root, walked alone, gives what the whole walk gave (needs ../shared/corpus)",
+    () => {
+      let compared = 0;
+      for (const root of geminiCorpusRoots()) compared += expectRescansMatchWholeWalk(geminiCliParser, [root]);
+      expect(compared).toBeGreaterThan(10);
+    },
+  );
+});
 
 describe("gemini cli scan and units", () => {
   test("scan lists the chat files under chats/ and each project's logs.json, never checkpoints or credentials", () => {

@@ -11,8 +11,8 @@
 import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
-import type { ScanResult } from "../types.ts";
+import { outermostFolders, placeBelowRoot, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import type { ScanResult, WatchedPath } from "../types.ts";
 
 /** Folder names never walked: auxiliary state of a project folder (§4.1) and the usual heavy trees. */
 export const skippedDirs: ReadonlySet<string> = new Set([
@@ -99,6 +99,27 @@ export function scanGeminiRoots(roots: readonly string[]): ScanResult {
   return walk.result(missingRoots);
 }
 
+/**
+ * Walk again the changed folders of the last whole walk of `roots` (Parser.rescanFolders, issue 42: a new chat changes
+ * only its `chats/` folder), each as the whole walk entered it: a `chats/` folder below a root as one, a folder right
+ * inside one (sub-agents) for its chat files, any other folder at its depth below its root.
+ * @returns the containers and watched paths below those folders, or undefined when a folder is a root or lies below
+ *   no root or two: only a whole walk is exact then
+ */
+export function rescanGeminiFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
+  const walk = new GeminiWalk();
+  for (const folder of outermostFolders(folders)) {
+    const place = placeBelowRoot(roots, folder.path);
+    if (place === undefined) return undefined;
+    const stat = walk.statOrNote(folder.path);
+    if (!stat?.isDirectory()) continue; // gone: nothing below it now
+    if (place.names.length >= 2 && place.names.at(-2) === "chats") walkChatFolder(folder.path, walk, stat);
+    else if (basename(folder.path) === "chats") walkChats(folder.path, walk, stat);
+    else walkDir(folder.path, place.names.length, walk, stat);
+  }
+  return walk.result([]);
+}
+
 function walkDir(dir: string, depth: number, walk: GeminiWalk, stat: Stats): void {
   const entries = walk.enterDir(dir, stat);
   if (!entries) return;
@@ -140,10 +161,14 @@ function walkChats(dir: string, walk: GeminiWalk, stat: Stats): void {
       continue;
     }
     const entryStat = entry.isDirectory() || entry.isSymbolicLink() ? walk.statOrNote(path) : undefined;
-    if (!entryStat) continue;
-    for (const inner of walk.enterDir(path, entryStat) ?? []) {
-      if (inner.isFile() && isChatFileName(inner.name)) addFile(join(path, inner.name), walk);
-    }
+    if (entryStat) walkChatFolder(path, walk, entryStat);
+  }
+}
+
+/** A folder right inside a `chats/` folder (a parent session's sub-agents, a skill extraction): its chat files. */
+function walkChatFolder(dir: string, walk: GeminiWalk, stat: Stats): void {
+  for (const entry of walk.enterDir(dir, stat) ?? []) {
+    if (entry.isFile() && isChatFileName(entry.name)) addFile(join(dir, entry.name), walk);
   }
 }
 
