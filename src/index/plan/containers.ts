@@ -175,8 +175,9 @@ export function storeScanState(
     writeMeta(db, digestMetaKey(source), update.retry ? `${retryPrefix}${update.digest}` : update.digest);
     writeMeta(db, seenAtKey, String(seenAt));
     if (update.rescan) {
+      // by the path key (`+source`: by the source index, SQLite read every watched row of the source)
       const below = db.query(
-        "DELETE FROM watched_paths WHERE source = ?1 AND (path = ?2 OR (path >= ?2 || '/' AND path < ?2 || '/' || char(65535)))",
+        "DELETE FROM watched_paths WHERE +source = ?1 AND (path = ?2 OR (path >= ?2 || '/' AND path < ?2 || '/' || char(65535)))",
       );
       for (const folder of update.rescan.folders) below.run(source, folder);
       insertWatched(db, source, update.rescan.watched);

@@ -43,7 +43,7 @@ import { snapshotIfDue } from "../store/snapshot.ts";
 import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 import { redactStoredSessions } from "./stored-redaction.ts";
-import { documentCount, optimizeIfMostlyNew } from "./compact.ts";
+import { optimizeIfMostlyNew } from "./compact.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -179,7 +179,6 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
   };
   try {
-    const documentsBefore = documentCount(db);
     for (const parser of parsers) {
       // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
       const sourceOptions = parser.projectHistoryFile
@@ -188,7 +187,8 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
       await indexSource(db, parser, sourceOptions, summary);
     }
     redactStoredSessions(db, options.recallHome); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
-    optimizeIfMostlyNew(db, documentsBefore); // a first index ends in one segment per term list (compact.ts)
+    // a first index ends in one segment per term list (compact.ts)
+    optimizeIfMostlyNew(db, summary.turns + summary.added + summary.updated);
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
