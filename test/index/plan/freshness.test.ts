@@ -487,46 +487,57 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(await nextSearchFinds(history, "refund")).toEqual(["11111111-1111-4111-8111-111111111111"]);
   });
 
-  test("a session resumed weeks later: its prompt in history.jsonl names it, so the next search finds the append", async () => {
-    const dir = join(work, `case-${++caseNumber}`);
-    const config = join(dir, ".claude");
-    const transcript = join(config, "projects", "-home-dev-shop", "77777777-7777-4777-8777-777777777777.jsonl");
-    const longAgo = new Date(Date.now() - 40 * dayMs);
-    const state = writeClaudeSession(transcript, {
-      sessionId: "77777777-7777-4777-8777-777777777777",
-      cwd: "/home/dev/shop",
-      startMs: longAgo.getTime(),
-      turns: [{ prompt: "tune the image cache", response: "tuned" }],
-    });
-    utimesSync(transcript, longAgo, longAgo);
-    const historyLine = (sessionId: string, display: string) =>
-      `${JSON.stringify({ display, pastedContents: {}, timestamp: Date.now(), project: "/home/dev/shop", sessionId })}\n`;
-    writeFileSync(
-      join(config, "history.jsonl"),
-      historyLine("77777777-7777-4777-8777-777777777777", "tune the image cache"),
-    );
-    const home = join(dir, "home");
-    const history = {
-      dir,
-      roots: { "claude-code": [config] },
-      context: {
-        recallHome: home,
-        paths: { data: home, config: home, cache: home, overridden: true },
-        roots: { "claude-code": [config] },
-        usingExamples: false,
-        scanned: {},
-      },
-    } as unknown as History;
-    expect(await nextSearchFinds(history, "image")).toEqual(["77777777-7777-4777-8777-777777777777"]);
-    // `claude -r 7777…`: the old transcript is appended (its mtime is now, but the index last saw it 40 days old) …
-    appendClaudeTurns(transcript, state, [{ prompt: "now evict the thumbnails", response: "evicted" }]);
-    utimesSync(transcript, longAgo, longAgo); // … even a file whose mtime says nothing is found through the history line
-    appendFileSync(
-      join(config, "history.jsonl"),
-      historyLine("77777777-7777-4777-8777-777777777777", "now evict the thumbnails"),
-    );
-    expect(await nextSearchFinds(history, "thumbnails")).toEqual(["77777777-7777-4777-8777-777777777777"]);
-  });
+  test.each([
+    ["the config folder as the root", false],
+    ["its parent as the root, the config folder changed too (walked again alone)", true],
+  ])(
+    "a session resumed weeks later: its prompt in history.jsonl names it, so the next search finds the append (%s)",
+    async (_, fromParent) => {
+      const dir = join(work, `case-${++caseNumber}`);
+      const config = join(dir, ".claude");
+      const transcript = join(config, "projects", "-home-dev-shop", "77777777-7777-4777-8777-777777777777.jsonl");
+      const longAgo = new Date(Date.now() - 40 * dayMs);
+      const state = writeClaudeSession(transcript, {
+        sessionId: "77777777-7777-4777-8777-777777777777",
+        cwd: "/home/dev/shop",
+        startMs: longAgo.getTime(),
+        turns: [{ prompt: "tune the image cache", response: "tuned" }],
+      });
+      utimesSync(transcript, longAgo, longAgo);
+      const historyLine = (sessionId: string, display: string) =>
+        `${JSON.stringify({ display, pastedContents: {}, timestamp: Date.now(), project: "/home/dev/shop", sessionId })}\n`;
+      writeFileSync(
+        join(config, "history.jsonl"),
+        historyLine("77777777-7777-4777-8777-777777777777", "tune the image cache"),
+      );
+      const home = join(dir, "home");
+      const roots = { "claude-code": [fromParent ? dir : config] };
+      const history = {
+        dir,
+        roots,
+        context: {
+          recallHome: home,
+          paths: { data: home, config: home, cache: home, overridden: true },
+          roots,
+          usingExamples: false,
+          scanned: {},
+        },
+      } as unknown as History;
+      expect(await nextSearchFinds(history, "image")).toEqual(["77777777-7777-4777-8777-777777777777"]);
+      // `claude -r 7777…`: the old transcript is appended (its mtime is now, but the index last saw it 40 days old) …
+      appendClaudeTurns(transcript, state, [{ prompt: "now evict the thumbnails", response: "evicted" }]);
+      utimesSync(transcript, longAgo, longAgo); // … even a file whose mtime says nothing is found through the history line
+      appendFileSync(
+        join(config, "history.jsonl"),
+        historyLine("77777777-7777-4777-8777-777777777777", "now evict the thumbnails"),
+      );
+      if (fromParent) {
+        writeFileSync(join(config, "settings.json"), "{}"); // the config folder's entries changed: it is walked again
+        expect(claudePlanBasis(history)).toBe("recent");
+      }
+      expect(await nextSearchFinds(history, "thumbnails")).toEqual(["77777777-7777-4777-8777-777777777777"]);
+    },
+  );
 
   test("`recall index --rescan` walks every folder at once and finds the append to an old file; plain `recall index` leaves it", async () => {
     const history = makeHistory();
