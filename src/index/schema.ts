@@ -15,6 +15,7 @@
  * SQLite is the source of truth: vector files can always be rebuilt from it (DESIGN.md "Store").
  */
 import { Database } from "bun:sqlite";
+import { scopeCountsMigration } from "./store/scope-counts.ts";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
@@ -25,7 +26,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/d
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 15;
+export const schemaVersion = 16;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -350,6 +351,8 @@ const migrations: Array<string | ((db: Database) => void)> = [
   // (plan/known-projects.ts), found by a skip scan of this index: 0.7 ms at 20,000 sessions instead of 9 ms for a
   // scan of every session.
   "CREATE INDEX IF NOT EXISTS sessions_project ON sessions(project_path, source);",
+  // v16 (issue 42): the counts a cold search reads instead of counting rows, kept by triggers (store/scope-counts.ts).
+  scopeCountsMigration(),
 ];
 
 /** The usage columns of `turns` (schema v12) and their SQLite types. */

@@ -7,7 +7,8 @@
 import type { Database } from "bun:sqlite";
 import { facetsOfSessions, type Facets } from "./listing/facets.ts";
 import { cachedUntilChange } from "./ranking/version-cache.ts";
-import { filterSql, projectKeySql, type SearchFilters } from "./listing/filters.ts";
+import { filterSql, type SearchFilters } from "./listing/filters.ts";
+import { projectKeySql, readScopeCounts } from "../index/store/scope-counts.ts";
 import { hydrateSessions, hydrateTurns, type SessionResult, type TurnResult } from "./reading/hydrate.ts";
 import type { SearchLevel } from "./ranking/lexical.ts";
 import { localStore } from "./local-store.ts";
@@ -157,6 +158,10 @@ export function countSearched(db: Database, filters: SearchFilters): SearchedSco
 }
 
 function countSearchedNow(db: Database, filters: SearchFilters): SearchedScope {
+  // No filter but the source and sub-agents: the counts the index keeps (a few hundred rows instead of every session).
+  const { source, includeSubagents, ...rest } = filters;
+  if (Object.values(rest).every((value) => value === undefined))
+    return readScopeCounts(db, source, includeSubagents === true);
   const filter = filterSql(filters);
   const row = db
     .query<{ sessions: number; projects: number; sources: string | null }, Array<string | number>>(

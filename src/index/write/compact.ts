@@ -5,6 +5,7 @@
  * took 5–12% less (p50 45–46 → 40–44 ms, one run each); optimizing that index took 1.9 s, 6% of its 31.6 s first run.
  */
 import type { Database } from "bun:sqlite";
+import { readDocumentCount } from "../store/scope-counts.ts";
 
 /** Merge every segment of the keyword index and the CJK side index into one (rewrites both: seconds at 20k sessions). */
 export function optimizeKeywordIndexes(db: Database): void {
@@ -15,14 +16,13 @@ export function optimizeKeywordIndexes(db: Database): void {
 /**
  * After an index run: optimize when the run wrote at least half of the documents now indexed (a first index, an
  * import of a large history, a re-parse of every session), so the cost stays a small share of that run and incremental
- * runs never pay it, nor the count of every document (~3.5 ms at 20,000 sessions) that deciding takes.
+ * runs never pay it.
  * @param written documents the run wrote: its turns plus the sessions it added or updated (one document each)
  * @returns true when the indexes were optimized
  */
 export function optimizeIfMostlyNew(db: Database, written: number): boolean {
   if (written < minimumNewDocuments) return false;
-  const indexed = db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()?.n ?? 0;
-  if (2 * written < indexed) return false;
+  if (2 * written < readDocumentCount(db)) return false;
   optimizeKeywordIndexes(db);
   return true;
 }

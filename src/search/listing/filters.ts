@@ -39,16 +39,6 @@ export interface SearchFilters {
   hasTurns?: boolean;
 }
 
-/**
- * SQL for the identity of a session's project: its path, except that a Windows path (`C:\…`, `c:/…`) is compared
- * without case, as Windows does: the same folder is recorded as `C:\Users\me\Vault` and `c:\users\me\vault` by
- * different launches and tools (formats.md §1.1: the drive letter's case varies between launches).
- * @param alias the sessions table alias, e.g. "s"
- */
-export function projectKeySql(alias: string): string {
-  return `CASE WHEN ${alias}.project_path GLOB '[A-Za-z]:[\\/]*' THEN lower(${alias}.project_path) ELSE ${alias}.project_path END`;
-}
-
 const unitMs: Record<string, number> = {
   h: 3_600_000,
   d: 86_400_000,

@@ -12,7 +12,8 @@ import { readReembedProgress, type ReembedProgress } from "../../index/vectors/g
 import { readNotKept, type NotKept } from "../../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../../index/schema.ts";
 import type { AbstractPart, SourceId } from "../../parsers/types.ts";
-import { filterSql, noProjectLabel, projectKeySql, type SearchFilters } from "./filters.ts";
+import { filterSql, noProjectLabel, type SearchFilters } from "./filters.ts";
+import { projectKeySql } from "../../index/store/scope-counts.ts";
 
 export { noProjectLabel };
 
@@ -235,7 +236,7 @@ export function countSessions(db: Database, filters: SearchFilters): number {
 
 /**
  * Sessions and turns per project, most sessions first. A Windows project recorded with several casings
- * (`C:\\Users\\me\\Vault`, `c:\\users\\me\\vault`) is one project (filters.ts `projectKeySql`), shown with the
+ * (`C:\\Users\\me\\Vault`, `c:\\users\\me\\vault`) is one project (index/store/scope-counts.ts `projectKeySql`), shown with the
  * casing most of its sessions use. Sessions without a project path get one row per source, named
  * {@link noProjectLabel} (issue 37: they were one row of every source, named after whichever session came first, often
  * a Gemini CLI folder hash that `--project` matched in only some of them).

@@ -26,8 +26,8 @@
  * best result confident when April matched nothing.
  */
 import type { Database } from "bun:sqlite";
-import { cachedUntilChange } from "./version-cache.ts";
 import { unsegmentedLetter, unsegmentedRuns } from "../../index/write/cjk.ts";
+import { readDocumentCount } from "../../index/store/scope-counts.ts";
 import { calibrationFor, defaultCalibrations, type Calibrations, type LogisticCurve } from "./calibration.ts";
 import { matchedTerms } from "./lexical.ts";
 import { termWords, type LexicalQuery } from "./query.ts";
@@ -97,11 +97,7 @@ const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(
  * counted in the trigram side index, as substrings).
  */
 export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
-  const total = cachedUntilChange(
-    db,
-    "documents",
-    () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()?.n ?? 0,
-  );
+  const total = readDocumentCount(db);
   const fts = db.query<{ n: number }, [string, number]>(
     "SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
   );
