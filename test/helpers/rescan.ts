@@ -34,3 +34,8 @@ export function expectRescansMatchWholeWalk(parser: Parser, roots: string[]): nu
   }
   return compared;
 }
+
+/** {@link expectRescansMatchWholeWalk} for each of `roots` as the only root (the corpus: one folder per repository). */
+export function expectRescansMatchEachRoot(parser: Parser, roots: readonly string[]): number {
+  return roots.reduce((compared, root) => compared + expectRescansMatchWholeWalk(parser, [root]), 0);
+}

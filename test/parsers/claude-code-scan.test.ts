@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
 import { canDropPrivileges, makeSharedTempDir, runAsNobody } from "../helpers/unprivileged.ts";
 import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
-import { expectRescansMatchWholeWalk } from "../helpers/rescan.ts";
+import { expectRescansMatchEachRoot, expectRescansMatchWholeWalk } from "../helpers/rescan.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/claude-code");
 const parserModule = resolve(import.meta.dir, "../../src/parsers/claude-code.ts");
@@ -123,9 +123,7 @@ describe("claude code scan: walking changed folders again (issue 42)", () => {
 
   describe.skipIf(!hasCorpus)("the real corpus (needs ../shared/corpus)", () => {
     test("each folder of every corpus root, walked alone, gives what the whole walk gave below it", () => {
-      let compared = 0;
-      for (const root of claudeCorpusRoots()) compared += expectRescansMatchWholeWalk(claudeCodeParser, [root]);
-      expect(compared).toBeGreaterThan(20);
+      expect(expectRescansMatchEachRoot(claudeCodeParser, claudeCorpusRoots())).toBeGreaterThan(20);
     });
   });
 });

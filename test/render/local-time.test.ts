@@ -2,20 +2,17 @@
  * Text output prints times in the local time zone and says which (issue 15: dates were UTC without saying so);
  * JSON keeps ISO-8601 UTC. The zone is switched at run time through process.env.TZ, which Bun honours.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isoTime, localDate, localMinute, zoneLabel } from "../../src/render/format.ts";
 import { repo, runCli } from "../helpers/cli.ts";
+import { restoreTimeZoneAfterEach } from "../helpers/time-zone.ts";
 
 const recallHome = mkdtempSync(join(tmpdir(), "recall-local-time-"));
 afterAll(() => rmSync(recallHome, { recursive: true, force: true }));
-const savedZone = process.env.TZ;
-afterEach(() => {
-  if (savedZone === undefined) delete process.env.TZ;
-  else process.env.TZ = savedZone;
-});
+restoreTimeZoneAfterEach();
 
 const late = Date.UTC(2026, 2, 1, 22, 30); // 2026-03-01 22:30 UTC
 

@@ -4,20 +4,17 @@
  * (Dublin) and rules abolished (São Paulo), past, present and beyond the files' last transitions (their POSIX rule).
  * The zone is switched at run time through process.env.TZ, which Bun honours for Date too.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localOffsetMinutes } from "../../src/render/time-zone.ts";
+import { restoreTimeZoneAfterEach } from "../helpers/time-zone.ts";
 
 const zoneinfo = "/usr/share/zoneinfo";
 const work = mkdtempSync(join(tmpdir(), "recall-time-zone-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const savedZone = process.env.TZ;
-afterEach(() => {
-  if (savedZone === undefined) delete process.env.TZ;
-  else process.env.TZ = savedZone;
-});
+restoreTimeZoneAfterEach();
 
 const hour = 3_600_000;
 /** Instants every `stepMs` from `fromYear` to `toYear` (UTC), plus one minute before and after each step. */
