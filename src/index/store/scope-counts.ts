@@ -77,6 +77,15 @@ export function readScopeCounts(db: Database, source: string | undefined, includ
   };
 }
 
+/** Sessions of one source, sub-agents and deleted ones included, from `session_counts`. */
+export function readSourceSessionCount(db: Database, source: string): number {
+  return (
+    db
+      .query<{ n: number }, [string]>("SELECT coalesce(sum(sessions), 0) AS n FROM session_counts WHERE source = ?")
+      .get(source)?.n ?? 0
+  );
+}
+
 /** Number of documents in the index (the keyword index holds one row per document), from `document_count`. */
 export function readDocumentCount(db: Database): number {
   return db.query<{ n: number }, []>("SELECT n FROM document_count").get()?.n ?? 0;

@@ -1,5 +1,5 @@
 /**
- * Issue 42: the counts a cold search reads (src/index/store/scope-counts.ts) equal counting the rows, after a first
+ * Issue 42: the counts a cold search and an index run read (src/index/store/scope-counts.ts) equal counting the rows, after a first
  * index, a session whose project changes, a new sub-agent, a deleted file (kept), a forgotten session, and on an index
  * migrated from schema 15 (which had no counts).
  */
@@ -10,7 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
 import { forgetSessions } from "../../../src/index/store/forget.ts";
-import { projectKeySql, readDocumentCount, readScopeCounts } from "../../../src/index/store/scope-counts.ts";
+import {
+  projectKeySql,
+  readDocumentCount,
+  readScopeCounts,
+  readSourceSessionCount,
+} from "../../../src/index/store/scope-counts.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-scope-counts-"));
@@ -61,6 +66,10 @@ function compare(): Array<{ case: string; kept: unknown; counted: unknown }> {
           counted: { sessions: row.sessions, projects: row.projects, sources: row.sources?.split(",").sort() ?? [] },
         });
       }
+    for (const source of ["claude-code", "opencode", "codex"]) {
+      const row = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sessions WHERE source = ?").get(source)!;
+      cases.push({ case: `${source}: every session`, kept: readSourceSessionCount(db, source), counted: row.n });
+    }
     const documents = db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents").get()!.n;
     cases.push({ case: "documents", kept: readDocumentCount(db), counted: documents });
     return cases;
