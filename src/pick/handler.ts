@@ -132,8 +132,9 @@ async function openCommittedOrFirst(context: HistoryContext, noReindex: boolean)
  */
 async function refreshIndex(context: HistoryContext, search: PickerSearch): Promise<string | undefined> {
   const path = databasePath(context.recallHome);
-  const stale = search.withDatabase((db) => checkStaleness(db, context.roots, context.scanned).stale);
-  if (!stale) return undefined;
+  const staleness = search.withDatabase((db) => checkStaleness(db, context.roots, context.scanned));
+  // a whole walk that found nothing is stored too, or the next check walks everything again (staleness.ts)
+  if (!staleness.stale && staleness.unrecorded.length === 0) return undefined;
   const { runIndex } = await import("../index/write/indexer.ts");
   const warnings: string[] = [];
   try {
@@ -142,13 +143,15 @@ async function refreshIndex(context: HistoryContext, search: PickerSearch): Prom
       roots: context.roots,
       lockWaitMs: 0,
       hooks: { onWarning: (message) => warnings.push(message) },
+      prescanned: staleness.wholeScans, // the run plans from the check's walks instead of walking again
     });
     search.reopen(openIndex(path, { readonly: true }));
     const changed = summary.added + summary.updated + summary.deleted;
+    if (!staleness.stale) return undefined;
     return `index updated: ${changed} session${changed === 1 ? "" : "s"} changed${warnings.length > 0 ? `, ${warnings.length} warnings (recall index shows them)` : ""}`;
   } catch (error) {
     if (error instanceof IndexError && error.code === "INDEX_LOCKED")
-      return "another index run is in progress: showing the last committed index";
+      return staleness.stale ? "another index run is in progress: showing the last committed index" : undefined;
     throw error;
   }
 }

@@ -283,7 +283,8 @@ export async function openFreshIndex(
   }
   if (!options.reindex) return committed;
   const staleness = checkStaleness(committed, context.roots, context.scanned);
-  if (!staleness.stale) return committed;
+  // A whole walk that found nothing is stored too, or every next search would walk the whole history again.
+  if (!staleness.stale && staleness.unrecorded.length === 0) return committed;
   committed.close();
   try {
     // the run plans from the folders the check just walked instead of walking them again (issue 42)
@@ -297,9 +298,10 @@ export async function openFreshIndex(
     const diskFull = diskFullError(error);
     if (diskFull)
       warn(`recall: warning: ${diskFull.message}: answering from the last committed index (${diskFull.hint})`);
-    else if (error instanceof IndexError && error.code === "INDEX_LOCKED")
-      warn("recall: another index run is in progress; answering from the last committed index");
-    else throw error;
+    else if (error instanceof IndexError && error.code === "INDEX_LOCKED") {
+      // nothing to say when only a walk that found nothing was to be stored: that run stores its own
+      if (staleness.stale) warn("recall: another index run is in progress; answering from the last committed index");
+    } else throw error;
   }
   return openIndex(path, { readonly: true });
 }

@@ -37,6 +37,13 @@ export interface StalenessReport {
   wholeScanAt?: number;
   /** The whole scans this check made (none for sources it checked quickly or from a caller's pre-scan). */
   wholeScans: WholeScans;
+  /**
+   * Sources walked whole by the freshness rule (a whole scan due, roots or folders changed) that found nothing changed:
+   * until an index run stores that walk (its time and folders), every check walks them whole again (~0.4 s at
+   * 20,000 sessions, each search after ten quiet minutes). A caller that may write runs the index for them, from the
+   * walk: nothing is parsed.
+   */
+  unrecorded: SourceId[];
 }
 
 /** Options of {@link checkStaleness}. */
@@ -62,6 +69,7 @@ export function checkStaleness(
   const interval = fullScanIntervalMs();
   let wholeScanAt: number | undefined;
   const wholeScans: WholeScans = {};
+  const unrecorded: SourceId[] = [];
   const effective = withKnownProjectFolders(db, roots);
   for (const parser of parsers) {
     const sourceRoots = effective[parser.id] ?? [];
@@ -70,6 +78,7 @@ export function checkStaleness(
       staleSources.push(parser.id);
       continue;
     }
+    let quickWalk = false; // walked whole by the freshness rule, which a stored walk would have spared
     if (options.scan !== "whole") {
       const check = quickCheck(db, parser, sourceRoots, { nowMs, fullScanIntervalMs: interval });
       if (check.kind !== "whole") {
@@ -77,6 +86,7 @@ export function checkStaleness(
         wholeScanAt = Math.min(wholeScanAt ?? check.wholeScanAt, check.wholeScanAt);
         continue;
       }
+      quickWalk = check.reason !== "no quick check";
     }
     // a pre-scan covered the given roots only: not Aider's, once the known project folders were added
     const prescanned = effective[parser.id] === roots[parser.id] ? scanned[parser.id] : undefined;
@@ -88,6 +98,7 @@ export function checkStaleness(
     }
     const digest = digestContainers(containers);
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
+    else if (quickWalk) unrecorded.push(parser.id);
   }
-  return { stale: staleSources.length > 0, staleSources, wholeScanAt, wholeScans };
+  return { stale: staleSources.length > 0, staleSources, wholeScanAt, wholeScans, unrecorded };
 }

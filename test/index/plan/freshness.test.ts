@@ -244,6 +244,31 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(claudeQuickCheck(history).kind).toBe("unchanged");
   });
 
+  test("a due whole scan that finds nothing is stored by the next search, so the checks after it are quick again", async () => {
+    const history = makeHistory();
+    await nextSearchFinds(history, "cart");
+    process.env.RECALL_FULL_SCAN_INTERVAL_MS = "1000";
+    await Bun.sleep(1100);
+    const check = () => {
+      const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
+      try {
+        return checkStaleness(db, history.roots);
+      } finally {
+        db.close();
+      }
+    };
+    const due = check();
+    expect(due.stale).toBe(false);
+    // walked whole, nothing changed (so are the sources without roots here); OpenCode is always walked whole
+    expect(due.unrecorded).toContain("claude-code");
+    expect(due.unrecorded).not.toContain("opencode");
+    expect(await nextSearchFinds(history, "cart")).toContain("22222222-2222-4222-8222-222222222222");
+    const after = check();
+    expect(after.unrecorded).toEqual([]);
+    expect(after.wholeScans["claude-code"]).toBeUndefined(); // checked quickly, not walked
+    expect(claudeQuickCheck(history).kind).toBe("unchanged");
+  });
+
   test("an entry that is no session (a memory folder) changes the folder: walked again once, its stats stored, then quiet", async () => {
     const history = makeHistory();
     await nextSearchFinds(history, "cart");
