@@ -291,17 +291,18 @@ export async function openFreshIndex(
     await indexWithProgress(context, {
       lockWaitMs: 0,
       quiet: true,
-      embedder: options.embedder,
+      embedder: staleness.stale ? options.embedder : undefined, // storing a walk embeds nothing pending
       prescanned: staleness.wholeScans,
     });
   } catch (error) {
+    // Storing a walk that found nothing only spares the next checks a walk: whatever stops it, answer as before.
+    if (!staleness.stale) return openIndex(path, { readonly: true });
     const diskFull = diskFullError(error);
     if (diskFull)
       warn(`recall: warning: ${diskFull.message}: answering from the last committed index (${diskFull.hint})`);
-    else if (error instanceof IndexError && error.code === "INDEX_LOCKED") {
-      // nothing to say when only a walk that found nothing was to be stored: that run stores its own
-      if (staleness.stale) warn("recall: another index run is in progress; answering from the last committed index");
-    } else throw error;
+    else if (error instanceof IndexError && error.code === "INDEX_LOCKED")
+      warn("recall: another index run is in progress; answering from the last committed index");
+    else throw error;
   }
   return openIndex(path, { readonly: true });
 }
