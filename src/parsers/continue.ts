@@ -10,7 +10,7 @@
 import { basename } from "node:path";
 import { fsReason, isMissingError } from "./file-stats.ts";
 import { readHead } from "./shared/read-head.ts";
-import { scanSessionTree } from "./shared/session-files.ts";
+import { sessionTreeScans } from "./shared/session-files.ts";
 import { rejectFile } from "./shared/skips.ts";
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { parseContinueUnit } from "./continue/parse.ts";
@@ -55,8 +55,7 @@ function listContinueUnits(containers: readonly SourceContainer[], hooks: Parser
 export const continueParser: Parser = {
   id: "continue",
   version: 2, // 2: conversationSummary is the session's abstract, no longer counted as not kept (issue 41)
-  scan: (roots) =>
-    scanSessionTree({ source: "continue", sessionsFolder: "sessions", isSessionFile, maxDepth: 2 }, roots),
+  ...sessionTreeScans({ source: "continue", sessionsFolder: "sessions", isSessionFile, maxDepth: 2 }),
   scansContainerPaths: true,
   listUnits: listContinueUnits,
   parse: (unit, options) => parseContinueUnit(unit, options),

@@ -8,7 +8,7 @@
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { parseCopilotUnit } from "./copilot-cli/parse.ts";
-import { listCopilotUnits, scanCopilotRoots } from "./copilot-cli/scan.ts";
+import { listCopilotUnits, rescanCopilotFolders, scanCopilotRoots } from "./copilot-cli/scan.ts";
 
 export { parseCopilotUnit } from "./copilot-cli/parse.ts";
 export { listCopilotUnits, scanCopilotRoots } from "./copilot-cli/scan.ts";
@@ -22,6 +22,7 @@ export const copilotCliParser: Parser = {
   version: 2, // 2: compaction and task-complete summaries are the session's abstract (issue 41)
   scan: (roots) => scanCopilotRoots(roots),
   scansContainerPaths: true,
+  rescanFolders: (roots, folders) => rescanCopilotFolders(roots, folders),
   listUnits: (containers, hooks) => listCopilotUnits(containers, hooks),
   parse: (unit, options) => parseCopilotUnit(unit, options),
   // `session-state/<id>/`: event logs start a cycle.

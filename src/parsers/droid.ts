@@ -9,7 +9,7 @@
  * tools, turns, parse).
  */
 import { listHeaderUnits } from "./shared/header-units.ts";
-import { scanSessionTree } from "./shared/session-files.ts";
+import { sessionTreeScans } from "./shared/session-files.ts";
 import type { Parser } from "./types.ts";
 import { parseDroidUnit } from "./droid/parse.ts";
 import { settingsPathOf } from "./droid/settings.ts";
@@ -21,11 +21,13 @@ const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 export const droidParser: Parser = {
   id: "droid",
   version: 2, // 2: compaction_state summaries are the session's abstract, no longer counted as skipped (issue 41)
-  scan: (roots) =>
-    scanSessionTree(
-      { source: "droid", sessionsFolder: "sessions", isSessionFile, maxDepth: 4, sideFileOf: settingsPathOf },
-      roots,
-    ),
+  ...sessionTreeScans({
+    source: "droid",
+    sessionsFolder: "sessions",
+    isSessionFile,
+    maxDepth: 4,
+    sideFileOf: settingsPathOf,
+  }),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listHeaderUnits(droidHeaderSpec, containers, hooks),
   parse: (unit, options) => parseDroidUnit(unit, options),

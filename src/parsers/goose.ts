@@ -10,7 +10,7 @@
  * goose-cli-commands.md`: "--session-id: Used for session identifiers (e.g., 20251108_1)", "-r, --resume").
  * Code in ./goose/ (source, database, legacy, tools, turns, parse).
  */
-import { scanSessionTree } from "./shared/session-files.ts";
+import { sessionTreeScans } from "./shared/session-files.ts";
 import { unitsPerSession } from "./shared/database-units.ts";
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { fsReason, isMissingError } from "./file-stats.ts";
@@ -81,17 +81,13 @@ function legacyUnit(container: SourceContainer, hooks: ParserHooks): SourceUnit 
 export const gooseParser: Parser = {
   id: "goose",
   version: 2, // 2: the summary Goose writes when it compacts is the session's abstract, not a skipped message (issue 41)
-  scan: (roots) =>
-    scanSessionTree(
-      {
-        source: "goose",
-        sessionsFolder: "sessions",
-        isSessionFile: (name) => name === databaseName || isLegacyFile(name),
-        maxDepth: 3,
-        sideFileOf: (path) => (isLegacyFile(path) ? undefined : `${path}-wal`),
-      },
-      roots,
-    ),
+  ...sessionTreeScans({
+    source: "goose",
+    sessionsFolder: "sessions",
+    isSessionFile: (name) => name === databaseName || isLegacyFile(name),
+    maxDepth: 3,
+    sideFileOf: (path) => (isLegacyFile(path) ? undefined : `${path}-wal`),
+  }),
   scansContainerPaths: true,
   listUnits: listGooseUnits,
   parse: (unit, options) =>

@@ -6,7 +6,7 @@
  * specific session file"; `src/main.ts` `resolveSessionPath` matches an id, or a prefix of it, in the current project
  * first). Code in ./pi/ (source, units, entries, tools, turns, parse).
  */
-import { scanSessionTree } from "./shared/session-files.ts";
+import { sessionTreeScans } from "./shared/session-files.ts";
 import type { Parser } from "./types.ts";
 import { parsePiUnit } from "./pi/parse.ts";
 import { listHeaderUnits } from "./shared/header-units.ts";
@@ -18,7 +18,7 @@ const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 export const piParser: Parser = {
   id: "pi",
   version: 2, // 2: compaction and branch summaries are the session's abstract, no longer counted as skipped (issue 41)
-  scan: (roots) => scanSessionTree({ source: "pi", sessionsFolder: "sessions", isSessionFile, maxDepth: 4 }, roots),
+  ...sessionTreeScans({ source: "pi", sessionsFolder: "sessions", isSessionFile, maxDepth: 4 }),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listHeaderUnits(piHeaderSpec, containers, hooks),
   parse: (unit, options) => parsePiUnit(unit, options),

@@ -9,7 +9,7 @@
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { parseQwenUnit } from "./qwen-code/parse.ts";
-import { listQwenUnits, scanQwenRoots } from "./qwen-code/scan.ts";
+import { listQwenUnits, rescanQwenFolders, scanQwenRoots } from "./qwen-code/scan.ts";
 
 export { parseQwenUnit } from "./qwen-code/parse.ts";
 export { listQwenUnits, scanQwenRoots } from "./qwen-code/scan.ts";
@@ -23,6 +23,7 @@ export const qwenCodeParser: Parser = {
   version: 2, // 2: the session carries the summaries of its chat_compression records (issue 41)
   scan: (roots) => scanQwenRoots(roots),
   scansContainerPaths: true,
+  rescanFolders: (roots, folders) => rescanQwenFolders(roots, folders),
   listUnits: (containers, hooks) => listQwenUnits(containers, hooks),
   parse: (unit, options) => parseQwenUnit(unit, options),
   // `projects/<project>/chats/`: chat files start a cycle.

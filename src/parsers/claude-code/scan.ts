@@ -11,7 +11,7 @@
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import { outermostFolders, placeBelowRoot, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
 import { historyFileName } from "./history.ts";
 import { inlineSidechainRoots, sidechainSessionId, sidechainUnitKey } from "./sidechains.ts";
 import type { ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
@@ -136,16 +136,12 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
  */
 export function rescanClaudeFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
   const walk = new ClaudeWalk();
-  for (const folder of outermostFolders(folders)) {
-    if (folder.owner !== undefined) {
-      if (!statOrUndefined(folder.owner)?.isFile()) return undefined;
-      walkSubagents(folder.path, folder.owner, walk);
-      continue;
-    }
-    const place = placeBelowRoot(roots, folder.path);
-    if (place === undefined) return undefined;
-    walkDir(folder.path, place.names.length, walk);
-  }
+  const exact = walkEachPlaced(roots, folders, (folder, place) => {
+    if (folder.owner === undefined) walkDir(folder.path, place.names.length, walk);
+    else if (statOrUndefined(folder.owner)?.isFile()) walkSubagents(folder.path, folder.owner, walk);
+    else return false;
+  });
+  if (!exact) return undefined;
   for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
   return walk.result([]);
 }

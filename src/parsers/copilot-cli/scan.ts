@@ -13,8 +13,8 @@ import { asObject } from "../shared/fields.ts";
 import { readHead } from "../shared/read-head.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { LargestCopies } from "../shared/largest-copy.ts";
-import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
-import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
+import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 
 /** The event log of a session folder. */
 export const eventsFileName = "events.jsonl";
@@ -48,6 +48,21 @@ export function scanCopilotRoots(roots: readonly string[]): ScanResult {
     else if (stats.isFile() && root.endsWith(".jsonl")) addFile(root, walk, stats);
   });
   return walk.result(missingRoots);
+}
+
+/**
+ * Walk again the changed folders of the last whole walk of `roots` (Parser.rescanFolders, issue 42: a new session
+ * changes only `session-state/`), each at its depth below its one root, as the whole walk entered it.
+ * @returns the containers and watched paths below those folders, or undefined when a folder is a root or lies below
+ *   no root or two: only a whole walk is exact then
+ */
+export function rescanCopilotFolders(
+  roots: readonly string[],
+  folders: readonly WatchedPath[],
+): ScanResult | undefined {
+  const walk = new TreeWalk();
+  const exact = walkEachPlaced(roots, folders, (folder, place) => walkDir(folder.path, place.names.length, walk));
+  return exact ? walk.result([]) : undefined;
 }
 
 function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): void {

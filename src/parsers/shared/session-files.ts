@@ -8,8 +8,8 @@
 import { statSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import type { ScanResult, SourceId } from "../types.ts";
-import { TreeWalk, visitRoots } from "./tree-walk.ts";
+import type { Parser, ScanResult, SourceId } from "../types.ts";
+import { TreeWalk, visitRoots, walkEachPlaced } from "./tree-walk.ts";
 
 /** What one agent's session tree looks like. */
 export interface SessionTree {
@@ -31,11 +31,28 @@ export interface SessionTree {
 const skippedDirs: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 
 /**
+ * The `scan` and `rescanFolders` of an agent whose sessions are such a tree: spread into its `Parser`.
+ * `rescanFolders` (issue 42) walks a changed folder again at its depth below its one root, as the whole walk did.
+ */
+export function sessionTreeScans(tree: SessionTree): Pick<Parser, "scan" | "rescanFolders"> {
+  return {
+    scan: (roots) => scanSessionTree(tree, roots),
+    rescanFolders(roots, folders) {
+      const walk = new TreeWalk();
+      const exact = walkEachPlaced(roots, folders, (folder, place) =>
+        walkDir(tree, folder.path, place.names.length, walk),
+      );
+      return exact ? walk.result([]) : undefined;
+    },
+  };
+}
+
+/**
  * Every session file below `roots`, with its stats as fingerprint.
  * @returns containers unique by file identity, sorted by path; missing roots; unreadable paths; watched folders
  *   (never throws)
  */
-export function scanSessionTree(tree: SessionTree, roots: readonly string[]): ScanResult {
+function scanSessionTree(tree: SessionTree, roots: readonly string[]): ScanResult {
   const walk = new TreeWalk();
   const missingRoots = visitRoots(roots, walk, (root, stats) => {
     if (stats.isDirectory()) walkDir(tree, root, 0, walk, stats);

@@ -181,10 +181,7 @@ export function visitRoots(
  * (overlapping roots: which one the whole walk reached it from decides, so only a whole walk is exact).
  * Example: roots [`/h/.claude`], folder `/h/.claude/projects/-p` → { root: `/h/.claude`, names: [`projects`, `-p`] }.
  */
-export function placeBelowRoot(
-  roots: readonly string[],
-  folder: string,
-): { root: string; names: string[] } | undefined {
+function placeBelowRoot(roots: readonly string[], folder: string): { root: string; names: string[] } | undefined {
   const normalized = roots.map((root) => (root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root));
   if (normalized.includes(folder)) return undefined;
   const under = normalized.filter((root) => folder.startsWith(root === "/" ? "/" : `${root}/`));
@@ -194,9 +191,27 @@ export function placeBelowRoot(
 }
 
 /** The given folders sorted by path, without those below another one of them (a walk of that one covers them). */
-export function outermostFolders(folders: readonly WatchedPath[]): WatchedPath[] {
+function outermostFolders(folders: readonly WatchedPath[]): WatchedPath[] {
   const kept: WatchedPath[] = [];
   for (const folder of [...folders].sort(comparePaths))
     if (!kept.some((outer) => folder.path.startsWith(`${outer.path}/`))) kept.push(folder);
   return kept;
+}
+
+/**
+ * The loop of every Parser.rescanFolders (issue 42): each changed folder not below another one, placed below its one
+ * root ({@link placeBelowRoot}), handed to `enter`, which walks it into the parser's walk.
+ * @param enter returns false when that folder cannot be walked alone exactly (anything else: walked)
+ * @returns false when a folder cannot be placed or `enter` refused one: the source must be walked whole
+ */
+export function walkEachPlaced(
+  roots: readonly string[],
+  folders: readonly WatchedPath[],
+  enter: (folder: WatchedPath, place: { root: string; names: string[] }) => unknown,
+): boolean {
+  for (const folder of outermostFolders(folders)) {
+    const place = placeBelowRoot(roots, folder.path);
+    if (place === undefined || enter(folder, place) === false) return false;
+  }
+  return true;
 }
