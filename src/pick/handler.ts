@@ -146,8 +146,8 @@ async function refreshIndex(context: HistoryContext, search: PickerSearch): Prom
       prescanned: staleness.wholeScans, // the run plans from the check's walks instead of walking again
     });
     search.reopen(openIndex(path, { readonly: true }));
+    if (!staleness.stale) return undefined; // only a walk was stored: nothing to say
     const changed = summary.added + summary.updated + summary.deleted;
-    if (!staleness.stale) return undefined;
     return `index updated: ${changed} session${changed === 1 ? "" : "s"} changed${warnings.length > 0 ? `, ${warnings.length} warnings (recall index shows them)` : ""}`;
   } catch (error) {
     if (error instanceof IndexError && error.code === "INDEX_LOCKED")

@@ -11,7 +11,7 @@
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { historyFileName } from "./history.ts";
 import { inlineSidechainRoots, sidechainSessionId, sidechainUnitKey } from "./sidechains.ts";
 import type { ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
@@ -98,6 +98,15 @@ interface PendingLink {
 /** Mutable state of one scan: the shared bookkeeping plus the links still to follow. */
 class ClaudeWalk extends TreeWalk {
   readonly links: PendingLink[] = [];
+
+  /**
+   * The result, once the links met are followed: after every real path, so real paths win; links found while following
+   * links are appended and followed too, and walked identities stop cycles.
+   */
+  override result(missingRoots: string[]): ScanResult {
+    for (let i = 0; i < this.links.length; i++) followLink(this.links[i]!, this);
+    return super.result(missingRoots);
+  }
 }
 
 /**
@@ -121,9 +130,7 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
     } else if (isTranscriptName(basename(root))) addFile(root, walk);
     else if (basename(root) === historyFileName) walk.addFileContainer("claude-code", root);
   });
-  // Links found while following links are appended and followed too; walked identities stop cycles.
-  for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
-  return walk.result(missingRoots);
+  return walk.result(missingRoots); // follows the links met (ClaudeWalk.result)
 }
 
 /**
@@ -136,14 +143,11 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
  */
 export function rescanClaudeFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
   const walk = new ClaudeWalk();
-  const exact = walkEachPlaced(roots, folders, (folder, place) => {
+  return rescanPlaced(walk, roots, folders, (folder, place) => {
     if (folder.owner === undefined) walkDir(folder.path, place.names.length, walk);
     else if (statOrUndefined(folder.owner)?.isFile()) walkSubagents(folder.path, folder.owner, walk);
     else return false;
   });
-  if (!exact) return undefined;
-  for (let i = 0; i < walk.links.length; i++) followLink(walk.links[i]!, walk);
-  return walk.result([]);
 }
 
 function isTranscriptName(name: string): boolean {

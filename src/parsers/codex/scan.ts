@@ -13,7 +13,7 @@ import { statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { rejectFile } from "../shared/skips.ts";
-import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { readHead } from "../shared/read-head.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 import { historyFileName } from "./history.ts";
@@ -79,12 +79,11 @@ export function scanCodexRoots(roots: readonly string[]): ScanResult {
  */
 export function rescanCodexFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
   const walk = new CodexWalk();
-  const exact = walkEachPlaced(roots, folders, (folder, place) => {
+  return rescanPlaced(walk, roots, folders, (folder, place) => {
     const above = [basename(place.root), ...place.names.slice(0, -1)];
     const inSessionTree = above.some((name) => name === "sessions" || name === "archived_sessions");
     walkDir(folder.path, place.names.length, walk, inSessionTree);
   });
-  return exact ? walk.result([]) : undefined;
 }
 
 function walkDir(dir: string, depth: number, walk: CodexWalk, inHome: boolean, known?: Stats): void {

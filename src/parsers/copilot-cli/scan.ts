@@ -13,7 +13,7 @@ import { asObject } from "../shared/fields.ts";
 import { readHead } from "../shared/read-head.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { LargestCopies } from "../shared/largest-copy.ts";
-import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 
 /** The event log of a session folder. */
@@ -61,8 +61,7 @@ export function rescanCopilotFolders(
   folders: readonly WatchedPath[],
 ): ScanResult | undefined {
   const walk = new TreeWalk();
-  const exact = walkEachPlaced(roots, folders, (folder, place) => walkDir(folder.path, place.names.length, walk));
-  return exact ? walk.result([]) : undefined;
+  return rescanPlaced(walk, roots, folders, (folder, place) => walkDir(folder.path, place.names.length, walk));
 }
 
 function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): void {

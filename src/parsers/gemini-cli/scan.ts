@@ -11,7 +11,7 @@
 import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
-import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ScanResult, WatchedPath } from "../types.ts";
 
 /** Folder names never walked: auxiliary state of a project folder (§4.1) and the usual heavy trees. */
@@ -108,14 +108,13 @@ export function scanGeminiRoots(roots: readonly string[]): ScanResult {
  */
 export function rescanGeminiFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
   const walk = new GeminiWalk();
-  const exact = walkEachPlaced(roots, folders, (folder, place) => {
+  return rescanPlaced(walk, roots, folders, (folder, place) => {
     const stat = walk.statOrNote(folder.path);
     if (!stat?.isDirectory()) return; // gone: nothing below it now
     if (place.names.length >= 2 && place.names.at(-2) === "chats") walkChatFolder(folder.path, walk, stat);
     else if (basename(folder.path) === "chats") walkChats(folder.path, walk, stat);
     else walkDir(folder.path, place.names.length, walk, stat);
   });
-  return exact ? walk.result([]) : undefined;
 }
 
 function walkDir(dir: string, depth: number, walk: GeminiWalk, stat: Stats): void {

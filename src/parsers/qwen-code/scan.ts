@@ -14,7 +14,7 @@ import { asObject } from "../shared/fields.ts";
 import { readHead } from "../shared/read-head.ts";
 import { rejectFile } from "../shared/skips.ts";
 import { LargestCopies } from "../shared/largest-copy.ts";
-import { TreeWalk, visitRoots, walkEachPlaced } from "../shared/tree-walk.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 import { isQwenCodeChat } from "../gemini-cli/qwen-code.ts";
 
@@ -64,8 +64,7 @@ export function scanQwenRoots(roots: readonly string[]): ScanResult {
  */
 export function rescanQwenFolders(roots: readonly string[], folders: readonly WatchedPath[]): ScanResult | undefined {
   const walk = new TreeWalk();
-  const exact = walkEachPlaced(roots, folders, (folder, place) => walkDir(folder.path, place.names.length, walk));
-  return exact ? walk.result([]) : undefined;
+  return rescanPlaced(walk, roots, folders, (folder, place) => walkDir(folder.path, place.names.length, walk));
 }
 
 function walkDir(dir: string, depth: number, walk: TreeWalk, known?: Stats): void {

@@ -9,7 +9,7 @@ import { statSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import type { Parser, ScanResult, SourceId } from "../types.ts";
-import { TreeWalk, visitRoots, walkEachPlaced } from "./tree-walk.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "./tree-walk.ts";
 
 /** What one agent's session tree looks like. */
 export interface SessionTree {
@@ -39,10 +39,9 @@ export function sessionTreeScans(tree: SessionTree): Pick<Parser, "scan" | "resc
     scan: (roots) => scanSessionTree(tree, roots),
     rescanFolders(roots, folders) {
       const walk = new TreeWalk();
-      const exact = walkEachPlaced(roots, folders, (folder, place) =>
+      return rescanPlaced(walk, roots, folders, (folder, place) =>
         walkDir(tree, folder.path, place.names.length, walk),
       );
-      return exact ? walk.result([]) : undefined;
     },
   };
 }

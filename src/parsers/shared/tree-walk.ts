@@ -199,19 +199,21 @@ function outermostFolders(folders: readonly WatchedPath[]): WatchedPath[] {
 }
 
 /**
- * The loop of every Parser.rescanFolders (issue 42): each changed folder not below another one, placed below its one
- * root ({@link placeBelowRoot}), handed to `enter`, which walks it into the parser's walk.
+ * Every Parser.rescanFolders (issue 42): each changed folder not below another one, placed below its one root
+ * ({@link placeBelowRoot}), handed to `enter`, which walks it into `walk`.
  * @param enter returns false when that folder cannot be walked alone exactly (anything else: walked)
- * @returns false when a folder cannot be placed or `enter` refused one: the source must be walked whole
+ * @returns `walk`'s result, or undefined when a folder cannot be placed or `enter` refused one: the source must be
+ *   walked whole
  */
-export function walkEachPlaced(
+export function rescanPlaced(
+  walk: TreeWalk,
   roots: readonly string[],
   folders: readonly WatchedPath[],
   enter: (folder: WatchedPath, place: { root: string; names: string[] }) => unknown,
-): boolean {
+): ScanResult | undefined {
   for (const folder of outermostFolders(folders)) {
     const place = placeBelowRoot(roots, folder.path);
-    if (place === undefined || enter(folder, place) === false) return false;
+    if (place === undefined || enter(folder, place) === false) return undefined;
   }
-  return true;
+  return walk.result([]);
 }
