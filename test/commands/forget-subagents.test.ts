@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sourceLocationVariables } from "../../src/parsers/index.ts";
 import { repo, runCli } from "../helpers/cli.ts";
+import { restoreResumeStateColumn } from "../helpers/old-schema.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-forget-subagents-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -78,6 +79,7 @@ describe("forget --undo brings back the sub-agent sessions forgotten with their 
     expect(recall(["index", "--keyword-only"]).code).toBe(0);
     const path = join(home, "recall", "index.sqlite");
     const db = new Database(path);
+    restoreResumeStateColumn(db);
     db.exec("ALTER TABLE forgotten DROP COLUMN parent_session_id; PRAGMA user_version = 8");
     db.close();
     expect(recall(["forget", parent]).code).toBe(0);

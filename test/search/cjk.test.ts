@@ -15,6 +15,7 @@ import { parseLexicalQuery, searchLexical, type SearchLevel } from "../../src/se
 import { writeClaudeSession, type TestSession } from "../helpers/claude-writer.ts";
 import { runCli } from "../helpers/cli.ts";
 import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
+import { restoreResumeStateColumn } from "../helpers/old-schema.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-cjk-"));
 mkdirSync(join(work, "no-opencode")); // an empty OpenCode folder: a named folder must exist (issue 15)
@@ -208,6 +209,7 @@ describe("issue 13: CJK and other unsegmented scripts", () => {
   test("an index written before the side index (schema 2) gets it filled from the stored turns on upgrade", async () => {
     const home = await newIndex("upgrade");
     const db = new Database(databasePath(home));
+    restoreResumeStateColumn(db);
     db.exec("DROP TRIGGER documents_ad_cjk; DROP TABLE documents_cjk; PRAGMA user_version = 2;");
     db.close();
     openIndex(databasePath(home)).close(); // migrates

@@ -100,12 +100,19 @@ interface IndexedRow {
   session_id: string;
   container_path: string;
   change_key: string;
-  resume_state: string | null;
   source_status: "present" | "deleted";
   prompt_only: number;
 }
 
-const indexedColumns = "id, unit_key, session_id, container_path, change_key, resume_state, source_status, prompt_only";
+const indexedColumns = "id, unit_key, session_id, container_path, change_key, source_status, prompt_only";
+
+/** The resume state stored for a session (`resume_states`, schema v17), or undefined when it has none. */
+function storedResumeState(db: Database, sessionRowid: number): ResumeState | undefined {
+  const row = db
+    .query<{ state: string }, [number]>("SELECT state FROM resume_states WHERE session_rowid = ?")
+    .get(sessionRowid);
+  return row ? (JSON.parse(row.state) as ResumeState) : undefined;
+}
 
 function addUnavailable(list: UnavailablePath[], entry: UnavailablePath): void {
   if (!list.some((known) => known.path === entry.path)) list.push(entry);
@@ -394,10 +401,7 @@ function classifyUnits(
       else plan.unchanged++;
       continue;
     }
-    const resume =
-      row && !full && row.unit_key === unit.key && row.resume_state
-        ? (JSON.parse(row.resume_state) as ResumeState)
-        : undefined;
+    const resume = row && !full && row.unit_key === unit.key ? storedResumeState(db, row.id) : undefined;
     plan.toParse.push({ unit, resume, isNew: !row, wasDeleted: row?.source_status === "deleted" });
   }
   for (const row of rows) {

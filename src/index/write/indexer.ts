@@ -316,10 +316,15 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
  */
 function recordParserVersion(db: Database, parser: Parser, notReparsed: readonly string[]): void {
   db.transaction(() => {
-    const clear = db.query(
-      "UPDATE sessions SET change_key = '', resume_state = NULL WHERE source = ?1 AND (container_path = ?2 OR substr(container_path, 1, length(?3)) = ?3)",
+    const under = "source = ?1 AND (container_path = ?2 OR substr(container_path, 1, length(?3)) = ?3)";
+    const clear = db.query(`UPDATE sessions SET change_key = '' WHERE ${under}`);
+    const forgetResume = db.query(
+      `DELETE FROM resume_states WHERE session_rowid IN (SELECT id FROM sessions WHERE ${under})`,
     );
-    for (const path of notReparsed) clear.run(parser.id, path, `${path}/`);
+    for (const path of notReparsed) {
+      clear.run(parser.id, path, `${path}/`);
+      forgetResume.run(parser.id, path, `${path}/`);
+    }
     writeMeta(db, parserVersionMetaKey(parser.id), String(parser.version));
   }).immediate();
 }

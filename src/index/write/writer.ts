@@ -131,7 +131,7 @@ export interface PreparedSession {
   /** As in `ParseResult`: turns from this number on are replaced (a full parse: 1). */
   fromTurn: number;
   turns: PreparedTurn[];
-  /** `sessions.resume_state`: JSON of the parse's resume state, or null. */
+  /** `resume_states.state`: JSON of the parse's resume state, or null (no row). */
   resume: string | null;
   /**
    * The session document, `sessions.files` (JSON array, unique paths in first-touch order) and
@@ -267,6 +267,7 @@ function writeSession(
   const whole = isNew ? prepared.whole : undefined;
   const fromTurn = isNew ? 1 : prepared.fromTurn;
   const rowid = upsertSessionRow(db, unit, prepared, existing?.id, seenAt, whole);
+  storeResumeState(db, rowid, prepared.resume, isNew);
   replaceSessionSkips(db, rowid, prepared.skipped);
   // A full parse (from turn 1) also returns the rewound turns (negative numbers, issue 26) and replaces them; a resumed
   // one never holds any and leaves them as they are.
@@ -350,7 +351,6 @@ function upsertSessionRow(
     s.parentSessionId,
     s.isSubagent ? 1 : 0,
     s.location,
-    prepared.resume,
     prepared.skipped.count,
     seenAt,
     s.promptOnly ? 1 : 0,
@@ -360,9 +360,9 @@ function upsertSessionRow(
     const inserted = db
       .query<never, Array<(typeof values)[number]>>(
         `INSERT INTO sessions(source, session_id, unit_key, container_path, change_key, unit_locator, project_path, project_name, git_branch,
-           started_at, ended_at, title, abstract, turn_count, parent_session_id, is_subagent, location, resume_state,
+           started_at, ended_at, title, abstract, turn_count, parent_session_id, is_subagent, location,
            skipped_lines, last_seen_at, prompt_only, files, derived_title, source_status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'present')`,
       )
       .run(...values, whole?.files ?? "[]", whole?.derivedTitle ?? null);
     return Number(inserted.lastInsertRowid);
@@ -370,10 +370,27 @@ function upsertSessionRow(
   db.query(
     `UPDATE sessions SET source = ?, session_id = ?, unit_key = ?, container_path = ?, change_key = ?, unit_locator = ?, project_path = ?,
        project_name = ?, git_branch = ?, started_at = ?, ended_at = ?, title = ?, abstract = ?, turn_count = ?, parent_session_id = ?,
-       is_subagent = ?, location = ?, resume_state = ?, skipped_lines = ?, last_seen_at = ?, prompt_only = ?, source_status = 'present'
+       is_subagent = ?, location = ?, skipped_lines = ?, last_seen_at = ?, prompt_only = ?, source_status = 'present'
        WHERE id = ?`,
   ).run(...values, existingId);
   return existingId;
+}
+
+/**
+ * Store a session's resume state (`resume_states`, its own table so that the session rows stay narrow; schema v17),
+ * or remove it when the parse gave none. A new session has no row to replace: a plain insert, which opens no
+ * statement journal (see PendingFtsRows).
+ */
+function storeResumeState(db: Database, rowid: number, resume: string | null, isNew: boolean): void {
+  if (isNew) {
+    if (resume !== null) db.query("INSERT INTO resume_states(session_rowid, state) VALUES (?, ?)").run(rowid, resume);
+    return;
+  }
+  if (resume === null) db.query("DELETE FROM resume_states WHERE session_rowid = ?").run(rowid);
+  else
+    db.query(
+      "INSERT INTO resume_states(session_rowid, state) VALUES (?1, ?2) ON CONFLICT DO UPDATE SET state = excluded.state",
+    ).run(rowid, resume);
 }
 
 /**

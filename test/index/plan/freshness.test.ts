@@ -34,6 +34,7 @@ import { createSchema, insertExchange, insertSession } from "../../fixtures/open
 import { appendClaudeTurns, writeClaudeSession, type WriterState } from "../../helpers/claude-writer.ts";
 import { allCorpusRoots, hasCorpus } from "../../helpers/corpus.ts";
 import { databaseFromScript } from "../../helpers/sql-fixture.ts";
+import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-freshness-"));
 const fixtures = resolve(import.meta.dir, "../../fixtures");
@@ -672,6 +673,7 @@ describe("issue 14: schema 5", () => {
     const history = makeHistory();
     await runIndex({ recallHome: history.context.recallHome, roots: history.roots });
     const old = new Database(databasePath(history.context.recallHome));
+    restoreResumeStateColumn(old);
     old.exec(`DROP TABLE watched_paths; DROP INDEX containers_recent; ALTER TABLE containers DROP COLUMN mtime_ms;
       DELETE FROM meta WHERE key LIKE 'whole_scan:%'; PRAGMA user_version = 4;`);
     old.close();

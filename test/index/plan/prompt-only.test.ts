@@ -17,6 +17,7 @@ import { isInterfaceCommand } from "../../../src/parsers/shared/prompt-history.t
 import { titleFromPrompt } from "../../../src/index/write/derived-title.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
 import { runCli } from "../../helpers/cli.ts";
+import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-prompt-only-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -193,6 +194,7 @@ describe("prompt-history sessions in the index (issue 11)", () => {
 
   test("an index of schema 3 is migrated: the prompt_only column, and Claude Code slugs are no longer titles", async () => {
     const db = new Database(databasePath(home));
+    restoreResumeStateColumn(db);
     db.exec(`UPDATE sessions SET title = 'cuddly-floating-comet' WHERE session_id = '${idPrompts}';
       ALTER TABLE sessions DROP COLUMN prompt_only; PRAGMA user_version = 3`);
     db.close();

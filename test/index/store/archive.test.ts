@@ -11,6 +11,7 @@ import { findSession, readSessionTurns, searchIndex } from "../../../src/search/
 import { appendClaudeTurns, writeClaudeSession } from "../../helpers/claude-writer.ts";
 import { countTextRows } from "../../helpers/archive-dump.ts";
 import { tempDirs } from "../../helpers/temp-dirs.ts";
+import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 
 const tempDir = tempDirs("recall-archive-");
 
@@ -241,6 +242,7 @@ describe("the archive keeps what the sources lose (issue 9)", () => {
     await index(home, root);
     // Turn the index back into a v1 one: no archive columns or tables, no outputs.
     const db = new Database(databasePath(home));
+    restoreResumeStateColumn(db);
     db.exec(`DROP TABLE turn_outputs; DROP TABLE forgotten; DROP INDEX sessions_deleted;
       ALTER TABLE sessions DROP COLUMN source_status; ALTER TABLE sessions DROP COLUMN last_seen_at; PRAGMA user_version = 1`);
     const documentIds = db.query("SELECT id, text_hash FROM documents ORDER BY id").all();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { databasePath, runIndex, tryAcquireIndexLock } from "../../../src/index/index.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
 import { tempDirs } from "../../helpers/temp-dirs.ts";
+import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 
 const tempDir = tempDirs("recall-indexer-");
 
@@ -81,6 +82,41 @@ describe("runIndex", () => {
       .get() as { turn: number };
     db.close();
     expect(hit.turn).toBe(401);
+  });
+
+  test("an index of schema 16 keeps its resume states: the next append is still read from where the last run stopped", async () => {
+    const root = tempDir();
+    const home = tempDir();
+    const path = join(root, "-home-dev-big", "33333333-3333-4333-8333-333333333333.jsonl");
+    const state = writeClaudeSession(path, {
+      sessionId: "33333333-3333-4333-8333-333333333333",
+      cwd: "/home/dev/big",
+      turns: Array.from({ length: 400 }, (_, i) => ({
+        prompt: `step ${i}: ${fillerText(i, 40)}`,
+        response: fillerText(i, 200),
+      })),
+    });
+    await runIndex({ recallHome: home, roots: rootsFor(root) });
+    // What schema 16 looks like: the resume state inside the session row, no resume_states table.
+    const old = new Database(databasePath(home));
+    const stored = old.query<{ state: string }, []>("SELECT state FROM resume_states").all();
+    expect(stored).toHaveLength(1);
+    restoreResumeStateColumn(old);
+    old.exec("PRAGMA user_version = 16");
+    old.close();
+    const sizeBefore = statSync(path).size;
+    appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
+    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(summary).toMatchObject({ added: 0, updated: 1 });
+    expect(summary.bytesRead).toBeLessThan(statSync(path).size - sizeBefore + 64 * 1024);
+    expect(countRows(home).turns).toBe(401);
+    const db = new Database(databasePath(home), { readonly: true });
+    const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
+    expect(columns.map((column) => column.name)).not.toContain("resume_state");
+    const resumed = db.query<{ state: string }, []>("SELECT state FROM resume_states").all();
+    db.close();
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]!.state).not.toBe(stored[0]!.state); // the state of the run that read the appended turn
   });
 
   test("a session whose file vanished stays in the index, marked deleted with all its rows (issue 9)", async () => {

@@ -17,6 +17,7 @@ import { prepareSession, writePreparedSessions } from "../../../src/index/write/
 import type { SourceUnit } from "../../../src/parsers/index.ts";
 import { writeClaudeSession } from "../../helpers/claude-writer.ts";
 import { tempDirs } from "../../helpers/temp-dirs.ts";
+import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 
 const tempDir = tempDirs("recall-stored-redaction-");
 const secret = "Hunter2Horse9xq";
@@ -117,6 +118,7 @@ describe("an index redacted by older rules (schema v11, issue 37)", () => {
         .get(secret.toLowerCase())!.n;
     expect(matches(old)).toBeGreaterThanOrEqual(2); // turn and session documents
     writeSnapshot(old, home, Date.now(), { dropOlder: true }); // the day's snapshot holds the clear text too
+    restoreResumeStateColumn(old);
     old.exec("PRAGMA user_version = 10");
     old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     old.close();
