@@ -112,4 +112,31 @@ describe("writePreparedSessions", () => {
     expect(documents.n).toBe(48);
     expect(segments.n).toBe(1);
   });
+
+  test("a transaction with more new terms than FTS5's default 1 MB still writes one segment (hashsize, schema 18)", () => {
+    const home = join(work, "pending-bytes");
+    mkdirSync(home, { recursive: true });
+    const db = openIndex(databasePath(home));
+    // 2,000 documents of 400 words each, from 5,000 words: a few MB of new terms and positions.
+    const word = (n: number) => `w${(n * 2654435761) % 5000}x`;
+    const insert = db.query(
+      "INSERT INTO documents_fts(rowid, heading, body, extra, abstract) VALUES (?, ?, ?, '', '')",
+    );
+    db.transaction(() => {
+      for (let id = 1; id <= 2000; id++)
+        insert.run(id, word(id), Array.from({ length: 400 }, (_, i) => word(id * 400 + i)).join(" "));
+    }).immediate();
+    const segments = db.query<{ n: number }, []>("SELECT count(DISTINCT segid) AS n FROM documents_fts_idx").get()!.n;
+    db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('hashsize', ${1024 * 1024})`);
+    db.transaction(() => {
+      for (let id = 2001; id <= 4000; id++)
+        insert.run(id, word(id), Array.from({ length: 400 }, (_, i) => word(id * 400 + i)).join(" "));
+    }).immediate();
+    const withDefault = db
+      .query<{ n: number }, []>("SELECT count(DISTINCT segid) AS n FROM documents_fts_idx")
+      .get()!.n;
+    db.close();
+    expect(segments).toBe(1);
+    expect(withDefault - segments).toBeGreaterThan(1); // the same writes with FTS5's default flush several times
+  });
 });
