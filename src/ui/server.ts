@@ -78,6 +78,8 @@ export interface UiServer {
   port: number;
   /** `http://127.0.0.1:<port>/?token=<token>`. */
   loginUrl: string;
+  /** Resolves once the server has answered its first request under the secret path (a logged-in page, asset or stream). */
+  answered: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -130,6 +132,8 @@ export function startUiServer(options: UiServerOptions): UiServer {
   // The path every page, asset and stream is under, and the cookie's Path: `/` and a secret.
   const base = `/${randomBytes(16).toString("base64url")}`;
   let port = options.port;
+  let markAnswered!: () => void;
+  const answered = new Promise<void>((resolve) => (markAnswered = resolve));
   const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
 
   /** Answer a request for `path` (the URL's path after `base`). */
@@ -239,6 +243,15 @@ export function startUiServer(options: UiServerOptions): UiServer {
     // The cookie comes only with paths under `base`; one of another length is a path that starts like it.
     if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return text(404, "not found");
     try {
+      return await routeOrErrorPage(request, url, server);
+    } finally {
+      markAnswered();
+    }
+  }
+
+  /** {@link answer}'s page part, past the checks: the route, or an error page for a RecallError. */
+  async function routeOrErrorPage(request: Request, url: URL, server: Bun.Server<undefined>): Promise<Response> {
+    try {
       return await route(request, url, url.pathname.slice(base.length) || "/", server);
     } catch (error) {
       if (!isRecallError(error)) throw error;
@@ -279,6 +292,7 @@ export function startUiServer(options: UiServerOptions): UiServer {
   return {
     port,
     loginUrl: `http://${loopbackAddress}:${port}/?token=${token}`,
+    answered,
     stop: async () => {
       await server.stop(true);
     },
