@@ -12,7 +12,7 @@ import { fstatSync } from "node:fs";
 import packageJson from "../../package.json" with { type: "json" };
 import { warn, type HistoryContext } from "../service/context.ts";
 import { sharedModelOpener } from "../service/embedder.ts";
-import { startWatcher, type Watcher, type WatchHooks } from "../index/index.ts";
+import { startWatcher, type WatchHooks } from "../index/index.ts";
 import {
   hasIndexChanges,
   renderWatchEmbeddedText,
@@ -20,6 +20,7 @@ import {
   renderWatchSkippedText,
 } from "../render/watch.ts";
 import { createBackend, type Backend } from "../service/backend.ts";
+import { deferWatcherStart } from "../service/deferred-watcher.ts";
 import { listenHttp } from "./http.ts";
 import { ensureToken } from "./token.ts";
 import { serverInstructions } from "./schemas.ts";
@@ -78,25 +79,41 @@ function startRuntime(options: ServeOptions): Runtime {
   const model = sharedModelOpener(options.context.paths, options.model);
   // The context's cached scan is for one CLI run; a long-lived server must scan afresh at every staleness check.
   const context: HistoryContext = { ...options.context, scanned: {} };
-  const watcher: Promise<Watcher | undefined> = options.watch
-    ? startWatcher({
-        recallHome: context.recallHome,
-        roots: context.roots,
-        openEmbedder: () => model.open(),
-        releaseEmbedder: () => model.dispose(),
-        hooks: watcherHooks(),
-      }).catch((error: unknown) => {
-        warn(
-          `recall: warning: the watcher did not start (${(error as Error).message}); answers come from the index as it is`,
-        );
-        return undefined;
-      })
-    : Promise.resolve(undefined);
   const backend = createBackend({ context, embedder: model, watching: options.watch, cwd: options.cwd });
+  // The watcher starts once a tool call has been answered (service/deferred-watcher.ts): every call reads the index
+  // through withIndex.
+  let markAnswered!: () => void;
+  const answered = new Promise<void>((resolve) => (markAnswered = resolve));
+  const answering: Backend = {
+    context: backend.context,
+    cwd: backend.cwd,
+    embedder: backend.embedder,
+    withIndex: (fn) => backend.withIndex(fn).finally(markAnswered),
+    vectorLeg: (db) => backend.vectorLeg(db),
+    close: () => backend.close(),
+  };
+  const deferred = options.watch
+    ? deferWatcherStart(
+        answered,
+        () =>
+          startWatcher({
+            recallHome: context.recallHome,
+            roots: context.roots,
+            openEmbedder: () => model.open(),
+            releaseEmbedder: () => model.dispose(),
+            hooks: watcherHooks(),
+          }),
+        (error) =>
+          warn(
+            `recall: warning: the watcher did not start (${(error as Error).message}); answers come from the index as it is`,
+          ),
+      )
+    : undefined;
   return {
-    backend,
+    backend: answering,
     async close() {
-      await (await watcher)?.close();
+      deferred?.cancel();
+      await (await deferred?.watcher)?.close();
       await backend.close();
     },
   };

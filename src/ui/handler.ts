@@ -10,18 +10,16 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { RecallError, UsageError } from "../errors.ts";
-import { startWatcher, type Watcher } from "../index/index.ts";
+import { startWatcher } from "../index/index.ts";
 import { hasIndexChanges } from "../render/watch.ts";
 import { writeOut } from "../render/terminal.ts";
 import { writeLoginFile } from "./login-file.ts";
 import { startUiServer, UiEvents } from "./server.ts";
 import { resolveHistory, warn } from "../service/context.ts";
 import { sharedModelOpener } from "../service/embedder.ts";
+import { deferWatcherStart } from "../service/deferred-watcher.ts";
 import { untilSignal } from "../service/signals.ts";
 import type { UiArgs } from "./command.ts";
-
-/** How long `recall ui` waits for a browser's first request before it starts the watcher anyway, ms. */
-const watcherStartDelayMs = 2000;
 
 /** Runs `recall ui` until a signal; resolves to the exit code. */
 export async function ui(args: UiArgs): Promise<number> {
@@ -60,56 +58,39 @@ export async function ui(args: UiArgs): Promise<number> {
       },
     );
   }
-  // The watcher starts once the server has answered its first page, or after watcherStartDelayMs when no browser
-  // comes: its folder scan runs on this thread (~300 ms of chokidar's folder reading at 20k sessions) and held the first
-  // page back (450 ms instead of ~100 ms). Until its first cycle has committed, pages answer from the index as it is.
-  let watcher: Watcher | undefined;
-  let stopping = false;
-  let startWatching!: () => void;
-  const due = new Promise<void>((resolve) => (startWatching = resolve));
-  const delay = setTimeout(startWatching, watcherStartDelayMs);
-  void server.answered.then(startWatching);
-  const watching = args.noWatch
-    ? Promise.resolve()
-    : due
-        .then(() =>
-          stopping
-            ? undefined
-            : startWatcher({
-                recallHome: context.recallHome,
-                roots: context.roots,
-                openEmbedder: args.keywordOnly ? undefined : () => model.open(),
-                releaseEmbedder: () => model.dispose(),
-                hooks: {
-                  onIndexed: (summary) => {
-                    if (hasIndexChanges(summary))
-                      events.publish("indexed", { at: Date.now(), added: summary.added, updated: summary.updated });
-                  },
-                  onWarning: (message) => warn(`recall: warning: ${message}`),
-                },
-              }),
-        )
-        .then(
-          (started) => {
-            watcher = started;
-          },
-          (error: unknown) =>
-            warn(
-              `recall: warning: the watcher did not start (${(error as Error).message}); pages show the index as it is`,
-            ),
-        );
+  // The watcher starts once the server has answered its first page (service/deferred-watcher.ts).
+  const deferred = args.noWatch
+    ? undefined
+    : deferWatcherStart(
+        server.answered,
+        () =>
+          startWatcher({
+            recallHome: context.recallHome,
+            roots: context.roots,
+            openEmbedder: args.keywordOnly ? undefined : () => model.open(),
+            releaseEmbedder: () => model.dispose(),
+            hooks: {
+              onIndexed: (summary) => {
+                if (hasIndexChanges(summary))
+                  events.publish("indexed", { at: Date.now(), added: summary.added, updated: summary.updated });
+              },
+              onWarning: (message) => warn(`recall: warning: ${message}`),
+            },
+          }),
+        (error) =>
+          warn(
+            `recall: warning: the watcher did not start (${(error as Error).message}); pages show the index as it is`,
+          ),
+      );
   writeOut(`${server.loginUrl}\n`);
   warn(`recall: web view on ${server.loginUrl} (127.0.0.1 only; Ctrl-C stops)`);
   const loginFile = args.noOpen ? undefined : openBrowser(server.loginUrl, context.paths.data);
   const signal = await untilSignal(["SIGINT", "SIGTERM", "SIGHUP"]);
   warn(`recall: stopping (${signal})`);
-  stopping = true;
-  clearTimeout(delay);
-  startWatching();
+  deferred?.cancel();
   if (loginFile) rmSync(loginFile, { force: true });
   await server.stop();
-  await watching;
-  await watcher?.close();
+  await (await deferred?.watcher)?.close();
   await backend.close();
   await model.dispose();
   return 0;

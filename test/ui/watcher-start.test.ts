@@ -18,10 +18,15 @@ afterEach(async () => {
   ui = undefined;
 });
 
-/** Polls `found` every 100 ms for up to 20 s; resolves to whether it became true. */
+/** Polls `found` every 100 ms for up to 20 s (a read that meets the writer's lock counts as not yet); whether it became true. */
 async function eventually(found: () => boolean | Promise<boolean>): Promise<boolean> {
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await Bun.sleep(100))
-    if (await found()) return true;
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await Bun.sleep(100)) {
+    try {
+      if (await found()) return true;
+    } catch {
+      // SQLITE_BUSY while the watcher commits: try again
+    }
+  }
   return false;
 }
 
