@@ -24,7 +24,7 @@ process.stderr.write(`ui: binary ${(binaryBytes / 1e6).toFixed(1)} MB\n`);
 
 const corpora = binaryBenchCorpora("ui", sessions);
 
-/** A running `recall ui`: the origin and the cookie a logged-in browser sends. */
+/** A running `recall ui`: the origin, the secret path its pages are under and the cookie a logged-in browser sends. */
 async function startUi(env: Record<string, string | undefined>) {
   const started = performance.now();
   const child = Bun.spawn([binary, "ui", "--no-open"], { env, stdout: "pipe", stderr: "ignore" });
@@ -39,12 +39,15 @@ async function startUi(env: Record<string, string | undefined>) {
   const login = new URL(out.split("\n")[0]!.trim());
   const redirect = await fetch(login, { redirect: "manual" });
   const cookie = (redirect.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const first = await fetch(new URL(redirect.headers.get("location") ?? "/", login.origin), { headers: { cookie } });
+  const home = new URL(redirect.headers.get("location") ?? "/", login.origin);
+  const first = await fetch(home, { headers: { cookie } });
   await first.text();
   if (first.status !== 200) throw new Error(`the first page answered ${first.status}`);
   return {
     firstPageMs: performance.now() - started,
     origin: login.origin,
+    // Every page lives under the secret path the login redirects to (issue 37): `/<secret>`.
+    base: home.pathname.replace(/\/$/, ""),
     cookie,
     stop: async () => {
       child.kill("SIGTERM");
@@ -69,14 +72,19 @@ for (const bench of corpora) {
   const searches: number[] = [];
   for (const query of typedQueries) {
     // one unmeasured request per query warms its statements; then the measured ones
-    await (await fetch(`${ui.origin}/?q=${encodeURIComponent(query)}`, { headers: { cookie: ui.cookie } })).text();
+    await (
+      await fetch(`${ui.origin}${ui.base}/?q=${encodeURIComponent(query)}`, { headers: { cookie: ui.cookie } })
+    ).text();
   }
   for (let round = 0; round < runs * 3; round++) {
     const query = typedQueries[round % typedQueries.length]!;
     const started = performance.now();
-    const response = await fetch(`${ui.origin}/?q=${encodeURIComponent(query)}`, { headers: { cookie: ui.cookie } });
+    const response = await fetch(`${ui.origin}${ui.base}/?q=${encodeURIComponent(query)}`, {
+      headers: { cookie: ui.cookie },
+    });
     await response.text();
     searches.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`the search page for "${query}" answered ${response.status}`);
   }
   await ui.stop();
   report(`ui.search.${bench.label}`, searches, { target: bench.label === "real" ? undefined : "p50 ≤ 50 ms" });
