@@ -2,8 +2,8 @@
  * When a long-lived server (`recall ui`, `recall mcp`) starts its watcher (issue 42): once it has answered its first
  * request, or after {@link watcherStartDelayMs} when none comes. The watcher's folder scan runs on the server's own
  * thread (chokidar reading every watched folder: ~300 ms at 20k sessions) and its first cycle indexes what changed; at
- * start they held the first answer back (the web view's first page 500 → 152 ms, an MCP client's first search
- * 215–665 ms at 20k sessions). Until the first cycle has committed, answers come from the index as it is, as they did
+ * start they held the first answer back (at 20k sessions, from the binary: the web view's first page 500 → 152 ms, an MCP
+ * client's start to first answer 455–625 → 206–242 ms). Until the first cycle has committed, answers come from the index as it is, as they did
  * while the watcher was starting.
  */
 import type { Watcher } from "../index/index.ts";
