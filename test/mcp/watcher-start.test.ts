@@ -5,13 +5,12 @@
  * watcher's first cycle indexes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { databasePath } from "../../src/index/index.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { runCli } from "../helpers/cli.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
+import { indexHoldsWord, waitFor } from "../index/watch/helpers.ts";
 import { call, connectStdio, fromSource, isolatedEnv, textOf, type Connection } from "./helpers.ts";
 
 const tempDir = tempDirs("recall-mcp-watcher-");
@@ -42,33 +41,11 @@ function historyWithAppendedTurn(word: string) {
   return { env, flags, recallHome };
 }
 
-/** True when the index holds a document with `word`. */
-function indexed(recallHome: string, word: string): boolean {
-  const db = new Database(databasePath(recallHome), { readonly: true });
-  try {
-    return db.query("SELECT 1 FROM documents_fts WHERE documents_fts MATCH ?").get(word) !== null;
-  } finally {
-    db.close();
-  }
-}
-
-/** Polls `found` every 100 ms for up to 20 s (a read that meets the writer's lock counts as not yet); whether it became true. */
-async function eventually(found: () => boolean): Promise<boolean> {
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await Bun.sleep(100)) {
-    try {
-      if (found()) return true;
-    } catch {
-      // SQLITE_BUSY while the watcher commits: try again
-    }
-  }
-  return false;
-}
-
 describe("recall mcp starts its watcher after the first answer (issue 42)", () => {
   test("no call: the watcher starts anyway and indexes the appended turn", async () => {
     const { env, flags, recallHome } = historyWithAppendedTurn("zeppelinword");
     server = await connectStdio([...fromSource, "mcp", ...flags], env);
-    expect(await eventually(() => indexed(recallHome, "zeppelinword"))).toBe(true);
+    await waitFor(() => indexHoldsWord(recallHome, "zeppelinword"), 20_000);
   });
 
   test("nothing is indexed before a call; the first answer comes from the index as it was, then the watcher runs", async () => {
@@ -76,9 +53,9 @@ describe("recall mcp starts its watcher after the first answer (issue 42)", () =
     server = await connectStdio([...fromSource, "mcp", ...flags], env);
     // Long enough for a first cycle started with the server to have indexed it, short of the two seconds.
     await Bun.sleep(1500);
-    expect(indexed(recallHome, "quasarword")).toBe(false);
+    expect(indexHoldsWord(recallHome, "quasarword")).toBe(false);
     const first = textOf(await call(server.client, "search", { query: "quasarword" }));
     expect(first).not.toContain("5b1c0de0");
-    expect(await eventually(() => indexed(recallHome, "quasarword"))).toBe(true);
+    await waitFor(() => indexHoldsWord(recallHome, "quasarword"), 20_000);
   });
 });

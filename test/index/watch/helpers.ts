@@ -2,10 +2,17 @@
  * Shared by the watcher tests (issue 10): a temp workspace with a copy of the example history, a watcher
  * whose hooks are recorded, the real `recall search --no-reindex` as the judge of "searchable", and polling.
  */
+import { Database } from "bun:sqlite";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWatcher, type IndexSummary, type Watcher, type WatchOptions } from "../../../src/index/index.ts";
+import {
+  databasePath,
+  startWatcher,
+  type IndexSummary,
+  type Watcher,
+  type WatchOptions,
+} from "../../../src/index/index.ts";
 import type { EmbeddingSummary } from "../../../src/index/index.ts";
 import type { SourceRootMap } from "../../../src/parsers/index.ts";
 import { sourceLocationVariables } from "../../../src/parsers/index.ts";
@@ -129,6 +136,23 @@ export async function waitFor(
     if (await check()) return Date.now() - started;
     if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await Bun.sleep(intervalMs);
+  }
+}
+
+/**
+ * True when the index in `recallHome` holds a document with `word` (FTS5 MATCH); false also while a writer holds the
+ * lock a read needs (SQLITE_BUSY during a watcher's commit), so a {@link waitFor} check simply tries again.
+ */
+export function indexHoldsWord(recallHome: string, word: string): boolean {
+  let db: Database | undefined;
+  try {
+    db = new Database(databasePath(recallHome), { readonly: true });
+    return db.query("SELECT 1 FROM documents_fts WHERE documents_fts MATCH ?").get(word) !== null;
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return false;
+    throw error;
+  } finally {
+    db?.close();
   }
 }
 
