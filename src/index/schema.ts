@@ -35,7 +35,7 @@ export const schemaVersion = 19;
 export const keywordTokenizer = "porter unicode61 remove_diacritics 2";
 
 /** FTS5's `hashsize` for `documents_fts` (schema v18): bytes of new terms held in memory before they are written. */
-export const ftsPendingBytes = 8 * 1024 * 1024;
+const ftsPendingBytes = 8 * 1024 * 1024;
 
 /**
  * Migrations in order; `migrations[n]` upgrades version n to n+1. Version 0 is an empty database.

@@ -9,7 +9,7 @@
 import type { Watcher } from "../index/index.ts";
 
 /** How long a server waits for its first answer before it starts the watcher anyway, ms. */
-export const watcherStartDelayMs = 2000;
+const watcherStartDelayMs = 2000;
 
 /** A watcher start put off by {@link deferWatcherStart}. */
 export interface DeferredWatcher {
