@@ -12,7 +12,7 @@
 import type { Database } from "bun:sqlite";
 import { IndexError, UsageError } from "../errors.ts";
 import { databasePath } from "../home/paths.ts";
-import { checkStaleness } from "../index/plan/staleness.ts";
+import { checkStaleness, needsIndexRun } from "../index/plan/staleness.ts";
 import { openIndex } from "../index/schema.ts";
 import type { PickAppProps } from "./app.tsx";
 import { printableText } from "./keys.ts";
@@ -134,7 +134,7 @@ async function refreshIndex(context: HistoryContext, search: PickerSearch): Prom
   const path = databasePath(context.recallHome);
   const staleness = search.withDatabase((db) => checkStaleness(db, context.roots, context.scanned));
   // a whole walk that found nothing is stored too, or the next check walks everything again (staleness.ts)
-  if (!staleness.stale && staleness.unrecorded.length === 0) return undefined;
+  if (!needsIndexRun(staleness)) return undefined;
   const { runIndex } = await import("../index/write/indexer.ts");
   const warnings: string[] = [];
   try {

@@ -16,7 +16,7 @@ import { prepareRecallPaths } from "../index/store/home-migration.ts";
 import type { IndexSummary } from "../index/write/indexer.ts";
 import { describeIndexLockHolder, readIndexLockHolder } from "../index/store/lock.ts";
 import { openIndex, readMeta } from "../index/schema.ts";
-import { checkStaleness, type WholeScans } from "../index/plan/staleness.ts";
+import { checkStaleness, needsIndexRun, type WholeScans } from "../index/plan/staleness.ts";
 import {
   expandPath,
   parsers,
@@ -284,7 +284,7 @@ export async function openFreshIndex(
   if (!options.reindex) return committed;
   const staleness = checkStaleness(committed, context.roots, context.scanned);
   // A whole walk that found nothing is stored too, or every next search would walk the whole history again.
-  if (!staleness.stale && staleness.unrecorded.length === 0) return committed;
+  if (!needsIndexRun(staleness)) return committed;
   committed.close();
   try {
     // the run plans from the folders the check just walked instead of walking them again (issue 42)

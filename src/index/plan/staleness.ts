@@ -46,6 +46,14 @@ export interface StalenessReport {
   unrecorded: SourceId[];
 }
 
+/**
+ * True when a check calls for an index run: something is stale, or a whole walk that found nothing is to be stored
+ * ({@link StalenessReport.unrecorded}).
+ */
+export function needsIndexRun(report: StalenessReport): boolean {
+  return report.stale || report.unrecorded.length > 0;
+}
+
 /** Options of {@link checkStaleness}. */
 export interface StalenessOptions {
   /** Current time, epoch ms; default now. */
