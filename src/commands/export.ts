@@ -5,7 +5,7 @@
 import { command, flag, oneOf, option, optional, string } from "cmd-ts";
 import { noReindexArg } from "../service/args.ts";
 import { projectSourceArgs } from "../service/filter-args.ts";
-import { exportFormats } from "../render/export.ts";
+import { exportFormats } from "../render/output-formats.ts";
 import type { ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 

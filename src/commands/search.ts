@@ -4,7 +4,8 @@
  */
 import { command, flag, number, oneOf, option, optional, positional, restPositionals, string } from "cmd-ts";
 import { projectSourceArgs } from "../service/filter-args.ts";
-import { minMaxChars, searchFormats } from "../render/search.ts";
+import { searchFormats } from "../render/output-formats.ts";
+import { minMaxChars } from "../render/search-budget.ts";
 import { modelArg, type ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 

@@ -3,7 +3,7 @@
  * what the command does is watch-handler.ts, loaded when it runs.
  */
 import { command, flag, number, option, optional, string } from "cmd-ts";
-import { watchDefaults } from "../index/watch/watch.ts";
+import { watchDefaults } from "../index/watch/defaults.ts";
 import { modelArg, type ParsedArgs } from "../service/args.ts";
 import { sourceArgs } from "../service/source-args.ts";
 

@@ -106,7 +106,6 @@ export { readNotKept, type NotKept, type RejectedFile, type UnplacedRecords } fr
 export { splitIntoChunks, chunkBudget } from "./write/chunking.ts";
 export {
   startWatcher,
-  watchDefaults,
   type Watcher,
   type WatchOptions,
   type WatchHooks,

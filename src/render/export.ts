@@ -25,12 +25,6 @@ import {
 import { archiveNote, renderShowJson, showViewOf, type ShowView } from "./show.ts";
 import { writeOut } from "./terminal.ts";
 
-/** Export formats. */
-export const exportFormats = ["jsonl", "markdown"] as const;
-
-/** One of {@link exportFormats}. */
-export type ExportFormat = (typeof exportFormats)[number];
-
 /** Lines of a tool output shown in the markdown export (the JSONL export has every line). */
 export const markdownOutputLines = 40;
 

@@ -63,10 +63,7 @@ import { fitToBudget, markerText, type Truncation } from "./search-budget.ts";
 import { datesJson, datesUnderstoodLine } from "./search-dates.ts";
 import type { ResultExplanation } from "./search-explain.ts";
 import type { IndexFreshness } from "../index/plan/freshness.ts";
-
-/** Output formats of `recall search`: `full` (every field; the default) or `index` (tens of tokens per result). */
-export const searchFormats = ["full", "index"] as const;
-export type SearchFormat = (typeof searchFormats)[number];
+import type { SearchFormat } from "./output-formats.ts";
 
 /** Longest single text field printed whole, in characters; longer ones are cut with a marker (issue 13). */
 export const fieldCharLimit = 2000;

@@ -4,7 +4,6 @@
  * digits of sha256 over the index folder, the model file's path, size and modification time, and recall's version:
  * a new model file, another index or an upgraded recall never talks to an old helper.
  */
-import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { RecallPaths } from "../../home/paths.ts";
@@ -34,7 +33,7 @@ export function helperSocketPath(
 ): string | undefined {
   const stat = statSync(config.modelPath, { throwIfNoEntry: false });
   if (!stat) return undefined;
-  const key = createHash("sha256")
+  const key = new Bun.CryptoHasher("sha256")
     .update(JSON.stringify([recallHome, config.modelPath, stat.size, stat.mtimeMs, version]))
     .digest("hex")
     .slice(0, 16);

@@ -18,6 +18,7 @@ import { existsSync } from "node:fs";
 import type { Embedder } from "../../embed/index.ts";
 import type { SourceId, SourceRootMap } from "../../parsers/index.ts";
 import { diskFullError, IndexError, isRecallError } from "../../errors.ts";
+import { watchDefaults } from "./defaults.ts";
 import type { EmbeddingSummary } from "../vectors/embedding.ts";
 import { runIndex, type IndexHooks, type IndexSummary } from "../write/indexer.ts";
 import { withKnownProjectFolders } from "../plan/known-projects.ts";
@@ -86,16 +87,6 @@ export interface Watcher {
   /** What is watched now. */
   describe(): WatchDescription;
 }
-
-/** Defaults, in ms. */
-export const watchDefaults = {
-  debounceMs: 2000,
-  maxDelayMs: 10_000,
-  lockRetryMs: 2000,
-  lockRetryMaxMs: 30_000,
-  fallbackIntervalMs: 60_000,
-  embedderIdleMs: 300_000,
-};
 
 /** How long a repeated warning or notice stays quiet, in ms. */
 const repeatQuietMs = 3_600_000;

@@ -7,7 +7,6 @@
  * This module finds the headers in raw bytes (no decoding), names each session, and computes each
  * block's change key, so appending to the last session leaves the keys of the older ones unchanged.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fsReason, isMissingError } from "../file-stats.ts";
 import { rejectFile } from "../shared/skips.ts";
@@ -107,7 +106,7 @@ export function headerTimeOf(header: string): number {
  * Example: ("/p/.aider.chat.history.md", "# aider chat started at 2025-12-03 14:43:45", 1) → `aider-3f2a…` (12 hex).
  */
 export function sessionIdOf(path: string, header: string, ordinal: number): string {
-  const digest = createHash("sha256").update(`${path}\0${header}`).digest("hex").slice(0, 12);
+  const digest = new Bun.CryptoHasher("sha256").update(`${path}\0${header}`).digest("hex").slice(0, 12);
   return ordinal > 1 ? `aider-${digest}-${ordinal}` : `aider-${digest}`;
 }
 

@@ -4,7 +4,6 @@
  * `src/kimi_cli/metadata.py` `WorkDirMeta.sessions_dir`, commit 4a550eff. The folder name alone cannot be turned back
  * into a path; kimi.json is what names it.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { asObject } from "../shared/fields.ts";
@@ -29,7 +28,7 @@ export function shareDirOf(wirePath: string): string | null {
 
 /** The name of the session folder of a work dir: md5 of its path, prefixed `<kaos>_` when not local. */
 export function workDirHash(path: string, kaos: string = localKaos): string {
-  const md5 = createHash("md5").update(path, "utf8").digest("hex");
+  const md5 = new Bun.CryptoHasher("md5").update(path, "utf8").digest("hex");
   return kaos === localKaos ? md5 : `${kaos}_${md5}`;
 }
 
