@@ -15,27 +15,29 @@
  * darwin binaries leave the build with a code signature that matches them (darwin-x64 is signed ad hoc afresh:
  * scripts/build/macho-signature.ts).
  *
- * Per target, build/<target>/embed/ holds what the binary embeds with --asset: node-llama-cpp/ (pre-bundled,
+ * Per target, build/<target>/embed/ holds what the binary embeds as `assets`: node-llama-cpp/ (pre-bundled,
  * with llama/*.json and bins/<platform>/), examples/, skill/ and recall-embedded.json (sizes + sha256). The
- * usearch and simsimd addons are embedded by src/native's static relative requires; `--define
- * RECALL_NATIVE_TARGET="<target>"` turns the other platforms' branches into dead code, so each binary embeds only
+ * usearch and simsimd addons are embedded by src/native's static relative requires; the `define`
+ * RECALL_NATIVE_TARGET="<target>" turns the other platforms' branches into dead code, so each binary embeds only
  * its own platform's prebuilds (linux-x64: usearch 4.5 MB + simsimd 0.2 MB; darwin: usearch 2.2 MB, no simsimd
- * prebuild). `--external node-llama-cpp` keeps the
- * dev-mode import out of the bundle; .env and bunfig.toml autoloading are off so the binary never reads a
- * project's files from the working directory. `--bytecode --format=esm` stores pre-parsed bytecode: `--help`
- * measured p50 ~13 ms instead of ~27 ms (best of 21 runs, 2-vCPU EPYC, 2026-11; scripts/bench/binary.ts).
- * `--splitting` makes every dynamic `import()` (app.ts, each command's handler, the embedding side of a search) a
- * chunk of its own, loaded when reached: without it the binary is one ~1 MB module whose hoisted imports load
- * node:tty, node:crypto, node:net, node:stream and node:util at start-up (each 1–4 ms in a compiled binary) even
- * for `--help`, which took 13.6 ms against 5.9 ms for a compiled hello-world; with it 5.1 ms (p50 of 30, 2-vCPU
- * Xeon, 2026-11-23), and a keyword search loads no chunk of the embedding side.
+ * prebuild). node-llama-cpp stays `external`, which keeps the dev-mode import out of the bundle; .env and bunfig.toml
+ * autoloading are off so the binary never reads a project's files from the working directory. `bytecode` with the
+ * ESM format stores pre-parsed bytecode: `--help` measured p50 ~13 ms instead of ~27 ms (best of 21 runs, 2-vCPU
+ * EPYC, 2026-11; scripts/bench/binary.ts). `splitting` makes every dynamic `import()` (app.ts, each command's
+ * handler, the embedding side of a search) a chunk of its own, loaded when reached: without it the binary is one
+ * ~1 MB module whose hoisted imports load node:tty, node:crypto, node:net, node:stream and node:util at start-up
+ * (each 1–4 ms in a compiled binary) even for `--help`, which took 13.6 ms against 5.9 ms for a compiled
+ * hello-world; with it 5.1 ms (p50 of 30, 2-vCPU Xeon, 2026-11-23), and a keyword search loads no chunk of the
+ * embedding side. The start-up plugin (scripts/build/start-up/plugin.ts) keeps cmd-ts's `debug`, and the
+ * `node:tty` and `node:util` that it and chalk import, out of every command's start-up.
  */
 import { copyFileSync, cpSync, linkSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkSignature, signAdhoc } from "./build/macho-signature.ts";
 import { writeManifest } from "./build/manifest.ts";
 import { archiveName, releaseTime, releaseUrl, writeArchive, writeFormula } from "./build/release.ts";
-import { fetchPackage, layOutRuntime, readPackageVersion, run } from "./build/runtime.ts";
+import { fetchPackage, layOutRuntime, readPackageVersion } from "./build/runtime.ts";
+import { startUpPlugin } from "./build/start-up/plugin.ts";
 import { hostTargetId, resolveTargets, type BuildTarget } from "./build/targets.ts";
 
 const repo = resolve(import.meta.dir, "..");
@@ -97,56 +99,68 @@ function precomputedOutput(): { help: string; version: string } {
   return { help: capture("--help"), version: capture("--version") };
 }
 
-/** Compiles the binary for `target` into `<outDir>/recall-<target>/recall`; returns its path. */
-function compile(target: BuildTarget, embedDir: string, outDir: string): string {
+/**
+ * Compiles the binary for `target` into `<outDir>/recall-<target>/recall`; returns its path. Through `Bun.build` (the
+ * same bundler as `bun build --compile`), for its plugins: ./build/start-up/plugin.ts.
+ * @throws Error when the bundler reports an error
+ */
+async function compile(target: BuildTarget, embedDir: string, outDir: string): Promise<string> {
   const binaryDir = join(outDir, `recall-${target.id}`);
   mkdirSync(binaryDir, { recursive: true });
   const outfile = join(binaryDir, "recall");
-  // The parse and match workers are more entry points: a compiled binary can only start workers it contains.
-  const command = [
-    "bun",
-    "build",
-    "--compile",
-    join(repo, "src", "cli.ts"),
-    join(repo, "src", "index", "write", "parse-worker.ts"),
-    join(repo, "src", "search", "ranking", "match-worker.ts"),
-    "--outfile",
-    outfile,
-    "--minify",
-    "--bytecode",
-    "--format=esm",
-    "--splitting",
-    "--define",
-    `RECALL_PRECOMPUTED_OUTPUT=${JSON.stringify(precomputedOutput())}`,
-    "--define",
-    `RECALL_NATIVE_TARGET=${JSON.stringify(target.id)}`,
-    "--external",
-    "node-llama-cpp",
-    // Ink loads React DevTools only when DEV=true and the package is installed; it is neither here, and bundling
-    // needs the import left unresolved (with --splitting it stays in a chunk that never loads).
-    "--external",
-    "react-devtools-core",
-    // pg requires its optional pg-cloudflare only inside Cloudflare Workers (lib/stream.js); npm ci --omit=optional
-    // leaves it out, and the require never runs under Bun.
-    "--external",
-    "pg-cloudflare",
-    "--no-compile-autoload-dotenv",
-    "--no-compile-autoload-bunfig",
-    "--asset",
-    "./node-llama-cpp",
-    "--asset",
-    "./examples",
-    "--asset",
-    "./skill",
-    "--asset",
-    "./recall-embedded.json",
-  ];
-  if (target.id !== hostTargetId()) {
-    const bunVersion = readPackageVersion(join(repo, "node_modules", "bun"));
-    const runtime = fetchPackage(repo, target.bunRuntimePackage, bunVersion, join(repo, "build", "cache", "npm"));
-    command.push(`--target=${target.bunTarget}`, "--compile-executable-path", join(runtime, "bin", "bun"));
+  const crossCompiled = target.id !== hostTargetId();
+  const runtime = crossCompiled
+    ? fetchPackage(
+        repo,
+        target.bunRuntimePackage,
+        readPackageVersion(join(repo, "node_modules", "bun")),
+        join(repo, "build", "cache", "npm"),
+      )
+    : undefined;
+  // The assets are named relative to the working folder, and keep those names inside the binary.
+  const workingDir = process.cwd();
+  process.chdir(embedDir);
+  try {
+    const result = await Bun.build({
+      // The parse and match workers are more entry points: a compiled binary can only start workers it contains.
+      entrypoints: [
+        join(repo, "src", "cli.ts"),
+        join(repo, "src", "index", "write", "parse-worker.ts"),
+        join(repo, "src", "search", "ranking", "match-worker.ts"),
+      ],
+      compile: {
+        outfile,
+        ...(runtime
+          ? { target: target.bunTarget as Bun.Build.CompileTarget, executablePath: join(runtime, "bin", "bun") }
+          : {}),
+        autoloadDotenv: false,
+        autoloadBunfig: false,
+        assets: ["./node-llama-cpp", "./examples", "./skill", "./recall-embedded.json"],
+      },
+      minify: true,
+      bytecode: true,
+      format: "esm",
+      splitting: true,
+      define: {
+        RECALL_PRECOMPUTED_OUTPUT: JSON.stringify(precomputedOutput()),
+        RECALL_NATIVE_TARGET: JSON.stringify(target.id),
+      },
+      external: [
+        "node-llama-cpp",
+        // Ink loads React DevTools only when DEV=true and the package is installed; it is neither here, and bundling
+        // needs the import left unresolved (with splitting it stays in a chunk that never loads).
+        "react-devtools-core",
+        // pg requires its optional pg-cloudflare only inside Cloudflare Workers (lib/stream.js); npm ci
+        // --omit=optional leaves it out, and the require never runs under Bun.
+        "pg-cloudflare",
+      ],
+      plugins: [startUpPlugin],
+      throw: false,
+    });
+    if (!result.success) throw new Error(`bun build failed:\n${result.logs.map(String).join("\n")}`);
+  } finally {
+    process.chdir(workingDir);
   }
-  run(command, { cwd: embedDir });
   if (target.os === "darwin") ensureValidSignature(outfile);
   return outfile;
 }
@@ -176,7 +190,7 @@ export async function build(options: BuildOptions): Promise<void> {
   for (const target of options.targets) {
     const started = performance.now();
     const embedDir = prepareEmbedDir(target, version);
-    const binary = compile(target, embedDir, options.outDir);
+    const binary = await compile(target, embedDir, options.outDir);
     process.stderr.write(
       `build: ${binary} (${(statSync(binary).size / 1e6).toFixed(1)} MB, ${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
     );

@@ -2,14 +2,13 @@
 /**
  * Entry point. Loads the application (src/app.ts) lazily so that, in the compiled binary, the plain
  * `recall --help` (and `recall help`, its alias in app.ts) and `recall --version` print text that scripts/build.ts
- * captured from this same application at build time, without loading cmd-ts and every command (a compiled
- * hello-world starts in ~5 ms; loading cmd-ts and its chalk/debug dependencies, which load node:tty and node:util,
- * costs ~6 ms more, measured here). The build splits the bundle at every dynamic import, so this file is the binary's
+ * captured from this same application at build time, without loading cmd-ts and every command definition (8 ms
+ * more than a compiled hello-world's 8.5 ms with scripts/build/start-up/plugin.ts, measured here). The build splits the bundle at every dynamic import, so this file is the binary's
  * whole first chunk and that path loads nothing else. From source (`bun src/cli.ts`) nothing is precomputed
  * and cmd-ts answers everything.
  */
 
-/** Set by `bun build --define` in scripts/build.ts: the output of `--help` and `--version`. */
+/** Set by the `define` of scripts/build.ts: the output of `--help` and `--version`. */
 declare const RECALL_PRECOMPUTED_OUTPUT: { help: string; version: string } | undefined;
 
 async function run(argv: string[]): Promise<number> {
@@ -23,4 +22,6 @@ async function run(argv: string[]): Promise<number> {
   return main(argv);
 }
 
-if (import.meta.main) process.exitCode = await run(process.argv.slice(2));
+if (import.meta.main) {
+  process.exitCode = await run(process.argv.slice(2));
+}

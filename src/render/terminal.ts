@@ -5,7 +5,7 @@
  * `process.stdout.write` hello 13.9 ms, `fs.writeSync(1)` 5.0 ms). Start-up is a product goal, so
  * output goes through `fs.writeSync`, and `node:tty` is loaded only when the fd is a character device.
  */
-import { fstatSync, writeSync } from "node:fs";
+import { fstatSync, statSync, writeSync } from "node:fs";
 import type { Colors } from "picocolors/types";
 
 /** Thrown when the reader of stdout went away (`recall search … | head`); the CLI exits 0 quietly. */
@@ -18,8 +18,13 @@ export function isTerminal(fd: 1 | 2): boolean {
   let answer = terminalCache.get(fd);
   if (answer === undefined) {
     try {
-      // A pipe or file is never a TTY; only a character device needs the exact (costlier) check.
-      answer = fstatSync(fd).isCharacterDevice() && (require("node:tty") as typeof import("node:tty")).isatty(fd);
+      // A pipe or file is never a TTY, nor is /dev/null (output thrown away: cron, `>/dev/null`, a benchmark); only
+      // another character device needs the exact (costlier) check.
+      const stat = fstatSync(fd);
+      answer =
+        stat.isCharacterDevice() &&
+        stat.rdev !== statSync("/dev/null", { throwIfNoEntry: false })?.rdev &&
+        (require("node:tty") as typeof import("node:tty")).isatty(fd);
     } catch {
       answer = false;
     }

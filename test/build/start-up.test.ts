@@ -1,0 +1,135 @@
+/**
+ * What a command's start-up loads (issue 42, cold start), read from the bundler's own metafile of src/cli.ts split as
+ * the binary is: the chunk holding src/app.ts (every command's start-up) and the one holding the search handler, with
+ * the chunks they import statically. With scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug` nor a static
+ * import of `node:tty`, `node:util` or `node:crypto`; the same bundle without the plugin does (so the check can fail).
+ * And the plugin's three stand-ins answer as the modules they replace.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { inspect as nodeInspect } from "node:util";
+import createDebug from "../../scripts/build/start-up/debug.ts";
+import { inspect } from "../../scripts/build/start-up/inspect.ts";
+import { startUpPlugin } from "../../scripts/build/start-up/plugin.ts";
+import { isatty } from "../../scripts/build/start-up/tty.ts";
+import { isTerminal } from "../../src/render/terminal.ts";
+
+const repo = resolve(import.meta.dir, "../..");
+const work = mkdtempSync(join(tmpdir(), "recall-start-up-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+type Metafile = NonNullable<Awaited<ReturnType<typeof Bun.build>>["metafile"]>;
+
+/** src/cli.ts bundled and split as scripts/build.ts does (no compile, no bytecode), with its metafile. */
+async function bundle(withPlugin: boolean): Promise<Metafile> {
+  const result = await Bun.build({
+    entrypoints: [join(repo, "src", "cli.ts")],
+    outdir: join(work, withPlugin ? "with" : "without"),
+    splitting: true,
+    target: "bun",
+    format: "esm",
+    external: ["node-llama-cpp", "react-devtools-core", "pg-cloudflare"],
+    plugins: withPlugin ? [startUpPlugin] : [],
+    metafile: true,
+    throw: false,
+  });
+  if (!result.success || !result.metafile) throw new Error(result.logs.map(String).join("\n"));
+  return result.metafile;
+}
+
+/** The inputs (source paths) of the chunk holding `input` and of every chunk it imports statically. */
+function startUpInputs(metafile: Metafile, input: string): string[] {
+  const holder = Object.entries(metafile.outputs).find(([, output]) => input in output.inputs)?.[0];
+  if (!holder) throw new Error(`no chunk holds ${input}`);
+  const seen = new Set<string>();
+  const pending = [holder];
+  while (pending.length > 0) {
+    const chunk = pending.pop()!;
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    for (const imported of metafile.outputs[chunk]!.imports)
+      if (imported.kind === "import-statement" && imported.path in metafile.outputs) pending.push(imported.path);
+  }
+  return [...seen].flatMap((chunk) => Object.keys(metafile.outputs[chunk]!.inputs));
+}
+
+/** What the inputs load at start-up that a command does not need: `debug`, and static imports of the costly builtins. */
+function costlyLoads(metafile: Metafile, inputs: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const input of inputs) {
+    if (input.startsWith("node_modules/debug/")) found.push(input);
+    for (const imported of metafile.inputs[input]?.imports ?? [])
+      if (
+        imported.kind === "import-statement" &&
+        /^(node:)?(tty|util|crypto)$/.test(imported.original ?? imported.path)
+      )
+        found.push(`${input} → ${imported.original ?? imported.path}`);
+  }
+  return found;
+}
+
+describe("a command's start-up", () => {
+  let withPlugin: Metafile;
+  let withoutPlugin: Metafile;
+  beforeAll(async () => {
+    [withPlugin, withoutPlugin] = await Promise.all([bundle(true), bundle(false)]);
+  });
+
+  test("every command's start-up (src/app.ts) loads no parser, indexer, watcher or search renderer", () => {
+    const inputs = startUpInputs(withPlugin, "src/app.ts");
+    const heavy = inputs.filter((input) =>
+      /^src\/(parsers\/[^/]+\/(parse|records|units)\.ts|index\/write\/indexer\.ts|index\/watch\/watch\.ts|render\/search\.ts|native\/)/.test(
+        input,
+      ),
+    );
+    expect(heavy).toEqual([]);
+    expect(inputs).toContain("src/commands/search.ts"); // the check reads the real closure
+  });
+
+  test("neither the app nor a search loads debug, node:tty, node:util or node:crypto at start-up", () => {
+    for (const input of ["src/app.ts", "src/commands/search-handler.ts"])
+      expect(costlyLoads(withPlugin, startUpInputs(withPlugin, input))).toEqual([]);
+  });
+
+  test("without the plugin, cmd-ts and chalk do load them (what the plugin is for)", () => {
+    const loads = costlyLoads(withoutPlugin, startUpInputs(withoutPlugin, "src/app.ts"));
+    expect(loads).toContain("node_modules/chalk/source/vendor/supports-color/index.js → node:tty");
+    expect(loads).toContain("node_modules/cmd-ts/dist/esm/oneOf.js → node:util");
+    expect(loads.some((load) => load.startsWith("node_modules/debug/"))).toBe(true);
+  });
+});
+
+describe("the plugin's stand-ins", () => {
+  test("inspect quotes as node:util's inspect does, for plain words and for strings that need escapes", () => {
+    const values = [
+      "full",
+      "index",
+      "jsonl",
+      "markdown",
+      "a b",
+      "x.y:z/w-1",
+      "",
+      "it's",
+      'say "hi"',
+      "a\nb",
+      "é",
+      "\u001b[31m",
+    ];
+    for (const value of values) expect(inspect(value)).toBe(nodeInspect(value));
+    for (const value of [42, null, undefined, { a: 1 }]) expect(inspect(value)).toBe(nodeInspect(value));
+  });
+
+  test("the debug logger is off and can be called", () => {
+    const log = createDebug("cmd-ts:parser");
+    expect(log.enabled).toBe(false);
+    expect(log("Registered:", "{}")).toBeUndefined();
+  });
+
+  test("isatty answers as recall's terminal test, and no other fd is a terminal", () => {
+    expect(isatty(1)).toBe(isTerminal(1));
+    expect(isatty(2)).toBe(isTerminal(2));
+    expect(isatty(7)).toBe(false);
+  });
+});
