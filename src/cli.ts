@@ -11,6 +11,12 @@
 /** Set by the `define` of scripts/build.ts: the output of `--help` and `--version`. */
 declare const RECALL_PRECOMPUTED_OUTPUT: { help: string; version: string } | undefined;
 
+/**
+ * How long the compiled binary keeps the reluctant JIT it starts with (scripts/build.ts `startUpJitScale`), in ms: a
+ * one-shot search is done by then; a command still running (an index run, a server, the picker) gets the normal JIT.
+ */
+const fullJitAfterMs = 100;
+
 async function run(argv: string[]): Promise<number> {
   const precomputed = typeof RECALL_PRECOMPUTED_OUTPUT === "object" ? RECALL_PRECOMPUTED_OUTPUT : undefined;
   const only = argv.length === 1 ? argv[0] : undefined;
@@ -23,5 +29,6 @@ async function run(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  setTimeout(() => Bun.unsafe.setJITPolicy(1), fullJitAfterMs).unref();
   process.exitCode = await run(process.argv.slice(2));
 }

@@ -8,6 +8,9 @@ import type { ResumeState, SourceId, SourceUnit } from "../../parsers/index.ts";
 import { parseForWriting } from "./parse-pipeline.ts";
 import type { PreparedSession } from "./writer.ts";
 
+// A worker does the heavy work: the normal JIT at once, not the start-up policy the binary begins with (src/cli.ts).
+Bun.unsafe.setJITPolicy(1);
+
 /** A request: parse each unit of `jobs` (of `source`), resuming from its `resume` when given; `id` numbers the reply. */
 export interface ParseRequest {
   source: SourceId;

@@ -5,6 +5,9 @@
 import { Database } from "bun:sqlite";
 import { type MatchWorkerAnswer, type MatchWorkerOpen, type MatchWorkerRequest, rankRange } from "./match-window.ts";
 
+// A worker does the heavy work: the normal JIT at once, not the start-up policy the binary begins with (src/cli.ts).
+Bun.unsafe.setJITPolicy(1);
+
 declare const self: Worker;
 let db: Database | undefined;
 let openError: string | undefined;
