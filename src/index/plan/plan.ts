@@ -55,8 +55,11 @@ export interface PlannedUnit {
   wasDeleted: boolean;
 }
 
-/** How a plan learned what changed: nothing moved (quick check), some recent containers moved (quick check), or a whole scan. */
-export type PlanBasis = "unchanged" | "recent" | "whole";
+/**
+ * How a plan learned what changed: nothing moved (quick check), some recent containers moved (quick check), a whole
+ * scan, or a whole walk this process made that found every container as stored (`walked`: only the walk is stored).
+ */
+export type PlanBasis = "unchanged" | "recent" | "whole" | "walked";
 
 /** Work for one source. */
 export interface SourcePlan {
@@ -67,7 +70,7 @@ export interface SourcePlan {
   storedContainers: Map<string, SourceContainer>;
   /** Paths of stored containers the whole scan, or the walk of changed folders, did not find. */
   vanished: string[];
-  /** The whole scan's watched paths and roots (undefined unless basis is `whole`). */
+  /** The whole scan's watched paths and roots (undefined unless basis is `whole` or `walked`). */
   wholeScan?: { watched: WatchedPath[] | undefined; roots: string[] };
   /** Folders the quick check walked again and what that walk watched (basis `recent` only; freshness.ts). */
   rescan?: FolderRescanState;
@@ -128,10 +131,11 @@ export interface PlanOptions {
   hooks?: ParserHooks;
   /**
    * A whole scan of exactly these roots that this process made moments ago (a staleness check, staleness.ts
-   * `WholeScans`): used instead of walking again when the source must be scanned whole. A change made since is
-   * found by the next check, as one made after this run would be.
+   * `WholeScans`), with the digest of its containers (containers.ts `digestContainers`): used instead of walking again
+   * when the source must be scanned whole. A change made since is found by the next check, as one made after this run
+   * would be.
    */
-  wholeScan?: ScanResult;
+  wholeScan?: { scan: ScanResult; digest: string };
 }
 
 /**
@@ -215,9 +219,24 @@ function planWholeScan(
   roots: string[],
   full: boolean,
   hooks: ParserHooks,
-  prescan: ScanResult | undefined,
+  prescan: { scan: ScanResult; digest: string } | undefined,
 ): SourcePlan {
-  const scan = prescan ?? parser.scan(roots);
+  const scan = prescan?.scan ?? parser.scan(roots);
+  if (
+    !full &&
+    prescan &&
+    (scan.unavailable?.length ?? 0) === 0 &&
+    readMeta(db, digestMetaKey(parser.id)) === prescan.digest
+  ) {
+    // The walk found every container as stored (equal digests, no retry mark): nothing appeared, moved or vanished, and
+    // as a container's fingerprint holds its own stats, its mtime included, no stored row differs either. Only the walk
+    // is new (its time and folders). Loading and comparing every stored row for it took ~0.25 s at 20,000 sessions, in
+    // the first search after each quiet whole-scan interval.
+    const plan = emptyPlan("walked", [], new Map(), scan.missingRoots);
+    plan.wholeScan = { watched: scan.watched, roots };
+    plan.unchanged = countPresent(db, parser);
+    return plan;
+  }
   const stored = loadStoredContainers(db, parser.id);
   const plan = emptyPlan("whole", scan.containers, stored, scan.missingRoots);
   plan.wholeScan = { watched: scan.watched, roots };
@@ -428,6 +447,10 @@ export function scanStateUpdate(
   const retry = plan.unavailable.length > 0 || retryPaths.size > 0;
   const mustRetry = (path: string) => retryPaths.has(path) || isAtOrBelow(path, plan.unavailable);
   if (plan.basis === "unchanged") return undefined;
+  if (plan.basis === "walked") {
+    const stored = splitDigest(readMeta(db, digestMetaKey(parser.id)))!; // planWholeScan found it, without a retry mark
+    return { upserts: [], deletes: [], digest: stored.digest, retry: false, wholeScan: plan.wholeScan };
+  }
   if (plan.basis === "recent") {
     const upserts = plan.containers.filter((container) => !mustRetry(container.path));
     const previous = upserts.flatMap((container) => plan.storedContainers.get(container.path) ?? []);

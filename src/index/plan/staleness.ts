@@ -23,7 +23,12 @@ import { readMeta } from "../schema.ts";
  * follows a stale answer plans from them instead of walking the same folders again (at 20,000 sessions each walk of
  * the Claude Code folders took ~0.5–0.7 s, and a new session file cost two of them).
  */
-export type WholeScans = Partial<Record<SourceId, { roots: readonly string[]; scan: ScanResult }>>;
+export type WholeScans = Partial<
+  Record<
+    SourceId,
+    { roots: readonly string[]; scan: ScanResult /** digestContainers of its containers */; digest: string }
+  >
+>;
 
 /** Result of {@link checkStaleness}. */
 export interface StalenessReport {
@@ -98,13 +103,9 @@ export function checkStaleness(
     }
     // a pre-scan covered the given roots only: not Aider's, once the known project folders were added
     const prescanned = effective[parser.id] === roots[parser.id] ? scanned[parser.id] : undefined;
-    let containers = prescanned;
-    if (!containers) {
-      const scan = parser.scan(sourceRoots);
-      wholeScans[parser.id] = { roots: sourceRoots, scan };
-      containers = scan.containers;
-    }
-    const digest = digestContainers(containers);
+    const scan = prescanned ? undefined : parser.scan(sourceRoots);
+    const digest = digestContainers(prescanned ?? scan!.containers);
+    if (scan) wholeScans[parser.id] = { roots: sourceRoots, scan, digest };
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
     else if (quickWalk) unrecorded.push(parser.id);
   }

@@ -288,7 +288,7 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
     full: options.full || versionChanged,
     quick,
     hooks: { onWarning: hooks.onWarning },
-    wholeScan: prescan && sameRoots(prescan.roots, roots) ? prescan.scan : undefined,
+    wholeScan: prescan && sameRoots(prescan.roots, roots) ? prescan : undefined,
   });
   summary.missingRoots[parser.id] = plan.missingRoots;
   summary.unchanged += plan.unchanged;

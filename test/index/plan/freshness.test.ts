@@ -270,6 +270,52 @@ describe("issue 14: the freshness rule, each kind of change found by the next se
     expect(claudeQuickCheck(history).kind).toBe("unchanged");
   });
 
+  test("issue 42: a due walk that finds every container as stored is stored as it is (its folders, its time), leaving what a fresh index of the same files leaves", async () => {
+    const history = makeHistory();
+    await nextSearchFinds(history, "cart");
+    process.env.RECALL_FULL_SCAN_INTERVAL_MS = "1000";
+    const home = history.context.recallHome;
+    const storeDueWalk = async (): Promise<void> => {
+      await Bun.sleep(1100);
+      const db = openIndex(databasePath(home), { readonly: true });
+      let report: ReturnType<typeof checkStaleness>;
+      try {
+        report = checkStaleness(db, history.roots);
+        const walk = report.wholeScans["claude-code"]!;
+        const plan = planSource(db, claudeCodeParser, history.roots["claude-code"]!, {
+          quick: { nowMs: Date.now(), fullScanIntervalMs: 1000 },
+          wholeScan: walk,
+        });
+        expect(plan).toMatchObject({ basis: "walked", containers: [], vanished: [], toParse: [], toMarkDeleted: [] });
+      } finally {
+        db.close();
+      }
+      expect(report.unrecorded).toContain("claude-code");
+      await runIndex({ recallHome: home, roots: history.roots, prescanned: report.wholeScans });
+    };
+    type ScanState = { watched: Array<{ path: string }> };
+    const freshIndexState = async (): Promise<ScanState> => {
+      const fresh = join(history.dir, `fresh-${Date.now()}`);
+      await runIndex({ recallHome: fresh, roots: history.roots });
+      return storedScanState(fresh) as ScanState;
+    };
+    // a folder that holds no session appears: the containers are as stored, the folders are not
+    const notes = join(history.dir, "claude", "-home-dev-notes");
+    mkdirSync(notes);
+    await storeDueWalk();
+    const afterAdding = storedScanState(home) as ScanState;
+    expect(afterAdding.watched.map((row) => row.path)).toContain(notes);
+    expect(afterAdding).toEqual(await freshIndexState());
+    expect(claudeQuickCheck(history).kind).toBe("unchanged");
+    // it goes again: its row goes with the next walk
+    rmSync(notes, { recursive: true });
+    await storeDueWalk();
+    const afterRemoving = storedScanState(home) as ScanState;
+    expect(afterRemoving.watched.map((row) => row.path)).not.toContain(notes);
+    expect(afterRemoving).toEqual(await freshIndexState());
+    expect(claudeQuickCheck(history).kind).toBe("unchanged");
+  });
+
   test("an entry that is no session (a memory folder) changes the folder: walked again once, its stats stored, then quiet", async () => {
     const history = makeHistory();
     await nextSearchFinds(history, "cart");
