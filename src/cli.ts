@@ -2,10 +2,11 @@
 /**
  * Entry point. Loads the application (src/app.ts) lazily so that, in the compiled binary, the plain
  * `recall --help` (and `recall help`, its alias in app.ts) and `recall --version` print text that scripts/build.ts
- * captured from this same application at build time, without loading cmd-ts and every command definition (8 ms
- * more than a compiled hello-world's 8.5 ms with scripts/build/start-up/plugin.ts, measured here). The build splits the bundle at every dynamic import, so this file is the binary's
- * whole first chunk and that path loads nothing else. From source (`bun src/cli.ts`) nothing is precomputed
- * and cmd-ts answers everything.
+ * captured from this same application at build time, without loading cmd-ts and every command definition (with
+ * scripts/build/start-up/plugin.ts, `recall sessions --help` takes 8–12 ms more than a compiled hello-world's 8.5 ms,
+ * measured here). The build splits the bundle at every dynamic import, so this file is the binary's whole first chunk
+ * and that path loads nothing else. From source (`bun src/cli.ts`) nothing is precomputed and cmd-ts answers
+ * everything.
  */
 
 /** Set by the `define` of scripts/build.ts: the output of `--help` and `--version`. */

@@ -1,6 +1,6 @@
 /**
  * The `debug` package as the binary's cmd-ts sees it (./plugin.ts): every logger is off. cmd-ts reads `enabled` before
- * building a message and calls the logger otherwise; both are all it uses.
+ * building a message and calls the logger only when it is on; those two are all it uses.
  */
 
 /** A logger that is off. */

@@ -9,4 +9,5 @@ export function isatty(fd: number): boolean {
   return (fd === 1 || fd === 2) && isTerminal(fd);
 }
 
+/** The module's default export, as supports-color imports it (`import tty from 'node:tty'`). */
 export default { isatty };

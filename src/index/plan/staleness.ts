@@ -23,12 +23,16 @@ import { readMeta } from "../schema.ts";
  * follows a stale answer plans from them instead of walking the same folders again (at 20,000 sessions each walk of
  * the Claude Code folders took ~0.5–0.7 s, and a new session file cost two of them).
  */
-export type WholeScans = Partial<
-  Record<
-    SourceId,
-    { roots: readonly string[]; scan: ScanResult /** digestContainers of its containers */; digest: string }
-  >
->;
+export type WholeScans = Partial<Record<SourceId, WholeScan>>;
+
+/** One source's whole scan in {@link WholeScans}. */
+export interface WholeScan {
+  /** The roots it walked. */
+  roots: readonly string[];
+  scan: ScanResult;
+  /** The digest of its containers (containers.ts `digestContainers`), as the check compared it with the stored one. */
+  digest: string;
+}
 
 /** Result of {@link checkStaleness}. */
 export interface StalenessReport {
