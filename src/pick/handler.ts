@@ -32,7 +32,12 @@ import type { EmbedderOpener } from "../service/embedder.ts";
 /** Exit code when the person quits without choosing (fzf's, which shell key bindings test for). */
 export const quitExitCode = 130;
 
-/** Delay after the first frame before background work starts, in ms (the first frame is drawn without contention). */
+/**
+ * Delay after the first answer (the first list of sessions) before background work starts, in ms: its frame is drawn
+ * without contention. The work waited for that answer: started 30 ms after set-up instead, the index check ran before
+ * the first search (timers run in the order they fall due, and Ink's first render takes longer), holding the first
+ * frame back by the check, and by a whole walk when one was due (~0.5 s at 20,000 sessions).
+ */
 const backgroundDelayMs = 30;
 
 /**
@@ -59,8 +64,12 @@ export async function pick(args: PickArgs): Promise<number> {
   const colors = palette.isColorSupported;
   const semantic = new SemanticSide(context, args.model, args.keywordOnly);
   const updates: Array<(note: string) => void> = [];
-  const background = setTimeout(() => {
-    if (!args.noReindex)
+  let answered!: () => void;
+  const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
+  const afterFirstFrame = firstAnswer.then(() => Bun.sleep(backgroundDelayMs));
+  let quit = false;
+  void afterFirstFrame.then(() => {
+    if (!args.noReindex && !quit)
       refreshIndex(context, search)
         .then((note) => {
           if (note) for (const listener of updates) listener(note);
@@ -69,16 +78,16 @@ export async function pick(args: PickArgs): Promise<number> {
         .catch((error: unknown) => {
           for (const listener of updates) listener(`index not updated: ${errorLine(error)}`);
         });
-  }, backgroundDelayMs);
+  });
 
   const output = args.print ? process.stderr : process.stdout;
   const props: PickAppProps = {
     initialQuery: printableText(args.query.join(" ")),
-    sessions: (query, wantsSemantic, limit) => search.sessions(query, wantsSemantic, limit),
+    sessions: (query, wantsSemantic, limit) => search.sessions(query, wantsSemantic, limit).finally(answered),
     turns: (row, query, wantsSemantic) => search.turns(row, query, wantsSemantic),
     showLines: (row, from, to) => search.showLines(row, from, to, palette),
     openPager: (lines) => openPager(lines),
-    semanticReady: semantic.start(search, backgroundDelayMs),
+    semanticReady: semantic.start(search, afterFirstFrame),
     subscribeIndexUpdates: (listener) => updates.push(listener),
     colors,
     // The note `resolveHistory` printed is hidden by the picker's screen: say it there too.
@@ -88,7 +97,7 @@ export async function pick(args: PickArgs): Promise<number> {
   try {
     outcome = await runPicker(props, { output, input: process.stdin });
   } finally {
-    clearTimeout(background);
+    quit = true;
   }
   await semantic.requestPendingEmbeddings(search, context);
   search.close();
@@ -163,6 +172,7 @@ async function refreshIndex(context: HistoryContext, search: PickerSearch): Prom
  */
 class SemanticSide {
   started = false;
+  private closed = false;
   private helper: HelperQueryEmbedder | undefined;
   private embedder: EmbedderOpener | undefined;
 
@@ -172,11 +182,15 @@ class SemanticSide {
     private readonly keywordOnly: boolean,
   ) {}
 
-  /** Resolves when the vector leg is set on `search` ({ready: true}), or with the reason there is none. */
-  start(search: PickerSearch, delayMs: number): Promise<{ ready: boolean; note?: string }> {
+  /**
+   * Resolves when the vector leg is set on `search` ({ready: true}), or with the reason there is none.
+   * @param after the leg is opened once this resolves (the first frame is out)
+   */
+  start(search: PickerSearch, after: Promise<void>): Promise<{ ready: boolean; note?: string }> {
     if (this.keywordOnly) return Promise.resolve({ ready: false });
     return (async () => {
-      await Bun.sleep(delayMs);
+      await after;
+      if (this.closed) return { ready: false }; // the picker was left before its first frame was out
       this.started = true;
       const semantic = await import("../service/search-semantic.ts");
       this.embedder = semantic.createEmbedderOpener(this.context.paths, this.model, false);
@@ -215,6 +229,7 @@ class SemanticSide {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.helper?.close();
     await this.embedder?.dispose();
   }

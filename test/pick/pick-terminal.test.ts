@@ -14,6 +14,7 @@ import { runCli, spawnCli } from "../helpers/cli.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { hasTmux, TmuxTerminal } from "../helpers/tmux.ts";
 import { cellWidth } from "../../src/pick/columns.ts";
+import { writeClaudeSession } from "../helpers/claude-writer.ts";
 import { ids, plantedToken, preparePickHistory, type PickHistory } from "./pick-history.ts";
 
 if (!hasTmux) console.warn("pick terminal tests skipped: tmux is not installed (apt-get install tmux; .ci/run does)");
@@ -415,6 +416,43 @@ suite("recall pick in a terminal", () => {
     await terminal.waitFor((rows) => rows[1]!.includes("for “docker bridge” · hybrid"), 60_000);
     expect(terminal.screen().find((row) => row.startsWith("› "))).toContain("Fix the docker bridge network");
     expect(helperPids().some(isAlive)).toBe(true);
+    terminal.press("Escape");
+  });
+});
+
+suite("recall pick brings the index up to date behind its first answer", () => {
+  let root: string;
+  let history: PickHistory;
+  let terminal: TmuxTerminal | undefined;
+  const newId = "0a1b2c3d-6666-4666-8666-000000000006";
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "recall-pick-refresh-"));
+    history = preparePickHistory(root);
+  });
+  afterAll(() => {
+    terminal?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test("a session written since the last index run comes into the list once the background run commits", async () => {
+    const folder = join(root, "claude", "projects", history.webapp.replace(/[/.]/g, "-"));
+    writeClaudeSession(join(folder, `${newId}.jsonl`), {
+      sessionId: newId,
+      cwd: history.webapp,
+      startMs: Date.now() - 60_000,
+      title: "Tune the websocket heartbeat",
+      turns: [
+        { prompt: "the websocket drops every minute", response: "Set the heartbeat to 25 s, under the proxy's 60 s." },
+      ],
+    });
+    terminal = TmuxTerminal.start(100, 30, history.env);
+    await terminal.waitForText("$");
+    terminal.run(`cd ${history.webapp} && ${history.recall} pick`);
+    // The first answer comes from the index as committed; the run that adds the new session starts after it.
+    await terminal.waitFor((rows) => rows[1]!.startsWith("recent sessions ("));
+    await terminal.waitForText("Tune the websocket heartbeat", 30_000);
+    await terminal.waitForText("index updated: 1 session changed");
     terminal.press("Escape");
   });
 });
