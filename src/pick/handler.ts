@@ -190,7 +190,7 @@ class SemanticSide {
     if (this.keywordOnly) return Promise.resolve({ ready: false });
     return (async () => {
       await after;
-      if (this.closed) return { ready: false }; // the picker was left before its first frame was out
+      if (this.closed) return { ready: false }; // the picker was left before the leg was due
       this.started = true;
       const semantic = await import("../service/search-semantic.ts");
       this.embedder = semantic.createEmbedderOpener(this.context.paths, this.model, false);

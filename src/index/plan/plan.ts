@@ -22,7 +22,6 @@ import {
   type Parser,
   type ParserHooks,
   type ResumeState,
-  type ScanResult,
   type SourceContainer,
   type SourceUnit,
   type UnavailablePath,
@@ -42,6 +41,7 @@ import {
   type ScanStateUpdate,
 } from "./containers.ts";
 import { quickCheck, type QuickCheckOptions } from "./freshness.ts";
+import type { WholeScan } from "./staleness.ts";
 import { readMeta } from "../schema.ts";
 
 /** One unit to parse. */
@@ -135,7 +135,7 @@ export interface PlanOptions {
    * when the source must be scanned whole. A change made since is found by the next check, as one made after this run
    * would be.
    */
-  wholeScan?: { scan: ScanResult; digest: string };
+  wholeScan?: Pick<WholeScan, "scan" | "digest">;
 }
 
 /**
@@ -219,7 +219,7 @@ function planWholeScan(
   roots: string[],
   full: boolean,
   hooks: ParserHooks,
-  prescan: { scan: ScanResult; digest: string } | undefined,
+  prescan: Pick<WholeScan, "scan" | "digest"> | undefined,
 ): SourcePlan {
   const scan = prescan?.scan ?? parser.scan(roots);
   if (
