@@ -1,0 +1,143 @@
+/**
+ * Writes src/index/tokens/unicode61-tables.ts: how SQLite's FTS5 tokenizer `unicode61 remove_diacritics 2` treats every
+ * code point from U+0080 up, learnt from the SQLite that Bun links (not copied from SQLite's sources), so that
+ * index/tokens/unicode61.ts can split text exactly as the keyword index does.
+ *
+ * Two probes per code point c, each one row of an in-memory FTS5 table, read back through fts5vocab (`instance`):
+ *   "x" + c + "x"  one token "x" + fold(c) + "x" when c continues a token (fold(c) may be empty: a removed diacritic),
+ *                  two tokens "x", "x" when c separates;
+ *   c + "x"        for a c that continues a token: the token starts with fold(c) when c also starts one.
+ * Surrogate code points (U+D800–U+DFFF) have no UTF-8 form; a lone surrogate reaches SQLite as U+FFFD, a separator.
+ * test/index/tokens/unicode61.test.ts runs the same probes against the tokenizer, so a Bun whose SQLite changed these
+ * tables fails there: run this script again then (`bun scripts/generate/unicode61-tables.ts`).
+ */
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+
+/** Every code point from U+0080 that has a UTF-8 form. */
+function* codePoints(): Generator<number> {
+  for (let c = 0x80; c <= 0x10ffff; c++) if (c < 0xd800 || c > 0xdfff) yield c;
+}
+
+/** The terms of each probe row, by rowid (the code point). */
+function probe(db: Database, text: (c: number) => string, select: (c: number) => boolean): Map<number, string[]> {
+  db.exec("DELETE FROM probes");
+  const insert = db.query("INSERT INTO probes(rowid, text) VALUES (?, ?)");
+  db.transaction(() => {
+    for (const c of codePoints()) if (select(c)) insert.run(c, text(c));
+  })();
+  const terms = new Map<number, string[]>();
+  for (const [row, term] of db.query("SELECT doc, term FROM probe_tokens ORDER BY doc, offset").values() as Array<
+    [number, string]
+  >) {
+    const list = terms.get(row);
+    if (list) list.push(term);
+    else terms.set(row, [term]);
+  }
+  return terms;
+}
+
+const db = new Database(":memory:");
+db.exec("CREATE VIRTUAL TABLE probes USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')");
+db.exec("CREATE VIRTUAL TABLE probe_tokens USING fts5vocab(probes, instance)");
+const version = (db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
+
+const inner = probe(
+  db,
+  (c) => `x${String.fromCodePoint(c)}x`,
+  () => true,
+);
+const fold = new Map<number, number>(); // code point → folded code point, 0 for removed
+const separators: number[] = [];
+for (const c of codePoints()) {
+  const terms = inner.get(c) ?? [];
+  if (terms.length === 2) separators.push(c);
+  else if (terms.length === 1) {
+    const folded = [...terms[0]!.slice(1, -1)];
+    if (folded.length > 1) throw new Error(`U+${c.toString(16)} folds to ${folded.length} characters`);
+    fold.set(c, folded.length === 0 ? 0 : folded[0]!.codePointAt(0)!);
+  } else throw new Error(`U+${c.toString(16)}: ${terms.length} tokens in "x c x"`);
+}
+const leading = probe(
+  db,
+  (c) => `${String.fromCodePoint(c)}x`,
+  (c) => fold.has(c),
+);
+const continueOnly: number[] = [];
+for (const [c, folded] of fold) {
+  const term = leading.get(c)?.[0] ?? "";
+  const starts = folded !== 0 && term === `${String.fromCodePoint(folded)}x`;
+  if (!starts) {
+    if (term !== "x") throw new Error(`U+${c.toString(16)}: "c x" gave "${term}"`);
+    continueOnly.push(c);
+  } else if (folded === 0) throw new Error(`U+${c.toString(16)} starts a token but folds to nothing`);
+}
+
+/** Consecutive code points as [first, last] pairs, flattened. */
+function ranges(list: readonly number[]): number[] {
+  const out: number[] = [];
+  for (const c of list) {
+    if (out.length > 0 && out[out.length - 1] === c - 1) out[out.length - 1] = c;
+    else out.push(c, c);
+  }
+  return out;
+}
+
+/** The folds that change a code point as [first, count, step, delta] runs, flattened: first + i·step → + delta. */
+function foldRuns(): number[] {
+  const changed = [...fold].filter(([c, folded]) => folded !== c).sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  let i = 0;
+  while (i < changed.length) {
+    const [first, folded] = changed[i]!;
+    const delta = folded - first;
+    const next = changed[i + 1];
+    const step = next && next[1] - next[0] === delta && next[0] - first <= 2 ? next[0] - first : 1;
+    let count = 1;
+    while (
+      changed[i + count] &&
+      changed[i + count]![0] === first + count * step &&
+      changed[i + count]![1] - changed[i + count]![0] === delta
+    )
+      count++;
+    out.push(first, count, step, delta);
+    i += count;
+  }
+  return out;
+}
+
+const wrap = (numbers: readonly number[], perLine: number): string =>
+  numbers
+    .map((n, i) => `${i % perLine === 0 ? "\n  " : " "}${n},`)
+    .join("")
+    .concat("\n");
+
+const source = `/**
+ * How SQLite's FTS5 tokenizer \`unicode61 remove_diacritics 2\` treats the code points from U+0080 up, as SQLite ${version}
+ * (the one Bun links) does. Generated by scripts/generate/unicode61-tables.ts: do not edit; run it again when
+ * test/index/tokens/unicode61.test.ts finds that the linked SQLite tokenizes differently.
+ */
+
+/** Code points from U+0080 that separate tokens, as [first, last] pairs (inclusive), flattened, ascending. */
+export const separatorRanges: readonly number[] = [${wrap(ranges(separators), 12)}];
+
+/** Code points that continue a token but do not start one (diacritics; they fold to nothing), ascending. */
+export const continueOnlyCodePoints: readonly number[] = [${wrap(
+  continueOnly.sort((a, b) => a - b),
+  12,
+)}];
+
+/**
+ * Folds that change a code point (lower case, diacritics removed), as [first, count, step, delta] runs, flattened:
+ * code point first + i·step (i < count) folds to itself + delta; a result of 0 removes the code point.
+ */
+export const foldRuns: readonly number[] = [${wrap(foldRuns(), 12)}];
+`;
+const path = join(import.meta.dir, "../../src/index/tokens/unicode61-tables.ts");
+await Bun.write(path, source);
+// the project's formatter lays the numbers out, so that the file is the same as after `npm run format`
+const biome = Bun.spawnSync([join(import.meta.dir, "../../node_modules/.bin/biome"), "format", "--write", path]);
+if (biome.exitCode !== 0) throw new Error(`biome format failed: ${biome.stderr.toString()}`);
+console.log(
+  `${path}: SQLite ${version}, ${separators.length} separators, ${continueOnly.length} diacritics, ${fold.size} token characters`,
+);

@@ -1,0 +1,52 @@
+/**
+ * The keyword index's tokens (FTS5 `porter unicode61 remove_diacritics 2`, index/schema.ts keywordTokenizer) computed
+ * in TypeScript, exactly as FTS5 stores them: unicode61.ts splits and folds, porter.ts stems, and a token over 32,768
+ * UTF-8 bytes keeps its first 32,768 (FTS5_MAX_TOKEN_SIZE, sqlite ext/fts5/fts5_storage.c; a character cut in half
+ * reads back as U+FFFD). Every token counts towards a column's length, as FTS5's xColumnSize counts it.
+ *   `"Running the src/a_b.ts tests"` → `run`, `the`, `src`, `a`, `b`, `ts`, `test`
+ */
+import { porterStem } from "./porter.ts";
+import { forEachUnicode61Token } from "./unicode61.ts";
+
+/** Longest token FTS5 stores, in UTF-8 bytes (FTS5_MAX_TOKEN_SIZE). */
+const maxTokenBytes = 32_768;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** `token` cut to {@link maxTokenBytes} UTF-8 bytes, as FTS5 cuts it. */
+function truncated(token: string): string {
+  if (token.length <= maxTokenBytes / 3) return token; // at most 3 UTF-8 bytes per UTF-16 code unit
+  const bytes = encoder.encode(token);
+  return bytes.length <= maxTokenBytes ? token : decoder.decode(bytes.subarray(0, maxTokenBytes));
+}
+
+/** Stems of recent tokens: a word's stem costs ~300 ns, a lookup ~30 ns, and a text repeats most of its words. */
+const stems = new Map<string, string>();
+/** Stems remembered at most (tokens of up to 64 characters: a few MB); the cache is emptied past it. */
+const maxCachedStems = 100_000;
+
+/** {@link porterStem} through {@link stems}. */
+function stemOf(token: string, isAscii: boolean): string {
+  let stem = stems.get(token);
+  if (stem === undefined) {
+    stem = porterStem(token, isAscii);
+    if (token.length <= 64) {
+      if (stems.size >= maxCachedStems) stems.clear();
+      stems.set(token, stem);
+    }
+  }
+  return stem;
+}
+
+/** Call `onToken` with each of `text`'s keyword tokens, in order. */
+export function forEachKeywordToken(text: string, onToken: (token: string) => void): void {
+  forEachUnicode61Token(text, (token, isAscii) => onToken(truncated(stemOf(token, isAscii))));
+}
+
+/** `text`'s keyword tokens, in order (see the file comment). */
+export function keywordTokens(text: string): string[] {
+  const tokens: string[] = [];
+  forEachKeywordToken(text, (token) => tokens.push(token));
+  return tokens;
+}
