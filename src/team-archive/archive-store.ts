@@ -30,7 +30,6 @@ import {
   rankArchiveWindows,
   termsHeldBy,
 } from "./keyword-rank.ts";
-import { KeywordTokenizer } from "./keyword-tokens.ts";
 import { archiveFilterSql } from "./sessions.ts";
 
 /** Documents ranked per wanted candidate (as lexical.ts: sessions have several documents). */
@@ -46,13 +45,8 @@ export function archiveStore(connection: ArchiveConnection): CandidateStore {
   /** The query's statistics and posting lists, read once (inside keywordHits' snapshot when the keyword leg runs). */
   const prepare = async (query: LexicalQuery): Promise<ArchiveKeywordQuery> => {
     if (prepared) return prepared;
-    const tokenizer = new KeywordTokenizer();
-    try {
-      prepared = await prepareArchiveQuery(connection, tokenizer, query);
-      return prepared;
-    } finally {
-      tokenizer.close();
-    }
+    prepared = await prepareArchiveQuery(connection, query);
+    return prepared;
   };
   return {
     // one snapshot for the statistics, the posting lists and the windows' lookups (keyword-rank.ts inSnapshot)

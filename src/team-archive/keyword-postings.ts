@@ -12,7 +12,7 @@
  *                       from local).
  */
 import type { ArchiveConnection } from "./connection.ts";
-import { type KeywordTokenizer, phraseFrequency } from "./keyword-tokens.ts";
+import { phraseFrequency } from "./keyword-tokens.ts";
 import { decodePostingList, type PostingList } from "./posting-lists.ts";
 
 /** Phrases holding every token in at most this many documents are counted exactly from the documents' texts. */
@@ -84,7 +84,6 @@ export interface GatheredPostings {
  */
 export async function readTermPostings(
   connection: ArchiveConnection,
-  tokenizer: KeywordTokenizer,
   terms: readonly ArchiveTerm[],
   exactLimit: number,
 ): Promise<GatheredPostings> {
@@ -108,7 +107,7 @@ export async function readTermPostings(
       termPostings.push(candidates);
       continue;
     }
-    termPostings.push(await exactPhrase(connection, tokenizer, term.tokens, candidates));
+    termPostings.push(await exactPhrase(connection, term.tokens, candidates));
     phraseHolders[term.index] = new Map([...candidates].map(([batch, postings]) => [batch, postings.positions]));
   }
   return { batches, places, approximated, termPostings, phraseHolders };
@@ -271,7 +270,6 @@ function intersect(
  */
 async function exactPhrase(
   connection: ArchiveConnection,
-  tokenizer: KeywordTokenizer,
   phrase: readonly string[],
   candidates: ReadonlyMap<string, TermPostings>,
 ): Promise<Map<string, TermPostings>> {
@@ -293,10 +291,7 @@ async function exactPhrase(
      JOIN recall.documents d ON d.batch = w.batch AND d.position = w.position`,
     [wanted.map((w) => w.batch), wanted.map((w) => w.position)],
   );
-  tokenizer.learn(texts.flatMap((row) => [row.heading, row.body, row.extra, row.abstract]));
-  const frequencyOf = new Map(
-    texts.map((row) => [`${row.batch}:${row.position}`, phraseFrequency(tokenizer, row, phrase)]),
-  );
+  const frequencyOf = new Map(texts.map((row) => [`${row.batch}:${row.position}`, phraseFrequency(row, phrase)]));
   const byBatch = new Map<string, Array<{ position: number; frequency: number; length: number }>>();
   for (const w of wanted) {
     const frequency = frequencyOf.get(`${w.batch}:${w.position}`) ?? 0;

@@ -17,6 +17,7 @@
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
 import { type LexicalQuery, termWords } from "../search/ranking/query.ts";
+import { keywordTokens } from "../index/tokens/keyword-tokens.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
   type ArchiveTerm,
@@ -26,7 +27,6 @@ import {
   sqlParameters,
   type TermPostings,
 } from "./keyword-postings.ts";
-import type { KeywordTokenizer } from "./keyword-tokens.ts";
 import { archiveFilterSql } from "./sessions.ts";
 
 /** What the ranking needs of the whole archive the role sees, read once per search. */
@@ -124,18 +124,16 @@ export function inSnapshot<T>(connection: ArchiveConnection, fn: () => Promise<T
  */
 export async function prepareArchiveQuery(
   connection: ArchiveConnection,
-  tokenizer: KeywordTokenizer,
   query: LexicalQuery,
   exactLimit = exactPhraseCandidates,
 ): Promise<ArchiveKeywordQuery> {
   const terms = query.terms.map((term, index) => ({
     index,
-    tokens: tokenizer.tokens(termWords(term)),
+    tokens: keywordTokens(termWords(term)),
     prefix: term.endsWith("*"),
   }));
   const { batches, places, approximated, termPostings, phraseHolders } = await readTermPostings(
     connection,
-    tokenizer,
     terms,
     exactLimit,
   );

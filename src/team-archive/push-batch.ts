@@ -11,7 +11,7 @@ import { type DocumentText, loadDocumentTexts } from "../index/write/documents.t
 import type { PreparedTurn } from "../index/write/writer.ts";
 import { sessionAbstract } from "../search/listing/sessions.ts";
 import type { ArchiveConnection } from "./connection.ts";
-import type { DocumentTerms, KeywordTokenizer } from "./keyword-tokens.ts";
+import { type DocumentTerms, documentTerms } from "./keyword-tokens.ts";
 import { insertPostingLists, type PostingEntries } from "./posting-lists.ts";
 import {
   type BatchVector,
@@ -96,7 +96,6 @@ export interface BatchCounts {
 export function prepareBatch(
   db: Database,
   sessions: readonly LocalSession[],
-  tokenizer: KeywordTokenizer,
   vectorSide: VectorSide | undefined,
 ): PreparedBatch {
   const rowids = sessions.map((s) => s.rowid);
@@ -116,8 +115,7 @@ export function prepareBatch(
     rows.map((d) => d.id),
   );
   const kept = rows.filter((d) => texts.has(d.id));
-  const terms = tokenizer.documentTermsOf(kept.map((d) => texts.get(d.id)!));
-  const documents = kept.map((d, i) => ({ ...d, text: texts.get(d.id)!, terms: terms[i]! }));
+  const documents = kept.map((d) => ({ ...d, text: texts.get(d.id)!, terms: documentTerms(texts.get(d.id)!) }));
   const vectors = vectorSide ? readBatchVectors(db, vectorSide, documents) : [];
   return { sessions, turns, documents, vectors };
 }

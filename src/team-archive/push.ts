@@ -17,7 +17,6 @@ import { chunkStatus } from "../index/schema.ts";
 import { ArchiveError } from "../errors.ts";
 import { type ArchiveConnection, openArchive } from "./connection.ts";
 import { type CompactionLimits, compactBatches } from "./compact.ts";
-import { KeywordTokenizer } from "./keyword-tokens.ts";
 import {
   archivedAbstract,
   type BatchCounts,
@@ -122,7 +121,6 @@ export async function pushToArchive(
     ).map((row) => [`${row.source}\u0000${row.session_id}`, row.content_hash]),
   );
   const vectorSide = await openVectorSide(db, connection, options.recallHome);
-  const tokenizer = new KeywordTokenizer();
   const hashes = contentHashes(db, local, vectorSide?.fingerprint);
   const toSend = local.filter(
     (session) => archived.get(`${session.source}\u0000${session.session_id}`) !== hashes.get(session.rowid),
@@ -151,7 +149,7 @@ export async function pushToArchive(
       "SELECT reltuples::float8 AS sessions FROM pg_class WHERE oid = 'recall.sessions'::regclass",
     );
     if (batches.length > 0) {
-      await send(connection, prepareBatch(db, batches[0]!, tokenizer, vectorSide));
+      await send(connection, prepareBatch(db, batches[0]!, vectorSide));
       if (Number(size?.sessions ?? -1) < smallArchiveSessions)
         await connection.query("SELECT recall.refresh_statistics()");
     }
@@ -163,7 +161,7 @@ export async function pushToArchive(
     const inFlight = new Map<ArchiveConnection, Promise<void>>();
     let failure: unknown;
     for (const sessions of batches.slice(1)) {
-      const prepared = prepareBatch(db, sessions, tokenizer, vectorSide);
+      const prepared = prepareBatch(db, sessions, vectorSide);
       let lane = lanes.find((candidate) => !inFlight.has(candidate));
       if (!lane) {
         lane = await Promise.race([...inFlight].map(([on, done]) => done.then(() => on)));
@@ -184,7 +182,6 @@ export async function pushToArchive(
   } finally {
     for (const lane of lanes.slice(1)) await lane.close();
     vectorSide?.close();
-    tokenizer.close();
   }
   return {
     archive: connection.url.display,

@@ -15,7 +15,6 @@ import {
   rankArchiveWindows,
   termsHeldBy,
 } from "../../src/team-archive/keyword-rank.ts";
-import { KeywordTokenizer } from "../../src/team-archive/keyword-tokens.ts";
 import { decodePostingList } from "../../src/team-archive/posting-lists.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { archiveMigrations, initArchive } from "../../src/team-archive/schema.ts";
@@ -36,7 +35,6 @@ const sessions = 12;
 let server: PostgresServer;
 let archive: ArchiveConnection;
 const writers: WriterState[] = [];
-const tokenizer = new KeywordTokenizer();
 
 /** Queries of every kind: words, a question, identifiers (phrases), an id prefix, user-quoted text, a rare word. */
 const queries = [
@@ -68,7 +66,7 @@ function localScores(db: Database, match: string): Map<string, number> {
 
 /** The archive's scores of the query (every match: one window larger than the corpus), keyed as {@link localScores}. */
 async function archiveScores(text: string, allTerms: boolean, connection = archive): Promise<Map<string, number>> {
-  const prepared = await prepareArchiveQuery(connection, tokenizer, parseLexicalQuery(text));
+  const prepared = await prepareArchiveQuery(connection, parseLexicalQuery(text));
   const window = {
     rows: (await rankArchiveWindows(connection, prepared, "session", { includeSubagents: true }, 10_000))[
       allTerms ? "all" : "any"
@@ -193,7 +191,6 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
   }, 120_000);
 
   afterAll(async () => {
-    tokenizer.close();
     await archive?.close();
     await server?.stop();
     rmSync(work, { recursive: true, force: true });
@@ -207,14 +204,14 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     for (const text of queries) {
       const small = await rankArchiveWindows(
         archive,
-        await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery(text)),
+        await prepareArchiveQuery(archive, parseLexicalQuery(text)),
         "session",
         {},
         3,
       );
       const large = await rankArchiveWindows(
         archive,
-        await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery(text)),
+        await prepareArchiveQuery(archive, parseLexicalQuery(text)),
         "session",
         {},
         1000,
@@ -258,7 +255,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     const rank = async () =>
       rankArchiveWindows(
         archive,
-        await prepareArchiveQuery(archive, tokenizer, query),
+        await prepareArchiveQuery(archive, query),
         "session",
         { includeSubagents: true },
         1000,
@@ -269,7 +266,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     try {
       // the merge commits on another connection between this search's read of the posting lists and its lookup
       const duringMerge = await inSnapshot(archive, async () => {
-        const prepared = await prepareArchiveQuery(archive, tokenizer, query);
+        const prepared = await prepareArchiveQuery(archive, query);
         merged = await compactBatches(other, "gamma", { minimumBatches: 2 });
         return rankArchiveWindows(archive, prepared, "session", { includeSubagents: true }, 1000);
       });
@@ -288,7 +285,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
 
   test("forgetting a session in the archive takes its documents out of the postings and the statistics", async () => {
     expect(await deleteArchivedCopies(archive, [{ source: "claude-code", sessionId: idOf(2) }])).toBe(1);
-    const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery("7acd37a"));
+    const prepared = await prepareArchiveQuery(archive, parseLexicalQuery("7acd37a"));
     const window = await rankArchiveWindows(archive, prepared, "session", {}, 100);
     expect(window.any).toEqual([]);
     await expectExactIndex();
@@ -296,8 +293,8 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
 
   test("a phrase in more documents than are counted exactly is approximated by the documents holding all its words", async () => {
     const query = parseLexicalQuery('"bridge network"');
-    const exact = await prepareArchiveQuery(archive, tokenizer, query);
-    const approximate = await prepareArchiveQuery(archive, tokenizer, query, 0);
+    const exact = await prepareArchiveQuery(archive, query);
+    const approximate = await prepareArchiveQuery(archive, query, 0);
     expect(exact.approximated).toEqual([]);
     expect(approximate.approximated.map((term) => term.tokens)).toEqual([["bridg", "network"]]);
     const ids = async (prepared: typeof exact) =>
@@ -372,7 +369,7 @@ describe.skipIf(skipReason !== undefined)("the archive ranks by the local index'
     expect(after!.removed).toBe(0);
     expect(after!.positions).toBe(after!.documents);
     await expectExactIndex();
-    const prepared = await prepareArchiveQuery(archive, tokenizer, parseLexicalQuery("docker"));
+    const prepared = await prepareArchiveQuery(archive, parseLexicalQuery("docker"));
     const window = await rankArchiveWindows(archive, prepared, "session", { includeSubagents: true }, 1000);
     const gone = new Set(doomed.map(Number));
     expect(window.any.length).toBeGreaterThan(0);

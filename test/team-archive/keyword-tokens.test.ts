@@ -1,10 +1,15 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { keywordTokenizer } from "../../src/index/schema.ts";
-import { KeywordTokenizer, phraseFrequency } from "../../src/team-archive/keyword-tokens.ts";
+import {
+  type DocumentColumns,
+  type DocumentTerms,
+  documentTerms,
+  phraseFrequency,
+} from "../../src/team-archive/keyword-tokens.ts";
 
-// The archive's tokens must be FTS5's own (issue 30): each text below is stored in a real FTS5 table with the index's
-// tokenizer, as a whole column (not unit by unit), and its tokens are read back through fts5vocab.
+// A document's BM25 inputs must be FTS5's own (issue 30): each document below is stored in a real FTS5 table with the
+// index's tokenizer and column weights, and its length and term frequencies are read back through fts5vocab.
 const texts = [
   "Fixed ERR_MODULE_NOT_FOUND in src/server/index.ts — running `bun test --watch` again",
   "Café naïve résumé ÉCOLE Straße İstanbul ﬁle",
@@ -17,50 +22,50 @@ const texts = [
   "   leading and trailing spaces   \n\n newlines\r\nand CRLF",
 ];
 
-/** Each text's tokens per column, as FTS5 stored them (by offset). */
-function fts5Tokens(columns: Array<[string, string, string]>): string[][][] {
+/** Each document's BM25 inputs as FTS5 holds them: tokens in all columns, and each term's column-weighted count. */
+function fts5DocumentTerms(documents: DocumentColumns[]): DocumentTerms[] {
   const db = new Database(":memory:");
-  db.exec(`CREATE VIRTUAL TABLE t USING fts5(heading, body, extra, tokenize = '${keywordTokenizer}')`);
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5(heading, body, extra, abstract, tokenize = '${keywordTokenizer}')`);
   db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)");
-  const insert = db.query("INSERT INTO t(rowid, heading, body, extra) VALUES (?, ?, ?, ?)");
-  for (const [i, [heading, body, extra]] of columns.entries()) insert.run(i + 1, heading, body, extra);
-  const out = columns.map(() => [[], [], []] as string[][]);
-  const index = { heading: 0, body: 1, extra: 2 } as const;
+  const insert = db.query("INSERT INTO t(rowid, heading, body, extra, abstract) VALUES (?, ?, ?, ?, ?)");
+  for (const [i, d] of documents.entries()) insert.run(i + 1, d.heading, d.body, d.extra, d.abstract);
+  const out = documents.map((): DocumentTerms => ({ length: 0, frequencies: new Map() }));
+  const weight = { heading: 2, body: 1, extra: 1, abstract: 1 } as const;
   for (const row of db
-    .query<{ term: string; doc: number; col: keyof typeof index }, []>(
-      "SELECT term, doc, col FROM v ORDER BY doc, col, offset",
-    )
-    .all())
-    out[row.doc - 1]![index[row.col]]!.push(row.term);
+    .query<{ term: string; doc: number; col: keyof typeof weight }, []>("SELECT term, doc, col FROM v")
+    .all()) {
+    const terms = out[row.doc - 1]!;
+    terms.length++;
+    terms.frequencies.set(row.term, (terms.frequencies.get(row.term) ?? 0) + weight[row.col]);
+  }
   db.close();
   return out;
 }
 
-describe("KeywordTokenizer: FTS5's tokens, outside the index (issue 30)", () => {
-  const tokenizer = new KeywordTokenizer();
-  afterAll(() => tokenizer.close());
-  const columns = texts.map((text, i): [string, string, string] => [text, texts[(i + 1) % texts.length]!, `x ${text}`]);
-  const expected = fts5Tokens(columns);
-
-  test("every column's tokens equal FTS5's, in order, learnt in one batch", () => {
-    tokenizer.learn(columns.flat());
-    for (const [i, [heading, body, extra]] of columns.entries())
-      expect([tokenizer.tokens(heading), tokenizer.tokens(body), tokenizer.tokens(extra)]).toEqual(expected[i]!);
-    expect(tokenizer.tokens(texts[0]!)).toContain("run"); // Porter: running → run
-    expect(tokenizer.tokens(texts[1]!)).toContain("cafe"); // diacritics removed
-  });
-
-  test("a unit never learnt is learnt on the spot, with the same tokens", () => {
-    const fresh = new KeywordTokenizer();
-    try {
-      for (const [i, [heading]] of columns.entries()) expect(fresh.tokens(heading)).toEqual(expected[i]![0]!);
-    } finally {
-      fresh.close();
+describe("documentTerms and phraseFrequency: FTS5's BM25 inputs, outside the index (issue 30)", () => {
+  test("every document's length and term frequencies equal FTS5's", () => {
+    const documents = texts.map(
+      (text, i): DocumentColumns => ({
+        heading: text,
+        body: texts[(i + 1) % texts.length]!,
+        extra: `x ${text}`,
+        abstract: i % 2 === 0 ? texts[(i + 2) % texts.length]! : "",
+      }),
+    );
+    const expected = fts5DocumentTerms(documents);
+    for (const [i, d] of documents.entries()) {
+      const terms = documentTerms(d);
+      expect({ length: terms.length, frequencies: Object.fromEntries(terms.frequencies) }).toEqual({
+        length: expected[i]!.length,
+        frequencies: Object.fromEntries(expected[i]!.frequencies),
+      });
     }
+    expect(documentTerms(documents[0]!).frequencies.get("run")).toBe(2 + 1); // Porter: running → run, heading 2
+    expect(documentTerms(documents[1]!).frequencies.get("cafe")).toBe(2 + 1); // diacritics removed
   });
 
   test("documentTerms: length is every column's tokens, frequencies weigh the heading 2 and the others 1", () => {
-    const terms = tokenizer.documentTerms({
+    const terms = documentTerms({
       heading: "docker docker",
       body: "docker network",
       extra: "network",
@@ -71,7 +76,7 @@ describe("KeywordTokenizer: FTS5's tokens, outside the index (issue 30)", () => 
   });
 
   test("documentTerms counts the abstract column (issue 41) with its weight, as FTS5's bm25 does", () => {
-    const terms = tokenizer.documentTerms({
+    const terms = documentTerms({
       heading: "docker",
       body: "",
       extra: "",
@@ -89,12 +94,9 @@ describe("KeywordTokenizer: FTS5's tokens, outside the index (issue 30)", () => 
       abstract: "a bridge network",
     };
     // heading: 2 instances × 2; body: punctuation between does not break a phrase in FTS5 (1); extra: 1; abstract: 1
-    expect(phraseFrequency(tokenizer, columnsOf, ["bridg", "network"])).toBe(7);
+    expect(phraseFrequency(columnsOf, ["bridg", "network"])).toBe(7);
     expect(
-      phraseFrequency(tokenizer, { heading: "network bridge", body: "", extra: "", abstract: "" }, [
-        "bridg",
-        "network",
-      ]),
+      phraseFrequency({ heading: "network bridge", body: "", extra: "", abstract: "" }, ["bridg", "network"]),
     ).toBe(0);
   });
 });
