@@ -26,7 +26,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/d
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 19;
+export const schemaVersion = 20;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -382,6 +382,10 @@ const migrations: Array<string | ((db: Database) => void)> = [
   // At 20k sessions a first page took 32–36 ms (every session sorted) and its count 31–33 ms; now 0.1 ms and 2 ms.
   `CREATE INDEX IF NOT EXISTS sessions_listing
      ON sessions(is_subagent, ended_at DESC, session_id, turn_count, source, project_path, project_name, git_branch, started_at);`,
+  // v20 (issue 42): resume states are written as zstd of their JSON (index/store/resume-state.ts), a quarter to a third
+  // of their size; the JSON text of older rows is still read, and replaced when their session is next parsed. Nothing
+  // to migrate: the version keeps an older recall, which reads only JSON, from opening this index.
+  "SELECT 1;",
 ];
 
 /** The usage columns of `turns` (schema v12) and their SQLite types. */

@@ -43,6 +43,7 @@ import {
 import { quickCheck, type QuickCheckOptions } from "./freshness.ts";
 import type { WholeScan } from "./staleness.ts";
 import { readMeta } from "../schema.ts";
+import { decodeResumeState } from "../store/resume-state.ts";
 
 /** One unit to parse. */
 export interface PlannedUnit {
@@ -112,9 +113,9 @@ const indexedColumns = "id, unit_key, session_id, container_path, change_key, so
 /** The resume state stored for a session (`resume_states`, schema v17), or undefined when it has none. */
 function storedResumeState(db: Database, sessionRowid: number): ResumeState | undefined {
   const row = db
-    .query<{ state: string }, [number]>("SELECT state FROM resume_states WHERE session_rowid = ?")
+    .query<{ state: Uint8Array | string }, [number]>("SELECT state FROM resume_states WHERE session_rowid = ?")
     .get(sessionRowid);
-  return row ? (JSON.parse(row.state) as ResumeState) : undefined;
+  return row ? decodeResumeState(row.state) : undefined;
 }
 
 function addUnavailable(list: UnavailablePath[], entry: UnavailablePath): void {

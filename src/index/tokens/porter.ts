@@ -166,7 +166,10 @@ function step1a(): void {
   } else if (word[length - 2] !== 115) length -= 1;
 }
 
-/** Step 1b's follow-up after -ed or -ing went: at/bl/iz take an e; else a double consonant (not l, s, z) loses one; else an *o stem of m = 1 takes an e. */
+/**
+ * Step 1b's follow-up after -ed or -ing went: at/bl/iz take an e; else a double consonant (not l, s, z) loses one;
+ * else an *o stem of m = 1 takes an e.
+ */
 function step1bFollowUp(): void {
   if (applyStep(step1b2)) return;
   const last = word[length - 1]!;

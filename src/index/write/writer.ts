@@ -34,6 +34,7 @@ import {
 } from "./documents.ts";
 import { derivedTitleOf } from "./derived-title.ts";
 import { replaceSessionSkips } from "./not-kept.ts";
+import { encodeResumeState } from "../store/resume-state.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
 export type StoredToolCall = Pick<
@@ -131,8 +132,8 @@ export interface PreparedSession {
   /** As in `ParseResult`: turns from this number on are replaced (a full parse: 1). */
   fromTurn: number;
   turns: PreparedTurn[];
-  /** `resume_states.state`: JSON of the parse's resume state, or null (no row). */
-  resume: string | null;
+  /** `resume_states.state`: the parse's resume state as store/resume-state.ts encodes it, or null (no row). */
+  resume: Uint8Array | null;
   /**
    * The session document, `sessions.files` (JSON array, unique paths in first-touch order) and
    * `sessions.derived_title` (derived-title.ts) when `turns` are every turn of the session (`fromTurn` 1), else
@@ -168,7 +169,7 @@ export function prepareSession(result: ParseResult): PreparedSession {
     session: result.session,
     fromTurn: result.fromTurn,
     turns,
-    resume: result.resume ? JSON.stringify(result.resume) : null,
+    resume: result.resume ? encodeResumeState(result.resume) : null,
     bytesRead: result.bytesRead,
     skipped: result.skipped,
   };
@@ -381,7 +382,7 @@ function upsertSessionRow(
  * or remove it when the parse gave none. A new session has no row to replace: a plain insert, which opens no
  * statement journal (see PendingFtsRows).
  */
-function storeResumeState(db: Database, rowid: number, resume: string | null, isNew: boolean): void {
+function storeResumeState(db: Database, rowid: number, resume: Uint8Array | null, isNew: boolean): void {
   if (isNew) {
     if (resume !== null) db.query("INSERT INTO resume_states(session_rowid, state) VALUES (?, ?)").run(rowid, resume);
     return;

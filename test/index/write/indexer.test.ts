@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { databasePath, runIndex, tryAcquireIndexLock } from "../../../src/index/index.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
 import { tempDirs } from "../../helpers/temp-dirs.ts";
-import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
+import { restoreJsonResumeStates, restoreResumeStateColumn } from "../../helpers/old-schema.ts";
+import { decodeResumeState } from "../../../src/index/store/resume-state.ts";
 
 const tempDir = tempDirs("recall-indexer-");
 
@@ -99,9 +100,9 @@ describe("runIndex", () => {
     await runIndex({ recallHome: home, roots: rootsFor(root) });
     // What schema 16 looks like: the resume state inside the session row, no resume_states table.
     const old = new Database(databasePath(home));
-    const stored = old.query<{ state: string }, []>("SELECT state FROM resume_states").all();
-    expect(stored).toHaveLength(1);
+    expect(old.query("SELECT state FROM resume_states").all()).toHaveLength(1);
     restoreResumeStateColumn(old);
+    const stored = old.query<{ state: string }, []>("SELECT resume_state AS state FROM sessions").all();
     old.exec("PRAGMA user_version = 16");
     old.close();
     const sizeBefore = statSync(path).size;
@@ -113,10 +114,48 @@ describe("runIndex", () => {
     const db = new Database(databasePath(home), { readonly: true });
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
     expect(columns.map((column) => column.name)).not.toContain("resume_state");
-    const resumed = db.query<{ state: string }, []>("SELECT state FROM resume_states").all();
+    const resumed = db.query<{ state: Uint8Array }, []>("SELECT state FROM resume_states").all();
     db.close();
     expect(resumed).toHaveLength(1);
-    expect(resumed[0]!.state).not.toBe(stored[0]!.state); // the state of the run that read the appended turn
+    // the state of the run that read the appended turn, stored as schema 20 stores it
+    expect(resumed[0]!.state).toBeInstanceOf(Uint8Array);
+    expect(decodeResumeState(resumed[0]!.state)).not.toEqual(JSON.parse(stored[0]!.state));
+  });
+
+  test("a resume state stored as JSON text (schema 19) resumes the parse, and comes back as zstd (schema 20)", async () => {
+    const root = tempDir();
+    const home = tempDir();
+    const path = join(root, "-home-dev-big", "55555555-5555-4555-8555-555555555555.jsonl");
+    const state = writeClaudeSession(path, {
+      sessionId: "55555555-5555-4555-8555-555555555555",
+      cwd: "/home/dev/big",
+      turns: Array.from({ length: 400 }, (_, i) => ({
+        prompt: `step ${i}: ${fillerText(i, 40)}`,
+        response: fillerText(i, 200),
+      })),
+    });
+    await runIndex({ recallHome: home, roots: rootsFor(root) });
+    const old = new Database(databasePath(home));
+    const [written] = old.query<{ state: Uint8Array }, []>("SELECT state FROM resume_states").all();
+    expect(written!.state).toBeInstanceOf(Uint8Array);
+    const json = JSON.stringify(decodeResumeState(written!.state));
+    expect(written!.state.byteLength).toBeLessThan(json.length / 2);
+    restoreJsonResumeStates(old);
+    old.exec("PRAGMA user_version = 19");
+    old.close();
+    const sizeBefore = statSync(path).size;
+    appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
+    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
+    expect(summary).toMatchObject({ added: 0, updated: 1 });
+    // a resumed parse: only the appended bytes (and a window before them) were read, not the 400 turns
+    expect(summary.bytesRead).toBeLessThan(statSync(path).size - sizeBefore + 64 * 1024);
+    expect(countRows(home).turns).toBe(401);
+    const db = new Database(databasePath(home), { readonly: true });
+    const [now] = db.query<{ state: Uint8Array }, []>("SELECT state FROM resume_states").all();
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(20);
+    db.close();
+    expect(now!.state).toBeInstanceOf(Uint8Array);
+    expect(decodeResumeState(now!.state)).not.toEqual(JSON.parse(json));
   });
 
   test("a session whose file vanished stays in the index, marked deleted with all its rows (issue 9)", async () => {
