@@ -21,21 +21,23 @@ function truncated(token: string): string {
   return bytes.length <= maxTokenBytes ? token : decoder.decode(bytes.subarray(0, maxTokenBytes));
 }
 
-/** Stems of recent tokens: a word's stem costs ~300 ns, a lookup ~30 ns, and a text repeats most of its words. */
-const stems = new Map<string, string>();
-/** Stems remembered at most (tokens of up to 64 characters: a few MB); the cache is emptied past it. */
-const maxCachedStems = 100_000;
+/** Slots of the stem cache (a power of 2): a token's slot is a hash of its characters. */
+const cacheSlots = 1 << 14;
+/** The token last stemmed in each slot, and its stem: a text repeats most of its words, and a stem costs ~300 ns. */
+const cachedTokens: string[] = new Array(cacheSlots).fill("");
+const cachedStems: string[] = new Array(cacheSlots).fill("");
 
-/** {@link porterStem} through {@link stems}. */
+/** {@link porterStem} through a direct-mapped cache of {@link cacheSlots} tokens. */
 function stemOf(token: string, isAscii: boolean): string {
-  let stem = stems.get(token);
-  if (stem === undefined) {
-    stem = porterStem(token, isAscii);
-    if (token.length <= 64) {
-      if (stems.size >= maxCachedStems) stems.clear();
-      stems.set(token, stem);
-    }
-  }
+  const length = token.length;
+  if (length > 64) return token;
+  let hash = length;
+  for (let at = 0; at < length; at++) hash = (Math.imul(hash, 31) + token.charCodeAt(at)) | 0;
+  const slot = hash & (cacheSlots - 1);
+  if (cachedTokens[slot] === token) return cachedStems[slot]!;
+  const stem = porterStem(token, isAscii);
+  cachedTokens[slot] = token;
+  cachedStems[slot] = stem;
   return stem;
 }
 
