@@ -25,7 +25,7 @@ import {
   type TurnResult,
 } from "../search/index.ts";
 import { lastTurns, recentSessions, type RecentSession } from "../search/listing/recent.ts";
-import { attachMatchWorkers } from "../search/ranking/match-window.ts";
+import { attachLongLivedRanking } from "../search/ranking/match-window.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { sourceInfo } from "../parsers/sources.ts";
 
@@ -156,7 +156,7 @@ export class PickerSearch {
     private readonly filters: SearchFilters,
     private readonly currentProject: string | undefined,
   ) {
-    this.stopMatchWorkers = attachMatchWorkers(db);
+    this.stopMatchWorkers = attachLongLivedRanking(db);
   }
 
   /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/ranking/match-window.ts). */
@@ -167,7 +167,7 @@ export class PickerSearch {
     this.stopMatchWorkers();
     this.db.close();
     this.db = db;
-    this.stopMatchWorkers = attachMatchWorkers(db);
+    this.stopMatchWorkers = attachLongLivedRanking(db);
   }
 
   /** Run `fn` on the current connection (the vector leg is opened on it). */

@@ -16,7 +16,7 @@ import { openFreshIndex, type HistoryContext } from "./context.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { openVectorLeg, type VectorLegChoice } from "./vector-leg.ts";
 import { databasePath } from "../index/index.ts";
-import { attachMatchWorkers } from "../search/index.ts";
+import { attachLongLivedRanking } from "../search/index.ts";
 
 /** Options of {@link createBackend}. */
 export interface BackendOptions {
@@ -100,7 +100,7 @@ export function createBackend(options: BackendOptions): Backend {
       const db = await openCommitted();
       if (shared)
         db.close(); // another call opened one meanwhile
-      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, stopMatchWorkers: attachMatchWorkers(db) };
+      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, stopMatchWorkers: attachLongLivedRanking(db) };
     }
     shared!.users++;
     return shared!;

@@ -19,6 +19,7 @@ import { mergeUnsegmented, searchUnsegmented, splitUnsegmented } from "./cjk.ts"
 import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
+import type { PhraseMatch } from "./term-rankings.ts";
 
 /** Level searched: sessions (turn documents grouped by session, plus a share of the session document) or turns. */
 export type SearchLevel = "session" | "turn";
@@ -134,6 +135,7 @@ function hitsOf(
 async function runMatch(
   db: Database,
   match: string,
+  phrases: PhraseMatch,
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
@@ -141,7 +143,7 @@ async function runMatch(
   spreadCounts = true,
 ): Promise<LexicalHit[]> {
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = await rankedWindow(db, match, window);
+    const ranked = await rankedWindow(db, match, window, phrases);
     const hits = hitsOf(filteredRows(db, ranked, level, filters), level, exclude, candidates, spreadCounts);
     // Counting the matches costs a pass over their doclists (5 ms for 27k matches at 20k sessions): only when short.
     if (hits.length >= candidates || ranked.length < window || matchCount(db, match) <= window) return hits;
@@ -366,9 +368,10 @@ async function rankTerms(
   candidates: number,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const all = await runMatch(db, query.allTerms, level, filters, candidates, new Set(), single);
+  const every = { phrases: query.terms, every: true };
+  const all = await runMatch(db, query.allTerms, every, level, filters, candidates, new Set(), single);
   return tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    runMatch(db, query.anyTerm, level, filters, wanted, seen),
+    runMatch(db, query.anyTerm, { phrases: query.terms, every: false }, level, filters, wanted, seen),
   );
 }
 

@@ -4,7 +4,7 @@
  * bm25() scores every matching row (FTS5 has no top-k pruning), 0.5–0.7 µs a row, 25–45 ms for 20k–70k matches.
  *
  * A long-lived reader (`recall ui`, `recall mcp`, `recall pick`) may attach a worker thread to its connection
- * ({@link attachMatchWorkers}): the window is then ranked in two halves of the document ids at once, the upper half in
+ * ({@link attachLongLivedRanking}): the window is then ranked in two halves of the document ids at once, the upper half in
  * the worker on its own read-only connection, the lower half here, and the two windows are merged. bm25() takes its
  * statistics (row count, average length, each term's document count) from the whole table whatever rowid range is
  * ranked, so each half's scores are those of the whole ranking and the merged window is the same as one window of
@@ -14,6 +14,14 @@
  */
 import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
+import {
+  attachPhraseRankings,
+  concatRankings,
+  hasPhraseRankings,
+  type PhraseMatch,
+  type PhraseRanking,
+  rankedFromPhrases,
+} from "./term-rankings.ts";
 
 /** One ranked document: its id (documents.id = documents_fts.rowid) and its bm25() rank (lower is better). */
 export interface RankedDocument {
@@ -36,6 +44,22 @@ const rankedRangeSql = `SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) 
 /** SQL of the whole table ranked; parameters: MATCH expression, LIMIT (-1: all). */
 const rankedAllSql = `SELECT rowid AS id, bm25(documents_fts, ${bm25Weights}) AS rank FROM documents_fts
   WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?`;
+
+/** SQL of one phrase's ranking over ids first…last in id order; parameters: the phrase, first id, last id. */
+const phraseRangeSql = `SELECT rowid, bm25(documents_fts, ${bm25Weights}) FROM documents_fts
+  WHERE documents_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid`;
+
+/** Every document of one phrase among ids `first`…`last` (inclusive) with its rank, ids ascending, on this thread. */
+export function rankPhraseRange(db: Database, phrase: string, first: number, last: number): PhraseRanking {
+  const rows = db.query(phraseRangeSql).values(phrase, first, last) as Array<[number, number]>;
+  const ids = new Int32Array(rows.length);
+  const ranks = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    ids[i] = rows[i]![0];
+    ranks[i] = rows[i]![1];
+  }
+  return { ids, ranks };
+}
 
 /** Largest document id a range may end at (SQLite's largest rowid). */
 const lastPossibleId = Number.MAX_SAFE_INTEGER;
@@ -61,10 +85,13 @@ export interface MatchWorkerRequest {
   first: number;
   last: number;
   limit: number;
+  /** Answer with the phrase ranking of `match` (every document, ids ascending; `limit` unused) instead. */
+  byId?: boolean;
 }
 /** The worker's answer: the ranked range, or the error's message; `{ ready: true }` once its connection is open. */
 export type MatchWorkerAnswer =
   | { id: number; documents: RankedDocument[] }
+  | { id: number; ranking: PhraseRanking }
   | { id: number; error: string }
   | { ready: true };
 
@@ -78,7 +105,10 @@ export class MatchWorker {
   private failed = false;
   private isReady = false;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve(documents: RankedDocument[]): void; reject(e: Error): void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve(answer: RankedDocument[] | PhraseRanking): void; reject(e: Error): void }
+  >();
 
   /** @param path the index file (the attached connection's `filename`) */
   constructor(private readonly path: string) {}
@@ -116,7 +146,7 @@ export class MatchWorker {
         if ("error" in answer) {
           waiter.reject(new Error(answer.error));
           this.fail(new Error(answer.error)); // retired: its callers rank on their own thread from now on
-        } else waiter.resolve(answer.documents);
+        } else waiter.resolve("ranking" in answer ? answer.ranking : answer.documents);
       };
       worker.onerror = (event) => this.fail(new Error(event.message || "the match worker stopped"));
       worker.unref();
@@ -128,13 +158,22 @@ export class MatchWorker {
 
   /** Rank ids `first`…`last` of `match` in the worker. @throws Error when the worker failed or fails meanwhile */
   rank(match: string, first: number, last: number, limit: number): Promise<RankedDocument[]> {
+    return this.ask({ match, first, last, limit }) as Promise<RankedDocument[]>;
+  }
+
+  /** The phrase ranking of ids `first`…`last`, from the worker. @throws Error when the worker failed or fails meanwhile */
+  rankPhrase(phrase: string, first: number, last: number): Promise<PhraseRanking> {
+    return this.ask({ match: phrase, first, last, limit: -1, byId: true }) as Promise<PhraseRanking>;
+  }
+
+  private ask(request: Omit<MatchWorkerRequest, "id">): Promise<RankedDocument[] | PhraseRanking> {
     this.start();
     const worker = this.worker;
     if (!worker || this.failed) return Promise.reject(new Error("the match worker is not running"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, match, first, last, limit } satisfies MatchWorkerRequest);
+      worker.postMessage({ id, ...request } satisfies MatchWorkerRequest);
     });
   }
 
@@ -155,18 +194,20 @@ export class MatchWorker {
 const attached = new WeakMap<Database, MatchWorker>();
 
 /**
- * Rank this connection's big MATCHes in two halves at once from now on (see the file comment). Only for long-lived
- * readers with at least 2 cores; does nothing on one core, on an in-memory database or when already attached.
- * The worker starts at once, in the background; searches rank in one pass until it is ready.
- * @returns a function that stops the worker (call it before closing `db`)
+ * Rank this long-lived reader's MATCHes from kept phrase rankings (term-rankings.ts) and, with at least 2 cores on an
+ * index file, in two halves at once (see the file comment): the worker starts at once, in the background; searches
+ * rank in one pass until it is ready. Idempotent.
+ * @returns a function that stops both (call it before closing `db`)
  */
-export function attachMatchWorkers(db: Database): () => void {
+export function attachLongLivedRanking(db: Database): () => void {
+  const stopPhraseRankings = attachPhraseRankings(db);
   const path = db.filename;
-  if (attached.has(db) || availableParallelism() < 2 || !path || path === ":memory:") return () => {};
+  if (attached.has(db) || availableParallelism() < 2 || !path || path === ":memory:") return stopPhraseRankings;
   const worker = new MatchWorker(path);
   attached.set(db, worker);
   worker.start();
   return () => {
+    stopPhraseRankings();
     attached.delete(db);
     worker.close();
   };
@@ -178,20 +219,44 @@ export function hasMatchWorker(db: Database): boolean {
 }
 
 /**
- * The best `limit` documents of `match`, best first: in two halves at once when a worker is attached to `db`, else in
- * one pass. Ties between equal ranks may come in another order than one pass gives.
+ * The best `limit` documents of `match`, best first: from kept phrase rankings when the reader keeps them and
+ * `phrases` spell `match` out (the same ranks; ties by ascending id), else in two halves at once when a worker is
+ * attached to `db`, else in one pass. Ties between equal ranks may come in another order than one pass gives.
  * @param limit -1 for every match
+ * @param phrases `match` as its phrases (`match` is their AND, or their OR), for the kept rankings
  */
-export async function rankedWindow(db: Database, match: string, limit: number): Promise<RankedDocument[]> {
+export async function rankedWindow(
+  db: Database,
+  match: string,
+  limit: number,
+  phrases?: PhraseMatch,
+): Promise<RankedDocument[]> {
+  if (phrases && hasPhraseRankings(db))
+    return rankedFromPhrases(db, phrases, limit, (phrase) => rankPhraseEverywhere(db, phrase));
   const worker = attached.get(db);
   // a worker still starting (20–40 ms) would hold this search back: one pass until it is ready
   if (!worker?.ready) return rankRange(db, match, 0, lastPossibleId, limit);
-  const lastId = db.query<{ last: number | null }, []>("SELECT max(id) AS last FROM documents").get()?.last ?? 0;
-  const middle = Math.floor(lastId / 2);
+  const middle = middleId(db);
   const upper = worker.rank(match, middle + 1, lastPossibleId, limit).catch(() => undefined);
   const lower = rankRange(db, match, 0, middle, limit);
   // a worker that failed meanwhile: its half is ranked here
   const upperDocuments = (await upper) ?? rankRange(db, match, middle + 1, lastPossibleId, limit);
   const merged = [...lower, ...upperDocuments].sort((a, b) => a.rank - b.rank);
   return limit < 0 ? merged : merged.slice(0, limit);
+}
+
+/** The id that splits the documents in two halves for the worker. */
+function middleId(db: Database): number {
+  const lastId = db.query<{ last: number | null }, []>("SELECT max(id) AS last FROM documents").get()?.last ?? 0;
+  return Math.floor(lastId / 2);
+}
+
+/** One phrase's ranking of every document: the upper half in the worker when one is ready, else in one pass here. */
+async function rankPhraseEverywhere(db: Database, phrase: string): Promise<PhraseRanking> {
+  const worker = attached.get(db);
+  if (!worker?.ready) return rankPhraseRange(db, phrase, 0, lastPossibleId);
+  const middle = middleId(db);
+  const upper = worker.rankPhrase(phrase, middle + 1, lastPossibleId).catch(() => undefined);
+  const lower = rankPhraseRange(db, phrase, 0, middle);
+  return concatRankings(lower, (await upper) ?? rankPhraseRange(db, phrase, middle + 1, lastPossibleId));
 }

@@ -1,9 +1,16 @@
 /**
  * The worker thread of match-window.ts: opens the index read-only on its first message ({@link MatchWorkerOpen}), then
- * answers each {@link MatchWorkerRequest} with the ranked documents of its rowid range, in the order asked.
+ * answers each {@link MatchWorkerRequest} with the ranked documents of its rowid range, or the phrase ranking of that range,
+ * in the order asked.
  */
 import { Database } from "bun:sqlite";
-import { type MatchWorkerAnswer, type MatchWorkerOpen, type MatchWorkerRequest, rankRange } from "./match-window.ts";
+import {
+  type MatchWorkerAnswer,
+  type MatchWorkerOpen,
+  type MatchWorkerRequest,
+  rankPhraseRange,
+  rankRange,
+} from "./match-window.ts";
 
 // A worker does the heavy work: the normal JIT at once, not the start-up policy the binary begins with (src/cli.ts).
 Bun.unsafe.setJITPolicy(1);
@@ -28,6 +35,14 @@ self.onmessage = (event: MessageEvent<MatchWorkerOpen | MatchWorkerRequest>) => 
   let answer: MatchWorkerAnswer;
   try {
     if (!db) throw new Error(openError ?? "the match worker has no index open");
+    if (message.byId) {
+      const ranking = rankPhraseRange(db, message.match, message.first, message.last);
+      // the arrays' memory moves to the asking thread instead of being copied
+      self.postMessage({ id: message.id, ranking } satisfies MatchWorkerAnswer, {
+        transfer: [ranking.ids.buffer, ranking.ranks.buffer] as ArrayBuffer[],
+      });
+      return;
+    }
     answer = { id: message.id, documents: rankRange(db, message.match, message.first, message.last, message.limit) };
   } catch (error) {
     answer = { id: message.id, error: error instanceof Error ? error.message : String(error) };
