@@ -156,18 +156,18 @@ export class PickerSearch {
     private readonly filters: SearchFilters,
     private readonly currentProject: string | undefined,
   ) {
-    this.stopMatchWorkers = attachLongLivedRanking(db);
+    this.stopLongLivedRanking = attachLongLivedRanking(db);
   }
 
   /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/ranking/match-window.ts). */
-  private stopMatchWorkers: () => void;
+  private stopLongLivedRanking: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */
   reopen(db: Database): void {
-    this.stopMatchWorkers();
+    this.stopLongLivedRanking();
     this.db.close();
     this.db = db;
-    this.stopMatchWorkers = attachLongLivedRanking(db);
+    this.stopLongLivedRanking = attachLongLivedRanking(db);
   }
 
   /** Run `fn` on the current connection (the vector leg is opened on it). */
@@ -177,7 +177,7 @@ export class PickerSearch {
 
   /** Close the connection. */
   close(): void {
-    this.stopMatchWorkers();
+    this.stopLongLivedRanking();
     this.db.close();
   }
 

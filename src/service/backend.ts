@@ -56,7 +56,7 @@ interface Shared {
   users: number;
   stale: boolean;
   /** Stops the worker that ranks this connection's big MATCHes in two halves (search/ranking/match-window.ts). */
-  stopMatchWorkers: () => void;
+  stopLongLivedRanking: () => void;
 }
 
 /** Device and inode of the database file ("" when absent): a new value means another file took its place. */
@@ -82,7 +82,7 @@ export function createBackend(options: BackendOptions): Backend {
     }
   }
   const closeShared = (entry: Shared) => {
-    entry.stopMatchWorkers();
+    entry.stopLongLivedRanking();
     entry.db.close();
   };
   const release = (entry: Shared) => {
@@ -100,7 +100,14 @@ export function createBackend(options: BackendOptions): Backend {
       const db = await openCommitted();
       if (shared)
         db.close(); // another call opened one meanwhile
-      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, stopMatchWorkers: attachLongLivedRanking(db) };
+      else
+        shared = {
+          db,
+          fileId: fileIdOf(path),
+          users: 0,
+          stale: false,
+          stopLongLivedRanking: attachLongLivedRanking(db),
+        };
     }
     shared!.users++;
     return shared!;
