@@ -44,9 +44,12 @@ export function concatRankings(lower: PhraseRanking, upper: PhraseRanking): Phra
  * rank, ties by ascending id; at most `limit` (-1: all). Documents missing a phrase are left out when `every`.
  */
 export function combineRankings(rankings: readonly PhraseRanking[], every: boolean, limit: number): RankedDocument[] {
+  if (rankings.length === 1) return bestFirst(rankings[0]!, limit);
   const at = rankings.map(() => 0);
-  const ids: number[] = [];
-  const ranks: number[] = [];
+  const room = every ? Math.min(...rankings.map((r) => r.ids.length)) : rankings.reduce((n, r) => n + r.ids.length, 0);
+  const ids = new Int32Array(room);
+  const ranks = new Float64Array(room);
+  let count = 0;
   for (;;) {
     // the smallest id not yet taken among the rankings
     let id = Number.POSITIVE_INFINITY;
@@ -65,20 +68,18 @@ export function combineRankings(rankings: readonly PhraseRanking[], every: boole
       at[i]!++;
     }
     if (every && phrases < rankings.length) continue;
-    ids.push(id);
-    ranks.push(rank);
+    ids[count] = id;
+    ranks[count++] = rank;
   }
-  return bestFirst(ids, ranks, limit);
+  return bestFirst({ ids: ids.subarray(0, count), ranks: ranks.subarray(0, count) }, limit);
 }
 
-/** Documents (parallel `ids`, `ranks`) best first, at most `limit` (-1: all): a native sort of the ranks finds the cut. */
-function bestFirst(ids: readonly number[], ranks: readonly number[], limit: number): RankedDocument[] {
-  let kept = Array.from(ids.keys());
-  if (limit >= 0 && limit < ids.length) {
-    const sorted = Float64Array.from(ranks).sort();
-    const cut = sorted[limit - 1] ?? Number.NEGATIVE_INFINITY;
-    kept = kept.filter((i) => ranks[i]! <= cut); // every document that can be among the best `limit`, ties included
-  }
+/** A ranking's documents best first, at most `limit` (-1: all): a native sort of a copy of the ranks finds the cut. */
+function bestFirst({ ids, ranks }: PhraseRanking, limit: number): RankedDocument[] {
+  if (limit === 0) return [];
+  const cut = limit > 0 && limit < ranks.length ? ranks.slice().sort()[limit - 1]! : Number.POSITIVE_INFINITY;
+  const kept: number[] = [];
+  for (let i = 0; i < ranks.length; i++) if (ranks[i]! <= cut) kept.push(i); // ties at the cut included
   kept.sort((a, b) => ranks[a]! - ranks[b]! || ids[a]! - ids[b]!);
   return (limit < 0 ? kept : kept.slice(0, limit)).map((i) => ({ id: ids[i]!, rank: ranks[i]! }));
 }
