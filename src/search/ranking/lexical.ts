@@ -19,7 +19,7 @@ import { mergeUnsegmented, searchUnsegmented, splitUnsegmented } from "./cjk.ts"
 import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
-import type { PhraseMatch } from "./term-rankings.ts";
+import type { PhraseMatch } from "./phrase-rankings.ts";
 
 /** Level searched: sessions (turn documents grouped by session, plus a share of the session document) or turns. */
 export type SearchLevel = "session" | "turn";

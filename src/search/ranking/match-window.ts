@@ -21,7 +21,7 @@ import {
   type PhraseMatch,
   type PhraseRanking,
   rankedFromPhrases,
-} from "./term-rankings.ts";
+} from "./phrase-rankings.ts";
 
 /** One ranked document: its id (documents.id = documents_fts.rowid) and its bm25() rank (lower is better). */
 export interface RankedDocument {
@@ -52,7 +52,7 @@ const phraseRangeSql = `SELECT rowid, bm25(documents_fts, ${bm25Weights}) FROM d
 /** Every document of one phrase among ids `first`…`last` (inclusive) with its rank, ids ascending, on this thread. */
 export function rankPhraseRange(db: Database, phrase: string, first: number, last: number): PhraseRanking {
   const rows = db.query(phraseRangeSql).values(phrase, first, last) as Array<[number, number]>;
-  const ids = new Int32Array(rows.length);
+  const ids = new Float64Array(rows.length);
   const ranks = new Float64Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     ids[i] = rows[i]![0];
@@ -194,7 +194,7 @@ export class MatchWorker {
 const attached = new WeakMap<Database, MatchWorker>();
 
 /**
- * Rank this long-lived reader's MATCHes from kept phrase rankings (term-rankings.ts) and, with at least 2 cores on an
+ * Rank this long-lived reader's MATCHes from kept phrase rankings (phrase-rankings.ts) and, with at least 2 cores on an
  * index file, in two halves at once (see the file comment): the worker starts at once, in the background; searches
  * rank in one pass until it is ready. Idempotent.
  * @returns a function that stops both (call it before closing `db`)

@@ -15,9 +15,12 @@
 import type { Database } from "bun:sqlite";
 import type { RankedDocument } from "./match-window.ts";
 
-/** Every document matching one phrase: ids ascending, and each one's bm25() rank (lower is better). */
+/**
+ * Every document matching one phrase: ids ascending (doubles: a rowid may pass 2^31), and each one's bm25() rank
+ * (lower is better).
+ */
 export interface PhraseRanking {
-  ids: Int32Array;
+  ids: Float64Array;
   ranks: Float64Array;
 }
 
@@ -30,7 +33,7 @@ export interface PhraseMatch {
 
 /** Two rankings of adjacent id ranges (`lower`'s ids all below `upper`'s) as one. */
 export function concatRankings(lower: PhraseRanking, upper: PhraseRanking): PhraseRanking {
-  const ids = new Int32Array(lower.ids.length + upper.ids.length);
+  const ids = new Float64Array(lower.ids.length + upper.ids.length);
   const ranks = new Float64Array(ids.length);
   ids.set(lower.ids);
   ids.set(upper.ids, lower.ids.length);
@@ -47,7 +50,7 @@ export function combineRankings(rankings: readonly PhraseRanking[], every: boole
   if (rankings.length === 1) return bestFirst(rankings[0]!, limit);
   const at = rankings.map(() => 0);
   const room = every ? Math.min(...rankings.map((r) => r.ids.length)) : rankings.reduce((n, r) => n + r.ids.length, 0);
-  const ids = new Int32Array(room);
+  const ids = new Float64Array(room);
   const ranks = new Float64Array(room);
   let count = 0;
   for (;;) {
@@ -88,11 +91,11 @@ function bestFirst({ ids, ranks }: PhraseRanking, limit: number): RankedDocument
 interface RankingCache {
   version: number;
   rankings: Map<string, PhraseRanking>;
-  /** Documents held in `rankings`, summed (each costs 12 bytes). */
+  /** Documents held in `rankings`, summed (each costs 16 bytes). */
   documents: number;
 }
 
-/** Documents a connection's cache holds at most (about 24 MB); the least recently used phrases go first. */
+/** Documents a connection's cache holds at most (32 MB); the least recently used phrases go first. */
 const maxCachedDocuments = 2_000_000;
 
 const caches = new WeakMap<Database, RankingCache>();

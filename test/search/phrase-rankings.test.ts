@@ -14,9 +14,9 @@ import {
 } from "../../src/search/ranking/match-window.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
-// Ranking a MATCH from its phrases' kept rankings (term-rankings.ts) must give FTS5's own bm25() ranks, bit for bit:
+// Ranking a MATCH from its phrases' kept rankings (phrase-rankings.ts) must give FTS5's own bm25() ranks, bit for bit:
 // every query below is ranked by FTS5 in one statement and from the phrase rankings, and the two are compared.
-const work = mkdtempSync(join(tmpdir(), "recall-term-rankings-"));
+const work = mkdtempSync(join(tmpdir(), "recall-phrase-rankings-"));
 const home = join(work, "home");
 const roots = { "claude-code": [join(work, "claude")], opencode: [] };
 // common, middling and rare words, some that stem together (retry/retries, migrate/migration)
@@ -105,7 +105,7 @@ function queries(): Array<{ phrases: string[]; every: boolean }> {
   return out;
 }
 
-describe("BM25 from kept phrase rankings (term-rankings.ts)", () => {
+describe("BM25 from kept phrase rankings (phrase-rankings.ts)", () => {
   test("300 queries, each at 4 window sizes: FTS5's documents and bit-identical ranks", async () => {
     let compared = 0;
     for (const query of queries()) {
