@@ -10,8 +10,10 @@ import {
   hasMatchWorker,
   type RankedDocument,
   rankedWindow,
+  rankPhraseRange,
   rankRange,
 } from "../../src/search/ranking/match-window.ts";
+import { rankedFromPhrases } from "../../src/search/ranking/phrase-rankings.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 // Ranking a MATCH from its phrases' kept rankings (phrase-rankings.ts) must give FTS5's own bm25() ranks, bit for bit:
@@ -83,6 +85,9 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A phrase ranked anew on the kept connection's thread. */
+const rankAnew = async (phrase: string) => rankPhraseRange(kept, phrase, 0, Number.MAX_SAFE_INTEGER);
+
 /** FTS5's whole ranking of `match`, best first, ties by ascending id: the order the kept rankings promise. */
 const fts5Ranking = (db: Database, match: string): RankedDocument[] =>
   rankRange(db, match, 0, Number.MAX_SAFE_INTEGER, -1).sort((a, b) => a.rank - b.rank || a.id - b.id);
@@ -107,12 +112,15 @@ function queries(): Array<{ phrases: string[]; every: boolean }> {
 
 describe("BM25 from kept phrase rankings (phrase-rankings.ts)", () => {
   test("300 queries, each at 4 window sizes: FTS5's documents and bit-identical ranks", async () => {
+    // each phrase ranked alone first, so every query below is combined from kept rankings
+    for (const phrase of new Set(queries().flatMap((query) => query.phrases)))
+      expect(await rankedFromPhrases(kept, { phrases: [phrase], every: true }, 1, rankAnew)).toBeDefined();
     let compared = 0;
     for (const query of queries()) {
       const match = query.phrases.join(query.every ? " " : " OR ");
       const expected = fts5Ranking(reference, match);
       for (const limit of [1, 10, 80, -1]) {
-        const actual = await rankedWindow(kept, match, limit, query);
+        const actual = (await rankedFromPhrases(kept, query, limit, rankAnew))!;
         expect(actual).toEqual(limit < 0 ? expected : expected.slice(0, limit));
         // and FTS5's own top `limit` (ties in any order) has the very same ranks
         expect(rankRange(reference, match, 0, Number.MAX_SAFE_INTEGER, limit).map((d) => d.rank)).toEqual(
@@ -122,8 +130,30 @@ describe("BM25 from kept phrase rankings (phrase-rankings.ts)", () => {
       }
     }
     expect(compared).toBeGreaterThan(20_000); // the queries match documents, most of them many
-    expect(hasMatchWorker(kept)).toBe(true); // the upper halves came from the worker thread
   }, 120_000);
+
+  test("a query with two phrases not kept yet is left to FTS5; once one is kept, it is combined here", async () => {
+    const match = { phrases: ['"flaky" "login"', '"cache"*'], every: false };
+    expect(await rankedFromPhrases(kept, match, 10, rankAnew)).toBeUndefined();
+    // rankedWindow answers it through FTS5 all the same
+    expect((await rankedWindow(kept, '"flaky" "login" OR "cache"*', 10, match)).map((d) => d.rank)).toEqual(
+      fts5Ranking(reference, '"flaky" "login" OR "cache"*')
+        .slice(0, 10)
+        .map((d) => d.rank),
+    );
+    await rankedWindow(kept, '"cache"*', 1, { phrases: ['"cache"*'], every: true }); // one new phrase: ranked and kept
+    expect(await rankedFromPhrases(kept, match, 10, rankAnew)).toEqual(
+      fts5Ranking(reference, '"flaky" "login" OR "cache"*').slice(0, 10),
+    );
+  });
+
+  test("a new phrase is ranked in two halves, the upper one by the worker thread: the same ranking", async () => {
+    const phrase = '"kube"*'; // a four-letter prefix: the queries above have three-letter ones, so it is new here
+    const ranked = await rankedWindow(kept, phrase, -1, { phrases: [phrase], every: true });
+    expect(hasMatchWorker(kept)).toBe(true);
+    expect(ranked.length).toBeGreaterThan(0);
+    expect(ranked).toEqual(fts5Ranking(reference, phrase));
+  });
 
   test("searchIndex answers the same with kept rankings as with FTS5 alone, at both levels", async () => {
     for (const query of [

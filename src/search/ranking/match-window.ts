@@ -17,7 +17,6 @@ import { availableParallelism } from "node:os";
 import {
   attachPhraseRankings,
   concatRankings,
-  hasPhraseRankings,
   type PhraseMatch,
   type PhraseRanking,
   rankedFromPhrases,
@@ -219,8 +218,8 @@ export function hasMatchWorker(db: Database): boolean {
 }
 
 /**
- * The best `limit` documents of `match`, best first: from kept phrase rankings when the reader keeps them and
- * `phrases` spell `match` out (the same ranks; ties by ascending id), else in two halves at once when a worker is
+ * The best `limit` documents of `match`, best first: from kept phrase rankings when the reader keeps them, `phrases`
+ * spell `match` out and at most one of them is new (the same ranks; ties by ascending id), else in two halves at once when a worker is
  * attached to `db`, else in one pass. Ties between equal ranks may come in another order than one pass gives.
  * @param limit -1 for every match
  * @param phrases `match` as its phrases (`match` is their AND, or their OR), for the kept rankings
@@ -231,8 +230,10 @@ export async function rankedWindow(
   limit: number,
   phrases?: PhraseMatch,
 ): Promise<RankedDocument[]> {
-  if (phrases && hasPhraseRankings(db))
-    return rankedFromPhrases(db, phrases, limit, (phrase) => rankPhraseEverywhere(db, phrase));
+  if (phrases) {
+    const kept = await rankedFromPhrases(db, phrases, limit, (phrase) => rankPhraseEverywhere(db, phrase));
+    if (kept) return kept;
+  }
   const worker = attached.get(db);
   // a worker still starting (20–40 ms) would hold this search back: one pass until it is ready
   if (!worker?.ready) return rankRange(db, match, 0, lastPossibleId, limit);
