@@ -4,8 +4,9 @@
  * bm25() scores every matching row (FTS5 has no top-k pruning), 0.5–0.7 µs a row, 25–45 ms for 20k–70k matches.
  *
  * A long-lived reader (`recall ui`, `recall mcp`, `recall pick`) may attach a worker thread to its connection
- * ({@link attachLongLivedRanking}): the window is then ranked in two halves of the document ids at once, the upper half in
- * the worker on its own read-only connection, the lower half here, and the two windows are merged. bm25() takes its
+ * ({@link attachLongLivedRanking}, which also keeps phrase rankings: phrase-rankings.ts): the window is then ranked
+ * in two halves of the document ids at once, the upper half in the worker on its own read-only connection, the lower
+ * half here, and the two windows are merged. bm25() takes its
  * statistics (row count, average length, each term's document count) from the whole table whatever rowid range is
  * ranked, so each half's scores are those of the whole ranking and the merged window is the same as one window of
  * everything. Measured at 20k sessions (2 vCPUs): 28 → 18 ms for 21k matches, 35 → 24 ms for 40k; each half pays
@@ -219,8 +220,9 @@ export function hasMatchWorker(db: Database): boolean {
 
 /**
  * The best `limit` documents of `match`, best first: from kept phrase rankings when the reader keeps them, `phrases`
- * spell `match` out and at most one of them is new (the same ranks; ties by ascending id), else in two halves at once when a worker is
- * attached to `db`, else in one pass. Ties between equal ranks may come in another order than one pass gives.
+ * spell `match` out and at most one of them is new (the same ranks; ties by ascending id), else in two halves at once
+ * when a worker is attached to `db`, else in one pass. Ties between equal ranks may come in another order than one
+ * pass gives.
  * @param limit -1 for every match
  * @param phrases `match` as its phrases (`match` is their AND, or their OR), for the kept rankings
  */
