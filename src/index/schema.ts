@@ -426,11 +426,13 @@ export interface OpenIndexOptions {
  * `kill -9` test checks; an OS crash may lose the last transaction, never corrupt the file).
  * A new file is created 0600 before SQLite opens it, whatever the umask (its -wal and -shm take its mode).
  * Damage (SQLITE_CORRUPT / SQLITE_NOTADB) is checked at open by reading the schema, and any later query that
- * meets it throws the same IndexError (damage.ts), never a raw SQLite error.
+ * meets it throws the same IndexError (damage.ts), never a raw SQLite error. A read-only open of an index an older
+ * recall wrote migrates it first, through a read-write connection of its own.
  * @throws IndexError INDEX_MISSING when the file is absent and `create` is false (HOME_UNUSABLE when a file
  *         stands where its folder should be),
  *         INDEX_CORRUPT when it is damaged, not a recall database or was written by a newer recall,
- *         HOME_UNUSABLE when it cannot be opened for another reason (permissions)
+ *         HOME_UNUSABLE when it cannot be opened for another reason (permissions), INDEX_MISSING "needs an upgrade"
+ *         for a read-only open of an older index that cannot be opened for writing, or of a file still being created
  */
 export function openIndex(path: string, options: OpenIndexOptions = {}): Database {
   const readonly = options.readonly ?? false;
@@ -461,8 +463,46 @@ export function openIndex(path: string, options: OpenIndexOptions = {}): Databas
     throw isSqliteDamage(error) ? damagedIndexError(path, error) : cannotOpen(path, error);
   }
   guardAgainstDamage(db, path);
+  if (readonly && isOlderIndex(db)) {
+    db.close();
+    upgradeForReader(path, options.busyTimeoutMs);
+    return openIndex(path, options);
+  }
   migrate(db, path, readonly);
   return db;
+}
+
+/** True when `db` holds an index an older recall wrote (schema 1 up to this one's; 0 is a file still being created). */
+function isOlderIndex(db: Database): boolean {
+  let version: number;
+  try {
+    version = readVersion(db);
+  } catch {
+    return false; // not a recall database: migrate() says so
+  }
+  return version > 0 && version < schemaVersion;
+}
+
+/**
+ * Migrate an index that a read-only open found at an older schema, through a read-write connection of its own, so the
+ * first read-only command after an upgrade of recall (`recall status`, `recall sessions`) answers instead of failing
+ * until `recall index` ran.
+ * @throws IndexError INDEX_MISSING "needs an upgrade" when the file cannot be opened for writing (another user's index,
+ *         a read-only file system); what openIndex throws otherwise
+ */
+function upgradeForReader(path: string, busyTimeoutMs: number | undefined): void {
+  let writer: Database;
+  try {
+    writer = openIndex(path, { create: false, busyTimeoutMs });
+  } catch (error) {
+    if (error instanceof IndexError && error.code === "HOME_UNUSABLE")
+      throw new IndexError("INDEX_MISSING", `the index at ${path} needs an upgrade`, {
+        hint: "run `recall index` as the user who owns it",
+        cause: error,
+      });
+    throw error;
+  }
+  writer.close();
 }
 
 function cannotOpen(path: string, error: unknown): IndexError {
