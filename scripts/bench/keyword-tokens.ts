@@ -5,13 +5,12 @@
  * before). Input: every searched column of every document of the real corpus, indexed keyword-only as `bun run eval`
  * indexes it (scripts/eval/corpus-index.ts) and read back as the archive's push reads it (loadDocumentTexts).
  *   keyword-tokens.typescript   p50_ms per pass over all documents {mb_per_s, tokens, megabytes}
- *   keyword-tokens.fts5         the same through FTS5 {mb_per_s, tokens, megabytes}
+ *   keyword-tokens.fts5         the same through FTS5 (test/helpers/fts5-tokens.ts) {mb_per_s, tokens, megabytes}
  * Both must give the same token count (the exact tokens are the tests' job: test/index/tokens). Options: --runs N (5).
  */
-import { Database } from "bun:sqlite";
-import { keywordTokenizer } from "../../src/index/schema.ts";
 import { keywordTokens } from "../../src/index/tokens/keyword-tokens.ts";
 import { loadDocumentTexts } from "../../src/index/write/documents.ts";
+import { fts5Tokens } from "../../test/helpers/fts5-tokens.ts";
 import { indexCorpus } from "../eval/corpus-index.ts";
 import { argValue, report } from "./lib.ts";
 
@@ -30,20 +29,6 @@ const columns = [...loadDocumentTexts(corpus.db, ids).values()].flatMap((d) => [
 await corpus.close();
 const megabytes = columns.reduce((sum, text) => sum + Buffer.byteLength(text), 0) / 1e6;
 
-/** Tokens of every column through FTS5 itself: rows of an in-memory table, read back in offset order. */
-function fts5Tokens(): number {
-  const db = new Database(":memory:");
-  db.exec(`CREATE VIRTUAL TABLE t USING fts5(text, tokenize = '${keywordTokenizer}')`);
-  db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)");
-  const insert = db.query("INSERT INTO t(rowid, text) VALUES (?, ?)");
-  db.transaction(() => {
-    for (const [i, text] of columns.entries()) insert.run(i + 1, text);
-  })();
-  const tokens = db.query("SELECT term FROM v ORDER BY doc, offset").values().length;
-  db.close();
-  return tokens;
-}
-
 function measure(name: string, pass: () => number): void {
   const samples: number[] = [];
   let tokens = 0;
@@ -61,4 +46,4 @@ function measure(name: string, pass: () => number): void {
 }
 
 measure("keyword-tokens.typescript", () => columns.reduce((sum, text) => sum + keywordTokens(text).length, 0));
-measure("keyword-tokens.fts5", fts5Tokens);
+measure("keyword-tokens.fts5", () => fts5Tokens(columns).reduce((sum, tokens) => sum + tokens.length, 0));

@@ -3,7 +3,8 @@
  * code point from U+0080 up, learnt from the SQLite that Bun links (not copied from SQLite's sources), so that
  * index/tokens/unicode61.ts can split text exactly as the keyword index does.
  *
- * Two probes per code point c, each one row of an in-memory FTS5 table, read back through fts5vocab (`instance`):
+ * Two probes per code point c, each one row of an in-memory FTS5 table read back through fts5vocab (`instance`, the
+ * tests' test/helpers/fts5-tokens.ts):
  *   "x" + c + "x"  one token "x" + fold(c) + "x" when c continues a token (fold(c) may be empty: a removed diacritic),
  *                  two tokens "x", "x" when c separates;
  *   c + "x"        for a c that continues a token: the token starts with fold(c) when c also starts one.
@@ -13,44 +14,25 @@
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { fts5Tokens } from "../../test/helpers/fts5-tokens.ts";
 
 /** Every code point from U+0080 that has a UTF-8 form. */
 function* codePoints(): Generator<number> {
   for (let c = 0x80; c <= 0x10ffff; c++) if (c < 0xd800 || c > 0xdfff) yield c;
 }
 
-/** The terms of each probe row, by rowid (the code point). */
-function probe(db: Database, text: (c: number) => string, select: (c: number) => boolean): Map<number, string[]> {
-  db.exec("DELETE FROM probes");
-  const insert = db.query("INSERT INTO probes(rowid, text) VALUES (?, ?)");
-  db.transaction(() => {
-    for (const c of codePoints()) if (select(c)) insert.run(c, text(c));
-  })();
-  const terms = new Map<number, string[]>();
-  for (const [row, term] of db.query("SELECT doc, term FROM probe_tokens ORDER BY doc, offset").values() as Array<
-    [number, string]
-  >) {
-    const list = terms.get(row);
-    if (list) list.push(term);
-    else terms.set(row, [term]);
-  }
-  return terms;
-}
+const tokenizer = "unicode61 remove_diacritics 2";
+const version = (new Database(":memory:").query("SELECT sqlite_version() AS v").get() as { v: string }).v;
 
-const db = new Database(":memory:");
-db.exec("CREATE VIRTUAL TABLE probes USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')");
-db.exec("CREATE VIRTUAL TABLE probe_tokens USING fts5vocab(probes, instance)");
-const version = (db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
-
-const inner = probe(
-  db,
-  (c) => `x${String.fromCodePoint(c)}x`,
-  () => true,
+const points = [...codePoints()];
+const inner = fts5Tokens(
+  points.map((c) => `x${String.fromCodePoint(c)}x`),
+  tokenizer,
 );
 const fold = new Map<number, number>(); // code point → folded code point, 0 for removed
 const separators: number[] = [];
-for (const c of codePoints()) {
-  const terms = inner.get(c) ?? [];
+for (const [i, c] of points.entries()) {
+  const terms = inner[i]!;
   if (terms.length === 2) separators.push(c);
   else if (terms.length === 1) {
     const folded = [...terms[0]!.slice(1, -1)];
@@ -58,19 +40,19 @@ for (const c of codePoints()) {
     fold.set(c, folded.length === 0 ? 0 : folded[0]!.codePointAt(0)!);
   } else throw new Error(`U+${c.toString(16)}: ${terms.length} tokens in "x c x"`);
 }
-const leading = probe(
-  db,
-  (c) => `${String.fromCodePoint(c)}x`,
-  (c) => fold.has(c),
+const tokenChars = [...fold.keys()];
+const leading = fts5Tokens(
+  tokenChars.map((c) => `${String.fromCodePoint(c)}x`),
+  tokenizer,
 );
 const continueOnly: number[] = [];
-for (const [c, folded] of fold) {
-  const term = leading.get(c)?.[0] ?? "";
+for (const [i, c] of tokenChars.entries()) {
+  const folded = fold.get(c)!;
+  const term = leading[i]![0] ?? "";
   const starts = folded !== 0 && term === `${String.fromCodePoint(folded)}x`;
-  if (!starts) {
-    if (term !== "x") throw new Error(`U+${c.toString(16)}: "c x" gave "${term}"`);
-    continueOnly.push(c);
-  } else if (folded === 0) throw new Error(`U+${c.toString(16)} starts a token but folds to nothing`);
+  if (starts) continue;
+  if (term !== "x") throw new Error(`U+${c.toString(16)}: "c x" gave "${term}"`);
+  continueOnly.push(c);
 }
 
 /** Consecutive code points as [first, last] pairs, flattened. */
