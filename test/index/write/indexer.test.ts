@@ -28,6 +28,40 @@ function countRows(home: string): { sessions: number; turns: number; documents: 
   return counts;
 }
 
+/** A Claude Code session of 400 long turns (over 500 kB) at `<root>/-home-dev-big/<id>.jsonl`: its path and writer state. */
+function writeLongSession(root: string, id: string, responseSeed = 0) {
+  const path = join(root, "-home-dev-big", `${id}.jsonl`);
+  const state = writeClaudeSession(path, {
+    sessionId: id,
+    cwd: "/home/dev/big",
+    turns: Array.from({ length: 400 }, (_, i) => ({
+      prompt: `step ${i}: ${fillerText(i, 40)}`,
+      response: fillerText(i + responseSeed, 200),
+    })),
+  });
+  return { path, state };
+}
+
+/**
+ * Append one turn to a session {@link writeLongSession} wrote and index again: the run updates it reading only the new
+ * bytes plus a small verification window before the old end, and the index holds its 401 turns.
+ * @returns the bytes appended and the run's bytes read
+ */
+async function appendAndIndex(
+  root: string,
+  home: string,
+  { path, state }: ReturnType<typeof writeLongSession>,
+): Promise<{ appendedBytes: number; bytesRead: number }> {
+  const sizeBefore = statSync(path).size;
+  appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
+  const appendedBytes = statSync(path).size - sizeBefore;
+  const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
+  expect(summary).toMatchObject({ added: 0, updated: 1 });
+  expect(summary.bytesRead).toBeLessThan(appendedBytes + 64 * 1024);
+  expect(countRows(home).turns).toBe(401);
+  return { appendedBytes, bytesRead: summary.bytesRead };
+}
+
 describe("runIndex", () => {
   test("indexes new sessions, then finds nothing to do when no file changed", async () => {
     const root = tempDir();
@@ -54,27 +88,12 @@ describe("runIndex", () => {
   test("an appended turn re-reads only the new bytes of a large session", async () => {
     const root = tempDir();
     const home = tempDir();
-    const path = join(root, "-home-dev-big", "22222222-2222-4222-8222-222222222222.jsonl");
-    const turns = Array.from({ length: 400 }, (_, i) => ({
-      prompt: `step ${i}: ${fillerText(i, 40)}`,
-      response: fillerText(i + 1000, 200),
-    }));
-    const state = writeClaudeSession(path, {
-      sessionId: "22222222-2222-4222-8222-222222222222",
-      cwd: "/home/dev/big",
-      turns,
-    });
+    const session = writeLongSession(root, "22222222-2222-4222-8222-222222222222", 1000);
     await runIndex({ recallHome: home, roots: rootsFor(root) });
-    const sizeBefore = statSync(path).size;
-    expect(sizeBefore).toBeGreaterThan(500_000);
-    appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
-    const appendedBytes = statSync(path).size - sizeBefore;
-    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
-    expect(summary).toMatchObject({ added: 0, updated: 1 });
+    expect(statSync(session.path).size).toBeGreaterThan(500_000);
     // Only the new bytes plus a small verification window before the old end are read.
-    expect(summary.bytesRead).toBeGreaterThanOrEqual(appendedBytes);
-    expect(summary.bytesRead).toBeLessThan(appendedBytes + 64 * 1024);
-    expect(countRows(home).turns).toBe(401);
+    const { appendedBytes, bytesRead } = await appendAndIndex(root, home, session);
+    expect(bytesRead).toBeGreaterThanOrEqual(appendedBytes);
     const db = new Database(databasePath(home), { readonly: true });
     const hit = db
       .query(
@@ -88,15 +107,7 @@ describe("runIndex", () => {
   test("an index of schema 16 keeps its resume states: the next append is still read from where the last run stopped", async () => {
     const root = tempDir();
     const home = tempDir();
-    const path = join(root, "-home-dev-big", "33333333-3333-4333-8333-333333333333.jsonl");
-    const state = writeClaudeSession(path, {
-      sessionId: "33333333-3333-4333-8333-333333333333",
-      cwd: "/home/dev/big",
-      turns: Array.from({ length: 400 }, (_, i) => ({
-        prompt: `step ${i}: ${fillerText(i, 40)}`,
-        response: fillerText(i, 200),
-      })),
-    });
+    const session = writeLongSession(root, "33333333-3333-4333-8333-333333333333");
     await runIndex({ recallHome: home, roots: rootsFor(root) });
     // What schema 16 looks like: the resume state inside the session row, no resume_states table.
     const old = new Database(databasePath(home));
@@ -105,12 +116,7 @@ describe("runIndex", () => {
     const stored = old.query<{ state: string }, []>("SELECT resume_state AS state FROM sessions").all();
     old.exec("PRAGMA user_version = 16");
     old.close();
-    const sizeBefore = statSync(path).size;
-    appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
-    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
-    expect(summary).toMatchObject({ added: 0, updated: 1 });
-    expect(summary.bytesRead).toBeLessThan(statSync(path).size - sizeBefore + 64 * 1024);
-    expect(countRows(home).turns).toBe(401);
+    await appendAndIndex(root, home, session);
     const db = new Database(databasePath(home), { readonly: true });
     const columns = db.query<{ name: string }, []>("PRAGMA table_info(sessions)").all();
     expect(columns.map((column) => column.name)).not.toContain("resume_state");
@@ -125,15 +131,7 @@ describe("runIndex", () => {
   test("a resume state stored as JSON text (schema 19) resumes the parse, and comes back as zstd (schema 20)", async () => {
     const root = tempDir();
     const home = tempDir();
-    const path = join(root, "-home-dev-big", "55555555-5555-4555-8555-555555555555.jsonl");
-    const state = writeClaudeSession(path, {
-      sessionId: "55555555-5555-4555-8555-555555555555",
-      cwd: "/home/dev/big",
-      turns: Array.from({ length: 400 }, (_, i) => ({
-        prompt: `step ${i}: ${fillerText(i, 40)}`,
-        response: fillerText(i, 200),
-      })),
-    });
+    const session = writeLongSession(root, "55555555-5555-4555-8555-555555555555");
     await runIndex({ recallHome: home, roots: rootsFor(root) });
     const old = new Database(databasePath(home));
     const [written] = old.query<{ state: Uint8Array }, []>("SELECT state FROM resume_states").all();
@@ -143,13 +141,8 @@ describe("runIndex", () => {
     restoreJsonResumeStates(old);
     old.exec("PRAGMA user_version = 19");
     old.close();
-    const sizeBefore = statSync(path).size;
-    appendClaudeTurns(path, state, [{ prompt: "one more question about the zeppelin cache", response: "Answered." }]);
-    const summary = await runIndex({ recallHome: home, roots: rootsFor(root) });
-    expect(summary).toMatchObject({ added: 0, updated: 1 });
     // a resumed parse: only the appended bytes (and a window before them) were read, not the 400 turns
-    expect(summary.bytesRead).toBeLessThan(statSync(path).size - sizeBefore + 64 * 1024);
-    expect(countRows(home).turns).toBe(401);
+    await appendAndIndex(root, home, session);
     const db = new Database(databasePath(home), { readonly: true });
     const [now] = db.query<{ state: Uint8Array }, []>("SELECT state FROM resume_states").all();
     expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(20);
