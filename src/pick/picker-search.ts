@@ -159,7 +159,7 @@ export class PickerSearch {
     this.stopLongLivedRanking = attachLongLivedRanking(db);
   }
 
-  /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/ranking/match-window.ts). */
+  /** Stops the current connection's long-lived ranking: its kept phrase rankings and its match worker (match-window.ts). */
   private stopLongLivedRanking: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */

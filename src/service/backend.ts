@@ -55,7 +55,7 @@ interface Shared {
   fileId: string;
   users: number;
   stale: boolean;
-  /** Stops the worker that ranks this connection's big MATCHes in two halves (search/ranking/match-window.ts). */
+  /** Stops this connection's long-lived ranking: its kept phrase rankings and its match worker (match-window.ts). */
   stopLongLivedRanking: () => void;
 }
 

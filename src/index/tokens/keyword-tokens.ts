@@ -5,7 +5,7 @@
  * reads back as U+FFFD). Every token counts towards a column's length, as FTS5's xColumnSize counts it.
  *   `"Running the src/a_b.ts tests"` → `run`, `the`, `src`, `a`, `b`, `ts`, `test`
  */
-import { porterStem } from "./porter.ts";
+import { maxStemmedBytes, porterStem } from "./porter.ts";
 import { forEachUnicode61Token } from "./unicode61.ts";
 
 /** Longest token FTS5 stores, in UTF-8 bytes (FTS5_MAX_TOKEN_SIZE). */
@@ -30,7 +30,7 @@ const cachedStems: string[] = new Array(cacheSlots).fill("");
 /** {@link porterStem} through a direct-mapped cache of {@link cacheSlots} tokens. */
 function stemOf(token: string, isAscii: boolean): string {
   const length = token.length;
-  if (length > 64) return token;
+  if (length > maxStemmedBytes) return token; // porter passes it through: no slot spent on it
   let hash = length;
   for (let at = 0; at < length; at++) hash = (Math.imul(hash, 31) + token.charCodeAt(at)) | 0;
   const slot = hash & (cacheSlots - 1);

@@ -12,7 +12,8 @@
  * Checked against FTS5 on every word of the real corpus and a generated list (test/index/tokens/porter.test.ts).
  */
 
-const maxStemmedBytes = 64;
+/** Longest token FTS5's porter stems, in UTF-8 bytes (FTS5_PORTER_MAX_TOKEN); longer ones pass through. */
+export const maxStemmedBytes = 64;
 const minStemmedBytes = 3;
 
 /** The word being stemmed, as bytes, and its length: module state, so a call allocates nothing on the ASCII path. */

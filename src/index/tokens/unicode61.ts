@@ -59,13 +59,15 @@ function supplementaryStartsToken(code: number): boolean {
   return true;
 }
 
-const chunk = 4096;
+/** Code units per String.fromCharCode call. */
+const unitsPerCall = 4096;
 
 /** A string of UTF-16 code units (String.fromCharCode in chunks: one spread of a long token would overflow the stack). */
 function fromUnits(units: number[]): string {
-  if (units.length <= chunk) return String.fromCharCode(...units);
+  if (units.length <= unitsPerCall) return String.fromCharCode(...units);
   let text = "";
-  for (let at = 0; at < units.length; at += chunk) text += String.fromCharCode(...units.slice(at, at + chunk));
+  for (let at = 0; at < units.length; at += unitsPerCall)
+    text += String.fromCharCode(...units.slice(at, at + unitsPerCall));
   return text;
 }
 

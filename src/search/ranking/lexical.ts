@@ -368,10 +368,11 @@ async function rankTerms(
   candidates: number,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const every = { phrases: query.terms, every: true };
-  const all = await runMatch(db, query.allTerms, every, level, filters, candidates, new Set(), single);
+  const allPhrases: PhraseMatch = { phrases: query.terms, every: true };
+  const anyPhrase: PhraseMatch = { phrases: query.terms, every: false };
+  const all = await runMatch(db, query.allTerms, allPhrases, level, filters, candidates, new Set(), single);
   return tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    runMatch(db, query.anyTerm, { phrases: query.terms, every: false }, level, filters, wanted, seen),
+    runMatch(db, query.anyTerm, anyPhrase, level, filters, wanted, seen),
   );
 }
 
