@@ -13,7 +13,8 @@
  */
 import type { ArchiveConnection } from "./connection.ts";
 import { phraseFrequency } from "./keyword-tokens.ts";
-import { decodePostingList, type PostingList } from "./posting-lists.ts";
+import type { PostingList } from "../index/postings/posting-list.ts";
+import { decodePostingList } from "./posting-lists.ts";
 
 /** Phrases holding every token in at most this many documents are counted exactly from the documents' texts. */
 export const exactPhraseCandidates = 2000;

@@ -11,7 +11,7 @@ import { type DocumentText, loadDocumentTexts } from "../index/write/documents.t
 import type { PreparedTurn } from "../index/write/writer.ts";
 import { sessionAbstract } from "../search/listing/sessions.ts";
 import type { ArchiveConnection } from "./connection.ts";
-import { type DocumentTerms, documentTerms } from "./keyword-tokens.ts";
+import { type DocumentTerms, documentTerms } from "../index/postings/document-terms.ts";
 import { insertPostingLists, type PostingEntries } from "./posting-lists.ts";
 import {
   type BatchVector,

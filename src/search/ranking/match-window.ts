@@ -15,6 +15,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
+import { bm25ColumnWeights } from "../../index/postings/document-terms.ts";
 import {
   attachPhraseRankings,
   concatRankings,
@@ -29,12 +30,7 @@ export interface RankedDocument {
   rank: number;
 }
 
-/**
- * bm25() column weights: heading 2 (the prompt, or the session title), body 1, extra 1 (tool inputs and files), abstract
- * 1 (a session's summary and the abstract its agent wrote, issue 41: 1 and 2 measured, see the closing note).
- */
-export const bm25ColumnWeights: readonly number[] = [2, 1, 1, 1];
-/** {@link bm25ColumnWeights} as bm25()'s arguments. */
+/** bm25()'s arguments: the column weights of index/postings/document-terms.ts {@link bm25ColumnWeights}. */
 export const bm25Weights = bm25ColumnWeights.map((weight) => weight.toFixed(1)).join(", ");
 
 /** SQL of one ranked range; parameters: MATCH expression, first id, last id, LIMIT (-1: all). */
