@@ -20,13 +20,14 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndexError } from "../errors.ts";
 import { backfillUnsegmented } from "./write/cjk.ts";
+import { buildKeywordPostings, keywordPostingsSchema } from "./postings/keyword-postings.ts";
 import { derivedTitleOf } from "./write/derived-title.ts";
 import { loadDocumentTexts } from "./write/documents.ts";
 import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/damage.ts";
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 20;
+export const schemaVersion = 21;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -386,6 +387,12 @@ const migrations: Array<string | ((db: Database) => void)> = [
   // of their size; the JSON text of older rows is still read, and replaced when their session is next parsed. Nothing
   // to migrate: the version keeps an older recall, which reads only JSON, from opening this index.
   "SELECT 1;",
+  // v21 (issue 42): the keyword index's own posting lists beside FTS5 (postings/keyword-postings.ts), built here for the
+  // documents already indexed, from their rows, so that search ranks the best k without bm25() scoring every match.
+  (db) => {
+    db.exec(keywordPostingsSchema);
+    buildKeywordPostings(db);
+  },
 ];
 
 /** The usage columns of `turns` (schema v12) and their SQLite types. */

@@ -16,6 +16,7 @@
  */
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
+import { kthLargest } from "../search/ranking/postings-ranking.ts";
 import { type LexicalQuery, termWords } from "../search/ranking/query.ts";
 import { keywordTokens } from "../index/tokens/keyword-tokens.ts";
 import type { ArchiveConnection } from "./connection.ts";
@@ -270,33 +271,6 @@ function bestMatches(matching: MatchingDocuments, window: number, minimumTerms: 
   const out: number[] = [];
   for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms && score[i]! >= threshold) out.push(i);
   return out;
-}
-
-/** The `k`-th largest of `values` (1-based; `values` is reordered): Hoare's selection, expected linear time. */
-function kthLargest(values: Float64Array, k: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  const target = k - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1]!;
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const swap = values[i]!;
-        values[i] = values[j]!;
-        values[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) high = j;
-    else if (target >= i) low = i;
-    else break;
-  }
-  return values[target]!;
 }
 
 /** Both tiers' windows: their best positions looked up as documents, with the filters, sorted and cut. */

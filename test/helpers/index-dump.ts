@@ -5,6 +5,8 @@
  * happened (`last_seen_at`, `indexed_at`, `*_seen_at`) are left out. Every table present is read with
  * `SELECT *`, so a column added later is compared without touching this helper. Blobs are hashed.
  */
+import { postingsMatchFts, readTermPostings, staleDocuments } from "../../src/index/postings/keyword-postings.ts";
+import { keywordTokens } from "../../src/index/tokens/keyword-tokens.ts";
 import { Database } from "bun:sqlite";
 import { databasePath } from "../../src/index/index.ts";
 
@@ -95,6 +97,19 @@ export function dumpIndex(recallHome: string, options: DumpOptions = {}): string
           )
           .all(`"${word}"`),
       );
+    }
+    // the keyword posting lists (issue 42): the same documents and counts as FTS5, and each word's live postings
+    add("keyword postings match FTS5", [postingsMatchFts(db)]);
+    const stale = staleDocuments(db);
+    const documentOf = db.query<{ key: string }, [number]>(
+      "SELECT s.session_id || ' ' || d.level || ' ' || d.turn_number AS key FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE d.id = ?",
+    );
+    for (const word of options.words ?? []) {
+      const list = readTermPostings(db, keywordTokens(word)[0] ?? word, stale);
+      const postings = [...list.positions].map(
+        (id, i) => `${documentOf.get(id)?.key} f=${list.frequencies[i]} length=${list.lengths[i]}`,
+      );
+      add(`postings:${word}`, postings.sort());
     }
     db.exec("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')");
     return lines;

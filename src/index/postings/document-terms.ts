@@ -49,3 +49,23 @@ export function documentTerms(columns: DocumentColumns): DocumentTerms {
   }
   return { length, frequencies };
 }
+
+/**
+ * {@link DocumentTerms} in a form that is cheap to send between threads and to hold by the thousand (a parse worker
+ * computes it, the writer thread queues it: index/postings/keyword-postings.ts): the terms joined by "\n" (a
+ * separator, so never inside a token), and their frequencies in the same order.
+ */
+export interface PackedDocumentTerms {
+  /** Tokens in all four columns (bm25's D). */
+  length: number;
+  /** The distinct terms, joined by "\n"; "" when there are none. */
+  terms: string;
+  /** Each term's column-weighted frequency, in the order of `terms`. */
+  frequencies: Uint32Array;
+}
+
+/** A document's BM25 inputs, packed (see {@link PackedDocumentTerms}). */
+export function packedDocumentTerms(columns: DocumentColumns): PackedDocumentTerms {
+  const { length, frequencies } = documentTerms(columns);
+  return { length, terms: [...frequencies.keys()].join("\n"), frequencies: Uint32Array.from(frequencies.values()) };
+}

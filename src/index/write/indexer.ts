@@ -44,6 +44,7 @@ import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 import { redactStoredSessions } from "./stored-redaction.ts";
 import { optimizeIfMostlyNew } from "./compact.ts";
+import { KeywordSegmentWriter, repairKeywordPostings } from "../postings/keyword-postings.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -178,14 +179,17 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
     elapsedMs: 0,
     missingRoots: Object.fromEntries(sourceIds.map((source) => [source, []])) as unknown as Record<SourceId, string[]>,
   };
+  const keywords = new KeywordSegmentWriter(); // one segment per ~1M postings of this run (keyword-postings.ts)
   try {
+    db.transaction(() => repairKeywordPostings(db)).immediate(); // a run that stopped before its last segment
     for (const parser of parsers) {
       // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
       const sourceOptions = parser.projectHistoryFile
         ? { ...options, roots: withKnownProjectFolders(db, options.roots) }
         : options;
-      await indexSource(db, parser, sourceOptions, summary);
+      await indexSource(db, parser, sourceOptions, summary, keywords);
     }
+    db.transaction(() => keywords.flush(db)).immediate();
     redactStoredSessions(db, options.recallHome); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
     // a first index ends in one segment per term list (compact.ts)
     optimizeIfMostlyNew(db, summary.turns + summary.added + summary.updated);
@@ -273,7 +277,13 @@ async function runEmbedding(
 const sameRoots = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((root, i) => root === b[i]);
 
-async function indexSource(db: Database, parser: Parser, options: IndexOptions, summary: IndexSummary): Promise<void> {
+async function indexSource(
+  db: Database,
+  parser: Parser,
+  options: IndexOptions,
+  summary: IndexSummary,
+  keywords: KeywordSegmentWriter,
+): Promise<void> {
   const hooks = options.hooks ?? {};
   const seenAt = Date.now();
   const quick =
@@ -301,7 +311,7 @@ async function indexSource(db: Database, parser: Parser, options: IndexOptions, 
   }
   summary.unavailable += plan.unavailable.length;
   summary.kept += [...plan.keptByPath.values()].reduce((sum, n) => sum + n, 0);
-  const failedContainers = await parseAndWrite(db, parser, plan, options, summary, seenAt);
+  const failedContainers = await parseAndWrite(db, parser, plan, options, summary, seenAt, keywords);
   const update = scanStateUpdate(db, parser, plan, failedContainers);
   if (update) storeScanState(db, parser.id, update, seenAt, seenAtMetaKey(parser.id));
   storeRejectedFiles(db, parser.id, plan.listed, plan.vanished, plan.rejected, seenAt);
@@ -359,6 +369,7 @@ async function parseAndWrite(
   options: IndexOptions,
   summary: IndexSummary,
   seenAt: number,
+  keywords: KeywordSegmentWriter,
 ): Promise<Set<string>> {
   const hooks = options.hooks ?? {};
   const batchSize = options.batchSize ?? 100;
@@ -368,7 +379,7 @@ async function parseAndWrite(
   let done = 0;
   const flush = () => {
     db.transaction(() => {
-      writePreparedSessions(db, batch, seenAt);
+      writePreparedSessions(db, batch, seenAt, keywords);
       for (const { result, isNew, wasDeleted } of batch) {
         summary.turns += result.turns.length;
         if (isNew) summary.added++;

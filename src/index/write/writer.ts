@@ -35,6 +35,8 @@ import {
 import { derivedTitleOf } from "./derived-title.ts";
 import { replaceSessionSkips } from "./not-kept.ts";
 import { encodeResumeState } from "../store/resume-state.ts";
+import { type PackedDocumentTerms, packedDocumentTerms } from "../postings/document-terms.ts";
+import { KeywordSegmentWriter, retireKeywordDocument } from "../postings/keyword-postings.ts";
 
 /** The tools column of `turns`: compact calls without outputs (JSON array). */
 export type StoredToolCall = Pick<
@@ -64,6 +66,8 @@ export interface PreparedDocument {
   embedHash: string;
   /** cjk.ts `unsegmentedDocumentText`: the side-index text, "" when the document has none. */
   unsegmented: string;
+  /** The searched columns' BM25 inputs, for the keyword posting lists (index/postings/keyword-postings.ts). */
+  terms: PackedDocumentTerms;
 }
 
 /** Everything the writer needs of a document, computed from its text. */
@@ -75,6 +79,7 @@ export function prepareDocument(text: DocumentText): PreparedDocument {
     abstract: text.abstract,
     ...hashDocument(text),
     unsegmented: unsegmentedDocumentText(text),
+    terms: packedDocumentTerms(text),
   };
 }
 
@@ -248,11 +253,21 @@ class PendingFtsRows {
  * its session row updated and its turns from `fromTurn` on replaced. The FTS rows of new sessions are inserted
  * last, in one run (see PendingFtsRows); a session already in the index first flushes what is pending, so its
  * deletes and replacements see every row written before it, exactly as when each session is written in turn.
+ * @param keywords the index run's keyword posting lists writer, which writes a segment once it holds enough documents
+ *        (keyword-postings.ts); without one, the batch's documents are written as a segment of their own
  */
-export function writePreparedSessions(db: Database, sessions: readonly SessionToWrite[], seenAt: number): void {
+export function writePreparedSessions(
+  db: Database,
+  sessions: readonly SessionToWrite[],
+  seenAt: number,
+  keywords?: KeywordSegmentWriter,
+): void {
   const pending = new PendingFtsRows();
-  for (const { unit, result } of sessions) writeSession(db, unit, result, seenAt, pending);
+  const writer = keywords ?? new KeywordSegmentWriter();
+  for (const { unit, result } of sessions) writeSession(db, unit, result, seenAt, pending, writer);
   pending.flush(db);
+  if (keywords) keywords.flushWhenFull(db);
+  else writer.flush(db);
 }
 
 function writeSession(
@@ -261,6 +276,7 @@ function writeSession(
   prepared: PreparedSession,
   seenAt: number,
   pending: PendingFtsRows,
+  keywords: KeywordSegmentWriter,
 ): void {
   const existing = findSessionRow(db, unit);
   if (existing) pending.flush(db);
@@ -311,14 +327,14 @@ function writeSession(
       usage.usage,
     );
     if (turn.outputs) insertOutputs.run(rowid, turn.number, turn.outputs);
-    upsertDocument(db, rowid, "turn", turn.number, turn.document, newSessionFts);
+    upsertDocument(db, rowid, "turn", turn.number, turn.document, keywords, newSessionFts);
   }
   if (!isNew)
     db.query(
       `DELETE FROM documents WHERE session_rowid = ? AND level = 'turn' AND (turn_number > ?${replacesRewound ? " OR turn_number < ?" : ""})`,
     ).run(rowid, prepared.session.turnCount, ...(replacesRewound ? [-rewoundCount] : []));
-  if (whole) upsertDocument(db, rowid, "session", 0, whole.document, newSessionFts);
-  else refreshSessionDocument(db, rowid, prepared.session, newSessionFts);
+  if (whole) upsertDocument(db, rowid, "session", 0, whole.document, keywords, newSessionFts);
+  else refreshSessionDocument(db, rowid, prepared.session, keywords, newSessionFts);
 }
 
 /**
@@ -397,6 +413,7 @@ function storeResumeState(db: Database, rowid: number, resume: Uint8Array | null
 /**
  * Insert a document, or replace its FTS row in place when its text changed (keeping its id, so its
  * chunks and vectors survive when only the searched columns changed, not the embedded text).
+ * @param keywords gets every document whose FTS row is written, for the keyword posting lists
  * @param newSessionFts given for a session inserted in this transaction (it has no documents yet): the new
  *        document's FTS rows go there instead of being inserted now
  */
@@ -406,6 +423,7 @@ function upsertDocument(
   level: "session" | "turn",
   turnNumber: number,
   document: PreparedDocument,
+  keywords: KeywordSegmentWriter,
   newSessionFts?: PendingFtsRows,
 ): void {
   const { textHash, embedHash } = document;
@@ -425,6 +443,7 @@ function upsertDocument(
         )
         .run(rowid, level, turnNumber, textHash, embedHash).lastInsertRowid,
     );
+    keywords.add(id, document.terms);
     if (newSessionFts) newSessionFts.add(id, document);
     else {
       insertFts.run(id, document.heading, document.body, document.extra, document.abstract);
@@ -435,6 +454,8 @@ function upsertDocument(
   if (current.text_hash === textHash && current.embed_hash === embedHash) return;
   db.query("UPDATE documents SET text_hash = ?, embed_hash = ? WHERE id = ?").run(textHash, embedHash, current.id);
   if (current.text_hash !== textHash) {
+    retireKeywordDocument(db, current.id);
+    keywords.add(current.id, document.terms);
     db.query("DELETE FROM documents_fts WHERE rowid = ?").run(current.id);
     insertFts.run(current.id, document.heading, document.body, document.extra, document.abstract);
     writeUnsegmented(db, current.id, document.unsegmented); // issue 13: replaces the side-index row (cjk.ts)
@@ -460,7 +481,9 @@ export function refreshStoredSessionDocument(db: Database, rowid: number): void 
     .get(rowid);
   if (!row) return;
   const session = { title: row.title, projectName: row.project_name, abstract: storedAbstract(row.abstract) };
-  refreshSessionDocument(db, rowid, session, undefined);
+  const keywords = new KeywordSegmentWriter();
+  refreshSessionDocument(db, rowid, session, keywords, undefined);
+  keywords.flush(db);
 }
 
 /**
@@ -483,7 +506,9 @@ export function refreshStoredTurnDocument(db: Database, rowid: number, turn: num
     toolCalls: JSON.parse(row.tools) as StoredToolCall[],
     files: JSON.parse(row.files) as string[],
   });
-  upsertDocument(db, rowid, "turn", turn, prepareDocument(document), undefined);
+  const keywords = new KeywordSegmentWriter();
+  upsertDocument(db, rowid, "turn", turn, prepareDocument(document), keywords);
+  keywords.flush(db);
 }
 
 /** Rebuild the session document and the session's file list from all of its stored turns and its summary. */
@@ -491,6 +516,7 @@ function refreshSessionDocument(
   db: Database,
   rowid: number,
   session: Pick<Session, "title" | "projectName" | "abstract">,
+  keywords: KeywordSegmentWriter,
   newSessionFts: PendingFtsRows | undefined,
 ): void {
   const rows = db
@@ -523,6 +549,7 @@ function refreshSessionDocument(
         summary,
       ),
     ),
+    keywords,
     newSessionFts,
   );
 }

@@ -20,6 +20,7 @@ import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
 import type { PhraseMatch } from "./phrase-rankings.ts";
+import { newPhraseListCache, type PhraseListCache } from "./postings-ranking.ts";
 
 /** Level searched: sessions (turn documents grouped by session, plus a share of the session document) or turns. */
 export type SearchLevel = "session" | "turn";
@@ -140,10 +141,11 @@ async function runMatch(
   filters: SearchFilters,
   candidates: number,
   exclude: Set<number>,
+  lists: PhraseListCache,
   spreadCounts = true,
 ): Promise<LexicalHit[]> {
   for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = await rankedWindow(db, match, window, phrases);
+    const ranked = await rankedWindow(db, match, window, phrases, lists);
     const hits = hitsOf(filteredRows(db, ranked, level, filters), level, exclude, candidates, spreadCounts);
     // Counting the matches costs a pass over their doclists (5 ms for 27k matches at 20k sessions): only when short.
     if (hits.length >= candidates || ranked.length < window || matchCount(db, match) <= window) return hits;
@@ -370,9 +372,10 @@ async function rankTerms(
   const single = query.terms.length === 1;
   const allPhrases: PhraseMatch = { phrases: query.terms, every: true };
   const anyPhrase: PhraseMatch = { phrases: query.terms, every: false };
-  const all = await runMatch(db, query.allTerms, allPhrases, level, filters, candidates, new Set(), single);
+  const lists = newPhraseListCache(); // both passes score the same phrases
+  const all = await runMatch(db, query.allTerms, allPhrases, level, filters, candidates, new Set(), lists, single);
   return tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    runMatch(db, query.anyTerm, anyPhrase, level, filters, wanted, seen),
+    runMatch(db, query.anyTerm, anyPhrase, level, filters, wanted, seen, lists),
   );
 }
 

@@ -1,11 +1,12 @@
 /**
- * The window of one keyword MATCH: the best documents by BM25 (FTS5's bm25() with the column weights of lexical.ts),
- * as (document id, rank) pairs, best (lowest rank) first. At 20k sessions most of a common word's search time is here:
- * bm25() scores every matching row (FTS5 has no top-k pruning), 0.5–0.7 µs a row, 25–45 ms for 20k–70k matches.
+ * The window of one keyword MATCH: the best documents by BM25 (FTS5's bm25() with the column weights of
+ * index/postings/document-terms.ts), as (document id, rank) pairs, best (lowest rank) first. It is ranked from the
+ * index's own posting lists (postings-ranking.ts: the same ranks, a few ns a posting) whenever they hold what FTS5
+ * holds; FTS5 ranks it otherwise, and ranks a phrase of several words or a prefix. There bm25() scores every matching
+ * row (FTS5 has no top-k pruning), 0.5–0.7 µs a row, 25–45 ms for 20k–70k matches at 20k sessions.
  *
  * A long-lived reader (`recall ui`, `recall mcp`, `recall pick`) may attach a worker thread to its connection
- * ({@link attachLongLivedRanking}, which also keeps phrase rankings: phrase-rankings.ts): the window is then ranked
- * in two halves of the document ids at once, the upper half in the worker on its own read-only connection, the lower
+ * ({@link attachLongLivedRanking}): what FTS5 ranks is then ranked in two halves of the document ids at once, the upper half in the worker on its own read-only connection, the lower
  * half here, and the two windows are merged. bm25() takes its
  * statistics (row count, average length, each term's document count) from the whole table whatever rowid range is
  * ranked, so each half's scores are those of the whole ranking and the merged window is the same as one window of
@@ -16,13 +17,8 @@
 import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
 import { bm25ColumnWeights } from "../../index/postings/document-terms.ts";
-import {
-  attachPhraseRankings,
-  concatRankings,
-  type PhraseMatch,
-  type PhraseRanking,
-  rankedFromPhrases,
-} from "./phrase-rankings.ts";
+import { concatRankings, type PhraseMatch, type PhraseRanking } from "./phrase-rankings.ts";
+import { type PhraseListCache, rankFromPostings } from "./postings-ranking.ts";
 
 /** One ranked document: its id (documents.id = documents_fts.rowid) and its bm25() rank (lower is better). */
 export interface RankedDocument {
@@ -190,20 +186,18 @@ export class MatchWorker {
 const attached = new WeakMap<Database, MatchWorker>();
 
 /**
- * Rank this long-lived reader's MATCHes from kept phrase rankings (phrase-rankings.ts) and, with at least 2 cores on an
- * index file, in two halves at once (see the file comment): the worker starts at once, in the background; searches
- * rank in one pass until it is ready. Idempotent.
- * @returns a function that stops both (call it before closing `db`)
+ * With at least 2 cores on an index file, rank what FTS5 ranks for this long-lived reader in two halves at once (see
+ * the file comment): the worker starts at once, in the background; searches rank in one pass until it is ready.
+ * Idempotent.
+ * @returns a function that stops the worker (call it before closing `db`)
  */
 export function attachLongLivedRanking(db: Database): () => void {
-  const stopPhraseRankings = attachPhraseRankings(db);
   const path = db.filename;
-  if (attached.has(db) || availableParallelism() < 2 || !path || path === ":memory:") return stopPhraseRankings;
+  if (attached.has(db) || availableParallelism() < 2 || !path || path === ":memory:") return () => {};
   const worker = new MatchWorker(path);
   attached.set(db, worker);
   worker.start();
   return () => {
-    stopPhraseRankings();
     attached.delete(db);
     worker.close();
   };
@@ -215,22 +209,24 @@ export function hasMatchWorker(db: Database): boolean {
 }
 
 /**
- * The best `limit` documents of `match`, best first: from kept phrase rankings when the reader keeps them, `phrases`
- * spell `match` out and at most one of them is new (the same ranks; ties by ascending id), else in two halves at once
- * when a worker is attached to `db`, else in one pass. Ties between equal ranks may come in another order than one
- * pass gives.
+ * The best `limit` documents of `match`, best first: from the index's own posting lists when `phrases` spell `match`
+ * out and the lists hold what FTS5 holds (postings-ranking.ts: the same ranks, ties by ascending id); else by FTS5, in
+ * two halves at once when a worker is attached to `db`, else in one pass. Ties between equal ranks may come in another order than one pass gives.
  * @param limit -1 for every match
- * @param phrases `match` as its phrases (`match` is their AND, or their OR), for the kept rankings
+ * @param phrases `match` as its phrases (`match` is their AND, or their OR)
+ * @param lists the phrase lists this search read before (its other pass), reused and added to
  */
 export async function rankedWindow(
   db: Database,
   match: string,
   limit: number,
   phrases?: PhraseMatch,
+  lists?: PhraseListCache,
 ): Promise<RankedDocument[]> {
   if (phrases) {
-    const kept = await rankedFromPhrases(db, phrases, limit, (phrase) => rankPhraseEverywhere(db, phrase));
-    if (kept) return kept;
+    const rankPhrase = (phrase: string) => rankPhraseEverywhere(db, phrase);
+    const fromPostings = await rankFromPostings(db, phrases, limit, rankPhrase, lists);
+    if (fromPostings) return fromPostings;
   }
   const worker = attached.get(db);
   // a worker still starting (20–40 ms) would hold this search back: one pass until it is ready

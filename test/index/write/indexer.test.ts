@@ -7,6 +7,7 @@ import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers
 import { tempDirs } from "../../helpers/temp-dirs.ts";
 import { restoreJsonResumeStates, restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 import { decodeResumeState } from "../../../src/index/store/resume-state.ts";
+import { schemaVersion } from "../../../src/index/schema.ts";
 
 const tempDir = tempDirs("recall-indexer-");
 
@@ -145,7 +146,7 @@ describe("runIndex", () => {
     await appendAndIndex(root, home, session);
     const db = new Database(databasePath(home), { readonly: true });
     const [now] = db.query<{ state: Uint8Array }, []>("SELECT state FROM resume_states").all();
-    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(20);
+    expect(db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version).toBe(schemaVersion);
     db.close();
     expect(now!.state).toBeInstanceOf(Uint8Array);
     expect(decodeResumeState(now!.state)).not.toEqual(JSON.parse(json));

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { forgetSessions } from "../../src/index/store/forget.ts";
+import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import {
+  attachLongLivedRanking,
+  hasMatchWorker,
+  type RankedDocument,
+  rankedWindow,
+  rankPhraseRange,
+  rankRange,
+} from "../../src/search/ranking/match-window.ts";
+import { rankFromPostings } from "../../src/search/ranking/postings-ranking.ts";
+import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
+import { type PhraseQuery, rankingQueries, writeRankingSessions } from "../helpers/ranking-corpus.ts";
+
+// Ranking from the index's own posting lists (postings-ranking.ts, issue 42) must give FTS5's own bm25() ranking: the
+// same documents in the same order with bit-identical ranks, for hundreds of queries at several window sizes, and after
+// the index changed.
+const work = mkdtempSync(join(tmpdir(), "recall-postings-ranking-"));
+const home = join(work, "home");
+const roots = { "claude-code": [join(work, "claude")], opencode: [] };
+let db: Database;
+
+beforeAll(async () => {
+  writeRankingSessions(join(work, "claude"), 80, 1);
+  expect((await runIndex({ recallHome: home, roots })).failedUnits).toBe(0);
+  db = openIndex(databasePath(home), { readonly: true });
+}, 60_000);
+afterAll(() => {
+  db?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const rankPhrase = (phrase: string) => rankPhraseRange(db, phrase, 0, Number.MAX_SAFE_INTEGER);
+const matchOf = (query: PhraseQuery) => query.phrases.join(query.every ? " " : " OR ");
+
+/** FTS5's whole ranking of `match`, best first, ties by ascending id. */
+const fts5Ranking = (match: string): RankedDocument[] =>
+  rankRange(db, match, 0, Number.MAX_SAFE_INTEGER, -1).sort((a, b) => a.rank - b.rank || a.id - b.id);
+
+/** Compare every query at four window sizes; returns the documents compared. */
+async function compareAll(queries: readonly PhraseQuery[]): Promise<number> {
+  let compared = 0;
+  for (const query of queries) {
+    const expected = fts5Ranking(matchOf(query));
+    for (const limit of [1, 10, 80, -1]) {
+      const actual = await rankFromPostings(db, query, limit, rankPhrase);
+      expect(actual).toEqual(limit < 0 ? expected : expected.slice(0, limit));
+      // FTS5's own top `limit` in one statement: the same documents, the same ranks
+      expect(rankRange(db, matchOf(query), 0, Number.MAX_SAFE_INTEGER, limit)).toEqual(actual!);
+      compared += actual!.length;
+    }
+  }
+  return compared;
+}
+
+describe("BM25 top k from the posting lists (postings-ranking.ts)", () => {
+  test("searchIndex answers the same from the posting lists as from FTS5 alone, at both levels", async () => {
+    // a copy whose lists do not add up to FTS5's totals ranks everything in FTS5
+    const copy = join(work, "fts5-only");
+    cpSync(home, copy, { recursive: true });
+    const fts5Only = openIndex(databasePath(copy));
+    fts5Only.exec("UPDATE keyword_segments SET documents = documents + 1");
+    expect(await rankFromPostings(fts5Only, { phrases: ['"docker"'], every: true }, 1, rankPhrase)).toBeUndefined();
+    for (const query of ["docker network", "why does the retry time out", "zeppelin migration schema parser", "flaky"])
+      for (const level of ["session", "turn"] as const) {
+        const ask = async (on: Database) =>
+          (
+            (await searchIndex(on, { query, level, filters: {}, mode: "keyword", limit: 10 })).results as Array<
+              SessionResult | TurnResult
+            >
+          ).map((result) => `${result.sessionId} ${"turn" in result ? result.turn : result.bestTurn} ${result.score}`);
+        const answer = await ask(db);
+        expect(answer.length).toBeGreaterThan(0);
+        expect(answer).toEqual(await ask(fts5Only));
+      }
+    fts5Only.close();
+  });
+
+  test("a prefix ranked by FTS5 in two halves, the upper one by a long-lived reader's worker: the same ranking", async () => {
+    const reader = openIndex(databasePath(home), { readonly: true });
+    const stop = attachLongLivedRanking(reader);
+    for (let waited = 0; !hasMatchWorker(reader) && waited < 10_000; waited += 20) await Bun.sleep(20);
+    expect(hasMatchWorker(reader)).toBe(true);
+    for (const query of [
+      { phrases: ['"kube"*'], every: true },
+      { phrases: ['"docker"', '"mig"*', '"bridge network"'], every: false },
+    ])
+      expect(await rankedWindow(reader, matchOf(query), -1, query)).toEqual(fts5Ranking(matchOf(query)));
+    stop();
+    reader.close();
+  });
+
+  test("300 queries, each at 4 window sizes: FTS5's documents, order and bit-identical ranks", async () => {
+    expect(await compareAll(rankingQueries())).toBeGreaterThan(20_000);
+  }, 120_000);
+
+  test("after sessions are added, grown and forgotten, the lists still rank as FTS5 does", async () => {
+    writeRankingSessions(join(work, "claude"), 6, 2, "quasar docker");
+    const grown = join(work, "claude", "projects", "-home-u-p1", "00010001-0000-4000-8000-000000000000.jsonl");
+    const state = writeClaudeSession(grown.replace("00010001", "00090001"), {
+      sessionId: "00090001-0000-4000-8000-000000000000",
+      cwd: "/home/u/p1",
+      turns: [{ prompt: "docker bridge quasar", response: "network zeppelin" }],
+    });
+    expect((await runIndex({ recallHome: home, roots })).added).toBe(7);
+    appendClaudeTurns(grown.replace("00010001", "00090001"), state, [
+      { prompt: "docker docker network retries", response: "bridge" },
+    ]);
+    expect((await runIndex({ recallHome: home, roots })).updated).toBe(1);
+    await forgetSessions(home, [3, 5]);
+    const queries = [...rankingQueries().slice(0, 60), { phrases: ['"quasar"', '"docker"'], every: true }];
+    expect(await compareAll(queries)).toBeGreaterThan(2_000);
+  }, 120_000);
+
+  test("lists that do not hold what FTS5 holds are not used: rankedWindow answers from FTS5", async () => {
+    const scratch = join(work, "scratch");
+    writeRankingSessions(join(scratch, "claude"), 5, 3);
+    await runIndex({
+      recallHome: join(scratch, "home"),
+      roots: { "claude-code": [join(scratch, "claude")], opencode: [] },
+    });
+    const changed = openIndex(databasePath(join(scratch, "home")));
+    changed.exec(
+      "DELETE FROM keyword_postings WHERE term = 'docker'; UPDATE keyword_segments SET documents = documents + 1",
+    );
+    const query = { phrases: ['"docker"'], every: true };
+    expect(await rankFromPostings(changed, query, 10, rankPhrase)).toBeUndefined();
+    const expected = rankRange(changed, '"docker"', 0, Number.MAX_SAFE_INTEGER, -1);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await rankedWindow(changed, '"docker"', -1, query)).toEqual(expected);
+    changed.close();
+  });
+});
