@@ -4,7 +4,7 @@
  * column-weighted frequency, as bm25() counts them (sqlite ext/fts5/fts5_aux.c, fts5Bm25Function). The local index's
  * own posting lists (keyword-postings.ts) and the team archive's are built from them.
  */
-import { keywordTokens } from "../tokens/keyword-tokens.ts";
+import { forEachKeywordToken } from "../tokens/keyword-tokens.ts";
 
 /**
  * bm25() column weights, in the order of `documents_fts`'s columns: heading 2 (the prompt, or the session title), body
@@ -42,10 +42,10 @@ export function documentTerms(columns: DocumentColumns): DocumentTerms {
   let length = 0;
   for (const [column, text] of columnTexts(columns).entries()) {
     const weight = bm25ColumnWeights[column]!;
-    for (const token of keywordTokens(text)) {
+    forEachKeywordToken(text, (token) => {
       frequencies.set(token, (frequencies.get(token) ?? 0) + weight);
       length++;
-    }
+    });
   }
   return { length, frequencies };
 }

@@ -44,7 +44,7 @@ import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 import { redactStoredSessions } from "./stored-redaction.ts";
 import { optimizeIfMostlyNew } from "./compact.ts";
-import { KeywordSegmentWriter, repairKeywordPostings } from "../postings/keyword-postings.ts";
+import { KeywordSegmentWriter, mergeKeywordSegments, repairKeywordPostings } from "../postings/keyword-postings.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -189,10 +189,11 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
         : options;
       await indexSource(db, parser, sourceOptions, summary, keywords);
     }
-    db.transaction(() => keywords.flush(db)).immediate();
+    db.transaction(() => keywords.flush(db, false)).immediate(); // merged below
     redactStoredSessions(db, options.recallHome); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
     // a first index ends in one segment per term list (compact.ts)
-    optimizeIfMostlyNew(db, summary.turns + summary.added + summary.updated);
+    if (!optimizeIfMostlyNew(db, summary.turns + summary.added + summary.updated))
+      db.transaction(() => mergeKeywordSegments(db)).immediate(); // the run's segments (keyword-postings.ts)
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
