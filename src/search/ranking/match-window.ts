@@ -214,7 +214,7 @@ export function hasMatchWorker(db: Database): boolean {
  * two halves at once when a worker is attached to `db`, else in one pass. Ties between equal ranks may come in another order than one pass gives.
  * @param limit -1 for every match
  * @param phrases `match` as its phrases (`match` is their AND, or their OR)
- * @param lists the phrase lists this search read before (its other pass), reused and added to
+ * @param lists what this search scored before (its other pass), reused and added to
  */
 export async function rankedWindow(
   db: Database,

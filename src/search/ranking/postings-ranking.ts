@@ -40,7 +40,7 @@ const b = 0.75;
  * One phrase's documents, ids ascending, with what gives each one's part of the score: a one-word phrase's posting
  * list (frequencies, lengths, idf), or FTS5's ranks of a phrase it ranked (the parts are the negated ranks).
  */
-export type PhraseList =
+type PhraseList =
   | { ids: Int32Array; frequencies: Float64Array; lengths: Int32Array; idf: number }
   | { ids: Float64Array; ranks: Float64Array };
 
@@ -51,23 +51,20 @@ function inverseDocumentFrequency(documents: number, matches: number): number {
 }
 
 /**
- * What one search has read and scored, for its other passes: each phrase's list by phrase, and the scores of a set of
- * phrases (its all-terms and any-term passes, and a window grown for the filters, score the same phrases). Made per
- * search: nothing is written in between.
+ * The documents one search has scored, by its phrases (JSON of the list), for its other passes: its all-terms and
+ * any-term passes, and a window grown for the filters, score the same phrases. Made per search: nothing is written in
+ * between.
  */
-export interface PhraseListCache {
-  lists: Map<string, PhraseList>;
-  scored: Map<string, ScoredDocuments>;
-}
+export type PhraseListCache = Map<string, ScoredDocuments>;
 
 /** An empty {@link PhraseListCache}, for one search. */
-export const newPhraseListCache = (): PhraseListCache => ({ lists: new Map(), scored: new Map() });
+export const newPhraseListCache = (): PhraseListCache => new Map();
 
 /**
  * The best `limit` documents of `match` (its phrases, all or any) by FTS5's bm25(), best first (ascending rank, ties by
  * ascending id), from the posting lists; phrases of several words and prefixes are ranked by `rankPhrase` (FTS5).
  * @param limit -1 for every match
- * @param cache the lists this search read before; the lists read now are added
+ * @param cache what this search scored before; what is scored now is added
  * @returns undefined when the posting lists do not hold what FTS5 holds (their totals differ, or a list is damaged):
  *          the caller ranks in FTS5
  */
@@ -83,37 +80,33 @@ export async function rankFromPostings(
   if (!fts || fts.documents !== own.documents || fts.tokens !== own.tokens) return undefined;
   if (fts.documents === 0 || limit === 0) return [];
   const key = JSON.stringify(match.phrases);
-  const scored = cache.scored.get(key);
+  const scored = cache.get(key);
   if (scored) return best(scored, match.every ? match.phrases.length : 1, limit);
   let stale: StaleDocuments | undefined;
   const lists: PhraseList[] = [];
   try {
     for (const phrase of match.phrases) {
-      let list = cache.lists.get(phrase);
-      if (!list) {
-        const tokens = phrase.endsWith("*") ? [] : keywordTokens(termWords(phrase));
-        if (tokens.length !== 1) list = await rankPhrase(phrase);
-        else {
-          stale ??= staleDocuments(db);
-          const postings = readTermPostings(db, tokens[0]!, stale);
-          const idf = inverseDocumentFrequency(fts.documents, postings.positions.length);
-          list = { ids: postings.positions, frequencies: postings.frequencies, lengths: postings.lengths, idf };
-        }
-        cache.lists.set(phrase, list);
+      const tokens = phrase.endsWith("*") ? [] : keywordTokens(termWords(phrase));
+      if (tokens.length !== 1) {
+        lists.push(await rankPhrase(phrase));
+        continue;
       }
-      lists.push(list);
+      stale ??= staleDocuments(db);
+      const postings = readTermPostings(db, tokens[0]!, stale);
+      const idf = inverseDocumentFrequency(fts.documents, postings.positions.length);
+      lists.push({ ids: postings.positions, frequencies: postings.frequencies, lengths: postings.lengths, idf });
     }
   } catch (error) {
     if (error instanceof DamagedPostingsError) return undefined;
     throw error;
   }
   const accumulated = accumulate(lists, fts.tokens / fts.documents);
-  cache.scored.set(key, accumulated);
+  cache.set(key, accumulated);
   return best(accumulated, match.every ? match.phrases.length : 1, limit);
 }
 
 /** The documents matching at least one phrase, with their scores and the phrases they match (parallel arrays). */
-interface ScoredDocuments {
+export interface ScoredDocuments {
   ids: Float64Array;
   scores: Float64Array;
   phrases: Uint8Array;
