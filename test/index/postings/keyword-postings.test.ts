@@ -89,7 +89,7 @@ function writeSession(root: string, n: number) {
       // A term above U+FFFF and one in U+E000–U+FFFF: SQLite orders them by UTF-8 bytes (ｆｕｌｌ first), JavaScript's <
       // by UTF-16 units (𠀀𠀁 first). A merge meets a segment at ｆｕｌｌ beside one already at 𠀀𠀁.
       prompt: `question ${t} about the docker bridge ${fillerText(n * 7 + t, 10)} Café naïve ${n % 3 === 0 ? "ｆｕｌｌ 𠀀𠀁" : "𠀀𠀁"}`,
-      response: `${fillerText(n * 13 + t, 25)} running runs ran`,
+      response: `${fillerText(n * 13 + t, 25)} running runs ran onlyinsession${n}`,
       tools: [{ name: "Read", input: { file_path: `/p${n % 3}/src/file${t}.ts` }, output: fillerText(n + t, 20) }],
     })),
   });
@@ -116,10 +116,19 @@ describe("the keyword posting lists hold what FTS5 holds", () => {
     db.close();
     expectListsEqualFts(home);
 
-    await forgetSessions(home, [2]);
+    const reader = new Database(databasePath(home), { readonly: true });
+    const rowid = reader
+      .query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?")
+      .get(sessionId(2))!;
+    reader.close();
+    await forgetSessions(home, [rowid.id]);
     expectListsEqualFts(home);
     const after = new Database(databasePath(home), { readonly: true });
-    // forget merges the lists: nothing of the forgotten session is left, not even a stale row
+    // forget merges the lists: nothing of the forgotten session is left, not its words, not even a stale row
+    const terms = (word: string) =>
+      after.query<{ n: number }, [string]>("SELECT count(*) AS n FROM keyword_postings WHERE term = ?").get(word)!.n;
+    expect(terms("onlyinsession1")).toBe(1);
+    expect(terms("onlyinsession2")).toBe(0);
     expect(after.query<{ n: number }, []>("SELECT count(*) AS n FROM keyword_stale").get()!.n).toBe(0);
     expect(after.query<{ n: number }, []>("SELECT count(*) AS n FROM keyword_segments").get()!.n).toBe(1);
     after.close();
