@@ -75,34 +75,53 @@ export async function rankFromPostings(
   rankPhrase: (phrase: string) => PhraseRanking | Promise<PhraseRanking>,
   cache: PhraseListCache = newPhraseListCache(),
 ): Promise<RankedDocument[] | undefined> {
-  const fts = ftsTotals(db);
-  const own = postingTotals(db);
-  if (!fts || fts.documents !== own.documents || fts.tokens !== own.tokens) return undefined;
-  if (fts.documents === 0 || limit === 0) return [];
+  if (limit === 0) return [];
   const key = JSON.stringify(match.phrases);
-  const scored = cache.get(key);
-  if (scored) return best(scored, match.every ? match.phrases.length : 1, limit);
-  let stale: StaleDocuments | undefined;
+  const cached = cache.get(key);
+  if (cached) return best(cached, match.every ? match.phrases.length : 1, limit);
+  const words = match.phrases.map((phrase) => {
+    const tokens = phrase.endsWith("*") ? [] : keywordTokens(termWords(phrase));
+    return tokens.length === 1 ? tokens[0]! : undefined; // a phrase of several words or a prefix: FTS5 ranks it
+  });
+  const read = readWordLists(db, words);
+  if (!read) return undefined;
+  if (read.documents === 0) return [];
   const lists: PhraseList[] = [];
-  try {
-    for (const phrase of match.phrases) {
-      const tokens = phrase.endsWith("*") ? [] : keywordTokens(termWords(phrase));
-      if (tokens.length !== 1) {
-        lists.push(await rankPhrase(phrase));
-        continue;
-      }
-      stale ??= staleDocuments(db);
-      const postings = readTermPostings(db, tokens[0]!, stale);
-      const idf = inverseDocumentFrequency(fts.documents, postings.positions.length);
-      lists.push({ ids: postings.positions, frequencies: postings.frequencies, lengths: postings.lengths, idf });
-    }
-  } catch (error) {
-    if (error instanceof DamagedPostingsError) return undefined;
-    throw error;
-  }
-  const accumulated = accumulate(lists, fts.tokens / fts.documents);
+  for (const [i, phrase] of match.phrases.entries()) lists.push(read.lists[i] ?? (await rankPhrase(phrase)));
+  const accumulated = accumulate(lists, read.averageLength);
   cache.set(key, accumulated);
   return best(accumulated, match.every ? match.phrases.length : 1, limit);
+}
+
+/**
+ * The one-word phrases' lists (undefined where `words` has none) with N and avgdl, read in one read transaction, so
+ * that totals and lists come from one state of the index while an index run commits beside it.
+ * @returns undefined when the lists do not hold what FTS5 holds (their totals differ, or a list is damaged)
+ */
+function readWordLists(
+  db: Database,
+  words: ReadonlyArray<string | undefined>,
+): { documents: number; averageLength: number; lists: Array<PhraseList | undefined> } | undefined {
+  return db.transaction(() => {
+    const fts = ftsTotals(db);
+    const own = postingTotals(db);
+    if (!fts || fts.documents !== own.documents || fts.tokens !== own.tokens) return undefined;
+    if (fts.documents === 0) return { documents: 0, averageLength: 0, lists: [] };
+    let stale: StaleDocuments | undefined;
+    try {
+      const lists = words.map((word): PhraseList | undefined => {
+        if (word === undefined) return undefined;
+        stale ??= staleDocuments(db);
+        const postings = readTermPostings(db, word, stale);
+        const idf = inverseDocumentFrequency(fts.documents, postings.positions.length);
+        return { ids: postings.positions, frequencies: postings.frequencies, lengths: postings.lengths, idf };
+      });
+      return { documents: fts.documents, averageLength: fts.tokens / fts.documents, lists };
+    } catch (error) {
+      if (error instanceof DamagedPostingsError) return undefined;
+      throw error;
+    }
+  })();
 }
 
 /** The documents matching at least one phrase, with their scores and the phrases they match (parallel arrays). */
