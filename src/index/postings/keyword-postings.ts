@@ -20,7 +20,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { type PackedDocumentTerms, packedDocumentTerms } from "./document-terms.ts";
-import { decodePostingList, encodePostingList, type PostingList } from "./posting-list.ts";
+import { decodePostingList, encodePostingList, type PostingList, readVarint, writeVarint } from "./posting-list.ts";
 import { loadDocumentTexts } from "../write/documents.ts";
 
 /** The tables and the trigger of schema v21 (see the file comment). */
@@ -264,40 +264,29 @@ function appendedLists(
   stale: StaleDocuments,
 ): { count: number; last: number; postings: Uint8Array } | undefined {
   if (rows.some((row) => stale.has(row.segment))) return undefined;
-  const parts = rows.map((row) => ({ row, ...firstVarint(row.postings) })).sort((x, y) => x.value - y.value);
+  const parts: Array<{ row: PostingRow; value: number; next: number }> = [];
+  for (const row of rows) {
+    const first = readVarint(row.postings, 0); // the first document's id
+    if (!first) return undefined; // damaged: liveList says so
+    parts.push({ row, ...first });
+  }
+  parts.sort((x, y) => x.value - y.value);
   for (let i = 1; i < parts.length; i++) if (parts[i]!.value <= parts[i - 1]!.row.last) return undefined;
   const out = Buffer.allocUnsafe(parts.reduce((sum, part) => sum + part.row.postings.length + 5, 0));
   let offset = 0;
   let count = 0;
-  for (const [i, { row, value, size }] of parts.entries()) {
+  for (const [i, { row, value, next }] of parts.entries()) {
     if (i === 0) {
       out.set(row.postings, offset);
       offset += row.postings.length;
     } else {
-      let gap = value - parts[i - 1]!.row.last;
-      while (gap >= 0x80) {
-        out[offset++] = (gap & 0x7f) | 0x80;
-        gap >>>= 7;
-      }
-      out[offset++] = gap;
-      out.set(row.postings.subarray(size), offset);
-      offset += row.postings.length - size;
+      offset = writeVarint(out, offset, value - parts[i - 1]!.row.last);
+      out.set(row.postings.subarray(next), offset);
+      offset += row.postings.length - next;
     }
     count += row.count;
   }
   return { count, last: parts.at(-1)!.row.last, postings: out.subarray(0, offset) };
-}
-
-/** The first varint of a list (its first document id) and its size in bytes. */
-function firstVarint(bytes: Uint8Array): { value: number; size: number } {
-  let value = 0;
-  let size = 0;
-  for (let scale = 1; size < bytes.length; scale *= 128) {
-    const byte = bytes[size++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) break;
-  }
-  return { value, size };
 }
 
 /**

@@ -21,6 +21,38 @@ export interface PostingList {
 export const largestPostingNumber = 0x7fffffff;
 
 /**
+ * Write `value` (an integer in 0…2^31 − 1, unchecked) as a varint at `offset` of `bytes` (room for 5 bytes).
+ * @returns the offset after it
+ */
+export function writeVarint(bytes: Uint8Array, offset: number, value: number): number {
+  let at = offset;
+  let rest = value;
+  while (rest >= 0x80) {
+    bytes[at++] = (rest & 0x7f) | 0x80;
+    rest >>>= 7;
+  }
+  bytes[at++] = rest;
+  return at;
+}
+
+/**
+ * The varint at `offset` of `bytes`, each byte's bounds checked.
+ * @returns its value and the offset after it; undefined when the bytes end inside it or it is over 31 bits
+ */
+export function readVarint(bytes: Uint8Array, offset: number): { value: number; next: number } | undefined {
+  let value = 0;
+  let at = offset;
+  for (let shift = 0; shift <= 28; shift += 7) {
+    if (at >= bytes.length) return undefined;
+    const byte = bytes[at++]!;
+    if (shift === 28 && byte > 7) return undefined;
+    value |= (byte & 0x7f) << shift;
+    if (byte < 0x80) return { value, next: at };
+  }
+  return undefined;
+}
+
+/**
  * The bytes of a posting list (the format in the file comment).
  * @param positions ascending keys; `frequencies` and `lengths` are parallel to it
  * @throws Error when a key is not above the previous one, or a number is not an integer in 0…2^31 − 1 (a bug of the
@@ -36,11 +68,7 @@ export function encodePostingList(
   const put = (value: number) => {
     if (!Number.isInteger(value) || value < 0 || value > largestPostingNumber)
       throw new Error(`a posting list holds integers in 0…${largestPostingNumber}, not ${value}`);
-    while (value >= 0x80) {
-      bytes[offset++] = (value & 0x7f) | 0x80;
-      value >>>= 7;
-    }
-    bytes[offset++] = value;
+    offset = writeVarint(bytes, offset, value);
   };
   let previous = -1;
   for (let i = 0; i < positions.length; i++) {
@@ -147,29 +175,18 @@ function decodeTail(
   start: number,
   list: PostingList,
 ): PostingList | undefined {
-  const end = bytes.length;
   let reading = offset;
   let position = start;
-  const checkedVarint = (): number => {
-    let value = 0;
-    for (let shift = 0; shift <= 28; shift += 7) {
-      if (reading >= end) return -1;
-      const byte = bytes[reading++]!;
-      if (shift === 28 && byte > 7) return -1;
-      value |= (byte & 0x7f) << shift;
-      if (byte < 0x80) return value;
-    }
-    return -1;
-  };
   for (let i = from; i < list.positions.length; i++) {
-    const gap = checkedVarint();
-    const frequency = checkedVarint();
-    const length = checkedVarint();
-    if (gap < 0 || frequency < 0 || length < 0 || (i > 0 && gap === 0)) return undefined;
-    position += gap;
+    const gap = readVarint(bytes, reading);
+    const frequency = gap && readVarint(bytes, gap.next);
+    const length = frequency && readVarint(bytes, frequency.next);
+    if (!length || (i > 0 && gap!.value === 0)) return undefined;
+    reading = length.next;
+    position += gap!.value;
     list.positions[i] = position;
-    list.frequencies[i] = frequency;
-    list.lengths[i] = length;
+    list.frequencies[i] = frequency!.value;
+    list.lengths[i] = length.value;
   }
-  return reading === end ? list : undefined;
+  return reading === bytes.length ? list : undefined;
 }
