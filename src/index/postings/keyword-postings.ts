@@ -558,13 +558,14 @@ function readSqliteVarint(bytes: Uint8Array, offset: number): { value: number; n
 }
 
 /**
- * True when the posting lists hold what `documents_fts` holds (their totals equal FTS5's): only then may search rank
- * from them. False after a write that reached FTS5 but not the lists (a bug), which search survives by ranking in FTS5.
+ * FTS5's totals (bm25's N and N · avgdl) when the posting lists hold what `documents_fts` holds (their totals equal
+ * FTS5's): only then may search rank from them. Undefined after a write that reached FTS5 but not the lists (a bug),
+ * which search survives by ranking in FTS5.
  */
-export function postingsMatchFts(db: Database): boolean {
+export function totalsInStep(db: Database): KeywordTotals | undefined {
   const fts = ftsTotals(db);
   const own = postingTotals(db);
-  return fts !== undefined && fts.documents === own.documents && fts.tokens === own.tokens;
+  return fts !== undefined && fts.documents === own.documents && fts.tokens === own.tokens ? fts : undefined;
 }
 
 /**
@@ -574,9 +575,9 @@ export function postingsMatchFts(db: Database): boolean {
  * @returns true when something was written
  */
 export function repairKeywordPostings(db: Database): boolean {
-  if (postingsMatchFts(db)) return false;
+  if (totalsInStep(db)) return false;
   buildKeywordPostings(db);
-  if (postingsMatchFts(db)) return true;
+  if (totalsInStep(db)) return true;
   db.exec(
     "DELETE FROM keyword_postings; DELETE FROM keyword_documents; DELETE FROM keyword_stale; DELETE FROM keyword_segments;",
   );

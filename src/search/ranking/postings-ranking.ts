@@ -22,11 +22,10 @@
 import type { Database } from "bun:sqlite";
 import {
   DamagedPostingsError,
-  ftsTotals,
-  postingTotals,
   readTermPostings,
   type StaleDocuments,
   staleDocuments,
+  totalsInStep,
 } from "../../index/postings/keyword-postings.ts";
 import { keywordTokens } from "../../index/tokens/keyword-tokens.ts";
 import type { RankedDocument } from "./match-window.ts";
@@ -104,9 +103,8 @@ function readWordLists(
   words: ReadonlyArray<string | undefined>,
 ): { documents: number; averageLength: number; lists: Array<PhraseList | undefined> } | undefined {
   return db.transaction(() => {
-    const fts = ftsTotals(db);
-    const own = postingTotals(db);
-    if (!fts || fts.documents !== own.documents || fts.tokens !== own.tokens) return undefined;
+    const fts = totalsInStep(db);
+    if (!fts) return undefined;
     if (fts.documents === 0) return { documents: 0, averageLength: 0, lists: [] };
     let stale: StaleDocuments | undefined;
     try {
