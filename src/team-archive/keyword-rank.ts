@@ -16,7 +16,7 @@
  */
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
-import { kthLargest } from "../search/ranking/postings-ranking.ts";
+import { bestIndexes } from "../search/ranking/postings-ranking.ts";
 import { type LexicalQuery, termWords } from "../search/ranking/query.ts";
 import { keywordTokens } from "../index/tokens/keyword-tokens.ts";
 import type { ArchiveConnection } from "./connection.ts";
@@ -253,26 +253,6 @@ function matchingDocuments(scored: readonly ScoredBatch[]): MatchingDocuments {
   return out;
 }
 
-/**
- * The best `window` of the matching documents that match at least `minimumTerms` terms, with every document tied with
- * the window's last score (ties are broken by document id, known only after the lookup): indexes in `matching`.
- */
-function bestMatches(matching: MatchingDocuments, window: number, minimumTerms: number): number[] {
-  const { score, terms } = matching;
-  let accepted = 0;
-  for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms) accepted++;
-  let threshold = Number.NEGATIVE_INFINITY;
-  if (accepted > window) {
-    const scores = new Float64Array(accepted);
-    let k = 0;
-    for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms) scores[k++] = score[i]!;
-    threshold = kthLargest(scores, window);
-  }
-  const out: number[] = [];
-  for (let i = 0; i < terms.length; i++) if (terms[i]! >= minimumTerms && score[i]! >= threshold) out.push(i);
-  return out;
-}
-
 /** Both tiers' windows: their best positions looked up as documents, with the filters, sorted and cut. */
 async function lookUpWindows(
   connection: ArchiveConnection,
@@ -283,8 +263,10 @@ async function lookUpWindows(
 ): Promise<TieredWindows> {
   const single = query.terms.length === 1;
   const { matching } = query;
-  const all = single ? [] : bestMatches(matching, window, query.terms.length);
-  const any = bestMatches(matching, window, 1);
+  // the best positions, with every one tied with the window's last (ties are broken by document id, known only after
+  // the lookup): indexes in `matching`
+  const all = single ? [] : bestIndexes(matching.score, matching.terms, query.terms.length, window);
+  const any = bestIndexes(matching.score, matching.terms, 1, window);
   const candidates = [...new Set([...all, ...any])];
   if (candidates.length === 0) return { all: [], any: [] };
   const { values: params, add } = sqlParameters();

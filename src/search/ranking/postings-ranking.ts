@@ -190,26 +190,37 @@ function accumulate(lists: readonly PhraseList[], averageLength: number): Scored
  * (ascending rank), ties by ascending id.
  */
 function best({ ids, scores, phrases }: ScoredDocuments, wanted: number, limit: number): RankedDocument[] {
-  let kept = 0;
-  for (let i = 0; i < phrases.length; i++) if (phrases[i]! >= wanted) kept++;
-  let threshold = Number.NEGATIVE_INFINITY;
-  if (limit >= 0 && kept > limit) {
-    const keptScores = new Float64Array(kept);
-    for (let i = 0, k = 0; i < phrases.length; i++) if (phrases[i]! >= wanted) keptScores[k++] = scores[i]!;
-    threshold = kthLargest(keptScores, limit);
-  }
-  const out: RankedDocument[] = [];
-  for (let i = 0; i < ids.length; i++)
-    if (phrases[i]! >= wanted && scores[i]! >= threshold) out.push({ id: ids[i]!, rank: -scores[i]! });
+  const out = bestIndexes(scores, phrases, wanted, limit).map((i) => ({ id: ids[i]!, rank: -scores[i]! }));
   out.sort((x, y) => x.rank - y.rank || x.id - y.id);
   return limit < 0 ? out : out.slice(0, limit);
+}
+
+/**
+ * Where the best `window` scores are among the entries matching at least `wanted` terms (`matched[i] >= wanted`), with
+ * every entry tied with the window's last score (the caller breaks ties), in input order: a selection of the k-th
+ * score, not a sort. Local search ranks its documents with it, and the team archive its positions.
+ * @param window -1 for every entry that matches enough terms
+ * @returns indexes into `scores`
+ */
+export function bestIndexes(scores: Float64Array, matched: Uint8Array, wanted: number, window: number): number[] {
+  let accepted = 0;
+  for (let i = 0; i < matched.length; i++) if (matched[i]! >= wanted) accepted++;
+  let threshold = Number.NEGATIVE_INFINITY;
+  if (window >= 0 && accepted > window) {
+    const acceptedScores = new Float64Array(accepted);
+    for (let i = 0, k = 0; i < matched.length; i++) if (matched[i]! >= wanted) acceptedScores[k++] = scores[i]!;
+    threshold = kthLargest(acceptedScores, window);
+  }
+  const out: number[] = [];
+  for (let i = 0; i < matched.length; i++) if (matched[i]! >= wanted && scores[i]! >= threshold) out.push(i);
+  return out;
 }
 
 /**
  * The `k`-th largest of `values` (1-based; `values` is reordered): Hoare's selection (FIND, CACM 4(7), 1961), expected
  * linear time.
  */
-export function kthLargest(values: Float64Array, k: number): number {
+function kthLargest(values: Float64Array, k: number): number {
   let low = 0;
   let high = values.length - 1;
   const target = k - 1;
