@@ -25,7 +25,7 @@ import {
   type TurnResult,
 } from "../search/index.ts";
 import { lastTurns, recentSessions, type RecentSession } from "../search/listing/recent.ts";
-import { attachLongLivedRanking } from "../search/ranking/match-window.ts";
+import { attachMatchWorkers } from "../search/ranking/match-window.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { sourceInfo } from "../parsers/sources.ts";
 
@@ -156,18 +156,18 @@ export class PickerSearch {
     private readonly filters: SearchFilters,
     private readonly currentProject: string | undefined,
   ) {
-    this.stopLongLivedRanking = attachLongLivedRanking(db);
+    this.stopMatchWorkers = attachMatchWorkers(db);
   }
 
-  /** Stops the current connection's long-lived ranking: its kept phrase rankings and its match worker (match-window.ts). */
-  private stopLongLivedRanking: () => void;
+  /** Stops the worker that ranks the current connection's FTS5 MATCHes in two halves (ranking/match-window.ts). */
+  private stopMatchWorkers: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */
   reopen(db: Database): void {
-    this.stopLongLivedRanking();
+    this.stopMatchWorkers();
     this.db.close();
     this.db = db;
-    this.stopLongLivedRanking = attachLongLivedRanking(db);
+    this.stopMatchWorkers = attachMatchWorkers(db);
   }
 
   /** Run `fn` on the current connection (the vector leg is opened on it). */
@@ -177,7 +177,7 @@ export class PickerSearch {
 
   /** Close the connection. */
   close(): void {
-    this.stopLongLivedRanking();
+    this.stopMatchWorkers();
     this.db.close();
   }
 

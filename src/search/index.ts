@@ -84,4 +84,4 @@ export {
   parseCount,
   type FilterArgs,
 } from "./listing/arguments.ts";
-export { attachLongLivedRanking } from "./ranking/match-window.ts";
+export { attachMatchWorkers } from "./ranking/match-window.ts";

@@ -16,7 +16,7 @@ import { openFreshIndex, type HistoryContext } from "./context.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { openVectorLeg, type VectorLegChoice } from "./vector-leg.ts";
 import { databasePath } from "../index/index.ts";
-import { attachLongLivedRanking } from "../search/index.ts";
+import { attachMatchWorkers } from "../search/index.ts";
 
 /** Options of {@link createBackend}. */
 export interface BackendOptions {
@@ -55,8 +55,8 @@ interface Shared {
   fileId: string;
   users: number;
   stale: boolean;
-  /** Stops this connection's long-lived ranking: its kept phrase rankings and its match worker (match-window.ts). */
-  stopLongLivedRanking: () => void;
+  /** Stops the worker that ranks this connection's FTS5 MATCHes in two halves (search/ranking/match-window.ts). */
+  stopMatchWorkers: () => void;
 }
 
 /** Device and inode of the database file ("" when absent): a new value means another file took its place. */
@@ -82,7 +82,7 @@ export function createBackend(options: BackendOptions): Backend {
     }
   }
   const closeShared = (entry: Shared) => {
-    entry.stopLongLivedRanking();
+    entry.stopMatchWorkers();
     entry.db.close();
   };
   const release = (entry: Shared) => {
@@ -106,7 +106,7 @@ export function createBackend(options: BackendOptions): Backend {
           fileId: fileIdOf(path),
           users: 0,
           stale: false,
-          stopLongLivedRanking: attachLongLivedRanking(db),
+          stopMatchWorkers: attachMatchWorkers(db),
         };
     }
     shared!.users++;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex, type SessionResult } from "../../src/search/index.ts";
 import {
-  attachLongLivedRanking,
+  attachMatchWorkers,
   hasMatchWorker,
   MatchWorker,
   rankedWindow,
@@ -41,7 +41,7 @@ beforeAll(async () => {
   expect(summary.failedUnits).toBe(0);
   single = openIndex(databasePath(home), { readonly: true });
   split = openIndex(databasePath(home), { readonly: true });
-  stopWorkers = attachLongLivedRanking(split);
+  stopWorkers = attachMatchWorkers(split);
   await workerReady(split);
 }, 60_000);
 afterAll(() => {
@@ -96,7 +96,7 @@ describe("a MATCH ranked in two halves (a worker thread and this one)", () => {
 
   test("a worker that stopped: its half is ranked on this thread, with the same answer", async () => {
     const db = openIndex(databasePath(home), { readonly: true });
-    const stop = attachLongLivedRanking(db);
+    const stop = attachMatchWorkers(db);
     try {
       await workerReady(db);
       const before = await rankedWindow(db, '"network"', 30);

@@ -7,7 +7,7 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { forgetSessions } from "../../src/index/store/forget.ts";
 import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import {
-  attachLongLivedRanking,
+  attachMatchWorkers,
   hasMatchWorker,
   type RankedDocument,
   rankedWindow,
@@ -84,7 +84,7 @@ describe("BM25 top k from the posting lists (postings-ranking.ts)", () => {
 
   test("a prefix ranked by FTS5 in two halves, the upper one by a long-lived reader's worker: the same ranking", async () => {
     const reader = openIndex(databasePath(home), { readonly: true });
-    const stop = attachLongLivedRanking(reader);
+    const stop = attachMatchWorkers(reader);
     for (let waited = 0; !hasMatchWorker(reader) && waited < 10_000; waited += 20) await Bun.sleep(20);
     expect(hasMatchWorker(reader)).toBe(true);
     for (const query of [

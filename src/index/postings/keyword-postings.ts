@@ -12,11 +12,11 @@
  *   keyword_documents  document id → the segment holding its live postings, and its length
  *   keyword_stale      (document id, segment, length): postings of a document replaced or deleted since that segment
  *                      was written; a posting is live unless its (document, segment) is here
- * A write transaction adds one segment ({@link KeywordSegmentWriter}); a document replaced in place or deleted (the
- * trigger on `documents`) leaves a stale row; segments of about the same size are merged four at a time, dropping the
- * stale postings ({@link mergeKeywordSegments}). Documents and tokens live = the segments' sums minus the stale rows':
- * search uses the lists only while these equal FTS5's own totals (its averages record), so a write path that missed
- * the lists makes search fall back to FTS5, never rank wrong.
+ * A write transaction adds one segment, an index run one per ~1M postings ({@link KeywordSegmentWriter}); a document
+ * replaced in place or deleted (the trigger on `documents`) leaves a stale row; segments of about the same size are
+ * merged four at a time, dropping the stale postings ({@link mergeKeywordSegments}). Documents and tokens live = the
+ * segments' sums minus the stale rows': search uses the lists only while these equal FTS5's own totals (its averages
+ * record), so a write path that missed the lists makes search fall back to FTS5, never rank wrong.
  */
 import type { Database } from "bun:sqlite";
 import { type PackedDocumentTerms, packedDocumentTerms } from "./document-terms.ts";

@@ -6,13 +6,13 @@
  * row (FTS5 has no top-k pruning), 0.5–0.7 µs a row, 25–45 ms for 20k–70k matches at 20k sessions.
  *
  * A long-lived reader (`recall ui`, `recall mcp`, `recall pick`) may attach a worker thread to its connection
- * ({@link attachLongLivedRanking}): what FTS5 ranks is then ranked in two halves of the document ids at once, the upper half in the worker on its own read-only connection, the lower
- * half here, and the two windows are merged. bm25() takes its
- * statistics (row count, average length, each term's document count) from the whole table whatever rowid range is
- * ranked, so each half's scores are those of the whole ranking and the merged window is the same as one window of
- * everything. Measured at 20k sessions (2 vCPUs): 28 → 18 ms for 21k matches, 35 → 24 ms for 40k; each half pays
- * the ~3 ms that counting a term's documents costs. One-shot commands rank in one pass (a worker takes longer to start
- * than it saves once).
+ * ({@link attachMatchWorkers}): what FTS5 ranks is then ranked in two halves of the document ids at once, the upper
+ * half in the worker on its own read-only connection, the lower half here, and the two windows are merged. bm25()
+ * takes its statistics (row count, average length, each term's document count) from the whole table whatever rowid
+ * range is ranked, so each half's scores are those of the whole ranking and the merged window is the same as one window
+ * of everything. Measured at 20k sessions (2 vCPUs): 28 → 18 ms for 21k matches, 35 → 24 ms for 40k; each half pays the
+ * ~3 ms that counting a term's documents costs. One-shot commands rank in one pass (a worker takes longer to start than
+ * it saves once).
  */
 import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
@@ -191,7 +191,7 @@ const attached = new WeakMap<Database, MatchWorker>();
  * Idempotent.
  * @returns a function that stops the worker (call it before closing `db`)
  */
-export function attachLongLivedRanking(db: Database): () => void {
+export function attachMatchWorkers(db: Database): () => void {
   const path = db.filename;
   if (attached.has(db) || availableParallelism() < 2 || !path || path === ":memory:") return () => {};
   const worker = new MatchWorker(path);
@@ -211,7 +211,8 @@ export function hasMatchWorker(db: Database): boolean {
 /**
  * The best `limit` documents of `match`, best first: from the index's own posting lists when `phrases` spell `match`
  * out and the lists hold what FTS5 holds (postings-ranking.ts: the same ranks, ties by ascending id); else by FTS5, in
- * two halves at once when a worker is attached to `db`, else in one pass. Ties between equal ranks may come in another order than one pass gives.
+ * two halves at once when a worker is attached to `db`, else in one pass. Ties between equal ranks may come in another
+ * order than one pass gives.
  * @param limit -1 for every match
  * @param phrases `match` as its phrases (`match` is their AND, or their OR)
  * @param lists what this search scored before (its other pass), reused and added to
