@@ -159,7 +159,7 @@ export class PickerSearch {
     this.stopMatchWorkers = attachMatchWorkers(db);
   }
 
-  /** Stops the worker that ranks the current connection's FTS5 MATCHes in two halves (ranking/match-window.ts). */
+  /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/ranking/match-window.ts). */
   private stopMatchWorkers: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */

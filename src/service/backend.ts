@@ -55,7 +55,7 @@ interface Shared {
   fileId: string;
   users: number;
   stale: boolean;
-  /** Stops the worker that ranks this connection's FTS5 MATCHes in two halves (search/ranking/match-window.ts). */
+  /** Stops the worker that ranks this connection's big MATCHes in two halves (search/ranking/match-window.ts). */
   stopMatchWorkers: () => void;
 }
 
@@ -100,14 +100,7 @@ export function createBackend(options: BackendOptions): Backend {
       const db = await openCommitted();
       if (shared)
         db.close(); // another call opened one meanwhile
-      else
-        shared = {
-          db,
-          fileId: fileIdOf(path),
-          users: 0,
-          stale: false,
-          stopMatchWorkers: attachMatchWorkers(db),
-        };
+      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, stopMatchWorkers: attachMatchWorkers(db) };
     }
     shared!.users++;
     return shared!;
