@@ -78,6 +78,17 @@ export function retireKeywordDocument(db: Database, id: number): void {
 export class KeywordSegmentWriter {
   private readonly pending = new Map<number, PackedDocumentTerms>();
   private pendingPostings = 0;
+  private written = 0;
+
+  /** True while documents are queued (not yet written). */
+  get queued(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Segments this writer has written. */
+  get segmentsWritten(): number {
+    return this.written;
+  }
 
   /** Queue document `id` with its BM25 inputs (computed from the columns its FTS row gets). */
   add(id: number, terms: PackedDocumentTerms): void {
@@ -126,6 +137,7 @@ export class KeywordSegmentWriter {
       );
     const insertDocument = db.query("INSERT OR REPLACE INTO keyword_documents(id, segment, length) VALUES (?, ?, ?)");
     for (const [id, terms] of documents) insertDocument.run(id, segment, terms.length);
+    this.written++;
     if (merge) mergeKeywordSegments(db);
   }
 }

@@ -44,7 +44,12 @@ import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 import { redactStoredSessions } from "./stored-redaction.ts";
 import { optimizeIfMostlyNew } from "./compact.ts";
-import { KeywordSegmentWriter, mergeKeywordSegments, repairKeywordPostings } from "../postings/keyword-postings.ts";
+import {
+  KeywordSegmentWriter,
+  mergeKeywordSegments,
+  repairKeywordPostings,
+  totalsInStep,
+} from "../postings/keyword-postings.ts";
 
 /** Progress and warning callbacks of an index run. */
 export interface IndexHooks {
@@ -181,7 +186,8 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   };
   const keywords = new KeywordSegmentWriter(); // one segment per ~1M postings of this run (keyword-postings.ts)
   try {
-    db.transaction(() => repairKeywordPostings(db)).immediate(); // a run that stopped before its last segment
+    // a run that stopped before its last segment; checked before taking the write lock, as most runs find nothing
+    if (!totalsInStep(db)) db.transaction(() => repairKeywordPostings(db)).immediate();
     for (const parser of parsers) {
       // Aider's history sits in project folders: those the sessions indexed so far (this run's included) name (known-projects.ts)
       const sourceOptions = parser.projectHistoryFile
@@ -189,11 +195,12 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
         : options;
       await indexSource(db, parser, sourceOptions, summary, keywords);
     }
-    db.transaction(() => keywords.flush(db, false)).immediate(); // merged below
+    if (keywords.queued) db.transaction(() => keywords.flush(db, false)).immediate(); // merged below
     redactStoredSessions(db, options.recallHome); // once after schema v11: the copies only the index holds meet today's redaction (issue 37)
     // a first index ends in one segment per term list (compact.ts)
-    if (!optimizeIfMostlyNew(db, summary.turns + summary.added + summary.updated))
-      db.transaction(() => mergeKeywordSegments(db)).immediate(); // the run's segments (keyword-postings.ts)
+    const optimized = optimizeIfMostlyNew(db, summary.turns + summary.added + summary.updated);
+    // the run's segments, and the stale rows of the documents it replaced (keyword-postings.ts)
+    if (!optimized && keywords.segmentsWritten > 0) db.transaction(() => mergeKeywordSegments(db)).immediate();
     db.transaction(() => writeMeta(db, "last_indexed_at", String(Date.now()))).immediate();
     recoverInterruptedSwap(db, options.recallHome); // before anything trusts vectors/ (generations.ts)
     repairVectorFiles(db, options.recallHome, { exact: options.full, onNotice: options.hooks?.onNotice }); // deleted/damaged .vec files (issue 9)
