@@ -16,7 +16,7 @@
  */
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
-import { bestIndexes } from "../search/ranking/postings-ranking.ts";
+import { bestIndexes } from "../search/ranking/bm25-kernel.ts";
 import { type LexicalQuery, termWords } from "../search/ranking/query.ts";
 import { keywordTokens } from "../index/tokens/keyword-tokens.ts";
 import type { ArchiveConnection } from "./connection.ts";
@@ -265,8 +265,8 @@ async function lookUpWindows(
   const { matching } = query;
   // the best positions, with every one tied with the window's last (ties are broken by document id, known only after
   // the lookup): indexes in `matching`
-  const all = single ? [] : bestIndexes(matching.score, matching.terms, query.terms.length, window);
-  const any = bestIndexes(matching.score, matching.terms, 1, window);
+  const all = single ? [] : Array.from(bestIndexes(matching.score, matching.terms, query.terms.length, window));
+  const any = Array.from(bestIndexes(matching.score, matching.terms, 1, window));
   const candidates = [...new Set([...all, ...any])];
   if (candidates.length === 0) return { all: [], any: [] };
   const { values: params, add } = sqlParameters();

@@ -498,16 +498,30 @@ function mergeTwo(a: PostingList, size: number, b: PostingList, into: PostingLis
  * @throws DamagedPostingsError when a list's bytes do not hold its documents
  */
 export function readTermPostings(db: Database, term: string, stale: StaleDocuments): PostingList {
-  return liveList(
-    db
-      .query<{ segment: number; count: number; postings: Uint8Array }, [string]>(
-        // one primary-key lookup per segment (segments are few: mergeKeywordSegments)
-        `SELECT s.id AS segment, p.count, p.postings FROM keyword_segments s CROSS JOIN keyword_postings p
-         ON p.segment = s.id AND p.term = ?`,
-      )
-      .all(term),
-    stale,
-  );
+  return liveList(readTermSegments(db, term), stale);
+}
+
+/** One segment's posting list of a term, as stored: its bytes (posting-list.ts) and the documents they hold. */
+export interface SegmentPostingList {
+  segment: number;
+  count: number;
+  /** The list's largest document id. */
+  last: number;
+  postings: Uint8Array;
+}
+
+/**
+ * One term's posting lists as stored, one per segment that holds it (their documents are distinct; some may be stale:
+ * {@link staleDocuments}), by ascending segment id; none when no document holds it.
+ */
+export function readTermSegments(db: Database, term: string): SegmentPostingList[] {
+  return db
+    .query<SegmentPostingList, [string]>(
+      // one primary-key lookup per segment (segments are few: mergeKeywordSegments)
+      `SELECT s.id AS segment, p.count, p.last, p.postings FROM keyword_segments s CROSS JOIN keyword_postings p
+       ON p.segment = s.id AND p.term = ?`,
+    )
+    .all(term);
 }
 
 /** Live documents and their tokens, as the posting lists count them (bm25's N and N · avgdl). */

@@ -1,0 +1,238 @@
+;; The hot loops of keyword ranking from posting lists (issue 42), in WebAssembly: a one-shot search runs them before
+;; JavaScriptCore's JIT has warmed up (~100 ns a posting in JavaScript), while a WebAssembly module is compiled to machine
+;; code when it is instantiated. bm25-kernel.ts drives it; scripts/generate/bm25-kernel.ts compiles this text with wabt
+;; into bm25-kernel-wasm.ts. Pointers are byte offsets into the exported memory, laid out by the caller: the
+;; accumulators (f64 by document id) and phrase counts (u8 by id) are zero between calls (gather clears what it reads).
+;;
+;; A posting list (index/postings/posting-list.ts) holds per document three unsigned LEB128 varints: the id's gap, the
+;; frequency f and the length |D|. Its bytes are damaged (-1) when a varint is cut short or over 31 bits, a gap after the
+;; first is 0, an id is above `limit` (the list's last id as its segment row states it: the accumulators hold that many),
+;; or bytes are left over. Ids in the ascending list `stale` are skipped.
+;;
+;; live: the documents of a list that are not stale, or -1.
+;; score: adds each live document's part, the operations of sqlite ext/fts5/fts5_aux.c fts5Bm25Function in its order
+;;     idf * ((f * (k1 + 1)) / (f + k1 * ((1 - b) + (b * |D|) / avgdl))),
+;;   so the double is the C code's, to its accumulator; counts the phrase for it; appends an id seen for the first time
+;;   to `found`. Returns the new found count, or -1.
+;; add: the same for a phrase FTS5 ranked: adds `factor` * rank (factor -1: the negated rank, exactly) per document.
+;; gather: the found documents' accumulators and counts, in found order, each cleared once read.
+;; best: where the best `window` scores are among the entries with at least `wanted` phrases (window -1: all of them),
+;;   with every entry tied with the window's last score, in input order; the k-th largest score by Hoare's selection
+;;   (FIND, CACM 4(7), 1961) over a copy in `scratch`. Returns the count of indexes written to `out`.
+(module
+  (memory (export "memory") 1)
+  (global $at (mut i32) (i32.const 0))
+  (global $end (mut i32) (i32.const 0))
+  (global $bad (mut i32) (i32.const 0))
+  ;; The varint at $at (advanced past it); sets $bad when it is cut short or over 31 bits.
+  (func $varint (result i32)
+    (local $value i32) (local $shift i32) (local $byte i32)
+    (loop $next
+      (if (i32.ge_u (global.get $at) (global.get $end))
+        (then (global.set $bad (i32.const 1)) (return (i32.const 0))))
+      (local.set $byte (i32.load8_u (global.get $at)))
+      (global.set $at (i32.add (global.get $at) (i32.const 1)))
+      (if (i32.and (i32.eq (local.get $shift) (i32.const 28)) (i32.gt_u (local.get $byte) (i32.const 7)))
+        (then (global.set $bad (i32.const 1)) (return (i32.const 0))))
+      (local.set $value
+        (i32.or (local.get $value) (i32.shl (i32.and (local.get $byte) (i32.const 0x7f)) (local.get $shift))))
+      (if (i32.ge_u (local.get $byte) (i32.const 0x80))
+        (then
+          (local.set $shift (i32.add (local.get $shift) (i32.const 7)))
+          (br $next))))
+    (local.get $value))
+  ;; The first of the ascending ids from $stale to $staleEnd that is at or above $position ($staleEnd when none).
+  (func $skipStale (param $stale i32) (param $staleEnd i32) (param $position i32) (result i32)
+    (block $found
+      (loop $advance
+        (br_if $found (i32.ge_u (local.get $stale) (local.get $staleEnd)))
+        (br_if $found (i32.ge_s (i32.load (local.get $stale)) (local.get $position)))
+        (local.set $stale (i32.add (local.get $stale) (i32.const 4)))
+        (br $advance)))
+    (local.get $stale))
+  ;; Whether the id at $stale (from $skipStale) is $position.
+  (func $isStale (param $stale i32) (param $staleEnd i32) (param $position i32) (result i32)
+    (if (result i32) (i32.ge_u (local.get $stale) (local.get $staleEnd))
+      (then (i32.const 0))
+      (else (i32.eq (i32.load (local.get $stale)) (local.get $position)))))
+  (func (export "live")
+    (param $source i32) (param $end i32) (param $count i32) (param $stale i32) (param $staleEnd i32) (param $limit i32)
+    (result i32)
+    (local $i i32) (local $position i32) (local $gap i32) (local $live i32)
+    (global.set $at (local.get $source))
+    (global.set $end (local.get $end))
+    (global.set $bad (i32.const 0))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $gap (call $varint))
+        (drop (call $varint))
+        (drop (call $varint))
+        (if (global.get $bad) (then (return (i32.const -1))))
+        (if (i32.and (i32.ne (local.get $i) (i32.const 0)) (i32.eqz (local.get $gap))) (then (return (i32.const -1))))
+        (local.set $position (i32.add (local.get $position) (local.get $gap)))
+        (if (i32.gt_u (local.get $position) (local.get $limit)) (then (return (i32.const -1))))
+        (local.set $stale (call $skipStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
+        (if (i32.eqz (call $isStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
+          (then (local.set $live (i32.add (local.get $live) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (if (i32.ne (global.get $at) (local.get $end)) (then (return (i32.const -1))))
+    (local.get $live))
+  ;; Counts the phrase for document $id, appending it to $found when new; returns the new found count.
+  (func $count (param $id i32) (param $counts i32) (param $found i32) (param $foundCount i32) (result i32)
+    (local $slot i32) (local $count i32)
+    (local.set $slot (i32.add (local.get $counts) (local.get $id)))
+    (local.set $count (i32.load8_u (local.get $slot)))
+    (i32.store8 (local.get $slot) (i32.add (local.get $count) (i32.const 1)))
+    (if (result i32) (i32.eqz (local.get $count))
+      (then
+        (i32.store (i32.add (local.get $found) (i32.shl (local.get $foundCount) (i32.const 2))) (local.get $id))
+        (i32.add (local.get $foundCount) (i32.const 1)))
+      (else (local.get $foundCount))))
+  (func (export "score")
+    (param $source i32) (param $end i32) (param $count i32) (param $stale i32) (param $staleEnd i32) (param $limit i32)
+    (param $idf f64) (param $k1PlusOne f64) (param $k1 f64) (param $oneMinusB f64) (param $b f64)
+    (param $averageLength f64)
+    (param $accumulators i32) (param $counts i32) (param $found i32) (param $foundCount i32)
+    (result i32)
+    (local $i i32) (local $position i32) (local $gap i32) (local $frequency f64) (local $length f64) (local $slot i32)
+    (global.set $at (local.get $source))
+    (global.set $end (local.get $end))
+    (global.set $bad (i32.const 0))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $gap (call $varint))
+        (local.set $frequency (f64.convert_i32_u (call $varint)))
+        (local.set $length (f64.convert_i32_u (call $varint)))
+        (if (global.get $bad) (then (return (i32.const -1))))
+        (if (i32.and (i32.ne (local.get $i) (i32.const 0)) (i32.eqz (local.get $gap))) (then (return (i32.const -1))))
+        (local.set $position (i32.add (local.get $position) (local.get $gap)))
+        (if (i32.gt_u (local.get $position) (local.get $limit)) (then (return (i32.const -1))))
+        (local.set $stale (call $skipStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
+        (if (i32.eqz (call $isStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
+          (then
+            (local.set $foundCount
+              (call $count (local.get $position) (local.get $counts) (local.get $found) (local.get $foundCount)))
+            (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $position) (i32.const 3))))
+            (f64.store (local.get $slot)
+              (f64.add (f64.load (local.get $slot))
+                (f64.mul (local.get $idf)
+                  (f64.div
+                    (f64.mul (local.get $frequency) (local.get $k1PlusOne))
+                    (f64.add (local.get $frequency)
+                      (f64.mul (local.get $k1)
+                        (f64.add (local.get $oneMinusB)
+                          (f64.div (f64.mul (local.get $b) (local.get $length)) (local.get $averageLength)))))))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (if (i32.ne (global.get $at) (local.get $end)) (then (return (i32.const -1))))
+    (local.get $foundCount))
+  (func (export "add")
+    (param $ids i32) (param $ranks i32) (param $n i32) (param $factor f64)
+    (param $accumulators i32) (param $counts i32) (param $found i32) (param $foundCount i32)
+    (result i32)
+    (local $i i32) (local $id i32) (local $slot i32)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $id (i32.load (i32.add (local.get $ids) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $foundCount (call $count (local.get $id) (local.get $counts) (local.get $found) (local.get $foundCount)))
+        (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $id) (i32.const 3))))
+        (f64.store (local.get $slot)
+          (f64.add (f64.load (local.get $slot))
+            (f64.mul (local.get $factor) (f64.load (i32.add (local.get $ranks) (i32.shl (local.get $i) (i32.const 3)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (local.get $foundCount))
+  (func (export "gather")
+    (param $found i32) (param $n i32) (param $accumulators i32) (param $counts i32) (param $scores i32) (param $phrases i32)
+    (local $i i32) (local $id i32) (local $slot i32)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $id (i32.load (i32.add (local.get $found) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $id) (i32.const 3))))
+        (f64.store (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3))) (f64.load (local.get $slot)))
+        (f64.store (local.get $slot) (f64.const 0))
+        (local.set $slot (i32.add (local.get $counts) (local.get $id)))
+        (i32.store8 (i32.add (local.get $phrases) (local.get $i)) (i32.load8_u (local.get $slot)))
+        (i32.store8 (local.get $slot) (i32.const 0))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each))))
+  ;; The k-th largest (1-based) of the n f64 at $values, reordered.
+  (func $kthLargest (param $values i32) (param $n i32) (param $k i32) (result f64)
+    (local $low i32) (local $high i32) (local $target i32) (local $i i32) (local $j i32) (local $pivot f64) (local $swap f64)
+    (local.set $high (i32.sub (local.get $n) (i32.const 1)))
+    (local.set $target (i32.sub (local.get $k) (i32.const 1)))
+    (block $selected
+      (loop $narrow
+        (br_if $selected (i32.ge_s (local.get $low) (local.get $high)))
+        (local.set $pivot
+          (f64.load (i32.add (local.get $values)
+            (i32.shl (i32.shr_u (i32.add (local.get $low) (local.get $high)) (i32.const 1)) (i32.const 3)))))
+        (local.set $i (local.get $low))
+        (local.set $j (local.get $high))
+        (block $partitioned
+          (loop $partition
+            (br_if $partitioned (i32.gt_s (local.get $i) (local.get $j)))
+            (block $leftDone
+              (loop $left
+                (br_if $leftDone (i32.eqz (f64.gt
+                  (f64.load (i32.add (local.get $values) (i32.shl (local.get $i) (i32.const 3)))) (local.get $pivot))))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $left)))
+            (block $rightDone
+              (loop $right
+                (br_if $rightDone (i32.eqz (f64.lt
+                  (f64.load (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3)))) (local.get $pivot))))
+                (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+                (br $right)))
+            (if (i32.le_s (local.get $i) (local.get $j))
+              (then
+                (local.set $swap (f64.load (i32.add (local.get $values) (i32.shl (local.get $i) (i32.const 3)))))
+                (f64.store (i32.add (local.get $values) (i32.shl (local.get $i) (i32.const 3)))
+                  (f64.load (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3)))))
+                (f64.store (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3))) (local.get $swap))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (local.set $j (i32.sub (local.get $j) (i32.const 1)))))
+            (br $partition)))
+        (if (i32.le_s (local.get $target) (local.get $j))
+          (then (local.set $high (local.get $j)) (br $narrow)))
+        (if (i32.ge_s (local.get $target) (local.get $i))
+          (then (local.set $low (local.get $i)) (br $narrow)))))
+    (f64.load (i32.add (local.get $values) (i32.shl (local.get $target) (i32.const 3)))))
+  (func (export "best")
+    (param $scores i32) (param $matched i32) (param $n i32) (param $wanted i32) (param $window i32)
+    (param $scratch i32) (param $out i32)
+    (result i32)
+    (local $i i32) (local $accepted i32) (local $threshold f64) (local $score f64) (local $written i32)
+    (block $copied
+      (loop $copy
+        (br_if $copied (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.ge_u (i32.load8_u (i32.add (local.get $matched) (local.get $i))) (local.get $wanted))
+          (then
+            (f64.store (i32.add (local.get $scratch) (i32.shl (local.get $accepted) (i32.const 3)))
+              (f64.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3)))))
+            (local.set $accepted (i32.add (local.get $accepted) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy)))
+    (local.set $threshold (f64.const -inf))
+    (if (i32.and (i32.ge_s (local.get $window) (i32.const 1)) (i32.gt_s (local.get $accepted) (local.get $window)))
+      (then (local.set $threshold (call $kthLargest (local.get $scratch) (local.get $accepted) (local.get $window)))))
+    (local.set $i (i32.const 0))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $score (f64.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3)))))
+        (if (i32.and
+              (i32.ge_u (i32.load8_u (i32.add (local.get $matched) (local.get $i))) (local.get $wanted))
+              (f64.ge (local.get $score) (local.get $threshold)))
+          (then
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $written) (i32.const 2))) (local.get $i))
+            (local.set $written (i32.add (local.get $written) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (local.get $written))
+)

@@ -1,0 +1,172 @@
+import { describe, expect, test } from "bun:test";
+import { encodePostingList } from "../../src/index/postings/posting-list.ts";
+import { bm25KernelBase64 } from "../../src/search/ranking/bm25-kernel-wasm.ts";
+import {
+  bestIndexes,
+  inverseDocumentFrequency,
+  type PhraseDocuments,
+  type ScoredDocuments,
+  type SegmentPostings,
+  scorePhrases,
+} from "../../src/search/ranking/bm25-kernel.ts";
+import { compileBm25Kernel } from "../../scripts/generate/compile-bm25-kernel.ts";
+
+// The WebAssembly kernel of keyword ranking (bm25-kernel.ts, issue 42) against a plain JavaScript reference of the same
+// formula, on random lists: bit-identical scores, stale documents skipped, damaged bytes refused without leaving
+// anything behind for the next call. postings-ranking.test.ts checks the whole ranking against FTS5's own bm25().
+
+/** A seeded generator (mulberry32), so a failure repeats. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ReferenceList {
+  ids: number[];
+  frequencies: number[];
+  lengths: number[];
+}
+
+/** A word's postings over ids 0…`largest`, split into `segments` lists of distinct ids, some of them stale. */
+function randomWord(next: () => number, largest: number, segments: number, staleShare: number) {
+  const owner = new Map<number, number>();
+  for (let id = 0; id <= largest; id++) if (next() < 0.3) owner.set(id, Math.floor(next() * segments));
+  const lists: Array<ReferenceList & { stale: number[] }> = Array.from({ length: segments }, () => ({
+    ids: [],
+    frequencies: [],
+    lengths: [],
+    stale: [],
+  }));
+  for (const [id, segment] of owner) {
+    const list = lists[segment]!;
+    list.ids.push(id);
+    list.frequencies.push(1 + Math.floor(next() * 5));
+    list.lengths.push(1 + Math.floor(next() * 3000));
+    if (next() < staleShare) list.stale.push(id);
+  }
+  const stored: SegmentPostings[] = lists.map((list) => ({
+    count: list.ids.length,
+    last: list.ids.at(-1) ?? 0,
+    postings: encodePostingList(list.ids, list.frequencies, list.lengths),
+    ...(list.stale.length > 0 ? { stale: Int32Array.from(list.stale) } : {}),
+  }));
+  const live: ReferenceList = { ids: [], frequencies: [], lengths: [] };
+  for (const list of lists)
+    list.ids.forEach((id, i) => {
+      if (list.stale.includes(id)) return;
+      live.ids.push(id);
+      live.frequencies.push(list.frequencies[i]!);
+      live.lengths.push(list.lengths[i]!);
+    });
+  return { stored, live };
+}
+
+/** The reference: fts5Bm25Function's sum in phrase order, in plain JavaScript (documents found, by id). */
+function referenceScores(
+  phrases: Array<{ live: ReferenceList } | { ids: Float64Array; ranks: Float64Array }>,
+  documents: number,
+  averageLength: number,
+): Map<number, { score: number; phrases: number }> {
+  const out = new Map<number, { score: number; phrases: number }>();
+  const add = (id: number, part: number) => {
+    const entry = out.get(id) ?? { score: 0, phrases: 0 };
+    entry.score += part;
+    entry.phrases++;
+    out.set(id, entry);
+  };
+  for (const phrase of phrases) {
+    if ("ranks" in phrase) {
+      for (const [i, id] of phrase.ids.entries()) add(id, -phrase.ranks[i]!);
+      continue;
+    }
+    const idf = inverseDocumentFrequency(documents, phrase.live.ids.length);
+    phrase.live.ids.forEach((id, i) => {
+      const f = phrase.live.frequencies[i]!;
+      add(id, idf * ((f * (1.2 + 1.0)) / (f + 1.2 * (1 - 0.75 + (0.75 * phrase.live.lengths[i]!) / averageLength))));
+    });
+  }
+  return out;
+}
+
+const asMap = (scored: ScoredDocuments) =>
+  new Map(Array.from(scored.ids, (id, i) => [id, { score: scored.scores[i]!, phrases: scored.phrases[i]! }]));
+
+describe("the bm25 kernel in WebAssembly (bm25-kernel.ts)", () => {
+  test("the checked-in module is bm25-kernel.wat compiled (run scripts/generate/bm25-kernel.ts after an edit)", async () => {
+    expect(Buffer.from(await compileBm25Kernel()).toString("base64")).toBe(bm25KernelBase64);
+  });
+
+  test("random words and ranked phrases, growing and shrinking searches: FTS5's formula bit for bit", () => {
+    const next = random(42);
+    // Sizes up and down, so the accumulators grow over earlier scratch space and smaller searches reuse bigger ones.
+    for (const largest of [50, 4000, 300, 20000, 7, 12000]) {
+      const words = [0, 1, 2].map(() => randomWord(next, largest, 1 + Math.floor(next() * 3), next() < 0.5 ? 0 : 0.2));
+      const rankedIds = Float64Array.from(
+        Array.from({ length: largest + 1 }, (_, id) => id).filter(() => next() < 0.1),
+      );
+      const ranked = { ids: rankedIds, ranks: rankedIds.map(() => -next() * 10) };
+      const documents = largest + 1;
+      const averageLength = 17.25 + next() * 1000;
+      const phrases: PhraseDocuments[] = [
+        { segments: words[0]!.stored },
+        ranked,
+        ...words.slice(1).map((word) => ({ segments: word.stored })),
+      ];
+      const scored = scorePhrases(phrases, documents, averageLength);
+      expect(scored).toBeDefined();
+      const expected = referenceScores(
+        [{ live: words[0]!.live }, ranked, ...words.slice(1).map((word) => ({ live: word.live }))],
+        documents,
+        averageLength,
+      );
+      expect(asMap(scored!)).toEqual(expected);
+      expect(new Set(scored!.ids).size).toBe(scored!.ids.length);
+    }
+  });
+
+  test("damaged bytes are refused, and the next search starts from zero", () => {
+    const good = { segments: [{ count: 3, last: 9, postings: encodePostingList([2, 5, 9], [1, 2, 3], [10, 20, 30]) }] };
+    const expected = asMap(scorePhrases([good], 100, 20)!);
+    const damaged: SegmentPostings[] = [
+      { count: 4, last: 9, postings: encodePostingList([2, 5, 9], [1, 2, 3], [10, 20, 30]) }, // one document short
+      { count: 2, last: 9, postings: encodePostingList([2, 5, 9], [1, 2, 3], [10, 20, 30]) }, // bytes left over
+      { count: 3, last: 8, postings: encodePostingList([2, 5, 9], [1, 2, 3], [10, 20, 30]) }, // an id above `last`
+      { count: 1, last: 9, postings: Uint8Array.of(0x85, 0x80) }, // a varint cut short
+      { count: 1, last: 9, postings: Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0x7f, 1, 1) }, // a varint over 31 bits
+      { count: 2, last: 9, postings: Uint8Array.of(3, 1, 1, 0, 1, 1) }, // a zero gap after the first document
+      { count: 1, last: 2 ** 31 - 1, postings: Uint8Array.of(3, 1, 1) }, // a `last` no memory holds
+    ];
+    for (const segment of damaged) {
+      // the good list first, so the damage comes after documents were found and scored
+      expect(scorePhrases([good, { segments: [segment] }], 100, 20)).toBeUndefined();
+      expect(asMap(scorePhrases([good], 100, 20)!)).toEqual(expected);
+    }
+    // the same bytes with stale documents go through `live` first, which refuses them too
+    const stale = Int32Array.of(5);
+    expect(scorePhrases([{ segments: [{ ...damaged[0]!, stale }] }], 100, 20)).toBeUndefined();
+    expect(asMap(scorePhrases([good], 100, 20)!)).toEqual(expected);
+  });
+
+  test("bestIndexes: the window's best entries with every tie, in input order, as a sort would pick them", () => {
+    const next = random(7);
+    for (const n of [0, 1, 5, 100, 3000]) {
+      // few distinct scores, so that ties at the window's edge are common
+      const scores = Float64Array.from({ length: n }, () => Math.floor(next() * 20) / 4);
+      const matched = Uint8Array.from({ length: n }, () => Math.floor(next() * 4));
+      for (const wanted of [1, 2, 3])
+        for (const window of [-1, 0, 1, 3, 10, n, n + 5]) {
+          const accepted = [...scores.keys()].filter((i) => matched[i]! >= wanted);
+          const sorted = accepted.map((i) => scores[i]!).sort((x, y) => y - x);
+          const threshold = window < 0 || sorted.length <= window ? -Infinity : sorted[window - 1]!;
+          const expected = window === 0 ? [] : accepted.filter((i) => scores[i]! >= threshold);
+          expect(Array.from(bestIndexes(scores, matched, wanted, window))).toEqual(expected);
+        }
+    }
+  });
+});
