@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { keywordTokens } from "../../../src/index/tokens/keyword-tokens.ts";
 import { forEachUnicode61Token } from "../../../src/index/tokens/unicode61.ts";
 import { fts5Tokens } from "../../helpers/fts5-tokens.ts";
@@ -26,6 +27,19 @@ function probeTexts(probe: (character: string) => string): string[] {
 }
 
 describe("unicode61 in TypeScript: FTS5's `unicode61 remove_diacritics 2`, token for token", () => {
+  test("the tables from U+0080 up load at a text's first such character, at a token's start or inside one", () => {
+    // a fresh process each: the tables are loaded once per process, by whichever text first needs them
+    const module = join(import.meta.dir, "../../../src/index/tokens/unicode61.ts");
+    for (const text of ["Éclair naïve 𝐀bc ﬁ", "naïve Éclair ﬁ 𝐀bc", "plain ascii then Ünïcödé"]) {
+      const script = `import { forEachUnicode61Token } from ${JSON.stringify(module)};
+        const tokens = []; forEachUnicode61Token(${JSON.stringify(text)}, (token) => tokens.push(token));
+        console.log(JSON.stringify(tokens));`;
+      const child = Bun.spawnSync([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+      expect(child.stderr.toString()).toBe("");
+      expect(JSON.parse(child.stdout.toString())).toEqual(fts5Tokens([text], "unicode61 remove_diacritics 2")[0]!);
+    }
+  });
+
   test("every code point inside a token and at its start splits and folds as the linked SQLite's FTS5 does", () => {
     // "xcx" shows whether c continues a token and what it folds to, "cx" and "c" whether it starts one (a diacritic
     // that folds to nothing shows only alone); a table generated for another SQLite fails here (run
