@@ -2,10 +2,14 @@
  * bm25 over a keyword search's phrase lists, and the selection of the best scores, in WebAssembly (bm25-kernel.wat):
  * the posting lists' bytes are decoded and scored term at a time with the same doubles as FTS5's bm25()
  * (postings-ranking.ts says how). Why WebAssembly: a one-shot search runs these loops once, before JavaScriptCore's JIT
- * has warmed up, where JavaScript cost ~100 ns a posting; the module (1.4 KB) is compiled to machine code when it is
- * instantiated. One instance per process, used by one synchronous call at a time. Its memory holds the accumulators
- * (8 bytes a document id) and phrase counts (1 byte) from offset 0, zero between calls, then scratch space for the
- * call (the lists' bytes, the found ids, the scores); it grows to the largest search and is reused.
+ * has warmed up, where JavaScript cost ~100 ns a posting; the module (1.2 KB) is compiled when it is instantiated.
+ *
+ * One instance per process (per thread), used by one synchronous call at a time. Its memory holds the accumulators
+ * (8 bytes a document id) and phrase counts (1 byte) from offset 0, then scratch space for a call (the lists' bytes,
+ * stale and ranked ids; the selection's copy and its answer); it grows to the largest search and is reused. The scores
+ * stay there, read in place by the selection, until the next scoring: a one-shot search touches each page of memory
+ * once, and a first touch is what a cold search pays most for here (~5 µs a 4 KiB page on this 2-core VM: copying the
+ * scores out for the selection, as first built, cost ~1,000 page faults, ~5 ms, for a 150k-posting query).
  */
 import { bm25KernelBase64 } from "./bm25-kernel-wasm.ts";
 
@@ -29,11 +33,17 @@ export interface SegmentPostings {
  */
 export type PhraseDocuments = { segments: readonly SegmentPostings[] } | { ids: Float64Array; ranks: Float64Array };
 
-/** Every document matching at least one phrase, with its score and the number of phrases it matches (parallel arrays). */
+/**
+ * What {@link scorePhrases} scored, for {@link bestScored}: the scores live in the kernel's memory until the next
+ * scoring (`generation` tells), and are scored again from `phrases` when asked for after that.
+ */
 export interface ScoredDocuments {
-  ids: Int32Array;
-  scores: Float64Array;
-  phrases: Uint8Array;
+  readonly generation: number;
+  /** Ids 0…size − 1 were scored (the largest id + 1). */
+  readonly size: number;
+  readonly phrases: readonly PhraseDocuments[];
+  readonly documents: number;
+  readonly averageLength: number;
 }
 
 /** The kernel's exports; pointers are byte offsets into `memory` (bm25-kernel.wat documents each function). */
@@ -55,20 +65,8 @@ interface KernelExports {
     averageLength: number,
     accumulators: number,
     counts: number,
-    found: number,
-    foundCount: number,
   ): number;
-  add(
-    ids: number,
-    ranks: number,
-    n: number,
-    factor: number,
-    accumulators: number,
-    counts: number,
-    found: number,
-    foundCount: number,
-  ): number;
-  gather(found: number, n: number, accumulators: number, counts: number, scores: number, phrases: number): void;
+  add(ids: number, ranks: number, n: number, factor: number, accumulators: number, counts: number): void;
   best(
     scores: number,
     matched: number,
@@ -80,12 +78,17 @@ interface KernelExports {
   ): number;
 }
 
-/** The instance, how many document ids its accumulators and counts hold (they sit at offset 0), and how far the
- * scratch space has ever reached (memory beyond it is still zero, as WebAssembly memory starts). */
+/**
+ * The instance; how many document ids its accumulators and counts hold (the counts start at `capacity` · 8); how many
+ * of them the last scoring may have set (`dirty`, cleared by the next); how far scratch space has ever reached
+ * (`written`: memory beyond it is still zero, as WebAssembly memory starts); and the scorings so far.
+ */
 interface Kernel {
   exports: KernelExports;
   capacity: number;
+  dirty: number;
   written: number;
+  generation: number;
 }
 
 let kernel: Kernel | undefined;
@@ -95,12 +98,17 @@ function instance(): Kernel {
     exports: new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(bm25KernelBase64, "base64")), {})
       .exports as unknown as KernelExports,
     capacity: 0,
+    dirty: 0,
     written: 0,
+    generation: 0,
   };
   return kernel;
 }
 
-/** The kernel's memory grown to at least `bytes` bytes (a grow detaches the views made before it). */
+/**
+ * The kernel's memory grown to at least `bytes` bytes (a grow detaches the views made before it).
+ * @throws RangeError beyond WebAssembly's 4 GiB, or when the memory cannot be had
+ */
 function reserve(exports: KernelExports, bytes: number): ArrayBuffer {
   const { memory } = exports;
   const page = 65536;
@@ -111,24 +119,23 @@ function reserve(exports: KernelExports, bytes: number): ArrayBuffer {
 const align8 = (offset: number) => Math.ceil(offset / 8) * 8;
 
 /**
- * Where the scratch space starts once the accumulators and counts hold ids 0…`largest`, and the scratch space up to
- * `end` (bytes from that start) reserved. Growing them zeroes the earlier scratch space they now cover (fresh memory is
- * zero already: the pages a one-shot search never wrote are never touched, at ~2.5 µs a page here).
+ * Where the scratch space starts once the accumulators and counts hold ids 0…`largest` (-1: as they are), with the
+ * scratch space up to `end(start)` reserved. Growing them zeroes the earlier scratch space they now cover.
+ * @throws RangeError when the memory cannot grow that far (the capacity stays as it was)
  */
-function reserveScratch(largest: number, end: (start: number) => number): { start: number; buffer: ArrayBuffer } {
-  const state = instance();
-  if (largest >= state.capacity) {
-    const old = align8(state.capacity * 9);
+function reserveScratch(kernel: Kernel, largest: number, end: (start: number) => number): ArrayBuffer {
+  if (largest >= kernel.capacity) {
     const capacity = Math.ceil((largest + 1) * 1.25);
     const start = align8(capacity * 9);
-    const buffer = reserve(state.exports, start); // throws RangeError beyond 4 GiB: the capacity stays as it was
-    if (state.written > old) new Uint8Array(buffer, old, Math.min(state.written, start) - old).fill(0);
-    state.capacity = capacity;
+    const buffer = reserve(kernel.exports, start);
+    // The old counts and scratch space lie where the new accumulators and counts go; what was never written is zero.
+    new Uint8Array(buffer, 0, Math.min(kernel.written, start)).fill(0);
+    kernel.capacity = capacity;
+    kernel.dirty = 0;
   }
-  const start = align8(state.capacity * 9);
-  const until = end(start);
-  state.written = Math.max(state.written, until);
-  return { start, buffer: reserve(state.exports, until) };
+  const until = end(align8(kernel.capacity * 9));
+  kernel.written = Math.max(kernel.written, until);
+  return reserve(kernel.exports, until);
 }
 
 /** FTS5's idf for a phrase matching `matches` of `documents` documents (fts5_aux.c: 1e-6 when not above 0). */
@@ -138,8 +145,9 @@ export function inverseDocumentFrequency(documents: number, matches: number): nu
 }
 
 /**
- * Every document matching a phrase, scored by bm25 over `phrases` in phrase order: a one-word phrase adds
- * idf · norm (its idf from its live documents among `documents`), a ranked phrase its negated rank.
+ * Every document matching a phrase, scored by bm25 over `phrases` in phrase order: a one-word phrase adds idf · norm
+ * (its idf from its live documents among `documents`), a ranked phrase its negated rank. The scores stay in the kernel
+ * (see {@link ScoredDocuments}); an earlier scoring's are gone.
  * @param documents bm25's N, FTS5's live document count
  * @param averageLength bm25's avgdl, FTS5's tokens per document
  * @returns undefined when a posting list's bytes do not hold its documents (the caller ranks in FTS5)
@@ -150,104 +158,75 @@ export function scorePhrases(
   averageLength: number,
 ): ScoredDocuments | undefined {
   let largest = -1;
-  let staleCount = 0;
-  let postingCount = 0;
   for (const phrase of phrases) {
-    if ("ids" in phrase) {
-      postingCount += phrase.ids.length;
-      for (const id of phrase.ids) if (id > largest) largest = id;
-    } else
-      for (const segment of phrase.segments) {
-        staleCount += segment.stale?.length ?? 0;
-        postingCount += segment.count;
-        if (segment.last > largest) largest = segment.last;
-      }
+    if ("ids" in phrase) for (const id of phrase.ids) largest = Math.max(largest, id);
+    else for (const segment of phrase.segments) largest = Math.max(largest, segment.last);
   }
-  const { exports } = instance();
-  const accumulatorsAt = 0;
-  // The scratch space: the lists' bytes, stale ids and ranked ids as laid out here, then the found ids (at most one per
-  // id), their scores and phrase counts.
-  const distinct = Math.min(postingCount, largest + 1);
-  const layout = phrases.map(() => 0);
-  let staleAt = 0;
-  let foundAt = 0;
-  let scoresAt = 0;
-  let phrasesAt = 0;
-  let reserved: { start: number; buffer: ArrayBuffer };
+  const state = instance();
+  const { exports } = state;
+  // The scratch space: each phrase's bytes and stale ids, or its ranked ids and ranks, one after the other.
+  const layout: number[] = [];
+  let buffer: ArrayBuffer;
   try {
-    reserved = reserveScratch(largest, (start) => {
+    buffer = reserveScratch(state, largest, (start) => {
       let end = start;
-      for (const [i, phrase] of phrases.entries()) {
-        if ("ids" in phrase) {
-          layout[i] = align8(end);
-          end = align8(layout[i]! + phrase.ids.length * 4) + phrase.ids.length * 8;
-        } else {
-          layout[i] = end;
-          end += phrase.segments.reduce((sum, segment) => sum + segment.postings.length, 0);
-        }
+      for (const phrase of phrases) {
+        end = align8(end);
+        layout.push(end);
+        if ("ids" in phrase) end = align8(end + phrase.ids.length * 4) + phrase.ids.length * 8;
+        else
+          for (const segment of phrase.segments)
+            end += align8(segment.postings.length) + (segment.stale?.length ?? 0) * 4;
       }
-      staleAt = align8(end);
-      foundAt = align8(staleAt + (staleCount + 1) * 4);
-      scoresAt = align8(foundAt + distinct * 4);
-      phrasesAt = scoresAt + distinct * 8;
-      return phrasesAt + distinct;
+      return end;
     });
   } catch (error) {
     if (error instanceof RangeError) return undefined; // a damaged `last` far beyond any id: more memory than there is
     throw error;
   }
-  const { start, buffer } = reserved;
-  const counts = instance().capacity * 8;
+  const counts = state.capacity * 8;
+  new Uint8Array(buffer, 0, state.dirty * 8).fill(0);
+  new Uint8Array(buffer, counts, state.dirty).fill(0);
+  state.dirty = largest + 1;
+  state.generation++;
   const bytes = new Uint8Array(buffer);
-  let found = 0;
-  let staleIdsAt = staleAt;
   for (const [i, phrase] of phrases.entries()) {
-    if (found < 0) break;
     if ("ids" in phrase) {
       const idsAt = layout[i]!;
       const ranksAt = align8(idsAt + phrase.ids.length * 4);
       new Int32Array(buffer, idsAt, phrase.ids.length).set(phrase.ids);
       new Float64Array(buffer, ranksAt, phrase.ids.length).set(phrase.ranks);
-      found = exports.add(idsAt, ranksAt, phrase.ids.length, -1, accumulatorsAt, counts, foundAt, found);
+      exports.add(idsAt, ranksAt, phrase.ids.length, -1, 0, counts);
       continue;
     }
     // Each segment's bytes and stale ids in place, and the phrase's live documents (bm25's n) for its idf.
-    const placed: Array<{ segment: SegmentPostings; at: number; staleAt: number }> = [];
+    const placed: Array<{ segment: SegmentPostings; at: number; staleAt: number; staleEnd: number }> = [];
     let at = layout[i]!;
     let matches = 0;
     for (const segment of phrase.segments) {
       bytes.set(segment.postings, at);
+      const staleAt = at + align8(segment.postings.length);
       const stale = segment.stale ?? new Int32Array(0);
-      new Int32Array(buffer, staleIdsAt, stale.length).set(stale);
-      placed.push({ segment, at, staleAt: staleIdsAt });
+      new Int32Array(buffer, staleAt, stale.length).set(stale);
+      const staleEnd = staleAt + stale.length * 4;
       const live =
         stale.length === 0
           ? segment.count
-          : exports.live(
-              at,
-              at + segment.postings.length,
-              segment.count,
-              staleIdsAt,
-              staleIdsAt + stale.length * 4,
-              segment.last,
-            );
-      if (live < 0) {
-        found = -1;
-        break;
-      }
+          : exports.live(at, at + segment.postings.length, segment.count, staleAt, staleEnd, segment.last);
+      if (live < 0) return undefined;
+      placed.push({ segment, at, staleAt, staleEnd });
       matches += live;
-      at += segment.postings.length;
-      staleIdsAt += stale.length * 4;
+      at = staleEnd;
     }
-    if (found < 0) break;
     const idf = inverseDocumentFrequency(documents, matches);
-    for (const { segment, at: listAt, staleAt: listStaleAt } of placed) {
-      found = exports.score(
+    for (const { segment, at: listAt, staleAt, staleEnd } of placed) {
+      const end = listAt + segment.postings.length;
+      const scored = exports.score(
         listAt,
-        listAt + segment.postings.length,
+        end,
         segment.count,
-        listStaleAt,
-        listStaleAt + (segment.stale?.length ?? 0) * 4,
+        staleAt,
+        staleEnd,
         segment.last,
         idf,
         k1 + 1.0,
@@ -255,45 +234,69 @@ export function scorePhrases(
         1 - b,
         b,
         averageLength,
-        accumulatorsAt,
+        0,
         counts,
-        foundAt,
-        found,
       );
-      if (found < 0) break;
+      if (scored < 0) return undefined;
     }
   }
-  if (found < 0) {
-    // Damaged bytes: clear every accumulator and count, whatever was found before the damage.
-    new Uint8Array(buffer, 0, start).fill(0);
-    return undefined;
+  return { generation: state.generation, size: largest + 1, phrases, documents, averageLength };
+}
+
+/**
+ * The documents among `scored` that match at least `wanted` phrases and have one of the best `window` scores, with
+ * every document tied with the window's last score (the caller breaks ties), by ascending id.
+ * @param window -1 for every document that matches enough phrases
+ * @returns undefined when the documents had to be scored again (another scoring came in between) and their lists turned
+ *          out damaged
+ */
+export function bestScored(
+  scored: ScoredDocuments,
+  wanted: number,
+  window: number,
+): Array<{ id: number; score: number }> | undefined {
+  const state = instance();
+  if (scored.generation !== state.generation) {
+    const again = scorePhrases(scored.phrases, scored.documents, scored.averageLength);
+    return again && bestScored(again, wanted, window);
   }
-  exports.gather(foundAt, found, accumulatorsAt, counts, scoresAt, phrasesAt);
-  return {
-    ids: new Int32Array(buffer, foundAt, found).slice(),
-    scores: new Float64Array(buffer, scoresAt, found).slice(),
-    phrases: new Uint8Array(buffer, phrasesAt, found).slice(),
-  };
+  if (window === 0) return [];
+  const n = scored.size;
+  let scratchAt = 0;
+  const buffer = reserveScratch(state, -1, (start) => {
+    scratchAt = start;
+    return start + n * 12;
+  });
+  const outAt = scratchAt + n * 8;
+  const written = state.exports.best(0, state.capacity * 8, n, wanted, window, scratchAt, outAt);
+  const ids = new Int32Array(buffer, outAt, written);
+  const scores = new Float64Array(buffer, 0, n);
+  return Array.from(ids, (id) => ({ id, score: scores[id]! }));
 }
 
 /**
  * Where the best `window` scores are among the entries matching at least `wanted` terms (`matched[i] >= wanted`), with
  * every entry tied with the window's last score (the caller breaks ties), in input order: a selection of the k-th
- * score, not a sort. Local search ranks its documents with it, and the team archive its positions.
+ * score, not a sort. The team archive ranks its positions with it (local search selects in place: {@link bestScored}).
+ * It leaves the scores of the last {@link scorePhrases} as they are.
  * @param scores parallel to `matched`
  * @param window -1 for every entry that matches enough terms
  * @returns indexes into `scores`, ascending
  */
 export function bestIndexes(scores: Float64Array, matched: Uint8Array, wanted: number, window: number): Int32Array {
   if (window === 0) return new Int32Array(0);
-  const { exports } = instance();
+  const state = instance();
   const n = scores.length;
-  const { start: scoresAt, buffer } = reserveScratch(-1, (start) => start + n * 21);
+  let scoresAt = 0;
+  const buffer = reserveScratch(state, -1, (start) => {
+    scoresAt = start;
+    return start + n * 21;
+  });
   const scratchAt = scoresAt + n * 8;
   const outAt = scratchAt + n * 8;
   const matchedAt = outAt + n * 4;
   new Float64Array(buffer, scoresAt, n).set(scores);
   new Uint8Array(buffer, matchedAt, n).set(matched);
-  const written = exports.best(scoresAt, matchedAt, n, wanted, window, scratchAt, outAt);
+  const written = state.exports.best(scoresAt, matchedAt, n, wanted, window, scratchAt, outAt);
   return new Int32Array(buffer, outAt, written).slice();
 }

@@ -2,7 +2,7 @@
 ;; JavaScriptCore's JIT has warmed up (~100 ns a posting in JavaScript), while a WebAssembly module is compiled to machine
 ;; code when it is instantiated. bm25-kernel.ts drives it; scripts/generate/bm25-kernel.ts compiles this text with wabt
 ;; into bm25-kernel-wasm.ts. Pointers are byte offsets into the exported memory, laid out by the caller: the
-;; accumulators (f64 by document id) and phrase counts (u8 by id) are zero between calls (gather clears what it reads).
+;; accumulators (f64 by document id) and phrase counts (u8 by id), zero where no phrase added to them, then scratch.
 ;;
 ;; A posting list (index/postings/posting-list.ts) holds per document three unsigned LEB128 varints: the id's gap, the
 ;; frequency f and the length |D|. Its bytes are damaged (-1) when a varint is cut short or over 31 bits, a gap after the
@@ -12,13 +12,12 @@
 ;; live: the documents of a list that are not stale, or -1.
 ;; score: adds each live document's part, the operations of sqlite ext/fts5/fts5_aux.c fts5Bm25Function in its order
 ;;     idf * ((f * (k1 + 1)) / (f + k1 * ((1 - b) + (b * |D|) / avgdl))),
-;;   so the double is the C code's, to its accumulator; counts the phrase for it; appends an id seen for the first time
-;;   to `found`. Returns the new found count, or -1.
+;;   so the double is the C code's, to its accumulator, and counts the phrase for it. Returns 0, or -1.
 ;; add: the same for a phrase FTS5 ranked: adds `factor` * rank (factor -1: the negated rank, exactly) per document.
-;; gather: the found documents' accumulators and counts, in found order, each cleared once read.
 ;; best: where the best `window` scores are among the entries with at least `wanted` phrases (window -1: all of them),
 ;;   with every entry tied with the window's last score, in input order; the k-th largest score by Hoare's selection
-;;   (FIND, CACM 4(7), 1961) over a copy in `scratch`. Returns the count of indexes written to `out`.
+;;   (FIND, CACM 4(7), 1961) over a copy in `scratch`. Returns the count of indexes written to `out`. Run over the
+;;   accumulators and counts themselves, the indexes are the document ids.
 (module
   (memory (export "memory") 1)
   (global $at (mut i32) (i32.const 0))
@@ -79,24 +78,20 @@
         (br $each)))
     (if (i32.ne (global.get $at) (local.get $end)) (then (return (i32.const -1))))
     (local.get $live))
-  ;; Counts the phrase for document $id, appending it to $found when new; returns the new found count.
-  (func $count (param $id i32) (param $counts i32) (param $found i32) (param $foundCount i32) (result i32)
-    (local $slot i32) (local $count i32)
+  ;; Adds $part to document $id's accumulator and counts the phrase for it.
+  (func $add (param $id i32) (param $part f64) (param $accumulators i32) (param $counts i32)
+    (local $slot i32)
+    (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $id) (i32.const 3))))
+    (f64.store (local.get $slot) (f64.add (f64.load (local.get $slot)) (local.get $part)))
     (local.set $slot (i32.add (local.get $counts) (local.get $id)))
-    (local.set $count (i32.load8_u (local.get $slot)))
-    (i32.store8 (local.get $slot) (i32.add (local.get $count) (i32.const 1)))
-    (if (result i32) (i32.eqz (local.get $count))
-      (then
-        (i32.store (i32.add (local.get $found) (i32.shl (local.get $foundCount) (i32.const 2))) (local.get $id))
-        (i32.add (local.get $foundCount) (i32.const 1)))
-      (else (local.get $foundCount))))
+    (i32.store8 (local.get $slot) (i32.add (i32.load8_u (local.get $slot)) (i32.const 1))))
   (func (export "score")
     (param $source i32) (param $end i32) (param $count i32) (param $stale i32) (param $staleEnd i32) (param $limit i32)
     (param $idf f64) (param $k1PlusOne f64) (param $k1 f64) (param $oneMinusB f64) (param $b f64)
     (param $averageLength f64)
-    (param $accumulators i32) (param $counts i32) (param $found i32) (param $foundCount i32)
+    (param $accumulators i32) (param $counts i32)
     (result i32)
-    (local $i i32) (local $position i32) (local $gap i32) (local $frequency f64) (local $length f64) (local $slot i32)
+    (local $i i32) (local $position i32) (local $gap i32) (local $frequency f64) (local $length f64)
     (global.set $at (local.get $source))
     (global.set $end (local.get $end))
     (global.set $bad (i32.const 0))
@@ -113,52 +108,29 @@
         (local.set $stale (call $skipStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
         (if (i32.eqz (call $isStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
           (then
-            (local.set $foundCount
-              (call $count (local.get $position) (local.get $counts) (local.get $found) (local.get $foundCount)))
-            (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $position) (i32.const 3))))
-            (f64.store (local.get $slot)
-              (f64.add (f64.load (local.get $slot))
-                (f64.mul (local.get $idf)
-                  (f64.div
-                    (f64.mul (local.get $frequency) (local.get $k1PlusOne))
-                    (f64.add (local.get $frequency)
-                      (f64.mul (local.get $k1)
-                        (f64.add (local.get $oneMinusB)
-                          (f64.div (f64.mul (local.get $b) (local.get $length)) (local.get $averageLength)))))))))))
+            (call $add (local.get $position)
+              (f64.mul (local.get $idf)
+                (f64.div
+                  (f64.mul (local.get $frequency) (local.get $k1PlusOne))
+                  (f64.add (local.get $frequency)
+                    (f64.mul (local.get $k1)
+                      (f64.add (local.get $oneMinusB)
+                        (f64.div (f64.mul (local.get $b) (local.get $length)) (local.get $averageLength)))))))
+              (local.get $accumulators) (local.get $counts))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each)))
     (if (i32.ne (global.get $at) (local.get $end)) (then (return (i32.const -1))))
-    (local.get $foundCount))
+    (i32.const 0))
   (func (export "add")
-    (param $ids i32) (param $ranks i32) (param $n i32) (param $factor f64)
-    (param $accumulators i32) (param $counts i32) (param $found i32) (param $foundCount i32)
-    (result i32)
-    (local $i i32) (local $id i32) (local $slot i32)
+    (param $ids i32) (param $ranks i32) (param $n i32) (param $factor f64) (param $accumulators i32) (param $counts i32)
+    (local $i i32)
     (block $done
       (loop $each
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $id (i32.load (i32.add (local.get $ids) (i32.shl (local.get $i) (i32.const 2)))))
-        (local.set $foundCount (call $count (local.get $id) (local.get $counts) (local.get $found) (local.get $foundCount)))
-        (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $id) (i32.const 3))))
-        (f64.store (local.get $slot)
-          (f64.add (f64.load (local.get $slot))
-            (f64.mul (local.get $factor) (f64.load (i32.add (local.get $ranks) (i32.shl (local.get $i) (i32.const 3)))))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $each)))
-    (local.get $foundCount))
-  (func (export "gather")
-    (param $found i32) (param $n i32) (param $accumulators i32) (param $counts i32) (param $scores i32) (param $phrases i32)
-    (local $i i32) (local $id i32) (local $slot i32)
-    (block $done
-      (loop $each
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $id (i32.load (i32.add (local.get $found) (i32.shl (local.get $i) (i32.const 2)))))
-        (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $id) (i32.const 3))))
-        (f64.store (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3))) (f64.load (local.get $slot)))
-        (f64.store (local.get $slot) (f64.const 0))
-        (local.set $slot (i32.add (local.get $counts) (local.get $id)))
-        (i32.store8 (i32.add (local.get $phrases) (local.get $i)) (i32.load8_u (local.get $slot)))
-        (i32.store8 (local.get $slot) (i32.const 0))
+        (call $add
+          (i32.load (i32.add (local.get $ids) (i32.shl (local.get $i) (i32.const 2))))
+          (f64.mul (local.get $factor) (f64.load (i32.add (local.get $ranks) (i32.shl (local.get $i) (i32.const 3)))))
+          (local.get $accumulators) (local.get $counts))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each))))
   ;; The k-th largest (1-based) of the n f64 at $values, reordered.

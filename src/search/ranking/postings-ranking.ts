@@ -30,7 +30,7 @@ import {
 } from "../../index/postings/keyword-postings.ts";
 import { keywordTokens } from "../../index/tokens/keyword-tokens.ts";
 import type { RankedDocument } from "./match-window.ts";
-import { bestIndexes, type PhraseDocuments, type ScoredDocuments, scorePhrases } from "./bm25-kernel.ts";
+import { bestScored, type PhraseDocuments, type ScoredDocuments, scorePhrases } from "./bm25-kernel.ts";
 import type { PhraseMatch, PhraseRanking } from "./phrase-rankings.ts";
 import { termWords } from "./query.ts";
 
@@ -112,10 +112,12 @@ function sortedStale(stale: StaleDocuments): Map<number, Int32Array> {
 
 /**
  * The best `limit` (-1: all) of the scored documents that match at least `wanted` phrases, best first: descending score
- * (ascending rank), ties by ascending id.
+ * (ascending rank), ties by ascending id; undefined when they had to be scored again and their lists were damaged.
  */
-function best({ ids, scores, phrases }: ScoredDocuments, wanted: number, limit: number): RankedDocument[] {
-  const out = Array.from(bestIndexes(scores, phrases, wanted, limit), (i) => ({ id: ids[i]!, rank: -scores[i]! }));
+function best(scored: ScoredDocuments, wanted: number, limit: number): RankedDocument[] | undefined {
+  const found = bestScored(scored, wanted, limit);
+  if (!found) return undefined;
+  const out = found.map(({ id, score }) => ({ id, rank: -score }));
   out.sort((x, y) => x.rank - y.rank || x.id - y.id);
   return limit < 0 ? out : out.slice(0, limit);
 }
