@@ -120,22 +120,24 @@ const align8 = (offset: number) => Math.ceil(offset / 8) * 8;
 
 /**
  * Where the scratch space starts once the accumulators and counts hold ids 0…`largest` (-1: as they are), with the
- * scratch space up to `end(start)` reserved. Growing them zeroes the earlier scratch space they now cover.
+ * scratch space up to `end(start)` reserved, in one grow of the memory: a grow may copy the memory into a new one, whose
+ * pages are first touched then. Growing the accumulators and counts zeroes the earlier scratch space they now cover.
  * @throws RangeError when the memory cannot grow that far (the capacity stays as it was)
  */
 function reserveScratch(kernel: Kernel, largest: number, end: (start: number) => number): ArrayBuffer {
-  if (largest >= kernel.capacity) {
-    const capacity = Math.ceil((largest + 1) * 1.25);
-    const start = align8(capacity * 9);
-    const buffer = reserve(kernel.exports, start);
+  const grows = largest >= kernel.capacity;
+  const capacity = grows ? Math.ceil((largest + 1) * 1.25) : kernel.capacity;
+  const start = align8(capacity * 9);
+  const until = end(start);
+  const buffer = reserve(kernel.exports, until);
+  if (grows) {
     // The old counts and scratch space lie where the new accumulators and counts go; what was never written is zero.
     new Uint8Array(buffer, 0, Math.min(kernel.written, start)).fill(0);
     kernel.capacity = capacity;
     kernel.dirty = 0;
   }
-  const until = end(align8(kernel.capacity * 9));
   kernel.written = Math.max(kernel.written, until);
-  return reserve(kernel.exports, until);
+  return buffer;
 }
 
 /** FTS5's idf for a phrase matching `matches` of `documents` documents (fts5_aux.c: 1e-6 when not above 0). */
@@ -178,7 +180,7 @@ export function scorePhrases(
           for (const segment of phrase.segments)
             end += align8(segment.postings.length) + (segment.stale?.length ?? 0) * 4;
       }
-      return end;
+      return Math.max(end, start + (largest + 1) * 12); // and room for bestScored's selection: no grow then
     });
   } catch (error) {
     if (error instanceof RangeError) return undefined; // a damaged `last` far beyond any id: more memory than there is
