@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import type { SearchFilters } from "../../src/search/listing/filters.ts";
+import { windowSessionsSql } from "../../src/search/ranking/lexical.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 // The keyword leg ranks a window of the best documents (8 per wanted candidate: 800 for a search's 100 candidates),
@@ -46,4 +48,28 @@ test("a project filter whose sessions lie outside the first window still finds t
   expect((sessions.results as SessionResult[]).map((result) => result.sessionId)).toEqual([quiet]);
   const turns = await searchIndex(db, { query: "kiln", level: "turn", filters: { project: "quiet" }, mode: "keyword" });
   expect((turns.results as TurnResult[]).map((result) => `${result.sessionId}#${result.turn}`)).toEqual([`${quiet}#1`]);
+});
+
+test("the window's sessions are kept by the default filters from an index alone (schema v22), not their rows", () => {
+  const plan = (filters: SearchFilters) => {
+    const { sql, params } = windowSessionsSql(filters);
+    return db
+      .query<{ detail: string }, Array<string | number>>(`EXPLAIN QUERY PLAN ${sql}`)
+      .all("[1, 2]", ...params)
+      .map((row) => row.detail)
+      .join(" | ");
+  };
+  expect(plan({})).toContain("COVERING INDEX sessions_subagent_by_id");
+  // other filters read the session rows, and still answer
+  expect(plan({ project: "quiet" })).not.toContain("COVERING INDEX");
+  const kept = (filters: SearchFilters) => {
+    const { sql, params } = windowSessionsSql(filters);
+    return db
+      .query<{ id: number }, Array<string | number>>(sql)
+      .all("[1, 2, 3]", ...params)
+      .map((row) => row.id);
+  };
+  const quietRowid = db.query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?").get(quiet)!.id;
+  expect(kept({})).toEqual([1, 2]); // both sessions are main sessions; rowid 3 is none
+  expect(kept({ project: "quiet" })).toEqual([quietRowid]);
 });

@@ -102,18 +102,29 @@ function filteredRows(
         FROM json_each(?) AS window CROSS JOIN documents d ON d.id = window.value WHERE 1 ${levelWhere}`,
       )
       .all(ids);
-    const filter = filterSql(filters);
+    const sessions = windowSessionsSql(filters);
     const kept = new Set(
       db
-        .query<{ id: number }, Array<string | number>>(
-          `SELECT s.id FROM json_each(?) AS window CROSS JOIN sessions s ON s.id = window.value WHERE ${filter.where}`,
-        )
-        .all(JSON.stringify([...new Set(documents.map((row) => row.session_rowid))]), ...filter.params)
+        .query<{ id: number }, Array<string | number>>(sessions.sql)
+        .all(JSON.stringify([...new Set(documents.map((row) => row.session_rowid))]), ...sessions.params)
         .map((row) => row.id),
     );
     rows = documents.filter((row) => kept.has(row.session_rowid));
   }
   return rows.map((row) => ({ ...row, rank: rankOf.get(row.document_id)! })).sort((a, b) => a.rank - b.rank);
+}
+
+/**
+ * The statement that keeps the sessions of a ranked window that pass `filters`: its first parameter is the JSON array of
+ * their rowids, `params` follow. With the default filters the index `sessions_subagent_by_id` (schema v22) answers it
+ * alone, without reading the wide session rows.
+ */
+export function windowSessionsSql(filters: SearchFilters): { sql: string; params: Array<string | number> } {
+  const filter = filterSql(filters);
+  return {
+    sql: `SELECT s.id FROM json_each(?) AS window CROSS JOIN sessions s ON s.id = window.value WHERE ${filter.where}`,
+    params: filter.params,
+  };
 }
 
 /** Hits of filtered rows (best first), best first, at most `candidates`. */
