@@ -11,22 +11,11 @@ import {
   scorePhrases,
 } from "../../src/search/ranking/bm25-kernel.ts";
 import { compileBm25Kernel } from "../../scripts/generate/compile-bm25-kernel.ts";
+import { randomStream as random } from "../helpers/ranking-corpus.ts";
 
 // The WebAssembly kernel of keyword ranking (bm25-kernel.ts, issue 42) against a plain JavaScript reference of the same
 // formula, on random lists: bit-identical scores, stale documents skipped, damaged bytes refused without leaving
 // anything behind for the next call. postings-ranking.test.ts checks the whole ranking against FTS5's own bm25().
-
-/** A seeded generator (mulberry32), so a failure repeats. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ReferenceList {
   ids: number[];

@@ -263,16 +263,8 @@ export function bestScored(
     return again && bestScored(again, wanted, window);
   }
   if (window === 0) return [];
-  const n = scored.size;
-  let scratchAt = 0;
-  const buffer = reserveScratch(state, -1, (start) => {
-    scratchAt = start;
-    return start + n * 12;
-  });
-  const outAt = scratchAt + n * 8;
-  const written = state.exports.best(0, state.capacity * 8, n, wanted, window, scratchAt, outAt);
-  const ids = new Int32Array(buffer, outAt, written);
-  const scores = new Float64Array(buffer, 0, n);
+  const ids = select(state, scored.size, 0, wanted, window, () => ({ scoresAt: 0, matchedAt: state.capacity * 8 }));
+  const scores = new Float64Array(state.exports.memory.buffer, 0, scored.size);
   return Array.from(ids, (id) => ({ id, score: scores[id]! }));
 }
 
@@ -287,18 +279,34 @@ export function bestScored(
  */
 export function bestIndexes(scores: Float64Array, matched: Uint8Array, wanted: number, window: number): Int32Array {
   if (window === 0) return new Int32Array(0);
-  const state = instance();
   const n = scores.length;
-  let scoresAt = 0;
-  const buffer = reserveScratch(state, -1, (start) => {
-    scoresAt = start;
-    return start + n * 21;
+  return select(instance(), n, align8(n * 9), wanted, window, (buffer, start) => {
+    new Float64Array(buffer, start, n).set(scores);
+    new Uint8Array(buffer, start + n * 8, n).set(matched);
+    return { scoresAt: start, matchedAt: start + n * 8 };
+  }).slice();
+}
+
+/**
+ * The kernel's `best` over `n` scores and phrase counts that `place` puts in the scratch space (`inputBytes` from its
+ * start) or finds where they are, with its copy of the scores and its answer after them.
+ * @returns the answer's indexes: a view of the kernel's memory, valid until its next call
+ */
+function select(
+  state: Kernel,
+  n: number,
+  inputBytes: number,
+  wanted: number,
+  window: number,
+  place: (buffer: ArrayBuffer, start: number) => { scoresAt: number; matchedAt: number },
+): Int32Array {
+  let start = 0;
+  const buffer = reserveScratch(state, -1, (at) => {
+    start = at;
+    return at + inputBytes + n * 12;
   });
-  const scratchAt = scoresAt + n * 8;
+  const { scoresAt, matchedAt } = place(buffer, start);
+  const scratchAt = start + inputBytes;
   const outAt = scratchAt + n * 8;
-  const matchedAt = outAt + n * 4;
-  new Float64Array(buffer, scoresAt, n).set(scores);
-  new Uint8Array(buffer, matchedAt, n).set(matched);
-  const written = state.exports.best(scoresAt, matchedAt, n, wanted, window, scratchAt, outAt);
-  return new Int32Array(buffer, outAt, written).slice();
+  return new Int32Array(buffer, outAt, state.exports.best(scoresAt, matchedAt, n, wanted, window, scratchAt, outAt));
 }
