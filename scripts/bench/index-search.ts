@@ -1,10 +1,11 @@
 /**
  * Bench (issues 3 and 14): index and keyword-search speed at scale, from source (`bun src/cli.ts`) and from the
- * compiled binary (dist/recall, built when missing), next to a Bun hello-world started the same way in the same run
- * (`bun hello.ts` and a compiled one: the floor of a process start). Corpora: the real one (../shared/corpus, Claude
- * Code and OpenCode) when present, and the generated one of --sessions (default 20,000; scripts/gen-corpus.ts, file
- * mtimes = session end times) plus a small "live" root (one recent Claude Code project and an OpenCode database, in a
- * temp folder) where the changes are made. Rows, per corpus (p50/p95 over --runs, 20):
+ * compiled binary (dist/recall, built from this tree first; --no-build measures the one there), next to a Bun
+ * hello-world started the same way in the same run (`bun hello.ts` and a compiled one: the floor of a process start).
+ * Corpora: the real one (../shared/corpus, Claude Code and OpenCode) when present, and the generated one of --sessions
+ * (default 20,000; scripts/gen-corpus.ts, file mtimes = session end times) plus a small "live" root (one recent Claude
+ * Code project and an OpenCode database, in a temp folder) where the changes are made. Rows, per corpus (p50/p95 over
+ * --runs, 20):
  *   index.full.<corpus>                     full keyword-only index, CLI from source, fresh RECALL_HOME {peak_rss_bytes}
  *   index.staleness_check.<corpus>           the check a search runs first (in process) — target ≤ 20 ms at 20k
  *   index.staleness_check.whole.<corpus>     the same check scanning every source whole (what is due every 10 min)
@@ -59,7 +60,7 @@ const corpus = resolve(repo, "../shared/corpus");
 const work = mkdtempSync(join(tmpdir(), "recall-bench-scale-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
-const binary = benchBinary(true);
+const binary = benchBinary();
 writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
 const compiledHello = join(work, "hello");
 if (

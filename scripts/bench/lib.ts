@@ -193,14 +193,14 @@ export function throughputAtMedian(
 /**
  * The compiled binary the benches measure, `dist/recall`: built from the current tree first (`bun scripts/build.ts
  * --no-archive`) so the numbers are those of the code checked out, unless `--no-build` is on the command line (then
- * the dist/recall already there).
- * @param whenMissingOnly build only when dist/recall does not exist (index-search.ts)
+ * the dist/recall already there). index-search.ts used to build only when it was missing, and so measured the binary
+ * of an older commit under the current one's name.
  * @throws Error when the build fails, or under --no-build when there is no binary
  */
-export function benchBinary(whenMissingOnly = false): string {
+export function benchBinary(): string {
   const repo = resolve(import.meta.dir, "../..");
   const binary = join(repo, "dist", "recall");
-  const skip = process.argv.includes("--no-build") || (whenMissingOnly && existsSync(binary));
+  const skip = process.argv.includes("--no-build");
   if (!skip) {
     const build = Bun.spawnSync(["bun", join(repo, "scripts", "build.ts"), "--no-archive"], {
       cwd: repo,

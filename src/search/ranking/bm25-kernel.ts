@@ -120,8 +120,9 @@ const align8 = (offset: number) => Math.ceil(offset / 8) * 8;
 
 /**
  * Where the scratch space starts once the accumulators and counts hold ids 0…`largest` (-1: as they are), with the
- * scratch space up to `end(start)` reserved, in one grow of the memory: a grow may copy the memory into a new one, whose
- * pages are first touched then. Growing the accumulators and counts zeroes the earlier scratch space they now cover.
+ * scratch space up to `end(start)` reserved, in one grow of the memory: a grow may copy the memory into a new one,
+ * whose pages are first touched then. Growing the accumulators and counts zeroes the earlier scratch space they now
+ * cover.
  * @throws RangeError when the memory cannot grow that far (the capacity stays as it was)
  */
 function reserveScratch(kernel: Kernel, largest: number, end: (start: number) => number): ArrayBuffer {
