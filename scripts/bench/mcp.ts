@@ -4,7 +4,8 @@
  * (default 20,000; cached in ~/.cache/recall-bench like index-search.ts, keyword index built once per run).
  * Measures, per corpus, with the watcher on (the default server):
  *   - start to first answer: spawn `recall mcp` + initialize + one `search` (wall ms, 5 runs; from source, and
- *     from the compiled binary when dist/recall or build/test-dist/recall exists); physical reference: the
+ *     from the compiled binary, dist/recall built from this tree first as lib.ts `benchBinary` does (--no-build: the
+ *     one there); it used any dist/recall it found, an older commit's after a checkout); physical reference: the
  *     bare SDK client connecting to a Bun hello-world MCP server would still pay one Bun start (~30 ms here);
  *   - warm `search` round trip p50/p95 over ~50 queries (targets p50 ≤ 5 ms real, ≤ 30 ms at 20k), depth 1 and 2;
  *   - median tokens of an `index`-format answer of 10 results (text; tokens = characters / 4; target ≤ 600),
@@ -12,7 +13,7 @@
  *   - idle CPU over --idle-seconds (default 60) with no change to the sources (target ≈ 0), from /proc ticks.
  * Once: tokens of the five tool definitions the model sees (name + description + inputSchema; target ≤ 1,000),
  * counted as characters / 4 and as words × 1.3 (no tokenizer is installed here), and of the whole tools/list.
- * Usage: bun scripts/bench/mcp.ts [--sessions 20000] [--runs 5] [--idle-seconds 60] [--no-scaled]
+ * Usage: bun scripts/bench/mcp.ts [--sessions 20000] [--runs 5] [--idle-seconds 60] [--no-scaled] [--no-build]
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -21,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { words as vocabulary } from "../gen-corpus/vocabulary.ts";
-import { argValue, ensureGeneratedCorpus, listDirs, percentile, report, timeCommand } from "./lib.ts";
+import { argValue, benchBinary, ensureGeneratedCorpus, listDirs, percentile, report, timeCommand } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
 const sessions = argValue("--sessions", 20_000);
@@ -112,7 +113,7 @@ async function benchToolDefinitions(command: string[], env: Record<string, strin
   await client.close();
 }
 
-async function benchCorpus(bench: BenchCorpus, binary: string | undefined): Promise<void> {
+async function benchCorpus(bench: BenchCorpus, binary: string): Promise<void> {
   const home = join(tmpdir(), `recall-bench-mcp-${bench.label}`);
   rmSync(home, { recursive: true, force: true });
   mkdirSync(join(home, "home"), { recursive: true });
@@ -127,9 +128,10 @@ async function benchCorpus(bench: BenchCorpus, binary: string | undefined): Prom
   const indexMs = timeCommand([...fromSource, "index", "--keyword-only", ...bench.flags], { env, cwd: repo });
   process.stderr.write(`mcp: ${bench.label}: keyword index built in ${(indexMs / 1000).toFixed(1)} s\n`);
 
-  for (const [kind, command] of [["source", fromSource], ...(binary ? [["binary", [binary]]] : [])] as Array<
-    [string, string[]]
-  >) {
+  for (const [kind, command] of [
+    ["source", fromSource],
+    ["binary", [binary]],
+  ] as Array<[string, string[]]>) {
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
       const started = performance.now();
@@ -183,7 +185,7 @@ async function benchCorpus(bench: BenchCorpus, binary: string | undefined): Prom
   rmSync(home, { recursive: true, force: true });
 }
 
-const binary = [join(repo, "dist/recall"), join(repo, "build/test-dist/recall")].find((path) => existsSync(path));
+const binary = benchBinary();
 const corpora = [realCorpus(), ...(process.argv.includes("--no-scaled") ? [] : [scaledCorpus()])].filter(
   (item): item is BenchCorpus => item !== undefined,
 );
