@@ -16,15 +16,12 @@ import { parsers, type SourceId, type SourceRootMap } from "../../parsers/index.
  * @returns sorted absolute file paths
  */
 export function knownProjectHistories(db: Database, source: SourceId, fileName: string): string[] {
-  // Each next project folder by one seek in the `sessions_project` index (a skip scan; a DISTINCT reads every entry).
+  // From the per-project session counts (store/scope-counts.ts, kept by triggers: a few hundred rows), whose key is the
+  // project path itself for every path that starts with "/". A skip scan of the sessions' project index read ~200 of its
+  // pages: 2.9 ms of every search's freshness check at 20k sessions.
   const rows = db
     .query<{ path: string }, [string]>(
-      `WITH RECURSIVE project(path) AS (
-         SELECT min(project_path) FROM sessions WHERE project_path > ''
-         UNION ALL SELECT (SELECT min(project_path) FROM sessions WHERE project_path > project.path)
-         FROM project WHERE project.path IS NOT NULL)
-       SELECT path FROM project WHERE path IS NOT NULL
-         AND EXISTS (SELECT 1 FROM sessions WHERE project_path = project.path AND source != ?)`,
+      `SELECT DISTINCT project_key AS path FROM session_counts WHERE sessions > 0 AND source != ? AND project_key > ''`,
     )
     .all(source);
   return rows
