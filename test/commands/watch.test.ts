@@ -137,14 +137,25 @@ describe("recall watch (issue 10)", () => {
     expect(watch.stderr()).not.toContain("indexed:"); // the cycle lines moved to stdout
   }, 30_000);
 
-  test("an idle watcher uses no CPU: at most 3 clock ticks (30 ms) over 3 s without changes", async () => {
+  test("an idle watcher uses no CPU: at most 3 clock ticks (30 ms) over 3 s without changes, beyond an idle Bun's", async () => {
     const { workspace } = liveWorkspace();
+    // An idle Bun process measured over the same window: in full test runs on a 2-core VM whose memory was being
+    // reclaimed, an idle watcher was charged 4–7 ticks (2026-11-29, also at the commits before that day), never when run
+    // alone. What the control is charged too is the machine's, not the watcher's.
+    const control = Bun.spawn([process.execPath, "-e", "setInterval(() => {}, 1 << 30)"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     const watch = spawnWatch(workspace);
     await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
     await Bun.sleep(500);
     const before = cpuTicks(watch.child.pid);
+    const controlBefore = cpuTicks(control.pid);
     await Bun.sleep(3000);
-    expect(cpuTicks(watch.child.pid) - before).toBeLessThanOrEqual(3);
+    const watcher = cpuTicks(watch.child.pid) - before;
+    const idle = cpuTicks(control.pid) - controlBefore;
+    control.kill();
+    expect(watcher - idle).toBeLessThanOrEqual(3);
     watch.child.kill("SIGINT");
     expect(await watch.child.exited).toBe(0);
   }, 30_000);
