@@ -16,7 +16,7 @@
  */
 import type { SearchFilters } from "../search/listing/filters.ts";
 import type { SearchLevel } from "../search/ranking/lexical.ts";
-import { bestIndexes } from "../search/ranking/bm25-kernel.ts";
+import { b, bestIndexes, inverseDocumentFrequency, k1 } from "../search/ranking/bm25-kernel.ts";
 import { type LexicalQuery, termWords } from "../search/ranking/query.ts";
 import { keywordTokens } from "../index/tokens/keyword-tokens.ts";
 import type { ArchiveConnection } from "./connection.ts";
@@ -99,10 +99,6 @@ export interface RankedArchiveDocument {
   passes: boolean;
 }
 
-/** BM25's k1 and b, as FTS5 fixes them (fts5_aux.c). */
-const k1 = 1.2;
-const b = 0.75;
-
 /**
  * Run `fn` in one REPEATABLE READ, READ ONLY transaction, so that every statement in it reads one snapshot: a
  * search's statistics, posting lists and window lookups then agree even while others push, forget or merge batches
@@ -144,10 +140,7 @@ export async function prepareArchiveQuery(
   const matches = termPostings.map((byBatch) =>
     [...byBatch.values()].reduce((sum, postings) => sum + postings.positions.length, 0),
   );
-  const idf = matches.map((n) => {
-    const value = Math.log((documents - n + 0.5) / (n + 0.5));
-    return value <= 0 || !Number.isFinite(value) ? 1e-6 : value;
-  });
+  const idf = matches.map((n) => inverseDocumentFrequency(documents, n));
   const statistics = { documents, averageLength, matches, idf };
   const scored = scoreBatches(places, termPostings, phraseHolders, statistics);
   return { terms, approximated, statistics, scored, matching: matchingDocuments(scored), windows: new Map() };

@@ -13,9 +13,9 @@
  */
 import { bm25KernelBase64 } from "./bm25-kernel-wasm.ts";
 
-/** bm25's k1 and b, as FTS5 fixes them (sqlite ext/fts5/fts5_aux.c). */
-const k1 = 1.2;
-const b = 0.75;
+/** bm25's k1 and b, as FTS5 fixes them (sqlite ext/fts5/fts5_aux.c); the team archive scores with them too. */
+export const k1 = 1.2;
+export const b = 0.75;
 
 /** One segment's posting list of a word: its bytes (index/postings/posting-list.ts) and what the segment row says. */
 export interface SegmentPostings {
@@ -141,10 +141,14 @@ function reserveScratch(kernel: Kernel, largest: number, end: (start: number) =>
   return buffer;
 }
 
-/** FTS5's idf for a phrase matching `matches` of `documents` documents (fts5_aux.c: 1e-6 when not above 0). */
+/**
+ * FTS5's idf for a phrase matching `matches` of `documents` documents (fts5_aux.c: 1e-6 when not above 0), for local
+ * search and the team archive; 1e-6 also when it is not a finite number, as the archive's scoring always guarded (with
+ * the local index's totals in step, matches never exceed documents).
+ */
 export function inverseDocumentFrequency(documents: number, matches: number): number {
   const idf = Math.log((documents - matches + 0.5) / (matches + 0.5));
-  return idf <= 0 ? 1e-6 : idf;
+  return idf <= 0 || !Number.isFinite(idf) ? 1e-6 : idf;
 }
 
 /**
