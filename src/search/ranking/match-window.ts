@@ -1,7 +1,7 @@
 /**
  * The window of one keyword MATCH: the best documents by BM25 (FTS5's bm25() with the column weights of
  * index/postings/document-terms.ts), as (document id, rank) pairs, best (lowest rank) first. It is ranked from the
- * index's own posting lists (postings-ranking.ts: the same ranks, 5–100 ns a posting) whenever they hold what FTS5
+ * index's own posting lists (postings-ranking.ts: the same ranks, scored in WebAssembly) whenever they hold what FTS5
  * holds; FTS5 ranks it otherwise, and ranks a phrase of several words or a prefix. There bm25() scores every matching
  * row (FTS5 has no top-k pruning), 0.5–0.7 µs a row, 25–45 ms for 20k–70k matches at 20k sessions.
  *

@@ -19,7 +19,8 @@
  * best by a selection of the k-th score (Hoare). Ties keep the lower id, as FTS5's ORDER BY rank does here (tested).
  * Measured against MaxScore (Turtle & Flood, IPM 1995) document at a time over the same decoded lists: with bounds from
  * a list's largest f and smallest |D| it pruned nothing on a common-word query at 20k sessions and cost 75 ns a posting,
- * against 5–10 here (see the issue 42 closing note); pruning pays once blocks can be skipped without decoding them.
+ * against 5–10 for these loops in JavaScript (see the issue 42 closing note); pruning pays once blocks can be skipped
+ * without decoding them.
  */
 import type { Database } from "bun:sqlite";
 import {
