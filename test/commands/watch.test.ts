@@ -146,18 +146,21 @@ describe("recall watch (issue 10)", () => {
       stdout: "ignore",
       stderr: "ignore",
     });
-    const watch = spawnWatch(workspace);
-    await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
-    await Bun.sleep(500);
-    const before = cpuTicks(watch.child.pid);
-    const controlBefore = cpuTicks(control.pid);
-    await Bun.sleep(3000);
-    const watcher = cpuTicks(watch.child.pid) - before;
-    const idle = cpuTicks(control.pid) - controlBefore;
-    control.kill();
-    expect(watcher - idle).toBeLessThanOrEqual(3);
-    watch.child.kill("SIGINT");
-    expect(await watch.child.exited).toBe(0);
+    try {
+      const watch = spawnWatch(workspace);
+      await waitFor(() => watch.stderr().includes("indexed:"), 15_000, 50);
+      await Bun.sleep(500);
+      const before = cpuTicks(watch.child.pid);
+      const controlBefore = cpuTicks(control.pid);
+      await Bun.sleep(3000);
+      const watcher = cpuTicks(watch.child.pid) - before;
+      const idle = cpuTicks(control.pid) - controlBefore;
+      expect(watcher - idle).toBeLessThanOrEqual(3);
+      watch.child.kill("SIGINT");
+      expect(await watch.child.exited).toBe(0);
+    } finally {
+      control.kill(); // never left behind, whatever failed
+    }
   }, 30_000);
 
   test("two watch processes on one index both stay up without warnings, and the change is indexed", async () => {
