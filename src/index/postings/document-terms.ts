@@ -4,7 +4,7 @@
  * column-weighted frequency, as bm25() counts them (sqlite ext/fts5/fts5_aux.c, fts5Bm25Function). The local index's
  * own posting lists (keyword-postings.ts) and the team archive's are built from them.
  */
-import { forEachKeywordToken } from "../tokens/keyword-tokens.ts";
+import { countDocumentTerms } from "./term-counter.ts";
 
 /**
  * bm25() column weights, in the order of `documents_fts`'s columns: heading 2 (the prompt, or the session title), body
@@ -36,18 +36,10 @@ export interface DocumentTerms {
   frequencies: Map<string, number>;
 }
 
-/** The BM25 inputs of one document: each column's tokens counted with its column's weight. */
+/** The BM25 inputs of one document: each column's tokens counted with its column's weight (term-counter.ts). */
 export function documentTerms(columns: DocumentColumns): DocumentTerms {
-  const frequencies = new Map<string, number>();
-  let length = 0;
-  for (const [column, text] of columnTexts(columns).entries()) {
-    const weight = bm25ColumnWeights[column]!;
-    forEachKeywordToken(text, (token) => {
-      frequencies.set(token, (frequencies.get(token) ?? 0) + weight);
-      length++;
-    });
-  }
-  return { length, frequencies };
+  const { length, terms, frequencies } = countDocumentTerms(columnTexts(columns), bm25ColumnWeights);
+  return { length, frequencies: new Map(terms.map((term, index) => [term, frequencies[index]!])) };
 }
 
 /**
@@ -64,8 +56,11 @@ export interface PackedDocumentTerms {
   frequencies: Uint32Array;
 }
 
-/** A document's BM25 inputs, packed (see {@link PackedDocumentTerms}). */
+/**
+ * A document's BM25 inputs, packed (see {@link PackedDocumentTerms}): each column's tokens counted with its column's
+ * weight (term-counter.ts), terms in the order of their first occurrence.
+ */
 export function packedDocumentTerms(columns: DocumentColumns): PackedDocumentTerms {
-  const { length, frequencies } = documentTerms(columns);
-  return { length, terms: [...frequencies.keys()].join("\n"), frequencies: Uint32Array.from(frequencies.values()) };
+  const { length, terms, frequencies } = countDocumentTerms(columnTexts(columns), bm25ColumnWeights);
+  return { length, terms: terms.join("\n"), frequencies };
 }

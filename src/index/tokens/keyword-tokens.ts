@@ -41,6 +41,15 @@ function stemOf(token: string, isAscii: boolean): string {
   return stem;
 }
 
+/**
+ * The keyword term of one unicode61 token (a token as unicode61.ts gives it: split and folded): stemmed, then cut to
+ * {@link maxTokenBytes}. Uncached: a caller that meets the same tokens again keeps its own dictionary
+ * (index/postings/document-terms.ts).
+ */
+export function keywordTermOf(token: string, isAscii: boolean): string {
+  return truncated(porterStem(token, isAscii));
+}
+
 /** Call `onToken` with each of `text`'s keyword tokens, in order. */
 export function forEachKeywordToken(text: string, onToken: (token: string) => void): void {
   forEachUnicode61Token(text, (token, isAscii) => onToken(truncated(stemOf(token, isAscii))));
