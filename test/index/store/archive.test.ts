@@ -282,4 +282,13 @@ describe("archived tool outputs (issue 9)", () => {
     expect(decodeTurnOutputs(encodeTurnOutputs(turn)!)).toEqual([null, "x\ny"]);
     expect(encodeTurnOutputs({ toolCalls: [{ name: "Read", input: "a", isError: false }] })).toBeUndefined();
   });
+
+  test("outputs are stored as zstd; a gzip row written before still reads, a damaged one throws", () => {
+    const blob = encodeTurnOutputs({ toolCalls: [{ name: "Bash", input: "ls", isError: false, output: "é\n🐳" }] })!;
+    expect([...blob.subarray(0, 4)]).toEqual([0x28, 0xb5, 0x2f, 0xfd]); // the zstd frame magic (RFC 8878 §3.1.1)
+    const before = Bun.gzipSync(Buffer.from(JSON.stringify([null, "x\ny", "é"])), { level: 3 });
+    expect(decodeTurnOutputs(before)).toEqual([null, "x\ny", "é"]);
+    expect(() => decodeTurnOutputs(blob.subarray(0, blob.length - 3))).toThrow();
+    expect(() => decodeTurnOutputs(new Uint8Array([1, 2, 3, 4]))).toThrow();
+  });
 });
