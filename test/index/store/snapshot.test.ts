@@ -1,11 +1,11 @@
 /**
- * Issue 9: the index protects itself with a snapshot (VACUUM INTO, vectors hard-linked, last one kept, 0600/0700)
+ * Issue 9: the index protects itself with a snapshot (a copy, then VACUUM INTO, vectors hard-linked, last one kept, 0600/0700)
  * written by index runs that change something once a day, and `restoreSnapshot` puts it back atomically under the
  * index lock, keeping the replaced file aside. Real indexes built from examples/, real vector segment files.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -58,7 +58,7 @@ const sessions = (path: string) => {
 };
 
 describe("issue 9: snapshots of the index", () => {
-  test("the first index run writes one: a compact private copy with the vector files hard-linked beside it", async () => {
+  test("the first index run writes one: a private copy with the vector files hard-linked beside it", async () => {
     const home = join(work, `first-${++counter}`);
     await runIndex({ recallHome: home, roots: examples });
     const snapshot = findSnapshot(home)!;
@@ -79,6 +79,54 @@ describe("issue 9: snapshots of the index", () => {
     );
     expect(written.vectorBytes).toBeGreaterThan(0);
     expect(listSnapshots(withVectors)).toHaveLength(1); // the last one only
+  }, 30_000);
+
+  test("the first snapshot copies the checkpointed file byte for byte; later ones are VACUUM INTO's compact copies", async () => {
+    const home = await indexedHome();
+    rmSync(snapshotsDir(home), { recursive: true }); // no snapshot yet: the next one is the first
+    const db = openIndex(databasePath(home));
+    const freePages = (path: string) => {
+      const reader = new Database(path, { readonly: true });
+      try {
+        return (reader.query("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count;
+      } finally {
+        reader.close();
+      }
+    };
+    try {
+      db.exec("PRAGMA foreign_keys = ON; DELETE FROM sessions WHERE id IN (SELECT id FROM sessions LIMIT 5)");
+      const first = writeSnapshot(db, home, Date.now() + 1);
+      expect(statSync(`${databasePath(home)}-wal`).size).toBe(0); // its WAL was moved into the file first
+      expect(Buffer.compare(readFileSync(first.databasePath), readFileSync(databasePath(home)))).toBe(0);
+      expect(freePages(first.databasePath)).toBeGreaterThan(0); // the deleted rows' pages, as in the index
+      expect(sessions(first.databasePath)).toBe(8);
+      expect(mode(first.databasePath)).toBe(0o600);
+      const next = writeSnapshot(db, home, Date.now() + 2);
+      expect(freePages(next.databasePath)).toBe(0);
+      expect(sessions(next.databasePath)).toBe(8);
+    } finally {
+      db.close();
+    }
+  }, 30_000);
+
+  test("a first snapshot while another process reads the WAL is VACUUM INTO's, with every committed row", async () => {
+    const home = await indexedHome();
+    rmSync(snapshotsDir(home), { recursive: true });
+    const db = openIndex(databasePath(home));
+    const reader = new Database(databasePath(home), { readonly: true });
+    try {
+      db.exec("PRAGMA foreign_keys = ON; DELETE FROM sessions WHERE id IN (SELECT id FROM sessions LIMIT 2)");
+      reader.exec("BEGIN");
+      reader.query("SELECT count(*) FROM sessions").get(); // holds the WAL: it cannot be emptied
+      db.exec("DELETE FROM sessions WHERE id IN (SELECT id FROM sessions LIMIT 1)");
+      const first = writeSnapshot(db, home, Date.now() + 1);
+      expect(statSync(`${databasePath(home)}-wal`).size).toBeGreaterThan(0);
+      expect(sessions(first.databasePath)).toBe(10);
+    } finally {
+      reader.exec("COMMIT");
+      reader.close();
+      db.close();
+    }
   }, 30_000);
 
   test("a new one is due only when the run changed something and the last is older than a day", async () => {
