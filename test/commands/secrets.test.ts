@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { decodeTurnOutputs } from "../../src/index/store/archive.ts";
 import { createLocalEmbedder, resolveEmbedConfig, type Embedder } from "../../src/embed/index.ts";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../embed/embeddings-server.ts";
 import {
@@ -203,13 +204,13 @@ describe("planted secrets never leave redaction (issue 9)", () => {
     expect(files.every((path) => statSync(path).size >= 0)).toBe(true);
   });
 
-  test("archived tool outputs (gzip) and the FTS index hold no secret, and the outputs were archived redacted", () => {
+  test("archived tool outputs (compressed) and the FTS index hold no secret, and the outputs were archived redacted", () => {
     const db = new Database(join(recallHome, "index.sqlite"), { readonly: true });
     try {
       const outputs = db
         .query<{ outputs: Uint8Array }, []>("SELECT outputs FROM turn_outputs")
         .all()
-        .map((row) => Buffer.from(Bun.gunzipSync(row.outputs as Uint8Array<ArrayBuffer>)).toString("utf8"))
+        .flatMap((row) => decodeTurnOutputs(row.outputs))
         .join("\n");
       expect(outputs).toContain("[REDACTED:");
       expect(findLeaks(outputs)).toEqual([]);
