@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { countDocumentTerms, termDictionarySize } from "../../../src/index/postings/term-counter.ts";
 import { keywordTokens } from "../../../src/index/tokens/keyword-tokens.ts";
+import { randomStream } from "../../helpers/ranking-corpus.ts";
 
 // The counter must give keyword-tokens.ts's tokens (checked against FTS5 in test/index/tokens/ and, for whole
 // documents, in document-terms.test.ts), whatever its dictionary holds from the documents before.
@@ -21,17 +22,6 @@ function reference(texts: readonly string[], weights: readonly number[]) {
 function counted(texts: readonly string[], weights: readonly number[]) {
   const { length, terms, frequencies } = countDocumentTerms(texts, weights);
   return { length, terms, frequencies: [...frequencies] };
-}
-
-/** A seeded stream of numbers in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pieces = [
@@ -66,7 +56,7 @@ const pieces = [
 
 describe("countDocumentTerms: a document's keyword terms through the thread's dictionary", () => {
   test("random texts of ASCII, upper case, non-ASCII, long and cut tokens: the reference's terms and counts", () => {
-    const random = seeded(42);
+    const random = randomStream(42);
     for (let document = 0; document < 300; document++) {
       const texts = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
         Array.from({ length: Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]!).join(

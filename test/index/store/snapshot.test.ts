@@ -48,14 +48,17 @@ async function indexedHome(): Promise<string> {
   return home;
 }
 
-const sessions = (path: string) => {
+/** The one number a query of the database at `path` answers (opened read-only). */
+const readNumber = (path: string, sql: string) => {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n;
+    return Object.values(db.query(sql).get() as Record<string, number>)[0]!;
   } finally {
     db.close();
   }
 };
+const sessions = (path: string) => readNumber(path, "SELECT count(*) FROM sessions");
+const freePages = (path: string) => readNumber(path, "PRAGMA freelist_count");
 
 describe("issue 9: snapshots of the index", () => {
   test("the first index run writes one: a private copy with the vector files hard-linked beside it", async () => {
@@ -85,14 +88,6 @@ describe("issue 9: snapshots of the index", () => {
     const home = await indexedHome();
     rmSync(snapshotsDir(home), { recursive: true }); // no snapshot yet: the next one is the first
     const db = openIndex(databasePath(home));
-    const freePages = (path: string) => {
-      const reader = new Database(path, { readonly: true });
-      try {
-        return (reader.query("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count;
-      } finally {
-        reader.close();
-      }
-    };
     try {
       db.exec("PRAGMA foreign_keys = ON; DELETE FROM sessions WHERE id IN (SELECT id FROM sessions LIMIT 5)");
       const first = writeSnapshot(db, home, Date.now() + 1);
