@@ -112,8 +112,9 @@ function linkVectors(from: string, to: string): void {
  * checkpoint can write past a reader's mark). Returns false, having copied nothing, when the WAL could not be emptied
  * (a reader of another process held it) or was written again before the read began: the caller uses VACUUM INTO.
  * Why only the first: VACUUM INTO reads every row, so an index damaged since the last snapshot fails there and that
- * snapshot stays; the first has no earlier one to keep, and its index was just written by this run. The generated 20k
- * index (1.03 GB): 6.0 s with VACUUM INTO (a 0.96 GB copy), ~1 s this way (2026-11-29, 2-core Xeon).
+ * snapshot stays; the first has no earlier one to keep, and its index was just written by this run. At the end of the
+ * first index of the generated 20k corpus (1.03 GB): 4.3–4.5 s with VACUUM INTO (a 0.96 GB copy), 3.0–3.1 s this way,
+ * most of both writing the gigabyte (2026-11-29, 2-core Xeon VM, two runs each).
  */
 function copyCheckpointed(db: Database, target: string): boolean {
   const checkpoint = db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
