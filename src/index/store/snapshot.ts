@@ -124,6 +124,7 @@ function copyCheckpointed(db: Database, target: string): boolean {
     db.query("SELECT count(*) FROM meta").get(); // the read transaction starts here
     if (sizeOf(`${db.filename}-wal`) !== 0) return false;
     copyFileSync(db.filename, target);
+    chmodSync(target, 0o600); // a copy takes its source's mode, which an index made by an older version may not have
     return true;
   } finally {
     db.exec("COMMIT");
