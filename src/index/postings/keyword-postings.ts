@@ -20,6 +20,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { type PackedDocumentTerms, packedDocumentTerms } from "./document-terms.ts";
+import { TermNumbers } from "./term-numbers.ts";
 import { decodePostingList, encodePostingList, type PostingList, readVarint, writeVarint } from "./posting-list.ts";
 import { loadDocumentTexts } from "../write/documents.ts";
 
@@ -144,33 +145,24 @@ export class KeywordSegmentWriter {
 
 /**
  * Documents (ascending ids) turned into one posting list per term, in two passes over flat typed arrays: each posting's
- * term numbered, then the postings placed by term (a counting sort, stable, so each list keeps ascending ids). Pushing
- * into a growing array per term took 0.5–1.2 s per million postings; this takes a fraction (the split and the term
- * lookups are most of it).
+ * term numbered (term-numbers.ts), then the postings placed by term (a counting sort, stable, so each list keeps
+ * ascending ids). Pushing into a growing array per term took 0.5–1.2 s per million postings; this takes a fraction.
  */
 function invertDocuments(
   documents: ReadonlyArray<readonly [number, PackedDocumentTerms]>,
 ): Array<{ term: string; ids: Int32Array; frequencies: Uint32Array; lengths: Int32Array }> {
   const postings = documents.reduce((sum, [, terms]) => sum + terms.frequencies.length, 0);
   const termOf = new Int32Array(postings);
-  const numbers = new Map<string, number>();
-  const terms: string[] = [];
+  const numbers = new TermNumbers();
   const counts: number[] = [];
   let p = 0;
-  for (const [, document] of documents) {
-    if (document.terms === "") continue;
-    for (const term of document.terms.split("\n")) {
-      let number = numbers.get(term);
-      if (number === undefined) {
-        number = terms.length;
-        numbers.set(term, number);
-        terms.push(term);
-        counts.push(0);
-      }
-      counts[number]!++;
-      termOf[p++] = number;
-    }
-  }
+  const place = (number: number) => {
+    if (number === counts.length) counts.push(0);
+    counts[number]!++;
+    termOf[p++] = number;
+  };
+  for (const [, document] of documents) numbers.forEachNumber(document.terms, place);
+  const { terms } = numbers;
   const starts = new Int32Array(terms.length + 1);
   for (let t = 0; t < terms.length; t++) starts[t + 1] = starts[t]! + counts[t]!;
   const next = starts.slice(0, terms.length);
