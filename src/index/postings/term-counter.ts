@@ -2,22 +2,22 @@
  * Counts a document's keyword terms (the tokens FTS5 stores: index/tokens/keyword-tokens.ts) for its BM25 inputs
  * (document-terms.ts), through a term dictionary the thread keeps from one document to the next: a token met before
  * costs one lookup, not a string, a stem and a count in a map of strings.
- *   - ASCII tokens of up to {@link maxTableTokenUnits} characters are found by an open-addressing hash table over
- *     their folded characters, read in place from the text (no string is made for a token met before);
+ *   - ASCII tokens of up to {@link maxTableTokenUnits} characters are numbered by term-numbers.ts's table, hashed and
+ *     compared in place in the text, in any case (no string is made for a token met before);
  *   - any other token (a non-ASCII character in it, or longer) goes through unicode61.ts and a map of strings; its
  *     stretch of text up to the next ASCII separator is tokenized alone, which gives the same tokens, since an ASCII
  *     character other than a letter or digit always ends a unicode61 token.
- * Memory: ~10 MB a thread for the table, and the terms' strings, bounded: the dictionary starts over, between two documents,
- * once it holds {@link maxTableTokens} table tokens or {@link maxMapTokens} other ones.
+ * Memory: the table and the terms' strings, bounded: the dictionary starts over, between two documents, once it holds
+ * {@link maxTableTokens} table tokens or {@link maxMapTokens} other ones.
  */
 import { keywordTermOf } from "../tokens/keyword-tokens.ts";
 import { forEachUnicode61Token } from "../tokens/unicode61.ts";
+import { fnvOffsetBasis, fnvPrime, TermNumbers } from "./term-numbers.ts";
 
 /** Longest token the hash table holds, in characters; longer ones go through the map (they are rare). */
 const maxTableTokenUnits = 64;
-/** Most tokens the hash table holds: half its slots, so a probe sequence stays short. */
+/** Most tokens the table holds before the dictionary starts over. */
 const maxTableTokens = 1 << 18;
-const tableMask = (maxTableTokens << 1) - 1;
 /** Most tokens the map of other tokens holds before the dictionary starts over. */
 const maxMapTokens = 1 << 16;
 
@@ -27,19 +27,10 @@ for (let code = 0; code < 128; code++)
   asciiTokenCharacter[code] =
     (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) ? 1 : 0;
 
-/**
- * The hash table: `slots` (0 empty, else the index of a table token + 1); by table token its hash, its length, where
- * its folded characters start in `characters`, and its term id. Allocated at the first count, so a process that never
- * counts (a search) never pays for it.
- */
-let slots = new Int32Array(0);
-let tokenHash = new Int32Array(0);
-let tokenLength = new Int32Array(0);
-let tokenStart = new Int32Array(0);
-let tokenTerm = new Int32Array(0);
-let characters = new Uint8Array(0);
-let tableTokens = maxTableTokens; // full until allocated: the first count starts over
-let charactersUsed = 0;
+/** The ASCII tokens met (lower-cased), numbered; made at the first count, so a search never makes one. */
+let table: TermNumbers | undefined;
+/** By table number, the token's term id. */
+const termIdOfTableNumber: number[] = [];
 
 /** Tokens not in the table (unicode61 tokens, as unicode61.ts gives them) → term id. */
 const termIdOfMapToken = new Map<string, number>();
@@ -50,20 +41,14 @@ const termOfId: string[] = [];
 /** The weighted count of each term id in the document being counted: zero outside {@link countDocumentTerms}. */
 let countOfId = new Uint32Array(0);
 
-function startOver(): void {
-  if (slots.length === 0) {
-    slots = new Int32Array(tableMask + 1);
-    tokenHash = new Int32Array(maxTableTokens);
-    tokenLength = new Int32Array(maxTableTokens);
-    tokenStart = new Int32Array(maxTableTokens);
-    tokenTerm = new Int32Array(maxTableTokens);
-    characters = new Uint8Array(maxTableTokens * 16);
-  } else slots.fill(0);
-  tableTokens = 0;
-  charactersUsed = 0;
+/** Empty the dictionary; returns its new table. */
+function startOver(): TermNumbers {
+  termIdOfTableNumber.length = 0;
   termIdOfMapToken.clear();
   termIdOfTerm.clear();
   termOfId.length = 0;
+  table = new TermNumbers(true);
+  return table;
 }
 
 /** The id of `token`'s keyword term, made when new. */
@@ -94,40 +79,12 @@ function mapTermId(token: string, isAscii: boolean): number {
 
 /**
  * The term id of the ASCII token `text[start, end)` (letters and digits, any case), whose folded characters hash to
- * `hash`: from the table, or made and added (when the table is full, through the map).
+ * `hash`: from the table, or made and added.
  */
-function tableTermId(text: string, start: number, end: number, hash: number): number {
-  const length = end - start;
-  let slot = hash & tableMask;
-  for (;;) {
-    const entry = slots[slot]!;
-    if (entry === 0) break;
-    const token = entry - 1;
-    if (tokenHash[token] === hash && tokenLength[token] === length) {
-      let at = tokenStart[token]!;
-      let from = start;
-      while (from < end) {
-        let code = text.charCodeAt(from);
-        if (code <= 90 && code >= 65) code += 32;
-        if (characters[at] !== code) break;
-        at++;
-        from++;
-      }
-      if (from === end) return tokenTerm[token]!;
-    }
-    slot = (slot + 1) & tableMask;
-  }
-  const token = text.slice(start, end).toLowerCase();
-  if (tableTokens === maxTableTokens || charactersUsed + length > characters.length) return mapTermId(token, true);
-  const id = termIdOf(token, true);
-  const index = tableTokens++;
-  tokenHash[index] = hash;
-  tokenLength[index] = length;
-  tokenStart[index] = charactersUsed;
-  tokenTerm[index] = id;
-  for (let at = 0; at < length; at++) characters[charactersUsed++] = token.charCodeAt(at);
-  slots[slot] = index + 1;
-  return id;
+function tableTermId(table: TermNumbers, text: string, start: number, end: number, hash: number): number {
+  const number = table.numberOf(text, start, end, hash);
+  if (number === termIdOfTableNumber.length) termIdOfTableNumber.push(termIdOf(table.terms[number]!, true));
+  return termIdOfTableNumber[number]!;
 }
 
 /** A document's terms in the order of their first occurrence, each with its weighted count, and its token count. */
@@ -141,13 +98,14 @@ export interface CountedTerms {
 
 /**
  * Count the keyword terms of a document's texts, each occurrence weighted by its text's weight (bm25's column
- * weights), with FTS5's tokens (`porter unicode61 remove_diacritics 2`). 3.1M tokens of generated documents: 225 ms
- * (~70 ns a token) against 640 ms with a map of strings per document and a direct-mapped stem cache (2026-11-29,
+ * weights), with FTS5's tokens (`porter unicode61 remove_diacritics 2`). 3.1M tokens of generated documents: 250 ms
+ * (~80 ns a token) against 680 ms with a map of strings per document and a direct-mapped stem cache (2026-11-29,
  * 2-core Xeon, the same terms and counts for all 9,714 documents).
  * @param weights one integer per text
  */
 export function countDocumentTerms(texts: readonly string[], weights: readonly number[]): CountedTerms {
-  if (tableTokens === maxTableTokens || termIdOfMapToken.size > maxMapTokens) startOver();
+  const tokens =
+    table && table.terms.length < maxTableTokens && termIdOfMapToken.size <= maxMapTokens ? table : startOver();
   const touched: number[] = [];
   let length = 0;
   let weight = 0;
@@ -169,7 +127,7 @@ export function countDocumentTerms(texts: readonly string[], weights: readonly n
         continue;
       }
       const start = at;
-      let hash = -2128831035; // FNV-1a over the folded characters
+      let hash = fnvOffsetBasis; // over the folded characters
       let ascii = true;
       while (at < end) {
         code = text.charCodeAt(at);
@@ -179,11 +137,11 @@ export function countDocumentTerms(texts: readonly string[], weights: readonly n
         }
         if (asciiTokenCharacter[code] === 0) break;
         if (code <= 90 && code >= 65) code += 32;
-        hash = Math.imul(hash ^ code, 16777619);
+        hash = Math.imul(hash ^ code, fnvPrime);
         at++;
       }
       if (ascii && at - start <= maxTableTokenUnits) {
-        count(tableTermId(text, start, at, hash));
+        count(tableTermId(tokens, text, start, at, hash));
         continue;
       }
       if (ascii) {
@@ -212,9 +170,5 @@ export function countDocumentTerms(texts: readonly string[], weights: readonly n
 
 /** How much the thread's dictionary holds (for tests and diagnostics): table tokens, map tokens, terms. */
 export function termDictionarySize(): { tableTokens: number; mapTokens: number; terms: number } {
-  return {
-    tableTokens: slots.length === 0 ? 0 : tableTokens,
-    mapTokens: termIdOfMapToken.size,
-    terms: termOfId.length,
-  };
+  return { tableTokens: table?.terms.length ?? 0, mapTokens: termIdOfMapToken.size, terms: termOfId.length };
 }

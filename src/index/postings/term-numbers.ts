@@ -9,14 +9,26 @@
 /** Slots of a new table (a power of 2); the table doubles when half full. */
 const initialSlots = 1 << 12;
 
-/** The numbering of one segment's terms: a term's number is the order of its first occurrence, from 0. */
+/** FNV-1a over UTF-16 code units (Fowler, Noll, Vo): the hash a key's caller computes, from this basis ... */
+export const fnvOffsetBasis = -2128831035;
+/** ... multiplying by this prime after each unit is xored in: `hash = Math.imul(hash ^ unit, fnvPrime)`. */
+export const fnvPrime = 16777619;
+
+/**
+ * Numbers strings read in place: a key's number is the order of its first occurrence, from 0. Keys compare with ASCII
+ * upper-case letters read as lower case, and are hashed so by the caller; keyword terms hold none (a segment's terms
+ * compare plainly), and term-counter.ts finds the ASCII tokens of a text, in any case, here.
+ */
 export class TermNumbers {
-  /** By number, the term. */
+  /** By number, the key, as stored: lower-cased when `lowerCaseKeys` (its ASCII letters: only ASCII keys are given so). */
   readonly terms: string[] = [];
   /** 0 empty, else a term's number + 1. */
   private slots = new Int32Array(initialSlots);
   /** By number, the term's hash. */
   private hashes = new Int32Array(initialSlots >> 1);
+
+  /** @param lowerCaseKeys store a new key lower-cased (term-counter.ts's ASCII tokens), else as it is in the text */
+  constructor(private readonly lowerCaseKeys = false) {}
 
   /**
    * Call `onTerm` with the number of each term of `joined` (terms separated by "\n"; "" holds none), in order.
@@ -27,20 +39,23 @@ export class TermNumbers {
     if (end === 0) return;
     let start = 0;
     while (start <= end) {
-      let hash = -2128831035; // FNV-1a over the code units
+      let hash = fnvOffsetBasis;
       let at = start;
       for (; at < end; at++) {
         const code = joined.charCodeAt(at);
         if (code === 10) break;
-        hash = Math.imul(hash ^ code, 16777619);
+        hash = Math.imul(hash ^ code, fnvPrime);
       }
       onTerm(this.numberOf(joined, start, at, hash));
       start = at + 1;
     }
   }
 
-  /** The number of the term `joined[start, end)`, whose code units hash to `hash`; made when new. */
-  private numberOf(joined: string, start: number, end: number, hash: number): number {
+  /**
+   * The number of the key `text[start, end)`, whose code units (ASCII upper case read as lower case) hash to `hash`
+   * ({@link fnvOffsetBasis}, {@link fnvPrime}); made when new.
+   */
+  numberOf(text: string, start: number, end: number, hash: number): number {
     const length = end - start;
     const mask = this.slots.length - 1;
     let slot = hash & mask;
@@ -52,14 +67,19 @@ export class TermNumbers {
         const term = this.terms[number]!;
         if (term.length === length) {
           let i = 0;
-          while (i < length && term.charCodeAt(i) === joined.charCodeAt(start + i)) i++;
+          for (; i < length; i++) {
+            let code = text.charCodeAt(start + i);
+            if (code <= 90 && code >= 65) code += 32;
+            if (term.charCodeAt(i) !== code) break;
+          }
           if (i === length) return number;
         }
       }
       slot = (slot + 1) & mask;
     }
     const number = this.terms.length;
-    this.terms.push(joined.slice(start, end));
+    const key = text.slice(start, end);
+    this.terms.push(this.lowerCaseKeys ? key.toLowerCase() : key);
     this.hashes[number] = hash;
     this.slots[slot] = number + 1;
     if (2 * this.terms.length >= this.slots.length) this.grow();

@@ -44,20 +44,15 @@ function stemOf(token: string, isAscii: boolean): string {
 /**
  * The keyword term of one unicode61 token (a token as unicode61.ts gives it: split and folded): stemmed, then cut to
  * {@link maxTokenBytes}. Uncached: a caller that meets the same tokens again keeps its own dictionary
- * (index/postings/document-terms.ts).
+ * (index/postings/term-counter.ts).
  */
 export function keywordTermOf(token: string, isAscii: boolean): string {
   return truncated(porterStem(token, isAscii));
 }
 
-/** Call `onToken` with each of `text`'s keyword tokens, in order. */
-export function forEachKeywordToken(text: string, onToken: (token: string) => void): void {
-  forEachUnicode61Token(text, (token, isAscii) => onToken(truncated(stemOf(token, isAscii))));
-}
-
-/** `text`'s keyword tokens, in order (see the file comment). */
+/** `text`'s keyword tokens, in order (see the file comment); stems through the stem cache. */
 export function keywordTokens(text: string): string[] {
   const tokens: string[] = [];
-  forEachKeywordToken(text, (token) => tokens.push(token));
+  forEachUnicode61Token(text, (token, isAscii) => tokens.push(truncated(stemOf(token, isAscii))));
   return tokens;
 }

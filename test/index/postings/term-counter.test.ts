@@ -68,7 +68,7 @@ describe("countDocumentTerms: a document's keyword terms through the thread's di
     }
   });
 
-  test("a document with more new tokens than the table holds, and the documents after it, count the same", () => {
+  test("a document with more new tokens than the dictionary keeps, and the documents after it, count the same", () => {
     const many = Array.from({ length: 300_000 }, (_, i) => `t${i.toString(36)}`).join(" ");
     const weights = [2, 1];
     for (const texts of [
