@@ -13,25 +13,19 @@
  * which reloads that folder's history file (aider.chat/docs/config/options.html). Code in ./aider/.
  */
 import type { Parser } from "./types.ts";
-import { parseAiderUnit } from "./aider/parse.ts";
 import { historyFileName, scanAiderRoots } from "./aider/scan.ts";
-import { listAiderUnits } from "./aider/sessions.ts";
 
-export { parseAiderUnit } from "./aider/parse.ts";
 export {
   scanAiderRoots,
   historyFileName as aiderHistoryFileName,
   skippedDirs as aiderSkippedDirs,
   maxDepth as aiderMaxDepth,
 } from "./aider/scan.ts";
-export {
-  listAiderUnits,
-  findSessionBlocks as findAiderSessionBlocks,
-  headerTimeOf as aiderHeaderTimeOf,
-  sessionIdOf as aiderSessionIdOf,
-} from "./aider/sessions.ts";
-export { commitToolName as aiderCommitToolName } from "./aider/tools.ts";
 export type { AiderResumeState } from "./aider/resume.ts";
+
+// the listing and parse code loads at first use: a search's freshness check and resume commands never need it (issue 42)
+const unitsSide = () => require("./aider/sessions.ts") as typeof import("./aider/sessions.ts");
+const parseSide = () => require("./aider/parse.ts") as typeof import("./aider/parse.ts");
 
 /**
  * The Aider `Parser`: `scan` finds history files by stats; `listUnits` reads each changed file and lists
@@ -43,8 +37,8 @@ export const aiderParser: Parser = {
   id: "aider",
   version: 2,
   scan: (roots) => scanAiderRoots(roots),
-  listUnits: (containers, hooks) => listAiderUnits(containers, hooks),
-  parse: (unit, options) => parseAiderUnit(unit, options),
+  listUnits: (containers, hooks) => unitsSide().listAiderUnits(containers, hooks),
+  parse: (unit, options) => parseSide().parseAiderUnit(unit, options),
   projectHistoryFile: historyFileName,
   // Each project folder alone (project folders are busy trees); one that is gone stays gone.
   watch: { kind: "tree", depth: 0, isSessionFile: (name) => name === historyFileName, missingRootPending: false },

@@ -12,10 +12,8 @@
 import type { Parser, SourceContainer } from "./types.ts";
 import { isPromptHistoryFile, withPromptHistory } from "./shared/prompt-history.ts";
 import { claudeHistorySpec } from "./claude-code/history.ts";
-import { parseClaudeUnit } from "./claude-code/parse.ts";
 import { copyAgentsPrefix, listClaudeUnits, rescanClaudeFolders, scanClaudeRoots } from "./claude-code/scan.ts";
 
-export { parseClaudeUnit } from "./claude-code/parse.ts";
 export {
   describePath,
   listClaudeUnits,
@@ -24,9 +22,11 @@ export {
   type AgentKind,
   type PathInfo,
 } from "./claude-code/scan.ts";
-export { classifyPromptText } from "./claude-code/records.ts";
 export { projectNameOf } from "./shared/fields.ts";
 export type { ClaudeResumeState } from "./claude-code/resume.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./claude-code/parse.ts") as typeof import("./claude-code/parse.ts");
 
 /**
  * The Claude Code `Parser`: `scan` walks roots by stats only; `listUnits` maps each transcript to one unit
@@ -45,7 +45,7 @@ export const claudeCodeParser: Parser = withPromptHistory(
     rescanFolders: (roots, folders) => rescanClaudeFolders(roots, folders),
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),
     listUnits: (containers) => listClaudeUnits(containers),
-    parse: (unit, options) => parseClaudeUnit(unit, options),
+    parse: (unit, options) => parseSide().parseClaudeUnit(unit, options),
     watch: { kind: "claude-projects" },
     // `claude --resume <id>` looks the id up under the folder it runs in (Claude Code CLI reference).
     resumeInvocation: (sessionId, projectPath) => ({

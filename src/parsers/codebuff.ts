@@ -8,11 +8,12 @@
  */
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
-import { parseCodebuffUnit } from "./codebuff/parse.ts";
 import { listCodebuffUnits, scanCodebuffRoots } from "./codebuff/scan.ts";
 
-export { parseCodebuffUnit } from "./codebuff/parse.ts";
 export { listCodebuffUnits, scanCodebuffRoots } from "./codebuff/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./codebuff/parse.ts") as typeof import("./codebuff/parse.ts");
 
 /** The Codebuff `Parser`: `scan` walks roots by stats only; `listUnits` names chats by folder; `parse` reads one chat. */
 export const codebuffParser: Parser = {
@@ -21,7 +22,7 @@ export const codebuffParser: Parser = {
   scan: (roots) => scanCodebuffRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers) => listCodebuffUnits(containers),
-  parse: (unit, options) => parseCodebuffUnit(unit, options),
+  parse: (unit, options) => parseSide().parseCodebuffUnit(unit, options),
   // `projects/<project>/chats/<id>/`: chat-messages.json and run-state.json start a cycle.
   watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

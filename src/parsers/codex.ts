@@ -11,10 +11,8 @@ import type { Parser } from "./types.ts";
 import { withPromptHistory } from "./shared/prompt-history.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { codexHistorySpec } from "./codex/history.ts";
-import { parseCodexUnit } from "./codex/parse.ts";
 import { listCodexUnits, rescanCodexFolders, scanCodexRoots } from "./codex/scan.ts";
 
-export { parseCodexUnit } from "./codex/parse.ts";
 export {
   listCodexUnits,
   scanCodexRoots,
@@ -22,6 +20,9 @@ export {
   maxDepth as codexMaxDepth,
 } from "./codex/scan.ts";
 export type { CodexResumeState } from "./codex/resume.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./codex/parse.ts") as typeof import("./codex/parse.ts");
 
 /**
  * The Codex `Parser`: `scan` walks roots by stats only; `listUnits` maps each rollout to one unit
@@ -39,7 +40,7 @@ export const codexParser: Parser = withPromptHistory(
     scansContainerPaths: true,
     rescanFolders: (roots, folders) => rescanCodexFolders(roots, folders),
     listUnits: (containers, hooks) => listCodexUnits(containers, hooks),
-    parse: (unit, options) => parseCodexUnit(unit, options),
+    parse: (unit, options) => parseSide().parseCodexUnit(unit, options),
     // `sessions/YYYY/MM/DD/`, `archived_sessions/`: rollouts and session_index.jsonl titles start a cycle.
     watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
     // Codex CLI docs: `codex resume <SESSION_ID>`.

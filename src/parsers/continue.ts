@@ -13,7 +13,9 @@ import { readHead } from "./shared/read-head.ts";
 import { sessionTreeScans } from "./shared/session-files.ts";
 import { rejectFile } from "./shared/skips.ts";
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
-import { parseContinueUnit } from "./continue/parse.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./continue/parse.ts") as typeof import("./continue/parse.ts");
 
 /** The index Continue keeps next to the session files (titles, creation times): not a session. */
 const indexFileName = "sessions.json";
@@ -58,7 +60,7 @@ export const continueParser: Parser = {
   ...sessionTreeScans({ source: "continue", sessionsFolder: "sessions", isSessionFile, maxDepth: 2 }),
   scansContainerPaths: true,
   listUnits: listContinueUnits,
-  parse: (unit, options) => parseContinueUnit(unit, options),
+  parse: (unit, options) => parseSide().parseContinueUnit(unit, options),
   // `<continue dir>/sessions/`: session files start a cycle (sessions.json changes with them).
   watch: { kind: "tree", depth: 1, isSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

@@ -9,8 +9,10 @@
  */
 import { optionSafe } from "./shared/option-safe.ts";
 import type { Parser } from "./types.ts";
-import { parseCopilotChatUnit } from "./copilot-chat/parse.ts";
 import { listCopilotChatUnits, scanCopilotChatRoots, workspaceFileName } from "./copilot-chat/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./copilot-chat/parse.ts") as typeof import("./copilot-chat/parse.ts");
 
 /** The Copilot Chat `Parser`: `scan` by stats only; `listUnits` checks each file's head; `parse` reads one file whole. */
 export const copilotChatParser: Parser = {
@@ -18,7 +20,7 @@ export const copilotChatParser: Parser = {
   version: 1,
   scan: (roots) => scanCopilotChatRoots(roots),
   listUnits: (containers, hooks) => listCopilotChatUnits(containers, hooks),
-  parse: (unit, options) => parseCopilotChatUnit(unit, options),
+  parse: (unit, options) => parseSide().parseCopilotChatUnit(unit, options),
   // `User/workspaceStorage/<id>/chatSessions/<file>` (3 folder levels below the User folder): session files and
   // workspace manifests start a cycle.
   watch: {

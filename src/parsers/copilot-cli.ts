@@ -7,11 +7,12 @@
  */
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
-import { parseCopilotUnit } from "./copilot-cli/parse.ts";
 import { listCopilotUnits, rescanCopilotFolders, scanCopilotRoots } from "./copilot-cli/scan.ts";
 
-export { parseCopilotUnit } from "./copilot-cli/parse.ts";
 export { listCopilotUnits, scanCopilotRoots } from "./copilot-cli/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./copilot-cli/parse.ts") as typeof import("./copilot-cli/parse.ts");
 
 /**
  * The Copilot CLI `Parser`: `scan` walks roots by stats only; `listUnits` reads each log's first line for its session
@@ -24,7 +25,7 @@ export const copilotCliParser: Parser = {
   scansContainerPaths: true,
   rescanFolders: (roots, folders) => rescanCopilotFolders(roots, folders),
   listUnits: (containers, hooks) => listCopilotUnits(containers, hooks),
-  parse: (unit, options) => parseCopilotUnit(unit, options),
+  parse: (unit, options) => parseSide().parseCopilotUnit(unit, options),
   // `session-state/<id>/`: event logs start a cycle.
   watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

@@ -10,8 +10,10 @@
 import { unitsPerSession } from "./shared/database-units.ts";
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { listCrushSessions, openCrushDatabase } from "./crush/database.ts";
-import { parseCrushUnit } from "./crush/parse.ts";
 import { crushDatabaseName, projectsFileName, scanCrushRoots } from "./crush/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./crush/parse.ts") as typeof import("./crush/parse.ts");
 
 /**
  * One unit per session with messages. A session found in two databases (a copy given as another root) becomes one
@@ -41,7 +43,7 @@ export const crushParser: Parser = {
   scan: scanCrushRoots,
   scansContainerPaths: true,
   listUnits: listCrushUnits,
-  parse: (unit, options) => parseCrushUnit(unit, options),
+  parse: (unit, options) => parseSide().parseCrushUnit(unit, options),
   // The global data folder (projects.json) and the `.crush` folders below a root; databases elsewhere that
   // projects.json names are picked up by the next index run.
   watch: {

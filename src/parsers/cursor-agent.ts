@@ -7,8 +7,10 @@
  * #747 and devhints.io/cursor-cli quote them; `agent` is the newer name of the same binary), run in the workspace. Code in ./cursor-agent/ (source, scan, store, protobuf, tools, parse).
  */
 import type { Parser } from "./types.ts";
-import { parseCursorAgentUnit } from "./cursor-agent/parse.ts";
 import { listCursorAgentUnits, scanCursorAgentRoots } from "./cursor-agent/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./cursor-agent/parse.ts") as typeof import("./cursor-agent/parse.ts");
 
 /**
  * The cursor-agent `Parser`: `scan` walks roots by stats only; `listUnits` opens each store to check its metadata;
@@ -19,7 +21,7 @@ export const cursorAgentParser: Parser = {
   version: 1,
   scan: (roots) => scanCursorAgentRoots(roots),
   listUnits: (containers, hooks) => listCursorAgentUnits(containers, hooks),
-  parse: (unit, options) => parseCursorAgentUnit(unit, options),
+  parse: (unit, options) => parseSide().parseCursorAgentUnit(unit, options),
   // `<hash>/<chat id>/store.db` (2 folder levels below the chats folder): writes to a store or its WAL start a cycle.
   watch: {
     kind: "tree",

@@ -11,9 +11,11 @@
 import { listHeaderUnits } from "./shared/header-units.ts";
 import { sessionTreeScans } from "./shared/session-files.ts";
 import type { Parser } from "./types.ts";
-import { parseDroidUnit } from "./droid/parse.ts";
 import { settingsPathOf } from "./droid/settings.ts";
 import { droidHeaderSpec } from "./droid/units.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./droid/parse.ts") as typeof import("./droid/parse.ts");
 
 const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 
@@ -30,7 +32,7 @@ export const droidParser: Parser = {
   }),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listHeaderUnits(droidHeaderSpec, containers, hooks),
-  parse: (unit, options) => parseDroidUnit(unit, options),
+  parse: (unit, options) => parseSide().parseDroidUnit(unit, options),
   // `<factory dir>/sessions/<project>/`: session files and their `.settings.json` start a cycle.
   watch: {
     kind: "tree",

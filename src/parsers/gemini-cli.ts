@@ -16,15 +16,14 @@ import type { Parser } from "./types.ts";
 import { withPromptHistory } from "./shared/prompt-history.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
 import { geminiLogsSpec } from "./gemini-cli/logs.ts";
-import { parseGeminiUnit } from "./gemini-cli/parse.ts";
 import { rescanGeminiFolders, scanGeminiRoots } from "./gemini-cli/scan.ts";
-import { listGeminiUnits } from "./gemini-cli/units.ts";
 
-export { parseGeminiUnit } from "./gemini-cli/parse.ts";
 export { scanGeminiRoots, skippedDirs as geminiSkippedDirs, maxDepth as geminiMaxDepth } from "./gemini-cli/scan.ts";
-export { listGeminiUnits } from "./gemini-cli/units.ts";
-export { normalizeGeminiToolName } from "./gemini-cli/tools.ts";
 export type { GeminiResumeState } from "./gemini-cli/resume.ts";
+
+// the listing and parse code loads at first use: a search's freshness check and resume commands never need it (issue 42)
+const unitsSide = () => require("./gemini-cli/units.ts") as typeof import("./gemini-cli/units.ts");
+const parseSide = () => require("./gemini-cli/parse.ts") as typeof import("./gemini-cli/parse.ts");
 
 /**
  * The Gemini CLI `Parser`: `scan` walks roots by stats only; `listUnits` reads each file's header and
@@ -42,8 +41,8 @@ export const geminiCliParser: Parser = withPromptHistory(
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
     rescanFolders: (roots, folders) => rescanGeminiFolders(roots, folders),
-    listUnits: (containers, hooks) => listGeminiUnits(containers, hooks),
-    parse: (unit, options) => parseGeminiUnit(unit, options),
+    listUnits: (containers, hooks) => unitsSide().listGeminiUnits(containers, hooks),
+    parse: (unit, options) => parseSide().parseGeminiUnit(unit, options),
     // `tmp/<project>/chats/<sub-agent>/`: chat files and `.project_root` start a cycle.
     watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
     // Gemini CLI docs: `gemini --resume <session id|index|latest>`, per project folder.

@@ -11,71 +11,13 @@
  * Code in ./goose/ (source, database, legacy, tools, turns, parse).
  */
 import { sessionTreeScans } from "./shared/session-files.ts";
-import { unitsPerSession } from "./shared/database-units.ts";
-import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
-import { fsReason, isMissingError } from "./file-stats.ts";
-import { listGooseSessions, openGooseDatabase } from "./goose/database.ts";
-import { legacySessionIdOf, parseGooseLegacyUnit } from "./goose/legacy.ts";
-import { parseGooseUnit } from "./goose/parse.ts";
-import { readHead } from "./shared/read-head.ts";
-import { rejectFile } from "./shared/skips.ts";
+import type { Parser } from "./types.ts";
+import { databaseName, isLegacyFile } from "./goose/scan.ts";
 
-const databaseName = "sessions.db";
-
-const isLegacyFile = (name: string): boolean => name.endsWith(".jsonl");
-
-/**
- * One unit per session with messages (Goose lists no session without one), and one per legacy `.jsonl` file whose
- * session no database holds (a session Goose imported is read from the database: goose/legacy.ts). A session found
- * in two databases (a backup folder given as another root) becomes one unit: the one with more messages, then the
- * later path.
- */
-function listGooseUnits(containers: readonly SourceContainer[], hooks: ParserHooks = {}): SourceUnit[] {
-  const databases = unitsPerSession(
-    "goose",
-    containers.filter((container) => !isLegacyFile(container.path)),
-    hooks,
-    (path) =>
-      listGooseSessions(openGooseDatabase(path))
-        .filter((row) => row.message_count > 0)
-        .map((row) => ({
-          id: row.id,
-          messages: row.message_count,
-          changeKey: `${row.updated_at}:${row.message_count}:${row.last_message_row}`,
-        })),
-    "last",
-  );
-  const inDatabases = new Set(databases.map((unit) => unit.sessionId));
-  const legacy = new Map<string, SourceUnit>();
-  for (const container of containers.filter((candidate) => isLegacyFile(candidate.path))) {
-    const unit = legacyUnit(container, hooks);
-    if (unit && !inDatabases.has(unit.sessionId)) legacy.set(unit.sessionId, unit);
-  }
-  return [...databases, ...legacy.values()];
-}
-
-/** The unit of a legacy session file, or undefined (reported) when it is empty, unreadable or not JSON lines. */
-function legacyUnit(container: SourceContainer, hooks: ParserHooks): SourceUnit | undefined {
-  let head: string;
-  try {
-    head = readHead(container.path, 64).text.trimStart();
-  } catch (error) {
-    if (!isMissingError(error)) hooks.onUnavailable?.(container.path, fsReason(error));
-    return undefined;
-  }
-  if (!head.startsWith("{")) {
-    rejectFile(hooks, container.path, head.length === 0 ? "empty file" : "not a JSON line");
-    return undefined;
-  }
-  const sessionId = legacySessionIdOf(container.path);
-  return {
-    source: "goose",
-    key: container.path,
-    sessionId,
-    containerPath: container.path,
-    changeKey: container.fingerprint,
-  };
-}
+// the listing and parse code loads at first use: a search's freshness check and resume commands never need it (issue 42)
+const listSide = () => require("./goose/units.ts") as typeof import("./goose/units.ts");
+const parseSide = () => require("./goose/parse.ts") as typeof import("./goose/parse.ts");
+const legacyParseSide = () => require("./goose/legacy.ts") as typeof import("./goose/legacy.ts");
 
 /** The Goose `Parser`: stats-only scan for `sessions/sessions.db`, one unit per session, whole-session parses. */
 export const gooseParser: Parser = {
@@ -89,9 +31,11 @@ export const gooseParser: Parser = {
     sideFileOf: (path) => (isLegacyFile(path) ? undefined : `${path}-wal`),
   }),
   scansContainerPaths: true,
-  listUnits: listGooseUnits,
+  listUnits: (containers, hooks) => listSide().listGooseUnits(containers, hooks),
   parse: (unit, options) =>
-    isLegacyFile(unit.containerPath) ? parseGooseLegacyUnit(unit, options) : parseGooseUnit(unit, options),
+    isLegacyFile(unit.containerPath)
+      ? legacyParseSide().parseGooseLegacyUnit(unit, options)
+      : parseSide().parseGooseUnit(unit, options),
   // `<data dir>/sessions/`: the database, its WAL and legacy session files start a cycle.
   watch: {
     kind: "tree",

@@ -8,11 +8,12 @@
 import type { Parser, ParserHooks, SourceContainer, SourceUnit } from "./types.ts";
 import { unitsPerSession } from "./shared/database-units.ts";
 import { listSessions, withGrokDatabase } from "./grok-cli/database.ts";
-import { parseGrokUnit } from "./grok-cli/parse.ts";
 import { databaseFileName, scanGrokRoots } from "./grok-cli/scan.ts";
 
-export { parseGrokUnit } from "./grok-cli/parse.ts";
 export { scanGrokRoots } from "./grok-cli/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./grok-cli/parse.ts") as typeof import("./grok-cli/parse.ts");
 
 /**
  * Units of all databases, one per session id (a session in two copies of a database: the copy with more messages
@@ -39,7 +40,7 @@ export const grokCliParser: Parser = {
   version: 2, // 2: the compactions' summaries are the session's abstract (issue 41)
   scan: (roots) => scanGrokRoots(roots),
   listUnits: (containers, hooks) => listGrokUnits(containers, hooks),
-  parse: (unit, options) => parseGrokUnit(unit, options),
+  parse: (unit, options) => parseSide().parseGrokUnit(unit, options),
   // `~/.grok/`: the database and its WAL start a cycle.
   watch: {
     kind: "tree",

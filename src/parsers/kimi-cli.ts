@@ -7,11 +7,12 @@
  */
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
-import { parseKimiUnit } from "./kimi-cli/parse.ts";
 import { listKimiUnits, scanKimiRoots } from "./kimi-cli/scan.ts";
 
-export { parseKimiUnit } from "./kimi-cli/parse.ts";
 export { listKimiUnits, scanKimiRoots } from "./kimi-cli/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./kimi-cli/parse.ts") as typeof import("./kimi-cli/parse.ts");
 
 /**
  * The Kimi CLI `Parser`: `scan` walks roots by stats only; `listUnits` checks each wire log's first line and names its
@@ -23,7 +24,7 @@ export const kimiCliParser: Parser = {
   scan: (roots) => scanKimiRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listKimiUnits(containers, hooks),
-  parse: (unit, options) => parseKimiUnit(unit, options),
+  parse: (unit, options) => parseSide().parseKimiUnit(unit, options),
   // `sessions/<hash>/<id>/`: wire logs, state.json titles and kimi.json start a cycle.
   watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

@@ -8,11 +8,12 @@
  */
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
-import { parseVibeUnit } from "./mistral-vibe/parse.ts";
 import { listVibeUnits, scanVibeRoots } from "./mistral-vibe/scan.ts";
 
-export { parseVibeUnit } from "./mistral-vibe/parse.ts";
 export { listVibeUnits, scanVibeRoots } from "./mistral-vibe/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./mistral-vibe/parse.ts") as typeof import("./mistral-vibe/parse.ts");
 
 /**
  * The Mistral Vibe `Parser`: `scan` walks roots by stats only; `listUnits` reads each session's meta.json for its id;
@@ -24,7 +25,7 @@ export const mistralVibeParser: Parser = {
   scan: (roots) => scanVibeRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listVibeUnits(containers, hooks),
-  parse: (unit, options) => parseVibeUnit(unit, options),
+  parse: (unit, options) => parseSide().parseVibeUnit(unit, options),
   // `logs/session/<folder>/`: messages.jsonl and meta.json start a cycle.
   watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

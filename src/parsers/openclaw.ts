@@ -8,11 +8,12 @@
  */
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
-import { parseOpenclawUnit } from "./openclaw/parse.ts";
 import { listOpenclawUnits, scanOpenclawRoots } from "./openclaw/scan.ts";
 
-export { parseOpenclawUnit } from "./openclaw/parse.ts";
 export { listOpenclawUnits, scanOpenclawRoots } from "./openclaw/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./openclaw/parse.ts") as typeof import("./openclaw/parse.ts");
 
 /**
  * The OpenClaw `Parser`: `scan` walks roots by stats only; `listUnits` reads each transcript's header and the agent's
@@ -24,7 +25,7 @@ export const openclawParser: Parser = {
   scan: (roots) => scanOpenclawRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listOpenclawUnits(containers, hooks),
-  parse: (unit, options) => parseOpenclawUnit(unit, options),
+  parse: (unit, options) => parseSide().parseOpenclawUnit(unit, options),
   // `agents/<id>/sessions/`: transcripts and sessions.json start a cycle.
   watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
   resumeInvocation: (_sessionId, _projectPath) => ({ cwd: undefined, argv: ["openclaw", "resume"] }),

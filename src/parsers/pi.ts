@@ -8,9 +8,11 @@
  */
 import { sessionTreeScans } from "./shared/session-files.ts";
 import type { Parser } from "./types.ts";
-import { parsePiUnit } from "./pi/parse.ts";
 import { listHeaderUnits } from "./shared/header-units.ts";
 import { piHeaderSpec } from "./pi/units.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./pi/parse.ts") as typeof import("./pi/parse.ts");
 
 const isSessionFile = (name: string): boolean => name.endsWith(".jsonl");
 
@@ -21,7 +23,7 @@ export const piParser: Parser = {
   ...sessionTreeScans({ source: "pi", sessionsFolder: "sessions", isSessionFile, maxDepth: 4 }),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listHeaderUnits(piHeaderSpec, containers, hooks),
-  parse: (unit, options) => parsePiUnit(unit, options),
+  parse: (unit, options) => parseSide().parsePiUnit(unit, options),
   // `<agent dir>/sessions/<project>/*.jsonl`: three levels below the agent folder.
   watch: { kind: "tree", depth: 3, isSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

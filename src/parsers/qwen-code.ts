@@ -8,11 +8,12 @@
  */
 import type { Parser } from "./types.ts";
 import { agentTreeDepth, isJsonSessionFile } from "./shared/watch-tree.ts";
-import { parseQwenUnit } from "./qwen-code/parse.ts";
 import { listQwenUnits, rescanQwenFolders, scanQwenRoots } from "./qwen-code/scan.ts";
 
-export { parseQwenUnit } from "./qwen-code/parse.ts";
 export { listQwenUnits, scanQwenRoots } from "./qwen-code/scan.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./qwen-code/parse.ts") as typeof import("./qwen-code/parse.ts");
 
 /**
  * The Qwen Code `Parser`: `scan` walks roots by stats only; `listUnits` reads each chat's first record for its session
@@ -25,7 +26,7 @@ export const qwenCodeParser: Parser = {
   scansContainerPaths: true,
   rescanFolders: (roots, folders) => rescanQwenFolders(roots, folders),
   listUnits: (containers, hooks) => listQwenUnits(containers, hooks),
-  parse: (unit, options) => parseQwenUnit(unit, options),
+  parse: (unit, options) => parseSide().parseQwenUnit(unit, options),
   // `projects/<project>/chats/`: chat files start a cycle.
   watch: { kind: "tree", depth: agentTreeDepth, isSessionFile: isJsonSessionFile, missingRootPending: true },
   resumeInvocation: (sessionId, projectPath) => ({

@@ -7,10 +7,12 @@
  */
 import { optionSafe } from "./shared/option-safe.ts";
 import type { Parser } from "./types.ts";
-import { parseZedUnit } from "./zed/parse.ts";
 import { listZedUnits, scanZedRoots, threadsDatabaseName } from "./zed/scan.ts";
 
 export { closeThreadsDatabases } from "./zed/database.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./zed/parse.ts") as typeof import("./zed/parse.ts");
 
 /** The Zed `Parser`: `scan` by stats only; `listUnits` lists thread rows; `parse` reads and decompresses one thread. */
 export const zedParser: Parser = {
@@ -18,7 +20,7 @@ export const zedParser: Parser = {
   version: 2, // 2: the thread's detailed_summary is the session's abstract (issue 41)
   scan: (roots) => scanZedRoots(roots),
   listUnits: (containers, hooks) => listZedUnits(containers, hooks),
-  parse: (unit, options) => parseZedUnit(unit, options),
+  parse: (unit, options) => parseSide().parseZedUnit(unit, options),
   // `threads/threads.db` (+ `-wal`), in the root itself: writes start a cycle.
   watch: {
     kind: "tree",

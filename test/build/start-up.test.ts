@@ -88,6 +88,21 @@ describe("a command's start-up", () => {
     expect(inputs).toContain("src/commands/search.ts"); // the check reads the real closure
   });
 
+  test("a search's start-up loads no parse code: each parser requires its listing and parse modules at first use", () => {
+    const inputs = startUpInputs(withPlugin, "src/commands/search-handler.ts");
+    expect(inputs).toContain("src/index/plan/staleness.ts"); // the freshness check and every parser's scan are there
+    expect(inputs).toContain("src/parsers/claude-code/scan.ts");
+    const parseCode = inputs.filter((input) => /^src\/parsers\/[^/]+\/(parse|records|turns|load)\.ts$/.test(input));
+    expect(parseCode).toEqual([]);
+    // the modules required at first use are still bundled, each in a chunk a require reaches
+    const required = Object.values(withPlugin.outputs).flatMap((output) =>
+      output.imports.filter((imported) => imported.kind === "require-call").map((imported) => imported.path),
+    );
+    const requiredInputs = required.flatMap((chunk) => Object.keys(withPlugin.outputs[chunk]?.inputs ?? {}));
+    for (const module of ["claude-code/parse.ts", "opencode/parse.ts", "cursor/parse.ts", "cline/parse.ts", "goose/units.ts"])
+      expect(requiredInputs).toContain(`src/parsers/${module}`);
+  });
+
   test("neither the app nor a search loads debug, node:tty, node:util or node:crypto at start-up", () => {
     for (const input of ["src/app.ts", "src/commands/search-handler.ts"])
       expect(costlyLoads(withPlugin, startUpInputs(withPlugin, input))).toEqual([]);

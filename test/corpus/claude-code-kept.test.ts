@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { classifyPromptText, claudeCodeParser, isTranscript } from "../../src/parsers/claude-code.ts";
+import { claudeCodeParser, isTranscript } from "../../src/parsers/claude-code.ts";
+import { classifyPromptText } from "../../src/parsers/claude-code/records.ts";
 import { claudeCorpusRoots, corpusDir, hasCorpus } from "../helpers/corpus.ts";
 
 /**

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { join, relative } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { aiderSessionIdOf } from "../../src/parsers/aider.ts";
+import { sessionIdOf as aiderSessionIdOf } from "../../src/parsers/aider/sessions.ts";
 import type { LabelledQuery } from "../../scripts/eval/evaluate.ts";
 import { allCorpusRoots, corpusDir, hasCorpus } from "../helpers/corpus.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";

@@ -11,7 +11,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { aiderParser, aiderSessionIdOf, findAiderSessionBlocks, parseAiderUnit } from "../../src/parsers/aider.ts";
+import { aiderParser } from "../../src/parsers/aider.ts";
+import {
+  findSessionBlocks as findAiderSessionBlocks,
+  sessionIdOf as aiderSessionIdOf,
+} from "../../src/parsers/aider/sessions.ts";
+import { parseAiderUnit } from "../../src/parsers/aider/parse.ts";
 import { SourceError } from "../../src/errors.ts";
 import type { SourceUnit, Turn } from "../../src/parsers/types.ts";
 

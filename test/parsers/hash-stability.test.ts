@@ -5,7 +5,7 @@
  * for cold start, issue 42) or of the hashed text fails here.
  */
 import { describe, expect, test } from "bun:test";
-import { aiderSessionIdOf } from "../../src/parsers/aider.ts";
+import { sessionIdOf as aiderSessionIdOf } from "../../src/parsers/aider/sessions.ts";
 import { workDirHash } from "../../src/parsers/kimi-cli/work-dirs.ts";
 import { hashOf } from "../../src/parsers/shared/sha1.ts";
 

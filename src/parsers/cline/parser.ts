@@ -8,15 +8,13 @@
  * the extension's History view, as recall does for Cursor.
  */
 import { basename, dirname } from "node:path";
-import { withAbstract } from "../shared/abstract.ts";
 import { optionSafe } from "../shared/option-safe.ts";
-import { projectNameOf } from "../shared/fields.ts";
-import { emptySkips } from "../shared/skips.ts";
-import type { ParseOptions, ParseResult, Parser, Session, SourceContainer, SourceId, SourceUnit } from "../types.ts";
-import { loadTaskFolder } from "./load.ts";
+import type { Parser, SourceContainer, SourceId, SourceUnit } from "../types.ts";
 import { historyItemFileName, scanTaskRoots, taskMetadataFileName, uiMessagesFileName } from "./scan.ts";
 import { taskStartFolders } from "./task-history.ts";
-import { buildChatTurns } from "./turns.ts";
+
+// the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
+const parseSide = () => require("./parse.ts") as typeof import("./parse.ts");
 
 /**
  * The parser of one agent of the family.
@@ -60,41 +58,6 @@ export function createTaskFolderParser(id: SourceId): Parser {
         };
       });
     },
-    parse(unit: SourceUnit, options: ParseOptions = {}): ParseResult {
-      const skipped = emptySkips();
-      const folder = loadTaskFolder(unit.containerPath, skipped);
-      const isSubagent = folder.parentTaskId !== null;
-      const chat = buildChatTurns(
-        unit.sessionId,
-        folder,
-        unit.containerPath,
-        isSubagent,
-        options.withOutputs ?? false,
-        skipped,
-      );
-      const startFolder = typeof unit.locator?.startFolder === "string" ? unit.locator.startFolder : "";
-      const projectPath = folder.workspace || startFolder || chat.projectPath;
-      const session: Session = {
-        id: unit.sessionId,
-        source: id,
-        projectPath,
-        projectName: projectNameOf(projectPath),
-        gitBranch: null,
-        startedAt: chat.startedAt,
-        endedAt: chat.endedAt,
-        title: null,
-        turnCount: chat.turns.length,
-        parentSessionId: folder.parentTaskId,
-        isSubagent,
-        location: unit.containerPath,
-      };
-      return {
-        session: withAbstract(session, chat.abstract),
-        turns: chat.turns,
-        fromTurn: 1,
-        bytesRead: folder.bytesRead,
-        skipped,
-      };
-    },
+    parse: (unit, options = {}) => parseSide().parseTaskFolderUnit(id, unit, options),
   };
 }
