@@ -99,7 +99,13 @@ describe("a command's start-up", () => {
       output.imports.filter((imported) => imported.kind === "require-call").map((imported) => imported.path),
     );
     const requiredInputs = required.flatMap((chunk) => Object.keys(withPlugin.outputs[chunk]?.inputs ?? {}));
-    for (const module of ["claude-code/parse.ts", "opencode/parse.ts", "cursor/parse.ts", "cline/parse.ts", "goose/units.ts"])
+    for (const module of [
+      "claude-code/parse.ts",
+      "opencode/parse.ts",
+      "cursor/parse.ts",
+      "cline/parse.ts",
+      "goose/units.ts",
+    ])
       expect(requiredInputs).toContain(`src/parsers/${module}`);
   });
 
