@@ -5,6 +5,7 @@
  * Measurement only: it never runs in recall itself.
  */
 import { plugin } from "bun";
+import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 
 const src = resolve(import.meta.dir, "../../src");
@@ -33,8 +34,10 @@ export function registerWalkPlugin(): void {
   plugin({
     name: "recall query walk",
     setup(build) {
-      build.onLoad({ filter: /\/src\/.*\.tsx?$/ }, async ({ path }) => {
-        const text = await Bun.file(path).text();
+      // synchronous, so a module loaded through it can still be `require`d (each parser requires its parse code at
+      // first use: src/parsers/ARCHITECTURE.md); Bun refuses `require` of a module an async onLoad made
+      build.onLoad({ filter: /\/src\/.*\.tsx?$/ }, ({ path }) => {
+        const text = readFileSync(path, "utf8");
         if (!path.startsWith(src)) return { contents: text, loader: path.endsWith(".tsx") ? "tsx" : "ts" };
         return {
           contents: instrument(text, relative(src, path)),
