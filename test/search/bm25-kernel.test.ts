@@ -89,8 +89,10 @@ function asMap(scored: ScoredDocuments): Map<number, { score: number; phrases: n
   const out = new Map<number, { score: number; phrases: number }>();
   for (let wanted = 1; ; wanted++) {
     const found = bestScored(scored, wanted, -1)!;
-    if (found.length === 0) return out;
-    for (const { id, score } of found) out.set(id, { score, phrases: wanted });
+    if (found.ids.length === 0) return out;
+    found.ids.forEach((id, i) => {
+      out.set(id, { score: found.scores[i]!, phrases: wanted });
+    });
   }
 }
 
@@ -128,7 +130,7 @@ describe("the bm25 kernel in WebAssembly (bm25-kernel.ts)", () => {
       for (const window of [1, 10, 100])
         if (byScore.length > window) {
           const threshold = byScore[window - 1]![1].score;
-          expect(bestScored(scored!, 1, window)!.map(({ id }) => id)).toEqual(
+          expect(Array.from(bestScored(scored!, 1, window)!.ids)).toEqual(
             [...expected.keys()].filter((id) => expected.get(id)!.score >= threshold).sort((x, y) => x - y),
           );
         }

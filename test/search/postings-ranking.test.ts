@@ -15,8 +15,9 @@ import {
   rankRange,
 } from "../../src/search/ranking/match-window.ts";
 import { rankFromPostings } from "../../src/search/ranking/postings-ranking.ts";
+import { descendingOrder } from "../../src/search/ranking/score-order.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
-import { type PhraseQuery, rankingQueries, writeRankingSessions } from "../helpers/ranking-corpus.ts";
+import { type PhraseQuery, randomStream, rankingQueries, writeRankingSessions } from "../helpers/ranking-corpus.ts";
 
 // Ranking from the index's own posting lists (postings-ranking.ts, issue 42) must give FTS5's own bm25() ranking: the
 // same documents in the same order with bit-identical ranks, for hundreds of queries at several window sizes, and after
@@ -60,6 +61,23 @@ async function compareAll(queries: readonly PhraseQuery[]): Promise<number> {
 }
 
 describe("BM25 top k from the posting lists (postings-ranking.ts)", () => {
+  test("descendingOrder: a comparison sort's order of (−score, position), ties and ±0 included", () => {
+    expect(Array.from(descendingOrder(Float64Array.of(1, 3, 1, 2)))).toEqual([1, 3, 0, 2]);
+    expect(Array.from(descendingOrder(Float64Array.of(0, -0, 0, 5)))).toEqual([3, 0, 1, 2]);
+    expect(Array.from(descendingOrder(new Float64Array(0)))).toEqual([]);
+    const next = randomStream(7);
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(next() * 900);
+      const distinct = 1 + Math.floor(next() * (round % 2 === 0 ? 5 : 1000)); // many ties, or few
+      const scores = Float64Array.from({ length: n }, () => {
+        const value = Math.floor(next() * distinct) / 7 - 1;
+        return value === 0 && next() < 0.5 ? -0 : value;
+      });
+      const expected = Array.from({ length: n }, (_, i) => i).sort((x, y) => -scores[x]! - -scores[y]! || x - y);
+      expect(Array.from(descendingOrder(scores))).toEqual(expected);
+    }
+  });
+
   test("searchIndex answers the same from the posting lists as from FTS5 alone, at both levels", async () => {
     // a copy whose lists do not add up to FTS5's totals ranks everything in FTS5
     const copy = join(work, "fts5-only");

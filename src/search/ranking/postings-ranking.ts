@@ -32,6 +32,7 @@ import {
 import { keywordTokens } from "../../index/tokens/keyword-tokens.ts";
 import type { RankedDocument } from "./match-window.ts";
 import { bestScored, type PhraseDocuments, type ScoredDocuments, scorePhrases } from "./bm25-kernel.ts";
+import { descendingOrder } from "./score-order.ts";
 import type { PhraseMatch, PhraseRanking } from "./phrase-rankings.ts";
 import { termWords } from "./query.ts";
 
@@ -118,7 +119,13 @@ function sortedStale(stale: StaleDocuments): Map<number, Int32Array> {
 function best(scored: ScoredDocuments, wanted: number, limit: number): RankedDocument[] | undefined {
   const found = bestScored(scored, wanted, limit);
   if (!found) return undefined;
-  const out = found.map(({ id, score }) => ({ id, rank: -score }));
-  out.sort((x, y) => x.rank - y.rank || x.id - y.id);
-  return limit < 0 ? out : out.slice(0, limit);
+  // ids ascending, so the scores' order by position breaks ties by ascending id (score-order.ts)
+  const order = descendingOrder(found.scores);
+  const count = limit < 0 ? order.length : Math.min(limit, order.length);
+  const out = new Array<RankedDocument>(count);
+  for (let i = 0; i < count; i++) {
+    const at = order[i]!;
+    out[i] = { id: found.ids[at]!, rank: -found.scores[at]! };
+  }
+  return out;
 }
