@@ -27,7 +27,7 @@ import { damagedIndexError, guardAgainstDamage, isSqliteDamage } from "./store/d
 import { assertNotAFile, createPrivateFile } from "../home/paths.ts";
 
 /** Schema version this code writes. Migrations bring older databases up to it. */
-export const schemaVersion = 22;
+export const schemaVersion = 23;
 
 /**
  * The keyword index's tokenizer (FTS5 `porter unicode61 remove_diacritics 2`): letter and digit runs, case-folded,
@@ -397,6 +397,10 @@ const migrations: Array<string | ((db: Database) => void)> = [
   // `windowSessionsSql`); with the default ones (no sub-agents) this index answers alone, ~0.3 MB at 20k sessions,
   // instead of one wide session row a page: 693 sessions took 2.4–2.8 ms, now 0.5 ms (20k sessions, 2-core Xeon).
   "CREATE INDEX IF NOT EXISTS sessions_subagent_by_id ON sessions(id, is_subagent);",
+  // v23 (issue 42): a search reads its ranked window's documents (~800) by id for their session, turn and level
+  // (search/ranking/lexical.ts `windowDocumentsSql`); this narrow index answers alone, ~2.7 MB at 20k sessions, where
+  // the wide document rows (two hashes each) spread the same reads over twice the pages.
+  "CREATE INDEX IF NOT EXISTS documents_window ON documents(id, session_rowid, turn_number, level);",
 ];
 
 /** The usage columns of `turns` (schema v12) and their SQLite types. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import type { SearchFilters } from "../../src/search/listing/filters.ts";
-import { windowSessionsSql } from "../../src/search/ranking/lexical.ts";
+import { windowDocumentsSql, windowSessionsSql } from "../../src/search/ranking/lexical.ts";
 import { fillerText, writeClaudeSession } from "../helpers/claude-writer.ts";
 
 // The keyword leg ranks a window of the best documents (8 per wanted candidate: 800 for a search's 100 candidates),
@@ -72,4 +72,26 @@ test("the window's sessions are kept by the default filters from an index alone 
   const quietRowid = db.query<{ id: number }, [string]>("SELECT id FROM sessions WHERE session_id = ?").get(quiet)!.id;
   expect(kept({})).toEqual([1, 2]); // both sessions are main sessions; rowid 3 is none
   expect(kept({ project: "quiet" })).toEqual([quietRowid]);
+});
+
+test("the window's documents are read from the narrow index documents_window (schema v23), with their places", () => {
+  for (const level of ["session", "turn"] as const) {
+    const plan = db
+      .query<{ detail: string }, [string]>(`EXPLAIN QUERY PLAN ${windowDocumentsSql(level)}`)
+      .all("[1, 2]")
+      .map((row) => row.detail)
+      .join(" | ");
+    expect(plan).toContain("COVERING INDEX documents_window");
+    expect(plan).not.toContain("TEMP B-TREE");
+  }
+  const ids = db.query<{ id: number }, []>("SELECT id FROM documents ORDER BY id DESC LIMIT 3").all();
+  const window = [ids[1]!.id, 999_999, ids[0]!.id, ids[2]!.id]; // best first; one id no document has
+  const rows = db
+    .query<{ position: number; document_id: number }, [string]>(windowDocumentsSql("session"))
+    .all(JSON.stringify(window));
+  expect(rows.map((row) => `${row.position}:${row.document_id}`).sort()).toEqual([
+    `0:${window[0]}`,
+    `2:${window[2]}`,
+    `3:${window[3]}`,
+  ]);
 });
