@@ -85,6 +85,9 @@
     (f64.store (local.get $slot) (f64.add (f64.load (local.get $slot)) (local.get $part)))
     (local.set $slot (i32.add (local.get $counts) (local.get $id)))
     (i32.store8 (local.get $slot) (i32.add (i32.load8_u (local.get $slot)) (i32.const 1))))
+;; score's loop reads a one-byte varint (every frequency below 128, short gaps and lengths) in place and adds to the
+;; accumulator in place: JavaScriptCore runs a one-shot search's module in its baseline tier (BBQ), which does not inline
+;; calls, and the calls per posting ($varint three times, $skipStale, $isStale, $add) were most of the loop's time.
   (func (export "score")
     (param $source i32) (param $end i32) (param $count i32) (param $stale i32) (param $staleEnd i32) (param $limit i32)
     (param $idf f64) (param $k1PlusOne f64) (param $k1 f64) (param $oneMinusB f64) (param $b f64)
@@ -92,34 +95,75 @@
     (param $accumulators i32) (param $counts i32)
     (result i32)
     (local $i i32) (local $position i32) (local $gap i32) (local $frequency f64) (local $length f64)
-    (global.set $at (local.get $source))
+    (local $p i32) (local $byte i32) (local $value i32) (local $slot i32)
+    (local.set $p (local.get $source))
     (global.set $end (local.get $end))
     (global.set $bad (i32.const 0))
     (block $done
       (loop $each
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $gap (call $varint))
-        (local.set $frequency (f64.convert_i32_u (call $varint)))
-        (local.set $length (f64.convert_i32_u (call $varint)))
-        (if (global.get $bad) (then (return (i32.const -1))))
+        ;; the gap: one byte here, a longer varint by $varint
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $byte (i32.load8_u (local.get $p)))
+        (if (i32.lt_u (local.get $byte) (i32.const 0x80))
+          (then
+            (local.set $gap (local.get $byte))
+            (local.set $p (i32.add (local.get $p) (i32.const 1))))
+          (else
+            (global.set $at (local.get $p))
+            (local.set $gap (call $varint))
+            (if (global.get $bad) (then (return (i32.const -1))))
+            (local.set $p (global.get $at))))
+        ;; the frequency: one byte here, a longer varint by $varint
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $byte (i32.load8_u (local.get $p)))
+        (if (i32.lt_u (local.get $byte) (i32.const 0x80))
+          (then
+            (local.set $value (local.get $byte))
+            (local.set $p (i32.add (local.get $p) (i32.const 1))))
+          (else
+            (global.set $at (local.get $p))
+            (local.set $value (call $varint))
+            (if (global.get $bad) (then (return (i32.const -1))))
+            (local.set $p (global.get $at))))
+        (local.set $frequency (f64.convert_i32_u (local.get $value)))
+        ;; the length: one byte here, a longer varint by $varint
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $byte (i32.load8_u (local.get $p)))
+        (if (i32.lt_u (local.get $byte) (i32.const 0x80))
+          (then
+            (local.set $value (local.get $byte))
+            (local.set $p (i32.add (local.get $p) (i32.const 1))))
+          (else
+            (global.set $at (local.get $p))
+            (local.set $value (call $varint))
+            (if (global.get $bad) (then (return (i32.const -1))))
+            (local.set $p (global.get $at))))
+        (local.set $length (f64.convert_i32_u (local.get $value)))
         (if (i32.and (i32.ne (local.get $i) (i32.const 0)) (i32.eqz (local.get $gap))) (then (return (i32.const -1))))
         (local.set $position (i32.add (local.get $position) (local.get $gap)))
         (if (i32.gt_u (local.get $position) (local.get $limit)) (then (return (i32.const -1))))
-        (local.set $stale (call $skipStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
-        (if (i32.eqz (call $isStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
-          (then
-            (call $add (local.get $position)
+        (block $next
+          (if (i32.lt_u (local.get $stale) (local.get $staleEnd))
+            (then
+              (local.set $stale (call $skipStale (local.get $stale) (local.get $staleEnd) (local.get $position)))
+              (br_if $next (call $isStale (local.get $stale) (local.get $staleEnd) (local.get $position)))))
+          ;; $add in place
+          (local.set $slot (i32.add (local.get $accumulators) (i32.shl (local.get $position) (i32.const 3))))
+          (f64.store (local.get $slot)
+            (f64.add (f64.load (local.get $slot))
               (f64.mul (local.get $idf)
                 (f64.div
                   (f64.mul (local.get $frequency) (local.get $k1PlusOne))
                   (f64.add (local.get $frequency)
                     (f64.mul (local.get $k1)
                       (f64.add (local.get $oneMinusB)
-                        (f64.div (f64.mul (local.get $b) (local.get $length)) (local.get $averageLength)))))))
-              (local.get $accumulators) (local.get $counts))))
+                        (f64.div (f64.mul (local.get $b) (local.get $length)) (local.get $averageLength)))))))))
+          (local.set $slot (i32.add (local.get $counts) (local.get $position)))
+          (i32.store8 (local.get $slot) (i32.add (i32.load8_u (local.get $slot)) (i32.const 1))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each)))
-    (if (i32.ne (global.get $at) (local.get $end)) (then (return (i32.const -1))))
+    (if (i32.ne (local.get $p) (local.get $end)) (then (return (i32.const -1))))
     (i32.const 0))
   (func (export "add")
     (param $ids i32) (param $ranks i32) (param $n i32) (param $factor f64) (param $accumulators i32) (param $counts i32)
