@@ -8,14 +8,19 @@ import { filterSql, type SearchFilters } from "./listing/filters.ts";
 import { termRarities, termsHeldInIndex } from "./ranking/confidence.ts";
 import { boundedRange } from "./ranking/date-candidates.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./ranking/lexical.ts";
+import { newPhraseListCache, phraseDocumentCounts } from "./ranking/postings-ranking.ts";
 import type { ActiveDocument, ActivitySpan, CandidateStore } from "./store.ts";
 import type { DateRange } from "./dates/time-query.ts";
 
-/** The store of an open index (read-only is enough). */
+/**
+ * The store of an open index (read-only is enough), for one search: the keyword leg's scorings are kept, so the term
+ * rarities reuse the document counts they found.
+ */
 export function localStore(db: Database): CandidateStore {
+  const lists = newPhraseListCache();
   return {
-    keywordHits: (query, level, filters, candidates) => searchLexical(db, query, level, filters, candidates),
-    termRarities: async (query) => termRarities(db, query),
+    keywordHits: (query, level, filters, candidates) => searchLexical(db, query, level, filters, candidates, lists),
+    termRarities: async (query) => termRarities(db, query, phraseDocumentCounts(lists)),
     termsHeld: async (query, documentIds) => termsHeldInIndex(db, query, documentIds),
     subagentSessions: async (sessionRowids) => subagentsAmong(db, sessionRowids),
     activitySpans: async (hits, level) => activitySpans(db, hits, level),

@@ -14,7 +14,11 @@ import {
   rankPhraseRange,
   rankRange,
 } from "../../src/search/ranking/match-window.ts";
-import { rankFromPostings } from "../../src/search/ranking/postings-ranking.ts";
+import {
+  newPhraseListCache,
+  phraseDocumentCounts,
+  rankFromPostings,
+} from "../../src/search/ranking/postings-ranking.ts";
 import { descendingOrder } from "../../src/search/ranking/score-order.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PhraseQuery, randomStream, rankingQueries, writeRankingSessions } from "../helpers/ranking-corpus.ts";
@@ -56,9 +60,19 @@ async function compareAll(queries: readonly PhraseQuery[]): Promise<number> {
       expect(rankRange(db, matchOf(query), 0, Number.MAX_SAFE_INTEGER, limit)).toEqual(actual!);
       compared += actual!.length;
     }
+    // each phrase's live documents, as the term rarities take them: FTS5's count of that phrase alone
+    const cache = newPhraseListCache();
+    await rankFromPostings(db, query, 10, rankPhrase, cache);
+    const counts = phraseDocumentCounts(cache);
+    expect([...counts.keys()].sort()).toEqual([...new Set(query.phrases)].sort());
+    for (const [phrase, count] of counts) expect({ phrase, count }).toEqual({ phrase, count: fts5Count(phrase) });
   }
   return compared;
 }
+
+const fts5Count = (phrase: string) =>
+  db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?").get(phrase)!
+    .n;
 
 describe("BM25 top k from the posting lists (postings-ranking.ts)", () => {
   test("descendingOrder: a comparison sort's order of (−score, position), ties and ±0 included", () => {
@@ -92,7 +106,11 @@ describe("BM25 top k from the posting lists (postings-ranking.ts)", () => {
             (await searchIndex(on, { query, level, filters: {}, mode: "keyword", limit: 10 })).results as Array<
               SessionResult | TurnResult
             >
-          ).map((result) => `${result.sessionId} ${"turn" in result ? result.turn : result.bestTurn} ${result.score}`);
+          ).map(
+            (result) =>
+              // the confidence too: its term rarities come from the lists' counts on one, from FTS5 on the other
+              `${result.sessionId} ${"turn" in result ? result.turn : result.bestTurn} ${result.score} ${result.confidence}`,
+          );
         const answer = await ask(db);
         expect(answer.length).toBeGreaterThan(0);
         expect(answer).toEqual(await ask(fts5Only));

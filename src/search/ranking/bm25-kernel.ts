@@ -44,6 +44,8 @@ export interface ScoredDocuments {
   readonly phrases: readonly PhraseDocuments[];
   readonly documents: number;
   readonly averageLength: number;
+  /** How many live documents each phrase matches, in phrase order: FTS5's count of a MATCH of that phrase alone. */
+  readonly matches: readonly number[];
 }
 
 /** The kernel's exports; pointers are byte offsets into `memory` (bm25-kernel.wat documents each function). */
@@ -197,8 +199,10 @@ export function scorePhrases(
   state.dirty = largest + 1;
   state.generation++;
   const bytes = new Uint8Array(buffer);
+  const phraseMatches: number[] = [];
   for (const [i, phrase] of phrases.entries()) {
     if ("ids" in phrase) {
+      phraseMatches.push(phrase.ids.length);
       const idsAt = layout[i]!;
       const ranksAt = align8(idsAt + phrase.ids.length * 4);
       new Int32Array(buffer, idsAt, phrase.ids.length).set(phrase.ids);
@@ -225,6 +229,7 @@ export function scorePhrases(
       matches += live;
       at = staleEnd;
     }
+    phraseMatches.push(matches);
     const idf = inverseDocumentFrequency(documents, matches);
     for (const { segment, at: listAt, staleAt, staleEnd } of placed) {
       const end = listAt + segment.postings.length;
@@ -247,7 +252,7 @@ export function scorePhrases(
       if (scored < 0) return undefined;
     }
   }
-  return { generation: state.generation, size: largest + 1, phrases, documents, averageLength };
+  return { generation: state.generation, size: largest + 1, phrases, documents, averageLength, matches: phraseMatches };
 }
 
 /**

@@ -95,8 +95,14 @@ const logistic = (curve: LogisticCurve, x: number): number => 1 / (1 + Math.exp(
 /**
  * Rarity of each query term in the index: one capped count per term (terms in an unsegmented script are
  * counted in the trigram side index, as substrings).
+ * @param known document counts the search already has for some terms (postings-ranking.ts `phraseDocumentCounts`:
+ *        the same numbers as FTS5's); the other terms are counted here
  */
-export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
+export function termRarities(
+  db: Database,
+  query: LexicalQuery,
+  known: ReadonlyMap<string, number> = new Map(),
+): TermRarity[] {
   const total = readDocumentCount(db);
   const fts = db.query<{ n: number }, [string, number]>(
     "SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
@@ -104,7 +110,7 @@ export function termRarities(db: Database, query: LexicalQuery): TermRarity[] {
   return query.terms.map((term) => {
     const documents = unsegmentedLetter.test(term)
       ? countUnsegmented(db, term)
-      : (fts.get(term, documentFrequencyCap)?.n ?? 0);
+      : (known.get(term) ?? fts.get(term, documentFrequencyCap)?.n ?? 0);
     return termRarity(term, documents, total);
   });
 }

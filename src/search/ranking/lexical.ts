@@ -397,6 +397,7 @@ function matchCount(db: Database, match: string): number {
 /**
  * Keyword candidates for a parsed query, best first.
  * @param candidates how many sessions (level 1) or turns (level 2) to return at most
+ * @param lists the scorings of this search so far (postings-ranking.ts), added to here
  * @returns [] when the query has no terms
  */
 export async function searchLexical(
@@ -405,6 +406,7 @@ export async function searchLexical(
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
+  lists: PhraseListCache = newPhraseListCache(),
 ): Promise<LexicalHit[]> {
   if (query.terms.length === 0) return [];
   // issue 13 (search/ranking/cjk.ts): terms in CJK/kana/Hangul/Thai/... are matched inside runs by the trigram side index.
@@ -412,13 +414,15 @@ export async function searchLexical(
   if (unsegmented) {
     const side = searchUnsegmented(db, unsegmented.runs, level, filters, candidates * 4);
     const rest =
-      unsegmented.rest.terms.length > 0 ? await searchLexical(db, unsegmented.rest, level, filters, candidates) : [];
+      unsegmented.rest.terms.length > 0
+        ? await searchLexical(db, unsegmented.rest, level, filters, candidates, lists)
+        : [];
     return mergeUnsegmented(rest, side, unsegmented.rest.terms.length > 0, level, candidates);
   }
   const ranked =
     filters.sessionId !== undefined
       ? await rankOneSession(db, query, level, { ...filters, sessionId: filters.sessionId }, candidates)
-      : await rankTerms(db, query, level, filters, candidates);
+      : await rankTerms(db, query, level, filters, candidates, lists);
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }
 
@@ -429,11 +433,11 @@ async function rankTerms(
   level: SearchLevel,
   filters: SearchFilters,
   candidates: number,
+  lists: PhraseListCache,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
   const allPhrases: PhraseMatch = { phrases: query.terms, every: true };
-  const anyPhrase: PhraseMatch = { phrases: query.terms, every: false };
-  const lists = newPhraseListCache(); // both passes score the same phrases
+  const anyPhrase: PhraseMatch = { phrases: query.terms, every: false }; // both passes score the same phrases
   const all = await runMatch(db, query.allTerms, allPhrases, level, filters, candidates, new Set(), lists, single);
   return tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
     runMatch(db, query.anyTerm, anyPhrase, level, filters, wanted, seen, lists),

@@ -47,6 +47,22 @@ export type PhraseListCache = Map<string, ScoredDocuments>;
 export const newPhraseListCache = (): PhraseListCache => new Map();
 
 /**
+ * How many live documents each phrase the cache's scorings hold matches (FTS5's count of a MATCH of that phrase alone,
+ * which the lists equal whenever they were used), by phrase: a search's term rarities (confidence.ts) take them from
+ * here instead of counting each term in FTS5 again (~1.3 ms for three common words at 20k sessions, cold).
+ */
+export function phraseDocumentCounts(cache: PhraseListCache): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [key, scored] of cache) {
+    const phrases = JSON.parse(key) as string[]; // the key rankFromPostings gives: its phrases, in order
+    phrases.forEach((phrase, i) => {
+      counts.set(phrase, scored.matches[i]!);
+    });
+  }
+  return counts;
+}
+
+/**
  * The best `limit` documents of `match` (its phrases, all or any) by FTS5's bm25(), best first (ascending rank, ties by
  * ascending id), from the posting lists; phrases of several words and prefixes are ranked by `rankPhrase` (FTS5).
  * @param limit -1 for every match
