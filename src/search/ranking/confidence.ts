@@ -104,13 +104,15 @@ export function termRarities(
   known: ReadonlyMap<string, number> = new Map(),
 ): TermRarity[] {
   const total = readDocumentCount(db);
-  const fts = db.query<{ n: number }, [string, number]>(
-    "SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
-  );
+  // prepared only for a term the search has no count of: usually none, since the keyword leg scored them all
+  const countInFts = (term: string) =>
+    db
+      .query<{ n: number }, [string, number]>(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
+      )
+      .get(term, documentFrequencyCap)?.n ?? 0;
   return query.terms.map((term) => {
-    const documents = unsegmentedLetter.test(term)
-      ? countUnsegmented(db, term)
-      : (known.get(term) ?? fts.get(term, documentFrequencyCap)?.n ?? 0);
+    const documents = unsegmentedLetter.test(term) ? countUnsegmented(db, term) : (known.get(term) ?? countInFts(term));
     return termRarity(term, documents, total);
   });
 }
