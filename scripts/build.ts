@@ -28,8 +28,9 @@
  * ~1 MB module whose hoisted imports load node:tty, node:crypto, node:net, node:stream and node:util at start-up
  * (each 1–4 ms in a compiled binary) even for `--help`, which took 13.6 ms against 5.9 ms for a compiled
  * hello-world; with it 5.1 ms (p50 of 30, 2-vCPU Xeon, 2026-11-23), and a keyword search loads no chunk of the
- * embedding side. The start-up plugin (scripts/build/start-up/plugin.ts) keeps cmd-ts's `debug`, and the
- * `node:tty` and `node:util` that it and chalk import, out of every command's start-up.
+ * embedding side. The start-up plugin (scripts/build/start-up/plugin.ts) keeps cmd-ts's `debug`, and the `node:tty`
+ * and `node:util` that it and chalk import, out of every command's start-up. `productionDefine`
+ * (scripts/build/production.ts) gives the picker React's production build.
  */
 import { copyFileSync, cpSync, linkSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -37,6 +38,7 @@ import { checkSignature, signAdhoc } from "./build/macho-signature.ts";
 import { writeManifest } from "./build/manifest.ts";
 import { archiveName, releaseTime, releaseUrl, writeArchive, writeFormula } from "./build/release.ts";
 import { fetchPackage, layOutRuntime, readPackageVersion } from "./build/runtime.ts";
+import { productionDefine } from "./build/production.ts";
 import { startUpPlugin } from "./build/start-up/plugin.ts";
 import { hostTargetId, resolveTargets, type BuildTarget } from "./build/targets.ts";
 
@@ -152,6 +154,7 @@ async function compile(target: BuildTarget, embedDir: string, outDir: string): P
       format: "esm",
       splitting: true,
       define: {
+        ...productionDefine,
         RECALL_PRECOMPUTED_OUTPUT: JSON.stringify(precomputedOutput()),
         RECALL_NATIVE_TARGET: JSON.stringify(target.id),
       },
