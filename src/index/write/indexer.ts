@@ -44,6 +44,7 @@ import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";
 import { writePreparedSessions, type PreparedSession } from "./writer.ts";
 import { redactStoredSessions } from "./stored-redaction.ts";
 import { optimizeIfMostlyNew } from "./compact.ts";
+import { GarbageBudget, writerCollectEveryBytes } from "./garbage-budget.ts";
 import {
   KeywordSegmentWriter,
   mergeKeywordSegments,
@@ -366,6 +367,9 @@ function applySourceStates(
   summary.unchanged += plan.toRestore.length;
 }
 
+/** The writing thread's garbage, collected as a large index run goes (garbage-budget.ts). */
+const garbage = new GarbageBudget(writerCollectEveryBytes);
+
 /**
  * Parse and write the planned units in batches.
  * @returns the container paths of units that could not be parsed (retried next run)
@@ -386,6 +390,7 @@ async function parseAndWrite(
   let batch: Array<{ unit: SourceUnit; result: PreparedSession; isNew: boolean; wasDeleted: boolean }> = [];
   let done = 0;
   const flush = () => {
+    const batchBytes = batch.reduce((sum, { result }) => sum + result.bytesRead, 0);
     db.transaction(() => {
       writePreparedSessions(db, batch, seenAt, keywords);
       for (const { result, isNew, wasDeleted } of batch) {
@@ -396,6 +401,7 @@ async function parseAndWrite(
       }
     }).immediate();
     batch = [];
+    garbage.noteHandled(batchBytes); // the results received, and those parsed here when no worker runs
     hooks.onProgress?.({ source: parser.id, done, total });
   };
   if (total === 0) return failedContainers;

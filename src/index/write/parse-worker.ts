@@ -2,9 +2,11 @@
  * Worker side of the parse pipeline (parse-pipeline.ts): parses the units it is sent (a few per message), in
  * order, and posts each result back in a message of its own, redacted (issue 9) and prepared for the writer
  * (writer.ts `prepareSession`), or the error message. The compressed tool outputs are transferred, not copied.
- * Runs on another core while the main thread writes the previous results into SQLite.
+ * Runs on another core while the main thread writes the previous results into SQLite. Collects its garbage as a large
+ * run goes (garbage-budget.ts).
  */
 import type { ResumeState, SourceId, SourceUnit } from "../../parsers/index.ts";
+import { GarbageBudget, workerCollectEveryBytes } from "./garbage-budget.ts";
 import { parseForWriting } from "./parse-pipeline.ts";
 import type { PreparedSession } from "./writer.ts";
 
@@ -21,6 +23,9 @@ export interface ParseRequest {
 export type ParseReply = { id: number; result: PreparedSession } | { id: number; error: string };
 
 declare const self: Worker;
+
+/** This worker's garbage, collected as a large index run goes (garbage-budget.ts). */
+const garbage = new GarbageBudget(workerCollectEveryBytes);
 
 self.onmessage = (event: MessageEvent<ParseRequest>) => {
   const { source, jobs } = event.data;
@@ -43,4 +48,5 @@ function parseAndReply(source: SourceId, id: number, unit: SourceUnit, resume: R
       buffers.push(outputs.buffer as ArrayBuffer);
   }
   self.postMessage(reply, buffers);
+  garbage.noteHandled(reply.result.bytesRead); // after the reply: a collection never holds back the writer
 }
