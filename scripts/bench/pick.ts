@@ -72,6 +72,11 @@ class PseudoTerminal {
     return Array.from({ length: this.screen.rows }, (_, y) => buffer.getLine(y)?.translateToString(true) ?? "");
   }
 
+  /** Whether the cell at row `y`, column `x` (0-based) is drawn inverse: the picker's cursor is. */
+  isInverse(y: number, x: number): boolean {
+    return (this.screen.buffer.active.getLine(y)?.getCell(x)?.isInverse() ?? 0) !== 0;
+  }
+
   private check(at: number): void {
     const rows = this.rows();
     this.waiters = this.waiters.filter((waiter) => {
@@ -138,7 +143,11 @@ for (const bench of corpora) {
       for (const key of "docker network") {
         typed += key;
         const query = typed;
-        const echo = terminal.waitFor((rows) => rows[0]!.startsWith(`recall › ${query}`));
+        // The query line is `recall › ` (9 cells), the query, then the cursor (an inverse cell): as text, "docker" with
+        // its cursor reads like "docker " typed, so a key's echo is the cursor having moved past what was typed.
+        const echo = terminal.waitFor(
+          (rows) => rows[0]!.startsWith(`recall › ${query}`) && terminal.isInverse(0, 9 + query.length),
+        );
         // The status line names the query its results are for (`7 sessions for “docker n” · keyword`).
         const answered = terminal.waitFor(
           (rows) => rows[1]!.includes(`for “${query}”`) || rows[1]!.includes(`no match for “${query}”`),
