@@ -30,7 +30,6 @@ export const writerCollectEveryBytes = 48 * 1024 * 1024;
 /** One thread's account of the session bytes it handled since it last collected. */
 export class GarbageBudget {
   private sinceCollection = 0;
-  private collections = 0;
 
   /**
    * @param everyBytes session bytes between two collections of this thread
@@ -43,11 +42,6 @@ export class GarbageBudget {
     private readonly collect: () => void = () => Bun.gc(true),
   ) {}
 
-  /** How many times this thread collected. */
-  get collected(): number {
-    return this.collections;
-  }
-
   /**
    * Note `bytes` more session bytes handled (a parse's `bytesRead`, a written batch's), and collect once `everyBytes`
    * were handled since the last collection, unless the process is under {@link residentFloorBytes}.
@@ -56,7 +50,6 @@ export class GarbageBudget {
     this.sinceCollection += bytes;
     if (this.sinceCollection < this.everyBytes || this.residentBytes() < residentFloorBytes) return;
     this.sinceCollection = 0;
-    this.collections++;
     this.collect();
   }
 }
