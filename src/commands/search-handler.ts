@@ -21,6 +21,7 @@ import { dueOncePerDay, keywordOnlyNoticeFile } from "./daily-notice.ts";
 import type { HelperQueryEmbedder } from "../service/query-embedder.ts";
 import type { SearchArgs } from "./search.ts";
 import { readIndexFreshness } from "../index/plan/freshness.ts";
+import { oneShotPageCacheKibibytes } from "../index/schema.ts";
 
 /** Runs `recall search` with its parsed arguments; resolves to the exit code (0, zero hits included). */
 export async function search(args: SearchArgs): Promise<number> {
@@ -90,6 +91,7 @@ export async function search(args: SearchArgs): Promise<number> {
   const db = await openFreshIndex(context, {
     reindex: !args.noReindex,
     embedder: helperPending ? undefined : embedder,
+    pageCacheKibibytes: oneShotPageCacheKibibytes,
   });
   try {
     helper = await helperPending;

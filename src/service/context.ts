@@ -192,11 +192,11 @@ export function firstIndexWaitMs(env = process.env): number {
  * open) when the file is absent or mid-creation.
  * @throws IndexError INDEX_CORRUPT from `openIndex` when the file is not a readable recall database
  */
-function openCommittedIndex(path: string): Database | undefined {
+function openCommittedIndex(path: string, pageCacheKibibytes?: number): Database | undefined {
   if (!existsSync(path)) return undefined;
   let db: Database;
   try {
-    db = openIndex(path, { readonly: true });
+    db = openIndex(path, { readonly: true, pageCacheKibibytes });
   } catch (error) {
     // A database another run is creating reads as version 0 ("needs an upgrade"); corruption is rethrown.
     if (error instanceof IndexError && error.code === "INDEX_MISSING") return undefined;
@@ -262,16 +262,19 @@ async function buildFirstIndex(context: HistoryContext, embedder: EmbedderOpener
  * index, build it or wait for the run building it (`buildFirstIndex`); a stale one (file stats changed) is
  * updated incrementally, and when another run holds the lock or the disk is full the search answers from the last
  * committed state and says so.
+ * @param options.pageCacheKibibytes the returned connection's page cache (schema.ts `oneShotPageCacheKibibytes` for a
+ *        command that answers once and exits); default SQLite's
  * @throws IndexError INDEX_MISSING when there is no committed index and `reindex` is false (INDEX_BUILDING
  *         when a first run is in progress), INDEX_BUILDING when the wait for another first run runs out
  */
 export async function openFreshIndex(
   context: HistoryContext,
-  options: { reindex: boolean; embedder?: EmbedderOpener },
+  options: { reindex: boolean; embedder?: EmbedderOpener; pageCacheKibibytes?: number },
 ): Promise<Database> {
   const path = databasePath(context.recallHome);
+  const reader = { readonly: true, pageCacheKibibytes: options.pageCacheKibibytes };
   // One read-only connection answers "committed?" and "stale?", and is the one returned when nothing changed.
-  const committed = openCommittedIndex(path);
+  const committed = openCommittedIndex(path, options.pageCacheKibibytes);
   if (!committed) {
     if (options.reindex) await buildFirstIndex(context, options.embedder);
     else if (readIndexLockHolder(join(context.recallHome, homeFiles.lock))) throw indexBuildingError(context);
@@ -279,7 +282,7 @@ export async function openFreshIndex(
       throw new IndexError("INDEX_MISSING", `the index at ${path} is incomplete: its first run did not finish`, {
         hint: "run `recall index`",
       });
-    return openIndex(path, { readonly: true });
+    return openIndex(path, reader);
   }
   if (!options.reindex) return committed;
   const staleness = checkStaleness(committed, context.roots, context.scanned);
@@ -296,7 +299,7 @@ export async function openFreshIndex(
     });
   } catch (error) {
     // Storing a walk that found nothing only spares the next checks a walk: whatever stops it, answer as before.
-    if (!staleness.stale) return openIndex(path, { readonly: true });
+    if (!staleness.stale) return openIndex(path, reader);
     const diskFull = diskFullError(error);
     if (diskFull)
       warn(`recall: warning: ${diskFull.message}: answering from the last committed index (${diskFull.hint})`);
@@ -304,5 +307,5 @@ export async function openFreshIndex(
       warn("recall: another index run is in progress; answering from the last committed index");
     else throw error;
   }
-  return openIndex(path, { readonly: true });
+  return openIndex(path, reader);
 }

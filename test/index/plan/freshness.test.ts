@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openFreshIndex, type HistoryContext } from "../../../src/service/context.ts";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
+import { oneShotPageCacheKibibytes } from "../../../src/index/schema.ts";
 import { freshnessDefaults, quickCheck, type QuickCheck } from "../../../src/index/plan/freshness.ts";
 import { containersBelow, planSource } from "../../../src/index/plan/plan.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
@@ -834,4 +835,29 @@ describe("issue 14: what the quick check relies on", () => {
     });
   }
   if (!hasCorpus) test.skip("the real corpus (../shared/corpus is absent)", () => {});
+});
+
+describe("issue 42: the page cache of a one-shot search's connection", () => {
+  /** The connection's page cache as SQLite reports it: negative = KiB. */
+  const cacheSize = (db: Database) => db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
+
+  test("the connection openFreshIndex returns keeps the cache it was asked for, whether the index ran or not", async () => {
+    const history = makeHistory();
+    const options = { reindex: true, pageCacheKibibytes: oneShotPageCacheKibibytes };
+    const first = await openFreshIndex(history.context, options); // the first index run, then a new connection
+    const unchanged = await openFreshIndex(history.context, options); // nothing changed: the checking connection
+    appendClaudeTurns(history.live.file, history.live.state, [{ prompt: "a sleeve for the cart", response: "ok" }]);
+    const appended = await openFreshIndex(history.context, options); // an index run in between
+    const withoutCheck = await openFreshIndex(history.context, { ...options, reindex: false });
+    const longLived = await openFreshIndex(history.context, { reindex: false });
+    try {
+      for (const db of [first, unchanged, appended, withoutCheck])
+        expect(cacheSize(db)).toBe(-oneShotPageCacheKibibytes);
+      expect(cacheSize(longLived)).toBe(-2000); // SQLite's default
+      const sleeve = "SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH 'sleeve'";
+      expect(appended.query<{ n: number }, []>(sleeve).get()!.n).toBeGreaterThan(0); // the run came first
+    } finally {
+      for (const db of [first, unchanged, appended, withoutCheck, longLived]) db.close();
+    }
+  });
 });
