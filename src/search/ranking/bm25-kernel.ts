@@ -95,9 +95,31 @@ interface Kernel {
 
 let kernel: Kernel | undefined;
 
+const kernelBinary = Buffer.from(bm25KernelBase64, "base64");
+let compiledModule: WebAssembly.Module | undefined;
+/**
+ * The module compiled off the calling thread, from the moment this file is loaded: a one-shot search loads it before
+ * its freshness check, which runs meanwhile, and its instance then costs 0.8 ms instead of 1.6–4.6 with the compilation
+ * (and the compiler's fresh memory) on its path. A failed compilation leaves the synchronous one to say why.
+ */
+const compiling: Promise<void> = WebAssembly.compile(kernelBinary).then(
+  (module) => {
+    compiledModule = module;
+  },
+  () => {},
+);
+
+/**
+ * Resolves once the kernel's module is compiled (or its compilation failed): await it before the first scoring where
+ * waiting is possible; a scoring that comes first compiles it synchronously. Never rejects.
+ */
+export function kernelCompiled(): Promise<void> {
+  return compiling;
+}
+
 function instance(): Kernel {
   kernel ??= {
-    exports: new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(bm25KernelBase64, "base64")), {})
+    exports: new WebAssembly.Instance(compiledModule ?? new WebAssembly.Module(kernelBinary), {})
       .exports as unknown as KernelExports,
     capacity: 0,
     dirty: 0,

@@ -31,7 +31,7 @@ import {
 } from "../../index/postings/keyword-postings.ts";
 import { keywordTokens } from "../../index/tokens/keyword-tokens.ts";
 import type { RankedDocument } from "./match-window.ts";
-import { bestScored, type PhraseDocuments, type ScoredDocuments, scorePhrases } from "./bm25-kernel.ts";
+import { bestScored, kernelCompiled, type PhraseDocuments, type ScoredDocuments, scorePhrases } from "./bm25-kernel.ts";
 import { descendingOrder } from "./score-order.ts";
 import type { PhraseMatch, PhraseRanking } from "./phrase-rankings.ts";
 import { termWords } from "./query.ts";
@@ -90,6 +90,7 @@ export async function rankFromPostings(
   if (read.documents === 0) return [];
   const lists: PhraseDocuments[] = [];
   for (const [i, phrase] of match.phrases.entries()) lists.push(read.lists[i] ?? (await rankPhrase(phrase)));
+  await kernelCompiled();
   const scored = scorePhrases(lists, read.documents, read.averageLength);
   if (!scored) return undefined;
   cache.set(key, scored);
