@@ -176,9 +176,17 @@ describe("the bm25 kernel in WebAssembly (bm25-kernel.ts)", () => {
 
   test("bestIndexes: the window's best entries with every tie, in input order, as a sort would pick them", () => {
     const next = random(7);
-    for (const n of [0, 1, 5, 100, 3000]) {
-      // few distinct scores, so that ties at the window's edge are common
-      const scores = Float64Array.from({ length: n }, () => Math.floor(next() * 20) / 4);
+    // few distinct scores, so that ties at the window's edge are common; and the orders a heap of the window's best
+    // handles worst (every score a new best, or none), every score equal, and negative scores (ranked phrases' parts)
+    const orders: Array<(i: number, n: number) => number> = [
+      () => Math.floor(next() * 20) / 4,
+      (i) => i / 8,
+      (i, n) => (n - i) / 8,
+      () => 1.5,
+      () => -Math.floor(next() * 20) / 4,
+    ];
+    for (const [n, score] of [0, 1, 5, 100, 3000].flatMap((n) => orders.map((order) => [n, order] as const))) {
+      const scores = Float64Array.from({ length: n }, (_, i) => score(i, n));
       const matched = Uint8Array.from({ length: n }, () => Math.floor(next() * 4));
       for (const wanted of [1, 2, 3])
         for (const window of [-1, 0, 1, 3, 10, n, n + 5]) {

@@ -6,7 +6,7 @@
  *
  * One instance per process (per thread), used by one synchronous call at a time. Its memory holds the accumulators
  * (8 bytes a document id) and phrase counts (1 byte) from offset 0, then scratch space for a call (the lists' bytes,
- * stale and ranked ids; the selection's copy and its answer); it grows to the largest search and is reused. The scores
+ * stale and ranked ids; the selection's heap and its answer); it grows to the largest search and is reused. The scores
  * stay there, read in place by the selection, until the next scoring: a one-shot search touches each page of memory
  * once, and a first touch is what a cold search pays most for here (~5 µs a 4 KiB page on this 2-core VM: copying the
  * scores out for the selection, as first built, cost ~1,000 page faults, ~5 ms, for a 150k-posting query).
@@ -309,8 +309,8 @@ export function bestScored(
 
 /**
  * Where the best `window` scores are among the entries matching at least `wanted` terms (`matched[i] >= wanted`), with
- * every entry tied with the window's last score (the caller breaks ties), in input order: a selection of the k-th
- * score, not a sort. The team archive ranks its positions with it (local search selects in place: {@link bestScored}).
+ * every entry tied with the window's last score (the caller breaks ties), in input order: the k-th score from a heap of
+ * the window's best, not a sort. The team archive ranks its positions with it (local search selects in place: {@link bestScored}).
  * It leaves the scores of the last {@link scorePhrases} as they are.
  * @param scores parallel to `matched`
  * @param window -1 for every entry that matches enough terms
@@ -328,7 +328,7 @@ export function bestIndexes(scores: Float64Array, matched: Uint8Array, wanted: n
 
 /**
  * The kernel's `best` over `n` scores and phrase counts that `place` puts in the scratch space (`inputBytes` from its
- * start) or finds where they are, with its copy of the scores and its answer after them.
+ * start) or finds where they are, with its heap of the window's best scores (8 bytes a place) and its answer after them.
  * @returns the answer's indexes: a view of the kernel's memory, valid until its next call
  */
 function select(
@@ -340,12 +340,13 @@ function select(
   place: (buffer: ArrayBuffer, start: number) => { scoresAt: number; matchedAt: number },
 ): Int32Array {
   let start = 0;
+  const heapBytes = Math.max(0, Math.min(window, n)) * 8; // the kernel's heap of the window's best scores
   const buffer = reserveScratch(state, -1, (at) => {
     start = at;
-    return at + inputBytes + n * 12;
+    return at + inputBytes + heapBytes + n * 4;
   });
   const { scoresAt, matchedAt } = place(buffer, start);
   const scratchAt = start + inputBytes;
-  const outAt = scratchAt + n * 8;
+  const outAt = scratchAt + heapBytes;
   return new Int32Array(buffer, outAt, state.exports.best(scoresAt, matchedAt, n, wanted, window, scratchAt, outAt));
 }

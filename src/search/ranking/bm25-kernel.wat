@@ -15,9 +15,11 @@
 ;;   so the double is the C code's, to its accumulator, and counts the phrase for it. Returns 0, or -1.
 ;; add: the same for a phrase FTS5 ranked: adds `factor` * rank (factor -1: the negated rank, exactly) per document.
 ;; best: where the best `window` scores are among the entries with at least `wanted` phrases (window -1: all of them),
-;;   with every entry tied with the window's last score, in input order; the k-th largest score by Hoare's selection
-;;   (FIND, CACM 4(7), 1961) over a copy in `scratch`. Returns the count of indexes written to `out`. Run over the
-;;   accumulators and counts themselves, the indexes are the document ids.
+;;   with every entry tied with the window's last score, in input order; the k-th largest score is the root of a
+;;   min-heap of the `window` best met so far (J. W. J. Williams, "Algorithm 232: Heapsort", CACM 7(6), 1964) in
+;;   `scratch` (8 bytes a window place): one pass over the scores, which a copy of them for a selection in place would
+;;   have written again, page by page of memory touched for the first time. Returns the count of indexes written to
+;;   `out`. Run over the accumulators and counts themselves, the indexes are the document ids.
 (module
   (memory (export "memory") 1)
   (global $at (mut i32) (i32.const 0))
@@ -177,66 +179,67 @@
           (local.get $accumulators) (local.get $counts))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each))))
-  ;; The k-th largest (1-based) of the n f64 at $values, reordered.
-  (func $kthLargest (param $values i32) (param $n i32) (param $k i32) (result f64)
-    (local $low i32) (local $high i32) (local $target i32) (local $i i32) (local $j i32) (local $pivot f64) (local $swap f64)
-    (local.set $high (i32.sub (local.get $n) (i32.const 1)))
-    (local.set $target (i32.sub (local.get $k) (i32.const 1)))
-    (block $selected
-      (loop $narrow
-        (br_if $selected (i32.ge_s (local.get $low) (local.get $high)))
-        (local.set $pivot
-          (f64.load (i32.add (local.get $values)
-            (i32.shl (i32.shr_u (i32.add (local.get $low) (local.get $high)) (i32.const 1)) (i32.const 3)))))
-        (local.set $i (local.get $low))
-        (local.set $j (local.get $high))
-        (block $partitioned
-          (loop $partition
-            (br_if $partitioned (i32.gt_s (local.get $i) (local.get $j)))
-            (block $leftDone
-              (loop $left
-                (br_if $leftDone (i32.eqz (f64.gt
-                  (f64.load (i32.add (local.get $values) (i32.shl (local.get $i) (i32.const 3)))) (local.get $pivot))))
-                (local.set $i (i32.add (local.get $i) (i32.const 1)))
-                (br $left)))
-            (block $rightDone
-              (loop $right
-                (br_if $rightDone (i32.eqz (f64.lt
-                  (f64.load (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3)))) (local.get $pivot))))
-                (local.set $j (i32.sub (local.get $j) (i32.const 1)))
-                (br $right)))
-            (if (i32.le_s (local.get $i) (local.get $j))
+  ;; The window's best scores so far as a min-heap of f64 at $heap ($size of them): its root is the smallest of them.
+  ;; Adds $value to a heap of $size values (room for one more).
+  (func $heapPush (param $heap i32) (param $size i32) (param $value f64)
+    (local $i i32) (local $parent i32) (local $above f64)
+    (local.set $i (local.get $size))
+    (block $placed
+      (loop $up
+        (br_if $placed (i32.eqz (local.get $i)))
+        (local.set $parent (i32.shr_u (i32.sub (local.get $i) (i32.const 1)) (i32.const 1)))
+        (local.set $above (f64.load (i32.add (local.get $heap) (i32.shl (local.get $parent) (i32.const 3)))))
+        (br_if $placed (f64.le (local.get $above) (local.get $value)))
+        (f64.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 3))) (local.get $above))
+        (local.set $i (local.get $parent))
+        (br $up)))
+    (f64.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 3))) (local.get $value)))
+  ;; Replaces the root of a heap of $size values by $value.
+  (func $heapReplaceRoot (param $heap i32) (param $size i32) (param $value f64)
+    (local $i i32) (local $child i32) (local $below f64) (local $right f64)
+    (block $placed
+      (loop $down
+        (local.set $child (i32.add (i32.shl (local.get $i) (i32.const 1)) (i32.const 1)))
+        (br_if $placed (i32.ge_u (local.get $child) (local.get $size)))
+        (local.set $below (f64.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 3)))))
+        (if (i32.lt_u (i32.add (local.get $child) (i32.const 1)) (local.get $size))
+          (then
+            (local.set $right
+              (f64.load (i32.add (local.get $heap) (i32.shl (i32.add (local.get $child) (i32.const 1)) (i32.const 3)))))
+            (if (f64.lt (local.get $right) (local.get $below))
               (then
-                (local.set $swap (f64.load (i32.add (local.get $values) (i32.shl (local.get $i) (i32.const 3)))))
-                (f64.store (i32.add (local.get $values) (i32.shl (local.get $i) (i32.const 3)))
-                  (f64.load (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3)))))
-                (f64.store (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3))) (local.get $swap))
-                (local.set $i (i32.add (local.get $i) (i32.const 1)))
-                (local.set $j (i32.sub (local.get $j) (i32.const 1)))))
-            (br $partition)))
-        (if (i32.le_s (local.get $target) (local.get $j))
-          (then (local.set $high (local.get $j)) (br $narrow)))
-        (if (i32.ge_s (local.get $target) (local.get $i))
-          (then (local.set $low (local.get $i)) (br $narrow)))))
-    (f64.load (i32.add (local.get $values) (i32.shl (local.get $target) (i32.const 3)))))
+                (local.set $child (i32.add (local.get $child) (i32.const 1)))
+                (local.set $below (local.get $right))))))
+        (br_if $placed (f64.ge (local.get $below) (local.get $value)))
+        (f64.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 3))) (local.get $below))
+        (local.set $i (local.get $child))
+        (br $down)))
+    (f64.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 3))) (local.get $value)))
   (func (export "best")
     (param $scores i32) (param $matched i32) (param $n i32) (param $wanted i32) (param $window i32)
     (param $scratch i32) (param $out i32)
     (result i32)
     (local $i i32) (local $accepted i32) (local $threshold f64) (local $score f64) (local $written i32)
-    (block $copied
-      (loop $copy
-        (br_if $copied (i32.ge_u (local.get $i) (local.get $n)))
+    ;; the window's best scores in a heap at $scratch, while counting the entries with enough phrases
+    (block $heaped
+      (loop $heap
+        (br_if $heaped (i32.ge_u (local.get $i) (local.get $n)))
         (if (i32.ge_u (i32.load8_u (i32.add (local.get $matched) (local.get $i))) (local.get $wanted))
           (then
-            (f64.store (i32.add (local.get $scratch) (i32.shl (local.get $accepted) (i32.const 3)))
-              (f64.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3)))))
+            (local.set $score (f64.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3)))))
+            (if (i32.lt_s (local.get $accepted) (local.get $window))
+              (then (call $heapPush (local.get $scratch) (local.get $accepted) (local.get $score)))
+              (else
+                (if (i32.and (i32.ge_s (local.get $window) (i32.const 1))
+                      (f64.gt (local.get $score) (f64.load (local.get $scratch))))
+                  (then (call $heapReplaceRoot (local.get $scratch) (local.get $window) (local.get $score))))))
             (local.set $accepted (i32.add (local.get $accepted) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $copy)))
+        (br $heap)))
     (local.set $threshold (f64.const -inf))
+    ;; more entries than the window: the threshold is the window's smallest score, the heap's root (the k-th largest)
     (if (i32.and (i32.ge_s (local.get $window) (i32.const 1)) (i32.gt_s (local.get $accepted) (local.get $window)))
-      (then (local.set $threshold (call $kthLargest (local.get $scratch) (local.get $accepted) (local.get $window)))))
+      (then (local.set $threshold (f64.load (local.get $scratch)))))
     (local.set $i (i32.const 0))
     (block $done
       (loop $each
