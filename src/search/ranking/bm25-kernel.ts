@@ -143,13 +143,22 @@ function reserve(exports: KernelExports, bytes: number): ArrayBuffer {
 const align8 = (offset: number) => Math.ceil(offset / 8) * 8;
 
 /**
+ * Places of the selection's heap that a scoring reserves memory for, with the selection's answer (4 bytes a document):
+ * a search's first window (800 documents: lexical.ts, 8 per candidate, 100 candidates) fits, so its selection does not
+ * grow the memory again (see {@link reserveScratch}: every grow counts the whole memory toward the next garbage
+ * collection); a larger window grows it.
+ */
+const selectionHeapPlaces = 1024;
+
+/**
  * Where the scratch space starts once the accumulators and counts hold ids 0…`largest` (-1: as they are), with the
  * scratch space up to `end(start)` reserved, in one grow of the memory: a grow may copy the memory into a new one,
  * whose pages are first touched then. Growing the accumulators and counts zeroes the earlier scratch space they now
- * cover. The memory takes no more than asked for: JavaScriptCore counts each grow toward the bytes a process allocates
- * before its first garbage collection (~8.8 MB), and when a scoring reserved the selection's room as well (12 bytes a
- * document) and 25% more accumulators than the first search needed, four of five test queries at 20k sessions made a
- * one-shot search collect once (the binary, `BUN_JSC_logGC=1`); one of five does now (wall p50 59.0 → 54.8 ms).
+ * cover. The memory takes no more than asked for, in as few grows as can be: each time the buffer of a grown memory is
+ * taken, JavaScriptCore counts the memory's whole size toward the bytes a process allocates before its next garbage
+ * collection (~8.8 MB at first; `BUN_JSC_logGC=1`). When a scoring reserved 12 bytes a document for the selection and
+ * 25% more accumulators than the first search needed, four of five test queries at 20k sessions made a one-shot search
+ * collect once (wall p50 59.0 → 54.8 ms without); a selection that grew the memory a second time, two of nine.
  * @throws RangeError when the memory cannot grow that far (the capacity stays as it was)
  */
 function reserveScratch(kernel: Kernel, largest: number, end: (start: number) => number): ArrayBuffer {
@@ -213,7 +222,8 @@ export function scorePhrases(
           for (const segment of phrase.segments)
             end += align8(segment.postings.length) + (segment.stale?.length ?? 0) * 4;
       }
-      return end;
+      // and the selection's room after it (bestScored places it at `start`, over the scored lists): one grow
+      return Math.max(end, start + selectionHeapPlaces * 8 + (largest + 1) * 4);
     });
   } catch (error) {
     if (error instanceof RangeError) return undefined; // a damaged `last` far beyond any id: more memory than there is
