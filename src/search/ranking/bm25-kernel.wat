@@ -18,8 +18,10 @@
 ;;   with every entry tied with the window's last score, in input order; the k-th largest score is the root of a
 ;;   min-heap of the `window` best met so far (J. W. J. Williams, "Algorithm 232: Heapsort", CACM 7(6), 1964) in
 ;;   `scratch` (8 bytes a window place): one pass over the scores, which a copy of them for a selection in place would
-;;   have written again, page by page of memory touched for the first time. Returns the count of indexes written to
-;;   `out`. Run over the accumulators and counts themselves, the indexes are the document ids.
+;;   have written again, page by page of memory touched for the first time; the entries that reached the heap's root
+;;   when they came are noted in `out` on the way (4 bytes each, at most one per entry) and filtered by the final root.
+;;   Returns the count of indexes written to `out`. Run over the accumulators and counts themselves, the indexes are
+;;   the document ids.
 (module
   (memory (export "memory") 1)
   (global $at (mut i32) (i32.const 0))
@@ -219,39 +221,53 @@
     (param $scores i32) (param $matched i32) (param $n i32) (param $wanted i32) (param $window i32)
     (param $scratch i32) (param $out i32)
     (result i32)
-    (local $i i32) (local $accepted i32) (local $threshold f64) (local $score f64) (local $written i32)
-    ;; the window's best scores in a heap at $scratch, while counting the entries with enough phrases
-    (block $heaped
-      (loop $heap
-        (br_if $heaped (i32.ge_u (local.get $i) (local.get $n)))
+    (local $i i32) (local $accepted i32) (local $threshold f64) (local $score f64) (local $written i32) (local $kept i32)
+    (local $id i32)
+    ;; One pass: the window's best scores in a heap at $scratch, and to $out every entry (with enough phrases) that
+    ;; scored at least the heap's root when it came. The root only rises, up to the final threshold, so $out then holds
+    ;; every entry at or above that threshold, in input order, and a few that fell below it since.
+    (block $scanned
+      (loop $scan
+        (br_if $scanned (i32.ge_u (local.get $i) (local.get $n)))
         (if (i32.ge_u (i32.load8_u (i32.add (local.get $matched) (local.get $i))) (local.get $wanted))
           (then
             (local.set $score (f64.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3)))))
             (if (i32.lt_s (local.get $accepted) (local.get $window))
-              (then (call $heapPush (local.get $scratch) (local.get $accepted) (local.get $score)))
+              (then
+                (call $heapPush (local.get $scratch) (local.get $accepted) (local.get $score))
+                (i32.store (i32.add (local.get $out) (i32.shl (local.get $written) (i32.const 2))) (local.get $i))
+                (local.set $written (i32.add (local.get $written) (i32.const 1))))
               (else
-                (if (i32.and (i32.ge_s (local.get $window) (i32.const 1))
-                      (f64.gt (local.get $score) (f64.load (local.get $scratch))))
-                  (then (call $heapReplaceRoot (local.get $scratch) (local.get $window) (local.get $score))))))
+                (if (i32.lt_s (local.get $window) (i32.const 1))
+                  (then ;; window -1: every entry
+                    (i32.store (i32.add (local.get $out) (i32.shl (local.get $written) (i32.const 2))) (local.get $i))
+                    (local.set $written (i32.add (local.get $written) (i32.const 1))))
+                  (else
+                    (if (f64.ge (local.get $score) (f64.load (local.get $scratch)))
+                      (then
+                        (if (f64.gt (local.get $score) (f64.load (local.get $scratch)))
+                          (then (call $heapReplaceRoot (local.get $scratch) (local.get $window) (local.get $score))))
+                        (i32.store (i32.add (local.get $out) (i32.shl (local.get $written) (i32.const 2)))
+                          (local.get $i))
+                        (local.set $written (i32.add (local.get $written) (i32.const 1)))))))))
             (local.set $accepted (i32.add (local.get $accepted) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $heap)))
-    (local.set $threshold (f64.const -inf))
-    ;; more entries than the window: the threshold is the window's smallest score, the heap's root (the k-th largest)
-    (if (i32.and (i32.ge_s (local.get $window) (i32.const 1)) (i32.gt_s (local.get $accepted) (local.get $window)))
-      (then (local.set $threshold (f64.load (local.get $scratch)))))
+        (br $scan)))
+    ;; no more entries than the window (or window -1): $out holds them all
+    (if (i32.or (i32.lt_s (local.get $window) (i32.const 1)) (i32.le_s (local.get $accepted) (local.get $window)))
+      (then (return (local.get $written))))
+    ;; the threshold is the window's smallest score, the heap's root (the k-th largest): keep what reaches it
+    (local.set $threshold (f64.load (local.get $scratch)))
     (local.set $i (i32.const 0))
     (block $done
       (loop $each
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $score (f64.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 3)))))
-        (if (i32.and
-              (i32.ge_u (i32.load8_u (i32.add (local.get $matched) (local.get $i))) (local.get $wanted))
-              (f64.ge (local.get $score) (local.get $threshold)))
+        (br_if $done (i32.ge_u (local.get $i) (local.get $written)))
+        (local.set $id (i32.load (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))))
+        (if (f64.ge (f64.load (i32.add (local.get $scores) (i32.shl (local.get $id) (i32.const 3)))) (local.get $threshold))
           (then
-            (i32.store (i32.add (local.get $out) (i32.shl (local.get $written) (i32.const 2))) (local.get $i))
-            (local.set $written (i32.add (local.get $written) (i32.const 1)))))
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $kept) (i32.const 2))) (local.get $id))
+            (local.set $kept (i32.add (local.get $kept) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each)))
-    (local.get $written))
+    (local.get $kept))
 )
