@@ -146,9 +146,9 @@ function filteredRows(
  * answers each id from a narrow index instead of the wide document row with its two hashes (800 documents at 20k
  * sessions touched 3.2–5.3 ms of pages in a fresh process, 1.7–1.9 ms by the index: the sqlite3 shell, 15 runs each,
  * 2-core Xeon), and `IN (…)` makes SQLite sort the ids first, so the index is read page after page: 800 ids at 20k,
- * p50 of 30 fresh processes each, 6.8 → 5.6 ms against looking them up in the window's order (a one-shot search reads
- * through a 64-page cache, which the window's order kept missing). The documents table is named with INDEXED BY: a
- * plan that scans the sessions instead took 14 ms.
+ * p50 of 30 fresh processes each, 6.8 → 5.6 and 7.3 → 5.3 ms in two rounds against looking them up in the window's
+ * order (a one-shot search reads through a 64-page cache, which the window's order kept missing). INDEXED BY keeps the
+ * plan: without it SQLite once answered `d.id IN (json_each)` by scanning the sessions, 14 ms.
  */
 export function windowDocumentsSql(level: SearchLevel): string {
   return `SELECT d.id AS document_id, d.session_rowid, d.turn_number, d.level
