@@ -441,7 +441,7 @@ export interface OpenIndexOptions {
  * The page cache, in KiB, of a connection that answers one command and exits (a one-shot search): SQLite reads each
  * page of a search once or twice, so a cache that keeps 64 pages and reuses their buffers loses little, while each page
  * a 2 MB cache adds is memory the process touches for the first time, a page fault of ~4.5 µs on the 2-core VM the
- * bench runs on. A cold keyword search at 20k sessions took ~550 fewer page faults of its ~5,000 (the binary,
+ * bench runs on. A cold keyword search at 20k sessions took ~550 fewer page faults of its ~4,500 (the binary,
  * `/usr/bin/time`, 2026-11-30). Long-lived readers (`recall ui`, `recall mcp`, `recall pick`) keep the default: their
  * next search finds the pages cached.
  */
