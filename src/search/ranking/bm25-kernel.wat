@@ -221,8 +221,8 @@
     (param $scores i32) (param $matched i32) (param $n i32) (param $wanted i32) (param $window i32)
     (param $scratch i32) (param $out i32)
     (result i32)
-    (local $i i32) (local $accepted i32) (local $threshold f64) (local $score f64) (local $written i32) (local $kept i32)
-    (local $id i32)
+    (local $i i32) (local $accepted i32) (local $threshold f64) (local $score f64) (local $written i32)
+    (local $kept i32) (local $id i32)
     ;; One pass: the window's best scores in a heap at $scratch, and to $out every entry (with enough phrases) that
     ;; scored at least the heap's root when it came. The root only rises, up to the final threshold, so $out then holds
     ;; every entry at or above that threshold, in input order, and a few that fell below it since.
@@ -263,7 +263,8 @@
       (loop $each
         (br_if $done (i32.ge_u (local.get $i) (local.get $written)))
         (local.set $id (i32.load (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))))
-        (if (f64.ge (f64.load (i32.add (local.get $scores) (i32.shl (local.get $id) (i32.const 3)))) (local.get $threshold))
+        (if (f64.ge (f64.load (i32.add (local.get $scores) (i32.shl (local.get $id) (i32.const 3))))
+              (local.get $threshold))
           (then
             (i32.store (i32.add (local.get $out) (i32.shl (local.get $kept) (i32.const 2))) (local.get $id))
             (local.set $kept (i32.add (local.get $kept) (i32.const 1)))))

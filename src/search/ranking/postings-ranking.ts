@@ -16,11 +16,11 @@
  * text retrieval", ACM TOIS 14(4), 1996), the lists taken in phrase order so that each accumulator adds the parts in
  * bm25()'s order, and a count of the phrases found (every phrase: only documents found in all of them); a word's lists
  * in several segments are scored one after the other, unmerged (a document is live in one of them at most); then the k
- * best by the k-th score, the root of a min-heap of the best k met (bm25-kernel.wat). Ties keep the lower id, as FTS5's ORDER BY rank does here (tested).
- * Measured against MaxScore (Turtle & Flood, IPM 1995) document at a time over the same decoded lists: with bounds from
- * a list's largest f and smallest |D| it pruned nothing on a common-word query at 20k sessions and cost 75 ns a posting,
- * against 5–10 for these loops in JavaScript (see the issue 42 closing note); pruning pays once blocks can be skipped
- * without decoding them.
+ * best by the k-th score, the root of a min-heap of the best k met (bm25-kernel.wat). Ties keep the lower id, as
+ * FTS5's ORDER BY rank does here (tested). Measured against MaxScore (Turtle & Flood, IPM 1995) document at a time
+ * over the same decoded lists: with bounds from a list's largest f and smallest |D| it pruned nothing on a common-word
+ * query at 20k sessions and cost 75 ns a posting, against 5–10 for these loops in JavaScript (see the issue 42 closing
+ * note); pruning pays once blocks can be skipped without decoding them.
  */
 import type { Database } from "bun:sqlite";
 import {
