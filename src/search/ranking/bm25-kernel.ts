@@ -343,7 +343,8 @@ export function bestIndexes(scores: Float64Array, matched: Uint8Array, wanted: n
 
 /**
  * The kernel's `best` over `n` scores and phrase counts that `place` puts in the scratch space (`inputBytes` from its
- * start) or finds where they are, with its heap of the window's best scores (8 bytes a place) and its answer after them.
+ * start) or finds where they are, with its heap of the window's best scores (8 bytes a place) and its answer after
+ * them.
  * @returns the answer's indexes: a view of the kernel's memory, valid until its next call
  */
 function select(

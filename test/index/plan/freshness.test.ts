@@ -841,7 +841,7 @@ describe("issue 42: the page cache of a one-shot search's connection", () => {
   /** The connection's page cache as SQLite reports it: negative = KiB. */
   const cacheSize = (db: Database) => db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
 
-  test("the connection openFreshIndex returns keeps the cache it was asked for, whether the index ran or not", async () => {
+  test("openFreshIndex's connection keeps the cache it was asked for, whether the index ran or not", async () => {
     const history = makeHistory();
     const options = { reindex: true, pageCacheKibibytes: oneShotPageCacheKibibytes };
     const first = await openFreshIndex(history.context, options); // the first index run, then a new connection
