@@ -68,7 +68,10 @@ interface FilteredRow {
   rank: number;
 }
 
-/** A document of a ranked window as the filtering statements return it: its place in the window, then its row. */
+/**
+ * A document of a ranked window: its place in the window (the time-filtered statement returns it; the others' rows, in
+ * id order, are given it from the window's ids), then its row.
+ */
 interface WindowRow extends Omit<FilteredRow, "rank"> {
   position: number;
 }
