@@ -152,6 +152,15 @@ const align8 = (offset: number) => Math.ceil(offset / 8) * 8;
 const selectionHeapPlaces = 1024;
 
 /**
+ * The selection's scratch space (bm25-kernel.wat `best`) for a heap of `heapPlaces` scores over `entries` entries: the
+ * heap, 8 bytes a place, then the answer, 4 bytes an entry (every entry, at most).
+ */
+function selectionLayout(heapPlaces: number, entries: number): { heapBytes: number; bytes: number } {
+  const heapBytes = heapPlaces * 8;
+  return { heapBytes, bytes: heapBytes + entries * 4 };
+}
+
+/**
  * Where the scratch space starts once the accumulators and counts hold ids 0…`largest` (-1: as they are), with the
  * scratch space up to `end(start)` reserved, in one grow of the memory: a grow may copy the memory into a new one,
  * whose pages are first touched then. Growing the accumulators and counts zeroes the earlier scratch space they now
@@ -224,7 +233,7 @@ export function scorePhrases(
             end += align8(segment.postings.length) + (segment.stale?.length ?? 0) * 4;
       }
       // and the selection's room after it (bestScored places it at `start`, over the scored lists): one grow
-      return Math.max(end, start + selectionHeapPlaces * 8 + (largest + 1) * 4);
+      return Math.max(end, start + selectionLayout(selectionHeapPlaces, largest + 1).bytes);
     });
   } catch (error) {
     if (error instanceof RangeError) return undefined; // a damaged `last` far beyond any id: more memory than there is
@@ -356,10 +365,10 @@ function select(
   place: (buffer: ArrayBuffer, start: number) => { scoresAt: number; matchedAt: number },
 ): Int32Array {
   let start = 0;
-  const heapBytes = Math.max(0, Math.min(window, n)) * 8; // the kernel's heap of the window's best scores
+  const { heapBytes, bytes } = selectionLayout(Math.max(0, Math.min(window, n)), n);
   const buffer = reserveScratch(state, -1, (at) => {
     start = at;
-    return at + inputBytes + heapBytes + n * 4;
+    return at + inputBytes + bytes;
   });
   const { scoresAt, matchedAt } = place(buffer, start);
   const scratchAt = start + inputBytes;
