@@ -127,7 +127,7 @@ export function scanClaudeRoots(roots: readonly string[]): ScanResult {
       walkDir(root, 0, walk, stat);
       // The default root is `<config>/projects`: the config folder's prompt history sits next to it.
       if (basename(root) === "projects") walk.addFileContainer("claude-code", join(dirname(root), historyFileName));
-    } else if (isTranscriptName(basename(root))) addFile(root, walk);
+    } else if (isTranscriptName(basename(root))) addFile(root, walk, undefined, stat);
     else if (basename(root) === historyFileName) walk.addFileContainer("claude-code", root);
   });
   return walk.result(missingRoots); // follows the links met (ClaudeWalk.result)
@@ -201,16 +201,17 @@ function followLink(link: PendingLink, walk: ClaudeWalk): void {
   // A dangling link holds nothing; a loop (`a -> a`) or a forbidden target is reported.
   const stat = walk.statOrNote(link.path);
   if (stat?.isDirectory()) walkDir(link.path, link.depth + 1, walk, stat);
-  else if (stat?.isFile() && isTranscriptName(link.name)) addFile(link.path, walk);
+  else if (stat?.isFile() && isTranscriptName(link.name)) addFile(link.path, walk, undefined, stat);
 }
 
 /**
  * List one transcript. `hasMeta`: whether a nested sub-agent's `.meta.json` exists (known from the
- * folder listing, so an absent one costs no stat); undefined = find out.
+ * folder listing, so an absent one costs no stat); undefined = find out. `known`: the file's stats when the caller
+ * took them already (a root given as a file, a link followed: a quick check re-stats every recent transcript so).
  */
-function addFile(path: string, walk: ClaudeWalk, hasMeta?: boolean): void {
+function addFile(path: string, walk: ClaudeWalk, hasMeta?: boolean, known?: Stats): void {
   // May vanish between readdir and stat (a session being rotated): then it is not a container.
-  const stat = walk.newFile(path);
+  const stat = walk.newFile(path, known);
   if (!stat) return;
   walk.addContainer("claude-code", path, stat, fingerprintTranscript(path, stat, hasMeta));
 }

@@ -94,7 +94,7 @@ export function scanGeminiRoots(roots: readonly string[]): ScanResult {
   const walk = new GeminiWalk();
   const missingRoots = visitRoots(roots, walk, (root, stat) => {
     if (stat.isDirectory()) walkDir(root, 0, walk, stat);
-    else if (stat.isFile() && isChatFileName(basename(root))) addFile(root, walk);
+    else if (stat.isFile() && isChatFileName(basename(root))) addFile(root, walk, stat);
   });
   return walk.result(missingRoots);
 }
@@ -199,8 +199,8 @@ function registryStampOf(projectDir: string, walk: GeminiWalk): string {
   return stamp;
 }
 
-function addFile(path: string, walk: GeminiWalk): void {
-  const stat = walk.newFile(path);
+function addFile(path: string, walk: GeminiWalk, known?: Stats): void {
+  const stat = walk.newFile(path, known);
   if (!stat) return;
   walk.addContainer("gemini-cli", path, stat, `${statFingerprint(stat)}|root${rootStampOf(projectDirOf(path), walk)}`);
 }
