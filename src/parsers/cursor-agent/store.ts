@@ -9,7 +9,6 @@
  * JSON), the store its Python adapter's tests build (root fields 1 and 9), chenhg5/tape's Cursor CLI source tests
  * (root field 1, message parts) and a token reader's notes on a real store (meta hex JSON, protobuf root).
  */
-import { fileURLToPath } from "node:url";
 import {
   closeReadonlyDatabase,
   DatabaseContentError,
@@ -120,7 +119,8 @@ export function decodeRoot(data: Uint8Array): ChatRoot | null {
 export function pathOfWorkspace(value: string): string {
   if (value.startsWith("file://")) {
     try {
-      return fileURLToPath(value);
+      // Bun's own (the same results and errors as node:url's), so the scan that loads this file never loads node:url
+      return Bun.fileURLToPath(value);
     } catch {
       return "";
     }
