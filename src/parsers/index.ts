@@ -33,6 +33,7 @@ export * from "./types.ts";
 export { sourceInfo, sources, type SourceArgName } from "./sources.ts";
 export type { SourceInfo } from "./source-info.ts";
 export { comparePaths, watchedFingerprint } from "./shared/tree-walk.ts";
+export { isMissingError } from "./file-stats.ts";
 export {
   resolveSourceRoots,
   expandPath,

@@ -6,8 +6,10 @@
  * (`index.staleness_check.*`).
  */
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { withKnownProjectFolders } from "./known-projects.ts";
 import {
+  isMissingError,
   parsers,
   type ScanResult,
   type SourceContainer,
@@ -119,11 +121,22 @@ function checkStalenessNow(
     }
     // a pre-scan covered the given roots only: not Aider's, once the known project folders were added
     const prescanned = effective[parser.id] === roots[parser.id] ? scanned[parser.id] : undefined;
-    const scan = prescanned ? undefined : parser.scan(sourceRoots);
-    const digest = digestContainers(prescanned ?? scan!.containers);
+    // Nothing lies below a root that does not exist, so a scan of such roots only lists nothing (a test holds every
+    // parser to it): most agents a person does not use are settled by a stat of their roots (issue 42).
+    const scan = prescanned || sourceRoots.every(isMissing) ? undefined : parser.scan(sourceRoots);
+    const digest = digestContainers(prescanned ?? scan?.containers ?? []);
     if (scan) wholeScans[parser.id] = { roots: sourceRoots, scan, digest };
     if (readMeta(db, digestMetaKey(parser.id)) !== digest) staleSources.push(parser.id);
     else if (quickWalk) unrecorded.push(parser.id);
   }
   return { stale: staleSources.length > 0, staleSources, wholeScanAt, wholeScans, unrecorded };
+}
+
+/** True when nothing is at `path` (ENOENT, or ENOTDIR: a file on the way); false when it exists or cannot be read. */
+function isMissing(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch (error) {
+    return isMissingError(error); // anything else (permission denied, …): the scan reports the root unavailable
+  }
 }

@@ -755,6 +755,38 @@ describe("issue 14: schema 5", () => {
 });
 
 describe("issue 14: what the quick check relies on", () => {
+  test("issue 42: a scan of roots that do not exist lists nothing, for every parser (the check settles such a source by a stat of its roots)", () => {
+    const file = join(work, "a-file");
+    writeFileSync(file, "not a folder");
+    const roots = [join(work, "no-such-folder"), join(work, "no-such-folder", ".local", "share"), join(file, "below")];
+    for (const parser of parsers) {
+      const scan = parser.scan(roots);
+      expect({ source: parser.id, containers: scan.containers, unavailable: scan.unavailable }).toEqual({
+        source: parser.id,
+        containers: [],
+        unavailable: [],
+      });
+    }
+  });
+
+  test("issue 42: a source whose roots all vanished is stale while the index holds its sessions, and one never present is not", async () => {
+    const history = makeHistory();
+    const roots: SourceRootMap = { ...history.roots, codex: [join(history.dir, "no-codex")] };
+    await runIndex({ recallHome: history.context.recallHome, roots });
+    const check = () => {
+      const db = openIndex(databasePath(history.context.recallHome), { readonly: true });
+      try {
+        return checkStaleness(db, roots).staleSources;
+      } finally {
+        db.close();
+      }
+    };
+    expect(check()).toEqual([]);
+    closeOpencodeDatabases();
+    rmSync(join(history.dir, "opencode"), { recursive: true });
+    expect(check()).toEqual(["opencode"]); // its database is gone: the next run marks its session deleted
+  });
+
   test("a folder stat'ed in the same second it changed, on a file system with 1-second times, is never trusted", () => {
     const dir = join(work, "coarse");
     mkdirSync(dir, { recursive: true });
