@@ -8,7 +8,7 @@ import { filterSql, type SearchFilters } from "./listing/filters.ts";
 import { termRarities, termsHeldInIndex } from "./ranking/confidence.ts";
 import { boundedRange } from "./ranking/date-candidates.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./ranking/lexical.ts";
-import { newPhraseListCache, phraseDocumentCounts } from "./ranking/postings-ranking.ts";
+import { documentsHoldingEvery, newPhraseListCache, phraseDocumentCounts } from "./ranking/postings-ranking.ts";
 import type { ActiveDocument, ActivitySpan, CandidateStore } from "./store.ts";
 import type { DateRange } from "./dates/time-query.ts";
 
@@ -21,7 +21,9 @@ export function localStore(db: Database): CandidateStore {
   return {
     keywordHits: (query, level, filters, candidates) => searchLexical(db, query, level, filters, candidates, lists),
     termRarities: async (query) => termRarities(db, query, phraseDocumentCounts(lists)),
-    termsHeld: async (query, documentIds) => termsHeldInIndex(db, query, documentIds),
+    // the documents the keyword leg scored as holding every term need no MATCH per term (~0.4 ms of a cold search)
+    termsHeld: async (query, documentIds) =>
+      termsHeldInIndex(db, query, documentIds, (terms, ids) => documentsHoldingEvery(lists, terms, ids)),
     subagentSessions: async (sessionRowids) => subagentsAmong(db, sessionRowids),
     activitySpans: async (hits, level) => activitySpans(db, hits, level),
     activeIn: async (range, level, filters, limit) => activeIn(db, range, level, filters, limit),

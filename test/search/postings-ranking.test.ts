@@ -15,10 +15,13 @@ import {
   rankRange,
 } from "../../src/search/ranking/match-window.ts";
 import {
+  documentsHoldingEvery,
   newPhraseListCache,
   phraseDocumentCounts,
   rankFromPostings,
 } from "../../src/search/ranking/postings-ranking.ts";
+import { matchedTerms } from "../../src/search/ranking/lexical.ts";
+import type { LexicalQuery } from "../../src/search/ranking/query.ts";
 import { descendingOrder } from "../../src/search/ranking/score-order.ts";
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { type PhraseQuery, randomStream, rankingQueries, writeRankingSessions } from "../helpers/ranking-corpus.ts";
@@ -134,6 +137,30 @@ describe("BM25 top k from the posting lists (postings-ranking.ts)", () => {
 
   test("300 queries, each at 4 window sizes: FTS5's documents, order and bit-identical ranks", async () => {
     expect(await compareAll(rankingQueries())).toBeGreaterThan(20_000);
+  }, 120_000);
+
+  test("issue 42: the documents a scoring counts as holding every phrase are those FTS5 matches with each, for 300 queries", async () => {
+    let holding = 0;
+    let partial = 0;
+    for (const query of rankingQueries()) {
+      const cache = newPhraseListCache();
+      const ranked = await rankFromPostings(db, { ...query, every: false }, 60, rankPhrase, cache);
+      const ids = [...(ranked ?? []).map((document) => document.id), 0, 1_000_000]; // and one id never scored
+      const known = documentsHoldingEvery(cache, query.phrases, ids);
+      const perTerm = matchedTerms(db, { terms: query.phrases } as LexicalQuery, ids);
+      const expected = new Set(ids.filter((id) => perTerm.get(id)!.length === query.phrases.length));
+      expect(known).toEqual(expected);
+      holding += expected.size;
+      partial += ids.length - expected.size;
+    }
+    expect(holding).toBeGreaterThan(1000); // both kinds met, many times
+    expect(partial).toBeGreaterThan(1000);
+    // the counts of a scoring are gone once another scoring came in between: no answer then, FTS5 is asked
+    const cache = newPhraseListCache();
+    await rankFromPostings(db, { phrases: ['"docker"'], every: true }, 10, rankPhrase, cache);
+    await rankFromPostings(db, { phrases: ['"network"'], every: true }, 10, rankPhrase, cache);
+    expect(documentsHoldingEvery(cache, ['"docker"'], [1, 2])).toBeUndefined();
+    expect(documentsHoldingEvery(cache, ['"network"'], [1, 2])).toBeDefined();
   }, 120_000);
 
   test("after sessions are added, grown and forgotten, the lists still rank as FTS5 does", async () => {

@@ -332,6 +332,17 @@ export function bestScored(
 }
 
 /**
+ * How many of `scored`'s phrases each of `ids` matches, from the counts its scoring left in the kernel (0 for an id
+ * beyond the scored ones), parallel to `ids`; undefined when another scoring came in between and the counts are gone.
+ */
+export function phrasesMatched(scored: ScoredDocuments, ids: readonly number[]): number[] | undefined {
+  const state = kernel;
+  if (!state || scored.generation !== state.generation) return undefined;
+  const counts = new Uint8Array(state.exports.memory.buffer, state.capacity * 8, scored.size);
+  return ids.map((id) => (id >= 0 && id < scored.size ? counts[id]! : 0));
+}
+
+/**
  * Where the best `window` scores are among the entries matching at least `wanted` terms (`matched[i] >= wanted`), with
  * every entry tied with the window's last score (the caller breaks ties), in input order: the k-th score from a heap of
  * the window's best, not a sort. The team archive ranks its positions with it (local search selects in place:

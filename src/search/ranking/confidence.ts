@@ -193,16 +193,25 @@ export function vectorConfidence(
 /**
  * The query terms each document of the local index holds: one small MATCH per term over the documents (FTS5), and
  * a substring test in the side index for terms in an unsegmented script (index/write/cjk.ts).
+ * @param holdingEvery which of the documents are known to hold every segmented term (the search's own scoring of them:
+ *        postings-ranking.ts `documentsHoldingEvery`); those need no MATCH. Undefined, or an answer of undefined: none
  * @returns every document id mapped to its terms, as in `query.terms` ([] when it holds none)
  */
 export function termsHeldInIndex(
   db: Database,
   query: LexicalQuery,
   documentIds: readonly number[],
+  holdingEvery?: (segmented: readonly string[], ids: readonly number[]) => ReadonlySet<number> | undefined,
 ): Map<number, string[]> {
   const segmented = query.terms.filter((term) => !unsegmentedLetter.test(term));
   const unsegmented = query.terms.filter((term) => unsegmentedLetter.test(term));
-  const fts = matchedTerms(db, { ...query, terms: segmented }, documentIds);
+  const known = segmented.length > 0 ? holdingEvery?.(segmented, documentIds) : undefined;
+  const fts = matchedTerms(
+    db,
+    { ...query, terms: segmented },
+    known ? documentIds.filter((id) => !known.has(id)) : documentIds,
+  );
+  for (const id of known ?? []) fts.set(id, [...segmented]);
   const side = unsegmented.length > 0 ? matchedUnsegmented(db, unsegmented, documentIds) : new Map<number, string[]>();
   return new Map(documentIds.map((id) => [id, [...(fts.get(id) ?? []), ...(side.get(id) ?? [])]]));
 }

@@ -31,7 +31,14 @@ import {
 } from "../../index/postings/keyword-postings.ts";
 import { keywordTokens } from "../../index/tokens/keyword-tokens.ts";
 import type { RankedDocument } from "./match-window.ts";
-import { bestScored, kernelCompiled, type PhraseDocuments, type ScoredDocuments, scorePhrases } from "./bm25-kernel.ts";
+import {
+  bestScored,
+  kernelCompiled,
+  type PhraseDocuments,
+  phrasesMatched,
+  type ScoredDocuments,
+  scorePhrases,
+} from "./bm25-kernel.ts";
 import { descendingOrder } from "./score-order.ts";
 import type { PhraseMatch, PhraseRanking } from "./phrase-rankings.ts";
 import { termWords } from "./query.ts";
@@ -60,6 +67,23 @@ export function phraseDocumentCounts(cache: PhraseListCache): Map<string, number
     });
   }
   return counts;
+}
+
+/**
+ * Which of `ids` hold every one of `phrases`, by this search's scoring of exactly those phrases (the kernel counts the
+ * phrases each document matches): the documents of a keyword answer's all-terms tier need no MATCH per term to say
+ * which terms they hold (confidence.ts). Undefined when the cache holds no scoring of these phrases or its counts are
+ * gone (another scoring came in between): the caller asks FTS5.
+ */
+export function documentsHoldingEvery(
+  cache: PhraseListCache,
+  phrases: readonly string[],
+  ids: readonly number[],
+): Set<number> | undefined {
+  const scored = cache.get(JSON.stringify(phrases));
+  const matched = scored && phrasesMatched(scored, ids);
+  if (!matched) return undefined;
+  return new Set(ids.filter((_, i) => matched[i] === phrases.length));
 }
 
 /**
