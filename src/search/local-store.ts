@@ -1,7 +1,8 @@
 /**
  * The local index as a store of the search pipeline (store.ts): the keyword leg is FTS5 BM25 (ranking/lexical.ts),
- * term rarities and held terms are counted in the FTS5 and side indexes (ranking/confidence.ts), sessions, spans and
- * date ranges are read from the `sessions` and `turns` tables. Synchronous SQLite behind the store's promises.
+ * term rarities and held terms come from the keyword leg's own scorings where they hold them, else are counted in the
+ * FTS5 and side indexes (ranking/confidence.ts), sessions, spans and date ranges are read from the `sessions` and
+ * `turns` tables. Synchronous SQLite behind the store's promises.
  */
 import type { Database } from "bun:sqlite";
 import { filterSql, type SearchFilters } from "./listing/filters.ts";
