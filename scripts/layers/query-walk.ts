@@ -68,7 +68,7 @@ export async function walkQuery(query: string): Promise<WalkReport[]> {
     const { sources } = await import("../../src/parsers/sources.ts");
     const { createRecallServer } = await import("../../src/mcp/server.ts");
     const { searchPageHtml, searchPageModel, searchParamsOf } = await import("../../src/ui/search-page.ts");
-    const { PickerSearch } = await import("../../src/pick/picker-search.ts");
+    const { listPageFor, PickerSearch } = await import("../../src/pick/picker-search.ts");
     const { openFreshIndex } = await import("../../src/service/context.ts");
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
@@ -96,7 +96,7 @@ export async function walkQuery(query: string): Promise<WalkReport[]> {
       }),
     );
     const picker = new PickerSearch(await openFreshIndex(context, { reindex: true }), {}, undefined);
-    await walk("picker (sessions)", () => picker.sessions(query, false));
+    await walk("picker (sessions)", () => picker.sessions(query, false, listPageFor(11))); // a 100×30 terminal's list
     picker.close();
     await backend.close();
     return reports;

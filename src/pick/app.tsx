@@ -12,7 +12,7 @@ import { countOf } from "../render/format.ts";
 import { fitWidth, relativeDate, wrapToWidth } from "./columns.ts";
 import { actionOf, editQuery, moveSelection, type PickAction, type QueryLine } from "./keys.ts";
 import { rowCells, screenLayout, windowStart } from "./layout.ts";
-import { listPage, type PickRow, type PickTurn, type SessionList } from "./picker-search.ts";
+import { listPageFor, type PickRow, type PickTurn, type SessionList } from "./picker-search.ts";
 import { highlightedRows } from "./preview-rows.ts";
 
 /** What the picker ends with: a session to resume, or nothing (Esc, Ctrl-C). */
@@ -61,7 +61,12 @@ export function PickApp(props: PickAppProps): ReactNode {
   const layout = screenLayout(columns, rows);
   const [line, setLine] = useState<QueryLine>({ text: props.initialQuery, cursor: props.initialQuery.length });
   const [list, setList] = useState<SessionList | undefined>(undefined);
+  const listPage = listPageFor(layout.listRows);
   const [limit, setLimit] = useState(listPage);
+  // A terminal made taller shows more rows than were fetched: fetch enough to fill it.
+  useEffect(() => {
+    if (limit < listPage) setLimit(listPage);
+  }, [limit, listPage]);
   const [selected, setSelected] = useState(0);
   const [view, setView] = useState<View>("sessions");
   const [turnList, setTurnList] = useState<{ key: string; turns: PickTurn[] } | undefined>(undefined);
@@ -127,6 +132,13 @@ export function PickApp(props: PickAppProps): ReactNode {
     };
   }, [line.text, limit, semantic, indexVersion, props]);
 
+  // Near the end of what was fetched: fetch the next page (the selection stays on its session).
+  useEffect(() => {
+    const count = list?.rows.length ?? 0;
+    if (list?.more && selected >= count - 3)
+      setLimit((current) => Math.max(current, Math.min(maxListLimit, count + listPage)));
+  }, [selected, list, listPage]);
+
   const row = list?.rows[selected];
   const turnsKey = row ? `${row.sessionId}\u0000${list?.query}\u0000${semantic}\u0000${indexVersion}` : "";
 
@@ -187,12 +199,8 @@ export function PickApp(props: PickAppProps): ReactNode {
           current ? { ...current, scroll: Math.max(0, Math.min(lastTop, next(current.scroll))) } : current,
         );
       } else if (view === "turns") setTurnSelected((current) => moveSelection(current, next(current) - current, count));
-      else {
-        const target = moveSelection(selected, next(selected) - selected, count);
-        setSelected(target);
-        // Near the end of what was fetched: fetch the next page (the selection stays on its session).
-        if (list?.more && target >= count - 3) setLimit(Math.min(maxListLimit, count + listPage));
-      }
+      // from the selection as it is, not as the last frame drew it: keys read before a redraw (a held arrow key) all move
+      else setSelected((current) => moveSelection(current, next(current) - current, count));
     };
     const page = view === "read" ? layout.listRows + layout.previewRows : layout.listRows;
     switch (action.kind) {

@@ -158,6 +158,27 @@ suite("recall pick in a terminal", () => {
     expect(await exitStatus()).toBe(130);
   });
 
+  test("issue 42: the list fetches the rows it shows and 5 more; moving down near their end and a taller terminal fetch the rest", async () => {
+    // 12 filler sessions match; a 60×15 terminal shows 4 rows of the list, so 9 are fetched
+    const term = await startPick("caching", { columns: 60, rows: 15 });
+    await term.waitFor((rows) => rows[1]!.includes("first 9 sessions for “caching”"));
+    for (let i = 0; i < 6; i++) term.press("Down"); // at once: each key moves, however many one read holds
+    await term.waitFor((rows) => rows[1]!.includes("12 sessions for “caching”") && !rows[1]!.includes("first"));
+    term.press("Escape");
+    expect(await exitStatus()).toBe(130);
+
+    const small = await startPick("caching", { columns: 60, rows: 15 });
+    await small.waitFor((rows) => rows[1]!.includes("first 9 sessions"));
+    small.resize(100, 40); // 16 rows of list: all 12 are fetched and shown
+    const screen = await small.waitFor(
+      (rows) =>
+        rows[1]!.includes("12 sessions for “caching”") && rows.filter((row) => row.includes("Filler")).length === 12,
+    );
+    expect(screen[1]).not.toContain("first");
+    small.press("Escape");
+    expect(await exitStatus()).toBe(130);
+  });
+
   test("at 60×15 a wrapped preview row starts with its word, not the space the break fell on", async () => {
     const term = await startPick("docker network", { columns: 60, rows: 15 });
     // The answer's "create a" fills 60 cells exactly: the break falls on the space before "user-defined".
