@@ -42,6 +42,7 @@ suite("recall pick in a terminal", () => {
     args: string,
     options: { columns?: number; rows?: number; env?: Record<string, string>; cwd?: string } = {},
   ) {
+    terminal?.close(); // a test that starts a second picker: its first terminal goes (afterEach closes the last)
     terminal = TmuxTerminal.start(options.columns ?? 100, options.rows ?? 30, { ...history.env, ...options.env });
     await terminal.waitForText("$");
     const cwd = options.cwd ?? history.webapp;
