@@ -62,11 +62,9 @@ export function PickApp(props: PickAppProps): ReactNode {
   const [line, setLine] = useState<QueryLine>({ text: props.initialQuery, cursor: props.initialQuery.length });
   const [list, setList] = useState<SessionList | undefined>(undefined);
   const listPage = listPageFor(layout.listRows);
-  const [limit, setLimit] = useState(listPage);
-  // A terminal made taller shows more rows than were fetched: fetch enough to fill it.
-  useEffect(() => {
-    if (limit < listPage) setLimit(listPage);
-  }, [limit, listPage]);
+  const [pagedLimit, setPagedLimit] = useState(listPage);
+  // at least a page of the list as tall as it is now: a terminal made taller fetches enough to fill it
+  const limit = Math.max(pagedLimit, listPage);
   const [selected, setSelected] = useState(0);
   const [view, setView] = useState<View>("sessions");
   const [turnList, setTurnList] = useState<{ key: string; turns: PickTurn[] } | undefined>(undefined);
@@ -136,7 +134,7 @@ export function PickApp(props: PickAppProps): ReactNode {
   useEffect(() => {
     const count = list?.rows.length ?? 0;
     if (list?.more && selected >= count - 3)
-      setLimit((current) => Math.max(current, Math.min(maxListLimit, count + listPage)));
+      setPagedLimit((current) => Math.max(current, Math.min(maxListLimit, count + listPage)));
   }, [selected, list, listPage]);
 
   const row = list?.rows[selected];
@@ -207,7 +205,7 @@ export function PickApp(props: PickAppProps): ReactNode {
       case "edit":
         if (view === "read") return;
         setLine((current) => editQuery(current, action.edit));
-        if (action.edit.kind !== "cursor") setLimit(listPage);
+        if (action.edit.kind !== "cursor") setPagedLimit(listPage);
         if (view === "turns" && action.edit.kind !== "cursor") setView("sessions");
         return;
       case "move":
