@@ -30,9 +30,9 @@ const maxParseWorkers = 3;
  * Units the workers may parse ahead of the writer, in all. Their results wait in the writing thread's heap until it
  * writes them, beside the batch it is writing: ~200 KB each for the generated corpus, by the difference below. First
  * index of the generated 20k corpus (2026-11-30, 2-core Xeon, three alternating runs each, in a slow phase of the
- * machine): peak RSS 273–279 MiB with 96 against 306–310 MiB with 256; wall 66.7, 76.2 and 79.6 s against 69.8, 71.1
- * and 72.2 s: they overlap, so what fewer parsed units cost in covering the writer's pauses (a transaction, a
- * collection) is within the machine's noise.
+ * machine): peak RSS 273–279 MiB with 96 against 306–310 MiB with 256; wall 66.7, 76.2 and 79.6 s against 69.8,
+ * 71.1 and 72.2 s. The wall times overlap (medians 76.2 and 71.1 s): what fewer parsed units cost in covering the
+ * writer's pauses (a transaction, a collection) is within the machine's noise.
  */
 const parseAheadUnits = 96;
 
@@ -107,7 +107,8 @@ function startPool(jobs: number): PoolWorker[] {
 /**
  * Parse `jobs` of one source, yielding outcomes in job order. Each job goes to the worker with the fewest
  * unanswered jobs; a job whose worker died is parsed in-thread.
- * @param inFlight how many units the workers may run ahead of the consumer, in all (bounds memory; {@link parseAheadUnits})
+ * @param inFlight how many units the workers may run ahead of the consumer, in all (bounds memory);
+ *        default {@link parseAheadUnits}
  */
 export async function* parseAhead(
   source: SourceId,
