@@ -35,7 +35,15 @@ export {
   type RestoreResult,
 } from "./store/snapshot.ts";
 export { isDamagedIndexError, damagedIndexError, damageHint, isSqliteDamage } from "./store/damage.ts";
-export { openIndex, readMeta, writeMeta, schemaVersion, chunkStatus, type OpenIndexOptions } from "./schema.ts";
+export {
+  openIndex,
+  readMeta,
+  writeMeta,
+  schemaVersion,
+  chunkStatus,
+  longLivedPageCacheKibibytes,
+  type OpenIndexOptions,
+} from "./schema.ts";
 export {
   runIndex,
   hasPendingEmbeddings,

@@ -442,10 +442,20 @@ export interface OpenIndexOptions {
  * page of a search once or twice, so a cache that keeps 64 pages and reuses their buffers loses little, while each page
  * a 2 MB cache adds is memory the process touches for the first time, a page fault of ~4.5 µs on the 2-core VM the
  * bench runs on. A cold keyword search at 20k sessions took ~550 fewer page faults of its ~4,500 (the binary,
- * `/usr/bin/time`, 2026-11-30). Long-lived readers (`recall ui`, `recall mcp`, `recall pick`) keep the default: their
- * next search finds the pages cached.
+ * `/usr/bin/time`, 2026-11-30). Long-lived readers get {@link longLivedPageCacheKibibytes}.
  */
 export const oneShotPageCacheKibibytes = 256;
+
+/**
+ * The page cache, in KiB, of a connection that answers one search after another (`recall pick`, `recall ui`, `recall
+ * mcp` watching, and their match worker): the pages of the next search are mostly in it. SQLite's default 2,000 KiB
+ * holds less than one keyword search reads at 20k sessions: typing "docker network" into the picker's search (14
+ * queries, 5 rounds) read ~790 pages a query from the file in every round with it, none after the first round with
+ * 16 MiB (strace, pread64), and a query 250 ms after the last (as a person types) took 36–40 ms against 54–65 ms
+ * (system time 8–12 against 27–31 ms; the same queries, alternating, 2026-11-30). The cache only grows as pages are
+ * read; 8 MiB was between the two, 32 and 64 MiB no better.
+ */
+export const longLivedPageCacheKibibytes = 16 * 1024;
 
 /**
  * Open (and create/migrate) the index database.

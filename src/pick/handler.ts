@@ -13,7 +13,7 @@ import type { Database } from "bun:sqlite";
 import { IndexError, UsageError } from "../errors.ts";
 import { databasePath } from "../home/paths.ts";
 import { checkStaleness, needsIndexRun } from "../index/plan/staleness.ts";
-import { openIndex } from "../index/schema.ts";
+import { longLivedPageCacheKibibytes, openIndex } from "../index/schema.ts";
 import type { PickAppProps } from "./app.tsx";
 import { printableText } from "./keys.ts";
 import { PickerSearch } from "./picker-search.ts";
@@ -126,11 +126,11 @@ export async function pick(args: PickArgs): Promise<number> {
  */
 async function openCommittedOrFirst(context: HistoryContext, noReindex: boolean): Promise<Database> {
   try {
-    return await openFreshIndex(context, { reindex: false });
+    return await openFreshIndex(context, { reindex: false, pageCacheKibibytes: longLivedPageCacheKibibytes });
   } catch (error) {
     if (noReindex || !(error instanceof IndexError && error.code === "INDEX_MISSING")) throw error;
     warn("recall: building the first index (keyword search: a few seconds; embeddings follow in the background)…");
-    return await openFreshIndex(context, { reindex: true });
+    return await openFreshIndex(context, { reindex: true, pageCacheKibibytes: longLivedPageCacheKibibytes });
   }
 }
 
@@ -154,7 +154,7 @@ async function refreshIndex(context: HistoryContext, search: PickerSearch): Prom
       hooks: { onWarning: (message) => warnings.push(message) },
       prescanned: staleness.wholeScans, // the run plans from the check's walks instead of walking again
     });
-    search.reopen(openIndex(path, { readonly: true }));
+    search.reopen(openIndex(path, { readonly: true, pageCacheKibibytes: longLivedPageCacheKibibytes }));
     if (!staleness.stale) return undefined; // only a walk was stored: nothing to say
     const changed = summary.added + summary.updated + summary.deleted;
     return `index updated: ${changed} session${changed === 1 ? "" : "s"} changed${warnings.length > 0 ? `, ${warnings.length} warnings (recall index shows them)` : ""}`;

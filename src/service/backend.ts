@@ -15,7 +15,7 @@ import { IndexError } from "../errors.ts";
 import { openFreshIndex, type HistoryContext } from "./context.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { openVectorLeg, type VectorLegChoice } from "./vector-leg.ts";
-import { databasePath } from "../index/index.ts";
+import { databasePath, longLivedPageCacheKibibytes } from "../index/index.ts";
 import { attachMatchWorkers } from "../search/index.ts";
 
 /** Options of {@link createBackend}. */
@@ -73,12 +73,12 @@ export function createBackend(options: BackendOptions): Backend {
 
   async function openCommitted(): Promise<Database> {
     try {
-      return await openFreshIndex(context, { reindex: false });
+      return await openFreshIndex(context, { reindex: false, pageCacheKibibytes: longLivedPageCacheKibibytes });
     } catch (error) {
       const noIndexYet =
         error instanceof IndexError && (error.code === "INDEX_MISSING" || error.code === "INDEX_BUILDING");
       if (!noIndexYet) throw error;
-      return openFreshIndex(context, { reindex: true, embedder });
+      return openFreshIndex(context, { reindex: true, embedder, pageCacheKibibytes: longLivedPageCacheKibibytes });
     }
   }
   const closeShared = (entry: Shared) => {

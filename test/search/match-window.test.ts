@@ -104,7 +104,7 @@ describe("a MATCH ranked in two halves (a worker thread and this one)", () => {
       stop(); // detached: one pass
       expect(hasMatchWorker(db)).toBe(false);
       expect(rounded(await rankedWindow(db, '"network"', 30))).toEqual(rounded(before));
-      const worker = new MatchWorker(databasePath(home));
+      const worker = new MatchWorker(databasePath(home), -2000);
       worker.start();
       worker.close();
       expect(worker.usable).toBe(false);
@@ -115,7 +115,7 @@ describe("a MATCH ranked in two halves (a worker thread and this one)", () => {
   });
 
   test("a worker on a file that is no index answers with an error, not a hang", async () => {
-    const worker = new MatchWorker(join(work, "no-such-dir", "index.sqlite"));
+    const worker = new MatchWorker(join(work, "no-such-dir", "index.sqlite"), -2000);
     try {
       await expect(worker.rank('"network"', 0, 10, 5)).rejects.toThrow();
     } finally {

@@ -66,9 +66,13 @@ export function rankRange(db: Database, match: string, first: number, last: numb
   return db.query<RankedDocument, [string, number, number, number]>(rankedRangeSql).all(match, first, last, limit);
 }
 
-/** The first message to a match worker: the index file to open read-only. */
+/**
+ * The first message to a match worker: the index file to open read-only, and its page cache as `PRAGMA cache_size`
+ * states it (a negative number of KiB, or a positive number of pages): the attached connection's.
+ */
 export interface MatchWorkerOpen {
   open: string;
+  cacheSize: number;
 }
 /** A request to a match worker and its answer (the worker's message protocol). */
 export interface MatchWorkerRequest {
@@ -102,8 +106,14 @@ export class MatchWorker {
     { resolve(answer: RankedDocument[] | PhraseRanking): void; reject(e: Error): void }
   >();
 
-  /** @param path the index file (the attached connection's `filename`) */
-  constructor(private readonly path: string) {}
+  /**
+   * @param path the index file (the attached connection's `filename`)
+   * @param cacheSize the attached connection's `PRAGMA cache_size`
+   */
+  constructor(
+    private readonly path: string,
+    private readonly cacheSize: number,
+  ) {}
 
   /** False once the worker failed or was closed. */
   get usable(): boolean {
@@ -125,7 +135,7 @@ export class MatchWorker {
       const worker = new Worker(
         compiled ? "./search/ranking/match-worker.ts" : new URL("./match-worker.ts", import.meta.url).href,
       );
-      worker.postMessage({ open: this.path } satisfies MatchWorkerOpen);
+      worker.postMessage({ open: this.path, cacheSize: this.cacheSize } satisfies MatchWorkerOpen);
       worker.onmessage = (event: MessageEvent<MatchWorkerAnswer>) => {
         const answer = event.data;
         if ("ready" in answer) {
@@ -194,7 +204,8 @@ const attached = new WeakMap<Database, MatchWorker>();
 export function attachMatchWorkers(db: Database): () => void {
   const path = db.filename;
   if (attached.has(db) || availableParallelism() < 2 || !path || path === ":memory:") return () => {};
-  const worker = new MatchWorker(path);
+  const { cache_size } = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!;
+  const worker = new MatchWorker(path, cache_size);
   attached.set(db, worker);
   worker.start();
   return () => {

@@ -1,5 +1,6 @@
 /**
- * The worker thread of match-window.ts: opens the index read-only on its first message ({@link MatchWorkerOpen}), then
+ * The worker thread of match-window.ts: opens the index read-only on its first message ({@link MatchWorkerOpen}, with the
+ * page cache of the connection it serves), then
  * answers each {@link MatchWorkerRequest} with the ranked documents of its rowid range, or the phrase ranking of that range,
  * in the order asked.
  */
@@ -25,6 +26,7 @@ self.onmessage = (event: MessageEvent<MatchWorkerOpen | MatchWorkerRequest>) => 
     try {
       db = new Database(message.open, { readonly: true });
       db.exec("PRAGMA busy_timeout = 5000"); // as index/schema.ts openIndex: a reader waits out a checkpoint's lock
+      db.exec(`PRAGMA cache_size = ${Math.trunc(message.cacheSize)}`); // as large as the attached connection's
       db.query("SELECT count(*) FROM sqlite_schema").get(); // reads the schema: the first request pays nothing more
       self.postMessage({ ready: true } satisfies MatchWorkerAnswer);
     } catch (error) {

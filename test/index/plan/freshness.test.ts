@@ -23,7 +23,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openFreshIndex, type HistoryContext } from "../../../src/service/context.ts";
 import { checkStaleness, databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
-import { oneShotPageCacheKibibytes } from "../../../src/index/schema.ts";
+import { longLivedPageCacheKibibytes, oneShotPageCacheKibibytes } from "../../../src/index/schema.ts";
+import { createBackend } from "../../../src/service/backend.ts";
 import { freshnessDefaults, quickCheck, type QuickCheck } from "../../../src/index/plan/freshness.ts";
 import { containersBelow, planSource } from "../../../src/index/plan/plan.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
@@ -869,7 +870,7 @@ describe("issue 14: what the quick check relies on", () => {
   if (!hasCorpus) test.skip("the real corpus (../shared/corpus is absent)", () => {});
 });
 
-describe("issue 42: the page cache of a one-shot search's connection", () => {
+describe("issue 42: the page cache of a search's connection", () => {
   /** The connection's page cache as SQLite reports it: negative = KiB. */
   const cacheSize = (db: Database) => db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
 
@@ -890,6 +891,22 @@ describe("issue 42: the page cache of a one-shot search's connection", () => {
       expect(appended.query<{ n: number }, []>(sleeve).get()!.n).toBeGreaterThan(0); // the run came first
     } finally {
       for (const db of [first, unchanged, appended, withoutCheck, longLived]) db.close();
+    }
+  });
+
+  test("a watching server's shared connection (recall ui, recall mcp) keeps 16 MiB of pages between searches", async () => {
+    const history = makeHistory();
+    await runIndex({ recallHome: history.context.recallHome, roots: history.context.roots });
+    for (const watching of [true, false]) {
+      const backend = createBackend({ context: history.context, embedder: undefined, watching, cwd: history.dir });
+      try {
+        expect({ watching, cache: await backend.withIndex(cacheSize) }).toEqual({
+          watching,
+          cache: watching ? -longLivedPageCacheKibibytes : -2000, // a connection per call otherwise: SQLite's default
+        });
+      } finally {
+        await backend.close();
+      }
     }
   });
 });
