@@ -37,7 +37,9 @@ export const geminiCliParser: Parser = withPromptHistory(
     // 4: turns carry their replies' models and tokens (issue 38 item 14).
     // 5: the session carries its abstract (compression summaries, replaced summaries; issue 41), and a compression
     // summary and its acknowledgement are no longer a turn.
-    version: 5,
+    // 6: a `$set.messages` checkpoint adds to the messages instead of replacing them: the turns a compression took out
+    // of the history, and the tool outputs masking replaced, stay (records.ts addCheckpoint).
+    version: 6,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,
     rescanFolders: (roots, folders) => rescanGeminiFolders(roots, folders),

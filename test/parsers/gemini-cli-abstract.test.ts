@@ -22,10 +22,17 @@ describe("Gemini CLI abstract (issue 41)", () => {
     expect(text.endsWith("</current_plan>")).toBe(true);
   });
 
-  test("neither the summary nor the acknowledgement after it is a turn", () => {
-    expect(result.turns.map((turn) => [turn.prompt, turn.response])).toEqual([
-      ["Now add the tests for the last page and a bad cursor", "Both tests pass."],
-      ["Add an index on orders.created_at", "Added the index in migrations/0004_orders_created_at.sql."],
+  test("the turns the compression took out of the history stay; neither the summary nor the acknowledgement is one", () => {
+    // The checkpoint re-lists the history as [summary, acknowledgement, the second turn]: the first turn is gone from
+    // it, and the CLI's own loader would drop it. recall is the archive: it stays turn 1.
+    expect(result.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+      [
+        1,
+        "Add cursor pagination to GET /orders",
+        "I added `cursor` and `limit` query parameters to GET /orders in src/routes/orders.ts.",
+      ],
+      [2, "Now add the tests for the last page and a bad cursor", "Both tests pass."],
+      [3, "Add an index on orders.created_at", "Added the index in migrations/0004_orders_created_at.sql."],
     ]);
     expect(JSON.stringify(result.turns)).not.toContain("state_snapshot");
     expect(JSON.stringify(result.turns)).not.toContain("additional context");
@@ -33,6 +40,51 @@ describe("Gemini CLI abstract (issue 41)", () => {
 
   test("a resumed parse at every line returns the whole abstract of a full parse", () => {
     expectResumeMatchesFullParse(replayAt, chat);
+  });
+
+  test("a checkpoint that masks an old tool output leaves the output recall read (toolOutputMaskingService.ts)", () => {
+    const { home, chats } = makeGeminiHome();
+    const call = (output: string) => ({
+      id: "m-1",
+      name: "run_shell_command",
+      args: { command: "npm test" },
+      result: [{ functionResponse: { id: "m-1", name: "run_shell_command", response: { output } } }],
+      status: "success",
+      timestamp: "2026-04-12T08:00:03.000Z",
+    });
+    const answer = { id: "m-g1", timestamp: "2026-04-12T08:00:04.000Z", type: "gemini", content: "3 tests failed." };
+    const masked = "<tool_output_masked>\nOutput saved to tool-outputs/m-1.txt\n</tool_output_masked>";
+    try {
+      const lines = [
+        {
+          sessionId: "abab7777-0000-4000-8000-000000000007",
+          projectHash: "a".repeat(64),
+          startTime: "2026-04-12T08:00:00.000Z",
+        },
+        { id: "m-u1", timestamp: "2026-04-12T08:00:01.000Z", type: "user", content: [{ text: "run the tests" }] },
+        { ...answer, toolCalls: [call("FAIL src/cart.test.ts: expected 12.5 to equal 12.50")] },
+        {
+          $set: {
+            messages: [
+              { id: "m-u1", timestamp: "2026-04-12T08:00:01.000Z", type: "user", content: [{ text: "run the tests" }] },
+              { ...answer, content: [{ text: "3 tests failed." }], toolCalls: [call(masked)] },
+            ],
+            lastUpdated: "2026-04-12T08:05:00.000Z",
+          },
+        },
+      ];
+      writeFileSync(
+        join(chats, "session-2026-04-12T08-00-abab7777.jsonl"),
+        lines.map((line) => `${JSON.stringify(line)}\n`).join(""),
+      );
+      const { turns } = geminiCliParser.parse(unitBelow(home), { withOutputs: true });
+      expect(turns.map((turn) => [turn.prompt, turn.response])).toEqual([["run the tests", "3 tests failed."]]);
+      expect(turns[0]!.toolCalls.map((used) => used.output)).toEqual([
+        "FAIL src/cart.test.ts: expected 12.5 to equal 12.50",
+      ]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test("a summary a later $set replaced is an agent title; the last one is the title", () => {

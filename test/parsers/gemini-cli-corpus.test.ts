@@ -203,7 +203,8 @@ function spokenText(record: Record<string, unknown>): { kind: "user" | "reply"; 
 
 /**
  * The messages a session's files hold at the end, read as the CLI's loader reads them (chatRecordingService.ts
- * `loadConversationRecord`: last record per id wins, `$rewindTo` cuts, `$set.messages` replaces), independently of the
+ * `loadConversationRecord`: last record per id wins, `$rewindTo` cuts) but for `$set.messages`, which the loader lets
+ * replace everything and recall, the archive, only add from (the messages it does not hold), independently of the
  * parser; messages without an id are kept under their place. A `.json` whose `.jsonl` twin is listed adds only ids
  * the twin never held (the CLI copied it there).
  */
@@ -240,9 +241,10 @@ function finalMessages(files: readonly string[]): Array<Record<string, unknown>>
           const at = keys.indexOf(record.$rewindTo);
           for (const key of at < 0 ? keys : keys.slice(at)) messages.delete(key);
         } else if (record.$set && Array.isArray((record.$set as { messages?: unknown }).messages)) {
-          messages.clear();
-          for (const entry of (record.$set as { messages: Array<Record<string, unknown>> }).messages)
-            put(typeof entry.id === "string" ? entry.id : `${file}:${index}`, entry);
+          for (const entry of (record.$set as { messages: Array<Record<string, unknown>> }).messages) {
+            const key = typeof entry.id === "string" ? entry.id : `${file}:${index}`;
+            if (!messages.has(key)) put(key, entry);
+          }
         } else if (typeof record.id === "string") put(record.id, record);
         else if (typeof record.sessionId === "string" && Array.isArray(record.messages))
           for (const entry of record.messages as Array<Record<string, unknown>>)

@@ -7,7 +7,8 @@
  *   `<scratchpad>` when it reasoned first); `GeminiChat.setHistory` → `ChatRecordingService.updateMessagesFromHistory`
  *   writes that history into the chat file as a `$set.messages` checkpoint, the summary as a `user` message and the
  *   acknowledgement as a `gemini` one. The summary → `compaction` (the snapshot's inner text, at the message time);
- *   neither it nor the acknowledgement is a turn (turns.ts);
+ *   neither it nor the acknowledgement is a turn (turns.ts), and the turns the compression took out of the history
+ *   stay turns (records.ts `addCheckpoint`);
  * * the session `summary` (`saveSummary` → `$set: {summary}`) is the title (parse.ts); a summary a later `$set`
  *   replaced → `agent_title` (`orderAbstract` drops the one that is the title).
  * Older CLIs (JSON documents) did not write the compressed history into the file, so they give no compaction.

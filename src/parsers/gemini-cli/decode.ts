@@ -152,8 +152,9 @@ function putAll(messages: readonly GeminiMessage[], target: LineTarget): LineOut
 }
 
 /**
- * The JSONL semantics of one decoded line (§4.3, as `loadConversationRecord` reads it): `$rewindTo`; `$set` (with
- * `messages`, a checkpoint that replaces all); a message with an id; a header (line 1, or a whole record on one
+ * The JSONL semantics of one decoded line (§4.3, as `loadConversationRecord` reads it but for checkpoints): `$rewindTo`;
+ * `$set` (with `messages`, a checkpoint, whose messages not held are added: MessageStore.addCheckpoint, where the
+ * CLI's loader replaces all); a message with an id; a header (line 1, or a whole record on one
  * line whose `messages` are added); a message without an id (kept under a synthetic id, `l<line>`); anything else is
  * counted as `unknown record`.
  */
@@ -182,7 +183,7 @@ export function applyLine(value: Record<string, unknown>, line: number, target: 
         (_index, reason) => skip(reason),
       );
       for (const message of checkpoint) noteMessage(meta, message);
-      store.replaceAll(checkpoint);
+      store.addCheckpoint(checkpoint);
     }
     applyHeader(meta, set);
     return "applied";

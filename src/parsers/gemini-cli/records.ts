@@ -286,7 +286,8 @@ export function noteMessage(meta: ChatMeta, message: GeminiMessage): void {
 /**
  * Messages by id in first-seen order, with the JSONL semantics of §4.3: `put` of a known id replaces
  * the message where it stands (as a JS Map does: the CLI's own loader uses one), `rewindTo` deletes
- * the id and everything after it (an unknown id clears all), `replaceAll` is a `$set.messages` checkpoint.
+ * the id and everything after it (an unknown id clears all). A `$set.messages` checkpoint ({@link addCheckpoint})
+ * only adds: the CLI's loader replaces everything with it, recall keeps what the history no longer holds.
  * It also remembers every id it was ever given (`hasSeen`), rewound ones included.
  */
 export class MessageStore {
@@ -327,10 +328,17 @@ export class MessageStore {
     return true;
   }
 
-  /** Replace every message (a `$set.messages` checkpoint). */
-  replaceAll(messages: readonly GeminiMessage[]): void {
-    this.byId.clear();
-    for (const message of messages) this.put(message);
+  /**
+   * Apply a `$set.messages` checkpoint as the archive reads it: its messages not held are added, those held stay as
+   * they were first read. The CLI writes one whenever its in-memory history changes (chatRecordingService.ts
+   * `updateMessagesFromHistory`, google-gemini/gemini-cli): after a chat compression the history is the summary, an
+   * acknowledgement and the kept tail (the earlier turns are gone from it), after tool output masking the old tool
+   * outputs are placeholders (`<tool_output_masked>`, toolOutputMaskingService.ts). Replacing the messages, as the
+   * CLI's loader does, would drop those turns and outputs from the index at the next re-parse of a session recall
+   * had read whole.
+   */
+  addCheckpoint(messages: readonly GeminiMessage[]): void {
+    for (const message of messages) if (!this.byId.has(message.id)) this.put(message);
   }
 
   /** The messages in store order (a new array). */
