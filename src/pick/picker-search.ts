@@ -138,8 +138,9 @@ function rowOf(session: RowSource, fallbackTitle: string, confident: boolean, be
   };
 }
 
-const rowOfResult = (result: SessionResult): PickRow =>
-  rowOf(result, result.preview.text, result.confident, result.bestTurn);
+// The list's searches read no previews (the preview pane searches the session's turns): a session without a title
+// has no typed prompt either (index/write/derived-title.ts), and is listed as "(no prompt)".
+const rowOfResult = (result: SessionResult): PickRow => rowOf(result, "", result.confident, result.bestTurn);
 const rowOfRecent = (session: RecentSession): PickRow => rowOf(session, session.firstPrompt, true, 0);
 
 /**
@@ -197,7 +198,7 @@ export class PickerSearch {
     const leg = semantic ? this.vectorLeg : undefined;
     const response = await searchIndex(
       this.db,
-      { query, level: "session", filters: this.filters, limit, mode: leg ? "hybrid" : "keyword" },
+      { query, level: "session", filters: this.filters, limit, mode: leg ? "hybrid" : "keyword", previews: false },
       leg,
     );
     return {

@@ -47,6 +47,12 @@ export interface SearchRequest {
   /** Also count the ranked candidates by project, agent, branch and age (facets.ts; `recall ui`'s filters). */
   facets?: boolean;
   /**
+   * False: level-1 results come with an empty `preview`, and the texts of their best documents are not read (the
+   * picker, which previews the best turn by a turn search of its own: at 20k sessions reading and cutting the 16
+   * texts took ~5 ms of a keyword search typed 250 ms after the last); default true.
+   */
+  previews?: boolean;
+  /**
    * Rank and judge with this calibration (`recall eval` measures the committed one and candidate tunings); default:
    * the user's own tuning when the index holds one (ranking/tuning.ts), else the committed calibration.
    */
@@ -117,7 +123,9 @@ export async function searchIndex(
   );
   const words = ranked.query.highlightWords;
   const results =
-    request.level === "session" ? hydrateSessions(db, ranked.page, words) : hydrateTurns(db, ranked.page, words);
+    request.level === "session"
+      ? hydrateSessions(db, ranked.page, words, request.previews ?? true)
+      : hydrateTurns(db, ranked.page, words);
   return {
     ...responseOf(request, ranked, results, countSearched(db, request.filters)),
     facets: request.facets ? facetsOfSessions(db, ranked.rankedSessions, request.now ?? Date.now()) : undefined,

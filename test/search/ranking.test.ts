@@ -135,3 +135,21 @@ describe("the raw keyword evidence behind a hit, for --explain (issue 13)", () =
     expect(matched.get(long!.documentId)!.length).toBe(1);
   });
 });
+
+describe("issue 42: a search without previews (the picker's list)", () => {
+  test("ranks, scores and describes the same sessions, with empty previews", async () => {
+    const request = {
+      query: "pottery workshop glaze kiln",
+      level: "session" as const,
+      filters: {},
+      mode: "keyword" as const,
+      limit: 3,
+    };
+    const withPreviews = (await searchIndex(db, request)).results as SessionResult[];
+    const without = (await searchIndex(db, { ...request, previews: false })).results as SessionResult[];
+    expect(withPreviews.every((result) => result.preview.text.length > 0)).toBe(true);
+    expect(without.map((result) => result.preview)).toEqual(without.map(() => ({ text: "", highlights: [] })));
+    const apartFromPreview = (results: SessionResult[]) => results.map(({ preview: _preview, ...rest }) => rest);
+    expect(apartFromPreview(without)).toEqual(apartFromPreview(withPreviews));
+  });
+});

@@ -4,7 +4,7 @@
  * Times are epoch ms here; render/ formats them (ISO-8601 in JSON).
  */
 import type { Database } from "bun:sqlite";
-import { loadDocumentTexts, searchableChars, searchablePart } from "../../index/write/documents.ts";
+import { type DocumentText, loadDocumentTexts, searchableChars, searchablePart } from "../../index/write/documents.ts";
 import type { StoredToolCall } from "../../index/write/writer.ts";
 import { optionSafe, parserFor, type ResumeInvocation, type SourceId } from "../../parsers/index.ts";
 import type { JudgedHit } from "../api.ts";
@@ -183,16 +183,21 @@ export const scoresOf = (hit: JudgedHit): ResultScores => ({
   ...hit.verdict,
 });
 
-/** Hydrate level-1 candidates (already cut to the limit). */
-export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[]): SessionResult[] {
+/**
+ * Hydrate level-1 candidates (already cut to the limit).
+ * @param previews false: every preview is empty, and the best documents' texts are not read (SearchRequest.previews)
+ */
+export function hydrateSessions(db: Database, hits: JudgedHit[], words: string[], previews = true): SessionResult[] {
   const sessions = loadSessionSummaries(
     db,
     hits.map((hit) => hit.hit.sessionRowid),
   );
-  const documents = loadDocumentTexts(
-    db,
-    hits.map((hit) => hit.hit.documentId),
-  );
+  const documents = previews
+    ? loadDocumentTexts(
+        db,
+        hits.map((hit) => hit.hit.documentId),
+      )
+    : new Map<number, DocumentText>();
   return hits.flatMap((hit) => {
     const row = sessions.get(hit.hit.sessionRowid);
     if (!row) return [];
