@@ -38,7 +38,8 @@ export const geminiCliParser: Parser = withPromptHistory(
     // 5: the session carries its abstract (compression summaries, replaced summaries; issue 41), and a compression
     // summary and its acknowledgement are no longer a turn.
     // 6: a `$set.messages` checkpoint adds to the messages instead of replacing them: the turns a compression took out
-    // of the history, and the tool outputs masking replaced, stay (records.ts addCheckpoint).
+    // of the history, and the tool outputs masking replaced, stay (records.ts addCheckpoint); what a `$rewindTo` cut
+    // is the session's rewound turns (issue 26, as Claude Code's).
     version: 6,
     scan: (roots) => scanGeminiRoots(roots),
     scansContainerPaths: true,

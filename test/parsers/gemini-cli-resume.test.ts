@@ -3,10 +3,17 @@ import { appendFileSync, copyFileSync, readFileSync, rmSync, writeFileSync } fro
 import { join, resolve } from "node:path";
 import { geminiCliParser } from "../../src/parsers/gemini-cli.ts";
 import type { GeminiResumeState } from "../../src/parsers/gemini-cli.ts";
+import type { Turn } from "../../src/parsers/types.ts";
 import { makeGeminiHome, replayAt, unitBelow } from "../fixtures/gemini-cli/helpers.ts";
 import { expectResumeMatchesFullParse, lineBoundaries } from "./replay.ts";
 
 const shopChats = resolve(import.meta.dir, "../fixtures/gemini-cli/dot-gemini/tmp/shop-app/chats");
+
+/** Turns as the index holds them after a parse and a resumed one: main turns, then rewound (a resume leaves those). */
+const asIndexed = (turns: Turn[]): Turn[] => [
+  ...turns.filter((turn) => turn.number > 0),
+  ...turns.filter((turn) => turn.number < 0),
+];
 const streaming = join(shopChats, "session-2026-04-10T08-00-dddd4444.jsonl");
 const subagent = join(shopChats, "dddd4444-0000-4000-8000-000000000004/k3x9pq.jsonl");
 const twin = join(shopChats, "session-2026-03-03T08-00-cccc3333.jsonl");
@@ -70,7 +77,7 @@ describe("gemini cli resume (JSONL, append-only)", () => {
       expect(resumed.session.turnCount).toBe(4);
       const full = geminiCliParser.parse(unitBelow(home));
       expect(resumed.session).toEqual(full.session);
-      expect([...first.turns, ...resumed.turns]).toEqual(full.turns);
+      expect(asIndexed([...first.turns, ...resumed.turns])).toEqual(full.turns);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -94,7 +101,7 @@ describe("gemini cli resume (JSONL, append-only)", () => {
     }
   });
 
-  test("a rewind into an earlier turn falls back to a full parse with renumbered turns", () => {
+  test("a rewind into an earlier turn falls back to a full parse with renumbered turns; what it cut is rewound", () => {
     const { home, chats } = makeGeminiHome();
     try {
       const file = join(chats, "s.jsonl");
@@ -106,7 +113,14 @@ describe("gemini cli resume (JSONL, append-only)", () => {
       );
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
       expect(resumed.fromTurn).toBe(1);
-      expect(resumed.turns.map((turn) => turn.prompt)).toEqual(["List the API routes", "Start over on the docs"]);
+      expect(resumed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([
+        [1, "List the API routes"],
+        [2, "Start over on the docs"],
+        [-1, "Delete the /ship route"], // the fixture's own rewind
+        [-2, "Document the /ship route instead"],
+        [-3, "Thanks, run the linter"],
+      ]);
+      expect(resumed.session.turnCount).toBe(2);
       expect(resumed.bytesRead).toBe(readFileSync(file).length);
     } finally {
       rmSync(home, { recursive: true, force: true });
@@ -124,7 +138,7 @@ describe("gemini cli resume (JSONL, append-only)", () => {
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
       expect(resumed.fromTurn).toBe(1);
       expect(resumed.turns[0]?.prompt).toBe("List the API ROUTES");
-      expect(resumed.turns.length).toBe(4);
+      expect(resumed.turns.map((turn) => turn.number)).toEqual([1, 2, 3, 4, -1]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -155,7 +169,7 @@ describe("gemini cli resume (JSON, rewritten whole, and merged sessions)", () =>
       expect(resumed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([[4, "And the tax?"]]);
       expect(resumed.session.turnCount).toBe(4);
       const full = geminiCliParser.parse(unitBelow(home));
-      expect([...first.turns, ...resumed.turns]).toEqual(full.turns);
+      expect(asIndexed([...first.turns, ...resumed.turns])).toEqual(full.turns);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

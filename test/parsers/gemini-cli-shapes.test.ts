@@ -101,9 +101,10 @@ describe("issue 26: Gemini chats in the shapes other readers accept", () => {
           reply("2026-05-03T10:01:02.000Z", "Renamed baz."),
       );
       const full = geminiCliParser.parse(unitBelow(home));
-      expect(full.turns.map((turn) => [turn.prompt, turn.response])).toEqual([
-        ["Rename foo to bar", "Renamed."],
-        ["Also rename baz", "Renamed baz.\n\nRenamed baz."],
+      expect(full.turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+        [1, "Rename foo to bar", "Renamed."],
+        [2, "Also rename baz", "Renamed baz.\n\nRenamed baz."],
+        [-1, "Undo that", "REWOUND answer"], // the rewind cut it, with its id-less reply: a rewound turn (issue 26)
       ]);
       const resumed = geminiCliParser.parse(unitBelow(home), { resume: first.resume });
       expect(resumed.session).toEqual(full.session);

@@ -245,18 +245,26 @@ describe("gemini cli sessions and turns", () => {
   });
 
   test("a .json migrated into a .jsonl twin: the twin's rewind holds, the old file does not bring it back", () => {
-    const { turns } = parse(ids.migratedTwin);
-    expect(turns.map((turn) => turn.prompt)).toEqual(["Rename the cart module", "Now update the imports"]);
-    expect(JSON.stringify(turns).includes("REWOUND")).toBe(false);
+    const { session, turns } = parse(ids.migratedTwin);
+    // The prompt the twin rewound is a rewound turn (issue 26), never a main one, though the old .json still holds it.
+    expect(turns.map((turn) => [turn.number, turn.prompt, turn.response])).toEqual([
+      [1, "Rename the cart module", expect.any(String)],
+      [2, "Now update the imports", expect.any(String)],
+      [-1, "REWOUND prompt that the user took back", "REWOUND answer"],
+    ]);
+    expect(JSON.stringify(turns.filter((turn) => turn.number > 0)).includes("REWOUND")).toBe(false);
+    expect(session.turnCount).toBe(2);
   });
 
   test("JSONL: re-appended messages keep their place with the last content, $rewindTo cuts, $set merges", () => {
     const { session, turns, skipped } = parse(ids.streaming, true);
-    expect(turns.map((turn) => turn.prompt)).toEqual([
-      "List the API routes",
-      "Document the /ship route instead",
-      "Thanks, run the linter",
+    expect(turns.map((turn) => [turn.number, turn.prompt])).toEqual([
+      [1, "List the API routes"],
+      [2, "Document the /ship route instead"],
+      [3, "Thanks, run the linter"],
+      [-1, "Delete the /ship route"], // what `$rewindTo` cut: a rewound turn (issue 26), out of the main turns
     ]);
+    expect(turns.at(-1)!.response).toBe("REWOUND: deleting /ship");
     expect(turns[0]?.toolCalls.map((call) => call.name)).toEqual(["Grep"]);
     expect(turns[1]?.toolCalls).toEqual([
       {
@@ -270,7 +278,8 @@ describe("gemini cli sessions and turns", () => {
         change: { path: "/home/dev/shop-app/docs/ship.md", kind: "write", content: "# Ship\n" },
       },
     ]);
-    expect(JSON.stringify(turns).includes("REWOUND")).toBe(false);
+    expect(JSON.stringify(turns.slice(0, 3)).includes("REWOUND")).toBe(false);
+    expect(session.turnCount).toBe(3);
     expect(session.title).toBe("API routes and /ship docs");
     expect(session.endedAt).toBe(Date.parse("2026-04-10T08:03:04.000Z"));
     expect(skipped.count).toBe(2);
@@ -324,7 +333,7 @@ describe("gemini cli sessions and turns", () => {
       const text = readFileSync(join(shopChats, "session-2026-04-10T08-00-dddd4444.jsonl"), "utf8");
       writeFileSync(join(chats, "s.jsonl"), text.slice(0, text.length - 40));
       const result = geminiCliParser.parse(unitBelow(temp));
-      expect(result.turns.length).toBe(3);
+      expect(result.turns.map((turn) => turn.number)).toEqual([1, 2, 3, -1]);
       expect(result.turns[2]?.response).toBe("");
       expect(result.skipped.count).toBe(3); // line 7 (not JSON), the unknown record, and the cut last line
     } finally {

@@ -51,8 +51,9 @@ export interface LineTarget {
   skipped: SkipReport;
   /**
    * Set for a resumed parse, whose `store` holds only the messages from the resume anchor on, merged from every file
-   * of the session: `prior` = ids before the anchor; `merged` = the session has other files, so a `$rewindTo` or a
-   * `$set.messages` checkpoint (which act on this file's messages only) cannot be applied to the merged store.
+   * of the session: `prior` = ids before the anchor; `merged` = the session has other files, so a `$set.messages`
+   * checkpoint (which acts on this file's messages only) cannot be applied to the merged store. A `$rewindTo` never
+   * is: its cut makes rewound turns, which a full parse numbers.
    */
   resume?: { prior: ReadonlySet<string>; merged: boolean };
 }
@@ -162,13 +163,8 @@ export function applyLine(value: Record<string, unknown>, line: number, target: 
   const { meta, store, resume } = target;
   const skip = (reason: string) => noteSkip(target.skipped, `${target.path}:${line}`, reason);
   if (typeof value.$rewindTo === "string") {
-    // A rewind into the already-grouped prefix, or of an unknown id (= clear all), changes earlier turns; with other
-    // files it would cut their messages too, which a full parse does not.
-    if (
-      resume &&
-      (resume.merged || resume.prior.has(value.$rewindTo) || (!store.has(value.$rewindTo) && resume.prior.size > 0))
-    )
-      return "touches-prior";
+    // What a rewind cuts becomes rewound turns, numbered over the whole session: only a full parse makes them.
+    if (resume) return "touches-prior";
     store.rewindTo(value.$rewindTo);
     return "applied";
   }

@@ -2,13 +2,14 @@
  * Parsing one Gemini CLI session (all its files, units.ts) into a `Session` and `Turn`s, formats.md §4.
  * Full parse: 1. read and decode every file (decode.ts, format by content); 2. merge messages by id
  * across files (first place kept, last version wins; a `.json` and its `.jsonl` twin: the twin decides for
- * every id it ever held), order by time, group into turns (turns.ts); 3. resume state (resume.ts): `whole`
- * when the newest file is JSON, `append` when it is JSONL.
+ * every id it ever held), order by time, group into turns (turns.ts), and what `$rewindTo`s cut that no file holds
+ * into rewound turns (-1, -2, …, issue 26); 3. resume state (resume.ts): `whole` when the newest file is JSON,
+ * `append` when it is JSONL.
  * An `append` resume hashes the newest file's parsed prefix, decodes only the appended bytes on top of
  * the last turn's messages, and parses fully whenever that could differ (another file changed, the
  * prefix changed, a record touches a message before the last turn, a `$set.messages` checkpoint, a
- * rewind in a session of several files, a message sorting before the last prompt, other options). A
- * `whole` resume parses fully and returns the turns from the first one whose hash changed.
+ * rewind, a message sorting before the last prompt, a session with rewound turns resumed from turn 1, other
+ * options). A `whole` resume parses fully and returns the turns from the first one whose hash changed.
  * `skipped` covers the whole session in every case (issue 26): records no message came from, and what
  * messages hold that no turn can (turns.ts), the latter at `<newest file>: message <id>`.
  */
@@ -160,6 +161,33 @@ function mergeMessages(files: readonly string[], stores: readonly MessageStore[]
   return [...byId.values()];
 }
 
+/**
+ * The messages the session's rewinds cut (`$rewindTo`, records.ts `rewoundValues`) that no file holds now, merged by
+ * id as {@link mergeMessages} merges the held ones: the rewound turns' messages (issue 26, as Claude Code's rewound
+ * branches: a prompt the person rewound past stays searchable).
+ */
+function mergeRewound(stores: readonly MessageStore[], held: readonly GeminiMessage[]): GeminiMessage[] {
+  const heldIds = new Set(held.map((message) => message.id));
+  const byId = new Map<string, GeminiMessage>();
+  for (const store of stores)
+    for (const message of store.rewoundValues()) if (!heldIds.has(message.id)) byId.set(message.id, message);
+  return [...byId.values()];
+}
+
+/**
+ * The rewound turns of `messages` (ordered), numbered -1, -2, … (types.ts `Turn`), and what they hold that no turn can.
+ */
+function groupRewound(
+  messages: readonly GeminiMessage[],
+  sessionId: string,
+  isSubagent: boolean,
+  withOutputs: boolean,
+): GroupedTurns {
+  const grouped = groupTurns(messages, 1, sessionId, isSubagent, withOutputs);
+  for (const turn of grouped.turns) turn.number = -turn.number;
+  return grouped;
+}
+
 /** The newest file's store with its unterminated last line applied (a copy), or null when it touches prior ids. */
 function withPartial(
   decoded: { meta: ChatMeta; store: MessageStore },
@@ -198,11 +226,19 @@ function parseFull(context: Context): ParseResult {
   const newest = decoded.at(-1)!;
   const older = decoded.slice(0, -1);
   const final = withPartial(newest, newest.partial, context, undefined)!;
-  const ordered = orderByTime(mergeMessages(context.files, [...older.map((chat) => chat.store), final.store]));
+  const stores = [...older.map((chat) => chat.store), final.store];
+  const ordered = orderByTime(mergeMessages(context.files, stores));
   const metas = [...older.map((chat) => chat.meta), final.meta];
   const isSubagent = isSubagentSession(context.unit, metas);
   const grouped = groupTurns(ordered, 1, context.unit.sessionId, isSubagent, context.withOutputs);
   noteUnplaced(context.skipped, context, grouped.unplaced);
+  const rewound = groupRewound(
+    orderByTime(mergeRewound(stores, ordered)),
+    context.unit.sessionId,
+    isSubagent,
+    context.withOutputs,
+  );
+  noteUnplaced(context.skipped, context, rewound.unplaced);
   const session = buildSession(context, metas, grouped.turns.length, isSubagent);
   let resume: GeminiResumeState;
   if (newest.format === "json") {
@@ -239,9 +275,10 @@ function parseFull(context: Context): ParseResult {
       emptySkips(),
     );
   }
+  resume.rewoundTurns = rewound.turns.length;
   return {
     session,
-    turns: grouped.turns,
+    turns: [...grouped.turns, ...rewound.turns],
     fromTurn: 1,
     resume,
     bytesRead: context.bytesRead,
@@ -292,6 +329,7 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
     turns = turns.slice(1);
     fromTurn++;
   }
+  if (fromTurn === 1 && (state.rewoundTurns ?? 0) > 0) return null; // a parse from turn 1 holds the rewound turns too
   const session = buildSession(context, metas, firstNumber - 1 + grouped.turns.length, isSubagent);
   const completeGrouped = split.partial
     ? groupTurns(completeOrdered, firstNumber, context.unit.sessionId, isSubagent, context.withOutputs)
@@ -314,6 +352,7 @@ function parseAppended(context: Context, state: GeminiResumeState): ParseResult 
     position,
     state.prefixSkipped,
   );
+  next.rewoundTurns = state.rewoundTurns;
   return {
     session,
     turns,

@@ -288,11 +288,14 @@ export function noteMessage(meta: ChatMeta, message: GeminiMessage): void {
  * the message where it stands (as a JS Map does: the CLI's own loader uses one), `rewindTo` deletes
  * the id and everything after it (an unknown id clears all). A `$set.messages` checkpoint ({@link addCheckpoint})
  * only adds: the CLI's loader replaces everything with it, recall keeps what the history no longer holds.
- * It also remembers every id it was ever given (`hasSeen`), rewound ones included.
+ * It also remembers every id it was ever given (`hasSeen`), and keeps the messages a rewind cut ({@link rewoundValues},
+ * the session's rewound turns, issue 26).
  */
 export class MessageStore {
   private readonly byId = new Map<string, GeminiMessage>();
   private readonly seen = new Set<string>();
+  /** Messages `rewindTo` cut and no later line put back, by id, in the order they were cut. */
+  private readonly rewound = new Map<string, GeminiMessage>();
 
   constructor(messages: readonly GeminiMessage[] = []) {
     for (const message of messages) this.put(message);
@@ -308,24 +311,31 @@ export class MessageStore {
     return this.seen.has(id);
   }
 
-  /** Add a message, or replace the one with its id where it stands. */
+  /** Add a message, or replace the one with its id where it stands (a rewound one is held again). */
   put(message: GeminiMessage): void {
     this.byId.set(message.id, message);
     this.seen.add(message.id);
+    this.rewound.delete(message.id);
   }
 
-  /** Delete `id` and every later message; unknown id: delete all. Returns whether `id` was known. */
+  /**
+   * Delete `id` and every later message (kept as rewound); unknown id: delete all. Returns whether `id` was known.
+   */
   rewindTo(id: string): boolean {
-    if (!this.byId.has(id)) {
-      this.byId.clear();
-      return false;
-    }
-    let cutting = false;
-    for (const key of [...this.byId.keys()]) {
+    const known = this.byId.has(id);
+    let cutting = !known;
+    for (const [key, message] of [...this.byId]) {
       if (key === id) cutting = true;
-      if (cutting) this.byId.delete(key);
+      if (!cutting) continue;
+      this.byId.delete(key);
+      this.rewound.set(key, message);
     }
-    return true;
+    return known;
+  }
+
+  /** The messages rewinds cut that are not held again, in the order they were cut. */
+  rewoundValues(): GeminiMessage[] {
+    return [...this.rewound.values()];
   }
 
   /**
@@ -346,10 +356,11 @@ export class MessageStore {
     return [...this.byId.values()];
   }
 
-  /** A shallow copy, ids seen included (messages are shared, never mutated). */
+  /** A shallow copy, ids seen and rewound messages included (messages are shared, never mutated). */
   copy(): MessageStore {
     const copy = new MessageStore(this.values());
     for (const id of this.seen) copy.seen.add(id);
+    for (const [id, message] of this.rewound) copy.rewound.set(id, message);
     return copy;
   }
 }

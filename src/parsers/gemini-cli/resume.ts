@@ -51,6 +51,12 @@ export interface GeminiResumeState extends ResumeState, LinePosition {
   prefixSkipped: SkipReport;
   /** append: ids of the messages before the anchor. */
   priorIds: string[];
+  /**
+   * Rewound turns the last full parse made (records.ts `rewoundValues`); absent in states written before them (0). A
+   * resumed parse never changes them (a `$rewindTo` parses fully), and one that would start at turn 1 parses fully
+   * instead: the index replaces a session's rewound turns with those of a parse from turn 1 (index/write/writer.ts).
+   */
+  rewoundTurns?: number;
   /** append: header of the newest file so far; `olderMetas`: headers of the other files. */
   meta: ChatMeta;
   olderMetas: ChatMeta[];
