@@ -72,9 +72,14 @@ class FramedPicker {
     this.process.stdin.flush();
   }
 
-  async quit(): Promise<number> {
+  /** Esc, then the exit code; a picker still running 5 s later (a test that failed midway) is killed. */
+  async quit(): Promise<number | null> {
     this.type("\u001b");
-    const code = await this.process.exited;
+    const code = await Promise.race([this.process.exited, Bun.sleep(5000).then(() => null)]);
+    if (code === null) {
+      this.process.kill("SIGKILL"); // script(1): the picker gets SIGHUP as its terminal goes
+      await this.process.exited;
+    }
     this.screen.dispose();
     return code;
   }
@@ -92,21 +97,24 @@ suite("recall pick's frames", () => {
 
   test("issue 42: a typed key is drawn in the frame that shows its results, not in one before them", async () => {
     const picker = new FramedPicker(history);
-    await picker.frameWhere((rows) => rows[1]!.startsWith("recent sessions ("));
-    await Bun.sleep(500); // the background index check has run and its frame (if any) is drawn
-    let query = "";
-    for (const key of "docker") {
-      query += key;
-      const before = picker.frames.length;
-      picker.type(key);
-      const answered = await picker.frameWhere((rows) => rows[1]!.includes(`for “${query}”`), before);
-      const echoed = await picker.frameWhere((rows) => rows[0]!.startsWith(`recall › ${query}`), before);
-      // The first frame that shows the key is the one with its results.
-      expect({ query, echoed }).toEqual({ query, echoed: answered });
-      expect(picker.frames[answered]![0]).toStartWith(`recall › ${query}`);
-      await Bun.sleep(100);
+    try {
+      await picker.frameWhere((rows) => rows[1]!.startsWith("recent sessions ("));
+      await Bun.sleep(500); // the background index check has run and its frame (if any) is drawn
+      let query = "";
+      for (const key of "docker") {
+        query += key;
+        const before = picker.frames.length;
+        picker.type(key);
+        const answered = await picker.frameWhere((rows) => rows[1]!.includes(`for “${query}”`), before);
+        const echoed = await picker.frameWhere((rows) => rows[0]!.startsWith(`recall › ${query}`), before);
+        // The first frame that shows the key is the one with its results.
+        expect({ query, echoed }).toEqual({ query, echoed: answered });
+        expect(picker.frames[answered]![0]).toStartWith(`recall › ${query}`);
+        await Bun.sleep(100);
+      }
+      expect(picker.frames.at(-1)!.some((row) => row.includes("Fix the docker bridge network"))).toBe(true);
+    } finally {
+      await picker.quit();
     }
-    expect(picker.frames.at(-1)!.some((row) => row.includes("Fix the docker bridge network"))).toBe(true);
-    await picker.quit();
   });
 });
