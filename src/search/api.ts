@@ -48,8 +48,9 @@ export interface SearchRequest {
   facets?: boolean;
   /**
    * False: level-1 results come with an empty `preview`, and the texts of their best documents are not read (the
-   * picker, which previews the best turn by a turn search of its own: at 20k sessions reading and cutting the 16
-   * texts took ~5 ms of a keyword search typed 250 ms after the last); default true.
+   * picker, which previews the best turn by a turn search of its own). At 20k sessions a keyword search for 16
+   * sessions typed 250 ms after the last took p50 15.7 ms with previews and 13.0 without (medians of three alternating
+   * sets), 5.8 and 4.2 back to back; default true.
    */
   previews?: boolean;
   /**

@@ -1,8 +1,7 @@
 /**
- * The worker thread of match-window.ts: opens the index read-only on its first message ({@link MatchWorkerOpen}, with the
- * page cache of the connection it serves), then
- * answers each {@link MatchWorkerRequest} with the ranked documents of its rowid range, or the phrase ranking of that range,
- * in the order asked.
+ * The worker thread of match-window.ts: opens the index read-only on its first message ({@link MatchWorkerOpen}, with
+ * the page cache of the connection it serves), then answers each {@link MatchWorkerRequest} with the ranked documents
+ * of its rowid range, or the phrase ranking of that range, in the order asked.
  */
 import { Database } from "bun:sqlite";
 import {
