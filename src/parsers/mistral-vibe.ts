@@ -21,7 +21,7 @@ const parseSide = () => require("./mistral-vibe/parse.ts") as typeof import("./m
  */
 export const mistralVibeParser: Parser = {
   id: "mistral-vibe",
-  version: 1,
+  version: 2, // 2: a compaction context that opens a continued session is its abstract, never a turn (issue 41)
   scan: (roots) => scanVibeRoots(roots),
   scansContainerPaths: true,
   listUnits: (containers, hooks) => listVibeUnits(containers, hooks),

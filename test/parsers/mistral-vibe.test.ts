@@ -70,6 +70,53 @@ describe("mistral-vibe parse", () => {
     ]);
   });
 
+  test("issue 41: a session that goes on after a compaction has its summary as abstract, not as a turn", () => {
+    // Vibe opens the new session with the compaction's context (vibe/core/compaction.py render_compaction_context).
+    const context = [
+      "You are continuing a trajectory after a context compaction.",
+      "",
+      "Here are some of the most recent previous user messages, preserved verbatim where possible. Treat them as prior context, not as new requests.",
+      "",
+      "<previous_user_messages>",
+      "<previous_user_message>",
+      "Fix the 500 on tiles above zoom 18",
+      "</previous_user_message>",
+      "</previous_user_messages>",
+      "",
+      "Here is a summary of what has happened so far:",
+      "",
+      "<compaction_summary>",
+      "The tile server clamped zoom at 18 in src/bounds.ts; raised it to 22 and added a test.",
+      "</compaction_summary>",
+    ].join("\n");
+    const continued = join(work, "continued");
+    cpSync(join(fixtures, ".vibe", "logs", "session", folder), join(continued, folder), { recursive: true });
+    for (const injected of [true, false]) {
+      writeFileSync(
+        join(continued, folder, "messages.jsonl"),
+        [
+          { role: "user", content: context, injected, message_id: "c-1" },
+          { role: "user", content: "Now what does <compaction_summary> mean in the log?", message_id: "u-2" },
+          { role: "assistant", content: "It marks the summary Vibe kept.", message_id: "a-2" },
+        ]
+          .map((line) => `${JSON.stringify(line)}\n`)
+          .join(""),
+      );
+      const parsed = mistralVibeParser.parse(unitsBelow(continued)[0]!);
+      expect(parsed.session.abstract).toEqual([
+        {
+          source: "compaction",
+          text: "The tile server clamped zoom at 18 in src/bounds.ts; raised it to 22 and added a test.",
+          at: Date.parse("2026-03-11T09:15:22.481Z"),
+        },
+      ]);
+      expect(parsed.turns.map((turn) => [turn.number, turn.prompt])).toEqual([
+        [1, "Now what does <compaction_summary> mean in the log?"],
+      ]);
+      expect(parsed.skipped.count).toBe(0);
+    }
+  });
+
   test("a message of an unknown role that carries text is counted, not dropped; a broken line too", () => {
     const dir = join(work, "unknown", "session_20260301_100000_s0unknow");
     mkdirSync(dir, { recursive: true });

@@ -3,7 +3,9 @@
  * `messages.jsonl` holds one `LLMMessage` per line, as pydantic dumps it without nulls (mistralai/mistral-vibe
  * `vibe/core/types.py` `LLMMessage` and `vibe/core/session/session_logger.py` `save_interaction`, commit ac8f1a09):
  * - `{role: "user", content, message_id, injected?}` starts a turn, unless `injected` (text Vibe added itself:
- *   middleware reminders, compaction summaries, hook output), which is left out by design;
+ *   middleware reminders, hook output), which is left out by design, or a compaction's context (issue 41: after a
+ *   compaction Vibe goes on in a new session that starts with it, `vibe/core/compaction.py`
+ *   `render_compaction_context`), whose `<compaction_summary>` is the session's abstract (`compaction`);
  * - `{role: "assistant", content, tool_calls?, reasoning_content?, message_id}` adds prose and calls (reasoning is left
  *   out, as thinking is for every source); `{role: "tool", content, name, tool_call_id}` ends a call;
  * - a line repeating a `message_id` already read is the same message logged twice and is not read again (peers saw
@@ -18,11 +20,12 @@
 import { readFileSync } from "node:fs";
 import { SourceError } from "../../errors.ts";
 import { fsReason } from "../file-stats.ts";
+import { withAbstract } from "../shared/abstract.ts";
 import { asObject, projectNameOf, timeOf } from "../shared/fields.ts";
 import { decodeLines } from "../shared/jsonl-lines.ts";
 import { noteSkip } from "../shared/skips.ts";
 import { filesTouched } from "../tool-calls.ts";
-import type { ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
+import type { AbstractPart, ParseOptions, ParseResult, SkipReport, SourceUnit, ToolCall, Turn } from "../types.ts";
 import { addModelUsage, countOf } from "../usage.ts";
 import { readMeta } from "./scan.ts";
 import { isToolError, vibeToolCall } from "./tools.ts";
@@ -51,6 +54,7 @@ export function parseVibeUnit(unit: SourceUnit, options: ParseOptions = {}): Par
   const replies: string[][] = [];
   const calls = new Map<string, ToolCall>();
   const seen = new Set<string>();
+  const abstract: AbstractPart[] = [];
   const current = (): number => {
     if (turns.length === 0) {
       turns.push(newTurn(sessionId, 1, startedAt, "")); // messages before the first prompt: a turn without one
@@ -67,11 +71,14 @@ export function parseVibeUnit(unit: SourceUnit, options: ParseOptions = {}): Par
       seen.add(value.message_id);
     }
     switch (role) {
-      case "user":
-        if (value.injected === true || content.trim().length === 0) break;
+      case "user": {
+        const summary = compactionSummary(content);
+        if (summary) abstract.push({ source: "compaction", text: summary, at: startedAt }); // messages carry no time
+        if (summary !== null || value.injected === true || content.trim().length === 0) break;
         turns.push(newTurn(sessionId, turns.length + 1, startedAt, content));
         replies.push([]);
         break;
+      }
       case "assistant": {
         const at = current();
         if (content.trim()) replies[at]!.push(content);
@@ -115,25 +122,44 @@ export function parseVibeUnit(unit: SourceUnit, options: ParseOptions = {}): Par
   const branch = typeof meta?.git_branch === "string" && meta.git_branch !== "HEAD" ? meta.git_branch : "";
   const title = typeof meta?.title === "string" && meta.title.trim() ? meta.title.trim() : null;
   return {
-    session: {
-      id: sessionId,
-      source: "mistral-vibe",
-      projectPath,
-      projectName: projectNameOf(projectPath),
-      gitBranch: branch || null,
-      startedAt,
-      endedAt: Math.max(timeOf(meta?.end_time), startedAt),
-      title,
-      turnCount: turns.length,
-      parentSessionId: null,
-      isSubagent: false,
-      location: path,
-    },
+    session: withAbstract(
+      {
+        id: sessionId,
+        source: "mistral-vibe",
+        projectPath,
+        projectName: projectNameOf(projectPath),
+        gitBranch: branch || null,
+        startedAt,
+        endedAt: Math.max(timeOf(meta?.end_time), startedAt),
+        title,
+        turnCount: turns.length,
+        parentSessionId: null,
+        isSubagent: false,
+        location: path,
+      },
+      abstract,
+    ),
     turns,
     fromTurn: 1,
     bytesRead: bytes.length,
     skipped,
   };
+}
+
+/** The opening line of the message Vibe starts a session with after a compaction (`render_compaction_context`). */
+const compactionOpening = "You are continuing a trajectory after a context compaction.";
+const summaryBlock = /<compaction_summary>\n?([\s\S]*?)\n?<\/compaction_summary>/;
+
+/**
+ * The summary of a compaction context message (vibe/core/compaction.py `render_compaction_context`: the opening line,
+ * the recent user messages, then `<compaction_summary>\n<summary>\n</compaction_summary>`), trimmed; "" for such a
+ * message without one, null for any other text (a prompt that only quotes the tag is not one: it must open as Vibe's).
+ * Examples: `"You are continuing…\n…<compaction_summary>\nFixed the tiles\n</compaction_summary>"` → `"Fixed the
+ * tiles"`; `"what does <compaction_summary> mean?"` → null.
+ */
+export function compactionSummary(content: string): string | null {
+  if (!content.startsWith(compactionOpening)) return null;
+  return summaryBlock.exec(content)?.[1]?.trim() ?? "";
 }
 
 function newTurn(sessionId: string, number: number, timestamp: number, prompt: string): Turn {
