@@ -79,7 +79,7 @@ describe("mistral-vibe parse", () => {
       "",
       "<previous_user_messages>",
       "<previous_user_message>",
-      "Fix the 500 on tiles above zoom 18",
+      "Fix the 500 on tiles above zoom 18; the log ends with <compaction_summary>stale</compaction_summary>",
       "</previous_user_message>",
       "</previous_user_messages>",
       "",

@@ -148,18 +148,23 @@ export function parseVibeUnit(unit: SourceUnit, options: ParseOptions = {}): Par
 
 /** The opening line of the message Vibe starts a session with after a compaction (`render_compaction_context`). */
 const compactionOpening = "You are continuing a trajectory after a context compaction.";
-const summaryBlock = /<compaction_summary>\n?([\s\S]*?)\n?<\/compaction_summary>/;
+const summaryOpen = "<compaction_summary>";
+const summaryClose = "</compaction_summary>";
 
 /**
  * The summary of a compaction context message (vibe/core/compaction.py `render_compaction_context`: the opening line,
  * the recent user messages, then `<compaction_summary>\n<summary>\n</compaction_summary>`), trimmed; "" for such a
  * message without one, null for any other text (a prompt that only quotes the tag is not one: it must open as Vibe's).
+ * The last block is the summary: a user message quoted before it may hold the tags too (Vibe escapes only its
+ * `previous_user_message` tags).
  * Examples: `"You are continuing…\n…<compaction_summary>\nFixed the tiles\n</compaction_summary>"` → `"Fixed the
  * tiles"`; `"what does <compaction_summary> mean?"` → null.
  */
 export function compactionSummary(content: string): string | null {
   if (!content.startsWith(compactionOpening)) return null;
-  return summaryBlock.exec(content)?.[1]?.trim() ?? "";
+  const close = content.lastIndexOf(summaryClose);
+  const open = close < 0 ? -1 : content.lastIndexOf(summaryOpen, close);
+  return open < 0 ? "" : content.slice(open + summaryOpen.length, close).trim();
 }
 
 function newTurn(sessionId: string, number: number, timestamp: number, prompt: string): Turn {
