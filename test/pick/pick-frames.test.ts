@@ -97,24 +97,35 @@ suite("recall pick's frames", () => {
 
   test("issue 42: a typed key is drawn in the frame that shows its results, not in one before them", async () => {
     const picker = new FramedPicker(history);
-    try {
-      await picker.frameWhere((rows) => rows[1]!.startsWith("recent sessions ("));
-      await Bun.sleep(500); // the background index check has run and its frame (if any) is drawn
-      let query = "";
-      for (const key of "docker") {
+    /** Types `text` a key at a time; returns the keys whose first frame showing them also showed their results. */
+    const typeWatching = async (text: string, typedBefore = ""): Promise<string[]> => {
+      const together: string[] = [];
+      let query = typedBefore;
+      for (const key of text) {
         query += key;
         const before = picker.frames.length;
         picker.type(key);
         const answered = await picker.frameWhere((rows) => rows[1]!.includes(`for “${query}”`), before);
         const echoed = await picker.frameWhere((rows) => rows[0]!.startsWith(`recall › ${query}`), before);
-        // The first frame that shows the key is the one with its results.
-        expect({ query, echoed }).toEqual({ query, echoed: answered });
         expect(picker.frames[answered]![0]).toStartWith(`recall › ${query}`);
+        if (echoed === answered) together.push(query);
         await Bun.sleep(100);
       }
+      return together;
+    };
+    try {
+      await picker.frameWhere((rows) => rows[1]!.startsWith("recent sessions ("));
+      await Bun.sleep(500); // the background index check has run and its frame (if any) is drawn
+      // A key waits for its results while the last search answered within 50 ms: the first keyword searches of a
+      // process (from source, its code not yet compiled) may not, on a busy machine. So a query first, then the test.
+      await typeWatching("docker");
       expect(picker.frames.at(-1)!.some((row) => row.includes("Fix the docker bridge network"))).toBe(true);
+      const together = await typeWatching(" bridge", "docker");
+      // Every key of a quick search comes with its results (before the change, none did); one slow search on a busy
+      // machine may draw one key first.
+      expect(together.length).toBeGreaterThanOrEqual(6);
     } finally {
       await picker.quit();
     }
-  });
+  }, 30_000);
 });
