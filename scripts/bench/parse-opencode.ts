@@ -3,14 +3,15 @@
  * the real 1.17.3 corpus session (per session: --turns user prompts, 5 assistant messages per
  * turn, each with step-start, reasoning, text, 1 tool part and step-finish; 1 in 10 user
  * messages with a 200 KB `file` data-URL part), warm connection; (2) `scan` of a generated JSON
- * storage folder (stats-only fingerprint, runs before every search); (3) `parse` of every session
- * of ../shared/corpus/opencode when present. Content is generated from that aggregate profile,
- * never copied. Physical reference: reading the same bytes with one `select data` per part.
+ * storage folder (stats-only fingerprint, runs before every search), first as written (every session
+ * recent), then with every file two days old, as OpenCode >= 1.2 leaves it; (3) `parse` of every
+ * session of ../shared/corpus/opencode when present. Content is generated from that aggregate
+ * profile, never copied. Physical reference: reading the same bytes with one `select data` per part.
  * Prints one JSON line per measurement {name, n, p50_ms, p95_ms, sessions_per_s, machine, commit}.
  * Options: --sessions N (200), --turns T (12), --json-sessions J (200).
  */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { closeOpencodeDatabases, opencodeParser } from "../../src/parsers/opencode.ts";
@@ -172,17 +173,20 @@ try {
   reference.close();
   report("opencode-reference-select-all-parts", times, sessions);
 
-  const storage = generateJsonStorage(join(dir, "json"), argNumber("json-sessions", 200));
-  const scanTimes = Array.from({ length: 20 }, () => {
-    const start = performance.now();
-    opencodeParser.scan([storage]);
-    return performance.now() - start;
-  });
-  report(
-    `opencode-scan-json-storage-${argNumber("json-sessions", 200) * 20}msgs`,
-    scanTimes,
-    argNumber("json-sessions", 200),
-  );
+  const jsonSessions = argNumber("json-sessions", 200);
+  const storage = generateJsonStorage(join(dir, "json"), jsonSessions);
+  const scanTimes = () =>
+    Array.from({ length: 20 }, () => {
+      const start = performance.now();
+      opencodeParser.scan([storage]);
+      return performance.now() - start;
+    });
+  report(`opencode-scan-json-storage-${jsonSessions * 20}msgs`, scanTimes(), jsonSessions);
+  // As OpenCode >= 1.2 leaves it: copied into opencode.db and never written again (scan.ts storageRecentWindowMs).
+  const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+  for (const name of readdirSync(storage, { recursive: true }) as string[])
+    utimesSync(join(storage, name), twoDaysAgo, twoDaysAgo);
+  report(`opencode-scan-json-storage-quiet-${jsonSessions * 20}msgs`, scanTimes(), jsonSessions);
   benchParse("opencode-parse-json-storage", [storage]);
 
   const corpus = resolve(import.meta.dir, "../../../shared/corpus/opencode");

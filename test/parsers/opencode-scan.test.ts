@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { containerKind, opencodeParser } from "../../src/parsers/opencode.ts";
@@ -25,6 +25,23 @@ function makeDataRoot(): { home: string; data: string } {
 }
 
 const fingerprintOf = (storage: string) => opencodeParser.scan([storage]).containers[0]?.fingerprint;
+
+/** Set the times of a folder and everything below it to `ageMs` ago, as on a disk OpenCode stopped writing to. */
+function age(dir: string, ageMs: number): void {
+  const then = new Date(Date.now() - ageMs);
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) utimesSync(join(dir, name), then, then);
+  utimesSync(dir, then, then);
+}
+
+/** Rewrite a file in place and put back its folder's times (so only the file itself says it changed). */
+function rewriteInPlace(file: string, text: string): void {
+  const folder = join(file, "..");
+  const times = statSync(folder);
+  writeFileSync(file, text);
+  utimesSync(folder, times.atime, times.mtime);
+}
+
+const twoDaysMs = 2 * 24 * 60 * 60 * 1000;
 
 describe("OpenCode scan (stats only)", () => {
   test("a data folder yields its databases, its JSON storage and each legacy project storage, and no credential file", () => {
@@ -73,6 +90,46 @@ describe("OpenCode scan (stats only)", () => {
       expect(next).not.toBe(previous);
       previous = next;
     }
+  });
+
+  test("JSON storage quiet for two days: the fingerprint is stable and still changes with a new message, a new session or a session file rewritten; the newest parts of a quiet session are not read", () => {
+    const { data } = makeDataRoot();
+    const storage = join(data, "storage");
+    age(storage, twoDaysMs);
+    const quiet = fingerprintOf(storage);
+    expect(fingerprintOf(storage)).toBe(quiet);
+    // What the window saves: a quiet session's newest part, rewritten in place, is left to the listing's change key.
+    rewriteInPlace(join(storage, "part", "msg_c02", "prt_c02b.json"), "{}");
+    expect(fingerprintOf(storage)).toBe(quiet);
+    const steps: Array<() => void> = [
+      () => rewriteInPlace(join(storage, "session", "prj_app", "ses_main.json"), '{"title":"renamed"}'),
+      () => writeFileSync(join(storage, "message", "ses_shared", "msg_s02.json"), "{}"),
+      () => writeFileSync(join(storage, "session", "prj_app", "ses_new.json"), "{}"),
+      // ses_shared is recent now: a part of its newest message rewritten in place is seen again
+      () => {
+        mkdirSync(join(storage, "part", "msg_s02"));
+        writeFileSync(join(storage, "part", "msg_s02", "prt_s02a.json"), "{}");
+      },
+      () => rewriteInPlace(join(storage, "part", "msg_s02", "prt_s02a.json"), '{"type":"text"}'),
+    ];
+    let previous = quiet;
+    for (const step of steps) {
+      step();
+      const next = fingerprintOf(storage);
+      expect(next).not.toBe(previous);
+      previous = next;
+    }
+  });
+
+  test("legacy storage quiet for two days: a new message changes the fingerprint, a quiet part rewritten does not", () => {
+    const { data } = makeDataRoot();
+    const legacy = join(data, "project", "prj_old", "storage");
+    age(legacy, twoDaysMs);
+    const quiet = fingerprintOf(legacy);
+    rewriteInPlace(join(legacy, "session", "part", "ses_legacy", "msg_l4", "prt_l4.json"), "{}");
+    expect(fingerprintOf(legacy)).toBe(quiet);
+    writeFileSync(join(legacy, "session", "message", "ses_legacy", "msg_l5.json"), "{}");
+    expect(fingerprintOf(legacy)).not.toBe(quiet);
   });
 
   test("the legacy storage fingerprint changes when a part is added", () => {

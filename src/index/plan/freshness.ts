@@ -17,7 +17,8 @@
  *   3. a whole scan when the last one is older than the interval (10 minutes, RECALL_FULL_SCAN_INTERVAL_MS; 0 = always),
  *      when the roots differ from the last whole scan's, or when a container must be retried: this is what finds an
  *      append to a file that had been quiet for a day (a session resumed much later), at most one interval late.
- * Other sources (OpenCode's database, Cursor's and Aider's few files) are scanned whole every time: a handful of stats.
+ * Other sources (OpenCode's database, Cursor's and Aider's few files) are scanned whole every time: a handful of stats;
+ * OpenCode's JSON storage two stats for each session quiet for a day (opencode/scan.ts `storageRecentWindowMs`).
  * Appending to a file never changes its folder's mtime: that is why part 2 exists. File systems with 1-second
  * timestamps are handled by never trusting a folder whose mtime is within 2 s of its scan (tree-walk.ts).
  */

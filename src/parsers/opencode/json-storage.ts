@@ -82,6 +82,7 @@ export function fileSessionChangeKey(
     digest.add(file);
     digest.add(partDirOf(messageId));
   }
+  digest.add(messageDir);
   addNewestMessage(digest, messageDir, partDirOf);
   return `${timeUpdated}:${messages.length}:${digest}`;
 }

@@ -74,59 +74,91 @@ export function fingerprintDatabase(dbPath: string): string {
 }
 
 /**
+ * A session of JSON or legacy storage whose session file or message folder was modified within this window (24 h,
+ * the freshness rule's recent window, index/plan/freshness.ts) has its newest message fingerprinted in full; an older
+ * one only by those two stats. OpenCode ≥ 1.2 copies its JSON storage into `opencode.db` once and never writes it
+ * again (docs/formats.md §2.2), so on most disks every stored session is old, and the scan before every search costs
+ * two stats a session instead of ~8–15 (2,000 sessions: see scripts/bench/parse-opencode.ts). A new message changes
+ * its session's message folder, which makes the session recent again.
+ */
+export const storageRecentWindowMs = 24 * 60 * 60 * 1000;
+
+/**
  * Fingerprint of a JSON storage folder (§2.2), stats only, a few stat/readdir calls per session (not
  * per message: a 4,000-message folder cost 31–61 ms when every message was statted, see
  * scripts/bench/parse-opencode.ts). Covered: each session file, each `message/<ses>/` folder (a new
- * message changes its mtime), the session's newest message file (rewritten when it completes), that
- * message's `part/<msg>/` folder (new parts) and every part file in it (a part rewritten in place,
- * e.g. a tool call completing). Not covered: a part of an older message changing with nothing else
- * changing; OpenCode only writes to the newest one.
+ * message changes its mtime) and, for a session modified within {@link storageRecentWindowMs}, its
+ * newest message file (rewritten when it completes), that message's `part/<msg>/` folder (new parts)
+ * and every part file in it (a part rewritten in place, e.g. a tool call completing). Not covered: a
+ * part of an older message changing with nothing else changing (OpenCode only writes to the newest
+ * one), nor a part of a session quiet for a day rewritten in place with its folders' times kept.
+ * @param nowMs current time, epoch ms (tests move it)
  * @throws the fs error when a folder or file exists but cannot be read (the scan reports the folder unavailable)
  */
-export function fingerprintJsonStorage(storagePath: string): string {
+export function fingerprintJsonStorage(storagePath: string, nowMs = Date.now()): string {
   const digest = new StatsDigest();
+  const recentSince = nowMs - storageRecentWindowMs;
   digest.add(join(storagePath, "message"));
   digest.add(join(storagePath, "part"));
   for (const project of readNames(join(storagePath, "session"), false)) {
     const projectDir = join(storagePath, "session", project);
     digest.add(projectDir);
     for (const file of readNames(projectDir, false)) {
-      digest.add(join(projectDir, file));
       const sessionId = file.replace(/\.json$/, "");
-      addNewestMessage(digest, join(storagePath, "message", sessionId), (messageId) =>
-        join(storagePath, "part", messageId),
+      addStoredSession(digest, join(projectDir, file), join(storagePath, "message", sessionId), recentSince, (id) =>
+        join(storagePath, "part", id),
       );
     }
   }
   return digest.toString();
 }
 
-/** Fingerprint of a legacy `project/<id>/storage` folder (§2.3), same scheme as {@link fingerprintJsonStorage}. */
-export function fingerprintLegacyStorage(storagePath: string): string {
+/**
+ * Fingerprint of a legacy `project/<id>/storage` folder (§2.3), same scheme as {@link fingerprintJsonStorage}, plus
+ * each session's `part/<ses>/` folder (a message's first part creates its folder there).
+ */
+export function fingerprintLegacyStorage(storagePath: string, nowMs = Date.now()): string {
   const digest = new StatsDigest();
+  const recentSince = nowMs - storageRecentWindowMs;
   const sessionDir = join(storagePath, "session");
   digest.add(join(sessionDir, "info"));
   for (const file of readNames(join(sessionDir, "info"), false)) {
-    digest.add(join(sessionDir, "info", file));
     const sessionId = file.replace(/\.json$/, "");
     digest.add(join(sessionDir, "part", sessionId));
-    addNewestMessage(digest, join(sessionDir, "message", sessionId), (messageId) =>
-      join(sessionDir, "part", sessionId, messageId),
+    addStoredSession(
+      digest,
+      join(sessionDir, "info", file),
+      join(sessionDir, "message", sessionId),
+      recentSince,
+      (messageId) => join(sessionDir, "part", sessionId, messageId),
     );
   }
   return digest.toString();
 }
 
+/** Add a stored session's file and message folder, and its newest message when either changed since `recentSince`. */
+function addStoredSession(
+  digest: StatsDigest,
+  sessionFile: string,
+  messageDir: string,
+  recentSince: number,
+  partDirOf: (messageId: string) => string,
+): void {
+  const session = digest.add(sessionFile);
+  const messages = digest.add(messageDir);
+  if (Math.max(session?.mtimeMs ?? 0, messages?.mtimeMs ?? 0) >= recentSince)
+    addNewestMessage(digest, messageDir, partDirOf);
+}
+
 /**
- * Add a session's message folder, its newest message file (ids ascend with time), that message's part
- * folder and each part file in it. Shared with the listing's change keys (json-storage.ts, legacy.ts).
+ * Add a session's newest message file (ids ascend with time), that message's part folder and each part file in it
+ * (not the message folder itself: callers add it). Shared with the listing's change keys (json-storage.ts, legacy.ts).
  */
 export function addNewestMessage(
   digest: StatsDigest,
   messageDir: string,
   partDirOf: (messageId: string) => string,
 ): void {
-  digest.add(messageDir);
   let newest: string | undefined;
   for (const name of readNames(messageDir, false)) if (newest === undefined || name > newest) newest = name;
   if (newest === undefined) return;

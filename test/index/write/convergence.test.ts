@@ -8,7 +8,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import {
   cpSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -217,6 +219,27 @@ describe("issue 9: an incremental index converges to a clean --full index", () =
       const value = JSON.parse(readFileSync(part, "utf8"));
       writeFileSync(part, JSON.stringify({ ...value, type: "text", text: "rewritten in place: the cookie" }, null, 2));
     });
+  });
+
+  test("an OpenCode JSON storage quiet for two days, then a message and its part added to a session", async () => {
+    const c = newCase();
+    const storage = join(c.dir, "opencode", "storage");
+    cpSync(join(fixtures, "opencode", "json-storage", "storage"), storage, { recursive: true });
+    const then = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    for (const name of readdirSync(storage, { recursive: true }) as string[])
+      utimesSync(join(storage, name), then, then);
+    const summary = await expectConvergence(c, () => {
+      writeFileSync(
+        join(storage, "message", "ses_child", "msg_c03.json"),
+        JSON.stringify({ id: "msg_c03", role: "user", time: { created: 1400 } }, null, 2),
+      );
+      mkdirSync(join(storage, "part", "msg_c03"));
+      writeFileSync(
+        join(storage, "part", "msg_c03", "prt_c03a.json"),
+        JSON.stringify({ id: "prt_c03a", type: "text", text: "a question about the cookie, two days later" }, null, 2),
+      );
+    });
+    expect(summary).toMatchObject({ updated: 1, failedUnits: 0 });
   });
 
   test("a self-referencing link and five links to a parent folder appear next to an appended session", async () => {
