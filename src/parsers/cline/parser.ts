@@ -30,6 +30,7 @@ export function createTaskFolderParser(id: SourceId): Parser {
     id,
     version: 2, // 2: the session carries the compaction summaries of its chat as its abstract (issue 41)
     scan: (roots) => scanTaskRoots(id, roots),
+    scansContainerPaths: true,
     // `<storage>/tasks/<task id>/`: the chat and the side files a parse reads start a cycle.
     watch: {
       kind: "tree",

@@ -6,9 +6,12 @@
  * storage folder (holding `tasks/`), a `tasks` folder itself, or one task folder.
  * One container = one task's `ui_messages.json`; its fingerprint holds that file's stats and those of the side files
  * a parse reads: `<ui stats>|item:<history_item.json stats or ->|meta:<task_metadata.json stats or ->`.
+ * The freshness check (index/plan/freshness.ts) re-stats the chats of the last 24 h by their paths (a root may be a
+ * `ui_messages.json`), and watches the roots, the `tasks` folder (a new task) and each task folder that holds no chat
+ * yet (the agent creates the folder, then writes the chat into it): a search at 2,000 tasks no longer stats them all.
  */
 import type { Stats } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import type { ScanResult, SourceId } from "../types.ts";
@@ -31,6 +34,7 @@ export function scanTaskRoots(source: SourceId, roots: readonly string[]): ScanR
     roots.map((root) => resolve(root)),
     walk,
     (root, stats) => {
+      if (stats.isFile() && basename(root) === uiMessagesFileName) addTask(walk, source, dirname(root));
       if (!stats.isDirectory()) return;
       const entries = walk.enterDir(root, stats);
       if (!entries) return;
@@ -48,10 +52,12 @@ export function scanTaskRoots(source: SourceId, roots: readonly string[]): ScanR
   return walk.result(missing);
 }
 
-/** List one task folder's `ui_messages.json` as a container; nothing when the folder holds none. */
+/** List one task folder's `ui_messages.json` as a container; when the folder holds none, watch the folder for it. */
 function addTask(walk: TreeWalk, source: SourceId, taskDir: string): void {
   const path = join(taskDir, uiMessagesFileName);
-  const stats = walk.newFile(path);
+  const chat = walk.statOrNote(path);
+  if (!chat) walk.watchPath(taskDir, walk.statOrNote(taskDir));
+  const stats = chat && walk.newFile(path, chat);
   if (!stats) return;
   const side = (name: string): string => {
     const sideStats: Stats | undefined = walk.statOrNote(join(taskDir, name));

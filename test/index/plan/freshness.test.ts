@@ -837,6 +837,9 @@ describe("issue 14: what the quick check relies on", () => {
     openclaw: [join(fixtures, "openclaw", ".openclaw")],
     "mistral-vibe": [join(fixtures, "mistral-vibe", ".vibe")],
     codebuff: [join(fixtures, "codebuff", ".config", "manicode")],
+    cline: [join(fixtures, "cline", "data")],
+    "roo-code": [join(fixtures, "roo-code")],
+    "kilo-code": [join(fixtures, "kilo-code")],
   };
   const sources = [
     [
