@@ -9,16 +9,27 @@
  */
 import { optionSafe } from "./shared/option-safe.ts";
 import type { Parser } from "./types.ts";
-import { listCopilotChatUnits, scanCopilotChatRoots, workspaceFileName } from "./copilot-chat/scan.ts";
+import {
+  listCopilotChatUnits,
+  rescanCopilotChatFolders,
+  scanCopilotChatRoots,
+  workspaceFileName,
+} from "./copilot-chat/scan.ts";
 
 // the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
 const parseSide = () => require("./copilot-chat/parse.ts") as typeof import("./copilot-chat/parse.ts");
 
-/** The Copilot Chat `Parser`: `scan` by stats only; `listUnits` checks each file's head; `parse` reads one file whole. */
+/**
+ * The Copilot Chat `Parser`: `scan` by stats only (the quick freshness check re-stats the last day's files and the
+ * folders read; a changed folder is walked again alone); `listUnits` checks each file's head; `parse` reads one file
+ * whole.
+ */
 export const copilotChatParser: Parser = {
   id: "copilot-chat",
   version: 1,
   scan: (roots) => scanCopilotChatRoots(roots),
+  scansContainerPaths: true,
+  rescanFolders: (roots, folders) => rescanCopilotChatFolders(roots, folders),
   listUnits: (containers, hooks) => listCopilotChatUnits(containers, hooks),
   parse: (unit, options) => parseSide().parseCopilotChatUnit(unit, options),
   // `User/workspaceStorage/<id>/chatSessions/<file>` (3 folder levels below the User folder): session files and

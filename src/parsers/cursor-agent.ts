@@ -7,19 +7,22 @@
  * #747 and devhints.io/cursor-cli quote them; `agent` is the newer name of the same binary), run in the workspace. Code in ./cursor-agent/ (source, scan, store, protobuf, tools, parse).
  */
 import type { Parser } from "./types.ts";
-import { listCursorAgentUnits, scanCursorAgentRoots } from "./cursor-agent/scan.ts";
+import { listCursorAgentUnits, rescanCursorAgentFolders, scanCursorAgentRoots } from "./cursor-agent/scan.ts";
 
 // the parse code loads at the first parse: a search's freshness check and resume commands never need it (issue 42)
 const parseSide = () => require("./cursor-agent/parse.ts") as typeof import("./cursor-agent/parse.ts");
 
 /**
- * The cursor-agent `Parser`: `scan` walks roots by stats only; `listUnits` opens each store to check its metadata;
+ * The cursor-agent `Parser`: `scan` walks roots by stats only (the quick freshness check re-stats the last day's stores
+ * and the folders read; a changed folder is walked again alone); `listUnits` opens each store to check its metadata;
  * `parse` reads one chat whole.
  */
 export const cursorAgentParser: Parser = {
   id: "cursor-agent",
   version: 1,
   scan: (roots) => scanCursorAgentRoots(roots),
+  scansContainerPaths: true,
+  rescanFolders: (roots, folders) => rescanCursorAgentFolders(roots, folders),
   listUnits: (containers, hooks) => listCursorAgentUnits(containers, hooks),
   parse: (unit, options) => parseSide().parseCursorAgentUnit(unit, options),
   // `<hash>/<chat id>/store.db` (2 folder levels below the chats folder): writes to a store or its WAL start a cycle.

@@ -11,8 +11,8 @@ import { basename, dirname, join } from "node:path";
 import { fsReason, isMissingError, statFingerprint } from "../file-stats.ts";
 import { readHead } from "../shared/read-head.ts";
 import { rejectFile } from "../shared/skips.ts";
-import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
-import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 
 /** Folders holding session files: a workspace's, and the one of windows without a folder. */
 export const sessionDirNames: ReadonlySet<string> = new Set(["chatSessions", "emptyWindowChatSessions"]);
@@ -46,12 +46,7 @@ function addFile(walk: TreeWalk, path: string, known?: Stats): void {
   if (!stats) return;
   const manifest = walk.statOrNote(join(dirname(dirname(path)), workspaceFileName));
   const ws = manifest ? statFingerprint(manifest) : "-";
-  walk.found.push({
-    source: "copilot-chat",
-    path,
-    fingerprint: `${statFingerprint(stats)}|ws:${ws}`,
-    sizeBytes: stats.size,
-  });
+  walk.addContainer("copilot-chat", path, stats, `${statFingerprint(stats)}|ws:${ws}`);
 }
 
 function walkDir(walk: TreeWalk, dir: string, depth: number, known?: Stats): void {
@@ -72,8 +67,9 @@ function walkDir(walk: TreeWalk, dir: string, depth: number, known?: Stats): voi
 }
 
 /**
- * Every chat session file below `roots`. Stats only; never throws.
- * @returns containers sorted by path; missing roots; paths that exist but cannot be read
+ * Every chat session file below `roots`. Stats only; never throws. A root may be one session file: the freshness
+ * check (index/plan/freshness.ts) re-stats the last day's sessions by path.
+ * @returns containers sorted by path; missing roots; paths that exist but cannot be read; the folders read (watched)
  */
 export function scanCopilotChatRoots(roots: readonly string[]): ScanResult {
   const walk = new TreeWalk();
@@ -83,6 +79,19 @@ export function scanCopilotChatRoots(roots: readonly string[]): ScanResult {
     } else walkDir(walk, root, 0, stats);
   });
   return walk.result(missingRoots);
+}
+
+/**
+ * Parser.rescanFolders (issue 42): walk the changed folders again, each at its depth below its one root, as the whole
+ * walk did: a new chat, or VS Code adding or removing its own files in a workspace folder, costs that workspace's
+ * folder alone. @returns undefined when a folder is a root or lies below two roots (walk whole)
+ */
+export function rescanCopilotChatFolders(
+  roots: readonly string[],
+  folders: readonly WatchedPath[],
+): ScanResult | undefined {
+  const walk = new TreeWalk();
+  return rescanPlaced(walk, roots, folders, (folder, place) => walkDir(walk, folder.path, place.names.length));
 }
 
 /** Bytes read from a file's start to tell a session file from any other JSON. */

@@ -10,8 +10,8 @@ import { basename, dirname, join } from "node:path";
 import { statFingerprint } from "../file-stats.ts";
 import { describeSqliteError } from "../shared/readonly-sqlite.ts";
 import { rejectFile } from "../shared/skips.ts";
-import { TreeWalk, visitRoots } from "../shared/tree-walk.ts";
-import type { ParserHooks, ScanResult, SourceContainer, SourceUnit } from "../types.ts";
+import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
+import type { ParserHooks, ScanResult, SourceContainer, SourceUnit, WatchedPath } from "../types.ts";
 import { readChatMeta, withChatStore } from "./store.ts";
 
 /** The store file of a chat folder. */
@@ -23,21 +23,22 @@ const maxDepth = 4;
 /** Folders of `~/.cursor` that never hold chats and can be large. */
 const skippedDirs: ReadonlySet<string> = new Set(["extensions", "node_modules", ".git", "projects", "ai-tracking"]);
 
-/** `db<stats>|wal<stats or ->`: any write cursor-agent makes moves it. */
-function fingerprintStore(path: string, walk: TreeWalk, stats: Stats): string {
-  const wal = walk.statOrNote(`${path}-wal`);
-  return `db${statFingerprint(stats)}|wal${wal ? statFingerprint(wal) : "-"}`;
-}
-
+/**
+ * List one store with the fingerprint `db<stats>|wal<stats or ->` (any write cursor-agent makes moves it) and, as its
+ * modification time, the later of the two files' (writes land in the `-wal` first): the freshness check re-stats the
+ * stores written in the last day by path.
+ */
 function addStore(walk: TreeWalk, path: string, known?: Stats): void {
   const stats = walk.newFile(path, known);
-  if (stats)
-    walk.found.push({
-      source: "cursor-agent",
-      path,
-      fingerprint: fingerprintStore(path, walk, stats),
-      sizeBytes: stats.size,
-    });
+  if (!stats) return;
+  const wal = walk.statOrNote(`${path}-wal`);
+  walk.found.push({
+    source: "cursor-agent",
+    path,
+    fingerprint: `db${statFingerprint(stats)}|wal${wal ? statFingerprint(wal) : "-"}`,
+    sizeBytes: stats.size,
+    mtimeMs: Math.max(stats.mtimeMs, wal?.mtimeMs ?? 0),
+  });
 }
 
 function walkDir(walk: TreeWalk, dir: string, depth: number, known?: Stats): void {
@@ -58,7 +59,7 @@ function walkDir(walk: TreeWalk, dir: string, depth: number, known?: Stats): voi
 
 /**
  * Every `store.db` below `roots`. Stats only; never throws.
- * @returns containers sorted by path; missing roots; paths that exist but cannot be read
+ * @returns containers sorted by path; missing roots; paths that exist but cannot be read; the folders read (watched)
  */
 export function scanCursorAgentRoots(roots: readonly string[]): ScanResult {
   const walk = new TreeWalk();
@@ -68,6 +69,19 @@ export function scanCursorAgentRoots(roots: readonly string[]): ScanResult {
     } else walkDir(walk, root, 0, stats);
   });
   return walk.result(missingRoots);
+}
+
+/**
+ * Parser.rescanFolders (issue 42): walk the changed folders again, each at its depth below its one root, as the whole
+ * walk did: a new chat costs its workspace's folder, a `-wal` coming or going costs its chat's folder.
+ * @returns undefined when a folder is a root or lies below two roots (walk whole)
+ */
+export function rescanCursorAgentFolders(
+  roots: readonly string[],
+  folders: readonly WatchedPath[],
+): ScanResult | undefined {
+  const walk = new TreeWalk();
+  return rescanPlaced(walk, roots, folders, (folder, place) => walkDir(walk, folder.path, place.names.length));
 }
 
 /**

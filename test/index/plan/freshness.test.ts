@@ -37,6 +37,7 @@ import { appendClaudeTurns, writeClaudeSession, type WriterState } from "../../h
 import { allCorpusRoots, hasCorpus } from "../../helpers/corpus.ts";
 import { databaseFromScript } from "../../helpers/sql-fixture.ts";
 import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
+import { readChatFixture, writeChatStore } from "../../parsers/cursor-agent-store.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-freshness-"));
 const fixtures = resolve(import.meta.dir, "../../fixtures");
@@ -824,6 +825,7 @@ describe("issue 14: what the quick check relies on", () => {
   const built = join(work, "sql-fixtures");
   databaseFromScript("goose/sessions.sql", join(built, "goose", "sessions", "sessions.db"));
   databaseFromScript("crush/crush.sql", join(built, "crush", "project", ".crush", "crush.db"));
+  writeChatStore(join(built, "cursor-agent", "chats"), readChatFixture());
   // the corpus holds no sessions of the agents issue 40 added: their fixtures stand in
   const addedSources: SourceRootMap = {
     "copilot-cli": [join(fixtures, "copilot-cli")],
@@ -840,6 +842,8 @@ describe("issue 14: what the quick check relies on", () => {
     cline: [join(fixtures, "cline", "data")],
     "roo-code": [join(fixtures, "roo-code")],
     "kilo-code": [join(fixtures, "kilo-code")],
+    "copilot-chat": [join(fixtures, "copilot-chat")],
+    "cursor-agent": [join(built, "cursor-agent", "chats")],
   };
   const sources = [
     [
