@@ -171,7 +171,7 @@ export function prepareSession(result: ParseResult): PreparedSession {
     return prepared;
   });
   const prepared: PreparedSession = {
-    session: result.session,
+    session: coveringTurnTimes(result.session, result.turns),
     fromTurn: result.fromTurn,
     turns,
     resume: result.resume ? encodeResumeState(result.resume) : null,
@@ -190,6 +190,26 @@ export function prepareSession(result: ParseResult): PreparedSession {
     };
   }
   return prepared;
+}
+
+/**
+ * The session with `startedAt`…`endedAt` widened to cover its turns' times (those above 0, epoch ms): a filtered keyword
+ * search keeps a turn by its own time only among the sessions whose range overlaps the filter
+ * (search/ranking/document-mask.ts), and a level-1 `--since` compares `ended_at`. A parser's own range is kept when it
+ * already covers them (every fixture and corpus session did); a resumed parse widens it by its new turns.
+ */
+function coveringTurnTimes(session: Session, turns: ParseResult["turns"]): Session {
+  let first = session.startedAt > 0 ? session.startedAt : Number.POSITIVE_INFINITY;
+  let last = session.endedAt;
+  for (const turn of turns)
+    if (turn.timestamp > 0) {
+      if (turn.timestamp < first) first = turn.timestamp;
+      if (turn.timestamp > last) last = turn.timestamp;
+    }
+  const startedAt = Number.isFinite(first) ? first : session.startedAt;
+  return startedAt === session.startedAt && last === session.endedAt
+    ? session
+    : { ...session, startedAt, endedAt: last };
 }
 
 /** Id of the indexed session row for a unit (by unit key or by source + session id), or undefined. */

@@ -20,6 +20,7 @@ import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
 import type { PhraseMatch } from "./phrase-rankings.ts";
+import { allowedDocuments, filtersNarrow } from "./document-mask.ts";
 import { newPhraseListCache, type PhraseListCache } from "./postings-ranking.ts";
 import { descendingOrder } from "./score-order.ts";
 
@@ -192,7 +193,10 @@ function hitsOf(
 /**
  * One ranked MATCH with the filters applied before the cut: a window of the best documents is ranked, joined with
  * the filters and grouped; when the filtered, grouped window holds fewer than `candidates` keys and more matches
- * exist, the window grows 4x. So a filtered search never comes back short.
+ * exist, the window grows 4x. So a filtered search never comes back short. When the first window comes back short
+ * under filters that narrow the sessions (document-mask.ts), the ranking from then on takes only the documents of the
+ * sessions they keep, from the first window's size again: the window then holds the best documents that can pass,
+ * instead of growing through every match (from the posting lists; what FTS5 ranks still grows).
  */
 async function runMatch(
   db: Database,
@@ -203,13 +207,20 @@ async function runMatch(
   candidates: number,
   exclude: Set<number>,
   lists: PhraseListCache,
+  allowedOnce: (() => Uint8Array) | undefined,
   spreadCounts = true,
 ): Promise<LexicalHit[]> {
-  for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = await rankedWindow(db, match, window, phrases, lists);
+  const first = Math.max(candidates + exclude.size, 1) * windowPerCandidate;
+  let allowed: Uint8Array | undefined;
+  for (let window = first; ; window *= 4) {
+    const ranked = await rankedWindow(db, match, window, phrases, lists, allowed);
     const hits = hitsOf(filteredRows(db, ranked, level, filters), level, exclude, candidates, spreadCounts);
     // Counting the matches costs a pass over their doclists (5 ms for 27k matches at 20k sessions): only when short.
     if (hits.length >= candidates || ranked.length < window || matchCount(db, match) <= window) return hits;
+    if (allowed === undefined && allowedOnce) {
+      allowed = allowedOnce();
+      window = first / 4;
+    }
   }
 }
 
@@ -450,9 +461,23 @@ async function rankTerms(
   const single = query.terms.length === 1;
   const allPhrases: PhraseMatch = { phrases: query.terms, every: true };
   const anyPhrase: PhraseMatch = { phrases: query.terms, every: false }; // both passes score the same phrases
-  const all = await runMatch(db, query.allTerms, allPhrases, level, filters, candidates, new Set(), lists, single);
+  // the documents narrowing filters keep, made when a pass first needs them, once for both passes
+  let allowed: Uint8Array | undefined;
+  const allowedOnce = filtersNarrow(filters) ? () => (allowed ??= allowedDocuments(db, filters)) : undefined;
+  const all = await runMatch(
+    db,
+    query.allTerms,
+    allPhrases,
+    level,
+    filters,
+    candidates,
+    new Set(),
+    lists,
+    allowedOnce,
+    single,
+  );
   return tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    runMatch(db, query.anyTerm, anyPhrase, level, filters, wanted, seen, lists),
+    runMatch(db, query.anyTerm, anyPhrase, level, filters, wanted, seen, lists, allowedOnce),
   );
 }
 

@@ -227,6 +227,8 @@ export function hasMatchWorker(db: Database): boolean {
  * @param limit -1 for every match
  * @param phrases `match` as its phrases (`match` is their AND, or their OR)
  * @param lists what this search scored before (its other pass), reused and added to
+ * @param allowed the documents a filtered search may return (document-mask.ts): the lists rank only those; FTS5 ranks
+ *        every match whatever it says (the caller filters the window)
  */
 export async function rankedWindow(
   db: Database,
@@ -234,10 +236,11 @@ export async function rankedWindow(
   limit: number,
   phrases?: PhraseMatch,
   lists?: PhraseListCache,
+  allowed?: Uint8Array,
 ): Promise<RankedDocument[]> {
   if (phrases) {
     const rankPhrase = (phrase: string) => rankPhraseEverywhere(db, phrase);
-    const fromPostings = await rankFromPostings(db, phrases, limit, rankPhrase, lists);
+    const fromPostings = await rankFromPostings(db, phrases, limit, rankPhrase, lists, allowed);
     if (fromPostings) return fromPostings;
   }
   const worker = attached.get(db);

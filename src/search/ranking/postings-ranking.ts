@@ -91,6 +91,7 @@ export function documentsHoldingEvery(
  * ascending id), from the posting lists; phrases of several words and prefixes are ranked by `rankPhrase` (FTS5).
  * @param limit -1 for every match
  * @param cache what this search scored before; what is scored now is added
+ * @param allowed only the documents it marks are ranked (document-mask.ts); all when absent
  * @returns undefined when the posting lists do not hold what FTS5 holds (their totals differ, or a list is damaged):
  *          the caller ranks in FTS5
  */
@@ -100,11 +101,12 @@ export async function rankFromPostings(
   limit: number,
   rankPhrase: (phrase: string) => PhraseRanking | Promise<PhraseRanking>,
   cache: PhraseListCache = newPhraseListCache(),
+  allowed?: Uint8Array,
 ): Promise<RankedDocument[] | undefined> {
   if (limit === 0) return [];
   const key = JSON.stringify(match.phrases);
   const cached = cache.get(key);
-  if (cached) return best(cached, match.every ? match.phrases.length : 1, limit);
+  if (cached) return best(cached, match.every ? match.phrases.length : 1, limit, allowed);
   const words = match.phrases.map((phrase) => {
     const tokens = phrase.endsWith("*") ? [] : keywordTokens(termWords(phrase));
     return tokens.length === 1 ? tokens[0]! : undefined; // a phrase of several words or a prefix: FTS5 ranks it
@@ -118,7 +120,7 @@ export async function rankFromPostings(
   const scored = scorePhrases(lists, read.documents, read.averageLength);
   if (!scored) return undefined;
   cache.set(key, scored);
-  return best(scored, match.every ? match.phrases.length : 1, limit);
+  return best(scored, match.every ? match.phrases.length : 1, limit, allowed);
 }
 
 /**
@@ -154,11 +156,17 @@ function sortedStale(stale: StaleDocuments): Map<number, Int32Array> {
 }
 
 /**
- * The best `limit` (-1: all) of the scored documents that match at least `wanted` phrases, best first: descending score
- * (ascending rank), ties by ascending id; undefined when they had to be scored again and their lists were damaged.
+ * The best `limit` (-1: all) of the scored documents that match at least `wanted` phrases (and that `allowed` marks,
+ * when given), best first: descending score (ascending rank), ties by ascending id; undefined when they had to be
+ * scored again and their lists were damaged.
  */
-function best(scored: ScoredDocuments, wanted: number, limit: number): RankedDocument[] | undefined {
-  const found = bestScored(scored, wanted, limit);
+function best(
+  scored: ScoredDocuments,
+  wanted: number,
+  limit: number,
+  allowed: Uint8Array | undefined,
+): RankedDocument[] | undefined {
+  const found = bestScored(scored, wanted, limit, allowed);
   if (!found) return undefined;
   // ids ascending, so the scores' order by position breaks ties by ascending id (score-order.ts)
   const order = descendingOrder(found.scores);

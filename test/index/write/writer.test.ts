@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { databasePath } from "../../../src/index/index.ts";
 import { parseForWriting, parseRedacted } from "../../../src/index/write/parse-pipeline.ts";
 import { openIndex } from "../../../src/index/schema.ts";
-import { writePreparedSessions, type SessionToWrite } from "../../../src/index/write/writer.ts";
+import { prepareSession, writePreparedSessions, type SessionToWrite } from "../../../src/index/write/writer.ts";
 import { claudeCodeParser } from "../../../src/parsers/claude-code.ts";
 import type { SourceUnit } from "../../../src/parsers/index.ts";
 import { appendClaudeTurns, fillerText, writeClaudeSession } from "../../helpers/claude-writer.ts";
@@ -138,5 +138,28 @@ describe("writePreparedSessions", () => {
     db.close();
     expect(segments).toBe(1);
     expect(withDefault - segments).toBeGreaterThan(1); // the same writes with FTS5's default flush several times
+  });
+
+  test("a session's stored range covers its turns' times, whatever range its parser gave (filtered searches rely on it)", () => {
+    const home = join(work, "covering-range");
+    mkdirSync(home, { recursive: true });
+    const db = openIndex(databasePath(home));
+    const [unit] = listUnits();
+    const parsed = parseRedacted("claude-code", unit!, undefined);
+    const times = parsed.turns.map((turn) => turn.timestamp);
+    const first = Math.min(...times);
+    const last = Math.max(...times);
+    const stored = (startedAt: number, endedAt: number) => {
+      const session = { ...parsed.session, startedAt, endedAt };
+      db.transaction(() =>
+        writePreparedSessions(db, [{ unit: unit!, result: prepareSession({ ...parsed, session }) }], 1),
+      )();
+      return db.query<{ started_at: number; ended_at: number }, []>("SELECT started_at, ended_at FROM sessions").get();
+    };
+    expect(first).toBeLessThan(last);
+    expect(stored(first + 1, last - 1)).toEqual({ started_at: first, ended_at: last }); // a range inside its turns
+    expect(stored(0, 0)).toEqual({ started_at: first, ended_at: last }); // no range at all
+    expect(stored(first - 5, last + 5)).toEqual({ started_at: first - 5, ended_at: last + 5 }); // a wider one is kept
+    db.close();
   });
 });

@@ -1,0 +1,159 @@
+/**
+ * Issue 42: a keyword search under filters that keep few sessions ranks only the documents of those sessions
+ * (search/ranking/document-mask.ts) once its first window comes back short, instead of growing the window through
+ * every match. Checked on a generated history of 30 projects × 4 sessions × 5 turns, one session a day:
+ *   - the masked ranking is the unmasked ranking of every match with the other documents taken out, ids and ranks;
+ *   - a level-1 search answers what ranking every match and filtering them all answers (the window of 80 documents then
+ *     holds every document of a filter's sessions), for hundreds of queries and filters;
+ *   - a level-2 search with dates keeps turns by their own time, never comes back short, and the writer made every
+ *     session's range cover its turns' times (what the mask relies on).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { parseLexicalQuery, searchLexical, type LexicalHit, type SearchFilters } from "../../src/search/index.ts";
+import { allowedDocuments, filtersNarrow } from "../../src/search/ranking/document-mask.ts";
+import { rankedWindow } from "../../src/search/ranking/match-window.ts";
+import { writeClaudeSession } from "../helpers/claude-writer.ts";
+
+const work = mkdtempSync(join(tmpdir(), "recall-document-mask-"));
+const dayMs = 86_400_000;
+const base = Date.UTC(2026, 0, 1);
+const projects = 30;
+// 60 words: each turn holds ~20 of them, so a word is in about a third of the documents and its idf stays positive
+const vocabulary = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}x`);
+let db: Database;
+
+/** A deterministic pseudo-random sequence (mulberry32), so every run builds and asks the same things. */
+function randomOf(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = randomOf(42);
+const words = (count: number) =>
+  Array.from({ length: count }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(" ");
+const projectName = (i: number) => `project-${String(i).padStart(2, "0")}`;
+/** Session `j` of project `i` starts on day 4i + j after `base`. */
+const startOf = (i: number, j: number) => base + (i * 4 + j) * dayMs;
+
+beforeAll(async () => {
+  for (let i = 0; i < projects; i++)
+    for (let j = 0; j < 4; j++) {
+      const sessionId = `${String(i).padStart(8, "0")}-0000-4000-8000-${String(j).padStart(12, "0")}`;
+      writeClaudeSession(join(work, "claude", `-home-u-${projectName(i)}`, `${sessionId}.jsonl`), {
+        sessionId,
+        cwd: `/home/u/${projectName(i)}`,
+        startMs: startOf(i, j),
+        turns: Array.from({ length: 5 }, () => ({ prompt: words(6), response: words(20) })),
+      });
+    }
+  const home = join(work, "home");
+  const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")] } });
+  expect(summary.failedUnits).toBe(0);
+  db = openIndex(databasePath(home), { readonly: true });
+}, 120_000);
+afterAll(() => {
+  db?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Filters that keep a project, a span of days, or both; some bounds fall inside a session, between its turns. */
+function someFilters(): SearchFilters[] {
+  const filters: SearchFilters[] = [];
+  for (let n = 0; n < 12; n++) {
+    const i = Math.floor(random() * projects);
+    const j = Math.floor(random() * 4);
+    const inside = startOf(i, j) + 4_500; // after the session's first two turns (one line a second)
+    filters.push({ project: projectName(i) });
+    filters.push({ since: startOf(i, j) });
+    filters.push({ since: inside, until: inside + 3 * dayMs });
+    filters.push({ until: inside });
+    filters.push({ project: projectName(i), since: startOf(i, 2) });
+  }
+  return filters;
+}
+
+const queries = Array.from({ length: 20 }, (_, n) => words(1 + (n % 3)));
+const hitKey = (hit: LexicalHit) => [hit.sessionRowid, hit.documentId, hit.turnNumber, hit.raw, hit.allTerms];
+
+describe("issue 42: a filtered keyword search ranks only the documents its filters keep", () => {
+  test("the masked ranking is the whole ranking with the other documents taken out (ids and ranks)", async () => {
+    let compared = 0;
+    for (const text of queries.slice(0, 8)) {
+      const query = parseLexicalQuery(text);
+      for (const every of [true, false]) {
+        const match = every ? query.allTerms : query.anyTerm;
+        const phrases = { phrases: query.terms, every };
+        const all = await rankedWindow(db, match, -1, phrases);
+        for (const filters of someFilters().slice(0, 10)) {
+          const allowed = allowedDocuments(db, filters);
+          const kept = all.filter((document) => allowed[document.id] === 255);
+          expect(await rankedWindow(db, match, 25, phrases, undefined, allowed)).toEqual(kept.slice(0, 25));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(160);
+  });
+
+  test("a level-1 search answers what ranking every match and filtering them all answers, for 1,200 queries and filters", async () => {
+    let exact = 0;
+    for (const text of queries) {
+      const query = parseLexicalQuery(text);
+      for (const filters of someFilters()) {
+        expect(filtersNarrow(filters)).toBe(true);
+        const found = await searchLexical(db, query, "session", filters, 10);
+        // 1,000 candidates: the first window (8,000 documents) holds every match of this history, so no window is cut
+        const everything = await searchLexical(db, query, "session", filters, 1000);
+        expect(found.length).toBe(Math.min(10, everything.length));
+        // when the filters keep no more documents than the first window (80) holds, no evidence is cut either
+        if (allowedDocuments(db, filters).filter((byte) => byte === 255).length > 80) continue;
+        expect(found.map(hitKey)).toEqual(everything.slice(0, found.length).map(hitKey));
+        exact++;
+      }
+    }
+    expect(exact).toBeGreaterThan(600);
+  });
+
+  test("a level-2 search with dates keeps turns by their own time and never comes back short", async () => {
+    const turnTime = db.query<{ timestamp: number }, [number]>(
+      "SELECT t.timestamp FROM documents d JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number WHERE d.id = ?",
+    );
+    const matchingTurns = db.query<{ n: number }, [string, number, number]>(
+      `SELECT count(*) AS n FROM documents_fts f JOIN documents d ON d.id = f.rowid JOIN turns t
+         ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
+       WHERE documents_fts MATCH ? AND d.level = 'turn' AND t.timestamp >= ? AND t.timestamp <= ?`,
+    );
+    let checked = 0;
+    for (const text of queries) {
+      const query = parseLexicalQuery(text);
+      for (const filters of someFilters().filter((filter) => filter.project === undefined)) {
+        const since = filters.since ?? 0;
+        const until = filters.until ?? Number.MAX_SAFE_INTEGER;
+        const found = await searchLexical(db, query, "turn", filters, 10);
+        for (const hit of found) {
+          const { timestamp } = turnTime.get(hit.documentId)!;
+          expect(timestamp >= since && timestamp <= until).toBe(true);
+        }
+        expect(found.length).toBe(Math.min(10, matchingTurns.get(query.anyTerm, since, until)!.n));
+        checked++;
+      }
+    }
+    expect(checked).toBe(720);
+    const uncovered = db
+      .query<{ n: number }, []>(
+        `SELECT count(*) AS n FROM turns t JOIN sessions s ON s.id = t.session_rowid
+         WHERE t.timestamp > 0 AND (t.timestamp < s.started_at OR t.timestamp > s.ended_at)`,
+      )
+      .get()!.n;
+    expect(uncovered).toBe(0);
+  });
+});
