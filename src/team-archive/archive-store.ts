@@ -12,6 +12,7 @@
 import type { SearchFilters } from "../search/listing/filters.ts";
 import { termRarity } from "../search/ranking/confidence.ts";
 import { boundedRange } from "../search/ranking/date-candidates.ts";
+import { filtersNarrow } from "../search/ranking/document-mask.ts";
 import {
   groupBySession,
   type LexicalHit,
@@ -24,6 +25,7 @@ import type { LexicalQuery } from "../search/ranking/query.ts";
 import type { ActiveDocument, ActivitySpan, CandidateStore } from "../search/store.ts";
 import type { ArchiveConnection } from "./connection.ts";
 import {
+  allowedMatchTerms,
   type ArchiveKeywordQuery,
   inSnapshot,
   prepareArchiveQuery,
@@ -88,7 +90,9 @@ export function archiveStore(connection: ArchiveConnection): CandidateStore {
 /**
  * The hits of one tier (all terms or any term): a window of the best documents by BM25 (keyword-rank.ts), through
  * the filters, grouped by lexical.ts's own code; the window grows 4x while it holds fewer than `candidates` keys and
- * more matched.
+ * more matched. When the first window comes back short under filters that narrow the sessions, the windows from then
+ * on rank only the documents of the sessions they keep (`allowedOnce`, keyword-rank.ts allowedMatchTerms), from the
+ * first window's size again, as local search does (lexical.ts runMatch).
  */
 async function rankWindow(
   connection: ArchiveConnection,
@@ -100,14 +104,21 @@ async function rankWindow(
   exclude: Set<number>,
   spreadCounts: boolean,
   evidence: KeywordEvidence,
+  allowedOnce: (() => Promise<Uint8Array>) | undefined,
 ): Promise<LexicalHit[]> {
-  for (let window = Math.max(candidates + exclude.size, 1) * windowPerCandidate; ; window *= 4) {
-    const ranked = (await rankArchiveWindows(connection, query, level, filters, window))[tier];
+  const first = Math.max(candidates + exclude.size, 1) * windowPerCandidate;
+  let allowed: Uint8Array | undefined;
+  for (let window = first; ; window *= 4) {
+    const ranked = (await rankArchiveWindows(connection, query, level, filters, window, allowed))[tier];
     for (const row of ranked) evidence.set(row.document_id, row.matched);
     const rows = ranked.filter((row) => row.passes);
     const hits = level === "session" ? groupBySession(rows, exclude, spreadCounts) : turnHits(rows, exclude);
     if (hits.length >= candidates || ranked.length < window)
       return hits.sort((a, b) => b.score - a.score).slice(0, candidates);
+    if (allowed === undefined && allowedOnce) {
+      allowed = await allowedOnce();
+      window = first / 4;
+    }
   }
 }
 
@@ -121,9 +132,25 @@ async function rankArchive(
   evidence: KeywordEvidence,
 ): Promise<LexicalHit[]> {
   const single = query.terms.length === 1;
-  const all = await rankWindow(connection, query, "all", level, filters, candidates, new Set(), single, evidence);
+  // the matches narrowing filters keep, read when a tier first needs them, once for both tiers
+  let allowed: Promise<Uint8Array> | undefined;
+  const allowedOnce = filtersNarrow(filters)
+    ? () => (allowed ??= allowedMatchTerms(connection, query, filters))
+    : undefined;
+  const all = await rankWindow(
+    connection,
+    query,
+    "all",
+    level,
+    filters,
+    candidates,
+    new Set(),
+    single,
+    evidence,
+    allowedOnce,
+  );
   const ranked = await tierAllThenAny(level, all, single, candidates, (seen, wanted) =>
-    rankWindow(connection, query, "any", level, filters, wanted, seen, true, evidence),
+    rankWindow(connection, query, "any", level, filters, wanted, seen, true, evidence, allowedOnce),
   );
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }

@@ -213,14 +213,46 @@ export function rankArchiveWindows(
   level: SearchLevel,
   filters: SearchFilters,
   window: number,
+  allowedTerms?: Uint8Array,
 ): Promise<TieredWindows> {
-  const key = JSON.stringify([level, filters, window]);
+  const key = JSON.stringify([level, filters, window, allowedTerms !== undefined]);
   let ranked = query.windows.get(key);
   if (!ranked) {
-    ranked = lookUpWindows(connection, query, level, filters, window);
+    ranked = lookUpWindows(connection, query, level, filters, window, allowedTerms ?? query.matching.terms);
     query.windows.set(key, ranked);
   }
   return ranked;
+}
+
+/**
+ * The term counts of the query's matching documents (`query.matching.terms`) with those of the documents whose
+ * sessions do not pass `filters` zeroed: ranked through them, a window holds only documents that can pass (issue 42;
+ * local search: search/ranking/document-mask.ts, whose date rule this follows: a session overlapping the dates keeps
+ * its turns, and the windows still test each turn's own time). Reads the sessions that pass and their documents' places.
+ * @throws ArchiveError from the connection
+ */
+export async function allowedMatchTerms(
+  connection: ArchiveConnection,
+  query: Pick<ArchiveKeywordQuery, "scored" | "matching">,
+  filters: SearchFilters,
+): Promise<Uint8Array> {
+  const filter = archiveFilterSql(filters, 1);
+  const rows = await connection.query<{ batch: string; position: number }>(
+    `SELECT d.batch, d.position FROM recall.sessions s JOIN recall.documents d ON d.session = s.id
+     WHERE d.batch IS NOT NULL AND ${filter.sql}`,
+    filter.params,
+  );
+  const allowed = new Map<string, Set<number>>();
+  for (const row of rows) {
+    let positions = allowed.get(row.batch);
+    if (!positions) allowed.set(row.batch, (positions = new Set()));
+    positions.add(row.position);
+  }
+  const { matching, scored } = query;
+  const terms = new Uint8Array(matching.terms.length);
+  for (let k = 0; k < terms.length; k++)
+    if (allowed.get(scored[matching.batch[k]!]!.batch)?.has(matching.position[k]!)) terms[k] = matching.terms[k]!;
+  return terms;
 }
 
 /** The scored batches' matching documents in one list (see {@link MatchingDocuments}). */
@@ -253,13 +285,14 @@ async function lookUpWindows(
   level: SearchLevel,
   filters: SearchFilters,
   window: number,
+  terms: Uint8Array,
 ): Promise<TieredWindows> {
   const single = query.terms.length === 1;
   const { matching } = query;
   // the best positions, with every one tied with the window's last (ties are broken by document id, known only after
   // the lookup): indexes in `matching`
-  const all = single ? [] : Array.from(bestIndexes(matching.score, matching.terms, query.terms.length, window));
-  const any = Array.from(bestIndexes(matching.score, matching.terms, 1, window));
+  const all = single ? [] : Array.from(bestIndexes(matching.score, terms, query.terms.length, window));
+  const any = Array.from(bestIndexes(matching.score, terms, 1, window));
   const candidates = [...new Set([...all, ...any])];
   if (candidates.length === 0) return { all: [], any: [] };
   const { values: params, add } = sqlParameters();

@@ -1,7 +1,8 @@
 /**
  * Issue 42: a keyword search under filters that keep few sessions ranks only the documents of those sessions
  * (search/ranking/document-mask.ts) once its first window comes back short, instead of growing the window through
- * every match. Checked on a generated history of 30 projects × 4 sessions × 5 turns, one session a day:
+ * every match. Checked on a generated history of 30 projects × 4 sessions × 5 turns, one session a day
+ * (test/helpers/filtered-history.ts):
  *   - the masked ranking is the unmasked ranking of every match with the other documents taken out, ids and ranks;
  *   - a level-1 search answers what ranking every match and filtering them all answers (the window of 80 documents then
  *     holds every document of a filter's sessions), for hundreds of queries and filters;
@@ -17,44 +18,14 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { parseLexicalQuery, searchLexical, type LexicalHit, type SearchFilters } from "../../src/search/index.ts";
 import { allowedDocuments, filtersNarrow } from "../../src/search/ranking/document-mask.ts";
 import { rankedWindow } from "../../src/search/ranking/match-window.ts";
-import { writeClaudeSession } from "../helpers/claude-writer.ts";
+import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-document-mask-"));
-const dayMs = 86_400_000;
-const base = Date.UTC(2026, 0, 1);
-const projects = 30;
-// 60 words: each turn holds ~20 of them, so a word is in about a third of the documents and its idf stays positive
-const vocabulary = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}x`);
+const random = randomOf(42);
 let db: Database;
 
-/** A deterministic pseudo-random sequence (mulberry32), so every run builds and asks the same things. */
-function randomOf(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = randomOf(42);
-const words = (count: number) =>
-  Array.from({ length: count }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(" ");
-const projectName = (i: number) => `project-${String(i).padStart(2, "0")}`;
-/** Session `j` of project `i` starts on day 4i + j after `base`. */
-const startOf = (i: number, j: number) => base + (i * 4 + j) * dayMs;
-
 beforeAll(async () => {
-  for (let i = 0; i < projects; i++)
-    for (let j = 0; j < 4; j++) {
-      const sessionId = `${String(i).padStart(8, "0")}-0000-4000-8000-${String(j).padStart(12, "0")}`;
-      writeClaudeSession(join(work, "claude", `-home-u-${projectName(i)}`, `${sessionId}.jsonl`), {
-        sessionId,
-        cwd: `/home/u/${projectName(i)}`,
-        startMs: startOf(i, j),
-        turns: Array.from({ length: 5 }, () => ({ prompt: words(6), response: words(20) })),
-      });
-    }
+  writeFilteredHistory(join(work, "claude"), random);
   const home = join(work, "home");
   const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")] } });
   expect(summary.failedUnits).toBe(0);
@@ -65,23 +36,8 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Filters that keep a project, a span of days, or both; some bounds fall inside a session, between its turns. */
-function someFilters(): SearchFilters[] {
-  const filters: SearchFilters[] = [];
-  for (let n = 0; n < 12; n++) {
-    const i = Math.floor(random() * projects);
-    const j = Math.floor(random() * 4);
-    const inside = startOf(i, j) + 4_500; // after the session's first two turns (one line a second)
-    filters.push({ project: projectName(i) });
-    filters.push({ since: startOf(i, j) });
-    filters.push({ since: inside, until: inside + 3 * dayMs });
-    filters.push({ until: inside });
-    filters.push({ project: projectName(i), since: startOf(i, 2) });
-  }
-  return filters;
-}
-
-const queries = Array.from({ length: 20 }, (_, n) => words(1 + (n % 3)));
+const someFilters = () => narrowingFilters(random);
+const queries = Array.from({ length: 20 }, (_, n) => wordsOf(random, 1 + (n % 3)));
 const hitKey = (hit: LexicalHit) => [hit.sessionRowid, hit.documentId, hit.turnNumber, hit.raw, hit.allTerms];
 
 describe("issue 42: a filtered keyword search ranks only the documents its filters keep", () => {
