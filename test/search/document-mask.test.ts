@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { parseLexicalQuery, searchLexical, type LexicalHit, type SearchFilters } from "../../src/search/index.ts";
+import { parseLexicalQuery, searchLexical, type LexicalHit } from "../../src/search/index.ts";
 import { allowedDocuments, filtersNarrow } from "../../src/search/ranking/document-mask.ts";
 import { rankedWindow } from "../../src/search/ranking/match-window.ts";
 import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
