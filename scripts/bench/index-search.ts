@@ -14,6 +14,9 @@
  *   search.cold.keyword.with_check.{source,binary}.<corpus>  — target ≤ 60 ms from source, ≤ 40 ms from the binary
  *   search.cold.keyword.whole_scan_due.binary.<corpus>  the same when the whole scan is due (the first search after
  *                                            each quiet 10 minutes: RECALL_FULL_SCAN_INTERVAL_MS=0 makes every one so)
+ *   search.cold.keyword.filtered_{project,turn_since}.binary.<corpus>  the same with a filter that keeps few sessions:
+ *                                            the smallest project's; turns (`--depth 2`) since the day that keeps the
+ *                                            newest ~2% of sessions (search/ranking/document-mask.ts)
  *   help.{source,binary}                     `recall --help` — target ≤ 2× the compiled hello-world
  *   hello_world.{source,binary}
  *   freshness.<kind>.<corpus>                one search right after each kind of change (append to the live session,
@@ -139,6 +142,19 @@ for (const bench of corpora) {
     peak_rss_bytes: full.resourceUsage?.maxRSS,
     target: bench.label === "real" ? undefined : "≤ 15 s",
   });
+  // filters that keep few sessions: the smallest project, and the day from which the newest ~2% of sessions ran
+  const narrow = {
+    project: db
+      .query<{ name: string }, []>(
+        "SELECT project_name AS name FROM sessions WHERE project_name <> '' GROUP BY 1 ORDER BY count(*), 1 LIMIT 1",
+      )
+      .get()?.name,
+    since: db
+      .query<{ at: number }, []>(
+        "SELECT ended_at AS at FROM sessions ORDER BY ended_at DESC LIMIT 1 OFFSET (SELECT count(*) / 50 FROM sessions)",
+      )
+      .get()?.at,
+  };
   report(
     `index.staleness_check.${bench.label}`,
     sample(runs, () => void checkStaleness(db, roots)),
@@ -182,6 +198,20 @@ for (const bench of corpora) {
         run(kind, ["search", query(i++), "--keyword-only"], { RECALL_FULL_SCAN_INTERVAL_MS: "0" }),
       );
       report(`search.cold.keyword.whole_scan_due.${kind}.${bench.label}`, due, { ratio_to_hello: ratio(due, kind) });
+      const filtered = {
+        project: narrow.project ? ["--project", narrow.project] : undefined,
+        turn_since: narrow.since
+          ? ["--depth", "2", "--since", new Date(narrow.since).toISOString().slice(0, 10)]
+          : undefined,
+      };
+      for (const [name, args] of Object.entries(filtered)) {
+        if (!args) continue;
+        const times = sample(runs, () => run(kind, ["search", query(i++), "--keyword-only", ...args]));
+        report(`search.cold.keyword.filtered_${name}.${kind}.${bench.label}`, times, {
+          ratio_to_hello: ratio(times, kind),
+          filter: args.join(" "),
+        });
+      }
     }
   }
 
