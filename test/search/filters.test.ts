@@ -69,6 +69,39 @@ describe("search filters", () => {
     for (const t of await turns({ since })) expect(t.timestamp).toBeGreaterThanOrEqual(since);
   });
 
+  test("a turn without a recorded time passes no date filter at level 2 (the dated ones still do)", async () => {
+    const copy = mkdtempSync(join(tmpdir(), "recall-filters-untimed-"));
+    try {
+      await runIndex({
+        recallHome: copy,
+        roots: { "claude-code": [join(repo, "examples/claude-code")], opencode: [join(repo, "examples/opencode")] },
+      });
+      const writable = openIndex(databasePath(copy));
+      const search = async (filters: SearchFilters) =>
+        (
+          (await searchIndex(writable, { query: broad, level: "turn", filters, limit: 100, mode: "keyword" }))
+            .results as TurnResult[]
+        ).map((t) => `${t.sessionId}#${t.turn}`);
+      try {
+        const [first] = await search({});
+        const [sessionId, turn] = first!.split("#");
+        writable.run(
+          "UPDATE turns SET timestamp = 0 WHERE number = ? AND session_rowid = (SELECT id FROM sessions WHERE session_id = ?)",
+          [Number(turn), sessionId!],
+        );
+        const forever = Date.now() + 365 * 86_400_000;
+        expect(await search({})).toContain(first!);
+        expect(await search({ until: forever })).not.toContain(first!);
+        expect(await search({ since: 1, until: forever })).not.toContain(first!);
+        expect((await search({ until: forever })).length).toBeGreaterThan(10); // the dated turns stay
+      } finally {
+        writable.close();
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   test("sub-agent sessions are hidden by default and down-ranked, not hidden, with includeSubagents", async () => {
     const query = "find websocket cleanup gaps";
     const hidden = (await searchIndex(db, { query, level: "session", filters: {}, mode: "keyword" }))

@@ -96,13 +96,16 @@ function filteredRows(
   // without a sort and take their rank from the window (a one-shot search runs this before the JIT has warmed up)
   let rows: WindowRow[];
   if (level === "turn" && (filters.since !== undefined || filters.until !== undefined)) {
-    // a turn's own time is filtered: one statement with the turns joined
+    // a turn's own time is filtered: one statement with the turns joined, each session's conditions (its range
+    // overlapping the dates among them, filterSql) tested before its turn row is read (CROSS JOIN fixes that order:
+    // SQLite read the wide turn row of every document first, 24 ms for a window of 800 at 20k sessions)
     const filter = filterSql(filters, "t.timestamp");
     rows = db
       .query<WindowRow, Array<string | number>>(
         `SELECT window.key AS position, d.id AS document_id, d.session_rowid, d.turn_number, d.level
         FROM json_each(?) AS window CROSS JOIN documents d INDEXED BY documents_window ON d.id = window.value
-        JOIN sessions s ON s.id = d.session_rowid JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
+        CROSS JOIN sessions s ON s.id = d.session_rowid
+        CROSS JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
         WHERE d.level = 'turn' AND ${filter.where}`,
       )
       .all(ids, ...filter.params);
