@@ -13,7 +13,7 @@
  * Parses are full parses (no resume state): the per-chat change key re-parses only the changed chat.
  */
 import type { Parser } from "./types.ts";
-import { scanCursorRoots } from "./cursor/scan.ts";
+import { rescanCursorFolders, scanCursorRoots } from "./cursor/scan.ts";
 import { optionSafe } from "./shared/option-safe.ts";
 
 export { closeCursorDatabases, openCursorDatabase } from "./cursor/database.ts";
@@ -30,7 +30,8 @@ export interface CursorParserOptions {
 
 /**
  * Build a Cursor parser.
- * scan: stats only. listUnits: one unit per chat tab / composer, key `<db path>#<session id>`, change
+ * scan: stats only (the quick freshness check re-stats the last day's databases and the folders read; a changed folder
+ * is walked again alone). listUnits: one unit per chat tab / composer, key `<db path>#<session id>`, change
  * key per chat (units.ts); unreadable databases → `onUnavailable`; a chat value that holds no session recall can
  * read (not JSON, no id) → `onRejected` as `<db path>#<key>` (units.ts).
  * parse: one chat, full parse; throws SourceError when the db cannot be read now or the chat is gone.
@@ -42,6 +43,8 @@ export function createCursorParser(options: CursorParserOptions = {}): Parser {
     // summary (latestConversationSummary) is the session's abstract (issue 41)
     version: 4,
     scan: scanCursorRoots,
+    scansContainerPaths: true,
+    rescanFolders: (roots, folders) => rescanCursorFolders(roots, folders),
     // The User folder down to `workspaceStorage/<hash>/`: its databases and workspace.json start a cycle.
     watch: {
       kind: "tree",

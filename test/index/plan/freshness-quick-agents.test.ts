@@ -1,8 +1,9 @@
 /**
  * Issue 42: the freshness rule (src/index/plan/freshness.ts) for the agents that were scanned whole before every search
  * and now take the quick check: the Cline family (Cline, Roo Code, Kilo Code), whose check re-stats recent chats by
- * path and watches the `tasks` folder and each task folder without a chat (src/parsers/cline/scan.ts); Copilot Chat
- * and the Cursor CLI, whose changed folders are walked again alone (copilot-chat/scan.ts, cursor-agent/scan.ts). Each
+ * path and watches the `tasks` folder and each task folder without a chat (src/parsers/cline/scan.ts); Copilot Chat,
+ * the Cursor CLI and the Cursor editor, whose changed folders are walked again alone (copilot-chat/scan.ts,
+ * cursor-agent/scan.ts, cursor/scan.ts). Each
  * kind of change an agent makes is found by the next search; what the quick check leaves to the whole scan is found
  * once it is due.
  */
@@ -26,9 +27,11 @@ import { freshnessDefaults, quickCheck, type QuickCheck } from "../../../src/ind
 import { createTaskFolderParser } from "../../../src/parsers/cline/parser.ts";
 import { copilotChatParser } from "../../../src/parsers/copilot-chat.ts";
 import { cursorAgentParser } from "../../../src/parsers/cursor-agent.ts";
+import { cursorParser } from "../../../src/parsers/cursor.ts";
 import type { Parser, SourceRootMap } from "../../../src/parsers/index.ts";
 import { searchIndex } from "../../../src/search/api.ts";
 import { readChatFixture, workspaceHash, writeChatStore } from "../../parsers/cursor-agent-store.ts";
+import { makeCursorUserFolder } from "../../fixtures/cursor/make-db.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-freshness-tasks-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -352,5 +355,62 @@ describe("issue 42: the freshness rule for the Cursor CLI (cursor-agent)", () =>
     const whole = join(history.context.recallHome, "..", "home-whole");
     await runIndex({ recallHome: whole, roots: history.roots });
     expect(storedState(history.context.recallHome, "cursor-agent")).toEqual(storedState(whole, "cursor-agent"));
+  });
+});
+
+describe("issue 42: the freshness rule for the Cursor editor", () => {
+  /** A Cursor `User` folder: its global database written today, its one workspace's three months ago. */
+  function makeCursor(): { context: HistoryContext; roots: SourceRootMap; user: string; globalDb: string } {
+    const dir = join(work, `case-${++caseNumber}`);
+    const { user, workspaceDb, globalDb } = makeCursorUserFolder(dir);
+    mkdirSync(join(user, "workspaceStorage", "ws1", "ms-python.python"));
+    writeFileSync(join(user, "workspaceStorage", "ws1", "ms-python.python", "cache.json"), "{}");
+    const then = new Date(Date.now() - 90 * dayMs);
+    utimesSync(workspaceDb, then, then);
+    const roots: SourceRootMap = { cursor: [user] };
+    return { context: contextOf(roots, join(dir, "home")), roots, user, globalDb };
+  }
+  const editorQuickCheck = (history: ReturnType<typeof makeCursor>) => sourceQuickCheck(cursorParser, history);
+
+  test("nothing changed: the check re-stats today's database alone and the folders; extension folders are not walked", async () => {
+    const history = makeCursor();
+    await nextSearchFinds(history, "cart");
+    expect(editorQuickCheck(history)).toMatchObject({ kind: "unchanged", checkedContainers: 1 });
+    const watched = JSON.stringify(storedState(history.context.recallHome, "cursor"));
+    expect(watched).toContain(join(history.user, "workspaceStorage", "ws1"));
+    expect(watched).not.toContain("ms-python.python");
+  });
+
+  test("a write to today's database is re-stat'ed; a new workspace or an extension's folder costs its folder alone; all converge with a whole walk", async () => {
+    const history = makeCursor();
+    await nextSearchFinds(history, "cart");
+    const store = new Database(history.globalDb);
+    store.run("insert into ItemTable values ('recall.test', 'x')");
+    store.close();
+    const written = editorQuickCheck(history);
+    expect(written.kind === "changed" && written.changed.map((entry) => entry.container.path)).toEqual([
+      history.globalDb,
+    ]);
+    // opening the WAL database made and removed its -wal and -shm beside it: that folder alone is walked again
+    expect(written.kind === "changed" && written.rescan?.folders).toEqual([join(history.user, "globalStorage")]);
+    await nextSearchFinds(history, "cart");
+    expect(editorQuickCheck(history).kind).toBe("unchanged");
+
+    const workspace = join(history.user, "workspaceStorage", "ws2");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "workspace.json"), JSON.stringify({ folder: "file:///home/dev/other" }));
+    const added = editorQuickCheck(history);
+    expect(added.kind === "changed" && added.rescan?.folders).toEqual([join(history.user, "workspaceStorage")]);
+    await nextSearchFinds(history, "cart");
+    mkdirSync(join(workspace, "vscode.git"));
+    const extension = editorQuickCheck(history);
+    expect(extension.kind === "changed" && extension.rescan?.folders).toEqual([workspace]);
+    expect(extension.kind === "changed" && extension.changed).toEqual([]);
+    await nextSearchFinds(history, "cart");
+    expect(editorQuickCheck(history).kind).toBe("unchanged");
+
+    const whole = join(history.context.recallHome, "..", "home-whole");
+    await runIndex({ recallHome: whole, roots: history.roots });
+    expect(storedState(history.context.recallHome, "cursor")).toEqual(storedState(whole, "cursor"));
   });
 });

@@ -38,6 +38,7 @@ import { allCorpusRoots, hasCorpus } from "../../helpers/corpus.ts";
 import { databaseFromScript } from "../../helpers/sql-fixture.ts";
 import { restoreResumeStateColumn } from "../../helpers/old-schema.ts";
 import { readChatFixture, writeChatStore } from "../../parsers/cursor-agent-store.ts";
+import { makeCursorUserFolder } from "../../fixtures/cursor/make-db.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-freshness-"));
 const fixtures = resolve(import.meta.dir, "../../fixtures");
@@ -826,6 +827,7 @@ describe("issue 14: what the quick check relies on", () => {
   databaseFromScript("goose/sessions.sql", join(built, "goose", "sessions", "sessions.db"));
   databaseFromScript("crush/crush.sql", join(built, "crush", "project", ".crush", "crush.db"));
   writeChatStore(join(built, "cursor-agent", "chats"), readChatFixture());
+  makeCursorUserFolder(join(built, "cursor"));
   // the corpus holds no sessions of the agents issue 40 added: their fixtures stand in
   const addedSources: SourceRootMap = {
     "copilot-cli": [join(fixtures, "copilot-cli")],
@@ -844,6 +846,7 @@ describe("issue 14: what the quick check relies on", () => {
     "kilo-code": [join(fixtures, "kilo-code")],
     "copilot-chat": [join(fixtures, "copilot-chat")],
     "cursor-agent": [join(built, "cursor-agent", "chats")],
+    cursor: [join(built, "cursor", "User")],
   };
   const sources = [
     [
