@@ -125,6 +125,8 @@ export function archiveFilterSql(
   if (filters.sessionId) add((n) => `s.session_id = ${n}`, filters.sessionId);
   if (filters.since !== undefined) add((n) => `${turnTime ?? "s.ended_at"} >= ${n}`, filters.since);
   if (filters.until !== undefined) add((n) => `${turnTime ?? "s.started_at"} <= ${n}`, filters.until);
+  // as local search (search/listing/filters.ts): a turn without a recorded time passes no date filter
+  if (turnTime && (filters.since !== undefined || filters.until !== undefined)) conditions.push(`${turnTime} > 0`);
   if (filters.hasTurns !== undefined) conditions.push(filters.hasTurns ? "s.turn_count > 0" : "s.turn_count = 0");
   if (!filters.includeSubagents && !filters.sessionId) conditions.push("NOT s.is_subagent");
   return { sql: conditions.length > 0 ? conditions.join(" AND ") : "true", params };

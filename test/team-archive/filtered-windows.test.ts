@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
-import { searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
+import { type SearchFilters, searchIndex, type SessionResult, type TurnResult } from "../../src/search/index.ts";
 import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/team-archive/connection.ts";
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
@@ -50,6 +50,13 @@ describe.skipIf(skipReason !== undefined)(
       writeFilteredHistory(join(work, "claude"), random, 20);
       const summary = await runIndex({ recallHome: home, roots: { "claude-code": [join(work, "claude")] } });
       expect(summary.failedUnits).toBe(0);
+      // one turn whose agent recorded no time: it passes no date filter, in either store
+      const writable = openIndex(databasePath(home));
+      writable.run(
+        `UPDATE turns SET timestamp = 0 WHERE number = 3 AND session_rowid =
+           (SELECT id FROM sessions WHERE project_name = 'project-07' ORDER BY started_at LIMIT 1)`,
+      );
+      writable.close();
       db = openIndex(databasePath(home), { readonly: true });
       server = await startPostgres();
       archive = await openArchive(parseArchiveUrl(server.url()));
@@ -85,6 +92,35 @@ describe.skipIf(skipReason !== undefined)(
       }
       expect(compared).toBeGreaterThan(100);
     }, 120_000);
+
+    test("a turn without a recorded time passes no date filter at level 2, in the archive as locally", async () => {
+      const untimed = db
+        .query<{ session_id: string; number: number; prompt: string }, []>(
+          "SELECT s.session_id, t.number, t.prompt FROM turns t JOIN sessions s ON s.id = t.session_rowid WHERE t.timestamp = 0",
+        )
+        .get()!;
+      const key = `${untimed.session_id}#${untimed.number}`;
+      const found = async (filters: SearchFilters) => {
+        const request = {
+          query: untimed.prompt,
+          level: "turn" as const,
+          filters,
+          limit: 100,
+          mode: "keyword" as const,
+        };
+        const local = ((await searchIndex(db, request)).results as TurnResult[]).map((t) => `${t.sessionId}#${t.turn}`);
+        const remote = ((await searchArchive(archive, request)).results as TurnResult[]).map(
+          (t) => `${t.sessionId}#${t.turn}`,
+        );
+        expect(remote).toEqual(local);
+        return local;
+      };
+      const forever = Date.now() + 365 * 86_400_000;
+      expect(await found({ project: "project-07" })).toContain(key);
+      expect(await found({ project: "project-07", until: forever })).not.toContain(key);
+      expect(await found({ project: "project-07", since: 1 })).not.toContain(key);
+      expect((await found({ project: "project-07", until: forever })).length).toBeGreaterThan(10);
+    }, 60_000);
 
     test("a project's search looks up its first window, then only the project's 84 documents, not the whole match", async () => {
       const lookedUp: number[] = [];
