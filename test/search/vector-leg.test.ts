@@ -1,0 +1,103 @@
+/**
+ * Issue 42: the vector leg searches a store whole and looks up only its best chunks' owners (search/ranking/vector.ts),
+ * instead of listing every allowed chunk before each search. It must answer what an exact filtered search answers: the
+ * generated history of test/helpers/filtered-history.ts (120 sessions × 5 turns) is embedded with a generated model,
+ * and for queries at both levels, under the default filters and narrowing ones, the leg's owners and scores equal those
+ * of the oracle here: every allowed chunk (listed by SQL), searched with an allow-list of all of them, best per owner.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Embedder, openEmbedder } from "../../src/embed/index.ts";
+import { chunkStatus, databasePath, openIndex, openLevelStore, runIndex, vectorLevels } from "../../src/index/index.ts";
+import { buildIdFilter } from "../../src/native/index.ts";
+import { createVectorLeg, filterSql, type SearchFilters, type VectorLeg } from "../../src/search/index.ts";
+import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { getTestModelPath } from "../helpers/models.ts";
+
+const work = mkdtempSync(join(tmpdir(), "recall-vector-leg-"));
+const home = join(work, "home");
+const random = randomOf(11);
+let db: Database;
+let embedder: Embedder;
+let leg: VectorLeg;
+
+beforeAll(async () => {
+  writeFilteredHistory(join(work, "claude"), random);
+  embedder = await openEmbedder({ env: {}, home, modelFlag: getTestModelPath() });
+  const summary = await runIndex({
+    recallHome: home,
+    roots: { "claude-code": [join(work, "claude")] },
+    openEmbedder: async () => embedder,
+  });
+  expect(summary.failedUnits).toBe(0);
+  db = openIndex(databasePath(home), { readonly: true });
+  leg = createVectorLeg(db, home, embedder);
+}, 180_000);
+afterAll(async () => {
+  db?.close();
+  await embedder?.dispose();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The exact answer: every allowed chunk of each store searched at once, each owner's best chunk, best first. */
+async function oracle(query: string, level: "session" | "turn", filters: SearchFilters, candidates: number) {
+  const vector = await embedder.embedQuery(query);
+  const best = new Map<number, { sessionRowid: number; documentId: number; turnNumber: number; score: number }>();
+  for (const storeLevel of level === "turn" ? (["turn"] as const) : vectorLevels) {
+    const filter = filterSql(filters, level === "turn" ? "t.timestamp" : undefined);
+    const turns =
+      level === "turn" ? "JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
+    const owners = new Map(
+      db
+        .query<{ id: number; session_rowid: number; document_id: number; turn_number: number }, Array<string | number>>(
+          `SELECT c.id, d.session_rowid, d.id AS document_id, d.turn_number FROM chunks c
+           JOIN documents d ON d.id = c.document_id JOIN sessions s ON s.id = d.session_rowid ${turns}
+           WHERE c.status = ? AND d.level = ? AND ${filter.where}`,
+        )
+        .all(chunkStatus.embedded, storeLevel, ...filter.params)
+        .map((row) => [
+          row.id,
+          { sessionRowid: row.session_rowid, documentId: row.document_id, turnNumber: row.turn_number },
+        ]),
+    );
+    if (owners.size === 0) continue;
+    const store = openLevelStore(home, storeLevel, embedder);
+    try {
+      for (const hit of store.search(vector, owners.size, buildIdFilter(owners.keys()))) {
+        const owner = owners.get(hit.id)!;
+        const key = level === "session" ? owner.sessionRowid : owner.documentId;
+        if ((best.get(key)?.score ?? -Infinity) < hit.score) best.set(key, { ...owner, score: hit.score });
+      }
+    } finally {
+      store.close();
+    }
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score).slice(0, candidates);
+}
+
+describe("issue 42: the vector leg looks up only its best chunks' owners", () => {
+  test("the same owners and scores as an exact filtered search, at both levels, default and narrowing filters", async () => {
+    const filterSets: SearchFilters[] = [{}, { includeSubagents: true }, ...narrowingFilters(random).slice(0, 15)];
+    let compared = 0;
+    for (let n = 0; n < 6; n++) {
+      const query = wordsOf(random, 2 + (n % 3));
+      for (const filters of filterSets)
+        for (const level of ["session", "turn"] as const)
+          for (const candidates of [5, 40]) {
+            const found = await leg.search(query, level, filters, candidates);
+            expect({ query, filters, level, candidates, found }).toEqual({
+              query,
+              filters,
+              level,
+              candidates,
+              found: await oracle(query, level, filters, candidates),
+            });
+            if (found.length > 0) compared++;
+          }
+    }
+    expect(compared).toBeGreaterThan(300);
+  }, 120_000);
+});
