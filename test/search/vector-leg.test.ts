@@ -1,21 +1,23 @@
 /**
  * Issue 42: the vector leg searches a store whole and looks up only its best chunks' owners (search/ranking/vector.ts),
  * instead of listing every allowed chunk before each search. It must answer what an exact filtered search answers: the
- * generated history of test/helpers/filtered-history.ts (120 sessions × 5 turns) is embedded with a generated model,
- * and for queries at both levels, under the default filters and narrowing ones, the leg's owners and scores equal those
- * of the oracle here: every allowed chunk (listed by SQL), searched with an allow-list of all of them, best per owner.
+ * generated history of test/helpers/filtered-history.ts (120 sessions × 5 turns, and sub-agents of 40 of them) is
+ * embedded with a generated model, and for queries at both levels, under the default filters and narrowing ones, the
+ * leg's owners and scores equal those of the search it replaced: every allowed chunk listed by SQL and searched with an
+ * allow-list of them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type Embedder, openEmbedder } from "../../src/embed/index.ts";
 import { chunkStatus, databasePath, openIndex, openLevelStore, runIndex, vectorLevels } from "../../src/index/index.ts";
 import { buildIdFilter } from "../../src/native/index.ts";
 import { createVectorLeg, filterSql, type SearchFilters, type VectorLeg } from "../../src/search/index.ts";
 import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
 import { getTestModelPath } from "../helpers/models.ts";
+import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-vector-leg-"));
 const home = join(work, "home");
@@ -26,6 +28,16 @@ let leg: VectorLeg;
 
 beforeAll(async () => {
   writeFilteredHistory(join(work, "claude"), random);
+  // sub-agents of 40 sessions, whose chunks the default filters leave out: the whole store's best chunks are read deeper
+  for (const [i, file] of readdirSync(join(work, "claude"), { recursive: true, encoding: "utf8" }).entries()) {
+    if (!file.endsWith(".jsonl") || i % 3 !== 0) continue;
+    const sessionId = basename(file, ".jsonl");
+    writeClaudeSession(join(work, "claude", dirname(file), sessionId, "subagents", `agent-a${i}.jsonl`), {
+      sessionId,
+      cwd: "/home/u/agents",
+      turns: Array.from({ length: 8 }, () => ({ prompt: wordsOf(random, 6), response: wordsOf(random, 20) })),
+    });
+  }
   embedder = await openEmbedder({ env: {}, home, modelFlag: getTestModelPath() });
   const summary = await runIndex({
     recallHome: home,
@@ -42,7 +54,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The exact answer: every allowed chunk of each store searched at once, each owner's best chunk, best first. */
+/**
+ * The answer of an allow-list search (the leg before issue 42's change): each store's chunks that pass the filters,
+ * listed by SQL and searched with an allow-list of them, k doubling from 2 × candidates until enough owners are found.
+ */
 async function oracle(query: string, level: "session" | "turn", filters: SearchFilters, candidates: number) {
   const vector = await embedder.embedQuery(query);
   const best = new Map<number, { sessionRowid: number; documentId: number; turnNumber: number; score: number }>();
@@ -66,10 +81,15 @@ async function oracle(query: string, level: "session" | "turn", filters: SearchF
     if (owners.size === 0) continue;
     const store = openLevelStore(home, storeLevel, embedder);
     try {
-      for (const hit of store.search(vector, owners.size, buildIdFilter(owners.keys()))) {
-        const owner = owners.get(hit.id)!;
-        const key = level === "session" ? owner.sessionRowid : owner.documentId;
-        if ((best.get(key)?.score ?? -Infinity) < hit.score) best.set(key, { ...owner, score: hit.score });
+      const allow = buildIdFilter(owners.keys());
+      for (let k = candidates * 2; ; k *= 2) {
+        const hits = store.search(vector, k, allow);
+        for (const hit of hits) {
+          const owner = owners.get(hit.id)!;
+          const key = level === "session" ? owner.sessionRowid : owner.documentId;
+          if ((best.get(key)?.score ?? -Infinity) < hit.score) best.set(key, { ...owner, score: hit.score });
+        }
+        if (best.size >= candidates || hits.length < k) break;
       }
     } finally {
       store.close();
@@ -81,6 +101,7 @@ async function oracle(query: string, level: "session" | "turn", filters: SearchF
 describe("issue 42: the vector leg looks up only its best chunks' owners", () => {
   test("the same owners and scores as an exact filtered search, at both levels, default and narrowing filters", async () => {
     const filterSets: SearchFilters[] = [{}, { includeSubagents: true }, ...narrowingFilters(random).slice(0, 15)];
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions WHERE is_subagent = 1").get()!.n).toBe(40);
     let compared = 0;
     for (let n = 0; n < 6; n++) {
       const query = wordsOf(random, 2 + (n % 3));

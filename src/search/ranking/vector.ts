@@ -4,18 +4,18 @@
  * level 2 searches turn chunks and keeps each turn's best chunk. Scores are cosine similarities (−1…1). Whether the
  * vector files can be trusted is decided before a leg is created (service/vector-leg.ts,
  * index/vectors/vector-files.ts `findVectorDamage`).
- * A store is searched whole first, and only its best chunks' owners are looked up and filtered (issue 42: listing every
- * allowed chunk cost 130–200 ms a store at 20k sessions, 170k chunks, on every search); k doubles until enough owners
- * pass. Filters that narrow the sessions (document-mask.ts) and leave that first round short (the default filters after
- * four short rounds) switch to the chunks they allow, listed once and searched with an allow-list before the top-k
- * cut, so a filtered search never comes back short.
- * Either way the owners kept are those of a prefix of the allowed chunks in score order, so both give the same best
- * owners (with exact f32 vectors; quantized ones are re-scored from a pool either way).
+ * Each round takes a store's best k chunks that pass the filters, k doubling until enough distinct owners are found. They
+ * come from the whole store's best chunks, whose owners alone are looked up and filtered (issue 42: listing every
+ * allowed chunk cost 130–200 ms a store at 20k sessions, 170k chunks, on every search), read deeper while too few pass;
+ * when filters that narrow the sessions (document-mask.ts) leave the first read short (the default filters after
+ * reading 8k), the chunks they allow are listed once and searched with an allow-list before the top-k cut, as before.
+ * Either way a round holds the same chunks (with exact f32 vectors; quantized ones are re-scored from a pool either
+ * way), so a filtered search never comes back short and ranks as an allow-list search does.
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder, QueryEmbedder } from "../../embed/index.ts";
 import { chunkStatus, openLevelStore, vectorLevels, type VectorLevelName } from "../../index/index.ts";
-import { buildIdFilter, type VectorStore } from "../../native/index.ts";
+import { buildIdFilter, type VectorHit as StoredVectorHit, type VectorStore } from "../../native/index.ts";
 import { redactText } from "../../redact/index.ts";
 import type { VectorHit, VectorLeg } from "../api.ts";
 import { filterSql, type SearchFilters } from "../listing/filters.ts";
@@ -98,6 +98,40 @@ function chunkOwners(
   );
 }
 
+/** What {@link bestAllowedOfWhole} searches: one store of the index, the query's vector, and the search's filters. */
+interface WholeStoreSearch {
+  db: Database;
+  store: VectorStore;
+  vector: Float32Array;
+  level: VectorLevelName;
+  filters: SearchFilters;
+  turnLevel: boolean;
+}
+
+/**
+ * The store's best `k` chunks that pass the filters, best first, with their owners (the same chunks a search with an
+ * allow-list of every passing chunk returns): its best 2k chunks of all, their owners looked up, read twice as deep
+ * while fewer than `k` pass and the store holds more.
+ * @param widest the most chunks to read that way
+ * @returns every passing chunk read when the store holds no more (fewer than `k`); undefined when `widest` chunks were
+ *   read and fewer than `k` passed (the caller lists the passing chunks instead)
+ */
+function bestAllowedOfWhole(
+  search: WholeStoreSearch,
+  k: number,
+  widest: number,
+): { hits: StoredVectorHit[]; owners: Map<number, ChunkOwner> } | undefined {
+  // twice as deep at first: the default filters leave sub-agents' chunks out (a fifth of a generated history's)
+  for (let wide = Math.min(2 * k, widest); ; wide *= 2) {
+    const all = search.store.search(search.vector, wide);
+    const ids = all.map((hit) => hit.id);
+    const owners = chunkOwners(search.db, ids, search.level, search.filters, search.turnLevel);
+    const hits = all.filter((hit) => owners.has(hit.id));
+    if (hits.length >= k || all.length < wide) return { hits: hits.slice(0, k), owners };
+    if (wide >= widest) return undefined;
+  }
+}
+
 /** Maps both levels' vector stores of `embedder`'s model (cheap: mmap plus one pass over the stored ids). */
 export function openVectorStores(
   recallHome: string,
@@ -133,38 +167,28 @@ export function createVectorLeg(
         const store = stores?.[storeLevel] ?? openLevelStore(recallHome, storeLevel, embedder);
         try {
           if (store.mismatch) continue;
-          // The chunks narrowing filters allow and their allow-list, once a search of the whole store came back short.
-          let allowed: Map<number, ChunkOwner> | undefined;
-          let allow: Uint8Array | undefined;
-          // Several chunks can belong to one session or turn: widen k until enough distinct owners are found. The
-          // whole store's best chunks are looked up while that looks cheaper than listing the allowed ones: one round
-          // under narrowing filters, four under the default ones (a history whose best chunks are sub-agents').
-          const first = candidates * 2;
-          const listAllowedAt = filtersNarrow(filters) ? first : first * 8;
-          for (let k = first; ; k *= 2) {
-            const hits = store.search(vector, k, allow);
-            const owners =
-              allowed ??
-              chunkOwners(
-                db,
-                hits.map((hit) => hit.id),
-                storeLevel,
-                filters,
-                turnLevel,
-              );
-            for (const hit of hits) {
-              const owner = owners.get(hit.id);
+          // The chunks the filters allow and their allow-list, once reading the whole store's best ones did not pay.
+          let allowed: { owners: Map<number, ChunkOwner>; allow: Uint8Array } | undefined;
+          const whole = { db, store, vector, level: storeLevel, filters, turnLevel };
+          // Several chunks can belong to one session or turn: widen k until enough distinct owners are found. Each
+          // round takes this store's best k allowed chunks, as a search with an allow-list of them would.
+          for (let k = candidates * 2; ; k *= 2) {
+            let round = allowed
+              ? { hits: store.search(vector, k, allowed.allow), owners: allowed.owners }
+              : bestAllowedOfWhole(whole, k, filtersNarrow(filters) ? k : k * 8);
+            if (!round) {
+              const owners = allowedChunks(db, storeLevel, filters, turnLevel);
+              if (owners.size === 0) break;
+              allowed = { owners, allow: buildIdFilter(owners.keys()) };
+              round = { hits: store.search(vector, k, allowed.allow), owners };
+            }
+            for (const hit of round.hits) {
+              const owner = round.owners.get(hit.id);
               if (!owner) continue;
               const key = keyOf(owner);
               if ((best.get(key)?.score ?? -Infinity) < hit.score) best.set(key, { ...owner, score: hit.score });
             }
-            if (best.size >= candidates || hits.length < k) break;
-            if (allowed === undefined && k >= listAllowedAt) {
-              allowed = allowedChunks(db, storeLevel, filters, turnLevel);
-              if (allowed.size === 0) break;
-              allow = buildIdFilter(allowed.keys());
-              k = first / 2; // the next round searches the allowed chunks from the first round's k
-            }
+            if (best.size >= candidates || round.hits.length < k) break;
           }
         } finally {
           if (!stores) store.close();
