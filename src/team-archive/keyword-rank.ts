@@ -228,7 +228,8 @@ export function rankArchiveWindows(
  * The term counts of the query's matching documents (`query.matching.terms`) with those of the documents whose
  * sessions do not pass `filters` zeroed: ranked through them, a window holds only documents that can pass (issue 42;
  * local search: search/ranking/document-mask.ts, whose date rule this follows: a session overlapping the dates keeps
- * its turns, and the windows still test each turn's own time). Reads the sessions that pass and their documents' places.
+ * its turns, and the windows still test each turn's own time). Reads the sessions that pass and their documents'
+ * places.
  * @throws ArchiveError from the connection
  */
 export async function allowedMatchTerms(

@@ -1,8 +1,9 @@
 /**
  * A generated history for filtered-search tests (issue 42, search/ranking/document-mask.ts): 30 projects × 4 Claude
- * Code sessions of a few turns, one session a day from 2026-01-01, each turn's words drawn from 60 made-up words (a word is
- * in about a third of the documents, so its idf stays positive), and the filters that narrow it. Deterministic: every
- * run writes and asks the same things.
+ * Code sessions of a few turns, one session a day from 2026-01-01, each turn's words drawn from 60 made-up words (a
+ * word is in about a third of the documents, so its idf stays positive), and the filters that narrow it.
+ * Deterministic: every run writes and asks the same things, given the same `random` (ranking-corpus.ts
+ * `randomStream`).
  */
 import { join } from "node:path";
 import type { SearchFilters } from "../../src/search/listing/filters.ts";
@@ -12,17 +13,6 @@ const dayMs = 86_400_000;
 const base = Date.UTC(2026, 0, 1);
 const projects = 30;
 const vocabulary = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}x`);
-
-/** A deterministic pseudo-random sequence in 0–1 (mulberry32). */
-export function randomOf(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` words of the vocabulary drawn by `random`, space-separated. */
 export function wordsOf(random: () => number, count: number): string {

@@ -18,10 +18,11 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { parseLexicalQuery, searchLexical, type LexicalHit } from "../../src/search/index.ts";
 import { allowedDocuments, filtersNarrow } from "../../src/search/ranking/document-mask.ts";
 import { rankedWindow } from "../../src/search/ranking/match-window.ts";
-import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { narrowingFilters, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { randomStream } from "../helpers/ranking-corpus.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-document-mask-"));
-const random = randomOf(42);
+const random = randomStream(42);
 let db: Database;
 
 beforeAll(async () => {

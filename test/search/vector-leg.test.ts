@@ -15,13 +15,14 @@ import { type Embedder, openEmbedder } from "../../src/embed/index.ts";
 import { chunkStatus, databasePath, openIndex, openLevelStore, runIndex, vectorLevels } from "../../src/index/index.ts";
 import { buildIdFilter } from "../../src/native/index.ts";
 import { createVectorLeg, filterSql, type SearchFilters, type VectorLeg } from "../../src/search/index.ts";
-import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { narrowingFilters, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { randomStream } from "../helpers/ranking-corpus.ts";
 import { getTestModelPath } from "../helpers/models.ts";
 import { writeClaudeSession } from "../helpers/claude-writer.ts";
 
 const work = mkdtempSync(join(tmpdir(), "recall-vector-leg-"));
 const home = join(work, "home");
-const random = randomOf(11);
+const random = randomStream(11);
 let db: Database;
 let embedder: Embedder;
 let leg: VectorLeg;

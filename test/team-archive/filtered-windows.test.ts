@@ -19,7 +19,8 @@ import { type ArchiveConnection, openArchive, parseArchiveUrl } from "../../src/
 import { pushToArchive } from "../../src/team-archive/push.ts";
 import { initArchive } from "../../src/team-archive/schema.ts";
 import { searchArchive } from "../../src/team-archive/search.ts";
-import { narrowingFilters, randomOf, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { narrowingFilters, wordsOf, writeFilteredHistory } from "../helpers/filtered-history.ts";
+import { randomStream } from "../helpers/ranking-corpus.ts";
 import { type PostgresServer, postgresSkipReason, startPostgres } from "../helpers/postgres.ts";
 
 const skipReason = postgresSkipReason();
@@ -28,7 +29,7 @@ if (skipReason) console.warn(`skipping the archive's filtered-window tests: ${sk
 const work = mkdtempSync(join(tmpdir(), "recall-archive-filtered-"));
 const home = join(work, "home");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const random = randomOf(7);
+const random = randomStream(7);
 
 let server: PostgresServer;
 let db: Database;

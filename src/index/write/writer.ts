@@ -193,8 +193,8 @@ export function prepareSession(result: ParseResult): PreparedSession {
 }
 
 /**
- * The session with `startedAt`…`endedAt` widened to cover its turns' times (those above 0, epoch ms): a filtered keyword
- * search keeps a turn by its own time only among the sessions whose range overlaps the filter
+ * The session with `startedAt`…`endedAt` widened to cover its turns' times (those above 0, epoch ms): a filtered
+ * keyword search keeps a turn by its own time only among the sessions whose range overlaps the filter
  * (search/ranking/document-mask.ts), and a level-1 `--since` compares `ended_at`. A parser's own range is kept when it
  * already covers them (every fixture and corpus session did); a resumed parse widens it by its new turns.
  */

@@ -4,13 +4,13 @@
  * level 2 searches turn chunks and keeps each turn's best chunk. Scores are cosine similarities (−1…1). Whether the
  * vector files can be trusted is decided before a leg is created (service/vector-leg.ts,
  * index/vectors/vector-files.ts `findVectorDamage`).
- * Each round takes a store's best k chunks that pass the filters, k doubling until enough distinct owners are found. They
- * come from the whole store's best chunks, whose owners alone are looked up and filtered (issue 42: listing every
- * allowed chunk cost 130–200 ms a store at 20k sessions, 170k chunks, on every search), read deeper while too few pass;
- * when filters that narrow the sessions (document-mask.ts) leave the first read short (the default filters after
- * reading 8k), the chunks they allow are listed once and searched with an allow-list before the top-k cut, as before.
- * Either way a round holds the same chunks (with exact f32 vectors; quantized ones are re-scored from a pool either
- * way), so a filtered search never comes back short and ranks as an allow-list search does.
+ * Each round takes a store's best k chunks that pass the filters, k doubling until enough distinct owners are found.
+ * They come from the whole store's best chunks, whose owners alone are looked up and filtered (issue 42: listing
+ * every allowed chunk cost 130–200 ms a store at 20k sessions, 170k chunks, on every search), read deeper while too
+ * few pass; when filters that narrow the sessions (document-mask.ts) leave the first read short (the default filters
+ * after reading 8k), the chunks they allow are listed once and searched with an allow-list before the top-k cut, as
+ * before. Either way a round holds the same chunks (with exact f32 vectors; quantized ones are re-scored from a pool
+ * either way), so a filtered search never comes back short and ranks as an allow-list search does.
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder, QueryEmbedder } from "../../embed/index.ts";
