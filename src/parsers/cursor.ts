@@ -17,7 +17,7 @@ import { rescanCursorFolders, scanCursorRoots } from "./cursor/scan.ts";
 import { optionSafe } from "./shared/option-safe.ts";
 
 export { closeCursorDatabases, openCursorDatabase } from "./cursor/database.ts";
-export { scanCursorRoots, fingerprintStateDatabase } from "./cursor/scan.ts";
+export { scanCursorRoots } from "./cursor/scan.ts";
 
 // the listing and parse code loads at first use: a search's freshness check and resume commands never need it (issue 42)
 const parseSide = () => require("./cursor/parse.ts") as typeof import("./cursor/parse.ts");

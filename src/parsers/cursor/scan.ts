@@ -31,27 +31,21 @@ const skippedFolders = new Set([
   "GPUCache",
 ]);
 
-/** Stats fingerprint of one database container: `db<stats>|wal<stats>|ws<stats of workspace.json>` ("-" when absent). */
-export function fingerprintStateDatabase(path: string, walk = new TreeWalk()): string {
-  const stamp = (file: string) => {
-    const stats = walk.statOrNote(file);
-    return stats ? statFingerprint(stats) : "-";
-  };
-  return `db${stamp(path)}|wal${stamp(`${path}-wal`)}|ws${stamp(join(dirname(path), "workspace.json"))}`;
-}
-
 /**
- * List one database with its {@link fingerprintStateDatabase} and, as its modification time, the later of the db's and
- * its `-wal`'s (writes land in the `-wal` first): the freshness check re-stats the databases written in the last day.
+ * List one database with the stats-only fingerprint `db<stats>|wal<stats>|ws<stats of workspace.json>` ("-" when
+ * absent) and, as its modification time, the later of the db's and its `-wal`'s (writes land in the `-wal` first): the
+ * freshness check re-stats the databases written in the last day. Each file is stat'ed once.
  */
 function addDatabase(walk: TreeWalk, path: string, stats?: Stats): void {
   const known = walk.newFile(path, stats);
   if (!known) return;
   const wal = walk.statOrNote(`${path}-wal`);
+  const workspace = walk.statOrNote(join(dirname(path), "workspace.json"));
+  const stamp = (of: Stats | undefined) => (of ? statFingerprint(of) : "-");
   walk.found.push({
     source: "cursor",
     path,
-    fingerprint: fingerprintStateDatabase(path, walk),
+    fingerprint: `db${stamp(known)}|wal${stamp(wal)}|ws${stamp(workspace)}`,
     sizeBytes: known.size,
     mtimeMs: Math.max(known.mtimeMs, wal?.mtimeMs ?? 0),
   });
