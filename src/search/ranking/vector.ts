@@ -9,8 +9,9 @@
  * every allowed chunk cost 130–200 ms a store at 20k sessions, 170k chunks, on every search), read deeper while too
  * few pass; when filters that narrow the sessions (document-mask.ts) leave the first read short (the default filters
  * after reading 8k), the chunks they allow are listed once and searched with an allow-list before the top-k cut, as
- * before. Either way a round holds the same chunks (with exact f32 vectors; quantized ones are re-scored from a pool
- * either way), so a filtered search never comes back short and ranks as an allow-list search does.
+ * before; filters that keep at most 2% of the sessions list them at once, without that first read. Either way a round
+ * holds the same chunks (with exact f32 vectors; quantized ones are re-scored from a pool either way), so a filtered
+ * search never comes back short and ranks as an allow-list search does.
  */
 import type { Database } from "bun:sqlite";
 import type { Embedder, QueryEmbedder } from "../../embed/index.ts";
@@ -48,27 +49,31 @@ function ownersOf(rows: readonly ChunkOwnerRow[]): Map<number, ChunkOwner> {
 
 /**
  * Every embedded chunk of `level` whose session (and, at level 2, turn) passes `filters`, with its owner: the sessions
- * that pass first (by the `sessions_filters` index), then their documents and chunks by index (CROSS JOIN fixes that
- * order: SQLite began with every embedded chunk, ~170k wide rows at 20k sessions, 300 ms for a project's 95 sessions;
- * `+c.status` keeps it off the status index, which would scan every embedded chunk for each document).
+ * that pass first (by the `sessions_filters` index, or the given `sessionIds`, which must hold every session that
+ * passes), then their documents, at level 2 their turns (whose wide rows hold the time: read once per turn, not once
+ * per chunk), then their chunks, by index (CROSS JOIN fixes that order: SQLite began with every embedded chunk, ~170k
+ * wide rows at 20k sessions, 300 ms for a project's 95 sessions; `+c.status` keeps it off the status index, which
+ * would scan every embedded chunk for each document).
  */
 function allowedChunks(
   db: Database,
   level: VectorLevelName,
   filters: SearchFilters,
   turnLevel: boolean,
+  sessionIds?: readonly number[],
 ): Map<number, ChunkOwner> {
   const filter = filterSql(filters, turnLevel ? "t.timestamp" : undefined);
   const join = turnLevel ? "CROSS JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
+  const sessions = sessionIds ? "json_each(?) AS w CROSS JOIN sessions s ON s.id = w.value" : "sessions s";
   return ownersOf(
     db
       .query<ChunkOwnerRow, Array<string | number>>(
         `SELECT c.id, d.session_rowid, d.id AS document_id, d.turn_number
-         FROM sessions s CROSS JOIN documents d ON d.session_rowid = s.id AND d.level = ?
-         CROSS JOIN chunks c ON c.document_id = d.id ${join}
+         FROM ${sessions} CROSS JOIN documents d ON d.session_rowid = s.id AND d.level = ? ${join}
+         CROSS JOIN chunks c ON c.document_id = d.id
          WHERE +c.status = ? AND ${filter.where}`,
       )
-      .all(level, chunkStatus.embedded, ...filter.params),
+      .all(...(sessionIds ? [JSON.stringify(sessionIds)] : []), level, chunkStatus.embedded, ...filter.params),
   );
 }
 
@@ -132,6 +137,31 @@ function bestAllowedOfWhole(
   }
 }
 
+/**
+ * Share of the sessions at or below which narrowing filters list their chunks at once, without reading a store's best
+ * chunks of all first: that read scans every vector (15–18 ms for a store of 206k chunks of 384 dims at 20k sessions,
+ * int8, this 2-core machine) and finds too few passing chunks when the filters keep few sessions. Listing costs ~1 µs a
+ * chunk (a listing of ~170k took 130–200 ms), and searching them with an allow-list ~0.4 µs a chunk at 384 dims, so a
+ * filter that keeps 2% of the sessions (~4k of 206k chunks) lists and searches them in a few ms.
+ */
+const fewSessionsShare = 0.02;
+
+/**
+ * The rowids of the sessions that pass `filters` (level-1 conditions: at level 2 they hold every session with a
+ * passing turn) when at most `share` of the sessions do (estimated by the largest session rowid); undefined when more
+ * do: read with a LIMIT, so a filter that keeps many stops at the first rows past the share. One read serves both
+ * stores.
+ */
+function fewPassingSessions(db: Database, filters: SearchFilters, share: number): number[] | undefined {
+  const sessions = db.query<{ last: number | null }, []>("SELECT max(id) AS last FROM sessions").get()?.last ?? 0;
+  const limit = Math.floor(sessions * share);
+  const filter = filterSql(filters);
+  const rows = db
+    .query<{ id: number }, Array<string | number>>(`SELECT s.id FROM sessions s WHERE ${filter.where} LIMIT ?`)
+    .values(...filter.params, limit + 1) as Array<[number]>;
+  return rows.length <= limit ? rows.map(([id]) => id) : undefined;
+}
+
 /** Maps both levels' vector stores of `embedder`'s model (cheap: mmap plus one pass over the stored ids). */
 export function openVectorStores(
   recallHome: string,
@@ -147,12 +177,15 @@ export function openVectorStores(
  * @param recallHome RECALL_HOME holding `vectors/`
  * @param stores stores already opened with `openVectorStores` (kept open across searches); default: each search
  *   maps the files itself and closes them after
+ * @param listShare share of the sessions at or below which narrowing filters list their chunks at once (default
+ *   {@link fewSessionsShare}; tests pass 0 and 1 to take either way, which must answer alike)
  */
 export function createVectorLeg(
   db: Database,
   recallHome: string,
   embedder: QueryEmbedder,
   stores?: Record<VectorLevelName, VectorStore>,
+  listShare = fewSessionsShare,
 ): VectorLeg {
   return {
     model: embedder.fingerprint.name,
@@ -163,6 +196,8 @@ export function createVectorLeg(
       const best = new Map<number, VectorHit>();
       const keyOf = (owner: ChunkOwner) => (level === "session" ? owner.sessionRowid : owner.documentId);
       const turnLevel = level === "turn";
+      // filters that keep few sessions: their chunks are listed at once in every store (see fewSessionsShare)
+      const few = filtersNarrow(filters) ? fewPassingSessions(db, filters, listShare) : undefined;
       for (const storeLevel of levels) {
         const store = stores?.[storeLevel] ?? openLevelStore(recallHome, storeLevel, embedder);
         try {
@@ -175,9 +210,11 @@ export function createVectorLeg(
           for (let k = candidates * 2; ; k *= 2) {
             let round = allowed
               ? { hits: store.search(vector, k, allowed.allow), owners: allowed.owners }
-              : bestAllowedOfWhole(whole, k, filtersNarrow(filters) ? k : k * 8);
+              : few
+                ? undefined
+                : bestAllowedOfWhole(whole, k, filtersNarrow(filters) ? k : k * 8);
             if (!round) {
-              const owners = allowedChunks(db, storeLevel, filters, turnLevel);
+              const owners = allowedChunks(db, storeLevel, filters, turnLevel, few);
               if (owners.size === 0) break;
               allowed = { owners, allow: buildIdFilter(owners.keys()) };
               round = { hits: store.search(vector, k, allowed.allow), owners };
