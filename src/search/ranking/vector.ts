@@ -37,6 +37,10 @@ interface ChunkOwnerRow {
   turn_number: number;
 }
 
+/** At level 2, each chunk's turn for its time (the filters' `t.timestamp`), from the narrow index (schema v24). */
+const turnTimeJoin =
+  "CROSS JOIN turns t INDEXED BY turns_time ON t.session_rowid = d.session_rowid AND t.number = d.turn_number";
+
 /** Rows to owners by chunk id. */
 function ownersOf(rows: readonly ChunkOwnerRow[]): Map<number, ChunkOwner> {
   return new Map(
@@ -63,7 +67,7 @@ function allowedChunks(
   sessionIds?: readonly number[],
 ): Map<number, ChunkOwner> {
   const filter = filterSql(filters, turnLevel ? "t.timestamp" : undefined);
-  const join = turnLevel ? "CROSS JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
+  const join = turnLevel ? turnTimeJoin : "";
   const sessions = sessionIds ? "json_each(?) AS w CROSS JOIN sessions s ON s.id = w.value" : "sessions s";
   return ownersOf(
     db
@@ -90,7 +94,7 @@ function chunkOwners(
 ): Map<number, ChunkOwner> {
   if (ids.length === 0) return new Map();
   const filter = filterSql(filters, turnLevel ? "t.timestamp" : undefined);
-  const join = turnLevel ? "CROSS JOIN turns t ON t.session_rowid = d.session_rowid AND t.number = d.turn_number" : "";
+  const join = turnLevel ? turnTimeJoin : "";
   return ownersOf(
     db
       .query<ChunkOwnerRow, Array<string | number>>(

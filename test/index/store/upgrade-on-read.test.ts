@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { databasePath, openIndex, runIndex } from "../../../src/index/index.ts";
 import { schemaVersion } from "../../../src/index/schema.ts";
+import { searchIndex, type TurnResult } from "../../../src/search/index.ts";
 import { runCli } from "../../helpers/cli.ts";
 
 // After an upgrade of recall, the first command may be a read-only one (`recall status`): it migrates the index
@@ -62,6 +63,29 @@ describe("a read-only open of an index an older recall wrote", () => {
     expect(result.stderr).not.toContain("needs an upgrade");
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout).sessions).toBeGreaterThan(5);
+  });
+
+  test("an index of schema 23 gets the turn-time index a level-2 search with dates reads (INDEXED BY turns_time)", async () => {
+    const home = await previousSchemaIndex("turn-time");
+    const old = new Database(databasePath(home));
+    old.exec("DROP INDEX turns_time; PRAGMA user_version = 23");
+    old.close();
+    const fresh = join(work, "turn-time-fresh");
+    await runIndex({ recallHome: fresh, roots: examples });
+    const request = { query: "docker network", level: "turn", filters: { since: 1 }, mode: "keyword" } as const;
+    const answers = [];
+    for (const path of [databasePath(home), databasePath(fresh)]) {
+      const db = openIndex(path, { readonly: true });
+      try {
+        const turns = (await searchIndex(db, request)).results as TurnResult[];
+        answers.push(turns.map((turn) => [turn.sessionId, turn.turn]));
+      } finally {
+        db.close();
+      }
+    }
+    expect(answers[0]!.length).toBeGreaterThan(0);
+    expect(answers[0]).toEqual(answers[1]!);
+    expect(versionOf(databasePath(home))).toBe(schemaVersion);
   });
 
   test("a file still being created (version 0) is left alone: the reader is told there is no index yet", () => {
