@@ -83,7 +83,9 @@ function allowedChunks(
 
 /**
  * The owners of the given chunks that are embedded chunks of `level` passing `filters`, by one lookup of those ids (a
- * chunk the store still holds but the index no longer does, replaced or deleted, has none).
+ * chunk the store still holds but the index no longer does, replaced or deleted, has none). The chunk and its document
+ * are read from narrow indexes (`chunks_owner`, schema v25; `documents_window`, v23), not from their wide rows (a
+ * chunk's text, a document's hashes): SQLite chose the rows.
  */
 function chunkOwners(
   db: Database,
@@ -99,7 +101,8 @@ function chunkOwners(
     db
       .query<ChunkOwnerRow, Array<string | number>>(
         `SELECT c.id, d.session_rowid, d.id AS document_id, d.turn_number FROM json_each(?) AS w
-         CROSS JOIN chunks c ON c.id = w.value CROSS JOIN documents d ON d.id = c.document_id
+         CROSS JOIN chunks c INDEXED BY chunks_owner ON c.id = w.value
+         CROSS JOIN documents d INDEXED BY documents_window ON d.id = c.document_id
          CROSS JOIN sessions s ON s.id = d.session_rowid ${join}
          WHERE c.status = ? AND d.level = ? AND ${filter.where}`,
       )

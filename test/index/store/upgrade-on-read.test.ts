@@ -65,10 +65,10 @@ describe("a read-only open of an index an older recall wrote", () => {
     expect(JSON.parse(result.stdout).sessions).toBeGreaterThan(5);
   });
 
-  test("an index of schema 23 gets the turn-time index a level-2 search with dates reads (INDEXED BY turns_time)", async () => {
+  test("an index of schema 23 gets the narrow indexes searches read by INDEXED BY (turns_time, chunks_owner)", async () => {
     const home = await previousSchemaIndex("turn-time");
     const old = new Database(databasePath(home));
-    old.exec("DROP INDEX turns_time; PRAGMA user_version = 23");
+    old.exec("DROP INDEX turns_time; DROP INDEX chunks_owner; PRAGMA user_version = 23");
     old.close();
     const fresh = join(work, "turn-time-fresh");
     await runIndex({ recallHome: fresh, roots: examples });
@@ -86,6 +86,15 @@ describe("a read-only open of an index an older recall wrote", () => {
     expect(answers[0]!.length).toBeGreaterThan(0);
     expect(answers[0]).toEqual(answers[1]!);
     expect(versionOf(databasePath(home))).toBe(schemaVersion);
+    // the vector leg's owner lookup (search/ranking/vector.ts chunkOwners) names chunks_owner
+    const db = new Database(databasePath(home), { readonly: true });
+    try {
+      expect(db.query("SELECT count(*) AS n FROM chunks INDEXED BY chunks_owner WHERE id > 0").get()).toEqual({
+        n: db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks").get()!.n,
+      });
+    } finally {
+      db.close();
+    }
   });
 
   test("a file still being created (version 0) is left alone: the reader is told there is no index yet", () => {
