@@ -19,6 +19,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fingerprintString, type Embedder, type ModelFingerprint } from "../../src/embed/types.ts";
 import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
+import { isoLocalDate } from "../../src/search/dates/calendar.ts";
 import { searchIndex, type SearchFilters } from "../../src/search/index.ts";
 import { openVectorLeg } from "../../src/service/vector-leg.ts";
 import { argValue, benchCacheDir, ensureGeneratedCorpus, report, typedQueries } from "./lib.ts";
@@ -113,7 +114,7 @@ const searches: Array<{ name: string; level: "session" | "turn"; filters: Search
     name: "turn_since",
     level: "turn",
     filters: { since: since.getTime() },
-    filter: `--depth 2 --since ${since.toISOString().slice(0, 10)}`,
+    filter: `--depth 2 --since ${isoLocalDate(since.getTime())}`,
   },
 ];
 for (const { name, level, filters, filter } of searches) {

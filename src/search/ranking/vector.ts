@@ -54,8 +54,8 @@ function ownersOf(rows: readonly ChunkOwnerRow[]): Map<number, ChunkOwner> {
 /**
  * Every embedded chunk of `level` whose session (and, at level 2, turn) passes `filters`, with its owner: the sessions
  * that pass first (by the `sessions_filters` index, or the given `sessionIds`, which must hold every session that
- * passes), then their documents, at level 2 their turns (whose wide rows hold the time: read once per turn, not once
- * per chunk), then their chunks, by index (CROSS JOIN fixes that order: SQLite began with every embedded chunk, ~170k
+ * passes), then their documents, at level 2 their turns' times (from the narrow index `turns_time`, schema v24: read
+ * once per turn, not once per chunk), then their chunks, by index (CROSS JOIN fixes that order: SQLite began with every embedded chunk, ~170k
  * wide rows at 20k sessions, 300 ms for a project's 95 sessions; `+c.status` keeps it off the status index, which
  * would scan every embedded chunk for each document).
  */
@@ -85,7 +85,7 @@ function allowedChunks(
  * The owners of the given chunks that are embedded chunks of `level` passing `filters`, by one lookup of those ids (a
  * chunk the store still holds but the index no longer does, replaced or deleted, has none). The chunk and its document
  * are read from narrow indexes (`chunks_owner`, schema v25; `documents_window`, v23), not from their wide rows (a
- * chunk's text, a document's hashes): SQLite chose the rows.
+ * chunk's text, a document's hashes), which SQLite read when left to choose.
  */
 function chunkOwners(
   db: Database,
