@@ -266,6 +266,19 @@ function storedState(recallHome: string, source: string): unknown {
   }
 }
 
+/**
+ * Expect the index the quick checks kept up to date to store what a whole index of the same roots stores for `source`
+ * (a fresh RECALL_HOME beside it).
+ */
+async function expectSameAsWholeIndex(
+  history: { context: HistoryContext; roots: SourceRootMap },
+  source: string,
+): Promise<void> {
+  const whole = join(history.context.recallHome, "..", "home-whole");
+  await runIndex({ recallHome: whole, roots: history.roots });
+  expect(storedState(history.context.recallHome, source)).toEqual(storedState(whole, source));
+}
+
 describe("issue 42: the freshness rule for Copilot Chat", () => {
   const copilotQuickCheck = (history: Workspaces) => sourceQuickCheck(copilotChatParser, history);
 
@@ -303,9 +316,7 @@ describe("issue 42: the freshness rule for Copilot Chat", () => {
     await nextSearchFinds(history, "wishlist");
     expect(copilotQuickCheck(history).kind).toBe("unchanged");
 
-    const whole = join(history.context.recallHome, "..", "home-whole");
-    await runIndex({ recallHome: whole, roots: history.roots });
-    expect(storedState(history.context.recallHome, "copilot-chat")).toEqual(storedState(whole, "copilot-chat"));
+    await expectSameAsWholeIndex(history, "copilot-chat");
   });
 });
 
@@ -352,9 +363,7 @@ describe("issue 42: the freshness rule for the Cursor CLI (cursor-agent)", () =>
     await nextSearchFinds(history, "nightly export");
     expect(agentQuickCheck(history).kind).toBe("unchanged");
 
-    const whole = join(history.context.recallHome, "..", "home-whole");
-    await runIndex({ recallHome: whole, roots: history.roots });
-    expect(storedState(history.context.recallHome, "cursor-agent")).toEqual(storedState(whole, "cursor-agent"));
+    await expectSameAsWholeIndex(history, "cursor-agent");
   });
 });
 
@@ -409,8 +418,6 @@ describe("issue 42: the freshness rule for the Cursor editor", () => {
     await nextSearchFinds(history, "cart");
     expect(editorQuickCheck(history).kind).toBe("unchanged");
 
-    const whole = join(history.context.recallHome, "..", "home-whole");
-    await runIndex({ recallHome: whole, roots: history.roots });
-    expect(storedState(history.context.recallHome, "cursor")).toEqual(storedState(whole, "cursor"));
+    await expectSameAsWholeIndex(history, "cursor");
   });
 });
