@@ -22,7 +22,7 @@ import { databasePath, openIndex, runIndex } from "../../src/index/index.ts";
 import { isoLocalDate } from "../../src/search/dates/calendar.ts";
 import { searchIndex, type SearchFilters } from "../../src/search/index.ts";
 import { openVectorLeg } from "../../src/service/vector-leg.ts";
-import { argValue, benchCacheDir, ensureGeneratedCorpus, report, typedQueries } from "./lib.ts";
+import { argValue, benchCacheDir, ensureGeneratedCorpus, narrowFilterValues, report, typedQueries } from "./lib.ts";
 
 const sessions = argValue("--sessions", 20_000);
 const dims = argValue("--dims", 384);
@@ -94,17 +94,9 @@ if (!existsSync(join(home, ".complete"))) {
 const db = openIndex(databasePath(home), { readonly: true });
 const { leg, notice } = await openVectorLeg(db, home, { open: async () => embedder });
 if (!leg) throw new Error(`no vector leg on the bench index: ${notice}`);
-const smallestProject = db
-  .query<{ name: string }, []>(
-    "SELECT project_name AS name FROM sessions WHERE project_name <> '' GROUP BY 1 ORDER BY count(*), 1 LIMIT 1",
-  )
-  .get()!.name;
-const recentDay = db
-  .query<{ at: number }, []>(
-    "SELECT ended_at AS at FROM sessions ORDER BY ended_at DESC LIMIT 1 OFFSET (SELECT count(*) / 50 FROM sessions)",
-  )
-  .get()!.at;
-const since = new Date(recentDay);
+const narrow = narrowFilterValues(db);
+const smallestProject = narrow.project!;
+const since = new Date(narrow.since!);
 since.setHours(0, 0, 0, 0); // the local day, as `--since <date>` reads it
 const searches: Array<{ name: string; level: "session" | "turn"; filters: SearchFilters; filter?: string }> = [
   { name: "session", level: "session", filters: {} },

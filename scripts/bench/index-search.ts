@@ -54,6 +54,7 @@ import {
   sample,
   timeCommand,
   benchBinary,
+  narrowFilterValues,
 } from "./lib.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -143,18 +144,7 @@ for (const bench of corpora) {
     target: bench.label === "real" ? undefined : "≤ 15 s",
   });
   // filters that keep few sessions: the smallest project, and the day from which the newest ~2% of sessions ran
-  const narrow = {
-    project: db
-      .query<{ name: string }, []>(
-        "SELECT project_name AS name FROM sessions WHERE project_name <> '' GROUP BY 1 ORDER BY count(*), 1 LIMIT 1",
-      )
-      .get()?.name,
-    since: db
-      .query<{ at: number }, []>(
-        "SELECT ended_at AS at FROM sessions ORDER BY ended_at DESC LIMIT 1 OFFSET (SELECT count(*) / 50 FROM sessions)",
-      )
-      .get()?.at,
-  };
+  const narrow = narrowFilterValues(db);
   report(
     `index.staleness_check.${bench.label}`,
     sample(runs, () => void checkStaleness(db, roots)),

@@ -2,6 +2,7 @@
  * Shared helpers of the benchmark scripts: percentiles, the machine/commit stamp, one JSON line
  * per measurement on stdout, and timing a command (wall time of a child process).
  */
+import type { Database } from "bun:sqlite";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -268,4 +269,24 @@ export function indexedBenchEnv(
   const index = Bun.spawnSync([binary, "index", "--keyword-only"], { env, stdout: "ignore", stderr: "pipe" });
   if (index.exitCode !== 0) throw new Error(`index failed: ${index.stderr.toString().slice(0, 500)}`);
   return env;
+}
+
+/**
+ * The filters that keep few sessions the benches time (issue 42), read from an index: the smallest project's name
+ * (ties: the first by name), and the `ended_at` (epoch ms) from which the newest ~2% of sessions ran. Each is undefined
+ * when the index has no session that gives it.
+ */
+export function narrowFilterValues(db: Database): { project: string | undefined; since: number | undefined } {
+  return {
+    project: db
+      .query<{ name: string }, []>(
+        "SELECT project_name AS name FROM sessions WHERE project_name <> '' GROUP BY 1 ORDER BY count(*), 1 LIMIT 1",
+      )
+      .get()?.name,
+    since: db
+      .query<{ at: number }, []>(
+        "SELECT ended_at AS at FROM sessions ORDER BY ended_at DESC LIMIT 1 OFFSET (SELECT count(*) / 50 FROM sessions)",
+      )
+      .get()?.at,
+  };
 }
