@@ -132,7 +132,8 @@ const likePatternLimitBytes = 50_000;
  * The `--project` condition: the project's path or name contains the text, ASCII letters in either case. SQLite's
  * `lower()` and its LIKE both fold ASCII letters only, so `instr(lower(x), needle) > 0` and `x LIKE '%needle%'` (the
  * needle's `%`, `_` and `\` escaped) keep the same sessions; LIKE does it without making a lower-case copy of every
- * value: 2.6 ms against 4.0 ms for the documents of one project among 20k sessions (bun:sqlite, warm, 2-core Xeon). A needle whose pattern would pass SQLite's LIKE limit keeps the `instr` form.
+ * value: 2.6 ms against 4.0 ms for the documents of one project among 20k sessions (bun:sqlite, warm, 2-core Xeon).
+ * A needle whose pattern would pass SQLite's LIKE limit keeps the `instr` form.
  */
 function projectContains(project: string): { sql: string; params: string[] } {
   const needle = project.toLowerCase();

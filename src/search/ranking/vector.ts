@@ -55,9 +55,9 @@ function ownersOf(rows: readonly ChunkOwnerRow[]): Map<number, ChunkOwner> {
  * Every embedded chunk of `level` whose session (and, at level 2, turn) passes `filters`, with its owner: the sessions
  * that pass first (by the `sessions_filters` index, or the given `sessionIds`, which must hold every session that
  * passes), then their documents, at level 2 their turns' times (from the narrow index `turns_time`, schema v24: read
- * once per turn, not once per chunk), then their chunks, by index (CROSS JOIN fixes that order: SQLite began with every embedded chunk, ~170k
- * wide rows at 20k sessions, 300 ms for a project's 95 sessions; `+c.status` keeps it off the status index, which
- * would scan every embedded chunk for each document).
+ * once per turn, not once per chunk), then their chunks, by index (CROSS JOIN fixes that order: SQLite began with
+ * every embedded chunk, ~170k wide rows at 20k sessions, 300 ms for a project's 95 sessions; `+c.status` keeps it off
+ * the status index, which would scan every embedded chunk for each document).
  */
 function allowedChunks(
   db: Database,
@@ -203,8 +203,9 @@ export function createVectorLeg(
       const best = new Map<number, VectorHit>();
       const keyOf = (owner: ChunkOwner) => (level === "session" ? owner.sessionRowid : owner.documentId);
       const turnLevel = level === "turn";
+      const narrow = filtersNarrow(filters);
       // filters that keep few sessions: their chunks are listed at once in every store (see fewSessionsShare)
-      const few = filtersNarrow(filters) ? fewPassingSessions(db, filters, listShare) : undefined;
+      const few = narrow ? fewPassingSessions(db, filters, listShare) : undefined;
       for (const storeLevel of levels) {
         const store = stores?.[storeLevel] ?? openLevelStore(recallHome, storeLevel, embedder);
         try {
@@ -219,7 +220,7 @@ export function createVectorLeg(
               ? { hits: store.search(vector, k, allowed.allow), owners: allowed.owners }
               : few
                 ? undefined
-                : bestAllowedOfWhole(whole, k, filtersNarrow(filters) ? k : k * 8);
+                : bestAllowedOfWhole(whole, k, narrow ? k : k * 8);
             if (!round) {
               const owners = allowedChunks(db, storeLevel, filters, turnLevel, few);
               if (owners.size === 0) break;
