@@ -192,6 +192,7 @@ describe("--project as a substring (filterSql)", () => {
     ["/srv/KELVIN", "KELVIN"],
     ["/srv/weird_%_name", "weird_%_name"],
     ["/srv/abc", "abc"],
+    ['/srv/it\'s "quoted"', 'it\'s "quoted"'],
     ["", ""],
   ];
   const memory = new Database(":memory:");
@@ -215,7 +216,7 @@ describe("--project as a substring (filterSql)", () => {
       .map((row) => row.id);
   };
 
-  test("wildcards and the escape character are plain text; ASCII letters match in either case, others exactly", () => {
+  test("wildcards, the escape character and quotes are plain text; ASCII letters match in either case, others exactly", () => {
     const needles = [
       "shop",
       "SHOP-api",
@@ -231,10 +232,15 @@ describe("--project as a substring (filterSql)", () => {
       "kelvin",
       "c",
       "/",
+      "'",
+      'it\'s "QUOTED"',
+      "'); DROP TABLE sessions; --",
     ];
     for (const needle of needles) expect({ needle, kept: kept(needle) }).toEqual({ needle, kept: expected(needle) });
     expect(kept("%")).toEqual([3, 8]); // not every session: `%` is a character here
     expect(kept("_")).toEqual([2, 8]);
+    expect(kept("'")).toEqual([10]); // a quote is text too: bound as a parameter, never SQL
+    expect(memory.query("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: projects.length });
   });
 
   test("a needle longer than SQLite's LIKE pattern limit is still answered (no 'pattern too complex')", () => {
