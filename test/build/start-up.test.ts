@@ -1,17 +1,19 @@
 /**
  * What a command's start-up loads (issue 42, cold start), read from the bundler's own metafile of src/cli.ts split as
  * the binary is: the chunk holding src/app.ts (every command's start-up) and the one holding the search handler, with
- * the chunks they import statically. With scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug` nor a static
- * import of `node:tty`, `node:util` or `node:crypto`; the same bundle without the plugin does (so the check can fail).
- * And the plugin's three stand-ins answer as the modules they replace.
+ * the chunks they import statically. With scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug`, chalk, nor a
+ * static import of `node:tty`, `node:util` or `node:crypto`; the same bundle without the plugin does (so the check can
+ * fail). And the plugin's four stand-ins answer as the modules they replace.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inspect as nodeInspect } from "node:util";
 import createDebug from "../../scripts/build/start-up/debug.ts";
 import { inspect } from "../../scripts/build/start-up/inspect.ts";
+import { lazily } from "../../scripts/build/start-up/lazy-module.ts";
 import { startUpPlugin } from "../../scripts/build/start-up/plugin.ts";
 import { isatty } from "../../scripts/build/start-up/tty.ts";
 import { isTerminal } from "../../src/render/terminal.ts";
@@ -55,11 +57,14 @@ function startUpInputs(metafile: Metafile, input: string): string[] {
   return [...seen].flatMap((chunk) => Object.keys(metafile.outputs[chunk]!.inputs));
 }
 
-/** What the inputs load at start-up that a command does not need: `debug`, and static imports of the costly builtins. */
+/**
+ * What the inputs load at start-up that a command does not need: `debug`, chalk (cmd-ts styles only help and errors
+ * with it), and static imports of the costly builtins.
+ */
 function costlyLoads(metafile: Metafile, inputs: readonly string[]): string[] {
   const found: string[] = [];
   for (const input of inputs) {
-    if (input.startsWith("node_modules/debug/")) found.push(input);
+    if (/^node_modules\/(debug|chalk)\//.test(input)) found.push(input);
     for (const imported of metafile.inputs[input]?.imports ?? [])
       if (
         imported.kind === "import-statement" &&
@@ -109,7 +114,7 @@ describe("a command's start-up", () => {
       expect(requiredInputs).toContain(`src/parsers/${module}`);
   });
 
-  test("neither the app nor a search loads debug, node:tty, node:util or node:crypto at start-up", () => {
+  test("neither the app nor a search loads debug, chalk, node:tty, node:util or node:crypto at start-up", () => {
     for (const input of ["src/app.ts", "src/commands/search-handler.ts"])
       expect(costlyLoads(withPlugin, startUpInputs(withPlugin, input))).toEqual([]);
   });
@@ -119,6 +124,7 @@ describe("a command's start-up", () => {
     expect(loads).toContain("node_modules/chalk/source/vendor/supports-color/index.js → node:tty");
     expect(loads).toContain("node_modules/cmd-ts/dist/esm/oneOf.js → node:util");
     expect(loads.some((load) => load.startsWith("node_modules/debug/"))).toBe(true);
+    expect(loads).toContain("node_modules/chalk/source/index.js");
   });
 });
 
@@ -140,6 +146,37 @@ describe("the plugin's stand-ins", () => {
     ];
     for (const value of values) expect(inspect(value)).toBe(nodeInspect(value));
     for (const value of [42, null, undefined, { a: 1 }]) expect(inspect(value)).toBe(nodeInspect(value));
+  });
+
+  test("chalk loaded lazily styles as chalk does, chained styles and its level included, and loads at first use", () => {
+    // chalk as cmd-ts resolves it (the plugin's require sits in cmd-ts's files)
+    const chalk = createRequire(Bun.resolveSync("cmd-ts", repo))("chalk").default as typeof import("chalk").default;
+    let loads = 0;
+    const lazyChalk = lazily(() => {
+      loads++;
+      return chalk;
+    });
+    expect(loads).toBe(0);
+    expect(lazyChalk.level).toBe(chalk.level);
+    expect(loads).toBe(1);
+    const level = chalk.level;
+    chalk.level = 3; // colours on, whatever the test's terminal: the two must write the same escapes
+    try {
+      expect(lazyChalk.level).toBe(3);
+      expect(lazyChalk.red.bold("error: ")).toBe("\u001b[31m\u001b[1merror: \u001b[22m\u001b[39m");
+      for (const style of [
+        (c: typeof chalk) => c.red("x"),
+        (c: typeof chalk) => c.red.bold("error: "),
+        (c: typeof chalk) => c.dim("  $ recall search --help"),
+        (c: typeof chalk) => c.bold(`a${c.italic(" <subcommand>")}`),
+        (c: typeof chalk) => c.yellow(42 as unknown as string),
+      ])
+        expect(style(lazyChalk)).toBe(style(chalk));
+    } finally {
+      chalk.level = level;
+    }
+    expect("italic" in lazyChalk).toBe(true);
+    expect(loads).toBe(1);
   });
 
   test("the debug logger is off and can be called", () => {
