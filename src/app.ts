@@ -1,7 +1,9 @@
 /**
  * The application: wires the subcommands and is the only place that catches errors. Each command is imported as its
  * definition (flags and help: src/commands/<name>.ts for the CLI's own, `command.ts` in src/pick, src/ui and src/mcp for
- * the other front ends); what it does (its handler) loads when it runs (issue 14).
+ * the other front ends); what it does (its handler) loads when it runs (issue 14). A command line that names a command
+ * loads that command's definition alone (issue 42: wiring all twenty took ~0.6 ms of a cold search); `recall --help`, a
+ * name recall does not know and no name at all load every one.
  * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
  * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
  * `--json`, also for cmd-ts' own usage errors, each of which gets a line of its own); an unexpected error prints one
@@ -10,68 +12,86 @@
  */
 import { binary, parse, runSafely, subcommands } from "cmd-ts";
 import packageJson from "../package.json" with { type: "json" };
-import { doctorCommand } from "./commands/doctor.ts";
-import { exportCommand } from "./commands/export.ts";
-import { forgetCommand } from "./commands/forget.ts";
-import { archiveCommand } from "./commands/archive.ts";
-import { indexCommand } from "./commands/index-command.ts";
-import { mcpCommand } from "./mcp/command.ts";
-import { pickCommand } from "./pick/command.ts";
-import { initCommand } from "./pick/init-command.ts";
-import { uiCommand } from "./ui/command.ts";
-import { modelCommand } from "./commands/model.ts";
-import { searchCommand } from "./commands/search.ts";
-import { sessionsCommand } from "./commands/sessions.ts";
-import { showCommand } from "./commands/show.ts";
-import { skillCommand } from "./commands/skill.ts";
-import { statusCommand } from "./commands/status.ts";
-import { summarizeCommand } from "./commands/summarize.ts";
-import { evalCommand } from "./commands/eval.ts";
-import { watchCommand } from "./commands/watch.ts";
-import { embedHelperCommand } from "./commands/embed-helper.ts";
 import { diskFullError, isRecallError, SessionLookupError } from "./errors.ts";
 import { neutralizeControls } from "./render/escapes.ts";
 import { sources } from "./parsers/sources.ts";
 import { maskPassword } from "./team-archive/password-mask.ts";
 import { ClosedOutputError, writeErr, writeOut } from "./render/terminal.ts";
 
-/** The subcommands by name. */
-const commands = {
-  search: searchCommand,
-  pick: pickCommand,
-  show: showCommand,
-  sessions: sessionsCommand,
-  index: indexCommand,
-  model: modelCommand,
-  status: statusCommand,
-  doctor: doctorCommand,
-  summarize: summarizeCommand,
-  eval: evalCommand,
-  forget: forgetCommand,
-  archive: archiveCommand,
-  export: exportCommand,
-  skill: skillCommand,
-  mcp: mcpCommand,
-  watch: watchCommand,
-  init: initCommand,
-  ui: uiCommand,
-  "embed-helper": embedHelperCommand,
-};
+/** A subcommand's definition (flags and help), as cmd-ts's `subcommands` takes it. */
+type CommandDefinition = Parameters<typeof subcommands>[0]["cmds"][string];
 
-const app = subcommands({
-  name: "recall",
-  version: packageJson.version,
-  description:
-    `Search your AI coding sessions (${sources.map((source) => source.displayName).join(", ")}) by keyword and by meaning.\n` +
-    '  recall search "docker bridge network"        which session was it? (level 1)\n' +
-    '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
-    "  recall show ID:5-9                            everything around it (level 3)\n" +
-    "  recall pick                                   find a session interactively and resume it\n" +
-    "  recall ui                                     a local web view: search, sessions, activity, usage\n" +
-    "  recall archive push; recall search --archive  share sessions in a team archive on PostgreSQL\n" +
-    "  recall help <command>                         the flags of a command (as recall <command> --help)",
-  cmds: commands,
-});
+/** The subcommands by name, in `recall --help`'s order, each loading its definition when asked. */
+const commandLoaders = {
+  search: async () => (await import("./commands/search.ts")).searchCommand,
+  pick: async () => (await import("./pick/command.ts")).pickCommand,
+  show: async () => (await import("./commands/show.ts")).showCommand,
+  sessions: async () => (await import("./commands/sessions.ts")).sessionsCommand,
+  index: async () => (await import("./commands/index-command.ts")).indexCommand,
+  model: async () => (await import("./commands/model.ts")).modelCommand,
+  status: async () => (await import("./commands/status.ts")).statusCommand,
+  doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
+  summarize: async () => (await import("./commands/summarize.ts")).summarizeCommand,
+  eval: async () => (await import("./commands/eval.ts")).evalCommand,
+  forget: async () => (await import("./commands/forget.ts")).forgetCommand,
+  archive: async () => (await import("./commands/archive.ts")).archiveCommand,
+  export: async () => (await import("./commands/export.ts")).exportCommand,
+  skill: async () => (await import("./commands/skill.ts")).skillCommand,
+  mcp: async () => (await import("./mcp/command.ts")).mcpCommand,
+  watch: async () => (await import("./commands/watch.ts")).watchCommand,
+  init: async () => (await import("./pick/init-command.ts")).initCommand,
+  ui: async () => (await import("./ui/command.ts")).uiCommand,
+  "embed-helper": async () => (await import("./commands/embed-helper.ts")).embedHelperCommand,
+} satisfies Record<string, () => Promise<CommandDefinition>>;
+
+/** A subcommand's name: `search`, `pick`, … */
+export type CommandName = keyof typeof commandLoaders;
+
+/** Every subcommand's name, in `recall --help`'s order. */
+export const commandNames = Object.keys(commandLoaders) as CommandName[];
+
+/** True when `word` names a subcommand. */
+export function isCommandName(word: string | undefined): word is CommandName {
+  return word !== undefined && Object.hasOwn(commandLoaders, word);
+}
+
+/** The definitions of the named subcommands, loaded (in parallel) and keyed by name. */
+async function loadCommands(names: readonly CommandName[]): Promise<Partial<Record<CommandName, CommandDefinition>>> {
+  const loaded = await Promise.all(names.map(async (name) => [name, await commandLoaders[name]()] as const));
+  return Object.fromEntries(loaded);
+}
+
+/**
+ * The application cmd-ts runs: `recall` with the named subcommands (every one for `recall --help`). cmd-ts registers
+ * the flags and options of every subcommand it holds before it parses, so one command line could parse differently in
+ * an app of its own command than in the whole app; test/commands/app-wiring.test.ts holds the two to one answer.
+ */
+export async function wireApp(names: readonly CommandName[]) {
+  return appOf(await loadCommands(names));
+}
+
+/** {@link wireApp} of definitions already loaded. */
+function appOf(commands: Partial<Record<CommandName, CommandDefinition>>) {
+  return subcommands({
+    name: "recall",
+    version: packageJson.version,
+    description:
+      `Search your AI coding sessions (${sources.map((source) => source.displayName).join(", ")}) by keyword and by meaning.\n` +
+      '  recall search "docker bridge network"        which session was it? (level 1)\n' +
+      '  recall search "..." --session ID             which exchange? (level 2: the turns of one session)\n' +
+      "  recall show ID:5-9                            everything around it (level 3)\n" +
+      "  recall pick                                   find a session interactively and resume it\n" +
+      "  recall ui                                     a local web view: search, sessions, activity, usage\n" +
+      "  recall archive push; recall search --archive  share sessions in a team archive on PostgreSQL\n" +
+      "  recall help <command>                         the flags of a command (as recall <command> --help)",
+    cmds: commands as Record<string, CommandDefinition>,
+  });
+}
+
+/** The subcommands a command line needs: the one it names, else every one (help, an unknown name, no name). */
+function commandsFor(argv: readonly string[]): readonly CommandName[] {
+  return isCommandName(argv[0]) ? [argv[0]] : commandNames;
+}
 
 function reportError(thrown: unknown, wantsJson: boolean): number {
   const error = diskFullError(thrown) ?? thrown;
@@ -154,6 +174,7 @@ export function describeParseProblems(problems: readonly ParseProblem[]): string
  * only says the command is missing): they are named here.
  */
 async function refuseLine(
+  app: ReturnType<typeof appOf>,
   argv: string[],
   found: Array<{ option: string; problem: string }>,
   wantsJson: boolean,
@@ -161,7 +182,7 @@ async function refuseLine(
 ): Promise<number> {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the colour escapes cmd-ts' report holds
   const plain = report.replace(/\u001b\[[0-9;]*m/g, "");
-  const command = Object.hasOwn(commands, argv[0] ?? "") ? `recall ${argv[0]}` : "recall";
+  const command = isCommandName(argv[0]) ? `recall ${argv[0]}` : "recall";
   const help = /for more information, try '([^']+)'/.exec(plain)?.[1] ?? `${command} --help`;
   const parsed = await parse(app, argv);
   // An option found without its value took the next word as one: cmd-ts' complaint about that pair says no more.
@@ -193,9 +214,12 @@ async function refuseLine(
  *   ["search", "x", "--session", "--json"] → [{option: "--session", problem: "no value given for --session (--json is
  *     a flag)"}]
  *   ["search", "x", "--since", "7d"], ["search", "--", "--session"] → []
+ * @param command the definition of the command `argv[0]` names; undefined (no problem found) when it names none
  */
-export function findMissingValues(argv: readonly string[]): Array<{ option: string; problem: string }> {
-  const command = Object.hasOwn(commands, argv[0] ?? "") ? commands[argv[0] as keyof typeof commands] : undefined;
+function findMissingValues(
+  argv: readonly string[],
+  command: CommandDefinition | undefined,
+): Array<{ option: string; problem: string }> {
   if (!command) return [];
   const names = {
     forceFlagLongNames: new Set<string>(),
@@ -236,7 +260,7 @@ export function findMissingValues(argv: readonly string[]): Array<{ option: stri
 export function expandHelpCommand(argv: string[]): string[] {
   if (argv[0] !== "help") return argv;
   // `recall help serch` is the unknown command it names, not the general help `recall serch --help` would print.
-  return argv[1] === undefined || Object.hasOwn(commands, argv[1]) ? [...argv.slice(1), "--help"] : argv.slice(1);
+  return argv[1] === undefined || isCommandName(argv[1]) ? [...argv.slice(1), "--help"] : argv.slice(1);
 }
 
 /**
@@ -254,8 +278,10 @@ export async function main(given: string[]): Promise<number> {
   const argv = archiveUrlArguments(expandHelpCommand(given));
   const wantsJson = argv.includes("--json");
   try {
-    const missing = findMissingValues(argv);
-    if (missing.length > 0) return await refuseLine(argv, missing, wantsJson);
+    const commands = await loadCommands(commandsFor(argv));
+    const app = appOf(commands);
+    const missing = findMissingValues(argv, isCommandName(argv[0]) ? commands[argv[0]] : undefined);
+    if (missing.length > 0) return await refuseLine(app, argv, missing, wantsJson);
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
     if (result._tag === "ok") return handlerExitCode(result.value);
     const { exitCode, message, into } = result.error.config;
@@ -263,7 +289,7 @@ export async function main(given: string[]): Promise<number> {
       (into === "stdout" ? writeOut : writeErr)(`${message}\n`);
       return 0;
     }
-    return await refuseLine(argv, [], wantsJson, message);
+    return await refuseLine(app, argv, [], wantsJson, message);
   } catch (error) {
     if (error instanceof ClosedOutputError) return 0; // `recall … | head`: the reader has what it wanted
     return reportError(error, wantsJson);

@@ -1,12 +1,12 @@
 /**
  * What a command's start-up loads (issue 42, cold start), read from the bundler's own metafile of src/cli.ts split as
- * the binary is: the chunk holding src/app.ts (every command's start-up) and the one holding the search handler, with
- * the chunks they import statically. With scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug`, chalk, nor a
+ * the binary is: the chunk holding src/app.ts with the one holding the command's definition (app.ts loads the one the
+ * command line names), and the one holding the search handler, each with the chunks they import statically. With scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug`, chalk, nor a
  * static import of `node:tty`, `node:util` or `node:crypto`; the same bundle without the plugin does (so the check can
  * fail). And the plugin's four stand-ins answer as the modules they replace.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,6 +16,7 @@ import { inspect } from "../../scripts/build/start-up/inspect.ts";
 import { lazily } from "../../scripts/build/start-up/lazy-module.ts";
 import { startUpPlugin } from "../../scripts/build/start-up/plugin.ts";
 import { isatty } from "../../scripts/build/start-up/tty.ts";
+import { commandNames } from "../../src/app.ts";
 import { isTerminal } from "../../src/render/terminal.ts";
 
 const repo = resolve(import.meta.dir, "../..");
@@ -41,12 +42,15 @@ async function bundle(withPlugin: boolean): Promise<Metafile> {
   return result.metafile;
 }
 
-/** The inputs (source paths) of the chunk holding `input` and of every chunk it imports statically. */
-function startUpInputs(metafile: Metafile, input: string): string[] {
-  const holder = Object.entries(metafile.outputs).find(([, output]) => input in output.inputs)?.[0];
-  if (!holder) throw new Error(`no chunk holds ${input}`);
+/** The inputs (source paths) of the chunks holding `inputs` and of every chunk they import statically. */
+function startUpInputs(metafile: Metafile, ...inputs: string[]): string[] {
+  const holders = inputs.map((input) => {
+    const holder = Object.entries(metafile.outputs).find(([, output]) => input in output.inputs)?.[0];
+    if (!holder) throw new Error(`no chunk holds ${input}`);
+    return holder;
+  });
   const seen = new Set<string>();
-  const pending = [holder];
+  const pending = [...holders];
   while (pending.length > 0) {
     const chunk = pending.pop()!;
     if (seen.has(chunk)) continue;
@@ -54,8 +58,13 @@ function startUpInputs(metafile: Metafile, input: string): string[] {
     for (const imported of metafile.outputs[chunk]!.imports)
       if (imported.kind === "import-statement" && imported.path in metafile.outputs) pending.push(imported.path);
   }
-  return [...seen].flatMap((chunk) => Object.keys(metafile.outputs[chunk]!.inputs));
+  return [...new Set([...seen].flatMap((chunk) => Object.keys(metafile.outputs[chunk]!.inputs)))];
 }
+
+/** Every command's definition (flags and help), as src/app.ts loads them: the module each of its loaders imports. */
+const commandDefinitions = [
+  ...readFileSync(join(repo, "src", "app.ts"), "utf8").matchAll(/\(await import\("\.\/([^"]+)"\)\)\.\w+Command\b/g),
+].map((match) => `src/${match[1]}`);
 
 /**
  * What the inputs load at start-up that a command does not need: `debug`, chalk (cmd-ts styles only help and errors
@@ -82,15 +91,23 @@ describe("a command's start-up", () => {
     [withPlugin, withoutPlugin] = await Promise.all([bundle(true), bundle(false)]);
   });
 
-  test("every command's start-up (src/app.ts) loads no parser, indexer, watcher or search renderer", () => {
-    const inputs = startUpInputs(withPlugin, "src/app.ts");
-    const heavy = inputs.filter((input) =>
-      /^src\/(parsers\/[^/]+\/(parse|records|units)\.ts|index\/write\/indexer\.ts|index\/watch\/watch\.ts|render\/search\.ts|native\/)/.test(
-        input,
-      ),
-    );
-    expect(heavy).toEqual([]);
-    expect(inputs).toContain("src/commands/search.ts"); // the check reads the real closure
+  test("every command's start-up (src/app.ts and its definition) loads no parser, indexer, watcher or search renderer", () => {
+    for (const definition of commandDefinitions) {
+      const inputs = startUpInputs(withPlugin, "src/app.ts", definition);
+      const heavy = inputs.filter((input) =>
+        /^src\/(parsers\/[^/]+\/(parse|records|units)\.ts|index\/write\/indexer\.ts|index\/watch\/watch\.ts|render\/search\.ts|native\/)/.test(
+          input,
+        ),
+      );
+      expect(`${definition}: ${heavy.join(", ")}`).toBe(`${definition}: `);
+      expect(inputs).toContain(definition); // the check reads the real closure
+    }
+  });
+
+  test("a command's start-up wires its own definition, no other command's", () => {
+    expect(commandDefinitions).toHaveLength(commandNames.length); // every loader read from app.ts
+    const inputs = startUpInputs(withPlugin, "src/app.ts", "src/commands/search.ts");
+    expect(inputs.filter((input) => commandDefinitions.includes(input))).toEqual(["src/commands/search.ts"]);
   });
 
   test("a search's start-up loads no parse code: each parser requires its listing and parse modules at first use", () => {
@@ -115,12 +132,12 @@ describe("a command's start-up", () => {
   });
 
   test("neither the app nor a search loads debug, chalk, node:tty, node:util or node:crypto at start-up", () => {
-    for (const input of ["src/app.ts", "src/commands/search-handler.ts"])
-      expect(costlyLoads(withPlugin, startUpInputs(withPlugin, input))).toEqual([]);
+    for (const inputs of [["src/app.ts", "src/commands/search.ts"], ["src/commands/search-handler.ts"]])
+      expect(costlyLoads(withPlugin, startUpInputs(withPlugin, ...inputs))).toEqual([]);
   });
 
   test("without the plugin, cmd-ts and chalk do load them (what the plugin is for)", () => {
-    const loads = costlyLoads(withoutPlugin, startUpInputs(withoutPlugin, "src/app.ts"));
+    const loads = costlyLoads(withoutPlugin, startUpInputs(withoutPlugin, "src/app.ts", "src/commands/search.ts"));
     expect(loads).toContain("node_modules/chalk/source/vendor/supports-color/index.js → node:tty");
     expect(loads).toContain("node_modules/cmd-ts/dist/esm/oneOf.js → node:util");
     expect(loads.some((load) => load.startsWith("node_modules/debug/"))).toBe(true);

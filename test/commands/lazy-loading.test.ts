@@ -1,7 +1,8 @@
 /**
- * Issue 14: a command loads what it uses. app.ts wires every command from its flags alone (src/commands/<name>.ts)
- * and the handler (src/commands/<name>-handler.ts) is loaded when that command runs; a keyword-only search never
- * loads the embedding side (embedder, embedding helper client, vector store). Checked on real runs of `bun src/cli.ts`
+ * Issue 14: a command loads what it uses. app.ts wires a command from its flags alone (src/commands/<name>.ts), only the
+ * command the line names (every one for --help, issue 42), and the handler (src/commands/<name>-handler.ts) is loaded
+ * when that command runs; a keyword-only search never loads the embedding side (embedder, embedding helper client,
+ * vector store). Checked on real runs of `bun src/cli.ts`
  * with a preload that records every module the process loaded (test/commands/module-recorder.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -64,6 +65,10 @@ describe("commands load what they use (issue 14)", () => {
     const { code, modules } = loadedBy(["search", "postgres", "--keyword-only", "--no-reindex", "--json", ...examples]);
     expect(code).toBe(0);
     expect(modules.filter(isHandler)).toEqual(["commands/search-handler.ts"]);
+    // the search's own flags are wired, no other command's (issue 42)
+    expect(modules).toContain("commands/search.ts");
+    const otherDefinitions = ["commands/watch.ts", "commands/sessions.ts", "commands/show.ts", "pick/command.ts"];
+    expect(modules.filter((path) => otherDefinitions.includes(path))).toEqual([]);
     const embeddingSide = modules.filter(
       (path) =>
         // presets and the model-family table are pure data the calibration lookup reads (search/ranking/calibration.ts)

@@ -165,7 +165,7 @@ describe("issue 10: recall mcp --print-config", () => {
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
         entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
       );
-    // app.ts wires every command by its flags (src/mcp/command.ts), which loads the server only when it runs.
+    // app.ts wires `mcp` by its flags (src/mcp/command.ts; every command's for --help), which loads the server when it runs.
     const command = join(repo, "src", "mcp", "command.ts");
     const eager =
       /^import\s+(?!type\b)[^;]*from\s+"(@modelcontextprotocol\/sdk[^"]*|\.\.?\/mcp\/(?!command\.ts")[^"]*)"/m;
