@@ -137,6 +137,34 @@ describe("the bm25 kernel in WebAssembly (bm25-kernel.ts)", () => {
     }
   });
 
+  test("a mask of allowed documents: only those take part, whatever the mask's length and alignment", () => {
+    const next = random(7);
+    for (const largest of [13, 4001, 20000]) {
+      const word = randomWord(next, largest, 2, 0.1);
+      const scored = scorePhrases([{ segments: word.stored }], largest + 1, 30)!;
+      const expected = referenceScores([{ live: word.live }], largest + 1, 30);
+      // shorter than the documents (ids past it are not allowed), as long, longer; lengths off a multiple of 8; a view
+      // that starts 3 bytes into its buffer
+      for (const [length, offset] of [
+        [Math.floor(largest / 2) + 3, 0],
+        [largest + 1, 0],
+        [largest + 9, 3],
+        [7, 3],
+      ] as const) {
+        const allowed = new Uint8Array(length + offset).subarray(offset);
+        for (let id = 0; id < length; id++) if (next() < 0.4) allowed[id] = 255;
+        const kept = [...expected.keys()].filter((id) => id < length && allowed[id] === 255).sort((x, y) => x - y);
+        expect(Array.from(bestScored(scored, 1, -1, allowed)!.ids)).toEqual(kept);
+        const byScore = kept.map((id) => expected.get(id)!.score).sort((x, y) => y - x);
+        if (byScore.length > 5)
+          expect(Array.from(bestScored(scored, 1, 5, allowed)!.ids)).toEqual(
+            kept.filter((id) => expected.get(id)!.score >= byScore[4]!),
+          );
+      }
+      expect(asMap(scored)).toEqual(expected); // the mask left the counts it read as they were
+    }
+  });
+
   test("scores asked for after another search scored are scored again: the same answer", () => {
     const next = random(5);
     const first = randomWord(next, 3000, 2, 0.1);

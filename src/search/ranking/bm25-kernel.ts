@@ -69,6 +69,7 @@ interface KernelExports {
     counts: number,
   ): number;
   add(ids: number, ranks: number, n: number, factor: number, accumulators: number, counts: number): void;
+  mask(counts: number, mask: number, n: number): void;
   best(
     scores: number,
     matched: number,
@@ -328,7 +329,7 @@ export function bestScored(
   const ids = (
     allowed
       ? select(state, scored.size, align8(scored.size), wanted, window, (buffer, start) => {
-          maskCounts(buffer, countsAt, start, scored.size, allowed);
+          maskCounts(state.exports, buffer, countsAt, start, scored.size, allowed);
           return { scoresAt: 0, matchedAt: start };
         })
       : select(state, scored.size, 0, wanted, window, () => ({ scoresAt: 0, matchedAt: countsAt }))
@@ -340,17 +341,24 @@ export function bestScored(
 }
 
 /**
- * Copy `n` phrase counts from `from` to `to` (8-byte aligned) with those of the documents `allowed` does not mark
- * zeroed: four counts at a time, a one-shot process runs this cold (126k documents at 20k sessions).
+ * Write to `to` the `n` phrase counts at `from` with those of the documents `allowed` does not mark zeroed: the mask is
+ * copied there (zero beyond its length) and the kernel's `mask` ANDs the counts into it, in WebAssembly because a
+ * one-shot process runs this cold (126k documents at 20k sessions; as a JavaScript loop it was compiled by the JIT in
+ * the middle of a dated level-2 search).
  */
-function maskCounts(buffer: ArrayBuffer, from: number, to: number, n: number, allowed: Uint8Array): void {
-  const counts = new Uint8Array(buffer, to, n);
-  counts.set(new Uint8Array(buffer, from, n));
-  const shared = allowed.byteOffset % 4 === 0 ? Math.min(n, allowed.length) & ~3 : 0;
-  const words = new Uint32Array(buffer, to, shared >> 2);
-  const mask = new Uint32Array(allowed.buffer, allowed.byteOffset, shared >> 2);
-  for (let i = 0; i < words.length; i++) words[i] = words[i]! & mask[i]!;
-  for (let i = shared; i < n; i++) counts[i] = i < allowed.length ? counts[i]! & allowed[i]! : 0;
+function maskCounts(
+  exports: KernelExports,
+  buffer: ArrayBuffer,
+  from: number,
+  to: number,
+  n: number,
+  allowed: Uint8Array,
+): void {
+  const target = new Uint8Array(buffer, to, n);
+  const kept = Math.min(n, allowed.length);
+  target.set(allowed.subarray(0, kept));
+  target.fill(0, kept);
+  exports.mask(from, to, n);
 }
 
 /**

@@ -22,6 +22,8 @@
 ;;   when they came are noted in `out` on the way (4 bytes each, at most one per entry) and filtered by the final root.
 ;;   Returns the count of indexes written to `out`. Run over the accumulators and counts themselves, the indexes are
 ;;   the document ids.
+;; mask: ANDs the `n` phrase counts at `counts` with the `n` mask bytes at `mask` (255 keeps a count, 0 drops it), into
+;;   the mask's bytes, 8 at a time (the JavaScript loop it replaces ran cold: 126k documents at 20k sessions).
 (module
   (memory (export "memory") 1)
   (global $at (mut i32) (i32.const 0))
@@ -271,4 +273,25 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each)))
     (local.get $kept))
+  (func (export "mask") (param $counts i32) (param $mask i32) (param $n i32)
+    (local $i i32) (local $whole i32)
+    (local.set $whole (i32.and (local.get $n) (i32.const -8)))
+    (block $wordsDone
+      (loop $words
+        (br_if $wordsDone (i32.ge_u (local.get $i) (local.get $whole)))
+        (i64.store (i32.add (local.get $mask) (local.get $i))
+          (i64.and
+            (i64.load (i32.add (local.get $counts) (local.get $i)))
+            (i64.load (i32.add (local.get $mask) (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $words)))
+    (block $bytesDone
+      (loop $bytes
+        (br_if $bytesDone (i32.ge_u (local.get $i) (local.get $n)))
+        (i32.store8 (i32.add (local.get $mask) (local.get $i))
+          (i32.and
+            (i32.load8_u (i32.add (local.get $counts) (local.get $i)))
+            (i32.load8_u (i32.add (local.get $mask) (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $bytes))))
 )
