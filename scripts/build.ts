@@ -103,12 +103,17 @@ function precomputedOutput(): { help: string; version: string } {
 
 /**
  * The JIT tier-up scale the binary starts with (Bun's `compile.jitPolicy`): JavaScriptCore compiles a function only
- * after 8× the usual calls, so a one-shot command's run-once start-up code stays in the interpreter instead of keeping
+ * after 32× the usual calls, so a one-shot command's run-once start-up code stays in the interpreter instead of keeping
  * the JIT busy on the second core. src/cli.ts returns to the normal policy after `fullJitAfterMs` (100 ms), and each
  * worker at its start. Measured from the binary on the real corpus (p50 of 40 alternating runs, 2-vCPU EPYC,
- * 2026-11-29): `recall search … --keyword-only` 59.8 → 52.4 ms wall and 70 → 55 ms CPU; with `--no-reindex` 48.2 → 43.7.
+ * 2026-11-29): scale 8 against 1, `recall search … --keyword-only` 59.8 → 52.4 ms wall and 70 → 55 ms CPU; with
+ * `--no-reindex` 48.2 → 43.7. 32 against 8 (2-core Xeon, 2026-11-30, two rounds of alternating runs each): a cold search
+ * still compiled 4–6 functions (`BUN_JSC_reportBaselineCompileTimes`), the first of them with the JIT's own set-up,
+ * 0.1–0.6 ms; at 32, search on the real corpus −0.8/−1.1 ms, `sessions` −0.7/−1.0, `show` −0.8/−1.3, at 20k sessions
+ * search −1.4/−2.9, `--depth 2 --since` −0.7/−2.3, `--project` −0.2/−2.9; a whole walk of 20k sessions (`recall status`,
+ * ~420 ms) +9/+13 ms. 16 kept only part of the gain (the real corpus −0.1/−0.6 ms).
  */
-const startUpJitScale = 8;
+const startUpJitScale = 32;
 
 /**
  * Compiles the binary for `target` into `<outDir>/recall-<target>/recall`; returns its path. Through `Bun.build` (the
