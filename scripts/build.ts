@@ -107,11 +107,11 @@ function precomputedOutput(): { help: string; version: string } {
  * the JIT busy on the second core. src/cli.ts returns to the normal policy after `fullJitAfterMs` (100 ms), and each
  * worker at its start. Measured from the binary on the real corpus (p50 of 40 alternating runs, 2-vCPU EPYC,
  * 2026-11-29): scale 8 against 1, `recall search … --keyword-only` 59.8 → 52.4 ms wall and 70 → 55 ms CPU; with
- * `--no-reindex` 48.2 → 43.7. 32 against 8 (2-core Xeon, 2026-11-30, two rounds of alternating runs each): a cold search
- * still compiled 4–6 functions (`BUN_JSC_reportBaselineCompileTimes`), the first of them with the JIT's own set-up,
- * 0.1–0.6 ms; at 32, search on the real corpus −0.8/−1.1 ms, `sessions` −0.7/−1.0, `show` −0.8/−1.3, at 20k sessions
- * search −1.4/−2.9, `--depth 2 --since` −0.7/−2.3, `--project` −0.2/−2.9; a whole walk of 20k sessions (`recall status`,
- * ~420 ms) +9/+13 ms. 16 kept only part of the gain (the real corpus −0.1/−0.6 ms).
+ * `--no-reindex` 48.2 → 43.7. 32 against 8 (2-core Xeon, 2026-11-30, runs rotating over fresh copies of each binary): a
+ * cold search still compiled 4–6 functions (`BUN_JSC_reportBaselineCompileTimes`), the first of them with the JIT's own
+ * set-up (0.1–0.6 ms); at 32 none, and a search on the real corpus took 0.7–1.1 ms less, at 20k sessions 0.7–1.2 ms
+ * less; a whole walk of 20k sessions (`recall status`, ~380 ms) 12–21 ms more (3–6%), which going back to the normal
+ * policy after 30 ms instead of 100 did not mend.
  */
 const startUpJitScale = 32;
 

@@ -2,8 +2,8 @@
  * The application: wires the subcommands and is the only place that catches errors. Each command is imported as its
  * definition (flags and help: src/commands/<name>.ts for the CLI's own, `command.ts` in src/pick, src/ui and src/mcp for
  * the other front ends); what it does (its handler) loads when it runs (issue 14). A command line that names a command
- * loads that command's definition alone (issue 42: wiring all twenty took ~0.6 ms of a cold search); `recall --help`, a
- * name recall does not know and no name at all load every one.
+ * loads that command's definition alone (issue 42: wiring all twenty took up to 0.6 ms of a cold search, 0.4 ms of
+ * `recall sessions`); `recall --help`, a name recall does not know and no name at all load every one.
  * Exit codes (docs/style.md §4): 0 success (zero hits included), 1 failure, 2 usage error.
  * A RecallError prints `recall: <message>` and its hint on stderr (one JSON object on stderr under
  * `--json`, also for cmd-ts' own usage errors, each of which gets a line of its own); an unexpected error prints one

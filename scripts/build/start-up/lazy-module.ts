@@ -1,8 +1,8 @@
 /**
  * A module's export loaded at its first use instead of at start-up (./plugin.ts points cmd-ts's chalk here): cmd-ts
  * styles only its help and errors, yet chalk builds its styles and supports-color sniffs the environment when they
- * load, 0.2–0.6 ms of every command's start-up in a compiled binary (alternating A/B runs of `recall search` and
- * `recall sessions`, 2-core Xeon, 2026-11-30).
+ * load, ~0.4 ms of every command's start-up in a compiled binary (`recall search` on the real corpus, runs rotating over
+ * fresh copies of each binary, 2-core Xeon, 2026-11-30).
  */
 
 /**
