@@ -597,8 +597,31 @@ function migrate(db: Database, path: string, readonly: boolean): void {
   }).immediate();
 }
 
+/** Every `meta` row of a connection, read at once by {@link withMetaSnapshot} while its `read` runs. */
+const metaSnapshots = new WeakMap<Database, Map<string, string>>();
+
+/**
+ * Runs `read` with every `meta` value of `db` read in one statement: {@link readMeta} answers from them. Meant for a
+ * read transaction that reads many keys (the freshness check reads ~4 per agent: a cold search read 93 one statement
+ * each, 0.6–1.0 ms in the binary, against ~0.1 ms for the ~100 rows at once). Call it inside the transaction, so the
+ * values are that transaction's. For reading: {@link writeMeta} inside it keeps the values current, any other write to
+ * `meta` would not be seen. Nested calls share the outer snapshot.
+ */
+export function withMetaSnapshot<T>(db: Database, read: () => T): T {
+  if (metaSnapshots.has(db)) return read();
+  const rows = db.query<[string, string], []>("SELECT key, value FROM meta").values() as Array<[string, string]>;
+  metaSnapshots.set(db, new Map(rows));
+  try {
+    return read();
+  } finally {
+    metaSnapshots.delete(db);
+  }
+}
+
 /** Read a `meta` value, or undefined. */
 export function readMeta(db: Database, key: string): string | undefined {
+  const snapshot = metaSnapshots.get(db);
+  if (snapshot) return snapshot.get(key);
   return db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value;
 }
 
@@ -608,4 +631,5 @@ export function writeMeta(db: Database, key: string, value: string): void {
     key,
     value,
   );
+  metaSnapshots.get(db)?.set(key, value);
 }

@@ -33,7 +33,7 @@ import {
   readWholeScanState,
   splitDigest,
 } from "./containers.ts";
-import { readMeta } from "../schema.ts";
+import { readMeta, withMetaSnapshot } from "../schema.ts";
 
 /** Windows of the freshness rule, in ms. */
 export const freshnessDefaults = {
@@ -295,8 +295,12 @@ export interface IndexFreshness {
   checked: boolean;
 }
 
-/** Read {@link IndexFreshness} from the index (meta rows only). */
+/** Read {@link IndexFreshness} from the index (meta rows, read at once, and the watched sources). */
 export function readIndexFreshness(db: Database, checked: boolean): IndexFreshness {
+  return withMetaSnapshot(db, () => readIndexFreshnessNow(db, checked));
+}
+
+function readIndexFreshnessNow(db: Database, checked: boolean): IndexFreshness {
   const indexedAt = Number(readMeta(db, "last_indexed_at") ?? Number.NaN);
   const quickSources = db.query<{ source: string }, []>("SELECT DISTINCT source FROM watched_paths").all();
   const scans = quickSources

@@ -18,7 +18,7 @@ import {
 } from "../../parsers/index.ts";
 import { digestContainers, digestMetaKey, hasParserVersionChanged } from "./containers.ts";
 import { fullScanIntervalMs, quickCheck } from "./freshness.ts";
-import { readMeta } from "../schema.ts";
+import { readMeta, withMetaSnapshot } from "../schema.ts";
 
 /**
  * The whole scans a staleness check walked, per source, with the roots it walked (issue 42): the index run that
@@ -86,7 +86,7 @@ export function checkStaleness(
   scanned: Partial<Record<SourceId, SourceContainer[]>> = {},
   options: StalenessOptions = {},
 ): StalenessReport {
-  return db.transaction(() => checkStalenessNow(db, roots, scanned, options))();
+  return db.transaction(() => withMetaSnapshot(db, () => checkStalenessNow(db, roots, scanned, options)))();
 }
 
 function checkStalenessNow(
