@@ -92,12 +92,8 @@ export {
   type EmbeddingStop,
   type EmbeddingSummary,
 } from "./vectors/embedding.ts";
-export {
-  embedConfigMetaKey,
-  nextFingerprintKey,
-  readReembedProgress,
-  type ReembedProgress,
-} from "./vectors/generations.ts";
+export { embedConfigMetaKey } from "./vectors/generations.ts";
+export { nextFingerprintKey, readReembedProgress, type ReembedProgress } from "./vectors/reembed-progress.ts";
 export {
   openLevelStore,
   vectorLevels,

@@ -74,6 +74,7 @@ describe("commands load what they use (issue 14)", () => {
         // presets and the model-family table are pure data the calibration lookup reads (search/ranking/calibration.ts)
         (path.startsWith("embed/") && !["embed/presets.ts", "embed/model-family.ts"].includes(path)) ||
         (path.startsWith("mcp/") && path !== "mcp/command.ts") || // the command's flags are wired like every other
+        path.startsWith("native/") || // the vector store (index/vectors/reembed-progress.ts is apart from it)
         [
           "service/search-semantic.ts",
           "service/embedder.ts",

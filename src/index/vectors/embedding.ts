@@ -31,10 +31,10 @@ import {
   dropNextGeneration,
   isGenerationComplete,
   nextGeneration,
-  nextFingerprintKey,
   swapInNextGeneration,
   type VectorGeneration,
 } from "./generations.ts";
+import { nextFingerprintKey } from "./reembed-progress.ts";
 import { chunkStatus, readMeta, writeMeta } from "../schema.ts";
 import { embedFingerprintKey, openLevelStore, recordVectorFiles, vectorLevels } from "./vector-files.ts";
 

@@ -11,10 +11,8 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homeFiles } from "../../home/paths.ts";
 import { chunkStatus, readMeta, writeMeta } from "../schema.ts";
+import { nextFingerprintKey } from "./reembed-progress.ts";
 import { embedFingerprintKey, recordVectorFiles } from "./vector-files.ts";
-
-/** Meta key of the fingerprint of the model being swapped in (absent when no re-embed is under way). */
-export const nextFingerprintKey = "embed_fingerprint_next";
 
 /** Meta key of the embedding configuration (embed/config.ts identity, no model loaded) the current vectors were checked against. */
 export const embedConfigMetaKey = "embed_config";
@@ -46,32 +44,6 @@ export function nextGeneration(recallHome: string): VectorGeneration {
     dir: join(recallHome, homeFiles.nextVectors),
     fingerprintMetaKey: nextFingerprintKey,
   };
-}
-
-/** Progress of a re-embed under way: the incoming model's fingerprint string and its chunks done (embedded, skipped or rejected) of all chunked so far. */
-export interface ReembedProgress {
-  fingerprintKey: string;
-  doneChunks: number;
-  totalChunks: number;
-  /** documents not chunked for the incoming model yet */
-  unchunkedDocuments: number;
-}
-
-/** Returns the re-embed under way, or undefined. Reads only. */
-export function readReembedProgress(db: Database): ReembedProgress | undefined {
-  const fingerprintKey = readMeta(db, nextFingerprintKey);
-  if (fingerprintKey === undefined) return undefined;
-  const counts = db
-    .query<{ total: number; done: number }, [number, number]>(
-      "SELECT count(*) AS total, coalesce(sum(status NOT IN (?, ?)), 0) AS done FROM next_chunks",
-    )
-    .get(chunkStatus.pending, chunkStatus.failed)!;
-  const unchunked = db
-    .query<{ n: number }, []>(
-      "SELECT count(*) AS n FROM documents d WHERE NOT EXISTS (SELECT 1 FROM next_chunks c WHERE c.document_id = d.id)",
-    )
-    .get()!.n;
-  return { fingerprintKey, doneChunks: counts.done, totalChunks: counts.total, unchunkedDocuments: unchunked };
 }
 
 /** Drops the next generation (its chunks, vector files and fingerprint): the model change was undone, or `forget` ran. */

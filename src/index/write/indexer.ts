@@ -37,7 +37,8 @@ import { markSessionsDeleted, markSessionsPresent, seenAtMetaKey } from "../stor
 import { hasParserVersionChanged, parserVersionMetaKey, storeScanState } from "../plan/containers.ts";
 import { fullScanIntervalMs } from "../plan/freshness.ts";
 import { planSource, scanStateUpdate, type SourcePlan } from "../plan/plan.ts";
-import { embedConfigMetaKey, nextFingerprintKey, recoverInterruptedSwap } from "../vectors/generations.ts";
+import { embedConfigMetaKey, recoverInterruptedSwap } from "../vectors/generations.ts";
+import { nextFingerprintKey } from "../vectors/reembed-progress.ts";
 import { chunkStatus, openIndex, readMeta, writeMeta } from "../schema.ts";
 import { snapshotIfDue } from "../store/snapshot.ts";
 import { readNotKept, storeRejectedFiles, type NotKept } from "./not-kept.ts";

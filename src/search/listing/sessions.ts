@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { SessionLookupError } from "../../errors.ts";
 import { lastSeenSql } from "../../index/store/archive.ts";
-import { readReembedProgress, type ReembedProgress } from "../../index/vectors/generations.ts";
+import { readReembedProgress, type ReembedProgress } from "../../index/vectors/reembed-progress.ts";
 import { readNotKept, type NotKept } from "../../index/write/not-kept.ts";
 import { chunkStatus, readMeta, type SourceStatus } from "../../index/schema.ts";
 import type { AbstractPart, SourceId } from "../../parsers/types.ts";
