@@ -63,15 +63,12 @@ async function loadCommands(names: readonly CommandName[]): Promise<Partial<Reco
 
 /**
  * The application cmd-ts runs: `recall` with the named subcommands (every one for `recall --help`). cmd-ts registers
- * the flags and options of every subcommand it holds before it parses, so one command line could parse differently in
- * an app of its own command than in the whole app; test/commands/app-wiring.test.ts holds the two to one answer.
+ * the flags and options of every subcommand it holds before it parses, so a word could parse differently in an app of
+ * one command than in the whole app: test/commands/app-wiring.test.ts holds the two to one answer for every flag and
+ * option of each command (a word only other commands know is refused by both).
  */
 export async function wireApp(names: readonly CommandName[]) {
-  return appOf(await loadCommands(names));
-}
-
-/** {@link wireApp} of definitions already loaded. */
-function appOf(commands: Partial<Record<CommandName, CommandDefinition>>) {
+  const commands = await loadCommands(names);
   return subcommands({
     name: "recall",
     version: packageJson.version,
@@ -174,7 +171,7 @@ export function describeParseProblems(problems: readonly ParseProblem[]): string
  * only says the command is missing): they are named here.
  */
 async function refuseLine(
-  app: ReturnType<typeof appOf>,
+  app: Awaited<ReturnType<typeof wireApp>>,
   argv: string[],
   found: Array<{ option: string; problem: string }>,
   wantsJson: boolean,
@@ -278,9 +275,9 @@ export async function main(given: string[]): Promise<number> {
   const argv = archiveUrlArguments(expandHelpCommand(given));
   const wantsJson = argv.includes("--json");
   try {
-    const commands = await loadCommands(commandsFor(argv));
-    const app = appOf(commands);
-    const missing = findMissingValues(argv, isCommandName(argv[0]) ? commands[argv[0]] : undefined);
+    const app = await wireApp(commandsFor(argv));
+    const named = isCommandName(argv[0]) ? await commandLoaders[argv[0]]() : undefined; // loaded already: the same
+    const missing = findMissingValues(argv, named);
     if (missing.length > 0) return await refuseLine(app, argv, missing, wantsJson);
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
     if (result._tag === "ok") return handlerExitCode(result.value);

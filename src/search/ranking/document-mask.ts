@@ -31,8 +31,8 @@ export function filtersNarrow(filters: SearchFilters): boolean {
  * allowed, 0 when not; ids beyond the mask's length are not allowed. A date filter keeps the sessions whose
  * `started_at`…`ended_at` overlaps it, which holds every turn the level-2 filter keeps (a turn's own time), since the
  * writer makes each session's range cover its turns' times (index/write/writer.ts `prepareSession`); the caller still
- * applies the filters to what it ranks. Its length is a multiple of 4 (bm25-kernel.ts applies it four bytes at a time).
- * Reads the `sessions_filters`-covered session columns and the `documents_session` index, no wide row.
+ * applies the filters to what it ranks. Reads the `sessions_filters`-covered session columns and the
+ * `documents_session` index, no wide row.
  */
 export function allowedDocuments(db: Database, filters: SearchFilters): Uint8Array {
   const filter = filterSql(filters);
@@ -43,7 +43,7 @@ export function allowedDocuments(db: Database, filters: SearchFilters): Uint8Arr
     .values(...filter.params) as Array<[number]>; // one array per row: no object per document
   let largest = -1;
   for (const [id] of rows) if (id > largest) largest = id;
-  const mask = new Uint8Array(Math.ceil((largest + 1) / 4) * 4);
+  const mask = new Uint8Array(largest + 1);
   for (const [id] of rows) mask[id] = 255;
   return mask;
 }
