@@ -110,8 +110,8 @@ function precomputedOutput(): { help: string; version: string } {
  * `--no-reindex` 48.2 → 43.7. 32 against 8 (2-core Xeon, 2026-11-30, runs rotating over fresh copies of each binary): a
  * cold search still compiled 4–6 functions (`BUN_JSC_reportBaselineCompileTimes`), the first of them with the JIT's own
  * set-up (0.1–0.6 ms); at 32 none, and a search on the real corpus took 0.7–1.1 ms less, at 20k sessions 0.7–1.2 ms
- * less; a whole walk of 20k sessions (`recall status`, ~380 ms) 12–21 ms more (3–6%), which going back to the normal
- * policy after 30 ms instead of 100 did not mend.
+ * less; a whole walk of 20k sessions (`recall status`, 360–400 ms) 2–18 ms more (0.6–5%, four sets), which going back
+ * to the normal policy after 30 ms instead of 100 did not mend.
  */
 const startUpJitScale = 32;
 
