@@ -13,12 +13,14 @@ import { tempDirs } from "../helpers/temp-dirs.ts";
 import { indexHoldsWord, waitFor } from "../index/watch/helpers.ts";
 import { call, connectStdio, fromSource, isolatedEnv, textOf, type Connection } from "./helpers.ts";
 
-const tempDir = tempDirs("recall-mcp-watcher-");
 let server: Connection | undefined;
+// Defined before tempDirs' own afterEach, so it runs first (bun:test runs them in order): a server still running
+// after its folders were removed wrote them again, and they were left in the temporary folder.
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+const tempDir = tempDirs("recall-mcp-watcher-");
 
 /** An indexed history of one Claude Code session, then a turn with `word` appended to it (not indexed yet). */
 function historyWithAppendedTurn(word: string) {

@@ -1,5 +1,5 @@
-import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecallError } from "../../src/errors.ts";
@@ -8,7 +8,9 @@ import { getTestChatModelPath } from "./chat-model.ts";
 
 const modelPath = getTestChatModelPath();
 const key = "sk-ant-SECRET-42";
-const notGguf = join(mkdtempSync(join(tmpdir(), "recall-summary-config-")), "model.gguf");
+const work = mkdtempSync(join(tmpdir(), "recall-summary-config-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const notGguf = join(work, "model.gguf");
 writeFileSync(notGguf, "<!doctype html><title>404</title>");
 
 function usageError(env: Record<string, string>): RecallError {

@@ -10,12 +10,14 @@ import { tempDirs } from "../helpers/temp-dirs.ts";
 import { indexHoldsWord, waitFor } from "../index/watch/helpers.ts";
 import { prepareUiHistory, startUi, uiIds, type RunningUi } from "./ui-history.ts";
 
-const tempDir = tempDirs("recall-ui-watcher-");
 let ui: RunningUi | undefined;
+// Defined before tempDirs' own afterEach, so it runs first (bun:test runs them in order): a server still running
+// after its folders were removed wrote them again, and they were left in the temporary folder.
 afterEach(async () => {
   await ui?.stop();
   ui = undefined;
 });
+const tempDir = tempDirs("recall-ui-watcher-");
 
 describe("recall ui starts its watcher after the first page (issue 42)", () => {
   test("no browser: the watcher starts anyway and indexes the appended turn", async () => {
