@@ -85,6 +85,24 @@ export async function wireApp(names: readonly CommandName[]) {
   });
 }
 
+/** The names cmd-ts's `register` collects: each flag's and option's long and short names, without their dashes. */
+export type RegisteredNames = Parameters<CommandDefinition["register"]>[0];
+
+/**
+ * The names of the flags and options `parser` (a command, or a whole app) registers with cmd-ts before it parses.
+ *   registeredNames(searchDefinition).forceOptionLongNames.has("session") → true
+ */
+export function registeredNames(parser: { register(names: RegisteredNames): void }): RegisteredNames {
+  const names: RegisteredNames = {
+    forceFlagLongNames: new Set<string>(),
+    forceFlagShortNames: new Set<string>(),
+    forceOptionLongNames: new Set<string>(),
+    forceOptionShortNames: new Set<string>(),
+  };
+  parser.register(names);
+  return names;
+}
+
 /** The subcommands a command line needs: the one it names, else every one (help, an unknown name, no name). */
 function commandsFor(argv: readonly string[]): readonly CommandName[] {
   return isCommandName(argv[0]) ? [argv[0]] : commandNames;
@@ -218,13 +236,7 @@ function findMissingValues(
   command: CommandDefinition | undefined,
 ): Array<{ option: string; problem: string }> {
   if (!command) return [];
-  const names = {
-    forceFlagLongNames: new Set<string>(),
-    forceFlagShortNames: new Set<string>(),
-    forceOptionLongNames: new Set<string>(),
-    forceOptionShortNames: new Set<string>(),
-  };
-  command.register(names);
+  const names = registeredNames(command);
   const kindOf = (word: string | undefined) => {
     const long = /^--([^=]+)$/.exec(word ?? "")?.[1];
     const short = /^-([^-])$/.exec(word ?? "")?.[1];

@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parse } from "cmd-ts";
-import { commandNames, wireApp, type CommandName } from "../../src/app.ts";
+import { commandNames, registeredNames, wireApp, type CommandName } from "../../src/app.ts";
 
 /** The flags and options one command registers (long and short names). */
 interface Registered {
@@ -25,14 +25,7 @@ async function outcome(app: Awaited<ReturnType<typeof wireApp>>, argv: string[])
 }
 
 async function registered(name: CommandName): Promise<Registered> {
-  const app = await wireApp([name]);
-  const sets = {
-    forceFlagLongNames: new Set<string>(),
-    forceFlagShortNames: new Set<string>(),
-    forceOptionLongNames: new Set<string>(),
-    forceOptionShortNames: new Set<string>(),
-  };
-  app.register(sets);
+  const sets = registeredNames(await wireApp([name]));
   return {
     flags: [...sets.forceFlagLongNames]
       .map((flag) => `--${flag}`)
