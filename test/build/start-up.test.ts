@@ -1,9 +1,10 @@
 /**
  * What a command's start-up loads (issue 42, cold start), read from the bundler's own metafile of src/cli.ts split as
  * the binary is: the chunk holding src/app.ts with the one holding the command's definition (app.ts loads the one the
- * command line names), and the one holding the search handler, each with the chunks they import statically. With scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug`, chalk, nor a
- * static import of `node:tty`, `node:util` or `node:crypto`; the same bundle without the plugin does (so the check can
- * fail). And the plugin's four stand-ins answer as the modules they replace.
+ * command line names), and the one holding the search handler, each with the chunks they import statically. With
+ * scripts/build/start-up/plugin.ts neither holds cmd-ts's `debug`, chalk, nor a static import of `node:tty`,
+ * `node:util` or `node:crypto`; the same bundle without the plugin does (so the check can fail). And the plugin's four
+ * stand-ins answer as the modules they replace.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

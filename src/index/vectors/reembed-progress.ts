@@ -9,7 +9,10 @@ import { chunkStatus, readMeta } from "../schema.ts";
 /** Meta key of the fingerprint of the model being swapped in (absent when no re-embed is under way). */
 export const nextFingerprintKey = "embed_fingerprint_next";
 
-/** Progress of a re-embed under way: the incoming model's fingerprint string and its chunks done (embedded, skipped or rejected) of all chunked so far. */
+/**
+ * Progress of a re-embed under way: the incoming model's fingerprint string and its chunks done (embedded, skipped or
+ * rejected) of all chunked so far.
+ */
 export interface ReembedProgress {
   fingerprintKey: string;
   doneChunks: number;
