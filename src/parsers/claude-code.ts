@@ -12,7 +12,13 @@
 import type { Parser, SourceContainer } from "./types.ts";
 import { isPromptHistoryFile, withPromptHistory } from "./shared/prompt-history.ts";
 import { claudeHistorySpec } from "./claude-code/history.ts";
-import { copyAgentsPrefix, listClaudeUnits, rescanClaudeFolders, scanClaudeRoots } from "./claude-code/scan.ts";
+import {
+  copyAgentsPrefix,
+  listClaudeUnits,
+  rescanClaudeFolders,
+  restatClaudeContainers,
+  scanClaudeRoots,
+} from "./claude-code/scan.ts";
 
 export {
   describePath,
@@ -42,6 +48,7 @@ export const claudeCodeParser: Parser = withPromptHistory(
     version: 5,
     scan: (roots) => scanClaudeRoots(roots),
     scansContainerPaths: true,
+    restatContainers: (paths) => restatClaudeContainers(paths),
     rescanFolders: (roots, folders) => rescanClaudeFolders(roots, folders),
     dependentsPrefix: (containerPath) => copyAgentsPrefix(containerPath),
     listUnits: (containers) => listClaudeUnits(containers),

@@ -449,6 +449,14 @@ export interface Parser {
    */
   readonly scansContainerPaths?: boolean;
   /**
+   * The records `scan(paths)` would give containers stored under these paths, taken without walking (a stat or two
+   * each): what the quick freshness check re-stats recent containers with, when present. Undefined when one of them is
+   * gone, unreadable, no longer a container or the same file as another path (only a whole scan can tell then).
+   * Absent: the check calls `scan(paths)`.
+   * @returns one container per path, any order
+   */
+  restatContainers?(paths: readonly string[]): SourceContainer[] | undefined;
+  /**
    * Walk again only the given folders of the last whole walk of `roots` (watched paths whose stats changed: an entry
    * was added, removed or renamed there), each as that walk entered it, and list every container below them (issue
    * 42: a new session found without walking the whole history). Exact means: the containers and watched paths below

@@ -9,10 +9,12 @@ import {
   utimesSync,
   writeFileSync,
   readFileSync,
+  renameSync,
   statSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { claudeCodeParser } from "../../src/parsers/claude-code.ts";
+import type { SourceContainer } from "../../src/parsers/types.ts";
 import { canDropPrivileges, makeSharedTempDir, runAsNobody } from "../helpers/unprivileged.ts";
 import { claudeCorpusRoots, hasCorpus } from "../helpers/corpus.ts";
 import { expectRescansMatchEachRoot, expectRescansMatchWholeWalk } from "../helpers/rescan.ts";
@@ -124,6 +126,82 @@ describe("claude code scan: walking changed folders again (issue 42)", () => {
   describe.skipIf(!hasCorpus)("the real corpus (needs ../shared/corpus)", () => {
     test("each folder of every corpus root, walked alone, gives what the whole walk gave below it", () => {
       expect(expectRescansMatchEachRoot(claudeCodeParser, claudeCorpusRoots())).toBeGreaterThan(20);
+    });
+  });
+});
+
+/** The records `scan(paths)` gives, the prompt history's scan-time mtime left out (each call takes its own now). */
+function comparable(containers: readonly SourceContainer[] | undefined) {
+  return containers
+    ?.map((container) => (container.path.endsWith("/history.jsonl") ? { ...container, mtimeMs: 0 } : container))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Every stored path's re-stat, alone and all together, is the walk's record of that path. */
+function expectRestatsMatchScan(roots: string[]): number {
+  const paths = pathsOf(roots);
+  for (const path of paths)
+    expect(comparable(claudeCodeParser.restatContainers!([path]))).toEqual(
+      comparable(claudeCodeParser.scan([path]).containers),
+    );
+  expect(comparable(claudeCodeParser.restatContainers!(paths))).toEqual(
+    comparable(claudeCodeParser.scan(roots).containers),
+  );
+  return paths.length;
+}
+
+describe("claude code re-stat of stored containers (issue 42)", () => {
+  test("each transcript, sub-agent and prompt history of the fixture tree re-stats as the walk lists it", () => {
+    const { claude } = copyDotClaude();
+    const paths = pathsOf([claude]);
+    expect(paths.filter((path) => path.includes("/subagents/"))).toHaveLength(2);
+    expect(paths.filter((path) => path.endsWith("/history.jsonl"))).toHaveLength(1);
+    expect(expectRestatsMatchScan([claude])).toBe(paths.length);
+  });
+
+  test("an append, a meta.json written later and a rewrite by rename each move the fingerprint", async () => {
+    const { projects } = copyDotClaude();
+    const main = join(projects, "-home-dev-proj", `${S1}.jsonl`);
+    const agent = join(projects, "-home-dev-proj", S1, "subagents", "agent-acompact-00aa.jsonl");
+    const before = claudeCodeParser.restatContainers!([main, agent])!;
+    await Bun.sleep(5);
+    writeFileSync(main, `${readFileSync(main, "utf8")}\n`);
+    writeFileSync(agent.replace(/\.jsonl$/, ".meta.json"), '{"agentType":"general-purpose"}');
+    const after = claudeCodeParser.restatContainers!([main, agent])!;
+    expect(after[0]!.fingerprint).not.toBe(before[0]!.fingerprint);
+    expect(after[0]!.sizeBytes).toBe(before[0]!.sizeBytes + 1);
+    const [agentOwn] = before[1]!.fingerprint.split("|meta");
+    expect(before[1]!.fingerprint).toBe(`${agentOwn}|meta-`);
+    expect(after[1]!.fingerprint).toStartWith(`${agentOwn}|meta`);
+    expect(after[1]!.fingerprint).not.toBe(before[1]!.fingerprint);
+    const copy = `${main}.new`;
+    cpSync(main, copy);
+    renameSync(copy, main); // an editor's save: another file (inode) under the same name
+    expect(claudeCodeParser.restatContainers!([main])![0]!.fingerprint).not.toBe(after[0]!.fingerprint);
+  });
+
+  test("a path gone, turned into a folder, not a transcript, or the same file as another gives undefined", () => {
+    const { claude, projects } = copyDotClaude();
+    const main = join(projects, "-home-dev-proj", `${S1}.jsonl`);
+    const other = join(projects, "C--Users-dev-win-proj", "22222222-2222-4222-8222-222222222222.jsonl");
+    expect(claudeCodeParser.restatContainers!([main, other])).toHaveLength(2);
+    expect(claudeCodeParser.restatContainers!([main, join(projects, "-home-dev-proj", "gone.jsonl")])).toBeUndefined();
+    expect(
+      claudeCodeParser.restatContainers!([join(projects, "-home-dev-proj", "sessions-index.json")]),
+    ).toBeUndefined();
+    expect(claudeCodeParser.restatContainers!([join(claude, "todos")])).toBeUndefined();
+    const twin = join(projects, "-home-dev-proj", "99999999-9999-4999-8999-999999999999.jsonl");
+    linkSync(main, twin);
+    expect(claudeCodeParser.restatContainers!([main, twin])).toBeUndefined();
+    expect(claudeCodeParser.scan([main, twin]).containers).toHaveLength(1); // what the walk does with them
+    rmSync(other);
+    mkdirSync(other);
+    expect(claudeCodeParser.restatContainers!([other])).toBeUndefined();
+  });
+
+  describe.skipIf(!hasCorpus)("the real corpus (needs ../shared/corpus)", () => {
+    test("every container of every corpus root re-stats as the walk lists it", () => {
+      expect(expectRestatsMatchScan(claudeCorpusRoots())).toBeGreaterThan(150);
     });
   });
 });

@@ -255,21 +255,28 @@ function changedOwnedFolders(db: Database, parser: Parser, owners: Iterable<stri
 }
 
 /**
- * Re-stat stored containers one by one (`scan` of their paths).
+ * Re-stat stored containers one by one (Parser.restatContainers, else `scan` of their paths).
  * @returns those whose fingerprint moved, or undefined when one vanished, cannot be read or is listed under another path
  */
 function restat(parser: Parser, rows: ReadonlyMap<string, StoredRow>): ChangedContainer[] | undefined {
   if (rows.size === 0) return [];
-  const rescan = parser.scan([...rows.keys()]);
-  if (rescan.unavailable.length > 0 || rescan.containers.length !== rows.size) return undefined;
+  const containers = currentRecords(parser, [...rows.keys()]);
+  if (containers === undefined || containers.length !== rows.size) return undefined;
   const changed: ChangedContainer[] = [];
-  for (const container of rescan.containers) {
+  for (const container of containers) {
     const previous = rows.get(container.path);
     if (previous === undefined) return undefined;
     if (previous.fingerprint !== container.fingerprint)
       changed.push({ container, previousFingerprint: previous.fingerprint });
   }
   return changed;
+}
+
+/** The current records of stored containers by their paths; undefined when one cannot be read now. */
+function currentRecords(parser: Parser, paths: string[]): SourceContainer[] | undefined {
+  if (parser.restatContainers) return parser.restatContainers(paths);
+  const scan = parser.scan(paths);
+  return scan.unavailable.length > 0 ? undefined : scan.containers;
 }
 
 /** The fingerprint a watched path has now, as the walk stores it: `-` when missing, `!` when it cannot be stat'ed. */
