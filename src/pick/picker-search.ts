@@ -12,6 +12,7 @@ import { renderShowText, showViewOf } from "../render/show.ts";
 import { searchIndex, type SearchMode, type VectorLeg } from "../search/api.ts";
 import type { SearchFilters } from "../search/listing/filters.ts";
 import {
+  attachLongLivedSearch,
   findSession,
   makePreview,
   parseLexicalQuery,
@@ -25,7 +26,6 @@ import {
   type TurnResult,
 } from "../search/index.ts";
 import { lastTurns, recentSessions, type RecentSession } from "../search/listing/recent.ts";
-import { attachMatchWorkers } from "../search/ranking/match-window.ts";
 import type { SourceId } from "../parsers/types.ts";
 import { sourceInfo } from "../parsers/sources.ts";
 
@@ -161,18 +161,18 @@ export class PickerSearch {
     private readonly filters: SearchFilters,
     private readonly currentProject: string | undefined,
   ) {
-    this.stopMatchWorkers = attachMatchWorkers(db);
+    this.detachSearch = attachLongLivedSearch(db);
   }
 
-  /** Stops the worker that ranks big MATCHes in two halves on the current connection (search/ranking/match-window.ts). */
-  private stopMatchWorkers: () => void;
+  /** Detaches what the current connection's searches share (search/long-lived.ts): the match worker, the kept scorings. */
+  private detachSearch: () => void;
 
   /** Use another connection (after a background index run committed); the old one is closed. */
   reopen(db: Database): void {
-    this.stopMatchWorkers();
+    this.detachSearch();
     this.db.close();
     this.db = db;
-    this.stopMatchWorkers = attachMatchWorkers(db);
+    this.detachSearch = attachLongLivedSearch(db);
   }
 
   /** Run `fn` on the current connection (the vector leg is opened on it). */
@@ -182,7 +182,7 @@ export class PickerSearch {
 
   /** Close the connection. */
   close(): void {
-    this.stopMatchWorkers();
+    this.detachSearch();
     this.db.close();
   }
 

@@ -84,4 +84,4 @@ export {
   parseCount,
   type FilterArgs,
 } from "./listing/arguments.ts";
-export { attachMatchWorkers } from "./ranking/match-window.ts";
+export { attachLongLivedSearch } from "./long-lived.ts";

@@ -9,16 +9,17 @@ import { filterSql, type SearchFilters } from "./listing/filters.ts";
 import { termRarities, termsHeldInIndex } from "./ranking/confidence.ts";
 import { boundedRange } from "./ranking/date-candidates.ts";
 import { searchLexical, type LexicalHit, type SearchLevel } from "./ranking/lexical.ts";
-import { documentsHoldingEvery, newPhraseListCache, phraseDocumentCounts } from "./ranking/postings-ranking.ts";
+import { documentsHoldingEvery, phraseDocumentCounts, searchScorings } from "./ranking/postings-ranking.ts";
 import type { ActiveDocument, ActivitySpan, CandidateStore } from "./store.ts";
 import type { DateRange } from "./dates/time-query.ts";
 
 /**
  * The store of an open index (read-only is enough), for one search: the keyword leg's scorings are kept, so the term
- * rarities reuse the document counts they found.
+ * rarities reuse the document counts they found (and, on a long-lived reader's connection, the next searches reuse
+ * them while the index stays as it was: postings-ranking.ts `keepScorings`).
  */
 export function localStore(db: Database): CandidateStore {
-  const lists = newPhraseListCache();
+  const lists = searchScorings(db);
   return {
     keywordHits: (query, level, filters, candidates) => searchLexical(db, query, level, filters, candidates, lists),
     termRarities: async (query) => termRarities(db, query, phraseDocumentCounts(lists)),

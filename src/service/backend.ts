@@ -16,7 +16,7 @@ import { openFreshIndex, type HistoryContext } from "./context.ts";
 import type { EmbedderOpener } from "./embedder.ts";
 import { openVectorLeg, type VectorLegChoice } from "./vector-leg.ts";
 import { databasePath, longLivedPageCacheKibibytes } from "../index/index.ts";
-import { attachMatchWorkers } from "../search/index.ts";
+import { attachLongLivedSearch } from "../search/index.ts";
 
 /** Options of {@link createBackend}. */
 export interface BackendOptions {
@@ -55,8 +55,8 @@ interface Shared {
   fileId: string;
   users: number;
   stale: boolean;
-  /** Stops the worker that ranks this connection's big MATCHes in two halves (search/ranking/match-window.ts). */
-  stopMatchWorkers: () => void;
+  /** Detaches what its searches share (search/long-lived.ts): the match worker, the kept scorings. */
+  detachSearch: () => void;
 }
 
 /** Device and inode of the database file ("" when absent): a new value means another file took its place. */
@@ -82,7 +82,7 @@ export function createBackend(options: BackendOptions): Backend {
     }
   }
   const closeShared = (entry: Shared) => {
-    entry.stopMatchWorkers();
+    entry.detachSearch();
     entry.db.close();
   };
   const release = (entry: Shared) => {
@@ -100,7 +100,7 @@ export function createBackend(options: BackendOptions): Backend {
       const db = await openCommitted();
       if (shared)
         db.close(); // another call opened one meanwhile
-      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, stopMatchWorkers: attachMatchWorkers(db) };
+      else shared = { db, fileId: fileIdOf(path), users: 0, stale: false, detachSearch: attachLongLivedSearch(db) };
     }
     shared!.users++;
     return shared!;

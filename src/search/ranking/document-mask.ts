@@ -47,3 +47,12 @@ export function allowedDocuments(db: Database, filters: SearchFilters): Uint8Arr
   for (const [id] of rows) mask[id] = 255;
   return mask;
 }
+
+/** A mask of the given document ids in the form of {@link allowedDocuments} (255 for each, its length the largest + 1). */
+export function documentMask(ids: readonly number[]): Uint8Array {
+  let largest = -1;
+  for (const id of ids) if (id > largest) largest = id;
+  const mask = new Uint8Array(largest + 1);
+  for (const id of ids) mask[id] = 255;
+  return mask;
+}

@@ -20,8 +20,13 @@ import { filterSql, type SearchFilters } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
 import type { PhraseMatch } from "./phrase-rankings.ts";
-import { allowedDocuments, filtersNarrow } from "./document-mask.ts";
-import { newPhraseListCache, type PhraseListCache } from "./postings-ranking.ts";
+import { allowedDocuments, documentMask, filtersNarrow } from "./document-mask.ts";
+import {
+  documentsHoldingEvery,
+  newPhraseListCache,
+  type PhraseListCache,
+  rankScoredWithin,
+} from "./postings-ranking.ts";
 import { descendingOrder } from "./score-order.ts";
 
 /** Level searched: sessions (turn documents grouped by session, plus a share of the session document) or turns. */
@@ -235,12 +240,15 @@ async function runMatch(
 
 /**
  * The keyword hits of one session (`--session`, the picker's level 2, the web view's turn column), ranked as
- * {@link rankTerms} ranks everything: only the session's documents are ranked, by rowid ranges, and bm25() takes its
- * statistics from the whole table either way, so the scores are those of the global ranking. FTS5 runs one xFilter per
+ * {@link rankTerms} ranks everything: only the session's documents are ranked, and bm25() takes its statistics from the
+ * whole table either way, so the scores are those of the global ranking. When this connection kept the scoring of the
+ * query's phrases from the search before (postings-ranking.ts `keepScorings`: the list the session was picked from),
+ * the session's documents are picked out of it (issue 42). Else FTS5 ranks them by rowid ranges: it runs one xFilter per
  * value of `rowid IN (…)`, and each xFilter counts every matching row again for bm25's IDF: 75–210 ms for a 74-turn
  * session at 20k sessions, against 2–5 ms for one `rowid BETWEEN` range. One MATCH is ranked, the any-term one: a
  * document that holds every term scores the same under the all-terms MATCH (both have the same phrases, and bm25()
- * sums over the phrases), so the all-terms documents are picked out by an unranked MATCH, which pays no IDF count.
+ * sums over the phrases), so the all-terms documents are those the scoring counts in every phrase, or those an unranked
+ * MATCH finds, which pays no IDF count.
  */
 function rankOneSession(
   db: Database,
@@ -248,17 +256,26 @@ function rankOneSession(
   level: SearchLevel,
   filters: SearchFilters & { sessionId: string },
   candidates: number,
+  lists: PhraseListCache,
 ): Promise<LexicalHit[]> {
-  const ranges = sessionDocumentRanges(db, filters.sessionId);
+  const ids = sessionDocumentIds(db, filters.sessionId);
+  const scored = ids.length > 0 ? rankScoredWithin(lists, query.terms, documentMask(ids)) : undefined;
+  const ranges = documentRanges(ids);
   // each range comes ranked; filteredRows keeps the window's order, so the ranges are merged best first (a stable sort)
-  const ranked = ranges
-    .flatMap(([first, last]) => rankRange(db, query.anyTerm, first, last, -1))
-    .sort((a, b) => a.rank - b.rank);
+  const ranked =
+    scored ??
+    ranges.flatMap(([first, last]) => rankRange(db, query.anyTerm, first, last, -1)).sort((a, b) => a.rank - b.rank);
   const rows = filteredRows(db, ranked, level, filters);
   const single = query.terms.length === 1;
-  const holdsAll = single
-    ? undefined
-    : new Set(ranges.flatMap(([first, last]) => matchingIds(db, query.allTerms, first, last)));
+  const holdingEvery = () =>
+    (scored &&
+      documentsHoldingEvery(
+        lists,
+        query.terms,
+        scored.map((document) => document.id),
+      )) ??
+    new Set(ranges.flatMap(([first, last]) => matchingIds(db, query.allTerms, first, last)));
+  const holdsAll = single ? undefined : holdingEvery();
   const allRows = holdsAll ? rows.filter((row) => holdsAll.has(row.document_id)) : rows;
   return tierAllThenAny(
     level,
@@ -283,20 +300,24 @@ function matchingIds(db: Database, match: string, first: number, last: number): 
  * sessions' matches in a gap of 4,096 ids costs well under the ~1.5 ms per term that each extra range pays for IDF. */
 const rangeGapIds = 4096;
 
-/**
- * The document ids of one session as inclusive rowid ranges, ascending: consecutive runs (a session indexed at once),
- * merged while the gap between them is at most {@link rangeGapIds} (a session that grew turn by turn under the
- * watcher). Ranges may hold other sessions' documents; the caller's session filter drops them.
- * @returns [] when no session has that id
- */
-function sessionDocumentRanges(db: Database, sessionId: string): Array<[number, number]> {
-  const ids = db
+/** The document ids of one session, ascending; [] when no session has that id. */
+function sessionDocumentIds(db: Database, sessionId: string): number[] {
+  const rows = db
     .query<{ id: number }, [string]>(
       "SELECT d.id FROM documents d JOIN sessions s ON s.id = d.session_rowid WHERE s.session_id = ? ORDER BY d.id",
     )
-    .all(sessionId);
+    .values(sessionId) as Array<[number]>;
+  return rows.map(([id]) => id);
+}
+
+/**
+ * Ascending document ids as inclusive rowid ranges: consecutive runs (a session indexed at once), merged while the gap
+ * between them is at most {@link rangeGapIds} (a session that grew turn by turn under the watcher). Ranges may hold
+ * other sessions' documents; the caller's session filter drops them.
+ */
+function documentRanges(ids: readonly number[]): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
-  for (const { id } of ids) {
+  for (const id of ids) {
     const last = ranges.at(-1);
     if (last && id - last[1] <= rangeGapIds) last[1] = id;
     else ranges.push([id, id]);
@@ -453,7 +474,7 @@ export async function searchLexical(
   }
   const ranked =
     filters.sessionId !== undefined
-      ? await rankOneSession(db, query, level, { ...filters, sessionId: filters.sessionId }, candidates)
+      ? await rankOneSession(db, query, level, { ...filters, sessionId: filters.sessionId }, candidates, lists)
       : await rankTerms(db, query, level, filters, candidates, lists);
   return level === "turn" ? smoothNeighbours(ranked, candidates) : ranked;
 }

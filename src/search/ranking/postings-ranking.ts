@@ -53,6 +53,79 @@ export type PhraseListCache = Map<string, ScoredDocuments>;
 /** An empty {@link PhraseListCache}, for one search. */
 export const newPhraseListCache = (): PhraseListCache => new Map();
 
+/** Scorings kept on a long-lived reader's connection ({@link keepScorings}), with the index state they were made in. */
+const keptScorings = new WeakMap<Database, { state: string; cache: PhraseListCache }>();
+
+/**
+ * Most scorings a connection keeps between searches, the newest: the search that reuses one comes right after the one
+ * that made it (a page's turn column after its list, the picker's preview after the list it typed), and each holds its
+ * phrases' posting lists (a few hundred KB for a common word at 20,000 sessions, ~1.5 MB at 100,000).
+ */
+export const keptScoringsLimit = 4;
+
+/**
+ * Keep the scorings of every search on `db` for the next ones while nothing is committed to the index (issue 42): the
+ * web view ranks a page's sessions and then the selected session's turns for the same query, the picker its list and
+ * then the preview's turns; the turns of one session are then picked out of the scoring the sessions were ranked by
+ * (lexical.ts `rankOneSession`) instead of FTS5 counting each term's documents again for bm25() (~3.8 ms of a web view
+ * page at 20,000 sessions). For long-lived readers (`recall ui`, `recall mcp`, `recall pick`); idempotent.
+ * @returns a function that stops keeping them
+ */
+export function keepScorings(db: Database): () => void {
+  if (!keptScorings.has(db)) keptScorings.set(db, { state: indexState(db), cache: newPhraseListCache() });
+  return () => {
+    keptScorings.delete(db);
+  };
+}
+
+/**
+ * The scorings a search on `db` starts from: those the connection kept ({@link keepScorings}) while the index is in the
+ * state they were made in (none committed since, by this connection or another), the newest {@link keptScoringsLimit}
+ * − 1 of them (room for the one it makes); else an empty cache of its own.
+ */
+export function searchScorings(db: Database): PhraseListCache {
+  const kept = keptScorings.get(db);
+  if (!kept) return newPhraseListCache();
+  const state = indexState(db);
+  if (state !== kept.state) {
+    kept.cache.clear();
+    kept.state = state;
+  }
+  for (const key of kept.cache.keys()) {
+    if (kept.cache.size < keptScoringsLimit) break;
+    kept.cache.delete(key); // the oldest first (a Map keeps insertion order)
+  }
+  return kept.cache;
+}
+
+/**
+ * What changes whenever a transaction is committed to the index file: `total_changes()` counts this connection's rows
+ * changed, `PRAGMA data_version` moves when another connection committed (SQLite documents both).
+ */
+function indexState(db: Database): string {
+  const row = db
+    .query<{ changes: number; version: number }, []>(
+      "SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS version",
+    )
+    .get()!;
+  return `${row.changes}:${row.version}`;
+}
+
+/**
+ * Every document `allowed` marks that holds any of `phrases`, best first as {@link rankFromPostings} ranks them
+ * (FTS5's bm25() ranks bit for bit, ties by ascending id), from the scoring of exactly these phrases in `cache`: one
+ * session's turns out of the scoring its search's list was ranked by, without reading a posting list again.
+ * @returns undefined when `cache` holds no scoring of these phrases (or its lists turned out damaged): ask FTS5
+ */
+export function rankScoredWithin(
+  cache: PhraseListCache,
+  phrases: readonly string[],
+  allowed: Uint8Array,
+): RankedDocument[] | undefined {
+  const scored = cache.get(JSON.stringify(phrases));
+  return scored && best(scored, 1, -1, allowed);
+}
+
 /**
  * How many live documents each phrase the cache's scorings hold matches (FTS5's count of a MATCH of that phrase alone,
  * which the lists equal whenever they were used), by phrase: a search's term rarities (confidence.ts) take them from
