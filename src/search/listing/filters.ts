@@ -150,6 +150,14 @@ function projectContains(project: string): { sql: string; params: string[] } {
 }
 
 /**
+ * The join that gives a level-2 statement its turns' times for {@link filterSql}'s `t.timestamp` (`d` the turn's
+ * document, `s` its session), from the narrow index `turns_time` (schema v24), not from the wide turn rows; CROSS JOIN
+ * keeps SQLite from reading the turns before the session's own conditions dropped their documents.
+ */
+export const turnTimeJoin =
+  "CROSS JOIN turns t INDEXED BY turns_time ON t.session_rowid = d.session_rowid AND t.number = d.turn_number";
+
+/**
  * Build the WHERE conditions for the filters.
  * @param turnTime column holding the time to compare at level 2 (`t.timestamp`), or undefined at level 1
  *        (then a session matches a date range when it overlaps it). At level 2 a turn passes a date filter by its own

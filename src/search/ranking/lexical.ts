@@ -16,7 +16,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { mergeUnsegmented, searchUnsegmented, splitUnsegmented } from "./cjk.ts"; // issue 13
-import { filterSql, type SearchFilters } from "../listing/filters.ts";
+import { filterSql, type SearchFilters, turnTimeJoin } from "../listing/filters.ts";
 import { type RankedDocument, rankedWindow, rankRange } from "./match-window.ts";
 import type { LexicalQuery } from "./query.ts";
 import type { PhraseMatch } from "./phrase-rankings.ts";
@@ -111,7 +111,7 @@ function filteredRows(
         `SELECT window.key AS position, d.id AS document_id, d.session_rowid, d.turn_number, d.level
         FROM json_each(?) AS window CROSS JOIN documents d INDEXED BY documents_window ON d.id = window.value
         CROSS JOIN sessions s ON s.id = d.session_rowid
-        CROSS JOIN turns t INDEXED BY turns_time ON t.session_rowid = d.session_rowid AND t.number = d.turn_number
+        ${turnTimeJoin}
         WHERE d.level = 'turn' AND ${filter.where}`,
       )
       .all(ids, ...filter.params);

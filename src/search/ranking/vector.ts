@@ -19,7 +19,7 @@ import { chunkStatus, openLevelStore, vectorLevels, type VectorLevelName } from 
 import { buildIdFilter, type VectorHit as StoredVectorHit, type VectorStore } from "../../native/index.ts";
 import { redactText } from "../../redact/index.ts";
 import type { VectorHit, VectorLeg } from "../api.ts";
-import { filterSql, type SearchFilters } from "../listing/filters.ts";
+import { filterSql, type SearchFilters, turnTimeJoin } from "../listing/filters.ts";
 import { filtersNarrow } from "./document-mask.ts";
 import type { SearchLevel } from "./lexical.ts";
 
@@ -36,10 +36,6 @@ interface ChunkOwnerRow {
   document_id: number;
   turn_number: number;
 }
-
-/** At level 2, each chunk's turn for its time (the filters' `t.timestamp`), from the narrow index (schema v24). */
-const turnTimeJoin =
-  "CROSS JOIN turns t INDEXED BY turns_time ON t.session_rowid = d.session_rowid AND t.number = d.turn_number";
 
 /** Rows to owners by chunk id. */
 function ownersOf(rows: readonly ChunkOwnerRow[]): Map<number, ChunkOwner> {
