@@ -125,9 +125,36 @@ describe("keyword scorings kept between a long-lived reader's searches (issue 42
     await sessionsFor(kept, query); // scored and kept in this state of the index
     appendClaudeTurns(path, state, [{ prompt: "zeppelin quasar landing", response: "bridge" }]);
     expect((await runIndex({ recallHome: home, roots })).updated).toBe(1);
+    const statements = await statementsDuring(kept, async () => {
+      await sessionsFor(kept, query);
+    });
+    expect(statements.filter((sql) => sql.includes("CROSS JOIN keyword_postings"))).toHaveLength(2); // read again
     const turns = await turnsFor(kept, query, "00990001-0000-4000-8000-000000000000");
     expect(turns).toHaveLength(2);
     expect(turns).toEqual(await turnsFor(plain, query, "00990001-0000-4000-8000-000000000000"));
+  });
+
+  test("a word's posting lists are read once while it is typed on, and the answers stay FTS5's", async () => {
+    const readsLists = (sql: string) => sql.includes("CROSS JOIN keyword_postings");
+    const typed = "docker bridge".split("").map((_, i, all) => all.slice(0, i + 1).join(""));
+    let reads = 0;
+    for (const query of typed) {
+      let answer: SessionResult[] = [];
+      const statements = await statementsDuring(kept, async () => {
+        answer = await sessionsFor(kept, query);
+      });
+      reads += statements.filter(readsLists).length;
+      expect(answer.map((session) => `${session.sessionId} ${session.score} ${session.confidence}`)).toEqual(
+        (await sessionsFor(plain, query)).map(
+          (session) => `${session.sessionId} ${session.score} ${session.confidence}`,
+        ),
+      );
+    }
+    // one read per token first met (Porter stems "docke" to "dock" and "bridge" to "bridg"): d do doc dock docker,
+    // then, after "docker " (whose words were all read), b br bri brid bridg
+    expect(reads).toBe(10);
+    const again = await statementsDuring(plain, () => sessionsFor(plain, "docker bridge"));
+    expect(again.filter(readsLists)).toHaveLength(2); // a connection that keeps nothing reads both
   });
 
   test("at most the newest four scorings are kept", async () => {

@@ -36,6 +36,7 @@ import {
   kernelCompiled,
   type PhraseDocuments,
   phrasesMatched,
+  type SegmentPostings,
   type ScoredDocuments,
   scorePhrases,
 } from "./bm25-kernel.ts";
@@ -53,8 +54,18 @@ export type PhraseListCache = Map<string, ScoredDocuments>;
 /** An empty {@link PhraseListCache}, for one search. */
 export const newPhraseListCache = (): PhraseListCache => new Map();
 
-/** Scorings kept on a long-lived reader's connection ({@link keepScorings}), with the index state they were made in. */
-const keptScorings = new WeakMap<Database, { state: string; cache: PhraseListCache }>();
+/**
+ * What a long-lived reader's connection keeps between searches ({@link keepScorings}): the scorings, and each word's
+ * posting lists as read (with their stale documents, and their bytes, which the kept ones are bounded by), all of the
+ * index state they were read in.
+ */
+interface KeptScorings {
+  state: string;
+  cache: PhraseListCache;
+  words: Map<string, { list: PhraseDocuments; bytes: number }>;
+  wordBytes: number;
+}
+const keptScorings = new WeakMap<Database, KeptScorings>();
 
 /**
  * Most scorings a connection keeps between searches, the newest: the search that reuses one comes right after the one
@@ -64,15 +75,25 @@ const keptScorings = new WeakMap<Database, { state: string; cache: PhraseListCac
 export const keptScoringsLimit = 4;
 
 /**
- * Keep the scorings of every search on `db` for the next ones while nothing is committed to the index (issue 42): the
- * web view ranks a page's sessions and then the selected session's turns for the same query, the picker its list and
- * then the preview's turns; the turns of one session are then picked out of the scoring the sessions were ranked by
- * (lexical.ts `rankOneSession`) instead of FTS5 counting each term's documents again for bm25() (~3.8 ms of a web view
- * page at 20,000 sessions). For long-lived readers (`recall ui`, `recall mcp`, `recall pick`); idempotent.
+ * Most bytes of posting lists a connection keeps between searches, the newest words' (8 MiB): a person refining a query
+ * keeps its words (the picker searches `docker n`, `docker ne`, … `docker network` as they are typed), and reading a
+ * common word's list again cost 1.2–2.9 ms at 20,000 sessions (174 KB, one segment, from a 16 MiB page cache).
+ */
+export const keptWordBytesLimit = 8 * 1024 * 1024;
+
+/**
+ * Keep the scorings and the words' posting lists of every search on `db` for the next ones while nothing is committed
+ * to the index (issue 42): the web view ranks a page's sessions and then the selected session's turns for the same
+ * query, the picker its list and then the preview's turns; the turns of one session are then picked out of the scoring
+ * the sessions were ranked by (lexical.ts `rankOneSession`) instead of FTS5 counting each term's documents again for
+ * bm25() (web view pages at 20,000 sessions: p50 26.4 → 18.7 and 22.8 → 16.2 ms, two alternating rounds of `bench
+ * ui`, 2-core Xeon, 2026-11-30); and a query typed on reads only its new words' lists. For long-lived readers (`recall
+ * ui`, `recall mcp`, `recall pick`); idempotent.
  * @returns a function that stops keeping them
  */
 export function keepScorings(db: Database): () => void {
-  if (!keptScorings.has(db)) keptScorings.set(db, { state: indexState(db), cache: newPhraseListCache() });
+  if (!keptScorings.has(db))
+    keptScorings.set(db, { state: indexState(db), cache: newPhraseListCache(), words: new Map(), wordBytes: 0 });
   return () => {
     keptScorings.delete(db);
   };
@@ -84,18 +105,41 @@ export function keepScorings(db: Database): () => void {
  * − 1 of them (room for the one it makes); else an empty cache of its own.
  */
 export function searchScorings(db: Database): PhraseListCache {
-  const kept = keptScorings.get(db);
+  const kept = currentKept(db);
   if (!kept) return newPhraseListCache();
-  const state = indexState(db);
-  if (state !== kept.state) {
-    kept.cache.clear();
-    kept.state = state;
-  }
   for (const key of kept.cache.keys()) {
     if (kept.cache.size < keptScoringsLimit) break;
     kept.cache.delete(key); // the oldest first (a Map keeps insertion order)
   }
   return kept.cache;
+}
+
+/** What `db` keeps ({@link keepScorings}), emptied first when a transaction was committed since it was kept. */
+function currentKept(db: Database): KeptScorings | undefined {
+  const kept = keptScorings.get(db);
+  if (!kept) return undefined;
+  const state = indexState(db);
+  if (state !== kept.state) {
+    kept.cache.clear();
+    kept.words.clear();
+    kept.wordBytes = 0;
+    kept.state = state;
+  }
+  return kept;
+}
+
+/** Keep a word's posting lists as read, the oldest words dropped beyond {@link keptWordBytesLimit}. */
+function keepWordList(kept: KeptScorings, word: string, list: { segments: readonly SegmentPostings[] }): void {
+  let bytes = 0;
+  for (const segment of list.segments) bytes += segment.postings.byteLength + (segment.stale?.byteLength ?? 0);
+  if (bytes > keptWordBytesLimit) return;
+  kept.words.set(word, { list, bytes });
+  kept.wordBytes += bytes;
+  for (const [oldest, entry] of kept.words) {
+    if (kept.wordBytes <= keptWordBytesLimit) break;
+    kept.words.delete(oldest); // a Map keeps insertion order
+    kept.wordBytes -= entry.bytes;
+  }
 }
 
 /**
@@ -198,7 +242,9 @@ export async function rankFromPostings(
 
 /**
  * The one-word phrases' posting lists as stored (undefined where `words` has none) with N and avgdl, read in one read
- * transaction, so that totals and lists come from one state of the index while an index run commits beside it.
+ * transaction, so that totals and lists come from one state of the index while an index run commits beside it. On a
+ * connection that keeps them ({@link keepScorings}), a word read by an earlier search in the same state is not read
+ * again (the state is checked inside the transaction, so kept and new lists are of one state).
  * @returns undefined when the lists do not hold what FTS5 holds (their totals differ)
  */
 function readWordLists(
@@ -209,14 +255,18 @@ function readWordLists(
     const fts = totalsInStep(db);
     if (!fts) return undefined;
     if (fts.documents === 0) return { documents: 0, averageLength: 0, lists: [] };
+    const kept = currentKept(db);
     let stale: Map<number, Int32Array> | undefined;
     const lists = words.map((word): PhraseDocuments | undefined => {
       if (word === undefined) return undefined;
+      const known = kept?.words.get(word);
+      if (known) return known.list;
       stale ??= sortedStale(staleDocuments(db));
       const segments = readTermSegments(db, word).map(({ segment, count, last, postings }) => {
         const dead = stale!.get(segment);
         return dead ? { count, last, postings, stale: dead } : { count, last, postings };
       });
+      if (kept) keepWordList(kept, word, { segments });
       return { segments };
     });
     return { documents: fts.documents, averageLength: fts.tokens / fts.documents, lists };
