@@ -3,8 +3,8 @@
  * searches it answers: a worker thread that ranks what FTS5 ranks in two halves at once (ranking/match-window.ts), and
  * the keyword scorings and posting lists kept from one search to the next while the index stays as it was
  * (ranking/postings-ranking.ts `keepScorings`: a session's turns picked out of the scoring its list was ranked by, a
- * query typed on reading only its new words). One-shot commands attach
- * neither: a worker takes longer to start than it saves once, and a single search has no next one.
+ * query typed on reading only its new words). One-shot commands attach neither: a worker takes longer to start than it
+ * saves once, and a single search has no next one.
  */
 import type { Database } from "bun:sqlite";
 import { attachMatchWorkers } from "./ranking/match-window.ts";

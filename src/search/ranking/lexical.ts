@@ -267,13 +267,9 @@ function rankOneSession(
     ranges.flatMap(([first, last]) => rankRange(db, query.anyTerm, first, last, -1)).sort((a, b) => a.rank - b.rank);
   const rows = filteredRows(db, ranked, level, filters);
   const single = query.terms.length === 1;
+  const scoredIds = scored?.map(({ id }) => id);
   const holdingEvery = () =>
-    (scored &&
-      documentsHoldingEvery(
-        lists,
-        query.terms,
-        scored.map((document) => document.id),
-      )) ??
+    (scoredIds && documentsHoldingEvery(lists, query.terms, scoredIds)) ??
     new Set(ranges.flatMap(([first, last]) => matchingIds(db, query.allTerms, first, last)));
   const holdsAll = single ? undefined : holdingEvery();
   const allRows = holdsAll ? rows.filter((row) => holdsAll.has(row.document_id)) : rows;
