@@ -9,9 +9,10 @@ import { keptScoringsLimit, searchScorings } from "../../src/search/ranking/post
 import { appendClaudeTurns, writeClaudeSession } from "../helpers/claude-writer.ts";
 import { randomStream, rankingWords, writeRankingSessions } from "../helpers/ranking-corpus.ts";
 
-// A long-lived reader keeps a search's keyword scorings for the next search while nothing is committed
-// (postings-ranking.ts `keepScorings`, issue 42): one session's turns are then picked out of the scoring its list was
-// ranked by instead of FTS5 ranking them again. The answers must be those of a connection that keeps nothing.
+// A long-lived reader keeps a search's keyword scorings and its words' posting lists for the next search while nothing
+// is committed (postings-ranking.ts `keepScorings`, issue 42): one session's turns are then picked out of the scoring
+// its list was ranked by instead of FTS5 ranking them again, and a query typed on reads only its new words. The answers
+// must be those of a connection that keeps nothing.
 const work = mkdtempSync(join(tmpdir(), "recall-kept-scorings-"));
 const home = join(work, "home");
 const roots = { "claude-code": [join(work, "claude")], opencode: [] };
