@@ -10,7 +10,7 @@
  */
 import { statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { fileIdentity, statFingerprint } from "../file-stats.ts";
+import { statFingerprint } from "../file-stats.ts";
 import { rescanPlaced, TreeWalk, visitRoots } from "../shared/tree-walk.ts";
 import { historyFileName } from "./history.ts";
 import { inlineSidechainRoots, sidechainSessionId, sidechainUnitKey } from "./sidechains.ts";
@@ -152,44 +152,25 @@ export function rescanClaudeFolders(roots: readonly string[], folders: readonly 
 
 /**
  * Parser.restatContainers: the records `scanClaudeRoots(paths)` gives stored containers (transcripts, prompt
- * histories) whose paths are known, one stat each (two for a nested sub-agent with its `.meta.json`) without the walk's
- * bookkeeping: the quick freshness check re-stats every recent transcript before each search (issue 42: for the 136
- * of the real corpus, copied onto the machine the same day, a cold search from the binary took 0.24–0.27 ms less than
- * through the walk; p50 of 40 rounds of scripts/compare-binaries.ts, two sets, 2-core Xeon, 2026-11-30).
+ * histories) whose paths are known, listed by the walk's own `addFile` and `addFileContainer`, one stat each (two for a
+ * nested sub-agent with its `.meta.json`) without visiting each path as a root and sorting the result: the quick
+ * freshness check re-stats every recent transcript before each search (issue 42: for the 136 of the real corpus, copied
+ * onto the machine the same day, a cold search from the binary took 0.24–0.27 ms less than through `scan`; p50 of 40
+ * rounds of scripts/compare-binaries.ts, two sets, 2-core Xeon, 2026-11-30).
  * @returns one container per path, in the given order; undefined when a path is gone, cannot be stat'ed, is no file,
  *   is neither a transcript nor a prompt history, or is the same file (device + inode) as another path: the walk would
  *   list it once or not at all, so only a whole scan can tell
  */
 export function restatClaudeContainers(paths: readonly string[]): SourceContainer[] | undefined {
-  const identities = new Set<string>();
-  const containers: SourceContainer[] = [];
+  const walk = new ClaudeWalk();
   for (const path of paths) {
-    const stats = statOrUndefined(path);
-    if (!stats?.isFile()) return undefined;
-    const identity = fileIdentity(stats);
-    if (identities.has(identity)) return undefined;
-    identities.add(identity);
+    const listed = walk.found.length;
     const name = basename(path);
-    if (name === historyFileName)
-      // as TreeWalk.addFileContainer lists it: re-stat'ed by every check, so its mtime is taken as the scan time
-      containers.push({
-        source: "claude-code",
-        path,
-        fingerprint: statFingerprint(stats),
-        sizeBytes: stats.size,
-        mtimeMs: Date.now(),
-      });
-    else if (isTranscriptName(name))
-      containers.push({
-        source: "claude-code",
-        path,
-        fingerprint: fingerprintTranscript(path, stats, undefined),
-        sizeBytes: stats.size,
-        mtimeMs: stats.mtimeMs,
-      });
-    else return undefined;
+    if (name === historyFileName) walk.addFileContainer("claude-code", path);
+    else if (isTranscriptName(name)) addFile(path, walk);
+    if (walk.found.length === listed || walk.unavailable.length > 0) return undefined;
   }
-  return containers;
+  return walk.found;
 }
 
 function isTranscriptName(name: string): boolean {
