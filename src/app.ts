@@ -68,7 +68,11 @@ async function loadCommands(names: readonly CommandName[]): Promise<Partial<Reco
  * option of each command (a word only other commands know is refused by both).
  */
 export async function wireApp(names: readonly CommandName[]) {
-  const commands = await loadCommands(names);
+  return appOf(await loadCommands(names));
+}
+
+/** The application of these loaded subcommand definitions (see {@link wireApp}). */
+function appOf(commands: Partial<Record<CommandName, CommandDefinition>>) {
   return subcommands({
     name: "recall",
     version: packageJson.version,
@@ -189,7 +193,7 @@ export function describeParseProblems(problems: readonly ParseProblem[]): string
  * only says the command is missing): they are named here.
  */
 async function refuseLine(
-  app: Awaited<ReturnType<typeof wireApp>>,
+  app: ReturnType<typeof appOf>,
   argv: string[],
   found: Array<{ option: string; problem: string }>,
   wantsJson: boolean,
@@ -287,9 +291,9 @@ export async function main(given: string[]): Promise<number> {
   const argv = archiveUrlArguments(expandHelpCommand(given));
   const wantsJson = argv.includes("--json");
   try {
-    const app = await wireApp(commandsFor(argv));
-    const named = isCommandName(argv[0]) ? await commandLoaders[argv[0]]() : undefined; // loaded already: the same
-    const missing = findMissingValues(argv, named);
+    const commands = await loadCommands(commandsFor(argv));
+    const app = appOf(commands);
+    const missing = findMissingValues(argv, isCommandName(argv[0]) ? commands[argv[0]] : undefined);
     if (missing.length > 0) return await refuseLine(app, argv, missing, wantsJson);
     const result = await runSafely(binary(app), ["bun", "recall", ...argv]);
     if (result._tag === "ok") return handlerExitCode(result.value);
