@@ -45,14 +45,20 @@ import type { PhraseMatch, PhraseRanking } from "./phrase-rankings.ts";
 import { termWords } from "./query.ts";
 
 /**
- * The documents one search has scored, by its phrases (JSON of the list), for its other passes: its all-terms and
- * any-term passes, and a window grown for the filters, score the same phrases. Made per search: nothing is written in
- * between.
+ * The documents one search has scored, by its phrases ({@link scoringKey}), for its other passes: its all-terms and
+ * any-term passes, and a window grown for the filters, score the same phrases. Made per search, or kept by a long-lived
+ * reader's connection for its next searches while nothing is committed ({@link keepScorings}).
  */
 export type PhraseListCache = Map<string, ScoredDocuments>;
 
 /** An empty {@link PhraseListCache}, for one search. */
 export const newPhraseListCache = (): PhraseListCache => new Map();
+
+/** The {@link PhraseListCache} key of a scoring of these phrases, in this order: their JSON. */
+const scoringKey = (phrases: readonly string[]): string => JSON.stringify(phrases);
+
+/** The phrases a {@link scoringKey} was made of, in order. */
+const phrasesOfKey = (key: string): string[] => JSON.parse(key) as string[];
 
 /**
  * What a long-lived reader's connection keeps between searches ({@link keepScorings}): the scorings, and each word's
@@ -166,7 +172,7 @@ export function rankScoredWithin(
   phrases: readonly string[],
   allowed: Uint8Array,
 ): RankedDocument[] | undefined {
-  const scored = cache.get(JSON.stringify(phrases));
+  const scored = cache.get(scoringKey(phrases));
   return scored && best(scored, 1, -1, allowed);
 }
 
@@ -178,7 +184,7 @@ export function rankScoredWithin(
 export function phraseDocumentCounts(cache: PhraseListCache): Map<string, number> {
   const counts = new Map<string, number>();
   for (const [key, scored] of cache) {
-    const phrases = JSON.parse(key) as string[]; // the key rankFromPostings gives: its phrases, in order
+    const phrases = phrasesOfKey(key);
     phrases.forEach((phrase, i) => {
       counts.set(phrase, scored.matches[i]!);
     });
@@ -197,7 +203,7 @@ export function documentsHoldingEvery(
   phrases: readonly string[],
   ids: readonly number[],
 ): Set<number> | undefined {
-  const scored = cache.get(JSON.stringify(phrases));
+  const scored = cache.get(scoringKey(phrases));
   const matched = scored && phrasesMatched(scored, ids);
   if (!matched) return undefined;
   return new Set(ids.filter((_, i) => matched[i] === phrases.length));
@@ -221,7 +227,7 @@ export async function rankFromPostings(
   allowed?: Uint8Array,
 ): Promise<RankedDocument[] | undefined> {
   if (limit === 0) return [];
-  const key = JSON.stringify(match.phrases);
+  const key = scoringKey(match.phrases);
   const cached = cache.get(key);
   if (cached) return best(cached, match.every ? match.phrases.length : 1, limit, allowed);
   const words = match.phrases.map((phrase) => {
